@@ -1,0 +1,81 @@
+import type { Discrete } from '../distribution/discrete.js';
+import { comonotoneCoupling, type Coupling } from '../coupling/comonotone.js';
+import { InputError } from '../errors.js';
+
+/** One adversary prior: the conditional law of X under each secret value. */
+export interface Prior {
+  readonly name: string;
+  readonly conditionals: Readonly<Record<string, Discrete>>;
+}
+
+/** What the curator protects: priors, secret pairs, and whether pairs are ordered. */
+export interface Scenario {
+  readonly name: string;
+  readonly priors: readonly Prior[];
+  /** Secret pairs; omitted = every unordered pair of the secrets of the first prior. */
+  readonly pairs?: readonly (readonly [string, string])[];
+  /** `true`: only the listed direction D(P_i‖P_j) must hold. Default false (both). */
+  readonly ordered?: boolean;
+}
+
+/** The π* coupling of one (prior, pair): P_X|s_i coupled with P_X|s_j. */
+export interface PairCoupling {
+  readonly prior: string;
+  readonly pair: readonly [string, string];
+  readonly coupling: Coupling;
+}
+
+/** Secrets of the scenario, after checking every prior names the same set (≥ 2 secrets). */
+export function secretsOf(s: Scenario): string[] {
+  if (s.priors.length === 0) throw new InputError('needs at least one prior', 'priors');
+  const secrets = Object.keys(s.priors[0].conditionals);
+  if (secrets.length < 2) {
+    throw new InputError(`prior '${s.priors[0].name}' has ${secrets.length} secret(s); at least two are needed to form a pair`, 'priors[0].conditionals');
+  }
+  s.priors.forEach((p, i) => {
+    for (const name of secrets) {
+      if (!(name in p.conditionals)) throw new InputError(`prior '${p.name}' is missing secret '${name}'`, `priors[${i}].conditionals`);
+    }
+    for (const name of Object.keys(p.conditionals)) {
+      if (!secrets.includes(name)) throw new InputError(`prior '${p.name}' has secret '${name}' that prior '${s.priors[0].name}' lacks`, `priors[${i}].conditionals`);
+    }
+  });
+  return secrets;
+}
+
+/** The declared pairs, or every unordered pair; each checked against the known secrets. */
+export function pairsOf(s: Scenario): [string, string][] {
+  const secrets = secretsOf(s);
+  if (!s.pairs) {
+    const all: [string, string][] = [];
+    for (let i = 0; i < secrets.length; i++) for (let j = i + 1; j < secrets.length; j++) all.push([secrets[i], secrets[j]]);
+    return all;
+  }
+  if (s.pairs.length === 0) throw new InputError('is empty; omit it to protect every pair', 'pairs');
+  return s.pairs.map(([a, b], k) => {
+    for (const [name, idx] of [[a, 0], [b, 1]] as const) {
+      if (!secrets.includes(name)) throw new InputError(`unknown secret '${name}' (known: ${secrets.join(', ')})`, `pairs[${k}][${idx}]`);
+    }
+    if (a === b) throw new InputError(`pairs a secret with itself ('${a}')`, `pairs[${k}]`);
+    return [a, b];
+  });
+}
+
+const cache = new WeakMap<Scenario, PairCoupling[]>();
+
+/**
+ * π* for every prior and pair, computed once per scenario object. For unordered pairs the
+ * reverse direction uses the transposed coupling; every bound in this toolkit is symmetric in
+ * (x, x'), so one coupling per unordered pair covers both directions.
+ */
+export function pairCouplings(s: Scenario): PairCoupling[] {
+  let out = cache.get(s);
+  if (!out) {
+    const pairs = pairsOf(s);
+    out = s.priors.flatMap((p) =>
+      pairs.map(([a, b]) => ({ prior: p.name, pair: [a, b] as const, coupling: comonotoneCoupling(p.conditionals[a], p.conditionals[b]) })),
+    );
+    cache.set(s, out);
+  }
+  return out;
+}

@@ -1,0 +1,98 @@
+import { InputError } from '../errors.js';
+import { ratioToNumber, toDyadic } from '../numerics/float.js';
+
+/**
+ * A finite discrete distribution: distinct sorted support points with exact rational masses
+ * `numerators[k] / denominator` (BigInt) and their correctly rounded doubles `masses[k]`.
+ * Exactness matters for the coupling (MATH.md §2): floating cumulative sums invent atoms.
+ */
+export interface Discrete {
+  readonly values: Float64Array;
+  readonly masses: Float64Array;
+  readonly numerators: readonly bigint[];
+  readonly denominator: bigint;
+}
+
+function checkValues(values: readonly number[], path: string): void {
+  if (!Array.isArray(values) || values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
+  values.forEach((v, i) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      throw new InputError(`value ${String(v)} is not a finite number`, `${path}.values[${i}]`);
+    }
+  });
+}
+
+function build(values: readonly number[], nums: bigint[], path: string, field: string): Discrete {
+  const order = values.map((_, i) => i).sort((a, b) => values[a] - values[b]);
+  const vs: number[] = [];
+  const ns: bigint[] = [];
+  for (const i of order) {
+    if (nums[i] === 0n) continue;
+    if (vs.length > 0 && vs[vs.length - 1] === values[i]) ns[ns.length - 1] += nums[i];
+    else { vs.push(values[i] === 0 ? 0 : values[i]); ns.push(nums[i]); } // fold -0 into 0
+  }
+  const denominator = ns.reduce((a, b) => a + b, 0n);
+  if (denominator === 0n) throw new InputError(`${field} sum to zero; at least one must be positive`, `${path}.${field}`);
+  return {
+    values: Float64Array.from(vs),
+    masses: Float64Array.from(ns, (n) => ratioToNumber(n, denominator)),
+    numerators: ns,
+    denominator,
+  };
+}
+
+function checkLengths(values: readonly number[], other: readonly unknown[], path: string, field: string): void {
+  if (!Array.isArray(other) || other.length !== values.length) {
+    throw new InputError(`has ${Array.isArray(other) ? other.length : 'no'} entries but values has ${values.length}`, `${path}.${field}`);
+  }
+}
+
+/**
+ * From integer counts (a histogram). Duplicate values are merged; zero counts dropped.
+ * @example fromCounts([1, 2, 3], [14, 70, 149]).masses // [14/233, 70/233, 149/233]
+ */
+export function fromCounts(values: readonly number[], counts: readonly (number | bigint)[], path = 'distribution'): Discrete {
+  checkValues(values, path);
+  checkLengths(values, counts, path, 'counts');
+  const nums = counts.map((c, i) => {
+    if (typeof c === 'bigint') {
+      if (c < 0n) throw new InputError(`count ${c} is negative`, `${path}.counts[${i}]`);
+      return c;
+    }
+    if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0) {
+      throw new InputError(`count ${String(c)} is not a non-negative integer`, `${path}.counts[${i}]`);
+    }
+    return BigInt(c);
+  });
+  return build(values, nums, path, 'counts');
+}
+
+/**
+ * From non-negative finite weights (normalised). Each double is taken at its exact binary
+ * value, so the coupling stays exact for float weights too.
+ * @example fromWeights([0, 1], [0.25, 0.75]).masses // [0.25, 0.75]
+ */
+export function fromWeights(values: readonly number[], weights: readonly number[], path = 'distribution'): Discrete {
+  checkValues(values, path);
+  checkLengths(values, weights, path, 'weights');
+  const dy = weights.map((w, i) => {
+    if (typeof w !== 'number' || !Number.isFinite(w)) throw new InputError(`weight ${String(w)} is not a finite number`, `${path}.weights[${i}]`);
+    if (w < 0) throw new InputError(`weight ${w} is negative`, `${path}.weights[${i}]`);
+    return toDyadic(w);
+  });
+  const minExp = Math.min(...dy.filter((d) => d.mantissa !== 0n).map((d) => d.exponent));
+  const nums = dy.map((d) => (d.mantissa === 0n ? 0n : d.mantissa << BigInt(d.exponent - minExp)));
+  return build(values, nums, path, 'weights');
+}
+
+/** A point mass at `x`. */
+export function pointMass(x: number): Discrete {
+  return fromCounts([x], [1]);
+}
+
+/** Mean of the distribution. */
+export function mean(d: Discrete): number {
+  let s = 0;
+  for (let k = 0; k < d.values.length; k++) s += d.masses[k] * d.values[k];
+  return s;
+}

@@ -1,0 +1,60 @@
+/** Helpers for exact and directed floating-point arithmetic. */
+
+/** Machine epsilon 2^-52 (one ulp at 1). Error bounds below are written in units of it. */
+export const EPS = Number.EPSILON;
+
+const buf = new DataView(new ArrayBuffer(8));
+
+/** The smallest double strictly greater than `x` (x finite). */
+export function nextUp(x: number): number {
+  if (x !== x || x === Infinity) return x;
+  if (x === 0) return Number.MIN_VALUE;
+  buf.setFloat64(0, x);
+  let bits = buf.getBigUint64(0);
+  bits = x > 0 ? bits + 1n : bits - 1n;
+  buf.setBigUint64(0, bits);
+  return buf.getFloat64(0);
+}
+
+/**
+ * A finite double as an exact dyadic rational `mantissa · 2^exponent` (mantissa ≥ 0 for x ≥ 0).
+ * Every double is one, so float weights can be handled exactly.
+ */
+export function toDyadic(x: number): { mantissa: bigint; exponent: number } {
+  if (!Number.isFinite(x)) throw new RangeError(`toDyadic: ${x} is not finite`);
+  if (x === 0) return { mantissa: 0n, exponent: 0 };
+  buf.setFloat64(0, x);
+  const bits = buf.getBigUint64(0);
+  const sign = bits >> 63n ? -1n : 1n;
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const frac = bits & 0xfffffffffffffn;
+  const mantissa = biased === 0 ? frac : frac | (1n << 52n);
+  const exponent = (biased === 0 ? 1 : biased) - 1075;
+  return { mantissa: sign * mantissa, exponent };
+}
+
+function bitLength(n: bigint): number {
+  return n === 0n ? 0 : n.toString(2).length;
+}
+
+/** 2^k for any integer k, without intermediate overflow or premature underflow. */
+export function pow2(k: number): number {
+  let r = 1;
+  while (k > 1000) { r *= 2 ** 1000; k -= 1000; }
+  while (k < -1000) { r *= 2 ** -1000; k += 1000; }
+  return r * 2 ** k;
+}
+
+/**
+ * num/den (num ≥ 0, den > 0) as a double with relative error at most ~1.0001·2^-53
+ * (one rounding of a 64-bit quotient), for integers of any size.
+ */
+export function ratioToNumber(num: bigint, den: bigint): number {
+  if (den <= 0n) throw new RangeError('ratioToNumber: denominator must be positive');
+  if (num === 0n) return 0;
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+  if (num <= safe && den <= safe) return Number(num) / Number(den);
+  const shift = 66 - (bitLength(num) - bitLength(den)); // quotient gets ~66 significant bits
+  const q = shift >= 0 ? (num << BigInt(shift)) / den : num / (den << BigInt(-shift));
+  return Number(q) * pow2(-shift);
+}

@@ -1,0 +1,45 @@
+import { EPS } from './float.js';
+
+/** A computed quantity with a rigorous bound on its absolute floating-point error. */
+export interface Bounded {
+  value: number;
+  error: number;
+}
+
+/**
+ * `log Σ_k m_k · e^{t_k}` for probability masses `m` (Σ m = 1 in exact arithmetic, each m_k
+ * within a relative 2·2^-53 of its true value) and exponents `t`, with an absolute error bound.
+ *
+ * Two evaluations, both log-space (no overflow for any finite t):
+ * - all |t_k| ≤ 1: `log1p(Σ m_k·expm1(t_k))`. Uses Σ m = 1 exactly, so tiny budgets
+ *   ((α−1)ε ≈ 1e-12) keep full relative accuracy; error ≤ (n+16)·EPS·Σ m|expm1 t| / (1+S).
+ * - otherwise log-sum-exp around the largest exponent M; error ≤ (n+16)·EPS·(1 + max|t| + |value|).
+ * Both bounds assume the standard model (each +,×,exp,log within 1 ulp) and add slack for the
+ * rounding of `t_k` itself (computed by the caller from a few multiplications).
+ */
+export function logExpectationExp(m: ArrayLike<number>, t: ArrayLike<number>): Bounded {
+  const n = m.length;
+  let maxAbs = 0;
+  let maxT = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const a = Math.abs(t[k]);
+    if (a > maxAbs) maxAbs = a;
+    if (t[k] > maxT) maxT = t[k];
+  }
+  const slack = (n + 16) * EPS;
+  if (maxAbs <= 1) {
+    let s = 0;
+    let a = 0;
+    for (let k = 0; k < n; k++) {
+      const e = m[k] * Math.expm1(t[k]);
+      s += e;
+      a += Math.abs(e);
+    }
+    const value = Math.log1p(s);
+    return { value, error: (slack * a) / (1 + s) + 2 * EPS * Math.abs(value) };
+  }
+  let s = 0;
+  for (let k = 0; k < n; k++) s += m[k] * Math.exp(t[k] - maxT);
+  const value = maxT + Math.log(s);
+  return { value, error: slack * (1 + maxAbs + Math.abs(value)) };
+}

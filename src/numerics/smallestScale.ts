@@ -1,0 +1,79 @@
+import { NumericalError } from '../errors.js';
+import { brentBracket } from './brent.js';
+
+/**
+ * A privacy condition evaluated at one noise scale: `value ≤ target` (sense `le`) or
+ * `value ≥ target` (sense `ge`), where `value` carries an absolute floating-point error bound.
+ * A scale is accepted only if the condition holds after the error is counted against it.
+ */
+export interface Evaluation {
+  value: number;
+  error: number;
+  target: number;
+  sense: 'le' | 'ge';
+}
+
+/** `value ± error` still satisfies the condition: the error is charged to the budget. */
+export function isFeasible(e: Evaluation): boolean {
+  return e.sense === 'le' ? e.value + e.error <= e.target : e.value - e.error >= e.target;
+}
+
+/** Worst-case distance to violating the condition (≥ 0 when feasible); negative when it fails. */
+export function slack(e: Evaluation): number {
+  return e.sense === 'le' ? e.target - (e.value + e.error) : e.value - e.error - e.target;
+}
+
+/**
+ * A condition that is monotone in the scale: infeasible below some s*, feasible above it.
+ * `lower ≤ s* ≤ upper` must hold analytically (each condition module proves its bracket).
+ */
+export interface ScaleProblem {
+  evaluate(scale: number): Evaluation;
+  lower: number;
+  upper: number;
+}
+
+export interface ScaleSolution {
+  scale: number;
+  /** The condition re-evaluated at `scale`; always feasible. */
+  check: Evaluation;
+  iterations: number;
+}
+
+/**
+ * The smallest scale (to a relative 1e-15 or so) at which the condition is *certified*, i.e.
+ * holds with its error bound charged. Generic safe bracketing search in the spirit of
+ * dp_accounting: the analytic upper end is nudged up until it certifies (it can fail only by
+ * rounding); if the analytic lower end already certifies, it is the answer (nothing below it
+ * can be feasible); otherwise Brent's method runs inside [lower, upper] and the *feasible* end of
+ * the final bracket is returned, re-checked.
+ */
+export function smallestFeasibleScale(problem: ScaleProblem): ScaleSolution {
+  const g = (s: number) => -slack(problem.evaluate(s));
+  let { lower, upper } = problem;
+  if (!(lower > 0) || !(upper > 0) || !Number.isFinite(upper)) {
+    throw new NumericalError(`invalid analytic bracket [${lower}, ${upper}]`);
+  }
+  // Analytically lower ≤ upper; rounding may swap ends that coincide in exact arithmetic.
+  if (lower > upper) lower = upper;
+  let step = 1e-13;
+  let nudges = 0;
+  while (g(upper) > 0) {
+    if (++nudges > 40) throw new NumericalError(`condition does not certify near its analytic upper bound ${problem.upper}`);
+    lower = upper;
+    upper = upper * (1 + step);
+    step *= 4;
+  }
+  let scale: number;
+  let iterations = nudges;
+  if (g(lower) <= 0) {
+    scale = lower;
+  } else {
+    const br = brentBracket(g, lower, upper);
+    scale = br.feasible;
+    iterations += br.iterations;
+  }
+  const check = problem.evaluate(scale);
+  if (!isFeasible(check)) throw new NumericalError(`re-check failed at scale ${scale}`);
+  return { scale, check, iterations };
+}
