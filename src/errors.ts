@@ -5,10 +5,15 @@
 export class InputError extends Error {
   override readonly name = 'InputError';
   constructor(
-    message: string,
+    readonly reason: string,
     readonly path?: string,
   ) {
-    super(path ? `${path}: ${message}` : message);
+    super(path ? `${path}: ${reason}` : reason);
+  }
+
+  /** The same error with its path placed under `prefix` (e.g. `spec`). */
+  under(prefix: string): InputError {
+    return new InputError(this.reason, this.path ? `${prefix}.${this.path}` : prefix);
   }
 }
 

@@ -1,0 +1,40 @@
+import { InputError } from '../errors.js';
+import { parseAlpha } from '../spec/load.js';
+
+/** Rounds away float drift of `from + i·step` (1.5 + 3·0.1 → 1.8, not 1.8000000000000003). */
+const tidy = (x: number) => Number(x.toPrecision(12));
+
+/**
+ * A list `A,B,C` or an inclusive range `FROM:TO:STEP` of numbers ("inf" allowed in lists when
+ * `allowInf`). Each entry is checked to be a number; range checks (α > 0, ε > 0) happen in calibrate.
+ * @example parseGrid('1.5:3:0.5', 'alpha') // [1.5, 2, 2.5, 3]
+ */
+export function parseGrid(text: string, flag: string, allowInf = false): number[] {
+  const path = `--${flag}`;
+  const one = (s: string) => {
+    const v = allowInf ? parseAlpha(s, path) : Number(s);
+    if (s.trim() === '' || Number.isNaN(v)) throw new InputError(`'${s}' is not a number${allowInf ? ' or "inf"' : ''}`, path);
+    return v;
+  };
+  if (text.includes(':')) {
+    const parts = text.split(':');
+    if (parts.length !== 3) throw new InputError(`range must be FROM:TO:STEP, got '${text}'`, path);
+    const [from, to, step] = parts.map((p) => Number(p));
+    if (![from, to, step].every(Number.isFinite)) throw new InputError(`range '${text}' needs three finite numbers`, path);
+    if (!(step > 0)) throw new InputError(`range step must be > 0, got ${step}`, path);
+    if (to < from) throw new InputError(`range end ${to} is below its start ${from}`, path);
+    const n = Math.floor((to - from) / step + 1e-9);
+    if (n > 100000) throw new InputError(`range '${text}' has more than 100000 points`, path);
+    return Array.from({ length: n + 1 }, (_, i) => tidy(from + i * step));
+  }
+  return text.split(',').map(one);
+}
+
+/** A comma-separated list of names, each checked against `allowed`. */
+export function parseNames<T extends string>(text: string, flag: string, allowed: readonly T[]): T[] {
+  return text.split(',').map((s) => {
+    const v = s.trim();
+    if (!(allowed as readonly string[]).includes(v)) throw new InputError(`unknown value '${v}' (one of ${allowed.join(', ')})`, `--${flag}`);
+    return v as T;
+  });
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import type { Scenario } from '../calibrate/scenario.js';
+import { costs } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
+import { UCI_SCENARIOS } from '../scenarios/uci.js';
+import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
+import { parseGrid, parseNames } from './grid.js';
+import { resultJson, resultsTable } from './format.js';
+
+interface CalibrateOptions {
+  spec?: string;
+  scenario?: string;
+  mechanism?: string;
+  method?: string;
+  alpha?: string;
+  epsilon?: string;
+  cost?: string;
+  json?: boolean;
+}
+
+/** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
+function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSettings[] } {
+  if (o.spec && o.scenario) throw new InputError('give either --spec or --scenario, not both', '--spec');
+  if (!o.spec && !o.scenario) throw new InputError(`give --spec FILE or --scenario NAME (${BUILTIN_IDS.join(', ')})`, '--spec');
+  let scenario: Scenario;
+  let d: SpecDefaults = {};
+  if (o.spec) ({ scenario, defaults: d } = loadSpecFile(o.spec));
+  else scenario = builtinScenario(o.scenario!);
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
+  if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
+  const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'theorem'];
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
+  if (d.alpha === undefined && !o.alpha && o.spec) throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
+  const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  const grid = methods.flatMap((method) =>
+    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta }))),
+  );
+  return { scenario, grid };
+}
+
+function runCalibrate(o: CalibrateOptions): void {
+  const { scenario, grid } = plan(o);
+  const results: CalibrationResult[] = grid.map((s) => {
+    try {
+      return calibrate(scenario, s);
+    } catch (e) {
+      // Name where the bad setting came from: the flag if given, else the spec field.
+      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism'].includes(e.path)) {
+        const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
+        throw new InputError(e.reason, fromFlag ? `--${e.path}` : o.spec ? `spec.${e.path}` : e.path);
+      }
+      throw e;
+    }
+  });
+  if (o.json) {
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, results: results.map(resultJson) }, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(`${scenario.name}\n\n${resultsTable(results)}\n`);
+  const explained = new Set(results.map((r) => r.explanation.replace(/^[^:]*: /, '')));
+  if (results.length <= 4) for (const r of results) process.stdout.write(`\n${r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
+  else if (explained.size === 1) process.stdout.write(`\n${results[0].explanation}`);
+  process.stdout.write('\n');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('pufferfish')
+    .description(
+      'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +
+        'by the α-Wasserstein mechanisms of Ding, Yang, Zhang (arXiv 2605.05723) and their W∞ baselines.',
+    )
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('calibrate')
+    .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
+    .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
+    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
+    .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else theorem)`)
+    .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
+    .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
+    .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
+    .option('--json', 'print {"results": [...]} as JSON')
+    .addHelpText(
+      'after',
+      `
+Methods (MATH.md §3):
+  theorem          Laplace α∈(1,∞): Theorem 1 · α=∞: Remark 1 (W∞/ε) · α∈(0,1): Proposition 1
+                   Gaussian α∈(1,∞): Theorem 2 (Remark 2 for point masses) · exponential: Corollary 1
+  pierquin         Pierquin et al. 2024 Cor. 3.1: Laplace R_α(W∞/b) ≤ ε; Gaussian σ = W∞·√(α/(2ε))
+  wasserstein-inf  Song et al. 2017: b = W∞/ε (valid for every α); exponential θ = η⁻¹(ε / sup c)
+
+Built-in scenarios:
+${UCI_SCENARIOS.map((d) => `  ${d.id.padEnd(12)} ${d.title}`).join('\n')}
+
+Examples:
+  pufferfish calibrate --scenario adult
+  pufferfish calibrate --scenario heart --alpha 1.5:5:0.5 --epsilon 0.5,1 --method theorem,pierquin --json
+  pufferfish calibrate --spec my-spec.json --mechanism gaussian --alpha 2,4,8
+
+Exit codes: 0 ok · 2 bad input (the message names the field) · 3 numerical failure (no number is printed).`,
+    )
+    .action((o: CalibrateOptions) => runCalibrate(o));
+
+  program
+    .command('scenarios')
+    .description('List the built-in scenarios.')
+    .action(() => {
+      for (const d of UCI_SCENARIOS) process.stdout.write(`${d.id.padEnd(12)} ${d.title}\n`);
+    });
+  return program;
+}
+
+export function main(argv: string[]): number {
+  const program = buildProgram();
+  program.exitOverride();
+  program.commands.forEach((c) => c.exitOverride());
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    program.parse(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+    }
+    if (e instanceof InputError) {
+      process.stderr.write(`error: ${e.message}\n`);
+      return 2;
+    }
+    const err = e as Error;
+    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${err.message}\n`);
+    if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
+    return err.name === 'NumericalError' ? 3 : 1;
+  }
+}
+
+// A closed pipe (`pufferfish … | head`) is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+process.exitCode = main(process.argv);

@@ -1,0 +1,26 @@
+import type { Scenario } from '../calibrate/scenario.js';
+import { fromCounts } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import { EMBEDDED_COUNTS } from './embedded.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from './uci.js';
+
+export const BUILTIN_IDS = UCI_SCENARIOS.map((d) => d.id);
+
+/**
+ * A built-in scenario of the paper (one prior: the empirical conditionals), from the counts
+ * embedded in the package, so it works with no files.
+ * @example builtinScenario('adult').priors[0].conditionals.Husband.values // 1 … 16
+ */
+export function builtinScenario(id: string): Scenario {
+  const def = UCI_SCENARIOS.find((d) => d.id === id);
+  if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
+  return histogramScenario(def, EMBEDDED_COUNTS[def.id]);
+}
+
+/** A scenario from per-secret histograms, in the secret order of the definition. */
+export function histogramScenario(def: UciScenarioDef, hist: Record<string, { values: number[]; counts: number[] }>): Scenario {
+  const conditionals = Object.fromEntries(
+    def.secrets.map((s) => [s, fromCounts(hist[s].values, hist[s].counts, `${def.id}.conditionals.${s}`)]),
+  );
+  return { name: def.title, priors: [{ name: 'empirical', conditionals }], pairs: [[def.secrets[0], def.secrets[1]]], ordered: false };
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import type { CalibrationSettings, Mechanism, Method } from '../calibrate/calibrate.js';
+import type { Scenario } from '../calibrate/scenario.js';
+import { pairsOf } from '../calibrate/scenario.js';
+import { costs, etaPower } from '../conditions/costs.js';
+import { fromCounts, fromWeights } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import { specSchema, type Spec } from './schema.js';
+
+/** `priors[0].conditionals["Not-in-family"].weights[2]` from a zod path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(key))) out += `${out ? '.' : ''}${String(key)}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out || '(root)';
+}
+
+function zodError(err: z.ZodError, prefix: string): InputError {
+  const issue = err.issues[0];
+  return new InputError(issue.message, `${prefix}${issue.path.length ? '.' + formatPath(issue.path) : ''}`);
+}
+
+/** Parses α as given in a spec or on the command line: a number or "inf". */
+export function parseAlpha(a: number | string, path = 'alpha'): number {
+  if (typeof a === 'number') return a;
+  if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
+  const n = Number(a);
+  if (a.trim() === '' || Number.isNaN(n)) throw new InputError(`'${a}' is not a number or "inf"`, path);
+  return n;
+}
+
+/** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */
+export type SpecDefaults = Partial<CalibrationSettings>;
+
+/** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
+export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
+  const parsed = specSchema.safeParse(raw);
+  if (!parsed.success) throw zodError(parsed.error, prefix);
+  const spec: Spec = parsed.data;
+  const priors = spec.priors.map((p, i) => ({
+    name: p.name,
+    conditionals: Object.fromEntries(
+      Object.entries(p.conditionals).map(([secret, c]) => {
+        const path = `${prefix}.priors[${i}].conditionals${formatPath([secret]).replace(/^(?!\[)/, '.')}`;
+        return [secret, c.counts ? fromCounts(c.values, c.counts, path) : fromWeights(c.values, c.weights!, path)];
+      }),
+    ),
+  }));
+  const names = new Set<string>();
+  priors.forEach((p, i) => {
+    if (names.has(p.name)) throw new InputError(`duplicate prior name '${p.name}'`, `${prefix}.priors[${i}].name`);
+    names.add(p.name);
+  });
+  const scenario: Scenario = { name: spec.name ?? 'spec', priors, pairs: spec.pairs, ordered: spec.ordered ?? false };
+  try {
+    pairsOf(scenario);
+  } catch (e) {
+    throw e instanceof InputError ? e.under(prefix) : e;
+  }
+  const defaults: SpecDefaults = {
+    mechanism: spec.mechanism as Mechanism | undefined,
+    method: spec.method as Method | undefined,
+    alpha: spec.alpha === undefined ? undefined : parseAlpha(spec.alpha, `${prefix}.alpha`),
+    epsilon: spec.epsilon,
+    cost: spec.cost ? costs[spec.cost] : undefined,
+    eta: spec.eta ? etaPower(spec.eta.power) : undefined,
+  };
+  return { scenario, defaults };
+}
+
+/** Reads and validates a JSON spec file. */
+export function loadSpecFile(file: string): { scenario: Scenario; defaults: SpecDefaults } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read spec file '${file}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'spec');
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`'${file}' is not valid JSON: ${(e as Error).message}`, 'spec');
+  }
+  return scenarioFromSpec(raw);
+}
