@@ -37,13 +37,15 @@ function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
 }
 
-/** 2^k for any integer k, without intermediate overflow or premature underflow. */
-export function pow2(k: number): number {
-  let r = 1;
-  while (k > 1000) { r *= 2 ** 1000; k -= 1000; }
-  while (k < -1000) { r *= 2 ** -1000; k += 1000; }
-  return r * 2 ** k;
+/** x·2^k for any integer k, scaling in steps so nothing overflows or underflows early. */
+export function ldexp(x: number, k: number): number {
+  while (k > 1000) { x *= 2 ** 1000; k -= 1000; }
+  while (k < -1000) { x *= 2 ** -1000; k += 1000; }
+  return x * 2 ** k;
 }
+
+/** 2^k for any integer k. */
+export const pow2 = (k: number): number => ldexp(1, k);
 
 /**
  * num/den (num ≥ 0, den > 0) as a double with relative error at most ~1.0001·2^-53
@@ -56,5 +58,5 @@ export function ratioToNumber(num: bigint, den: bigint): number {
   if (num <= safe && den <= safe) return Number(num) / Number(den);
   const shift = 66 - (bitLength(num) - bitLength(den)); // quotient gets ~66 significant bits
   const q = shift >= 0 ? (num << BigInt(shift)) / den : num / (den << BigInt(-shift));
-  return Number(q) * pow2(-shift);
+  return ldexp(Number(q), -shift);
 }

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ldexp, nextUp, ratioToNumber, toDyadic } from './float.js';
+
+describe('float helpers', () => {
+  it('nextUp steps one ulp up', () => {
+    expect(nextUp(1)).toBe(1 + Number.EPSILON);
+    expect(nextUp(0)).toBe(Number.MIN_VALUE);
+    expect(nextUp(-1)).toBeGreaterThan(-1);
+    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e300, max: 1e300 }), (x) => nextUp(x) > x));
+  });
+
+  it('toDyadic is exact', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+        const { mantissa, exponent } = toDyadic(x);
+        expect(ldexp(Number(mantissa), exponent)).toBe(x === 0 ? 0 : x);
+      }),
+    );
+    expect(toDyadic(0.1)).toEqual({ mantissa: 7205759403792794n, exponent: -56 });
+  });
+
+  it('ratioToNumber is correctly rounded for huge integers', () => {
+    const big = 10n ** 400n;
+    expect(ratioToNumber(big, 3n * big)).toBeCloseTo(1 / 3, 15);
+    expect(ratioToNumber(1n, 10n ** 320n) / 1e-320).toBeCloseTo(1, 2); // subnormal: fewer digits
+    expect(ratioToNumber(7n, 10n ** 300n) / 7e-300).toBeCloseTo(1, 14);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 1n << 200n }), fc.bigInt({ min: 1n, max: 1n << 200n }), (a, b) => {
+        const r = ratioToNumber(a, a + b);
+        const exact = Number((a * 10n ** 30n) / (a + b)) / 1e30;
+        expect(Math.abs(r - exact)).toBeLessThanOrEqual(1e-15 * exact + 1e-30);
+      }),
+    );
+  });
+});
