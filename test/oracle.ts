@@ -47,3 +47,17 @@ export const naiveTheorem2 = (c: Atoms, alpha: number, eps: number) =>
 /** Pierquin Cor. 3.1 Laplace by plain bisection of Mironov's formula. */
 export const naivePierquin = (w: number, alpha: number, eps: number) =>
   bisect((b) => (alpha / (2 * alpha - 1)) * Math.exp(((alpha - 1) * w) / b) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp((-alpha * w) / b) - Math.exp((alpha - 1) * eps), 1e-9, 1e9);
+
+/** The naive float north-west-corner walk (what not to do): subtracts float masses. */
+export function floatCoupling(p: { values: number[]; weights: number[] }, q: { values: number[]; weights: number[] }) {
+  const out: { x: number; y: number; m: number }[] = [];
+  let i = 0, j = 0, ra = p.weights[0], rb = q.weights[0];
+  while (i < p.values.length && j < q.values.length) {
+    const t = Math.min(ra, rb);
+    if (t > 0) out.push({ x: p.values[i], y: q.values[j], m: t });
+    ra -= t; rb -= t;
+    if (ra <= 0) ra = p.weights[++i];
+    if (rb <= 0) rb = q.weights[++j];
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { ratioToNumber, toDyadic } from '../numerics/float.js';
+import { ratioToNumber, toDecimal } from '../numerics/float.js';
 
 /**
  * A finite discrete distribution: distinct sorted support points with exact rational masses
@@ -68,20 +68,21 @@ export function fromCounts(values: readonly number[], counts: readonly (number |
 }
 
 /**
- * From non-negative finite weights (normalised). Each double is taken at its exact binary
- * value, so the coupling stays exact for float weights too.
+ * From non-negative finite weights (normalised). Each weight is read as the exact decimal it
+ * prints as (`0.1` is 1/10), so weights typed as decimals sum exactly and the coupling has no
+ * dust atoms from binary rounding.
  * @example fromWeights([0, 1], [0.25, 0.75]).masses // [0.25, 0.75]
  */
 export function fromWeights(values: readonly number[], weights: readonly number[], path = 'distribution'): Discrete {
   checkValues(values, path);
   checkLengths(values, weights, path, 'weights');
-  const dy = weights.map((w, i) => {
+  const dec = weights.map((w, i) => {
     if (typeof w !== 'number' || !Number.isFinite(w)) throw new InputError(`weight ${String(w)} is not a finite number`, `${path}.weights[${i}]`);
     if (w < 0) throw new InputError(`weight ${w} is negative`, `${path}.weights[${i}]`);
-    return toDyadic(w);
+    return toDecimal(w);
   });
-  const minExp = Math.min(...dy.filter((d) => d.mantissa !== 0n).map((d) => d.exponent));
-  const nums = dy.map((d) => (d.mantissa === 0n ? 0n : d.mantissa << BigInt(d.exponent - minExp)));
+  const minExp = Math.min(...dec.filter((d) => d.digits !== 0n).map((d) => d.exponent));
+  const nums = dec.map((d) => (d.digits === 0n ? 0n : d.digits * 10n ** BigInt(d.exponent - minExp)));
   return build(values, nums, path, 'weights');
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ldexp, nextUp, ratioToNumber, toDyadic } from './float.js';
+import { nextUp, ratioToNumber, toDecimal } from './float.js';
 
 describe('float helpers', () => {
   it('nextUp steps one ulp up', () => {
@@ -10,14 +10,16 @@ describe('float helpers', () => {
     fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e300, max: 1e300 }), (x) => nextUp(x) > x));
   });
 
-  it('toDyadic is exact', () => {
+  it('toDecimal recovers the printed decimal exactly', () => {
+    expect(toDecimal(0.1)).toEqual({ digits: 1n, exponent: -1 });
+    expect(toDecimal(1.5e-300)).toEqual({ digits: 15n, exponent: -301 });
+    expect(toDecimal(2e21)).toEqual({ digits: 2n, exponent: 21 });
     fc.assert(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
-        const { mantissa, exponent } = toDyadic(x);
-        expect(ldexp(Number(mantissa), exponent)).toBe(x === 0 ? 0 : x);
+        const { digits, exponent } = toDecimal(x);
+        expect(Number(`${digits}e${exponent}`)).toBe(x === 0 ? 0 : x);
       }),
     );
-    expect(toDyadic(0.1)).toEqual({ mantissa: 7205759403792794n, exponent: -56 });
   });
 
   it('ratioToNumber is correctly rounded for huge integers', () => {

@@ -5,6 +5,7 @@ export const EPS = Number.EPSILON;
 
 const buf = new DataView(new ArrayBuffer(8));
 
+
 /** The smallest double strictly greater than `x` (x finite). */
 export function nextUp(x: number): number {
   if (x !== x || x === Infinity) return x;
@@ -17,20 +18,18 @@ export function nextUp(x: number): number {
 }
 
 /**
- * A finite double as an exact dyadic rational `mantissa · 2^exponent` (mantissa ≥ 0 for x ≥ 0).
- * Every double is one, so float weights can be handled exactly.
+ * A finite double as the exact decimal it prints as: `digits · 10^exponent`, from the shortest
+ * string that round-trips (ECMAScript Number::toString). So 0.1 is 1·10^-1, not the binary
+ * 0.1000000000000000055…: weights typed as decimals keep their intended exact sums
+ * (0.1 + 0.2 = 0.3), which is what the exact coupling needs.
  */
-export function toDyadic(x: number): { mantissa: bigint; exponent: number } {
-  if (!Number.isFinite(x)) throw new RangeError(`toDyadic: ${x} is not finite`);
-  if (x === 0) return { mantissa: 0n, exponent: 0 };
-  buf.setFloat64(0, x);
-  const bits = buf.getBigUint64(0);
-  const sign = bits >> 63n ? -1n : 1n;
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const frac = bits & 0xfffffffffffffn;
-  const mantissa = biased === 0 ? frac : frac | (1n << 52n);
-  const exponent = (biased === 0 ? 1 : biased) - 1075;
-  return { mantissa: sign * mantissa, exponent };
+export function toDecimal(x: number): { digits: bigint; exponent: number } {
+  if (!Number.isFinite(x)) throw new RangeError(`toDecimal: ${x} is not finite`);
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
+  if (!m) throw new RangeError(`toDecimal: cannot parse ${x}`);
+  const frac = m[3] ?? '';
+  const digits = BigInt(m[1] + m[2] + frac);
+  return { digits, exponent: Number(m[4] ?? 0) - frac.length };
 }
 
 function bitLength(n: bigint): number {
@@ -44,8 +43,6 @@ export function ldexp(x: number, k: number): number {
   return x * 2 ** k;
 }
 
-/** 2^k for any integer k. */
-export const pow2 = (k: number): number => ldexp(1, k);
 
 /**
  * num/den (num ≥ 0, den > 0) as a double with relative error at most ~1.0001·2^-53
