@@ -56,7 +56,8 @@ export interface CalibrationResult {
   eta?: string;
 }
 
-interface Rule {
+/** The condition a method imposes on one coupled pair (null problem: no noise needed). */
+export interface CalibrationRule {
   rule: string;
   condition: string;
   problem(c: Coupling): ScaleProblem | null;
@@ -65,7 +66,7 @@ interface Rule {
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** Checks α, ε and that the method applies to the mechanism at this α; returns the rule. */
-function ruleFor(s: CalibrationSettings): Rule {
+export function calibrationRule(s: CalibrationSettings): CalibrationRule {
   const { mechanism, method, alpha, epsilon } = s;
   if (typeof alpha !== 'number' || Number.isNaN(alpha) || alpha <= 0) throw new InputError(`must be a number > 0 or "inf", got ${String(alpha)}`, 'alpha');
   if (alpha === 1) throw new InputError('α = 1 (KL divergence) is not a Rényi order these bounds cover; use α ≠ 1, e.g. 1.01', 'alpha');
@@ -120,7 +121,7 @@ const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing 
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrate(scenario: Scenario, settings: CalibrationSettings): CalibrationResult {
-  const rule = ruleFor(settings);
+  const rule = calibrationRule(settings);
   const solved = pairCouplings(scenario).map((pc): { problem: ScaleProblem | null; result: PairScale } => {
     const identical = wInf(pc.coupling) === 0;
     const problem = identical ? null : rule.problem(pc.coupling);
