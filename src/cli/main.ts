@@ -74,8 +74,7 @@ export function buildProgram(): Command {
       'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +
         'by the α-Wasserstein mechanisms of Ding, Yang, Zhang (arXiv 2605.05723) and their W∞ baselines.',
     )
-    .version('0.1.0')
-    .showHelpAfterError('(run with --help for usage)');
+    .version('0.1.0');
 
   program
     .command('calibrate')
