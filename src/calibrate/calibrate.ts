@@ -112,6 +112,8 @@ export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' 
   return (s.cost ?? absCost).variance((s.eta ?? etaPower(1)).at(scale));
 }
 
+const SYMBOL = { b: 'b', sigma: 'σ', theta: 'θ' } as const;
+
 const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
 
 /**
@@ -143,7 +145,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
   const binding = scale > 0 ? { prior: top.result.prior, pair: top.result.pair } : null;
   const explanation = binding
-    ? `${rule.rule}: smallest ${parameter} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.`
+    ? `${rule.rule}: smallest ${SYMBOL[parameter]} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.`
     : `No noise needed: for every prior and pair ${[...new Set(solved.map((s) => s.result.zeroReason))].join('; ')}.`;
   const exp = settings.mechanism === 'exponential' ? { cost: (settings.cost ?? absCost).name, eta: (settings.eta ?? etaPower(1)).name } : {};
   return {
