@@ -83,11 +83,11 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
   // Domain, extra breakpoints and the log of the (exact or bounding) tail terms.
   let lo = z0, hi = zN;
   const breaks = [...atoms];
-  let tails: (I: number) => { logValue: number; logBound: number };
+  let tails: { logValue: number; logBound: number };
   if (noise.family === 'laplace') {
     const ends = h(Float64Array.of(z0, zN));
     const logTail = logAddExp(ends.h[0], ends.h[1]) + Math.log(s);
-    tails = () => ({ logValue: logTail, logBound: -Infinity });
+    tails = { logValue: logTail, logBound: -Infinity };
   } else {
     const muL = alpha > 1 ? alpha * P.x[0] + (1 - alpha) * Q.x[0] : z0;
     const muR = alpha > 1 ? alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1] : zN;
@@ -100,7 +100,7 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     const logBound = alpha > 1
       ? logAddExp(shiftL + logMills((muL - lo) / s), shiftR + logMills((hi - muR) / s))
       : logAddExp(logMills((z0 - lo) / s), logMills((hi - zN) / s));
-    tails = () => ({ logValue: -Infinity, logBound });
+    tails = { logValue: -Infinity, logBound };
   }
 
   // Initial panels: geometric from both ends of every gap.
@@ -134,8 +134,8 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
       const { kronrod, gauss } = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
       done.push({ a, b, m, k: kronrod, g: gauss });
     });
-    // Totals relative to the largest panel shift.
-    let M = -Infinity;
+    // Totals relative to the largest panel (or tail) shift.
+    let M = tails.logValue;
     for (const pn of done) if (pn.m > M) M = pn.m;
     let T = 0, E = 0;
     for (const pn of done) {
@@ -143,7 +143,7 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
       T += f * pn.k;
       E += f * Math.abs(pn.k - pn.g);
     }
-    const tl = tails(M + Math.log(T));
+    const tl = tails;
     const Ttot = T + Math.exp(tl.logValue - M);
     // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps.
     const floor = 64 * EPS * (alpha + Math.abs(1 - alpha)) * (1 + mag);
