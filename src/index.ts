@@ -15,7 +15,7 @@ export { corollary1Problem } from './conditions/corollary1.js';
 export { proposition1Problem } from './conditions/proposition1.js';
 export { pierquinLaplaceProblem, pierquinGaussianProblem, laplaceRdp, scaledLaplaceRdp } from './conditions/pierquin.js';
 export { songProblem } from './conditions/song.js';
-export { calibrate, calibrationRule, noiseVariance, MECHANISMS, METHODS, type Mechanism, type Method, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
+export { calibrate, calibrationRule, applicableMethods, checkSettings, noiseVariance, MECHANISMS, METHODS, SINGLE_METHODS, type Mechanism, type Method, type SingleMethod, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
 export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type PairCoupling } from './calibrate/scenario.js';
 export { specSchema, type Spec } from './spec/schema.js';
 export { scenarioFromSpec, loadSpecFile, parseAlpha } from './spec/load.js';

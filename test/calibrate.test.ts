@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { calibrate, calibrationRule, type CalibrationSettings, type Mechanism, type Method } from '../src/calibrate/calibrate.js';
+import { calibrate, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from '../src/calibrate/calibrate.js';
 import { pairCouplings, type Scenario } from '../src/calibrate/scenario.js';
 import { sqrtCost } from '../src/conditions/costs.js';
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
@@ -101,8 +101,8 @@ describe('every method returns the least certified scale', () => {
 
 /** Is the pair's condition certified at `scale`? */
 function problemFeasibleAt(s: Scenario, settings: CalibrationSettings, scale: number): boolean {
-  const p = calibrationRule(settings).problem(pairCouplings(s)[0].coupling);
-  return p === null || isFeasible(p.evaluate(scale));
+  const p = calibrationRule({ ...settings, method: settings.method as SingleMethod }).problem(pairCouplings(s)[0], s.ordered ?? false);
+  return 'zero' in p || isFeasible(p.evaluate(scale));
 }
 
 describe('agreement with an independent implementation', () => {

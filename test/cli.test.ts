@@ -37,10 +37,19 @@ describe('pufferfish calibrate', () => {
   });
 
   it('prints a readable table by default, with the binding pair', () => {
-    const r = run('calibrate', '--scenario', 'adult');
+    const r = run('calibrate', '--scenario', 'adult', '--method', 'theorem');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/method\s+rule\s+α\s+ε\s+param\s+scale\s+variance\s+binding/);
     expect(r.stdout).toMatch(/Theorem 1 \(eq\. 7\).*empirical: Husband vs Not-in-family/);
+  });
+
+  it('defaults to best and names the winner', () => {
+    const r = run('calibrate', '--scenario', 'heart', '--json');
+    const [x] = JSON.parse(r.stdout).results;
+    expect(x.method).toBe('best');
+    expect(x.winner).toBe('exact');
+    expect(x.scale).toBe(Math.min(...x.candidates.map((c: { scale: number }) => c.scale)));
+    expect(run('calibrate', '--scenario', 'heart').stdout).toMatch(/best→exact/);
   });
 
   it('writes α = ∞ as "inf" in JSON and flags override the spec', () => {

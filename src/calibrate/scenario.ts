@@ -18,10 +18,12 @@ export interface Scenario {
   readonly ordered?: boolean;
 }
 
-/** The π* coupling of one (prior, pair): P_X|s_i coupled with P_X|s_j. */
+/** One (prior, pair): the two conditionals P_X|s_i, P_X|s_j and their π* coupling. */
 export interface PairCoupling {
   readonly prior: string;
   readonly pair: readonly [string, string];
+  readonly p: Discrete;
+  readonly q: Discrete;
   readonly coupling: Coupling;
 }
 
@@ -64,16 +66,22 @@ export function pairsOf(s: Scenario): [string, string][] {
 const cache = new WeakMap<Scenario, PairCoupling[]>();
 
 /**
- * π* for every prior and pair, computed once per scenario object. For unordered pairs the
- * reverse direction uses the transposed coupling; every bound in this toolkit is symmetric in
- * (x, x'), so one coupling per unordered pair covers both directions.
+ * π* for every prior and pair, computed once per scenario object. Every bound in this toolkit
+ * is symmetric in (x, x'), so one coupling per pair covers both directions; the exact
+ * accountant checks the directions itself (both unless the scenario is ordered).
  */
 export function pairCouplings(s: Scenario): PairCoupling[] {
   let out = cache.get(s);
   if (!out) {
     const pairs = pairsOf(s);
     out = s.priors.flatMap((p) =>
-      pairs.map(([a, b]) => ({ prior: p.name, pair: [a, b] as const, coupling: comonotoneCoupling(p.conditionals[a], p.conditionals[b]) })),
+      pairs.map(([a, b]) => ({
+        prior: p.name,
+        pair: [a, b] as const,
+        p: p.conditionals[a],
+        q: p.conditionals[b],
+        coupling: comonotoneCoupling(p.conditionals[a], p.conditionals[b]),
+      })),
     );
     cache.set(s, out);
   }

@@ -14,7 +14,7 @@ const num = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) <
 export function resultsTable(results: CalibrationResult[]): string {
   const head = ['method', 'rule', 'α', 'ε', 'param', 'scale', 'variance', 'binding (prior: pair)'];
   const rows = results.map((r) => [
-    r.method,
+    r.winner ? `best→${r.winner}` : r.method,
     r.rule,
     r.alpha === Infinity ? '∞' : String(r.alpha),
     String(r.epsilon),

@@ -31,7 +31,7 @@ function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSetti
   else scenario = builtinScenario(o.scenario!);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
-  const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'theorem'];
+  const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
@@ -82,7 +82,7 @@ export function buildProgram(): Command {
     .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
-    .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else theorem)`)
+    .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else best)`)
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
@@ -95,6 +95,11 @@ Methods (MATH.md §3):
                    Gaussian α∈(1,∞): Theorem 2 (Remark 2 for point masses) · exponential: Corollary 1
   pierquin         Pierquin et al. 2024 Cor. 3.1: Laplace R_α(W∞/b) ≤ ε; Gaussian σ = W∞·√(α/(2ε))
   wasserstein-inf  Song et al. 2017: b = W∞/ε (valid for every α); exponential θ = η⁻¹(ε / sup c)
+  coupled          joint-convexity bound (MATH.md §4): log E_π* exp((α−1)·D_α(N+x‖N+x′)) ≤ (α−1)ε;
+                   Laplace: Mironov's R_α per coupled pair; Gaussian: equals Theorem 2
+  exact            smallest scale whose exact D_α of the released outputs (+ its error bound) ≤ ε,
+                   every prior, pair and direction; 0 when the data alone meets ε (data processing)
+  best             the smallest of every method that applies, naming the winner (default)
 
 Built-in scenarios:
 ${UCI_SCENARIOS.map((d) => `  ${d.id.padEnd(12)} ${d.title}`).join('\n')}

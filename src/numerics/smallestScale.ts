@@ -31,6 +31,8 @@ export interface ScaleProblem {
   evaluate(scale: number): Evaluation;
   lower: number;
   upper: number;
+  /** Relative bracket width at which to stop (default 4·2^-52); wider for costly conditions. */
+  rtol?: number;
 }
 
 export interface ScaleSolution {
@@ -69,7 +71,7 @@ export function smallestFeasibleScale(problem: ScaleProblem): ScaleSolution {
   if (g(lower) <= 0) {
     scale = lower;
   } else {
-    const br = brentBracket(g, lower, upper);
+    const br = brentBracket(g, lower, upper, { rtol: problem.rtol });
     scale = br.feasible;
     iterations += br.iterations;
   }

@@ -1,0 +1,57 @@
+import type { Discrete } from '../distribution/discrete.js';
+import { discreteRenyi, exactLaplaceDInf, exactRenyi, type ExactOptions } from '../divergence/exactRenyi.js';
+import type { NoiseFamily } from '../divergence/mixture.js';
+import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+
+/** The exact divergence as a condition at one scale: max over the directions that must hold. */
+export function exactEvaluation(
+  p: Discrete, q: Discrete, family: NoiseFamily, scale: number, alpha: number, epsilon: number, ordered: boolean, opts?: ExactOptions,
+): Evaluation {
+  const dirs: [Discrete, Discrete][] = ordered ? [[p, q]] : [[p, q], [q, p]];
+  let value = -Infinity, error = 0;
+  for (const [a, b] of dirs) {
+    const d = alpha === Infinity ? exactLaplaceDInf(a, b, scale) : exactRenyi(a, b, { family, scale }, alpha, opts);
+    if (d.value + d.error > value + error) { value = d.value; error = d.error; }
+  }
+  return { value, error, target: epsilon, sense: 'le' };
+}
+
+export interface ExactProblemInput {
+  p: Discrete;
+  q: Discrete;
+  family: NoiseFamily;
+  alpha: number;
+  epsilon: number;
+  ordered: boolean;
+  /** Maps the mechanism's scale to the noise scale (identity; b = 1/η(θ) for the exponential mechanism). */
+  noiseScale: (s: number) => number;
+  /** A certified sufficient condition (e.g. `coupled`) and its solved scale: the search's feasible end. */
+  certified: ScaleProblem;
+  certifiedScale: number;
+}
+
+/**
+ * `exact` calibration (MATH.md §4, derived): the smallest scale whose exact D_α (with its error
+ * bound charged) is ≤ ε in every required direction. D_α of the outputs is non-increasing in the
+ * scale (Gaussian: N(σ₂²) = N(σ₁²) + N(σ₂²−σ₁²); Laplace: Lap(b₂) = Lap(b₁) + Z with Z = 0 w.p.
+ * (b₁/b₂)², else Lap(b₂); then data processing), so a bracketing search is valid.
+ *
+ * The search runs between a halving-found infeasible scale and the certified bound's scale, so
+ * `exact` is never above that bound; where the exact check cannot certify even the bound's
+ * scale (quadrature error where exact = bound, e.g. point masses), the bound's scale is kept on
+ * the bound's own certificate. Returns `zero` when the data alone already meets ε (data processing).
+ */
+export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: string } {
+  const data = [discreteRenyi(i.p, i.q, i.alpha), ...(i.ordered ? [] : [discreteRenyi(i.q, i.p, i.alpha)])];
+  const worst = data.reduce((a, b) => (b.value + b.error > a.value + a.error ? b : a));
+  if (worst.value + worst.error <= i.epsilon) {
+    return { zero: `data processing: D_α(P_X‖Q_X) = ${worst.value.toPrecision(6)} ≤ ε for the data itself, so Y = X already meets the budget` };
+  }
+  const evaluate = (s: number): Evaluation => exactEvaluation(i.p, i.q, i.family, i.noiseScale(s), i.alpha, i.epsilon, i.ordered);
+  // Where the exact check cannot certify even the bound's scale (exact ≈ bound, e.g. point
+  // masses), keep the bound's scale on the bound's own certificate.
+  if (!isFeasible(evaluate(i.certifiedScale))) return { ...i.certified, lower: i.certifiedScale, upper: i.certifiedScale };
+  let lower = i.certifiedScale / 2;
+  for (let k = 0; k < 60 && isFeasible(evaluate(lower)); k++) lower /= 2;
+  return { evaluate, lower, upper: i.certifiedScale, rtol: 1e-10 };
+}
