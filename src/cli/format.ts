@@ -1,3 +1,4 @@
+import type { AuditRow } from '../audit/audit.js';
 import type { CalibrationResult } from '../calibrate/calibrate.js';
 
 /** α for JSON: a number, or "inf" (JSON has no Infinity). */
@@ -8,7 +9,24 @@ export function resultJson(r: CalibrationResult) {
   return { ...r, alpha: jsonAlpha(r.alpha) };
 }
 
-const num = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
+export const num = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
+
+/** Aligned columns; `right` lists the right-aligned (numeric) ones. */
+function table(head: string[], rows: string[][], right: number[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const alphaText = (a: number) => (a === Infinity ? '∞' : String(a));
+
+/** The audit rows as a table. */
+export function auditTable(rows: AuditRow[]): string {
+  const head = ['α', 'prior', 'direction', 'D_α', '± error', 'slack', 'ε′ eq.(5)', 'ε′ sharp', 'ε-PP'];
+  const opt = (x: number | null) => (x === null ? '—' : num(x));
+  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, num(r.divergence), r.error.toExponential(1), num(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
+  return table(head, body, [0, 3, 4, 5, 6, 7, 8]);
+}
 
 /** Aligned plain-text table: one row per result. */
 export function resultsTable(results: CalibrationResult[]): string {
@@ -16,14 +34,12 @@ export function resultsTable(results: CalibrationResult[]): string {
   const rows = results.map((r) => [
     r.winner ? `best→${r.winner}` : r.method,
     r.rule,
-    r.alpha === Infinity ? '∞' : String(r.alpha),
+    alphaText(r.alpha),
     String(r.epsilon),
     r.parameter,
     num(r.scale),
     num(r.variance),
     r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : '— (no noise needed)',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 6 && i !== 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return table(head, rows, [2, 3, 5, 6]);
 }

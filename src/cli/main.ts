@@ -8,7 +8,8 @@ import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../scenarios/uci.js';
 import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
 import { parseGrid, parseNames } from './grid.js';
-import { resultJson, resultsTable } from './format.js';
+import { auditTable, jsonAlpha, resultJson, resultsTable } from './format.js';
+import { audit } from '../audit/audit.js';
 
 interface CalibrateOptions {
   spec?: string;
@@ -21,14 +22,20 @@ interface CalibrateOptions {
   json?: boolean;
 }
 
-/** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
-function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSettings[] } {
+/** The scenario of `--spec` or `--scenario`, with the spec's defaults. */
+function loadScenario(o: { spec?: string; scenario?: string }): { scenario: Scenario; d: SpecDefaults } {
   if (o.spec && o.scenario) throw new InputError('give either --spec or --scenario, not both', '--spec');
   if (!o.spec && !o.scenario) throw new InputError(`give --spec FILE or --scenario NAME (${BUILTIN_IDS.join(', ')})`, '--spec');
-  let scenario: Scenario;
-  let d: SpecDefaults = {};
-  if (o.spec) ({ scenario, defaults: d } = loadSpecFile(o.spec));
-  else scenario = builtinScenario(o.scenario!);
+  if (o.spec) {
+    const { scenario, defaults } = loadSpecFile(o.spec);
+    return { scenario, d: defaults };
+  }
+  return { scenario: builtinScenario(o.scenario!), d: {} };
+}
+
+/** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
+function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSettings[] } {
+  const { scenario, d } = loadScenario(o);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
@@ -66,6 +73,37 @@ function runCalibrate(o: CalibrateOptions): void {
   if (results.length <= 4) for (const r of results) process.stdout.write(`\n${r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
   else if (explained.size === 1) process.stdout.write(`\n${results[0].explanation}`);
   process.stdout.write('\n');
+}
+
+interface AuditOptions extends CalibrateOptions {
+  scale?: string;
+  delta?: string;
+}
+
+function runAudit(o: AuditOptions): void {
+  const { scenario, d } = loadScenario(o);
+  if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
+  const scale = Number(o.scale);
+  if (o.scale.trim() === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
+  const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
+  if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
+  const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  let rows;
+  try {
+    rows = audit(scenario, { mechanism, scale, alphas, epsilon: epsilons[0], delta, cost, eta: d.eta });
+  } catch (e) {
+    throw e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, `--${e.path}`) : e;
+  }
+  if (o.json) {
+    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, rows: rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha) })) };
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(`${scenario.name}\n${mechanism} noise, scale ${scale}; slack to ε = ${epsilons[0]}; (ε′, δ) at δ = ${delta}\n\n${auditTable(rows)}\n`);
 }
 
 export function buildProgram(): Command {
@@ -112,6 +150,31 @@ Examples:
 Exit codes: 0 ok · 2 bad input (the message names the field) · 3 numerical failure (no number is printed).`,
     )
     .action((o: CalibrateOptions) => runCalibrate(o));
+
+  program
+    .command('audit')
+    .description('Exact Rényi divergence of the released outputs at a given noise scale, per prior, pair and direction.')
+    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .option('--scale <s>', 'noise scale to audit: Laplace b, Gaussian σ, exponential θ (required)')
+    .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
+    .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP | inf (Laplace) (default: spec, else 2)')
+    .option('--epsilon <e>', 'budget the slack is measured against (default: spec, else 1)')
+    .option('--delta <d>', 'δ for the (ε′, δ) conversions (default 1e-6)')
+    .option('--cost <c>', 'exponential mechanism cost (exact accounting: abs only)')
+    .option('--json', 'print {"rows": [...]} as JSON, mirroring the table')
+    .addHelpText(
+      'after',
+      `
+Columns: D_α and its error bound (adaptive Gauss–Kronrod, MATH.md §4); slack = ε − (D_α + error);
+ε′ at δ by eq. (5) of the paper, ε′ = D_α + log(1/δ)/(α−1), and by the sharper conversion
+ε′ = D_α + log((α−1)/α) − (log δ + log α)/(α−1) (Canonne–Kamath–Steinke 2020, Prop. 12);
+ε-PP = the exact ε-Pufferfish level sup log p/q of Laplace-shaped noise.
+
+Example:
+  pufferfish audit --scenario heart --scale 0.8 --alpha 1.5,2,4,inf`,
+    )
+    .action((o: AuditOptions) => runAudit(o));
 
   program
     .command('scenarios')

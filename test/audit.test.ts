@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { audit } from '../src/audit/audit.js';
+import { rdpToDpEq5, rdpToDpSharp } from '../src/audit/conversion.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+
+describe('conversions to (ε′, δ)', () => {
+  it('eq. (5) and the sharper conversion; the sharper one is never worse', () => {
+    expect(rdpToDpEq5(1, 2, Math.exp(-3))).toBeCloseTo(4, 14);
+    for (const a of [1.1, 2, 10, 100]) for (const d of [1e-3, 1e-6, 1e-10]) {
+      expect(rdpToDpSharp(0.5, a, d)).toBeLessThanOrEqual(rdpToDpEq5(0.5, a, d));
+    }
+  });
+});
+
+describe('audit', () => {
+  it('at the exact-calibrated scale the binding direction has slack ≈ 0 and none is negative', () => {
+    const s = builtinScenario('student-mat');
+    const r = calibrate(s, { mechanism: 'gaussian', method: 'exact', alpha: 3, epsilon: 0.5 });
+    const rows = audit(s, { mechanism: 'gaussian', scale: r.scale, alphas: [3], epsilon: 0.5, delta: 1e-6 });
+    expect(rows).toHaveLength(2); // both directions
+    expect(Math.min(...rows.map((x) => x.slack))).toBeGreaterThanOrEqual(0);
+    expect(Math.min(...rows.map((x) => x.slack))).toBeLessThan(1e-6);
+    expect(rows[0].pufferfishEpsilon).toBeNull();
+  });
+
+  it('Laplace: the α = ∞ row is the ε-PP level, and D_α grows with α up to it', () => {
+    const rows = audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 0.8, alphas: [1.5, 3, 10, Infinity], epsilon: 1, delta: 1e-6 });
+    const dir = rows.filter((x) => x.direction[0] === '0');
+    for (let i = 1; i < dir.length; i++) expect(dir[i].divergence).toBeGreaterThanOrEqual(dir[i - 1].divergence);
+    expect(dir[3].divergence).toBe(dir[0].pufferfishEpsilon);
+  });
+
+  it('CLI: table, JSON mirror, and bad input', () => {
+    const t = run('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf');
+    expect(t.status).toBe(0);
+    expect(t.stdout).toMatch(/D_α\s+± error\s+slack\s+ε′ eq\.\(5\)\s+ε′ sharp\s+ε-PP/);
+    const j = JSON.parse(run('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf', '--json').stdout);
+    expect(j.rows).toHaveLength(4);
+    expect(j.rows[1].alpha).toBe('inf');
+    for (const [args, msg] of [
+      [['--scenario', 'heart'], /^error: --scale: is required/],
+      [['--scenario', 'heart', '--scale', '-1'], /^error: --scale: must be a finite number > 0/],
+      [['--scenario', 'heart', '--scale', '1', '--delta', '2'], /^error: --delta: must be a number in \(0, 1\)/],
+      [['--scenario', 'heart', '--scale', '1', '--alpha', '1'], /^error: --alpha: α must be > 0 and ≠ 1/],
+      [['--scenario', 'heart', '--scale', '1', '--mechanism', 'gaussian', '--alpha', 'inf'], /^error: --alpha: Gaussian noise has no finite/],
+    ] as [string[], RegExp][]) {
+      const r = run('audit', ...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
