@@ -17,8 +17,6 @@ export interface ExactDivergence extends Bounded {
   nodes: number;
 }
 
-interface Panel { a: number; b: number; m: number; k: number; g: number }
-
 const MAX_ROUNDS = 60;
 const MAX_PANELS = 2_000_000;
 
@@ -31,9 +29,10 @@ const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.P
  *     D_α = 1/(α−1) · log ∫ p(y)^α q(y)^{1−α} dy,   α ∈ (0,1) ∪ (1,∞),
  * computed by globally adaptive Gauss–Kronrod (G10/K21) quadrature in log-space.
  *
- * Method. Panels never straddle an atom (the Laplace integrand has kinks there); each gap is
- * cut into panels growing geometrically from both ends, starting at half the noise scale, so
- * the mass near every atom is resolved from the first round. Panels whose |K21 − G10| share of
+ * Method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian
+ * panels start at atoms at least 2σ apart. Each gap is cut into panels growing geometrically
+ * from both ends, starting at half the noise scale, so the mass near every atom is resolved
+ * from the first round. Panels whose |K21 − G10| share of
  * the total is large are bisected until Σ|K21 − G10| ≤ rtol·∫.
  * Tails. Laplace: beyond the outermost atoms both mixtures are ∝ e^{∓y/b}, so each tail is
  * exactly b·p(z)^α q(z)^{1−α} at the end atom z. Gaussian: integration stops at Lo/Hi, at least
@@ -103,72 +102,90 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     tails = { logValue: -Infinity, logBound };
   }
 
-  // Initial panels: geometric from both ends of every gap.
-  const pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
-  let pending: [number, number][] = [];
+  // Initial panels: geometric from both ends of every gap. The Gaussian integrand has no kinks,
+  // so its breakpoints are thinned to at least σ apart (dense atoms share panels).
+  let pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
+  if (noise.family === 'gaussian') {
+    const kept = [pts[0]];
+    for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 2 * s || i === pts.length - 1) kept.push(pts[i]);
+    pts = Float64Array.from(kept);
+  }
+  // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
+  let pending: number[] = [];
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i], b = pts[i + 1];
     let w = s / 2, l = a, r = b;
-    const left: [number, number][] = [], right: [number, number][] = [];
-    while (r - l > 2 * w) {
-      left.push([l, l + w]);
-      right.push([r - w, r]);
+    const right: number[] = [];
+    while (r - l > 4 * w) {
+      pending.push(l, l + w);
+      right.push(r, r - w);
       l += w; r -= w; w *= 2;
     }
-    pending.push(...left, [l, r], ...right.reverse());
+    pending.push(l, r);
+    for (let k = right.length - 2; k >= 0; k -= 2) pending.push(right[k + 1], right[k]);
   }
 
-  const done: Panel[] = [];
+  // Finished panels, struct-of-arrays: ends, log-shift, Kronrod and Gauss sums.
+  let A: number[] = [], B: number[] = [], Mx: number[] = [], Kr: number[] = [], Ga: number[] = [];
   let nodes = 2, mag = 0;
   for (let round = 0; ; round++) {
-    // Evaluate all pending panels in one sorted sweep per mixture.
-    pending.sort((x, y) => x[0] - y[0]);
-    const ys = new Float64Array(pending.length * 21);
-    pending.forEach(([a, b], i) => gk21Points(a, b, ys, i * 21));
+    const n = pending.length / 2;
+    const ys = new Float64Array(n * 21);
+    for (let i = 0; i < n; i++) gk21Points(pending[2 * i], pending[2 * i + 1], ys, i * 21);
     const ev = h(ys);
     nodes += ys.length;
     mag = Math.max(mag, ev.mag);
-    pending.forEach(([a, b], i) => {
+    // Merge the new panels into the sorted finished list.
+    const nA: number[] = [], nB: number[] = [], nM: number[] = [], nK: number[] = [], nG: number[] = [];
+    let j = 0;
+    for (let i = 0; i < n; i++) {
+      const a = pending[2 * i], b = pending[2 * i + 1];
+      while (j < A.length && A[j] < a) { nA.push(A[j]); nB.push(B[j]); nM.push(Mx[j]); nK.push(Kr[j]); nG.push(Ga[j]); j++; }
       let m = -Infinity;
-      for (let j = 0; j < 21; j++) m = Math.max(m, ev.h[i * 21 + j]);
-      const { kronrod, gauss } = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
-      done.push({ a, b, m, k: kronrod, g: gauss });
-    });
+      for (let t = 0; t < 21; t++) if (ev.h[i * 21 + t] > m) m = ev.h[i * 21 + t];
+      const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
+      nA.push(a); nB.push(b); nM.push(m); nK.push(sums.kronrod); nG.push(sums.gauss);
+    }
+    for (; j < A.length; j++) { nA.push(A[j]); nB.push(B[j]); nM.push(Mx[j]); nK.push(Kr[j]); nG.push(Ga[j]); }
+    [A, B, Mx, Kr, Ga] = [nA, nB, nM, nK, nG];
     // Totals relative to the largest panel (or tail) shift.
     let M = tails.logValue;
-    for (const pn of done) if (pn.m > M) M = pn.m;
+    for (const m of Mx) if (m > M) M = m;
     let T = 0, E = 0;
-    for (const pn of done) {
-      const f = Math.exp(pn.m - M);
-      T += f * pn.k;
-      E += f * Math.abs(pn.k - pn.g);
+    const err = new Float64Array(A.length);
+    for (let i = 0; i < A.length; i++) {
+      const f = Math.exp(Mx[i] - M);
+      T += f * Kr[i];
+      err[i] = f * Math.abs(Kr[i] - Ga[i]);
+      E += err[i];
     }
-    const tl = tails;
-    const Ttot = T + Math.exp(tl.logValue - M);
-    // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps.
-    const floor = 64 * EPS * (alpha + Math.abs(1 - alpha)) * (1 + mag);
+    const Ttot = T + Math.exp(tails.logValue - M);
+    // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps, and summing
+    // n positive terms up to n ulps; refining below that buys nothing.
+    const floor = 64 * EPS * (alpha + Math.abs(1 - alpha)) * (1 + mag) + (A.length * 21 + 16) * EPS;
     const tol = Math.max(rtol, floor);
     if (E <= tol * Ttot || round >= MAX_ROUNDS) {
       if (E > tol * Ttot && E > 1e-6 * Ttot) throw new NumericalError(`exact divergence: quadrature did not converge (relative error estimate ${E / Ttot})`);
-      const bound = Math.exp(tl.logBound - M);
-      const relErr = (E + bound) / Ttot + (done.length * 21 + 16) * EPS + floor / 4;
+      const bound = Math.exp(tails.logBound - M);
+      const relErr = (E + bound) / Ttot + floor;
       return { value: M + Math.log(Ttot), error: relErr / (1 - Math.min(relErr, 0.5)), nodes, tailShare: bound / Ttot };
     }
     // Bisect the panels carrying more than their share of the error.
-    const share = (tol * Ttot) / done.length;
-    const keep: Panel[] = [];
+    const share = (tol * Ttot) / A.length;
+    const kA: number[] = [], kB: number[] = [], kM: number[] = [], kK: number[] = [], kG: number[] = [];
     pending = [];
-    for (const pn of done) {
-      if (Math.exp(pn.m - M) * Math.abs(pn.k - pn.g) > share && pn.b - pn.a > 4 * EPS * Math.max(Math.abs(pn.a), Math.abs(pn.b))) {
-        const mid = (pn.a + pn.b) / 2;
-        pending.push([pn.a, mid], [mid, pn.b]);
-      } else keep.push(pn);
+    for (let i = 0; i < A.length; i++) {
+      if (err[i] > share && B[i] - A[i] > 4 * EPS * Math.max(Math.abs(A[i]), Math.abs(B[i]))) {
+        const mid = (A[i] + B[i]) / 2;
+        pending.push(A[i], mid, mid, B[i]);
+      } else {
+        kA.push(A[i]); kB.push(B[i]); kM.push(Mx[i]); kK.push(Kr[i]); kG.push(Ga[i]);
+      }
     }
-    if (pending.length === 0 || keep.length + pending.length > MAX_PANELS) {
+    if (pending.length === 0 || kA.length + pending.length / 2 > MAX_PANELS) {
       throw new NumericalError(`exact divergence: quadrature cannot refine further (relative error estimate ${E / Ttot})`);
     }
-    done.length = 0;
-    done.push(...keep);
+    [A, B, Mx, Kr, Ga] = [kA, kB, kM, kK, kG];
   }
 }
 

@@ -116,14 +116,11 @@ function gaussianLogDensity(m: Mixture, sigma: number, ys: Float64Array): Float6
     while (lo < K && m.x[lo] < y - R) lo++;
     if (hi < lo) hi = lo;
     while (hi < K && m.x[hi] <= y + R) hi++;
-    let max = -Infinity;
-    for (let k = lo; k < hi; k++) {
-      const t = m.logw[k] - (y - m.x[k]) ** 2 * inv;
-      if (t > max) max = t;
-    }
+    // Shift by lw_max − d²/2σ² ≥ every kept exponent (d is the nearest distance): one pass, no overflow.
+    const shift = wMax - d * d * inv;
     let s = 0;
-    for (let k = lo; k < hi; k++) s += Math.exp(m.logw[k] - (y - m.x[k]) ** 2 * inv - max);
-    out[i] = max + Math.log(s) - norm;
+    for (let k = lo; k < hi; k++) s += Math.exp(m.logw[k] - (y - m.x[k]) ** 2 * inv - shift);
+    out[i] = shift + Math.log(s) - norm;
   }
   return out;
 }
