@@ -1,45 +1,48 @@
-// npm run bench — speed as ratios against a reference run in the same process.
+// npm run bench — speed as ratios against a reference run in the same process (tinybench),
+// plus the noise each method needs on the built-in scenarios. Writes bench-results/bench.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
 import { calibrate, type Mechanism, type Method } from '../src/calibrate/calibrate.js';
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
-import { fromWeights } from '../src/distribution/discrete.js';
+import { fromWeights, type Discrete } from '../src/distribution/discrete.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { mixtureLogDensityPlain, mixtureOf, type NoiseFamily } from '../src/divergence/mixture.js';
 import { isFeasible, smallestFeasibleScale } from '../src/numerics/smallestScale.js';
 import { theorem1Problem } from '../src/conditions/theorem1.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';
 import { floatCoupling } from '../test/oracle.js';
 
-type Row = { group: string; case: string; reference: string; meanMs: number; referenceMs: number; ratio: number };
+type Row = { group: string; case: string; reference: string; meanMs: number; referenceMs: number; ratio: number; note?: string };
 const rows: Row[] = [];
-const time = { time: 300, warmupTime: 50 };
+const quick = { time: 300, warmupTime: 50 };
+const heavy = { time: 0, iterations: 3, warmupIterations: 1, warmupTime: 0 };
 
-/** Deterministic pseudo-random weights for benchmark inputs only (not a privacy path). */
+/** Deterministic pseudo-random benchmark inputs (not a privacy path). */
 function lcg(seed: number) {
   let s = seed >>> 0;
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 function randomDist(k: number, seed: number) {
   const r = lcg(seed);
-  const values = Array.from({ length: k }, (_, i) => i + r() * 0.5);
-  const weights = Array.from({ length: k }, () => Number((0.001 + r()).toFixed(6)));
-  return { values, weights };
+  return { values: Array.from({ length: k }, (_, i) => i + r() * 0.5), weights: Array.from({ length: k }, () => Number((0.001 + r()).toFixed(6))) };
 }
+const toDiscrete = (d: { values: number[]; weights: number[] }): Discrete => fromWeights(d.values, d.weights);
 
-async function pair(group: string, name: string, refName: string, fn: () => unknown, ref: () => unknown) {
-  const b = new Bench(time);
+async function pair(group: string, name: string, refName: string, fn: () => unknown, ref: () => unknown, opts: ConstructorParameters<typeof Bench>[0] = quick, note?: string) {
+  const b = new Bench(opts);
   b.add(name, fn).add(refName, ref);
   await b.run();
   const [a, r] = b.tasks.map((t) => (t.result as { latency: { mean: number } }).latency.mean);
-  rows.push({ group, case: name, reference: refName, meanMs: a, referenceMs: r, ratio: a / r });
+  rows.push({ group, case: name, reference: refName, meanMs: a, referenceMs: r, ratio: a / r, ...(note ? { note } : {}) });
+  process.stderr.write('.');
 }
 
 // 1. Exact BigInt coupling vs the naive float walk (which is wrong: it invents dust atoms).
 for (const k of [100, 1000, 10000]) {
   const p = randomDist(k, 1), q = randomDist(k, 2);
-  const dp = fromWeights(p.values, p.weights), dq = fromWeights(q.values, q.weights);
-  const tot = (w: number[]) => w.reduce((a, b) => a + b, 0);
-  const pn = { values: p.values, weights: p.weights.map((w) => w / tot(p.weights)) };
-  const qn = { values: q.values, weights: q.weights.map((w) => w / tot(q.weights)) };
+  const [dp, dq] = [toDiscrete(p), toDiscrete(q)];
+  const norm = (d: { values: number[]; weights: number[] }) => ({ values: d.values, weights: d.weights.map((w) => w / d.weights.reduce((a, b) => a + b, 0)) });
+  const [pn, qn] = [norm(p), norm(q)];
   await pair('coupling', `exact π*, K=${k}`, 'float walk', () => comonotoneCoupling(dp, dq), () => floatCoupling(pn, qn));
 }
 
@@ -59,20 +62,71 @@ for (const id of BUILTIN_IDS) {
   await pair('theorem 1 search', id, 'bisection ×60', () => smallestFeasibleScale(theorem1Problem(c, 2, 1)), () => bisection(theorem1Problem(c, 2, 1)));
 }
 
-// 3. Whole calibrations of each built-in scenario (couplings cached) against Theorem 1 Laplace.
-const combos: [Mechanism, Method][] = [['laplace', 'pierquin'], ['laplace', 'wasserstein-inf'], ['gaussian', 'theorem'], ['gaussian', 'pierquin'], ['exponential', 'theorem']];
-for (const id of BUILTIN_IDS) {
-  const s = builtinScenario(id);
-  for (const [mechanism, method] of combos) {
-    await pair('calibrate', `${id} ${mechanism}/${method}`, 'laplace/theorem', () => calibrate(s, { mechanism, method, alpha: 2, epsilon: 1 }), () => calibrate(s, { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }));
+// 3. One exact D_α (α = 2, scale 1) with K atoms per side: fast evaluators vs the plain O(N·K) one.
+//    At K = 10⁴ the plain evaluator would take minutes, so it is timed on the fast run's own
+//    nodes, 1 in 100, and scaled by 100 (its cost is exactly linear in the node count).
+for (const family of ['laplace', 'gaussian'] as NoiseFamily[]) {
+  for (const k of [100, 1000, 10000]) {
+    const [p, q] = [toDiscrete(randomDist(k, 1)), toDiscrete(randomDist(k, 2))];
+    const noise = { family, scale: 1 };
+    if (k < 10000) {
+      await pair('exact D_α', `${family}, K=${k}`, 'plain evaluator', () => exactRenyi(p, q, noise, 2), () => exactRenyi(p, q, noise, 2, { evaluator: 'plain' }), k === 100 ? quick : heavy);
+    } else {
+      const nodes = exactRenyi(p, q, noise, 2).nodes;
+      const sample = new Float64Array(Math.ceil(nodes / 100)).map((_, i) => -10 + ((k + 20) * i) / Math.ceil(nodes / 100));
+      const [mp, mq] = [mixtureOf(p), mixtureOf(q)];
+      const b = new Bench(heavy);
+      b.add('fast', () => exactRenyi(p, q, noise, 2)).add('plain 1%', () => { mixtureLogDensityPlain(mp, noise, sample); mixtureLogDensityPlain(mq, noise, sample); });
+      await b.run();
+      const [a, r] = b.tasks.map((t) => (t.result as { latency: { mean: number } }).latency.mean);
+      rows.push({ group: 'exact D_α', case: `${family}, K=${k}`, reference: 'plain evaluator (×100 of 1%)', meanMs: a, referenceMs: 100 * r, ratio: a / (100 * r), note: 'reference extrapolated from 1% of the nodes' });
+    }
   }
 }
 
-const fmt = (x: number) => (x < 0.01 ? x.toExponential(2) : x.toFixed(3));
-const head = ['group', 'case', 'mean ms', 'reference', 'ref ms', 'ratio'];
-const table = rows.map((r) => [r.group, r.case, fmt(r.meanMs), r.reference, fmt(r.referenceMs), r.ratio.toFixed(2)]);
-const w = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
-console.log([head, w.map((n) => '-'.repeat(n)), ...table].map((r) => r.map((c, i) => c.padEnd(w[i])).join('  ')).join('\n'));
+// 4. Exact calibration of each built-in scenario against the Theorem 1/2 calibration.
+for (const id of BUILTIN_IDS) {
+  const s = builtinScenario(id);
+  for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
+    await pair('exact calibration', `${id} ${mechanism}`, 'theorem', () => calibrate(s, { mechanism, method: 'exact', alpha: 2, epsilon: 0.5 }), () => calibrate(s, { mechanism, method: 'theorem', alpha: 2, epsilon: 0.5 }), heavy);
+  }
+}
+
+// 5. The paper's Figure 1 grid: 4 scenarios × α 1.1..5 (0.1) × ε ∈ {0.5, 1} × {Laplace, Gaussian}.
+const alphas = Array.from({ length: 40 }, (_, i) => Number((1.1 + 0.1 * i).toFixed(1)));
+const grid = (method: Method) => () => {
+  for (const id of BUILTIN_IDS) {
+    const s = builtinScenario(id);
+    for (const alpha of alphas) for (const epsilon of [0.5, 1]) for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) calibrate(s, { mechanism, method, alpha, epsilon });
+  }
+};
+await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact'), grid('theorem'), { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 });
+
+// Noise saved: scales and variances of coupled and exact relative to Theorem 1/2.
+type Saved = { scenario: string; mechanism: Mechanism; alpha: number; epsilon: number; theorem: number; pierquin: number; coupled: number; exact: number };
+const saved: Saved[] = [];
+for (const id of BUILTIN_IDS) {
+  const s = builtinScenario(id);
+  for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
+    for (const [alpha, epsilon] of [[2, 0.5], [2, 1], [5, 0.5]]) {
+      const sc = (method: Method) => calibrate(s, { mechanism, method, alpha, epsilon }).scale;
+      saved.push({ scenario: id, mechanism, alpha, epsilon, theorem: sc('theorem'), pierquin: sc('pierquin'), coupled: sc('coupled'), exact: sc('exact') });
+    }
+  }
+}
+process.stderr.write('\n');
+
+const fmt = (x: number) => (x === 0 ? '0' : x < 0.01 ? x.toExponential(2) : x.toFixed(3));
+function print(head: string[], body: string[][]) {
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((t) => t[i].length)));
+  console.log([head, w.map((n) => '-'.repeat(n)), ...body].map((r) => r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd()).join('\n'));
+}
+print(['group', 'case', 'mean ms', 'reference', 'ref ms', 'ratio'], rows.map((r) => [r.group, r.case, fmt(r.meanMs), r.reference, fmt(r.referenceMs), r.ratio.toFixed(3)]));
+console.log('\nNoise needed (scale: Laplace b, Gaussian σ) and what exact saves over Theorem 1/2:');
+print(
+  ['scenario', 'mechanism', 'α', 'ε', 'theorem', 'pierquin', 'coupled', 'exact', 'exact/theorem', 'variance ratio'],
+  saved.map((s) => [s.scenario, s.mechanism, String(s.alpha), String(s.epsilon), fmt(s.theorem), fmt(s.pierquin), fmt(s.coupled), fmt(s.exact), (s.exact / s.theorem).toFixed(3), ((s.exact / s.theorem) ** 2).toFixed(3)]),
+);
 mkdirSync('bench-results', { recursive: true });
-writeFileSync('bench-results/bench.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
+writeFileSync('bench-results/bench.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, saved }, null, 2));
 console.log('\nwritten: bench-results/bench.json');
