@@ -1,0 +1,215 @@
+import { NumericalError } from '../errors.js';
+import { add, cmp, fromDouble, mul, neg, toDouble, type Dyadic } from './dyadic.js';
+import { lnEnclosure } from './fixedLog.js';
+import { LazyUniform, type RandomSource } from './random.js';
+
+/**
+ * Floating-point-safe noise. Mironov (2012) showed that `x + b·log(u)` in doubles leaks through
+ * its low-order bits. Here the released double is round-to-nearest(x + Z) of an *exact*
+ * continuous sample Z: a post-processing of the exact mechanism, so every calibration applies
+ * unchanged. Z is a monotone (or accept/reject) transform of exactly uniform variables whose
+ * binary digits are drawn lazily from the CSPRNG; the transform is evaluated in exact dyadic
+ * arithmetic with a rigorous fixed-point logarithm (`fixedLog.ts`) until x + Z is known to lie
+ * strictly inside one double's rounding interval. More digits (and precision) are drawn only
+ * when needed (probability ~2^-60 per step), so a sample costs one evaluation on average.
+ *
+ * An `ExactNoise.enclose` returns dyadic bounds certain to contain Z for every uniform
+ * consistent with the digits drawn so far, at P fractional bits; null when undecided.
+ */
+export interface ExactNoise {
+  readonly name: string;
+  readonly uniforms: number;
+  /** Accept/reject samplers: true/false once decided for the current box, null while undecided. */
+  accept?(u: LazyUniform[], P: number): boolean | null;
+  enclose(u: LazyUniform[], P: number): [Dyadic, Dyadic] | null;
+}
+
+const dy = (m: bigint, e: number): Dyadic => ({ m, e });
+
+/** ⌊num/den⌋ or ⌈num/den⌉ at P fractional bits, as a dyadic (den > 0). */
+function divDyadic(num: Dyadic, den: Dyadic, P: number, up: boolean): Dyadic {
+  // num/den = (num.m / den.m)·2^(num.e − den.e); scale the quotient to P bits.
+  const shift = P + 64;
+  let q = (num.m << BigInt(shift)) / den.m;
+  const exact = q * den.m === num.m << BigInt(shift);
+  if (!exact) {
+    if (up && num.m > 0n) q += 1n;
+    if (!up && num.m < 0n) q -= 1n;
+  }
+  return dy(q, num.e - den.e - shift);
+}
+
+/**
+ * Symmetric noise Z = sign(2U−1)·T(s), s = 1 − |2U−1| ∈ (0, 1], T decreasing with T(1) = 0:
+ * increasing in U, so Z ∈ [lower bound at the low end, upper bound at the high end]. s is an
+ * exact dyadic, so T keeps full relative precision however close U is to 0, ½ or 1.
+ */
+function symmetric(name: string, tail: (sNum: bigint, sBits: number, P: number, up: boolean) => Dyadic | null): ExactNoise {
+  const at = (num: bigint, bits: number, P: number, up: boolean): Dyadic | null => {
+    const positive = num >= 1n << BigInt(bits - 1);
+    const sNum = positive ? 2n * ((1n << BigInt(bits)) - num) : 2n * num; // s = sNum / 2^bits
+    if (sNum === 0n) return null;
+    const t = tail(sNum, bits, P, positive ? up : !up);
+    return t === null ? null : positive ? t : neg(t);
+  };
+  return {
+    name,
+    uniforms: 1,
+    enclose([u], P) {
+      const lo = at(u.num, u.bits, P, false);
+      const hi = u.num + 1n === 1n << BigInt(u.bits) ? null : at(u.num + 1n, u.bits, P, true);
+      return lo && hi ? [lo, hi] : null;
+    },
+  };
+}
+
+/** Laplace(b): T(s) = −b·ln s, the inverse CDF. */
+export function laplaceNoise(b: number): ExactNoise {
+  const B = fromDouble(b);
+  return symmetric(`Laplace(b=${b})`, (n, k, P, up) => {
+    const [lo, hi] = lnEnclosure(n, k, P); // ln s ≤ 0
+    return mul(B, dy(up ? -lo : -hi, -P));
+  });
+}
+
+/**
+ * Exponential mechanism with c(z) = √|z| and rate η (density ∝ e^{−η√|z|}): |Z| = u²/η² where
+ * u ~ Gamma(2, 1), i.e. u solves the survival equation (1+u)e^{−u} = s, φ(u) = u − ln(1+u) = −ln s.
+ * u is found by Newton in doubles, one Newton step in fixed point (≈ 2× the digits), then
+ * enclosed and the enclosure verified with φ's own rigorous bounds.
+ */
+export function sqrtCostNoise(eta: number): ExactNoise {
+  const E2 = mul(fromDouble(eta), fromDouble(eta));
+  const lnOnePlus = (u: Dyadic, P: number) => {
+    const one = dy(1n << BigInt(Math.max(0, -u.e)), Math.min(0, u.e));
+    const v = add(one, u); // 1 + u as n/2^k
+    return v.e <= 0 ? lnEnclosure(v.m, -v.e, P) : lnEnclosure(v.m << BigInt(v.e), 0, P);
+  };
+  return symmetric(`exp(−${eta}·√|z|)`, (n, k, P, up) => {
+    const [sLo, sHi] = lnEnclosure(n, k, P);
+    const L = dy(-(sLo + sHi) / 2n, -P), Lerr = (sHi - sLo) / 2n + 1n; // −ln s = L ± Lerr·2^-P
+    if (sHi === sLo && sLo === 0n) return dy(0n, 0);
+    const l = toDouble(L);
+    if (l === 0) return up ? null : dy(0n, 0);
+    let g = Math.max(Math.sqrt(2 * l), l + Math.log1p(l));
+    for (let i = 0; i < 60; i++) g -= ((g - Math.log1p(g) - l) * (1 + g)) / g;
+    // Fixed-point Newton steps u ← u − (u − ln(1+u) − L)(1+u)/u until the step is negligible.
+    let u1 = fromDouble(g);
+    for (let i = 0; i < 6; i++) {
+      const [a, b] = lnOnePlus(u1, P);
+      const phi = add(u1, dy(-(a + b) / 2n, -P));
+      const step = divDyadic(mul(add(phi, neg(L)), add(u1, dy(1n, 0))), u1, P, false);
+      u1 = add(u1, neg(step));
+      const rel = mul(step, dy(1n, P - 40));
+      if (cmp(mul(rel, rel), mul(u1, u1)) < 0) break; // |step| < |u|·2^-(P−40)
+    }
+    const delta = dy((u1.m < 0n ? -u1.m : u1.m) + 1n, u1.e - (P - 24));
+    const uLo = add(u1, neg(delta)), uHi = add(u1, delta);
+    // Verify φ(uLo) < L − Lerr and φ(uHi) > L + Lerr.
+    const phiUp = add(uLo, dy(-lnOnePlus(uLo, P)[0], -P));
+    const phiDown = add(uHi, dy(-lnOnePlus(uHi, P)[1], -P));
+    if (!(cmp(phiUp, add(L, dy(-Lerr, -P))) < 0 && cmp(phiDown, add(L, dy(Lerr, -P))) > 0)) return null;
+    const u = up ? uHi : uLo;
+    return divDyadic(mul(u, u), E2, P, up);
+  });
+}
+
+/** 220/256 ≥ √(2/e) = 0.85776…: the v-range of the ratio-of-uniforms box for the normal. */
+const V_HALF_WIDTH = dy(220n, -8);
+
+/**
+ * Gaussian(σ) by ratio-of-uniforms (Kinderman–Monahan 1977): (u, v) uniform on
+ * (0,1] × [−a, a], accepted iff v² ≤ −4u² ln u; then v/u ~ N(0,1) exactly. Only a logarithm is
+ * needed (for the acceptance test, decided on the whole box of undrawn digits), and v/u is a
+ * ratio of dyadics, enclosed by floor/ceil division. Acceptance rate ≈ 73%.
+ */
+export function gaussianNoise(sigma: number): ExactNoise {
+  const S = fromDouble(sigma);
+  const uBox = (u: LazyUniform): [Dyadic, Dyadic] => [dy((1n << BigInt(u.bits)) - u.num - 1n, -u.bits), dy((1n << BigInt(u.bits)) - u.num, -u.bits)]; // u = 1 − U ∈ (0, 1]
+  const vBox = (w: LazyUniform): [Dyadic, Dyadic] => [mul(V_HALF_WIDTH, dy(2n * w.num - (1n << BigInt(w.bits)), -w.bits)), mul(V_HALF_WIDTH, dy(2n * w.num + 2n - (1n << BigInt(w.bits)), -w.bits))];
+  /** Bounds of g(u) = −4u² ln u at one u = m·2^e ∈ (0, 1]. */
+  const g = (u: Dyadic, P: number): [Dyadic, Dyadic] => {
+    const [lo, hi] = lnEnclosure(u.m, -u.e, P);
+    const u4 = mul(dy(4n, 0), mul(u, u));
+    return [mul(u4, dy(-hi, -P)), mul(u4, dy(-lo, -P))];
+  };
+  return {
+    name: `Gaussian(σ=${sigma})`,
+    uniforms: 2,
+    accept([uu, ww], P) {
+      const [uLo, uHi] = uBox(uu);
+      if (uLo.m === 0n) return null; // u may be 0
+      const [vLo, vHi] = vBox(ww);
+      const sq = (x: Dyadic) => mul(x, x);
+      const vMax2 = cmp(sq(vLo), sq(vHi)) > 0 ? sq(vLo) : sq(vHi);
+      const vMin2 = vLo.m <= 0n && vHi.m >= 0n ? dy(0n, 0) : cmp(sq(vLo), sq(vHi)) < 0 ? sq(vLo) : sq(vHi);
+      const [gaLo, gaHi] = g(uLo, P), [gbLo, gbHi] = g(uHi, P);
+      const gMin = cmp(gaLo, gbLo) < 0 ? gaLo : gbLo; // g is unimodal: its minimum is at an end
+      if (cmp(vMax2, gMin) <= 0) return true;
+      if (cmp(vMin2, peakSafeMax(uLo, uHi, gaHi, gbHi)) > 0) return false;
+      return null;
+    },
+    enclose([uu, ww], P) {
+      const [uLo, uHi] = uBox(uu);
+      if (uLo.m === 0n) return null;
+      const [vLo, vHi] = vBox(ww);
+      const lo = vLo.m >= 0n ? divDyadic(vLo, uHi, P, false) : divDyadic(vLo, uLo, P, false);
+      const hi = vHi.m >= 0n ? divDyadic(vHi, uLo, P, true) : divDyadic(vHi, uHi, P, true);
+      return [mul(S, lo), mul(S, hi)];
+    },
+  };
+}
+
+/** Upper bound of g on [uLo, uHi]: 2/e (rounded up) if the interval contains e^{-1/2}, else the larger end. */
+function peakSafeMax(uLo: Dyadic, uHi: Dyadic, gaHi: Dyadic, gbHi: Dyadic): Dyadic {
+  const PEAK_LO = { m: 9936n, e: -14 }; // 0.60644… < e^{-1/2} = 0.60653…
+  const PEAK_HI = { m: 9938n, e: -14 }; // 0.60656… > e^{-1/2}
+  const TWO_OVER_E_UP = { m: 12056n, e: -14 }; // 0.73584… > 2/e = 0.73576…
+  if (cmp(uLo, PEAK_HI) <= 0 && cmp(uHi, PEAK_LO) >= 0) return TWO_OVER_E_UP;
+  return cmp(gaHi, gbHi) > 0 ? gaHi : gbHi;
+}
+
+export interface DrawOptions {
+  random: RandomSource;
+  /** Keep only outputs in [lo, hi] (redraw otherwise): the truncated mechanism. */
+  truncate?: [number, number];
+  /** Give up after this many redraws (a guard; negligible intervals are refused before sampling). */
+  maxDraws?: number;
+}
+
+/**
+ * One release round-to-nearest(x + Z), Z exact. With `truncate`, draws are repeated until the
+ * exact x + Z lies in [lo, hi] (decided on the exact value, so the law is the noise restricted
+ * to the interval and renormalised).
+ */
+export function drawRelease(x: number, noise: ExactNoise, opts: DrawOptions): number {
+  const X = fromDouble(x);
+  const T = opts.truncate?.map(fromDouble);
+  const maxDraws = opts.maxDraws ?? 10_000_000;
+  for (let draw = 0; draw < maxDraws; draw++) {
+    const us = Array.from({ length: noise.uniforms }, () => new LazyUniform(opts.random));
+    let P = 128;
+    let rejected = false;
+    for (let step = 0; step < 40 && !rejected; step++) {
+      const ok = noise.accept ? noise.accept(us, P) : true;
+      if (ok === false) { rejected = true; break; }
+      const z = ok === null ? null : noise.enclose(us, P);
+      if (z) {
+        const lo = add(X, z[0]), hi = add(X, z[1]);
+        let inside = true;
+        if (T) {
+          if (cmp(hi, T[0]) < 0 || cmp(lo, T[1]) > 0) { rejected = true; break; }
+          inside = cmp(lo, T[0]) >= 0 && cmp(hi, T[1]) <= 0;
+        }
+        if (inside) {
+          const a = toDouble(lo), b = toDouble(hi);
+          if (a === b) return a;
+        }
+      }
+      for (const u of us) u.refine(64);
+      P += 64;
+    }
+    if (!rejected) throw new NumericalError('sampler: could not resolve a sample to a double');
+  }
+  throw new NumericalError(`sampler: no draw landed in the truncation interval after ${maxDraws} tries`);
+}
