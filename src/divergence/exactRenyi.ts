@@ -10,6 +10,8 @@ export interface ExactOptions {
   rtol?: number;
   /** `fast` (O(N+K) sweeps, default) or `plain` (O(N·K), the oracle). */
   evaluator?: 'fast' | 'plain';
+  /** Integrate over [lo, hi] only (truncated releases); default the whole line. */
+  interval?: [number, number];
 }
 
 export interface ExactDivergence extends Bounded {
@@ -50,11 +52,50 @@ export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
   if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
   const P = mixtureOf(p), Q = mixtureOf(q);
-  let logI = logIntegral(P, Q, noise, alpha, opts, 0);
-  // For α < 1 the integral can be tiny, so the Gaussian tail cut-off may need to move out.
-  if (logI.tailShare > (opts.rtol ?? 1e-12)) logI = logIntegral(P, Q, noise, alpha, opts, Math.log(logI.tailShare / (opts.rtol ?? 1e-12)) + 5);
-  const value = logI.value / (alpha - 1);
-  return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes };
+  const logI = logIntegralRetry(P, Q, noise, alpha, opts);
+  if (!opts.interval) {
+    const value = logI.value / (alpha - 1);
+    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes };
+  }
+  // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (seed 004, MATH.md §5):
+  //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
+  const mp = logIntegralRetry(P, P, noise, 1, opts), mq = logIntegralRetry(Q, Q, noise, 1, opts);
+  const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
+  const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
+  return { value, error, nodes: logI.nodes + mp.nodes + mq.nodes };
+}
+
+/** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
+export function logMassIn(p: Discrete, noise: Noise, interval: [number, number]): Bounded {
+  const P = mixtureOf(p);
+  return logIntegralRetry(P, P, noise, 1, { interval });
+}
+
+/**
+ * Exact ε-Pufferfish level of the truncated Laplace release: sup over y ∈ I of
+ * log p(y)/q(y) − log P(I) + log Q(I); the ratio is monotone between atoms, so the sup is at an
+ * atom inside I or at a finite end of I.
+ */
+export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, interval: [number, number]): Bounded {
+  const [lo, hi] = interval;
+  const P = mixtureOf(p), Q = mixtureOf(q);
+  const pts = Float64Array.from(new Set([...P.x, ...Q.x, lo, hi].filter((y) => Number.isFinite(y) && y >= lo && y <= hi))).sort();
+  const noise: Noise = { family: 'laplace', scale: b };
+  const lp = mixtureLogDensity(P, noise, pts), lq = mixtureLogDensity(Q, noise, pts);
+  let sup = -Infinity, mag = 0;
+  for (let i = 0; i < pts.length; i++) {
+    sup = Math.max(sup, lp[i] - lq[i]);
+    mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
+  }
+  const mp = logMassIn(p, noise, interval), mq = logMassIn(q, noise, interval);
+  return { value: sup - mp.value + mq.value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) + mp.error + mq.error };
+}
+
+/** logIntegral, moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters. */
+function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
+  const rtol = opts.rtol ?? 1e-12;
+  const first = logIntegral(P, Q, noise, alpha, opts, 0);
+  return first.tailShare > rtol ? logIntegral(P, Q, noise, alpha, opts, Math.log(first.tailShare / rtol) + 5) : first;
 }
 
 function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): Float64Array {
@@ -80,32 +121,39 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
   };
 
   // Domain, extra breakpoints and the log of the (exact or bounding) tail terms.
-  let lo = z0, hi = zN;
-  const breaks = [...atoms];
+  const [LO, HI] = opts.interval ?? [-Infinity, Infinity];
+  let lo = Math.max(z0, LO), hi = Math.min(zN, HI);
+  const breaks = [...atoms, LO, HI];
   let tails: { logValue: number; logBound: number };
   if (noise.family === 'laplace') {
+    // Beyond the outer atoms the integrand is e^{h(z)}·e^{−|y−z|/s}: integrate it in closed form
+    // over the part of each tail inside [LO, HI]. log(e^u − e^v) = u + log(−expm1(v − u)), v < u ≤ 0.
     const ends = h(Float64Array.of(z0, zN));
-    const logTail = logAddExp(ends.h[0], ends.h[1]) + Math.log(s);
-    tails = { logValue: logTail, logBound: -Infinity };
+    const piece = (hz: number, u: number, v: number) => (v < u ? hz + Math.log(s) + u + Math.log(-Math.expm1(v - u)) : -Infinity);
+    const left = piece(ends.h[0], (Math.min(HI, z0) - z0) / s, (LO - z0) / s);
+    const right = piece(ends.h[1], -(Math.max(LO, zN) - zN) / s, -(HI - zN) / s);
+    tails = { logValue: logAddExp(left, right), logBound: -Infinity };
   } else {
     const muL = alpha > 1 ? alpha * P.x[0] + (1 - alpha) * Q.x[0] : z0;
     const muR = alpha > 1 ? alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1] : zN;
     const shiftL = alpha > 1 ? (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s) : 0;
     const shiftR = alpha > 1 ? (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s) : 0;
     const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
-    lo = Math.min(z0, muL) - zstar * s;
-    hi = Math.max(zN, muR) + zstar * s;
+    const cutL = Math.min(z0, muL) - zstar * s, cutR = Math.max(zN, muR) + zstar * s;
+    lo = Math.max(cutL, LO);
+    hi = Math.min(cutR, HI);
     breaks.push(lo, hi, muL, muR);
-    const logBound = alpha > 1
-      ? logAddExp(shiftL + logMills((muL - lo) / s), shiftR + logMills((hi - muR) / s))
-      : logAddExp(logMills((z0 - lo) / s), logMills((hi - zN) / s));
-    tails = { logValue: -Infinity, logBound };
+    // Tails are bounded only where the cut-offs (not the interval) end the domain.
+    const left = LO < cutL ? (alpha > 1 ? shiftL + logMills((muL - cutL) / s) : logMills((z0 - cutL) / s)) : -Infinity;
+    const right = HI > cutR ? (alpha > 1 ? shiftR + logMills((cutR - muR) / s) : logMills((cutR - zN) / s)) : -Infinity;
+    tails = { logValue: -Infinity, logBound: logAddExp(left, right) };
   }
 
   // Initial panels: geometric from both ends of every gap. The Gaussian integrand has no kinks,
   // so its breakpoints are thinned to at least σ apart (dense atoms share panels).
   let pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
-  if (noise.family === 'gaussian') {
+  if (!(hi > lo)) pts = new Float64Array(0);
+  if (noise.family === 'gaussian' && pts.length > 0) {
     const kept = [pts[0]];
     for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 2 * s || i === pts.length - 1) kept.push(pts[i]);
     pts = Float64Array.from(kept);
