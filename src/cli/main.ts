@@ -10,6 +10,7 @@ import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
 import { parseGrid, parseNames } from './grid.js';
 import { auditTable, jsonAlpha, resultJson, resultsTable } from './format.js';
 import { audit } from '../audit/audit.js';
+import { release } from '../release/release.js';
 
 interface CalibrateOptions {
   spec?: string;
@@ -106,6 +107,46 @@ function runAudit(o: AuditOptions): void {
   process.stdout.write(`${scenario.name}\n${mechanism} noise, scale ${scale}; slack to ε = ${epsilons[0]}; (ε′, δ) at δ = ${delta}\n\n${auditTable(rows)}\n`);
 }
 
+interface ReleaseOptions extends CalibrateOptions {
+  value?: string;
+  count?: string;
+  truncate?: string;
+}
+
+function runRelease(o: ReleaseOptions): void {
+  if (o.value === undefined) throw new InputError('is required (the true value to privatize)', '--value');
+  const value = Number(o.value);
+  if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
+  const count = o.count === undefined ? 1 : Number(o.count);
+  if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
+  let truncate: [number, number] | undefined;
+  if (o.truncate !== undefined) {
+    const parts = o.truncate.split(',').map((t) => t.trim());
+    const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : t === '' ? NaN : Number(t)));
+    if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1])) throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${o.truncate}'`, '--truncate');
+    truncate = [nums[0], nums[1]];
+  }
+  const { scenario, grid } = plan(o);
+  if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
+  let r;
+  try {
+    r = release(scenario, grid[0], value, { count, truncate });
+  } catch (e) {
+    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost'].includes(e.path)) {
+      throw new InputError(e.reason, `--${e.path}`);
+    }
+    throw e;
+  }
+  if (o.json) {
+    const { calibration: _c, ...rest } = r;
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n');
+    return;
+  }
+  const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter];
+  process.stdout.write(`${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n\n`);
+  for (const v of r.values) process.stdout.write(`${v}\n`);
+}
+
 export function buildProgram(): Command {
   const program = new Command('pufferfish')
     .description(
@@ -175,6 +216,33 @@ Example:
   pufferfish audit --scenario heart --scale 0.8 --alpha 1.5,2,4,inf`,
     )
     .action((o: AuditOptions) => runAudit(o));
+
+  program
+    .command('release')
+    .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
+    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .option('--value <v>', 'the true value to privatize (required)')
+    .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
+    .option('--method <m>', `calibration method (default: spec, else best)`)
+    .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
+    .option('--epsilon <e>', 'budget (default: spec, else 1)')
+    .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
+    .option('--count <n>', 'number of independent draws (they compose: each one spends the budget)', '1')
+    .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
+    .option('--json', 'print the result as JSON, draws under "values"')
+    .addHelpText(
+      'after',
+      `
+Sampling: the output is round-to-nearest(x + Z) for an exact continuous sample Z (Laplace by the
+inverse CDF, Gaussian by ratio-of-uniforms, √|z| cost by the Gamma(2) inverse survival), computed
+from lazily drawn CSPRNG bits with a rigorous fixed-point logarithm: a post-processing of the exact
+mechanism, so the calibration holds for the released doubles (see README, "Releasing values").
+
+Example:
+  pufferfish release --scenario heart --value 1.4 --mechanism gaussian --alpha 2 --epsilon 1 --count 3`,
+    )
+    .action((o: ReleaseOptions) => runRelease(o));
 
   program
     .command('scenarios')

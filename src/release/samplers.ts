@@ -184,7 +184,8 @@ export interface DrawOptions {
  */
 export function drawRelease(x: number, noise: ExactNoise, opts: DrawOptions): number {
   const X = fromDouble(x);
-  const T = opts.truncate?.map(fromDouble);
+  // Infinite ends impose nothing: a huge dyadic stands in for ±∞ in the comparisons.
+  const T = opts.truncate?.map((t) => (Number.isFinite(t) ? fromDouble(t) : { m: t > 0 ? 1n : -1n, e: 100000 }));
   const maxDraws = opts.maxDraws ?? 10_000_000;
   for (let draw = 0; draw < maxDraws; draw++) {
     const us = Array.from({ length: noise.uniforms }, () => new LazyUniform(opts.random));
