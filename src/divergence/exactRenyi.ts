@@ -140,12 +140,13 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     const shiftR = alpha > 1 ? (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s) : 0;
     const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
     const cutL = Math.min(z0, muL) - zstar * s, cutR = Math.max(zN, muR) + zstar * s;
-    lo = Math.max(cutL, LO);
-    hi = Math.min(cutR, HI);
+    // An interval lying wholly in a tail keeps zstar·σ of itself (the integrand peaks at its near end).
+    lo = Math.max(LO, Math.min(cutL, HI - zstar * s));
+    hi = Math.min(HI, Math.max(cutR, LO + zstar * s));
     breaks.push(lo, hi, muL, muR);
-    // Tails are bounded only where the cut-offs (not the interval) end the domain.
-    const left = LO < cutL ? (alpha > 1 ? shiftL + logMills((muL - cutL) / s) : logMills((z0 - cutL) / s)) : -Infinity;
-    const right = HI > cutR ? (alpha > 1 ? shiftR + logMills((cutR - muR) / s) : logMills((cutR - zN) / s)) : -Infinity;
+    // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
+    const left = LO < lo ? (alpha > 1 ? shiftL + logMills((muL - lo) / s) : logMills((z0 - lo) / s)) : -Infinity;
+    const right = HI > hi ? (alpha > 1 ? shiftR + logMills((hi - muR) / s) : logMills((hi - zN) / s)) : -Infinity;
     tails = { logValue: -Infinity, logBound: logAddExp(left, right) };
   }
 
@@ -207,6 +208,7 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
       err[i] = f * Math.abs(Kr[i] - Ga[i]);
       E += err[i];
     }
+    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
     const Ttot = T + Math.exp(tails.logValue - M);
     // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps, and summing
     // n positive terms up to n ulps; refining below that buys nothing.

@@ -24,7 +24,7 @@ function twoAtanh(num: bigint, den: bigint, P: number): [bigint, bigint] {
     sum += term;
     ops += 4n;
     if ((pow < 0n ? -pow : pow) < 2n) break;
-    if (i > 400n) throw new Error('fixed ln: series did not converge');
+    if (i > BigInt(P)) throw new Error('fixed ln: series did not converge');
   }
   // Errors: truncations (ops units), propagated error of t and t² through the powers (≤ 4 units
   // since |t| ≤ 1/3 damps them geometrically), and the tail (≤ 1 unit).

@@ -85,7 +85,11 @@ export function sqrtCostNoise(eta: number): ExactNoise {
     const v = add(one, u); // 1 + u as n/2^k
     return v.e <= 0 ? lnEnclosure(v.m, -v.e, P) : lnEnclosure(v.m << BigInt(v.e), 0, P);
   };
-  return symmetric(`exp(−${eta}·√|z|)`, (n, k, P, up) => {
+  return symmetric(`exp(−${eta}·√|z|)`, (n, k, P0, up) => {
+    // φ′(u) = u/(1+u) is small for small u, so the enclosure check needs ~2·log2(1/u) more bits.
+    const s0 = Number(n) / 2 ** Math.min(k, 1074);
+    const uGuess = Math.sqrt(2 * Math.max(-Math.log(s0 > 0 ? s0 : Number.MIN_VALUE), Number.MIN_VALUE));
+    const P = P0 + 2 * Math.max(0, Math.ceil(-Math.log2(uGuess))) + 16;
     const [sLo, sHi] = lnEnclosure(n, k, P);
     const L = dy(-(sLo + sHi) / 2n, -P), Lerr = (sHi - sLo) / 2n + 1n; // −ln s = L ± Lerr·2^-P
     if (sHi === sLo && sLo === 0n) return dy(0n, 0);
@@ -103,7 +107,7 @@ export function sqrtCostNoise(eta: number): ExactNoise {
       const rel = mul(step, dy(1n, P - 40));
       if (cmp(mul(rel, rel), mul(u1, u1)) < 0) break; // |step| < |u|·2^-(P−40)
     }
-    const delta = dy((u1.m < 0n ? -u1.m : u1.m) + 1n, u1.e - (P - 24));
+    const delta = dy((u1.m < 0n ? -u1.m : u1.m) + 1n, u1.e - (P0 - 24)); // relative 2^-(P0−24): ≫ the ln error at P bits
     const uLo = add(u1, neg(delta)), uHi = add(u1, delta);
     // Verify φ(uLo) < L − Lerr and φ(uHi) > L + Lerr.
     const phiUp = add(uLo, dy(-lnOnePlus(uLo, P)[0], -P));

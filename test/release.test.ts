@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { laplaceRdp } from '../src/conditions/pierquin.js';
+import { fromCounts } from '../src/distribution/discrete.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { InputError } from '../src/errors.js';
+import { release } from '../src/release/release.js';
+import { calibrateTruncated } from '../src/release/truncated.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { seededSource } from './seeded.js';
+
+const point = (x: number) => fromCounts([x], [1]);
+const truncD = (family: 'laplace' | 'gaussian', scale: number, alpha: number, I: [number, number]) =>
+  Math.max(exactRenyi(point(0), point(1), { family, scale }, alpha, { interval: I }).value, exactRenyi(point(1), point(0), { family, scale }, alpha, { interval: I }).value);
+
+describe('truncated mechanisms (seed 004, MATH.md §5)', () => {
+  it('the Laplace counterexamples exceed the untruncated RDP', () => {
+    expect(truncD('laplace', 1, 5, [0, Infinity])).toBeCloseTo(0.94082, 5);
+    expect(laplaceRdp(5, 1)).toBeCloseTo(0.85308, 5);
+    expect(truncD('laplace', 0.5, 3, [0, 2])).toBeCloseTo(1.77082, 5);
+    expect(laplaceRdp(3, 2)).toBeCloseTo(1.7446, 4);
+  });
+
+  it('the truncated Gaussian never exceeds αΔ²/(2σ²) on a grid of intervals', () => {
+    const ends = [-Infinity, -3, -1, 0, 0.5, 1, 2, 4, Infinity];
+    for (const sigma of [0.3, 1, 3]) for (const alpha of [1.5, 2, 5]) {
+      for (const lo of ends) for (const hi of ends) {
+        if (!(lo < hi) || (lo === -Infinity && hi === Infinity)) continue;
+        const d = truncD('gaussian', sigma, alpha, [lo, hi]);
+        expect(d).toBeLessThanOrEqual((alpha * 1) / (2 * sigma * sigma) + 1e-9);
+      }
+    }
+  });
+
+  it('truncated calibration meets ε on the truncated outputs and refuses negligible intervals', () => {
+    const s = builtinScenario('heart');
+    const t = calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 7]);
+    const c = s.priors[0].conditionals;
+    for (const [p, q] of [[c['0'], c['1']], [c['1'], c['0']]]) {
+      expect(exactRenyi(p, q, { family: 'laplace', scale: t.scale }, 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
+    }
+    expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [100, 101])).toThrow(/negligible/);
+    expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(/value 50 lands in \[0, 7\] with probability .*negligible/);
+  });
+});
+
+describe('release', () => {
+  const s = builtinScenario('heart');
+  it('draws calibrated releases and states the guarantee', () => {
+    const r = release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 5, random: seededSource(7n) });
+    expect(r.values).toHaveLength(5);
+    expect(new Set(r.values).size).toBe(5);
+    expect(r.method).toBe('exact');
+    expect(r.scale).toBeGreaterThan(0);
+    expect(r.guarantee).toMatch(/\(α=2, ε=1\)-Rényi Pufferfish privacy of each release/);
+    const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 50, truncate: [0, 7], random: seededSource(8n) });
+    for (const v of t.values) expect(v >= 0 && v <= 7).toBe(true);
+  });
+  it('needs no noise when the data already meets ε, and says so', () => {
+    const r = release(builtinScenario('adult'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 13, { count: 2 });
+    expect(r.values).toEqual([13, 13]);
+    expect(r.guarantee).toMatch(/no noise/);
+  });
+  it('rejects bad values and counts', () => {
+    const st = { mechanism: 'laplace' as const, method: 'best' as const, alpha: 2, epsilon: 1 };
+    expect(() => release(s, st, NaN)).toThrow(InputError);
+    expect(() => release(s, st, 1, { count: 0 })).toThrow('count: must be a whole number ≥ 1');
+  });
+});
+
+describe('pufferfish release (CLI)', () => {
+  const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'release', ...args], { encoding: 'utf8' });
+  it('prints the mechanism, scale, guarantee and values; --json mirrors them', () => {
+    const t = run('--scenario', 'heart', '--value', '1.4', '--count', '3');
+    expect(t.status).toBe(0);
+    expect(t.stdout).toMatch(/laplace noise, b = [\d.]+ \(method exact\)/);
+    expect(t.stdout).toMatch(/guarantee: \(α=2, ε=1\)-Rényi Pufferfish privacy/);
+    expect(t.stdout.trim().split('\n').slice(-3).every((l) => Number.isFinite(Number(l)))).toBe(true);
+    const j = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf', '--json').stdout);
+    expect(j.values).toHaveLength(2);
+    expect(j.truncate).toEqual([0, 'inf']);
+    expect(j.method).toBe('exact (truncated)');
+  });
+  it.each([
+    [['--scenario', 'heart'], /^error: --value: is required/],
+    [['--scenario', 'heart', '--value', 'abc'], /^error: --value: must be a finite number/],
+    [['--scenario', 'heart', '--value', '1', '--count', '0'], /^error: --count: must be a whole number/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '3,1'], /^error: --truncate: must be LO,HI with LO < HI/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '100,101'], /^error: --truncate: .*negligible/],
+    [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one method, α and ε/],
+  ])('bad input %#: exit 2, one line', (args, msg) => {
+    const r = run(...(args as string[]));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(msg);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
