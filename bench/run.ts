@@ -102,6 +102,33 @@ const grid = (method: Method) => () => {
 };
 await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact'), grid('theorem'), { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 });
 
+// 6. Samplers: throughput against the CSPRNG producing the bytes they consume (same run).
+{
+  const { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise } = await import('../src/release/samplers.js');
+  const { bufferedSource, webCryptoSource } = await import('../src/release/random.js');
+  let consumed = 0;
+  const counting = bufferedSource({ fill(b: Uint8Array) { consumed += b.length; webCryptoSource.fill(b); } });
+  const samplers: [string, Parameters<typeof drawRelease>[1], [number, number] | undefined][] = [
+    ['Laplace', laplaceNoise(1), undefined],
+    ['Gaussian', gaussianNoise(1), undefined],
+    ['exp(−√|z|)', sqrtCostNoise(1), undefined],
+    ['Laplace truncated to x ± 1', laplaceNoise(1), [2, 4]],
+  ];
+  for (const [name, noise, truncate] of samplers) {
+    const N = 20000;
+    consumed = 0;
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) drawRelease(3, noise, { random: counting, truncate });
+    const ms = performance.now() - t0;
+    const bytes = new Uint8Array(consumed);
+    const t1 = performance.now();
+    webCryptoSource.fill(bytes);
+    const refMs = performance.now() - t1;
+    rows.push({ group: 'samplers (20000 draws)', case: `${name}: ${Math.round((N / ms) * 1000)} samples/s`, reference: `CSPRNG, ${consumed} bytes`, meanMs: ms, referenceMs: refMs, ratio: ms / refMs });
+    process.stderr.write('.');
+  }
+}
+
 // Noise saved: scales and variances of coupled and exact relative to Theorem 1/2.
 type Saved = { scenario: string; mechanism: Mechanism; alpha: number; epsilon: number; theorem: number; pierquin: number; coupled: number; exact: number };
 const saved: Saved[] = [];

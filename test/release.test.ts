@@ -97,3 +97,15 @@ describe('pufferfish release (CLI)', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('releaseColumn', () => {
+  it('adds independent calibrated noise to every row and keeps missing rows missing', async () => {
+    const { releaseColumn } = await import('../src/release/release.js');
+    const r = releaseColumn(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, [1, 2, null, 3, NaN], { random: seededSource(3n) });
+    expect(r.values).toHaveLength(5);
+    expect(r.values[2]).toBeNull();
+    expect(r.values[4]).toBeNull();
+    expect(r.missing).toBe(2);
+    expect(r.values.filter((v) => v !== null).every((v, i) => v !== [1, 2, 3][i])).toBe(true);
+  });
+});

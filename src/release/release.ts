@@ -83,3 +83,20 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
     calibration: c,
   };
 }
+
+/**
+ * Privatizes a whole column the way the paper's experiments frame it: every row's value gets
+ * independent noise calibrated once on the secret-conditional laws of that column. The
+ * guarantee covers each row's secret under priors in which rows are independent. Missing
+ * (non-finite) entries stay null and are counted.
+ */
+export function releaseColumn(scenario: Scenario, settings: CalibrationSettings, column: readonly (number | null)[], opts: Omit<ReleaseOptions, 'count'> = {}) {
+  const random = opts.random ?? cryptoSource;
+  const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
+  const first = rows.find((v): v is number => v !== null);
+  if (first === undefined) throw new InputError('has no finite values to release', 'column');
+  const r = release(scenario, settings, first, { ...opts, random, count: 1 });
+  const noise = r.scale === 0 ? null : samplerFor(settings, r.scale);
+  const values = rows.map((v) => (v === null ? null : noise ? drawRelease(v, noise, { random, truncate: opts.truncate }) : v));
+  return { ...r, values, missing: rows.filter((v) => v === null).length, guarantee: `${r.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.` };
+}
