@@ -1,0 +1,101 @@
+/**
+ * Vega-Lite chart specifications of the paper's figures, one function per chart so the CLI
+ * (`pufferfish reproduce`) and the web app draw from the same definitions. Rows are plain
+ * objects; every spec embeds its data.
+ */
+export type Row = Record<string, string | number>;
+export type VegaLiteSpec = Record<string, unknown>;
+
+const base = (title: string, subtitle?: string) => ({
+  $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+  title: subtitle ? { text: title, subtitle } : title,
+  config: {
+    font: 'DejaVu Sans',
+    view: { stroke: '#ddd' },
+    axis: { labelFontSize: 11, titleFontSize: 12 },
+    legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320, symbolType: 'stroke' },
+    header: { labelFontSize: 13, labelFontWeight: 'bold' },
+    facet: { spacing: 24 },
+  },
+});
+
+/** Noise scale against α, one panel per dataset (rows) and mechanism (columns); colour = method, dash = ε. */
+export function scaleVsAlphaChart(rows: Row[], opts: { title: string; subtitle?: string; logX?: boolean; yTitle?: string; limit?: Row[] }): VegaLiteSpec {
+  const line = {
+    mark: { type: 'line', point: rows.length <= 400 ? { size: 12 } : false, clip: true },
+    encoding: {
+      x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: opts.logX ? { type: 'log' } : { zero: false } },
+      y: { field: 'scale', type: 'quantitative', title: opts.yTitle ?? 'scale (b or σ)', scale: { zero: false } },
+      color: { field: 'method', type: 'nominal', title: 'method' },
+      strokeDash: { field: 'epsilon', type: 'nominal', title: 'ε', legend: { symbolStrokeColor: '#333' } },
+    },
+  };
+  const layers: unknown[] = [line];
+  if (opts.limit) layers.push({ data: { values: opts.limit }, mark: { type: 'rule', color: 'black', strokeDash: [2, 2] }, encoding: { y: { field: 'limit', type: 'quantitative' } } });
+  return {
+    ...base(opts.title, opts.subtitle),
+    data: { values: rows },
+    facet: { row: { field: 'dataset', type: 'nominal', title: null }, column: { field: 'mechanism', type: 'nominal', title: null } },
+    spec: { width: 260, height: 170, layer: layers },
+    resolve: { scale: { y: 'independent' } },
+  };
+}
+
+/** Noise variance against `x` (α or ε) on a log axis, one panel per dataset. */
+export function varianceChart(rows: Row[], opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string }): VegaLiteSpec {
+  return {
+    ...base(opts.title, opts.subtitle),
+    data: { values: rows },
+    facet: { column: { field: 'dataset', type: 'nominal', title: null } },
+    spec: {
+      width: 200,
+      height: 170,
+      mark: { type: 'line', clip: true },
+      encoding: {
+        x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
+        y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
+        color: { field: 'mechanism', type: 'nominal', title: 'mechanism' },
+      },
+    },
+    resolve: { scale: { y: 'independent' } },
+  };
+}
+
+/** Figure 2: W_α with distance e^{|z|/b} per b, against its bound e^{(α−1)ε/α}. */
+export function walphaChart(rows: Row[], title: string): VegaLiteSpec {
+  return {
+    ...base(title, 'curves: W_α(b) for each b; black: the bound e^{(α−1)ε/α}; b is feasible where its curve is below'),
+    data: { values: rows },
+    facet: { column: { field: 'dataset', type: 'nominal', title: null } },
+    spec: {
+      width: 200,
+      height: 170,
+      mark: { type: 'line', clip: true },
+      encoding: {
+        x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: { zero: false } },
+        y: { field: 'value', type: 'quantitative', title: 'W_α (distance e^{|z|/b})', scale: { zero: false } },
+        color: { field: 'curve', type: 'nominal', title: 'curve', sort: null },
+      },
+    },
+    resolve: { scale: { y: 'independent' } },
+  };
+}
+
+/** Figure 4b: variance saved by `exact` relative to Theorem 1/2, per dataset and mechanism. */
+export function savedChart(rows: Row[], title: string): VegaLiteSpec {
+  return {
+    ...base(title, 'exact variance ÷ Theorem 1/2 variance (lower is better)'),
+    data: { values: rows },
+    facet: { column: { field: 'dataset', type: 'nominal', title: null } },
+    spec: {
+      width: 200,
+      height: 170,
+      mark: { type: 'line', point: true, clip: true },
+      encoding: {
+        x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: { zero: false } },
+        y: { field: 'ratio', type: 'quantitative', title: 'variance ratio', scale: { domain: [0, 1] } },
+        color: { field: 'mechanism', type: 'nominal' },
+      },
+    },
+  };
+}
