@@ -19,22 +19,36 @@ const base = (title: string, subtitle?: string) => ({
   },
 });
 
-/** Noise scale against α, one panel per dataset (rows) and mechanism (columns); colour = method, dash = ε. */
+/**
+ * Noise scale against α, one panel per dataset (rows) and mechanism (columns); colour = method,
+ * dash = ε. `limit` rows ({dataset, mechanism, epsilon, limit}) draw a dashed black line in their panel.
+ */
 export function scaleVsAlphaChart(rows: Row[], opts: { title: string; subtitle?: string; logX?: boolean; yTitle?: string; limit?: Row[] }): VegaLiteSpec {
-  const line = {
-    mark: { type: 'line', point: rows.length <= 400 ? { size: 12 } : false, clip: true },
-    encoding: {
-      x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: opts.logX ? { type: 'log' } : { zero: false } },
-      y: { field: 'scale', type: 'quantitative', title: opts.yTitle ?? 'scale (b or σ)', scale: { zero: false } },
-      color: { field: 'method', type: 'nominal', title: 'method' },
-      strokeDash: { field: 'epsilon', type: 'nominal', title: 'ε', legend: { symbolStrokeColor: '#333' } },
+  const xs = [...new Set(rows.map((r) => Number(r.alpha)))];
+  const limitRows = (opts.limit ?? []).flatMap((l) => [Math.min(...xs), Math.max(...xs)].map((alpha) => ({ ...l, alpha, limitScale: l.limit })));
+  const x = { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: opts.logX ? { type: 'log' } : { zero: false } };
+  const layers: unknown[] = [
+    {
+      transform: [{ filter: 'isValid(datum.scale)' }],
+      mark: { type: 'line', point: rows.length <= 400 ? { size: 12 } : false, clip: true },
+      encoding: {
+        x,
+        y: { field: 'scale', type: 'quantitative', title: opts.yTitle ?? 'scale (b or σ)', scale: { zero: false } },
+        color: { field: 'method', type: 'nominal', title: 'method' },
+        strokeDash: { field: 'epsilon', type: 'nominal', title: 'ε', legend: { symbolStrokeColor: '#333' } },
+      },
     },
-  };
-  const layers: unknown[] = [line];
-  if (opts.limit) layers.push({ data: { values: opts.limit }, mark: { type: 'rule', color: 'black', strokeDash: [2, 2] }, encoding: { y: { field: 'limit', type: 'quantitative' } } });
+  ];
+  if (limitRows.length) {
+    layers.push({
+      transform: [{ filter: 'isValid(datum.limitScale)' }],
+      mark: { type: 'line', color: 'black', strokeDash: [2, 3], clip: true },
+      encoding: { x, y: { field: 'limitScale', type: 'quantitative' } },
+    });
+  }
   return {
     ...base(opts.title, opts.subtitle),
-    data: { values: rows },
+    data: { values: [...rows, ...limitRows] },
     facet: { row: { field: 'dataset', type: 'nominal', title: null }, column: { field: 'mechanism', type: 'nominal', title: null } },
     spec: { width: 260, height: 170, layer: layers },
     resolve: { scale: { y: 'independent' } },
@@ -64,7 +78,7 @@ export function varianceChart(rows: Row[], opts: { title: string; subtitle?: str
 /** Figure 2: W_α with distance e^{|z|/b} per b, against its bound e^{(α−1)ε/α}. */
 export function walphaChart(rows: Row[], title: string): VegaLiteSpec {
   return {
-    ...base(title, 'curves: W_α(b) for each b; black: the bound e^{(α−1)ε/α}; b is feasible where its curve is below'),
+    ...base(title, 'W_α(b) for each b; black: the bound e^((α−1)ε/α); Theorem 1 holds for b wherever its curve is below'),
     data: { values: rows },
     facet: { column: { field: 'dataset', type: 'nominal', title: null } },
     spec: {
@@ -73,8 +87,14 @@ export function walphaChart(rows: Row[], title: string): VegaLiteSpec {
       mark: { type: 'line', clip: true },
       encoding: {
         x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: { zero: false } },
-        y: { field: 'value', type: 'quantitative', title: 'W_α (distance e^{|z|/b})', scale: { zero: false } },
-        color: { field: 'curve', type: 'nominal', title: 'curve', sort: null },
+        y: { field: 'value', type: 'quantitative', title: 'W_α (distance e^(|z|/b))', scale: { zero: false } },
+        color: {
+          field: 'curve',
+          type: 'nominal',
+          title: 'curve',
+          sort: null,
+          scale: { domain: [...new Set(rows.map((r) => String(r.curve)))], range: ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#000000'] },
+        },
       },
     },
     resolve: { scale: { y: 'independent' } },

@@ -58,7 +58,7 @@ export function fig2Walpha(ds: Dataset[], bs: number[], alphas: number[], epsilo
       const lse = logExpectationExp(c.mass, dist.map((z) => (alpha * z) / b));
       rows.push({ dataset: d.id, curve: `b = ${b}`, b, alpha, epsilon, value: Math.exp(lse.value / alpha) });
     }
-    for (const alpha of alphas) rows.push({ dataset: d.id, curve: 'bound e^{(α−1)ε/α}', b: '', alpha, epsilon, value: Math.exp(((alpha - 1) * epsilon) / alpha) });
+    for (const alpha of alphas) rows.push({ dataset: d.id, curve: 'bound e^((α−1)ε/α)', b: '', alpha, epsilon, value: Math.exp(((alpha - 1) * epsilon) / alpha) });
     tick();
   }
   return rows;

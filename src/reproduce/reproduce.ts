@@ -89,12 +89,17 @@ export async function reproduce(o: ReproduceOptions): Promise<ReproduceResult> {
     report.push('');
   }
   if (figures.has(2)) {
-    const rows = fig2Walpha(ds, [2, 2.5, 3, 3.5, 4, 5, 6], grid.alpha, 0.5, tick('Figure 2'));
+    const BS = [2, 2.5, 3, 3.5, 4, 5, 6];
+    const rows = fig2Walpha(ds, BS, grid.alpha, 0.5, tick('Figure 2'));
     await emit('fig2-walpha', rows, walphaChart(rows, 'Figure 2: W_α with distance e^{|z|/b} against its bound, ε = 0.5'));
-    report.push('## Figure 2 — W_α against its bound', '', '![Figure 2](fig2-walpha.png)', '', 'Smallest b of {2, 2.5, 3, 3.5, 4, 5, 6} whose curve stays below the bound on the whole α grid:', '');
+    report.push('## Figure 2 — W_α against its bound', '', '![Figure 2](fig2-walpha.png)', '', 'Smallest α on the grid from which W_α(b) stays below the bound (Theorem 1 holds for b there):', '', '| dataset | ' + BS.map((b) => `b = ${b}`).join(' | ') + ' |', '|---|' + BS.map(() => '---|').join(''));
     for (const d of ds) {
-      const ok = [2, 2.5, 3, 3.5, 4, 5, 6].find((b) => grid.alpha.every((a) => Number(rows.find((r) => r.dataset === d.id && r.b === b && r.alpha === a)?.value) <= Math.exp(((a - 1) * 0.5) / a)));
-      report.push(`- ${d.id}: ${ok ?? 'none of them'}`);
+      const from = BS.map((b) => {
+        const below = (a: number) => Number(rows.find((r) => r.dataset === d.id && r.b === b && r.alpha === a)?.value) <= Math.exp(((a - 1) * 0.5) / a);
+        const i = grid.alpha.findIndex((_, k) => grid.alpha.slice(k).every(below));
+        return i < 0 ? 'never' : String(grid.alpha[i]);
+      });
+      report.push(`| ${d.id} | ${from.join(' | ')} |`);
     }
     report.push('');
   }
