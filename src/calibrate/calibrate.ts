@@ -49,6 +49,13 @@ export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' 
 }
 
 const SYMBOL = { b: 'b', sigma: 'σ', theta: 'θ' } as const;
+
+/** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
+function zeroExplanation(pairs: PairScale[]): string {
+  const shown = pairs.slice(0, 3).map((p) => `${p.zeroReason} (prior '${p.prior}', pair ${p.pair.join(' vs ')})`);
+  const more = pairs.length > 3 ? `; and likewise for the other ${pairs.length - 3} (prior, pair) combinations` : '';
+  return `No noise needed for any of the ${pairs.length} (prior, pair) combination(s): ${shown.join('; ')}${more}.`;
+}
 const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
 
 /**
@@ -90,7 +97,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const binding = scale > 0 ? { prior: top.result.prior, pair: top.result.pair } : null;
   const explanation = binding
     ? `${rule.rule}: smallest ${SYMBOL[parameter]} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.`
-    : `No noise needed: for every prior and pair ${[...new Set(solved.map((s) => `${s.result.zeroReason} (prior '${s.result.prior}')`))].join('; ')}.`;
+    : zeroExplanation(solved.map((s) => s.result));
   const exp = settings.mechanism === 'exponential' ? { cost: (settings.cost ?? absCost).name, eta: (settings.eta ?? etaPower(1)).name } : {};
   return {
     mechanism: settings.mechanism,

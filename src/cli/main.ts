@@ -3,7 +3,9 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, CommanderError, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { reproduce } from '../reproduce/reproduce.js';
+import { basename } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import type { TableSource } from '../sources/table.js';
 import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
@@ -16,7 +18,25 @@ import { auditTable, jsonAlpha, resultJson, resultsTable } from './format.js';
 import { audit } from '../audit/audit.js';
 import { release } from '../release/release.js';
 
-interface CalibrateOptions {
+interface SourceOptions {
+  data?: string;
+  query?: string;
+  secretColumn?: string;
+  values?: string;
+  secret?: string[];
+  pairs?: string;
+  given?: string;
+  prior?: string;
+  seed?: string;
+  header?: boolean;
+  separator?: string;
+  columns?: string;
+  table?: string;
+  sql?: string;
+  specOut?: string;
+}
+
+interface CalibrateOptions extends SourceOptions {
   spec?: string;
   scenario?: string;
   mechanism?: string;
@@ -27,20 +47,100 @@ interface CalibrateOptions {
   json?: boolean;
 }
 
-/** The scenario of `--spec` or `--scenario`, with the spec's defaults. */
-function loadScenario(o: { spec?: string; scenario?: string }): { scenario: Scenario; d: SpecDefaults } {
-  if (o.spec && o.scenario) throw new InputError('give either --spec or --scenario, not both', '--spec');
-  if (!o.spec && !o.scenario) throw new InputError(`give --spec FILE or --scenario NAME (${BUILTIN_IDS.join(', ')})`, '--spec');
+interface SourceInfo {
+  rows: number;
+  dropped: number;
+  priors: number;
+  skippedGiven: string[];
+}
+
+/** The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. */
+async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Scenario; d: SpecDefaults; source?: SourceInfo }> {
+  const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
+  if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
+  if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
   if (o.spec) {
     const { scenario, defaults } = loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }
-  return { scenario: builtinScenario(o.scenario!), d: {} };
+  if (o.scenario) return { scenario: builtinScenario(o.scenario), d: {} };
+  if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
+  // DuckDB and pg load only when a table is read.
+  const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }, { sourceKind }, { uciQuirks }] = await Promise.all([
+    import('../sources/histograms.js'), import('../sources/priors.js'), import('../sources/table.js'), import('../sources/uciFormats.js'),
+  ]);
+  const kind = sourceKind(o.data!);
+  const quirks = kind === 'csv' ? uciQuirks(o.data!) : {};
+  const source: TableSource = {
+    kind,
+    location: o.data!,
+    ...quirks,
+    ...(o.header !== undefined ? { header: o.header } : {}),
+    ...(o.separator !== undefined ? { separator: o.separator.replace(/\\t/g, '\t') } : {}),
+    ...(o.columns ? { columns: o.columns.split(',').map((c) => c.trim()) } : {}),
+    table: o.table,
+    sql: o.sql,
+  };
+  const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t) => {
+    const i = t.indexOf('=');
+    if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
+    return [t.slice(0, i).trim(), t.slice(i + 1)];
+  })) : undefined;
+  const values = o.values?.split(',').map((v) => canonical(v)!);
+  const hist = await tableHistograms(source, { query: o.query, secretColumn: o.secretColumn, values, predicates, given: o.given });
+  const pairs = o.pairs?.split(',').map((p) => {
+    const [a, b, extra] = p.split(':').map((x) => canonical(x) ?? '');
+    if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
+    for (const x of [a, b]) if (!hist.secrets.includes(x)) throw new InputError(`unknown secret '${x}' (secrets: ${hist.secrets.join(', ')})`, '--pairs');
+    return [a, b] as [string, string];
+  });
+  const seed = o.seed === undefined ? 0 : Number(o.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`must be a whole number ≥ 0, got '${o.seed}'`, '--seed');
+  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
+  const name = `${basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
+  const t = tableScenario(hist, { name, prior, pairs, given: o.given });
+  if (o.specOut) {
+    // The run's settings travel with the data: single-valued flags (or the defaults) become spec fields.
+    const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
+      const v = text ? parseGrid(text, flag, inf) : [fallback];
+      return v.length === 1 ? v[0] : undefined;
+    };
+    const alpha = one(o.alpha, 'alpha', 2, true);
+    const settings = {
+      mechanism: o.mechanism ?? 'laplace',
+      ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
+      ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
+      ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
+      ...(o.cost ? { cost: o.cost } : {}),
+    };
+    writeFileSync(o.specOut, JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
+  }
+  return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven } };
+}
+
+/** A scenario as a JSON spec (counts where exact integers, weights otherwise). */
+function specOf(s: Scenario) {
+  return {
+    name: s.name,
+    priors: s.priors.map((p) => ({
+      name: p.name,
+      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, d.denominator <= BigInt(Number.MAX_SAFE_INTEGER) ? { values: [...d.values], counts: d.numerators.map(Number) } : { values: [...d.values], weights: [...d.masses] }])),
+    })),
+    ...(s.pairs ? { pairs: s.pairs } : {}),
+  };
+}
+
+/** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
+function spread(r: CalibrationResult) {
+  const per = new Map<string, number>();
+  for (const p of r.pairs) per.set(p.prior, Math.max(per.get(p.prior) ?? 0, p.scale));
+  const xs = [...per.values()].sort((a, b) => a - b);
+  return { priors: xs.length, min: xs[0], median: xs[Math.floor((xs.length - 1) / 2)], max: xs[xs.length - 1] };
 }
 
 /** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
-function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSettings[] } {
-  const { scenario, d } = loadScenario(o);
+async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo }> {
+  const { scenario, d, source } = await loadScenario(o);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
@@ -52,11 +152,11 @@ function plan(o: CalibrateOptions): { scenario: Scenario; grid: CalibrationSetti
   const grid = methods.flatMap((method) =>
     alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta }))),
   );
-  return { scenario, grid };
+  return { scenario, grid, source };
 }
 
-function runCalibrate(o: CalibrateOptions): void {
-  const { scenario, grid } = plan(o);
+async function runCalibrate(o: CalibrateOptions): Promise<void> {
+  const { scenario, grid, source } = await plan(o);
   const results: CalibrationResult[] = grid.map((s) => {
     try {
       return calibrate(scenario, s);
@@ -69,11 +169,14 @@ function runCalibrate(o: CalibrateOptions): void {
       throw e;
     }
   });
+  const many = scenario.priors.length > 1;
   if (o.json) {
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, results: results.map(resultJson) }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) }, null, 2) + '\n');
     return;
   }
-  process.stdout.write(`${scenario.name}\n\n${resultsTable(results)}\n`);
+  const srcLine = source ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}` : '';
+  process.stdout.write(`${scenario.name}${srcLine}\n\n${resultsTable(results)}\n`);
+  if (many) for (const r of results) { const sp = spread(r); process.stdout.write(`\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`); }
   const explained = new Set(results.map((r) => r.explanation.replace(/^[^:]*: /, '')));
   if (results.length <= 4) for (const r of results) process.stdout.write(`\n${r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
   else if (explained.size === 1) process.stdout.write(`\n${results[0].explanation}`);
@@ -85,8 +188,8 @@ interface AuditOptions extends CalibrateOptions {
   delta?: string;
 }
 
-function runAudit(o: AuditOptions): void {
-  const { scenario, d } = loadScenario(o);
+async function runAudit(o: AuditOptions): Promise<void> {
+  const { scenario, d } = await loadScenario(o);
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const scale = Number(o.scale);
   if (o.scale.trim() === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
@@ -117,7 +220,7 @@ interface ReleaseOptions extends CalibrateOptions {
   truncate?: string;
 }
 
-function runRelease(o: ReleaseOptions): void {
+async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined) throw new InputError('is required (the true value to privatize)', '--value');
   const value = Number(o.value);
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
@@ -130,7 +233,7 @@ function runRelease(o: ReleaseOptions): void {
     if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1])) throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${o.truncate}'`, '--truncate');
     truncate = [nums[0], nums[1]];
   }
-  const { scenario, grid } = plan(o);
+  const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
   let r;
   try {
@@ -168,6 +271,7 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
   if (o.dataDir && !existsSync(o.dataDir)) throw new InputError(`folder '${o.dataDir}' does not exist`, '--data-dir');
   const bar = process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
   let started = false;
+  const { reproduce } = await import('../reproduce/reproduce.js');
   const r = await reproduce({
     out: o.out, quick: o.quick, figures, dataDir: o.dataDir,
     onProgress: (done, total, label) => {
@@ -181,6 +285,29 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
   else process.stdout.write(`wrote ${r.files.length} files to ${o.out} (data: ${r.source}); see ${join(o.out, 'REPORT.md')}\n`);
 }
 
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** The table-source options shared by calibrate, audit and release. */
+function withSourceOptions(c: Command): Command {
+  return c
+    .option('--data <file|url>', 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)')
+    .option('--query <col>', 'with --data: the numeric column to release')
+    .option('--secret-column <col>', 'with --data: each value of this column is a secret')
+    .option('--values <a,b,…>', 'with --secret-column: only these values')
+    .option('--secret <name=predicate>', 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)', collect)
+    .option('--pairs <a:b,…>', 'secret pairs to protect (default: every unordered pair)')
+    .option('--given <col>', 'public column: split every pair by its value, take the maximum, name the binding one')
+    .option('--prior <class>', 'empirical (default) | bootstrap:N | dirichlet:N[:CONCENTRATION]')
+    .option('--seed <n>', 'seed of the prior class draws (reproducible)', '0')
+    .option('--header', 'CSV has a header row')
+    .option('--no-header', 'CSV has no header row')
+    .option('--separator <s>', 'CSV separator (\\t for tab)')
+    .option('--columns <a,b,…>', 'column names for a CSV without header')
+    .option('--table <t>', 'PostgreSQL table')
+    .option('--sql <select>', 'PostgreSQL query instead of --table')
+    .option('--spec-out <file>', 'write the derived scenario as a JSON spec (reproducible without the data)');
+}
+
 export function buildProgram(): Command {
   const program = new Command('pufferfish')
     .description(
@@ -189,8 +316,8 @@ export function buildProgram(): Command {
     )
     .version('0.1.0');
 
-  program
-    .command('calibrate')
+  withSourceOptions(program
+    .command('calibrate'))
     .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
     .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
@@ -221,13 +348,15 @@ Examples:
   pufferfish calibrate --scenario adult
   pufferfish calibrate --scenario heart --alpha 1.5:5:0.5 --epsilon 0.5,1 --method theorem,pierquin --json
   pufferfish calibrate --spec my-spec.json --mechanism gaussian --alpha 2,4,8
+  pufferfish calibrate --data adult.data --query education-num --secret-column relationship --values Husband,Not-in-family
+  pufferfish calibrate --data people.parquet --query income --secret "older=age >= 50" --secret "younger=age < 50" --given sex
 
 Exit codes: 0 ok · 2 bad input (the message names the field) · 3 numerical failure (no number is printed).`,
     )
     .action((o: CalibrateOptions) => runCalibrate(o));
 
-  program
-    .command('audit')
+  withSourceOptions(program
+    .command('audit'))
     .description('Exact Rényi divergence of the released outputs at a given noise scale, per prior, pair and direction.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
@@ -251,8 +380,8 @@ Example:
     )
     .action((o: AuditOptions) => runAudit(o));
 
-  program
-    .command('release')
+  withSourceOptions(program
+    .command('release'))
     .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))

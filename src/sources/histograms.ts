@@ -1,0 +1,198 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
+import { InputError } from '../errors.js';
+import { duckRelation, ident, type TableSource } from './table.js';
+
+/** What to histogram: the numeric query column, and the secrets (a column's values or predicates). */
+export interface SecretQuery {
+  query: string;
+  /** Each value of this column is a secret (optionally only `values`). */
+  secretColumn?: string;
+  values?: string[];
+  /** Or named SQL predicates, e.g. { older: 'age >= 50' }; a row may satisfy several. */
+  predicates?: Record<string, string>;
+  /** Public column: every pair is split by its value (structured secrets, seed 002). */
+  given?: string;
+}
+
+export type Histogram = { values: number[]; counts: number[] };
+
+export interface TableHistograms {
+  /** Per public value ('' without --given): per secret, the histogram of the query column. */
+  groups: Map<string, Map<string, Histogram>>;
+  rows: number;
+  /** Rows dropped for a missing/non-numeric query value or a missing secret or public value. */
+  dropped: number;
+  secrets: string[];
+}
+
+/** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
+export function canonical(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint' || typeof v === 'number') return String(Number(v));
+  const s = String(v).trim();
+  const n = Number(s);
+  return s !== '' && Number.isFinite(n) ? String(n) : s;
+}
+
+const short = (msg: string) => msg.split('\n')[0].replace(/^[A-Za-z ]*Error: /, '').slice(0, 200);
+
+interface Engine {
+  columns(): Promise<{ name: string; numeric: boolean; type: string }[]>;
+  check(predicate: string): Promise<void>;
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  relation: string;
+  tryCast: (expr: string) => string;
+  close(): Promise<void>;
+}
+
+async function duckEngine(s: TableSource): Promise<Engine> {
+  const relation = duckRelation(s);
+  const inst = await DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  const run = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
+  return {
+    relation,
+    tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
+    async columns() {
+      let rows;
+      try {
+        rows = await run(`DESCRIBE SELECT * FROM ${relation}`);
+      } catch (e) {
+        throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, '--data');
+      }
+      return rows.map((r) => ({ name: String(r.column_name), type: String(r.column_type), numeric: /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL.*|REAL)$/i.test(String(r.column_type)) }));
+    },
+    async check(predicate) {
+      await run(`EXPLAIN SELECT 1 FROM ${relation} WHERE (${predicate})`);
+    },
+    rows: run,
+    async close() {
+      con.closeSync();
+      inst.closeSync();
+    },
+  };
+}
+
+const PG_NUMERIC = new Set([20, 21, 23, 700, 701, 1700]); // int8, int2, int4, float4, float8, numeric
+
+async function postgresEngine(s: TableSource): Promise<Engine> {
+  if (!s.table && !s.sql) throw new InputError('a PostgreSQL source needs --table T or --sql "SELECT …"', '--table');
+  const relation = s.table ? ident(s.table) : `(${s.sql}) AS src`;
+  const client = new pg.Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (e) {
+    throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, '--data');
+  }
+  const run = async (sql: string) => (await client.query(sql)).rows as Record<string, unknown>[];
+  return {
+    relation,
+    tryCast: (e) => `CAST(${e} AS double precision)`,
+    async columns() {
+      try {
+        const r = await client.query(`SELECT * FROM ${relation} LIMIT 0`);
+        return r.fields.map((f) => ({ name: f.name, type: `oid ${f.dataTypeID}`, numeric: PG_NUMERIC.has(f.dataTypeID) }));
+      } catch (e) {
+        throw new InputError(`cannot read ${s.table ? `table '${s.table}'` : 'the --sql query'}: ${short((e as Error).message)}`, s.table ? '--table' : '--sql');
+      }
+    },
+    async check(predicate) {
+      await run(`EXPLAIN SELECT 1 FROM ${relation} WHERE (${predicate})`);
+    },
+    rows: run,
+    async close() {
+      await client.end();
+    },
+  };
+}
+
+/**
+ * The conditional histograms of `query` under each secret, by one aggregating query pushed to
+ * the engine (DuckDB for files, PostgreSQL for databases): rows never pass through JavaScript
+ * one by one. Rows with a missing or non-numeric query value, a missing secret or a missing
+ * public value are dropped and counted.
+ */
+export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
+  const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source);
+  try {
+    const cols = await engine.columns();
+    const names = cols.map((c) => c.name);
+    const need = (name: string, flag: string) => {
+      const c = cols.find((x) => x.name === name);
+      if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
+      return c;
+    };
+    const qc = need(q.query, '--query');
+    if (!qc.numeric) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, '--query');
+    if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', '--secret-column');
+    if (q.secretColumn) need(q.secretColumn, '--secret-column');
+    if (q.given) need(q.given, '--given');
+    const x = engine.tryCast(ident(q.query));
+    const g = q.given ? `${ident(q.given)}` : 'NULL';
+    let sql: string;
+    let predicateNames: string[] = [];
+    if (q.secretColumn) {
+      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${x} AS x, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, 3`;
+    } else {
+      predicateNames = Object.keys(q.predicates!);
+      for (const [name, pred] of Object.entries(q.predicates!)) {
+        try {
+          await engine.check(pred);
+        } catch (e) {
+          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}`, '--secret');
+        }
+      }
+      const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
+      sql = `SELECT ${g} AS g, ${x} AS x, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, 2`;
+    }
+    let rows;
+    try {
+      rows = await engine.rows(sql);
+    } catch (e) {
+      throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, '--data');
+    }
+    const groups = new Map<string, Map<string, Map<number, number>>>();
+    let total = 0, dropped = 0;
+    const add = (gv: string, secret: string, xv: number, n: number) => {
+      let gm = groups.get(gv);
+      if (!gm) groups.set(gv, (gm = new Map()));
+      let sm = gm.get(secret);
+      if (!sm) gm.set(secret, (sm = new Map()));
+      sm.set(xv, (sm.get(xv) ?? 0) + n);
+    };
+    for (const r of rows) {
+      const n = Number(r.n);
+      total += n;
+      const gv = q.given ? canonical(r.g) : '';
+      const xv = r.x === null || r.x === undefined ? null : Number(r.x);
+      const s = q.secretColumn ? canonical(r.s) : '';
+      if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
+        dropped += n;
+        continue;
+      }
+      if (q.secretColumn) add(gv, s!, xv, n);
+      else predicateNames.forEach((name, i) => Number(r[`p${i}`]) > 0 && add(gv, name, xv, Number(r[`p${i}`])));
+    }
+    const present = new Set([...groups.values()].flatMap((m) => [...m.keys()]));
+    const secrets = q.secretColumn ? (q.values ?? [...present].sort()) : predicateNames;
+    for (const sname of secrets) {
+      if (!present.has(sname)) throw new InputError(`secret '${sname}' has no rows${q.secretColumn ? ` (values of '${q.secretColumn}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, q.secretColumn ? '--values' : '--secret');
+    }
+    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, q.secretColumn ? '--secret-column' : '--secret');
+    const out = new Map<string, Map<string, Histogram>>();
+    for (const [gv, gm] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const m = new Map<string, Histogram>();
+      for (const sname of secrets) {
+        const h = gm.get(sname);
+        if (!h) continue;
+        const values = [...h.keys()].sort((a, b) => a - b);
+        m.set(sname, { values, counts: values.map((v) => h.get(v)!) });
+      }
+      out.set(gv, m);
+    }
+    return { groups: out, rows: total, dropped, secrets };
+  } finally {
+    await engine.close();
+  }
+}

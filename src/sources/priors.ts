@@ -1,0 +1,152 @@
+import type { Prior, Scenario } from '../calibrate/scenario.js';
+import { fromCounts, fromWeights } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import type { Histogram, TableHistograms } from './histograms.js';
+
+/**
+ * Seeded generator for *prior classes* (bootstrap, Dirichlet): reproducible by design, never
+ * used for releases (those draw from the CSPRNG). xoshiro128** seeded through SplitMix32.
+ */
+export function seededUniform(seed: number): () => number {
+  let z = seed >>> 0;
+  const split = () => {
+    z = (z + 0x9e3779b9) >>> 0;
+    let t = z;
+    t = Math.imul(t ^ (t >>> 16), 0x85ebca6b) >>> 0;
+    t = Math.imul(t ^ (t >>> 13), 0xc2b2ae35) >>> 0;
+    return (t ^ (t >>> 16)) >>> 0;
+  };
+  const s = [split(), split(), split(), split()];
+  const next32 = () => {
+    const r = Math.imul(((Math.imul(s[1], 5) << 7) | (Math.imul(s[1], 5) >>> 25)) >>> 0, 9) >>> 0;
+    const t = (s[1] << 9) >>> 0;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] = (s[2] ^ t) >>> 0;
+    s[3] = ((s[3] << 11) | (s[3] >>> 21)) >>> 0;
+    return r;
+  };
+  return () => ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; // 53 bits in [0,1)
+}
+
+/** log Γ(x), x > 0 (Lanczos, g = 7; relative error ~1e-15). */
+export function logGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  x -= 1;
+  let a = c[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Binomial(n, p) by inversion, searching outwards from the mode (exact law; O(√(np(1−p))) steps). */
+export function binomial(n: number, p: number, u: () => number): number {
+  if (n === 0 || p <= 0) return 0;
+  if (p >= 1) return n;
+  const m = Math.min(n, Math.floor((n + 1) * p));
+  const logPm = logGamma(n + 1) - logGamma(m + 1) - logGamma(n - m + 1) + m * Math.log(p) + (n - m) * Math.log1p(-p);
+  const r = p / (1 - p);
+  let target = u();
+  let lo = m, hi = m, pLo = Math.exp(logPm), pHi = pLo;
+  target -= pLo;
+  if (target < 0) return m;
+  for (;;) {
+    const nextHi = hi < n ? (pHi * (n - hi) * r) / (hi + 1) : 0;
+    const nextLo = lo > 0 ? (pLo * lo) / ((n - lo + 1) * r) : 0;
+    if (nextHi === 0 && nextLo === 0) return m; // rounding left mass unassigned: mode
+    if (nextHi >= nextLo) { hi++; pHi = nextHi; target -= pHi; if (target < 0) return hi; }
+    else { lo--; pLo = nextLo; target -= pLo; if (target < 0) return lo; }
+  }
+}
+
+/** Standard normal (Box–Muller) and Gamma(shape, 1) (Marsaglia–Tsang; shape < 1 boosted). */
+function gamma(shape: number, u: () => number): number {
+  if (shape < 1) return gamma(shape + 1, u) * u() ** (1 / shape);
+  const d = shape - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    const z = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+    const v = (1 + c * z) ** 3;
+    if (v <= 0) continue;
+    const x = u();
+    if (Math.log(x) < 0.5 * z * z + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+
+export interface PriorClass {
+  kind: 'empirical' | 'bootstrap' | 'dirichlet';
+  draws?: number;
+  concentration?: number;
+  seed?: number;
+}
+
+/** `bootstrap:N`, `dirichlet:N[:C]` or `empirical`. */
+export function parsePriorClass(text: string, seed = 0): PriorClass {
+  const m = /^(empirical|bootstrap:(\d+)|dirichlet:(\d+)(?::([0-9.eE+-]+))?)$/.exec(text.trim());
+  if (!m) throw new InputError(`must be empirical, bootstrap:N or dirichlet:N[:CONCENTRATION], got '${text}'`, '--prior');
+  if (m[1] === 'empirical') return { kind: 'empirical' };
+  const draws = Number(m[2] ?? m[3]);
+  if (!(draws >= 1 && draws <= 10000)) throw new InputError(`N must be from 1 to 10000, got ${draws}`, '--prior');
+  if (m[2]) return { kind: 'bootstrap', draws, seed };
+  const concentration = m[4] === undefined ? 1 : Number(m[4]);
+  if (!(concentration > 0) || !Number.isFinite(concentration)) throw new InputError(`concentration must be > 0, got '${m[4]}'`, '--prior');
+  return { kind: 'dirichlet', draws, concentration, seed };
+}
+
+function resample(h: Histogram, cls: PriorClass, u: () => number): { values: number[]; weights?: number[]; counts?: number[] } {
+  if (cls.kind === 'bootstrap') {
+    // Multinomial(n, p̂) as sequential binomials: the conditional of n resampled rows.
+    const n = h.counts.reduce((a, b) => a + b, 0);
+    let left = n, mass = 1;
+    const counts = h.counts.map((c, i) => {
+      if (i === h.counts.length - 1) return left;
+      const p = c / n / mass;
+      const k = binomial(left, Math.min(1, p), u);
+      left -= k;
+      mass -= c / n;
+      return k;
+    });
+    return { values: h.values, counts };
+  }
+  // Posterior of a multinomial under a symmetric Dirichlet(C) prior: Dirichlet(counts + C).
+  const g = h.counts.map((c) => gamma(c + cls.concentration!, u));
+  const s = g.reduce((a, b) => a + b, 0);
+  return { values: h.values, weights: g.map((x) => x / s) };
+}
+
+export interface TableScenario {
+  scenario: Scenario;
+  /** Public values left out because some secret has no rows there. */
+  skippedGiven: string[];
+}
+
+/**
+ * A scenario from table histograms: per public value, the empirical conditionals plus, for a
+ * robust class, N bootstrap (stratified: each conditional resamples its own rows) or Dirichlet
+ * posterior draws. The class always contains the empirical prior itself.
+ */
+export function tableScenario(h: TableHistograms, opts: { name: string; prior?: PriorClass; pairs?: [string, string][]; given?: string }): TableScenario {
+  const cls = opts.prior ?? { kind: 'empirical' };
+  const u = seededUniform(cls.seed ?? 0);
+  const priors: Prior[] = [];
+  const skippedGiven: string[] = [];
+  for (const [gv, m] of h.groups) {
+    if (h.secrets.some((s) => !m.has(s))) {
+      skippedGiven.push(gv);
+      continue;
+    }
+    const suffix = opts.given ? ` | ${opts.given}=${gv}` : '';
+    const conds = (make: (hist: Histogram, s: string) => Prior['conditionals'][string]) => Object.fromEntries(h.secrets.map((s) => [s, make(m.get(s)!, s)]));
+    priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)) });
+    for (let i = 1; i <= (cls.draws ?? 0); i++) {
+      priors.push({
+        name: `${cls.kind}#${i}${suffix}`,
+        conditionals: conds((x, s) => {
+          const r = resample(x, cls, u);
+          return r.counts ? fromCounts(r.values, r.counts, s) : fromWeights(r.values, r.weights!, s);
+        }),
+      });
+    }
+  }
+  if (priors.length === 0) throw new InputError('no public value has rows for every secret', '--given');
+  return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven };
+}

@@ -1,0 +1,133 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableHistograms } from '../src/sources/histograms.js';
+import { binomial, seededUniform } from '../src/sources/priors.js';
+import { HAVE_UCI, UCI_DIR } from './uci.js';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-src-'));
+const scaleOf = (r: ReturnType<typeof cli>) => JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
+
+// A small table written as CSV (with and without header), TSV, Parquet and JSON lines.
+const ROWS = [
+  ['age', 'sex', 'income', 'group'],
+  ...Array.from({ length: 60 }, (_, i) => [20 + (i % 40), i % 3 === 0 ? 'F' : 'M', String((i * 7) % 13), i % 4 === 0 ? 'a' : i % 4 === 1 ? 'b' : 'c']),
+  ['?', 'F', '3', 'a'], // missing age: fine unless age is used
+  ['30', 'M', '?', 'b'], // missing query: dropped
+];
+beforeAll(async () => {
+  writeFileSync(join(dir, 't.csv'), ROWS.map((r) => r.join(',')).join('\n') + '\n');
+  writeFileSync(join(dir, 'nohead.csv'), ROWS.slice(1).map((r) => r.join(',')).join('\n') + '\n');
+  writeFileSync(join(dir, 't.tsv'), ROWS.map((r) => r.join('\t')).join('\n') + '\n');
+  const inst = await DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  const src = `read_csv('${join(dir, 't.csv')}', nullstr = ['?'])`;
+  await con.run(`COPY (SELECT * FROM ${src}) TO '${join(dir, 't.parquet')}' (FORMAT parquet)`);
+  await con.run(`COPY (SELECT * FROM ${src}) TO '${join(dir, 't.jsonl')}' (FORMAT json)`);
+  con.closeSync();
+  inst.closeSync();
+});
+
+describe('table sources', () => {
+  it('every file kind gives the same histograms', async () => {
+    const base = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', secretColumn: 'group' });
+    expect(base.rows).toBe(62);
+    expect(base.dropped).toBe(1);
+    expect(base.secrets).toEqual(['a', 'b', 'c']);
+    const others = await Promise.all([
+      tableHistograms({ kind: 'csv', location: join(dir, 'nohead.csv'), header: false, columns: ['age', 'sex', 'income', 'group'] }, { query: 'income', secretColumn: 'group' }),
+      tableHistograms({ kind: 'csv', location: join(dir, 't.tsv'), separator: '\t' }, { query: 'income', secretColumn: 'group' }),
+      tableHistograms({ kind: 'parquet', location: join(dir, 't.parquet') }, { query: 'income', secretColumn: 'group' }),
+      tableHistograms({ kind: 'json', location: join(dir, 't.jsonl') }, { query: 'income', secretColumn: 'group' }),
+    ]);
+    for (const o of others) expect(o.groups).toEqual(base.groups);
+  });
+
+  it('predicates may overlap; --given splits pairs by the public value', async () => {
+    const h = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', predicates: { older: 'age >= 40', young: 'age < 30', all: 'true' } });
+    const g = h.groups.get('')!;
+    const total = (k: string) => g.get(k)!.counts.reduce((a, b) => a + b, 0);
+    expect(total('all')).toBe(61);
+    expect(total('older') + total('young')).toBeLessThan(61);
+    const gv = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', secretColumn: 'group', given: 'sex' });
+    expect([...gv.groups.keys()]).toEqual(['F', 'M']);
+    const r = cli('calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--given', 'sex', '--method', 'theorem', '--json');
+    expect(r.status).toBe(0);
+    const res = JSON.parse(r.stdout).results[0];
+    expect(res.binding.prior).toMatch(/^empirical \| sex=(F|M)$/);
+    expect(res.pairs).toHaveLength(6); // 3 pairs × 2 public values
+  });
+
+  it.runIf(HAVE_UCI)('the UCI files give exactly the built-in scenarios', () => {
+    const cases: [string, string[], string][] = [
+      ['adult', ['--data', join(UCI_DIR, 'adult/adult.data'), '--query', 'education-num', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family'], 'adult'],
+      ['heart', ['--data', join(UCI_DIR, 'heart-disease/processed.cleveland.data'), '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1'], 'heart'],
+      ['student-mat', ['--data', join(UCI_DIR, 'student/student-mat.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'], 'student-mat'],
+      ['student-por', ['--data', join(UCI_DIR, 'student/student-por.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'], 'student-por'],
+    ];
+    for (const [, args, id] of cases) {
+      const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
+      const fromData = JSON.parse(cli('calibrate', ...args, ...common).stdout).results;
+      const builtin = JSON.parse(cli('calibrate', '--scenario', id, ...common).stdout).results;
+      expect(fromData.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding])).toEqual(builtin.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding]));
+    }
+  });
+
+  it('--spec-out reproduces the run without the data', () => {
+    const spec = join(dir, 'derived.json');
+    const a = cli('calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--prior', 'dirichlet:3:0.5', '--seed', '4', '--spec-out', spec, '--method', 'theorem', '--json');
+    const b = cli('calibrate', '--spec', spec, '--method', 'theorem', '--json');
+    expect(scaleOf(b)).toEqual(scaleOf(a));
+    expect(JSON.parse(readFileSync(spec, 'utf8')).priors).toHaveLength(4); // empirical + 3 draws
+  });
+
+  it('robust prior classes contain the empirical prior, are seeded, and report their spread', () => {
+    const args = ['calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--method', 'theorem', '--json'];
+    for (const cls of ['bootstrap:15', 'dirichlet:15', 'dirichlet:15:3']) {
+      const a = cli(...args, '--prior', cls, '--seed', '7'), b = cli(...args, '--prior', cls, '--seed', '7'), c = cli(...args, '--prior', cls, '--seed', '8');
+      expect(a.stdout).toBe(b.stdout);
+      expect(a.stdout).not.toBe(c.stdout);
+      const r = JSON.parse(a.stdout).results[0];
+      expect(r.spread.priors).toBe(16);
+      expect(r.pairs.some((p: { prior: string }) => p.prior === 'empirical')).toBe(true);
+      const emp = JSON.parse(cli(...args).stdout).results[0].scale;
+      expect(r.scale).toBeGreaterThanOrEqual(emp); // the class contains the empirical prior
+      expect(r.spread.max).toBe(r.scale);
+    }
+  });
+
+  it('binomial sampler matches its mean and variance', () => {
+    const u = seededUniform(1);
+    const xs = Array.from({ length: 20000 }, () => binomial(1000, 0.3, u));
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const v = xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length;
+    expect(Math.abs(m - 300)).toBeLessThan(6 * Math.sqrt(210 / 20000));
+    expect(Math.abs(v / 210 - 1)).toBeLessThan(0.05);
+  });
+});
+
+describe('table source bad input: exit 2, one line', () => {
+  const t = join(dir, 't.csv');
+  it.each([
+    ['missing file', ['--data', join(dir, 'nope.csv'), '--query', 'income', '--secret-column', 'group'], /^error: --data: file '.*nope\.csv' does not exist/],
+    ['unknown column', ['--data', t, '--query', 'salary', '--secret-column', 'group'], /^error: --query: unknown column 'salary' \(columns: age, sex, income, group\)/],
+    ['non-numeric query', ['--data', t, '--query', 'sex', '--secret-column', 'group'], /^error: --query: column 'sex' is not numeric \(type VARCHAR\)/],
+    ['rejected predicate', ['--data', t, '--query', 'income', '--secret', 'x=agee > 3', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' was rejected: .*agee/],
+    ['secret with no rows', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,zzz'], /^error: --values: secret 'zzz' has no rows/],
+    ['single secret', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a'], /^error: --secret-column: needs at least two secrets, found 1/],
+    ['no --query', ['--data', t, '--secret-column', 'group'], /^error: --query: is required with --data/],
+    ['bad prior', ['--data', t, '--query', 'income', '--secret-column', 'group', '--prior', 'bootstrap'], /^error: --prior: must be empirical, bootstrap:N or dirichlet:N/],
+    ['unreachable database', ['--data', 'postgres://nobody@127.0.0.1:1/none', '--table', 't', '--query', 'x', '--secret-column', 'y'], /^error: --data: cannot reach the database/],
+  ])('%s', (_n, args, msg) => {
+    const r = cli('calibrate', ...(args as string[]));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(msg as RegExp);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
