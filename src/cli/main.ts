@@ -10,7 +10,8 @@ import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type Calibratio
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
-import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
+import { BUILTIN_IDS, builtinScenario, uciScenario } from '../scenarios/builtin.js';
+import { availableDir, cacheDir, DATASETS, dataset, fetchDataset, SCENARIO_DATASET } from '../datasets/registry.js';
 import { UCI_SCENARIOS } from '../scenarios/uci.js';
 import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
 import { parseGrid, parseNames } from './grid.js';
@@ -63,7 +64,12 @@ async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Scenario; 
     const { scenario, defaults } = loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }
-  if (o.scenario) return { scenario: builtinScenario(o.scenario), d: {} };
+  if (o.scenario) {
+    // The UCI files when a verified copy is at hand ($PUFFERFISH_DATA_DIR or the cache), else the embedded counts.
+    builtinScenario(o.scenario); // validates the name
+    const dir = availableDir(SCENARIO_DATASET[o.scenario]);
+    return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
+  }
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   // DuckDB and pg load only when a table is read.
   const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }, { sourceKind }, { uciQuirks }] = await Promise.all([
@@ -417,6 +423,31 @@ Example:
     .option('--json', 'print the list of files as JSON (no progress bar)')
     .action((o: ReproduceCliOptions) => runReproduce(o));
 
+  const ds = program.command('datasets').description('The UCI datasets of the paper: list, fetch (SHA-256 checked) and locate them.');
+  ds.command('list')
+    .description('List the datasets and where a verified copy is.')
+    .action(() => {
+      for (const d of DATASETS) {
+        const at = availableDir(d.name);
+        process.stdout.write(`${d.name.padEnd(14)} ${at ? `ready: ${at}` : 'not fetched'}  (${d.page})\n`);
+      }
+    });
+  ds.command('fetch <name>')
+    .description(`Download from UCI into the cache (${'$'}PUFFERFISH_CACHE_DIR, default ~/.cache/pufferfish/uci), or copy a local copy with --data-dir.`)
+    .option('--data-dir <dir>', 'copy from this folder (laid out like UCI: adult/adult.data, …) instead of downloading')
+    .action(async (name: string, o: { dataDir?: string }) => {
+      const dir = await fetchDataset(name, { from: o.dataDir });
+      process.stdout.write(`${name}: ${dataset(name).files.length} files verified in ${dir}\n`);
+    });
+  ds.command('path <name>')
+    .description('Print the folder holding a verified copy (exit 2 if there is none).')
+    .action((name: string) => {
+      const d = dataset(name);
+      const dir = availableDir(name);
+      if (!dir) throw new InputError(`no verified copy of '${name}' (checked ${process.env.PUFFERFISH_DATA_DIR ? `${process.env.PUFFERFISH_DATA_DIR} and ` : ''}${cacheDir()}); run: pufferfish datasets fetch ${name}`, 'dataset');
+      process.stdout.write(`${join(dir, d.files[0].path.split('/')[0])}\n`);
+    });
+
   program
     .command('scenarios')
     .description('List the built-in scenarios.')
@@ -429,7 +460,8 @@ Example:
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.exitOverride();
-  program.commands.forEach((c) => c.exitOverride());
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  all(program).forEach((c) => c.exitOverride());
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
