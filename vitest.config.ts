@@ -6,5 +6,6 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     reporters: ['default', new SummaryReporter()],
+    globalSetup: ['test/globalSetup.ts'],
   },
 });

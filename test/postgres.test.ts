@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableHistograms } from '../src/sources/histograms.js';
+import { UCI_SCENARIOS, uciHistograms } from '../src/scenarios/uci.js';
+import { UCI_DIR } from './uci.js';
+
+const url = process.env.PUFFERFISH_PG_URL;
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const run = (...args: string[]) => promisify(execFile)(process.execPath, [BIN, ...args]);
+
+describe.skipIf(process.env.PUFFERFISH_SKIP_PG === '1')('PostgreSQL source (a real server on loopback)', () => {
+  beforeAll(async () => {
+    expect(url, 'the global setup must have started PostgreSQL').toBeTruthy();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query('DROP TABLE IF EXISTS heart; CREATE TABLE heart (oldpeak double precision, fbs double precision, sex double precision, note text)');
+    const { readFileSync } = await import('node:fs');
+    const lines = readFileSync(join(UCI_DIR, 'heart-disease/processed.cleveland.data'), 'utf8').trim().split('\n');
+    for (const l of lines) {
+      const f = l.split(',').map((x) => (x === '?' ? null : Number(x)));
+      await c.query('INSERT INTO heart VALUES ($1, $2, $3, $4)', [f[9], f[5], f[1], 'x']);
+    }
+    await c.end();
+  });
+
+  it('aggregates in the database: same histograms as the file', async () => {
+    const h = await tableHistograms({ kind: 'postgres', location: url!, table: 'heart' }, { query: 'oldpeak', secretColumn: 'fbs' });
+    const file = uciHistograms(UCI_SCENARIOS[1], UCI_DIR).conditionals;
+    expect(Object.fromEntries(h.groups.get('')!)).toEqual(file);
+    expect(h.rows).toBe(303);
+  });
+
+  it('CLI with --table, --sql, predicates and --given equals the built-in heart scenario where it should', async () => {
+    const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
+    const builtin = JSON.parse((await run('calibrate', '--scenario', 'heart', ...common)).stdout).results[0].scale;
+    const t = JSON.parse((await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1', ...common)).stdout);
+    expect(t.results[0].scale).toBe(builtin);
+    const q = JSON.parse((await run('calibrate', '--data', url!, '--sql', 'SELECT * FROM heart WHERE oldpeak IS NOT NULL', '--query', 'oldpeak', '--secret', 'high=fbs = 1', '--secret', 'normal=fbs = 0', ...common)).stdout);
+    expect(q.results[0].scale).toBe(builtin);
+    const g = JSON.parse((await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--given', 'sex', ...common)).stdout);
+    expect(g.results[0].binding.prior).toMatch(/^empirical \| sex=(0|1)$/);
+  });
+
+  it('bad input: unknown table, unknown column, rejected predicate', async () => {
+    await expect(run('calibrate', '--data', url!, '--table', 'nope', '--query', 'x', '--secret-column', 'y')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --table: cannot read table 'nope'/) });
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'x', '--secret-column', 'fbs')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --query: unknown column 'x' \(columns: oldpeak, fbs, sex, note\)/) });
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'note', '--secret-column', 'fbs')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/not numeric/) });
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=fbss = 1', '--secret', 'b=true')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/the predicate of 'a' was rejected/) });
+  });
+});
