@@ -112,6 +112,32 @@ describe('table sources', () => {
   });
 });
 
+describe('release --out: a privatized copy of the table', () => {
+  it('replaces only the query column, row by row; missing stays missing; formats by extension', async () => {
+    for (const ext of ['csv', 'parquet']) {
+      const out = join(dir, `private.${ext}`);
+      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--out', out, '--json');
+      expect(r.status).toBe(0);
+      const info = JSON.parse(r.stdout);
+      expect(info).toMatchObject({ rows: 62, missing: 1, mechanism: 'gaussian' });
+      const inst = await DuckDBInstance.create(':memory:');
+      const con = await inst.connect();
+      const read = async (rel: string) => (await con.runAndReadAll(`SELECT * FROM ${rel}`)).getRowObjectsJson();
+      const [a, b] = [await read(`read_csv('${join(dir, 't.csv')}', nullstr = ['?'])`), await read(`'${out}'`)];
+      expect(b).toHaveLength(a.length);
+      let changed = 0;
+      a.forEach((row, i) => {
+        for (const k of ['age', 'sex', 'group']) expect(b[i][k]).toEqual(row[k]);
+        if (row.income === null) expect(b[i].income).toBeNull();
+        else if (Number(b[i].income) !== Number(row.income)) changed++;
+      });
+      expect(changed).toBe(61);
+      con.closeSync();
+      inst.closeSync();
+    }
+  });
+});
+
 describe('table source bad input: exit 2, one line', () => {
   const t = join(dir, 't.csv');
   it.each([
