@@ -116,7 +116,7 @@ describe('release --out: a privatized copy of the table', () => {
   it('replaces only the query column, row by row; missing stays missing; formats by extension', async () => {
     for (const ext of ['csv', 'parquet']) {
       const out = join(dir, `private.${ext}`);
-      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--out', out, '--json');
+      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--method', 'theorem', '--out', out, '--json');
       expect(r.status).toBe(0);
       const info = JSON.parse(r.stdout);
       expect(info).toMatchObject({ rows: 62, missing: 1, mechanism: 'gaussian' });
