@@ -93,29 +93,67 @@ export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, i
 
 /** logIntegral, moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters. */
 function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
+  return integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
+}
+
+/** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */
+export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
   const rtol = opts.rtol ?? 1e-12;
-  const first = logIntegral(P, Q, noise, alpha, opts, 0);
-  return first.tailShare > rtol ? logIntegral(P, Q, noise, alpha, opts, Math.log(first.tailShare / rtol) + 5) : first;
+  const first = logIntegral(f, noise, opts, 0);
+  return first.tailShare > rtol ? logIntegral(f, noise, opts, Math.log(first.tailShare / rtol) + 5) : first;
+}
+
+/**
+ * A non-negative integrand built from mixture densities and homogeneous of degree 1 in them
+ * (so beyond the outer atoms of a Laplace mixture it is ∝ e^{∓y/b}, and the tails are exact).
+ */
+export interface Integrand {
+  mixtures: Mixture[];
+  /** log of the integrand at node i, from each mixture's log density there. */
+  combine(ld: Float64Array[], i: number): number;
+  /** Multiplier of |log density| in the rounding error of the combined log. */
+  sensitivity: number;
+  /**
+   * Gaussian tails: `shifted` = Rényi α > 1 (the mass sits near αx + (1−α)x′, bounded via
+   * p ≤ φ(y−x₀), q ≥ v₀φ(y−x′₀)); `mass` = integrand ≤ e^{logC}·(a mixture's density), bounded
+   * by Mills' ratio from the outer atoms.
+   */
+  tail: { mode: 'shifted'; muL: number; muR: number; shiftL: number; shiftR: number } | { mode: 'mass'; logC: number };
+}
+
+/** p^α q^{1−α}. */
+function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): Integrand {
+  const tail: Integrand['tail'] = alpha > 1
+    ? {
+        mode: 'shifted',
+        muL: alpha * P.x[0] + (1 - alpha) * Q.x[0],
+        muR: alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1],
+        shiftL: (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s),
+        shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
+      }
+    : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
+  return { mixtures: [P, Q], combine: (ld, i) => alpha * ld[0][i] + (1 - alpha) * ld[1][i], sensitivity: alpha + Math.abs(1 - alpha), tail };
 }
 
 function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): Float64Array {
   return plain ? mixtureLogDensityPlain(m, noise, ys) : mixtureLogDensity(m, noise, ys);
 }
 
-/** log ∫ p^α q^{1−α} with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
-function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
+/** log ∫ f with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
+function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';
   const s = noise.scale;
-  const atoms = Float64Array.from(new Set([...P.x, ...Q.x])).sort();
+  const sens = f.sensitivity;
+  const atoms = Float64Array.from(new Set(f.mixtures.flatMap((m) => [...m.x]))).sort();
   const z0 = atoms[0], zN = atoms[atoms.length - 1];
   const h = (ys: Float64Array) => {
-    const lp = evaluate(P, noise, ys, plain), lq = evaluate(Q, noise, ys, plain);
+    const ld = f.mixtures.map((m) => evaluate(m, noise, ys, plain));
     let mag = 0;
     const out = new Float64Array(ys.length);
     for (let i = 0; i < ys.length; i++) {
-      out[i] = alpha * lp[i] + (1 - alpha) * lq[i];
-      mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
+      out[i] = f.combine(ld, i);
+      for (const l of ld) mag = Math.max(mag, Math.abs(l[i]));
     }
     return { h: out, mag };
   };
@@ -134,10 +172,11 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     const right = piece(ends.h[1], -(Math.max(LO, zN) - zN) / s, -(HI - zN) / s);
     tails = { logValue: logAddExp(left, right), logBound: -Infinity };
   } else {
-    const muL = alpha > 1 ? alpha * P.x[0] + (1 - alpha) * Q.x[0] : z0;
-    const muR = alpha > 1 ? alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1] : zN;
-    const shiftL = alpha > 1 ? (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s) : 0;
-    const shiftR = alpha > 1 ? (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s) : 0;
+    const shifted = f.tail.mode === 'shifted';
+    const muL = f.tail.mode === 'shifted' ? f.tail.muL : z0;
+    const muR = f.tail.mode === 'shifted' ? f.tail.muR : zN;
+    const shiftL = f.tail.mode === 'shifted' ? f.tail.shiftL : f.tail.logC;
+    const shiftR = f.tail.mode === 'shifted' ? f.tail.shiftR : f.tail.logC;
     const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
     const cutL = Math.min(z0, muL) - zstar * s, cutR = Math.max(zN, muR) + zstar * s;
     // An interval lying wholly in a tail keeps zstar·σ of itself (the integrand peaks at its near end).
@@ -145,8 +184,8 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     hi = Math.min(HI, Math.max(cutR, LO + zstar * s));
     breaks.push(lo, hi, muL, muR);
     // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
-    const left = LO < lo ? (alpha > 1 ? shiftL + logMills((muL - lo) / s) : logMills((z0 - lo) / s)) : -Infinity;
-    const right = HI > hi ? (alpha > 1 ? shiftR + logMills((hi - muR) / s) : logMills((hi - zN) / s)) : -Infinity;
+    const left = LO < lo ? shiftL + logMills(((shifted ? muL : z0) - lo) / s) : -Infinity;
+    const right = HI > hi ? shiftR + logMills((hi - (shifted ? muR : zN)) / s) : -Infinity;
     tails = { logValue: -Infinity, logBound: logAddExp(left, right) };
   }
 
@@ -212,7 +251,7 @@ function logIntegral(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: 
     const Ttot = T + Math.exp(tails.logValue - M);
     // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps, and summing
     // n positive terms up to n ulps; refining below that buys nothing.
-    const floor = 64 * EPS * (alpha + Math.abs(1 - alpha)) * (1 + mag) + (A.length * 21 + 16) * EPS;
+    const floor = 64 * EPS * sens * (1 + mag) + (A.length * 21 + 16) * EPS;
     const tol = Math.max(rtol, floor);
     if (E <= tol * Ttot || round >= MAX_ROUNDS) {
       if (E > tol * Ttot && E > 1e-6 * Ttot) throw new NumericalError(`exact divergence: quadrature did not converge (relative error estimate ${E / Ttot})`);
