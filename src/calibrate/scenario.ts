@@ -6,6 +6,16 @@ import { InputError } from '../errors.js';
 export interface Prior {
   readonly name: string;
   readonly conditionals: Readonly<Record<string, Discrete>>;
+  /** P(S = s) under this prior (needed for mutual information only); default uniform. */
+  readonly probabilities?: Readonly<Record<string, number>>;
+}
+
+/** The secret probabilities of a prior, normalised (uniform when the prior does not say). */
+export function secretProbabilities(p: Prior): Record<string, number> {
+  const names = Object.keys(p.conditionals);
+  const raw = names.map((n) => p.probabilities?.[n] ?? 1);
+  const total = raw.reduce((a, b) => a + b, 0);
+  return Object.fromEntries(names.map((n, i) => [n, raw[i] / total]));
 }
 
 /** What the curator protects: priors, secret pairs, and whether pairs are ordered. */

@@ -33,5 +33,6 @@ export function histogramScenario(def: UciScenarioDef, hist: Record<string, { va
   const conditionals = Object.fromEntries(
     def.secrets.map((s) => [s, fromCounts(hist[s].values, hist[s].counts, `${def.id}.conditionals.${s}`)]),
   );
-  return { name: def.title, priors: [{ name: 'empirical', conditionals }], pairs: [[def.secrets[0], def.secrets[1]]], ordered: false };
+  const probabilities = Object.fromEntries(def.secrets.map((s) => [s, hist[s].counts.reduce((a, b) => a + b, 0)]));
+  return { name: def.title, priors: [{ name: 'empirical', conditionals, probabilities }], pairs: [[def.secrets[0], def.secrets[1]]], ordered: false };
 }

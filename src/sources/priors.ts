@@ -136,10 +136,13 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
     }
     const suffix = opts.given ? ` | ${opts.given}=${gv}` : '';
     const conds = (make: (hist: Histogram, s: string) => Prior['conditionals'][string]) => Object.fromEntries(h.secrets.map((s) => [s, make(m.get(s)!, s)]));
-    priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)) });
+    // Secrets weighted by their row counts (for mutual information).
+    const probabilities = Object.fromEntries(h.secrets.map((s) => [s, m.get(s)!.counts.reduce((a, b) => a + b, 0)]));
+    priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)), probabilities });
     for (let i = 1; i <= (cls.draws ?? 0); i++) {
       priors.push({
         name: `${cls.kind}#${i}${suffix}`,
+        probabilities,
         conditionals: conds((x, s) => {
           const r = resample(x, cls, u);
           return r.counts ? fromCounts(r.values, r.counts, s) : fromWeights(r.values, r.weights!, s);

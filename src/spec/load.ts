@@ -24,6 +24,25 @@ function zodError(err: z.ZodError, prefix: string): InputError {
   return new InputError(issue.message, `${prefix}${issue.path.length ? '.' + formatPath(issue.path) : ''}`);
 }
 
+/**
+ * Secret probabilities of a spec prior: the given `probability` fields (all or none); else, with
+ * counts everywhere, the secrets' total counts; else uniform.
+ */
+function probabilitiesOf(conds: Record<string, { counts?: number[]; weights?: number[]; probability?: number }>, path: string): Record<string, number> {
+  const entries = Object.entries(conds);
+  const given = entries.filter(([, c]) => c.probability !== undefined);
+  if (given.length > 0 && given.length < entries.length) {
+    const missing = entries.find(([, c]) => c.probability === undefined)![0];
+    throw new InputError('has "probability" on some secrets but not all; give it on every secret or none', `${path}${formatPath([missing]).replace(/^(?!\[)/, '.')}.probability`);
+  }
+  if (given.length) {
+    if (!(given.reduce((a, [, c]) => a + c.probability!, 0) > 0)) throw new InputError('probabilities sum to zero', `${path}`);
+    return Object.fromEntries(given.map(([k, c]) => [k, c.probability!]));
+  }
+  if (entries.every(([, c]) => c.counts)) return Object.fromEntries(entries.map(([k, c]) => [k, c.counts!.reduce((a, b) => a + b, 0)]));
+  return Object.fromEntries(entries.map(([k]) => [k, 1]));
+}
+
 /** Parses α as given in a spec or on the command line: a number or "inf". */
 export function parseAlpha(a: number | string, path = 'alpha'): number {
   if (typeof a === 'number') return a;
@@ -34,7 +53,7 @@ export function parseAlpha(a: number | string, path = 'alpha'): number {
 }
 
 /** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */
-export type SpecDefaults = Partial<CalibrationSettings>;
+export type SpecDefaults = Partial<CalibrationSettings> & { guarantee?: 'renyi' | 'mi'; method?: string };
 
 /** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
@@ -43,6 +62,7 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
   const spec: Spec = parsed.data;
   const priors = spec.priors.map((p, i) => ({
     name: p.name,
+    probabilities: probabilitiesOf(p.conditionals, `${prefix}.priors[${i}].conditionals`),
     conditionals: Object.fromEntries(
       Object.entries(p.conditionals).map(([secret, c]) => {
         const path = `${prefix}.priors[${i}].conditionals${formatPath([secret]).replace(/^(?!\[)/, '.')}`;
@@ -64,6 +84,7 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
   const defaults: SpecDefaults = {
     mechanism: spec.mechanism as Mechanism | undefined,
     method: spec.method as Method | undefined,
+    guarantee: spec.guarantee,
     alpha: spec.alpha === undefined ? undefined : parseAlpha(spec.alpha, `${prefix}.alpha`),
     epsilon: spec.epsilon,
     cost: spec.cost ? costs[spec.cost] : undefined,

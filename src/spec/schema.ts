@@ -9,6 +9,8 @@ const conditionalSchema = z
     values: z.array(z.number()).min(1, 'needs at least one value'),
     counts: z.array(z.number()).optional(),
     weights: z.array(z.number()).optional(),
+    /** P(S = this secret) under the prior (mutual information only). */
+    probability: z.number().min(0).optional(),
   })
   .strict()
   .refine((c) => (c.counts === undefined) !== (c.weights === undefined), 'give exactly one of "counts" or "weights"');
@@ -22,7 +24,8 @@ export const specSchema = z
     pairs: z.array(z.tuple([z.string(), z.string()])).optional(),
     ordered: z.boolean().optional(),
     mechanism: z.enum(MECHANISMS).optional(),
-    method: z.enum(METHODS).optional(),
+    method: z.string().optional(),
+    guarantee: z.enum(['renyi', 'mi']).optional(),
     alpha: alphaSchema.optional(),
     epsilon: z.number().optional(),
     /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
