@@ -18,7 +18,7 @@ function table(head: string[], rows: string[][], right: number[]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const alphaText = (a: number) => (a === Infinity ? '∞' : String(a));
+const alphaText = (a: number) => (a === Infinity ? '∞' : Number.isNaN(a) ? '—' : String(a));
 
 /** The audit rows as a table. */
 export function auditTable(rows: AuditRow[]): string {

@@ -40,6 +40,7 @@ interface SourceOptions {
 interface CalibrateOptions extends SourceOptions {
   spec?: string;
   scenario?: string;
+  guarantee?: string;
   mechanism?: string;
   method?: string;
   alpha?: string;
@@ -162,6 +163,9 @@ async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: Ca
 }
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
+  const guarantee = o.guarantee ?? 'renyi';
+  if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
+  if (guarantee === 'mi') return runCalibrateMI(o);
   const { scenario, grid, source } = await plan(o);
   const results: CalibrationResult[] = grid.map((s) => {
     try {
@@ -333,6 +337,29 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   else process.stdout.write(`wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing); ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})\nguarantee: ${r.guarantee}\n`);
 }
 
+/** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (seed 002). */
+async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
+  const { scenario, d, source } = await loadScenario(o);
+  const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
+  const methods = o.method ? parseNames(o.method, 'method', MI_METHODS) : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const results = methods.flatMap((method) => epsilons.map((epsilon) => {
+    try {
+      return calibrateMI(scenario, { mechanism, method, epsilon });
+    } catch (e) {
+      throw e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, `--${e.path}`) : e;
+    }
+  }));
+  if (o.json) {
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, guarantee: 'mi', alpha: null })) }, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(`${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results)}\n`);
+  for (const r of results) process.stdout.write(`\n${r.method} (ε=${r.epsilon}): ${r.explanation}`);
+  process.stdout.write('\n');
+}
+
 export function buildProgram(): Command {
   const program = new Command('pufferfish')
     .description(
@@ -351,6 +378,7 @@ export function buildProgram(): Command {
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
+    .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
       'after',
