@@ -31,3 +31,15 @@ export { cryptoSource, webCryptoSource, bufferedSource, LazyUniform, type Random
 export { laplaceNoise, gaussianNoise, sqrtCostNoise, drawRelease, type ExactNoise, type DrawOptions } from './release/samplers.js';
 export { release, releaseColumn, samplerFor, type ReleaseOptions, type ReleaseResult } from './release/release.js';
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
+export { secretProbabilities } from './calibrate/scenario.js';
+export { exactMutualInformation, discreteMutualInformation, logPhiExp, type MutualInformation } from './mi/mutualInformation.js';
+export { calibrateMI, MI_METHODS, type MiMethod, type MiSettings } from './mi/calibrateMI.js';
+export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
+export { auditMI, auditEmpirical, type MiAuditRow, type EmpiricalRow } from './audit/audit.js';
+export { tableHistograms, canonical, type SecretQuery, type TableHistograms, type Histogram } from './sources/histograms.js';
+export { tableScenario, parsePriorClass, seededUniform, binomial, logGamma, type PriorClass } from './sources/priors.js';
+export { sourceKind, type TableSource } from './sources/table.js';
+export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
+export { privatizeTable } from './release/table.js';
+export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
+export { uciScenario } from './scenarios/builtin.js';

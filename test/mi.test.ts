@@ -88,3 +88,68 @@ describe('MI calibration', () => {
     expect(r.explanation).toMatch(/I\(X;S\) = .* ≤ ε for the data itself/);
   });
 });
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { empiricalAudit } from '../src/audit/empirical.js';
+import { drawRelease, gaussianNoise, laplaceNoise } from '../src/release/samplers.js';
+import { cryptoSource } from '../src/release/random.js';
+import { scenarioFromSpec } from '../src/spec/load.js';
+import { secretProbabilities } from '../src/calibrate/scenario.js';
+
+describe('secret probabilities', () => {
+  const base = { name: 's', priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 3] }, b: { values: [1], counts: [6] } } }] };
+  it('from "probability", else counts, else uniform; partial probabilities are refused', () => {
+    expect(secretProbabilities(scenarioFromSpec(base).scenario.priors[0])).toEqual({ a: 0.4, b: 0.6 });
+    const w = structuredClone(base) as any;
+    w.priors[0].conditionals.b = { values: [1], weights: [1] };
+    expect(secretProbabilities(scenarioFromSpec(w).scenario.priors[0])).toEqual({ a: 0.5, b: 0.5 });
+    const p = structuredClone(base) as any;
+    p.priors[0].conditionals.a.probability = 1;
+    p.priors[0].conditionals.b.probability = 3;
+    expect(secretProbabilities(scenarioFromSpec(p).scenario.priors[0])).toEqual({ a: 0.25, b: 0.75 });
+    delete p.priors[0].conditionals.b.probability;
+    expect(() => scenarioFromSpec(p)).toThrow(/spec\.priors\[0\]\.conditionals\.b\.probability: has "probability" on some secrets but not all/);
+  });
+});
+
+describe('empirical audit (50 000 draws per secret, false-alarm level 1e-3)', () => {
+  // Point masses 0 and 1: the released path is exactly the sampler `release` uses, with the CSPRNG.
+  const audit = (noise: ReturnType<typeof laplaceNoise>, claim: { alpha: number; epsilon: number }) =>
+    empiricalAudit(() => drawRelease(0, noise, { random: cryptoSource }), () => drawRelease(1, noise, { random: cryptoSource }), claim, { samples: 50_000, level: 1e-3, delta: 1e-3 });
+  it('passes a correctly calibrated Laplace release and rejects one whose scale is halved', () => {
+    expect(audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }).verdict).toBe('consistent'); // b = Δ/ε
+    const bad = audit(laplaceNoise(0.5), { alpha: Infinity, epsilon: 1 });
+    expect(bad.verdict).toBe('violation');
+    expect(bad.lowerBound).toBeGreaterThan(1.5);
+  });
+  it('passes a correctly calibrated Gaussian release and rejects one whose scale is halved', () => {
+    const sigma = Math.sqrt(10 / 2); // Remark 2 at α = 10, ε = 1, Δ = 1
+    expect(audit(gaussianNoise(sigma), { alpha: 10, epsilon: 1 }).verdict).toBe('consistent');
+    expect(audit(gaussianNoise(sigma / 2), { alpha: 10, epsilon: 1 }).verdict).toBe('violation');
+  });
+});
+
+describe('CLI: --guarantee mi and the MI audit', () => {
+  const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+  const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+  it('calibrate --spec F --guarantee mi --method mi-exact --epsilon 0.01 --json gives scale fields', () => {
+    const f = join(mkdtempSync(join(tmpdir(), 'mi-')), 'spec.json');
+    writeFileSync(f, JSON.stringify({ name: 'x', priors: [{ name: 'p', conditionals: { a: { values: [0, 1, 2], counts: [5, 3, 1] }, b: { values: [1, 2, 3], counts: [1, 3, 5] } } }], mechanism: 'gaussian', epsilon: 0.5 }));
+    const r = run('calibrate', '--spec', f, '--guarantee', 'mi', '--method', 'mi-exact', '--epsilon', '0.01', '--json');
+    expect(r.status).toBe(0);
+    const x = JSON.parse(r.stdout).results[0];
+    expect(x).toMatchObject({ guarantee: 'mi', method: 'mi-exact', mechanism: 'gaussian', epsilon: 0.01, parameter: 'sigma', alpha: null });
+    expect(x.scale).toBeGreaterThan(0);
+    expect(run('calibrate', '--spec', f, '--guarantee', 'mi', '--method', 'theorem').stderr).toMatch(/^error: --method: unknown value 'theorem'/);
+  });
+  it('audit reports MI next to the Rényi figures', () => {
+    const j = JSON.parse(run('audit', '--scenario', 'heart', '--scale', '0.5', '--json').stdout);
+    expect(j.mi[0]).toMatchObject({ prior: 'empirical' });
+    expect(j.mi[0].nats).toBeLessThanOrEqual(j.mi[0].impliedByPufferfish);
+    expect(j.mi[0].bits).toBeCloseTo(j.mi[0].nats / Math.LN2, 12);
+  });
+});

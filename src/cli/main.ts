@@ -16,7 +16,7 @@ import { UCI_SCENARIOS } from '../scenarios/uci.js';
 import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
 import { parseGrid, parseNames } from './grid.js';
 import { auditTable, jsonAlpha, resultJson, resultsTable } from './format.js';
-import { audit } from '../audit/audit.js';
+import { audit, auditEmpirical, auditMI } from '../audit/audit.js';
 import { release } from '../release/release.js';
 
 interface SourceOptions {
@@ -131,7 +131,10 @@ function specOf(s: Scenario) {
     name: s.name,
     priors: s.priors.map((p) => ({
       name: p.name,
-      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, d.denominator <= BigInt(Number.MAX_SAFE_INTEGER) ? { values: [...d.values], counts: d.numerators.map(Number) } : { values: [...d.values], weights: [...d.masses] }])),
+      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, {
+        ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER) ? { values: [...d.values], counts: d.numerators.map(Number) } : { values: [...d.values], weights: [...d.masses] }),
+        ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
+      }])),
     })),
     ...(s.pairs ? { pairs: s.pairs } : {}),
   };
@@ -196,6 +199,9 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
 interface AuditOptions extends CalibrateOptions {
   scale?: string;
   delta?: string;
+  empirical?: boolean;
+  samples?: string;
+  level?: string;
 }
 
 async function runAudit(o: AuditOptions): Promise<void> {
@@ -216,12 +222,31 @@ async function runAudit(o: AuditOptions): Promise<void> {
   } catch (e) {
     throw e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, `--${e.path}`) : e;
   }
+  const canMI = mechanism !== 'exponential' || (cost ?? costs.abs) === costs.abs;
+  const mi = canMI ? await auditMI(scenario, { mechanism, scale, cost, eta: d.eta }) : [];
+  let empirical: Awaited<ReturnType<typeof auditEmpirical>> = [];
+  if (o.empirical) {
+    if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
+    const samples = o.samples === undefined ? 50_000 : Number(o.samples);
+    const level = o.level === undefined ? 1e-3 : Number(o.level);
+    if (!Number.isSafeInteger(samples) || samples < 100) throw new InputError(`must be a whole number ≥ 100, got '${o.samples}'`, '--samples');
+    if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
+    empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
+  }
   if (o.json) {
-    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, rows: rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha) })) };
+    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, rows: rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha) })), mi, ...(o.empirical ? { empirical } : {}) };
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
   }
   process.stdout.write(`${scenario.name}\n${mechanism} noise, scale ${scale}; slack to ε = ${epsilons[0]}; (ε′, δ) at δ = ${delta}\n\n${auditTable(rows)}\n`);
+  if (mi.length) {
+    process.stdout.write(`\nmutual information I(Y; S) (secrets weighted by their probabilities):\n`);
+    for (const m of mi) process.stdout.write(`  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`);
+  }
+  for (const e of empirical) {
+    const r = e.result;
+    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}\n`);
+  }
 }
 
 interface ReleaseOptions extends CalibrateOptions {
@@ -419,7 +444,10 @@ Exit codes: 0 ok · 2 bad input (the message names the field) · 3 numerical fai
     .option('--epsilon <e>', 'budget the slack is measured against (default: spec, else 1)')
     .option('--delta <d>', 'δ for the (ε′, δ) conversions (default 1e-6)')
     .option('--cost <c>', 'exponential mechanism cost (exact accounting: abs only)')
-    .option('--json', 'print {"rows": [...]} as JSON, mirroring the table')
+    .option('--empirical', 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)')
+    .option('--samples <n>', 'empirical audit: draws per secret (default 50000)')
+    .option('--level <a>', 'empirical audit: false-alarm probability bound (default 1e-3)')
+    .option('--json', 'print {"rows": [...], "mi": [...]} as JSON, mirroring the tables')
     .addHelpText(
       'after',
       `

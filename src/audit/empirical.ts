@@ -1,0 +1,117 @@
+import { InputError } from '../errors.js';
+import { rdpToDpSharp } from './conversion.js';
+
+/** log B(a, b) and the regularized incomplete beta I_x(a, b) (continued fraction, Lentz). */
+function logBeta(a: number, b: number): number {
+  return lgamma(a) + lgamma(b) - lgamma(a + b);
+}
+function lgamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lgamma(1 - x);
+  x -= 1;
+  let s = c[0];
+  for (let i = 1; i < 9; i++) s += c[i] / (x + i);
+  const t = x + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(s);
+}
+function betacf(a: number, b: number, x: number): number {
+  const tiny = 1e-300;
+  let c = 1, d = 1 - ((a + b) * x) / (a + 1);
+  d = 1 / (Math.abs(d) < tiny ? tiny : d);
+  let h = d;
+  for (let m = 1; m <= 10000; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d; d = 1 / (Math.abs(d) < tiny ? tiny : d);
+    c = 1 + aa / c; c = Math.abs(c) < tiny ? tiny : c;
+    h *= d * c;
+    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d; d = 1 / (Math.abs(d) < tiny ? tiny : d);
+    c = 1 + aa / c; c = Math.abs(c) < tiny ? tiny : c;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+export function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(a * Math.log(x) + b * Math.log1p(-x) - logBeta(a, b));
+  return x < (a + 1) / (a + b + 2) ? (front * betacf(a, b, x)) / a : 1 - (front * betacf(b, a, 1 - x)) / b;
+}
+/** The q-quantile of Beta(a, b) by bisection (60 halvings: to ~1e-18). */
+function betaQuantile(q: number, a: number, b: number): number {
+  let lo = 0, hi = 1;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (incompleteBeta(mid, a, b) < q) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Clopper–Pearson one-sided bounds for a binomial proportion k/n, each holding with
+ * probability ≥ 1 − a: lower = Beta(a; k, n−k+1), upper = Beta(1−a; k+1, n−k).
+ */
+export function clopperPearson(k: number, n: number, a: number): { lower: number; upper: number } {
+  return { lower: k === 0 ? 0 : betaQuantile(a, k, n - k + 1), upper: k === n ? 1 : betaQuantile(1 - a, k + 1, n - k) };
+}
+
+export interface EmpiricalClaim {
+  /** Claimed (α, ε)-RPP; α = ∞ is ε-Pufferfish privacy. */
+  alpha: number;
+  epsilon: number;
+}
+
+export interface EmpiricalAuditResult {
+  samples: number;
+  level: number;
+  delta: number;
+  /** The ε′ the claim implies at δ (sharper conversion; α = ∞: ε itself). */
+  claimed: number;
+  /** Lower confidence bound on the ε achievable at δ, from the best threshold set. */
+  lowerBound: number;
+  verdict: 'consistent' | 'violation';
+  witness: { set: string; direction: string; pFirst: number; pSecond: number } | null;
+}
+
+/**
+ * Sample-based privacy audit (MATH.md §7, ours): draws outputs of a release path under two
+ * secrets, and for threshold sets {y > t}, {y ≤ t} (thresholds chosen on a separate pilot
+ * sample) bounds P₁(E) from below and P₂(E) from above by Clopper–Pearson, giving
+ * ε ≥ log((P₁(E) − δ)/P₂(E)) for any mechanism that is (ε, δ)-indistinguishable. With a union
+ * bound over all sets and both directions, a "violation" is reported with probability at most
+ * `level` when the claimed guarantee holds: the test can only reject wrongly that rarely.
+ */
+export function empiricalAudit(first: () => number, second: () => number, claim: EmpiricalClaim, opts: { samples?: number; level?: number; delta?: number; thresholds?: number } = {}): EmpiricalAuditResult {
+  const n = opts.samples ?? 50_000;
+  const level = opts.level ?? 1e-3;
+  const delta = opts.delta ?? 1e-3;
+  const T = opts.thresholds ?? 32;
+  if (!Number.isSafeInteger(n) || n < 100) throw new InputError(`must be a whole number ≥ 100, got ${n}`, 'samples');
+  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');
+  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
+  const claimed = claim.alpha === Infinity ? claim.epsilon : rdpToDpSharp(claim.epsilon, claim.alpha, delta);
+  // Pilot: thresholds at the quantiles of a separate sample, so they do not depend on the test data.
+  const pilot = [...Array.from({ length: 2000 }, first), ...Array.from({ length: 2000 }, second)].sort((a, b) => a - b);
+  const ts = Array.from({ length: T }, (_, i) => pilot[Math.floor(((i + 0.5) / T) * pilot.length)]);
+  const a = Array.from({ length: n }, first).sort((x, y) => x - y);
+  const b = Array.from({ length: n }, second).sort((x, y) => x - y);
+  const above = (xs: number[], t: number) => { let lo = 0, hi = xs.length; while (lo < hi) { const m = (lo + hi) >> 1; if (xs[m] > t) hi = m; else lo = m + 1; } return xs.length - lo; };
+  const tests = T * 2 * 2; // thresholds × {>, ≤} × directions
+  const each = level / (2 * tests); // two one-sided bounds per test
+  let best = -Infinity;
+  let witness: EmpiricalAuditResult['witness'] = null;
+  for (const t of ts) {
+    const ka = above(a, t), kb = above(b, t);
+    for (const [set, k1, k2, dir] of [[`y > ${t}`, ka, kb, '1 vs 2'], [`y > ${t}`, kb, ka, '2 vs 1'], [`y ≤ ${t}`, n - ka, n - kb, '1 vs 2'], [`y ≤ ${t}`, n - kb, n - ka, '2 vs 1']] as const) {
+      const p1 = clopperPearson(k1, n, each).lower, p2 = clopperPearson(k2, n, each).upper;
+      if (p1 <= delta) continue;
+      const e = Math.log((p1 - delta) / p2);
+      if (e > best) { best = e; witness = { set, direction: dir, pFirst: k1 / n, pSecond: k2 / n }; }
+    }
+  }
+  return { samples: n, level, delta, claimed, lowerBound: best, verdict: best > claimed ? 'violation' : 'consistent', witness };
+}
