@@ -78,17 +78,24 @@ export function logMassIn(p: Discrete, noise: Noise, interval: [number, number])
  */
 export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, interval: [number, number]): Bounded {
   const [lo, hi] = interval;
+  const sup = supLogRatio(p, q, b, [lo, hi].filter(Number.isFinite), (y) => y >= lo && y <= hi);
+  const noise: Noise = { family: 'laplace', scale: b };
+  const mp = logMassIn(p, noise, interval), mq = logMassIn(q, noise, interval);
+  return { value: sup.value - mp.value + mq.value, error: sup.error + mp.error + mq.error };
+}
+
+/** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
+function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
   const P = mixtureOf(p), Q = mixtureOf(q);
-  const pts = Float64Array.from(new Set([...P.x, ...Q.x, lo, hi].filter((y) => Number.isFinite(y) && y >= lo && y <= hi))).sort();
+  const pts = Float64Array.from(new Set([...P.x, ...Q.x, ...extra].filter(keep))).sort();
   const noise: Noise = { family: 'laplace', scale: b };
   const lp = mixtureLogDensity(P, noise, pts), lq = mixtureLogDensity(Q, noise, pts);
-  let sup = -Infinity, mag = 0;
+  let value = -Infinity, mag = 0;
   for (let i = 0; i < pts.length; i++) {
-    sup = Math.max(sup, lp[i] - lq[i]);
+    value = Math.max(value, lp[i] - lq[i]);
     mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
   }
-  const mp = logMassIn(p, noise, interval), mq = logMassIn(q, noise, interval);
-  return { value: sup - mp.value + mq.value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) + mp.error + mq.error };
+  return { value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) };
 }
 
 /** logIntegral, moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters. */
@@ -285,16 +292,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
  * at an atom. Evaluated at every atom of either support.
  */
 export function exactLaplaceDInf(p: Discrete, q: Discrete, b: number): Bounded {
-  const P = mixtureOf(p), Q = mixtureOf(q);
-  const atoms = Float64Array.from(new Set([...P.x, ...Q.x])).sort();
-  const noise: Noise = { family: 'laplace', scale: b };
-  const lp = mixtureLogDensity(P, noise, atoms), lq = mixtureLogDensity(Q, noise, atoms);
-  let value = -Infinity, mag = 0;
-  for (let i = 0; i < atoms.length; i++) {
-    value = Math.max(value, lp[i] - lq[i]);
-    mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
-  }
-  return { value, error: (16 + 4 * atoms.length) * EPS * (1 + 2 * mag) };
+  return supLogRatio(p, q, b);
 }
 
 /**
