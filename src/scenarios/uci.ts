@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
+import { canonical, splitLine } from '../sources/csvText.js';
 
 /**
  * The paper's three UCI experiments (arXiv 2605.05723 §3.3) and plain readers for the files
@@ -51,31 +52,6 @@ export const UCI_SCENARIOS: readonly UciScenarioDef[] = [
   })),
 ];
 
-/** Split one delimited line, honouring double quotes; fields are trimmed. */
-function splitLine(line: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-      else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === sep) { out.push(cur.trim()); cur = ''; }
-    else cur += ch;
-  }
-  out.push(cur.trim());
-  return out;
-}
-
-/** Canonical text of a cell: numbers written as floats by UCI (`1.0`) become `1`. */
-function canonical(cell: string): string {
-  const n = Number(cell);
-  return cell !== '' && Number.isFinite(n) ? String(n) : cell;
-}
-
 export interface Histograms {
   conditionals: Record<string, { values: number[]; counts: number[] }>;
   /** Rows dropped for a missing (`?`, empty) or non-numeric query or secret. */
@@ -100,7 +76,7 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
   for (const line of lines) {
     const cells = splitLine(line, def.separator);
     const q = Number(cells[qi]);
-    const s = canonical(cells[si] ?? '');
+    const s = canonical(cells[si] ?? '') ?? '';
     if (cells[qi] === '?' || cells[qi] === '' || !Number.isFinite(q) || s === '?' || s === '') { dropped++; continue; }
     const t = tallies.get(s);
     if (t) t.set(q, (t.get(q) ?? 0) + 1);

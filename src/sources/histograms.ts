@@ -1,7 +1,10 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { InputError } from '../errors.js';
+import { canonical } from './csvText.js';
 import { duckRelation, ident, type TableSource } from './table.js';
+
+export { canonical };
 
 /** What to histogram: the numeric query column, and the secrets (a column's values or predicates). */
 export interface SecretQuery {
@@ -24,15 +27,6 @@ export interface TableHistograms {
   /** Rows dropped for a missing/non-numeric query value or a missing secret or public value. */
   dropped: number;
   secrets: string[];
-}
-
-/** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
-export function canonical(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'bigint' || typeof v === 'number') return String(Number(v));
-  const s = String(v).trim();
-  const n = Number(s);
-  return s !== '' && Number.isFinite(n) ? String(n) : s;
 }
 
 const short = (msg: string) => msg.split('\n')[0].replace(/^[A-Za-z ]*Error: /, '').slice(0, 200);

@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import type { TableSource } from './table.js';
 
 const ADULT = ['age', 'workclass', 'fnlwgt', 'education', 'education-num', 'marital-status', 'occupation', 'relationship', 'race', 'sex', 'capital-gain', 'capital-loss', 'hours-per-week', 'native-country', 'income'];
@@ -10,7 +9,7 @@ const HEART = ['age', 'sex', 'cp', 'trestbps', 'chol', 'fbs', 'restecg', 'thalac
  * Options the user gives explicitly win.
  */
 export function uciQuirks(path: string): Partial<TableSource> {
-  const name = basename(path);
+  const name = path.split(/[\\/]/).pop() ?? path;
   if (name === 'adult.data') return { header: false, separator: ', ', columns: ADULT };
   if (name === 'adult.test') return { header: false, separator: ', ', columns: ADULT, skip: 1 };
   if (/^processed\.(cleveland|hungarian|switzerland|va)\.data$/.test(name)) return { header: false, separator: ',', columns: HEART };

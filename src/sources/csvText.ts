@@ -1,0 +1,114 @@
+/**
+ * Delimited text in plain JavaScript, for the browser (the CLI reads tables with DuckDB):
+ * quotes, a sniffed separator, `?` and empty cells as missing, and the UCI quirks by file name.
+ */
+import { InputError } from '../errors.js';
+import type { Histogram, TableHistograms } from './histograms.js';
+
+/** Split one delimited line, honouring double quotes; fields are trimmed. */
+export function splitLine(line: string, sep: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+      else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (line.startsWith(sep, i)) { out.push(cur.trim()); cur = ''; i += sep.length - 1; }
+    else cur += ch;
+  }
+  out.push(cur.trim());
+  return out;
+}
+
+/** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
+export function canonical(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint' || typeof v === 'number') return String(Number(v));
+  const s = String(v).trim();
+  const n = Number(s);
+  return s !== '' && Number.isFinite(n) ? String(n) : s;
+}
+
+export interface TextTable {
+  columns: string[];
+  rows: string[][];
+}
+
+export interface TextOptions {
+  separator?: string;
+  header?: boolean;
+  columns?: string[];
+  skip?: number;
+}
+
+/** Parse delimited text; the separator is sniffed from the first line when not given. */
+export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '').slice(o.skip ?? 0);
+  if (lines.length === 0) throw new InputError('the file has no rows', 'file');
+  const first = lines[0];
+  const sep = o.separator ?? ([';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0]);
+  const head = o.header ?? !/^[-+.\d\s",;?\t]*$/.test(first); // a header has a non-numeric cell
+  const columns = o.columns ?? (head ? splitLine(lines.shift()!, sep) : splitLine(first, sep).map((_, i) => `column${i}`));
+  return { columns, rows: lines.map((l) => splitLine(l, sep)) };
+}
+
+/** Numeric columns: every non-missing cell parses as a finite number. */
+export function numericColumns(t: TextTable): string[] {
+  return t.columns.filter((_, j) => t.rows.every((r) => r[j] === undefined || r[j] === '' || r[j] === '?' || Number.isFinite(Number(r[j]))));
+}
+
+/** Distinct values of a column (canonical), most frequent first. */
+export function distinctValues(t: TextTable, column: string, limit = 100): string[] {
+  const j = t.columns.indexOf(column);
+  const counts = new Map<string, number>();
+  for (const r of t.rows) {
+    const v = canonical(r[j] === '?' ? null : r[j]);
+    if (v !== null && v !== '') counts.set(v, (counts.get(v) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([v]) => v);
+}
+
+/** The conditional histograms of `query` per secret value (and public value), as the DuckDB path computes them. */
+export function textHistograms(t: TextTable, q: { query: string; secretColumn: string; values?: string[]; given?: string }): TableHistograms {
+  const need = (c: string, flag: string) => {
+    const j = t.columns.indexOf(c);
+    if (j < 0) throw new InputError(`unknown column '${c}' (columns: ${t.columns.join(', ')})`, flag);
+    return j;
+  };
+  const qi = need(q.query, '--query'), si = need(q.secretColumn, '--secret-column'), gi = q.given ? need(q.given, '--given') : -1;
+  if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, '--query');
+  const groups = new Map<string, Map<string, Map<number, number>>>();
+  let dropped = 0;
+  for (const r of t.rows) {
+    const x = r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi]);
+    const s = canonical(r[si] === '?' ? null : r[si]);
+    const g = gi < 0 ? '' : canonical(r[gi] === '?' ? null : r[gi]);
+    if (!Number.isFinite(x) || s === null || s === '' || g === null) { dropped++; continue; }
+    if (q.values && !q.values.includes(s)) continue;
+    let gm = groups.get(g);
+    if (!gm) groups.set(g, (gm = new Map()));
+    let sm = gm.get(s);
+    if (!sm) gm.set(s, (sm = new Map()));
+    sm.set(x, (sm.get(x) ?? 0) + 1);
+  }
+  const present = new Set([...groups.values()].flatMap((m) => [...m.keys()]));
+  const secrets = q.values ?? [...present].sort();
+  for (const s of secrets) if (!present.has(s)) throw new InputError(`secret '${s}' has no rows`, '--values');
+  if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}`, '--secret-column');
+  const out = new Map<string, Map<string, Histogram>>();
+  for (const [g, gm] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const m = new Map<string, Histogram>();
+    for (const s of secrets) {
+      const h = gm.get(s);
+      if (!h) continue;
+      const values = [...h.keys()].sort((a, b) => a - b);
+      m.set(s, { values, counts: values.map((v) => h.get(v)!) });
+    }
+    out.set(g, m);
+  }
+  return { groups: out, rows: t.rows.length, dropped, secrets };
+}
