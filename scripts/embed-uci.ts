@@ -1,7 +1,8 @@
 // Regenerates src/scenarios/embedded.ts from a local copy of the UCI files:
 //   npx tsx scripts/embed-uci.ts ../shared/datasets/uci
 import { writeFileSync } from 'node:fs';
-import { UCI_SCENARIOS, uciHistograms } from '../src/scenarios/uci.js';
+import { UCI_SCENARIOS } from '../src/scenarios/uci.js';
+import { uciHistograms } from '../src/scenarios/uciFiles.js';
 
 const dir = process.argv[2] ?? '../shared/datasets/uci';
 const body = UCI_SCENARIOS.map((d) => `  '${d.id}': ${JSON.stringify(uciHistograms(d, dir).conditionals)},`).join('\n');

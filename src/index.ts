@@ -20,7 +20,8 @@ export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type Pair
 export { specSchema, type Spec } from './spec/schema.js';
 export { scenarioFromSpec, loadSpecFile, parseAlpha } from './spec/load.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
-export { UCI_SCENARIOS, uciHistograms, type UciScenarioDef } from './scenarios/uci.js';
+export { UCI_SCENARIOS, type UciScenarioDef } from './scenarios/uci.js';
+export { uciHistograms } from './scenarios/uciFiles.js';
 export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { coupledLaplaceProblem } from './conditions/coupled.js';
@@ -42,4 +43,4 @@ export { sourceKind, type TableSource } from './sources/table.js';
 export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
 export { privatizeTable } from './release/table.js';
 export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
-export { uciScenario } from './scenarios/builtin.js';
+export { uciScenario } from './scenarios/uciFiles.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_COUNTS } from '../src/scenarios/embedded.js';
-import { UCI_SCENARIOS, uciHistograms } from '../src/scenarios/uci.js';
+import { UCI_SCENARIOS } from '../src/scenarios/uci.js';
+import { uciHistograms } from '../src/scenarios/uciFiles.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { HAVE_UCI, UCI_DIR, verifyUci } from './uci.js';
 

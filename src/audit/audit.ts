@@ -6,6 +6,11 @@ import { exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
 import type { NoiseFamily } from '../divergence/mixture.js';
 import { InputError } from '../errors.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
+import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
+import { exactMutualInformation } from '../mi/mutualInformation.js';
+import { samplerFor } from '../release/release.js';
+import { drawRelease } from '../release/samplers.js';
+import { cryptoSource } from '../release/random.js';
 
 export interface AuditSettings {
   mechanism: Mechanism;
@@ -97,7 +102,6 @@ export interface MiAuditRow {
 
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
-  const { exactMutualInformation } = await import('../mi/mutualInformation.js');
   const family: NoiseFamily = s.mechanism === 'gaussian' ? 'gaussian' : 'laplace';
   const scale = s.mechanism === 'exponential' ? 1 / (s.eta ?? etaPower(1)).at(s.scale) : s.scale;
   return scenario.priors.map((prior) => {
@@ -116,7 +120,7 @@ export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechan
 export interface EmpiricalRow {
   prior: string;
   pair: [string, string];
-  result: import('./empirical.js').EmpiricalAuditResult;
+  result: EmpiricalAuditResult;
 }
 
 /**
@@ -125,10 +129,6 @@ export interface EmpiricalRow {
  * claimed (α, ε) guarantee with `empiricalAudit`.
  */
 export async function auditEmpirical(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): Promise<EmpiricalRow[]> {
-  const { empiricalAudit } = await import('./empirical.js');
-  const { samplerFor } = await import('../release/release.js');
-  const { drawRelease } = await import('../release/samplers.js');
-  const { cryptoSource } = await import('../release/random.js');
   const noise = samplerFor(s, s.scale);
   const u = new Uint32Array(2);
   const uniform = () => { cryptoSource.fill(new Uint8Array(u.buffer)); return (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53; };

@@ -10,7 +10,8 @@ import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type Calibratio
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
-import { BUILTIN_IDS, builtinScenario, uciScenario } from '../scenarios/builtin.js';
+import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
+import { uciScenario } from '../scenarios/uciFiles.js';
 import { availableDir, cacheDir, DATASETS, dataset, fetchDataset, SCENARIO_DATASET } from '../datasets/registry.js';
 import { UCI_SCENARIOS } from '../scenarios/uci.js';
 import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
@@ -522,6 +523,19 @@ Example:
       const dir = availableDir(name);
       if (!dir) throw new InputError(`no verified copy of '${name}' (checked ${process.env.PUFFERFISH_DATA_DIR ? `${process.env.PUFFERFISH_DATA_DIR} and ` : ''}${cacheDir()}); run: pufferfish datasets fetch ${name}`, 'dataset');
       process.stdout.write(`${join(dir, d.files[0].path.split('/')[0])}\n`);
+    });
+
+  program
+    .command('serve')
+    .description('Serve the local web calibrator on 127.0.0.1 (the table never leaves the machine).')
+    .option('--port <p>', 'port (0 = any free one)', '8737')
+    .action(async (o: { port: string }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`must be a port number, got '${o.port}'`, '--port');
+      const { serveApp } = await import('./serve.js');
+      const { url } = await serveApp(port);
+      process.stdout.write(`Pufferfish web calibrator: ${url}  (Ctrl-C to stop)\n`);
+      await new Promise(() => {}); // serve until interrupted
     });
 
   program

@@ -69,11 +69,11 @@ function perDataset(rows: Row[], title: string, subtitle: string | undefined, ma
 const alphaAxis = { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: { zero: false } };
 
 /** Noise variance against `x` (α or ε) on a log axis, one panel per dataset. */
-export function varianceChart(rows: Row[], opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string }): VegaLiteSpec {
+export function varianceChart(rows: Row[], opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string; color?: string }): VegaLiteSpec {
   return perDataset(rows, opts.title, opts.subtitle, {}, {
     x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
     y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
-    color: { field: 'mechanism', type: 'nominal', title: 'mechanism' },
+    color: { field: 'mechanism', type: 'nominal', title: opts.color ?? 'mechanism' },
   });
 }
 

@@ -2,7 +2,7 @@ import type { Scenario } from '../calibrate/scenario.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EMBEDDED_COUNTS } from './embedded.js';
-import { UCI_SCENARIOS, uciHistograms, type UciScenarioDef } from './uci.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from './uci.js';
 
 export const BUILTIN_IDS = UCI_SCENARIOS.map((d) => d.id);
 
@@ -15,17 +15,6 @@ export function builtinScenario(id: string): Scenario {
   const def = UCI_SCENARIOS.find((d) => d.id === id);
   if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
   return histogramScenario(def, EMBEDDED_COUNTS[def.id]);
-}
-
-/**
- * A built-in scenario recomputed from the UCI files in `dataDir` (as UCI ships them), or from
- * the embedded counts when `dataDir` is undefined.
- */
-export function uciScenario(id: string, dataDir?: string): Scenario {
-  if (!dataDir) return builtinScenario(id);
-  const def = UCI_SCENARIOS.find((d) => d.id === id);
-  if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
-  return histogramScenario(def, uciHistograms(def, dataDir).conditionals);
 }
 
 /** A scenario from per-secret histograms, in the secret order of the definition. */

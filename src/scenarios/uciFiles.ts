@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Scenario } from '../calibrate/scenario.js';
+import { InputError } from '../errors.js';
+import { canonical, splitLine } from '../sources/csvText.js';
+import { BUILTIN_IDS, builtinScenario, histogramScenario } from './builtin.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from './uci.js';
+
+// Node-only: reading the UCI files from disk (the browser build uses the embedded counts).
+
+export interface Histograms {
+  conditionals: Record<string, { values: number[]; counts: number[] }>;
+  /** Rows dropped for a missing (`?`, empty) or non-numeric query or secret. */
+  dropped: number;
+  rows: number;
+}
+
+/** Histogram of the query column under each secret value of one UCI scenario. */
+export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, def.file), 'utf8');
+  } catch {
+    throw new InputError(`cannot read ${join(dataDir, def.file)}`, 'data-dir');
+  }
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const columns = def.columns ?? splitLine(lines.shift() ?? '', def.separator);
+  const qi = columns.indexOf(def.query);
+  const si = columns.indexOf(def.secretColumn);
+  const tallies = new Map<string, Map<number, number>>(def.secrets.map((s) => [s, new Map()]));
+  let dropped = 0;
+  for (const line of lines) {
+    const cells = splitLine(line, def.separator);
+    const q = Number(cells[qi]);
+    const s = canonical(cells[si] ?? '') ?? '';
+    if (cells[qi] === '?' || cells[qi] === '' || !Number.isFinite(q) || s === '?' || s === '') { dropped++; continue; }
+    const t = tallies.get(s);
+    if (t) t.set(q, (t.get(q) ?? 0) + 1);
+  }
+  const conditionals: Histograms['conditionals'] = {};
+  for (const [s, t] of tallies) {
+    const values = [...t.keys()].sort((a, b) => a - b);
+    conditionals[s] = { values, counts: values.map((v) => t.get(v)!) };
+  }
+  return { conditionals, dropped, rows: lines.length };
+}
+
+/**
+ * A built-in scenario recomputed from the UCI files in `dataDir` (as UCI ships them), or from
+ * the embedded counts when `dataDir` is undefined.
+ */
+export function uciScenario(id: string, dataDir?: string): Scenario {
+  if (!dataDir) return builtinScenario(id);
+  const def = UCI_SCENARIOS.find((d) => d.id === id);
+  if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
+  return histogramScenario(def, uciHistograms(def, dataDir).conditionals);
+}

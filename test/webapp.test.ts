@@ -1,0 +1,99 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveApp } from '../src/cli/serve.js';
+import { UCI_DIR } from './uci.js';
+
+// The real app (built by `npm test`'s build step) in headless Debian Chromium, driven by Playwright.
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+let server: Server, url = '', browser: Browser;
+const adult = join(UCI_DIR, 'adult/adult.data');
+const data = existsSync(adult)
+  ? adult
+  : (() => {
+      // No UCI copy: a small generated table with the same columns of interest.
+      const f = join(mkdtempSync(join(tmpdir(), 'app-')), 'people.csv');
+      const rows = Array.from({ length: 400 }, (_, i) => `${1 + (i % 16)},${i % 3 ? 'Husband' : 'Not-in-family'}`);
+      writeFileSync(f, ['education-num,relationship', ...rows].join('\n'));
+      return f;
+    })();
+
+beforeAll(async () => {
+  execFileSync('bash', [fileURLToPath(new URL('../scripts/ensure-chromium.sh', import.meta.url))], { stdio: 'inherit' });
+  ({ server, url } = await serveApp(0));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+describe('web calibrator (headless Chromium)', () => {
+  it('loads a table, calibrates like the CLI, plots, and never leaves its origin', async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(url);
+    await page.setInputFiles('#file', data);
+    await page.waitForSelector('#query option:text-is("education-num")', { state: 'attached' });
+    await page.selectOption('#query', 'education-num');
+    await page.selectOption('#secret', 'relationship');
+    await page.waitForSelector('input[name=secret-value][value="Husband"]', { state: 'attached' });
+    await page.check('input[name=secret-value][value="Husband"]');
+    await page.check('input[name=secret-value][value="Not-in-family"]');
+    await page.fill('#alpha', '2');
+    await page.fill('#epsilon', '1');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method=theorem][data-mechanism=gaussian]', { timeout: 60_000 });
+    await page.waitForSelector('#plot-alpha svg', { timeout: 60_000 });
+
+    const cli = (mechanism: string) =>
+      JSON.parse(spawnSync(process.execPath, [BIN, 'calibrate', '--data', data, '--query', 'education-num', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family', '--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--mechanism', mechanism, '--json'], { encoding: 'utf8' }).stdout).results[0].scale;
+    for (const mechanism of ['laplace', 'gaussian']) {
+      const shown = await page.getAttribute(`#table tbody tr[data-method=theorem][data-mechanism=${mechanism}]`, 'data-scale');
+      // Chromium's V8 and Node's may round Math.exp/log1p differently in the last bit; each side's
+      // answer is certified on its own, and they agree to an ulp or two.
+      expect(Math.abs(Number(shown) / cli(mechanism) - 1)).toBeLessThan(1e-14);
+    }
+    expect(await page.locator('#plot-alpha svg path').count()).toBeGreaterThan(3);
+    expect(await page.textContent('#message')).toBe('');
+
+    // a privatized draw with the CSPRNG sampler
+    await page.fill('#value', '13');
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG|no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
+
+    const origin = new URL(url).origin;
+    expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith('blob:') && !r.startsWith('data:'))).toEqual([]);
+    await page.screenshot({ path: join(tmpdir(), 'pufferfish-webapp.png'), fullPage: true });
+  }, 120_000);
+
+  it('shows bad input with the CLI wording', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.selectOption('#builtin', 'heart');
+    await page.fill('#alpha', '1');
+    await page.click('#run');
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '');
+    const cliWording = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--alpha', '1'], { encoding: 'utf8' }).stderr.trim().replace(/^error: --alpha: /, '');
+    expect(await page.textContent('#message')).toBe(`error: alpha: ${cliWording}`);
+    await page.fill('#alpha', '2');
+    await page.uncheck('input[name=mechanism][value=laplace]');
+    await page.uncheck('input[name=method][value=theorem]');
+    await page.uncheck('input[name=method][value=pierquin]');
+    await page.uncheck('input[name=method][value=coupled]');
+    await page.uncheck('input[name=method][value=exact]');
+    await page.check('input[name=method][value=wasserstein-inf]');
+    await page.click('#run');
+    // W∞ does not apply to Gaussian noise: nothing to show, and no crash
+    await page.waitForFunction(() => document.querySelectorAll('#table tbody tr').length === 0);
+  }, 60_000);
+});

@@ -1,0 +1,102 @@
+
+// The library runs here, off the page's thread. Messages in: load | builtin | values | calibrate | audit | release.
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
+import { expressionInterpreter } from 'vega-interpreter';
+import { calibrate, checkSettings, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
+import type { Scenario } from '../src/calibrate/scenario.js';
+import { audit } from '../src/audit/audit.js';
+import { InputError } from '../src/errors.js';
+import { release } from '../src/release/release.js';
+import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { distinctValues, numericColumns, parseDelimited, textHistograms, type TextTable } from '../src/sources/csvText.js';
+import { tableScenario } from '../src/sources/priors.js';
+import { uciQuirks } from '../src/sources/uciFormats.js';
+
+let table: TextTable | null = null;
+let scenario: Scenario | null = null;
+
+/** Vega with its AST interpreter instead of `new Function`, so the page's CSP can forbid eval. */
+async function svg(spec: Record<string, unknown>): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec as never).spec, undefined, { ast: true }), { renderer: 'none', expr: expressionInterpreter });
+  const out = await view.toSVG();
+  view.finalize();
+  return out;
+}
+
+const post = (m: unknown) => (self as unknown as Worker).postMessage(m);
+const LABEL: Record<string, string> = { theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact' };
+
+self.onmessage = async (e: MessageEvent) => {
+  const m = e.data;
+  try {
+    if (m.type === 'load') {
+      const q = uciQuirks(m.name);
+      table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
+      scenario = null;
+      post({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length });
+    } else if (m.type === 'builtin') {
+      table = null;
+      scenario = builtinScenario(m.id);
+      post({ type: 'loaded-builtin', name: scenario.name, secrets: Object.keys(scenario.priors[0].conditionals) });
+    } else if (m.type === 'values') {
+      if (!table) throw new InputError('load a table first', 'file');
+      post({ type: 'values', column: m.column, values: distinctValues(table, m.column) });
+    } else if (m.type === 'calibrate') {
+      const p = m.params;
+      if (table) {
+        if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
+        const h = textHistograms(table, { query: p.query, secretColumn: p.secretColumn, values: p.values?.length ? p.values : undefined, given: p.given || undefined });
+        scenario = tableScenario(h, { name: `${p.fileName}: ${p.query} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`, given: p.given || undefined }).scenario;
+      }
+      if (!scenario) throw new InputError('load a table or pick a built-in scenario', 'form');
+      // Same checks and wording as the CLI (α, ε, mechanism).
+      for (const mechanism of p.mechanisms as Mechanism[]) checkSettings({ mechanism, method: 'theorem', alpha: p.alpha, epsilon: p.epsilon });
+      if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
+      const rows: (CalibrationResult & { label: string })[] = [];
+      for (const mechanism of p.mechanisms as Mechanism[]) {
+        for (const method of p.methods as SingleMethod[]) {
+          if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
+          try {
+            rows.push({ ...calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon: p.epsilon }), label: LABEL[method] });
+          } catch (err) {
+            if (!(err instanceof InputError)) throw err;
+          }
+        }
+      }
+      post({ type: 'results', rows: rows.map((r) => ({ mechanism: r.mechanism, method: r.method, label: r.label, rule: r.rule, scale: r.scale, variance: r.variance, binding: r.binding, explanation: r.explanation })) });
+      // Plots: scale against α per method (Figures 1 and 3), variance against ε.
+      const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + 0.25 * i).toFixed(2)));
+      const byAlpha: Row[] = [];
+      const byEps: Row[] = [];
+      for (const mechanism of p.mechanisms as Mechanism[]) for (const method of p.methods as SingleMethod[]) {
+        if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
+        for (const alpha of alphas) byAlpha.push({ dataset: scenario.name, mechanism, method: LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
+        for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
+          const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
+          if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${LABEL[method]}`, epsilon, variance: v });
+        }
+      }
+      post({
+        type: 'plots',
+        alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})` })),
+        epsilon: byEps.length ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' })) : '',
+      });
+    } else if (m.type === 'audit') {
+      if (!scenario) throw new InputError('calibrate first', 'form');
+      const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [m.alpha], epsilon: m.epsilon, delta: 1e-6 });
+      post({ type: 'audit', rows });
+    } else if (m.type === 'release') {
+      if (!scenario) throw new InputError('calibrate first', 'form');
+      const r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count });
+      post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee });
+    } else if (m.type === 'spec') {
+      if (!scenario) throw new InputError('calibrate first', 'form');
+      const p = scenario.priors.map((pr) => ({ name: pr.name, conditionals: Object.fromEntries(Object.entries(pr.conditionals).map(([k, d]) => [k, { values: [...d.values], counts: d.numerators.map(Number), ...(pr.probabilities ? { probability: pr.probabilities[k] } : {}) }])) }));
+      post({ type: 'spec', spec: { name: scenario.name, priors: p, ...(scenario.pairs ? { pairs: scenario.pairs } : {}), mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon } });
+    }
+  } catch (err) {
+    post({ type: 'error', message: err instanceof InputError ? `error: ${err.message}` : `error: internal error: ${(err as Error).message}` });
+  }
+};
