@@ -81,7 +81,7 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
   };
   const qi = need(q.query, '--query'), si = need(q.secretColumn, '--secret-column'), gi = q.given ? need(q.given, '--given') : -1;
   if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, '--query');
-  const groups = new Map<string, Map<string, Map<number, number>>>();
+  const tally = new Tally();
   let dropped = 0;
   for (const r of t.rows) {
     const x = r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi]);
@@ -89,26 +89,51 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
     const g = gi < 0 ? '' : canonical(r[gi] === '?' ? null : r[gi]);
     if (!Number.isFinite(x) || s === null || s === '' || g === null) { dropped++; continue; }
     if (q.values && !q.values.includes(s)) continue;
-    let gm = groups.get(g);
-    if (!gm) groups.set(g, (gm = new Map()));
+    tally.add(g, s, x, 1);
+  }
+  const secrets = tally.secrets(q.values, { column: q.secretColumn });
+  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets };
+}
+
+/**
+ * Counts per (public value, secret, query value), and the checks and sorted histograms both
+ * table paths (DuckDB/PostgreSQL and plain text) share.
+ */
+export class Tally {
+  private readonly groups = new Map<string, Map<string, Map<number, number>>>();
+
+  add(g: string, s: string, x: number, n: number): void {
+    let gm = this.groups.get(g);
+    if (!gm) this.groups.set(g, (gm = new Map()));
     let sm = gm.get(s);
     if (!sm) gm.set(s, (sm = new Map()));
-    sm.set(x, (sm.get(x) ?? 0) + 1);
+    sm.set(x, (sm.get(x) ?? 0) + n);
   }
-  const present = new Set([...groups.values()].flatMap((m) => [...m.keys()]));
-  const secrets = q.values ?? [...present].sort();
-  for (const s of secrets) if (!present.has(s)) throw new InputError(`secret '${s}' has no rows`, '--values');
-  if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}`, '--secret-column');
-  const out = new Map<string, Map<string, Histogram>>();
-  for (const [g, gm] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const m = new Map<string, Histogram>();
+
+  /** The secrets (given, or every value seen), each checked to have rows; at least two. */
+  secrets(given: string[] | undefined, o: { column?: string }): string[] {
+    const present = new Set([...this.groups.values()].flatMap((m) => [...m.keys()]));
+    const secrets = given ?? [...present].sort();
     for (const s of secrets) {
-      const h = gm.get(s);
-      if (!h) continue;
-      const values = [...h.keys()].sort((a, b) => a - b);
-      m.set(s, { values, counts: values.map((v) => h.get(v)!) });
+      if (!present.has(s)) throw new InputError(`secret '${s}' has no rows${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, o.column ? '--values' : '--secret');
     }
-    out.set(g, m);
+    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? '--secret-column' : '--secret');
+    return secrets;
   }
-  return { groups: out, rows: t.rows.length, dropped, secrets };
+
+  /** Per public value (sorted), per secret, the histogram with sorted values. */
+  histograms(secrets: string[]): Map<string, Map<string, Histogram>> {
+    const out = new Map<string, Map<string, Histogram>>();
+    for (const [g, gm] of [...this.groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const m = new Map<string, Histogram>();
+      for (const s of secrets) {
+        const h = gm.get(s);
+        if (!h) continue;
+        const values = [...h.keys()].sort((a, b) => a - b);
+        m.set(s, { values, counts: values.map((v) => h.get(v)!) });
+      }
+      out.set(g, m);
+    }
+    return out;
+  }
 }

@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { InputError } from '../errors.js';
-import { canonical } from './csvText.js';
+import { canonical, Tally } from './csvText.js';
 import { duckRelation, ident, type TableSource } from './table.js';
 
 export { canonical };
@@ -146,15 +146,8 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     } catch (e) {
       throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, '--data');
     }
-    const groups = new Map<string, Map<string, Map<number, number>>>();
+    const tally = new Tally();
     let total = 0, dropped = 0;
-    const add = (gv: string, secret: string, xv: number, n: number) => {
-      let gm = groups.get(gv);
-      if (!gm) groups.set(gv, (gm = new Map()));
-      let sm = gm.get(secret);
-      if (!sm) gm.set(secret, (sm = new Map()));
-      sm.set(xv, (sm.get(xv) ?? 0) + n);
-    };
     for (const r of rows) {
       const n = Number(r.n);
       total += n;
@@ -165,27 +158,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         dropped += n;
         continue;
       }
-      if (q.secretColumn) add(gv, s!, xv, n);
-      else predicateNames.forEach((name, i) => Number(r[`p${i}`]) > 0 && add(gv, name, xv, Number(r[`p${i}`])));
+      if (q.secretColumn) tally.add(gv, s, xv, n);
+      else predicateNames.forEach((name, i) => Number(r[`p${i}`]) > 0 && tally.add(gv, name, xv, Number(r[`p${i}`])));
     }
-    const present = new Set([...groups.values()].flatMap((m) => [...m.keys()]));
-    const secrets = q.secretColumn ? (q.values ?? [...present].sort()) : predicateNames;
-    for (const sname of secrets) {
-      if (!present.has(sname)) throw new InputError(`secret '${sname}' has no rows${q.secretColumn ? ` (values of '${q.secretColumn}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, q.secretColumn ? '--values' : '--secret');
-    }
-    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, q.secretColumn ? '--secret-column' : '--secret');
-    const out = new Map<string, Map<string, Histogram>>();
-    for (const [gv, gm] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      const m = new Map<string, Histogram>();
-      for (const sname of secrets) {
-        const h = gm.get(sname);
-        if (!h) continue;
-        const values = [...h.keys()].sort((a, b) => a - b);
-        m.set(sname, { values, counts: values.map((v) => h.get(v)!) });
-      }
-      out.set(gv, m);
-    }
-    return { groups: out, rows: total, dropped, secrets };
+    const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
+    return { groups: tally.histograms(secrets), rows: total, dropped, secrets };
   } finally {
     await engine.close();
   }
