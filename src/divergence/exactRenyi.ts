@@ -32,8 +32,8 @@ const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.P
  * computed by globally adaptive Gauss–Kronrod (G10/K21) quadrature in log-space.
  *
  * Method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian
- * panels start at atoms at least 2σ apart. Each gap is cut into panels growing geometrically
- * from both ends, starting at half the noise scale, so the mass near every atom is resolved
+ * panels start at atoms at least 4σ apart. Each gap is cut into panels growing geometrically
+ * from both ends, starting at half the noise scale (Gaussian: σ), so the mass near every atom is resolved
  * from the first round. Panels whose |K21 − G10| share of
  * the total is large are bisected until Σ|K21 − G10| ≤ rtol·∫.
  * Tails. Laplace: beyond the outermost atoms both mixtures are ∝ e^{∓y/b}, so each tail is
@@ -202,14 +202,14 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
   if (!(hi > lo)) pts = new Float64Array(0);
   if (noise.family === 'gaussian' && pts.length > 0) {
     const kept = [pts[0]];
-    for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 2 * s || i === pts.length - 1) kept.push(pts[i]);
+    for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 4 * s || i === pts.length - 1) kept.push(pts[i]);
     pts = Float64Array.from(kept);
   }
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i], b = pts[i + 1];
-    let w = s / 2, l = a, r = b;
+    let w = noise.family === 'gaussian' ? s : s / 2, l = a, r = b;
     const right: number[] = [];
     while (r - l > 4 * w) {
       pending.push(l, l + w);
