@@ -2,6 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.wasm': 'application/wasm' };
@@ -33,4 +34,19 @@ export function serveApp(port: number): Promise<{ server: Server; url: string }>
       resolve({ server, url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : port}/` });
     });
   });
+}
+
+/** Registers `serve`. */
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Serve the local web calibrator on 127.0.0.1 (the table never leaves the machine).')
+    .option('--port <p>', 'port (0 = any free one)', '8737')
+    .action(async (o: { port: string }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`must be a port number, got '${o.port}'`, '--port');
+      const { url } = await serveApp(port);
+      process.stdout.write(`Pufferfish web calibrator: ${url}  (Ctrl-C to stop)\n`);
+      await new Promise(() => {}); // serve until interrupted
+    });
 }

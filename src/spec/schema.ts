@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { METHODS, MECHANISMS } from '../calibrate/calibrate.js';
+import { MECHANISMS } from '../calibrate/calibrate.js';
 
 /** `alpha`: a positive number, or "inf" for ε-Pufferfish privacy (α = ∞). */
 export const alphaSchema = z.union([z.number(), z.string().regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"')]);

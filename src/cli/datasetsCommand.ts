@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { InputError } from '../errors.js';
+import { availableDir, cacheDir, DATASETS, dataset, fetchDataset } from '../datasets/registry.js';
+import { UCI_SCENARIOS } from '../scenarios/uci.js';
+
+/** Registers `datasets` and `scenarios`. */
+export function datasetsCommand(program: Command): void {
+  const ds = program.command('datasets').description('The UCI datasets of the paper: list, fetch (SHA-256 checked) and locate them.');
+  ds.command('list')
+    .description('List the datasets and where a verified copy is.')
+    .action(() => {
+      for (const d of DATASETS) {
+        const at = availableDir(d.name);
+        process.stdout.write(`${d.name.padEnd(14)} ${at ? `ready: ${at}` : 'not fetched'}  (${d.page})\n`);
+      }
+    });
+  ds.command('fetch <name>')
+    .description(`Download from UCI into the cache (${'$'}PUFFERFISH_CACHE_DIR, default ~/.cache/pufferfish/uci), or copy a local copy with --data-dir.`)
+    .option('--data-dir <dir>', 'copy from this folder (laid out like UCI: adult/adult.data, …) instead of downloading')
+    .action(async (name: string, o: { dataDir?: string }) => {
+      const dir = await fetchDataset(name, { from: o.dataDir });
+      process.stdout.write(`${name}: ${dataset(name).files.length} files verified in ${dir}\n`);
+    });
+  ds.command('path <name>')
+    .description('Print the folder holding a verified copy (exit 2 if there is none).')
+    .action((name: string) => {
+      const d = dataset(name);
+      const dir = availableDir(name);
+      if (!dir) throw new InputError(`no verified copy of '${name}' (checked ${process.env.PUFFERFISH_DATA_DIR ? `${process.env.PUFFERFISH_DATA_DIR} and ` : ''}${cacheDir()}); run: pufferfish datasets fetch ${name}`, 'dataset');
+      process.stdout.write(`${join(dir, d.files[0].path.split('/')[0])}\n`);
+    });
+  program
+    .command('scenarios')
+    .description('List the built-in scenarios.')
+    .action(() => {
+      for (const d of UCI_SCENARIOS) process.stdout.write(`${d.id.padEnd(12)} ${d.title}\n`);
+    });
+}

@@ -1,0 +1,175 @@
+import type { Command } from 'commander';
+import { basename } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import type { TableSource } from '../sources/table.js';
+import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
+import type { Scenario } from '../calibrate/scenario.js';
+import { costs } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
+import { uciScenario } from '../scenarios/uciFiles.js';
+import { availableDir, SCENARIO_DATASET } from '../datasets/registry.js';
+import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
+import { parseGrid, parseNames } from './grid.js';
+
+// Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
+export interface SourceOptions {
+  data?: string;
+  query?: string;
+  secretColumn?: string;
+  values?: string;
+  secret?: string[];
+  pairs?: string;
+  given?: string;
+  prior?: string;
+  seed?: string;
+  header?: boolean;
+  separator?: string;
+  columns?: string;
+  table?: string;
+  sql?: string;
+  specOut?: string;
+}
+
+export interface CalibrateOptions extends SourceOptions {
+  spec?: string;
+  scenario?: string;
+  guarantee?: string;
+  mechanism?: string;
+  method?: string;
+  alpha?: string;
+  epsilon?: string;
+  cost?: string;
+  json?: boolean;
+}
+
+export interface SourceInfo {
+  rows: number;
+  dropped: number;
+  priors: number;
+  skippedGiven: string[];
+}
+
+/** The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. */
+export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Scenario; d: SpecDefaults; source?: SourceInfo }> {
+  const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
+  if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
+  if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
+  if (o.spec) {
+    const { scenario, defaults } = loadSpecFile(o.spec);
+    return { scenario, d: defaults };
+  }
+  if (o.scenario) {
+    // The UCI files when a verified copy is at hand ($PUFFERFISH_DATA_DIR or the cache), else the embedded counts.
+    builtinScenario(o.scenario); // validates the name
+    const dir = availableDir(SCENARIO_DATASET[o.scenario]);
+    return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
+  }
+  if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
+  // DuckDB and pg load only when a table is read.
+  const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }, { sourceKind }, { uciQuirks }] = await Promise.all([
+    import('../sources/histograms.js'), import('../sources/priors.js'), import('../sources/table.js'), import('../sources/uciFormats.js'),
+  ]);
+  const kind = sourceKind(o.data!);
+  const quirks = kind === 'csv' ? uciQuirks(o.data!) : {};
+  const source: TableSource = {
+    kind,
+    location: o.data!,
+    ...quirks,
+    ...(o.header !== undefined ? { header: o.header } : {}),
+    ...(o.separator !== undefined ? { separator: o.separator.replace(/\\t/g, '\t') } : {}),
+    ...(o.columns ? { columns: o.columns.split(',').map((c) => c.trim()) } : {}),
+    table: o.table,
+    sql: o.sql,
+  };
+  const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t) => {
+    const i = t.indexOf('=');
+    if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
+    return [t.slice(0, i).trim(), t.slice(i + 1)];
+  })) : undefined;
+  const values = o.values?.split(',').map((v) => canonical(v)!);
+  const hist = await tableHistograms(source, { query: o.query, secretColumn: o.secretColumn, values, predicates, given: o.given });
+  const pairs = o.pairs?.split(',').map((p) => {
+    const [a, b, extra] = p.split(':').map((x) => canonical(x) ?? '');
+    if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
+    for (const x of [a, b]) if (!hist.secrets.includes(x)) throw new InputError(`unknown secret '${x}' (secrets: ${hist.secrets.join(', ')})`, '--pairs');
+    return [a, b] as [string, string];
+  });
+  const seed = o.seed === undefined ? 0 : Number(o.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`must be a whole number ≥ 0, got '${o.seed}'`, '--seed');
+  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
+  const name = `${basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
+  const t = tableScenario(hist, { name, prior, pairs, given: o.given });
+  if (o.specOut) {
+    // The run's settings travel with the data: single-valued flags (or the defaults) become spec fields.
+    const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
+      const v = text ? parseGrid(text, flag, inf) : [fallback];
+      return v.length === 1 ? v[0] : undefined;
+    };
+    const alpha = one(o.alpha, 'alpha', 2, true);
+    const settings = {
+      mechanism: o.mechanism ?? 'laplace',
+      ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
+      ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
+      ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
+      ...(o.cost ? { cost: o.cost } : {}),
+    };
+    writeFileSync(o.specOut, JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
+  }
+  return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven } };
+}
+
+/** A scenario as a JSON spec (counts where exact integers, weights otherwise). */
+function specOf(s: Scenario) {
+  return {
+    name: s.name,
+    priors: s.priors.map((p) => ({
+      name: p.name,
+      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, {
+        ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER) ? { values: [...d.values], counts: d.numerators.map(Number) } : { values: [...d.values], weights: [...d.masses] }),
+        ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
+      }])),
+    })),
+    ...(s.pairs ? { pairs: s.pairs } : {}),
+  };
+}
+
+/** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
+export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo }> {
+  const { scenario, d, source } = await loadScenario(o);
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
+  if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
+  const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
+  if (d.alpha === undefined && !o.alpha && o.spec) throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
+  const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  const grid = methods.flatMap((method) =>
+    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta }))),
+  );
+  return { scenario, grid, source };
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** The table-source options shared by calibrate, audit and release. */
+export function withSourceOptions(c: Command): Command {
+  return c
+    .option('--data <file|url>', 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)')
+    .option('--query <col>', 'with --data: the numeric column to release')
+    .option('--secret-column <col>', 'with --data: each value of this column is a secret')
+    .option('--values <a,b,…>', 'with --secret-column: only these values')
+    .option('--secret <name=predicate>', 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)', collect)
+    .option('--pairs <a:b,…>', 'secret pairs to protect (default: every unordered pair)')
+    .option('--given <col>', 'public column: split every pair by its value, take the maximum, name the binding one')
+    .option('--prior <class>', 'empirical (default) | bootstrap:N | dirichlet:N[:CONCENTRATION]')
+    .option('--seed <n>', 'seed of the prior class draws (reproducible)', '0')
+    .option('--header', 'CSV has a header row')
+    .option('--no-header', 'CSV has no header row')
+    .option('--separator <s>', 'CSV separator (\\t for tab)')
+    .option('--columns <a,b,…>', 'column names for a CSV without header')
+    .option('--table <t>', 'PostgreSQL table')
+    .option('--sql <select>', 'PostgreSQL query instead of --table')
+    .option('--spec-out <file>', 'write the derived scenario as a JSON spec (reproducible without the data)');
+}
