@@ -114,3 +114,26 @@ describe('pufferfish calibrate', () => {
     expect(sub.stdout).toMatch(/Theorem 1/);
   });
 });
+
+describe('pufferfish serve', () => {
+  it('prints its 127.0.0.1 URL and serves the app there', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0']);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (b: Buffer) => {
+          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(b.toString());
+          if (m) resolve(m[0]);
+        });
+        child.on('exit', () => reject(new Error('serve exited')));
+      });
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toMatch(/connect-src 'self'/);
+      expect(await res.text()).toMatch(/<title>Pufferfish/);
+      expect((await fetch(`${url}../package.json`)).status).toBe(404);
+    } finally {
+      child.kill();
+    }
+  });
+});
