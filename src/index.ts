@@ -38,7 +38,8 @@ export { calibrateMI, MI_METHODS, type MiMethod, type MiSettings } from './mi/ca
 export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
 export { auditMI, auditEmpirical, type MiAuditRow, type EmpiricalRow } from './audit/audit.js';
 export { tableHistograms, canonical, type SecretQuery, type TableHistograms, type Histogram } from './sources/histograms.js';
-export { tableScenario, parsePriorClass, seededUniform, binomial, logGamma, type PriorClass } from './sources/priors.js';
+export { tableScenario, parsePriorClass, seededUniform, binomial, type PriorClass } from './sources/priors.js';
+export { logGamma, bitLength, ldexp, nextUp, toDecimal, ratioToNumber } from './numerics/float.js';
 export { sourceKind, type TableSource } from './sources/table.js';
 export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
 export { privatizeTable } from './release/table.js';

@@ -1,18 +1,10 @@
 import { InputError } from '../errors.js';
+import { logGamma } from '../numerics/float.js';
 import { rdpToDpSharp } from './conversion.js';
 
 /** log B(a, b) and the regularized incomplete beta I_x(a, b) (continued fraction, Lentz). */
 function logBeta(a: number, b: number): number {
-  return lgamma(a) + lgamma(b) - lgamma(a + b);
-}
-function lgamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lgamma(1 - x);
-  x -= 1;
-  let s = c[0];
-  for (let i = 1; i < 9; i++) s += c[i] / (x + i);
-  const t = x + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(s);
+  return logGamma(a) + logGamma(b) - logGamma(a + b);
 }
 function betacf(a: number, b: number, x: number): number {
   const tiny = 1e-300;

@@ -7,6 +7,8 @@ export interface Dyadic {
   e: number;
 }
 
+import { bitLength, ldexp } from '../numerics/float.js';
+
 const view = new DataView(new ArrayBuffer(8));
 
 /** The exact value of a finite double. */
@@ -29,16 +31,6 @@ export const cmp = (a: Dyadic, b: Dyadic): number => {
   const d = add(a, neg(b)).m;
   return d > 0n ? 1 : d < 0n ? -1 : 0;
 };
-
-function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
-}
-
-function ldexp(x: number, k: number): number {
-  while (k > 1000) { x *= 2 ** 1000; k -= 1000; }
-  while (k < -1000) { x *= 2 ** -1000; k += 1000; }
-  return x * 2 ** k;
-}
 
 /** Round-to-nearest-even of an exact dyadic to a double (±∞ beyond the double range). */
 export function toDouble(a: Dyadic): number {

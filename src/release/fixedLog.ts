@@ -1,3 +1,5 @@
+import { bitLength } from '../numerics/float.js';
+
 /**
  * Natural logarithm in binary fixed point with a rigorous enclosure: for s = n/2^k > 0,
  * returns integers [lo, hi] with lo·2^-P ≤ ln s ≤ hi·2^-P.
@@ -7,9 +9,6 @@
  * and the series tail is bounded by |t|^{2N+1}/(1−t²) ≤ one unit when it stops.
  * ln 2 = 2·atanh(1/3) is computed once per precision the same way.
  */
-function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
-}
 
 /** 2·atanh(t) with t = num/den (|t| ≤ 1/3) at P fractional bits: [value, error bound] in units of 2^-P. */
 function twoAtanh(num: bigint, den: bigint, P: number): [bigint, bigint] {

@@ -1,6 +1,7 @@
 import type { Prior, Scenario } from '../calibrate/scenario.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
+import { logGamma } from '../numerics/float.js';
 import type { Histogram, TableHistograms } from './histograms.js';
 
 /**
@@ -26,17 +27,6 @@ export function seededUniform(seed: number): () => number {
     return r;
   };
   return () => ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; // 53 bits in [0,1)
-}
-
-/** log Γ(x), x > 0 (Lanczos, g = 7; relative error ~1e-15). */
-export function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  x -= 1;
-  let a = c[0];
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 /** Binomial(n, p) by inversion, searching outwards from the mode (exact law; O(√(np(1−p))) steps). */
