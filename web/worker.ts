@@ -3,7 +3,7 @@
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
-import { calibrate, checkSettings, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
+import { calibrate, checkSettings, METHOD_LABEL, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
 import type { Scenario } from '../src/calibrate/scenario.js';
 import { audit } from '../src/audit/audit.js';
 import { InputError } from '../src/errors.js';
@@ -26,7 +26,6 @@ async function svg(spec: Record<string, unknown>): Promise<string> {
 }
 
 const post = (m: unknown) => (self as unknown as Worker).postMessage(m);
-const LABEL: Record<string, string> = { theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact' };
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
@@ -59,7 +58,7 @@ self.onmessage = async (e: MessageEvent) => {
         for (const method of p.methods as SingleMethod[]) {
           if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
           try {
-            rows.push({ ...calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon: p.epsilon }), label: LABEL[method] });
+            rows.push({ ...calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon: p.epsilon }), label: METHOD_LABEL[method] });
           } catch (err) {
             if (!(err instanceof InputError)) throw err;
           }
@@ -72,10 +71,10 @@ self.onmessage = async (e: MessageEvent) => {
       const byEps: Row[] = [];
       for (const mechanism of p.mechanisms as Mechanism[]) for (const method of p.methods as SingleMethod[]) {
         if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
-        for (const alpha of alphas) byAlpha.push({ dataset: scenario.name, mechanism, method: LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
+        for (const alpha of alphas) byAlpha.push({ dataset: scenario.name, mechanism, method: METHOD_LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
         for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
           const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
-          if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${LABEL[method]}`, epsilon, variance: v });
+          if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
         }
       }
       post({

@@ -1,9 +1,9 @@
-import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
+import type { Cost, Eta } from '../conditions/costs.js';
+import { mechanismNoise } from '../divergence/mechanismNoise.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
-import type { NoiseFamily } from '../divergence/mixture.js';
 import { InputError } from '../errors.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
@@ -51,15 +51,7 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0, got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
-  let family: NoiseFamily, noiseScale: number;
-  if (s.mechanism === 'exponential') {
-    if ((s.cost ?? absCost) !== absCost) throw new InputError('exact accounting covers c = |z| only', 'cost');
-    family = 'laplace';
-    noiseScale = 1 / (s.eta ?? etaPower(1)).at(s.scale);
-  } else {
-    family = s.mechanism;
-    noiseScale = s.scale;
-  }
+  const { family, scale: noiseScale } = mechanismNoise(s, s.scale);
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
     if (a === Infinity && family === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
@@ -102,8 +94,7 @@ export interface MiAuditRow {
 
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
-  const family: NoiseFamily = s.mechanism === 'gaussian' ? 'gaussian' : 'laplace';
-  const scale = s.mechanism === 'exponential' ? 1 / (s.eta ?? etaPower(1)).at(s.scale) : s.scale;
+  const { family, scale } = mechanismNoise(s, s.scale);
   return scenario.priors.map((prior) => {
     const r = exactMutualInformation(prior, { family, scale });
     let pp: number | null = null;

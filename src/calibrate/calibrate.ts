@@ -5,7 +5,7 @@ import { applicableMethods, calibrationRule, type CalibrationSettings, type Mech
 import { pairCouplings, type Scenario } from './scenario.js';
 import { wInf } from '../coupling/wasserstein.js';
 
-export { MECHANISMS, METHODS, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
+export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 
 export interface PairScale {

@@ -21,6 +21,9 @@ export type Method = (typeof METHODS)[number];
 export type SingleMethod = Exclude<Method, 'best'>;
 export const SINGLE_METHODS: readonly SingleMethod[] = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled', 'exact'];
 
+/** Short names for tables and chart legends. */
+export const METHOD_LABEL: Record<SingleMethod, string> = { theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact' };
+
 export interface CalibrationSettings {
   mechanism: Mechanism;
   method: Method;

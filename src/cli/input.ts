@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import type { TableSource } from '../sources/table.js';
+import { sourceKind, type TableSource } from '../sources/table.js';
+import { uciQuirks } from '../sources/uciFormats.js';
 import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
@@ -67,21 +68,8 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
   }
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   // DuckDB and pg load only when a table is read.
-  const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }, { sourceKind }, { uciQuirks }] = await Promise.all([
-    import('../sources/histograms.js'), import('../sources/priors.js'), import('../sources/table.js'), import('../sources/uciFormats.js'),
-  ]);
-  const kind = sourceKind(o.data!);
-  const quirks = kind === 'csv' ? uciQuirks(o.data!) : {};
-  const source: TableSource = {
-    kind,
-    location: o.data!,
-    ...quirks,
-    ...(o.header !== undefined ? { header: o.header } : {}),
-    ...(o.separator !== undefined ? { separator: o.separator.replace(/\\t/g, '\t') } : {}),
-    ...(o.columns ? { columns: o.columns.split(',').map((c) => c.trim()) } : {}),
-    table: o.table,
-    sql: o.sql,
-  };
+  const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
+  const source = tableSourceOf(o);
   const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t) => {
     const i = t.indexOf('=');
     if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
@@ -117,6 +105,21 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
     writeFileSync(o.specOut, JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
   }
   return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven } };
+}
+
+/** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */
+export function tableSourceOf(o: SourceOptions): TableSource {
+  const kind = sourceKind(o.data!);
+  return {
+    kind,
+    location: o.data!,
+    ...(kind === 'csv' ? uciQuirks(o.data!) : {}),
+    ...(o.header !== undefined ? { header: o.header } : {}),
+    ...(o.separator !== undefined ? { separator: o.separator.replace(/\\t/g, '\t') } : {}),
+    ...(o.columns ? { columns: o.columns.split(',').map((c) => c.trim()) } : {}),
+    table: o.table,
+    sql: o.sql,
+  };
 }
 
 /** A scenario as a JSON spec (counts where exact integers, weights otherwise). */

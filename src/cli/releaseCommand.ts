@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
 import { release } from '../release/release.js';
-import { plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
 
 interface ReleaseOptions extends CalibrateOptions {
   out?: string;
@@ -56,11 +56,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', '--alpha');
   const { privatizeTable } = await import('../release/table.js');
-  const { sourceKind } = await import('../sources/table.js');
-  const { uciQuirks } = await import('../sources/uciFormats.js');
-  const kind = sourceKind(o.data);
-  const source = { kind, location: o.data, ...(kind === 'csv' ? uciQuirks(o.data) : {}), ...(o.header !== undefined ? { header: o.header } : {}), ...(o.separator ? { separator: o.separator } : {}), ...(o.columns ? { columns: o.columns.split(',') } : {}) };
-  const r = await privatizeTable(source, o.query, scenario, grid[0], o.out!);
+  const r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!);
   const info = { out: o.out, rows: r.rows, missing: r.missing, mechanism: r.mechanism, method: r.method, parameter: r.parameter, scale: r.scale, guarantee: r.guarantee };
   if (o.json) process.stdout.write(JSON.stringify(info, null, 2) + '\n');
   else process.stdout.write(`wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing); ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})\nguarantee: ${r.guarantee}\n`);

@@ -71,7 +71,7 @@ export function exactMutualInformation(prior: Prior, noise: Noise, opts: ExactOp
     opts,
   );
   const value = Math.exp(r.value);
-  const error = value * (Math.expm1(r.error) + 4 * EPS) + 0;
+  const error = value * (Math.expm1(r.error) + 4 * EPS);
   return { value, error, bits: value / Math.LN2 };
 }
 

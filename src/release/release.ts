@@ -8,7 +8,8 @@ import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource, type RandomSource } from './random.js';
 import { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise, type ExactNoise } from './samplers.js';
-import { calibrateTruncated, NEGLIGIBLE_MASS, noiseFor } from './truncated.js';
+import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
+import { mechanismNoise } from '../divergence/mechanismNoise.js';
 
 /**
  * The exact sampler for a calibrated mechanism. Where the sampler's parameter is derived
@@ -63,7 +64,7 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
     const t = calibrateTruncated(scenario, settings, opts.truncate);
     const noise = samplerFor(settings, t.scale);
-    const logMass = logMassIn(pointMass(value), noiseFor(settings, t.scale), opts.truncate).value;
+    const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), opts.truncate).value;
     const mass = Math.exp(logMass);
     if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');
     const values = Array.from({ length: count }, () => drawRelease(value, noise, { random, truncate: opts.truncate, maxDraws: Math.ceil(1000 / mass) }));

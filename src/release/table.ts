@@ -3,10 +3,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
-import { duckRelation, ident, type TableSource } from '../sources/table.js';
+import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
 import { releaseColumn, type ReleaseOptions } from './release.js';
-
-const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * Writes a copy of a table with the `query` column privatized row by row (`releaseColumn`:

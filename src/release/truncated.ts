@@ -1,9 +1,9 @@
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
-import { absCost, etaPower } from '../conditions/costs.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { exactLaplaceDInfTruncated, exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
-import type { NoiseFamily } from '../divergence/mixture.js';
+import type { Noise } from '../divergence/mixture.js';
+import { mechanismNoise } from '../divergence/mechanismNoise.js';
 import { InputError, NumericalError } from '../errors.js';
 import { brentBracket } from '../numerics/brent.js';
 import { isFeasible, slack, type Evaluation } from '../numerics/smallestScale.js';
@@ -20,17 +20,8 @@ export interface TruncatedCalibration {
   explanation: string;
 }
 
-/** The noise family and its scale for a mechanism's parameter (exponential: c = |z| only). */
-export function noiseFor(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): { family: NoiseFamily; scale: number } {
-  if (s.mechanism === 'exponential') {
-    if ((s.cost ?? absCost) !== absCost) throw new InputError('truncated releases are accounted exactly for c = |z| only', 'cost');
-    return { family: 'laplace', scale: 1 / (s.eta ?? etaPower(1)).at(scale) };
-  }
-  return { family: s.mechanism, scale };
-}
-
 /** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε. */
-function truncatedEvaluation(p: Discrete, q: Discrete, noise: { family: NoiseFamily; scale: number }, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
+function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
   let value = -Infinity, error = 0;
   for (const [a, b] of ordered ? [[p, q]] : [[p, q], [q, p]]) {
     const d = alpha === Infinity ? exactLaplaceDInfTruncated(a, b, noise.scale, interval) : exactRenyi(a, b, noise, alpha, { interval });
@@ -60,7 +51,7 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   for (const pc of pairCouplings(scenario)) {
     const pair: [string, string] = [pc.pair[0], pc.pair[1]];
     solved.push({ p: pc.p, q: pc.q, prior: pc.prior, pair });
-    const ev = (s: number) => truncatedEvaluation(pc.p, pc.q, noiseFor(settings, s), settings.alpha, settings.epsilon, ordered, interval);
+    const ev = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
     const g = (s: number) => -slack(ev(s));
     const wInf = Math.max(...pc.coupling.x.map((x, k) => Math.abs(x - pc.coupling.y[k])));
     let up = Math.max(wInf / settings.epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
@@ -79,11 +70,11 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   if (!best) throw new InputError('no secret pairs', 'pairs');
   // Every pair must hold at the common (largest) scale: no monotonicity to lean on, so check.
   for (const s of solved) {
-    const c = truncatedEvaluation(s.p, s.q, noiseFor(settings, best.scale), settings.alpha, settings.epsilon, ordered, interval);
+    const c = truncatedEvaluation(s.p, s.q, mechanismNoise(settings, best.scale), settings.alpha, settings.epsilon, ordered, interval);
     if (!isFeasible(c)) throw new NumericalError(`truncated calibration: prior '${s.prior}', pair ${s.pair.join(' vs ')} fails at the common scale ${best.scale}; calibrate pairs separately`);
   }
   let logMin = 0;
-  for (const s of solved) for (const d of [s.p, s.q]) logMin = Math.min(logMin, logMassIn(d, noiseFor(settings, best.scale), interval).value);
+  for (const s of solved) for (const d of [s.p, s.q]) logMin = Math.min(logMin, logMassIn(d, mechanismNoise(settings, best.scale), interval).value);
   const minMass = Math.exp(logMin);
   if (minMass < NEGLIGIBLE_MASS) {
     throw new InputError(`[${lo}, ${hi}] has probability e^${logMin.toFixed(1)} under some secret's output law at the calibrated scale: negligible (below ${NEGLIGIBLE_MASS}); widen it`, 'truncate');

@@ -1,4 +1,4 @@
-import { calibrate, type Mechanism, type SingleMethod } from '../calibrate/calibrate.js';
+import { calibrate, METHOD_LABEL, type Mechanism, type SingleMethod } from '../calibrate/calibrate.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import { distances } from '../coupling/comonotone.js';
 import { wInf } from '../coupling/wasserstein.js';
@@ -11,8 +11,7 @@ export interface Dataset {
   scenario: Scenario;
 }
 
-const LABEL: Record<string, string> = { theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact' };
-const methodLabel = (mechanism: Mechanism, m: SingleMethod) => (m === 'theorem' ? (mechanism === 'laplace' ? 'Theorem 1' : 'Theorem 2') : LABEL[m]);
+const methodLabel = (mechanism: Mechanism, m: SingleMethod) => (m === 'theorem' ? (mechanism === 'laplace' ? 'Theorem 1' : 'Theorem 2') : METHOD_LABEL[m]);
 
 /** One calibration as a figure row. */
 function point(d: Dataset, mechanism: Mechanism, method: SingleMethod, alpha: number, epsilon: number): Row {

@@ -33,7 +33,8 @@ export function sourceKind(location: string): TableSource['kind'] {
 
 /** Double-quoted SQL identifier (both DuckDB and PostgreSQL). */
 export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
+/** Single-quoted SQL string literal. */
+export const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** DuckDB table function reading the file. */
 export function duckRelation(s: TableSource): string {
