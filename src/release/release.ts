@@ -46,6 +46,47 @@ export interface ReleaseResult {
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
+interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
+  /** One release of `value` (the value itself when no noise is needed). */
+  draw(value: number, random: RandomSource): number;
+}
+
+/**
+ * Calibrates once (truncated: on the truncated outputs) and returns how to draw a release of
+ * any value. A truncated draw first refuses a value whose interval probability is negligible,
+ * so no draw loops.
+ */
+function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate?: [number, number]): ReleasePlan {
+  const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
+  const where = `for every prior and secret pair of '${scenario.name}'`;
+  const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
+  if (truncate) {
+    const [lo, hi] = truncate;
+    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+    const t = calibrateTruncated(scenario, settings, truncate);
+    const noise = samplerFor(settings, t.scale);
+    return {
+      ...base, method: 'exact (truncated)', scale: t.scale, truncate, calibration: null,
+      guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
+      draw(value, random) {
+        const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), truncate).value;
+        const mass = Math.exp(logMass);
+        if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');
+        return drawRelease(value, noise, { random, truncate, maxDraws: Math.ceil(1000 / mass) });
+      },
+    };
+  }
+  const c = calibrate(scenario, settings);
+  const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
+  return {
+    ...base, method: c.winner ?? c.method, scale: c.scale, truncate: null, calibration: c,
+    guarantee: c.scale === 0
+      ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
+      : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release ${where}. ${c.explanation}`,
+    draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
+  };
+}
+
 /**
  * Privatizes `value`: calibrates the mechanism on the scenario (truncated: on the truncated
  * outputs) and draws `count` independent releases with the exact samplers. Each release alone
@@ -57,32 +98,8 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
   const count = opts.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
   const random = opts.random ?? cryptoSource;
-  const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
-  const where = `for every prior and secret pair of '${scenario.name}'`;
-  if (opts.truncate) {
-    const [lo, hi] = opts.truncate;
-    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
-    const t = calibrateTruncated(scenario, settings, opts.truncate);
-    const noise = samplerFor(settings, t.scale);
-    const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), opts.truncate).value;
-    const mass = Math.exp(logMass);
-    if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');
-    const values = Array.from({ length: count }, () => drawRelease(value, noise, { random, truncate: opts.truncate, maxDraws: Math.ceil(1000 / mass) }));
-    return {
-      values, mechanism: settings.mechanism, method: 'exact (truncated)', alpha: settings.alpha, epsilon: settings.epsilon, parameter, scale: t.scale, truncate: opts.truncate,
-      guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
-      calibration: null,
-    };
-  }
-  const c = calibrate(scenario, settings);
-  const values = c.scale === 0 ? Array.from({ length: count }, () => value) : Array.from({ length: count }, () => drawRelease(value, samplerFor(settings, c.scale), { random }));
-  return {
-    values, mechanism: settings.mechanism, method: c.winner ?? c.method, alpha: settings.alpha, epsilon: settings.epsilon, parameter, scale: c.scale, truncate: null,
-    guarantee: c.scale === 0
-      ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-      : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release ${where}. ${c.explanation}`,
-    calibration: c,
-  };
+  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  return { ...plan, values: Array.from({ length: count }, () => draw(value, random)) };
 }
 
 /**
@@ -94,10 +111,8 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
 export function releaseColumn(scenario: Scenario, settings: CalibrationSettings, column: readonly (number | null)[], opts: Omit<ReleaseOptions, 'count'> = {}) {
   const random = opts.random ?? cryptoSource;
   const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
-  const first = rows.find((v): v is number => v !== null);
-  if (first === undefined) throw new InputError('has no finite values to release', 'column');
-  const r = release(scenario, settings, first, { ...opts, random, count: 1 });
-  const noise = r.scale === 0 ? null : samplerFor(settings, r.scale);
-  const values = rows.map((v) => (v === null ? null : noise ? drawRelease(v, noise, { random, truncate: opts.truncate }) : v));
-  return { ...r, values, missing: rows.filter((v) => v === null).length, guarantee: `${r.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.` };
+  if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
+  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  const values = rows.map((v) => (v === null ? null : draw(v, random)));
+  return { ...plan, values, missing: rows.filter((v) => v === null).length, guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.` };
 }
