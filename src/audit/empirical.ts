@@ -32,15 +32,18 @@ export function incompleteBeta(x: number, a: number, b: number): number {
   const front = Math.exp(a * Math.log(x) + b * Math.log1p(-x) - logBeta(a, b));
   return x < (a + 1) / (a + b + 2) ? (front * betacf(a, b, x)) / a : 1 - (front * betacf(b, a, 1 - x)) / b;
 }
-/** The q-quantile of Beta(a, b) by bisection (60 halvings: to ~1e-18). */
-function betaQuantile(q: number, a: number, b: number): number {
+/**
+ * The q-quantile of Beta(a, b) by bisection (60 halvings), returning the bracket end on the
+ * conservative side: `down` for a lower confidence bound, up for an upper one.
+ */
+function betaQuantile(q: number, a: number, b: number, down: boolean): number {
   let lo = 0, hi = 1;
   for (let i = 0; i < 60; i++) {
     const mid = (lo + hi) / 2;
     if (incompleteBeta(mid, a, b) < q) lo = mid;
     else hi = mid;
   }
-  return (lo + hi) / 2;
+  return down ? lo : hi;
 }
 
 /**
@@ -48,7 +51,7 @@ function betaQuantile(q: number, a: number, b: number): number {
  * probability ≥ 1 − a: lower = Beta(a; k, n−k+1), upper = Beta(1−a; k+1, n−k).
  */
 export function clopperPearson(k: number, n: number, a: number): { lower: number; upper: number } {
-  return { lower: k === 0 ? 0 : betaQuantile(a, k, n - k + 1), upper: k === n ? 1 : betaQuantile(1 - a, k + 1, n - k) };
+  return { lower: k === 0 ? 0 : betaQuantile(a, k, n - k + 1, true), upper: k === n ? 1 : betaQuantile(1 - a, k + 1, n - k, false) };
 }
 
 export interface EmpiricalClaim {
