@@ -1,9 +1,12 @@
 import type { Discrete } from '../distribution/discrete.js';
-import { NumericalError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import { logAddExp, mixtureLogDensity, mixtureLogDensityPlain, mixtureOf, type Mixture, type Noise } from './mixture.js';
+import { gaussianOffsets, gaussianPanelError, laplacePanelError } from './certificate.js';
+import {
+  gaussianMoments, laplaceHalves, logAddExp, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlain,
+  mixtureLogDensityPlainBounded, type BoundedLogDensity, type Mixture, type Noise,
+} from './mixture.js';
 
 export interface ExactOptions {
   /** Target relative accuracy of ∫p^α q^{1−α}. Default 1e-12. */
@@ -17,10 +20,37 @@ export interface ExactOptions {
 export interface ExactDivergence extends Bounded {
   /** Density evaluations used (per mixture). */
   nodes: number;
+  /** How `error` was obtained (always `bernstein-ellipse` for Rényi divergences). */
+  certificate: Certificate;
 }
 
-const MAX_ROUNDS = 60;
+/**
+ * `bernstein-ellipse`: a proof (analytic continuation of the mixtures, docs/math.md "Certified
+ * quadrature"); `estimate`: the a-posteriori |K21 − G10| (integrands without a power form: MI).
+ */
+export type Certificate = 'bernstein-ellipse' | 'estimate';
+
+const MAX_ROUNDS = 80;
 const MAX_PANELS = 2_000_000;
+
+/**
+ * Both laws (and the interval) shifted by a common c so the quadrature works near 0: D_α is
+ * invariant under a common shift, and atoms near 10¹² would otherwise put nodes on a grid of
+ * doubles coarser than the noise. The shift is exact: it is used only when every value has one
+ * sign and lies within a factor 2 of c (Sterbenz: then x − c is a double); otherwise |x| is at
+ * most twice the spread and no shift is needed.
+ */
+export function centred(ds: Discrete[], interval?: [number, number]): { mixtures: Mixture[]; interval?: [number, number]; shift: number } {
+  let lo = Infinity, hi = -Infinity;
+  for (const d of ds) { lo = Math.min(lo, d.values[0]); hi = Math.max(hi, d.values[d.values.length - 1]); }
+  for (const e of interval ?? []) if (Number.isFinite(e)) { lo = Math.min(lo, e); hi = Math.max(hi, e); }
+  const c = lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
+  return {
+    mixtures: ds.map((d) => ({ x: c === 0 ? d.values : d.values.map((x) => x - c), logw: d.masses.map(Math.log) })),
+    interval: interval && (c === 0 ? interval : [interval[0] - c, interval[1] - c]),
+    shift: c,
+  };
+}
 
 /** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
 const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
@@ -51,24 +81,26 @@ const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.P
 export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
   if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
-  const P = mixtureOf(p), Q = mixtureOf(q);
+  const { mixtures: [P, Q], interval } = centred([p, q], opts.interval);
+  opts = { ...opts, interval };
   const logI = logIntegralRetry(P, Q, noise, alpha, opts);
+  const certificate: Certificate = 'bernstein-ellipse';
   if (!opts.interval) {
     const value = logI.value / (alpha - 1);
-    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes };
+    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate };
   }
   // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (seed 004, MATH.md §5):
   //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
   const mp = logIntegralRetry(P, P, noise, 1, opts), mq = logIntegralRetry(Q, Q, noise, 1, opts);
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
   const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
-  return { value, error, nodes: logI.nodes + mp.nodes + mq.nodes };
+  return { value, error, nodes: logI.nodes + mp.nodes + mq.nodes, certificate };
 }
 
 /** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
 export function logMassIn(p: Discrete, noise: Noise, interval: [number, number]): Bounded {
-  const P = mixtureOf(p);
-  return logIntegralRetry(P, P, noise, 1, { interval });
+  const { mixtures: [P], interval: I } = centred([p], interval);
+  return logIntegralRetry(P, P, noise, 1, { interval: I });
 }
 
 /**
@@ -86,8 +118,9 @@ export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, i
 
 /** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
 function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
-  const P = mixtureOf(p), Q = mixtureOf(q);
-  const pts = Float64Array.from(new Set([...P.x, ...Q.x, ...extra].filter(keep))).sort();
+  // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
+  const { mixtures: [P, Q], shift } = centred([p, q], extra.length ? [Math.min(...extra), Math.max(...extra)] : undefined);
+  const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
   const noise: Noise = { family: 'laplace', scale: b };
   const lp = mixtureLogDensity(P, noise, pts), lq = mixtureLogDensity(Q, noise, pts);
   let value = -Infinity, mag = 0;
@@ -116,6 +149,11 @@ export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
  */
 export interface Integrand {
   mixtures: Mixture[];
+  /**
+   * The integrand is Π_k m_k^{powers[k]} (Σ powers = 1): the form the Bernstein-ellipse
+   * certificate needs. Absent, panels fall back to the |K21 − G10| estimate.
+   */
+  powers?: readonly number[];
   /** log of the integrand at node i, from each mixture's log density there. */
   combine(ld: Float64Array[], i: number): number;
   /** Multiplier of |log density| in the rounding error of the combined log. */
@@ -139,45 +177,114 @@ function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): Integ
         shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
       }
     : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
-  return { mixtures: [P, Q], combine: (ld, i) => alpha * ld[0][i] + (1 - alpha) * ld[1][i], sensitivity: alpha + Math.abs(1 - alpha), tail };
+  return {
+    mixtures: [P, Q],
+    powers: [alpha, 1 - alpha],
+    combine: (ld, i) => alpha * ld[0][i] + (1 - alpha) * ld[1][i],
+    sensitivity: alpha + Math.abs(1 - alpha),
+    tail,
+  };
 }
 
-function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): Float64Array {
-  return plain ? mixtureLogDensityPlain(m, noise, ys) : mixtureLogDensity(m, noise, ys);
+const U = EPS / 2;
+
+function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): BoundedLogDensity {
+  return plain ? mixtureLogDensityPlainBounded(m, noise, ys) : mixtureLogDensityBounded(m, noise, ys);
+}
+
+/** Indices that sort `v` ascending. */
+function argsort(v: Float64Array): Uint32Array {
+  return Uint32Array.from(v.keys()).sort((i, j) => v[i] - v[j]);
+}
+
+/**
+ * log of a rigorous bound on |∫_panel f − K21| for every panel [a_i, b_i] (docs/math.md,
+ * "Certified quadrature"), from the mixtures' analytic structure (`certificate.ts`).
+ */
+function panelCertificates(f: Integrand & { powers: readonly number[] }, noise: Noise, a: number[], b: number[], plain: boolean): Float64Array {
+  const n = a.length;
+  const out = new Float64Array(n);
+  const s = noise.scale;
+  if (noise.family === 'laplace') {
+    const cs = Float64Array.from(a, (x, i) => (x + b[i]) / 2);
+    const halves = f.mixtures.map((m) => laplaceHalves(m, s, cs));
+    for (let i = 0; i < n; i++) {
+      const L = halves.map((hv) => hv.L[i]), R = halves.map((hv) => hv.R[i]);
+      let e = 0;
+      for (const hv of halves) e = Math.max(e, hv.err[i]);
+      // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.
+      out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2) + f.sensitivity * e;
+    }
+    return out;
+  }
+  const offs = gaussianOffsets(1);
+  const per = offs.length;
+  const ys = new Float64Array(n * per);
+  for (let i = 0; i < n; i++) {
+    const c = (a[i] + b[i]) / 2, h = (b[i] - a[i]) / 2;
+    for (let j = 0; j < per; j++) ys[i * per + j] = c + offs[j] * h;
+  }
+  const order = argsort(ys);
+  const sorted = Float64Array.from(order, (k) => ys[k]);
+  const mom = f.mixtures.map((m) => {
+    const r = gaussianMoments(m, s, sorted, true);
+    if (plain) { // the oracle path still certifies with the windowed moments, checked against the plain densities
+      const exact = mixtureLogDensityPlain(m, noise, sorted);
+      for (let i = 0; i < sorted.length; i++) r.err[i] = Math.max(r.err[i], Math.abs(exact[i] - r.ld[i]));
+    }
+    const back = { ld: new Float64Array(ys.length), m1: new Float64Array(ys.length), m2: new Float64Array(ys.length), err: new Float64Array(ys.length) };
+    order.forEach((k, i) => { back.ld[k] = r.ld[i]; back.m1[k] = r.m1[i]; back.m2[k] = r.m2[i]; back.err[k] = r.err[i]; });
+    return back;
+  });
+  for (let i = 0; i < n; i++) {
+    const base = i * per;
+    let e = 0;
+    for (const m of mom) for (let j = 0; j < per; j++) e = Math.max(e, m.err[base + j]);
+    const at = (k: number, j: number) => ({ ld: mom[k].ld[base + j], m1: mom[k].m1[base + j], m2: mom[k].m2[base + j] });
+    out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, at, e);
+  }
+  return out;
 }
 
 /** log ∫ f with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
-function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
+function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number; certified: boolean } {
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';
   const s = noise.scale;
   const sens = f.sensitivity;
+  const certified = f.powers !== undefined;
   const atoms = Float64Array.from(new Set(f.mixtures.flatMap((m) => [...m.x]))).sort();
   const z0 = atoms[0], zN = atoms[atoms.length - 1];
-  const h = (ys: Float64Array) => {
-    const ld = f.mixtures.map((m) => evaluate(m, noise, ys, plain));
-    let mag = 0;
-    const out = new Float64Array(ys.length);
+  // Log integrand at sorted points, with a rigorous bound on its rounding error at each point:
+  // the densities' own error and, since node y is computed with error ≤ 2u(|y| + half-width),
+  // |d log f/dy|·that (each mixture's log density moves at most lip per unit of y).
+  const h = (ys: Float64Array, halfWidth: (i: number) => number) => {
+    const ev = f.mixtures.map((m) => evaluate(m, noise, ys, plain));
+    const ld = ev.map((e) => e.ld);
+    const out = new Float64Array(ys.length), err = new Float64Array(ys.length);
     for (let i = 0; i < ys.length; i++) {
       out[i] = f.combine(ld, i);
-      for (const l of ld) mag = Math.max(mag, Math.abs(l[i]));
+      let e = 0;
+      for (const x of ev) e = Math.max(e, x.err[i] + x.lip[i] * 2 * U * (Math.abs(ys[i]) + halfWidth(i)));
+      err[i] = sens * e + 4 * U * (Math.abs(out[i]) + 1);
     }
-    return { h: out, mag };
+    return { h: out, err };
   };
 
   // Domain, extra breakpoints and the log of the (exact or bounding) tail terms.
   const [LO, HI] = opts.interval ?? [-Infinity, Infinity];
   let lo = Math.max(z0, LO), hi = Math.min(zN, HI);
   const breaks = [...atoms, LO, HI];
-  let tails: { logValue: number; logBound: number };
+  let tails: { logValue: number; logBound: number; logRound: number };
   if (noise.family === 'laplace') {
     // Beyond the outer atoms the integrand is e^{h(z)}·e^{−|y−z|/s}: integrate it in closed form
     // over the part of each tail inside [LO, HI]. log(e^u − e^v) = u + log(−expm1(v − u)), v < u ≤ 0.
-    const ends = h(Float64Array.of(z0, zN));
+    const ends = h(Float64Array.of(z0, zN), () => 0);
     const piece = (hz: number, u: number, v: number) => (v < u ? hz + Math.log(s) + u + Math.log(-Math.expm1(v - u)) : -Infinity);
     const left = piece(ends.h[0], (Math.min(HI, z0) - z0) / s, (LO - z0) / s);
     const right = piece(ends.h[1], -(Math.max(LO, zN) - zN) / s, -(HI - zN) / s);
-    tails = { logValue: logAddExp(left, right), logBound: -Infinity };
+    const round = (x: number, e: number) => x + Math.log(Math.expm1(e) + 16 * U);
+    tails = { logValue: logAddExp(left, right), logBound: -Infinity, logRound: logAddExp(round(left, ends.err[0]), round(right, ends.err[1])) };
   } else {
     const shifted = f.tail.mode === 'shifted';
     const muL = f.tail.mode === 'shifted' ? f.tail.muL : z0;
@@ -193,11 +300,14 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
     const left = LO < lo ? shiftL + logMills(((shifted ? muL : z0) - lo) / s) : -Infinity;
     const right = HI > hi ? shiftR + logMills((hi - (shifted ? muR : zN)) / s) : -Infinity;
-    tails = { logValue: -Infinity, logBound: logAddExp(left, right) };
+    // The bound's own rounding: a relative 1e-9 on a quantity charged in full anyway.
+    tails = { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity };
   }
 
-  // Initial panels: geometric from both ends of every gap. The Gaussian integrand has no kinks,
-  // so its breakpoints are thinned to at least σ apart (dense atoms share panels).
+  // Initial panels: geometric from both ends of every gap, starting narrower for sharper integrands
+  // (width ~ scale/α Laplace, scale/√α Gaussian, at large α). The Gaussian integrand has no kinks,
+  // so its breakpoints are thinned to at least 4σ apart (dense atoms share panels).
+  const sharp = Math.max(1, sens / 2);
   let pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
   if (!(hi > lo)) pts = new Float64Array(0);
   if (noise.family === 'gaussian' && pts.length > 0) {
@@ -205,11 +315,12 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 4 * s || i === pts.length - 1) kept.push(pts[i]);
     pts = Float64Array.from(kept);
   }
+  const w0 = noise.family === 'gaussian' ? s / Math.sqrt(sharp) : s / (2 * sharp);
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i], b = pts[i + 1];
-    let w = noise.family === 'gaussian' ? s : s / 2, l = a, r = b;
+    let w = w0, l = a, r = b;
     const right: number[] = [];
     while (r - l > 4 * w) {
       pending.push(l, l + w);
@@ -220,68 +331,81 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     for (let k = right.length - 2; k >= 0; k -= 2) pending.push(right[k + 1], right[k]);
   }
 
-  // Finished panels, struct-of-arrays: ends, log-shift, Kronrod and Gauss sums.
-  let A: number[] = [], B: number[] = [], Mx: number[] = [], Kr: number[] = [], Ga: number[] = [];
-  let nodes = 2, mag = 0;
+  // Finished panels, struct-of-arrays: ends, log-shift, Kronrod sum, log error bound, node rounding.
+  let A: number[] = [], B: number[] = [], Mx: number[] = [], Kr: number[] = [], Le: number[] = [], Dl: number[] = [];
+  let nodes = 2;
   for (let round = 0; ; round++) {
     const n = pending.length / 2;
     const ys = new Float64Array(n * 21);
     for (let i = 0; i < n; i++) gk21Points(pending[2 * i], pending[2 * i + 1], ys, i * 21);
-    const ev = h(ys);
+    const ev = h(ys, (i) => (pending[2 * Math.floor(i / 21) + 1] - pending[2 * Math.floor(i / 21)]) / 2);
     nodes += ys.length;
-    mag = Math.max(mag, ev.mag);
+    const pa: number[] = [], pb: number[] = [];
+    for (let i = 0; i < n; i++) { pa.push(pending[2 * i]); pb.push(pending[2 * i + 1]); }
+    const cert = certified && n > 0 ? panelCertificates(f as Integrand & { powers: readonly number[] }, noise, pa, pb, plain) : null;
     // Merge the new panels into the sorted finished list.
-    const nA: number[] = [], nB: number[] = [], nM: number[] = [], nK: number[] = [], nG: number[] = [];
+    const nA: number[] = [], nB: number[] = [], nM: number[] = [], nK: number[] = [], nL: number[] = [], nD: number[] = [];
     let j = 0;
+    const keep = (k: number) => { nA.push(A[k]); nB.push(B[k]); nM.push(Mx[k]); nK.push(Kr[k]); nL.push(Le[k]); nD.push(Dl[k]); };
     for (let i = 0; i < n; i++) {
-      const a = pending[2 * i], b = pending[2 * i + 1];
-      while (j < A.length && A[j] < a) { nA.push(A[j]); nB.push(B[j]); nM.push(Mx[j]); nK.push(Kr[j]); nG.push(Ga[j]); j++; }
-      let m = -Infinity;
-      for (let t = 0; t < 21; t++) if (ev.h[i * 21 + t] > m) m = ev.h[i * 21 + t];
+      const a = pa[i], b = pb[i];
+      while (j < A.length && A[j] < a) keep(j++);
+      let m = -Infinity, d = 0;
+      for (let t = 0; t < 21; t++) {
+        if (ev.h[i * 21 + t] > m) m = ev.h[i * 21 + t];
+        d = Math.max(d, ev.err[i * 21 + t]);
+      }
       const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
-      nA.push(a); nB.push(b); nM.push(m); nK.push(sums.kronrod); nG.push(sums.gauss);
+      // Without a certificate (integrands with no power form): |K21 − G10|, an estimate only.
+      const le = cert ? cert[i] : m + Math.log(Math.abs(sums.kronrod - sums.gauss));
+      nA.push(a); nB.push(b); nM.push(m); nK.push(sums.kronrod); nL.push(le); nD.push(d);
     }
-    for (; j < A.length; j++) { nA.push(A[j]); nB.push(B[j]); nM.push(Mx[j]); nK.push(Kr[j]); nG.push(Ga[j]); }
-    [A, B, Mx, Kr, Ga] = [nA, nB, nM, nK, nG];
+    while (j < A.length) keep(j++);
+    [A, B, Mx, Kr, Le, Dl] = [nA, nB, nM, nK, nL, nD];
     // Totals relative to the largest panel (or tail) shift.
     let M = tails.logValue;
     for (const m of Mx) if (m > M) M = m;
-    let T = 0, E = 0;
+    for (const l of Le) if (l > M && l < Infinity) M = l;
+    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0, certified }; // nothing in the domain: ∫ = 0
+    let T = 0, E = 0, R = 0;
     const err = new Float64Array(A.length);
     for (let i = 0; i < A.length; i++) {
-      const f = Math.exp(Mx[i] - M);
-      T += f * Kr[i];
-      err[i] = f * Math.abs(Kr[i] - Ga[i]);
+      const v = Math.exp(Mx[i] - M) * Kr[i];
+      T += v;
+      err[i] = Math.exp(Le[i] - M);
       E += err[i];
+      // Node values are exact to a factor e^{±δ}; weights, exp and the 21-term sum add ≤ 30u.
+      R += v * (Math.expm1(Dl[i]) + 30 * U);
     }
-    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
     const Ttot = T + Math.exp(tails.logValue - M);
-    // Rounding floor: each node's exponent carries ~(α+|1−α|)·|log density| ulps, and summing
-    // n positive terms up to n ulps; refining below that buys nothing.
-    const floor = 64 * EPS * sens * (1 + mag) + (A.length * 21 + 16) * EPS;
-    const tol = Math.max(rtol, floor);
-    if (E <= tol * Ttot || round >= MAX_ROUNDS) {
-      if (E > tol * Ttot && E > 1e-6 * Ttot) throw new NumericalError(`exact divergence: quadrature did not converge (relative error estimate ${E / Ttot})`);
+    R += Math.exp(tails.logRound - M) + (A.length + 16) * U * Ttot;
+    // Refining below the rounding floor buys nothing.
+    const tol = Math.max(rtol * Ttot, R);
+    const bisectable = (i: number) => B[i] - A[i] > 64 * EPS * Math.max(Math.abs(A[i]), Math.abs(B[i]), s);
+    const share = tol / A.length;
+    const split: number[] = [];
+    if (E > tol && round < MAX_ROUNDS) for (let i = 0; i < A.length; i++) if (err[i] > share && bisectable(i)) split.push(i);
+    if (split.length === 0 || A.length + split.length > MAX_PANELS) {
+      // Converged, or out of resolution: either way the bound is honest (possibly large).
       const bound = Math.exp(tails.logBound - M);
-      const relErr = (E + bound) / Ttot + floor;
-      return { value: M + Math.log(Ttot), error: relErr / (1 - Math.min(relErr, 0.5)), nodes, tailShare: bound / Ttot };
+      const relErr = (E + R + bound) / Ttot;
+      const error = relErr < 0.5 ? relErr / (1 - relErr) + 2 * U * Math.abs(M + Math.log(Ttot)) : Infinity;
+      return { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot, certified };
     }
     // Bisect the panels carrying more than their share of the error.
-    const share = (tol * Ttot) / A.length;
-    const kA: number[] = [], kB: number[] = [], kM: number[] = [], kK: number[] = [], kG: number[] = [];
+    const kA: number[] = [], kB: number[] = [], kM: number[] = [], kK: number[] = [], kL: number[] = [], kD: number[] = [];
     pending = [];
+    let sIdx = 0;
     for (let i = 0; i < A.length; i++) {
-      if (err[i] > share && B[i] - A[i] > 4 * EPS * Math.max(Math.abs(A[i]), Math.abs(B[i]))) {
+      if (sIdx < split.length && split[sIdx] === i) {
+        sIdx++;
         const mid = (A[i] + B[i]) / 2;
         pending.push(A[i], mid, mid, B[i]);
       } else {
-        kA.push(A[i]); kB.push(B[i]); kM.push(Mx[i]); kK.push(Kr[i]); kG.push(Ga[i]);
+        kA.push(A[i]); kB.push(B[i]); kM.push(Mx[i]); kK.push(Kr[i]); kL.push(Le[i]); kD.push(Dl[i]);
       }
     }
-    if (pending.length === 0 || kA.length + pending.length / 2 > MAX_PANELS) {
-      throw new NumericalError(`exact divergence: quadrature cannot refine further (relative error estimate ${E / Ttot})`);
-    }
-    [A, B, Mx, Kr, Ga] = [kA, kB, kM, kK, kG];
+    [A, B, Mx, Kr, Le, Dl] = [kA, kB, kM, kK, kL, kD];
   }
 }
 
