@@ -21,7 +21,7 @@ const scenarioArb = fc
 
 const run = (s: Scenario, mechanism: Mechanism, method: any, alpha: number, epsilon: number) => calibrate(s, { mechanism, method, alpha, epsilon });
 
-describe('coupled and exact methods (MATH.md §4)', () => {
+describe('coupled and exact methods (docs/math.md §4)', () => {
   it('exact ≤ coupled ≤ min(theorem, pierquin) on random scenarios (Laplace and Gaussian)', () => {
     fc.assert(
       fc.property(scenarioArb, fc.double({ min: 1.2, max: 6, noNaN: true }), fc.double({ min: 0.2, max: 2, noNaN: true }), (s, a, e) => {

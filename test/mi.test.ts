@@ -29,7 +29,7 @@ describe('mutual information I(Y; S)', () => {
     }
   });
 
-  it('is below I(X; S) and below the ε-PP level’s ε·tanh(ε/2) (MATH.md §7)', () => {
+  it('is below I(X; S) and below the ε-PP level’s ε·tanh(ε/2) (docs/math.md §7)', () => {
     const hist = fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 5 }).map((a) => fromCounts(a.map(([v]) => v), a.map(([, c]) => c)));
     fc.assert(
       fc.property(hist, hist, fc.double({ min: 0.3, max: 4, noNaN: true }), fc.double({ min: 0.1, max: 0.9, noNaN: true }), (p, q, b, pa) => {

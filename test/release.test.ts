@@ -14,7 +14,7 @@ const point = (x: number) => fromCounts([x], [1]);
 const truncD = (family: 'laplace' | 'gaussian', scale: number, alpha: number, I: [number, number]) =>
   Math.max(exactRenyi(point(0), point(1), { family, scale }, alpha, { interval: I }).value, exactRenyi(point(1), point(0), { family, scale }, alpha, { interval: I }).value);
 
-describe('truncated mechanisms (seed 004, MATH.md §5)', () => {
+describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
   it('the Laplace counterexamples exceed the untruncated RDP', () => {
     expect(truncD('laplace', 1, 5, [0, Infinity])).toBeCloseTo(0.94082, 5);
     expect(laplaceRdp(5, 1)).toBeCloseTo(0.85308, 5);
@@ -40,8 +40,30 @@ describe('truncated mechanisms (seed 004, MATH.md §5)', () => {
     for (const [p, q] of [[c['0'], c['1']], [c['1'], c['0']]]) {
       expect(exactRenyi(p, q, { family: 'laplace', scale: t.scale }, 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
     }
-    expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [100, 101])).toThrow(/negligible/);
+    expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 1e-300])).toThrow(/negligible/);
     expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(/value 50 lands in \[0, 7\] with probability .*negligible/);
+  });
+});
+
+describe('truncated calibration: input checks and intervals beyond the data', () => {
+  const s = builtinScenario('heart');
+  const laplace = { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 } as const;
+  it('refuses α = 1, α = 0 and ε = 0 as input errors naming the field', () => {
+    for (const [alpha, epsilon, field] of [[1, 1, 'alpha'], [0, 1, 'alpha'], [2, 0, 'epsilon']] as const) {
+      let err: unknown;
+      try { calibrateTruncated(s, { ...laplace, alpha, epsilon }, [0, 7]); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).path).toBe(field);
+    }
+  });
+  it('an interval beyond every atom needs no noise for Laplace-shaped noise (D_α = 0 at every scale)', () => {
+    const t = calibrateTruncated(s, laplace, [10, 20]);
+    expect(t.scale).toBe(0);
+    expect(t.binding).toBeNull();
+    expect(t.explanation).toMatch(/beyond every atom/);
+    const c = s.priors[0].conditionals;
+    for (const b of [1e-3, 0.5, 7]) expect(exactRenyi(c['0'], c['1'], { family: 'laplace', scale: b }, 2, { interval: [10, 20] }).value).toBeLessThan(1e-9);
+    expect(() => release(s, laplace, 1.4, { truncate: [10, 20] })).toThrow(/outside \[10, 20\]/);
   });
 });
 

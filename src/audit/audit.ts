@@ -88,7 +88,7 @@ export interface MiAuditRow {
   nats: number;
   bits: number;
   error: number;
-  /** Laplace-shaped noise: the MI level the exact ε-PP level implies, ε·tanh(ε/2) (MATH.md §7). */
+  /** Laplace-shaped noise: the MI level the exact ε-PP level implies, ε·tanh(ε/2) (docs/math.md §7). */
   impliedByPufferfish: number | null;
 }
 

@@ -73,7 +73,7 @@ export interface EmpiricalAuditResult {
 }
 
 /**
- * Sample-based privacy audit (MATH.md §7, ours): draws outputs of a release path under two
+ * Sample-based privacy audit (docs/math.md §7, ours): draws outputs of a release path under two
  * secrets, and for threshold sets {y > t}, {y ≤ t} (thresholds chosen on a separate pilot
  * sample) bounds P₁(E) from below and P₂(E) from above by Clopper–Pearson, giving
  * ε ≥ log((P₁(E) − δ)/P₂(E)) for any mechanism that is (ε, δ)-indistinguishable. With a union

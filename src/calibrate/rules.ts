@@ -77,7 +77,7 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
     switch (method) {
       case 'theorem': return { rule: 'Theorem 2 (eq. 18)', condition: 'log E_π* exp(α(α−1)(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) };
       case 'pierquin': return { rule: 'Pierquin et al. 2024, Cor. 3.1 (Gaussian)', condition: 'σ ≥ W∞·√(α/(2ε))', problem: (pc) => pierquinGaussianProblem(wInf(pc.coupling), alpha, epsilon) };
-      case 'coupled': return { rule: 'coupled RDP bound (MATH.md §4) = Theorem 2 for Gaussian noise', condition: 'log E_π* exp((α−1)·α(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) };
+      case 'coupled': return { rule: 'coupled RDP bound (docs/math.md §4) = Theorem 2 for Gaussian noise', condition: 'log E_π* exp((α−1)·α(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) };
       case 'wasserstein-inf': return no('the W∞ mechanism is a Laplace (ε-Pufferfish) mechanism; use pierquin for a W∞-based Gaussian baseline');
       case 'exact': return exactRule(s, 'gaussian', (x) => x);
     }
@@ -97,7 +97,7 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
         if (alpha < 1) return no('the coupled bound is for α > 1');
         return alpha === Infinity
           ? { rule: 'coupled bound at α = ∞ (= Corollary 1)', condition: 'η(θ)·W∞ ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
-          : { rule: 'coupled RDP bound (MATH.md §4), c = |z|', condition: 'log E_π* exp((α−1)R_α(η(θ)|x−x′|)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, eta) };
+          : { rule: 'coupled RDP bound (docs/math.md §4), c = |z|', condition: 'log E_π* exp((α−1)R_α(η(θ)|x−x′|)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, eta) };
       case 'exact':
         if (cost !== absCost) return no('exact accounting covers c = |z| (Laplace-shaped noise) only');
         return exactRule(s, 'laplace', (theta) => 1 / eta.at(theta));
@@ -112,7 +112,7 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
       if (alpha < 1) return no('the coupled bound is for α > 1');
       return alpha === Infinity
         ? { rule: 'coupled bound at α = ∞ (= Remark 1)', condition: 'b ≥ W∞/ε', problem: (pc) => theorem1Problem(pc.coupling, alpha, epsilon) }
-        : { rule: 'coupled RDP bound (MATH.md §4)', condition: 'log E_π* exp((α−1)R_α(|x−x′|/b)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, laplaceEta) };
+        : { rule: 'coupled RDP bound (docs/math.md §4)', condition: 'log E_π* exp((α−1)R_α(|x−x′|/b)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, laplaceEta) };
     case 'exact': return exactRule(s, 'laplace', (b) => b);
     case 'theorem':
       if (alpha < 1) {
@@ -136,7 +136,7 @@ function exactRule(s: CalibrationSettings, family: 'laplace' | 'gaussian', noise
     .map((method) => ruleOrReason({ ...s, method }))
     .filter((r): r is CalibrationRule => !(NOT_APPLICABLE in r));
   return {
-    rule: 'exact Rényi accountant (MATH.md §4)',
+    rule: 'exact Rényi accountant (docs/math.md §4)',
     condition: `exact ${s.alpha === Infinity ? 'sup log p/q' : 'D_α(P_Y‖Q_Y)'} + error ≤ ε`,
     problem(pc, ordered) {
       let best: { problem: ScaleProblem; scale: number } | null = null;

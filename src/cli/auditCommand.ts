@@ -81,7 +81,7 @@ export function auditCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Columns: D_α and its error bound (adaptive Gauss–Kronrod, MATH.md §4); slack = ε − (D_α + error);
+Columns: D_α and its error bound (adaptive Gauss–Kronrod, docs/math.md §4); slack = ε − (D_α + error);
 ε′ at δ by eq. (5) of the paper, ε′ = D_α + log(1/δ)/(α−1), and by the sharper conversion
 ε′ = D_α + log((α−1)/α) − (log δ + log α)/(α−1) (Canonne–Kamath–Steinke 2020, Prop. 12);
 ε-PP = the exact ε-Pufferfish level sup log p/q of Laplace-shaped noise.

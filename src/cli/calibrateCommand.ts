@@ -47,7 +47,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   process.stdout.write('\n');
 }
 
-/** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (seed 002). */
+/** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7). */
 async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const { scenario, d, source } = await loadScenario(o);
   const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
@@ -87,12 +87,12 @@ export function calibrateCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Methods (MATH.md §3):
+Methods (docs/math.md §3):
   theorem          Laplace α∈(1,∞): Theorem 1 · α=∞: Remark 1 (W∞/ε) · α∈(0,1): Proposition 1
                    Gaussian α∈(1,∞): Theorem 2 (Remark 2 for point masses) · exponential: Corollary 1
   pierquin         Pierquin et al. 2024 Cor. 3.1: Laplace R_α(W∞/b) ≤ ε; Gaussian σ = W∞·√(α/(2ε))
   wasserstein-inf  Song et al. 2017: b = W∞/ε (valid for every α); exponential θ = η⁻¹(ε / sup c)
-  coupled          joint-convexity bound (MATH.md §4): log E_π* exp((α−1)·D_α(N+x‖N+x′)) ≤ (α−1)ε;
+  coupled          joint-convexity bound (docs/math.md §4): log E_π* exp((α−1)·D_α(N+x‖N+x′)) ≤ (α−1)ε;
                    Laplace: Mironov's R_α per coupled pair; Gaussian: equals Theorem 2
   exact            smallest scale whose exact D_α of the released outputs (+ its error bound) ≤ ε,
                    every prior, pair and direction; 0 when the data alone meets ε (data processing)

@@ -15,7 +15,7 @@ const points = (delta: number): Coupling => comonotoneCoupling(fromCounts([0], [
 const ALPHAS = [1.01, 1.5, 2, 3, 10, 100, 1e6];
 const EPSILONS = [1e-6, 0.1, 0.5, 1, 5];
 
-describe('MATH.md §6 known answers', () => {
+describe('docs/math.md §6 known answers', () => {
   it('point masses: Theorem 1 b = αΔ/((α−1)ε), Remark 1 b = Δ/ε', () => {
     for (const a of ALPHAS) for (const e of EPSILONS) {
       const b = solve(theorem1Problem(points(2.5), a, e));

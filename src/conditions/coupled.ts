@@ -7,7 +7,7 @@ import type { Intensity } from './moment.js';
 import { scaledLaplaceRdp } from './pierquin.js';
 
 /**
- * Coupled RDP bound (MATH.md §4, derived). For α > 1, (p, q) ↦ ∫p^α q^{1−α} is jointly convex
+ * Coupled RDP bound (docs/math.md §4, derived). For α > 1, (p, q) ↦ ∫p^α q^{1−α} is jointly convex
  * (the perspective of t ↦ t^α). Writing both outputs as mixtures over the same coupling π,
  *     P_Y = Σ_π m·(N + x),  Q_Y = Σ_π m·(N + x′),
  * joint convexity gives ∫p^α q^{1−α} ≤ Σ_π m·exp((α−1)·D_α(N+x ‖ N+x′)), hence

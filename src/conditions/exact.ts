@@ -31,7 +31,7 @@ export interface ExactProblemInput {
 }
 
 /**
- * `exact` calibration (MATH.md §4, derived): the smallest scale whose exact D_α (with its error
+ * `exact` calibration (docs/math.md §4, derived): the smallest scale whose exact D_α (with its error
  * bound charged) is ≤ ε in every required direction. D_α of the outputs is non-increasing in the
  * scale (Gaussian: N(σ₂²) = N(σ₁²) + N(σ₂²−σ₁²); Laplace: Lap(b₂) = Lap(b₁) + Z with Z = 0 w.p.
  * (b₁/b₂)², else Lap(b₂); then data processing), so a bracketing search is valid.

@@ -12,7 +12,7 @@ export interface Coupling {
 }
 
 /**
- * The comonotone (quantile, north-west-corner) coupling π* of MATH.md §2 / the paper's
+ * The comonotone (quantile, north-west-corner) coupling π* of docs/math.md §2 / the paper's
  * `π*(x,x') = ∂²/∂x∂x' min(F_i(x), F_j(x'))`: walk both CDFs in order and pair mass.
  * In 1-D it is optimal for every cost h(x−x') with h convex, hence for all the bounds here.
  *

@@ -4,7 +4,7 @@ import { ratioToNumber, toDecimal } from '../numerics/float.js';
 /**
  * A finite discrete distribution: distinct sorted support points with exact rational masses
  * `numerators[k] / denominator` (BigInt) and their correctly rounded doubles `masses[k]`.
- * Exactness matters for the coupling (MATH.md §2): floating cumulative sums invent atoms.
+ * Exactness matters for the coupling (docs/math.md §2): floating cumulative sums invent atoms.
  */
 export interface Discrete {
   readonly values: Float64Array;

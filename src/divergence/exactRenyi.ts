@@ -56,7 +56,7 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
 const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
 
 /**
- * Exact Rényi divergence D_α(P_Y ‖ Q_Y) of Y = X + N for discrete X (MATH.md §4, derived):
+ * Exact Rényi divergence D_α(P_Y ‖ Q_Y) of Y = X + N for discrete X (docs/math.md §4, derived):
  * P_Y, Q_Y are finite mixtures of shifted noise densities, so
  *     D_α = 1/(α−1) · log ∫ p(y)^α q(y)^{1−α} dy,   α ∈ (0,1) ∪ (1,∞),
  * computed by globally adaptive Gauss–Kronrod (G10/K21) quadrature in log-space.
@@ -89,7 +89,7 @@ export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number
     const value = logI.value / (alpha - 1);
     return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate };
   }
-  // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (seed 004, MATH.md §5):
+  // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (Fu et al., docs/math.md §5):
   //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
   const mp = logIntegralRetry(P, P, noise, 1, opts), mq = logIntegralRetry(Q, Q, noise, 1, opts);
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
@@ -410,7 +410,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
 }
 
 /**
- * Exact ε-Pufferfish level of Laplace noise, D∞(P_Y ‖ Q_Y) = sup_y log p(y)/q(y) (MATH.md §4,
+ * Exact ε-Pufferfish level of Laplace noise, D∞(P_Y ‖ Q_Y) = sup_y log p(y)/q(y) (docs/math.md §4,
  * derived): between consecutive atoms both mixtures are A e^{y/b} + B e^{−y/b}, whose ratio is
  * monotone there, and beyond the outermost atoms the ratio is constant; so the sup is attained
  * at an atom. Evaluated at every atom of either support.

@@ -25,7 +25,7 @@ function moments(prior: Prior): { variance: number; mad: number } {
 }
 
 /**
- * `mi-variance` (MATH.md §7, ours): max-entropy bounds. Gaussian: I(Y;S) ≤ I(Y;X) ≤
+ * `mi-variance` (docs/math.md §7, ours): max-entropy bounds. Gaussian: I(Y;S) ≤ I(Y;X) ≤
  * ½ log(1 + Var X/σ²), so σ² = Var X/(e^{2ε} − 1) suffices (h(Y) ≤ ½ log 2πe(Var X + σ²), h(Y|X) = h(N)).
  * Laplace: the Laplace law maximises entropy at a given mean absolute deviation, so
  * I ≤ log(1 + E|X − EX|/b) and b = E|X − EX|/(e^ε − 1) suffices. Certified like every bound.
@@ -45,7 +45,7 @@ const exactEvaluation = (prior: Prior, mechanism: Mechanism, s: number, epsilon:
 };
 
 /**
- * Calibrates for ε-mutual-information Pufferfish (seed 002): the smallest scale with
+ * Calibrates for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): the smallest scale with
  * I(Y; S) ≤ ε nats under every prior (each public value is its own prior, so this bounds
  * max_c I(Y; S | W = c) ≥ I(Y; S | W)). `mi-exact` searches the exact MI (non-increasing in the
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
@@ -76,7 +76,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
   const top = per.reduce((a, b) => (b.scale > a.scale ? b : a));
   for (const p of per) if (p.problem && top.scale > 0 && !isFeasible(p.problem.evaluate(top.scale))) throw new NumericalError(`MI re-check failed for prior '${p.prior.name}'`);
   const parameter = st.mechanism === 'laplace' ? 'b' : 'sigma';
-  const rule = st.method === 'mi-exact' ? 'exact mutual information (MATH.md §7)' : st.mechanism === 'gaussian' ? 'MI variance bound σ² ≥ Var X/(e^{2ε}−1) (MATH.md §7)' : 'MI deviation bound b ≥ E|X−EX|/(e^ε−1) (MATH.md §7)';
+  const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : st.mechanism === 'gaussian' ? 'MI variance bound σ² ≥ Var X/(e^{2ε}−1) (docs/math.md §7)' : 'MI deviation bound b ≥ E|X−EX|/(e^ε−1) (docs/math.md §7)';
   const secrets = Object.keys(scenario.priors[0].conditionals);
   return {
     mechanism: st.mechanism,

@@ -41,7 +41,7 @@ export interface MutualInformation extends Bounded {
 }
 
 /**
- * I(Y; S) of the release Y = X + N under one prior (MATH.md §7, ours): with π the secret
+ * I(Y; S) of the release Y = X + N under one prior (docs/math.md §7, ours): with π the secret
  * probabilities and M = Σ_s π_s P(Y|s), I(Y;S) = Σ_s π_s KL(P(Y|s) ‖ M) = ∫ Σ_s π_s·m·φ(p_s/m),
  * integrated with the exact accountant's adaptive Gauss–Kronrod machinery (error bound included).
  * With public information each public value is its own prior, so this is I(Y; S | W = c).

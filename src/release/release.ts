@@ -64,11 +64,16 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
     const [lo, hi] = truncate;
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
     const t = calibrateTruncated(scenario, settings, truncate);
-    const noise = samplerFor(settings, t.scale);
+    const noise = t.scale === 0 ? null : samplerFor(settings, t.scale);
     return {
       ...base, method: 'exact (truncated)', scale: t.scale, truncate, calibration: null,
       guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
       draw(value, random) {
+        if (!noise) {
+          // Scale 0 (no pair needs noise): the limit law is the value itself, which must lie in the interval.
+          if (value >= lo && value <= hi) return value;
+          throw new InputError(`value ${value} is outside [${lo}, ${hi}] and no noise is calibrated to move it there`, 'truncate');
+        }
         const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), truncate).value;
         const mass = Math.exp(logMass);
         if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');

@@ -13,11 +13,21 @@ export const NEGLIGIBLE_MASS = 1e-9;
 
 export interface TruncatedCalibration {
   scale: number;
-  binding: { prior: string; pair: [string, string] };
+  /** null when no pair needs noise. */
+  binding: { prior: string; pair: [string, string] } | null;
   check: Evaluation;
   /** Smallest probability of the interval under any secret's output law at `scale`. */
   minMass: number;
   explanation: string;
+}
+
+/**
+ * Laplace-shaped noise, [lo, hi] beyond every atom of both laws (on one side): both output
+ * densities are c·e^{∓y/b} there, so the truncated laws coincide at every scale.
+ */
+function beyondAllAtoms(p: Discrete, q: Discrete, [lo, hi]: [number, number]): boolean {
+  const min = Math.min(p.values[0], q.values[0]), max = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
+  return max <= lo || min >= hi;
 }
 
 /** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε. */
@@ -32,7 +42,7 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
 }
 
 /**
- * Calibrates a truncated release (seed 004; MATH.md §5): outputs outside [lo, hi] are redrawn,
+ * Calibrates a truncated release (Fu et al.; docs/math.md §5): outputs outside [lo, hi] are redrawn,
  * so each secret's output law is its mixture restricted to the interval and renormalised, and
  * the untruncated calibration does not carry over (the Laplace counterexamples exceed the
  * untruncated RDP). For each prior and pair the exact D_α of the truncated outputs is searched:
@@ -45,11 +55,16 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   const [lo, hi] = interval;
   if (!(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
   if (settings.mechanism === 'gaussian' && settings.alpha === Infinity) throw new InputError('Gaussian noise cannot give α = ∞', 'alpha');
+  if (!(settings.alpha > 0) || settings.alpha === 1) throw new InputError(`must be in (0, 1) ∪ (1, ∞] for a truncated release, got ${settings.alpha}`, 'alpha');
+  if (!(settings.epsilon > 0)) throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
   const ordered = scenario.ordered ?? false;
+  const laplaceShaped = mechanismNoise(settings, 1).family === 'laplace';
+  let constantPairs = 0;
   let best: { scale: number; prior: string; pair: [string, string]; check: Evaluation } | null = null;
   const solved: { p: Discrete; q: Discrete; prior: string; pair: [string, string] }[] = [];
   for (const pc of pairCouplings(scenario)) {
     const pair: [string, string] = [pc.pair[0], pc.pair[1]];
+    if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) { constantPairs++; continue; }
     solved.push({ p: pc.p, q: pc.q, prior: pc.prior, pair });
     const ev = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
     const g = (s: number) => -slack(ev(s));
@@ -67,7 +82,13 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
     if (!isFeasible(check)) throw new NumericalError('truncated calibration: re-check failed');
     if (!best || scale > best.scale) best = { scale, prior: pc.prior, pair, check };
   }
-  if (!best) throw new InputError('no secret pairs', 'pairs');
+  if (!best) {
+    if (constantPairs === 0) throw new InputError('no secret pairs', 'pairs');
+    return {
+      scale: 0, binding: null, check: { value: 0, error: 0, target: settings.epsilon, sense: 'le' }, minMass: 0,
+      explanation: `[${lo}, ${hi}] lies beyond every atom of every secret pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law for every scale, D_α = 0, and no noise is needed for privacy (docs/math.md, "Truncated releases").`,
+    };
+  }
   // Every pair must hold at the common (largest) scale: no monotonicity to lean on, so check.
   for (const s of solved) {
     const c = truncatedEvaluation(s.p, s.q, mechanismNoise(settings, best.scale), settings.alpha, settings.epsilon, ordered, interval);

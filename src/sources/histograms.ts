@@ -14,7 +14,7 @@ export interface SecretQuery {
   values?: string[];
   /** Or named SQL predicates, e.g. { older: 'age >= 50' }; a row may satisfy several. */
   predicates?: Record<string, string>;
-  /** Public column: every pair is split by its value (structured secrets, seed 002). */
+  /** Public column: every pair is split by its value (structured secrets of Nuradha–Goldfeld). */
   given?: string;
 }
 
