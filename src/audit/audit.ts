@@ -33,6 +33,11 @@ export interface AuditRow {
   direction: [string, string];
   divergence: number;
   error: number;
+  /**
+   * How `error` is proven: `bernstein-ellipse` (certified quadrature, docs/math.md §8) or
+   * `sup-at-atoms` (α = ∞: the supremum is attained at an atom, docs/math.md §4).
+   */
+  certificate: 'bernstein-ellipse' | 'sup-at-atoms';
   /** ε − (D_α + error): ≥ 0 means the guarantee is certified at this scale. */
   slack: number;
   /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */
@@ -72,6 +77,7 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
           direction: [from, to],
           divergence: d.value,
           error: d.error,
+          certificate: 'certificate' in d ? d.certificate as 'bernstein-ellipse' : 'sup-at-atoms',
           slack: s.epsilon - (d.value + d.error),
           epsilonEq5: finite ? rdpToDpEq5(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,
           epsilonSharp: finite ? rdpToDpSharp(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,

@@ -96,7 +96,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
   const binding = scale > 0 ? { prior: top.result.prior, pair: top.result.pair } : null;
   const explanation = binding
-    ? `${rule.rule}: smallest ${SYMBOL[parameter]} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.`
+    ? `${rule.rule}: smallest ${SYMBOL[parameter]} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${top.problem?.note ? ` ${top.problem.note}` : ''}`
     : zeroExplanation(solved.map((s) => s.result));
   const exp = settings.mechanism === 'exponential' ? { cost: (settings.cost ?? absCost).name, eta: (settings.eta ?? etaPower(1)).name } : {};
   return {

@@ -51,6 +51,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
     return;
   }
   process.stdout.write(`${scenario.name}\n${mechanism} noise, scale ${scale}; slack to ε = ${epsilons[0]}; (ε′, δ) at δ = ${delta}\n\n${auditTable(rows)}\n`);
+  const certs = [...new Set(rows.map((r) => r.certificate))];
+  process.stdout.write(`\nerror bounds: ${certs.map((c) => (c === 'bernstein-ellipse' ? 'certified quadrature (Bernstein-ellipse bounds, docs/math.md §8)' : 'α = ∞: exact supremum at the atoms (docs/math.md §4)')).join('; ')}\n`);
   if (mi.length) {
     process.stdout.write(`\nmutual information I(Y; S) (secrets weighted by their probabilities):\n`);
     for (const m of mi) process.stdout.write(`  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`);
@@ -81,7 +83,7 @@ export function auditCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Columns: D_α and its error bound (adaptive Gauss–Kronrod, docs/math.md §4); slack = ε − (D_α + error);
+Columns: D_α and its proven error bound (certified Gauss–Kronrod quadrature, docs/math.md §8); slack = ε − (D_α + error);
 ε′ at δ by eq. (5) of the paper, ε′ = D_α + log(1/δ)/(α−1), and by the sharper conversion
 ε′ = D_α + log((α−1)/α) − (log δ + log α)/(α−1) (Canonne–Kamath–Steinke 2020, Prop. 12);
 ε-PP = the exact ε-Pufferfish level sup log p/q of Laplace-shaped noise.

@@ -50,7 +50,16 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
   const evaluate = (s: number): Evaluation => exactEvaluation(i.p, i.q, i.family, i.noiseScale(s), i.alpha, i.epsilon, i.ordered);
   // Where the exact check cannot certify even the bound's scale (exact ≈ bound, e.g. point
   // masses), keep the bound's scale on the bound's own certificate.
-  if (!isFeasible(evaluate(i.certifiedScale))) return { ...i.certified, lower: i.certifiedScale, upper: i.certifiedScale };
+  const atBound = evaluate(i.certifiedScale);
+  if (!isFeasible(atBound)) {
+    const why = Number.isFinite(atBound.error)
+      ? `its certified error (${atBound.error.toPrecision(3)}) leaves no room below ε there`
+      : 'no certified error bound was reached there (docs/math.md §8)';
+    return {
+      ...i.certified, lower: i.certifiedScale, upper: i.certifiedScale,
+      note: `The exact accountant could not certify a scale below the tightest sufficient condition (${why}), so that condition's own scale stands.`,
+    };
+  }
   let lower = i.certifiedScale / 2;
   for (let k = 0; k < 60 && isFeasible(evaluate(lower)); k++) lower /= 2;
   return { evaluate, lower, upper: i.certifiedScale, rtol: 1e-10 };

@@ -33,6 +33,8 @@ export interface ScaleProblem {
   upper: number;
   /** Relative bracket width at which to stop (default 4·2^-52); wider for costly conditions. */
   rtol?: number;
+  /** Said in the result's explanation when the problem binds (e.g. why a fallback was used). */
+  note?: string;
 }
 
 export interface ScaleSolution {
