@@ -110,7 +110,8 @@ describe('pufferfish release (CLI)', () => {
     [['--scenario', 'heart', '--value', 'abc'], /^error: --value: must be a finite number/],
     [['--scenario', 'heart', '--value', '1', '--count', '0'], /^error: --count: must be a whole number/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '3,1'], /^error: --truncate: must be LO,HI with LO < HI/],
-    [['--scenario', 'heart', '--value', '1', '--truncate', '100,101'], /^error: --truncate: .*negligible/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '0,1e-300'], /^error: --truncate: .*negligible/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '100,101'], /^error: --truncate: value 1 is outside \[100, 101\]/],
     [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one method, α and ε/],
   ])('bad input %#: exit 2, one line', (args, msg) => {
     const r = run(...(args as string[]));

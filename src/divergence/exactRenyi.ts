@@ -266,7 +266,8 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
       out[i] = f.combine(ld, i);
       let e = 0;
       for (const x of ev) e = Math.max(e, x.err[i] + x.lip[i] * 2 * U * (Math.abs(ys[i]) + halfWidth(i)));
-      err[i] = sens * e + 4 * U * (Math.abs(out[i]) + 1);
+      // A node where the integrand is exactly 0 (log −∞) contributes nothing and carries no error.
+      err[i] = out[i] === -Infinity ? 0 : sens * e + 4 * U * (Math.abs(out[i]) + 1);
     }
     return { h: out, err };
   };
