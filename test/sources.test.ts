@@ -143,7 +143,7 @@ describe('table source bad input: exit 2, one line', () => {
   it.each([
     ['missing file', ['--data', join(dir, 'nope.csv'), '--query', 'income', '--secret-column', 'group'], /^error: --data: file '.*nope\.csv' does not exist/],
     ['unknown column', ['--data', t, '--query', 'salary', '--secret-column', 'group'], /^error: --query: unknown column 'salary' \(columns: age, sex, income, group\)/],
-    ['non-numeric query', ['--data', t, '--query', 'sex', '--secret-column', 'group'], /^error: --query: column 'sex' is not numeric \(type VARCHAR\)/],
+    ['non-numeric query', ['--data', t, '--query', 'sex', '--secret-column', 'group'], /^error: --query: column 'sex' is not numeric \(no value parses as a number\)/],
     ['rejected predicate', ['--data', t, '--query', 'income', '--secret', 'x=agee > 3', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' was rejected: .*agee/],
     ['secret with no rows', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,zzz'], /^error: --values: secret 'zzz' has no rows/],
     ['single secret', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a'], /^error: --secret-column: needs at least two secrets, found 1/],
@@ -155,5 +155,57 @@ describe('table source bad input: exit 2, one line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(msg as RegExp);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+// Issue "never too little noise": hostile tables that once changed the numbers silently.
+describe('input integrity: values reach the calibration unaltered', () => {
+  const ints = Array.from({ length: 30000 }, (_, i) => `${i % 5},${i % 2 ? 'a' : 'b'}`);
+  beforeAll(() => {
+    writeFileSync(join(dir, 'late-decimal.csv'), ['x,s', ...ints, '0.4,a'].join('\n') + '\n');
+    writeFileSync(join(dir, 'early-decimal.csv'), ['x,s', '0.4,a', ...ints].join('\n') + '\n');
+    writeFileSync(join(dir, 'late-decimal.jsonl'), [...ints, '0.4,a'].map((l) => { const [x, s] = l.split(','); return JSON.stringify({ x: Number(x), s }); }).join('\n') + '\n');
+    writeFileSync(join(dir, 'zeros.csv'), ['x,s', '1,01', '2,01', '3,1', '5,1', '4,001'].join('\n') + '\n');
+    writeFileSync(join(dir, 'q[1].csv'), ['x,s', '0,a', '1,b'].join('\n') + '\n');
+    writeFileSync(join(dir, 'q1.csv'), ['x,s', '0,a', '9,b'].join('\n') + '\n');
+  });
+  const coupled = (file: string, ...extra: string[]) => cli('calibrate', '--data', join(dir, file), '--query', 'x', '--secret-column', 's', '--method', 'coupled', '--json', ...extra);
+
+  it('a decimal after 30,000 integers is not rounded (CSV and JSON lines; row order does not matter)', () => {
+    const late = coupled('late-decimal.csv'), early = coupled('early-decimal.csv'), json = coupled('late-decimal.jsonl');
+    for (const r of [late, early, json]) expect(r.status).toBe(0);
+    expect(scaleOf(late)[0]).toBeGreaterThan(0);
+    expect(scaleOf(late)).toEqual(scaleOf(early));
+    expect(scaleOf(json)).toEqual(scaleOf(early));
+    expect(JSON.parse(late.stdout).source.dropped).toBe(0);
+  });
+
+  it('secret texts 01, 1 and 001 stay three secrets; a typed name matches only a unique text', () => {
+    const r = coupled('zeros.csv');
+    expect(r.status).toBe(0);
+    const pairs = JSON.parse(r.stdout).results[0].pairs.map((p: { pair: string[] }) => [...p.pair].sort().join(':')).sort();
+    expect(pairs).toEqual(['001:01', '001:1', '01:1']);
+    const amb = cli('calibrate', '--data', join(dir, 'zeros.csv'), '--query', 'x', '--secret-column', 's', '--values', '1.0,001');
+    expect(amb.status).toBe(2);
+    expect(amb.stderr).toMatch(/secret '1.0' has no rows \('01', '1', '001' are distinct values with that number|'1', '01'/);
+  });
+
+  it('a repeated --secret name and repeated --values are errors, not silently dropped', () => {
+    const t = join(dir, 't.csv');
+    const r = cli('calibrate', '--data', t, '--query', 'income', '--secret', 'x=age > 30', '--secret', 'x=age <= 30');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --secret: secret 'x' is given twice/);
+    const v = cli('calibrate', '--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,b,a');
+    expect(v.status).toBe(2);
+    expect(v.stderr).toMatch(/^error: --values: secret 'a' is given twice/);
+  });
+
+  it('a path is a path: glob characters read exactly that file, a directory is refused', () => {
+    const r = coupled('q[1].csv');
+    expect(r.status).toBe(0);
+    expect(scaleOf(r)).not.toEqual(scaleOf(coupled('q1.csv')));
+    const d = cli('calibrate', '--data', dir, '--query', 'x', '--secret-column', 's');
+    expect(d.status).toBe(2);
+    expect(d.stderr).toMatch(/is not a regular file/);
   });
 });

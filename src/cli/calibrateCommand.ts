@@ -38,7 +38,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     process.stdout.write(JSON.stringify({ scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) }, null, 2) + '\n');
     return;
   }
-  const srcLine = source ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}` : '';
+  const srcLine = source ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}` : '';
   process.stdout.write(`${scenario.name}${srcLine}\n\n${resultsTable(results)}\n`);
   if (many) for (const r of results) { const sp = spread(r); process.stdout.write(`\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`); }
   const explained = new Set(results.map((r) => r.explanation.replace(/^[^:]*: /, '')));

@@ -49,6 +49,8 @@ export interface SourceInfo {
   dropped: number;
   priors: number;
   skippedGiven: string[];
+  /** How given secret names matched the table's texts. */
+  notes: string[];
 }
 
 /** The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. */
@@ -68,17 +70,20 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
   }
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   // DuckDB and pg load only when a table is read.
-  const [{ canonical, tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
+  const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
-  const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t) => {
+  const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t, k, all) => {
     const i = t.indexOf('=');
     if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
-    return [t.slice(0, i).trim(), t.slice(i + 1)];
+    const name = t.slice(0, i).trim();
+    if (all.slice(0, k).some((u) => u.slice(0, u.indexOf('=')).trim() === name)) throw new InputError(`secret '${name}' is given twice`, '--secret');
+    return [name, t.slice(i + 1)];
   })) : undefined;
-  const values = o.values?.split(',').map((v) => canonical(v)!);
+  // Values are compared with the table's text (a typed number matches its one text, said in the output).
+  const values = o.values?.split(',').map((v) => v.trim());
   const hist = await tableHistograms(source, { query: o.query, secretColumn: o.secretColumn, values, predicates, given: o.given });
   const pairs = o.pairs?.split(',').map((p) => {
-    const [a, b, extra] = p.split(':').map((x) => canonical(x) ?? '');
+    const [a, b, extra] = p.split(':').map((x) => x.trim());
     if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
     for (const x of [a, b]) if (!hist.secrets.includes(x)) throw new InputError(`unknown secret '${x}' (secrets: ${hist.secrets.join(', ')})`, '--pairs');
     return [a, b] as [string, string];
@@ -104,7 +109,7 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
     };
     writeFileSync(o.specOut, JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
   }
-  return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven } };
+  return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] } };
 }
 
 /** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */

@@ -25,6 +25,17 @@ export function splitLine(line: string, sep: string): string[] {
 }
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
+/**
+ * A secret or public value as its text: strings exactly as in the table (`01` and `1` stay two
+ * secrets), typed numbers as their shortest round-trip decimal (distinct numbers stay distinct).
+ */
+export function secretText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint' || typeof v === 'number') return String(v);
+  const s = String(v);
+  return s === '' ? null : s;
+}
+
 export function canonical(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint' || typeof v === 'number') return String(Number(v));
@@ -85,14 +96,13 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
   let dropped = 0;
   for (const r of t.rows) {
     const x = r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi]);
-    const s = canonical(r[si] === '?' ? null : r[si]);
-    const g = gi < 0 ? '' : canonical(r[gi] === '?' ? null : r[gi]);
-    if (!Number.isFinite(x) || s === null || s === '' || g === null) { dropped++; continue; }
-    if (q.values && !q.values.includes(s)) continue;
+    const s = secretText(r[si] === '?' ? null : r[si]);
+    const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
+    if (!Number.isFinite(x) || s === null || g === null) { dropped++; continue; }
     tally.add(g, s, x, 1);
   }
   const secrets = tally.secrets(q.values, { column: q.secretColumn });
-  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets };
+  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets, notes: tally.notes };
 }
 
 /**
@@ -101,6 +111,10 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
  */
 export class Tally {
   private readonly groups = new Map<string, Map<string, Map<number, number>>>();
+  /** User-given secret name → the table text it matched (when not identical). */
+  private readonly resolved = new Map<string, string>();
+  /** How given names were matched to the table's texts, said in the output. */
+  readonly notes: string[] = [];
 
   add(g: string, s: string, x: number, n: number): void {
     let gm = this.groups.get(g);
@@ -114,8 +128,21 @@ export class Tally {
   secrets(given: string[] | undefined, o: { column?: string }): string[] {
     const present = new Set([...this.groups.values()].flatMap((m) => [...m.keys()]));
     const secrets = given ?? [...present].sort();
+    const flag = o.column ? '--values' : '--secret';
+    const seen = new Set<string>();
     for (const s of secrets) {
-      if (!present.has(s)) throw new InputError(`secret '${s}' has no rows${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, o.column ? '--values' : '--secret');
+      if (seen.has(s)) throw new InputError(`secret '${s}' is given twice`, flag);
+      seen.add(s);
+      if (present.has(s)) continue;
+      // Not in the table as typed: accept a unique text with the same number (`1` for `1.0`), saying so.
+      const same = Number.isFinite(Number(s)) && s.trim() !== '' ? [...present].filter((t) => t.trim() !== '' && Number(t) === Number(s)) : [];
+      if (same.length === 1 && !given!.includes(same[0])) {
+        this.resolved.set(s, same[0]);
+        this.notes.push(`secret '${s}' is the table's value '${same[0]}'${o.column ? ` of '${o.column}'` : ''}`);
+        continue;
+      }
+      const why = same.length > 1 ? ` (${same.map((t) => `'${t}'`).join(', ')} are distinct values with that number; name one)` : '';
+      throw new InputError(`secret '${s}' has no rows${why}${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, flag);
     }
     if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? '--secret-column' : '--secret');
     return secrets;
@@ -127,7 +154,7 @@ export class Tally {
     for (const [g, gm] of [...this.groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const m = new Map<string, Histogram>();
       for (const s of secrets) {
-        const h = gm.get(s);
+        const h = gm.get(this.resolved.get(s) ?? s);
         if (!h) continue;
         const values = [...h.keys()].sort((a, b) => a - b);
         m.set(s, { values, counts: values.map((v) => h.get(v)!) });

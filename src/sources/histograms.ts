@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { InputError } from '../errors.js';
-import { canonical, Tally } from './csvText.js';
+import { canonical, secretText, Tally } from './csvText.js';
 import { duckRelation, ident, type TableSource } from './table.js';
 
 export { canonical };
@@ -27,6 +27,8 @@ export interface TableHistograms {
   /** Rows dropped for a missing/non-numeric query value or a missing secret or public value. */
   dropped: number;
   secrets: string[];
+  /** How given secret names were matched to the table's texts (shown with the source). */
+  notes?: string[];
 }
 
 const short = (msg: string) => msg.split('\n')[0].replace(/^[A-Za-z ]*Error: /, '').slice(0, 200);
@@ -40,21 +42,25 @@ interface Engine {
   close(): Promise<void>;
 }
 
-async function duckEngine(s: TableSource): Promise<Engine> {
-  const relation = duckRelation(s);
+async function duckEngine(s: TableSource, textColumns: string[]): Promise<Engine> {
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   const run = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
+  const describe = async (relation: string) => {
+    try {
+      return await run(`DESCRIBE SELECT * FROM ${relation}`);
+    } catch (e) {
+      throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, '--data');
+    }
+  };
+  // Names first (types from the whole file), then the text columns that exist read as text.
+  const names = new Set((await describe(duckRelation(s))).map((r) => String(r.column_name)));
+  const relation = duckRelation(s, textColumns.filter((c) => names.has(c)));
   return {
     relation,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
     async columns() {
-      let rows;
-      try {
-        rows = await run(`DESCRIBE SELECT * FROM ${relation}`);
-      } catch (e) {
-        throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, '--data');
-      }
+      const rows = await describe(relation);
       return rows.map((r) => ({ name: String(r.column_name), type: String(r.column_type), numeric: /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL.*|REAL)$/i.test(String(r.column_type)) }));
     },
     async check(predicate) {
@@ -108,7 +114,9 @@ async function postgresEngine(s: TableSource): Promise<Engine> {
  * public value are dropped and counted.
  */
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
-  const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source);
+  // Query, secret and public columns are read as text and cast exactly (DuckDB files).
+  const textColumns = [q.query, q.secretColumn, q.given].filter((c): c is string => !!c);
+  const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source, textColumns);
   try {
     const cols = await engine.columns();
     const names = cols.map((c) => c.name);
@@ -118,7 +126,9 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       return c;
     };
     const qc = need(q.query, '--query');
-    if (!qc.numeric) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, '--query');
+    // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.
+    const asText = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
+    if (!qc.numeric && !asText) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, '--query');
     if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', '--secret-column');
     if (q.secretColumn) need(q.secretColumn, '--secret-column');
     if (q.given) need(q.given, '--given');
@@ -147,13 +157,14 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, '--data');
     }
     const tally = new Tally();
-    let total = 0, dropped = 0;
+    let total = 0, dropped = 0, numeric = 0;
     for (const r of rows) {
       const n = Number(r.n);
       total += n;
-      const gv = q.given ? canonical(r.g) : '';
+      if (r.x !== null && r.x !== undefined && Number.isFinite(Number(r.x))) numeric += n;
+      const gv = q.given ? secretText(r.g) : '';
       const xv = r.x === null || r.x === undefined ? null : Number(r.x);
-      const s = q.secretColumn ? canonical(r.s) : '';
+      const s = q.secretColumn ? secretText(r.s) : '';
       if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
         dropped += n;
         continue;
@@ -161,8 +172,9 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       if (q.secretColumn) tally.add(gv, s, xv, n);
       else predicateNames.forEach((name, i) => Number(r[`p${i}`]) > 0 && tally.add(gv, name, xv, Number(r[`p${i}`])));
     }
+    if (numeric === 0 && total > 0 && asText) throw new InputError(`column '${q.query}' is not numeric (no value parses as a number)`, '--query');
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
-    return { groups: tally.histograms(secrets), rows: total, dropped, secrets };
+    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes };
   } finally {
     await engine.close();
   }

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { extname } from 'node:path';
+import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 
 /** Where the rows live: a file DuckDB reads (CSV/TSV, Parquet, JSON lines) or a PostgreSQL database. */
@@ -36,13 +37,45 @@ export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** Single-quoted SQL string literal. */
 export const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-/** DuckDB table function reading the file. */
-export function duckRelation(s: TableSource): string {
-  if (!existsSync(s.location)) throw new InputError(`file '${s.location}' does not exist`, '--data');
-  const path = literal(s.location);
+const GLOB = /[*?[\]{}]/;
+let linkDir: string | null = null;
+let links = 0;
+
+/**
+ * A path DuckDB reads as exactly that file: DuckDB expands glob characters (`q[1].csv` would
+ * read `q1.csv`) and unions every file below a directory, so a name with glob characters is
+ * read through a symbolic link with a plain name, and directories are refused.
+ */
+function literalPath(location: string): string {
+  let st;
+  try {
+    st = statSync(location);
+  } catch {
+    throw new InputError(`file '${location}' does not exist`, '--data');
+  }
+  if (!st.isFile()) throw new InputError(`'${location}' is not a regular file (directories and globs are not read; name one file)`, '--data');
+  if (!GLOB.test(location)) return location;
+  if (!linkDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-'));
+    linkDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  const link = join(linkDir, `f${links++}${extname(location).replace(GLOB, '')}`);
+  symlinkSync(resolve(location), link);
+  return link;
+}
+
+/**
+ * DuckDB table function reading the file. `textColumns` are read as text, never type-inferred
+ * (the sniffer samples the first rows: a column of integers followed by 0.4 would be rounded),
+ * and the other columns' types are inferred from the whole file.
+ */
+export function duckRelation(s: TableSource, textColumns: string[] = []): string {
+  const path = literal(literalPath(s.location));
   if (s.kind === 'parquet') return `read_parquet(${path})`;
-  if (s.kind === 'json') return `read_json_auto(${path}, format = 'newline_delimited')`;
-  const opts = [`nullstr = [${(s.nullStrings ?? ['?', '']).map(literal).join(', ')}]`];
+  if (s.kind === 'json') return `read_json_auto(${path}, format = 'newline_delimited', sample_size = -1)`;
+  const opts = [`nullstr = [${(s.nullStrings ?? ['?', '']).map(literal).join(', ')}]`, 'sample_size = -1'];
+  if (textColumns.length) opts.push(`types = {${[...new Set(textColumns)].map((c) => `${literal(c)}: 'VARCHAR'`).join(', ')}}`);
   if (s.header !== undefined) opts.push(`header = ${s.header}`);
   if (s.separator !== undefined) opts.push(`delim = ${literal(s.separator)}`);
   if (s.columns) opts.push(`names = [${s.columns.map(literal).join(', ')}]`);
