@@ -11,6 +11,35 @@ export function resultJson(r: CalibrationResult) {
 
 export const num = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
 
+/**
+ * `digits` significant digits rounded toward +∞: the printed text, read back, is ≥ x. Noise
+ * scales and divergences printed for people round this way (more noise, more leakage), so a
+ * scale copied from the table never under-noises.
+ */
+export function decimalUp(x: number, digits = 10): string {
+  if (!Number.isFinite(x) || x === 0) return String(x);
+  const near = x.toExponential(digits - 1);
+  if (Number(near) >= x) return near;
+  const [mant, exp] = near.split('e');
+  const neg = mant.startsWith('-');
+  // x < 0 and |x| rounded up in magnitude went below x: step the magnitude down instead.
+  const digitsOnly = BigInt(mant.replace(/[-.]/g, '')) + (neg ? -1n : 1n);
+  let e = Number(exp);
+  let d = digitsOnly.toString();
+  if (d.length > digits) { d = d.slice(0, digits); e++; }
+  if (d.length < digits) { d = d.padEnd(digits, '9'); e--; } // 1000…0 − 1 = 999…9 one place lower
+  return `${neg ? '-' : ''}${d[0]}.${d.slice(1)}e${e >= 0 ? '+' : ''}${e}`;
+}
+
+/** `num`, rounded toward +∞ (scales, variances, divergences, ε levels). */
+export const numUp = (x: number) => {
+  if (x === 0 || !Number.isFinite(x)) return num(x);
+  const t = decimalUp(x, 10);
+  return Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(t)) : t;
+};
+/** `num`, rounded toward −∞ (slack). */
+export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : (numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`));
+
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
 function table(head: string[], rows: string[][], right: number[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
@@ -23,8 +52,8 @@ const alphaText = (a: number) => (a === Infinity ? '∞' : Number.isNaN(a) ? '�
 /** The audit rows as a table. */
 export function auditTable(rows: AuditRow[]): string {
   const head = ['α', 'prior', 'direction', 'D_α', '± error', 'slack', 'ε′ eq.(5)', 'ε′ sharp', 'ε-PP'];
-  const opt = (x: number | null) => (x === null ? '—' : num(x));
-  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, num(r.divergence), r.error.toExponential(1), num(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
+  const opt = (x: number | null) => (x === null ? '—' : numUp(x));
+  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, numUp(r.divergence), Number.isFinite(r.error) ? decimalUp(r.error, 2) : String(r.error), numDown(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
   return table(head, body, [0, 3, 4, 5, 6, 7, 8]);
 }
 
@@ -37,8 +66,8 @@ export function resultsTable(results: CalibrationResult[]): string {
     alphaText(r.alpha),
     String(r.epsilon),
     r.parameter,
-    num(r.scale),
-    num(r.variance),
+    numUp(r.scale),
+    numUp(r.variance),
     r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : '— (no noise needed)',
   ]);
   return table(head, rows, [2, 3, 5, 6]);
