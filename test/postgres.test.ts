@@ -52,4 +52,23 @@ describe.skipIf(process.env.PUFFERFISH_SKIP_PG === '1')('PostgreSQL source (a re
     await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'note', '--secret-column', 'fbs')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/not numeric/) });
     await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=fbss = 1', '--secret', 'b=true')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/the predicate of 'a' was rejected/) });
   });
+
+  it('never prints a password from the URL, and predicates cannot run a second statement', async () => {
+    const u = new URL(url!);
+    u.password = 's3cret-pw';
+    u.searchParams.set('password', 's3cret-pw');
+    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'pf-pg-'));
+    const out = join(dir, 'spec.json');
+    const r = await run('calibrate', '--data', u.toString(), '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--method', 'theorem', '--json', '--spec-out', out);
+    expect(r.stdout + r.stderr).not.toContain('s3cret-pw');
+    expect((await import('node:fs')).readFileSync(out, 'utf8')).not.toContain('s3cret-pw');
+    const text = await run('calibrate', '--data', u.toString(), '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--method', 'theorem');
+    expect(text.stdout).not.toContain('s3cret-pw');
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=1=1); CREATE TABLE pwned (x int); SELECT (1', '--secret', 'b=true'))
+      .rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --secret: the predicate of 'a' must be one SQL expression/) });
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    expect((await c.query("SELECT to_regclass('pwned') AS t")).rows[0].t).toBeNull();
+    await c.end();
+  });
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,10 +148,15 @@ describe('table source bad input: exit 2, one line', () => {
     ['secret with no rows', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,zzz'], /^error: --values: secret 'zzz' has no rows/],
     ['single secret', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a'], /^error: --secret-column: needs at least two secrets, found 1/],
     ['no --query', ['--data', t, '--secret-column', 'group'], /^error: --query: is required with --data/],
+    ['second statement in a predicate', ['--data', t, '--query', 'income', '--secret', `x=1=1); COPY (SELECT 1) TO '${join(dir, 'pwned.csv')}'; SELECT (1`, '--secret', 'y=true'], /^error: --secret: the predicate of 'x' must be one SQL expression \(no ';'\)/],
+    ['predicate escaping its parentheses', ['--data', t, '--query', 'income', '--secret', 'x=1=1) OR (1=1', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' closes a parenthesis it did not open/],
+    ['comment in a predicate', ['--data', t, '--query', 'income', '--secret', 'x=age > 3 --', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' must be one SQL expression \(no comments\)/],
+    ['malformed postgres URL', ['--data', 'postgres://u@127.0.0.1:99999/db', '--table', 't', '--query', 'x', '--secret-column', 'y'], /^error: --data: cannot reach the database/],
     ['bad prior', ['--data', t, '--query', 'income', '--secret-column', 'group', '--prior', 'bootstrap'], /^error: --prior: must be empirical, bootstrap:N or dirichlet:N/],
     ['unreachable database', ['--data', 'postgres://nobody@127.0.0.1:1/none', '--table', 't', '--query', 'x', '--secret-column', 'y'], /^error: --data: cannot reach the database/],
   ])('%s', (_n, args, msg) => {
     const r = cli('calibrate', ...(args as string[]));
+    expect(existsSync(join(dir, 'pwned.csv'))).toBe(false);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(msg as RegExp);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -187,7 +192,7 @@ describe('input integrity: values reach the calibration unaltered', () => {
     expect(pairs).toEqual(['001:01', '001:1', '01:1']);
     const amb = cli('calibrate', '--data', join(dir, 'zeros.csv'), '--query', 'x', '--secret-column', 's', '--values', '1.0,001');
     expect(amb.status).toBe(2);
-    expect(amb.stderr).toMatch(/secret '1\.0' has no rows \('1', '01', '001' are distinct values with that number; name one\)/);
+    expect(amb.stderr).toMatch(/secret '1\.0' has no rows \('001', '01', '1' are distinct values with that number; name one\)/);
   });
 
   it('a repeated --secret name and repeated --values are errors, not silently dropped', () => {

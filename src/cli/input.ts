@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { sourceKind, type TableSource } from '../sources/table.js';
+import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../sources/uciFormats.js';
 import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
 import type { Scenario } from '../calibrate/scenario.js';
@@ -91,7 +91,8 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
   const seed = o.seed === undefined ? 0 : Number(o.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`must be a whole number ≥ 0, got '${o.seed}'`, '--seed');
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
-  const name = `${basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
+  const label = sourceLabel(o.data!);
+  const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
   const t = tableScenario(hist, { name, prior, pairs, given: o.given });
   if (o.specOut) {
     // The run's settings travel with the data: single-valued flags (or the defaults) become spec fields.

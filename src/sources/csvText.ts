@@ -141,7 +141,7 @@ export class Tally {
         this.notes.push(`secret '${s}' is the table's value '${same[0]}'${o.column ? ` of '${o.column}'` : ''}`);
         continue;
       }
-      const why = same.length > 1 ? ` (${same.map((t) => `'${t}'`).join(', ')} are distinct values with that number; name one)` : '';
+      const why = same.length > 1 ? ` (${same.sort().map((t) => `'${t}'`).join(', ')} are distinct values with that number; name one)` : '';
       throw new InputError(`secret '${s}' has no rows${why}${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, flag);
     }
     if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? '--secret-column' : '--secret');

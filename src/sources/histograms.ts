@@ -31,6 +31,33 @@ export interface TableHistograms {
   notes?: string[];
 }
 
+/**
+ * A secret predicate must be one SQL expression: it is spliced into `WHERE (…)` and
+ * `FILTER (WHERE (…))`, so a `;`, a comment or a parenthesis closing past its own level would
+ * let it end our statement and start another (`1=1); COPY … TO '/tmp/x'; SELECT (1`).
+ * String literals and quoted identifiers are skipped when scanning.
+ */
+export function checkPredicate(name: string, text: string): void {
+  const bad = (why: string) => new InputError(`the predicate of '${name}' ${why}`, '--secret');
+  let depth = 0, semicolon = false, comment = false, closesEarly = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1);
+      if (end < 0) throw bad(`has an unterminated ${c === "'" ? 'string' : 'quoted name'}`);
+      i = end; // a doubled quote ('') simply starts the next literal
+    } else if (c === ';') semicolon = true;
+    else if ((c === '-' && text[i + 1] === '-') || (c === '/' && text[i + 1] === '*')) comment = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) closesEarly = true;
+  }
+  if (semicolon) throw bad("must be one SQL expression (no ';')");
+  if (comment) throw bad('must be one SQL expression (no comments)');
+  if (closesEarly) throw bad('closes a parenthesis it did not open');
+  if (depth !== 0) throw bad('leaves a parenthesis open');
+  if (text.trim() === '') throw bad('is empty');
+}
+
 const short = (msg: string) => msg.split('\n')[0].replace(/^[A-Za-z ]*Error: /, '').slice(0, 200);
 
 interface Engine {
@@ -79,12 +106,15 @@ const PG_NUMERIC = new Set([20, 21, 23, 700, 701, 1700]); // int8, int2, int4, f
 async function postgresEngine(s: TableSource): Promise<Engine> {
   if (!s.table && !s.sql) throw new InputError('a PostgreSQL source needs --table T or --sql "SELECT …"', '--table');
   const relation = s.table ? ident(s.table) : `(${s.sql}) AS src`;
-  const client = new pg.Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
+  let client: pg.Client;
   try {
+    client = new pg.Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
     await client.connect();
   } catch (e) {
     throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, '--data');
   }
+  // Everything this tool runs only reads: make the session refuse writes too.
+  await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
   const run = async (sql: string) => (await client.query(sql)).rows as Record<string, unknown>[];
   return {
     relation,
@@ -141,6 +171,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) {
+        checkPredicate(name, pred);
         try {
           await engine.check(pred);
         } catch (e) {

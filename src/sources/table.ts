@@ -32,6 +32,20 @@ export function sourceKind(location: string): TableSource['kind'] {
   return 'csv';
 }
 
+/**
+ * A data location fit to print: a `postgres://` URL without its user, password or parameters
+ * (`postgres://host:5432/db`), a file as given. Credentials never reach output or specs.
+ */
+export function sourceLabel(location: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(location)) return location;
+  try {
+    const u = new URL(location);
+    return `postgres://${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
 /** Double-quoted SQL identifier (both DuckDB and PostgreSQL). */
 export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** Single-quoted SQL string literal. */
