@@ -112,22 +112,23 @@ describe('table sources', () => {
   });
 });
 
-describe('release --out: a privatized copy of the table', () => {
-  it('replaces only the query column, row by row; missing stays missing; formats by extension', async () => {
-    for (const ext of ['csv', 'parquet']) {
+describe('release --out: the privatized column, and only the public columns asked for', () => {
+  it('writes the query column row by row (missing stays missing) plus --keep columns unchanged; never the secret column', async () => {
+    for (const ext of ['csv', 'parquet', 'jsonl']) {
       const out = join(dir, `private.${ext}`);
-      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--method', 'theorem', '--out', out, '--json');
+      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--method', 'theorem', '--out', out, '--keep', 'age,sex', '--json');
       expect(r.status).toBe(0);
       const info = JSON.parse(r.stdout);
-      expect(info).toMatchObject({ rows: 62, missing: 1, mechanism: 'gaussian' });
+      expect(info).toMatchObject({ rows: 62, missing: 1, mechanism: 'gaussian', columns: ['income', 'age', 'sex'] });
       const inst = await DuckDBInstance.create(':memory:');
       const con = await inst.connect();
       const read = async (rel: string) => (await con.runAndReadAll(`SELECT * FROM ${rel}`)).getRowObjectsJson();
-      const [a, b] = [await read(`read_csv('${join(dir, 't.csv')}', nullstr = ['?'])`), await read(`'${out}'`)];
+      const [a, b] = [await read(`read_csv('${join(dir, 't.csv')}', nullstr = ['?'], all_varchar = true)`), await read(`'${out}'`)];
       expect(b).toHaveLength(a.length);
+      expect(Object.keys(b[0]).sort()).toEqual(['age', 'income', 'sex']);
       let changed = 0;
       a.forEach((row, i) => {
-        for (const k of ['age', 'sex', 'group']) expect(b[i][k]).toEqual(row[k]);
+        for (const k of ['age', 'sex']) expect(b[i][k] === null ? null : String(b[i][k])).toEqual(row[k]);
         if (row.income === null) expect(b[i].income).toBeNull();
         else if (Number(b[i].income) !== Number(row.income)) changed++;
       });
@@ -135,6 +136,33 @@ describe('release --out: a privatized copy of the table', () => {
       con.closeSync();
       inst.closeSync();
     }
+  });
+
+  it('hostile outputs: never over the input, never another file, known formats only, --truncate applied, --count refused', () => {
+    const t = join(dir, 't.csv');
+    const before = readFileSync(t, 'utf8');
+    writeFileSync(join(dir, 'tmp_o.csv'), 'keep me');
+    const base = ['release', '--data', t, '--query', 'income', '--secret-column', 'group', '--method', 'theorem'];
+    for (const [args, msg] of [
+      [['--out', t], /^error: --out: .* is the input of --data; refusing to write over it/],
+      [['--spec-out', t, '--out', join(dir, 'o.csv')], /^error: --spec-out: .* is the input of --data/],
+      [['--out', join(dir, 'o.xlsx')], /^error: --out: unknown output format '\.xlsx'/],
+      [['--out', join(dir, 'nope', 'o.csv')], /^error: --out: folder '.*nope' does not exist/],
+      [['--out', join(dir, 'o.csv'), '--keep', 'group'], /^error: --keep: 'group' is the secret column and is never written/],
+      [['--out', join(dir, 'o.csv'), '--count', '3'], /^error: --count: draws one release per row with --out/],
+    ] as [string[], RegExp][]) {
+      const r = cli(...base, ...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(msg);
+    }
+    expect(readFileSync(t, 'utf8')).toBe(before);
+    const out = join(dir, 'o.csv');
+    const r = cli(...base, '--out', out, '--truncate', '0,inf');
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(dir, 'tmp_o.csv'), 'utf8')).toBe('keep me');
+    const xs = readFileSync(out, 'utf8').trim().split('\n').slice(1).filter((l) => l !== '').map(Number);
+    expect(xs).toHaveLength(61);
+    for (const x of xs) expect(x).toBeGreaterThanOrEqual(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { basename } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { checkOutput, writeTextAtomically } from '../io/atomicWrite.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../sources/uciFormats.js';
 import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
@@ -69,6 +69,7 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
     return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
   }
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
+  if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }]);
   // DuckDB and pg load only when a table is read.
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
@@ -108,7 +109,7 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
       ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
       ...(o.cost ? { cost: o.cost } : {}),
     };
-    writeFileSync(o.specOut, JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
+    await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
   }
   return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] } };
 }

@@ -9,9 +9,19 @@ import { plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from '.
 
 interface ReleaseOptions extends CalibrateOptions {
   out?: string;
+  keep?: string;
   value?: string;
   count?: string;
   truncate?: string;
+}
+
+/** `--truncate LO,HI` (ends may be ±inf). */
+function parseTruncate(text: string | undefined): [number, number] | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(',').map((t) => t.trim());
+  const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : t === '' ? NaN : Number(t)));
+  if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1])) throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${text}'`, '--truncate');
+  return [nums[0], nums[1]];
 }
 
 async function runRelease(o: ReleaseOptions): Promise<void> {
@@ -21,13 +31,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   const count = o.count === undefined ? 1 : Number(o.count);
   if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
-  let truncate: [number, number] | undefined;
-  if (o.truncate !== undefined) {
-    const parts = o.truncate.split(',').map((t) => t.trim());
-    const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : t === '' ? NaN : Number(t)));
-    if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1])) throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${o.truncate}'`, '--truncate');
-    truncate = [nums[0], nums[1]];
-  }
+  const truncate = parseTruncate(o.truncate);
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
   let r;
@@ -55,11 +59,20 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', '--alpha');
+  if (o.count !== undefined && o.count !== '1') throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
+  const truncate = parseTruncate(o.truncate);
+  const keep = o.keep ? o.keep.split(',').map((c) => c.trim()).filter(Boolean) : [];
   const { privatizeTable } = await import('../release/table.js');
-  const r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!);
-  const info = { out: o.out, rows: r.rows, missing: r.missing, mechanism: r.mechanism, method: r.method, parameter: r.parameter, scale: r.scale, guarantee: r.guarantee };
-  if (o.json) process.stdout.write(JSON.stringify(info, null, 2) + '\n');
-  else process.stdout.write(`wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing); ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})\nguarantee: ${r.guarantee}\n`);
+  let r;
+  try {
+    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
+  } catch (e) {
+    if (e instanceof InputError && e.path && !e.path.startsWith('-')) throw new InputError(e.reason, `--${e.path}`);
+    throw e;
+  }
+  const info = { out: o.out, rows: r.rows, missing: r.missing, columns: [o.query, ...r.kept], mechanism: r.mechanism, method: r.method, parameter: r.parameter, scale: r.scale, truncate: truncate ?? null, guarantee: r.guarantee };
+  if (o.json) process.stdout.write(JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n');
+  else process.stdout.write(`wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`);
 }
 
 /** Registers `release`. */
@@ -70,13 +83,14 @@ export function releaseCommand(program: Command): void {
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--value <v>', 'the true value to privatize')
-    .option('--out <file>', 'with --data and --query: write a copy of the table with that column privatized row by row (.csv, .parquet, .jsonl)')
+    .option('--out <file>', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically')
+    .option('--keep <cols>', 'with --out: public columns to copy unchanged beside the privatized one (never the secret column; every other column is left out, since it may be correlated with the secret)')
     .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
     .option('--method <m>', `calibration method (default: spec, else best)`)
     .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
     .option('--epsilon <e>', 'budget (default: spec, else 1)')
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
-    .option('--count <n>', 'number of independent draws (they compose: each one spends the budget)', '1')
+    .option('--count <n>', 'number of independent draws of --value (default 1)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
     .option('--json', 'print the result as JSON, draws under "values"')
     .addHelpText(

@@ -95,7 +95,9 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
 /**
  * Privatizes `value`: calibrates the mechanism on the scenario (truncated: on the truncated
  * outputs) and draws `count` independent releases with the exact samplers. Each release alone
- * carries the stated guarantee; `count` releases of the same value compose (their divergences add).
+ * carries the stated guarantee; together they do **not**: Pufferfish guarantees do not compose
+ * (two releases of one value can leak far more than twice the budget), so `guarantee` says so
+ * whenever `count` > 1.
  * @example release(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4).values
  */
 export function release(scenario: Scenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
@@ -104,7 +106,10 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
   const random = opts.random ?? cryptoSource;
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
-  return { ...plan, values: Array.from({ length: count }, () => draw(value, random)) };
+  const guarantee = count > 1 && plan.scale > 0
+    ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
+    : plan.guarantee;
+  return { ...plan, guarantee, values: Array.from({ length: count }, () => draw(value, random)) };
 }
 
 /**

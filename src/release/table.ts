@@ -3,21 +3,53 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
+import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
 import { releaseColumn, type ReleaseOptions } from './release.js';
 
+/** Output formats by extension; anything else is refused. */
+const FORMATS: Record<string, string> = {
+  '.csv': '(FORMAT csv, HEADER, USE_TMP_FILE false)',
+  '.tsv': "(FORMAT csv, HEADER, DELIMITER '\t', USE_TMP_FILE false)",
+  '.parquet': '(FORMAT parquet, USE_TMP_FILE false)',
+  '.jsonl': '(FORMAT json, USE_TMP_FILE false)',
+  '.ndjson': '(FORMAT json, USE_TMP_FILE false)',
+};
+
+export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
+  /** Public columns copied unchanged (read as text, so their values are never re-typed). */
+  keep?: string[];
+  /** Columns that must never be written (the secret column, public `--given` is allowed). */
+  forbidden?: string[];
+}
+
 /**
- * Writes a copy of a table with the `query` column privatized row by row (`releaseColumn`:
- * one calibration on the scenario, independent noise per row; missing values stay missing).
- * The output format follows `out`'s extension: .parquet, .json/.jsonl (JSON lines), else CSV.
+ * Writes the privatized `query` column of a table, row by row (`releaseColumn`: one calibration
+ * on the scenario, independent noise per row; missing values stay missing), plus only the
+ * columns named in `keep`: every other column may be correlated with the secret, so none is
+ * published unless asked for, and the secret column never is. The file is written to a unique
+ * temporary name beside `out` and renamed into place; `out` must not be the input.
  */
-export async function privatizeTable(source: TableSource, query: string, scenario: Scenario, settings: CalibrationSettings, out: string, opts: Omit<ReleaseOptions, 'count'> = {}) {
+export async function privatizeTable(source: TableSource, query: string, scenario: Scenario, settings: CalibrationSettings, out: string, opts: PrivatizeOptions = {}) {
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', '--out');
+  const format = FORMATS[extname(out).toLowerCase()];
+  if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, '--out');
+  checkOutput(out, '--out', [{ path: source.location, flag: '--data' }]);
+  const keep = opts.keep ?? [];
+  for (const k of keep) {
+    if (k === query) throw new InputError(`'${k}' is the privatized column; --keep names other, public columns`, '--keep');
+    if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, '--keep');
+  }
+  if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', '--keep');
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
-    await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, * FROM ${duckRelation(source)}`);
-    const xs = (await con.runAndReadAll(`SELECT TRY_CAST(${ident(query)} AS DOUBLE) AS x FROM src ORDER BY __rid`)).getRowObjects().map((r) => (r.x === null ? null : Number(r.x)));
+    const rel = duckRelation(source, [query, ...keep]);
+    const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${rel}`)).getRowObjects().map((r) => String(r.column_name));
+    for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, '--keep');
+    const kept = keep.map(ident).join(', ');
+    await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, TRY_CAST(${ident(query)} AS DOUBLE) AS __x${keep.length ? `, ${kept}` : ''} FROM ${rel}`);
+    const xs = (await con.runAndReadAll('SELECT __x AS x FROM src ORDER BY __rid')).getRowObjects().map((r) => (r.x === null ? null : Number(r.x)));
     const r = releaseColumn(scenario, settings, xs, opts);
     await con.run('CREATE TABLE noisy (__rid BIGINT, v DOUBLE)');
     const app = await con.createAppender('noisy');
@@ -28,12 +60,10 @@ export async function privatizeTable(source: TableSource, query: string, scenari
       app.endRow();
     });
     app.closeSync();
-    await con.run(`ALTER TABLE src ALTER ${ident(query)} TYPE DOUBLE`);
-    await con.run(`UPDATE src SET ${ident(query)} = noisy.v FROM noisy WHERE src.__rid = noisy.__rid`);
-    const ext = extname(out).toLowerCase();
-    const format = ext === '.parquet' ? '(FORMAT parquet)' : ext === '.json' || ext === '.jsonl' ? '(FORMAT json)' : '(FORMAT csv, HEADER)';
-    await con.run(`COPY (SELECT * EXCLUDE (__rid) FROM src ORDER BY __rid) TO ${literal(out)} ${format}`);
-    return { ...r, rows: xs.length, values: undefined };
+    await writeAtomically(out, '--out', (tmp) => con.run(
+      `COPY (SELECT noisy.v AS ${ident(query)}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
+    ).then(() => undefined));
+    return { ...r, rows: xs.length, kept: keep, values: undefined };
   } finally {
     con.closeSync();
     inst.closeSync();

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InputError } from '../errors.js';
+
+/** The same file on disk (after links), or the same path when it does not exist yet. */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  try {
+    return real(a) === real(b);
+  } catch {
+    return resolve(a) === resolve(b);
+  }
+}
+
+/**
+ * Checks an output path before any work: its folder exists and is writable-looking, and it is
+ * none of the inputs (writing over `--data` or `--spec` would lose the input).
+ */
+export function checkOutput(out: string, flag: string, inputs: { path: string; flag: string }[]): void {
+  const dir = dirname(resolve(out));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`folder '${dirname(out)}' does not exist`, flag);
+  if (existsSync(out) && statSync(out).isDirectory()) throw new InputError(`'${out}' is a folder; name a file`, flag);
+  for (const i of inputs) if (!/^postgres(ql)?:\/\//i.test(i.path) && samePath(out, i.path)) throw new InputError(`'${out}' is the input of ${i.flag}; refusing to write over it`, flag);
+}
+
+/** A unique temporary name beside `out` (same folder, so the final rename is atomic). */
+export function temporaryBeside(out: string): string {
+  return join(dirname(resolve(out)), `.${basename(out)}.${process.pid}.${randomUUID()}.tmp`);
+}
+
+/**
+ * Writes through a unique temporary file in the target's folder and renames it into place:
+ * a reader sees the old file or the whole new one, never a torn one, and no other file is touched.
+ * `write` receives the temporary path.
+ */
+export async function writeAtomically(out: string, flag: string, write: (tmp: string) => Promise<void> | void): Promise<void> {
+  const tmp = temporaryBeside(out);
+  try {
+    await write(tmp);
+    renameSync(tmp, out);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT') throw new InputError(`cannot write '${out}' (${code})`, flag);
+    throw e;
+  }
+}
+
+/** `writeAtomically` for text. */
+export function writeTextAtomically(out: string, flag: string, text: string): Promise<void> {
+  return writeAtomically(out, flag, (tmp) => writeFileSync(tmp, text));
+}
