@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL server on loopback for the tests and prints its URL on stdout.
-# Installs Debian's postgresql package first when it is missing (root, as on CI).
+# Needs Debian's postgresql package (`npm run setup` installs it); exits 3 when it is missing.
 #   scripts/pg-test-server.sh start [PORT]   → prints postgres://postgres@127.0.0.1:PORT/postgres
 #   scripts/pg-test-server.sh stop DIR
 set -euo pipefail
@@ -13,7 +13,8 @@ if [ "$cmd" = stop ]; then
   exit 0
 fi
 if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >&2
+  echo "PostgreSQL is not installed (npm run setup installs it)" >&2
+  exit 3
 fi
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 port=${2:-$((40000 + RANDOM % 20000))}

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDir, fetchDataset, isComplete, dataset } from '../src/datasets/registry.js';
 import { HAVE_UCI, UCI_DIR } from './uci.js';
 
-// A stand-in for UCI on loopback: serves the shared copies (student as a zip, like UCI), and a
+// A stand-in for UCI on loopback: serves the vendored copies (student as a zip, like UCI), and a
 // corrupted adult under /bad. Tests never reach the internet.
 let server: Server;
 let base = '';

@@ -13,7 +13,8 @@ const url = process.env.PUFFERFISH_PG_URL;
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const run = (...args: string[]) => promisify(execFile)(process.execPath, [BIN, ...args]);
 
-describe.skipIf(process.env.PUFFERFISH_SKIP_PG === '1')('PostgreSQL source (a real server on loopback)', () => {
+const skipped = process.env.PUFFERFISH_PG_SKIPPED;
+describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipped ? ` — SKIPPED: ${skipped}` : ''}`, () => {
   beforeAll(async () => {
     expect(url, 'the global setup must have started PostgreSQL').toBeTruthy();
     const c = new pg.Client({ connectionString: url });

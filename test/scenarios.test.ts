@@ -5,7 +5,7 @@ import { uciHistograms } from '../src/scenarios/uciFiles.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { HAVE_UCI, UCI_DIR, verifyUci } from './uci.js';
 
-// Runs wherever the shared UCI copies exist (always in CI); says so plainly where they don't.
+// The vendored UCI copies (test/fixtures/uci) are always available.
 describe.runIf(HAVE_UCI)(`embedded counts equal the UCI files (${UCI_DIR})`, () => {
   it.each(UCI_SCENARIOS.map((d) => [d.id, d] as const))('%s', (_id, def) => {
     verifyUci(def.file);

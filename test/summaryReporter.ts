@@ -2,7 +2,7 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /** Ends the run with the plain closing line `tests: N passed, N failed, N skipped` that CI reads. */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown> = []): void {
     const n = { passed: 0, failed: 0, skipped: 0 };
     for (const m of testModules) {
       for (const t of m.children.allTests()) {
@@ -11,8 +11,10 @@ export default class SummaryReporter implements Reporter {
         else if (s === 'failed') n.failed++;
         else n.skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) n.failed++; // a file that failed to load
+      // A file that failed to load, or whose hooks failed while no test of it failed, is a failure.
+      if (m.state() === 'failed' && ![...m.children.allTests()].some((t) => t.result().state === 'failed')) n.failed++;
     }
+    n.failed += unhandledErrors.length; // errors outside any test (a failed global setup, a crashed worker)
     process.stdout.write(`\ntests: ${n.passed} passed, ${n.failed} failed, ${n.skipped} skipped\n`);
   }
 }

@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,19 +12,15 @@ import { UCI_DIR } from './uci.js';
 // The real app (built by `npm test`'s build step) in headless Debian Chromium, driven by Playwright.
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 let server: Server, url = '', browser: Browser;
-const adult = join(UCI_DIR, 'adult/adult.data');
-const data = existsSync(adult)
-  ? adult
-  : (() => {
-      // No UCI copy: a small generated table with the same columns of interest.
-      const f = join(mkdtempSync(join(tmpdir(), 'app-')), 'people.csv');
-      const rows = Array.from({ length: 400 }, (_, i) => `${1 + (i % 16)},${i % 3 ? 'Husband' : 'Not-in-family'}`);
-      writeFileSync(f, ['education-num,relationship', ...rows].join('\n'));
-      return f;
-    })();
+const data = join(UCI_DIR, 'adult/adult.data');
+// Chromium comes from `npm run setup` (Debian's package); without it these tests are skipped
+// with the reason in their name, except under CI=true, where they fail.
+const CHROMIUM = '/usr/bin/chromium';
+const noBrowser = existsSync(CHROMIUM) ? '' : `${CHROMIUM} is not installed (npm run setup installs it)`;
+if (noBrowser && process.env.CI === 'true') throw new Error(`web-app tests cannot run on CI: ${noBrowser}`);
 
 beforeAll(async () => {
-  execFileSync('bash', [fileURLToPath(new URL('../scripts/ensure-chromium.sh', import.meta.url))], { stdio: 'inherit' });
+  if (noBrowser) return;
   ({ server, url } = await serveApp(0));
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -36,7 +32,7 @@ afterAll(async () => {
   server?.close();
 });
 
-describe('web calibrator (headless Chromium)', () => {
+describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` — SKIPPED: ${noBrowser}` : ''}`, () => {
   it('loads a table, calibrates like the CLI, plots, and never leaves its origin', async () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     const requests: string[] = [];

@@ -20,7 +20,7 @@ export interface Dataset {
   remote: { file?: Record<string, string>; zip?: string };
 }
 
-/** Official UCI locations (the legacy file tree; CC BY 4.0). Hashes: `../shared/datasets/uci/SHA256SUMS`. */
+/** Official UCI locations (the legacy file tree; CC BY 4.0). Hashes: as in test/fixtures/uci/SHA256SUMS (the vendored copies). */
 export const UCI_BASE_URL = 'https://archive.ics.uci.edu/ml/machine-learning-databases';
 
 export const DATASETS: readonly Dataset[] = [
