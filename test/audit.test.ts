@@ -45,7 +45,7 @@ describe('audit', () => {
     expect(j.rows[1].alpha).toBe('inf');
     for (const [args, msg] of [
       [['--scenario', 'heart'], /^error: --scale: is required/],
-      [['--scenario', 'heart', '--scale', '-1'], /^error: --scale: must be a finite number > 0/],
+      [['--scenario', 'heart', '--scale', '-1'], /^error: --scale: must be a finite number ≥ 0/],
       [['--scenario', 'heart', '--scale', '1', '--delta', '2'], /^error: --delta: must be a number in \(0, 1\)/],
       [['--scenario', 'heart', '--scale', '1', '--alpha', '1'], /^error: --alpha: α must be > 0 and ≠ 1/],
       [['--scenario', 'heart', '--scale', '1', '--mechanism', 'gaussian', '--alpha', 'inf'], /^error: --alpha: Gaussian noise has no finite/],
@@ -56,4 +56,35 @@ describe('audit', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it('ends with a verdict: exit 0 on pass, 1 on fail (rows over ε); JSON carries it', () => {
+    const pass = run('audit', '--scenario', 'heart', '--scale', '3', '--alpha', '2,inf');
+    expect(pass.status).toBe(0);
+    expect(pass.stdout.trim().split('\n').pop()).toBe('verdict: pass');
+    const fail = run('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2,inf');
+    expect(fail.status).toBe(1);
+    expect(fail.stdout.trim().split('\n').pop()).toMatch(/^verdict: fail \(\d+ rows? over ε\)$/);
+    const j = run('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2', '--json');
+    expect(j.status).toBe(1);
+    const out = JSON.parse(j.stdout);
+    expect(out.verdict).toBe('fail');
+    expect(out.over).toBe(out.rows.filter((r: { slack: number }) => r.slack < 0).length);
+    expect(out.over).toBeGreaterThan(0);
+  });
+
+  it('scale 0 audits the data itself; tiny scales never print −∞, NaN or negative divergences', () => {
+    const zero = JSON.parse(run('audit', '--scenario', 'adult', '--scale', '0', '--alpha', '2', '--json').stdout);
+    expect(zero.verdict).toBe('pass');
+    for (const r of zero.rows) expect(r.certificate).toBe('data-processing');
+    const tiny = run('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5', '--json');
+    expect(tiny.status).toBe(1);
+    for (const r of JSON.parse(tiny.stdout).rows) {
+      expect(r.divergence).not.toBeNull(); // JSON has no NaN/∞: non-finite values are written as text
+      if (r.divergence !== 'inf') expect(r.divergence).toBeGreaterThanOrEqual(0);
+      expect(Number.isNaN(r.error)).toBe(false);
+    }
+    expect(run('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5').stdout).not.toMatch(/NaN|-Infinity/);
+  });
+
+
 });

@@ -121,14 +121,14 @@ describe('empirical audit (50 000 draws per secret, false-alarm level 1e-3)', ()
   const audit = (noise: ReturnType<typeof laplaceNoise>, claim: { alpha: number; epsilon: number }) =>
     empiricalAudit(() => drawRelease(0, noise, { random: cryptoSource }), () => drawRelease(1, noise, { random: cryptoSource }), claim, { samples: 50_000, level: 1e-3, delta: 1e-3 });
   it('passes a correctly calibrated Laplace release and rejects one whose scale is halved', () => {
-    expect(audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }).verdict).toBe('consistent'); // b = Δ/ε
+    expect(audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }).verdict).toBe('no violation detected'); // b = Δ/ε
     const bad = audit(laplaceNoise(0.5), { alpha: Infinity, epsilon: 1 });
     expect(bad.verdict).toBe('violation');
     expect(bad.lowerBound).toBeGreaterThan(1.5);
   });
   it('passes a correctly calibrated Gaussian release and rejects one whose scale is halved', () => {
     const sigma = Math.sqrt(10 / 2); // Remark 2 at α = 10, ε = 1, Δ = 1
-    expect(audit(gaussianNoise(sigma), { alpha: 10, epsilon: 1 }).verdict).toBe('consistent');
+    expect(audit(gaussianNoise(sigma), { alpha: 10, epsilon: 1 }).verdict).toBe('no violation detected');
     expect(audit(gaussianNoise(sigma / 2), { alpha: 10, epsilon: 1 }).verdict).toBe('violation');
   });
 });

@@ -3,11 +3,12 @@ import { mechanismNoise } from '../divergence/mechanismNoise.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
-import { exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
+import { discreteRenyi, exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
+import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
-import { exactMutualInformation } from '../mi/mutualInformation.js';
+import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../release/samplers.js';
 import { cryptoSource } from '../release/random.js';
@@ -35,9 +36,11 @@ export interface AuditRow {
   error: number;
   /**
    * How `error` is proven: `bernstein-ellipse` (certified quadrature, docs/math.md §8) or
-   * `sup-at-atoms` (α = ∞: the supremum is attained at an atom, docs/math.md §4).
+   * `sup-at-atoms` (α = ∞: the supremum is attained at an atom, docs/math.md §4), or
+   * `data-processing` (scale 0, or where the quadrature cannot certify: D_α of the data itself,
+   * an upper bound on D_α of any release of it).
    */
-  certificate: 'bernstein-ellipse' | 'sup-at-atoms';
+  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing';
   /** ε − (D_α + error): ≥ 0 means the guarantee is certified at this scale. */
   slack: number;
   /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */
@@ -53,10 +56,11 @@ export interface AuditRow {
  * and for Laplace-shaped noise the exact ε-Pufferfish level.
  */
 export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
-  if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0, got ${s.scale}`, 'scale');
+  if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
-  const { family, scale: noiseScale } = mechanismNoise(s, s.scale);
+  const { family, scale: noiseScale } = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
+  const none = s.scale === 0;
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
     if (a === Infinity && family === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
@@ -66,9 +70,16 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
     const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
     if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
     for (const [from, to, p, q] of dirs) {
-      const dInf = family === 'laplace' ? exactLaplaceDInf(p, q, noiseScale).value : null;
+      const dInf = none ? discreteRenyi(p, q, Infinity).value : family === 'laplace' ? exactLaplaceDInf(p, q, noiseScale).value : null;
       for (const alpha of s.alphas) {
-        const d = alpha === Infinity ? exactLaplaceDInf(p, q, noiseScale) : exactRenyi(p, q, { family, scale: noiseScale }, alpha);
+        let d: Bounded & { certificate: AuditRow['certificate'] } = none
+          ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
+          : alpha === Infinity ? { ...exactLaplaceDInf(p, q, noiseScale), certificate: 'sup-at-atoms' } : exactRenyi(p, q, { family, scale: noiseScale }, alpha);
+        // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
+        // divergence bounds any release of it (data processing).
+        if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
+        // Divergences are ≥ 0: a computed −1e-16 is shown as 0 (the error bound still covers it).
+        d = { ...d, value: Math.max(0, d.value) };
         const finite = alpha > 1 && alpha < Infinity;
         rows.push({
           alpha,
@@ -77,7 +88,7 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
           direction: [from, to],
           divergence: d.value,
           error: d.error,
-          certificate: 'certificate' in d ? d.certificate as 'bernstein-ellipse' : 'sup-at-atoms',
+          certificate: d.certificate,
           slack: s.epsilon - (d.value + d.error),
           epsilonEq5: finite ? rdpToDpEq5(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,
           epsilonSharp: finite ? rdpToDpSharp(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,
@@ -100,11 +111,15 @@ export interface MiAuditRow {
 
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
-  const { family, scale } = mechanismNoise(s, s.scale);
+  const { family, scale } = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
   return scenario.priors.map((prior) => {
-    const r = exactMutualInformation(prior, { family, scale });
+    // I(Y;S) ≤ I(X;S) (data processing): the data's own MI at scale 0, or where the
+    // integration gives no usable answer (tiny scales).
+    const data = discreteMutualInformation(prior);
+    let r = s.scale > 0 ? exactMutualInformation(prior, { family, scale }) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
+    if (!Number.isFinite(r.error) || r.value - r.error > data.value + data.error) r = { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     let pp: number | null = null;
-    if (family === 'laplace') {
+    if (family === 'laplace' && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
       for (const a of secrets) for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], scale).value);

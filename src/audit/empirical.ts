@@ -68,7 +68,7 @@ export interface EmpiricalAuditResult {
   claimed: number;
   /** Lower confidence bound on the ε achievable at δ, from the best threshold set. */
   lowerBound: number;
-  verdict: 'consistent' | 'violation';
+  verdict: 'no violation detected' | 'violation';
   witness: { set: string; direction: string; pFirst: number; pSecond: number } | null;
 }
 
@@ -108,5 +108,5 @@ export function empiricalAudit(first: () => number, second: () => number, claim:
       if (e > best) { best = e; witness = { set, direction: dir, pFirst: k1 / n, pSecond: k2 / n }; }
     }
   }
-  return { samples: n, level, delta, claimed, lowerBound: best, verdict: best > claimed ? 'violation' : 'consistent', witness };
+  return { samples: n, level, delta, claimed, lowerBound: best, verdict: best > claimed ? 'violation' : 'no violation detected', witness };
 }

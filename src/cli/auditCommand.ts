@@ -2,9 +2,10 @@ import { Option, type Command } from 'commander';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
-import { auditTable, jsonAlpha } from './format.js';
+import { auditTable, jsonAlpha, jsonNumber } from './format.js';
 import { audit, auditEmpirical, auditMI } from '../audit/audit.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 
@@ -20,7 +21,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const { scenario, d } = await loadScenario(o);
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const scale = Number(o.scale);
-  if (o.scale.trim() === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
+  if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
   const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
@@ -45,22 +46,32 @@ async function runAudit(o: AuditOptions): Promise<void> {
     if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
     empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
   }
+  // Verdict: every row must be certified within ε (value + error ≤ ε); exit 1 otherwise.
+  const over = rows.filter((r) => !(r.slack >= 0)).length;
+  const verdict = over === 0 ? 'pass' : 'fail';
+  setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
   if (o.json) {
-    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, rows: rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha) })), mi, ...(o.empirical ? { empirical } : {}) };
+    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, verdict, over, rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))), mi, ...(o.empirical ? { empirical } : {}) };
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
   }
   process.stdout.write(`${scenario.name}\n${mechanism} noise, scale ${scale}; slack to ε = ${epsilons[0]}; (ε′, δ) at δ = ${delta}\n\n${auditTable(rows)}\n`);
   const certs = [...new Set(rows.map((r) => r.certificate))];
-  process.stdout.write(`\nerror bounds: ${certs.map((c) => (c === 'bernstein-ellipse' ? 'certified quadrature (Bernstein-ellipse bounds, docs/math.md §8)' : 'α = ∞: exact supremum at the atoms (docs/math.md §4)')).join('; ')}\n`);
+  const CERT = {
+    'bernstein-ellipse': 'certified quadrature (Bernstein-ellipse bounds, docs/math.md §8)',
+    'sup-at-atoms': 'α = ∞: exact supremum at the atoms (docs/math.md §4)',
+    'data-processing': "the data's own divergence, an upper bound on any release of it (data processing, docs/math.md §4)",
+  } as const;
+  process.stdout.write(`\nerror bounds: ${certs.map((c) => CERT[c]).join('; ')}\n`);
   if (mi.length) {
     process.stdout.write(`\nmutual information I(Y; S) (secrets weighted by their probabilities):\n`);
     for (const m of mi) process.stdout.write(`  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`);
   }
   for (const e of empirical) {
     const r = e.result;
-    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}\n`);
+    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ' (a sampling test of limited power, not evidence of privacy; the exact rows above decide)'}\n`);
   }
+  process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
 }
 
 /** Registers `audit`. */

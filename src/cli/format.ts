@@ -4,12 +4,15 @@ import type { CalibrationResult } from '../calibrate/calibrate.js';
 /** α for JSON: a number, or "inf" (JSON has no Infinity). */
 export const jsonAlpha = (a: number): number | 'inf' => (a === Infinity ? 'inf' : a);
 
+/** ±∞ as "inf"/"-inf" (JSON would write null); other values unchanged. */
+export const jsonNumber = (v: unknown): unknown => (v === Infinity ? 'inf' : v === -Infinity ? '-inf' : v);
+
 /** A calibration result as plain JSON (α = ∞ written "inf"). */
 export function resultJson(r: CalibrationResult) {
   return { ...r, alpha: jsonAlpha(r.alpha) };
 }
 
-export const num = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
+export const num = (x: number) => (x === Infinity ? '∞' : x === -Infinity ? '−∞' : x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
 
 /**
  * `digits` significant digits rounded toward +∞: the printed text, read back, is ≥ x. Noise
@@ -53,7 +56,7 @@ const alphaText = (a: number) => (a === Infinity ? '∞' : Number.isNaN(a) ? '�
 export function auditTable(rows: AuditRow[]): string {
   const head = ['α', 'prior', 'direction', 'D_α', '± error', 'slack', 'ε′ eq.(5)', 'ε′ sharp', 'ε-PP'];
   const opt = (x: number | null) => (x === null ? '—' : numUp(x));
-  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, numUp(r.divergence), Number.isFinite(r.error) ? decimalUp(r.error, 2) : String(r.error), numDown(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
+  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, numUp(r.divergence), Number.isFinite(r.error) ? decimalUp(r.error, 2) : num(r.error), numDown(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
   return table(head, body, [0, 3, 4, 5, 6, 7, 8]);
 }
 

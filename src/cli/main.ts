@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { commandExit, EXIT } from './exitCode.js';
 import { InputError } from '../errors.js';
 import { auditCommand } from './auditCommand.js';
 import { calibrateCommand } from './calibrateCommand.js';
@@ -32,19 +33,19 @@ export async function main(argv: string[]): Promise<number> {
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
-    return 0;
+    return commandExit();
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? EXIT.ok : EXIT.badInput;
     }
     if (e instanceof InputError) {
       process.stderr.write(`error: ${e.message}\n`);
-      return 2;
+      return EXIT.badInput;
     }
     const err = e as Error;
     process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${err.message}\n`);
     if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
-    return err.name === 'NumericalError' ? 3 : 1;
+    return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
   }
 }
 

@@ -20,15 +20,12 @@ export interface ExactOptions {
 export interface ExactDivergence extends Bounded {
   /** Density evaluations used (per mixture). */
   nodes: number;
-  /** How `error` was obtained (always `bernstein-ellipse` for Rényi divergences). */
-  certificate: Certificate;
+  /**
+   * How `error` was obtained: a proof by analytic continuation of the mixtures (docs/math.md §8).
+   * (Only the MI integrand, which has no power form, still uses the |K21 − G10| estimate.)
+   */
+  certificate: 'bernstein-ellipse';
 }
-
-/**
- * `bernstein-ellipse`: a proof (analytic continuation of the mixtures, docs/math.md "Certified
- * quadrature"); `estimate`: the a-posteriori |K21 − G10| (integrands without a power form: MI).
- */
-export type Certificate = 'bernstein-ellipse' | 'estimate';
 
 const MAX_ROUNDS = 80;
 const MAX_PANELS = 2_000_000;
@@ -84,7 +81,7 @@ export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number
   const { mixtures: [P, Q], interval } = centred([p, q], opts.interval);
   opts = { ...opts, interval };
   const logI = logIntegralRetry(P, Q, noise, alpha, opts);
-  const certificate: Certificate = 'bernstein-ellipse';
+  const certificate = 'bernstein-ellipse' as const;
   if (!opts.interval) {
     const value = logI.value / (alpha - 1);
     return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate };
