@@ -1,3 +1,4 @@
+import { maxOf } from '../numerics/float.js';
 import { wInf } from '../coupling/wasserstein.js';
 import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
 import { corollary1Problem } from '../conditions/corollary1.js';
@@ -83,7 +84,7 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
     }
   }
   if (mechanism === 'exponential') {
-    const maxCost = (pc: PairCoupling) => Math.max(...pc.coupling.x.map((x, k) => cost.apply(x - pc.coupling.y[k])));
+    const maxCost = (pc: PairCoupling) => maxOf(pc.coupling.x.map((x, k) => cost.apply(x - pc.coupling.y[k])));
     switch (method) {
       case 'pierquin': return no('Cor. 3.1 covers Laplace and Gaussian noise only');
       case 'wasserstein-inf': return { rule: 'Song et al. 2017 / Corollary 1 at α = ∞', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => songProblem(maxCost(pc), epsilon, eta) };

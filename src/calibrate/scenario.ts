@@ -14,8 +14,12 @@ export interface Prior {
 export function secretProbabilities(p: Prior): Record<string, number> {
   const names = Object.keys(p.conditionals);
   const raw = names.map((n) => p.probabilities?.[n] ?? 1);
-  const total = raw.reduce((a, b) => a + b, 0);
-  return Object.fromEntries(names.map((n, i) => [n, raw[i] / total]));
+  // Scaled by the largest first, so weights near 1e308 cannot overflow the sum to ∞ (which
+  // would turn every probability into 0).
+  const top = Math.max(...raw);
+  const scaled = raw.map((r) => (top > 0 ? r / top : r));
+  const total = scaled.reduce((a, b) => a + b, 0);
+  return Object.fromEntries(names.map((n, i) => [n, scaled[i] / total]));
 }
 
 /** What the curator protects: priors, secret pairs, and whether pairs are ordered. */

@@ -42,7 +42,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
     if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
     const samples = o.samples === undefined ? 50_000 : Number(o.samples);
     const level = o.level === undefined ? 1e-3 : Number(o.level);
-    if (!Number.isSafeInteger(samples) || samples < 100) throw new InputError(`must be a whole number ≥ 100, got '${o.samples}'`, '--samples');
+    if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000) throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
     if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
     empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
   }

@@ -1,7 +1,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 
 interface ReproduceCliOptions {
@@ -19,6 +19,20 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
     return n;
   });
   if (o.dataDir && !existsSync(o.dataDir)) throw new InputError(`folder '${o.dataDir}' does not exist`, '--data-dir');
+  // The output folder is created only when its parent exists (no surprise trees; Node's recursive
+  // mkdir can also spin forever under /proc), and must be writable: checked before any work.
+  const out = resolve(o.out);
+  if (existsSync(out)) {
+    if (!statSync(out).isDirectory()) throw new InputError(`'${o.out}' exists and is not a folder`, '--out');
+  } else if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) {
+    throw new InputError(`folder '${dirname(o.out)}' does not exist`, '--out');
+  }
+  try {
+    if (!existsSync(out)) mkdirSync(out);
+    accessSync(out, constants.W_OK);
+  } catch (e) {
+    throw new InputError(`cannot write to '${o.out}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, '--out');
+  }
   const bar = process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
   let started = false;
   const { reproduce } = await import('../reproduce/reproduce.js');

@@ -1,3 +1,4 @@
+import { maxOf } from '../numerics/float.js';
 import type { Coupling } from '../coupling/comonotone.js';
 import type { Cost, Eta } from './costs.js';
 import { momentProblem, supProblem, type Intensity } from './moment.js';
@@ -12,7 +13,7 @@ import type { ScaleProblem } from '../numerics/smallestScale.js';
  */
 export function corollary1Problem(c: Coupling, alpha: number, epsilon: number, cost: Cost, eta: Eta): ScaleProblem {
   const phi = c.x.map((x, k) => cost.apply(x - c.y[k]));
-  if (alpha === Infinity) return supProblem(Math.max(...phi), eta, epsilon);
+  if (alpha === Infinity) return supProblem(maxOf(phi), eta, epsilon);
   const intensity: Intensity = { at: (theta) => alpha * eta.at(theta), inverse: (l) => eta.inverse(l / alpha) };
   return momentProblem(c, phi, intensity, (alpha - 1) * epsilon);
 }

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { ratioToNumber, toDecimal } from '../numerics/float.js';
+import { minOf, ratioToNumber, toDecimal } from '../numerics/float.js';
 
 /**
  * A finite discrete distribution: distinct sorted support points with exact rational masses
@@ -81,7 +81,7 @@ export function fromWeights(values: readonly number[], weights: readonly number[
     if (w < 0) throw new InputError(`weight ${w} is negative`, `${path}.weights[${i}]`);
     return toDecimal(w);
   });
-  const minExp = Math.min(...dec.filter((d) => d.digits !== 0n).map((d) => d.exponent));
+  const minExp = minOf(dec.filter((d) => d.digits !== 0n).map((d) => d.exponent));
   const nums = dec.map((d) => (d.digits === 0n ? 0n : d.digits * 10n ** BigInt(d.exponent - minExp)));
   return build(values, nums, path, 'weights');
 }

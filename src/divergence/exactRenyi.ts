@@ -1,5 +1,5 @@
 import type { Discrete } from '../distribution/discrete.js';
-import { EPS } from '../numerics/float.js';
+import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { gaussianOffsets, gaussianPanelError, laplacePanelError } from './certificate.js';
@@ -116,7 +116,7 @@ export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, i
 /** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
 function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
   // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
-  const { mixtures: [P, Q], shift } = centred([p, q], extra.length ? [Math.min(...extra), Math.max(...extra)] : undefined);
+  const { mixtures: [P, Q], shift } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
   const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
   const noise: Noise = { family: 'laplace', scale: b };
   const lp = mixtureLogDensity(P, noise, pts), lq = mixtureLogDensity(Q, noise, pts);
@@ -434,10 +434,10 @@ export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded 
     terms.push(alpha * Math.log(p.masses[i]) + (1 - alpha) * Math.log(qq));
   }
   if (alpha === Infinity) {
-    return { value: Math.max(...p.values.map((v, i) => Math.log(p.masses[i]) - Math.log(qm.get(v)!))), error: 8 * EPS * 40 };
+    return { value: maxOf(Array.from(p.values, (v, i) => Math.log(p.masses[i]) - Math.log(qm.get(v)!))), error: 8 * EPS * 40 };
   }
   if (terms.length === 0) return { value: Infinity, error: 0 };
-  const M = Math.max(...terms);
+  const M = maxOf(terms);
   const value = (M + Math.log(terms.reduce((s, t) => s + Math.exp(t - M), 0))) / (alpha - 1);
   return { value, error: ((terms.length + 16) * EPS * (1 + Math.abs(M) * (alpha + Math.abs(1 - alpha)))) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value) };
 }

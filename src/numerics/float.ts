@@ -69,3 +69,17 @@ export function logGamma(x: number): number {
   for (let i = 1; i < 9; i++) a += c[i] / (x + i);
   return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
 }
+
+/** Largest element (−∞ for none); a loop, since `Math.max(...xs)` overflows the stack near 10⁵ elements. */
+export function maxOf(xs: Iterable<number>): number {
+  let m = -Infinity;
+  for (const x of xs) if (x > m || Number.isNaN(x)) m = x;
+  return m;
+}
+
+/** Smallest element (∞ for none); see `maxOf`. */
+export function minOf(xs: Iterable<number>): number {
+  let m = Infinity;
+  for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
+  return m;
+}

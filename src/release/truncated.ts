@@ -1,3 +1,4 @@
+import { maxOf } from '../numerics/float.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
@@ -68,7 +69,7 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
     solved.push({ p: pc.p, q: pc.q, prior: pc.prior, pair });
     const ev = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
     const g = (s: number) => -slack(ev(s));
-    const wInf = Math.max(...pc.coupling.x.map((x, k) => Math.abs(x - pc.coupling.y[k])));
+    const wInf = maxOf(pc.coupling.x.map((x, k) => Math.abs(x - pc.coupling.y[k])));
     let up = Math.max(wInf / settings.epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
     let k = 0;
     while (g(up) > 0) {

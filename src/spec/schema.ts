@@ -30,7 +30,7 @@ export const specSchema = z
     epsilon: z.number().optional(),
     /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
     cost: z.enum(['abs', 'sqrt']).optional(),
-    eta: z.object({ power: z.number().positive() }).strict().optional(),
+    eta: z.object({ power: z.number().positive().max(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)') }).strict().optional(),
   })
   .strict();
 

@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The reliability catalogue: hostile inputs that once crashed (exit 1), hung, or answered a
+// wrong number. Each must now be exit 2 with one line naming the field, or the right answer.
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-hostile-'));
+const spec = (name: string, body: object | string) => {
+  const f = join(dir, name);
+  writeFileSync(f, typeof body === 'string' ? body : JSON.stringify(body));
+  return f;
+};
+const pair = (extra: object = {}) => ({
+  name: 'x', alpha: 2, epsilon: 1, ...extra,
+  priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1] }, b: { values: [0, 2], counts: [1, 1] } } }],
+});
+
+describe('hostile inputs: exit 2 with one line', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['duplicate conditional key', ['calibrate', '--spec', spec('dup.json', '{"name":"x","alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[0,1],"counts":[1,1]},"a":{"values":[0,9],"counts":[1,1]},"b":{"values":[0,2],"counts":[1,1]}}}]}')], /^error: spec\.priors\[0\]\.conditionals\.a: is given twice/],
+    ['η power 1e300', ['calibrate', '--spec', spec('eta.json', pair({ eta: { power: 1e300 } })), '--mechanism', 'exponential'], /^error: spec\.eta\.power: .*power ≤ 64/],
+    ['a spec without end (/dev/zero)', ['calibrate', '--spec', '/dev/zero'], /^error: spec: is larger than 256 MiB/],
+    ['empirical audit of 10¹² samples', ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'], /^error: --samples: must be a whole number from 100 to 10000000/],
+    ['reproduce into a missing folder', ['reproduce', '--quick', '--out', join(dir, 'no', 'such', 'dir')], /^error: --out: folder '.*no\/such' does not exist/],
+    ['reproduce under /proc', ['reproduce', '--quick', '--out', '/proc/nope/x'], /^error: --out: folder '\/proc\/nope' does not exist/],
+  ];
+  it.each(cases)('%s', (_n, args, msg) => {
+    const r = cli(...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(msg);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('hostile inputs that must give the right number', () => {
+  it('secret probabilities of 1e308 normalise like 0.5/0.5 (no overflow to probability 0)', () => {
+    const withP = (p: number) => ({
+      name: 'x', epsilon: 0.05,
+      priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1], probability: p }, b: { values: [0, 3], counts: [1, 1], probability: p } } }],
+    });
+    const run = (f: string) => JSON.parse(cli('calibrate', '--spec', f, '--guarantee', 'mi', '--method', 'mi-exact', '--json').stdout).results[0].scale;
+    const huge = run(spec('p-huge.json', withP(1e308))), half = run(spec('p-half.json', withP(0.5)));
+    expect(half).toBeGreaterThan(0);
+    expect(huge).toBe(half);
+  });
+
+  it('1.5·10⁵ weights per conditional calibrate (no stack overflow from spreading arrays)', () => {
+    const n = 150_000;
+    const values = Array.from({ length: n }, (_, i) => i / 1000);
+    const big = { name: 'big', alpha: 2, epsilon: 1, priors: [{ name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } }] };
+    const r = cli('calibrate', '--spec', spec('big.json', big), '--method', 'theorem,wasserstein-inf', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const [theorem, song] = JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
+    expect(song).toBeGreaterThanOrEqual(0.5); // W∞ = 0.5 at ε = 1
+    expect(theorem).toBeGreaterThan(0);
+  });
+});
