@@ -1,8 +1,17 @@
 import { InputError } from '../errors.js';
+import { toDecimal } from '../numerics/float.js';
 import { parseAlpha } from '../spec/load.js';
 
-/** Rounds away float drift of `from + i·step` (1.5 + 3·0.1 → 1.8, not 1.8000000000000003). */
-const tidy = (x: number) => Number(x.toPrecision(12));
+/**
+ * `from + i·step` in exact decimal arithmetic, then rounded once to the nearest double: the
+ * points are the decimals the user typed (1.5 + 3·0.1 → 1.8; 0.1234567890126 stays itself).
+ */
+function rangePoint(from: number, step: number, i: number): number {
+  const a = toDecimal(from), b = toDecimal(step);
+  const e = Math.min(a.exponent, b.exponent);
+  const n = a.digits * 10n ** BigInt(a.exponent - e) + BigInt(i) * b.digits * 10n ** BigInt(b.exponent - e);
+  return Number(`${n}e${e}`);
+}
 
 /**
  * A list `A,B,C` or an inclusive range `FROM:TO:STEP` of numbers ("inf" allowed in lists when
@@ -25,7 +34,7 @@ export function parseGrid(text: string, flag: string, allowInf = false): number[
     if (to < from) throw new InputError(`range end ${to} is below its start ${from}`, path);
     const n = Math.floor((to - from) / step + 1e-9);
     if (n > 100000) throw new InputError(`range '${text}' has more than 100000 points`, path);
-    return Array.from({ length: n + 1 }, (_, i) => tidy(from + i * step));
+    return Array.from({ length: n + 1 }, (_, i) => rangePoint(from, step, i)).filter((x) => x <= to);
   }
   return text.split(',').map(one);
 }

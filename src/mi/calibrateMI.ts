@@ -62,9 +62,13 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
   const per = scenario.priors.map((prior) => {
     const bound = varianceProblem(prior, st.mechanism, st.epsilon);
     if (!bound) return { prior, scale: 0, problem: null as ScaleProblem | null, why: 'X is constant under this prior' };
+    const data = discreteMutualInformation(prior);
+    // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
+    if (!(bound.lower > 0) && data.value + data.error <= st.epsilon) {
+      return { prior, scale: 0, problem: null, why: `I(X;S) = ${data.value.toPrecision(6)} nats ≤ ε for the data itself (data processing)` };
+    }
     const vs = smallestFeasibleScale(bound).scale;
     if (st.method === 'mi-variance') return { prior, scale: vs, problem: bound, why: '' };
-    const data = discreteMutualInformation(prior);
     if (data.value + data.error <= st.epsilon) return { prior, scale: 0, problem: null, why: `I(X;S) = ${data.value.toPrecision(6)} nats ≤ ε for the data itself (data processing)` };
     const ev = (s: number) => exactEvaluation(prior, st.mechanism, s, st.epsilon);
     if (!isFeasible(ev(vs))) return { prior, scale: vs, problem: bound, why: '' }; // keep the bound's certificate

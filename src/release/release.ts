@@ -44,6 +44,9 @@ export interface ReleaseResult {
   calibration: CalibrationResult | null;
 }
 
+/** Truncated draws are refused when they would need more than this many tries on average. */
+export const MAX_EXPECTED_DRAWS = 1e5;
+
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
@@ -77,6 +80,8 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
         const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), truncate).value;
         const mass = Math.exp(logMass);
         if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');
+        // Rejection sampling costs 1/mass draws on average: refuse, with the estimate, rather than run for hours.
+        if (1 / mass > MAX_EXPECTED_DRAWS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability ${mass.toPrecision(2)} at this scale: about ${(1 / mass).toPrecision(2)} draws per release on average (limit ${MAX_EXPECTED_DRAWS}); widen the interval`, 'truncate');
         return drawRelease(value, noise, { random, truncate, maxDraws: Math.ceil(1000 / mass) });
       },
     };
