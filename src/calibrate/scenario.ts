@@ -1,3 +1,4 @@
+import { maxOf } from '../numerics/float.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { comonotoneCoupling, type Coupling } from '../coupling/comonotone.js';
 import { InputError } from '../errors.js';
@@ -14,10 +15,12 @@ export interface Prior {
 export function secretProbabilities(p: Prior): Record<string, number> {
   const names = Object.keys(p.conditionals);
   const raw = names.map((n) => p.probabilities?.[n] ?? 1);
-  // Scaled by the largest first, so weights near 1e308 cannot overflow the sum to ∞ (which
-  // would turn every probability into 0).
-  const top = Math.max(...raw);
-  const scaled = raw.map((r) => (top > 0 ? r / top : r));
+  // Weights near 1e308 would overflow the sum to ∞ (every probability 0): then scale by the largest first.
+  let scaled = raw;
+  if (!Number.isFinite(raw.reduce((a, b) => a + b, 0))) {
+    const top = maxOf(raw);
+    scaled = raw.map((r) => r / top);
+  }
   const total = scaled.reduce((a, b) => a + b, 0);
   return Object.fromEntries(names.map((n, i) => [n, scaled[i] / total]));
 }
