@@ -60,4 +60,22 @@ describe('hostile inputs that must give the right number', () => {
     expect(song).toBeGreaterThanOrEqual(0.5); // W∞ = 0.5 at ε = 1
     expect(theorem).toBeGreaterThan(0);
   });
+
+  it('control characters in data reach the terminal escaped, never raw (ANSI sequences)', () => {
+    const f = join(dir, 'ansi.csv');
+    writeFileSync(f, 'x,s\n1,\u001b[31mred\u001b[0m\n2,b\n3,b\n');
+    const r = cli('calibrate', '--data', f, '--query', 'x', '--secret-column', 's', '--method', 'theorem');
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).toContain('\\x1b[31mred');
+    const bad = cli('calibrate', '--data', f, '--query', 'x', '--secret-column', 's', '--values', '\u001b[2Jzz,b');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).not.toContain('\u001b');
+  });
+
+  it('explanations are shown for every result, grouped over a grid', () => {
+    const r = cli('calibrate', '--scenario', 'heart', '--alpha', '1.5:3:0.5', '--epsilon', '0.5,1', '--method', 'theorem,exact');
+    expect(r.stdout).toMatch(/\ntheorem \(8 settings: .*\): Theorem 1/);
+    expect(r.stdout).toMatch(/\nexact \(8 settings: .*\): exact Rényi accountant/);
+  });
 });

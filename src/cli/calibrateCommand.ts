@@ -16,6 +16,23 @@ function spread(r: CalibrationResult) {
   return { priors: xs.length, min: xs[0], median: xs[Math.floor((xs.length - 1) / 2)], max: xs[xs.length - 1] };
 }
 
+/**
+ * Every result's explanation, grouped: results whose explanations differ only in their numbers
+ * (the same method over a grid of α and ε) share one paragraph listing the settings.
+ */
+function explanations(results: CalibrationResult[]): string {
+  const setting = (r: CalibrationResult) => `α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}`;
+  const groups = new Map<string, { method: string; text: string; settings: string[] }>();
+  for (const r of results) {
+    const method = r.winner ? `best→${r.winner}` : r.method;
+    const key = `${method}|${r.explanation.replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/g, '#')}`;
+    const g = groups.get(key) ?? { method, text: r.explanation, settings: [] };
+    g.settings.push(setting(r));
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => `\n${g.method} (${g.settings.length > 3 ? `${g.settings.length} settings: ${g.settings.slice(0, 2).join('; ')}; … ${g.settings[g.settings.length - 1]}` : g.settings.join('; ')}): ${g.text}`).join('');
+}
+
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = o.guarantee ?? 'renyi';
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
@@ -41,9 +58,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const srcLine = source ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}` : '';
   process.stdout.write(`${scenario.name}${srcLine}\n\n${resultsTable(results)}\n`);
   if (many) for (const r of results) { const sp = spread(r); process.stdout.write(`\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`); }
-  const explained = new Set(results.map((r) => r.explanation.replace(/^[^:]*: /, '')));
-  if (results.length <= 4) for (const r of results) process.stdout.write(`\n${r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
-  else if (explained.size === 1) process.stdout.write(`\n${results[0].explanation}`);
+  process.stdout.write(explanations(results));
   process.stdout.write('\n');
 }
 

@@ -39,15 +39,26 @@ export async function main(argv: string[]): Promise<number> {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? EXIT.ok : EXIT.badInput;
     }
     if (e instanceof InputError) {
-      process.stderr.write(`error: ${e.message}\n`);
+      process.stderr.write(`error: ${escapeControls(e.message)}\n`);
       return EXIT.badInput;
     }
     const err = e as Error;
-    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${err.message}\n`);
+    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${escapeControls(err.message)}\n`);
     if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
     return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
   }
 }
+
+/**
+ * Control characters from names and data (an ANSI escape in a secret value, a carriage return in
+ * a column name) are shown as `\xNN`, never sent raw to the terminal; newlines and tabs pass.
+ * JSON output already escapes them. (The progress bar writes its own codes to stderr directly.)
+ */
+const escapeControls = (s: string) =>
+  s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const rawWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+  (rawWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(typeof chunk === 'string' ? escapeControls(chunk) : chunk, ...rest)) as typeof process.stdout.write;
 
 // A closed pipe (`pufferfish … | head`) is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
