@@ -27,6 +27,7 @@ describe('hostile inputs: exit 2 with one line', () => {
     ['a spec without end (/dev/zero)', ['calibrate', '--spec', '/dev/zero'], /^error: spec: is larger than 256 MiB/],
     ['empirical audit of 10¹² samples', ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'], /^error: --samples: must be a whole number from 100 to 10000000/],
     ['reproduce into a missing folder', ['reproduce', '--quick', '--out', join(dir, 'no', 'such', 'dir')], /^error: --out: folder '.*no\/such' does not exist/],
+    ['10⁴ bootstrap draws per public value', ['calibrate', '--data', spec('ages.csv', 'age,x,s\n' + Array.from({ length: 400 }, (_, i) => `${20 + (i % 50)},${i % 7},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n'), '--query', 'x', '--secret-column', 's', '--given', 'age', '--prior', 'bootstrap:10000'], /^error: --prior: would build 500050 priors \(50 public value\(s\) × 10001\)/],
     ['reproduce under /proc', ['reproduce', '--quick', '--out', '/proc/nope/x'], /^error: --out: folder '\/proc\/nope' does not exist/],
   ];
   it.each(cases)('%s', (_n, args, msg) => {
@@ -59,7 +60,20 @@ describe('hostile inputs that must give the right number', () => {
     const [theorem, song] = JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
     expect(song).toBeGreaterThanOrEqual(0.5); // W∞ = 0.5 at ε = 1
     expect(theorem).toBeGreaterThan(0);
-  });
+    // The default `best` does not start an exact accounting that would run for minutes; it says so.
+    const best = cli('calibrate', '--spec', join(dir, 'big.json'), '--json');
+    expect(best.status).toBe(0);
+    expect(JSON.parse(best.stdout).results[0].explanation).toMatch(/exact accounting left out: a pair has 300000 atoms/);
+  }, 120_000);
+
+  it('an explicit exact accounting that would run for many minutes is refused with the estimate', () => {
+    const n = 350_000;
+    const values = Array.from({ length: n }, (_, i) => i / 1000);
+    const huge = { name: 'huge', alpha: 2, epsilon: 1, priors: [{ name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } }] };
+    const r = cli('calibrate', '--spec', spec('huge.json', huge), '--method', 'exact');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --method: exact accounting on a pair with 700000 atoms would take about 700 s or more/);
+  }, 120_000);
 
   it('control characters in data reach the terminal escaped, never raw (ANSI sequences)', () => {
     const f = join(dir, 'ansi.csv');

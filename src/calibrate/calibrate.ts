@@ -1,5 +1,5 @@
 import { absCost, etaPower } from '../conditions/costs.js';
-import { NumericalError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { pairCouplings, type Scenario } from './scenario.js';
@@ -50,6 +50,21 @@ export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' 
 
 const SYMBOL = { b: 'b', sigma: 'σ', theta: 'θ' } as const;
 
+/** `best` runs exact accounting only up to this many atoms in a pair (about 2 minutes). */
+export const EXACT_ATOMS_IN_BEST = 100_000;
+/** `--method exact` is refused above this many atoms in a pair (about 10 minutes). */
+export const EXACT_MAX_ATOMS = 600_000;
+
+/** The most atoms any (prior, pair) brings to the exact accountant: the two largest conditionals of a prior. */
+function largestPairSupport(s: Scenario): number {
+  let most = 0;
+  for (const p of s.priors) {
+    const sizes = Object.values(p.conditionals).map((d) => d.values.length).sort((a, b) => b - a);
+    most = Math.max(most, (sizes[0] ?? 0) + (sizes[1] ?? 0));
+  }
+  return most;
+}
+
 /** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
 function zeroExplanation(pairs: PairScale[]): string {
   const shown = pairs.slice(0, 3).map((p) => `${p.zeroReason} (prior '${p.prior}', pair ${p.pair.join(' vs ')})`);
@@ -66,16 +81,27 @@ const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing 
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrate(scenario: Scenario, settings: CalibrationSettings): CalibrationResult {
+  const atoms = largestPairSupport(scenario);
   if (settings.method === 'best') {
-    const results = applicableMethods(settings).map((method) => calibrate(scenario, { ...settings, method }));
+    // Exact accounting costs about a millisecond per atom of the pair (bench); `best` leaves it
+    // out on very large supports rather than run for many minutes, and says so.
+    const skipExact = atoms > EXACT_ATOMS_IN_BEST;
+    const methods = applicableMethods(settings).filter((m) => !(skipExact && m === 'exact'));
+    const results = methods.map((method) => calibrate(scenario, { ...settings, method }));
     const win = results.reduce((a, b) => (b.scale < a.scale ? b : a));
+    const note = skipExact && applicableMethods(settings).includes('exact')
+      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
+      : '';
     return {
       ...win,
       method: 'best',
       winner: win.method as SingleMethod,
       candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
-      explanation: `best of ${results.map((r) => r.method).join(', ')}: ${win.method} wins. ${win.explanation}`,
+      explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
     };
+  }
+  if (settings.method === 'exact' && atoms > EXACT_MAX_ATOMS) {
+    throw new InputError(`exact accounting on a pair with ${atoms} atoms would take about ${Math.round(atoms / 1000)} s or more (limit ${EXACT_MAX_ATOMS} atoms); use coupled or theorem`, 'method');
   }
   const rule = calibrationRule({ ...settings, method: settings.method });
   const ordered = scenario.ordered ?? false;

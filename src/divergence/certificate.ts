@@ -158,7 +158,8 @@ export function gaussianPanelError(a: readonly number[], sigma: number, h: numbe
       for (const [j, z] of [[jm, -A], [jp, A]] as const) {
         const g = at(k, j);
         const delta = z - c.m1; // (c + z) − r
-        const E = Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U);
+        // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
+        const E = (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) + 1e-9 * (g.m2 + delta * delta + s2);
         logS = Math.max(logS, Lam(k, j, z) + Math.log(E));
       }
       const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);

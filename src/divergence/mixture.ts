@@ -196,7 +196,8 @@ export function gaussianMoments(m: Mixture, sigma: number, ys: Float64Array, mom
     // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|), exp, and the sum of hi−lo terms.
     err[i] = dropped + 8 * U * (hi - lo + 4 + mag + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm));
     lip[i] = (R + sigma) / (sigma * sigma);
-    if (moments) { m1[i] = s1 / s0; m2[i] = (s2 / s0) * (1 + 1e-12) + 1e-12 * R * R; }
+    // Dropped terms add at most K·e^{-40}·R² to the second moment (e^{-u}u decreases past u = 1).
+    if (moments) { m1[i] = s1 / s0; m2[i] = (s2 / s0) * (1 + 1e-12) + (K * Math.exp(-GAUSS_WINDOW_NATS) + 1e-12) * 4 * R * R; }
   }
   return { ld, err, lip, m1, m2 };
 }

@@ -109,6 +109,9 @@ export interface TableScenario {
   skippedGiven: string[];
 }
 
+/** Most priors a table scenario may build (draws × public values). */
+export const MAX_PRIORS = 20_000;
+
 /**
  * A scenario from table histograms: per public value, the empirical conditionals plus, for a
  * robust class, N bootstrap (stratified: each conditional resamples its own rows) or Dirichlet
@@ -116,6 +119,11 @@ export interface TableScenario {
  */
 export function tableScenario(h: TableHistograms, opts: { name: string; prior?: PriorClass; pairs?: [string, string][]; given?: string }): TableScenario {
   const cls = opts.prior ?? { kind: 'empirical' };
+  // Bound the work before doing it: every prior is calibrated for every pair.
+  const total = h.groups.size * (1 + (cls.draws ?? 0));
+  if (total > MAX_PRIORS) {
+    throw new InputError(`would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`, '--prior');
+  }
   const u = seededUniform(cls.seed ?? 0);
   const priors: Prior[] = [];
   const skippedGiven: string[] = [];
