@@ -121,7 +121,11 @@ describe('empirical audit (50 000 draws per secret, false-alarm level 1e-3)', ()
   const audit = (noise: ReturnType<typeof laplaceNoise>, claim: { alpha: number; epsilon: number }) =>
     empiricalAudit(() => drawRelease(0, noise, { random: cryptoSource }), () => drawRelease(1, noise, { random: cryptoSource }), claim, { samples: 50_000, level: 1e-3, delta: 1e-3 });
   it('passes a correctly calibrated Laplace release and rejects one whose scale is halved', () => {
-    expect(audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }).verdict).toBe('no violation detected'); // b = Δ/ε
+    const ok = audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }); // b = Δ/ε
+    expect(ok.verdict).toBe('no violation detected');
+    // Its power is reported: the confidence bounds cost a positive, finite amount of ε.
+    expect(ok.resolution).toBeGreaterThan(0);
+    expect(ok.resolution).toBeLessThan(1);
     const bad = audit(laplaceNoise(0.5), { alpha: Infinity, epsilon: 1 });
     expect(bad.verdict).toBe('violation');
     expect(bad.lowerBound).toBeGreaterThan(1.5);

@@ -69,6 +69,12 @@ export interface EmpiricalAuditResult {
   /** Lower confidence bound on the ε achievable at δ, from the best threshold set. */
   lowerBound: number;
   verdict: 'no violation detected' | 'violation';
+  /**
+   * Its power, roughly: at the best threshold set the confidence bounds cost this much ε (point
+   * estimate minus lower bound), so violations smaller than about this go undetected. null
+   * without a usable set.
+   */
+  resolution: number | null;
   witness: { set: string; direction: string; pFirst: number; pSecond: number } | null;
 }
 
@@ -108,5 +114,7 @@ export function empiricalAudit(first: () => number, second: () => number, claim:
       if (e > best) { best = e; witness = { set, direction: dir, pFirst: k1 / n, pSecond: k2 / n }; }
     }
   }
-  return { samples: n, level, delta, claimed, lowerBound: best, verdict: best > claimed ? 'violation' : 'no violation detected', witness };
+  const point = witness && witness.pFirst > delta && witness.pSecond > 0 ? Math.log((witness.pFirst - delta) / witness.pSecond) : null;
+  const resolution = point === null || !Number.isFinite(best) ? null : Math.max(0, point - best);
+  return { samples: n, level, delta, claimed, lowerBound: best, verdict: best > claimed ? 'violation' : 'no violation detected', resolution, witness };
 }

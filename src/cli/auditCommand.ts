@@ -69,7 +69,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   }
   for (const e of empirical) {
     const r = e.result;
-    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ' (a sampling test of limited power, not evidence of privacy; the exact rows above decide)'}\n`);
+    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ` (a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}; not evidence of privacy — the exact rows above decide)`}\n`);
   }
   process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
 }
