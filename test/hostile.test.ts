@@ -28,6 +28,7 @@ describe('hostile inputs: exit 2 with one line', () => {
     ['empirical audit of 10¹² samples', ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'], /^error: --samples: must be a whole number from 100 to 10000000/],
     ['reproduce into a missing folder', ['reproduce', '--quick', '--out', join(dir, 'no', 'such', 'dir')], /^error: --out: folder '.*no\/such' does not exist/],
     ['10⁴ bootstrap draws per public value', ['calibrate', '--data', spec('ages.csv', 'age,x,s\n' + Array.from({ length: 400 }, (_, i) => `${20 + (i % 50)},${i % 7},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n'), '--query', 'x', '--secret-column', 's', '--given', 'age', '--prior', 'bootstrap:10000'], /^error: --prior: would build 500050 priors \(50 public value\(s\) × 10001\)/],
+    ['a truncated release needing ~10⁸ draws', ['release', '--scenario', 'heart', '--value', '1.51', '--truncate=-1,1'], /^error: --truncate: value 1\.51 lands in \[-1, 1\] with probability .* draws per release on average \(limit 100000\)/],
     ['reproduce under /proc', ['reproduce', '--quick', '--out', '/proc/nope/x'], /^error: --out: folder '\/proc\/nope' does not exist/],
   ];
   it.each(cases)('%s', (_n, args, msg) => {
@@ -91,5 +92,16 @@ describe('hostile inputs that must give the right number', () => {
     const r = cli('calibrate', '--scenario', 'heart', '--alpha', '1.5:3:0.5', '--epsilon', '0.5,1', '--method', 'theorem,exact');
     expect(r.stdout).toMatch(/\ntheorem \(8 settings: .*\): Theorem 1/);
     expect(r.stdout).toMatch(/\nexact \(8 settings: .*\): exact Rényi accountant/);
+  });
+
+  it('an MI budget of 710 nats answers 0 (data processing) instead of failing', () => {
+    const r = cli('calibrate', '--scenario', 'heart', '--guarantee', 'mi', '--epsilon', '710', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).results[0].scale).toBe(0);
+  });
+
+  it('ranges keep the user\'s numbers exactly (no rounding to 12 digits)', () => {
+    const r = cli('calibrate', '--scenario', 'heart', '--method', 'theorem', '--epsilon', '0.1234567890126:0.2:0.05', '--json');
+    expect(JSON.parse(r.stdout).results.map((x: { epsilon: number }) => x.epsilon)).toEqual([0.1234567890126, 0.1734567890126]);
   });
 });
