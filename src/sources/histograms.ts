@@ -69,7 +69,7 @@ interface Engine {
   close(): Promise<void>;
 }
 
-async function duckEngine(s: TableSource, textColumns: string[]): Promise<Engine> {
+async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean): Promise<Engine> {
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   const run = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
@@ -82,7 +82,7 @@ async function duckEngine(s: TableSource, textColumns: string[]): Promise<Engine
   };
   // Names first (types from the whole file), then the text columns that exist read as text.
   const names = new Set((await describe(duckRelation(s))).map((r) => String(r.column_name)));
-  const relation = duckRelation(s, textColumns.filter((c) => names.has(c)));
+  const relation = duckRelation(s, textColumns.filter((c) => names.has(c)), typedColumnsMatter);
   return {
     relation,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
@@ -146,7 +146,7 @@ async function postgresEngine(s: TableSource): Promise<Engine> {
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files).
   const textColumns = [q.query, q.secretColumn, q.given].filter((c): c is string => !!c);
-  const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source, textColumns);
+  const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source, textColumns, !!q.predicates);
   try {
     const cols = await engine.columns();
     const names = cols.map((c) => c.name);

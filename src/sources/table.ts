@@ -81,14 +81,17 @@ function literalPath(location: string): string {
 
 /**
  * DuckDB table function reading the file. `textColumns` are read as text, never type-inferred
- * (the sniffer samples the first rows: a column of integers followed by 0.4 would be rounded),
- * and the other columns' types are inferred from the whole file.
+ * (the sniffer samples the first rows: a column of integers followed by 0.4 would be rounded);
+ * with `typedColumnsMatter` (SQL predicates) the other columns' types come from the whole file.
  */
-export function duckRelation(s: TableSource, textColumns: string[] = []): string {
+export function duckRelation(s: TableSource, textColumns: string[] = [], typedColumnsMatter = false): string {
   const path = literal(literalPath(s.location));
   if (s.kind === 'parquet') return `read_parquet(${path})`;
   if (s.kind === 'json') return `read_json_auto(${path}, format = 'newline_delimited', sample_size = -1)`;
-  const opts = [`nullstr = [${(s.nullStrings ?? ['?', '']).map(literal).join(', ')}]`, 'sample_size = -1'];
+  const opts = [`nullstr = [${(s.nullStrings ?? ['?', '']).map(literal).join(', ')}]`];
+  // Other columns matter only to predicates; then their types come from the whole file (a
+  // sniffing pass, about 4× the read) so a late decimal is never cast to an integer.
+  if (typedColumnsMatter) opts.push('sample_size = -1');
   if (textColumns.length) opts.push(`types = {${[...new Set(textColumns)].map((c) => `${literal(c)}: 'VARCHAR'`).join(', ')}}`);
   if (s.header !== undefined) opts.push(`header = ${s.header}`);
   if (s.separator !== undefined) opts.push(`delim = ${literal(s.separator)}`);
