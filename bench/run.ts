@@ -20,7 +20,10 @@ const heavy = { time: 0, iterations: 3, warmupIterations: 1, warmupTime: 0 };
 /** Deterministic pseudo-random benchmark inputs (not a privacy path). */
 function lcg(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 function randomDist(k: number, seed: number) {
   const r = lcg(seed);

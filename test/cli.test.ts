@@ -33,7 +33,7 @@ describe('pufferfish calibrate', () => {
       expect(x.variance).toBe(2 * x.scale ** 2);
       expect(x.binding).toEqual({ prior: 'empirical', pair: ['0', '1'] });
     }
-    expect(out.results.map((x: any) => x.alpha).slice(0, 16)).toEqual([1.5, 1.5, 2, 2, 2.5, 2.5, 3, 3, 3.5, 3.5, 4, 4, 4.5, 4.5, 5, 5]);
+    expect(out.results.map((x: { alpha: number }) => x.alpha).slice(0, 16)).toEqual([1.5, 1.5, 2, 2, 2.5, 2.5, 3, 3, 3.5, 3.5, 4, 4, 4.5, 4.5, 5, 5]);
   });
 
   it('prints a readable table by default, with the binding pair', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applicableMethods, calibrate, type Mechanism } from '../src/calibrate/calibrate.js';
+import { applicableMethods, calibrate, type CalibrationSettings, type Mechanism } from '../src/calibrate/calibrate.js';
 import type { Scenario } from '../src/calibrate/scenario.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import { exactEvaluation } from '../src/conditions/exact.js';
@@ -19,14 +19,14 @@ const scenarioArb = fc
     return c.a.values.join() !== c.b.values.join() || c.a.masses.join() !== c.b.masses.join();
   });
 
-const run = (s: Scenario, mechanism: Mechanism, method: any, alpha: number, epsilon: number) => calibrate(s, { mechanism, method, alpha, epsilon });
+const run = (s: Scenario, mechanism: Mechanism, method: CalibrationSettings['method'], alpha: number, epsilon: number) => calibrate(s, { mechanism, method, alpha, epsilon });
 
 describe('coupled and exact methods (docs/math.md §4)', () => {
   it('exact ≤ coupled ≤ min(theorem, pierquin) on random scenarios (Laplace and Gaussian)', () => {
     fc.assert(
       fc.property(scenarioArb, fc.double({ min: 1.2, max: 6, noNaN: true }), fc.double({ min: 0.2, max: 2, noNaN: true }), (s, a, e) => {
         for (const mech of ['laplace', 'gaussian'] as const) {
-          const [th, pq, cp, ex] = ['theorem', 'pierquin', 'coupled', 'exact'].map((m) => run(s, mech, m, a, e).scale);
+          const [th, pq, cp, ex] = (['theorem', 'pierquin', 'coupled', 'exact'] as const).map((m) => run(s, mech, m, a, e).scale);
           expect(cp).toBeLessThanOrEqual(Math.min(th, pq) * (1 + 1e-12));
           expect(ex).toBeLessThanOrEqual(cp);
           if (mech === 'gaussian') expect(cp).toBe(th); // the coupled bound is Theorem 2 for Gaussian noise
@@ -94,7 +94,7 @@ describe('coupled and exact methods (docs/math.md §4)', () => {
 
   it('exponential mechanism with c = |z| is Laplace with b = θ for every method', () => {
     const s = builtinScenario('student-por');
-    for (const m of ['theorem', 'coupled', 'exact', 'wasserstein-inf']) {
+    for (const m of ['theorem', 'coupled', 'exact', 'wasserstein-inf'] as const) {
       expect(run(s, 'exponential', m, 2.5, 0.7).scale).toBeCloseTo(run(s, 'laplace', m, 2.5, 0.7).scale, 12);
     }
   });

@@ -104,10 +104,10 @@ describe('secret probabilities', () => {
   const base = { name: 's', priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 3] }, b: { values: [1], counts: [6] } } }] };
   it('from "probability", else counts, else uniform; partial probabilities are refused', () => {
     expect(secretProbabilities(scenarioFromSpec(base).scenario.priors[0])).toEqual({ a: 0.4, b: 0.6 });
-    const w = structuredClone(base) as any;
+    const w = structuredClone(base) as unknown as { priors: { conditionals: Record<string, Record<string, unknown>> }[] };
     w.priors[0].conditionals.b = { values: [1], weights: [1] };
     expect(secretProbabilities(scenarioFromSpec(w).scenario.priors[0])).toEqual({ a: 0.5, b: 0.5 });
-    const p = structuredClone(base) as any;
+    const p = structuredClone(base) as unknown as { priors: { conditionals: Record<string, Record<string, unknown>> }[] };
     p.priors[0].conditionals.a.probability = 1;
     p.priors[0].conditionals.b.probability = 3;
     expect(secretProbabilities(scenarioFromSpec(p).scenario.priors[0])).toEqual({ a: 0.25, b: 0.75 });

@@ -10,6 +10,7 @@ const LEVEL = 1e-6; // false-alarm rate of every KS test below (DKW–Massart, e
 
 describe('fixed-point logarithm', () => {
   it('encloses ln 2 (known to 40 digits) and ln of powers of two', () => {
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant lint/correctness/noPrecisionLoss: the literal digits are the test's point
     const LN2 = 0.6931471805599453094172321214581765680755; // double nearest; digits checked below with BigInt
     const [lo, hi] = lnEnclosure(1n, 1, 200); // ln(1/2)
     // ln 2 = 0.69314718055994530941723212145817656807550013436025525412068 (OEIS A002162)

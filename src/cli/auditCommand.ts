@@ -6,7 +6,7 @@ import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
 import { auditTable, jsonAlpha, jsonNumber } from './format.js';
-import { audit, auditEmpirical, auditMI } from '../audit/audit.js';
+import { audit, auditEmpirical, auditMI, type AuditRow } from '../audit/audit.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 
 interface AuditOptions extends CalibrateOptions {
@@ -29,7 +29,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
-  let rows;
+  let rows: AuditRow[];
   try {
     rows = audit(scenario, { mechanism, scale, alphas, epsilon: epsilons[0], delta, cost, eta: d.eta });
   } catch (e) {

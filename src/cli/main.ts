@@ -29,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.exitOverride();
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
-  all(program).forEach((c) => c.exitOverride());
+  for (const c of all(program)) c.exitOverride();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
@@ -55,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
  * JSON output already escapes them. (The progress bar writes its own codes to stderr directly.)
  */
 const escapeControls = (s: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 const rawWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>

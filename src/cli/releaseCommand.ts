@@ -34,7 +34,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
-  let r;
+  let r: ReturnType<typeof release>;
   try {
     r = release(scenario, grid[0], value, { count, truncate });
   } catch (e) {
@@ -63,7 +63,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const truncate = parseTruncate(o.truncate);
   const keep = o.keep ? o.keep.split(',').map((c) => c.trim()).filter(Boolean) : [];
   const { privatizeTable } = await import('../release/table.js');
-  let r;
+  let r: Awaited<ReturnType<typeof privatizeTable>>;
   try {
     r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
   } catch (e) {

@@ -33,6 +33,7 @@ export function comonotoneCoupling(p: Discrete, q: Discrete): Coupling {
   let ra = p.numerators[0] * q.denominator;
   let rb = q.numerators[0] * p.denominator;
   while (i < p.values.length && j < q.values.length) {
+    // biome-ignore lint/complexity/useMathMinMax: BigInt has no Math.min
     const t = ra < rb ? ra : rb;
     xs.push(p.values[i]);
     ys.push(q.values[j]);

@@ -423,7 +423,7 @@ export function exactLaplaceDInf(p: Discrete, q: Discrete, b: number): Bounded {
  */
 export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
   const qm = new Map<number, number>();
-  q.values.forEach((v, i) => qm.set(v, q.masses[i]));
+  for (let i = 0; i < q.values.length; i++) qm.set(q.values[i], q.masses[i]);
   const terms: number[] = [];
   for (let i = 0; i < p.values.length; i++) {
     const qq = qm.get(p.values[i]);

@@ -80,7 +80,7 @@ export function discreteMutualInformation(prior: Prior): Bounded {
   const pi = secretProbabilities(prior);
   const M = marginal(prior, pi);
   const m = new Map<number, number>();
-  M.x.forEach((x, k) => m.set(x, Math.exp(M.logw[k])));
+  for (let k = 0; k < M.x.length; k++) m.set(M.x[k], Math.exp(M.logw[k]));
   let value = 0, n = 0;
   for (const [s, d] of Object.entries(prior.conditionals)) {
     for (let k = 0; k < d.values.length; k++) {

@@ -8,7 +8,7 @@ const buf = new DataView(new ArrayBuffer(8));
 
 /** The smallest double strictly greater than `x` (x finite). */
 export function nextUp(x: number): number {
-  if (x !== x || x === Infinity) return x;
+  if (Number.isNaN(x) || x === Infinity) return x;
   if (x === 0) return Number.MIN_VALUE;
   buf.setFloat64(0, x);
   let bits = buf.getBigUint64(0);

@@ -118,9 +118,15 @@ export class Tally {
 
   add(g: string, s: string, x: number, n: number): void {
     let gm = this.groups.get(g);
-    if (!gm) this.groups.set(g, (gm = new Map()));
+    if (!gm) {
+      gm = new Map();
+      this.groups.set(g, gm);
+    }
     let sm = gm.get(s);
-    if (!sm) gm.set(s, (sm = new Map()));
+    if (!sm) {
+      sm = new Map();
+      gm.set(s, sm);
+    }
     sm.set(x, (sm.get(x) ?? 0) + n);
   }
 

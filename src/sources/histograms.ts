@@ -181,7 +181,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
       sql = `SELECT ${g} AS g, ${x} AS x, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, 2`;
     }
-    let rows;
+    let rows: Record<string, unknown>[];
     try {
       rows = await engine.rows(sql);
     } catch (e) {
@@ -201,7 +201,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         continue;
       }
       if (q.secretColumn) tally.add(gv, s, xv, n);
-      else predicateNames.forEach((name, i) => Number(r[`p${i}`]) > 0 && tally.add(gv, name, xv, Number(r[`p${i}`])));
+      else {
+        predicateNames.forEach((name, i) => {
+          if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
+        });
+      }
     }
     if (numeric === 0 && total > 0 && asText) throw new InputError(`column '${q.query}' is not numeric (no value parses as a number)`, '--query');
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});

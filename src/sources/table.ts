@@ -61,7 +61,7 @@ let links = 0;
  * read through a symbolic link with a plain name, and directories are refused.
  */
 function literalPath(location: string): string {
-  let st;
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(location);
   } catch {
