@@ -1,5 +1,8 @@
 // Pufferfish: Rényi Pufferfish privacy for correlated data. Data flow:
 // table → conditional distributions → coupling → bound → certified scale.
+// This entry is the browser-safe core: no Node built-ins, no native or heavy dependency (a test
+// walks its import graph). Files, tables (DuckDB, PostgreSQL), UCI downloads and figure
+// rendering are in `pufferfish/node`.
 export { InputError, NumericalError } from './errors.js';
 export { fromCounts, fromWeights, pointMass, mean, type Discrete } from './distribution/discrete.js';
 export { comonotoneCoupling, transpose, distances, type Coupling } from './coupling/comonotone.js';
@@ -15,13 +18,12 @@ export { corollary1Problem } from './conditions/corollary1.js';
 export { proposition1Problem } from './conditions/proposition1.js';
 export { pierquinLaplaceProblem, pierquinGaussianProblem, laplaceRdp, scaledLaplaceRdp } from './conditions/pierquin.js';
 export { songProblem } from './conditions/song.js';
-export { calibrate, calibrationRule, applicableMethods, checkSettings, noiseVariance, MECHANISMS, METHODS, SINGLE_METHODS, type Mechanism, type Method, type SingleMethod, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
+export { calibrate, calibrationRule, applicableMethods, checkSettings, noiseVariance, MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, type Mechanism, type Method, type SingleMethod, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
 export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type PairCoupling } from './calibrate/scenario.js';
 export { specSchema, type Spec } from './spec/schema.js';
-export { scenarioFromSpec, loadSpecFile, parseAlpha } from './spec/load.js';
+export { scenarioFromSpec, parseSpecText, parseAlpha, type SpecDefaults } from './spec/load.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
 export { UCI_SCENARIOS, type UciScenarioDef } from './scenarios/uci.js';
-export { uciHistograms } from './scenarios/uciFiles.js';
 export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { coupledLaplaceProblem } from './conditions/coupled.js';
@@ -37,11 +39,9 @@ export { exactMutualInformation, discreteMutualInformation, logPhiExp, type Mutu
 export { calibrateMI, MI_METHODS, type MiMethod, type MiSettings } from './mi/calibrateMI.js';
 export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
 export { auditMI, auditEmpirical, type MiAuditRow, type EmpiricalRow } from './audit/audit.js';
-export { tableHistograms, canonical, type SecretQuery, type TableHistograms, type Histogram } from './sources/histograms.js';
 export { tableScenario, parsePriorClass, seededUniform, binomial, type PriorClass } from './sources/priors.js';
 export { logGamma, bitLength, ldexp, nextUp, toDecimal, ratioToNumber } from './numerics/float.js';
-export { sourceKind, type TableSource } from './sources/table.js';
-export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
-export { privatizeTable } from './release/table.js';
-export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
-export { uciScenario } from './scenarios/uciFiles.js';
+export type { SecretQuery, TableHistograms, Histogram } from './sources/histograms.js';
+export { parseDelimited, textHistograms, distinctValues, numericColumns, secretText, canonical, type TextTable } from './sources/csvText.js';
+export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
+export { uciQuirks } from './sources/uciFormats.js';

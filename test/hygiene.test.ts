@@ -28,4 +28,26 @@ describe('library hygiene', () => {
     expect(pkg.files).toContain('docs/math.md');
     expect(pkg.keywords.length).toBeGreaterThan(0);
   });
+
+  it('the core entry is browser-safe: its import graph reaches no Node built-in, native or heavy dependency', () => {
+    const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+    const seen = new Set<string>(), bare = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)) {
+        const spec = m[1];
+        if (spec.startsWith('.')) walk(join(file, '..', spec));
+        else bare.add(spec);
+      }
+    };
+    walk(join(DIST, 'index.js'));
+    expect(seen.size).toBeGreaterThan(30);
+    const heavy = [...bare].filter((b) => /^(node:|fs$|path$|os$|crypto$|@duckdb|pg$|vega|@resvg|fflate|cli-progress|commander)/.test(b));
+    expect(heavy).toEqual([]);
+    // and the Node entry adds them only behind it
+    const nodeText = readFileSync(join(DIST, 'node.js'), 'utf8');
+    expect(nodeText).toMatch(/from '\.\/index\.js'/);
+  });
 });

@@ -3,16 +3,11 @@
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
-import { calibrate, checkSettings, METHOD_LABEL, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/calibrate/scenario.js';
-import { audit } from '../src/audit/audit.js';
-import { InputError } from '../src/errors.js';
-import { release } from '../src/release/release.js';
-import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
-import { builtinScenario } from '../src/scenarios/builtin.js';
-import { distinctValues, numericColumns, parseDelimited, textHistograms, type TextTable } from '../src/sources/csvText.js';
-import { tableScenario } from '../src/sources/priors.js';
-import { uciQuirks } from '../src/sources/uciFormats.js';
+import {
+  audit, builtinScenario, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
+  scaleVsAlphaChart, tableScenario, textHistograms, uciQuirks, varianceChart,
+  type CalibrationResult, type ChartRow as Row, type Mechanism, type Scenario, type SingleMethod, type TextTable,
+} from '../src/index.js';
 
 let table: TextTable | null = null;
 let scenario: Scenario | null = null;

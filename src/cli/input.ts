@@ -10,7 +10,8 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../scenarios/uciFiles.js';
 import { availableDir, SCENARIO_DATASET } from '../datasets/registry.js';
-import { loadSpecFile, type SpecDefaults } from '../spec/load.js';
+import type { SpecDefaults } from '../spec/load.js';
+import { loadSpecFile } from '../spec/loadFile.js';
 import { parseGrid, parseNames } from './grid.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.

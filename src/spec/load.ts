@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import { rejectDuplicateKeys } from './duplicateKeys.js';
 import type { z } from 'zod';
 import type { CalibrationSettings, Mechanism, Method } from '../calibrate/calibrate.js';
@@ -92,41 +91,6 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
   };
   return { scenario, defaults };
-}
-
-/** Specs larger than this are refused (a spec is a summary; `--spec /dev/zero` must not eat memory). */
-export const MAX_SPEC_BYTES = 256 * 1024 * 1024;
-
-/** Reads at most `cap` bytes (devices and pipes report no size, so the cap is enforced by reading). */
-function readCapped(file: string, cap: number): string {
-  const fd = openSync(file, 'r');
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const buf = Buffer.alloc(1 << 20);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      total += n;
-      if (total > cap) throw new InputError(`is larger than ${cap / 1024 / 1024} MiB; a spec holds histograms, not rows (use --data for tables)`, 'spec');
-      chunks.push(Buffer.from(buf.subarray(0, n)));
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Reads and validates a JSON spec file (text from `parseSpecText`). */
-export function loadSpecFile(file: string): { scenario: Scenario; defaults: SpecDefaults } {
-  let text: string;
-  try {
-    text = readCapped(file, MAX_SPEC_BYTES);
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(`cannot read spec file '${file}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'spec');
-  }
-  return parseSpecText(text, file);
 }
 
 /** Parses and validates a spec from JSON text (browser-safe: no file access). Repeated keys are refused. */

@@ -1,0 +1,11 @@
+// Pufferfish for Node: the core (`pufferfish`) plus what needs the file system, native engines or
+// headless rendering. Heavy dependencies load only where used (DuckDB and pg with a table,
+// Vega and resvg with `reproduce`).
+export * from './index.js';
+export { loadSpecFile, MAX_SPEC_BYTES } from './spec/loadFile.js';
+export { uciHistograms, uciScenario } from './scenarios/uciFiles.js';
+export { tableHistograms, checkPredicate } from './sources/histograms.js';
+export { sourceKind, sourceLabel, type TableSource } from './sources/table.js';
+export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
+export { privatizeTable } from './release/table.js';
+export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
