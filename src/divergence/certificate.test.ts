@@ -35,6 +35,14 @@ describe('certified exact accounting (docs/math.md §8)', () => {
     expectBracketed(fromWeights([-4, -1, 3.5, 4], [0.1, 0.2, 0.3, 0.4]), fromWeights([-3, 0, 0.5, 2], [0.4, 0.3, 0.2, 0.1]), 'gaussian', 2, 1e3);
   }, 120_000);
 
+  it('a mixture with a zero just off the real axis never passes as analytic (regression: cos(π/2) ≠ 0 in doubles)', () => {
+    // P's two atoms put a zero of its gap form at distance πb/2 from the axis; Q has no atom in that gap.
+    for (const alpha of [0.7, 1.5, 2.5]) {
+      expectBracketed(fromWeights([2.75, 4], [0.5, 0.5]), fromWeights([4.75], [1]), 'laplace', 0.11863207987211834, alpha);
+      expectBracketed(fromWeights([-1, 0.5], [0.5, 0.5]), fromWeights([0.25], [1]), 'laplace', 0.11863207987211834, alpha);
+    }
+  });
+
   const scenario = (p: Discrete, q: Discrete, ordered: boolean): Scenario => ({ name: 'x', ordered, priors: [{ name: 'p', conditionals: { a: p, b: q } }] });
   const spike = { p: fromWeights([-5, -1, 0], [0.2, 0.5, 0.3]), q: fromWeights([-4, -1, 2], [0.3, 0.2, 0.5]) };
   const four = { p: fromWeights([-2, 0, 2, 40], [0.25, 0.25, 0.25, 0.25]), q: fromWeights([-2, 2, 40], [0.3, 0.3, 0.4]) };

@@ -64,7 +64,8 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
   };
   const at = (rho: number) => {
     const { A, B } = ellipse(h, rho);
-    const cos2 = Math.cos(Math.min(B / b, Math.PI / 2)) ** 2;
+    // cos²(φ/2), φ = min(2B/b, π); exactly 0 from φ = π on (Math.cos(π/2) is 6e-17, not 0).
+    const cos2 = B / b >= Math.PI / 2 ? 0 : Math.cos(B / b) ** 2;
     let logM = realSup(A);
     for (let k = 0; k <= K; k++) {
       if (entirePower(a[k])) continue;
@@ -73,7 +74,8 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
       const dist = l0 > 0 ? l0 : l1 < 0 ? -l1 : 0;
       const r = Math.exp(-dist), oneMinus = -Math.expm1(-dist);
       const D = oneMinus * oneMinus + 4 * r * cos2;
-      if (!(D > 0)) return Infinity;
+      // A zero of m_k on (or within rounding of) the ellipse: no analytic branch of m_k^{a_k}.
+      if (!(D > 1e-12)) return Infinity;
       if (a[k] < 0) logM += -a[k] * (Math.log1p(r) - 0.5 * Math.log(D)) * (1 + 8 * U) + 8 * U;
     }
     return logBernstein(logM + margin(A), h, rho);
@@ -164,7 +166,7 @@ export function gaussianPanelError(a: readonly number[], sigma: number, h: numbe
       }
       const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);
       const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
-      if (!(w > 1e-300)) { logM = Infinity; break; }
+      if (!(w > 1e-9)) { logM = Infinity; break; } // m_k may vanish on the ellipse
       if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);
     }
     if (logM < Infinity) best = Math.min(best, logBernstein(logM, h, rho));
