@@ -63,7 +63,8 @@ describe('truncated calibration: input checks and intervals beyond the data', ()
     expect(t.explanation).toMatch(/beyond every atom/);
     const c = s.priors[0].conditionals;
     for (const b of [1e-3, 0.5, 7]) expect(exactRenyi(c['0'], c['1'], { family: 'laplace', scale: b }, 2, { interval: [10, 20] }).value).toBeLessThan(1e-9);
-    expect(() => release(s, laplace, 1.4, { truncate: [10, 20] })).toThrow(/outside \[10, 20\]/);
+    expect(() => release(s, laplace, 1.4, { truncate: [10, 20] })).toThrow(/allow-no-noise: the calibrated scale is 0/);
+    expect(() => release(s, laplace, 1.4, { truncate: [10, 20], allowNoNoise: true })).toThrow(/outside \[10, 20\]/);
   });
 });
 
@@ -79,8 +80,10 @@ describe('release', () => {
     const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 50, truncate: [0, 7], random: seededSource(8n) });
     for (const v of t.values) expect(v >= 0 && v <= 7).toBe(true);
   });
-  it('needs no noise when the data already meets ε, and says so', () => {
-    const r = release(builtinScenario('adult'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 13, { count: 2 });
+  it('needs no noise when the data already meets ε, says so, and releases the raw value only by consent', () => {
+    const st = { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 } as const;
+    expect(() => release(builtinScenario('adult'), st, 13)).toThrow(/allow-no-noise: the calibrated scale is 0, so the release would be the raw value \(best of .*data processing/);
+    const r = release(builtinScenario('adult'), st, 13, { count: 2, allowNoNoise: true });
     expect(r.values).toEqual([13, 13]);
     expect(r.guarantee).toMatch(/no noise/);
   });
@@ -111,7 +114,8 @@ describe('pufferfish release (CLI)', () => {
     [['--scenario', 'heart', '--value', '1', '--count', '0'], /^error: --count: must be a whole number/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '3,1'], /^error: --truncate: must be LO,HI with LO < HI/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '0,1e-300'], /^error: --truncate: .*negligible/],
-    [['--scenario', 'heart', '--value', '1', '--truncate', '100,101'], /^error: --truncate: value 1 is outside \[100, 101\]/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '100,101', '--allow-no-noise'], /^error: --truncate: value 1 is outside \[100, 101\]/],
+    [['--scenario', 'adult', '--value', '10', '--count', '3'], /^error: --allow-no-noise: the calibrated scale is 0, so the release would be the raw value/],
     [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one method, α and ε/],
   ])('bad input %#: exit 2, one line', (args, msg) => {
     const r = run(...(args as string[]));

@@ -83,7 +83,7 @@ self.onmessage = async (e: MessageEvent) => {
       post({ type: 'audit', rows });
     } else if (m.type === 'release') {
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count });
+      const r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count, allowNoNoise: true }); // the page shows the "no noise" guarantee text
       post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');

@@ -9,7 +9,8 @@ export const jsonNumber = (v: unknown): unknown => (v === Infinity ? 'inf' : v =
 
 /** A calibration result as plain JSON (α = ∞ written "inf"). */
 export function resultJson(r: CalibrationResult) {
-  return { ...r, alpha: jsonAlpha(r.alpha) };
+  // A zero scale is marked: releasing it means publishing the raw value.
+  return { ...r, alpha: jsonAlpha(r.alpha), noNoise: r.scale === 0, ...(r.scale === 0 ? { noNoiseReason: r.explanation } : {}) };
 }
 
 export const num = (x: number) => (x === Infinity ? '∞' : x === -Infinity ? '−∞' : x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));

@@ -13,6 +13,7 @@ interface ReleaseOptions extends CalibrateOptions {
   value?: string;
   count?: string;
   truncate?: string;
+  allowNoNoise?: boolean;
 }
 
 /** `--truncate LO,HI` (ends may be ±inf). */
@@ -36,9 +37,9 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
   let r: ReturnType<typeof release>;
   try {
-    r = release(scenario, grid[0], value, { count, truncate });
+    r = release(scenario, grid[0], value, { count, truncate, allowNoNoise: o.allowNoNoise });
   } catch (e) {
-    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost'].includes(e.path)) {
+    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise'].includes(e.path)) {
       throw new InputError(e.reason, `--${e.path}`);
     }
     throw e;
@@ -65,7 +66,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const { privatizeTable } = await import('../release/table.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
   try {
-    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
+    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, allowNoNoise: o.allowNoNoise, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
   } catch (e) {
     if (e instanceof InputError && e.path && !e.path.startsWith('-')) throw new InputError(e.reason, `--${e.path}`);
     throw e;
@@ -92,6 +93,7 @@ export function releaseCommand(program: Command): void {
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
     .option('--count <n>', 'number of independent draws of --value (default 1)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
+    .option('--allow-no-noise', 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)')
     .option('--json', 'print the result as JSON, draws under "values"')
     .addHelpText(
       'after',

@@ -28,6 +28,19 @@ export interface ReleaseOptions {
   truncate?: [number, number];
   /** Randomness; the platform CSPRNG unless a test injects its own. */
   random?: RandomSource;
+  /**
+   * Release the raw value when the calibrated scale is 0 (the data already meets ε under the
+   * prior class). Off by default: "no noise" holds only if the adversary's belief is exactly in
+   * the class, so it must be asked for.
+   */
+  allowNoNoise?: boolean;
+}
+
+/** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
+function consentToNoNoise(plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null }, opts: ReleaseOptions): void {
+  if (plan.scale > 0 || opts.allowNoNoise) return;
+  const why = plan.calibration?.explanation ?? 'no pair needs noise on this interval';
+  throw new InputError(`the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class (--prior bootstrap:N or dirichlet:N)`, 'allow-no-noise');
 }
 
 export interface ReleaseResult {
@@ -111,6 +124,7 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
   const random = opts.random ?? cryptoSource;
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  consentToNoNoise(plan, opts);
   const guarantee = count > 1 && plan.scale > 0
     ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
     : plan.guarantee;
@@ -128,6 +142,7 @@ export function releaseColumn(scenario: Scenario, settings: CalibrationSettings,
   const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
   if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : draw(v, random)));
   return { ...plan, values, missing: rows.filter((v) => v === null).length, guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.` };
 }
