@@ -115,6 +115,17 @@ export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Floa
   return { A, C, err: Math.max(ea, ec) };
 }
 
+// The quadrature evaluates the same mixture at the same scale every round (nodes, then the
+// panels' certificates): the O(K) sweeps are computed once per (mixture, scale).
+const sweepCache = new WeakMap<Mixture, { b: number; sweeps: ReturnType<typeof laplaceSweeps> }>();
+function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSweeps> {
+  const hit = sweepCache.get(m);
+  if (hit && hit.b === b) return hit.sweeps;
+  const sweeps = laplaceSweeps(m, b);
+  sweepCache.set(m, { b, sweeps });
+  return sweeps;
+}
+
 /**
  * The two halves of a Laplace mixture at sorted points y (no atom strictly between a point and
  * the halves' anchors): log of Σ_{x_k ≤ y} w_k e^{−(y−x_k)/b}/2b and Σ_{x_k > y} w_k e^{−(x_k−y)/b}/2b.
@@ -122,7 +133,7 @@ export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Floa
  * quadrature certificate continues into the complex plane.
  */
 export function laplaceHalves(m: Mixture, b: number, ys: Float64Array): { L: Float64Array; R: Float64Array; err: Float64Array } {
-  const { A, C, err: sweepErr } = laplaceSweeps(m, b);
+  const { A, C, err: sweepErr } = cachedSweeps(m, b);
   const K = m.x.length;
   const L = new Float64Array(ys.length), R = new Float64Array(ys.length), err = new Float64Array(ys.length);
   const norm = Math.log(2 * b);
