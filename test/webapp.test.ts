@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,4 +92,37 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     // W∞ does not apply to Gaussian noise: nothing to show, and no crash
     await page.waitForFunction(() => document.querySelectorAll('#table tbody tr').length === 0);
   }, 60_000);
+
+  it('renders hostile values from a table as literal text: no element injected, no navigation', async () => {
+    const hostile = ['<img src=x onerror=alert(1)>', '<style>td{color:red}</style>', '<meta http-equiv=refresh content="0;url=http://example.invalid/">'];
+    const f = join(mkdtempSync(join(tmpdir(), 'app-hostile-')), 'hostile.csv');
+    const rows = Array.from({ length: 90 }, (_, i) => `${1 + (i % 7) + (i % 3)},"${hostile[i % 3].replace(/"/g, '""')}"`);
+    writeFileSync(f, ['x,group', ...rows].join('\n') + '\n');
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(url);
+    await page.setInputFiles('#file', f);
+    await page.waitForSelector('#query option:text-is("x")', { state: 'attached' });
+    await page.selectOption('#query', 'x');
+    await page.selectOption('#secret', 'group');
+    await page.waitForSelector('input[name=secret-value]', { state: 'attached' });
+    for (const box of await page.locator('input[name=secret-value]').all()) await box.check();
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    const injected = await page.evaluate(() => ({
+      img: document.querySelectorAll('img').length,
+      style: document.querySelectorAll('body style').length,
+      meta: document.querySelectorAll('body meta').length,
+      text: document.getElementById('values')?.textContent ?? '',
+      table: document.getElementById('table')?.textContent ?? '',
+    }));
+    expect(injected.img).toBe(0);
+    expect(injected.style).toBe(0);
+    expect(injected.meta).toBe(0);
+    for (const h of hostile) expect(injected.text).toContain(h);
+    expect(injected.table).toContain('<img src=x onerror=alert(1)>');
+    expect(page.url()).toBe(url.endsWith('/') ? url : `${url}/`);
+    expect(requests.filter((r) => !r.startsWith(url.replace(/\/$/, '')))).toEqual([]);
+  }, 90_000);
 });

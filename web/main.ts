@@ -6,8 +6,33 @@ let lastSpec: unknown = null;
 
 const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
 const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
+// Data (secret values, prior names, column names) reaches the DOM only as text: never as markup.
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+const row = (cells: (string | [string, string])[], attrs: Record<string, string> = {}, header = false) => {
+  const tr = el('tr', undefined, attrs);
+  for (const c of cells) tr.append(Array.isArray(c) ? el(header ? 'th' : 'td', c[0], { class: c[1] }) : el(header ? 'th' : 'td', c));
+  return tr;
+};
+/**
+ * A Vega SVG (its labels carry data) parsed as XML, never as HTML, with anything active or
+ * style-bearing removed (scripts, foreign objects, style sheets, links, event handlers).
+ */
+const safeSvg = (text: string): Element => {
+  const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+  if (svg.nodeName !== 'svg') return el('p', 'plot unavailable');
+  for (const n of svg.querySelectorAll('script, foreignObject, style, a, iframe, image, use, animate, set')) n.remove();
+  for (const n of [svg, ...svg.querySelectorAll('*')]) {
+    for (const a of [...n.attributes]) if (/^on/i.test(a.name) || /href$/i.test(a.name)) n.removeAttribute(a.name);
+  }
+  return document.importNode(svg, true);
+};
 const options = (sel: HTMLSelectElement, values: string[], blank = false) => {
-  sel.innerHTML = (blank ? '<option value="">—</option>' : '') + values.map((v) => `<option>${v.replace(/</g, '&lt;')}</option>`).join('');
+  sel.replaceChildren(...(blank ? [el('option', '—', { value: '' })] : []), ...values.map((v) => el('option', v, { value: v })));
 };
 const message = (text: string) => ($('message').textContent = text);
 
@@ -79,7 +104,7 @@ worker.onmessage = (e: MessageEvent) => {
   const m = e.data;
   if (m.type === 'error') {
     $('run').removeAttribute('aria-busy');
-    $('table').querySelector('tbody')!.innerHTML = '';
+    $('table').querySelector('tbody')!.replaceChildren();
     return message(m.message);
   }
   if (m.type === 'loaded') {
@@ -94,18 +119,28 @@ worker.onmessage = (e: MessageEvent) => {
     $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
     fileName = '';
   } else if (m.type === 'values') {
-    $('values').innerHTML = m.values.map((v: string) => `<label><input type="checkbox" name="secret-value" value="${v.replace(/"/g, '&quot;')}" /> ${v.replace(/</g, '&lt;')}</label>`).join('');
+    $('values').replaceChildren(...m.values.map((v: string) => {
+      const label = el('label');
+      label.append(el('input', undefined, { type: 'checkbox', name: 'secret-value', value: v }), ` ${v}`);
+      return label;
+    }));
   } else if (m.type === 'results') {
     $('run').removeAttribute('aria-busy');
     const tb = $('table').querySelector('tbody')!;
-    tb.innerHTML = m.rows.map((r: any) => `<tr data-mechanism="${r.mechanism}" data-method="${r.method}" data-scale="${r.scale}"><td>${r.mechanism}</td><td>${r.label}</td><td>${r.rule}</td><td class="num">${fmt(r.scale)}</td><td class="num">${fmt(r.variance)}</td><td>${r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)'}</td></tr>`).join('');
+    tb.replaceChildren(...m.rows.map((r: any) => row(
+      [r.mechanism, r.label, r.rule, [fmt(r.scale), 'num'], [fmt(r.variance), 'num'], r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)'],
+      { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale) },
+    )));
     const best = m.rows.filter((r: any) => r.mechanism === 'laplace' && r.scale > 0).reduce((a: any, b: any) => (!a || b.scale < a.scale ? b : a), null);
     if (best) $<HTMLInputElement>('audit-scale').value = String(best.scale);
   } else if (m.type === 'plots') {
-    $('plot-alpha').innerHTML = m.alpha;
-    $('plot-epsilon').innerHTML = m.epsilon;
+    $('plot-alpha').replaceChildren(safeSvg(m.alpha));
+    $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
   } else if (m.type === 'audit') {
-    $('audit-table').querySelector('tbody')!.innerHTML = '<tr><th>prior</th><th>direction</th><th>D_α</th><th>slack to ε</th><th>ε-PP</th></tr>' + m.rows.map((r: any) => `<tr><td>${r.prior}</td><td>${r.direction.join(' ‖ ')}</td><td class="num">${fmt(r.divergence)}</td><td class="num">${fmt(r.slack)}</td><td class="num">${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)}</td></tr>`).join('');
+    $('audit-table').querySelector('tbody')!.replaceChildren(
+      row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP'], {}, true),
+      ...m.rows.map((r: any) => row([r.prior, r.direction.join(' ‖ '), [fmt(r.divergence), 'num'], [fmt(r.slack), 'num'], [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num']])),
+    );
   } else if (m.type === 'released') {
     $('released').textContent = m.scale === 0 ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})` : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)`;
   } else if (m.type === 'spec') {
