@@ -32,16 +32,22 @@ afterAll(async () => {
   server?.close();
 });
 
+/** A fresh page with `file` loaded and the query and secret columns chosen; every request recorded. */
+async function openTable(file: string, query: string, secret: string, opts: Parameters<Browser['newPage']>[0] = {}) {
+  const page = await browser.newPage(opts);
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(url);
+  await page.setInputFiles('#file', file);
+  await page.waitForSelector(`#query option:text-is("${query}")`, { state: 'attached' });
+  await page.selectOption('#query', query);
+  await page.selectOption('#secret', secret);
+  return { page, requests };
+}
+
 describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` — SKIPPED: ${noBrowser}` : ''}`, () => {
   it('loads a table, calibrates like the CLI, plots, and never leaves its origin', async () => {
-    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(url);
-    await page.setInputFiles('#file', data);
-    await page.waitForSelector('#query option:text-is("education-num")', { state: 'attached' });
-    await page.selectOption('#query', 'education-num');
-    await page.selectOption('#secret', 'relationship');
+    const { page, requests } = await openTable(data, 'education-num', 'relationship', { viewport: { width: 1366, height: 900 } });
     await page.waitForSelector('input[name=secret-value][value="Husband"]', { state: 'attached' });
     await page.check('input[name=secret-value][value="Husband"]');
     await page.check('input[name=secret-value][value="Not-in-family"]');
@@ -98,14 +104,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const f = join(mkdtempSync(join(tmpdir(), 'app-hostile-')), 'hostile.csv');
     const rows = Array.from({ length: 90 }, (_, i) => `${1 + (i % 7) + (i % 3)},"${hostile[i % 3].replace(/"/g, '""')}"`);
     writeFileSync(f, ['x,group', ...rows].join('\n') + '\n');
-    const page = await browser.newPage();
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(url);
-    await page.setInputFiles('#file', f);
-    await page.waitForSelector('#query option:text-is("x")', { state: 'attached' });
-    await page.selectOption('#query', 'x');
-    await page.selectOption('#secret', 'group');
+    const { page, requests } = await openTable(f, 'x', 'group');
     await page.waitForSelector('input[name=secret-value]', { state: 'attached' });
     for (const box of await page.locator('input[name=secret-value]').all()) await box.check();
     await page.click('#run');

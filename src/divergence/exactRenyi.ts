@@ -5,7 +5,7 @@ import type { Bounded } from '../numerics/logExpectation.js';
 import { gaussianOffsets, gaussianPanelError, laplacePanelError } from './certificate.js';
 import {
   gaussianMoments, laplaceHalves, logAddExp, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlain,
-  mixtureLogDensityPlainBounded, type BoundedLogDensity, type Mixture, type Noise,
+  mixtureLogDensityPlainBounded, mixtureOf, type BoundedLogDensity, type Mixture, type Noise,
 } from './mixture.js';
 
 export interface ExactOptions {
@@ -43,7 +43,10 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
   for (const e of interval ?? []) if (Number.isFinite(e)) { lo = Math.min(lo, e); hi = Math.max(hi, e); }
   const c = lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
   return {
-    mixtures: ds.map((d) => ({ x: c === 0 ? d.values : d.values.map((x) => x - c), logw: d.masses.map(Math.log) })),
+    mixtures: ds.map((d) => {
+      const m = mixtureOf(d);
+      return c === 0 ? m : { ...m, x: m.x.map((x) => x - c) };
+    }),
     interval: interval && (c === 0 ? interval : [interval[0] - c, interval[1] - c]),
     shift: c,
   };
@@ -244,7 +247,7 @@ function panelCertificates(f: Integrand & { powers: readonly number[] }, noise: 
 }
 
 /** log ∫ f with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
-function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number; certified: boolean } {
+function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';
   const s = noise.scale;
@@ -364,7 +367,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     let M = tails.logValue;
     for (const m of Mx) if (m > M) M = m;
     for (const l of Le) if (l > M && l < Infinity) M = l;
-    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0, certified }; // nothing in the domain: ∫ = 0
+    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
     let T = 0, E = 0, R = 0;
     const err = new Float64Array(A.length);
     for (let i = 0; i < A.length; i++) {
@@ -388,7 +391,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
       const bound = Math.exp(tails.logBound - M);
       const relErr = (E + R + bound) / Ttot;
       const error = relErr < 0.5 ? relErr / (1 - relErr) + 2 * U * Math.abs(M + Math.log(Ttot)) : Infinity;
-      return { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot, certified };
+      return { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot };
     }
     // Bisect the panels carrying more than their share of the error.
     const kA: number[] = [], kB: number[] = [], kM: number[] = [], kK: number[] = [], kL: number[] = [], kD: number[] = [];
