@@ -4,7 +4,7 @@ import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
 import {
-  audit, builtinScenario, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
+  applicableMethods, audit, builtinScenario, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
   scaleVsAlphaChart, tableScenario, textHistograms, uciQuirks, varianceChart,
   type CalibrationResult, type ChartRow as Row, type Mechanism, type Scenario, type SingleMethod, type TextTable,
 } from '../src/index.js';
@@ -48,10 +48,14 @@ self.onmessage = async (e: MessageEvent) => {
       // Same checks and wording as the CLI (α, ε, mechanism).
       for (const mechanism of p.mechanisms as Mechanism[]) checkSettings({ mechanism, method: 'theorem', alpha: p.alpha, epsilon: p.epsilon });
       if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
+      // The chosen methods that the family's rule table has for this α (the others are skipped, not errors).
+      const applies = (mechanism: Mechanism, alpha = p.alpha) => {
+        const ok = applicableMethods({ mechanism, method: 'best', alpha, epsilon: p.epsilon });
+        return (p.methods as SingleMethod[]).filter((m) => ok.includes(m));
+      };
       const rows: (CalibrationResult & { label: string })[] = [];
       for (const mechanism of p.mechanisms as Mechanism[]) {
-        for (const method of p.methods as SingleMethod[]) {
-          if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
+        for (const method of applies(mechanism)) {
           try {
             rows.push({ ...calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon: p.epsilon }), label: METHOD_LABEL[method] });
           } catch (err) {
@@ -65,9 +69,8 @@ self.onmessage = async (e: MessageEvent) => {
       const byAlpha: Row[] = [];
       const byEps: Row[] = [];
       for (const mechanism of p.mechanisms as Mechanism[]) for (const method of p.methods as SingleMethod[]) {
-        if (mechanism === 'gaussian' && method === 'wasserstein-inf') continue;
-        for (const alpha of alphas) byAlpha.push({ dataset: scenario.name, mechanism, method: METHOD_LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
-        for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
+        for (const alpha of alphas) if (applies(mechanism, alpha).includes(method)) byAlpha.push({ dataset: scenario.name, mechanism, method: METHOD_LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
+        if (applies(mechanism).includes(method)) for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
           const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
           if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
         }

@@ -1,6 +1,7 @@
 import type { Cost, Eta } from '../conditions/costs.js';
 import { mechanismNoise } from '../divergence/mechanismNoise.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
@@ -63,7 +64,8 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
   const none = s.scale === 0;
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
-    if (a === Infinity && family === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
+    const def = mechanismDef(s.mechanism);
+    if (a === Infinity && def.alphaRange(a)) throw new InputError(`${def.title} noise has no finite α = ∞ level`, 'alpha');
   }
   const rows: AuditRow[] = [];
   for (const pc of pairCouplings(scenario)) {

@@ -1,4 +1,4 @@
-import { absCost, etaPower } from '../conditions/costs.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError, NumericalError } from '../errors.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
@@ -42,13 +42,8 @@ export interface CalibrationResult {
 
 /** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */
 export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): number {
-  if (scale === 0) return 0;
-  if (s.mechanism === 'gaussian') return scale * scale;
-  if (s.mechanism === 'laplace') return 2 * scale * scale;
-  return (s.cost ?? absCost).variance((s.eta ?? etaPower(1)).at(scale));
+  return scale === 0 ? 0 : mechanismDef(s.mechanism).variance(scale, noiseOptions(s));
 }
-
-const SYMBOL = { b: 'b', sigma: 'σ', theta: 'θ' } as const;
 
 /** `best` runs exact accounting only up to this many atoms in a pair (about 2 minutes). */
 export const EXACT_ATOMS_IN_BEST = 100_000;
@@ -119,12 +114,13 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
       throw new NumericalError(`re-check failed for prior '${s.result.prior}', pair ${s.result.pair.join(' vs ')} at scale ${scale}`);
     }
   }
-  const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
+  const def = mechanismDef(settings.mechanism);
+  const parameter = def.parameter;
   const binding = scale > 0 ? { prior: top.result.prior, pair: top.result.pair } : null;
   const explanation = binding
-    ? `${rule.rule}: smallest ${SYMBOL[parameter]} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${top.problem?.note ? ` ${top.problem.note}` : ''}`
+    ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${top.problem?.note ? ` ${top.problem.note}` : ''}`
     : zeroExplanation(solved.map((s) => s.result));
-  const exp = settings.mechanism === 'exponential' ? { cost: (settings.cost ?? absCost).name, eta: (settings.eta ?? etaPower(1)).name } : {};
+  const exp = def.describe(noiseOptions(settings));
   return {
     mechanism: settings.mechanism,
     method: settings.method,

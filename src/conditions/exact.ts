@@ -1,6 +1,6 @@
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactLaplaceDInf, exactRenyi, type ExactOptions } from '../divergence/exactRenyi.js';
-import type { NoiseFamily } from '../divergence/mixture.js';
+import type { Noise, NoiseFamily } from '../divergence/mixture.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 
 /**
@@ -26,12 +26,11 @@ export function exactEvaluation(
 export interface ExactProblemInput {
   p: Discrete;
   q: Discrete;
-  family: NoiseFamily;
+  /** The noise at a mechanism scale (Laplace b, Gaussian σ; b = 1/η(θ) for the exponential mechanism). */
+  noise: (s: number) => Noise;
   alpha: number;
   epsilon: number;
   ordered: boolean;
-  /** Maps the mechanism's scale to the noise scale (identity; b = 1/η(θ) for the exponential mechanism). */
-  noiseScale: (s: number) => number;
   /** A certified sufficient condition (e.g. `coupled`) and its solved scale: the search's feasible end. */
   certified: ScaleProblem;
   certifiedScale: number;
@@ -54,7 +53,10 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
   if (worst.value + worst.error <= i.epsilon) {
     return { zero: `data processing: D_α(P_X‖Q_X) = ${worst.value.toPrecision(6)} ≤ ε for the data itself, so Y = X already meets the budget` };
   }
-  const evaluate = (s: number): Evaluation => exactEvaluation(i.p, i.q, i.family, i.noiseScale(s), i.alpha, i.epsilon, i.ordered);
+  const evaluate = (s: number): Evaluation => {
+    const n = i.noise(s);
+    return exactEvaluation(i.p, i.q, n.family, n.scale, i.alpha, i.epsilon, i.ordered);
+  };
   // Where the exact check cannot certify even the bound's scale (exact ≈ bound, e.g. point
   // masses), keep the bound's scale on the bound's own certificate.
   const atBound = evaluate(i.certifiedScale);

@@ -1,4 +1,6 @@
 import type { CalibrationResult, Mechanism } from '../calibrate/calibrate.js';
+import { isNotApplicable, type Accountant, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { secretProbabilities, type Prior, type Scenario } from '../calibrate/scenario.js';
 import { InputError, NumericalError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
@@ -16,7 +18,7 @@ export interface MiSettings {
 }
 
 /** Mean, variance and mean absolute deviation of X under a prior (secrets weighted by π). */
-function moments(prior: Prior): { variance: number; mad: number } {
+function moments(prior: Prior): PriorMoments {
   const pi = secretProbabilities(prior);
   const xs: number[] = [], ws: number[] = [];
   for (const [s, d] of Object.entries(prior.conditionals)) d.values.forEach((x, k) => { xs.push(x); ws.push(pi[s] * d.masses[k]); });
@@ -30,17 +32,18 @@ function moments(prior: Prior): { variance: number; mad: number } {
  * Laplace: the Laplace law maximises entropy at a given mean absolute deviation, so
  * I ≤ log(1 + E|X − EX|/b) and b = E|X − EX|/(e^ε − 1) suffices. Certified like every bound.
  */
-function varianceProblem(prior: Prior, mechanism: Mechanism, epsilon: number): ScaleProblem | null {
-  const { variance, mad } = moments(prior);
-  if (variance === 0) return null;
-  const value = mechanism === 'gaussian' ? (s: number) => 0.5 * Math.log1p(variance / (s * s)) : (s: number) => Math.log1p(mad / s);
-  const closed = mechanism === 'gaussian' ? Math.sqrt(variance / Math.expm1(2 * epsilon)) : mad / Math.expm1(epsilon);
-  return { evaluate: (s) => ({ value: value(s), error: 16 * EPS * value(s), target: epsilon, sense: 'le' }), lower: closed, upper: closed };
+function varianceProblem(prior: Prior, bound: MiBound, epsilon: number): ScaleProblem | null {
+  const m = moments(prior);
+  if (m.variance === 0) return null;
+  const closed = bound.closed(m, epsilon);
+  // log1p and one division or square root: a few ulps; 16·EPS relative covers it with room.
+  const evaluate = (s: number) => { const v = bound.value(m, s); return { value: v, error: 16 * EPS * v, target: epsilon, sense: 'le' as const }; };
+  return { evaluate, lower: closed, upper: closed };
 }
 
 /** Exact I(Y;S) ≤ ε as a condition at one scale. */
-const exactEvaluation = (prior: Prior, mechanism: Mechanism, s: number, epsilon: number): Evaluation => {
-  const r = exactMutualInformation(prior, { family: mechanism === 'gaussian' ? 'gaussian' : 'laplace', scale: s });
+const exactEvaluation = (prior: Prior, noise: Accountant, s: number, epsilon: number): Evaluation => {
+  const r = exactMutualInformation(prior, noise(s));
   return { value: r.value, error: r.error, target: epsilon, sense: 'le' };
 };
 
@@ -51,7 +54,11 @@ const exactEvaluation = (prior: Prior, mechanism: Mechanism, s: number, epsilon:
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
  */
 export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResult {
-  if (st.mechanism === 'exponential') throw new InputError('the MI guarantee covers Laplace and Gaussian noise', 'mechanism');
+  const def = mechanismDef(st.mechanism);
+  const miBound = def.mi;
+  if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
+  const noise = def.accountant(noiseOptions({}));
+  if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
   if (!(MI_METHODS as readonly string[]).includes(st.method)) throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
   if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
   if (st.method === 'best') {
@@ -60,7 +67,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
     return { ...win, method: 'best' as never, winner: win.method as never, candidates: rs.map((r) => ({ method: r.method as never, scale: r.scale })), explanation: `best of mi-variance, mi-exact: ${win.method} wins. ${win.explanation}` };
   }
   const per = scenario.priors.map((prior) => {
-    const bound = varianceProblem(prior, st.mechanism, st.epsilon);
+    const bound = varianceProblem(prior, miBound, st.epsilon);
     if (!bound) return { prior, scale: 0, problem: null as ScaleProblem | null, why: 'X is constant under this prior' };
     const data = discreteMutualInformation(prior);
     // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
@@ -70,7 +77,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
     const vs = smallestFeasibleScale(bound).scale;
     if (st.method === 'mi-variance') return { prior, scale: vs, problem: bound, why: '' };
     if (data.value + data.error <= st.epsilon) return { prior, scale: 0, problem: null, why: `I(X;S) = ${data.value.toPrecision(6)} nats ≤ ε for the data itself (data processing)` };
-    const ev = (s: number) => exactEvaluation(prior, st.mechanism, s, st.epsilon);
+    const ev = (s: number) => exactEvaluation(prior, noise, s, st.epsilon);
     if (!isFeasible(ev(vs))) return { prior, scale: vs, problem: bound, why: '' }; // keep the bound's certificate
     let lower = vs / 2;
     for (let k = 0; k < 60 && isFeasible(ev(lower)); k++) lower /= 2;
@@ -79,8 +86,8 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
   });
   const top = per.reduce((a, b) => (b.scale > a.scale ? b : a));
   for (const p of per) if (p.problem && top.scale > 0 && !isFeasible(p.problem.evaluate(top.scale))) throw new NumericalError(`MI re-check failed for prior '${p.prior.name}'`);
-  const parameter = st.mechanism === 'laplace' ? 'b' : 'sigma';
-  const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : st.mechanism === 'gaussian' ? 'MI variance bound σ² ≥ Var X/(e^{2ε}−1) (docs/math.md §7)' : 'MI deviation bound b ≥ E|X−EX|/(e^ε−1) (docs/math.md §7)';
+  const parameter = def.parameter;
+  const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule;
   const secrets = Object.keys(scenario.priors[0].conditionals);
   return {
     mechanism: st.mechanism,
@@ -89,7 +96,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
     epsilon: st.epsilon,
     parameter,
     scale: top.scale,
-    variance: st.mechanism === 'laplace' ? 2 * top.scale ** 2 : top.scale ** 2,
+    variance: top.scale === 0 ? 0 : def.variance(top.scale, noiseOptions({})),
     rule,
     binding: top.scale > 0 ? { prior: top.prior.name, pair: secrets as [string, string] } : null,
     explanation: top.scale > 0

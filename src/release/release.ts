@@ -1,13 +1,12 @@
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
-import { absCost, etaPower } from '../conditions/costs.js';
 import { pointMass } from '../distribution/discrete.js';
 import { logMassIn } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
-import { nextUp } from '../numerics/float.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from './random.js';
-import { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise, type ExactNoise } from './samplers.js';
+import { drawRelease, type ExactNoise } from './samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
 import { mechanismNoise } from '../divergence/mechanismNoise.js';
 
@@ -16,11 +15,7 @@ import { mechanismNoise } from '../divergence/mechanismNoise.js';
  * (exponential: b = 1/η(θ) or rate η(θ)), it is rounded towards *more* noise.
  */
 export function samplerFor(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): ExactNoise {
-  if (s.mechanism === 'laplace') return laplaceNoise(scale);
-  if (s.mechanism === 'gaussian') return gaussianNoise(scale);
-  const eta = (s.eta ?? etaPower(1)).at(scale);
-  if ((s.cost ?? absCost) === absCost) return laplaceNoise(nextUp(nextUp(1 / eta)));
-  return sqrtCostNoise(eta * (1 - 4 * Number.EPSILON));
+  return mechanismDef(s.mechanism).sampler(scale, noiseOptions(s));
 }
 
 export interface ReleaseOptions {
@@ -73,7 +68,7 @@ interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
  * so no draw loops.
  */
 function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate?: [number, number]): ReleasePlan {
-  const parameter = settings.mechanism === 'laplace' ? 'b' : settings.mechanism === 'gaussian' ? 'sigma' : 'theta';
+  const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
   if (truncate) {

@@ -5,6 +5,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { exactLaplaceDInfTruncated, exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
 import type { Noise } from '../divergence/mixture.js';
 import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, NumericalError } from '../errors.js';
 import { brentBracket } from '../numerics/brent.js';
 import { isFeasible, slack, type Evaluation } from '../numerics/smallestScale.js';
@@ -55,8 +56,9 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
 export function calibrateTruncated(scenario: Scenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   const [lo, hi] = interval;
   if (!(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
-  if (settings.mechanism === 'gaussian' && settings.alpha === Infinity) throw new InputError('Gaussian noise cannot give α = ∞', 'alpha');
   if (!(settings.alpha > 0) || settings.alpha === 1) throw new InputError(`must be in (0, 1) ∪ (1, ∞] for a truncated release, got ${settings.alpha}`, 'alpha');
+  const outside = settings.alpha === Infinity ? mechanismDef(settings.mechanism).alphaRange(Infinity) : null;
+  if (outside) throw new InputError(outside, 'alpha');
   if (!(settings.epsilon > 0)) throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
   const ordered = scenario.ordered ?? false;
   const laplaceShaped = mechanismNoise(settings, 1).family === 'laplace';

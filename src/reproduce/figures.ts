@@ -1,4 +1,5 @@
 import { calibrate, METHOD_LABEL, type Mechanism, type SingleMethod } from '../calibrate/calibrate.js';
+import { REGISTRY } from '../mechanisms/registry.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import { distances } from '../coupling/comonotone.js';
 import { wInf } from '../coupling/wasserstein.js';
@@ -11,7 +12,7 @@ export interface Dataset {
   scenario: Scenario;
 }
 
-const methodLabel = (mechanism: Mechanism, m: SingleMethod) => (m === 'theorem' ? (mechanism === 'laplace' ? 'Theorem 1' : 'Theorem 2') : METHOD_LABEL[m]);
+const methodLabel = (mechanism: Mechanism, m: SingleMethod) => (m === 'theorem' ? REGISTRY[mechanism].theoremLabel : METHOD_LABEL[m]);
 
 /** One calibration as a figure row. */
 function point(d: Dataset, mechanism: Mechanism, method: SingleMethod, alpha: number, epsilon: number): Row {
@@ -36,7 +37,8 @@ export function fig1Variance(ds: Dataset[], grid: { alpha: number; epsilon: numb
     for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
       for (const { alpha, epsilon } of grid) {
         const r = point(d, mechanism, 'theorem', alpha, epsilon);
-        rows.push({ ...r, mechanism: mechanism === 'laplace' ? 'Laplace, Theorem 1 (2b²)' : 'Gaussian, Theorem 2 (σ²)' });
+        const def = REGISTRY[mechanism];
+        rows.push({ ...r, mechanism: `${def.title}, ${def.theoremLabel} (${def.varianceFormula})` });
       }
     }
     tick();

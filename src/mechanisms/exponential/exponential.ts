@@ -1,0 +1,59 @@
+import { exactRule } from '../../calibrate/exactRule.js';
+import type { PairCoupling } from '../../calibrate/scenario.js';
+import { absCost, sqrtCost, type Cost } from '../../conditions/costs.js';
+import { corollary1Problem } from '../../conditions/corollary1.js';
+import { coupledLaplaceProblem } from '../../conditions/coupled.js';
+import { songProblem } from '../../conditions/song.js';
+import { InputError } from '../../errors.js';
+import { maxOf, nextUp } from '../../numerics/float.js';
+import { laplaceNoise, sqrtCostNoise } from '../../release/samplers.js';
+import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+
+const maxCost = (pc: PairCoupling, cost: Cost) => maxOf(pc.coupling.x.map((x, k) => cost.apply(x - pc.coupling.y[k])));
+
+/**
+ * The exponential mechanism p(z) ∝ exp(−η(θ)·c(z)) (paper §2.2, Corollary 1). With c = |z| it is
+ * Laplace noise with b = 1/η(θ), which is what the coupled bound and the exact accountant use.
+ */
+const rules: RuleTable = {
+  theorem: ({ alpha, epsilon, cost, eta }) => {
+    if (alpha < 1) return notApplicable('Corollary 1 needs α > 1 (use wasserstein-inf, valid for every α)');
+    return alpha === Infinity
+      ? { rule: 'Corollary 1 (α = ∞)', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
+      : { rule: 'Corollary 1 (eq. 16)', condition: 'log E_π* exp(α·η(θ)·c(x−x′)) ≤ (α−1)ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) };
+  },
+  pierquin: () => notApplicable('Cor. 3.1 covers Laplace and Gaussian noise only'),
+  'wasserstein-inf': ({ epsilon, cost, eta }) => ({ rule: 'Song et al. 2017 / Corollary 1 at α = ∞', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => songProblem(maxCost(pc, cost), epsilon, eta) }),
+  coupled: ({ alpha, epsilon, cost, eta }) => {
+    if (cost !== absCost) return notApplicable('the coupled bound needs the exact divergence of shifted noise, known in closed form for c = |z| only');
+    if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
+    return alpha === Infinity
+      ? { rule: 'coupled bound at α = ∞ (= Corollary 1)', condition: 'η(θ)·W∞ ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
+      : { rule: 'coupled RDP bound (docs/math.md §4), c = |z|', condition: 'log E_π* exp((α−1)R_α(η(θ)|x−x′|)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, eta) };
+  },
+  exact: exactRule,
+};
+
+export const exponential: MechanismDef = {
+  name: 'exponential',
+  title: 'Exponential',
+  parameter: 'theta',
+  symbol: 'θ',
+  theoremLabel: 'Corollary 1',
+  varianceFormula: 'Var(η(θ), c)',
+  alphaRange: () => null,
+  variance: (theta, { cost, eta }) => cost.variance(eta.at(theta)),
+  accountant: ({ cost, eta }) => cost === absCost
+    ? (theta) => ({ family: 'laplace', scale: 1 / eta.at(theta) })
+    : notApplicable('exact accounting covers c = |z| (Laplace-shaped noise) only'),
+  // Derived parameters are rounded towards more noise: b = 1/η up, the rate η down.
+  sampler: (theta, { cost, eta }) => {
+    const e = eta.at(theta);
+    if (cost === absCost) return laplaceNoise(nextUp(nextUp(1 / e)));
+    if (cost === sqrtCost) return sqrtCostNoise(e * (1 - 4 * Number.EPSILON));
+    throw new InputError(`no exact sampler for cost '${cost.name}' (abs and sqrt have one)`, 'cost');
+  },
+  describe: ({ cost, eta }) => ({ cost: cost.name, eta: eta.name }),
+  rules,
+  mi: notApplicable('the MI guarantee covers Laplace and Gaussian noise'),
+};

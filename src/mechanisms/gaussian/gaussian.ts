@@ -1,0 +1,39 @@
+import { exactRule } from '../../calibrate/exactRule.js';
+import { wInf } from '../../coupling/wasserstein.js';
+import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
+import { theorem2Problem } from '../../conditions/theorem2.js';
+import { gaussianNoise } from '../../release/samplers.js';
+import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+
+/** Gaussian noise N(0, σ²) (paper §2.2, Theorem 2): finite α > 1 only. */
+const rules: RuleTable = {
+  theorem: ({ alpha, epsilon }) => ({ rule: 'Theorem 2 (eq. 18)', condition: 'log E_π* exp(α(α−1)(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) }),
+  pierquin: ({ alpha, epsilon }) => ({ rule: 'Pierquin et al. 2024, Cor. 3.1 (Gaussian)', condition: 'σ ≥ W∞·√(α/(2ε))', problem: (pc) => pierquinGaussianProblem(wInf(pc.coupling), alpha, epsilon) }),
+  'wasserstein-inf': () => notApplicable('the W∞ mechanism is a Laplace (ε-Pufferfish) mechanism; use pierquin for a W∞-based Gaussian baseline'),
+  // The coupled bound's inner term for Gaussian noise is α(x−x′)²/(2σ²): it *is* Theorem 2.
+  coupled: ({ alpha, epsilon }) => ({ rule: 'coupled RDP bound (docs/math.md §4) = Theorem 2 for Gaussian noise', condition: 'log E_π* exp((α−1)·α(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) }),
+  exact: exactRule,
+};
+
+export const gaussian: MechanismDef = {
+  name: 'gaussian',
+  title: 'Gaussian',
+  parameter: 'sigma',
+  symbol: 'σ',
+  theoremLabel: 'Theorem 2',
+  varianceFormula: 'σ²',
+  alphaRange: (alpha) => alpha === Infinity
+    ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'
+    : alpha < 1 ? 'Gaussian calibration (Theorem 2) needs α > 1' : null,
+  variance: (sigma) => sigma * sigma,
+  accountant: () => (sigma) => ({ family: 'gaussian', scale: sigma }),
+  sampler: (sigma) => gaussianNoise(sigma),
+  describe: () => ({}),
+  rules,
+  // h(Y) ≤ ½ log 2πe(Var X + σ²) and h(Y|X) = h(N) (docs/math.md §7).
+  mi: {
+    rule: 'MI variance bound σ² ≥ Var X/(e^{2ε}−1) (docs/math.md §7)',
+    value: (m, sigma) => 0.5 * Math.log1p(m.variance / (sigma * sigma)),
+    closed: (m, epsilon) => Math.sqrt(m.variance / Math.expm1(2 * epsilon)),
+  },
+};

@@ -1,0 +1,110 @@
+import type { PairCoupling } from '../calibrate/scenario.js';
+import type { Cost, Eta } from '../conditions/costs.js';
+import type { Noise } from '../divergence/mixture.js';
+import type { ScaleProblem } from '../numerics/smallestScale.js';
+import type { ExactNoise } from '../release/samplers.js';
+
+/**
+ * What a noise family must provide to be calibrated, accounted, sampled and shown. One module
+ * per family (`laplace/`, `gaussian/`, `exponential/`) implements it, and `registry.ts` lists
+ * them: adding a family is one folder and one registry line, and the compiler names every
+ * field (every rule of the table) still missing.
+ */
+
+/** Single calibration methods; `best` (the default) picks the smallest of those that apply. */
+export const SINGLE_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled', 'exact'] as const;
+export type SingleMethod = (typeof SINGLE_METHODS)[number];
+export const METHODS = [...SINGLE_METHODS, 'best'] as const;
+export type Method = (typeof METHODS)[number];
+
+/** Short names for tables and chart legends. */
+export const METHOD_LABEL: Record<SingleMethod, string> = {
+  theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact',
+};
+
+/** A (prior, pair) needs no noise, and why: the one representation of "no noise needed". */
+export interface NoNoise {
+  zero: string;
+}
+
+/** A rule, method or guarantee that does not apply, and why (shown to the user as is). */
+export interface NotApplicable {
+  notApplicable: string;
+}
+
+export const notApplicable = (why: string): NotApplicable => ({ notApplicable: why });
+export const isNotApplicable = (x: object): x is NotApplicable => 'notApplicable' in x;
+
+/** The condition a method imposes on one (prior, pair), as a certified scale problem. */
+export interface CalibrationRule {
+  /** The theorem or equation applied. */
+  rule: string;
+  /** The condition, as printed. */
+  condition: string;
+  problem(pc: PairCoupling, ordered: boolean): ScaleProblem | NoNoise;
+}
+
+/** Family-specific options (the exponential mechanism's cost and η); defaults filled in. */
+export interface NoiseOptions {
+  cost: Cost;
+  eta: Eta;
+}
+
+/** The additive noise at a mechanism scale, as the exact accountant sees it. */
+export type Accountant = (scale: number) => Noise;
+
+/** What a rule of the table sees: the Rényi order and budget, the family's options, and its accountant. */
+export interface RuleContext extends NoiseOptions {
+  alpha: number;
+  epsilon: number;
+  /** The exact accountant of this family with these options, or why there is none. */
+  accountant: Accountant | NotApplicable;
+  /** The other methods' rules that apply (what `exact` searches below). */
+  bounds(): CalibrationRule[];
+}
+
+export type RuleEntry = (ctx: RuleContext) => CalibrationRule | NotApplicable;
+
+/** Every family declares every method: a rule or a stated reason it does not apply. */
+export type RuleTable = { readonly [M in SingleMethod]: RuleEntry };
+
+/** Moments of X under a prior, for the mutual-information bounds. */
+export interface PriorMoments {
+  variance: number;
+  /** Mean absolute deviation E|X − EX|. */
+  mad: number;
+}
+
+/** A closed-form mutual-information bound I(Y;S) ≤ value(s) (docs/math.md §7). */
+export interface MiBound {
+  rule: string;
+  value(m: PriorMoments, scale: number): number;
+  /** The scale at which value = ε (certified by the caller). */
+  closed(m: PriorMoments, epsilon: number): number;
+}
+
+export interface MechanismDef {
+  /** Registry key, as typed on the command line. */
+  readonly name: string;
+  /** Display name ("Laplace"). */
+  readonly title: string;
+  /** Which parameter `scale` is, and how it prints. */
+  readonly parameter: 'b' | 'sigma' | 'theta';
+  readonly symbol: string;
+  /** The paper's own bound, as labelled in figures ("Theorem 1"). */
+  readonly theoremLabel: string;
+  /** Variance of the noise as a formula in the parameter ("2b²"). */
+  readonly varianceFormula: string;
+  /** Why this family cannot give Rényi order α at all, or null when it can. */
+  alphaRange(alpha: number): string | null;
+  variance(scale: number, o: NoiseOptions): number;
+  /** The exact accountant's view of the noise, or why there is none for these options. */
+  accountant(o: NoiseOptions): Accountant | NotApplicable;
+  /** The exact sampler at a calibrated scale; derived parameters rounded towards more noise. */
+  sampler(scale: number, o: NoiseOptions): ExactNoise;
+  /** Options worth printing with a result (exponential: cost and η). */
+  describe(o: NoiseOptions): { cost?: string; eta?: string };
+  readonly rules: RuleTable;
+  /** The mutual-information guarantee's closed-form bound, or why the family has none. */
+  readonly mi: MiBound | NotApplicable;
+}

@@ -1,0 +1,26 @@
+import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { exponential } from './exponential/exponential.js';
+import { gaussian } from './gaussian/gaussian.js';
+import { laplace } from './laplace/laplace.js';
+import type { MechanismDef, NoiseOptions } from './mechanism.js';
+
+/**
+ * Every noise family, by the name users type. A new family is one folder implementing
+ * `MechanismDef` and one line here; `Mechanism` and `MECHANISMS` follow from this object.
+ */
+export const REGISTRY = { laplace, gaussian, exponential } as const satisfies Record<string, MechanismDef>;
+
+export type Mechanism = keyof typeof REGISTRY;
+export const MECHANISMS = Object.keys(REGISTRY) as Mechanism[];
+
+/** The family's definition; InputError naming `mechanism` for an unknown name. */
+export function mechanismDef(name: string): MechanismDef {
+  if (!Object.hasOwn(REGISTRY, name)) throw new InputError(`unknown mechanism '${String(name)}' (one of ${MECHANISMS.join(', ')})`, 'mechanism');
+  return REGISTRY[name as Mechanism];
+}
+
+/** The family options with their defaults: c = |z|, η(θ) = 1/θ. */
+export function noiseOptions(s: { cost?: Cost; eta?: Eta }): NoiseOptions {
+  return { cost: s.cost ?? absCost, eta: s.eta ?? etaPower(1) };
+}
