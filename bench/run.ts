@@ -6,7 +6,8 @@ import { calibrate, type Mechanism, type Method } from '../src/calibrate/calibra
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
 import { fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
-import { mixtureLogDensityPlain, mixtureOf, type NoiseFamily } from '../src/divergence/mixture.js';
+import { mixtureLogDensityPlain } from '../src/divergence/kernels.js';
+import { mixtureOf, type NoiseFamily } from '../src/divergence/mixture.js';
 import { isFeasible, smallestFeasibleScale } from '../src/numerics/smallestScale.js';
 import { theorem1Problem } from '../src/conditions/theorem1.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';

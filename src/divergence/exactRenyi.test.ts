@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { laplaceRdp } from '../conditions/pierquin.js';
 import { fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactLaplaceDInf, exactRenyi } from './exactRenyi.js';
-import { mixtureLogDensityPlain, mixtureOf, type NoiseFamily } from './mixture.js';
+import { mixtureLogDensityPlain } from './kernels.js';
+import { mixtureOf, type NoiseFamily } from './mixture.js';
 
 const point = (x: number) => fromCounts([x], [1]);
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);

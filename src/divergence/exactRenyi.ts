@@ -2,11 +2,11 @@ import type { Discrete } from '../distribution/discrete.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import { gaussianOffsets, gaussianPanelError, laplacePanelError } from './certificate.js';
-import {
-  gaussianMoments, laplaceHalves, logAddExp, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlain,
-  mixtureLogDensityPlainBounded, mixtureOf, type BoundedLogDensity, type Mixture, type Noise,
-} from './mixture.js';
+import type { Integrand, PowerIntegrand } from './kernel.js';
+import { KERNELS, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlainBounded } from './kernels.js';
+import { mixtureOf, type BoundedLogDensity, type Mixture, type Noise } from './mixture.js';
+
+export type { Integrand } from './kernel.js';
 
 export interface ExactOptions {
   /** Target relative accuracy of ∫p^α q^{1−α}. Default 1e-12. */
@@ -51,9 +51,6 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
     shift: c,
   };
 }
-
-/** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
-const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
 
 /**
  * Exact Rényi divergence D_α(P_Y ‖ Q_Y) of Y = X + N for discrete X (docs/math.md §4, derived):
@@ -143,29 +140,6 @@ export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
   return first.tailShare > rtol ? logIntegral(f, noise, opts, Math.log(first.tailShare / rtol) + 5) : first;
 }
 
-/**
- * A non-negative integrand built from mixture densities and homogeneous of degree 1 in them
- * (so beyond the outer atoms of a Laplace mixture it is ∝ e^{∓y/b}, and the tails are exact).
- */
-export interface Integrand {
-  mixtures: Mixture[];
-  /**
-   * The integrand is Π_k m_k^{powers[k]} (Σ powers = 1): the form the Bernstein-ellipse
-   * certificate needs. Absent, panels fall back to the |K21 − G10| estimate.
-   */
-  powers?: readonly number[];
-  /** log of the integrand at node i, from each mixture's log density there. */
-  combine(ld: Float64Array[], i: number): number;
-  /** Multiplier of |log density| in the rounding error of the combined log. */
-  sensitivity: number;
-  /**
-   * Gaussian tails: `shifted` = Rényi α > 1 (the mass sits near αx + (1−α)x′, bounded via
-   * p ≤ φ(y−x₀), q ≥ v₀φ(y−x′₀)); `mass` = integrand ≤ e^{logC}·(a mixture's density), bounded
-   * by Mills' ratio from the outer atoms.
-   */
-  tail: { mode: 'shifted'; muL: number; muR: number; shiftL: number; shiftR: number } | { mode: 'mass'; logC: number };
-}
-
 /** p^α q^{1−α}. */
 function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): Integrand {
   const tail: Integrand['tail'] = alpha > 1
@@ -192,60 +166,6 @@ function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): B
   return plain ? mixtureLogDensityPlainBounded(m, noise, ys) : mixtureLogDensityBounded(m, noise, ys);
 }
 
-/** Indices that sort `v` ascending. */
-function argsort(v: Float64Array): Uint32Array {
-  return Uint32Array.from(v.keys()).sort((i, j) => v[i] - v[j]);
-}
-
-/**
- * log of a rigorous bound on |∫_panel f − K21| for every panel [a_i, b_i] (docs/math.md,
- * "Certified quadrature"), from the mixtures' analytic structure (`certificate.ts`).
- */
-function panelCertificates(f: Integrand & { powers: readonly number[] }, noise: Noise, a: number[], b: number[], plain: boolean): Float64Array {
-  const n = a.length;
-  const out = new Float64Array(n);
-  const s = noise.scale;
-  if (noise.family === 'laplace') {
-    const cs = Float64Array.from(a, (x, i) => (x + b[i]) / 2);
-    const halves = f.mixtures.map((m) => laplaceHalves(m, s, cs));
-    for (let i = 0; i < n; i++) {
-      const L = halves.map((hv) => hv.L[i]), R = halves.map((hv) => hv.R[i]);
-      let e = 0;
-      for (const hv of halves) e = Math.max(e, hv.err[i]);
-      // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.
-      out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2) + f.sensitivity * e;
-    }
-    return out;
-  }
-  const offs = gaussianOffsets(1);
-  const per = offs.length;
-  const ys = new Float64Array(n * per);
-  for (let i = 0; i < n; i++) {
-    const c = (a[i] + b[i]) / 2, h = (b[i] - a[i]) / 2;
-    for (let j = 0; j < per; j++) ys[i * per + j] = c + offs[j] * h;
-  }
-  const order = argsort(ys);
-  const sorted = Float64Array.from(order, (k) => ys[k]);
-  const mom = f.mixtures.map((m) => {
-    const r = gaussianMoments(m, s, sorted, true);
-    if (plain) { // the oracle path still certifies with the windowed moments, checked against the plain densities
-      const exact = mixtureLogDensityPlain(m, noise, sorted);
-      for (let i = 0; i < sorted.length; i++) r.err[i] = Math.max(r.err[i], Math.abs(exact[i] - r.ld[i]));
-    }
-    const back = { ld: new Float64Array(ys.length), m1: new Float64Array(ys.length), m2: new Float64Array(ys.length), err: new Float64Array(ys.length) };
-    order.forEach((k, i) => { back.ld[k] = r.ld[i]; back.m1[k] = r.m1[i]; back.m2[k] = r.m2[i]; back.err[k] = r.err[i]; });
-    return back;
-  });
-  for (let i = 0; i < n; i++) {
-    const base = i * per;
-    let e = 0;
-    for (const m of mom) for (let j = 0; j < per; j++) e = Math.max(e, m.err[base + j]);
-    const at = (k: number, j: number) => ({ ld: mom[k].ld[base + j], m1: mom[k].m1[base + j], m2: mom[k].m2[base + j] });
-    out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, at, e);
-  }
-  return out;
-}
-
 /** log ∫ f with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
 function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
   const rtol = opts.rtol ?? 1e-12;
@@ -253,6 +173,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
   const s = noise.scale;
   const sens = f.sensitivity;
   const certified = f.powers !== undefined;
+  const kernel = KERNELS[noise.family];
   const atoms = Float64Array.from(new Set(f.mixtures.flatMap((m) => [...m.x]))).sort();
   const z0 = atoms[0], zN = atoms[atoms.length - 1];
   // Log integrand at sorted points, with a rigorous bound on its rounding error at each point:
@@ -272,38 +193,11 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     return { h: out, err };
   };
 
-  // Domain, extra breakpoints and the log of the (exact or bounding) tail terms.
+  // Domain, extra breakpoints and the log of the (exact or bounding) tail terms: the family's tail model.
   const [LO, HI] = opts.interval ?? [-Infinity, Infinity];
-  let lo = Math.max(z0, LO), hi = Math.min(zN, HI);
-  const breaks = [...atoms, LO, HI];
-  let tails: { logValue: number; logBound: number; logRound: number };
-  if (noise.family === 'laplace') {
-    // Beyond the outer atoms the integrand is e^{h(z)}·e^{−|y−z|/s}: integrate it in closed form
-    // over the part of each tail inside [LO, HI]. log(e^u − e^v) = u + log(−expm1(v − u)), v < u ≤ 0.
-    const ends = h(Float64Array.of(z0, zN), () => 0);
-    const piece = (hz: number, u: number, v: number) => (v < u ? hz + Math.log(s) + u + Math.log(-Math.expm1(v - u)) : -Infinity);
-    const left = piece(ends.h[0], (Math.min(HI, z0) - z0) / s, (LO - z0) / s);
-    const right = piece(ends.h[1], -(Math.max(LO, zN) - zN) / s, -(HI - zN) / s);
-    const round = (x: number, e: number) => x + Math.log(Math.expm1(e) + 16 * U);
-    tails = { logValue: logAddExp(left, right), logBound: -Infinity, logRound: logAddExp(round(left, ends.err[0]), round(right, ends.err[1])) };
-  } else {
-    const shifted = f.tail.mode === 'shifted';
-    const muL = f.tail.mode === 'shifted' ? f.tail.muL : z0;
-    const muR = f.tail.mode === 'shifted' ? f.tail.muR : zN;
-    const shiftL = f.tail.mode === 'shifted' ? f.tail.shiftL : f.tail.logC;
-    const shiftR = f.tail.mode === 'shifted' ? f.tail.shiftR : f.tail.logC;
-    const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
-    const cutL = Math.min(z0, muL) - zstar * s, cutR = Math.max(zN, muR) + zstar * s;
-    // An interval lying wholly in a tail keeps zstar·σ of itself (the integrand peaks at its near end).
-    lo = Math.max(LO, Math.min(cutL, HI - zstar * s));
-    hi = Math.min(HI, Math.max(cutR, LO + zstar * s));
-    breaks.push(lo, hi, muL, muR);
-    // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
-    const left = LO < lo ? shiftL + logMills(((shifted ? muL : z0) - lo) / s) : -Infinity;
-    const right = HI > hi ? shiftR + logMills((hi - (shifted ? muR : zN)) / s) : -Infinity;
-    // The bound's own rounding: a relative 1e-9 on a quantity charged in full anyway.
-    tails = { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity };
-  }
+  const dom = kernel.domain(f, { z0, zN, LO, HI, scale: s, extraNats, atEnds: () => h(Float64Array.of(z0, zN), () => 0) });
+  const { lo, hi, tails } = dom;
+  const breaks = [...atoms, LO, HI, ...dom.breaks];
 
   // Initial panels: geometric from both ends of every gap, starting narrower for sharper integrands
   // (width ~ scale/α Laplace, scale/√α Gaussian, at large α). The Gaussian integrand has no kinks,
@@ -311,12 +205,8 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
   const sharp = Math.max(1, sens / 2);
   let pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
   if (!(hi > lo)) pts = new Float64Array(0);
-  if (noise.family === 'gaussian' && pts.length > 0) {
-    const kept = [pts[0]];
-    for (let i = 1; i < pts.length; i++) if (pts[i] - kept[kept.length - 1] >= 4 * s || i === pts.length - 1) kept.push(pts[i]);
-    pts = Float64Array.from(kept);
-  }
-  const w0 = noise.family === 'gaussian' ? s / Math.sqrt(sharp) : s / (2 * sharp);
+  pts = kernel.panelEnds(pts, s);
+  const w0 = kernel.firstPanel(s, sharp);
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
   for (let i = 0; i + 1 < pts.length; i++) {
@@ -343,7 +233,7 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     nodes += ys.length;
     const pa: number[] = [], pb: number[] = [];
     for (let i = 0; i < n; i++) { pa.push(pending[2 * i]); pb.push(pending[2 * i + 1]); }
-    const cert = certified && n > 0 ? panelCertificates(f as Integrand & { powers: readonly number[] }, noise, pa, pb, plain) : null;
+    const cert = certified && n > 0 ? kernel.panelErrors(f as PowerIntegrand, s, pa, pb, plain) : null;
     // Merge the new panels into the sorted finished list.
     const nA: number[] = [], nB: number[] = [], nM: number[] = [], nK: number[] = [], nL: number[] = [], nD: number[] = [];
     let j = 0;

@@ -1,0 +1,73 @@
+import type { BoundedLogDensity, Mixture } from './mixture.js';
+
+/**
+ * A non-negative integrand built from mixture densities and homogeneous of degree 1 in them
+ * (so beyond the outer atoms of a Laplace mixture it is ∝ e^{∓y/b}, and the tails are exact).
+ */
+export interface Integrand {
+  mixtures: Mixture[];
+  /**
+   * The integrand is Π_k m_k^{powers[k]} (Σ powers = 1): the form the Bernstein-ellipse
+   * certificate needs. Absent, panels fall back to the |K21 − G10| estimate.
+   */
+  powers?: readonly number[];
+  /** log of the integrand at node i, from each mixture's log density there. */
+  combine(ld: Float64Array[], i: number): number;
+  /** Multiplier of |log density| in the rounding error of the combined log. */
+  sensitivity: number;
+  /**
+   * Gaussian tails: `shifted` = Rényi α > 1 (the mass sits near αx + (1−α)x′, bounded via
+   * p ≤ φ(y−x₀), q ≥ v₀φ(y−x′₀)); `mass` = integrand ≤ e^{logC}·(a mixture's density), bounded
+   * by Mills' ratio from the outer atoms.
+   */
+  tail: { mode: 'shifted'; muL: number; muR: number; shiftL: number; shiftR: number } | { mode: 'mass'; logC: number };
+}
+
+export type PowerIntegrand = Integrand & { powers: readonly number[] };
+
+/** What the quadrature asks of a family to set up its domain. */
+export interface DomainInput {
+  /** Outermost atoms of all mixtures. */
+  z0: number;
+  zN: number;
+  /** Integration interval (±∞ for the whole line). */
+  LO: number;
+  HI: number;
+  scale: number;
+  /** Nats by which to push Gaussian cut-offs further out (retry when the tail bound matters). */
+  extraNats: number;
+  /** The log integrand at z0 and zN, with its rounding bound. */
+  atEnds(): { h: Float64Array; err: Float64Array };
+}
+
+/** The integration domain [lo, hi], extra breakpoints, and the log of the tail terms. */
+export interface Domain {
+  lo: number;
+  hi: number;
+  breaks: number[];
+  /** Exact tail integral (added to the value), tail bound (added to the error), and its rounding. */
+  tails: { logValue: number; logBound: number; logRound: number };
+}
+
+/**
+ * Everything the exact accountant needs of one additive noise family: its density, a fast
+ * mixture evaluator with rounding bounds, panel certificates, the tail model and the initial
+ * panel layout. One implementation per family (mechanisms/laplace, mechanisms/gaussian), listed
+ * in `kernels.ts`.
+ */
+export interface NoiseKernel {
+  /** log f(z) of the noise density at scale s. */
+  logDensity(z: number, s: number): number;
+  /** |d log f(y − x)/dy| at distance `far` from the farthest atom (plain oracle's node-rounding charge). */
+  plainLip(far: number, s: number): number;
+  /** log p(y) of a mixture at sorted points, fast, with rigorous rounding bounds. */
+  mixtureLogDensity(m: Mixture, s: number, ys: Float64Array): BoundedLogDensity;
+  /** log of a rigorous bound on |∫_panel f − K21| for every panel [a_i, b_i] (docs/math.md §8). */
+  panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], plain: boolean): Float64Array;
+  /** Integration domain and tails (exact for Laplace, bounded for Gaussian). */
+  domain(f: Integrand, d: DomainInput): Domain;
+  /** The breakpoints kept as panel ends (Gaussian: thinned, having no kinks). */
+  panelEnds(pts: Float64Array<ArrayBuffer>, s: number): Float64Array<ArrayBuffer>;
+  /** Width of the first panel at a breakpoint, for an integrand of sharpness `sharp` (≈ α). */
+  firstPanel(s: number, sharp: number): number;
+}
