@@ -49,3 +49,7 @@ export type { SecretQuery, TableHistograms, Histogram } from './sources/histogra
 export { parseDelimited, textHistograms, distinctValues, numericColumns, secretText, canonical, type TextTable } from './sources/csvText.js';
 export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
 export { uciQuirks } from './sources/uciFormats.js';
+export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './calibrate/guarantee.js';
+export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from './calibrate/driver.js';
+export { bracketAbove, bracketBelow } from './numerics/bracket.js';
+export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';

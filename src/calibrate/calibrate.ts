@@ -1,6 +1,7 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { InputError, NumericalError } from '../errors.js';
-import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { InputError } from '../errors.js';
+import type { Evaluation } from '../numerics/smallestScale.js';
+import { bestOf, solveUnits } from './driver.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { pairCouplings, type Scenario } from './scenario.js';
 import { wInf } from '../coupling/wasserstein.js';
@@ -83,7 +84,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
     const skipExact = atoms > EXACT_ATOMS_IN_BEST;
     const methods = applicableMethods(settings).filter((m) => !(skipExact && m === 'exact'));
     const results = methods.map((method) => calibrate(scenario, { ...settings, method }));
-    const win = results.reduce((a, b) => (b.scale < a.scale ? b : a));
+    const win = bestOf(results);
     const note = skipExact && applicableMethods(settings).includes('exact')
       ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
       : '';
@@ -100,26 +101,19 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   }
   const rule = calibrationRule({ ...settings, method: settings.method });
   const ordered = scenario.ordered ?? false;
-  const solved = pairCouplings(scenario).map((pc): { problem: ScaleProblem | null; result: PairScale } => {
-    const base = { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
-    const pr = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : rule.problem(pc, ordered);
-    if ('zero' in pr) return { problem: null, result: { ...base, scale: 0, zeroReason: pr.zero } };
-    return { problem: pr, result: { ...base, scale: smallestFeasibleScale(pr).scale } };
-  });
-  let top = solved[0];
-  for (const s of solved) if (s.result.scale > top.result.scale) top = s;
-  const scale = top.result.scale;
-  for (const s of solved) {
-    if (s.problem && !isFeasible(s.problem.evaluate(scale))) {
-      throw new NumericalError(`re-check failed for prior '${s.result.prior}', pair ${s.result.pair.join(' vs ')} at scale ${scale}`);
-    }
-  }
+  const units = pairCouplings(scenario).map((pc) => ({
+    label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
+    problem: wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : rule.problem(pc, ordered),
+  }));
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
+  const scale = sol.scale;
+  const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
   const def = mechanismDef(settings.mechanism);
   const parameter = def.parameter;
-  const binding = scale > 0 ? { prior: top.result.prior, pair: top.result.pair } : null;
+  const binding = scale > 0 ? sol.top.label : null;
   const explanation = binding
-    ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${solved.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${top.problem?.note ? ` ${top.problem.note}` : ''}`
-    : zeroExplanation(solved.map((s) => s.result));
+    ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
+    : zeroExplanation(pairs);
   const exp = def.describe(noiseOptions(settings));
   return {
     mechanism: settings.mechanism,
@@ -132,8 +126,8 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
     rule: rule.rule,
     binding,
     explanation,
-    check: top.problem && scale > 0 ? top.problem.evaluate(scale) : null,
-    pairs: solved.map((s) => s.result),
+    check: sol.check,
+    pairs,
     ...exp,
   };
 }

@@ -77,7 +77,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     }
   }));
   if (o.json) {
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, guarantee: 'mi', alpha: null })) }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, alpha: null })) }, null, 2) + '\n');
     return;
   }
   process.stdout.write(`${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results)}\n`);

@@ -1,5 +1,6 @@
 import type { AuditRow } from '../audit/audit.js';
 import type { CalibrationResult } from '../calibrate/calibrate.js';
+import type { MiCalibrationResult } from '../mi/calibrateMI.js';
 
 /** α for JSON: a number, or "inf" (JSON has no Infinity). */
 export const jsonAlpha = (a: number): number | 'inf' => (a === Infinity ? 'inf' : a);
@@ -51,7 +52,7 @@ function table(head: string[], rows: string[][], right: number[]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const alphaText = (a: number) => (a === Infinity ? '∞' : Number.isNaN(a) ? '—' : String(a));
+const alphaText = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** The audit rows as a table. */
 export function auditTable(rows: AuditRow[]): string {
@@ -62,17 +63,18 @@ export function auditTable(rows: AuditRow[]): string {
 }
 
 /** Aligned plain-text table: one row per result. */
-export function resultsTable(results: CalibrationResult[]): string {
-  const head = ['method', 'rule', 'α', 'ε', 'param', 'scale', 'variance', 'binding (prior: pair)'];
+export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[]): string {
+  const mi = results.some((r) => 'guarantee' in r);
+  const head = ['method', 'rule', ...(mi ? [] : ['α']), 'ε', 'param', 'scale', 'variance', mi ? 'binding (prior: secrets)' : 'binding (prior: pair)'];
   const rows = results.map((r) => [
     r.winner ? `best→${r.winner}` : r.method,
     r.rule,
-    alphaText(r.alpha),
+    ...('alpha' in r ? [alphaText(r.alpha)] : []),
     String(r.epsilon),
     r.parameter,
     numUp(r.scale),
     numUp(r.variance),
-    r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : '— (no noise needed)',
+    !r.binding ? '— (no noise needed)' : 'pair' in r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,
   ]);
-  return table(head, rows, [2, 3, 5, 6]);
+  return table(head, rows, mi ? [2, 4, 5] : [2, 3, 5, 6]);
 }

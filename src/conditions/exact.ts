@@ -1,6 +1,7 @@
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactLaplaceDInf, exactRenyi, type ExactOptions } from '../divergence/exactRenyi.js';
 import type { Noise, NoiseFamily } from '../divergence/mixture.js';
+import { bracketBelow } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 
 /**
@@ -69,7 +70,5 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
       note: `The exact accountant could not certify a scale below the tightest sufficient condition (${why}), so that condition's own scale stands.`,
     };
   }
-  let lower = i.certifiedScale / 2;
-  for (let k = 0; k < 60 && isFeasible(evaluate(lower)); k++) lower /= 2;
-  return { evaluate, lower, upper: i.certifiedScale, rtol: 1e-10 };
+  return { evaluate, ...bracketBelow(evaluate, i.certifiedScale), rtol: 1e-10 };
 }

@@ -1,8 +1,10 @@
-import type { CalibrationResult, Mechanism } from '../calibrate/calibrate.js';
-import { isNotApplicable, type Accountant, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
+import type { Mechanism } from '../calibrate/calibrate.js';
+import { bestOf, solveUnits, type Unit } from '../calibrate/driver.js';
+import { bracketBelow } from '../numerics/bracket.js';
+import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { secretProbabilities, type Prior, type Scenario } from '../calibrate/scenario.js';
-import { InputError, NumericalError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { discreteMutualInformation, exactMutualInformation } from './mutualInformation.js';
@@ -47,13 +49,40 @@ const exactEvaluation = (prior: Prior, noise: Accountant, s: number, epsilon: nu
   return { value: r.value, error: r.error, target: epsilon, sense: 'le' };
 };
 
+export type MiSingleMethod = Exclude<MiMethod, 'best'>;
+
+/** A calibration for I(Y; S) ≤ ε: typed apart from Rényi results (no α, units are priors, not pairs). */
+export interface MiCalibrationResult {
+  guarantee: 'mi';
+  mechanism: Mechanism;
+  method: MiMethod;
+  /** With method `best`: the method that won, and every candidate's scale. */
+  winner?: MiSingleMethod;
+  candidates?: { method: MiSingleMethod; scale: number }[];
+  /** Budget in nats. */
+  epsilon: number;
+  parameter: MechanismDef['parameter'];
+  scale: number;
+  variance: number;
+  rule: string;
+  /** The prior that needs the most noise and the secrets protected under it (null when none needs noise). */
+  binding: { prior: string; secrets: string[] } | null;
+  explanation: string;
+  check: Evaluation | null;
+  /** Each prior's own scale; `zeroReason` when it needs no noise. */
+  priors: { prior: string; scale: number; zeroReason?: string }[];
+}
+
+const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε for the data itself (data processing)`;
+
 /**
  * Calibrates for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): the smallest scale with
  * I(Y; S) ≤ ε nats under every prior (each public value is its own prior, so this bounds
  * max_c I(Y; S | W = c) ≥ I(Y; S | W)). `mi-exact` searches the exact MI (non-increasing in the
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
+ * Priors are the units of the one calibration driver (`solveUnits`).
  */
-export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResult {
+export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationResult {
   const def = mechanismDef(st.mechanism);
   const miBound = def.mi;
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
@@ -62,47 +91,48 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): CalibrationResu
   if (!(MI_METHODS as readonly string[]).includes(st.method)) throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
   if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
   if (st.method === 'best') {
-    const rs = (['mi-variance', 'mi-exact'] as const).map((method) => calibrateMI(scenario, { ...st, method }));
-    const win = rs.reduce((a, b) => (b.scale < a.scale ? b : a));
-    return { ...win, method: 'best' as never, winner: win.method as never, candidates: rs.map((r) => ({ method: r.method as never, scale: r.scale })), explanation: `best of mi-variance, mi-exact: ${win.method} wins. ${win.explanation}` };
+    const rs = (['mi-variance', 'mi-exact'] as const).map((method) => ({ method, r: calibrateMI(scenario, { ...st, method }) }));
+    const win = bestOf(rs.map(({ method, r }) => ({ method, scale: r.scale, r })));
+    return {
+      ...win.r,
+      method: 'best',
+      winner: win.method,
+      candidates: rs.map(({ method, r }) => ({ method, scale: r.scale })),
+      explanation: `best of mi-variance, mi-exact: ${win.method} wins. ${win.r.explanation}`,
+    };
   }
-  const per = scenario.priors.map((prior) => {
+  const units: Unit<Prior>[] = scenario.priors.map((prior) => {
     const bound = varianceProblem(prior, miBound, st.epsilon);
-    if (!bound) return { prior, scale: 0, problem: null as ScaleProblem | null, why: 'X is constant under this prior' };
+    if (!bound) return { label: prior, problem: { zero: 'X is constant under this prior' } };
     const data = discreteMutualInformation(prior);
+    const dataOk = data.value + data.error <= st.epsilon;
     // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
-    if (!(bound.lower > 0) && data.value + data.error <= st.epsilon) {
-      return { prior, scale: 0, problem: null, why: `I(X;S) = ${data.value.toPrecision(6)} nats ≤ ε for the data itself (data processing)` };
-    }
+    if (!(bound.lower > 0) && dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
+    if (st.method === 'mi-variance') return { label: prior, problem: bound };
+    if (dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     const vs = smallestFeasibleScale(bound).scale;
-    if (st.method === 'mi-variance') return { prior, scale: vs, problem: bound, why: '' };
-    if (data.value + data.error <= st.epsilon) return { prior, scale: 0, problem: null, why: `I(X;S) = ${data.value.toPrecision(6)} nats ≤ ε for the data itself (data processing)` };
     const ev = (s: number) => exactEvaluation(prior, noise, s, st.epsilon);
-    if (!isFeasible(ev(vs))) return { prior, scale: vs, problem: bound, why: '' }; // keep the bound's certificate
-    let lower = vs / 2;
-    for (let k = 0; k < 60 && isFeasible(ev(lower)); k++) lower /= 2;
-    const problem: ScaleProblem = { evaluate: ev, lower, upper: vs, rtol: 1e-10 };
-    return { prior, scale: smallestFeasibleScale(problem).scale, problem, why: '' };
+    if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
+    return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
   });
-  const top = per.reduce((a, b) => (b.scale > a.scale ? b : a));
-  for (const p of per) if (p.problem && top.scale > 0 && !isFeasible(p.problem.evaluate(top.scale))) throw new NumericalError(`MI re-check failed for prior '${p.prior.name}'`);
-  const parameter = def.parameter;
+  const sol = solveUnits(units, (p) => `prior '${p.name}'`);
   const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule;
   const secrets = Object.keys(scenario.priors[0].conditionals);
+  const top = sol.top.label;
   return {
+    guarantee: 'mi',
     mechanism: st.mechanism,
-    method: st.method as never,
-    alpha: NaN,
+    method: st.method,
     epsilon: st.epsilon,
-    parameter,
-    scale: top.scale,
-    variance: top.scale === 0 ? 0 : def.variance(top.scale, noiseOptions({})),
+    parameter: def.parameter,
+    scale: sol.scale,
+    variance: sol.scale === 0 ? 0 : def.variance(sol.scale, noiseOptions({})),
     rule,
-    binding: top.scale > 0 ? { prior: top.prior.name, pair: secrets as [string, string] } : null,
-    explanation: top.scale > 0
-      ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${per.length} prior(s); bound by prior '${top.prior.name}'.`
-      : `No noise needed: ${per.map((p) => `${p.why} (prior '${p.prior.name}')`).slice(0, 3).join('; ')}${per.length > 3 ? `; and likewise for ${per.length - 3} more priors` : ''}.`,
-    check: top.problem && top.scale > 0 ? top.problem.evaluate(top.scale) : null,
-    pairs: per.map((p) => ({ prior: p.prior.name, pair: secrets as [string, string], scale: p.scale, ...(p.why ? { zeroReason: p.why } : {}) })),
+    binding: sol.scale > 0 ? { prior: top.name, secrets } : null,
+    explanation: sol.scale > 0
+      ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${units.length} prior(s); bound by prior '${top.name}'.`
+      : `No noise needed: ${sol.units.map((u) => `${u.zeroReason} (prior '${u.label.name}')`).slice(0, 3).join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`,
+    check: sol.check,
+    priors: sol.units.map((u) => ({ prior: u.label.name, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) })),
   };
 }

@@ -1,4 +1,3 @@
-import { maxOf } from '../numerics/float.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
@@ -6,9 +5,11 @@ import { exactLaplaceDInfTruncated, exactRenyi, logMassIn } from '../divergence/
 import type { Noise } from '../divergence/mixture.js';
 import { mechanismNoise } from '../divergence/mechanismNoise.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { InputError, NumericalError } from '../errors.js';
-import { brentBracket } from '../numerics/brent.js';
-import { isFeasible, slack, type Evaluation } from '../numerics/smallestScale.js';
+import { InputError } from '../errors.js';
+import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
+import type { Evaluation } from '../numerics/smallestScale.js';
+import { solveUnits } from '../calibrate/driver.js';
+import { wInf } from '../coupling/wasserstein.js';
 
 /** Below this probability of landing in the interval, a truncated release is refused. */
 export const NEGLIGIBLE_MASS = 1e-9;
@@ -62,41 +63,27 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   if (!(settings.epsilon > 0)) throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
   const ordered = scenario.ordered ?? false;
   const laplaceShaped = mechanismNoise(settings, 1).family === 'laplace';
-  let constantPairs = 0;
-  let best: { scale: number; prior: string; pair: [string, string]; check: Evaluation } | null = null;
-  const solved: { p: Discrete; q: Discrete; prior: string; pair: [string, string] }[] = [];
-  for (const pc of pairCouplings(scenario)) {
-    const pair: [string, string] = [pc.pair[0], pc.pair[1]];
-    if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) { constantPairs++; continue; }
-    solved.push({ p: pc.p, q: pc.q, prior: pc.prior, pair });
-    const ev = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
-    const g = (s: number) => -slack(ev(s));
-    const wInf = maxOf(pc.coupling.x.map((x, k) => Math.abs(x - pc.coupling.y[k])));
-    let up = Math.max(wInf / settings.epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
-    let k = 0;
-    while (g(up) > 0) {
-      if (++k > 60) throw new NumericalError(`truncated calibration: no scale meets ε for prior '${pc.prior}', pair ${pair.join(' vs ')}`);
-      up *= 2;
-    }
-    let down = up / 2;
-    for (k = 0; k < 80 && g(down) <= 0; k++) { up = down; down /= 2; }
-    const scale = g(down) <= 0 ? down : brentBracket(g, down, up, { rtol: 1e-10 }).feasible;
-    const check = ev(scale);
-    if (!isFeasible(check)) throw new NumericalError('truncated calibration: re-check failed');
-    if (!best || scale > best.scale) best = { scale, prior: pc.prior, pair, check };
-  }
-  if (!best) {
-    if (constantPairs === 0) throw new InputError('no secret pairs', 'pairs');
+  const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
+  const units = pairCouplings(scenario).map((pc) => {
+    const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
+    if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) return { label, problem: { zero: beyond } };
+    const evaluate = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
+    const start = Math.max(wInf(pc.coupling) / settings.epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
+    const up = bracketAbove(evaluate, start, `truncated calibration, prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
+    // Not known to be monotone: the bracket follows the last feasible scale (minimality is local).
+    return { label, problem: { evaluate, ...bracketBelow(evaluate, up, { halvings: 80, tighten: true }), rtol: 1e-10 } };
+  });
+  if (units.length === 0) throw new InputError('no secret pairs', 'pairs');
+  // Every pair must hold at the common (largest) scale: no monotonicity to lean on, so the driver re-checks.
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')} (truncated; calibrate pairs separately)`);
+  if (sol.scale === 0) {
     return {
       scale: 0, binding: null, check: { value: 0, error: 0, target: settings.epsilon, sense: 'le' }, minMass: 0,
       explanation: `[${lo}, ${hi}] lies beyond every atom of every secret pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law for every scale, D_α = 0, and no noise is needed for privacy (docs/math.md, "Truncated releases").`,
     };
   }
-  // Every pair must hold at the common (largest) scale: no monotonicity to lean on, so check.
-  for (const s of solved) {
-    const c = truncatedEvaluation(s.p, s.q, mechanismNoise(settings, best.scale), settings.alpha, settings.epsilon, ordered, interval);
-    if (!isFeasible(c)) throw new NumericalError(`truncated calibration: prior '${s.prior}', pair ${s.pair.join(' vs ')} fails at the common scale ${best.scale}; calibrate pairs separately`);
-  }
+  const best = { scale: sol.scale, prior: sol.top.label.prior, pair: sol.top.label.pair, check: sol.check! };
+  const solved = sol.units.filter((u) => u.problem).map((u) => u.label);
   let logMin = 0;
   for (const s of solved) for (const d of [s.p, s.q]) logMin = Math.min(logMin, logMassIn(d, mechanismNoise(settings, best.scale), interval).value);
   const minMass = Math.exp(logMin);

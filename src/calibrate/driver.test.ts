@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { fromCounts } from '../distribution/discrete.js';
+import { NumericalError } from '../errors.js';
+import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
+import { smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { builtinScenario } from '../scenarios/builtin.js';
+import { calibrate } from './calibrate.js';
+import { bestOf, solveUnits } from './driver.js';
+import { calibrateFor } from './guarantee.js';
+import type { Scenario } from './scenario.js';
+
+/** value = c/s ≤ 1: feasible from s = c on. */
+const inverse = (c: number): ScaleProblem => ({
+  evaluate: (s): Evaluation => ({ value: c / s, error: 0, target: 1, sense: 'le' }),
+  lower: c / 2,
+  upper: 2 * c,
+});
+
+describe('calibration driver', () => {
+  it('takes the largest unit, says which, and keeps "no noise" as a reason', () => {
+    const sol = solveUnits([{ label: 'a', problem: inverse(1) }, { label: 'b', problem: inverse(3) }, { label: 'c', problem: { zero: 'identical' } }], String);
+    expect(sol.top.label).toBe('b');
+    expect(sol.scale).toBeGreaterThanOrEqual(3);
+    expect(sol.scale).toBeLessThan(3 * (1 + 1e-12));
+    expect(sol.units.map((u) => u.zeroReason)).toEqual([undefined, undefined, 'identical']);
+    expect(sol.check?.value).toBeLessThanOrEqual(1);
+    const none = solveUnits([{ label: 'x', problem: { zero: 'data already meets ε' } }], String);
+    expect(none).toMatchObject({ scale: 0, check: null });
+  });
+
+  it('re-checks every unit at the common scale: a unit that fails there is an error, not a silent leak', () => {
+    // Feasible only on [1, 2]: certified alone at 1, but it fails at the other unit's scale 3.
+    const window: ScaleProblem = { evaluate: (s) => ({ value: s >= 1 && s <= 2 ? 0 : 2, error: 0, target: 1, sense: 'le' }), lower: 0.5, upper: 1.5 };
+    expect(() => solveUnits([{ label: 'window', problem: window }, { label: 'wide', problem: inverse(3) }], (l) => `unit ${l}`)).toThrow(NumericalError);
+    expect(() => solveUnits([{ label: 'window', problem: window }, { label: 'wide', problem: inverse(3) }], (l) => `unit ${l}`)).toThrow(/re-check failed for unit window/);
+  });
+
+  it('brackets: halving from a feasible scale, optionally following the last feasible one', () => {
+    const ev = inverse(5).evaluate;
+    expect(bracketBelow(ev, 64)).toEqual({ lower: 4, upper: 64 });
+    expect(bracketBelow(ev, 64, { tighten: true })).toEqual({ lower: 4, upper: 8 });
+    expect(bracketAbove(ev, 1, 'test')).toBe(8);
+    expect(() => bracketAbove(() => ({ value: 2, error: 0, target: 1, sense: 'le' }), 1, 'never')).toThrow(/never: no scale meets ε/);
+    const { lower, upper } = bracketBelow(ev, 64, { tighten: true });
+    expect(smallestFeasibleScale({ evaluate: ev, lower, upper }).scale).toBeCloseTo(5, 12);
+  });
+
+  it('best is the first smallest', () => {
+    expect(bestOf([{ m: 'a', scale: 2 }, { m: 'b', scale: 1 }, { m: 'c', scale: 1 }]).m).toBe('b');
+  });
+});
+
+describe('guarantees as data', () => {
+  const heart = builtinScenario('heart');
+  const tiny: Scenario = { name: 't', priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1], [3, 1]), b: fromCounts([0, 1], [1, 3]) } }] };
+  it('Rényi through the one entry equals calibrate', () => {
+    const r = calibrateFor(heart, { kind: 'renyi', alpha: 2, epsilon: 1 }, { mechanism: 'laplace', method: 'theorem' });
+    expect(r).toEqual(calibrate(heart, { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }));
+  });
+  it('MI results are typed apart: no α, priors (not pairs) as units, binding names the secrets', () => {
+    const r = calibrateFor(heart, { kind: 'mi', epsilon: 0.001 }, { mechanism: 'gaussian', method: 'mi-variance' });
+    expect(r.guarantee).toBe('mi');
+    expect('alpha' in r).toBe(false);
+    expect('pairs' in r).toBe(false);
+    expect(r.priors.map((p) => p.prior)).toEqual(heart.priors.map((p) => p.name));
+    expect(r.binding?.secrets).toEqual(Object.keys(heart.priors[0].conditionals));
+  });
+  it('truncated Rényi through the one entry; a method a guarantee does not have is refused by name', () => {
+    const t = calibrateFor(tiny, { kind: 'truncated-renyi', alpha: 2, epsilon: 1, interval: [-1, 2] }, { mechanism: 'laplace' });
+    expect(t.scale).toBeGreaterThan(0);
+    expect(t.binding).toEqual({ prior: 'p', pair: ['a', 'b'] });
+    expect(() => calibrateFor(tiny, { kind: 'mi', epsilon: 0.1 }, { mechanism: 'laplace', method: 'theorem' })).toThrow(/method: unknown method 'theorem' for this guarantee \(one of mi-exact, mi-variance, best\)/);
+  });
+});

@@ -1,0 +1,54 @@
+import { NumericalError } from '../errors.js';
+import type { NoNoise } from '../mechanisms/mechanism.js';
+import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+
+/**
+ * The one calibration driver. A guarantee must hold for every unit of the prior class — each
+ * (prior, secret pair) for Rényi Pufferfish, each prior for mutual information — so the scale is
+ * the largest unit's certified scale, and every unit's condition is re-checked there (a unit's
+ * condition need not be monotone across units' scales in floating point; the re-check makes the
+ * maximum safe, not assumed).
+ */
+export interface Unit<L> {
+  label: L;
+  problem: ScaleProblem | NoNoise;
+}
+
+export interface SolvedUnit<L> {
+  label: L;
+  scale: number;
+  /** Why this unit needs no noise, when scale = 0 (the one representation of "no noise"). */
+  zeroReason?: string;
+  problem: ScaleProblem | null;
+}
+
+export interface Solution<L> {
+  units: SolvedUnit<L>[];
+  /** The unit needing the most noise (the first such). */
+  top: SolvedUnit<L>;
+  scale: number;
+  /** The binding unit's condition at `scale`; null when no unit needs noise. */
+  check: Evaluation | null;
+}
+
+/** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
+export function solveUnits<L>(units: Unit<L>[], name: (l: L) => string, solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale): Solution<L> {
+  if (units.length === 0) throw new NumericalError('nothing to calibrate: no (prior, pair) units');
+  const solved = units.map((u): SolvedUnit<L> => ('zero' in u.problem
+    ? { label: u.label, scale: 0, zeroReason: u.problem.zero, problem: null }
+    : { label: u.label, scale: solve(u.problem), problem: u.problem }));
+  let top = solved[0];
+  for (const s of solved) if (s.scale > top.scale) top = s;
+  const scale = top.scale;
+  if (scale > 0) {
+    for (const s of solved) {
+      if (s.problem && !isFeasible(s.problem.evaluate(scale))) throw new NumericalError(`re-check failed for ${name(s.label)} at scale ${scale}`);
+    }
+  }
+  return { units: solved, top, scale, check: top.problem && scale > 0 ? top.problem.evaluate(scale) : null };
+}
+
+/** `best`: the first result with the smallest scale (each candidate is certified on its own). */
+export function bestOf<R extends { scale: number }>(results: R[]): R {
+  return results.reduce((a, b) => (b.scale < a.scale ? b : a));
+}

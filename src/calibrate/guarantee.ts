@@ -1,0 +1,58 @@
+import type { Cost, Eta } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { METHODS, type Method } from '../mechanisms/mechanism.js';
+import type { Mechanism } from '../mechanisms/registry.js';
+import { calibrateMI, MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
+import { calibrateTruncated, type TruncatedCalibration } from '../release/truncated.js';
+import { calibrate, type CalibrationResult } from './calibrate.js';
+import type { Scenario } from './scenario.js';
+
+/** What a release promises, as data: each kind has its own calibration and its own typed result. */
+export type Guarantee =
+  /** (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish). */
+  | { kind: 'renyi'; alpha: number; epsilon: number }
+  /** The same for outputs redrawn until they land in `interval` (docs/math.md §5). */
+  | { kind: 'truncated-renyi'; alpha: number; epsilon: number; interval: [number, number] }
+  /** I(Y; S) ≤ ε nats under every prior (docs/math.md §7). */
+  | { kind: 'mi'; epsilon: number };
+
+/** The noise to calibrate: family, method (per guarantee) and the exponential mechanism's options. */
+export interface NoiseChoice {
+  mechanism: Mechanism;
+  method?: Method | MiMethod;
+  cost?: Cost;
+  eta?: Eta;
+}
+
+export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' } ? CalibrationResult
+  : G extends { kind: 'truncated-renyi' } ? TruncatedCalibration
+  : G extends { kind: 'mi' } ? MiCalibrationResult : never;
+
+const methodFor = <M extends string>(m: string | undefined, allowed: readonly string[], fallback: M): M => {
+  if (m === undefined) return fallback;
+  if (!allowed.includes(m)) throw new InputError(`unknown method '${m}' for this guarantee (one of ${allowed.join(', ')})`, 'method');
+  return m as M;
+};
+
+/**
+ * Calibrates `noise` for any guarantee: the one entry the CLI, the web worker and the library
+ * share. A new guarantee is a new member of `Guarantee` and a case here (the `never` default
+ * makes the compiler ask for it).
+ * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
+ */
+export function calibrateFor<G extends Guarantee>(scenario: Scenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
+export function calibrateFor(scenario: Scenario, g: Guarantee, noise: NoiseChoice): CalibrationResult | TruncatedCalibration | MiCalibrationResult {
+  const { mechanism, cost, eta } = noise;
+  switch (g.kind) {
+    case 'renyi':
+      return calibrate(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: methodFor(noise.method, METHODS, 'best') });
+    case 'truncated-renyi':
+      return calibrateTruncated(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: 'exact' }, g.interval);
+    case 'mi':
+      return calibrateMI(scenario, { mechanism, epsilon: g.epsilon, method: methodFor(noise.method, MI_METHODS, 'best') });
+    default: {
+      const unknown: never = g;
+      throw new InputError(`unknown guarantee ${JSON.stringify(unknown)}`, 'guarantee');
+    }
+  }
+}
