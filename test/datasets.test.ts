@@ -18,10 +18,10 @@ beforeAll(async () => {
   const zip = zipSync({ 'student-mat.csv': readFileSync(join(UCI_DIR, 'student/student-mat.csv')), 'student-por.csv': readFileSync(join(UCI_DIR, 'student/student-por.csv')), 'student.txt': readFileSync(join(UCI_DIR, 'student/student.txt')) });
   server = createServer((req, res) => {
     const url = req.url ?? '';
-    if (url === '/00320/student.zip') return res.end(zip);
+    if (url === '/00320/student.zip') { res.end(zip); return; }
     const bad = url.startsWith('/bad/');
     const file = join(UCI_DIR, url.replace(/^\/bad/, ''));
-    if (!existsSync(file)) { res.statusCode = 404; return res.end(); }
+    if (!existsSync(file)) { res.statusCode = 404; res.end(); return; }
     const bytes = readFileSync(file);
     if (bad) bytes[100] ^= 1;
     res.end(bytes);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,19 @@ describe('library hygiene', () => {
     for (const [name, range] of Object.entries(pkg.dependencies)) expect(range, name).toMatch(/^\^/);
     expect(pkg.files).toContain('docs/math.md');
     expect(pkg.keywords.length).toBeGreaterThan(0);
+  });
+
+  it('importing the core entry loads no DuckDB, pg, Vega, resvg or Node built-in at run time (resolve hook)', () => {
+    // A module hook records every module the import resolves; the static walk below could miss a computed import.
+    const hook = `export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('LOADED ' + r.url + '\\n'); return r; }`;
+    const reg = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
+    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reg)}`, '--input-type=module', '-e', "await import('./dist/index.js')"], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
+    expect(loaded.some((u) => u.endsWith('/dist/index.js'))).toBe(true);
+    expect(loaded.length).toBeGreaterThan(30);
+    const outside = loaded.filter((u) => !u.includes('/dist/') && !u.includes('/node_modules/valibot/'));
+    expect(outside).toEqual([]);
   });
 
   it('the core entry is browser-safe: its import graph reaches no Node built-in, native or heavy dependency', () => {

@@ -105,7 +105,8 @@ worker.onmessage = (e: MessageEvent) => {
   if (m.type === 'error') {
     $('run').removeAttribute('aria-busy');
     $('table').querySelector('tbody')!.replaceChildren();
-    return message(m.message);
+    message(m.message);
+    return;
   }
   if (m.type === 'loaded') {
     $<HTMLFieldSetElement>('table-fields').disabled = false;

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { asFlagError } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -33,7 +34,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   try {
     rows = audit(scenario, { mechanism, scale, alphas, epsilon: epsilons[0], delta, cost, eta: d.eta });
   } catch (e) {
-    throw e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, `--${e.path}`) : e;
+    throw asFlagError(e);
   }
   const canMI = mechanism !== 'exponential' || (cost ?? costs.abs) === costs.abs;
   const mi = canMI ? await auditMI(scenario, { mechanism, scale, cost, eta: d.eta }) : [];

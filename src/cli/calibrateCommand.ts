@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { asFlagError, flagOf } from './flags.js';
 import { calibrate, MECHANISMS, METHODS, type CalibrationResult } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -45,7 +46,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       // Name where the bad setting came from: the flag if given, else the spec field.
       if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism'].includes(e.path)) {
         const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
-        throw new InputError(e.reason, fromFlag ? `--${e.path}` : o.spec ? `spec.${e.path}` : e.path);
+        throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
       }
       throw e;
     }
@@ -73,7 +74,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     try {
       return calibrateMI(scenario, { mechanism, method, epsilon });
     } catch (e) {
-      throw e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, `--${e.path}`) : e;
+      throw asFlagError(e);
     }
   }));
   if (o.json) {

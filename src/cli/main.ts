@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT } from './exitCode.js';
 import { InputError } from '../errors.js';
+import { FIELD_FLAGS } from './flags.js';
 import { auditCommand } from './auditCommand.js';
 import { calibrateCommand } from './calibrateCommand.js';
 import { datasetsCommand } from './datasetsCommand.js';
@@ -39,7 +40,8 @@ export async function main(argv: string[]): Promise<number> {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? EXIT.ok : EXIT.badInput;
     }
     if (e instanceof InputError) {
-      process.stderr.write(`error: ${escapeControls(e.message)}\n`);
+      const named = e.path && FIELD_FLAGS[e.path] ? new InputError(e.reason, FIELD_FLAGS[e.path]) : e;
+      process.stderr.write(`error: ${escapeControls(named.message)}\n`);
       return EXIT.badInput;
     }
     const err = e as Error;

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { asFlagError } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -40,7 +41,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     r = release(scenario, grid[0], value, { count, truncate, allowNoNoise: o.allowNoNoise });
   } catch (e) {
     if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise'].includes(e.path)) {
-      throw new InputError(e.reason, `--${e.path}`);
+      throw asFlagError(e);
     }
     throw e;
   }
@@ -68,8 +69,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   try {
     r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, allowNoNoise: o.allowNoNoise, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
   } catch (e) {
-    if (e instanceof InputError && e.path && !e.path.startsWith('-')) throw new InputError(e.reason, `--${e.path}`);
-    throw e;
+    throw asFlagError(e);
   }
   const info = { out: o.out, rows: r.rows, missing: r.missing, columns: [o.query, ...r.kept], mechanism: r.mechanism, method: r.method, parameter: r.parameter, scale: r.scale, truncate: truncate ?? null, guarantee: r.guarantee };
   if (o.json) process.stdout.write(JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n');

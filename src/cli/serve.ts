@@ -22,7 +22,8 @@ export function serveApp(port: number): Promise<{ server: Server; url: string }>
     const file = normalize(join(root, path === '/' ? 'index.html' : path));
     if (!file.startsWith(root.endsWith(sep) ? root : root + sep) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' });
-      return res.end('not found');
+      res.end('not found');
+      return;
     }
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'" });
     createReadStream(file).pipe(res);

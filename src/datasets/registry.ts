@@ -115,7 +115,7 @@ export async function fetchDataset(name: string, opts: { dir?: string; from?: st
   if (opts.from) {
     for (const f of d.files) {
       const src = join(opts.from, f.path);
-      if (!existsSync(src)) throw new InputError(`${src} does not exist`, '--data-dir');
+      if (!existsSync(src)) throw new InputError(`${src} does not exist`, 'dataDir');
       if (src !== join(dir, f.path)) place(dir, f, readFileSync(src), src);
     }
     return dir;

@@ -31,22 +31,22 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
  * temporary name beside `out` and renamed into place; `out` must not be the input.
  */
 export async function privatizeTable(source: TableSource, query: string, scenario: Scenario, settings: CalibrationSettings, out: string, opts: PrivatizeOptions = {}) {
-  if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', '--out');
+  if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
-  if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, '--out');
-  checkOutput(out, '--out', [{ path: source.location, flag: '--data' }]);
+  if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
+  checkOutput(out, 'out', [{ path: source.location, flag: '--data' }]);
   const keep = opts.keep ?? [];
   for (const k of keep) {
-    if (k === query) throw new InputError(`'${k}' is the privatized column; --keep names other, public columns`, '--keep');
-    if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, '--keep');
+    if (k === query) throw new InputError(`'${k}' is the privatized column; --keep names other, public columns`, 'keep');
+    if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
   }
-  if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', '--keep');
+  if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', 'keep');
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
     const rel = duckRelation(source, [query, ...keep]);
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${rel}`)).getRowObjects().map((r) => String(r.column_name));
-    for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, '--keep');
+    for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, 'keep');
     const kept = keep.map(ident).join(', ');
     await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, TRY_CAST(${ident(query)} AS DOUBLE) AS __x${keep.length ? `, ${kept}` : ''} FROM ${rel}`);
     const xs = (await con.runAndReadAll('SELECT __x AS x FROM src ORDER BY __rid')).getRowObjects().map((r) => (r.x === null ? null : Number(r.x)));
@@ -60,7 +60,7 @@ export async function privatizeTable(source: TableSource, query: string, scenari
       app.endRow();
     });
     app.closeSync();
-    await writeAtomically(out, '--out', (tmp) => con.run(
+    await writeAtomically(out, 'out', (tmp) => con.run(
       `COPY (SELECT noisy.v AS ${ident(query)}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
     ).then(() => undefined));
     return { ...r, rows: xs.length, kept: keep, values: undefined };

@@ -90,8 +90,8 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
     if (j < 0) throw new InputError(`unknown column '${c}' (columns: ${t.columns.join(', ')})`, flag);
     return j;
   };
-  const qi = need(q.query, '--query'), si = need(q.secretColumn, '--secret-column'), gi = q.given ? need(q.given, '--given') : -1;
-  if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, '--query');
+  const qi = need(q.query, 'query'), si = need(q.secretColumn, 'secretColumn'), gi = q.given ? need(q.given, 'given') : -1;
+  if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, 'query');
   const tally = new Tally();
   let dropped = 0;
   for (const r of t.rows) {
@@ -134,7 +134,7 @@ export class Tally {
   secrets(given: string[] | undefined, o: { column?: string }): string[] {
     const present = new Set([...this.groups.values()].flatMap((m) => [...m.keys()]));
     const secrets = given ?? [...present].sort();
-    const flag = o.column ? '--values' : '--secret';
+    const flag = o.column ? 'values' : 'secret';
     const seen = new Set<string>();
     for (const s of secrets) {
       if (seen.has(s)) throw new InputError(`secret '${s}' is given twice`, flag);
@@ -150,7 +150,7 @@ export class Tally {
       const why = same.length > 1 ? ` (${same.sort().map((t) => `'${t}'`).join(', ')} are distinct values with that number; name one)` : '';
       throw new InputError(`secret '${s}' has no rows${why}${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, flag);
     }
-    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? '--secret-column' : '--secret');
+    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? 'secretColumn' : 'secret');
     return secrets;
   }
 

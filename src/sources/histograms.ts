@@ -38,7 +38,7 @@ export interface TableHistograms {
  * String literals and quoted identifiers are skipped when scanning.
  */
 export function checkPredicate(name: string, text: string): void {
-  const bad = (why: string) => new InputError(`the predicate of '${name}' ${why}`, '--secret');
+  const bad = (why: string) => new InputError(`the predicate of '${name}' ${why}`, 'secret');
   let depth = 0, semicolon = false, comment = false, closesEarly = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -77,7 +77,7 @@ async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMat
     try {
       return await run(`DESCRIBE SELECT * FROM ${relation}`);
     } catch (e) {
-      throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, '--data');
+      throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, 'data');
     }
   };
   // Names first (types from the whole file), then the text columns that exist read as text.
@@ -104,14 +104,14 @@ async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMat
 const PG_NUMERIC = new Set([20, 21, 23, 700, 701, 1700]); // int8, int2, int4, float4, float8, numeric
 
 async function postgresEngine(s: TableSource): Promise<Engine> {
-  if (!s.table && !s.sql) throw new InputError('a PostgreSQL source needs --table T or --sql "SELECT …"', '--table');
+  if (!s.table && !s.sql) throw new InputError('a PostgreSQL source needs --table T or --sql "SELECT …"', 'table');
   const relation = s.table ? ident(s.table) : `(${s.sql}) AS src`;
   let client: pg.Client;
   try {
     client = new pg.Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
     await client.connect();
   } catch (e) {
-    throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, '--data');
+    throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, 'data');
   }
   // Everything this tool runs only reads: make the session refuse writes too.
   await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
@@ -124,7 +124,7 @@ async function postgresEngine(s: TableSource): Promise<Engine> {
         const r = await client.query(`SELECT * FROM ${relation} LIMIT 0`);
         return r.fields.map((f) => ({ name: f.name, type: `oid ${f.dataTypeID}`, numeric: PG_NUMERIC.has(f.dataTypeID) }));
       } catch (e) {
-        throw new InputError(`cannot read ${s.table ? `table '${s.table}'` : 'the --sql query'}: ${short((e as Error).message)}`, s.table ? '--table' : '--sql');
+        throw new InputError(`cannot read ${s.table ? `table '${s.table}'` : 'the --sql query'}: ${short((e as Error).message)}`, s.table ? 'table' : 'sql');
       }
     },
     async check(predicate) {
@@ -155,13 +155,13 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
       return c;
     };
-    const qc = need(q.query, '--query');
+    const qc = need(q.query, 'query');
     // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.
     const asText = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
-    if (!qc.numeric && !asText) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, '--query');
-    if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', '--secret-column');
-    if (q.secretColumn) need(q.secretColumn, '--secret-column');
-    if (q.given) need(q.given, '--given');
+    if (!qc.numeric && !asText) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, 'query');
+    if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
+    if (q.secretColumn) need(q.secretColumn, 'secretColumn');
+    if (q.given) need(q.given, 'given');
     const x = engine.tryCast(ident(q.query));
     const g = q.given ? `${ident(q.given)}` : 'NULL';
     let sql: string;
@@ -175,7 +175,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         try {
           await engine.check(pred);
         } catch (e) {
-          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}`, '--secret');
+          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}`, 'secret');
         }
       }
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
@@ -185,7 +185,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     try {
       rows = await engine.rows(sql);
     } catch (e) {
-      throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, '--data');
+      throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, 'data');
     }
     const tally = new Tally();
     let total = 0, dropped = 0, numeric = 0;
@@ -207,7 +207,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         });
       }
     }
-    if (numeric === 0 && total > 0 && asText) throw new InputError(`column '${q.query}' is not numeric (no value parses as a number)`, '--query');
+    if (numeric === 0 && total > 0 && asText) throw new InputError(`column '${q.query}' is not numeric (no value parses as a number)`, 'query');
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
     return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes };
   } finally {

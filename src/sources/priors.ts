@@ -72,13 +72,13 @@ export interface PriorClass {
 /** `bootstrap:N`, `dirichlet:N[:C]` or `empirical`. */
 export function parsePriorClass(text: string, seed = 0): PriorClass {
   const m = /^(empirical|bootstrap:(\d+)|dirichlet:(\d+)(?::([0-9.eE+-]+))?)$/.exec(text.trim());
-  if (!m) throw new InputError(`must be empirical, bootstrap:N or dirichlet:N[:CONCENTRATION], got '${text}'`, '--prior');
+  if (!m) throw new InputError(`must be empirical, bootstrap:N or dirichlet:N[:CONCENTRATION], got '${text}'`, 'prior');
   if (m[1] === 'empirical') return { kind: 'empirical' };
   const draws = Number(m[2] ?? m[3]);
-  if (!(draws >= 1 && draws <= 10000)) throw new InputError(`N must be from 1 to 10000, got ${draws}`, '--prior');
+  if (!(draws >= 1 && draws <= 10000)) throw new InputError(`N must be from 1 to 10000, got ${draws}`, 'prior');
   if (m[2]) return { kind: 'bootstrap', draws, seed };
   const concentration = m[4] === undefined ? 1 : Number(m[4]);
-  if (!(concentration > 0) || !Number.isFinite(concentration)) throw new InputError(`concentration must be > 0, got '${m[4]}'`, '--prior');
+  if (!(concentration > 0) || !Number.isFinite(concentration)) throw new InputError(`concentration must be > 0, got '${m[4]}'`, 'prior');
   return { kind: 'dirichlet', draws, concentration, seed };
 }
 
@@ -122,7 +122,7 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
   // Bound the work before doing it: every prior is calibrated for every pair.
   const total = h.groups.size * (1 + (cls.draws ?? 0));
   if (total > MAX_PRIORS) {
-    throw new InputError(`would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`, '--prior');
+    throw new InputError(`would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`, 'prior');
   }
   const u = seededUniform(cls.seed ?? 0);
   const priors: Prior[] = [];
@@ -148,6 +148,6 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
       });
     }
   }
-  if (priors.length === 0) throw new InputError('no public value has rows for every secret', '--given');
+  if (priors.length === 0) throw new InputError('no public value has rows for every secret', 'given');
   return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven };
 }

@@ -65,9 +65,9 @@ function literalPath(location: string): string {
   try {
     st = statSync(location);
   } catch {
-    throw new InputError(`file '${location}' does not exist`, '--data');
+    throw new InputError(`file '${location}' does not exist`, 'data');
   }
-  if (!st.isFile()) throw new InputError(`'${location}' is not a regular file (directories and globs are not read; name one file)`, '--data');
+  if (!st.isFile()) throw new InputError(`'${location}' is not a regular file (directories and globs are not read; name one file)`, 'data');
   if (!GLOB.test(location)) return location;
   if (!linkDir) {
     const dir = mkdtempSync(join(tmpdir(), 'pufferfish-'));

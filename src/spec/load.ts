@@ -1,14 +1,13 @@
 import { rejectDuplicateKeys } from './duplicateKeys.js';
-import type { z } from 'zod';
 import type { CalibrationSettings, Mechanism, Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { pairsOf } from '../calibrate/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { specSchema, type Spec } from './schema.js';
+import { specSchema, validate, type Spec } from './schema.js';
 
-/** `priors[0].conditionals["Not-in-family"].weights[2]` from a zod path. */
+/** `priors[0].conditionals["Not-in-family"].weights[2]` from a schema issue's path. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
@@ -19,8 +18,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || '(root)';
 }
 
-function zodError(err: z.ZodError, prefix: string): InputError {
-  const issue = err.issues[0];
+function schemaError(issue: { path: PropertyKey[]; message: string }, prefix: string): InputError {
   return new InputError(issue.message, `${prefix}${issue.path.length ? '.' + formatPath(issue.path) : ''}`);
 }
 
@@ -57,9 +55,9 @@ export type SpecDefaults = Partial<CalibrationSettings> & { guarantee?: 'renyi' 
 
 /** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
-  const parsed = specSchema.safeParse(raw);
-  if (!parsed.success) throw zodError(parsed.error, prefix);
-  const spec: Spec = parsed.data;
+  const checked = validate(specSchema, raw);
+  if (!checked.ok) throw schemaError(checked, prefix);
+  const spec: Spec = checked.value;
   const priors = spec.priors.map((p, i) => ({
     name: p.name,
     probabilities: probabilitiesOf(p.conditionals, `${prefix}.priors[${i}].conditionals`),

@@ -1,37 +1,55 @@
-import { z } from 'zod';
-import { MECHANISMS } from '../calibrate/calibrate.js';
+import * as v from 'valibot';
+import { MECHANISMS } from '../mechanisms/registry.js';
+
+// Valibot rather than zod: the same declarative schema, but it loads in about a quarter of the
+// time, which keeps the browser-safe core entry under 0.1 s to import.
+
+/** A finite number (JSON has no ∞ or NaN; library callers might pass them). */
+const finite = () => v.pipe(v.number(), v.finite());
 
 /** `alpha`: a positive number, or "inf" for ε-Pufferfish privacy (α = ∞). */
-export const alphaSchema = z.union([z.number(), z.string().regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"')]);
+export const alphaSchema = v.union([v.number(), v.pipe(v.string(), v.regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"'))], 'must be a number or "inf"');
 
-const conditionalSchema = z
-  .object({
-    values: z.array(z.number()).min(1, 'needs at least one value'),
-    counts: z.array(z.number()).optional(),
-    weights: z.array(z.number()).optional(),
+const conditionalSchema = v.pipe(
+  v.strictObject({
+    values: v.pipe(v.array(finite()), v.minLength(1, 'needs at least one value')),
+    counts: v.optional(v.array(finite())),
+    weights: v.optional(v.array(finite())),
     /** P(S = this secret) under the prior (mutual information only). */
-    probability: z.number().min(0).optional(),
-  })
-  .strict()
-  .refine((c) => (c.counts === undefined) !== (c.weights === undefined), 'give exactly one of "counts" or "weights"');
+    probability: v.optional(v.pipe(finite(), v.minValue(0))),
+  }),
+  v.check((c) => (c.counts === undefined) !== (c.weights === undefined), 'give exactly one of "counts" or "weights"'),
+);
 
-export const specSchema = z
-  .object({
-    name: z.string().optional(),
-    priors: z
-      .array(z.object({ name: z.string().min(1), conditionals: z.record(z.string(), conditionalSchema) }).strict())
-      .min(1, 'needs at least one prior'),
-    pairs: z.array(z.tuple([z.string(), z.string()])).optional(),
-    ordered: z.boolean().optional(),
-    mechanism: z.enum(MECHANISMS).optional(),
-    method: z.string().optional(),
-    guarantee: z.enum(['renyi', 'mi']).optional(),
-    alpha: alphaSchema.optional(),
-    epsilon: z.number().optional(),
-    /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
-    cost: z.enum(['abs', 'sqrt']).optional(),
-    eta: z.object({ power: z.number().positive().max(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)') }).strict().optional(),
-  })
-  .strict();
+/** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
+export const specSchema = v.strictObject({
+  name: v.optional(v.string()),
+  priors: v.pipe(
+    v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), conditionals: v.record(v.string(), conditionalSchema) })),
+    v.minLength(1, 'needs at least one prior'),
+  ),
+  pairs: v.optional(v.array(v.tuple([v.string(), v.string()]))),
+  ordered: v.optional(v.boolean()),
+  mechanism: v.optional(v.picklist(MECHANISMS)),
+  method: v.optional(v.string()),
+  guarantee: v.optional(v.picklist(['renyi', 'mi'])),
+  alpha: v.optional(alphaSchema),
+  epsilon: v.optional(finite()),
+  /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
+  cost: v.optional(v.picklist(['abs', 'sqrt'])),
+  eta: v.optional(v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) })),
+});
 
-export type Spec = z.infer<typeof specSchema>;
+export type Spec = v.InferOutput<typeof specSchema>;
+
+/** Validates `raw`: its typed value, or the first problem with its path (keys and indices) and message. */
+export function validate<S extends v.GenericSchema>(schema: S, raw: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; path: PropertyKey[]; message: string } {
+  const r = v.safeParse(schema, raw, { abortEarly: true });
+  if (r.success) return { ok: true, value: r.output };
+  const issue = r.issues[0];
+  const path = (issue.path ?? []).map((p) => p.key as PropertyKey);
+  // An unknown key is reported at its object, naming the key.
+  const last = issue.path?.[issue.path.length - 1];
+  if (issue.type === 'strict_object' && last && last.origin === 'key') return { ok: false, path: path.slice(0, -1), message: `Unrecognized key: ${JSON.stringify(last.key)}` };
+  return { ok: false, path, message: issue.message };
+}

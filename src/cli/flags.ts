@@ -1,0 +1,24 @@
+import { InputError } from '../errors.js';
+
+/**
+ * The one map between the library's setting names (what its InputErrors name) and the CLI's
+ * flags. The library never names a flag; the CLI shows the flag for a setting it recognises.
+ */
+export const FIELD_FLAGS: Readonly<Record<string, string>> = {
+  alpha: '--alpha', epsilon: '--epsilon', mechanism: '--mechanism', method: '--method', guarantee: '--guarantee',
+  cost: '--cost', eta: '--eta', scale: '--scale', delta: '--delta', samples: '--samples', level: '--level',
+  value: '--value', count: '--count', truncate: '--truncate', 'allow-no-noise': '--allow-no-noise',
+  scenario: '--scenario', pairs: '--pairs', data: '--data', dataDir: '--data-dir', table: '--table', sql: '--sql',
+  query: '--query', secretColumn: '--secret-column', secret: '--secret', values: '--values', given: '--given',
+  prior: '--prior', out: '--out', keep: '--keep',
+};
+
+/** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */
+export function flagOf(path: string): string {
+  return FIELD_FLAGS[path] ?? (/^[a-z][a-z-]*$/.test(path) ? `--${path}` : path);
+}
+
+/** The same error naming the flag of its setting (a path already naming a flag or a spec field is kept). */
+export function asFlagError(e: unknown): unknown {
+  return e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, flagOf(e.path)) : e;
+}
