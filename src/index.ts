@@ -23,7 +23,7 @@ export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type Pair
 export { specSchema, type Spec } from './spec/schema.js';
 export { scenarioFromSpec, parseSpecText, parseAlpha, type SpecDefaults } from './spec/load.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
-export { UCI_SCENARIOS, type UciScenarioDef } from './scenarios/uci.js';
+export { UCI_SCENARIOS, type UciScenarioDef } from './uci/scenarios.js';
 export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { coupledLaplaceProblem } from './conditions/coupled.js';
@@ -45,10 +45,11 @@ export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResu
 export { auditMI, auditEmpirical, type MiAuditRow, type EmpiricalRow } from './audit/audit.js';
 export { tableScenario, parsePriorClass, seededUniform, binomial, type PriorClass } from './sources/priors.js';
 export { logGamma, bitLength, ldexp, nextUp, toDecimal, ratioToNumber } from './numerics/float.js';
-export type { SecretQuery, TableHistograms, Histogram } from './sources/histograms.js';
+export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';
+export { checkPredicate } from './sources/predicate.js';
 export { parseDelimited, textHistograms, distinctValues, numericColumns, secretText, canonical, type TextTable } from './sources/csvText.js';
 export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
-export { uciQuirks } from './sources/uciFormats.js';
+export { uciQuirks } from './uci/formats.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './calibrate/guarantee.js';
 export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from './calibrate/driver.js';
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';

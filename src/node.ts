@@ -3,9 +3,9 @@
 // Vega and resvg with `reproduce`).
 export * from './index.js';
 export { loadSpecFile, MAX_SPEC_BYTES } from './spec/loadFile.js';
-export { uciHistograms, uciScenario } from './scenarios/uciFiles.js';
-export { tableHistograms, checkPredicate } from './sources/histograms.js';
+export { uciHistograms, uciScenario } from './uci/files.js';
+export { tableHistograms } from './sources/histograms.js';
 export { sourceKind, sourceLabel, type TableSource } from './sources/table.js';
-export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './datasets/registry.js';
+export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './uci/datasets.js';
 export { privatizeTable } from './release/table.js';
 export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';

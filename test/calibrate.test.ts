@@ -9,7 +9,7 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import { InputError } from '../src/errors.js';
 import { isFeasible } from '../src/numerics/smallestScale.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';
-import { EMBEDDED_COUNTS } from '../src/scenarios/embedded.js';
+import { EMBEDDED_COUNTS } from '../src/uci/embedded.js';
 import { naivePierquin, naiveTheorem1, naiveTheorem2, unitCoupling } from './oracle.js';
 
 const histogram = fc

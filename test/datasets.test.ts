@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableDir, fetchDataset, isComplete, dataset } from '../src/datasets/registry.js';
+import { availableDir, fetchDataset, isComplete, dataset } from '../src/uci/datasets.js';
 import { HAVE_UCI, UCI_DIR } from './uci.js';
 
 // A stand-in for UCI on loopback: serves the vendored copies (student as a zip, like UCI), and a

@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableHistograms } from '../src/sources/histograms.js';
-import { UCI_SCENARIOS } from '../src/scenarios/uci.js';
-import { uciHistograms } from '../src/scenarios/uciFiles.js';
+import { UCI_SCENARIOS } from '../src/uci/scenarios.js';
+import { uciHistograms } from '../src/uci/files.js';
 import { UCI_DIR } from './uci.js';
 
 const url = process.env.PUFFERFISH_PG_URL;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EMBEDDED_COUNTS } from '../src/scenarios/embedded.js';
-import { UCI_SCENARIOS } from '../src/scenarios/uci.js';
-import { uciHistograms } from '../src/scenarios/uciFiles.js';
+import { EMBEDDED_COUNTS } from '../src/uci/embedded.js';
+import { UCI_SCENARIOS } from '../src/uci/scenarios.js';
+import { uciHistograms } from '../src/uci/files.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { HAVE_UCI, UCI_DIR, verifyUci } from './uci.js';
 

@@ -4,7 +4,7 @@ import { calibrate, MECHANISMS, METHODS, type CalibrationResult } from '../calib
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { UCI_SCENARIOS } from '../scenarios/uci.js';
+import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
 import { loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';

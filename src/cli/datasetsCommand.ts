@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
-import { availableDir, cacheDir, DATASETS, dataset, fetchDataset } from '../datasets/registry.js';
-import { UCI_SCENARIOS } from '../scenarios/uci.js';
+import { availableDir, cacheDir, DATASETS, dataset, fetchDataset } from '../uci/datasets.js';
+import { UCI_SCENARIOS } from '../uci/scenarios.js';
 
 /** Registers `datasets` and `scenarios`. */
 export function datasetsCommand(program: Command): void {

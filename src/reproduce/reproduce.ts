@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { uciScenario } from '../scenarios/uciFiles.js';
+import { uciScenario } from '../uci/files.js';
 import { savedChart, scaleVsAlphaChart, varianceChart, walphaChart, type Row, type VegaLiteSpec } from './charts.js';
 import { fig1Scales, fig1Variance, fig2Walpha, fig3LargeAlpha, fig4Methods, type Dataset } from './figures.js';
 import { toCsv, toPng, toSvg } from './render.js';

@@ -1,8 +1,8 @@
 import type { Scenario } from '../calibrate/scenario.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { EMBEDDED_COUNTS } from './embedded.js';
-import { UCI_SCENARIOS, type UciScenarioDef } from './uci.js';
+import { EMBEDDED_COUNTS } from '../uci/embedded.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from '../uci/scenarios.js';
 
 export const BUILTIN_IDS = UCI_SCENARIOS.map((d) => d.id);
 

@@ -3,7 +3,7 @@
  * quotes, a sniffed separator, `?` and empty cells as missing, and the UCI quirks by file name.
  */
 import { InputError } from '../errors.js';
-import type { Histogram, TableHistograms } from './histograms.js';
+import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /** Split one delimited line, honouring double quotes; fields are trimmed. */
 export function splitLine(line: string, sep: string): string[] {

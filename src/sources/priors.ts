@@ -2,7 +2,7 @@ import type { Prior, Scenario } from '../calibrate/scenario.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { logGamma } from '../numerics/float.js';
-import type { Histogram, TableHistograms } from './histograms.js';
+import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /**
  * Seeded generator for *prior classes* (bootstrap, Dirichlet): reproducible by design, never

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
 import { canonical, splitLine } from '../sources/csvText.js';
-import { BUILTIN_IDS, builtinScenario, histogramScenario } from './builtin.js';
-import { UCI_SCENARIOS, type UciScenarioDef } from './uci.js';
+import { BUILTIN_IDS, builtinScenario, histogramScenario } from '../scenarios/builtin.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from './scenarios.js';
 
 // Node-only: reading the UCI files from disk (the browser build uses the embedded counts).
 

@@ -1,0 +1,27 @@
+// The shared data model of table sources: what to histogram, and what comes back. Engine-free
+// (browser-safe): the DuckDB and PostgreSQL engines live in engines/.
+
+/** What to histogram: the numeric query column, and the secrets (a column's values or predicates). */
+export interface SecretQuery {
+  query: string;
+  /** Each value of this column is a secret (optionally only `values`). */
+  secretColumn?: string;
+  values?: string[];
+  /** Or named SQL predicates, e.g. { older: 'age >= 50' }; a row may satisfy several. */
+  predicates?: Record<string, string>;
+  /** Public column: every pair is split by its value (structured secrets of Nuradha–Goldfeld). */
+  given?: string;
+}
+
+export type Histogram = { values: number[]; counts: number[] };
+
+export interface TableHistograms {
+  /** Per public value ('' without --given): per secret, the histogram of the query column. */
+  groups: Map<string, Map<string, Histogram>>;
+  rows: number;
+  /** Rows dropped for a missing/non-numeric query value or a missing secret or public value. */
+  dropped: number;
+  secrets: string[];
+  /** How given secret names were matched to the table's texts (shown with the source). */
+  notes?: string[];
+}
