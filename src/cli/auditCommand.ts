@@ -7,7 +7,7 @@ import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
 import { auditTable, jsonAlpha, jsonNumber } from './format.js';
-import { audit, auditEmpirical, auditMI, type AuditRow } from '../audit/audit.js';
+import type { AuditRow } from '../audit/audit.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 
 interface AuditOptions extends CalibrateOptions {
@@ -19,6 +19,7 @@ interface AuditOptions extends CalibrateOptions {
 }
 
 async function runAudit(o: AuditOptions): Promise<void> {
+  const { audit, auditEmpirical, auditMI } = await import('../audit/audit.js');
   const { scenario, d } = await loadScenario(o);
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const scale = Number(o.scale);

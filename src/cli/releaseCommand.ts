@@ -5,7 +5,7 @@ import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
-import { release } from '../release/release.js';
+import type { ReleaseResult } from '../release/release.js';
 import { plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
 
 interface ReleaseOptions extends CalibrateOptions {
@@ -27,6 +27,7 @@ function parseTruncate(text: string | undefined): [number, number] | undefined {
 }
 
 async function runRelease(o: ReleaseOptions): Promise<void> {
+  const { release } = await import('../release/release.js');
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   const value = Number(o.value);
@@ -36,7 +37,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
-  let r: ReturnType<typeof release>;
+  let r: ReleaseResult;
   try {
     r = release(scenario, grid[0], value, { count, truncate, allowNoNoise: o.allowNoNoise });
   } catch (e) {

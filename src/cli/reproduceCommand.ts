@@ -1,4 +1,3 @@
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -33,6 +32,7 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
   } catch (e) {
     throw new InputError(`cannot write to '${o.out}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, '--out');
   }
+  const { Presets, SingleBar } = await import('cli-progress');
   const bar = process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
   let started = false;
   const { reproduce } = await import('../reproduce/reproduce.js');

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { unzipSync } from 'fflate';
 import { InputError } from '../errors.js';
 
 /** A file of a dataset: where it lands (relative to the data folder) and its SHA-256. */
@@ -123,6 +122,7 @@ export async function fetchDataset(name: string, opts: { dir?: string; from?: st
   const base = opts.baseUrl ?? process.env.PUFFERFISH_UCI_BASE_URL ?? UCI_BASE_URL;
   if (d.remote.zip) {
     const url = `${base}/${d.remote.zip}`;
+    const { unzipSync } = await import('fflate'); // only fetching unzips: not loaded for reads
     const members = unzipSync(await download(url));
     for (const f of d.files) {
       const file = f.path.split('/').pop()!;
