@@ -76,8 +76,10 @@ describe('release', () => {
     expect(new Set(r.values).size).toBe(5);
     expect(r.method).toBe('exact');
     expect(r.scale).toBeGreaterThan(0);
-    expect(r.guarantee).toMatch(/\(α=2, ε=1\)-Rényi Pufferfish privacy of each release/);
-    const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 50, truncate: [0, 7], random: seededSource(8n) });
+    // Five releases of one value are calibrated together (docs/math.md §9): σ is √5 times one release's.
+    expect(r.guarantee).toMatch(/\(α=2, ε=1\)-Rényi Pufferfish privacy of the 5 releases together/);
+    const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 50, truncate: [0, 7], random: seededSource(8n), perRelease: true });
+    expect(t.guarantee).toMatch(/each of the 50 releases alone, not for them together/);
     for (const v of t.values) expect(v >= 0 && v <= 7).toBe(true);
   });
   it('needs no noise when the data already meets ε, says so, and releases the raw value only by consent', () => {
@@ -100,10 +102,13 @@ describe('pufferfish release (CLI)', () => {
   it('prints the mechanism, scale, guarantee and values; --json mirrors them', () => {
     const t = run('--scenario', 'heart', '--value', '1.4', '--count', '3');
     expect(t.status).toBe(0);
-    expect(t.stdout).toMatch(/laplace noise, b = [\d.]+ \(method exact\)/);
+    // Three Laplace releases together: exact accounting would need a 3-D integral, so coupled wins.
+    expect(t.stdout).toMatch(/laplace noise, b = [\d.]+ \(method coupled\)/);
+    expect(t.stdout).toMatch(/of the 3 releases together/);
     expect(t.stdout).toMatch(/guarantee: \(α=2, ε=1\)-Rényi Pufferfish privacy/);
     expect(t.stdout.trim().split('\n').slice(-3).every((l) => Number.isFinite(Number(l)))).toBe(true);
-    const j = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf', '--json').stdout);
+    expect(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf').stderr).toMatch(/^error: --count: 2 truncated releases cannot be accounted together/);
+    const j = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf', '--per-release', '--json').stdout);
     expect(j.values).toHaveLength(2);
     expect(j.truncate).toEqual([0, 'inf']);
     expect(j.method).toBe('exact (truncated)');

@@ -3,7 +3,9 @@ import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, solveUnits } from './driver.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
-import { pairCouplings, type Scenario } from './scenario.js';
+import { pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
+import { discreteRenyi } from '../divergence/exactRenyi.js';
+import type { NoNoise } from '../mechanisms/mechanism.js';
 import { wInf } from '../coupling/wasserstein.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
@@ -39,6 +41,8 @@ export interface CalibrationResult {
   pairs: PairScale[];
   cost?: string;
   eta?: string;
+  /** Releases of the same value the scale covers together (present when > 1; docs/math.md §9). */
+  releases?: number;
 }
 
 /** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */
@@ -68,6 +72,17 @@ function zeroExplanation(pairs: PairScale[]): string {
   return `No noise needed for any of the ${pairs.length} (prior, pair) combination(s): ${shown.join('; ')}${more}.`;
 }
 const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
+
+/**
+ * N releases of X carry no more than X itself: when D_α(P_X‖Q_X) ≤ ε (every required
+ * direction) no noise is needed, whatever the method (data processing, docs/math.md §9). For one
+ * release only `exact` says so, keeping the other methods' single-release numbers as published.
+ */
+function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boolean): NoNoise | null {
+  const dirs = ordered ? [discreteRenyi(pc.p, pc.q, s.alpha)] : [discreteRenyi(pc.p, pc.q, s.alpha), discreteRenyi(pc.q, pc.p, s.alpha)];
+  const worst = Math.max(...dirs.map((d) => d.value + d.error));
+  return worst <= s.epsilon ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` } : null;
+}
 
 /**
  * Calibrates one mechanism: the smallest certified scale for every prior and pair, maximised
@@ -101,9 +116,10 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   }
   const rule = calibrationRule({ ...settings, method: settings.method });
   const ordered = scenario.ordered ?? false;
+  const n = settings.releases ?? 1;
   const units = pairCouplings(scenario).map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
-    problem: wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : rule.problem(pc, ordered),
+    problem: wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered),
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
   const scale = sol.scale;
@@ -111,9 +127,10 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const def = mechanismDef(settings.mechanism);
   const parameter = def.parameter;
   const binding = scale > 0 ? sol.top.label : null;
-  const explanation = binding
+  const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';
+  const explanation = together + (binding
     ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-    : zeroExplanation(pairs);
+    : zeroExplanation(pairs));
   const exp = def.describe(noiseOptions(settings));
   return {
     mechanism: settings.mechanism,
@@ -129,5 +146,6 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
     check: sol.check,
     pairs,
     ...exp,
+    ...(n > 1 ? { releases: n } : {}),
   };
 }

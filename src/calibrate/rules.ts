@@ -1,4 +1,5 @@
 import type { Cost, Eta } from '../conditions/costs.js';
+import { atSingleScale } from '../conditions/repeated.js';
 import { InputError } from '../errors.js';
 import {
   isNotApplicable, METHODS, SINGLE_METHODS, type CalibrationRule, type Method, type NotApplicable, type RuleContext, type SingleMethod,
@@ -17,7 +18,12 @@ export interface CalibrationSettings {
   /** Exponential mechanism only: the cost c (default |·|) and η(θ) (default 1/θ). */
   cost?: Cost;
   eta?: Eta;
+  /** Releases of the same value to account jointly (default 1); docs/math.md §9. */
+  releases?: number;
 }
+
+/** The most releases accounted jointly (beyond, the noise would swamp any use of the value). */
+export const MAX_RELEASES = 1_000_000;
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
@@ -31,15 +37,33 @@ export function checkSettings(s: CalibrationSettings): void {
   if (!(METHODS as readonly string[]).includes(method)) throw new InputError(`unknown method '${String(method)}' (one of ${METHODS.join(', ')})`, 'method');
   const outside = def.alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
+  const n = s.releases ?? 1;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RELEASES) throw new InputError(`must be a whole number from 1 to ${MAX_RELEASES}, got ${String(s.releases)}`, 'releases');
 }
 
 /** The rule of one single method for these settings, from the family's table, or why it does not apply. */
 function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): CalibrationRule | NotApplicable {
   const def = mechanismDef(s.mechanism);
+  const n = s.releases ?? 1;
+  const sufficient = def.sufficientScale;
+  if (n > 1 && sufficient) {
+    // N releases are one release at a smaller scale: the single-release rule at that scale.
+    const one = ruleOrReason({ ...s, releases: 1 });
+    if (isNotApplicable(one)) return one;
+    return {
+      rule: `${one.rule}, ${n} releases as one at ${def.symbol}/√${n} (docs/math.md §9)`,
+      condition: `${one.condition} at ${def.symbol}/√${n}`,
+      problem(pc, ordered) {
+        const p = one.problem(pc, ordered);
+        return 'zero' in p ? p : atSingleScale(p, (x) => sufficient.toSingle(x, n), (x) => sufficient.fromSingle(x, n));
+      },
+    };
+  }
   const o = noiseOptions(s);
   const ctx: RuleContext = {
     alpha: s.alpha,
     epsilon: s.epsilon,
+    releases: n,
     ...o,
     accountant: def.accountant(o),
     bounds: () => SINGLE_METHODS.filter((m) => m !== 'exact')

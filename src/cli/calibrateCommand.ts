@@ -44,7 +44,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       return calibrate(scenario, s);
     } catch (e) {
       // Name where the bad setting came from: the flag if given, else the spec field.
-      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism'].includes(e.path)) {
+      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases'].includes(e.path)) {
         const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
         throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
       }
@@ -97,6 +97,7 @@ export function calibrateCommand(program: Command): void {
     .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else best)`)
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
+    .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--json', 'print {"results": [...]} as JSON')

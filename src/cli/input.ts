@@ -42,6 +42,8 @@ export interface CalibrateOptions extends SourceOptions {
   alpha?: string;
   epsilon?: string;
   cost?: string;
+  /** Releases of the same value to account together. */
+  releases?: string;
   json?: boolean;
 }
 
@@ -156,13 +158,21 @@ export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; g
   if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
   if (d.alpha === undefined && !o.alpha && o.spec) throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const grid = methods.flatMap((method) =>
-    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta }))),
+    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta, ...(releases !== undefined ? { releases } : {}) }))),
   );
   return { scenario, grid, source };
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** `--releases N`: a whole number ≥ 1, read exactly. */
+export function parseReleases(text: string): number {
+  const n = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got '${text}'`, '--releases');
+  return n;
+}
 
 /** The table-source options shared by calibrate, audit and release. */
 export function withSourceOptions(c: Command): Command {

@@ -15,6 +15,7 @@ interface ReleaseOptions extends CalibrateOptions {
   count?: string;
   truncate?: string;
   allowNoNoise?: boolean;
+  perRelease?: boolean;
 }
 
 /** `--truncate LO,HI` (ends may be ±inf). */
@@ -32,16 +33,19 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   const value = Number(o.value);
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
-  const count = o.count === undefined ? 1 : Number(o.count);
-  if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
+  const asked = o.count === undefined ? undefined : Number(o.count);
+  if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000)) throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
+  // A spec's "releases" is the number of releases when --count is not given.
+  const { releases: specReleases, ...settings } = grid[0];
+  const count = asked ?? specReleases ?? 1;
   let r: ReleaseResult;
   try {
-    r = release(scenario, grid[0], value, { count, truncate, allowNoNoise: o.allowNoNoise });
+    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease });
   } catch (e) {
-    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise'].includes(e.path)) {
+    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases'].includes(e.path)) {
       throw asFlagError(e);
     }
     throw e;
@@ -92,7 +96,8 @@ export function releaseCommand(program: Command): void {
     .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
     .option('--epsilon <e>', 'budget (default: spec, else 1)')
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
-    .option('--count <n>', 'number of independent draws of --value (default 1)')
+    .option('--count <n>', 'number of releases of --value, calibrated to hold together (default 1)')
+    .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
     .option('--allow-no-noise', 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)')
     .option('--json', 'print the result as JSON, draws under "values"')

@@ -1,6 +1,7 @@
 import type { Coupling } from '../coupling/comonotone.js';
 import { distances } from '../coupling/comonotone.js';
 import { w1, wInf } from '../coupling/wasserstein.js';
+import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import type { Intensity } from './moment.js';
@@ -20,9 +21,10 @@ import { scaledLaplaceRdp } from './pierquin.js';
  * `eta` maps the scale to the Laplace rate 1/b: b itself for Laplace (η(b) = 1/b), and η(θ) for
  * the exponential mechanism with c = |z|, which is Laplace noise with b = 1/η(θ).
  * Bracket: R_α(t) ≤ t gives the feasible end η⁻¹(ε/W∞); R_α(t) ≥ t + log(α/(2α−1))/(α−1) and
- * Jensen give the infeasible end η⁻¹((ε + log((2α−1)/α)/(α−1)) / W₁).
+ * Jensen give the infeasible end η⁻¹((ε + log((2α−1)/α)/(α−1)) / W₁). With N releases of the same
+ * value the inner term is N·R_α and ε becomes ε/N in both ends (docs/math.md §9).
  */
-export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: number, eta: Intensity): ScaleProblem {
+export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: number, eta: Intensity, releases = 1): ScaleProblem {
   const d = distances(c);
   const t = new Float64Array(d.length);
   const target = (alpha - 1) * epsilon;
@@ -32,13 +34,14 @@ export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: numbe
       let inner = 0;
       for (let k = 0; k < d.length; k++) {
         const r = scaledLaplaceRdp(alpha, d[k] * rate);
-        t[k] = r.value;
-        inner = Math.max(inner, r.error);
+        // N independent releases: the inner divergence is N·R_α (docs/math.md §9); N·value rounds by ≤ u.
+        t[k] = releases * r.value;
+        inner = Math.max(inner, releases === 1 ? r.error : releases * r.error * (1 + EPS) + EPS * Math.abs(t[k]));
       }
       const outer = logExpectationExp(c.mass, t);
       return { value: outer.value, error: outer.error + inner, target, sense: 'le' };
     },
-    lower: eta.inverse((epsilon + Math.log((2 * alpha - 1) / alpha) / (alpha - 1)) / w1(c)),
-    upper: eta.inverse(epsilon / wInf(c)),
+    lower: eta.inverse((epsilon / releases + Math.log((2 * alpha - 1) / alpha) / (alpha - 1)) / w1(c)),
+    upper: eta.inverse(epsilon / releases / wInf(c)),
   };
 }

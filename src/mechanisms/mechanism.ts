@@ -61,6 +61,11 @@ export interface RuleContext extends NoiseOptions {
   accountant: Accountant | NotApplicable;
   /** The other methods' rules that apply (what `exact` searches below). */
   bounds(): CalibrationRule[];
+  /**
+   * Releases of the same value, accounted jointly (docs/math.md §9). Families with a
+   * `sufficientScale` always see 1 (the driver maps the scale); the others must handle N or refuse.
+   */
+  releases: number;
 }
 
 export type RuleEntry = (ctx: RuleContext) => CalibrationRule | NotApplicable;
@@ -102,6 +107,12 @@ export interface MechanismDef {
   accountant(o: NoiseOptions): Accountant | NotApplicable;
   /** The exact sampler at a calibrated scale; derived parameters rounded towards more noise. */
   sampler(scale: number, o: NoiseOptions): ExactNoise;
+  /**
+   * When N releases of the same value carry exactly the information of one release at a smaller
+   * scale (Gaussian: the mean, σ/√N), that scale rounded down, and its inverse for brackets.
+   * Absent: the family's rules handle `releases` themselves.
+   */
+  readonly sufficientScale?: { toSingle(scale: number, releases: number): number; fromSingle(scale: number, releases: number): number };
   /** Options worth printing with a result (exponential: cost and η). */
   describe(o: NoiseOptions): { cost?: string; eta?: string };
   readonly rules: RuleTable;

@@ -39,7 +39,7 @@ describe('mechanism registry', () => {
       return;
     }
     const o = noiseOptions(settings);
-    const entry = def.rules[method]({ alpha, epsilon: 1, ...o, accountant: def.accountant(o), bounds: () => [] });
+    const entry = def.rules[method]({ alpha, epsilon: 1, releases: 1, ...o, accountant: def.accountant(o), bounds: () => [] });
     if (isNotApplicable(entry)) {
       let err: unknown;
       try { calibrate(scenario, settings); } catch (e) { err = e; }

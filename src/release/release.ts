@@ -24,6 +24,12 @@ export interface ReleaseOptions {
   /** Randomness; the platform CSPRNG unless a test injects its own. */
   random?: RandomSource;
   /**
+   * `count` > 1: calibrate for each release alone instead of for all of them together (the
+   * default). Each release then carries the guarantee alone; together they do not (Pufferfish
+   * guarantees do not compose), and the result says so.
+   */
+  perRelease?: boolean;
+  /**
    * Release the raw value when the calibrated scale is 0 (the data already meets ε under the
    * prior class). Off by default: "no noise" holds only if the adversary's belief is exactly in
    * the class, so it must be asked for.
@@ -74,6 +80,7 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
   if (truncate) {
     const [lo, hi] = truncate;
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+    if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
     const t = calibrateTruncated(scenario, settings, truncate);
     const noise = t.scale === 0 ? null : samplerFor(settings, t.scale);
     return {
@@ -100,7 +107,7 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
     ...base, method: c.winner ?? c.method, scale: c.scale, truncate: null, calibration: c,
     guarantee: c.scale === 0
       ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-      : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release ${where}. ${c.explanation}`,
+      : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
     draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
   };
 }
@@ -118,9 +125,13 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
   const count = opts.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
   const random = opts.random ?? cryptoSource;
-  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
+  const joint = count > 1 && !opts.perRelease;
+  if (joint && opts.truncate) throw new InputError(`${count} truncated releases cannot be accounted together here (each truncated law needs its own integral); release one at a time, or ask for per-release calibration (--per-release) knowing the guarantee then holds for each release alone`, 'count');
+  if (settings.releases !== undefined && settings.releases !== (joint ? count : 1)) throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
+  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate);
   consentToNoNoise(plan, opts);
-  const guarantee = count > 1 && plan.scale > 0
+  const guarantee = count > 1 && plan.scale > 0 && !joint
     ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
     : plan.guarantee;
   return { ...plan, guarantee, values: Array.from({ length: count }, () => draw(value, random)) };

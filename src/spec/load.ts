@@ -85,6 +85,7 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
     guarantee: spec.guarantee,
     alpha: spec.alpha === undefined ? undefined : parseAlpha(spec.alpha, `${prefix}.alpha`),
     epsilon: spec.epsilon,
+    ...(spec.releases !== undefined ? { releases: spec.releases } : {}),
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
   };

@@ -35,6 +35,8 @@ export const specSchema = v.strictObject({
   guarantee: v.optional(v.picklist(['renyi', 'mi'])),
   alpha: v.optional(alphaSchema),
   epsilon: v.optional(finite()),
+  /** Releases of the same value the guarantee covers together (docs/math.md §9). */
+  releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
   cost: v.optional(v.picklist(['abs', 'sqrt'])),
   eta: v.optional(v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) })),

@@ -16,20 +16,33 @@ const maxCost = (pc: PairCoupling, cost: Cost) => maxOf(pc.coupling.x.map((x, k)
  * Laplace noise with b = 1/η(θ), which is what the coupled bound and the exact accountant use.
  */
 const rules: RuleTable = {
-  theorem: ({ alpha, epsilon, cost, eta }) => {
+  theorem: ({ alpha, epsilon, cost, eta, releases: n }) => {
     if (alpha < 1) return notApplicable('Corollary 1 needs α > 1 (use wasserstein-inf, valid for every α)');
+    if (n > 1) return notApplicable('Corollary 1 covers one release; for several use coupled (c = |z|) or wasserstein-inf');
     return alpha === Infinity
       ? { rule: 'Corollary 1 (α = ∞)', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
       : { rule: 'Corollary 1 (eq. 16)', condition: 'log E_π* exp(α·η(θ)·c(x−x′)) ≤ (α−1)ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) };
   },
   pierquin: () => notApplicable('Cor. 3.1 covers Laplace and Gaussian noise only'),
-  'wasserstein-inf': ({ epsilon, cost, eta }) => ({ rule: 'Song et al. 2017 / Corollary 1 at α = ∞', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => songProblem(maxCost(pc, cost), epsilon, eta) }),
-  coupled: ({ alpha, epsilon, cost, eta }) => {
+  // N releases: the product density ratio is at most e^{N·η(θ)·sup c} (docs/math.md §9); N·sup c rounded up.
+  'wasserstein-inf': ({ epsilon, cost, eta, releases: n }) => ({
+    rule: `Song et al. 2017 / Corollary 1 at α = ∞${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
+    condition: n > 1 ? `${n}·η(θ)·sup_π* c(x−x′) ≤ ε` : 'η(θ)·sup_π* c(x−x′) ≤ ε',
+    problem: (pc) => songProblem(n === 1 ? maxCost(pc, cost) : nextUp(n * maxCost(pc, cost)), epsilon, eta),
+  }),
+  coupled: ({ alpha, epsilon, cost, eta, releases: n }) => {
     if (cost !== absCost) return notApplicable('the coupled bound needs the exact divergence of shifted noise, known in closed form for c = |z| only');
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
-    return alpha === Infinity
-      ? { rule: 'coupled bound at α = ∞ (= Corollary 1)', condition: 'η(θ)·W∞ ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
-      : { rule: 'coupled RDP bound (docs/math.md §4), c = |z|', condition: 'log E_π* exp((α−1)R_α(η(θ)|x−x′|)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, eta) };
+    if (alpha === Infinity) {
+      return n === 1
+        ? { rule: 'coupled bound at α = ∞ (= Corollary 1)', condition: 'η(θ)·W∞ ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
+        : { rule: `coupled bound at α = ∞, ${n} releases`, condition: `${n}·η(θ)·W∞ ≤ ε`, problem: (pc) => songProblem(nextUp(n * maxCost(pc, cost)), epsilon, eta) };
+    }
+    return {
+      rule: `coupled RDP bound (docs/math.md §4), c = |z|${n > 1 ? `, ${n} releases (§9)` : ''}`,
+      condition: `log E_π* exp((α−1)${n > 1 ? `·${n}` : ''}R_α(η(θ)|x−x′|)) ≤ (α−1)ε`,
+      problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, eta, n),
+    };
   },
   exact: exactRule,
 };

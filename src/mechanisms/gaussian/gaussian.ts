@@ -2,6 +2,7 @@ import { exactRule } from '../../calibrate/exactRule.js';
 import { wInf } from '../../coupling/wasserstein.js';
 import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
 import { theorem2Problem } from '../../conditions/theorem2.js';
+import { divideDown } from '../../conditions/repeated.js';
 import { gaussianNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
@@ -28,6 +29,8 @@ export const gaussian: MechanismDef = {
   variance: (sigma) => sigma * sigma,
   accountant: () => (sigma) => ({ family: 'gaussian', scale: sigma }),
   sampler: (sigma) => gaussianNoise(sigma),
+  // Ȳ = X + N(0, σ²/N) is sufficient for X: N releases are one release at σ/√N (docs/math.md §9).
+  sufficientScale: { toSingle: (sigma, n) => divideDown(sigma, Math.sqrt(n)), fromSingle: (sigma, n) => sigma * Math.sqrt(n) },
   describe: () => ({}),
   rules,
   // h(Y) ≤ ½ log 2πe(Var X + σ²) and h(Y|X) = h(N) (docs/math.md §7).

@@ -6,6 +6,9 @@ import { pierquinLaplaceProblem } from '../../conditions/pierquin.js';
 import { proposition1Problem } from '../../conditions/proposition1.js';
 import { songProblem } from '../../conditions/song.js';
 import { theorem1Problem } from '../../conditions/theorem1.js';
+import { atSingleScale, divideDown, timesReleases } from '../../conditions/repeated.js';
+import { nextUp } from '../../numerics/float.js';
+import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
@@ -14,26 +17,47 @@ const rate = powerIntensity(1, 1);
 
 /** Laplace noise, density e^{−|z|/b}/(2b) (paper §2.2): every method, every α ∈ (0,1) ∪ (1,∞]. */
 const rules: RuleTable = {
-  theorem: ({ alpha, epsilon }) => {
+  theorem: ({ alpha, epsilon, releases: n }) => {
     if (alpha < 1) {
+      if (n > 1) return notApplicable('Proposition 1 covers one release; for several use wasserstein-inf (valid for every α)');
       return {
         rule: 'Proposition 1',
         condition: 'E_π* exp(−α|x−x′|/b) ≥ e^{(α−1)ε}',
         problem: (pc) => proposition1Problem(pc.coupling, alpha, epsilon) ?? { zero: 'π* keeps mass ≥ e^{(α−1)ε} in place, so Proposition 1 holds for every b > 0 and for the data itself' },
       };
     }
-    if (alpha === Infinity) return { rule: 'Remark 1 (α = ∞)', condition: 'b ≥ W∞/ε', problem: (pc) => theorem1Problem(pc.coupling, alpha, epsilon) };
-    return { rule: 'Theorem 1 (eq. 7)', condition: 'log E_π* exp(α|x−x′|/b) ≤ (α−1)ε', problem: (pc) => theorem1Problem(pc.coupling, alpha, epsilon) };
+    // N releases: Theorem 1's condition at b/N implies the coupled N-fold one (docs/math.md §9).
+    const atBoverN = (p: ScaleProblem) => (n === 1 ? p : atSingleScale(p, (b) => divideDown(b, n), (b) => b * n));
+    const many = n > 1 ? ` for ${n} releases (at b/${n}, docs/math.md §9)` : '';
+    if (alpha === Infinity) return { rule: `Remark 1 (α = ∞)${many}`, condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε', problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)) };
+    return { rule: `Theorem 1 (eq. 7)${many}`, condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`, problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)) };
   },
-  pierquin: ({ alpha, epsilon }) => alpha < 1
+  pierquin: ({ alpha, epsilon, releases: n }) => alpha < 1
     ? notApplicable('Cor. 3.1 (Mironov’s Laplace RDP) is for α > 1')
-    : { rule: 'Pierquin et al. 2024, Cor. 3.1 (Laplace)', condition: 'R_α(W∞/b) ≤ ε', problem: (pc) => pierquinLaplaceProblem(wInf(pc.coupling), alpha, epsilon) },
-  'wasserstein-inf': ({ epsilon }) => ({ rule: 'Song et al. 2017 (W∞ mechanism)', condition: 'b ≥ W∞/ε', problem: (pc) => songProblem(wInf(pc.coupling), epsilon, rate) }),
-  coupled: ({ alpha, epsilon }) => {
+    : {
+        rule: `Pierquin et al. 2024, Cor. 3.1 (Laplace)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
+        condition: n > 1 ? `${n}·R_α(W∞/b) ≤ ε` : 'R_α(W∞/b) ≤ ε',
+        problem: (pc) => {
+          const p = pierquinLaplaceProblem(wInf(pc.coupling), alpha, epsilon);
+          return n === 1 ? p : timesReleases(p, n);
+        },
+      },
+  'wasserstein-inf': ({ epsilon, releases: n }) => ({
+    rule: `Song et al. 2017 (W∞ mechanism)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
+    condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
+    // The product density ratio of N releases is at most e^{N·W∞/b}; N·W∞ rounded up.
+    problem: (pc) => songProblem(n === 1 ? wInf(pc.coupling) : nextUp(n * wInf(pc.coupling)), epsilon, rate),
+  }),
+  coupled: ({ alpha, epsilon, releases: n }) => {
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
-    return alpha === Infinity
-      ? { rule: 'coupled bound at α = ∞ (= Remark 1)', condition: 'b ≥ W∞/ε', problem: (pc) => theorem1Problem(pc.coupling, alpha, epsilon) }
-      : { rule: 'coupled RDP bound (docs/math.md §4)', condition: 'log E_π* exp((α−1)R_α(|x−x′|/b)) ≤ (α−1)ε', problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, rate) };
+    if (alpha === Infinity) {
+      return { rule: `coupled bound at α = ∞ (= Remark 1)${n > 1 ? `, ${n} releases` : ''}`, condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε', problem: (pc) => (n === 1 ? theorem1Problem(pc.coupling, alpha, epsilon) : songProblem(nextUp(n * wInf(pc.coupling)), epsilon, rate)) };
+    }
+    return {
+      rule: `coupled RDP bound (docs/math.md §4)${n > 1 ? `, ${n} releases (§9)` : ''}`,
+      condition: `log E_π* exp((α−1)${n > 1 ? `·${n}` : ''}R_α(|x−x′|/b)) ≤ (α−1)ε`,
+      problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, rate, n),
+    };
   },
   exact: exactRule,
 };

@@ -1,0 +1,167 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { calibrate, type CalibrationSettings } from '../src/calibrate/calibrate.js';
+import type { Scenario } from '../src/calibrate/scenario.js';
+import { fromCounts, fromWeights, type Discrete } from '../src/distribution/discrete.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { InputError } from '../src/errors.js';
+import { release } from '../src/release/release.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { seededSource } from './seeded.js';
+
+const pairScenario = (p: Discrete, q: Discrete): Scenario => ({ name: 'pair', priors: [{ name: 'p', conditionals: { P: p, Q: q } }] });
+/** The issue's collapse example: a point mass against 1% of mass 5 away. */
+const collapse = pairScenario(fromCounts([0], [1]), fromWeights([0, 5], [0.99, 0.01]));
+
+/** Gauss–Legendre nodes and weights on [−1, 1] (Newton on P_n), for the independent 2-D check. */
+function gaussLegendre(n: number): { x: number[]; w: number[] } {
+  const x: number[] = [], w: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    let z = Math.cos((Math.PI * (i - 0.25)) / (n + 0.5)), dp = 0;
+    for (let it = 0; it < 100; it++) {
+      let p0 = 1, p1 = z;
+      for (let k = 2; k <= n; k++) [p0, p1] = [p1, ((2 * k - 1) * z * p1 - (k - 1) * p0) / k];
+      dp = (n * (z * p1 - p0)) / (z * z - 1);
+      const dz = p1 / dp;
+      z -= dz;
+      if (Math.abs(dz) < 1e-16) break;
+    }
+    x.push(z);
+    w.push(2 / ((1 - z * z) * dp * dp));
+  }
+  return { x, w };
+}
+
+/**
+ * D_α of two Laplace releases of the same value, by plain 2-D tensor Gauss–Legendre quadrature on
+ * cells between the atoms (the kinks), geometric towards ±60b — independent of the library's
+ * certified engine; accurate to ~1e-10 relative on these small cases.
+ */
+function twoReleaseLaplaceRenyi(p: Discrete, q: Discrete, b: number, alpha: number): number {
+  const atoms = [...new Set([...p.values, ...q.values])].sort((a, c) => a - c);
+  const cuts = new Set<number>(atoms);
+  for (const a of atoms) for (let k = 0; k <= 60; k++) { const d = b * 2 ** (k / 4) * 0.01; if (d < 60 * b) { cuts.add(a - d); cuts.add(a + d); } }
+  cuts.add(atoms[0] - 60 * b);
+  cuts.add(atoms[atoms.length - 1] + 60 * b);
+  const ends = [...cuts].sort((a, c) => a - c);
+  const gl = gaussLegendre(12);
+  const nodes: number[] = [], weights: number[] = [];
+  for (let i = 0; i + 1 < ends.length; i++) {
+    const h = (ends[i + 1] - ends[i]) / 2, c = (ends[i + 1] + ends[i]) / 2;
+    gl.x.forEach((x, j) => { nodes.push(c + h * x); weights.push(h * gl.w[j]); });
+  }
+  const f = (d: Discrete, y: number) => d.values.map((x) => Math.exp(-Math.abs(y - x) / b) / (2 * b));
+  const fp = nodes.map((y) => f(p, y)), fq = nodes.map((y) => f(q, y));
+  let total = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    for (let j = 0; j < nodes.length; j++) {
+      let pp = 0, qq = 0;
+      for (let k = 0; k < p.values.length; k++) pp += p.masses[k] * fp[i][k] * fp[j][k];
+      for (let k = 0; k < q.values.length; k++) qq += q.masses[k] * fq[i][k] * fq[j][k];
+      if (pp > 0 && qq > 0) total += weights[i] * weights[j] * pp ** alpha * qq ** (1 - alpha);
+    }
+  }
+  return Math.log(total) / (alpha - 1);
+}
+
+describe('repeated releases are accounted together (docs/math.md §9)', () => {
+  it('reproduces the collapse: a σ exact for one release leaks D₂ > 10 over two releases and ≈ 68.8 over eight', () => {
+    const one = calibrate(collapse, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 });
+    expect(one.scale).toBeGreaterThan(1.6);
+    expect(one.scale).toBeLessThan(1.61);
+    const [p, q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditionals.Q];
+    // Two releases are one at σ/√2 (the mean is sufficient).
+    expect(exactRenyi(q, p, { family: 'gaussian', scale: one.scale / Math.SQRT2 }, 2).value).toBeGreaterThan(10);
+    expect(exactRenyi(q, p, { family: 'gaussian', scale: one.scale / Math.sqrt(8) }, 2).value).toBeCloseTo(68.8, 1);
+  });
+
+  it('Gaussian: N releases get √N times one release’s σ (never less), for every method, and exact holds at σ_N/√N', () => {
+    for (const method of ['theorem', 'pierquin', 'coupled', 'exact'] as const) {
+      const base: CalibrationSettings = { mechanism: 'gaussian', method, alpha: 2, epsilon: 1 };
+      const one = calibrate(collapse, base).scale;
+      for (const n of [2, 5, 64]) {
+        const r = calibrate(collapse, { ...base, releases: n });
+        expect(r.releases).toBe(n);
+        expect(r.scale).toBeGreaterThanOrEqual(Math.sqrt(n) * one * (1 - 1e-15));
+        expect(r.scale / (Math.sqrt(n) * one)).toBeLessThan(1 + 1e-9);
+        expect(r.explanation).toMatch(new RegExp(`^For ${n} releases of the same value, together`));
+      }
+    }
+    const r = calibrate(collapse, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1, releases: 4 });
+    const [p, q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditionals.Q];
+    expect(exactRenyi(q, p, { family: 'gaussian', scale: r.scale / 2 }, 2).value).toBeLessThanOrEqual(1);
+  });
+
+  it('Laplace, two releases: every method’s b keeps the true joint D_α (independent 2-D quadrature) within ε; one release’s b does not', () => {
+    const s = pairScenario(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 4]));
+    const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
+    const alpha = 2, epsilon = 0.5;
+    const worst = (b: number) => Math.max(twoReleaseLaplaceRenyi(p, q, b, alpha), twoReleaseLaplaceRenyi(q, p, b, alpha));
+    for (const method of ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const) {
+      const b = calibrate(s, { mechanism: 'laplace', method, alpha, epsilon, releases: 2 }).scale;
+      expect(worst(b), method).toBeLessThanOrEqual(epsilon * (1 + 1e-9));
+    }
+    // The tightest single-release bound is not enough for two releases.
+    const single = calibrate(s, { mechanism: 'laplace', method: 'exact', alpha, epsilon }).scale;
+    expect(worst(single)).toBeGreaterThan(epsilon);
+    // And the quadrature agrees with the certified engine where both apply (one release = N = 1 check of the method).
+    const coupled2 = calibrate(s, { mechanism: 'laplace', method: 'coupled', alpha, epsilon, releases: 2 }).scale;
+    expect(coupled2).toBeGreaterThan(single);
+  });
+
+  it('refuses what it cannot certify for several releases, naming what applies', () => {
+    const refuse = (st: CalibrationSettings, why: RegExp) => {
+      let err: unknown;
+      try { calibrate(collapse, st); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).message).toMatch(why);
+    };
+    refuse({ mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 2 }, /2-dimensional integral; coupled is the tightest/);
+    refuse({ mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 }, /Proposition 1 covers one release; for several use wasserstein-inf/);
+    refuse({ mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1, releases: 2 }, /Corollary 1 covers one release/);
+    refuse({ mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 0 }, /^releases: must be a whole number from 1/);
+    refuse({ mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 2.5 }, /^releases: must be a whole number/);
+    // best leaves exact out for Laplace and says which method won.
+    expect(calibrate(collapse, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 3 }).winner).toBe('coupled');
+  });
+
+  it('release --count N is calibrated for the N releases together; per-release calibration is asked for and says it does not compose', () => {
+    const s = builtinScenario('heart');
+    const st = { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 } as const;
+    const joint = release(s, st, 1.4, { count: 4, random: seededSource(1n) });
+    const each = release(s, st, 1.4, { count: 4, random: seededSource(1n), perRelease: true });
+    expect(joint.scale).toBeGreaterThanOrEqual(2 * each.scale * (1 - 1e-15));
+    expect(joint.guarantee).toMatch(/of the 4 releases together/);
+    expect(each.guarantee).toMatch(/each of the 4 releases alone, not for them together/);
+    expect(() => release(s, st, 1.4, { count: 2, truncate: [0, 7] })).toThrow(/count: 2 truncated releases cannot be accounted together/);
+  });
+
+  it('CLI: calibrate --releases, a spec "releases" field, and bad values', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+    const one = JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--json').stdout).results[0];
+    const four = JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', '4', '--json').stdout).results[0];
+    expect(one.releases).toBeUndefined();
+    expect(four.releases).toBe(4);
+    expect(four.scale).toBeGreaterThanOrEqual(2 * one.scale * (1 - 1e-15));
+    expect(four.scale / (2 * one.scale)).toBeLessThan(1 + 1e-9);
+    for (const bad of ['0', '2.5', 'x', '-1']) {
+      const r = run('calibrate', '--scenario', 'heart', '--releases', bad);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^error: --releases: must be a whole number/);
+    }
+    const f = join(mkdtempSync(join(tmpdir(), 'rel-')), 'spec.json');
+    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }], mechanism: 'laplace', alpha: 2, epsilon: 0.5, releases: 3 }));
+    const t = run('release', '--spec', f, '--value', '1', '--json');
+    expect(t.status).toBe(0);
+    const j = JSON.parse(t.stdout);
+    expect(j.values).toHaveLength(3);
+    expect(j.guarantee).toMatch(/of the 3 releases together/);
+    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }], releases: 0 }));
+    expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.releases: must be ≥ 1/);
+  });
+});
