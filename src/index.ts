@@ -54,3 +54,4 @@ export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } 
 export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from './calibrate/driver.js';
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
+export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';

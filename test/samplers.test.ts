@@ -104,3 +104,20 @@ describe(`samplers follow their exact laws (KS, false alarm ≤ ${LEVEL}) and a 
     expect(ksTest(xs, cdf, LEVEL).reject).toBe(false);
   }, 60_000);
 });
+
+describe('Gaussian sampler near the ratio-of-uniforms peak', () => {
+  it('decides a draw with u ≈ e^{-1/2} and v² just above g(u) (below the old fixed 2/e bound) instead of failing', () => {
+    // First 8 bytes: U with u = 1 − U ≈ e^{-1/2}; next 8: W with v = a(2W − 1), v² = 0.7358 ∈ (2/e, 0.73584].
+    const bytes = (x: number) => {
+      const n = BigInt(Math.floor(x * 2 ** 53)) << 11n;
+      return Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(56 - 8 * i)) & 0xffn));
+    };
+    const v = Math.sqrt(0.7358);
+    const head = [...bytes(1 - Math.exp(-0.5)), ...bytes((v / (220 / 256) + 1) / 2)];
+    const rest = seededSource(5n);
+    let used = 0;
+    const crafted = { fill(b: Uint8Array) { for (let i = 0; i < b.length; i++) { if (used < head.length) b[i] = head[used++]; else { const one = new Uint8Array(1); rest.fill(one); b[i] = one[0]; } } } };
+    expect(Number.isFinite(drawRelease(0, gaussianNoise(1), { random: crafted }))).toBe(true);
+    expect(used).toBe(16);
+  });
+});

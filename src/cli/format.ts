@@ -46,7 +46,7 @@ export const numUp = (x: number) => {
 export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : (numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`));
 
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
-function table(head: string[], rows: string[][], right: number[]): string {
+export function table(head: string[], rows: string[][], right: number[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

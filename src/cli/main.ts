@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT } from './exitCode.js';
 import { InputError } from '../errors.js';
 import { FIELD_FLAGS } from './flags.js';
+import { accountCommand } from './accountCommand.js';
 import { auditCommand } from './auditCommand.js';
 import { calibrateCommand } from './calibrateCommand.js';
 import { datasetsCommand } from './datasetsCommand.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .version('0.1.0');
   calibrateCommand(program);
   auditCommand(program);
+  accountCommand(program);
   releaseCommand(program);
   reproduceCommand(program);
   datasetsCommand(program);

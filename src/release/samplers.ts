@@ -150,7 +150,7 @@ export function gaussianNoise(sigma: number): ExactNoise {
       const [gaLo, gaHi] = g(uLo, P), [gbLo, gbHi] = g(uHi, P);
       const gMin = cmp(gaLo, gbLo) < 0 ? gaLo : gbLo; // g is unimodal: its minimum is at an end
       if (cmp(vMax2, gMin) <= 0) return true;
-      if (cmp(vMin2, peakSafeMax(uLo, uHi, gaHi, gbHi)) > 0) return false;
+      if (cmp(vMin2, peakSafeMax(uLo, uHi, gaHi, gbHi, P)) > 0) return false;
       return null;
     },
     enclose([uu, ww], P) {
@@ -164,13 +164,32 @@ export function gaussianNoise(sigma: number): ExactNoise {
   };
 }
 
-/** Upper bound of g on [uLo, uHi]: 2/e (rounded up) if the interval contains e^{-1/2}, else the larger end. */
-function peakSafeMax(uLo: Dyadic, uHi: Dyadic, gaHi: Dyadic, gbHi: Dyadic): Dyadic {
+/**
+ * Upper bound of g on [uLo, uHi]. Away from the peak u* = e^{-1/2} g is monotone, so the larger end
+ * value bounds it. Near the peak a fixed 2/e bound would leave v² ∈ (g(u), 2/e] undecidable
+ * however far the digits are refined, so there g ≤ g(uLo) + L·(uHi − uLo) with
+ * L ≥ |g′| = 4u·|2 ln u + 1| on the box (|2 ln u + 1| is largest at an end, ln being monotone):
+ * a bound that shrinks with the box.
+ */
+function peakSafeMax(uLo: Dyadic, uHi: Dyadic, gaHi: Dyadic, gbHi: Dyadic, P: number): Dyadic {
   const PEAK_LO = { m: 9936n, e: -14 }; // 0.60644… < e^{-1/2} = 0.60653…
   const PEAK_HI = { m: 9938n, e: -14 }; // 0.60656… > e^{-1/2}
   const TWO_OVER_E_UP = { m: 12056n, e: -14 }; // 0.73584… > 2/e = 0.73576…
-  if (cmp(uLo, PEAK_HI) <= 0 && cmp(uHi, PEAK_LO) >= 0) return TWO_OVER_E_UP;
-  return cmp(gaHi, gbHi) > 0 ? gaHi : gbHi;
+  const ends = cmp(gaHi, gbHi) > 0 ? gaHi : gbHi;
+  if (!(cmp(uLo, PEAK_HI) <= 0 && cmp(uHi, PEAK_LO) >= 0)) return ends;
+  const abs = (x: bigint) => (x < 0n ? -x : x);
+  const one = 1n << BigInt(P);
+  const slope = (u: Dyadic) => {
+    const [lo, hi] = lnEnclosure(u.m, -u.e, P);
+    const a = abs(2n * lo + one), b = abs(2n * hi + one);
+    // biome-ignore lint/complexity/useMathMinMax: bigint (Math.max takes numbers only)
+    return a > b ? a : b;
+  };
+  const sa = slope(uLo), sb = slope(uHi);
+  // biome-ignore lint/complexity/useMathMinMax: bigint (Math.max takes numbers only)
+  const L = mul(dy(4n, 0), mul(uHi, dy(sa > sb ? sa : sb, -P)));
+  const bound = add(ends, mul(L, add(uHi, neg(uLo))));
+  return cmp(bound, TWO_OVER_E_UP) < 0 ? bound : TWO_OVER_E_UP;
 }
 
 export interface DrawOptions {

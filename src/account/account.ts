@@ -1,0 +1,217 @@
+import { solveUnits } from '../calibrate/driver.js';
+import type { Mechanism } from '../calibrate/rules.js';
+import { pairCouplings, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
+import { absCost, type Cost, type Eta } from '../conditions/costs.js';
+import { scaledLaplaceRdp } from '../conditions/pierquin.js';
+import { exactEvaluation } from '../conditions/exact.js';
+import { distances } from '../coupling/comonotone.js';
+import { discreteRenyi, exactLaplaceDInf } from '../divergence/exactRenyi.js';
+import { InputError } from '../errors.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
+import { EPS } from '../numerics/float.js';
+import { logExpectationExp } from '../numerics/logExpectation.js';
+import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
+import { rdpToDpSharp } from '../audit/conversion.js';
+
+/** One release of the (same) value: its noise family and calibrated scale. */
+export interface Release {
+  mechanism: Mechanism;
+  /** Laplace b, Gaussian σ, exponential θ; > 0. */
+  scale: number;
+  cost?: Cost;
+  eta?: Eta;
+}
+
+/** How a joint divergence was bounded. */
+export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
+
+export interface AccountRow {
+  alpha: number;
+  /** Certified upper bound on the joint D_α over every prior, pair and required direction. */
+  divergence: number;
+  method: JointMethod;
+  binding: { prior: string; pair: [string, string] } | null;
+  /** Σ of each release's own divergence, as if Pufferfish budgets added up (they do not). */
+  naiveSum: number;
+  /**
+   * true: the joint level is known (exact accountant) and exceeds the naive sum — adding budgets
+   * would have understated the leak; false: it does not; null: only an upper bound is known here.
+   */
+  understated: boolean | null;
+}
+
+export interface Accounting {
+  releases: number;
+  rows: AccountRow[];
+  /** With `delta`: the smallest ε′ over the α's by the sharper conversion, and its α. */
+  epsilonDelta: { epsilon: number; delta: number; alpha: number } | null;
+}
+
+/** A release's noise as the joint bound sees it: Laplace rate 1/b, Gaussian 1/σ², or a bounded-ratio cost. */
+type Part = { kind: 'laplace'; b: number } | { kind: 'gaussian'; sigma: number } | { kind: 'ratio'; eta: number; cost: Cost };
+
+function partOf(r: Release): Part {
+  const def = mechanismDef(r.mechanism);
+  if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+  const o = noiseOptions(r);
+  if (def.parameter === 'sigma') return { kind: 'gaussian', sigma: r.scale };
+  if (def.parameter === 'b') return { kind: 'laplace', b: r.scale };
+  const eta = o.eta.at(r.scale);
+  // c = |z| is Laplace noise with b = 1/η; other costs are bounded only through the density ratio e^{η·c}.
+  return o.cost === absCost ? { kind: 'laplace', b: 1 / eta } : { kind: 'ratio', eta, cost: o.cost };
+}
+
+/** 1/√(Σ 1/σᵢ²) lowered past its rounding ((R + 4)·2⁻⁵² relative covers the sum, root and division). */
+function effectiveSigma(sigmas: number[]): number {
+  const precision = sigmas.reduce((a, s) => a + 1 / (s * s), 0);
+  return (1 / Math.sqrt(precision)) * (1 - (sigmas.length + 4) * EPS);
+}
+
+/**
+ * The joint D_α of all `parts` for one pair, as a condition ≤ ε (docs/math.md §9):
+ * - one Laplace-shaped or Gaussian release, or Gaussian releases only: the exact accountant
+ *   (several Gaussians are one at σ_eff = (Σ σᵢ⁻²)^{−1/2}: the precision-weighted mean is sufficient);
+ * - otherwise, α > 1: the coupled bound with the inner divergences summed over releases,
+ *   (α−1)·Σ [R_α(|z|/bᵢ) | α z²/2σⱼ² | ηₖ c(z)]; α = ∞: sup over π* of Σ |z|/bᵢ + ηₖ c(z).
+ */
+function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon: number, ordered: boolean): Evaluation & { method: JointMethod } {
+  const gauss = parts.filter((p): p is Extract<Part, { kind: 'gaussian' }> => p.kind === 'gaussian');
+  const lap = parts.filter((p): p is Extract<Part, { kind: 'laplace' }> => p.kind === 'laplace');
+  const ratio = parts.filter((p): p is Extract<Part, { kind: 'ratio' }> => p.kind === 'ratio');
+  if (alpha === Infinity) {
+    if (gauss.length) return { value: Infinity, error: 0, target: epsilon, sense: 'le', method: 'unbounded' };
+    if (lap.length === 1 && ratio.length === 0) {
+      const dirs = ordered ? [[pc.p, pc.q]] : [[pc.p, pc.q], [pc.q, pc.p]];
+      let value = -Infinity, error = 0;
+      for (const [a, b] of dirs) { const d = exactLaplaceDInf(a, b, lap[0].b); if (d.value + d.error > value + error) { value = d.value; error = d.error; } }
+      return { value, error, target: epsilon, sense: 'le', method: 'sup-at-atoms' };
+    }
+    let worst = 0;
+    const c = pc.coupling;
+    for (let k = 0; k < c.x.length; k++) {
+      const z = c.x[k] - c.y[k];
+      let t = 0;
+      for (const p of lap) t += Math.abs(z) / p.b;
+      for (const p of ratio) t += p.eta * p.cost.apply(z);
+      worst = Math.max(worst, t);
+    }
+    return { value: worst, error: 8 * (parts.length + 2) * EPS * worst, target: epsilon, sense: 'le', method: 'coupled' };
+  }
+  if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
+  if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
+    const noise = lap.length ? { family: 'laplace' as const, scale: lap[0].b } : { family: 'gaussian' as const, scale: effectiveSigma(gauss.map((g) => g.sigma)) };
+    const e = exactEvaluation(pc.p, pc.q, noise.family, noise.scale, alpha, epsilon, ordered);
+    if (Number.isFinite(e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
+  }
+  const d = distances(pc.coupling);
+  const t = new Float64Array(d.length);
+  const invVar = gauss.reduce((a, g) => a + 1 / (g.sigma * g.sigma), 0);
+  let inner = 0;
+  for (let k = 0; k < d.length; k++) {
+    let v = 0, err = 0;
+    for (const p of lap) { const r = scaledLaplaceRdp(alpha, d[k] / p.b); v += r.value; err += r.error; }
+    const g = ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
+    v += g;
+    for (const p of ratio) v += (alpha - 1) * p.eta * p.cost.apply(d[k]);
+    // Each added term is exact to a few ulps of itself; the sum of R terms adds R ulps of the total.
+    t[k] = v;
+    inner = Math.max(inner, err + (8 + 2 * parts.length) * EPS * Math.abs(v));
+  }
+  const outer = logExpectationExp(pc.coupling.mass, t);
+  return { value: outer.value / (alpha - 1), error: (outer.error + inner) / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
+}
+
+/** D_α(P_X‖Q_X) + its error, worst required direction: what no release of X can exceed. */
+function dataDivergence(pc: PairCoupling, alpha: number, ordered: boolean): number {
+  const up = (a: typeof pc.p, b: typeof pc.p) => { const d = discreteRenyi(a, b, alpha); return d.value + d.error; };
+  return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
+}
+
+/** Each release's own D_α for the pair (the exact accountant where it applies, else its coupled bound). */
+function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: boolean): number {
+  const e = jointEvaluation(pc, [part], alpha, Infinity, ordered);
+  return e.value;
+}
+
+/**
+ * The joint Rényi Pufferfish level of several releases of the same value (independent noise,
+ * possibly different families and scales), for every α: a certified upper bound maximised over
+ * priors, pairs and directions, next to the naive sum of the releases' own levels. Pufferfish
+ * guarantees do not compose: the joint level can exceed the sum many times over (docs/math.md §9).
+ * @example account(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1 }, { mechanism: 'gaussian', scale: 1 }], { alphas: [2] }).rows[0].divergence
+ */
+export function account(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number }): Accounting {
+  if (releases.length === 0) throw new InputError('name at least one release', 'release');
+  if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
+  const parts = releases.map(partOf);
+  const ordered = scenario.ordered ?? false;
+  const pcs = pairCouplings(scenario);
+  const rows = opts.alphas.map((alpha): AccountRow => {
+    let best: { value: number; lower: number | null; method: JointMethod; pc: PairCoupling } | null = null;
+    let naive = 0;
+    for (const pc of pcs) {
+      const e = jointEvaluation(pc, parts, alpha, Infinity, ordered);
+      const data = dataDivergence(pc, alpha, ordered);
+      // Data processing: no number of releases reveals more than X itself.
+      const bound = e.value + e.error;
+      const known = e.method === 'exact' || e.method === 'exact (Gaussian mean)' || (e.method === 'sup-at-atoms' && Number.isFinite(e.value));
+      const row = data < bound ? { value: data, lower: null, method: 'data-processing' as const } : { value: bound, lower: known ? e.value - e.error : null, method: e.method };
+      if (!best || row.value > best.value) best = { ...row, pc };
+      naive = Math.max(naive, parts.reduce((a, p) => a + singleDivergence(pc, p, alpha, ordered), 0));
+    }
+    const b = best!;
+    return {
+      alpha,
+      divergence: b.value,
+      method: b.method,
+      binding: b.value > 0 ? { prior: b.pc.prior, pair: [b.pc.pair[0], b.pc.pair[1]] } : null,
+      naiveSum: naive,
+      understated: b.lower === null ? null : naive < b.lower,
+    };
+  });
+  let epsilonDelta: Accounting['epsilonDelta'] = null;
+  if (opts.delta !== undefined) {
+    for (const r of rows) {
+      if (!(r.alpha > 1) || r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
+      const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
+      if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
+    }
+  }
+  return { releases: releases.length, rows, epsilonDelta };
+}
+
+/**
+ * The smallest scale of one more release (of `next`'s family) that keeps the joint level of all
+ * releases — `past` and the new one — within (α, ε) for every prior and pair: the joint bound is
+ * non-increasing in the new scale, so the one driver's bracketed search applies. InputError when
+ * the past releases alone already exceed ε (no amount of noise on a new release can undo them).
+ */
+export function nextReleaseScale(scenario: Scenario, past: Release[], next: Omit<Release, 'scale'>, alpha: number, epsilon: number): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
+  const outside = mechanismDef(next.mechanism).alphaRange(alpha);
+  if (outside) throw new InputError(outside, 'alpha');
+  const pastParts = past.map(partOf);
+  const ordered = scenario.ordered ?? false;
+  const pcs = pairCouplings(scenario);
+  const joint = (pc: PairCoupling, s: number) => jointEvaluation(pc, [...pastParts, partOf({ ...next, scale: s })], alpha, epsilon, ordered);
+  const units = pcs.map((pc) => {
+    const label = { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
+    if (dataDivergence(pc, alpha, ordered) <= epsilon) return { label, problem: { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε, so no release of X can exceed the budget' } };
+    if (pastParts.length) {
+      const already = jointEvaluation(pc, pastParts, alpha, epsilon, ordered);
+      if (!(already.value + already.error < epsilon)) {
+        throw new InputError(`the past releases already reach D_α ≥ ${(already.value + already.error).toPrecision(4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`, 'epsilon');
+      }
+    }
+    const evaluate = (s: number): Evaluation => joint(pc, s);
+    const up = bracketAbove(evaluate, 1, `next release for prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
+    const problem: ScaleProblem = { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
+    return { label, problem, pc };
+  });
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
+  if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
+  const top = units.find((u) => u.label === sol.top.label);
+  return { scale: sol.scale, binding: sol.top.label, method: top && 'pc' in top && top.pc ? joint(top.pc, sol.scale).method : 'coupled' };
+}

@@ -1,0 +1,112 @@
+import { Option, type Command } from 'commander';
+import type { Release } from '../account/account.js';
+import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
+import { costs } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { BUILTIN_IDS } from '../scenarios/builtin.js';
+import { asFlagError } from './flags.js';
+import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
+import { parseGrid, parseNames } from './grid.js';
+import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+
+interface AccountOptions extends CalibrateOptions {
+  release?: string[];
+  delta?: string;
+  next?: string;
+}
+
+/** `mechanism=gaussian,scale=1.2[,cost=abs]`: one past release. */
+export function parseRelease(text: string): Release {
+  const fields = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const i = part.indexOf('=');
+    const key = part.slice(0, i).trim(), value = part.slice(i + 1).trim();
+    if (i <= 0 || !value) throw new InputError(`must be mechanism=M,scale=S[,cost=C], got '${text}'`, '--release');
+    if (fields.has(key)) throw new InputError(`names '${key}' twice in '${text}'`, '--release');
+    if (!['mechanism', 'scale', 'cost'].includes(key)) throw new InputError(`unknown field '${key}' in '${text}' (mechanism, scale, cost)`, '--release');
+    fields.set(key, value);
+  }
+  const mechanism = fields.get('mechanism');
+  if (!mechanism || !(MECHANISMS as readonly string[]).includes(mechanism)) throw new InputError(`needs mechanism=${MECHANISMS.join('|')} in '${text}'`, '--release');
+  const scaleText = fields.get('scale') ?? '';
+  const scale = Number(scaleText);
+  if (scaleText === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
+  const cost = fields.get('cost');
+  if (cost !== undefined && !(cost in costs)) throw new InputError(`unknown cost '${cost}' in '${text}' (${Object.keys(costs).join(', ')})`, '--release');
+  return { mechanism: mechanism as Mechanism, scale, ...(cost ? { cost: costs[cost] } : {}) };
+}
+
+const HOW = {
+  exact: 'exact accountant',
+  'exact (Gaussian mean)': 'exact, Gaussian releases as one at σ_eff (sufficient mean)',
+  coupled: 'coupled bound, inner divergences summed over releases',
+  'sup-at-atoms': 'exact sup at the atoms (α = ∞)',
+  'data-processing': "data processing (the data's own divergence)",
+  unbounded: 'Gaussian noise has no finite α = ∞ level',
+} as const;
+
+async function runAccount(o: AccountOptions): Promise<void> {
+  const { account, nextReleaseScale } = await import('../account/account.js');
+  const { scenario, d } = await loadScenario(o);
+  const releases = (o.release ?? []).map(parseRelease);
+  const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
+  if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
+  let next: { mechanism: Mechanism; alpha: number; epsilon: number; scale: number; method: string; binding: { prior: string; pair: [string, string] } | null } | null = null;
+  try {
+    if (o.next !== undefined) {
+      const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
+      const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+      const a = o.alpha ? alphas : [d.alpha ?? 2];
+      if (a.length !== 1 || epsilons.length !== 1) throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
+      const r = nextReleaseScale(scenario, releases, { mechanism }, a[0], epsilons[0]);
+      next = { mechanism, alpha: a[0], epsilon: epsilons[0], ...r };
+    }
+    if (releases.length === 0 && !next) throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  const acc = releases.length ? account(scenario, releases, { alphas, delta }) : null;
+  if (o.json) {
+    const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
+    process.stdout.write(JSON.stringify({ scenario: scenario.name, releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}) })), rows, epsilonDelta: acc?.epsilonDelta ?? null, next: next && { ...next, alpha: jsonAlpha(next.alpha) } }, null, 2) + '\n');
+    return;
+  }
+  const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}`).join(', ');
+  process.stdout.write(`${scenario.name}\n`);
+  if (acc) {
+    process.stdout.write(`${releases.length} release(s) of the same value: ${list}\n\n`);
+    const body = acc.rows.map((r) => [r.alpha === Infinity ? '∞' : String(r.alpha), numUp(r.divergence), HOW[r.method], numUp(r.naiveSum), r.understated === null ? '?' : r.understated ? 'yes' : 'no']);
+    process.stdout.write(`${table(['α', 'joint D_α ≤', 'how', 'naive sum', 'sum understates'], body, [1, 3])}\n`);
+    if (acc.epsilonDelta) process.stdout.write(`\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (α = ${acc.epsilonDelta.alpha}, sharper conversion)\n`);
+    const under = acc.rows.filter((r) => r.understated).map((r) => (r.alpha === Infinity ? '∞' : String(r.alpha)));
+    if (under.length) process.stdout.write(`\nAdding each release's own level would have understated the leak at α = ${under.join(', ')}: Pufferfish guarantees do not compose (docs/math.md §9).\n`);
+    if (acc.rows.some((r) => r.understated === null)) process.stdout.write(`\n'?': only an upper bound on the joint level is known there (coupled bound), so whether the sum understates it is not decided.\n`);
+  }
+  if (next) {
+    process.stdout.write(`\nnext ${next.mechanism} release: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`);
+  }
+}
+
+/** Registers `account`. */
+export function accountCommand(program: Command): void {
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+  withSourceOptions(program.command('account'))
+    .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
+    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .option('--release <fields>', "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat)", collect)
+    .option('--alpha <grid>', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)')
+    .option('--delta <d>', 'δ for the (ε′, δ) conversion (default 1e-6)')
+    .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
+    .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')
+    .option('--json', 'print the accounting as JSON')
+    .addHelpText('after', `
+Releases of the same value share the secret-correlated X: their joint level is not the sum of
+their levels (docs/math.md §9). Gaussian releases are accounted exactly (the precision-weighted
+mean is sufficient); any other mix by the coupled bound with the inner divergences summed.
+
+Example:
+  pufferfish account --scenario heart --release mechanism=gaussian,scale=1 --release mechanism=gaussian,scale=1.5 --next gaussian --alpha 2 --epsilon 1`)
+    .action((o: AccountOptions) => runAccount(o));
+}

@@ -1,0 +1,105 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { account, nextReleaseScale } from '../src/account/account.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import type { Scenario } from '../src/calibrate/scenario.js';
+import { fromCounts, fromWeights, type Discrete } from '../src/distribution/discrete.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { InputError } from '../src/errors.js';
+import { twoReleaseRenyi } from './quadrature2d.js';
+
+const pairScenario = (p: Discrete, q: Discrete): Scenario => ({ name: 'pair', priors: [{ name: 'p', conditionals: { P: p, Q: q } }] });
+const collapse = pairScenario(fromCounts([0], [1]), fromWeights([0, 5], [0.99, 0.01]));
+const [P, Q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditionals.Q];
+
+describe('accountant of several releases of the same value (docs/math.md §9)', () => {
+  it('Gaussian releases: exact at σ_eff = (Σσᵢ⁻²)^−½, and the naive sum understates it', () => {
+    const a = account(collapse, [{ mechanism: 'gaussian', scale: 1.6 }, { mechanism: 'gaussian', scale: 2.4 }], { alphas: [2, 3] });
+    const sigmaEff = 1 / Math.sqrt(1 / 1.6 ** 2 + 1 / 2.4 ** 2);
+    for (const r of a.rows) {
+      const truth = Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: sigmaEff }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: sigmaEff }, r.alpha).value);
+      expect(r.method).toBe('exact (Gaussian mean)');
+      expect(r.divergence).toBeGreaterThanOrEqual(truth);
+      expect(r.divergence).toBeLessThan(truth * (1 + 1e-8));
+      const own = (s: number) => Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: s }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: s }, r.alpha).value);
+      expect(r.naiveSum).toBeCloseTo(own(1.6) + own(2.4), 8);
+      expect(r.understated).toBe(true);
+    }
+  });
+
+  it('a Laplace and a Gaussian release: the coupled joint bound is never below the true joint D_α (2-D quadrature)', () => {
+    const s = pairScenario(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 4]));
+    const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
+    for (const [b, sigma] of [[1, 1], [0.5, 2], [3, 0.7]]) {
+      const a = account(s, [{ mechanism: 'laplace', scale: b }, { mechanism: 'gaussian', scale: sigma }], { alphas: [1.5, 2, 4] });
+      for (const r of a.rows) {
+        const truth = Math.max(
+          twoReleaseRenyi(p, q, { family: 'laplace', scale: b }, { family: 'gaussian', scale: sigma }, r.alpha),
+          twoReleaseRenyi(q, p, { family: 'laplace', scale: b }, { family: 'gaussian', scale: sigma }, r.alpha),
+        );
+        expect(r.divergence, `b=${b} σ=${sigma} α=${r.alpha}`).toBeGreaterThanOrEqual(truth * (1 - 1e-7));
+        expect(r.understated).toBe(r.method === 'coupled' ? null : r.understated);
+      }
+    }
+  });
+
+  it('one Laplace release: the accountant is the exact accountant, and α = ∞ is the sup at the atoms', () => {
+    const a = account(collapse, [{ mechanism: 'laplace', scale: 2 }], { alphas: [2, Infinity], delta: 1e-6 });
+    const truth = Math.max(exactRenyi(P, Q, { family: 'laplace', scale: 2 }, 2).value, exactRenyi(Q, P, { family: 'laplace', scale: 2 }, 2).value);
+    expect(a.rows[0].method).toBe('exact');
+    expect(a.rows[0].divergence).toBeGreaterThanOrEqual(truth);
+    expect(a.rows[0].divergence).toBeLessThan(truth * (1 + 1e-8));
+    expect(a.rows[1].method).toBe('sup-at-atoms');
+    expect(a.epsilonDelta?.alpha).toBe(2);
+    // Gaussian noise has no finite α = ∞ level, and here neither has the data (Q has mass where P has none).
+    expect(account(collapse, [{ mechanism: 'gaussian', scale: 2 }], { alphas: [Infinity] }).rows[0]).toMatchObject({ method: 'unbounded', divergence: Infinity });
+    // Ordered P‖Q only: the data's own D∞ = log(1/0.99) caps it (data processing).
+    const ordered = account({ ...collapse, ordered: true }, [{ mechanism: 'gaussian', scale: 2 }], { alphas: [Infinity] }).rows[0];
+    expect(ordered.method).toBe('data-processing');
+    expect(ordered.divergence).toBeCloseTo(Math.log(1 / 0.99), 12);
+  });
+
+  it('the next release: alone it is the exact single calibration; after a release at 2σ* it needs σ*·2/√3; after a full budget none fits', () => {
+    const star = calibrate(collapse, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 }).scale;
+    const alone = nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, 2, 1);
+    expect(alone.scale / star).toBeGreaterThan(1 - 1e-9);
+    expect(alone.scale / star).toBeLessThan(1 + 1e-9);
+    const after = nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: 2 * star }], { mechanism: 'gaussian' }, 2, 1);
+    expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeGreaterThan(1 - 1e-9);
+    expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeLessThan(1 + 1e-9);
+    // The answer keeps all releases within ε (re-checked by the accountant itself).
+    expect(account(collapse, [{ mechanism: 'gaussian', scale: 2 * star }, { mechanism: 'gaussian', scale: after.scale }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1);
+    const lapNext = nextReleaseScale(collapse, [{ mechanism: 'laplace', scale: 8 }], { mechanism: 'laplace' }, 2, 1);
+    expect(account(collapse, [{ mechanism: 'laplace', scale: 8 }, { mechanism: 'laplace', scale: lapNext.scale }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1);
+    let err: unknown;
+    try { nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: star / 2 }], { mechanism: 'gaussian' }, 2, 1); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(/^epsilon: the past releases already reach D_α ≥ .* no further release fits/);
+    expect(() => nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, Infinity, 1)).toThrow(/alpha: Gaussian noise cannot give α = ∞/);
+  });
+
+  it('CLI: pufferfish account prints the joint curve, flags the understated sum, and refuses bad releases', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'account', ...a], { encoding: 'utf8' });
+    const t = run('--scenario', 'heart', '--release', 'mechanism=gaussian,scale=1', '--release', 'mechanism=gaussian,scale=1.5', '--next', 'gaussian', '--alpha', '2', '--epsilon', '1');
+    expect(t.status).toBe(0);
+    expect(t.stdout).toMatch(/2 release\(s\) of the same value: gaussian σ=1, gaussian σ=1\.5/);
+    expect(t.stdout).toMatch(/would have understated the leak at α = 2/);
+    expect(t.stdout).toMatch(/next gaussian release: scale ≥ [\d.]+ keeps all 3 releases within \(α = 2, ε = 1\)/);
+    const j = JSON.parse(run('--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--alpha', '2,inf', '--json').stdout);
+    expect(j.rows.map((r: { alpha: unknown }) => r.alpha)).toEqual([2, 'inf']);
+    for (const [args, msg] of [
+      [['--release', 'mechanism=gaussian'], /^error: --release: needs a finite scale > 0/],
+      [['--release', 'mechanism=cauchy,scale=1'], /^error: --release: needs mechanism=laplace\|gaussian\|exponential/],
+      [['--release', 'mechanism=gaussian,scale=1,scale=2'], /^error: --release: names 'scale' twice/],
+      [['--release', 'mechanism=gaussian,scale=1', '--alpha', '0.5'], /^error: --alpha: joint accounting covers α > 1/],
+      [[], /^error: --release: name the releases made so far/],
+    ] as [string[], RegExp][]) {
+      const r = run('--scenario', 'heart', ...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
