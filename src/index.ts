@@ -55,3 +55,4 @@ export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from '.
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
+export { calibrateEpsDelta, renyiBudgetFor, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from './calibrate/epsDelta.js';

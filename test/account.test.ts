@@ -102,4 +102,18 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it('CLI: calibrate --delta meets an (ε, δ) target through the best Rényi order and reports it', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', ...a], { encoding: 'utf8' });
+    const j = JSON.parse(run('--mechanism', 'gaussian', '--method', 'coupled', '--delta', '1e-6', '--json').stdout).results[0];
+    expect(j.target).toEqual({ epsilon: 1, delta: 1e-6 });
+    expect(j.alpha).toBeGreaterThan(1);
+    expect(j.explanation).toMatch(/^\(ε = 1, δ = 0\.000001\)-Pufferfish via α = /);
+    // --alpha restricts the orders tried.
+    expect(JSON.parse(run('--mechanism', 'gaussian', '--method', 'coupled', '--delta', '1e-6', '--alpha', '16,32', '--json').stdout).results[0].alpha).toBeOneOf([16, 32]);
+    const bad = run('--delta', '2');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --delta: must be a number in \(0, 1\)/);
+  });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../distribution/discrete.js';
 import { NumericalError } from '../errors.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
-import { smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { exactRenyi } from '../divergence/exactRenyi.js';
 import { builtinScenario } from '../scenarios/builtin.js';
 import { calibrate } from './calibrate.js';
 import { bestOf, solveUnits } from './driver.js';
@@ -70,5 +71,30 @@ describe('guarantees as data', () => {
     expect(t.scale).toBeGreaterThan(0);
     expect(t.binding).toEqual({ prior: 'p', pair: ['a', 'b'] });
     expect(() => calibrateFor(tiny, { kind: 'mi', epsilon: 0.1 }, { mechanism: 'laplace', method: 'theorem' })).toThrow(/method: unknown method 'theorem' for this guarantee \(one of mi-exact, mi-variance, best\)/);
+  });
+});
+
+describe('(ε, δ) targets through the best Rényi order', () => {
+  const heart = builtinScenario('heart');
+  it('meets (ε, δ) by the sharper conversion at the reported α, and is the smallest scale over the α grid', async () => {
+    const { calibrateEpsDelta, renyiBudgetFor } = await import('./epsDelta.js');
+    const { rdpToDpSharp } = await import('../audit/conversion.js');
+    const alphas = [1.5, 2, 4, 8, 16, 32];
+    for (const mechanism of ['laplace', 'gaussian'] as const) {
+      const r = calibrateEpsDelta(heart, { mechanism, method: 'coupled' }, 1, 1e-6, alphas);
+      expect(alphas).toContain(r.alpha);
+      // Calibrated (certified) for a Rényi budget that converts to ≤ ε at δ; the exact D_α there is within it.
+      expect(isFeasible(r.check!)).toBe(true);
+      expect(rdpToDpSharp(r.renyiEpsilon, r.alpha, 1e-6)).toBeLessThanOrEqual(1);
+      const [p, q] = Object.values(heart.priors[0].conditionals);
+      for (const [a, b] of [[p, q], [q, p]]) expect(exactRenyi(a, b, { family: mechanism, scale: r.scale }, r.alpha).value).toBeLessThanOrEqual(r.renyiEpsilon);
+      for (const a of alphas) {
+        const budget = renyiBudgetFor(1, 1e-6, a);
+        if (budget > 0) expect(r.scale).toBeLessThanOrEqual(calibrate(heart, { mechanism, method: 'coupled', alpha: a, epsilon: budget }).scale);
+      }
+      expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha} `)).toBe(true);
+    }
+    expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(/no Rényi order in \[1\.5, 2\] leaves a positive budget/);
+    expect(calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6, alphas }, { mechanism: 'gaussian', method: 'coupled' }).alpha).toBe(calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled' }, 1, 1e-6, alphas).alpha);
   });
 });

@@ -5,16 +5,19 @@ import type { Mechanism } from '../mechanisms/registry.js';
 import { calibrateMI, MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
 import { calibrateTruncated, type TruncatedCalibration } from '../release/truncated.js';
 import { calibrate, type CalibrationResult } from './calibrate.js';
+import { calibrateEpsDelta, type EpsDeltaResult } from './epsDelta.js';
 import type { Scenario } from './scenario.js';
 
 /** What a release promises, as data: each kind has its own calibration and its own typed result. */
 export type Guarantee =
-  /** (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish). */
-  | { kind: 'renyi'; alpha: number; epsilon: number }
+  /** (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish), of `releases` releases of the value together. */
+  | { kind: 'renyi'; alpha: number; epsilon: number; releases?: number }
   /** The same for outputs redrawn until they land in `interval` (docs/math.md §5). */
   | { kind: 'truncated-renyi'; alpha: number; epsilon: number; interval: [number, number] }
   /** I(Y; S) ≤ ε nats under every prior (docs/math.md §7). */
-  | { kind: 'mi'; epsilon: number };
+  | { kind: 'mi'; epsilon: number }
+  /** (ε, δ)-Pufferfish through the best Rényi order of `alphas` (sharper conversion). */
+  | { kind: 'epsilon-delta'; epsilon: number; delta: number; alphas?: readonly number[] };
 
 /** The noise to calibrate: family, method (per guarantee) and the exponential mechanism's options. */
 export interface NoiseChoice {
@@ -25,6 +28,7 @@ export interface NoiseChoice {
 }
 
 export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' } ? CalibrationResult
+  : G extends { kind: 'epsilon-delta' } ? EpsDeltaResult
   : G extends { kind: 'truncated-renyi' } ? TruncatedCalibration
   : G extends { kind: 'mi' } ? MiCalibrationResult : never;
 
@@ -41,13 +45,15 @@ const methodFor = <M extends string>(m: string | undefined, allowed: readonly st
  * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
  */
 export function calibrateFor<G extends Guarantee>(scenario: Scenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
-export function calibrateFor(scenario: Scenario, g: Guarantee, noise: NoiseChoice): CalibrationResult | TruncatedCalibration | MiCalibrationResult {
+export function calibrateFor(scenario: Scenario, g: Guarantee, noise: NoiseChoice): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
   const { mechanism, cost, eta } = noise;
   switch (g.kind) {
     case 'renyi':
-      return calibrate(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: methodFor(noise.method, METHODS, 'best') });
+      return calibrate(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, releases: g.releases, method: methodFor(noise.method, METHODS, 'best') });
     case 'truncated-renyi':
       return calibrateTruncated(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: 'exact' }, g.interval);
+    case 'epsilon-delta':
+      return calibrateEpsDelta(scenario, { mechanism, cost, eta, method: methodFor(noise.method, METHODS, 'best') }, g.epsilon, g.delta, g.alphas);
     case 'mi':
       return calibrateMI(scenario, { mechanism, epsilon: g.epsilon, method: methodFor(noise.method, MI_METHODS, 'best') });
     default: {

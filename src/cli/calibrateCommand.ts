@@ -39,8 +39,15 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
   if (guarantee === 'mi') return runCalibrateMI(o);
   const { scenario, grid, source } = await plan(o);
-  const results: CalibrationResult[] = grid.map((s) => {
+  // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
+  const delta = o.delta === undefined ? undefined : Number(o.delta);
+  if (delta !== undefined && !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } = delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
+  const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
+  const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
+  const results: CalibrationResult[] = settings.map((s) => {
     try {
+      if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
       return calibrate(scenario, s);
     } catch (e) {
       // Name where the bad setting came from: the flag if given, else the spec field.
@@ -98,6 +105,7 @@ export function calibrateCommand(program: Command): void {
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
     .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
+    .option('--delta <d>', '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--json', 'print {"results": [...]} as JSON')

@@ -44,6 +44,8 @@ export interface CalibrateOptions extends SourceOptions {
   cost?: string;
   /** Releases of the same value to account together. */
   releases?: string;
+  /** calibrate: an (ε, δ) target. */
+  delta?: string;
   json?: boolean;
 }
 

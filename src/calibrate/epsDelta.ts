@@ -1,0 +1,53 @@
+import { InputError } from '../errors.js';
+import { EPS } from '../numerics/float.js';
+import { calibrate, type CalibrationResult } from './calibrate.js';
+import { applicableMethods, type CalibrationSettings } from './rules.js';
+import type { Scenario } from './scenario.js';
+
+/** α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond. */
+export const DEFAULT_DELTA_ALPHAS: readonly number[] = Array.from({ length: 61 }, (_, i) => Number((1 + 0.25 * 2 ** (i / 6)).toPrecision(6)));
+
+/**
+ * The Rényi budget at order α that yields (ε, δ)-Pufferfish by the sharper conversion
+ * (Canonne, Kamath, Steinke 2020, Prop. 12; docs/math.md §3): ε′ = D_α + log((α−1)/α) − (log δ + log α)/(α−1),
+ * so D_α ≤ ε − log((α−1)/α) + (log δ + log α)/(α−1) suffices. Lowered by 16 ulps of the terms it
+ * combines (each log and division is within a few ulps), so rounding never grants a larger budget.
+ */
+export function renyiBudgetFor(epsilon: number, delta: number, alpha: number): number {
+  const t1 = Math.log((alpha - 1) / alpha), t2 = (Math.log(delta) + Math.log(alpha)) / (alpha - 1);
+  const b = epsilon - t1 + t2;
+  return b - 16 * EPS * (Math.abs(epsilon) + Math.abs(t1) + Math.abs(t2));
+}
+
+export interface EpsDeltaResult extends CalibrationResult {
+  /** The (ε, δ) target met, and the Rényi order and budget the scale was calibrated for. */
+  target: { epsilon: number; delta: number };
+  renyiEpsilon: number;
+}
+
+/**
+ * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
+ * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
+ * settings' method (certified as always); the smallest scale wins and its α is reported.
+ * Works for every method, mechanism and number of releases `calibrate` supports.
+ * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
+ */
+export function calibrateEpsDelta(scenario: Scenario, settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>, epsilon: number, delta: number, alphas: readonly number[] = DEFAULT_DELTA_ALPHAS): EpsDeltaResult {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
+  let best: EpsDeltaResult | null = null;
+  for (const alpha of alphas) {
+    if (!(alpha > 1) || alpha === Infinity) continue;
+    const renyiEpsilon = renyiBudgetFor(epsilon, delta, alpha);
+    if (!(renyiEpsilon > 0)) continue;
+    const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
+    if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
+    const r = calibrate(scenario, st);
+    if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon };
+  }
+  if (!best) throw new InputError(`no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${settings.method}; raise ε or δ`, 'epsilon');
+  return {
+    ...best,
+    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${best.alpha} (sharper RDP conversion: D_α ≤ ${best.renyiEpsilon.toPrecision(6)} suffices; smallest scale over ${alphas.length} orders). ${best.explanation}`,
+  };
+}
