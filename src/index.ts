@@ -56,3 +56,4 @@ export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
 export { calibrateEpsDelta, renyiBudgetFor, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from './calibrate/epsDelta.js';
+export { checkContamination, contaminatedProblem, type Contamination, type ContaminatedProblem } from './calibrate/contamination.js';

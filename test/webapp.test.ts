@@ -72,6 +72,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.fill('#value', '13');
     await page.click('#release');
     await page.waitForFunction(() => /CSPRNG|no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
+    // adult meets the budget with the data alone: the page warns and draws the raw value only on a second, explicit click.
+    expect(await page.textContent('#released')).toMatch(/^Warning: no noise needed for this prior class, so the release would be the raw value/);
+    await page.click('#release-raw');
+    await page.waitForFunction(() => /^13\n\(no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
 
     const origin = new URL(url).origin;
     expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith('blob:') && !r.startsWith('data:'))).toEqual([]);

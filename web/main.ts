@@ -88,10 +88,11 @@ $('audit').addEventListener('click', () => {
   const p = params();
   worker.postMessage({ type: 'audit', mechanism: $<HTMLSelectElement>('audit-mechanism').value, scale: Number($<HTMLInputElement>('audit-scale').value), alpha: p.alpha, epsilon: p.epsilon });
 });
-$('release').addEventListener('click', () => {
+const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
-  worker.postMessage({ type: 'release', mechanism: $<HTMLSelectElement>('audit-mechanism').value, alpha: p.alpha, epsilon: p.epsilon, value: Number($<HTMLInputElement>('value').value), count: Number($<HTMLInputElement>('count').value) });
-});
+  worker.postMessage({ type: 'release', mechanism: $<HTMLSelectElement>('audit-mechanism').value, alpha: p.alpha, epsilon: p.epsilon, value: Number($<HTMLInputElement>('value').value), count: Number($<HTMLInputElement>('count').value), allowNoNoise });
+};
+$('release').addEventListener('click', () => requestRelease(false));
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(lastSpec, null, 2)));
 $('download-spec').addEventListener('click', () => {
   const a = document.createElement('a');
@@ -142,6 +143,18 @@ worker.onmessage = (e: MessageEvent) => {
       row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP'], {}, true),
       ...m.rows.map((r: any) => row([r.prior, r.direction.join(' ‖ '), [fmt(r.divergence), 'num'], [fmt(r.slack), 'num'], [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num']])),
     );
+  } else if (m.type === 'no-noise') {
+    // A zero scale publishes the raw value: say why, and draw only on an explicit second click.
+    const out = $('released');
+    const text = document.createElement('p');
+    text.setAttribute('role', 'alert');
+    text.textContent = `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`;
+    const anyway = document.createElement('button');
+    anyway.type = 'button';
+    anyway.id = 'release-raw';
+    anyway.textContent = 'Release the raw value anyway';
+    anyway.addEventListener('click', () => requestRelease(true));
+    out.replaceChildren(text, anyway);
   } else if (m.type === 'released') {
     $('released').textContent = m.scale === 0 ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})` : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)`;
   } else if (m.type === 'spec') {

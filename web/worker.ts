@@ -86,7 +86,14 @@ self.onmessage = async (e: MessageEvent) => {
       post({ type: 'audit', rows });
     } else if (m.type === 'release') {
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count, allowNoNoise: true }); // the page shows the "no noise" guarantee text
+      let r: ReturnType<typeof release>;
+      try {
+        // The raw value only after the page has shown why and the user confirmed.
+        r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count, allowNoNoise: m.allowNoNoise === true });
+      } catch (err) {
+        if (err instanceof InputError && err.path === 'allow-no-noise') { post({ type: 'no-noise', reason: err.reason }); return; }
+        throw err;
+      }
       post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');

@@ -2,6 +2,8 @@ import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, solveUnits } from './driver.js';
+import { checkContamination, contaminatedProblem, type ContaminatedProblem, type Contamination } from './contamination.js';
+import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
@@ -43,6 +45,8 @@ export interface CalibrationResult {
   eta?: string;
   /** Releases of the same value the scale covers together (present when > 1; docs/math.md §9). */
   releases?: number;
+  /** The contamination class the guarantee covers, when asked for (docs/math.md §10). */
+  contamination?: Contamination;
 }
 
 /** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */
@@ -117,10 +121,21 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const rule = calibrationRule({ ...settings, method: settings.method });
   const ordered = scenario.ordered ?? false;
   const n = settings.releases ?? 1;
-  const units = pairCouplings(scenario).map((pc) => ({
-    label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
-    problem: wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered),
-  }));
+  const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
+  if (settings.contamination) checkContamination(settings.contamination, scenario);
+  const def0 = mechanismDef(settings.mechanism);
+  // What an adversary moving mass across the domain can add: the noise's divergence between its ends, times N releases.
+  const point = (s: number) => {
+    const r = def0.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
+    return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
+  };
+  const units = pairCouplings(scenario).map((pc) => {
+    const base = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+    return {
+      label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
+      problem: cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base,
+    };
+  });
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
   const scale = sol.scale;
   const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
@@ -128,9 +143,14 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
   const parameter = def.parameter;
   const binding = scale > 0 ? sol.top.label : null;
   const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';
+  let robust = '';
+  if (cont) {
+    const t = sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null;
+    robust = ` For every prior within λ = ${cont.lambda} of the class (up to λ of each conditional's mass moved anywhere in [${cont.domain.join(', ')}]; docs/math.md §10)${t ? `: the binding term is the ${t.contamination >= t.data ? 'contamination' : 'class'} term (log-weights ${t.contamination.toPrecision(4)} vs ${t.data.toPrecision(4)})` : ''}.`;
+  }
   const explanation = together + (binding
     ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-    : zeroExplanation(pairs));
+    : zeroExplanation(pairs)) + robust;
   const exp = def.describe(noiseOptions(settings));
   return {
     mechanism: settings.mechanism,
@@ -147,5 +167,6 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
     pairs,
     ...exp,
     ...(n > 1 ? { releases: n } : {}),
+    ...(settings.contamination ? { contamination: settings.contamination } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { Cost, Eta } from '../conditions/costs.js';
 import { atSingleScale } from '../conditions/repeated.js';
+import type { Contamination } from './contamination.js';
 import { InputError } from '../errors.js';
 import {
   isNotApplicable, METHODS, SINGLE_METHODS, type CalibrationRule, type Method, type NotApplicable, type RuleContext, type SingleMethod,
@@ -20,6 +21,8 @@ export interface CalibrationSettings {
   eta?: Eta;
   /** Releases of the same value to account jointly (default 1); docs/math.md §9. */
   releases?: number;
+  /** Guarantee for every prior within λ of the class (mass moved anywhere in the domain); docs/math.md §10. */
+  contamination?: Contamination;
 }
 
 /** The most releases accounted jointly (beyond, the noise would swamp any use of the value). */

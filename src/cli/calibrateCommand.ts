@@ -51,7 +51,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       return calibrate(scenario, s);
     } catch (e) {
       // Name where the bad setting came from: the flag if given, else the spec field.
-      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases'].includes(e.path)) {
+      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
         const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
         throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
       }
@@ -105,6 +105,8 @@ export function calibrateCommand(program: Command): void {
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
     .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
+    .option('--contamination <λ>', 'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)')
+    .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to (must cover every value)')
     .option('--delta <d>', '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')

@@ -10,7 +10,7 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   value: '--value', count: '--count', truncate: '--truncate', 'allow-no-noise': '--allow-no-noise',
   scenario: '--scenario', pairs: '--pairs', data: '--data', dataDir: '--data-dir', table: '--table', sql: '--sql',
   query: '--query', secretColumn: '--secret-column', secret: '--secret', values: '--values', given: '--given',
-  prior: '--prior', out: '--out', keep: '--keep', releases: '--releases',
+  prior: '--prior', out: '--out', keep: '--keep', releases: '--releases', contamination: '--contamination', domain: '--domain',
 };
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */

@@ -46,6 +46,9 @@ export interface CalibrateOptions extends SourceOptions {
   releases?: string;
   /** calibrate: an (ε, δ) target. */
   delta?: string;
+  /** ε-contamination λ and its domain LO,HI. */
+  contamination?: string;
+  domain?: string;
   json?: boolean;
 }
 
@@ -161,13 +164,31 @@ export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; g
   if (d.alpha === undefined && !o.alpha && o.spec) throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
+  const contamination = contaminationOf(o, d);
   const grid = methods.flatMap((method) =>
-    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta, ...(releases !== undefined ? { releases } : {}) }))),
+    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta, ...(releases !== undefined ? { releases } : {}), ...(contamination ? { contamination } : {}) }))),
   );
   return { scenario, grid, source };
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. */
+function contaminationOf(o: CalibrateOptions, d: SpecDefaults): { lambda: number; domain: [number, number] } | undefined {
+  const lambda = o.contamination !== undefined ? Number(o.contamination) : d.contamination;
+  if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1))) throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
+  let domain = d.domain;
+  if (o.domain !== undefined) {
+    const parts = o.domain.split(',').map((x) => x.trim());
+    const [lo, hi] = parts.map(Number);
+    if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi)) throw new InputError(`must be LO,HI with finite LO < HI, got '${o.domain}'`, '--domain');
+    domain = [lo, hi];
+  }
+  if (lambda === undefined && domain === undefined) return undefined;
+  if (lambda === undefined) throw new InputError('is needed with --domain (the share of each conditional the adversary may move)', '--contamination');
+  if (domain === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');
+  return { lambda, domain };
+}
 
 /** `--releases N`: a whole number ≥ 1, read exactly. */
 export function parseReleases(text: string): number {

@@ -45,7 +45,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   try {
     r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease });
   } catch (e) {
-    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases'].includes(e.path)) {
+    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(e.path)) {
       throw asFlagError(e);
     }
     throw e;
@@ -96,6 +96,8 @@ export function releaseCommand(program: Command): void {
     .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
     .option('--epsilon <e>', 'budget (default: spec, else 1)')
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
+    .option('--contamination <λ>', 'guarantee for every prior within λ of the class (with --domain)')
+    .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to')
     .option('--count <n>', 'number of releases of --value, calibrated to hold together (default 1)')
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')

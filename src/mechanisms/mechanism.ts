@@ -113,6 +113,12 @@ export interface MechanismDef {
    * Absent: the family's rules handle `releases` themselves.
    */
   readonly sufficientScale?: { toSingle(scale: number, releases: number): number; fromSingle(scale: number, releases: number): number };
+  /**
+   * An upper bound on D_α between this noise around two points Δ apart (the divergence a
+   * differential-privacy calibration with sensitivity Δ controls), with its rounding error:
+   * what a contaminating adversary can add (docs/math.md §10). ∞ where the family has none.
+   */
+  pointDivergence(delta: number, scale: number, alpha: number, o: NoiseOptions): { value: number; error: number };
   /** Options worth printing with a result (exponential: cost and η). */
   describe(o: NoiseOptions): { cost?: string; eta?: string };
   readonly rules: RuleTable;

@@ -41,7 +41,7 @@ export interface ReleaseOptions {
 function consentToNoNoise(plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null }, opts: ReleaseOptions): void {
   if (plan.scale > 0 || opts.allowNoNoise) return;
   const why = plan.calibration?.explanation ?? 'no pair needs noise on this interval';
-  throw new InputError(`the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class (--prior bootstrap:N or dirichlet:N)`, 'allow-no-noise');
+  throw new InputError(`the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class: --contamination λ --domain LO,HI (every prior within λ of it), or --prior bootstrap:N or dirichlet:N`, 'allow-no-noise');
 }
 
 export interface ReleaseResult {
@@ -81,6 +81,7 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
     const [lo, hi] = truncate;
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
     if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
+    if (settings.contamination) throw new InputError('truncated releases are not calibrated for a contamination class yet', 'contamination');
     const t = calibrateTruncated(scenario, settings, truncate);
     const noise = t.scale === 0 ? null : samplerFor(settings, t.scale);
     return {

@@ -51,7 +51,7 @@ export function parseAlpha(a: number | string, path = 'alpha'): number {
 }
 
 /** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */
-export type SpecDefaults = Partial<CalibrationSettings> & { guarantee?: 'renyi' | 'mi'; method?: string };
+export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> & { guarantee?: 'renyi' | 'mi'; method?: string; contamination?: number; domain?: [number, number] };
 
 /** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
@@ -86,6 +86,8 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
     alpha: spec.alpha === undefined ? undefined : parseAlpha(spec.alpha, `${prefix}.alpha`),
     epsilon: spec.epsilon,
     ...(spec.releases !== undefined ? { releases: spec.releases } : {}),
+    ...(spec.contamination !== undefined ? { contamination: spec.contamination } : {}),
+    ...(spec.domain !== undefined ? { domain: spec.domain as [number, number] } : {}),
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
   };

@@ -37,6 +37,9 @@ export const specSchema = v.strictObject({
   epsilon: v.optional(finite()),
   /** Releases of the same value the guarantee covers together (docs/math.md §9). */
   releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
+  contamination: v.optional(v.pipe(finite(), v.minValue(0, 'must be in [0, 1]'), v.maxValue(1, 'must be in [0, 1]'))),
+  domain: v.optional(v.pipe(v.tuple([finite(), finite()]), v.check(([lo, hi]) => lo < hi, 'needs LO < HI'))),
   /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
   cost: v.optional(v.picklist(['abs', 'sqrt'])),
   eta: v.optional(v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) })),

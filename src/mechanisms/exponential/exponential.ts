@@ -5,7 +5,8 @@ import { corollary1Problem } from '../../conditions/corollary1.js';
 import { coupledLaplaceProblem } from '../../conditions/coupled.js';
 import { songProblem } from '../../conditions/song.js';
 import { InputError } from '../../errors.js';
-import { maxOf, nextUp } from '../../numerics/float.js';
+import { EPS, maxOf, nextUp } from '../../numerics/float.js';
+import { laplacePointDivergence } from '../laplace/laplace.js';
 import { laplaceNoise, sqrtCostNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
@@ -65,6 +66,13 @@ export const exponential: MechanismDef = {
     if (cost === absCost) return laplaceNoise(nextUp(nextUp(1 / e)));
     if (cost === sqrtCost) return sqrtCostNoise(e * (1 - 4 * Number.EPSILON));
     throw new InputError(`no exact sampler for cost '${cost.name}' (abs and sqrt have one)`, 'cost');
+  },
+  // c = |z| is Laplace with b = 1/η; other costs: the density ratio is at most e^{η·c(Δ)} (a D∞ bound).
+  pointDivergence: (delta, theta, alpha, { cost, eta }) => {
+    const e = eta.at(theta);
+    if (cost === absCost) return laplacePointDivergence(delta * e, alpha);
+    const value = e * cost.apply(delta);
+    return { value, error: 8 * EPS * value };
   },
   describe: ({ cost, eta }) => ({ cost: cost.name, eta: eta.name }),
   rules,

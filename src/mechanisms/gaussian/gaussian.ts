@@ -3,6 +3,7 @@ import { wInf } from '../../coupling/wasserstein.js';
 import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
 import { theorem2Problem } from '../../conditions/theorem2.js';
 import { divideDown } from '../../conditions/repeated.js';
+import { EPS } from '../../numerics/float.js';
 import { gaussianNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
@@ -31,6 +32,11 @@ export const gaussian: MechanismDef = {
   sampler: (sigma) => gaussianNoise(sigma),
   // Ȳ = X + N(0, σ²/N) is sufficient for X: N releases are one release at σ/√N (docs/math.md §9).
   sufficientScale: { toSingle: (sigma, n) => divideDown(sigma, Math.sqrt(n)), fromSingle: (sigma, n) => sigma * Math.sqrt(n) },
+  // D_α(N(0, σ²) ‖ N(Δ, σ²)) = αΔ²/(2σ²) for every α > 0 (∞ at α = ∞).
+  pointDivergence: (delta, sigma, alpha) => {
+    const value = (alpha * delta * delta) / (2 * sigma * sigma);
+    return { value, error: 8 * EPS * value };
+  },
   describe: () => ({}),
   rules,
   // h(Y) ≤ ½ log 2πe(Var X + σ²) and h(Y|X) = h(N) (docs/math.md §7).

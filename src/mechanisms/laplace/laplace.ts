@@ -2,12 +2,12 @@ import { exactRule } from '../../calibrate/exactRule.js';
 import { wInf } from '../../coupling/wasserstein.js';
 import { coupledLaplaceProblem } from '../../conditions/coupled.js';
 import { powerIntensity } from '../../conditions/moment.js';
-import { pierquinLaplaceProblem } from '../../conditions/pierquin.js';
+import { pierquinLaplaceProblem, scaledLaplaceRdp } from '../../conditions/pierquin.js';
 import { proposition1Problem } from '../../conditions/proposition1.js';
 import { songProblem } from '../../conditions/song.js';
 import { theorem1Problem } from '../../conditions/theorem1.js';
 import { atSingleScale, divideDown, timesReleases } from '../../conditions/repeated.js';
-import { nextUp } from '../../numerics/float.js';
+import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
@@ -62,6 +62,15 @@ const rules: RuleTable = {
   exact: exactRule,
 };
 
+/** D_α(Lap(0, b) ‖ Lap(Δ, b)) at t = Δ/b: R_α(t) for finite α > 1, else the bound t (D∞). */
+export function laplacePointDivergence(t: number, alpha: number): { value: number; error: number } {
+  if (alpha > 1 && alpha < Infinity) {
+    const r = scaledLaplaceRdp(alpha, t);
+    return { value: r.value / (alpha - 1), error: r.error / (alpha - 1) + 2 * EPS * Math.abs(r.value / (alpha - 1)) };
+  }
+  return { value: t, error: EPS * t };
+}
+
 export const laplace: MechanismDef = {
   name: 'laplace',
   title: 'Laplace',
@@ -73,6 +82,8 @@ export const laplace: MechanismDef = {
   variance: (b) => 2 * b * b,
   accountant: () => (b) => ({ family: 'laplace', scale: b }),
   sampler: (b) => laplaceNoise(b),
+  // Mironov's R_α(Δ/b) for α > 1; D∞ = Δ/b bounds every α (D_α is non-decreasing in α).
+  pointDivergence: (delta, b, alpha) => laplacePointDivergence(delta / b, alpha),
   describe: () => ({}),
   rules,
   // The Laplace law maximises entropy at a given mean absolute deviation (docs/math.md §7).
