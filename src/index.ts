@@ -20,8 +20,8 @@ export { pierquinLaplaceProblem, pierquinGaussianProblem, laplaceRdp, scaledLapl
 export { songProblem } from './conditions/song.js';
 export { calibrate, calibrationRule, applicableMethods, checkSettings, noiseVariance, MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, type Mechanism, type Method, type SingleMethod, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
 export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type PairCoupling } from './calibrate/scenario.js';
-export { specSchema, type Spec } from './spec/schema.js';
-export { scenarioFromSpec, parseSpecText, parseAlpha, type SpecDefaults } from './spec/load.js';
+export { specSchema, settingsEntries, workerSettingsSchema, validate, type Spec } from './spec/schema.js';
+export { scenarioFromSpec, parseSpecText, parseAlpha, formatPath, type SpecDefaults } from './spec/load.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
 export { UCI_SCENARIOS, type UciScenarioDef } from './uci/scenarios.js';
 export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
@@ -57,3 +57,4 @@ export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
 export { calibrateEpsDelta, renyiBudgetFor, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from './calibrate/epsDelta.js';
 export { checkContamination, contaminatedProblem, type Contamination, type ContaminatedProblem } from './calibrate/contamination.js';
+export { robustness, SMALL_GROUP, type RobustnessReport, type RobustnessSettings } from './audit/robustness.js';

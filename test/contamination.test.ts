@@ -107,3 +107,37 @@ describe('ε-contamination classes (docs/math.md §10)', () => {
     expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.domain: needs LO < HI/);
   });
 });
+
+describe('robustness report (audit --robustness)', () => {
+  it('the guarantee grows with λ, the largest λ is tight, and it agrees with the contaminated calibration', async () => {
+    const { robustness } = await import('../src/audit/robustness.js');
+    const heart = builtinScenario('heart');
+    const st = { mechanism: 'laplace' as const, alpha: 2, epsilon: 1, domain: [0, 6.2] as [number, number] };
+    const s = calibrate(heart, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, contamination: { lambda: 0.01, domain: st.domain } }).scale;
+    const r = robustness(heart, { ...st, scale: s });
+    for (let i = 1; i < r.rows.length; i++) expect(r.rows[i].divergence).toBeGreaterThanOrEqual(r.rows[i - 1].divergence);
+    expect(r.largestLambda).toBeGreaterThanOrEqual(0.01 * (1 - 1e-6));
+    const at = (lambda: number) => robustness(heart, { ...st, scale: s, lambdas: [lambda] }).rows[0].divergence;
+    expect(at(r.largestLambda)).toBeLessThanOrEqual(1);
+    expect(at(Math.min(1, r.largestLambda * (1 + 1e-6)))).toBeGreaterThan(1);
+    expect(r.binding?.counts).toEqual([Number(heart.priors[0].conditionals['0'].denominator), Number(heart.priors[0].conditionals['1'].denominator)]);
+    expect(r.warning).toBeNull();
+    // A thin group behind the binding pair is called out.
+    const thin: Scenario = { name: 'thin', priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1], [200, 100]), b: fromCounts([0, 1], [3, 9]) } }] };
+    expect(robustness(thin, { mechanism: 'laplace', scale: 1, alpha: 2, epsilon: 1, domain: [0, 1] }).warning).toMatch(/a group of 12 \(fewer than 30\)/);
+  });
+
+  it('CLI: audit --robustness prints the λ table and the largest λ; --json mirrors it; --domain is required', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'audit', '--scenario', 'heart', '--scale', '1.2', ...a], { encoding: 'utf8' });
+    const t = run('--robustness', '--domain', '0,6.2');
+    expect(t.status).toBe(0);
+    expect(t.stdout).toMatch(/largest λ within ε: 0\.0147/);
+    const j = JSON.parse(run('--robustness', '--domain', '0,6.2', '--json').stdout);
+    expect(j.robustness.rows.map((r: { lambda: number }) => r.lambda)).toEqual([0, 0.001, 0.01, 0.1, 1]);
+    expect(j.robustness.largestLambda).toBeGreaterThan(0.0147);
+    const e = run('--robustness');
+    expect(e.status).toBe(2);
+    expect(e.stderr).toMatch(/^error: --domain: is needed with --robustness/);
+  });
+});

@@ -116,3 +116,22 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
     expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.releases: must be ≥ 1/);
   });
 });
+
+describe('audit --releases', () => {
+  it('passes the scale calibrated for N releases and fails the one-release scale, for the N releases together', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+    const scale = (n: number) => JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', String(n), '--json').stdout).results[0].scale;
+    // Printed scales round up, so the CLI's JSON number (exact double) is used as is.
+    const four = run('audit', '--scenario', 'heart', '--mechanism', 'gaussian', '--scale', String(scale(4)), '--releases', '4', '--json');
+    expect(four.status).toBe(0);
+    const j = JSON.parse(four.stdout);
+    expect(j.releases.n).toBe(4);
+    expect(j.releases.rows[0].divergence).toBeLessThanOrEqual(1);
+    expect(j.verdict).toBe('pass');
+    const one = run('audit', '--scenario', 'heart', '--mechanism', 'gaussian', '--scale', String(scale(1)), '--releases', '4');
+    expect(one.status).toBe(1);
+    expect(one.stdout).toMatch(/4 releases of the same value together/);
+    expect(one.stdout).toMatch(/verdict: fail/);
+  });
+});

@@ -43,3 +43,16 @@ describe('scenario spec', () => {
     expect(run).toThrow(message);
   });
 });
+
+describe('one settings schema for spec files and web worker messages', () => {
+  it('names the bad field of a worker message the way a spec error does', async () => {
+    const { validate, workerSettingsSchema, settingsEntries, specSchema } = await import('../src/spec/schema.js');
+    expect(Object.keys(settingsEntries).every((k) => k in specSchema.entries && k in workerSettingsSchema.entries)).toBe(true);
+    const bad = validate(workerSettingsSchema, { mechanisms: ['laplace', 'cauchy'], alpha: 2, epsilon: 1 });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.path).toEqual(['mechanisms', 1]);
+    const count = validate(workerSettingsSchema, { count: 0 });
+    expect(!count.ok && count.message).toBe('must be ≥ 1');
+    expect(validate(workerSettingsSchema, { mechanism: 'gaussian', alpha: 'inf', epsilon: 0.5, value: 3, count: 2 }).ok).toBe(true);
+  });
+});

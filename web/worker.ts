@@ -4,7 +4,7 @@ import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
 import {
-  applicableMethods, audit, builtinScenario, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
+  applicableMethods, audit, builtinScenario, formatPath, validate, workerSettingsSchema, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
   scaleVsAlphaChart, tableScenario, textHistograms, uciQuirks, varianceChart,
   type CalibrationResult, type ChartRow as Row, type Mechanism, type Scenario, type SingleMethod, type TextTable,
 } from '../src/index.js';
@@ -21,6 +21,12 @@ async function svg(spec: Record<string, unknown>): Promise<string> {
 }
 
 const post = (m: unknown) => (self as unknown as Worker).postMessage(m);
+
+/** A message's settings through the same schema as spec files; the first problem, by field. */
+function checkedSettings(settings: Record<string, unknown>): void {
+  const r = validate(workerSettingsSchema, settings);
+  if (!r.ok) throw new InputError(r.message, r.path.length ? formatPath(r.path) : 'form');
+}
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
@@ -39,6 +45,7 @@ self.onmessage = async (e: MessageEvent) => {
       post({ type: 'values', column: m.column, values: distinctValues(table, m.column) });
     } else if (m.type === 'calibrate') {
       const p = m.params;
+      checkedSettings({ mechanisms: p.mechanisms, methods: p.methods, alpha: p.alpha, epsilon: p.epsilon });
       if (table) {
         if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
         const h = textHistograms(table, { query: p.query, secretColumn: p.secretColumn, values: p.values?.length ? p.values : undefined, given: p.given || undefined });
@@ -81,10 +88,12 @@ self.onmessage = async (e: MessageEvent) => {
         epsilon: byEps.length ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' })) : '',
       });
     } else if (m.type === 'audit') {
+      checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
       if (!scenario) throw new InputError('calibrate first', 'form');
       const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [m.alpha], epsilon: m.epsilon, delta: 1e-6 });
       post({ type: 'audit', rows });
     } else if (m.type === 'release') {
+      checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, value: m.value, count: m.count });
       if (!scenario) throw new InputError('calibrate first', 'form');
       let r: ReturnType<typeof release>;
       try {

@@ -6,9 +6,11 @@ import { InputError } from '../errors.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
-import { auditTable, jsonAlpha, jsonNumber } from './format.js';
+import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table } from './format.js';
+import type { RobustnessReport } from '../audit/robustness.js';
+import type { Accounting } from '../account/account.js';
 import type { AuditRow } from '../audit/audit.js';
-import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+import { loadScenario, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 
 interface AuditOptions extends CalibrateOptions {
   scale?: string;
@@ -16,6 +18,7 @@ interface AuditOptions extends CalibrateOptions {
   empirical?: boolean;
   samples?: string;
   level?: string;
+  robustness?: boolean;
 }
 
 async function runAudit(o: AuditOptions): Promise<void> {
@@ -48,12 +51,36 @@ async function runAudit(o: AuditOptions): Promise<void> {
     if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
     empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
   }
+  let robust: RobustnessReport | null = null;
+  if (o.robustness) {
+    const { robustness } = await import('../audit/robustness.js');
+    const domain = o.domain?.split(',').map((x) => Number(x.trim())) ?? d.domain;
+    if (domain?.length !== 2 || !domain.every(Number.isFinite) || !(domain[0] < domain[1])) throw new InputError(`is needed with --robustness: LO,HI with finite LO < HI (the interval an adversary may move mass to), got '${o.domain ?? ''}'`, '--domain');
+    if (alphas.length !== 1) throw new InputError('the robustness report takes one α', '--alpha');
+    try {
+      robust = robustness(scenario, { mechanism, scale, alpha: alphas[0], epsilon: epsilons[0], domain: domain as [number, number], cost, eta: d.eta });
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  }
   // Verdict: every row must be certified within ε (value + error ≤ ε); exit 1 otherwise.
-  const over = rows.filter((r) => !(r.slack >= 0)).length;
+  // --releases N: the N releases of one value together (docs/math.md §9); the verdict is theirs.
+  const n = o.releases !== undefined ? parseReleases(o.releases) : (d.releases ?? 1);
+  let joint: Accounting | null = null;
+  if (n > 1) {
+    if (scale === 0) throw new InputError('auditing several releases needs a scale > 0', '--scale');
+    const { account } = await import('../account/account.js');
+    try {
+      joint = account(scenario, Array.from({ length: n }, () => ({ mechanism, scale, cost, eta: d.eta })), { alphas, delta });
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  }
+  const over = joint ? joint.rows.filter((r) => !(r.divergence <= epsilons[0])).length : rows.filter((r) => !(r.slack >= 0)).length;
   const verdict = over === 0 ? 'pass' : 'fail';
   setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
   if (o.json) {
-    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, verdict, over, rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))), mi, ...(o.empirical ? { empirical } : {}) };
+    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, verdict, over, rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))), mi, ...(joint ? { releases: { n, rows: joint.rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha), divergence: jsonNumber(r.divergence), naiveSum: jsonNumber(r.naiveSum), slack: jsonNumber(epsilons[0] - r.divergence) })) } } : {}), ...(o.empirical ? { empirical } : {}), ...(robust ? { robustness: { ...robust, rows: robust.rows.map((r) => ({ ...r, divergence: jsonNumber(r.divergence), slack: jsonNumber(r.slack) })) } } : {}) };
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
   }
@@ -72,6 +99,16 @@ async function runAudit(o: AuditOptions): Promise<void> {
   for (const e of empirical) {
     const r = e.result;
     process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ` (a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}; not evidence of privacy — the exact rows above decide)`}\n`);
+  }
+  if (joint) {
+    process.stdout.write(`\n${n} releases of the same value together (docs/math.md §9; the verdict is theirs):\n`);
+    process.stdout.write(`${table(['α', 'joint D_α ≤', 'slack', 'naive sum'], joint.rows.map((r) => [r.alpha === Infinity ? '∞' : String(r.alpha), numUp(r.divergence), numDown(epsilons[0] - r.divergence), numUp(r.naiveSum)]), [0, 1, 2, 3])}\n`);
+  }
+  if (robust) {
+    process.stdout.write(`\nrobustness (ε-contamination, docs/math.md §10): every prior within λ of the class, mass moved anywhere in the domain\n`);
+    process.stdout.write(`${table(['λ', 'D_α ≤', 'slack'], robust.rows.map((r) => [String(r.lambda), numUp(r.divergence), numDown(r.slack)]), [0, 1, 2])}\n`);
+    process.stdout.write(`largest λ within ε: ${numDown(robust.largestLambda)}${robust.binding ? `; binding: prior '${robust.binding.prior}', pair ${robust.binding.pair.join(' vs ')} (group totals ${robust.binding.counts.join(' and ')})` : ''}\n`);
+    if (robust.warning) process.stdout.write(`warning: ${robust.warning}\n`);
   }
   process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
 }
@@ -92,6 +129,9 @@ export function auditCommand(program: Command): void {
     .option('--empirical', 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)')
     .option('--samples <n>', 'empirical audit: draws per secret (default 50000)')
     .option('--level <a>', 'empirical audit: false-alarm probability bound (default 1e-3)')
+    .option('--releases <n>', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)')
+    .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
+    .option('--domain <lo,hi>', 'with --robustness: the interval an adversary may move mass to (must cover every value)')
     .option('--json', 'print {"rows": [...], "mi": [...]} as JSON, mirroring the tables')
     .addHelpText(
       'after',

@@ -21,15 +21,11 @@ const conditionalSchema = v.pipe(
   v.check((c) => (c.counts === undefined) !== (c.weights === undefined), 'give exactly one of "counts" or "weights"'),
 );
 
-/** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
-export const specSchema = v.strictObject({
-  name: v.optional(v.string()),
-  priors: v.pipe(
-    v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), conditionals: v.record(v.string(), conditionalSchema) })),
-    v.minLength(1, 'needs at least one prior'),
-  ),
-  pairs: v.optional(v.array(v.tuple([v.string(), v.string()]))),
-  ordered: v.optional(v.boolean()),
+/**
+ * The calibration settings, one schema for every edge that takes them: spec files (below), the
+ * web worker's messages (`workerSettingsSchema`), and — through the field↔flag map — CLI errors.
+ */
+export const settingsEntries = {
   mechanism: v.optional(v.picklist(MECHANISMS)),
   method: v.optional(v.string()),
   guarantee: v.optional(v.picklist(['renyi', 'mi'])),
@@ -43,6 +39,28 @@ export const specSchema = v.strictObject({
   /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
   cost: v.optional(v.picklist(['abs', 'sqrt'])),
   eta: v.optional(v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) })),
+};
+
+/** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
+export const specSchema = v.strictObject({
+  name: v.optional(v.string()),
+  priors: v.pipe(
+    v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), conditionals: v.record(v.string(), conditionalSchema) })),
+    v.minLength(1, 'needs at least one prior'),
+  ),
+  pairs: v.optional(v.array(v.tuple([v.string(), v.string()]))),
+  ordered: v.optional(v.boolean()),
+  ...settingsEntries,
+});
+
+/** The web worker's calibrate/audit/release settings: the same fields, plus the page's lists. */
+export const workerSettingsSchema = v.object({
+  ...settingsEntries,
+  mechanisms: v.optional(v.array(v.picklist(MECHANISMS))),
+  methods: v.optional(v.array(v.string())),
+  value: v.optional(finite()),
+  count: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'), v.maxValue(1000, 'must be ≤ 1000'))),
+  scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
 });
 
 export type Spec = v.InferOutput<typeof specSchema>;
