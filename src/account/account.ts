@@ -1,11 +1,11 @@
 import { solveUnits } from '../calibrate/driver.js';
 import type { Mechanism } from '../calibrate/rules.js';
-import { pairCouplings, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
+import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
 import { absCost, type Cost, type Eta } from '../conditions/costs.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
-import { discreteRenyi, exactLaplaceDInf } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -120,12 +120,6 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   }
   const outer = logExpectationExp(pc.coupling.mass, t);
   return { value: outer.value / (alpha - 1), error: (outer.error + inner) / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
-}
-
-/** D_α(P_X‖Q_X) + its error, worst required direction: what no release of X can exceed. */
-function dataDivergence(pc: PairCoupling, alpha: number, ordered: boolean): number {
-  const up = (a: typeof pc.p, b: typeof pc.p) => { const d = discreteRenyi(a, b, alpha); return d.value + d.error; };
-  return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
 }
 
 /** Each release's own D_α for the pair (the exact accountant where it applies, else its coupled bound). */

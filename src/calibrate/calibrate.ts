@@ -5,8 +5,7 @@ import { bestOf, solveUnits } from './driver.js';
 import { checkContamination, contaminatedProblem, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
-import { pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
-import { discreteRenyi } from '../divergence/exactRenyi.js';
+import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { wInf } from '../coupling/wasserstein.js';
 
@@ -83,8 +82,7 @@ const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing 
  * release only `exact` says so, keeping the other methods' single-release numbers as published.
  */
 function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boolean): NoNoise | null {
-  const dirs = ordered ? [discreteRenyi(pc.p, pc.q, s.alpha)] : [discreteRenyi(pc.p, pc.q, s.alpha), discreteRenyi(pc.q, pc.p, s.alpha)];
-  const worst = Math.max(...dirs.map((d) => d.value + d.error));
+  const worst = dataDivergence(pc, s.alpha, ordered);
   return worst <= s.epsilon ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` } : null;
 }
 

@@ -1,11 +1,10 @@
-import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
-import type { PairCoupling, Scenario } from './scenario.js';
+import { dataDivergence, type PairCoupling, type Scenario } from './scenario.js';
 
 /**
  * The ε-contamination class of robust Bayesian analysis: every prior whose conditionals are
@@ -28,12 +27,6 @@ export function checkContamination(c: Contamination, scenario: Scenario): void {
       if (out !== undefined) throw new InputError(`value ${out} of secret '${secret}' (prior '${p.name}') lies outside [${lo}, ${hi}]; widen the domain to cover every value`, 'domain');
     }
   }
-}
-
-/** D_α(P_X‖Q_X) + error, worst required direction: data processing bounds any release of X. */
-function dataBound(pc: PairCoupling, alpha: number, ordered: boolean): number {
-  const up = (a: typeof pc.p, b: typeof pc.p) => { const d = discreteRenyi(a, b, alpha); return d.value + d.error; };
-  return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
 }
 
 /**
@@ -64,7 +57,7 @@ export function contaminatedProblem(
   base: ScaleProblem | NoNoise, pc: PairCoupling, c: Contamination, s: { alpha: number; epsilon: number; ordered: boolean }, point: (scale: number) => Bounded,
 ): ContaminatedProblem {
   const { alpha, epsilon } = s;
-  const data = dataBound(pc, alpha, s.ordered);
+  const data = dataDivergence(pc, alpha, s.ordered);
   const lam = c.lambda;
   const terms = (scale: number) => {
     const r = point(scale);

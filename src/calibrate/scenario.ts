@@ -2,6 +2,7 @@ import { maxOf } from '../numerics/float.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { comonotoneCoupling, type Coupling } from '../coupling/comonotone.js';
 import { InputError } from '../errors.js';
+import { discreteRenyi } from '../divergence/exactRenyi.js';
 
 /** One adversary prior: the conditional law of X under each secret value. */
 export interface Prior {
@@ -103,4 +104,13 @@ export function pairCouplings(s: Scenario): PairCoupling[] {
     cache.set(s, out);
   }
   return out;
+}
+
+/**
+ * D_α(P_X‖Q_X) + its error in the worst required direction: by data processing no release of X
+ * (any noise, any number of releases) exceeds it (docs/math.md §4).
+ */
+export function dataDivergence(pc: PairCoupling, alpha: number, ordered: boolean): number {
+  const up = (a: Discrete, b: Discrete) => { const d = discreteRenyi(a, b, alpha); return d.value + d.error; };
+  return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
 }
