@@ -135,3 +135,30 @@ describe('audit --releases', () => {
     expect(one.stdout).toMatch(/verdict: fail/);
   });
 });
+
+describe('progress', () => {
+  it('the driver reports every unit, in order, across all methods of best', () => {
+    const s = builtinScenario('heart');
+    const seen: [number, number][] = [];
+    calibrate(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, { onProgress: (d, t) => seen.push([d, t]) });
+    const total = seen[0][1];
+    expect(seen.map(([d]) => d)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(seen.every(([, t]) => t === total)).toBe(true);
+  });
+
+  it('CLI: a bar and the elapsed time on a terminal once the work runs past a second; nothing on a pipe', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const priors = Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, conditionals: { a: { values: [0, 1, 2, 3, 4, 5, 6, 7].map((v) => v + i / 1000), counts: [5, 3, 2, 1, 1, 2, 3, 4] }, b: { values: [0, 1, 2, 3, 4, 5, 6, 7], counts: [1, 2, 3, 5, 4, 3, 2, 1] } } }));
+    const f = join(mkdtempSync(join(tmpdir(), 'prog-')), 'many.json');
+    writeFileSync(f, JSON.stringify({ priors, alpha: 2, epsilon: 1 }));
+    const args = [BIN, 'calibrate', '--spec', f, '--mechanism', 'gaussian', '--method', 'exact'];
+    const piped = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    expect(piped.status).toBe(0);
+    expect(piped.stderr).toBe('');
+    // util-linux `script` gives the command a pseudo-terminal.
+    const tty = spawnSync('script', ['-qec', args.map((a) => `'${a}'`).join(' ').replace(/^/, `'${process.execPath}' `), '/dev/null'], { encoding: 'utf8' });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/40/);
+    expect(tty.stdout).toMatch(/calibrate: done in \d+\.\d s/);
+  });
+});

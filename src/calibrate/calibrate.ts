@@ -1,7 +1,7 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
-import { bestOf, solveUnits } from './driver.js';
+import { bestOf, solveUnits, type Progress } from './driver.js';
 import { checkContamination, contaminatedProblem, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
@@ -93,14 +93,17 @@ function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boo
  * applies and returns the smallest, naming the winner.
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
-export function calibrate(scenario: Scenario, settings: CalibrationSettings): CalibrationResult {
+export function calibrate(scenario: Scenario, settings: CalibrationSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
   const atoms = largestPairSupport(scenario);
   if (settings.method === 'best') {
     // Exact accounting costs about a millisecond per atom of the pair (bench); `best` leaves it
     // out on very large supports rather than run for many minutes, and says so.
     const skipExact = atoms > EXACT_ATOMS_IN_BEST;
     const methods = applicableMethods(settings).filter((m) => !(skipExact && m === 'exact'));
-    const results = methods.map((method) => calibrate(scenario, { ...settings, method }));
+    // Progress over all methods' units together.
+    const results = methods.map((method, k) => calibrate(scenario, { ...settings, method }, {
+      onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
+    }));
     const win = bestOf(results);
     const note = skipExact && applicableMethods(settings).includes('exact')
       ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
@@ -127,14 +130,14 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings): Ca
     const r = def0.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
-  const units = pairCouplings(scenario).map((pc) => {
-    const base = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
-    return {
-      label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
-      problem: cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base,
-    };
-  });
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
+  const units = pairCouplings(scenario).map((pc) => ({
+    label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
+    problem: () => {
+      const base = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+      return cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base;
+    },
+  }));
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
   const scale = sol.scale;
   const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
   const def = mechanismDef(settings.mechanism);

@@ -11,7 +11,8 @@ import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem }
  */
 export interface Unit<L> {
   label: L;
-  problem: ScaleProblem | NoNoise;
+  /** The unit's condition, or a thunk building it (costly set-ups then count in the progress). */
+  problem: ScaleProblem | NoNoise | (() => ScaleProblem | NoNoise);
 }
 
 export interface SolvedUnit<L> {
@@ -31,12 +32,22 @@ export interface Solution<L> {
   check: Evaluation | null;
 }
 
+/** Called after each unit is solved: units done, and their total. */
+export type Progress = (done: number, total: number) => void;
+
 /** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
-export function solveUnits<L>(units: Unit<L>[], name: (l: L) => string, solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale): Solution<L> {
+export function solveUnits<L>(
+  units: Unit<L>[], name: (l: L) => string, solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale, onProgress?: Progress,
+): Solution<L> {
   if (units.length === 0) throw new NumericalError('nothing to calibrate: no (prior, pair) units');
-  const solved = units.map((u): SolvedUnit<L> => ('zero' in u.problem
-    ? { label: u.label, scale: 0, zeroReason: u.problem.zero, problem: null }
-    : { label: u.label, scale: solve(u.problem), problem: u.problem }));
+  const solved = units.map((u, i): SolvedUnit<L> => {
+    const problem = typeof u.problem === 'function' ? u.problem() : u.problem;
+    const s: SolvedUnit<L> = 'zero' in problem
+      ? { label: u.label, scale: 0, zeroReason: problem.zero, problem: null }
+      : { label: u.label, scale: solve(problem), problem };
+    onProgress?.(i + 1, units.length);
+    return s;
+  });
   let top = solved[0];
   for (const s of solved) if (s.scale > top.scale) top = s;
   const scale = top.scale;

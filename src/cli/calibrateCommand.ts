@@ -7,6 +7,7 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
+import { progressBar } from './progress.js';
 import { loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
@@ -45,19 +46,25 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } = delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
-  const results: CalibrationResult[] = settings.map((s) => {
-    try {
-      if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
-      return calibrate(scenario, s);
-    } catch (e) {
-      // Name where the bad setting came from: the flag if given, else the spec field.
-      if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
-        const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
-        throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
+  const bar = await progressBar('calibrate', !o.json);
+  let results: CalibrationResult[];
+  try {
+    results = settings.map((s, k) => {
+      try {
+        if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
+        return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
+      } catch (e) {
+        // Name where the bad setting came from: the flag if given, else the spec field.
+        if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
+          const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
+          throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
+        }
+        throw e;
       }
-      throw e;
-    }
-  });
+    });
+  } finally {
+    bar.stop(); // also on an error: the terminal gets its cursor back
+  }
   const many = scenario.priors.length > 1;
   if (o.json) {
     process.stdout.write(JSON.stringify({ scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) }, null, 2) + '\n');

@@ -1,0 +1,27 @@
+import type { Progress } from '../calibrate/driver.js';
+
+/**
+ * A progress bar on stderr for work that may run for seconds: shown only on a terminal, never with
+ * --json, and only once the work has run for a second (quick runs print nothing); when shown, a
+ * final line gives the elapsed time. (The bar library is loaded only when it can be shown.)
+ */
+export async function progressBar(label: string, enabled: boolean): Promise<{ update: Progress; stop(): void }> {
+  if (!enabled || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const { Presets, SingleBar } = await import('cli-progress');
+  const t0 = performance.now();
+  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total}`, hideCursor: true, stream: process.stderr }, Presets.shades_classic);
+  let shown = false;
+  return {
+    update(done, total) {
+      if (!shown && performance.now() - t0 < 1000) return;
+      if (!shown) { bar.start(total, done); shown = true; }
+      bar.setTotal(total);
+      bar.update(done);
+    },
+    stop() {
+      if (!shown) return;
+      bar.stop();
+      process.stderr.write(`${label}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    },
+  };
+}
