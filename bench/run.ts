@@ -32,7 +32,15 @@ function randomDist(k: number, seed: number) {
 }
 const toDiscrete = (d: { values: number[]; weights: number[] }): Discrete => fromWeights(d.values, d.weights);
 
-async function pair(group: string, name: string, refName: string, fn: () => unknown, ref: () => unknown, opts: ConstructorParameters<typeof Bench>[0] = quick, note?: string) {
+async function pair(
+  group: string,
+  name: string,
+  refName: string,
+  fn: () => unknown,
+  ref: () => unknown,
+  opts: ConstructorParameters<typeof Bench>[0] = quick,
+  note?: string,
+) {
   const b = new Bench(opts);
   b.add(name, fn).add(refName, ref);
   await b.run();
@@ -43,16 +51,24 @@ async function pair(group: string, name: string, refName: string, fn: () => unkn
 
 // 1. Exact BigInt coupling vs the naive float walk (which is wrong: it invents dust atoms).
 for (const k of [100, 1000, 10000]) {
-  const p = randomDist(k, 1), q = randomDist(k, 2);
+  const p = randomDist(k, 1),
+    q = randomDist(k, 2);
   const [dp, dq] = [toDiscrete(p), toDiscrete(q)];
   const norm = (d: { values: number[]; weights: number[] }) => ({ values: d.values, weights: d.weights.map((w) => w / d.weights.reduce((a, b) => a + b, 0)) });
   const [pn, qn] = [norm(p), norm(q)];
-  await pair('coupling', `exact π*, K=${k}`, 'float walk', () => comonotoneCoupling(dp, dq), () => floatCoupling(pn, qn));
+  await pair(
+    'coupling',
+    `exact π*, K=${k}`,
+    'float walk',
+    () => comonotoneCoupling(dp, dq),
+    () => floatCoupling(pn, qn),
+  );
 }
 
 // 2. Certified Brent search vs plain bisection of the same certified condition (60 halvings).
 function bisection(problem: ReturnType<typeof theorem1Problem>) {
-  let lo = problem.lower, hi = problem.upper * (1 + 1e-9);
+  let lo = problem.lower,
+    hi = problem.upper * (1 + 1e-9);
   for (let i = 0; i < 60; i++) {
     const mid = (lo + hi) / 2;
     if (isFeasible(problem.evaluate(mid))) hi = mid;
@@ -63,7 +79,13 @@ function bisection(problem: ReturnType<typeof theorem1Problem>) {
 for (const id of BUILTIN_IDS) {
   const s = builtinScenario(id);
   const c = comonotoneCoupling(s.priors[0].conditionals[s.pairs![0][0]], s.priors[0].conditionals[s.pairs![0][1]]);
-  await pair('theorem 1 search', id, 'bisection ×60', () => smallestFeasibleScale(theorem1Problem(c, 2, 1)), () => bisection(theorem1Problem(c, 2, 1)));
+  await pair(
+    'theorem 1 search',
+    id,
+    'bisection ×60',
+    () => smallestFeasibleScale(theorem1Problem(c, 2, 1)),
+    () => bisection(theorem1Problem(c, 2, 1)),
+  );
 }
 
 // 3. One exact D_α (α = 2, scale 1) with K atoms per side: fast evaluators vs the plain O(N·K) one.
@@ -74,16 +96,34 @@ for (const family of ['laplace', 'gaussian'] as NoiseFamily[]) {
     const [p, q] = [toDiscrete(randomDist(k, 1)), toDiscrete(randomDist(k, 2))];
     const noise = { family, scale: 1 };
     if (k < 10000) {
-      await pair('exact D_α', `${family}, K=${k}`, 'plain evaluator', () => exactRenyi(p, q, noise, 2), () => exactRenyi(p, q, noise, 2, { evaluator: 'plain' }), k === 100 ? quick : heavy);
+      await pair(
+        'exact D_α',
+        `${family}, K=${k}`,
+        'plain evaluator',
+        () => exactRenyi(p, q, noise, 2),
+        () => exactRenyi(p, q, noise, 2, { evaluator: 'plain' }),
+        k === 100 ? quick : heavy,
+      );
     } else {
       const nodes = exactRenyi(p, q, noise, 2).nodes;
       const sample = new Float64Array(Math.ceil(nodes / 100)).map((_, i) => -10 + ((k + 20) * i) / Math.ceil(nodes / 100));
       const [mp, mq] = [mixtureOf(p), mixtureOf(q)];
       const b = new Bench(heavy);
-      b.add('fast', () => exactRenyi(p, q, noise, 2)).add('plain 1%', () => { mixtureLogDensityPlain(mp, noise, sample); mixtureLogDensityPlain(mq, noise, sample); });
+      b.add('fast', () => exactRenyi(p, q, noise, 2)).add('plain 1%', () => {
+        mixtureLogDensityPlain(mp, noise, sample);
+        mixtureLogDensityPlain(mq, noise, sample);
+      });
       await b.run();
       const [a, r] = b.tasks.map((t) => (t.result as { latency: { mean: number } }).latency.mean);
-      rows.push({ group: 'exact D_α', case: `${family}, K=${k}`, reference: 'plain evaluator (×100 of 1%)', meanMs: a, referenceMs: 100 * r, ratio: a / (100 * r), note: 'reference extrapolated from 1% of the nodes' });
+      rows.push({
+        group: 'exact D_α',
+        case: `${family}, K=${k}`,
+        reference: 'plain evaluator (×100 of 1%)',
+        meanMs: a,
+        referenceMs: 100 * r,
+        ratio: a / (100 * r),
+        note: 'reference extrapolated from 1% of the nodes',
+      });
     }
   }
 }
@@ -92,7 +132,14 @@ for (const family of ['laplace', 'gaussian'] as NoiseFamily[]) {
 for (const id of BUILTIN_IDS) {
   const s = builtinScenario(id);
   for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
-    await pair('exact calibration', `${id} ${mechanism}`, 'theorem', () => calibrate(s, { mechanism, method: 'exact', alpha: 2, epsilon: 0.5 }), () => calibrate(s, { mechanism, method: 'theorem', alpha: 2, epsilon: 0.5 }), heavy);
+    await pair(
+      'exact calibration',
+      `${id} ${mechanism}`,
+      'theorem',
+      () => calibrate(s, { mechanism, method: 'exact', alpha: 2, epsilon: 0.5 }),
+      () => calibrate(s, { mechanism, method: 'theorem', alpha: 2, epsilon: 0.5 }),
+      heavy,
+    );
   }
 }
 
@@ -101,17 +148,28 @@ const alphas = Array.from({ length: 40 }, (_, i) => Number((1.1 + 0.1 * i).toFix
 const grid = (method: Method) => () => {
   for (const id of BUILTIN_IDS) {
     const s = builtinScenario(id);
-    for (const alpha of alphas) for (const epsilon of [0.5, 1]) for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) calibrate(s, { mechanism, method, alpha, epsilon });
+    for (const alpha of alphas)
+      for (const epsilon of [0.5, 1]) for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) calibrate(s, { mechanism, method, alpha, epsilon });
   }
 };
-await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact'), grid('theorem'), { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 });
+await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact'), grid('theorem'), {
+  time: 0,
+  iterations: 1,
+  warmupIterations: 0,
+  warmupTime: 0,
+});
 
 // 6. Samplers: throughput against the CSPRNG producing the bytes they consume (same run).
 {
   const { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise } = await import('../src/release/samplers.js');
   const { bufferedSource, webCryptoSource } = await import('../src/release/random.js');
   let consumed = 0;
-  const counting = bufferedSource({ fill(b: Uint8Array) { consumed += b.length; webCryptoSource.fill(b); } });
+  const counting = bufferedSource({
+    fill(b: Uint8Array) {
+      consumed += b.length;
+      webCryptoSource.fill(b);
+    },
+  });
   const samplers: [string, Parameters<typeof drawRelease>[1], [number, number] | undefined][] = [
     ['Laplace', laplaceNoise(1), undefined],
     ['Gaussian', gaussianNoise(1), undefined],
@@ -128,7 +186,14 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     const t1 = performance.now();
     webCryptoSource.fill(bytes);
     const refMs = performance.now() - t1;
-    rows.push({ group: 'samplers (20000 draws)', case: `${name}: ${Math.round((N / ms) * 1000)} samples/s`, reference: `CSPRNG, ${consumed} bytes`, meanMs: ms, referenceMs: refMs, ratio: ms / refMs });
+    rows.push({
+      group: 'samplers (20000 draws)',
+      case: `${name}: ${Math.round((N / ms) * 1000)} samples/s`,
+      reference: `CSPRNG, ${consumed} bytes`,
+      meanMs: ms,
+      referenceMs: refMs,
+      ratio: ms / refMs,
+    });
     process.stderr.write('.');
   }
 }
@@ -144,7 +209,9 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   const N = 10_000_000;
-  await con.run(`COPY (SELECT (i % 97)::INTEGER AS age, CASE WHEN i % 3 = 0 THEN 'a' WHEN i % 3 = 1 THEN 'b' ELSE 'c' END AS grp, ((i * 7919) % 20)::INTEGER AS score FROM range(${N}) t(i)) TO '${file}' (HEADER, DELIMITER ',')`);
+  await con.run(
+    `COPY (SELECT (i % 97)::INTEGER AS age, CASE WHEN i % 3 = 0 THEN 'a' WHEN i % 3 = 1 THEN 'b' ELSE 'c' END AS grp, ((i * 7919) % 20)::INTEGER AS score FROM range(${N}) t(i)) TO '${file}' (HEADER, DELIMITER ',')`,
+  );
   const t0 = performance.now();
   const h = await tableHistograms({ kind: 'csv', location: file }, { query: 'score', secretColumn: 'grp' });
   const ms = performance.now() - t0;
@@ -152,7 +219,14 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   await con.runAndReadAll(`SELECT count(*) FROM read_csv('${file}')`);
   const refMs = performance.now() - t1;
   if (h.rows !== N) throw new Error(`histogram saw ${h.rows} rows`);
-  rows.push({ group: 'table histogram (10⁷-row CSV)', case: `${Math.round(N / (ms / 1000) / 1e6)}M rows/s`, reference: 'SELECT count(*)', meanMs: ms, referenceMs: refMs, ratio: ms / refMs });
+  rows.push({
+    group: 'table histogram (10⁷-row CSV)',
+    case: `${Math.round(N / (ms / 1000) / 1e6)}M rows/s`,
+    reference: 'SELECT count(*)',
+    meanMs: ms,
+    referenceMs: refMs,
+    ratio: ms / refMs,
+  });
   con.closeSync();
   inst.closeSync();
   rmSync(file);
@@ -174,8 +248,19 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   await pair('start-up', "import('pufferfish') (core)", 'node -e 0', spawn(['--input-type=module', '-e', "await import('./dist/index.js')"]), bare, opts);
   await pair('start-up', 'pufferfish calibrate --scenario heart', 'node -e 0', spawn(['dist/cli/main.js', 'calibrate', '--scenario', 'heart']), bare, opts);
   // The import alone, inside one process (no process start-up): the issue's 0.1 s target.
-  const t = spawnSync(process.execPath, ['--input-type=module', '-e', "const t = performance.now(); await import('./dist/index.js'); console.log(performance.now() - t)"], { cwd: root, encoding: 'utf8' });
-  rows.push({ group: 'start-up', case: 'core import, in-process', reference: '100 ms target', meanMs: Number(t.stdout), referenceMs: 100, ratio: Number(t.stdout) / 100 });
+  const t = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "const t = performance.now(); await import('./dist/index.js'); console.log(performance.now() - t)"],
+    { cwd: root, encoding: 'utf8' },
+  );
+  rows.push({
+    group: 'start-up',
+    case: 'core import, in-process',
+    reference: '100 ms target',
+    meanMs: Number(t.stdout),
+    referenceMs: 100,
+    ratio: Number(t.stdout) / 100,
+  });
 }
 
 // Noise saved: scales and variances of coupled and exact relative to Theorem 1/2.
@@ -184,7 +269,11 @@ const saved: Saved[] = [];
 for (const id of BUILTIN_IDS) {
   const s = builtinScenario(id);
   for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
-    for (const [alpha, epsilon] of [[2, 0.5], [2, 1], [5, 0.5]]) {
+    for (const [alpha, epsilon] of [
+      [2, 0.5],
+      [2, 1],
+      [5, 0.5],
+    ]) {
       const sc = (method: Method) => calibrate(s, { mechanism, method, alpha, epsilon }).scale;
       saved.push({ scenario: id, mechanism, alpha, epsilon, theorem: sc('theorem'), pierquin: sc('pierquin'), coupled: sc('coupled'), exact: sc('exact') });
     }
@@ -195,13 +284,36 @@ process.stderr.write('\n');
 const fmt = (x: number) => (x === 0 ? '0' : x < 0.01 ? x.toExponential(2) : x.toFixed(3));
 function print(head: string[], body: string[][]) {
   const w = head.map((h, i) => Math.max(h.length, ...body.map((t) => t[i].length)));
-  console.log([head, w.map((n) => '-'.repeat(n)), ...body].map((r) => r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd()).join('\n'));
+  console.log(
+    [head, w.map((n) => '-'.repeat(n)), ...body]
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(w[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n'),
+  );
 }
-print(['group', 'case', 'mean ms', 'reference', 'ref ms', 'ratio'], rows.map((r) => [r.group, r.case, fmt(r.meanMs), r.reference, fmt(r.referenceMs), r.ratio.toFixed(3)]));
+print(
+  ['group', 'case', 'mean ms', 'reference', 'ref ms', 'ratio'],
+  rows.map((r) => [r.group, r.case, fmt(r.meanMs), r.reference, fmt(r.referenceMs), r.ratio.toFixed(3)]),
+);
 console.log('\nNoise needed (scale: Laplace b, Gaussian σ) and what exact saves over Theorem 1/2:');
 print(
   ['scenario', 'mechanism', 'α', 'ε', 'theorem', 'pierquin', 'coupled', 'exact', 'exact/theorem', 'variance ratio'],
-  saved.map((s) => [s.scenario, s.mechanism, String(s.alpha), String(s.epsilon), fmt(s.theorem), fmt(s.pierquin), fmt(s.coupled), fmt(s.exact), (s.exact / s.theorem).toFixed(3), ((s.exact / s.theorem) ** 2).toFixed(3)]),
+  saved.map((s) => [
+    s.scenario,
+    s.mechanism,
+    String(s.alpha),
+    String(s.epsilon),
+    fmt(s.theorem),
+    fmt(s.pierquin),
+    fmt(s.coupled),
+    fmt(s.exact),
+    (s.exact / s.theorem).toFixed(3),
+    ((s.exact / s.theorem) ** 2).toFixed(3),
+  ]),
 );
 mkdirSync('bench-results', { recursive: true });
 writeFileSync('bench-results/bench.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, saved }, null, 2));

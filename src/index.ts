@@ -18,7 +18,24 @@ export { corollary1Problem } from './conditions/corollary1.js';
 export { proposition1Problem } from './conditions/proposition1.js';
 export { pierquinLaplaceProblem, pierquinGaussianProblem, laplaceRdp, scaledLaplaceRdp } from './conditions/pierquin.js';
 export { songProblem } from './conditions/song.js';
-export { calibrate, calibrationRule, applicableMethods, checkSettings, noiseVariance, MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, type Mechanism, type Method, type SingleMethod, type CalibrationSettings, type CalibrationResult, type CalibrationRule, type PairScale } from './calibrate/calibrate.js';
+export {
+  calibrate,
+  calibrationRule,
+  applicableMethods,
+  checkSettings,
+  noiseVariance,
+  MECHANISMS,
+  METHODS,
+  METHOD_LABEL,
+  SINGLE_METHODS,
+  type Mechanism,
+  type Method,
+  type SingleMethod,
+  type CalibrationSettings,
+  type CalibrationResult,
+  type CalibrationRule,
+  type PairScale,
+} from './calibrate/calibrate.js';
 export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type PairCoupling } from './calibrate/scenario.js';
 export { specSchema, settingsEntries, workerSettingsSchema, validate, type Spec } from './spec/schema.js';
 export { scenarioFromSpec, parseSpecText, parseAlpha, formatPath, type SpecDefaults } from './spec/load.js';
@@ -28,12 +45,29 @@ export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { coupledLaplaceProblem } from './conditions/coupled.js';
 export { exactProblem, exactEvaluation } from './conditions/exact.js';
-export { exactRenyi, exactLaplaceDInf, exactLaplaceDInfTruncated, discreteRenyi, logMassIn, type ExactOptions, type ExactDivergence } from './divergence/exactRenyi.js';
+export {
+  exactRenyi,
+  exactLaplaceDInf,
+  exactLaplaceDInfTruncated,
+  discreteRenyi,
+  logMassIn,
+  type ExactOptions,
+  type ExactDivergence,
+} from './divergence/exactRenyi.js';
 export { mixtureOf, type Mixture, type Noise, type NoiseFamily } from './divergence/mixture.js';
 export { KERNELS, mixtureLogDensity, mixtureLogDensityPlain } from './divergence/kernels.js';
 export type { NoiseKernel, Integrand } from './divergence/kernel.js';
 export { REGISTRY, mechanismDef, noiseOptions } from './mechanisms/registry.js';
-export { isNotApplicable, type MechanismDef, type RuleTable, type RuleEntry, type RuleContext, type NotApplicable, type NoNoise, type MiBound } from './mechanisms/mechanism.js';
+export {
+  isNotApplicable,
+  type MechanismDef,
+  type RuleTable,
+  type RuleEntry,
+  type RuleContext,
+  type NotApplicable,
+  type NoNoise,
+  type MiBound,
+} from './mechanisms/mechanism.js';
 export { cryptoSource, webCryptoSource, bufferedSource, LazyUniform, type RandomSource } from './release/random.js';
 export { laplaceNoise, gaussianNoise, sqrtCostNoise, drawRelease, type ExactNoise, type DrawOptions } from './release/samplers.js';
 export { release, releaseColumn, samplerFor, type ReleaseOptions, type ReleaseResult } from './release/release.js';

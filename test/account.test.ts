@@ -15,14 +15,25 @@ const [P, Q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditiona
 
 describe('accountant of several releases of the same value (docs/math.md §9)', () => {
   it('Gaussian releases: exact at σ_eff = (Σσᵢ⁻²)^−½, and the naive sum understates it', () => {
-    const a = account(collapse, [{ mechanism: 'gaussian', scale: 1.6 }, { mechanism: 'gaussian', scale: 2.4 }], { alphas: [2, 3] });
+    const a = account(
+      collapse,
+      [
+        { mechanism: 'gaussian', scale: 1.6 },
+        { mechanism: 'gaussian', scale: 2.4 },
+      ],
+      { alphas: [2, 3] },
+    );
     const sigmaEff = 1 / Math.sqrt(1 / 1.6 ** 2 + 1 / 2.4 ** 2);
     for (const r of a.rows) {
-      const truth = Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: sigmaEff }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: sigmaEff }, r.alpha).value);
+      const truth = Math.max(
+        exactRenyi(P, Q, { family: 'gaussian', scale: sigmaEff }, r.alpha).value,
+        exactRenyi(Q, P, { family: 'gaussian', scale: sigmaEff }, r.alpha).value,
+      );
       expect(r.method).toBe('exact (Gaussian mean)');
       expect(r.divergence).toBeGreaterThanOrEqual(truth);
       expect(r.divergence).toBeLessThan(truth * (1 + 1e-8));
-      const own = (s: number) => Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: s }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: s }, r.alpha).value);
+      const own = (s: number) =>
+        Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: s }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: s }, r.alpha).value);
       expect(r.naiveSum).toBeCloseTo(own(1.6) + own(2.4), 8);
       expect(r.understated).toBe(true);
     }
@@ -31,8 +42,19 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
   it('a Laplace and a Gaussian release: the coupled joint bound is never below the true joint D_α (2-D quadrature)', () => {
     const s = pairScenario(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 4]));
     const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
-    for (const [b, sigma] of [[1, 1], [0.5, 2], [3, 0.7]]) {
-      const a = account(s, [{ mechanism: 'laplace', scale: b }, { mechanism: 'gaussian', scale: sigma }], { alphas: [1.5, 2, 4] });
+    for (const [b, sigma] of [
+      [1, 1],
+      [0.5, 2],
+      [3, 0.7],
+    ]) {
+      const a = account(
+        s,
+        [
+          { mechanism: 'laplace', scale: b },
+          { mechanism: 'gaussian', scale: sigma },
+        ],
+        { alphas: [1.5, 2, 4] },
+      );
       for (const r of a.rows) {
         const truth = Math.max(
           twoReleaseRenyi(p, q, { family: 'laplace', scale: b }, { family: 'gaussian', scale: sigma }, r.alpha),
@@ -53,7 +75,10 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     expect(a.rows[1].method).toBe('sup-at-atoms');
     expect(a.epsilonDelta?.alpha).toBe(2);
     // Gaussian noise has no finite α = ∞ level, and here neither has the data (Q has mass where P has none).
-    expect(account(collapse, [{ mechanism: 'gaussian', scale: 2 }], { alphas: [Infinity] }).rows[0]).toMatchObject({ method: 'unbounded', divergence: Infinity });
+    expect(account(collapse, [{ mechanism: 'gaussian', scale: 2 }], { alphas: [Infinity] }).rows[0]).toMatchObject({
+      method: 'unbounded',
+      divergence: Infinity,
+    });
     // Ordered P‖Q only: the data's own D∞ = log(1/0.99) caps it (data processing).
     const ordered = account({ ...collapse, ordered: true }, [{ mechanism: 'gaussian', scale: 2 }], { alphas: [Infinity] }).rows[0];
     expect(ordered.method).toBe('data-processing');
@@ -69,11 +94,33 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeGreaterThan(1 - 1e-9);
     expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeLessThan(1 + 1e-9);
     // The answer keeps all releases within ε (re-checked by the accountant itself).
-    expect(account(collapse, [{ mechanism: 'gaussian', scale: 2 * star }, { mechanism: 'gaussian', scale: after.scale }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1);
+    expect(
+      account(
+        collapse,
+        [
+          { mechanism: 'gaussian', scale: 2 * star },
+          { mechanism: 'gaussian', scale: after.scale },
+        ],
+        { alphas: [2] },
+      ).rows[0].divergence,
+    ).toBeLessThanOrEqual(1);
     const lapNext = nextReleaseScale(collapse, [{ mechanism: 'laplace', scale: 8 }], { mechanism: 'laplace' }, 2, 1);
-    expect(account(collapse, [{ mechanism: 'laplace', scale: 8 }, { mechanism: 'laplace', scale: lapNext.scale }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1);
+    expect(
+      account(
+        collapse,
+        [
+          { mechanism: 'laplace', scale: 8 },
+          { mechanism: 'laplace', scale: lapNext.scale },
+        ],
+        { alphas: [2] },
+      ).rows[0].divergence,
+    ).toBeLessThanOrEqual(1);
     let err: unknown;
-    try { nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: star / 2 }], { mechanism: 'gaussian' }, 2, 1); } catch (e) { err = e; }
+    try {
+      nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: star / 2 }], { mechanism: 'gaussian' }, 2, 1);
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).message).toMatch(/^epsilon: the past releases already reach D_α ≥ .* no further release fits/);
     expect(() => nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, Infinity, 1)).toThrow(/alpha: Gaussian noise cannot give α = ∞/);
@@ -82,7 +129,20 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
   it('CLI: pufferfish account prints the joint curve, flags the understated sum, and refuses bad releases', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
     const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'account', ...a], { encoding: 'utf8' });
-    const t = run('--scenario', 'heart', '--release', 'mechanism=gaussian,scale=1', '--release', 'mechanism=gaussian,scale=1.5', '--next', 'gaussian', '--alpha', '2', '--epsilon', '1');
+    const t = run(
+      '--scenario',
+      'heart',
+      '--release',
+      'mechanism=gaussian,scale=1',
+      '--release',
+      'mechanism=gaussian,scale=1.5',
+      '--next',
+      'gaussian',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+    );
     expect(t.status).toBe(0);
     expect(t.stdout).toMatch(/2 release\(s\) of the same value: gaussian σ=1, gaussian σ=1\.5/);
     expect(t.stdout).toMatch(/would have understated the leak at α = 2/);
@@ -111,7 +171,9 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     expect(j.alpha).toBeGreaterThan(1);
     expect(j.explanation).toMatch(/^\(ε = 1, δ = 0\.000001\)-Pufferfish via α = /);
     // --alpha restricts the orders tried.
-    expect(JSON.parse(run('--mechanism', 'gaussian', '--method', 'coupled', '--delta', '1e-6', '--alpha', '16,32', '--json').stdout).results[0].alpha).toBeOneOf([16, 32]);
+    expect(
+      JSON.parse(run('--mechanism', 'gaussian', '--method', 'coupled', '--delta', '1e-6', '--alpha', '16,32', '--json').stdout).results[0].alpha,
+    ).toBeOneOf([16, 32]);
     const bad = run('--delta', '2');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: --delta: must be a number in \(0, 1\)/);

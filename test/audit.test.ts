@@ -12,9 +12,10 @@ const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], {
 describe('conversions to (ε′, δ)', () => {
   it('eq. (5) and the sharper conversion; the sharper one is never worse', () => {
     expect(rdpToDpEq5(1, 2, Math.exp(-3))).toBeCloseTo(4, 14);
-    for (const a of [1.1, 2, 10, 100]) for (const d of [1e-3, 1e-6, 1e-10]) {
-      expect(rdpToDpSharp(0.5, a, d)).toBeLessThanOrEqual(rdpToDpEq5(0.5, a, d));
-    }
+    for (const a of [1.1, 2, 10, 100])
+      for (const d of [1e-3, 1e-6, 1e-10]) {
+        expect(rdpToDpSharp(0.5, a, d)).toBeLessThanOrEqual(rdpToDpEq5(0.5, a, d));
+      }
   });
 });
 
@@ -85,6 +86,4 @@ describe('audit', () => {
     }
     expect(run('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5').stdout).not.toMatch(/NaN|-Infinity/);
   });
-
-
 });

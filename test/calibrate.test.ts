@@ -130,7 +130,11 @@ describe('agreement with an independent implementation', () => {
 
   it.each(['heart', 'student-mat', 'student-por'])('to 1e-9 on the paper scenario %s', (id) => {
     const [s1, s2] = Object.keys(EMBEDDED_COUNTS[id]);
-    for (const [a, e] of [[1.5, 0.5], [2, 1], [5, 0.5]]) {
+    for (const [a, e] of [
+      [1.5, 0.5],
+      [2, 1],
+      [5, 0.5],
+    ]) {
       const o = oracle(EMBEDDED_COUNTS[id][s1], EMBEDDED_COUNTS[id][s2], a, e);
       const r = ours(builtinScenario(id), a, e);
       for (const k of ['theorem1', 'theorem2', 'pierquin'] as const) expect(Math.abs(r[k] / o[k] - 1)).toBeLessThan(1e-9);
@@ -160,7 +164,19 @@ describe('degenerate but valid input', () => {
     priors: [{ name: 'p', conditionals: { a: fromWeights(...p), b: fromWeights(...q) } }],
   });
   it('identical conditionals need no noise, with the reason', () => {
-    const r = calibrate(two([[1, 2], [1, 1]], [[2, 1], [0.5, 0.5]]), { mechanism: 'gaussian', method: 'theorem', alpha: 2, epsilon: 1 });
+    const r = calibrate(
+      two(
+        [
+          [1, 2],
+          [1, 1],
+        ],
+        [
+          [2, 1],
+          [0.5, 0.5],
+        ],
+      ),
+      { mechanism: 'gaussian', method: 'theorem', alpha: 2, epsilon: 1 },
+    );
     expect(r.scale).toBe(0);
     expect(r.variance).toBe(0);
     expect(r.binding).toBeNull();
@@ -169,16 +185,53 @@ describe('degenerate but valid input', () => {
   it('one atom each, disjoint supports, huge α, tiny ε give finite certified answers', () => {
     const cases: [Scenario, number, number][] = [
       [two([[0], [1]], [[7], [1]]), 1e6, 1],
-      [two([[0, 1], [1, 1]], [[100, 101], [1, 3]]), 2, 1e-6],
-      [two([[0, 1], [1, 1]], [[100, 101], [1, 3]]), 1.000001, 1e-6],
-      [two([[0, 1e-9], [1, 1]], [[1e9], [1]]), 3, 0.5],
+      [
+        two(
+          [
+            [0, 1],
+            [1, 1],
+          ],
+          [
+            [100, 101],
+            [1, 3],
+          ],
+        ),
+        2,
+        1e-6,
+      ],
+      [
+        two(
+          [
+            [0, 1],
+            [1, 1],
+          ],
+          [
+            [100, 101],
+            [1, 3],
+          ],
+        ),
+        1.000001,
+        1e-6,
+      ],
+      [
+        two(
+          [
+            [0, 1e-9],
+            [1, 1],
+          ],
+          [[1e9], [1]],
+        ),
+        3,
+        0.5,
+      ],
     ];
-    for (const [s, alpha, epsilon] of cases) for (const [mechanism, method, ok] of SETTINGS) {
-      if (!ok(alpha)) continue;
-      const r = calibrate(s, { mechanism, method, alpha, epsilon });
-      expect(Number.isFinite(r.scale) && r.scale > 0).toBe(true);
-      expect(r.check && isFeasible(r.check)).toBe(true);
-    }
+    for (const [s, alpha, epsilon] of cases)
+      for (const [mechanism, method, ok] of SETTINGS) {
+        if (!ok(alpha)) continue;
+        const r = calibrate(s, { mechanism, method, alpha, epsilon });
+        expect(Number.isFinite(r.scale) && r.scale > 0).toBe(true);
+        expect(r.check && isFeasible(r.check)).toBe(true);
+      }
   });
 });
 

@@ -53,7 +53,18 @@ describe('pufferfish calibrate', () => {
   });
 
   it('writes α = ∞ as "inf" in JSON and flags override the spec', () => {
-    const r = run('calibrate', '--spec', specFile(() => {}), '--alpha', 'inf', '--mechanism', 'exponential', '--cost', 'sqrt', '--json');
+    const r = run(
+      'calibrate',
+      '--spec',
+      specFile(() => {}),
+      '--alpha',
+      'inf',
+      '--mechanism',
+      'exponential',
+      '--cost',
+      'sqrt',
+      '--json',
+    );
     expect(r.status).toBe(0);
     const [x] = JSON.parse(r.stdout).results;
     expect(x).toMatchObject({ alpha: 'inf', mechanism: 'exponential', parameter: 'theta', cost: 'sqrt' });
@@ -70,22 +81,49 @@ describe('pufferfish calibrate', () => {
 
   const bad: [string, string[], RegExp][] = [
     ['unreadable spec', ['--spec', join(dir, 'missing.json')], /^error: spec: cannot read spec file/],
-    ['invalid JSON', ['--spec', (() => { const f = join(dir, 'bad.json'); writeFileSync(f, '{'); return f; })()], /^error: spec: .* is not valid JSON/],
+    [
+      'invalid JSON',
+      [
+        '--spec',
+        (() => {
+          const f = join(dir, 'bad.json');
+          writeFileSync(f, '{');
+          return f;
+        })(),
+      ],
+      /^error: spec: .* is not valid JSON/,
+    ],
     ['α ≤ 0', ['--scenario', 'adult', '--alpha', '-1'], /^error: --alpha: must be a number > 0/],
     ['α = 1', ['--scenario', 'adult', '--alpha', '1'], /^error: --alpha: α = 1/],
     ['Gaussian at α = ∞', ['--scenario', 'adult', '--mechanism', 'gaussian', '--alpha', 'inf'], /^error: --alpha: Gaussian noise cannot give α = ∞/],
-    ['Gaussian at α < 1', ['--scenario', 'adult', '--mechanism', 'gaussian', '--alpha', '0.5'], /^error: --alpha: Gaussian calibration \(Theorem 2\) needs α > 1/],
+    [
+      'Gaussian at α < 1',
+      ['--scenario', 'adult', '--mechanism', 'gaussian', '--alpha', '0.5'],
+      /^error: --alpha: Gaussian calibration \(Theorem 2\) needs α > 1/,
+    ],
     ['ε ≤ 0', ['--scenario', 'adult', '--epsilon', '0'], /^error: --epsilon: must be a finite number > 0/],
     ['ε not a number', ['--scenario', 'adult', '--epsilon', 'abc'], /^error: --epsilon: 'abc' is not a number/],
-    ['negative weight', ['--spec', specFile((s) => (s.priors[0].conditionals['Not-in-family'].weights[0] = -1))], /^error: spec\.priors\[0\]\.conditionals\["Not-in-family"\]\.weights\[0\]: weight -1 is negative/],
+    [
+      'negative weight',
+      ['--spec', specFile((s) => (s.priors[0].conditionals['Not-in-family'].weights[0] = -1))],
+      /^error: spec\.priors\[0\]\.conditionals\["Not-in-family"\]\.weights\[0\]: weight -1 is negative/,
+    ],
     ['all-zero weights', ['--spec', specFile((s) => (s.priors[0].conditionals['Not-in-family'].weights = [0, 0, 0]))], /weights: weights sum to zero/],
     ['length mismatch', ['--spec', specFile((s) => (s.priors[0].conditionals.Husband.values = [1, 2]))], /Husband\.counts: has 3 entries but values has 2/],
     ['unknown secret in pair', ['--spec', specFile((s) => (s.pairs = [['Husband', 'Wife']]))], /^error: spec\.pairs\[0\]\[1\]: unknown secret 'Wife'/],
-    ['prior missing a secret', ['--spec', specFile((s) => s.priors.push({ name: 'b', conditionals: { Husband: { values: [1], counts: [1] } } }))], /prior 'b' is missing secret 'Not-in-family'/],
+    [
+      'prior missing a secret',
+      ['--spec', specFile((s) => s.priors.push({ name: 'b', conditionals: { Husband: { values: [1], counts: [1] } } }))],
+      /prior 'b' is missing secret 'Not-in-family'/,
+    ],
     ['fewer than two secrets', ['--spec', specFile((s) => delete s.priors[0].conditionals.Husband)], /at least two are needed/],
     ['unknown option', ['--scenario', 'adult', '--bogus'], /^error: unknown option '--bogus'/],
     ['unknown method', ['--scenario', 'adult', '--method', 'magic'], /^error: --method: unknown value 'magic'/],
-    ['inapplicable method', ['--scenario', 'adult', '--mechanism', 'gaussian', '--method', 'wasserstein-inf'], /^error: --method: wasserstein-inf does not apply to gaussian/],
+    [
+      'inapplicable method',
+      ['--scenario', 'adult', '--mechanism', 'gaussian', '--method', 'wasserstein-inf'],
+      /^error: --method: wasserstein-inf does not apply to gaussian/,
+    ],
   ];
   it.each(bad)('bad input (%s): exit 2, one line, no stack trace', (_n, args, pattern) => {
     const r = run('calibrate', ...args);

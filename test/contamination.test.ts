@@ -19,41 +19,58 @@ const DOMAIN: [number, number] = [0, 4];
 /** (1 − λ)·d + λ·δ_at, as a discrete law. */
 function contaminate(d: Discrete, lambda: number, at: number): Discrete {
   const m = new Map<number, number>();
-  d.values.forEach((x, k) => { m.set(x, (m.get(x) ?? 0) + (1 - lambda) * d.masses[k]); });
+  d.values.forEach((x, k) => {
+    m.set(x, (m.get(x) ?? 0) + (1 - lambda) * d.masses[k]);
+  });
   m.set(at, (m.get(at) ?? 0) + lambda);
   const xs = [...m.keys()].sort((x, y) => x - y);
-  return fromWeights(xs, xs.map((x) => m.get(x)!));
+  return fromWeights(
+    xs,
+    xs.map((x) => m.get(x)!),
+  );
 }
 
 describe('ε-contamination classes (docs/math.md §10)', () => {
   it('λ = 0 is today’s answer, number for number', () => {
-    for (const mechanism of ['laplace', 'gaussian'] as const) for (const method of ['theorem', 'coupled', 'exact', 'best'] as const) {
-      const st: CalibrationSettings = { mechanism, method, alpha: 2, epsilon: 1 };
-      const plain = calibrate(builtinScenario('heart'), st);
-      const zero = calibrate(builtinScenario('heart'), { ...st, contamination: { lambda: 0, domain: [0, 6.2] } });
-      expect(zero.scale).toBe(plain.scale);
-      expect(zero.pairs).toEqual(plain.pairs);
-    }
+    for (const mechanism of ['laplace', 'gaussian'] as const)
+      for (const method of ['theorem', 'coupled', 'exact', 'best'] as const) {
+        const st: CalibrationSettings = { mechanism, method, alpha: 2, epsilon: 1 };
+        const plain = calibrate(builtinScenario('heart'), st);
+        const zero = calibrate(builtinScenario('heart'), { ...st, contamination: { lambda: 0, domain: [0, 6.2] } });
+        expect(zero.scale).toBe(plain.scale);
+        expect(zero.pairs).toEqual(plain.pairs);
+      }
   });
 
   it('λ = 1 is differential privacy for sensitivity Δ = the domain width (closed forms)', () => {
     const delta = DOMAIN[1] - DOMAIN[0];
     const dp = (st: CalibrationSettings) => calibrate(small, { ...st, contamination: { lambda: 1, domain: DOMAIN } }).scale;
-    const within = (got: number, want: number) => { expect(got).toBeGreaterThanOrEqual(want * (1 - 1e-12)); expect(got / want).toBeLessThan(1 + 1e-9); };
+    const within = (got: number, want: number) => {
+      expect(got).toBeGreaterThanOrEqual(want * (1 - 1e-12));
+      expect(got / want).toBeLessThan(1 + 1e-9);
+    };
     within(dp({ mechanism: 'gaussian', method: 'theorem', alpha: 3, epsilon: 0.5 }), delta * Math.sqrt(3 / (2 * 0.5)));
     within(dp({ mechanism: 'laplace', method: 'wasserstein-inf', alpha: Infinity, epsilon: 0.5 }), delta / 0.5);
     within(dp({ mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }), smallestFeasibleScale(pierquinLaplaceProblem(delta, 2, 1)).scale);
   });
 
   it('every adversary moving λ′ ≤ λ of the mass to the domain ends stays within ε at the returned scale (independent quadrature)', () => {
-    const lambda = 0.1, alpha = 2, epsilon = 1;
+    const lambda = 0.1,
+      alpha = 2,
+      epsilon = 1;
     const [p, q] = [small.priors[0].conditionals.a, small.priors[0].conditionals.b];
     for (const mechanism of ['laplace', 'gaussian'] as const) {
       const s = calibrate(small, { mechanism, method: 'best', alpha, epsilon, contamination: { lambda, domain: DOMAIN } }).scale;
-      for (const l of [lambda, lambda / 2]) for (const a of DOMAIN) for (const b of DOMAIN) {
-        const [pp, qq] = [contaminate(p, l, a), contaminate(q, l, b)];
-        for (const [x, y] of [[pp, qq], [qq, pp]]) expect(oracleRenyi(x, y, mechanism, s, alpha), `${mechanism} λ′=${l} ${a},${b}`).toBeLessThanOrEqual(epsilon);
-      }
+      for (const l of [lambda, lambda / 2])
+        for (const a of DOMAIN)
+          for (const b of DOMAIN) {
+            const [pp, qq] = [contaminate(p, l, a), contaminate(q, l, b)];
+            for (const [x, y] of [
+              [pp, qq],
+              [qq, pp],
+            ])
+              expect(oracleRenyi(x, y, mechanism, s, alpha), `${mechanism} λ′=${l} ${a},${b}`).toBeLessThanOrEqual(epsilon);
+          }
     }
   });
 
@@ -70,7 +87,11 @@ describe('ε-contamination classes (docs/math.md §10)', () => {
 
   it('refuses values outside the domain and bad λ, naming the field', () => {
     const err = (c: { lambda: number; domain: [number, number] }) => {
-      try { calibrate(small, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, contamination: c }); } catch (e) { return e as InputError; }
+      try {
+        calibrate(small, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, contamination: c });
+      } catch (e) {
+        return e as InputError;
+      }
       return null;
     };
     expect(err({ lambda: 0.1, domain: [0.5, 4] })?.message).toMatch(/^domain: value 0 of secret 'a' \(prior 'p'\) lies outside \[0\.5, 4\]/);
@@ -100,10 +121,26 @@ describe('ε-contamination classes (docs/math.md §10)', () => {
       expect(e.stderr).toMatch(msg);
     }
     const f = join(mkdtempSync(join(tmpdir(), 'cont-')), 'spec.json');
-    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }], alpha: 2, epsilon: 1, contamination: 0.05, domain: [0, 2] }));
+    writeFileSync(
+      f,
+      JSON.stringify({
+        priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }],
+        alpha: 2,
+        epsilon: 1,
+        contamination: 0.05,
+        domain: [0, 2],
+      }),
+    );
     const s = JSON.parse(run('calibrate', '--spec', f, '--json').stdout).results[0];
     expect(s.contamination).toEqual({ lambda: 0.05, domain: [0, 2] });
-    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }], contamination: 0.05, domain: [2, 1] }));
+    writeFileSync(
+      f,
+      JSON.stringify({
+        priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }],
+        contamination: 0.05,
+        domain: [2, 1],
+      }),
+    );
     expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.domain: needs LO < HI/);
   });
 });

@@ -15,13 +15,24 @@ import { HAVE_UCI, UCI_DIR } from './uci.js';
 let server: Server;
 let base = '';
 beforeAll(async () => {
-  const zip = zipSync({ 'student-mat.csv': readFileSync(join(UCI_DIR, 'student/student-mat.csv')), 'student-por.csv': readFileSync(join(UCI_DIR, 'student/student-por.csv')), 'student.txt': readFileSync(join(UCI_DIR, 'student/student.txt')) });
+  const zip = zipSync({
+    'student-mat.csv': readFileSync(join(UCI_DIR, 'student/student-mat.csv')),
+    'student-por.csv': readFileSync(join(UCI_DIR, 'student/student-por.csv')),
+    'student.txt': readFileSync(join(UCI_DIR, 'student/student.txt')),
+  });
   server = createServer((req, res) => {
     const url = req.url ?? '';
-    if (url === '/00320/student.zip') { res.end(zip); return; }
+    if (url === '/00320/student.zip') {
+      res.end(zip);
+      return;
+    }
     const bad = url.startsWith('/bad/');
     const file = join(UCI_DIR, url.replace(/^\/bad/, ''));
-    if (!existsSync(file)) { res.statusCode = 404; res.end(); return; }
+    if (!existsSync(file)) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
     const bytes = readFileSync(file);
     if (bad) bytes[100] ^= 1;
     res.end(bytes);
@@ -56,7 +67,13 @@ describe.runIf(HAVE_UCI)('datasets (served on loopback)', () => {
     expect((await run('datasets', 'fetch', 'heart-disease')).stdout).toMatch(/heart-disease: 5 files verified/);
     expect((await run('datasets', 'path', 'heart-disease')).stdout.trim()).toBe(join(dir, 'heart-disease'));
     const withFiles = JSON.parse((await run('calibrate', '--scenario', 'heart', '--method', 'theorem', '--json')).stdout).results[0].scale;
-    const embedded = JSON.parse((await promisify(execFile)(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--method', 'theorem', '--json'], { env: { ...process.env, PUFFERFISH_CACHE_DIR: mkdtempSync(join(tmpdir(), 'empty-')) } })).stdout).results[0].scale;
+    const embedded = JSON.parse(
+      (
+        await promisify(execFile)(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--method', 'theorem', '--json'], {
+          env: { ...process.env, PUFFERFISH_CACHE_DIR: mkdtempSync(join(tmpdir(), 'empty-')) },
+        })
+      ).stdout,
+    ).results[0].scale;
     expect(withFiles).toBe(embedded);
     await expect(run('datasets', 'path', 'student')).rejects.toMatchObject({ code: 2 });
   });

@@ -19,7 +19,8 @@ const scenarioArb = fc
     return c.a.values.join() !== c.b.values.join() || c.a.masses.join() !== c.b.masses.join();
   });
 
-const run = (s: Scenario, mechanism: Mechanism, method: CalibrationSettings['method'], alpha: number, epsilon: number) => calibrate(s, { mechanism, method, alpha, epsilon });
+const run = (s: Scenario, mechanism: Mechanism, method: CalibrationSettings['method'], alpha: number, epsilon: number) =>
+  calibrate(s, { mechanism, method, alpha, epsilon });
 
 describe('coupled and exact methods (docs/math.md §4)', () => {
   it('exact ≤ coupled ≤ min(theorem, pierquin) on random scenarios (Laplace and Gaussian)', () => {
@@ -38,24 +39,34 @@ describe('coupled and exact methods (docs/math.md §4)', () => {
 
   it('at the exact scale the exact divergence is ≤ ε (both directions) and at 0.999× it is > ε', () => {
     fc.assert(
-      fc.property(scenarioArb, fc.constantFrom<'laplace' | 'gaussian'>('laplace', 'gaussian'), fc.constantFrom(0.5, 1.5, 3), fc.double({ min: 0.2, max: 2, noNaN: true }), (s, mech, a, e) => {
-        if (mech === 'gaussian' && a < 1) return;
-        const r = run(s, mech, 'exact', a, e);
-        if (r.scale === 0) {
-          expect(r.explanation).toMatch(/data processing|Proposition 1/);
-          expect(r.binding).toBeNull();
-          return;
-        }
-        const { a: p, b: q } = s.priors[0].conditionals;
-        const at = exactEvaluation(p, q, mech, r.scale, a, e, false);
-        // certified by the exact check, or (where exact = bound, e.g. point masses) by the bound,
-        // with the exact value then within its error of ε
-        const settings = { mechanism: mech, method: 'exact' as const, alpha: a, epsilon: e };
-        const bound = Math.min(...applicableMethods(settings).filter((m) => m !== 'exact').map((m) => run(s, mech, m, a, e).scale));
-        expect(isFeasible(at) || (r.scale === bound && at.value - at.error <= e)).toBe(true);
-        const below = exactEvaluation(p, q, mech, r.scale * 0.999, a, e, false);
-        expect(below.value).toBeGreaterThan(e);
-      }),
+      fc.property(
+        scenarioArb,
+        fc.constantFrom<'laplace' | 'gaussian'>('laplace', 'gaussian'),
+        fc.constantFrom(0.5, 1.5, 3),
+        fc.double({ min: 0.2, max: 2, noNaN: true }),
+        (s, mech, a, e) => {
+          if (mech === 'gaussian' && a < 1) return;
+          const r = run(s, mech, 'exact', a, e);
+          if (r.scale === 0) {
+            expect(r.explanation).toMatch(/data processing|Proposition 1/);
+            expect(r.binding).toBeNull();
+            return;
+          }
+          const { a: p, b: q } = s.priors[0].conditionals;
+          const at = exactEvaluation(p, q, mech, r.scale, a, e, false);
+          // certified by the exact check, or (where exact = bound, e.g. point masses) by the bound,
+          // with the exact value then within its error of ε
+          const settings = { mechanism: mech, method: 'exact' as const, alpha: a, epsilon: e };
+          const bound = Math.min(
+            ...applicableMethods(settings)
+              .filter((m) => m !== 'exact')
+              .map((m) => run(s, mech, m, a, e).scale),
+          );
+          expect(isFeasible(at) || (r.scale === bound && at.value - at.error <= e)).toBe(true);
+          const below = exactEvaluation(p, q, mech, r.scale * 0.999, a, e, false);
+          expect(below.value).toBeGreaterThan(e);
+        },
+      ),
       { numRuns: 25 },
     );
   });

@@ -17,7 +17,10 @@ export function setup(): void {
   try {
     out = execFileSync('bash', [script, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (e) {
-    const why = String((e as { stderr?: string }).stderr ?? e).trim().split('\n').pop();
+    const why = String((e as { stderr?: string }).stderr ?? e)
+      .trim()
+      .split('\n')
+      .pop();
     if (process.env.CI === 'true') throw new Error(`PostgreSQL tests cannot run on CI: ${why}`);
     process.env.PUFFERFISH_PG_SKIPPED = why || 'PostgreSQL could not be started';
     return;

@@ -16,19 +16,61 @@ const spec = (name: string, body: object | string) => {
   return f;
 };
 const pair = (extra: object = {}) => ({
-  name: 'x', alpha: 2, epsilon: 1, ...extra,
+  name: 'x',
+  alpha: 2,
+  epsilon: 1,
+  ...extra,
   priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1] }, b: { values: [0, 2], counts: [1, 1] } } }],
 });
 
 describe('hostile inputs: exit 2 with one line', () => {
   const cases: [string, string[], RegExp][] = [
-    ['duplicate conditional key', ['calibrate', '--spec', spec('dup.json', '{"name":"x","alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[0,1],"counts":[1,1]},"a":{"values":[0,9],"counts":[1,1]},"b":{"values":[0,2],"counts":[1,1]}}}]}')], /^error: spec\.priors\[0\]\.conditionals\.a: is given twice/],
-    ['η power 1e300', ['calibrate', '--spec', spec('eta.json', pair({ eta: { power: 1e300 } })), '--mechanism', 'exponential'], /^error: spec\.eta\.power: .*power ≤ 64/],
+    [
+      'duplicate conditional key',
+      [
+        'calibrate',
+        '--spec',
+        spec(
+          'dup.json',
+          '{"name":"x","alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[0,1],"counts":[1,1]},"a":{"values":[0,9],"counts":[1,1]},"b":{"values":[0,2],"counts":[1,1]}}}]}',
+        ),
+      ],
+      /^error: spec\.priors\[0\]\.conditionals\.a: is given twice/,
+    ],
+    [
+      'η power 1e300',
+      ['calibrate', '--spec', spec('eta.json', pair({ eta: { power: 1e300 } })), '--mechanism', 'exponential'],
+      /^error: spec\.eta\.power: .*power ≤ 64/,
+    ],
     ['a spec without end (/dev/zero)', ['calibrate', '--spec', '/dev/zero'], /^error: spec: is larger than 256 MiB/],
-    ['empirical audit of 10¹² samples', ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'], /^error: --samples: must be a whole number from 100 to 10000000/],
+    [
+      'empirical audit of 10¹² samples',
+      ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'],
+      /^error: --samples: must be a whole number from 100 to 10000000/,
+    ],
     ['reproduce into a missing folder', ['reproduce', '--quick', '--out', join(dir, 'no', 'such', 'dir')], /^error: --out: folder '.*no\/such' does not exist/],
-    ['10⁴ bootstrap draws per public value', ['calibrate', '--data', spec('ages.csv', 'age,x,s\n' + Array.from({ length: 400 }, (_, i) => `${20 + (i % 50)},${i % 7},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n'), '--query', 'x', '--secret-column', 's', '--given', 'age', '--prior', 'bootstrap:10000'], /^error: --prior: would build 500050 priors \(50 public value\(s\) × 10001\)/],
-    ['a truncated release needing ~10⁸ draws', ['release', '--scenario', 'heart', '--value', '1.51', '--truncate=-1,1'], /^error: --truncate: value 1\.51 lands in \[-1, 1\] with probability .* draws per release on average \(limit 100000\)/],
+    [
+      '10⁴ bootstrap draws per public value',
+      [
+        'calibrate',
+        '--data',
+        spec('ages.csv', 'age,x,s\n' + Array.from({ length: 400 }, (_, i) => `${20 + (i % 50)},${i % 7},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n'),
+        '--query',
+        'x',
+        '--secret-column',
+        's',
+        '--given',
+        'age',
+        '--prior',
+        'bootstrap:10000',
+      ],
+      /^error: --prior: would build 500050 priors \(50 public value\(s\) × 10001\)/,
+    ],
+    [
+      'a truncated release needing ~10⁸ draws',
+      ['release', '--scenario', 'heart', '--value', '1.51', '--truncate=-1,1'],
+      /^error: --truncate: value 1\.51 lands in \[-1, 1\] with probability .* draws per release on average \(limit 100000\)/,
+    ],
     ['reproduce under /proc', ['reproduce', '--quick', '--out', '/proc/nope/x'], /^error: --out: folder '\/proc\/nope' does not exist/],
   ];
   it.each(cases)('%s', (_n, args, msg) => {
@@ -42,11 +84,13 @@ describe('hostile inputs: exit 2 with one line', () => {
 describe('hostile inputs that must give the right number', () => {
   it('secret probabilities of 1e308 normalise like 0.5/0.5 (no overflow to probability 0)', () => {
     const withP = (p: number) => ({
-      name: 'x', epsilon: 0.05,
+      name: 'x',
+      epsilon: 0.05,
       priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1], probability: p }, b: { values: [0, 3], counts: [1, 1], probability: p } } }],
     });
     const run = (f: string) => JSON.parse(cli('calibrate', '--spec', f, '--guarantee', 'mi', '--method', 'mi-exact', '--json').stdout).results[0].scale;
-    const huge = run(spec('p-huge.json', withP(1e308))), half = run(spec('p-half.json', withP(0.5)));
+    const huge = run(spec('p-huge.json', withP(1e308))),
+      half = run(spec('p-half.json', withP(0.5)));
     expect(half).toBeGreaterThan(0);
     expect(huge).toBe(half);
   });
@@ -54,7 +98,14 @@ describe('hostile inputs that must give the right number', () => {
   it('1.5·10⁵ weights per conditional calibrate (no stack overflow from spreading arrays)', () => {
     const n = 150_000;
     const values = Array.from({ length: n }, (_, i) => i / 1000);
-    const big = { name: 'big', alpha: 2, epsilon: 1, priors: [{ name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } }] };
+    const big = {
+      name: 'big',
+      alpha: 2,
+      epsilon: 1,
+      priors: [
+        { name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } },
+      ],
+    };
     const r = cli('calibrate', '--spec', spec('big.json', big), '--method', 'theorem,wasserstein-inf', '--json');
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -70,7 +121,14 @@ describe('hostile inputs that must give the right number', () => {
   it('an explicit exact accounting that would run for many minutes is refused with the estimate', () => {
     const n = 350_000;
     const values = Array.from({ length: n }, (_, i) => i / 1000);
-    const huge = { name: 'huge', alpha: 2, epsilon: 1, priors: [{ name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } }] };
+    const huge = {
+      name: 'huge',
+      alpha: 2,
+      epsilon: 1,
+      priors: [
+        { name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } },
+      ],
+    };
     const r = cli('calibrate', '--spec', spec('huge.json', huge), '--method', 'exact');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --method: exact accounting on a pair with 700000 atoms would take about 700 s or more/);
@@ -100,7 +158,7 @@ describe('hostile inputs that must give the right number', () => {
     expect(JSON.parse(r.stdout).results[0].scale).toBe(0);
   });
 
-  it('ranges keep the user\'s numbers exactly (no rounding to 12 digits)', () => {
+  it("ranges keep the user's numbers exactly (no rounding to 12 digits)", () => {
     const r = cli('calibrate', '--scenario', 'heart', '--method', 'theorem', '--epsilon', '0.1234567890126:0.2:0.05', '--json');
     expect(JSON.parse(r.stdout).results.map((x: { epsilon: number }) => x.epsilon)).toEqual([0.1234567890126, 0.1734567890126]);
   });

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
 
 describe('library hygiene', () => {
   it('never uses Math.random (releases draw only from the platform CSPRNG)', () => {
@@ -34,9 +36,16 @@ describe('library hygiene', () => {
     // A module hook records every module the import resolves; the static walk below could miss a computed import.
     const hook = `export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('LOADED ' + r.url + '\\n'); return r; }`;
     const reg = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`;
-    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reg)}`, '--input-type=module', '-e', "await import('./dist/index.js')"], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(reg)}`, '--input-type=module', '-e', "await import('./dist/index.js')"],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
-    const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
+    const loaded = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('LOADED '))
+      .map((l) => l.slice(7));
     expect(loaded.some((u) => u.endsWith('/dist/index.js'))).toBe(true);
     expect(loaded.length).toBeGreaterThan(30);
     const outside = loaded.filter((u) => !u.includes('/dist/') && !u.includes('/node_modules/valibot/'));
@@ -45,7 +54,8 @@ describe('library hygiene', () => {
 
   it('the core entry is browser-safe: its import graph reaches no Node built-in, native or heavy dependency', () => {
     const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-    const seen = new Set<string>(), bare = new Set<string>();
+    const seen = new Set<string>(),
+      bare = new Set<string>();
     const walk = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);

@@ -15,14 +15,21 @@ describe('mutual information I(Y; S)', () => {
     expect(exactMutualInformation(same, { family: 'gaussian', scale: 1 }).value).toBeLessThan(1e-14);
     expect(exactMutualInformation(twoPoints(1), { family: 'gaussian', scale: 0.02 }).value).toBeCloseTo(Math.LN2, 12);
     expect(exactMutualInformation(twoPoints(1), { family: 'laplace', scale: 0.01 }).value).toBeCloseTo(Math.LN2, 10);
-    expect(exactMutualInformation(twoPoints(-2), { family: 'laplace', scale: 1 }).value).toBeCloseTo(exactMutualInformation(twoPoints(2), { family: 'laplace', scale: 1 }).value, 13);
+    expect(exactMutualInformation(twoPoints(-2), { family: 'laplace', scale: 1 }).value).toBeCloseTo(
+      exactMutualInformation(twoPoints(2), { family: 'laplace', scale: 1 }).value,
+      13,
+    );
   });
 
   it('a Gaussian prior with every value its own secret gives I(Y; X) = ½ log(1 + τ²/σ²)', () => {
     // X ~ N(0, 1) on a fine grid; each grid value is a secret with its own probability.
     const xs = Array.from({ length: 241 }, (_, i) => -6 + i * 0.05);
-    const ws = xs.map((x) => Math.exp(-x * x / 2));
-    const prior: Prior = { name: 'gauss', conditionals: Object.fromEntries(xs.map((x, i) => [`x${i}`, fromCounts([x], [1])])), probabilities: Object.fromEntries(ws.map((w, i) => [`x${i}`, w])) };
+    const ws = xs.map((x) => Math.exp((-x * x) / 2));
+    const prior: Prior = {
+      name: 'gauss',
+      conditionals: Object.fromEntries(xs.map((x, i) => [`x${i}`, fromCounts([x], [1])])),
+      probabilities: Object.fromEntries(ws.map((w, i) => [`x${i}`, w])),
+    };
     for (const sigma of [1, 2]) {
       const I = exactMutualInformation(prior, { family: 'gaussian', scale: sigma }).value;
       expect(I).toBeCloseTo(0.5 * Math.log(1 + 1 / sigma ** 2), 4);
@@ -30,7 +37,12 @@ describe('mutual information I(Y; S)', () => {
   });
 
   it('is below I(X; S) and below the ε-PP level’s ε·tanh(ε/2) (docs/math.md §7)', () => {
-    const hist = fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 5 }).map((a) => fromCounts(a.map(([v]) => v), a.map(([, c]) => c)));
+    const hist = fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 5 }).map((a) =>
+      fromCounts(
+        a.map(([v]) => v),
+        a.map(([, c]) => c),
+      ),
+    );
     fc.assert(
       fc.property(hist, hist, fc.double({ min: 0.3, max: 4, noNaN: true }), fc.double({ min: 0.1, max: 0.9, noNaN: true }), (p, q, b, pa) => {
         const prior: Prior = { name: 'r', conditionals: { a: p, b: q }, probabilities: { a: pa, b: 1 - pa } };
@@ -49,13 +61,14 @@ describe('mutual information I(Y; S)', () => {
     const phi = (z: number) => Math.exp(-(z * z) / (2 * s * s)) / (s * Math.sqrt(2 * Math.PI));
     const h = 0.004;
     let I = 0;
-    for (let a = -3; a <= 4; a += h) for (let b = -3; b <= 4; b += h) {
-      const p0 = 0.5 * (phi(a) * phi(b) + phi(a - 1) * phi(b - 1)); // g = 0
-      const p1 = 0.5 * (phi(a - 1) * phi(b) + phi(a) * phi(b - 1)); // g = 1
-      const m = 0.5 * (p0 + p1);
-      if (p0 > 0) I += 0.5 * p0 * Math.log(p0 / m) * h * h;
-      if (p1 > 0) I += 0.5 * p1 * Math.log(p1 / m) * h * h;
-    }
+    for (let a = -3; a <= 4; a += h)
+      for (let b = -3; b <= 4; b += h) {
+        const p0 = 0.5 * (phi(a) * phi(b) + phi(a - 1) * phi(b - 1)); // g = 0
+        const p1 = 0.5 * (phi(a - 1) * phi(b) + phi(a) * phi(b - 1)); // g = 1
+        const m = 0.5 * (p0 + p1);
+        if (p0 > 0) I += 0.5 * p0 * Math.log(p0 / m) * h * h;
+        if (p1 > 0) I += 0.5 * p1 * Math.log(p1 / m) * h * h;
+      }
     expect(I).toBeCloseTo(0.1736, 4);
     // one release alone: M1 | g is the same mixture ½N(0) + ½N(1) for g = 0 and 1
     const single: Prior = { name: 'one', conditionals: { g0: fromWeights([0, 1], [0.5, 0.5]), g1: fromWeights([0, 1], [0.5, 0.5]) } };
@@ -65,19 +78,30 @@ describe('mutual information I(Y; S)', () => {
 
 describe('MI calibration', () => {
   it('mi-exact: I ≤ ε at the scale, > ε just below; mi-variance is never smaller (random scenarios)', () => {
-    const hist = fc.array(fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 5 }).map((a) => fromCounts(a.map(([v]) => v), a.map(([, c]) => c)));
+    const hist = fc.array(fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 5 }).map((a) =>
+      fromCounts(
+        a.map(([v]) => v),
+        a.map(([, c]) => c),
+      ),
+    );
     fc.assert(
-      fc.property(hist, hist, fc.constantFrom<'laplace' | 'gaussian'>('laplace', 'gaussian'), fc.double({ min: 0.005, max: 0.2, noNaN: true }), (p, q, mechanism, epsilon) => {
-        const sc = { name: 'r', priors: [{ name: 'r', conditionals: { a: p, b: q } }] };
-        const ex = calibrateMI(sc, { mechanism, method: 'mi-exact', epsilon });
-        const va = calibrateMI(sc, { mechanism, method: 'mi-variance', epsilon });
-        expect(va.scale).toBeGreaterThanOrEqual(ex.scale);
-        if (ex.scale === 0) return;
-        const at = (s: number) => exactMutualInformation(sc.priors[0], { family: mechanism, scale: s });
-        const ok = at(ex.scale);
-        expect(ok.value + ok.error).toBeLessThanOrEqual(epsilon * (1 + 1e-9));
-        if (ex.scale < va.scale) expect(at(ex.scale * 0.999).value).toBeGreaterThan(epsilon);
-      }),
+      fc.property(
+        hist,
+        hist,
+        fc.constantFrom<'laplace' | 'gaussian'>('laplace', 'gaussian'),
+        fc.double({ min: 0.005, max: 0.2, noNaN: true }),
+        (p, q, mechanism, epsilon) => {
+          const sc = { name: 'r', priors: [{ name: 'r', conditionals: { a: p, b: q } }] };
+          const ex = calibrateMI(sc, { mechanism, method: 'mi-exact', epsilon });
+          const va = calibrateMI(sc, { mechanism, method: 'mi-variance', epsilon });
+          expect(va.scale).toBeGreaterThanOrEqual(ex.scale);
+          if (ex.scale === 0) return;
+          const at = (s: number) => exactMutualInformation(sc.priors[0], { family: mechanism, scale: s });
+          const ok = at(ex.scale);
+          expect(ok.value + ok.error).toBeLessThanOrEqual(epsilon * (1 + 1e-9));
+          if (ex.scale < va.scale) expect(at(ex.scale * 0.999).value).toBeGreaterThan(epsilon);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -119,7 +143,12 @@ describe('secret probabilities', () => {
 describe('empirical audit (50 000 draws per secret, false-alarm level 1e-3)', () => {
   // Point masses 0 and 1: the released path is exactly the sampler `release` uses, with the CSPRNG.
   const audit = (noise: ReturnType<typeof laplaceNoise>, claim: { alpha: number; epsilon: number }) =>
-    empiricalAudit(() => drawRelease(0, noise, { random: cryptoSource }), () => drawRelease(1, noise, { random: cryptoSource }), claim, { samples: 50_000, level: 1e-3, delta: 1e-3 });
+    empiricalAudit(
+      () => drawRelease(0, noise, { random: cryptoSource }),
+      () => drawRelease(1, noise, { random: cryptoSource }),
+      claim,
+      { samples: 50_000, level: 1e-3, delta: 1e-3 },
+    );
   it('passes a correctly calibrated Laplace release and rejects one whose scale is halved', () => {
     const ok = audit(laplaceNoise(1), { alpha: Infinity, epsilon: 1 }); // b = Δ/ε
     expect(ok.verdict).toBe('no violation detected');
@@ -142,7 +171,15 @@ describe('CLI: --guarantee mi and the MI audit', () => {
   const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
   it('calibrate --spec F --guarantee mi --method mi-exact --epsilon 0.01 --json gives scale fields', () => {
     const f = join(mkdtempSync(join(tmpdir(), 'mi-')), 'spec.json');
-    writeFileSync(f, JSON.stringify({ name: 'x', priors: [{ name: 'p', conditionals: { a: { values: [0, 1, 2], counts: [5, 3, 1] }, b: { values: [1, 2, 3], counts: [1, 3, 5] } } }], mechanism: 'gaussian', epsilon: 0.5 }));
+    writeFileSync(
+      f,
+      JSON.stringify({
+        name: 'x',
+        priors: [{ name: 'p', conditionals: { a: { values: [0, 1, 2], counts: [5, 3, 1] }, b: { values: [1, 2, 3], counts: [1, 3, 5] } } }],
+        mechanism: 'gaussian',
+        epsilon: 0.5,
+      }),
+    );
     const r = run('calibrate', '--spec', f, '--guarantee', 'mi', '--method', 'mi-exact', '--epsilon', '0.01', '--json');
     expect(r.status).toBe(0);
     const x = JSON.parse(r.stdout).results[0];

@@ -5,14 +5,17 @@
 export function unitCoupling(p: { values: number[]; counts: number[] }, q: { values: number[]; counts: number[] }) {
   const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-  const N = sum(p.counts), M = sum(q.counts), L = (N / gcd(N, M)) * M;
+  const N = sum(p.counts),
+    M = sum(q.counts),
+    L = (N / gcd(N, M)) * M;
   const units = (h: { values: number[]; counts: number[] }, per: number) => {
     const idx = h.values.map((_, i) => i).sort((a, b) => h.values[a] - h.values[b]);
     const out: number[] = [];
     for (const i of idx) for (let k = 0; k < h.counts[i] * per; k++) out.push(h.values[i]);
     return out;
   };
-  const a = units(p, L / N), b = units(q, L / M);
+  const a = units(p, L / N),
+    b = units(q, L / M);
   const atoms = new Map<string, { x: number; y: number; m: number }>();
   for (let i = 0; i < L; i++) {
     const key = `${a[i]}|${b[i]}`;
@@ -46,16 +49,25 @@ export const naiveTheorem2 = (c: Atoms, alpha: number, eps: number) =>
 
 /** Pierquin Cor. 3.1 Laplace by plain bisection of Mironov's formula. */
 export const naivePierquin = (w: number, alpha: number, eps: number) =>
-  bisect((b) => (alpha / (2 * alpha - 1)) * Math.exp(((alpha - 1) * w) / b) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp((-alpha * w) / b) - Math.exp((alpha - 1) * eps), 1e-9, 1e9);
+  bisect(
+    (b) =>
+      (alpha / (2 * alpha - 1)) * Math.exp(((alpha - 1) * w) / b) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp((-alpha * w) / b) - Math.exp((alpha - 1) * eps),
+    1e-9,
+    1e9,
+  );
 
 /** The naive float north-west-corner walk (what not to do): subtracts float masses. */
 export function floatCoupling(p: { values: number[]; weights: number[] }, q: { values: number[]; weights: number[] }) {
   const out: { x: number; y: number; m: number }[] = [];
-  let i = 0, j = 0, ra = p.weights[0], rb = q.weights[0];
+  let i = 0,
+    j = 0,
+    ra = p.weights[0],
+    rb = q.weights[0];
   while (i < p.values.length && j < q.values.length) {
     const t = Math.min(ra, rb);
     if (t > 0) out.push({ x: p.values[i], y: q.values[j], m: t });
-    ra -= t; rb -= t;
+    ra -= t;
+    rb -= t;
     if (ra <= 0) ra = p.weights[++i];
     if (rb <= 0) rb = q.weights[++j];
   }
@@ -64,8 +76,10 @@ export function floatCoupling(p: { values: number[]; weights: number[] }, q: { v
 
 /** 8-point Gauss–Legendre nodes and weights on [−1, 1] (Abramowitz–Stegun 25.4.30). */
 const GL8 = [
-  [0.1834346424956498, 0.3626837833783620], [0.5255324099163290, 0.3137066458778873],
-  [0.7966664774136267, 0.2223810344533745], [0.9602898564975363, 0.1012285362903763],
+  [0.1834346424956498, 0.362683783378362],
+  [0.525532409916329, 0.3137066458778873],
+  [0.7966664774136267, 0.2223810344533745],
+  [0.9602898564975363, 0.1012285362903763],
 ];
 
 /**
@@ -78,10 +92,17 @@ const GL8 = [
 export function oracleRenyi(
   p: { values: ArrayLike<number>; masses: ArrayLike<number> },
   q: { values: ArrayLike<number>; masses: ArrayLike<number> },
-  family: 'laplace' | 'gaussian', s: number, alpha: number,
+  family: 'laplace' | 'gaussian',
+  s: number,
+  alpha: number,
 ): number {
   const logDens = (d: typeof p, y: number) => {
-    const t = Array.from(d.values, (x, k) => Math.log(d.masses[k]) + (family === 'laplace' ? -Math.abs(y - x) / s - Math.log(2 * s) : -((y - x) ** 2) / (2 * s * s) - Math.log(s * Math.sqrt(2 * Math.PI))));
+    const t = Array.from(
+      d.values,
+      (x, k) =>
+        Math.log(d.masses[k]) +
+        (family === 'laplace' ? -Math.abs(y - x) / s - Math.log(2 * s) : -((y - x) ** 2) / (2 * s * s) - Math.log(s * Math.sqrt(2 * Math.PI))),
+    );
     const m = Math.max(...t);
     return m + Math.log(t.reduce((a, v) => a + Math.exp(v - m), 0));
   };
@@ -89,9 +110,8 @@ export function oracleRenyi(
   const centres = family === 'laplace' ? atoms : Array.from(p.values).flatMap((x) => Array.from(q.values, (x2) => alpha * x + (1 - alpha) * x2));
   // Laplace: the whole hull (tails are heavy); Gaussian: windows of ±40σ around atoms and centres.
   const pad = family === 'laplace' ? 70 * s : 40 * s;
-  const windows = family === 'laplace'
-    ? [[Math.min(...atoms) - pad, Math.max(...atoms) + pad]]
-    : [...atoms, ...centres].sort((a, b) => a - b).map((c) => [c - pad, c + pad]);
+  const windows =
+    family === 'laplace' ? [[Math.min(...atoms) - pad, Math.max(...atoms) + pad]] : [...atoms, ...centres].sort((a, b) => a - b).map((c) => [c - pad, c + pad]);
   const merged: number[][] = [];
   for (const w of windows) {
     const last = merged[merged.length - 1];
@@ -100,20 +120,28 @@ export function oracleRenyi(
   }
   // Gaussian features near where mixtures cross are ~σ/√α wide.
   const width = family === 'laplace' ? s / 8 : s / (8 * Math.sqrt(Math.max(1, alpha)));
-  let m = -Infinity, sum = 0; // streaming log-sum-exp
+  let m = -Infinity,
+    sum = 0; // streaming log-sum-exp
   const add = (t: number) => {
     if (t <= m) sum += Math.exp(t - m);
-    else { sum = sum * Math.exp(m - t) + 1; m = t; }
+    else {
+      sum = sum * Math.exp(m - t) + 1;
+      m = t;
+    }
   };
   for (const [lo, hi] of merged) {
     const cuts = new Set<number>([lo, hi, ...atoms.filter((x) => x > lo && x < hi), ...centres.filter((x) => x > lo && x < hi)]);
     for (const x of atoms) for (let k = 0; k <= 50; k++) for (const y of [x - s * 2 ** -k, x + s * 2 ** -k]) if (y > lo && y < hi) cuts.add(y);
     const sorted = [...cuts].sort((a, b) => a - b);
     for (let i = 0; i + 1 < sorted.length; i++) {
-      const a = sorted[i], b = sorted[i + 1];
+      const a = sorted[i],
+        b = sorted[i + 1];
       const n = Math.max(1, Math.ceil((b - a) / width));
       for (let j = 0; j < n; j++) {
-        const l = a + ((b - a) * j) / n, r = a + ((b - a) * (j + 1)) / n, c = (l + r) / 2, h = (r - l) / 2;
+        const l = a + ((b - a) * j) / n,
+          r = a + ((b - a) * (j + 1)) / n,
+          c = (l + r) / 2,
+          h = (r - l) / 2;
         for (const [x, w] of GL8) for (const y of [c - h * x, c + h * x]) add(Math.log(w * h) + alpha * logDens(p, y) + (1 - alpha) * logDens(q, y));
       }
     }

@@ -39,19 +39,51 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
   it('CLI with --table, --sql, predicates and --given equals the built-in heart scenario where it should', async () => {
     const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
     const builtin = JSON.parse((await run('calibrate', '--scenario', 'heart', ...common)).stdout).results[0].scale;
-    const t = JSON.parse((await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1', ...common)).stdout);
+    const t = JSON.parse(
+      (await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1', ...common)).stdout,
+    );
     expect(t.results[0].scale).toBe(builtin);
-    const q = JSON.parse((await run('calibrate', '--data', url!, '--sql', 'SELECT * FROM heart WHERE oldpeak IS NOT NULL', '--query', 'oldpeak', '--secret', 'high=fbs = 1', '--secret', 'normal=fbs = 0', ...common)).stdout);
+    const q = JSON.parse(
+      (
+        await run(
+          'calibrate',
+          '--data',
+          url!,
+          '--sql',
+          'SELECT * FROM heart WHERE oldpeak IS NOT NULL',
+          '--query',
+          'oldpeak',
+          '--secret',
+          'high=fbs = 1',
+          '--secret',
+          'normal=fbs = 0',
+          ...common,
+        )
+      ).stdout,
+    );
     expect(q.results[0].scale).toBe(builtin);
-    const g = JSON.parse((await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--given', 'sex', ...common)).stdout);
+    const g = JSON.parse(
+      (await run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--given', 'sex', ...common)).stdout,
+    );
     expect(g.results[0].binding.prior).toMatch(/^empirical \| sex=(0|1)$/);
   });
 
   it('bad input: unknown table, unknown column, rejected predicate', async () => {
-    await expect(run('calibrate', '--data', url!, '--table', 'nope', '--query', 'x', '--secret-column', 'y')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --table: cannot read table 'nope'/) });
-    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'x', '--secret-column', 'fbs')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --query: unknown column 'x' \(columns: oldpeak, fbs, sex, note\)/) });
-    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'note', '--secret-column', 'fbs')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/not numeric/) });
-    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=fbss = 1', '--secret', 'b=true')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/the predicate of 'a' was rejected/) });
+    await expect(run('calibrate', '--data', url!, '--table', 'nope', '--query', 'x', '--secret-column', 'y')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error: --table: cannot read table 'nope'/),
+    });
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'x', '--secret-column', 'fbs')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error: --query: unknown column 'x' \(columns: oldpeak, fbs, sex, note\)/),
+    });
+    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'note', '--secret-column', 'fbs')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/not numeric/),
+    });
+    await expect(
+      run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=fbss = 1', '--secret', 'b=true'),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/the predicate of 'a' was rejected/) });
   });
 
   it('never prints a password from the URL, and predicates cannot run a second statement', async () => {
@@ -60,13 +92,41 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
     u.searchParams.set('password', 's3cret-pw');
     const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'pf-pg-'));
     const out = join(dir, 'spec.json');
-    const r = await run('calibrate', '--data', u.toString(), '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--method', 'theorem', '--json', '--spec-out', out);
+    const r = await run(
+      'calibrate',
+      '--data',
+      u.toString(),
+      '--table',
+      'heart',
+      '--query',
+      'oldpeak',
+      '--secret-column',
+      'fbs',
+      '--method',
+      'theorem',
+      '--json',
+      '--spec-out',
+      out,
+    );
     expect(r.stdout + r.stderr).not.toContain('s3cret-pw');
     expect((await import('node:fs')).readFileSync(out, 'utf8')).not.toContain('s3cret-pw');
     const text = await run('calibrate', '--data', u.toString(), '--table', 'heart', '--query', 'oldpeak', '--secret-column', 'fbs', '--method', 'theorem');
     expect(text.stdout).not.toContain('s3cret-pw');
-    await expect(run('calibrate', '--data', url!, '--table', 'heart', '--query', 'oldpeak', '--secret', 'a=1=1); CREATE TABLE pwned (x int); SELECT (1', '--secret', 'b=true'))
-      .rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --secret: the predicate of 'a' must be one SQL expression/) });
+    await expect(
+      run(
+        'calibrate',
+        '--data',
+        url!,
+        '--table',
+        'heart',
+        '--query',
+        'oldpeak',
+        '--secret',
+        'a=1=1); CREATE TABLE pwned (x int); SELECT (1',
+        '--secret',
+        'b=true',
+      ),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --secret: the predicate of 'a' must be one SQL expression/) });
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     expect((await c.query("SELECT to_regclass('pwned') AS t")).rows[0].t).toBeNull();

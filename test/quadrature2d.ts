@@ -2,11 +2,14 @@ import type { Discrete } from '../src/distribution/discrete.js';
 
 /** Gauss–Legendre nodes and weights on [−1, 1] (Newton on P_n). */
 function gaussLegendre(n: number): { x: number[]; w: number[] } {
-  const x: number[] = [], w: number[] = [];
+  const x: number[] = [],
+    w: number[] = [];
   for (let i = 1; i <= n; i++) {
-    let z = Math.cos((Math.PI * (i - 0.25)) / (n + 0.5)), dp = 0;
+    let z = Math.cos((Math.PI * (i - 0.25)) / (n + 0.5)),
+      dp = 0;
     for (let it = 0; it < 100; it++) {
-      let p0 = 1, p1 = z;
+      let p0 = 1,
+        p1 = z;
       for (let k = 2; k <= n; k++) [p0, p1] = [p1, ((2 * k - 1) * z * p1 - (k - 1) * p0) / k];
       dp = (n * (z * p1 - p0)) / (z * z - 1);
       const dz = p1 / dp;
@@ -21,20 +24,33 @@ function gaussLegendre(n: number): { x: number[]; w: number[] } {
 
 /** An additive noise density for the test oracle: Laplace b or Gaussian σ. */
 export type Kernel = { family: 'laplace' | 'gaussian'; scale: number };
-const density = (k: Kernel, z: number) => (k.family === 'laplace' ? Math.exp(-Math.abs(z) / k.scale) / (2 * k.scale) : Math.exp(-(z * z) / (2 * k.scale ** 2)) / (k.scale * Math.sqrt(2 * Math.PI)));
+const density = (k: Kernel, z: number) =>
+  k.family === 'laplace' ? Math.exp(-Math.abs(z) / k.scale) / (2 * k.scale) : Math.exp(-(z * z) / (2 * k.scale ** 2)) / (k.scale * Math.sqrt(2 * Math.PI));
 
 /** 1-D nodes: Gauss–Legendre on cells cut at the atoms (kinks) and geometrically towards ±60 scales. */
 function nodes1d(atoms: number[], s: number): { y: number[]; w: number[] } {
   const cuts = new Set<number>(atoms);
-  for (const a of atoms) for (let k = 0; k <= 60; k++) { const d = s * 2 ** (k / 4) * 0.01; if (d < 60 * s) { cuts.add(a - d); cuts.add(a + d); } }
+  for (const a of atoms)
+    for (let k = 0; k <= 60; k++) {
+      const d = s * 2 ** (k / 4) * 0.01;
+      if (d < 60 * s) {
+        cuts.add(a - d);
+        cuts.add(a + d);
+      }
+    }
   cuts.add(atoms[0] - 60 * s);
   cuts.add(atoms[atoms.length - 1] + 60 * s);
   const ends = [...cuts].sort((a, c) => a - c);
   const gl = gaussLegendre(12);
-  const y: number[] = [], w: number[] = [];
+  const y: number[] = [],
+    w: number[] = [];
   for (let i = 0; i + 1 < ends.length; i++) {
-    const h = (ends[i + 1] - ends[i]) / 2, c = (ends[i + 1] + ends[i]) / 2;
-    gl.x.forEach((x, j) => { y.push(c + h * x); w.push(h * gl.w[j]); });
+    const h = (ends[i + 1] - ends[i]) / 2,
+      c = (ends[i + 1] + ends[i]) / 2;
+    gl.x.forEach((x, j) => {
+      y.push(c + h * x);
+      w.push(h * gl.w[j]);
+    });
   }
   return { y, w };
 }
@@ -46,13 +62,18 @@ function nodes1d(atoms: number[], s: number): { y: number[]; w: number[] } {
  */
 export function twoReleaseRenyi(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel, alpha: number): number {
   const atoms = [...new Set([...p.values, ...q.values])].sort((a, c) => a - c);
-  const a = nodes1d(atoms, k1.scale), b = nodes1d(atoms, k2.scale);
+  const a = nodes1d(atoms, k1.scale),
+    b = nodes1d(atoms, k2.scale);
   const f = (d: Discrete, k: Kernel, ys: number[]) => ys.map((y) => Array.from(d.values, (x) => density(k, y - x)));
-  const p1 = f(p, k1, a.y), p2 = f(p, k2, b.y), q1 = f(q, k1, a.y), q2 = f(q, k2, b.y);
+  const p1 = f(p, k1, a.y),
+    p2 = f(p, k2, b.y),
+    q1 = f(q, k1, a.y),
+    q2 = f(q, k2, b.y);
   let total = 0;
   for (let i = 0; i < a.y.length; i++) {
     for (let j = 0; j < b.y.length; j++) {
-      let pp = 0, qq = 0;
+      let pp = 0,
+        qq = 0;
       for (let m = 0; m < p.values.length; m++) pp += p.masses[m] * p1[i][m] * p2[j][m];
       for (let m = 0; m < q.values.length; m++) qq += q.masses[m] * q1[i][m] * q2[j][m];
       // In logs: far in a Gaussian tail pp^α underflows to 0 while qq^{1−α} overflows.

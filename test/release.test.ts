@@ -12,7 +12,10 @@ import { seededSource } from './seeded.js';
 
 const point = (x: number) => fromCounts([x], [1]);
 const truncD = (family: 'laplace' | 'gaussian', scale: number, alpha: number, I: [number, number]) =>
-  Math.max(exactRenyi(point(0), point(1), { family, scale }, alpha, { interval: I }).value, exactRenyi(point(1), point(0), { family, scale }, alpha, { interval: I }).value);
+  Math.max(
+    exactRenyi(point(0), point(1), { family, scale }, alpha, { interval: I }).value,
+    exactRenyi(point(1), point(0), { family, scale }, alpha, { interval: I }).value,
+  );
 
 describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
   it('the Laplace counterexamples exceed the untruncated RDP', () => {
@@ -24,24 +27,31 @@ describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
 
   it('the truncated Gaussian never exceeds αΔ²/(2σ²) on a grid of intervals', () => {
     const ends = [-Infinity, -3, -1, 0, 0.5, 1, 2, 4, Infinity];
-    for (const sigma of [0.3, 1, 3]) for (const alpha of [1.5, 2, 5]) {
-      for (const lo of ends) for (const hi of ends) {
-        if (!(lo < hi) || (lo === -Infinity && hi === Infinity)) continue;
-        const d = truncD('gaussian', sigma, alpha, [lo, hi]);
-        expect(d).toBeLessThanOrEqual((alpha * 1) / (2 * sigma * sigma) + 1e-9);
+    for (const sigma of [0.3, 1, 3])
+      for (const alpha of [1.5, 2, 5]) {
+        for (const lo of ends)
+          for (const hi of ends) {
+            if (!(lo < hi) || (lo === -Infinity && hi === Infinity)) continue;
+            const d = truncD('gaussian', sigma, alpha, [lo, hi]);
+            expect(d).toBeLessThanOrEqual((alpha * 1) / (2 * sigma * sigma) + 1e-9);
+          }
       }
-    }
   });
 
   it('truncated calibration meets ε on the truncated outputs and refuses negligible intervals', () => {
     const s = builtinScenario('heart');
     const t = calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 7]);
     const c = s.priors[0].conditionals;
-    for (const [p, q] of [[c['0'], c['1']], [c['1'], c['0']]]) {
+    for (const [p, q] of [
+      [c['0'], c['1']],
+      [c['1'], c['0']],
+    ]) {
       expect(exactRenyi(p, q, { family: 'laplace', scale: t.scale }, 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
     }
     expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 1e-300])).toThrow(/negligible/);
-    expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(/value 50 lands in \[0, 7\] with probability .*negligible/);
+    expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(
+      /value 50 lands in \[0, 7\] with probability .*negligible/,
+    );
   });
 });
 
@@ -49,9 +59,17 @@ describe('truncated calibration: input checks and intervals beyond the data', ()
   const s = builtinScenario('heart');
   const laplace = { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 } as const;
   it('refuses α = 1, α = 0 and ε = 0 as input errors naming the field', () => {
-    for (const [alpha, epsilon, field] of [[1, 1, 'alpha'], [0, 1, 'alpha'], [2, 0, 'epsilon']] as const) {
+    for (const [alpha, epsilon, field] of [
+      [1, 1, 'alpha'],
+      [0, 1, 'alpha'],
+      [2, 0, 'epsilon'],
+    ] as const) {
       let err: unknown;
-      try { calibrateTruncated(s, { ...laplace, alpha, epsilon }, [0, 7]); } catch (e) { err = e; }
+      try {
+        calibrateTruncated(s, { ...laplace, alpha, epsilon }, [0, 7]);
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).path).toBe(field);
     }
@@ -78,13 +96,20 @@ describe('release', () => {
     expect(r.scale).toBeGreaterThan(0);
     // Five releases of one value are calibrated together (docs/math.md §9): σ is √5 times one release's.
     expect(r.guarantee).toMatch(/\(α=2, ε=1\)-Rényi Pufferfish privacy of the 5 releases together/);
-    const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 50, truncate: [0, 7], random: seededSource(8n), perRelease: true });
+    const t = release(s, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4, {
+      count: 50,
+      truncate: [0, 7],
+      random: seededSource(8n),
+      perRelease: true,
+    });
     expect(t.guarantee).toMatch(/each of the 50 releases alone, not for them together/);
     for (const v of t.values) expect(v >= 0 && v <= 7).toBe(true);
   });
   it('needs no noise when the data already meets ε, says so, and releases the raw value only by consent', () => {
     const st = { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 } as const;
-    expect(() => release(builtinScenario('adult'), st, 13)).toThrow(/allow-no-noise: the calibrated scale is 0, so the release would be the raw value \(best of .*data processing/);
+    expect(() => release(builtinScenario('adult'), st, 13)).toThrow(
+      /allow-no-noise: the calibrated scale is 0, so the release would be the raw value \(best of .*data processing/,
+    );
     const r = release(builtinScenario('adult'), st, 13, { count: 2, allowNoNoise: true });
     expect(r.values).toEqual([13, 13]);
     expect(r.guarantee).toMatch(/no noise/);
@@ -106,8 +131,16 @@ describe('pufferfish release (CLI)', () => {
     expect(t.stdout).toMatch(/laplace noise, b = [\d.]+ \(method coupled\)/);
     expect(t.stdout).toMatch(/of the 3 releases together/);
     expect(t.stdout).toMatch(/guarantee: \(α=2, ε=1\)-Rényi Pufferfish privacy/);
-    expect(t.stdout.trim().split('\n').slice(-3).every((l) => Number.isFinite(Number(l)))).toBe(true);
-    expect(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf').stderr).toMatch(/^error: --count: 2 truncated releases cannot be accounted together/);
+    expect(
+      t.stdout
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .every((l) => Number.isFinite(Number(l))),
+    ).toBe(true);
+    expect(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf').stderr).toMatch(
+      /^error: --count: 2 truncated releases cannot be accounted together/,
+    );
     const j = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf', '--per-release', '--json').stdout);
     expect(j.values).toHaveLength(2);
     expect(j.truncate).toEqual([0, 'inf']);
@@ -133,7 +166,9 @@ describe('pufferfish release (CLI)', () => {
 describe('releaseColumn', () => {
   it('adds independent calibrated noise to every row and keeps missing rows missing', async () => {
     const { releaseColumn } = await import('../src/release/release.js');
-    const r = releaseColumn(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, [1, 2, null, 3, NaN], { random: seededSource(3n) });
+    const r = releaseColumn(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, [1, 2, null, 3, NaN], {
+      random: seededSource(3n),
+    });
     expect(r.values).toHaveLength(5);
     expect(r.values[2]).toBeNull();
     expect(r.values[4]).toBeNull();

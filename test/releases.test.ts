@@ -49,7 +49,8 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
   it('Laplace, two releases: every method’s b keeps the true joint D_α (independent 2-D quadrature) within ε; one release’s b does not', () => {
     const s = pairScenario(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 4]));
     const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
-    const alpha = 2, epsilon = 0.5;
+    const alpha = 2,
+      epsilon = 0.5;
     const lap = (b: number) => ({ family: 'laplace' as const, scale: b });
     const worst = (b: number) => Math.max(twoReleaseRenyi(p, q, lap(b), lap(b), alpha), twoReleaseRenyi(q, p, lap(b), lap(b), alpha));
     for (const method of ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const) {
@@ -67,12 +68,19 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
   it('refuses what it cannot certify for several releases, naming what applies', () => {
     const refuse = (st: CalibrationSettings, why: RegExp) => {
       let err: unknown;
-      try { calibrate(collapse, st); } catch (e) { err = e; }
+      try {
+        calibrate(collapse, st);
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).message).toMatch(why);
     };
     refuse({ mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 2 }, /2-dimensional integral; coupled is the tightest/);
-    refuse({ mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 }, /Proposition 1 covers one release; for several use wasserstein-inf/);
+    refuse(
+      { mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 },
+      /Proposition 1 covers one release; for several use wasserstein-inf/,
+    );
     refuse({ mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1, releases: 2 }, /Corollary 1 covers one release/);
     refuse({ mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 0 }, /^releases: must be a whole number from 1/);
     refuse({ mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 2.5 }, /^releases: must be a whole number/);
@@ -95,7 +103,8 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
     const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
     const one = JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--json').stdout).results[0];
-    const four = JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', '4', '--json').stdout).results[0];
+    const four = JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', '4', '--json').stdout)
+      .results[0];
     expect(one.releases).toBeUndefined();
     expect(four.releases).toBe(4);
     expect(four.scale).toBeGreaterThanOrEqual(2 * one.scale * (1 - 1e-15));
@@ -106,13 +115,25 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
       expect(r.stderr).toMatch(/^error: --releases: must be a whole number/);
     }
     const f = join(mkdtempSync(join(tmpdir(), 'rel-')), 'spec.json');
-    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }], mechanism: 'laplace', alpha: 2, epsilon: 0.5, releases: 3 }));
+    writeFileSync(
+      f,
+      JSON.stringify({
+        priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }],
+        mechanism: 'laplace',
+        alpha: 2,
+        epsilon: 0.5,
+        releases: 3,
+      }),
+    );
     const t = run('release', '--spec', f, '--value', '1', '--json');
     expect(t.status).toBe(0);
     const j = JSON.parse(t.stdout);
     expect(j.values).toHaveLength(3);
     expect(j.guarantee).toMatch(/of the 3 releases together/);
-    writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }], releases: 0 }));
+    writeFileSync(
+      f,
+      JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }], releases: 0 }),
+    );
     expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.releases: must be ≥ 1/);
   });
 });
@@ -121,7 +142,9 @@ describe('audit --releases', () => {
   it('passes the scale calibrated for N releases and fails the one-release scale, for the N releases together', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
     const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
-    const scale = (n: number) => JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', String(n), '--json').stdout).results[0].scale;
+    const scale = (n: number) =>
+      JSON.parse(run('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'exact', '--releases', String(n), '--json').stdout).results[0]
+        .scale;
     // Printed scales round up, so the CLI's JSON number (exact double) is used as is.
     const four = run('audit', '--scenario', 'heart', '--mechanism', 'gaussian', '--scale', String(scale(4)), '--releases', '4', '--json');
     expect(four.status).toBe(0);
@@ -148,7 +171,13 @@ describe('progress', () => {
 
   it('CLI: a bar and the elapsed time on a terminal once the work runs past a second; nothing on a pipe', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-    const priors = Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, conditionals: { a: { values: [0, 1, 2, 3, 4, 5, 6, 7].map((v) => v + i / 1000), counts: [5, 3, 2, 1, 1, 2, 3, 4] }, b: { values: [0, 1, 2, 3, 4, 5, 6, 7], counts: [1, 2, 3, 5, 4, 3, 2, 1] } } }));
+    const priors = Array.from({ length: 40 }, (_, i) => ({
+      name: `p${i}`,
+      conditionals: {
+        a: { values: [0, 1, 2, 3, 4, 5, 6, 7].map((v) => v + i / 1000), counts: [5, 3, 2, 1, 1, 2, 3, 4] },
+        b: { values: [0, 1, 2, 3, 4, 5, 6, 7], counts: [1, 2, 3, 5, 4, 3, 2, 1] },
+      },
+    }));
     const f = join(mkdtempSync(join(tmpdir(), 'prog-')), 'many.json');
     writeFileSync(f, JSON.stringify({ priors, alpha: 2, epsilon: 1 }));
     const args = [BIN, 'calibrate', '--spec', f, '--mechanism', 'gaussian', '--method', 'exact'];
@@ -156,7 +185,18 @@ describe('progress', () => {
     expect(piped.status).toBe(0);
     expect(piped.stderr).toBe('');
     // util-linux `script` gives the command a pseudo-terminal.
-    const tty = spawnSync('script', ['-qec', args.map((a) => `'${a}'`).join(' ').replace(/^/, `'${process.execPath}' `), '/dev/null'], { encoding: 'utf8' });
+    const tty = spawnSync(
+      'script',
+      [
+        '-qec',
+        args
+          .map((a) => `'${a}'`)
+          .join(' ')
+          .replace(/^/, `'${process.execPath}' `),
+        '/dev/null',
+      ],
+      { encoding: 'utf8' },
+    );
     expect(tty.status).toBe(0);
     expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/40/);
     expect(tty.stdout).toMatch(/calibrate: done in \d+\.\d s/);

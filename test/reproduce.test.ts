@@ -39,13 +39,18 @@ describe('pufferfish reproduce --quick', () => {
 
   it('its CSV numbers equal `pufferfish calibrate --json` for the same settings', () => {
     const rows = parseCsv(readFileSync(join(out, 'fig1-scales.csv'), 'utf8')).filter((r) => r.dataset === 'heart' && r.mechanism === 'gaussian');
-    const json = JSON.parse(cli('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'theorem,pierquin', '--alpha', '1.5:5:0.5', '--epsilon', '0.5,1', '--json').stdout);
+    const json = JSON.parse(
+      cli('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'theorem,pierquin', '--alpha', '1.5:5:0.5', '--epsilon', '0.5,1', '--json')
+        .stdout,
+    );
     expect(rows).toHaveLength(json.results.length);
     for (const r of json.results) {
       const row = rows.find((x) => x.methodKey === r.method && Number(x.alpha) === r.alpha && Number(x.epsilon) === r.epsilon)!;
       expect(Number(row.scale)).toBe(r.scale);
     }
-    const f4 = parseCsv(readFileSync(join(out, 'fig4-methods.csv'), 'utf8')).filter((r) => r.dataset === 'student-mat' && r.mechanism === 'laplace' && r.methodKey === 'exact' && r.alpha === '2');
+    const f4 = parseCsv(readFileSync(join(out, 'fig4-methods.csv'), 'utf8')).filter(
+      (r) => r.dataset === 'student-mat' && r.mechanism === 'laplace' && r.methodKey === 'exact' && r.alpha === '2',
+    );
     const ex = JSON.parse(cli('calibrate', '--scenario', 'student-mat', '--method', 'exact', '--alpha', '2', '--epsilon', '0.5', '--json').stdout).results[0];
     expect(Number(f4[0].scale)).toBe(ex.scale);
   });
@@ -53,7 +58,10 @@ describe('pufferfish reproduce --quick', () => {
   it('is deterministic, and the UCI files give the same numbers as the embedded counts', async () => {
     const again = mkdtempSync(join(tmpdir(), 'pufferfish-repro2-'));
     await reproduce({ out: again, quick: true, figures: [1, 3], dataDir: HAVE_UCI ? UCI_DIR : undefined });
-    const hash = (dir: string, f: string) => createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+    const hash = (dir: string, f: string) =>
+      createHash('sha256')
+        .update(readFileSync(join(dir, f)))
+        .digest('hex');
     for (const f of readdirSync(again).filter((f) => f !== 'REPORT.md')) expect(hash(again, f)).toBe(hash(out, f));
   });
 

@@ -24,7 +24,9 @@ describe('fixed-point logarithm', () => {
   it('agrees with Math.log and is additive (enclosures of ln(ab) and ln a + ln b intersect)', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 1n, max: (1n << 80n) - 1n }), fc.bigInt({ min: 1n, max: (1n << 80n) - 1n }), (a, b) => {
-        const [alo, ahi] = lnEnclosure(a, 80, 128), [blo, bhi] = lnEnclosure(b, 80, 128), [clo, chi] = lnEnclosure(a * b, 160, 128);
+        const [alo, ahi] = lnEnclosure(a, 80, 128),
+          [blo, bhi] = lnEnclosure(b, 80, 128),
+          [clo, chi] = lnEnclosure(a * b, 160, 128);
         expect(alo + blo <= chi && clo <= ahi + bhi).toBe(true);
         expect(Number(alo) / 2 ** 128).toBeCloseTo(Math.log(Number(a) / 2 ** 80), 12);
       }),
@@ -67,7 +69,8 @@ describe('randomness', () => {
 });
 
 /** n draws of Y − x from a sampler (x = 3: not a power of two, so rounding is exercised). */
-const draws = (noise: ExactNoise, n: number, truncate?: [number, number]) => Array.from({ length: n }, () => drawRelease(3, noise, { random: cryptoSource, truncate }) - 3);
+const draws = (noise: ExactNoise, n: number, truncate?: [number, number]) =>
+  Array.from({ length: n }, () => drawRelease(3, noise, { random: cryptoSource, truncate }) - 3);
 const fold = (xs: number[]) => xs.map(Math.abs);
 
 describe(`samplers follow their exact laws (KS, false alarm ≤ ${LEVEL}) and a 5% scale error is caught`, () => {
@@ -81,18 +84,22 @@ describe(`samplers follow their exact laws (KS, false alarm ≤ ${LEVEL}) and a 
     ['Gaussian', gaussianNoise, gaussAbs, 2, 60_000],
     ['exp(−η√|z|)', sqrtCostNoise, sqrtAbs, 0.5, 60_000],
   ];
-  it.each(cases)('%s', (_name, make, cdfAbs, scale, n) => {
-    const ok = draws(make(scale), n);
-    const good = ksTest(fold(ok), cdfAbs(scale), LEVEL);
-    expect(good.reject).toBe(false);
-    // symmetry: the signs are fair (binomial, 6 standard deviations)
-    const pos = ok.filter((v) => v > 0).length;
-    expect(Math.abs(pos - n / 2)).toBeLessThan(6 * Math.sqrt(n / 4));
-    // the same test rejects a sampler whose scale is 5% off (for √|z| the rate η is 5% off)
-    const off = make(_name.startsWith('exp') ? scale / 1.05 : scale * 1.05);
-    const bad = ksTest(fold(draws(off, n)), cdfAbs(scale), LEVEL);
-    expect(bad.reject).toBe(true);
-  }, 120_000);
+  it.each(cases)(
+    '%s',
+    (_name, make, cdfAbs, scale, n) => {
+      const ok = draws(make(scale), n);
+      const good = ksTest(fold(ok), cdfAbs(scale), LEVEL);
+      expect(good.reject).toBe(false);
+      // symmetry: the signs are fair (binomial, 6 standard deviations)
+      const pos = ok.filter((v) => v > 0).length;
+      expect(Math.abs(pos - n / 2)).toBeLessThan(6 * Math.sqrt(n / 4));
+      // the same test rejects a sampler whose scale is 5% off (for √|z| the rate η is 5% off)
+      const off = make(_name.startsWith('exp') ? scale / 1.05 : scale * 1.05);
+      const bad = ksTest(fold(draws(off, n)), cdfAbs(scale), LEVEL);
+      expect(bad.reject).toBe(true);
+    },
+    120_000,
+  );
 
   it('truncated Laplace follows the restricted, renormalised law', () => {
     const [lo, hi] = [-1, 2];
@@ -116,7 +123,18 @@ describe('Gaussian sampler near the ratio-of-uniforms peak', () => {
     const head = [...bytes(1 - Math.exp(-0.5)), ...bytes((v / (220 / 256) + 1) / 2)];
     const rest = seededSource(5n);
     let used = 0;
-    const crafted = { fill(b: Uint8Array) { for (let i = 0; i < b.length; i++) { if (used < head.length) b[i] = head[used++]; else { const one = new Uint8Array(1); rest.fill(one); b[i] = one[0]; } } } };
+    const crafted = {
+      fill(b: Uint8Array) {
+        for (let i = 0; i < b.length; i++) {
+          if (used < head.length) b[i] = head[used++];
+          else {
+            const one = new Uint8Array(1);
+            rest.fill(one);
+            b[i] = one[0];
+          }
+        }
+      },
+    };
     expect(Number.isFinite(drawRelease(0, gaussianNoise(1), { random: crafted }))).toBe(true);
     expect(used).toBe(16);
   });

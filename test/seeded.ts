@@ -14,7 +14,10 @@ export function seededSource(seed: bigint): RandomSource {
     fill(bytes) {
       for (let i = 0; i < bytes.length; i += 8) {
         let v = next();
-        for (let j = i; j < Math.min(i + 8, bytes.length); j++) { bytes[j] = Number(v & 0xffn); v >>= 8n; }
+        for (let j = i; j < Math.min(i + 8, bytes.length); j++) {
+          bytes[j] = Number(v & 0xffn);
+          v >>= 8n;
+        }
       }
     },
   };
@@ -41,7 +44,8 @@ export function ksTest(samples: number[], cdf: (x: number) => number, level: num
 export function erf(x: number): number {
   const ax = Math.abs(x);
   if (ax < 2.5) {
-    let sum = ax, term = ax;
+    let sum = ax,
+      term = ax;
     for (let k = 1; k < 200; k++) {
       term *= (-ax * ax) / k;
       const add = term / (2 * k + 1);
@@ -51,10 +55,13 @@ export function erf(x: number): number {
     return Math.sign(x) * (2 / Math.sqrt(Math.PI)) * sum;
   }
   // erfc(ax) = e^{-ax²}/√π · 1/(ax + 1/2/(ax + 1/(ax + 3/2/(ax + …)))) (Lentz)
-  let f = ax, C = ax, D = 0;
+  let f = ax,
+    C = ax,
+    D = 0;
   for (let k = 1; k < 300; k++) {
     const a = k / 2;
-    D = ax + a * D; D = 1 / D;
+    D = ax + a * D;
+    D = 1 / D;
     C = ax + a / C;
     const delta = C * D;
     f *= delta;

@@ -23,7 +23,12 @@ const ROWS = [
 ];
 beforeAll(async () => {
   writeFileSync(join(dir, 't.csv'), ROWS.map((r) => r.join(',')).join('\n') + '\n');
-  writeFileSync(join(dir, 'nohead.csv'), ROWS.slice(1).map((r) => r.join(',')).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'nohead.csv'),
+    ROWS.slice(1)
+      .map((r) => r.join(','))
+      .join('\n') + '\n',
+  );
   writeFileSync(join(dir, 't.tsv'), ROWS.map((r) => r.join('\t')).join('\n') + '\n');
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
@@ -41,7 +46,10 @@ describe('table sources', () => {
     expect(base.dropped).toBe(1);
     expect(base.secrets).toEqual(['a', 'b', 'c']);
     const others = await Promise.all([
-      tableHistograms({ kind: 'csv', location: join(dir, 'nohead.csv'), header: false, columns: ['age', 'sex', 'income', 'group'] }, { query: 'income', secretColumn: 'group' }),
+      tableHistograms(
+        { kind: 'csv', location: join(dir, 'nohead.csv'), header: false, columns: ['age', 'sex', 'income', 'group'] },
+        { query: 'income', secretColumn: 'group' },
+      ),
       tableHistograms({ kind: 'csv', location: join(dir, 't.tsv'), separator: '\t' }, { query: 'income', secretColumn: 'group' }),
       tableHistograms({ kind: 'parquet', location: join(dir, 't.parquet') }, { query: 'income', secretColumn: 'group' }),
       tableHistograms({ kind: 'json', location: join(dir, 't.jsonl') }, { query: 'income', secretColumn: 'group' }),
@@ -50,14 +58,30 @@ describe('table sources', () => {
   });
 
   it('predicates may overlap; --given splits pairs by the public value', async () => {
-    const h = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', predicates: { older: 'age >= 40', young: 'age < 30', all: 'true' } });
+    const h = await tableHistograms(
+      { kind: 'csv', location: join(dir, 't.csv') },
+      { query: 'income', predicates: { older: 'age >= 40', young: 'age < 30', all: 'true' } },
+    );
     const g = h.groups.get('')!;
     const total = (k: string) => g.get(k)!.counts.reduce((a, b) => a + b, 0);
     expect(total('all')).toBe(61);
     expect(total('older') + total('young')).toBeLessThan(61);
     const gv = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', secretColumn: 'group', given: 'sex' });
     expect([...gv.groups.keys()]).toEqual(['F', 'M']);
-    const r = cli('calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--given', 'sex', '--method', 'theorem', '--json');
+    const r = cli(
+      'calibrate',
+      '--data',
+      join(dir, 't.csv'),
+      '--query',
+      'income',
+      '--secret-column',
+      'group',
+      '--given',
+      'sex',
+      '--method',
+      'theorem',
+      '--json',
+    );
     expect(r.status).toBe(0);
     const res = JSON.parse(r.stdout).results[0];
     expect(res.binding.prior).toMatch(/^empirical \| sex=(F|M)$/);
@@ -66,22 +90,57 @@ describe('table sources', () => {
 
   it.runIf(HAVE_UCI)('the UCI files give exactly the built-in scenarios', () => {
     const cases: [string, string[], string][] = [
-      ['adult', ['--data', join(UCI_DIR, 'adult/adult.data'), '--query', 'education-num', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family'], 'adult'],
-      ['heart', ['--data', join(UCI_DIR, 'heart-disease/processed.cleveland.data'), '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1'], 'heart'],
-      ['student-mat', ['--data', join(UCI_DIR, 'student/student-mat.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'], 'student-mat'],
-      ['student-por', ['--data', join(UCI_DIR, 'student/student-por.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'], 'student-por'],
+      [
+        'adult',
+        ['--data', join(UCI_DIR, 'adult/adult.data'), '--query', 'education-num', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family'],
+        'adult',
+      ],
+      [
+        'heart',
+        ['--data', join(UCI_DIR, 'heart-disease/processed.cleveland.data'), '--query', 'oldpeak', '--secret-column', 'fbs', '--values', '0,1'],
+        'heart',
+      ],
+      [
+        'student-mat',
+        ['--data', join(UCI_DIR, 'student/student-mat.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'],
+        'student-mat',
+      ],
+      [
+        'student-por',
+        ['--data', join(UCI_DIR, 'student/student-por.csv'), '--query', 'G3', '--secret-column', 'guardian', '--values', 'mother,father'],
+        'student-por',
+      ],
     ];
     for (const [, args, id] of cases) {
       const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
       const fromData = JSON.parse(cli('calibrate', ...args, ...common).stdout).results;
       const builtin = JSON.parse(cli('calibrate', '--scenario', id, ...common).stdout).results;
-      expect(fromData.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding])).toEqual(builtin.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding]));
+      expect(fromData.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding])).toEqual(
+        builtin.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding]),
+      );
     }
   });
 
   it('--spec-out reproduces the run without the data', () => {
     const spec = join(dir, 'derived.json');
-    const a = cli('calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--prior', 'dirichlet:3:0.5', '--seed', '4', '--spec-out', spec, '--method', 'theorem', '--json');
+    const a = cli(
+      'calibrate',
+      '--data',
+      join(dir, 't.csv'),
+      '--query',
+      'income',
+      '--secret-column',
+      'group',
+      '--prior',
+      'dirichlet:3:0.5',
+      '--seed',
+      '4',
+      '--spec-out',
+      spec,
+      '--method',
+      'theorem',
+      '--json',
+    );
     const b = cli('calibrate', '--spec', spec, '--method', 'theorem', '--json');
     expect(scaleOf(b)).toEqual(scaleOf(a));
     expect(JSON.parse(readFileSync(spec, 'utf8')).priors).toHaveLength(4); // empirical + 3 draws
@@ -90,7 +149,9 @@ describe('table sources', () => {
   it('robust prior classes contain the empirical prior, are seeded, and report their spread', () => {
     const args = ['calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--method', 'theorem', '--json'];
     for (const cls of ['bootstrap:15', 'dirichlet:15', 'dirichlet:15:3']) {
-      const a = cli(...args, '--prior', cls, '--seed', '7'), b = cli(...args, '--prior', cls, '--seed', '7'), c = cli(...args, '--prior', cls, '--seed', '8');
+      const a = cli(...args, '--prior', cls, '--seed', '7'),
+        b = cli(...args, '--prior', cls, '--seed', '7'),
+        c = cli(...args, '--prior', cls, '--seed', '8');
       expect(a.stdout).toBe(b.stdout);
       expect(a.stdout).not.toBe(c.stdout);
       const r = JSON.parse(a.stdout).results[0];
@@ -116,7 +177,24 @@ describe('release --out: the privatized column, and only the public columns aske
   it('writes the query column row by row (missing stays missing) plus --keep columns unchanged; never the secret column', async () => {
     for (const ext of ['csv', 'parquet', 'jsonl']) {
       const out = join(dir, `private.${ext}`);
-      const r = cli('release', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--mechanism', 'gaussian', '--method', 'theorem', '--out', out, '--keep', 'age,sex', '--json');
+      const r = cli(
+        'release',
+        '--data',
+        join(dir, 't.csv'),
+        '--query',
+        'income',
+        '--secret-column',
+        'group',
+        '--mechanism',
+        'gaussian',
+        '--method',
+        'theorem',
+        '--out',
+        out,
+        '--keep',
+        'age,sex',
+        '--json',
+      );
       expect(r.status).toBe(0);
       const info = JSON.parse(r.stdout);
       expect(info).toMatchObject({ rows: 62, missing: 1, mechanism: 'gaussian', columns: ['income', 'age', 'sex'] });
@@ -160,7 +238,12 @@ describe('release --out: the privatized column, and only the public columns aske
     const r = cli(...base, '--out', out, '--truncate', '0,inf');
     expect(r.status).toBe(0);
     expect(readFileSync(join(dir, 'tmp_o.csv'), 'utf8')).toBe('keep me');
-    const xs = readFileSync(out, 'utf8').trim().split('\n').slice(1).filter((l) => l !== '').map(Number);
+    const xs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .filter((l) => l !== '')
+      .map(Number);
     expect(xs).toHaveLength(61);
     for (const x of xs) expect(x).toBeGreaterThanOrEqual(0);
   });
@@ -170,18 +253,58 @@ describe('table source bad input: exit 2, one line', () => {
   const t = join(dir, 't.csv');
   it.each([
     ['missing file', ['--data', join(dir, 'nope.csv'), '--query', 'income', '--secret-column', 'group'], /^error: --data: file '.*nope\.csv' does not exist/],
-    ['unknown column', ['--data', t, '--query', 'salary', '--secret-column', 'group'], /^error: --query: unknown column 'salary' \(columns: age, sex, income, group\)/],
-    ['non-numeric query', ['--data', t, '--query', 'sex', '--secret-column', 'group'], /^error: --query: column 'sex' is not numeric \(no value parses as a number\)/],
-    ['rejected predicate', ['--data', t, '--query', 'income', '--secret', 'x=agee > 3', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' was rejected: .*agee/],
+    [
+      'unknown column',
+      ['--data', t, '--query', 'salary', '--secret-column', 'group'],
+      /^error: --query: unknown column 'salary' \(columns: age, sex, income, group\)/,
+    ],
+    [
+      'non-numeric query',
+      ['--data', t, '--query', 'sex', '--secret-column', 'group'],
+      /^error: --query: column 'sex' is not numeric \(no value parses as a number\)/,
+    ],
+    [
+      'rejected predicate',
+      ['--data', t, '--query', 'income', '--secret', 'x=agee > 3', '--secret', 'y=true'],
+      /^error: --secret: the predicate of 'x' was rejected: .*agee/,
+    ],
     ['secret with no rows', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,zzz'], /^error: --values: secret 'zzz' has no rows/],
-    ['single secret', ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a'], /^error: --secret-column: needs at least two secrets, found 1/],
+    [
+      'single secret',
+      ['--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a'],
+      /^error: --secret-column: needs at least two secrets, found 1/,
+    ],
     ['no --query', ['--data', t, '--secret-column', 'group'], /^error: --query: is required with --data/],
-    ['second statement in a predicate', ['--data', t, '--query', 'income', '--secret', `x=1=1); COPY (SELECT 1) TO '${join(dir, 'pwned.csv')}'; SELECT (1`, '--secret', 'y=true'], /^error: --secret: the predicate of 'x' must be one SQL expression \(no ';'\)/],
-    ['predicate escaping its parentheses', ['--data', t, '--query', 'income', '--secret', 'x=1=1) OR (1=1', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' closes a parenthesis it did not open/],
-    ['comment in a predicate', ['--data', t, '--query', 'income', '--secret', 'x=age > 3 --', '--secret', 'y=true'], /^error: --secret: the predicate of 'x' must be one SQL expression \(no comments\)/],
-    ['malformed postgres URL', ['--data', 'postgres://u@127.0.0.1:99999/db', '--table', 't', '--query', 'x', '--secret-column', 'y'], /^error: --data: cannot reach the database/],
-    ['bad prior', ['--data', t, '--query', 'income', '--secret-column', 'group', '--prior', 'bootstrap'], /^error: --prior: must be empirical, bootstrap:N or dirichlet:N/],
-    ['unreachable database', ['--data', 'postgres://nobody@127.0.0.1:1/none', '--table', 't', '--query', 'x', '--secret-column', 'y'], /^error: --data: cannot reach the database/],
+    [
+      'second statement in a predicate',
+      ['--data', t, '--query', 'income', '--secret', `x=1=1); COPY (SELECT 1) TO '${join(dir, 'pwned.csv')}'; SELECT (1`, '--secret', 'y=true'],
+      /^error: --secret: the predicate of 'x' must be one SQL expression \(no ';'\)/,
+    ],
+    [
+      'predicate escaping its parentheses',
+      ['--data', t, '--query', 'income', '--secret', 'x=1=1) OR (1=1', '--secret', 'y=true'],
+      /^error: --secret: the predicate of 'x' closes a parenthesis it did not open/,
+    ],
+    [
+      'comment in a predicate',
+      ['--data', t, '--query', 'income', '--secret', 'x=age > 3 --', '--secret', 'y=true'],
+      /^error: --secret: the predicate of 'x' must be one SQL expression \(no comments\)/,
+    ],
+    [
+      'malformed postgres URL',
+      ['--data', 'postgres://u@127.0.0.1:99999/db', '--table', 't', '--query', 'x', '--secret-column', 'y'],
+      /^error: --data: cannot reach the database/,
+    ],
+    [
+      'bad prior',
+      ['--data', t, '--query', 'income', '--secret-column', 'group', '--prior', 'bootstrap'],
+      /^error: --prior: must be empirical, bootstrap:N or dirichlet:N/,
+    ],
+    [
+      'unreachable database',
+      ['--data', 'postgres://nobody@127.0.0.1:1/none', '--table', 't', '--query', 'x', '--secret-column', 'y'],
+      /^error: --data: cannot reach the database/,
+    ],
   ])('%s', (_n, args, msg) => {
     const r = cli('calibrate', ...(args as string[]));
     expect(existsSync(join(dir, 'pwned.csv'))).toBe(false);
@@ -197,15 +320,26 @@ describe('input integrity: values reach the calibration unaltered', () => {
   beforeAll(() => {
     writeFileSync(join(dir, 'late-decimal.csv'), ['x,s', ...ints, '0.4,a'].join('\n') + '\n');
     writeFileSync(join(dir, 'early-decimal.csv'), ['x,s', '0.4,a', ...ints].join('\n') + '\n');
-    writeFileSync(join(dir, 'late-decimal.jsonl'), [...ints, '0.4,a'].map((l) => { const [x, s] = l.split(','); return JSON.stringify({ x: Number(x), s }); }).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'late-decimal.jsonl'),
+      [...ints, '0.4,a']
+        .map((l) => {
+          const [x, s] = l.split(',');
+          return JSON.stringify({ x: Number(x), s });
+        })
+        .join('\n') + '\n',
+    );
     writeFileSync(join(dir, 'zeros.csv'), ['x,s', '1,01', '2,01', '3,1', '5,1', '4,001'].join('\n') + '\n');
     writeFileSync(join(dir, 'q[1].csv'), ['x,s', '0,a', '1,b'].join('\n') + '\n');
     writeFileSync(join(dir, 'q1.csv'), ['x,s', '0,a', '9,b'].join('\n') + '\n');
   });
-  const coupled = (file: string, ...extra: string[]) => cli('calibrate', '--data', join(dir, file), '--query', 'x', '--secret-column', 's', '--method', 'coupled', '--json', ...extra);
+  const coupled = (file: string, ...extra: string[]) =>
+    cli('calibrate', '--data', join(dir, file), '--query', 'x', '--secret-column', 's', '--method', 'coupled', '--json', ...extra);
 
   it('a decimal after 30,000 integers is not rounded (CSV and JSON lines; row order does not matter)', () => {
-    const late = coupled('late-decimal.csv'), early = coupled('early-decimal.csv'), json = coupled('late-decimal.jsonl');
+    const late = coupled('late-decimal.csv'),
+      early = coupled('early-decimal.csv'),
+      json = coupled('late-decimal.jsonl');
     for (const r of [late, early, json]) expect(r.status).toBe(0);
     expect(scaleOf(late)[0]).toBeGreaterThan(0);
     expect(scaleOf(late)).toEqual(scaleOf(early));
@@ -216,7 +350,9 @@ describe('input integrity: values reach the calibration unaltered', () => {
   it('secret texts 01, 1 and 001 stay three secrets; a typed name matches only a unique text', () => {
     const r = coupled('zeros.csv');
     expect(r.status).toBe(0);
-    const pairs = JSON.parse(r.stdout).results[0].pairs.map((p: { pair: string[] }) => [...p.pair].sort().join(':')).sort();
+    const pairs = JSON.parse(r.stdout)
+      .results[0].pairs.map((p: { pair: string[] }) => [...p.pair].sort().join(':'))
+      .sort();
     expect(pairs).toEqual(['001:01', '001:1', '01:1']);
     const amb = cli('calibrate', '--data', join(dir, 'zeros.csv'), '--query', 'x', '--secret-column', 's', '--values', '1.0,001');
     expect(amb.status).toBe(2);

@@ -21,14 +21,34 @@ describe('scenario spec', () => {
   });
 
   const bad: [string, (s: any) => void, string][] = [
-    ['negative weight', (s) => (s.priors[0].conditionals['Not-in-family'].weights[1] = -0.3), 'spec.priors[0].conditionals["Not-in-family"].weights[1]: weight -0.3 is negative'],
+    [
+      'negative weight',
+      (s) => (s.priors[0].conditionals['Not-in-family'].weights[1] = -0.3),
+      'spec.priors[0].conditionals["Not-in-family"].weights[1]: weight -0.3 is negative',
+    ],
     ['all-zero counts', (s) => (s.priors[0].conditionals.Husband.counts = [0, 0, 0]), 'spec.priors[0].conditionals.Husband.counts: counts sum to zero'],
-    ['length mismatch', (s) => (s.priors[0].conditionals.Husband.counts = [1, 2]), 'spec.priors[0].conditionals.Husband.counts: has 2 entries but values has 3'],
-    ['both counts and weights', (s) => (s.priors[0].conditionals.Husband.weights = [1, 1, 1]), 'spec.priors[0].conditionals.Husband: give exactly one of "counts" or "weights"'],
+    [
+      'length mismatch',
+      (s) => (s.priors[0].conditionals.Husband.counts = [1, 2]),
+      'spec.priors[0].conditionals.Husband.counts: has 2 entries but values has 3',
+    ],
+    [
+      'both counts and weights',
+      (s) => (s.priors[0].conditionals.Husband.weights = [1, 1, 1]),
+      'spec.priors[0].conditionals.Husband: give exactly one of "counts" or "weights"',
+    ],
     ['non-numeric value', (s) => (s.priors[0].conditionals.Husband.values[0] = 'x'), 'spec.priors[0].conditionals.Husband.values[0]'],
     ['unknown secret in a pair', (s) => (s.pairs = [['Husband', 'Wife']]), "spec.pairs[0][1]: unknown secret 'Wife'"],
-    ['prior missing a secret', (s) => s.priors.push({ name: 'other', conditionals: { Husband: { values: [1], counts: [1] } } }), "spec.priors[1].conditionals: prior 'other' is missing secret 'Not-in-family'"],
-    ['fewer than two secrets', (s) => delete s.priors[0].conditionals.Husband, 'spec.priors[0].conditionals: prior \'empirical\' has 1 secret(s); at least two are needed'],
+    [
+      'prior missing a secret',
+      (s) => s.priors.push({ name: 'other', conditionals: { Husband: { values: [1], counts: [1] } } }),
+      "spec.priors[1].conditionals: prior 'other' is missing secret 'Not-in-family'",
+    ],
+    [
+      'fewer than two secrets',
+      (s) => delete s.priors[0].conditionals.Husband,
+      "spec.priors[0].conditionals: prior 'empirical' has 1 secret(s); at least two are needed",
+    ],
     ['unknown mechanism', (s) => (s.mechanism = 'cauchy'), 'spec.mechanism'],
     ['unknown field', (s) => (s.epsilonn = 1), 'spec: Unrecognized key'],
     ['bad alpha string', (s) => (s.alpha = 'big'), 'spec.alpha'],

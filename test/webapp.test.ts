@@ -11,7 +11,9 @@ import { UCI_DIR } from './uci.js';
 
 // The real app (built by `npm test`'s build step) in headless Debian Chromium, driven by Playwright.
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-let server: Server, url = '', browser: Browser;
+let server: Server,
+  url = '',
+  browser: Browser;
 const data = join(UCI_DIR, 'adult/adult.data');
 // Chromium comes from `npm run setup` (Debian's package); without it these tests are skipped
 // with the reason in their name, except under CI=true, where they fail.
@@ -24,7 +26,16 @@ beforeAll(async () => {
   ({ server, url } = await serveApp(0));
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 300_000);
 afterAll(async () => {
@@ -58,7 +69,33 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForSelector('#plot-alpha svg', { timeout: 60_000 });
 
     const cli = (mechanism: string) =>
-      JSON.parse(spawnSync(process.execPath, [BIN, 'calibrate', '--data', data, '--query', 'education-num', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family', '--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--mechanism', mechanism, '--json'], { encoding: 'utf8' }).stdout).results[0].scale;
+      JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            BIN,
+            'calibrate',
+            '--data',
+            data,
+            '--query',
+            'education-num',
+            '--secret-column',
+            'relationship',
+            '--values',
+            'Husband,Not-in-family',
+            '--alpha',
+            '2',
+            '--epsilon',
+            '1',
+            '--method',
+            'theorem',
+            '--mechanism',
+            mechanism,
+            '--json',
+          ],
+          { encoding: 'utf8' },
+        ).stdout,
+      ).results[0].scale;
     for (const mechanism of ['laplace', 'gaussian']) {
       const shown = await page.getAttribute(`#table tbody tr[data-method=theorem][data-mechanism=${mechanism}]`, 'data-scale');
       // Chromium's V8 and Node's may round Math.exp/log1p differently in the last bit; each side's
@@ -89,7 +126,9 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.fill('#alpha', '1');
     await page.click('#run');
     await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '');
-    const cliWording = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--alpha', '1'], { encoding: 'utf8' }).stderr.trim().replace(/^error: --alpha: /, '');
+    const cliWording = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--alpha', '1'], { encoding: 'utf8' })
+      .stderr.trim()
+      .replace(/^error: --alpha: /, '');
     expect(await page.textContent('#message')).toBe(`error: alpha: ${cliWording}`);
     await page.fill('#alpha', '2');
     await page.uncheck('input[name=mechanism][value=laplace]');

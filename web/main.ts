@@ -48,7 +48,10 @@ $<HTMLInputElement>('file').addEventListener('change', (e) => {
   if (f) void loadFile(f);
 });
 const drop = $('drop');
-drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
 drop.addEventListener('dragleave', () => drop.classList.remove('over'));
 drop.addEventListener('drop', (e) => {
   e.preventDefault();
@@ -82,15 +85,32 @@ function run() {
   worker.postMessage({ type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
 }
 $('run').addEventListener('click', run);
-for (const id of ['alpha', 'epsilon']) $(id).addEventListener('change', () => { if ($('table').querySelector('tbody tr')) run(); });
+for (const id of ['alpha', 'epsilon'])
+  $(id).addEventListener('change', () => {
+    if ($('table').querySelector('tbody tr')) run();
+  });
 
 $('audit').addEventListener('click', () => {
   const p = params();
-  worker.postMessage({ type: 'audit', mechanism: $<HTMLSelectElement>('audit-mechanism').value, scale: Number($<HTMLInputElement>('audit-scale').value), alpha: p.alpha, epsilon: p.epsilon });
+  worker.postMessage({
+    type: 'audit',
+    mechanism: $<HTMLSelectElement>('audit-mechanism').value,
+    scale: Number($<HTMLInputElement>('audit-scale').value),
+    alpha: p.alpha,
+    epsilon: p.epsilon,
+  });
 });
 const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
-  worker.postMessage({ type: 'release', mechanism: $<HTMLSelectElement>('audit-mechanism').value, alpha: p.alpha, epsilon: p.epsilon, value: Number($<HTMLInputElement>('value').value), count: Number($<HTMLInputElement>('count').value), allowNoNoise });
+  worker.postMessage({
+    type: 'release',
+    mechanism: $<HTMLSelectElement>('audit-mechanism').value,
+    alpha: p.alpha,
+    epsilon: p.epsilon,
+    value: Number($<HTMLInputElement>('value').value),
+    count: Number($<HTMLInputElement>('count').value),
+    allowNoNoise,
+  });
 };
 $('release').addEventListener('click', () => requestRelease(false));
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(lastSpec, null, 2)));
@@ -121,28 +141,51 @@ worker.onmessage = (e: MessageEvent) => {
     $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
     fileName = '';
   } else if (m.type === 'values') {
-    $('values').replaceChildren(...m.values.map((v: string) => {
-      const label = el('label');
-      label.append(el('input', undefined, { type: 'checkbox', name: 'secret-value', value: v }), ` ${v}`);
-      return label;
-    }));
+    $('values').replaceChildren(
+      ...m.values.map((v: string) => {
+        const label = el('label');
+        label.append(el('input', undefined, { type: 'checkbox', name: 'secret-value', value: v }), ` ${v}`);
+        return label;
+      }),
+    );
   } else if (m.type === 'results') {
     $('run').removeAttribute('aria-busy');
     const tb = $('table').querySelector('tbody')!;
-    tb.replaceChildren(...m.rows.map((r: any) => row(
-      [r.mechanism, r.label, r.rule, [fmt(r.scale), 'num'], [fmt(r.variance), 'num'], r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)'],
-      { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale) },
-    )));
+    tb.replaceChildren(
+      ...m.rows.map((r: any) =>
+        row(
+          [
+            r.mechanism,
+            r.label,
+            r.rule,
+            [fmt(r.scale), 'num'],
+            [fmt(r.variance), 'num'],
+            r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)',
+          ],
+          { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale) },
+        ),
+      ),
+    );
     const best = m.rows.filter((r: any) => r.mechanism === 'laplace' && r.scale > 0).reduce((a: any, b: any) => (!a || b.scale < a.scale ? b : a), null);
     if (best) $<HTMLInputElement>('audit-scale').value = String(best.scale);
   } else if (m.type === 'plots') {
     $('plot-alpha').replaceChildren(safeSvg(m.alpha));
     $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
   } else if (m.type === 'audit') {
-    $('audit-table').querySelector('tbody')!.replaceChildren(
-      row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP'], {}, true),
-      ...m.rows.map((r: any) => row([r.prior, r.direction.join(' ‖ '), [fmt(r.divergence), 'num'], [fmt(r.slack), 'num'], [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num']])),
-    );
+    $('audit-table')
+      .querySelector('tbody')!
+      .replaceChildren(
+        row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP'], {}, true),
+        ...m.rows.map((r: any) =>
+          row([
+            r.prior,
+            r.direction.join(' ‖ '),
+            [fmt(r.divergence), 'num'],
+            [fmt(r.slack), 'num'],
+            [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
+          ]),
+        ),
+      );
   } else if (m.type === 'no-noise') {
     // A zero scale publishes the raw value: say why, and draw only on an explicit second click.
     const out = $('released');
@@ -156,7 +199,10 @@ worker.onmessage = (e: MessageEvent) => {
     anyway.addEventListener('click', () => requestRelease(true));
     out.replaceChildren(text, anyway);
   } else if (m.type === 'released') {
-    $('released').textContent = m.scale === 0 ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})` : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)`;
+    $('released').textContent =
+      m.scale === 0
+        ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})`
+        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

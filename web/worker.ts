@@ -1,12 +1,33 @@
-
 // The library runs here, off the page's thread. Messages in: load | builtin | values | calibrate | audit | release.
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
 import {
-  applicableMethods, audit, builtinScenario, formatPath, validate, workerSettingsSchema, calibrate, checkSettings, distinctValues, InputError, METHOD_LABEL, numericColumns, parseDelimited, release,
-  scaleVsAlphaChart, tableScenario, textHistograms, uciQuirks, varianceChart,
-  type CalibrationResult, type ChartRow as Row, type Mechanism, type Scenario, type SingleMethod, type TextTable,
+  applicableMethods,
+  audit,
+  builtinScenario,
+  formatPath,
+  validate,
+  workerSettingsSchema,
+  calibrate,
+  checkSettings,
+  distinctValues,
+  InputError,
+  METHOD_LABEL,
+  numericColumns,
+  parseDelimited,
+  release,
+  scaleVsAlphaChart,
+  tableScenario,
+  textHistograms,
+  uciQuirks,
+  varianceChart,
+  type CalibrationResult,
+  type ChartRow as Row,
+  type Mechanism,
+  type Scenario,
+  type SingleMethod,
+  type TextTable,
 } from '../src/index.js';
 
 let table: TextTable | null = null;
@@ -48,8 +69,16 @@ self.onmessage = async (e: MessageEvent) => {
       checkedSettings({ mechanisms: p.mechanisms, methods: p.methods, alpha: p.alpha, epsilon: p.epsilon });
       if (table) {
         if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
-        const h = textHistograms(table, { query: p.query, secretColumn: p.secretColumn, values: p.values?.length ? p.values : undefined, given: p.given || undefined });
-        scenario = tableScenario(h, { name: `${p.fileName}: ${p.query} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`, given: p.given || undefined }).scenario;
+        const h = textHistograms(table, {
+          query: p.query,
+          secretColumn: p.secretColumn,
+          values: p.values?.length ? p.values : undefined,
+          given: p.given || undefined,
+        });
+        scenario = tableScenario(h, {
+          name: `${p.fileName}: ${p.query} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
+          given: p.given || undefined,
+        }).scenario;
       }
       if (!scenario) throw new InputError('load a table or pick a built-in scenario', 'form');
       // Same checks and wording as the CLI (α, ε, mechanism).
@@ -70,22 +99,47 @@ self.onmessage = async (e: MessageEvent) => {
           }
         }
       }
-      post({ type: 'results', rows: rows.map((r) => ({ mechanism: r.mechanism, method: r.method, label: r.label, rule: r.rule, scale: r.scale, variance: r.variance, binding: r.binding, explanation: r.explanation })) });
+      post({
+        type: 'results',
+        rows: rows.map((r) => ({
+          mechanism: r.mechanism,
+          method: r.method,
+          label: r.label,
+          rule: r.rule,
+          scale: r.scale,
+          variance: r.variance,
+          binding: r.binding,
+          explanation: r.explanation,
+        })),
+      });
       // Plots: scale against α per method (Figures 1 and 3), variance against ε.
       const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + 0.25 * i).toFixed(2)));
       const byAlpha: Row[] = [];
       const byEps: Row[] = [];
-      for (const mechanism of p.mechanisms as Mechanism[]) for (const method of p.methods as SingleMethod[]) {
-        for (const alpha of alphas) if (applies(mechanism, alpha).includes(method)) byAlpha.push({ dataset: scenario.name, mechanism, method: METHOD_LABEL[method], alpha, epsilon: p.epsilon, scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale });
-        if (applies(mechanism).includes(method)) for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
-          const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
-          if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
+      for (const mechanism of p.mechanisms as Mechanism[])
+        for (const method of p.methods as SingleMethod[]) {
+          for (const alpha of alphas)
+            if (applies(mechanism, alpha).includes(method))
+              byAlpha.push({
+                dataset: scenario.name,
+                mechanism,
+                method: METHOD_LABEL[method],
+                alpha,
+                epsilon: p.epsilon,
+                scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale,
+              });
+          if (applies(mechanism).includes(method))
+            for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
+              const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
+              if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
+            }
         }
-      }
       post({
         type: 'plots',
         alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})` })),
-        epsilon: byEps.length ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' })) : '',
+        epsilon: byEps.length
+          ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' }))
+          : '',
       });
     } else if (m.type === 'audit') {
       checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
@@ -98,16 +152,40 @@ self.onmessage = async (e: MessageEvent) => {
       let r: ReturnType<typeof release>;
       try {
         // The raw value only after the page has shown why and the user confirmed.
-        r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, { count: m.count, allowNoNoise: m.allowNoNoise === true });
+        r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, {
+          count: m.count,
+          allowNoNoise: m.allowNoNoise === true,
+        });
       } catch (err) {
-        if (err instanceof InputError && err.path === 'allow-no-noise') { post({ type: 'no-noise', reason: err.reason }); return; }
+        if (err instanceof InputError && err.path === 'allow-no-noise') {
+          post({ type: 'no-noise', reason: err.reason });
+          return;
+        }
         throw err;
       }
       post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const p = scenario.priors.map((pr) => ({ name: pr.name, conditionals: Object.fromEntries(Object.entries(pr.conditionals).map(([k, d]) => [k, { values: [...d.values], counts: d.numerators.map(Number), ...(pr.probabilities ? { probability: pr.probabilities[k] } : {}) }])) }));
-      post({ type: 'spec', spec: { name: scenario.name, priors: p, ...(scenario.pairs ? { pairs: scenario.pairs } : {}), mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon } });
+      const p = scenario.priors.map((pr) => ({
+        name: pr.name,
+        conditionals: Object.fromEntries(
+          Object.entries(pr.conditionals).map(([k, d]) => [
+            k,
+            { values: [...d.values], counts: d.numerators.map(Number), ...(pr.probabilities ? { probability: pr.probabilities[k] } : {}) },
+          ]),
+        ),
+      }));
+      post({
+        type: 'spec',
+        spec: {
+          name: scenario.name,
+          priors: p,
+          ...(scenario.pairs ? { pairs: scenario.pairs } : {}),
+          mechanism: m.mechanism,
+          alpha: m.alpha,
+          epsilon: m.epsilon,
+        },
+      });
     }
   } catch (err) {
     post({ type: 'error', message: err instanceof InputError ? `error: ${err.message}` : `error: internal error: ${(err as Error).message}` });

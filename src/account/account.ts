@@ -82,9 +82,21 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   if (alpha === Infinity) {
     if (gauss.length) return { value: Infinity, error: 0, target: epsilon, sense: 'le', method: 'unbounded' };
     if (lap.length === 1 && ratio.length === 0) {
-      const dirs = ordered ? [[pc.p, pc.q]] : [[pc.p, pc.q], [pc.q, pc.p]];
-      let value = -Infinity, error = 0;
-      for (const [a, b] of dirs) { const d = exactLaplaceDInf(a, b, lap[0].b); if (d.value + d.error > value + error) { value = d.value; error = d.error; } }
+      const dirs = ordered
+        ? [[pc.p, pc.q]]
+        : [
+            [pc.p, pc.q],
+            [pc.q, pc.p],
+          ];
+      let value = -Infinity,
+        error = 0;
+      for (const [a, b] of dirs) {
+        const d = exactLaplaceDInf(a, b, lap[0].b);
+        if (d.value + d.error > value + error) {
+          value = d.value;
+          error = d.error;
+        }
+      }
       return { value, error, target: epsilon, sense: 'le', method: 'sup-at-atoms' };
     }
     let worst = 0;
@@ -100,7 +112,9 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   }
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
-    const noise = lap.length ? { family: 'laplace' as const, scale: lap[0].b } : { family: 'gaussian' as const, scale: effectiveSigma(gauss.map((g) => g.sigma)) };
+    const noise = lap.length
+      ? { family: 'laplace' as const, scale: lap[0].b }
+      : { family: 'gaussian' as const, scale: effectiveSigma(gauss.map((g) => g.sigma)) };
     const e = exactEvaluation(pc.p, pc.q, noise.family, noise.scale, alpha, epsilon, ordered);
     if (Number.isFinite(e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
   }
@@ -109,8 +123,13 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   const invVar = gauss.reduce((a, g) => a + 1 / (g.sigma * g.sigma), 0);
   let inner = 0;
   for (let k = 0; k < d.length; k++) {
-    let v = 0, err = 0;
-    for (const p of lap) { const r = scaledLaplaceRdp(alpha, d[k] / p.b); v += r.value; err += r.error; }
+    let v = 0,
+      err = 0;
+    for (const p of lap) {
+      const r = scaledLaplaceRdp(alpha, d[k] / p.b);
+      v += r.value;
+      err += r.error;
+    }
     const g = ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
     v += g;
     for (const p of ratio) v += (alpha - 1) * p.eta * p.cost.apply(d[k]);
@@ -150,9 +169,15 @@ export function account(scenario: Scenario, releases: Release[], opts: { alphas:
       // Data processing: no number of releases reveals more than X itself.
       const bound = e.value + e.error;
       const known = e.method === 'exact' || e.method === 'exact (Gaussian mean)' || (e.method === 'sup-at-atoms' && Number.isFinite(e.value));
-      const row = data < bound ? { value: data, lower: null, method: 'data-processing' as const } : { value: bound, lower: known ? e.value - e.error : null, method: e.method };
+      const row =
+        data < bound
+          ? { value: data, lower: null, method: 'data-processing' as const }
+          : { value: bound, lower: known ? e.value - e.error : null, method: e.method };
       if (!best || row.value > best.value) best = { ...row, pc };
-      naive = Math.max(naive, parts.reduce((a, p) => a + singleDivergence(pc, p, alpha, ordered), 0));
+      naive = Math.max(
+        naive,
+        parts.reduce((a, p) => a + singleDivergence(pc, p, alpha, ordered), 0),
+      );
     }
     const b = best!;
     return {
@@ -181,7 +206,13 @@ export function account(scenario: Scenario, releases: Release[], opts: { alphas:
  * non-increasing in the new scale, so the one driver's bracketed search applies. InputError when
  * the past releases alone already exceed ε (no amount of noise on a new release can undo them).
  */
-export function nextReleaseScale(scenario: Scenario, past: Release[], next: Omit<Release, 'scale'>, alpha: number, epsilon: number): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+export function nextReleaseScale(
+  scenario: Scenario,
+  past: Release[],
+  next: Omit<Release, 'scale'>,
+  alpha: number,
+  epsilon: number,
+): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   const outside = mechanismDef(next.mechanism).alphaRange(alpha);
@@ -192,11 +223,15 @@ export function nextReleaseScale(scenario: Scenario, past: Release[], next: Omit
   const joint = (pc: PairCoupling, s: number) => jointEvaluation(pc, [...pastParts, partOf({ ...next, scale: s })], alpha, epsilon, ordered);
   const units = pcs.map((pc) => {
     const label = { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
-    if (dataDivergence(pc, alpha, ordered) <= epsilon) return { label, problem: { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε, so no release of X can exceed the budget' } };
+    if (dataDivergence(pc, alpha, ordered) <= epsilon)
+      return { label, problem: { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε, so no release of X can exceed the budget' } };
     if (pastParts.length) {
       const already = jointEvaluation(pc, pastParts, alpha, epsilon, ordered);
       if (!(already.value + already.error < epsilon)) {
-        throw new InputError(`the past releases already reach D_α ≥ ${(already.value + already.error).toPrecision(4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`, 'epsilon');
+        throw new InputError(
+          `the past releases already reach D_α ≥ ${(already.value + already.error).toPrecision(4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`,
+          'epsilon',
+        );
       }
     }
     const evaluate = (s: number): Evaluation => joint(pc, s);

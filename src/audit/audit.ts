@@ -76,7 +76,9 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
       for (const alpha of s.alphas) {
         let d: Bounded & { certificate: AuditRow['certificate'] } = none
           ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
-          : alpha === Infinity ? { ...exactLaplaceDInf(p, q, noiseScale), certificate: 'sup-at-atoms' } : exactRenyi(p, q, { family, scale: noiseScale }, alpha);
+          : alpha === Infinity
+            ? { ...exactLaplaceDInf(p, q, noiseScale), certificate: 'sup-at-atoms' }
+            : exactRenyi(p, q, { family, scale: noiseScale }, alpha);
         // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
         // divergence bounds any release of it (data processing).
         if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
@@ -124,7 +126,8 @@ export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechan
     if (family === 'laplace' && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
-      for (const a of secrets) for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], scale).value);
+      for (const a of secrets)
+        for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], scale).value);
       pp = e * Math.tanh(e / 2);
     }
     return { prior: prior.name, nats: r.value, bits: r.bits, error: r.error, impliedByPufferfish: pp };
@@ -145,10 +148,17 @@ export interface EmpiricalRow {
 export async function auditEmpirical(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): Promise<EmpiricalRow[]> {
   const noise = samplerFor(s, s.scale);
   const u = new Uint32Array(2);
-  const uniform = () => { cryptoSource.fill(new Uint8Array(u.buffer)); return (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53; };
+  const uniform = () => {
+    cryptoSource.fill(new Uint8Array(u.buffer));
+    return (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53;
+  };
   const draw = (d: Discrete) => () => {
-    let r = uniform(), k = 0;
-    while (k < d.masses.length - 1 && r >= d.masses[k]) { r -= d.masses[k]; k++; }
+    let r = uniform(),
+      k = 0;
+    while (k < d.masses.length - 1 && r >= d.masses[k]) {
+      r -= d.masses[k];
+      k++;
+    }
     return drawRelease(d.values[k], noise, { random: cryptoSource });
   };
   return pairCouplings(scenario).map((pc) => ({

@@ -8,18 +8,23 @@ function logBeta(a: number, b: number): number {
 }
 function betacf(a: number, b: number, x: number): number {
   const tiny = 1e-300;
-  let c = 1, d = 1 - ((a + b) * x) / (a + 1);
+  let c = 1,
+    d = 1 - ((a + b) * x) / (a + 1);
   d = 1 / (Math.abs(d) < tiny ? tiny : d);
   let h = d;
   for (let m = 1; m <= 10000; m++) {
     const m2 = 2 * m;
     let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d; d = 1 / (Math.abs(d) < tiny ? tiny : d);
-    c = 1 + aa / c; c = Math.abs(c) < tiny ? tiny : c;
+    d = 1 + aa * d;
+    d = 1 / (Math.abs(d) < tiny ? tiny : d);
+    c = 1 + aa / c;
+    c = Math.abs(c) < tiny ? tiny : c;
     h *= d * c;
     aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d; d = 1 / (Math.abs(d) < tiny ? tiny : d);
-    c = 1 + aa / c; c = Math.abs(c) < tiny ? tiny : c;
+    d = 1 + aa * d;
+    d = 1 / (Math.abs(d) < tiny ? tiny : d);
+    c = 1 + aa / c;
+    c = Math.abs(c) < tiny ? tiny : c;
     const del = d * c;
     h *= del;
     if (Math.abs(del - 1) < 1e-15) break;
@@ -37,7 +42,8 @@ export function incompleteBeta(x: number, a: number, b: number): number {
  * conservative side: `down` for a lower confidence bound, up for an upper one.
  */
 function betaQuantile(q: number, a: number, b: number, down: boolean): number {
-  let lo = 0, hi = 1;
+  let lo = 0,
+    hi = 1;
   for (let i = 0; i < 60; i++) {
     const mid = (lo + hi) / 2;
     if (incompleteBeta(mid, a, b) < q) lo = mid;
@@ -86,7 +92,12 @@ export interface EmpiricalAuditResult {
  * bound over all sets and both directions, a "violation" is reported with probability at most
  * `level` when the claimed guarantee holds: the test can only reject wrongly that rarely.
  */
-export function empiricalAudit(first: () => number, second: () => number, claim: EmpiricalClaim, opts: { samples?: number; level?: number; delta?: number; thresholds?: number } = {}): EmpiricalAuditResult {
+export function empiricalAudit(
+  first: () => number,
+  second: () => number,
+  claim: EmpiricalClaim,
+  opts: { samples?: number; level?: number; delta?: number; thresholds?: number } = {},
+): EmpiricalAuditResult {
   const n = opts.samples ?? 50_000;
   const level = opts.level ?? 1e-3;
   const delta = opts.delta ?? 1e-3;
@@ -100,18 +111,37 @@ export function empiricalAudit(first: () => number, second: () => number, claim:
   const ts = Array.from({ length: T }, (_, i) => pilot[Math.floor(((i + 0.5) / T) * pilot.length)]);
   const a = Array.from({ length: n }, first).sort((x, y) => x - y);
   const b = Array.from({ length: n }, second).sort((x, y) => x - y);
-  const above = (xs: number[], t: number) => { let lo = 0, hi = xs.length; while (lo < hi) { const m = (lo + hi) >> 1; if (xs[m] > t) hi = m; else lo = m + 1; } return xs.length - lo; };
+  const above = (xs: number[], t: number) => {
+    let lo = 0,
+      hi = xs.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (xs[m] > t) hi = m;
+      else lo = m + 1;
+    }
+    return xs.length - lo;
+  };
   const tests = T * 2 * 2; // thresholds × {>, ≤} × directions
   const each = level / (2 * tests); // two one-sided bounds per test
   let best = -Infinity;
   let witness: EmpiricalAuditResult['witness'] = null;
   for (const t of ts) {
-    const ka = above(a, t), kb = above(b, t);
-    for (const [set, k1, k2, dir] of [[`y > ${t}`, ka, kb, '1 vs 2'], [`y > ${t}`, kb, ka, '2 vs 1'], [`y ≤ ${t}`, n - ka, n - kb, '1 vs 2'], [`y ≤ ${t}`, n - kb, n - ka, '2 vs 1']] as const) {
-      const p1 = clopperPearson(k1, n, each).lower, p2 = clopperPearson(k2, n, each).upper;
+    const ka = above(a, t),
+      kb = above(b, t);
+    for (const [set, k1, k2, dir] of [
+      [`y > ${t}`, ka, kb, '1 vs 2'],
+      [`y > ${t}`, kb, ka, '2 vs 1'],
+      [`y ≤ ${t}`, n - ka, n - kb, '1 vs 2'],
+      [`y ≤ ${t}`, n - kb, n - ka, '2 vs 1'],
+    ] as const) {
+      const p1 = clopperPearson(k1, n, each).lower,
+        p2 = clopperPearson(k2, n, each).upper;
       if (p1 <= delta) continue;
       const e = Math.log((p1 - delta) / p2);
-      if (e > best) { best = e; witness = { set, direction: dir, pFirst: k1 / n, pSecond: k2 / n }; }
+      if (e > best) {
+        best = e;
+        witness = { set, direction: dir, pFirst: k1 / n, pSecond: k2 / n };
+      }
     }
   }
   const point = witness && witness.pFirst > delta && witness.pSecond > 0 ? Math.log((witness.pFirst - delta) / witness.pSecond) : null;

@@ -55,7 +55,12 @@ export function robustness(scenario: Scenario, s: RobustnessSettings): Robustnes
   const ordered = scenario.ordered ?? false;
   const pairs = pairCouplings(scenario).map((pc) => {
     let D = 0;
-    for (const [a, b] of ordered ? [[pc.p, pc.q]] : [[pc.p, pc.q], [pc.q, pc.p]]) {
+    for (const [a, b] of ordered
+      ? [[pc.p, pc.q]]
+      : [
+          [pc.p, pc.q],
+          [pc.q, pc.p],
+        ]) {
       const e = s.alpha === Infinity ? exactLaplaceDInf(a, b, noise.scale) : exactRenyi(a, b, noise, s.alpha);
       const data = discreteRenyi(a, b, s.alpha);
       const bound = Number.isFinite(e.error) ? e.value + e.error : Infinity;
@@ -67,7 +72,8 @@ export function robustness(scenario: Scenario, s: RobustnessSettings): Robustnes
     if (lambda === 0) return D;
     if (s.alpha === Infinity) return Math.max(D, rho);
     const a = s.alpha - 1;
-    const x = Math.log1p(-lambda) + a * D, y = Math.log(lambda) + a * rho;
+    const x = Math.log1p(-lambda) + a * D,
+      y = Math.log(lambda) + a * rho;
     const m = Math.max(x, y);
     const f = (m + Math.log(Math.exp(x - m) + Math.exp(y - m))) / a;
     const mag = (t: number) => (Number.isFinite(t) ? Math.abs(t) : 0);
@@ -84,18 +90,28 @@ export function robustness(scenario: Scenario, s: RobustnessSettings): Robustnes
   if (worst(0).v > s.epsilon) largestLambda = 0;
   else if (worst(1).v <= s.epsilon) largestLambda = 1;
   else {
-    let lo = 0, hi = 1;
-    for (let k = 0; k < 60; k++) { const mid = (lo + hi) / 2; if (worst(mid).v <= s.epsilon) lo = mid; else hi = mid; }
+    let lo = 0,
+      hi = 1;
+    for (let k = 0; k < 60; k++) {
+      const mid = (lo + hi) / 2;
+      if (worst(mid).v <= s.epsilon) lo = mid;
+      else hi = mid;
+    }
     largestLambda = lo;
   }
   const top = worst(lambdas[lambdas.length - 1] ?? 0).p;
   const count = (d: { denominator: bigint }) => Number(d.denominator);
-  const binding = top ? { prior: top.pc.prior, pair: [top.pc.pair[0], top.pc.pair[1]] as [string, string], counts: [count(top.pc.p), count(top.pc.q)] as [number, number] } : null;
+  const binding = top
+    ? { prior: top.pc.prior, pair: [top.pc.pair[0], top.pc.pair[1]] as [string, string], counts: [count(top.pc.p), count(top.pc.q)] as [number, number] }
+    : null;
   const small = binding && Math.min(...binding.counts) < SMALL_GROUP;
   return {
     rows,
     largestLambda,
     binding,
-    warning: small && binding ? `the binding pair rests on a group of ${Math.min(...binding.counts)} (fewer than ${SMALL_GROUP}): its conditional is a thin estimate, and the guarantee is only as good as the class built on it` : null,
+    warning:
+      small && binding
+        ? `the binding pair rests on a group of ${Math.min(...binding.counts)} (fewer than ${SMALL_GROUP}): its conditional is a thin estimate, and the guarantee is only as good as the class built on it`
+        : null,
   };
 }

@@ -62,7 +62,9 @@ export const EXACT_MAX_ATOMS = 600_000;
 function largestPairSupport(s: Scenario): number {
   let most = 0;
   for (const p of s.priors) {
-    const sizes = Object.values(p.conditionals).map((d) => d.values.length).sort((a, b) => b - a);
+    const sizes = Object.values(p.conditionals)
+      .map((d) => d.values.length)
+      .sort((a, b) => b - a);
     most = Math.max(most, (sizes[0] ?? 0) + (sizes[1] ?? 0));
   }
   return most;
@@ -83,7 +85,9 @@ const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing 
  */
 function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boolean): NoNoise | null {
   const worst = dataDivergence(pc, s.alpha, ordered);
-  return worst <= s.epsilon ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` } : null;
+  return worst <= s.epsilon
+    ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` }
+    : null;
 }
 
 /**
@@ -101,13 +105,20 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
     const skipExact = atoms > EXACT_ATOMS_IN_BEST;
     const methods = applicableMethods(settings).filter((m) => !(skipExact && m === 'exact'));
     // Progress over all methods' units together.
-    const results = methods.map((method, k) => calibrate(scenario, { ...settings, method }, {
-      onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
-    }));
+    const results = methods.map((method, k) =>
+      calibrate(
+        scenario,
+        { ...settings, method },
+        {
+          onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
+        },
+      ),
+    );
     const win = bestOf(results);
-    const note = skipExact && applicableMethods(settings).includes('exact')
-      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
-      : '';
+    const note =
+      skipExact && applicableMethods(settings).includes('exact')
+        ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
+        : '';
     return {
       ...win,
       method: 'best',
@@ -117,7 +128,10 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
     };
   }
   if (settings.method === 'exact' && atoms > EXACT_MAX_ATOMS) {
-    throw new InputError(`exact accounting on a pair with ${atoms} atoms would take about ${Math.round(atoms / 1000)} s or more (limit ${EXACT_MAX_ATOMS} atoms); use coupled or theorem`, 'method');
+    throw new InputError(
+      `exact accounting on a pair with ${atoms} atoms would take about ${Math.round(atoms / 1000)} s or more (limit ${EXACT_MAX_ATOMS} atoms); use coupled or theorem`,
+      'method',
+    );
   }
   const rule = calibrationRule({ ...settings, method: settings.method });
   const ordered = scenario.ordered ?? false;
@@ -149,9 +163,12 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
     const t = sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null;
     robust = ` For every prior within λ = ${cont.lambda} of the class (up to λ of each conditional's mass moved anywhere in [${cont.domain.join(', ')}]; docs/math.md §10)${t ? `: the binding term is the ${t.contamination >= t.data ? 'contamination' : 'class'} term (log-weights ${t.contamination.toPrecision(4)} vs ${t.data.toPrecision(4)})` : ''}.`;
   }
-  const explanation = together + (binding
-    ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-    : zeroExplanation(pairs)) + robust;
+  const explanation =
+    together +
+    (binding
+      ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
+      : zeroExplanation(pairs)) +
+    robust;
   const exp = def.describe(noiseOptions(settings));
   return {
     mechanism: settings.mechanism,

@@ -24,7 +24,11 @@ export function checkContamination(c: Contamination, scenario: Scenario): void {
   for (const p of scenario.priors) {
     for (const [secret, d] of Object.entries(p.conditionals)) {
       const out = Array.from(d.values).find((x) => x < lo || x > hi);
-      if (out !== undefined) throw new InputError(`value ${out} of secret '${secret}' (prior '${p.name}') lies outside [${lo}, ${hi}]; widen the domain to cover every value`, 'domain');
+      if (out !== undefined)
+        throw new InputError(
+          `value ${out} of secret '${secret}' (prior '${p.name}') lies outside [${lo}, ${hi}]; widen the domain to cover every value`,
+          'domain',
+        );
     }
   }
 }
@@ -54,7 +58,11 @@ export interface ContaminatedProblem extends ScaleProblem {
  * f is a weighted log-sum-exp: its error is at most D's and ρ's plus the rounding of a few ops.
  */
 export function contaminatedProblem(
-  base: ScaleProblem | NoNoise, pc: PairCoupling, c: Contamination, s: { alpha: number; epsilon: number; ordered: boolean }, point: (scale: number) => Bounded,
+  base: ScaleProblem | NoNoise,
+  pc: PairCoupling,
+  c: Contamination,
+  s: { alpha: number; epsilon: number; ordered: boolean },
+  point: (scale: number) => Bounded,
 ): ContaminatedProblem {
   const { alpha, epsilon } = s;
   const data = dataDivergence(pc, alpha, s.ordered);
@@ -83,5 +91,13 @@ export function contaminatedProblem(
   };
   const start = 'zero' in base ? 1 : base.upper;
   const up = bracketAbove(evaluate, start, `contaminated condition, prior '${pc.prior}', pair ${pc.pair.join(' vs ')}`);
-  return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10, terms: (scale) => { const t = terms(scale); return { data: t.data, contamination: t.contamination }; } };
+  return {
+    evaluate,
+    ...bracketBelow(evaluate, up, { halvings: 200 }),
+    rtol: 1e-10,
+    terms: (scale) => {
+      const t = terms(scale);
+      return { data: t.data, contamination: t.contamination };
+    },
+  };
 }

@@ -19,7 +19,14 @@ const inverse = (c: number): ScaleProblem => ({
 
 describe('calibration driver', () => {
   it('takes the largest unit, says which, and keeps "no noise" as a reason', () => {
-    const sol = solveUnits([{ label: 'a', problem: inverse(1) }, { label: 'b', problem: inverse(3) }, { label: 'c', problem: { zero: 'identical' } }], String);
+    const sol = solveUnits(
+      [
+        { label: 'a', problem: inverse(1) },
+        { label: 'b', problem: inverse(3) },
+        { label: 'c', problem: { zero: 'identical' } },
+      ],
+      String,
+    );
     expect(sol.top.label).toBe('b');
     expect(sol.scale).toBeGreaterThanOrEqual(3);
     expect(sol.scale).toBeLessThan(3 * (1 + 1e-12));
@@ -32,8 +39,24 @@ describe('calibration driver', () => {
   it('re-checks every unit at the common scale: a unit that fails there is an error, not a silent leak', () => {
     // Feasible only on [1, 2]: certified alone at 1, but it fails at the other unit's scale 3.
     const window: ScaleProblem = { evaluate: (s) => ({ value: s >= 1 && s <= 2 ? 0 : 2, error: 0, target: 1, sense: 'le' }), lower: 0.5, upper: 1.5 };
-    expect(() => solveUnits([{ label: 'window', problem: window }, { label: 'wide', problem: inverse(3) }], (l) => `unit ${l}`)).toThrow(NumericalError);
-    expect(() => solveUnits([{ label: 'window', problem: window }, { label: 'wide', problem: inverse(3) }], (l) => `unit ${l}`)).toThrow(/re-check failed for unit window/);
+    expect(() =>
+      solveUnits(
+        [
+          { label: 'window', problem: window },
+          { label: 'wide', problem: inverse(3) },
+        ],
+        (l) => `unit ${l}`,
+      ),
+    ).toThrow(NumericalError);
+    expect(() =>
+      solveUnits(
+        [
+          { label: 'window', problem: window },
+          { label: 'wide', problem: inverse(3) },
+        ],
+        (l) => `unit ${l}`,
+      ),
+    ).toThrow(/re-check failed for unit window/);
   });
 
   it('brackets: halving from a feasible scale, optionally following the last feasible one', () => {
@@ -47,7 +70,13 @@ describe('calibration driver', () => {
   });
 
   it('best is the first smallest', () => {
-    expect(bestOf([{ m: 'a', scale: 2 }, { m: 'b', scale: 1 }, { m: 'c', scale: 1 }]).m).toBe('b');
+    expect(
+      bestOf([
+        { m: 'a', scale: 2 },
+        { m: 'b', scale: 1 },
+        { m: 'c', scale: 1 },
+      ]).m,
+    ).toBe('b');
   });
 });
 
@@ -70,7 +99,9 @@ describe('guarantees as data', () => {
     const t = calibrateFor(tiny, { kind: 'truncated-renyi', alpha: 2, epsilon: 1, interval: [-1, 2] }, { mechanism: 'laplace' });
     expect(t.scale).toBeGreaterThan(0);
     expect(t.binding).toEqual({ prior: 'p', pair: ['a', 'b'] });
-    expect(() => calibrateFor(tiny, { kind: 'mi', epsilon: 0.1 }, { mechanism: 'laplace', method: 'theorem' })).toThrow(/method: unknown method 'theorem' for this guarantee \(one of mi-exact, mi-variance, best\)/);
+    expect(() => calibrateFor(tiny, { kind: 'mi', epsilon: 0.1 }, { mechanism: 'laplace', method: 'theorem' })).toThrow(
+      /method: unknown method 'theorem' for this guarantee \(one of mi-exact, mi-variance, best\)/,
+    );
   });
 });
 
@@ -87,14 +118,22 @@ describe('(ε, δ) targets through the best Rényi order', () => {
       expect(isFeasible(r.check!)).toBe(true);
       expect(rdpToDpSharp(r.renyiEpsilon, r.alpha, 1e-6)).toBeLessThanOrEqual(1);
       const [p, q] = Object.values(heart.priors[0].conditionals);
-      for (const [a, b] of [[p, q], [q, p]]) expect(exactRenyi(a, b, { family: mechanism, scale: r.scale }, r.alpha).value).toBeLessThanOrEqual(r.renyiEpsilon);
+      for (const [a, b] of [
+        [p, q],
+        [q, p],
+      ])
+        expect(exactRenyi(a, b, { family: mechanism, scale: r.scale }, r.alpha).value).toBeLessThanOrEqual(r.renyiEpsilon);
       for (const a of alphas) {
         const budget = renyiBudgetFor(1, 1e-6, a);
         if (budget > 0) expect(r.scale).toBeLessThanOrEqual(calibrate(heart, { mechanism, method: 'coupled', alpha: a, epsilon: budget }).scale);
       }
       expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha} `)).toBe(true);
     }
-    expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(/no Rényi order in \[1\.5, 2\] leaves a positive budget/);
-    expect(calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6, alphas }, { mechanism: 'gaussian', method: 'coupled' }).alpha).toBe(calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled' }, 1, 1e-6, alphas).alpha);
+    expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(
+      /no Rényi order in \[1\.5, 2\] leaves a positive budget/,
+    );
+    expect(calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6, alphas }, { mechanism: 'gaussian', method: 'coupled' }).alpha).toBe(
+      calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled' }, 1, 1e-6, alphas).alpha,
+    );
   });
 });

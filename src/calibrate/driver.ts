@@ -37,14 +37,16 @@ export type Progress = (done: number, total: number) => void;
 
 /** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
 export function solveUnits<L>(
-  units: Unit<L>[], name: (l: L) => string, solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale, onProgress?: Progress,
+  units: Unit<L>[],
+  name: (l: L) => string,
+  solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale,
+  onProgress?: Progress,
 ): Solution<L> {
   if (units.length === 0) throw new NumericalError('nothing to calibrate: no (prior, pair) units');
   const solved = units.map((u, i): SolvedUnit<L> => {
     const problem = typeof u.problem === 'function' ? u.problem() : u.problem;
-    const s: SolvedUnit<L> = 'zero' in problem
-      ? { label: u.label, scale: 0, zeroReason: problem.zero, problem: null }
-      : { label: u.label, scale: solve(problem), problem };
+    const s: SolvedUnit<L> =
+      'zero' in problem ? { label: u.label, scale: 0, zeroReason: problem.zero, problem: null } : { label: u.label, scale: solve(problem), problem };
     onProgress?.(i + 1, units.length);
     return s;
   });

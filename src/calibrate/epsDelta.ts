@@ -14,7 +14,8 @@ export const DEFAULT_DELTA_ALPHAS: readonly number[] = Array.from({ length: 61 }
  * combines (each log and division is within a few ulps), so rounding never grants a larger budget.
  */
 export function renyiBudgetFor(epsilon: number, delta: number, alpha: number): number {
-  const t1 = Math.log((alpha - 1) / alpha), t2 = (Math.log(delta) + Math.log(alpha)) / (alpha - 1);
+  const t1 = Math.log((alpha - 1) / alpha),
+    t2 = (Math.log(delta) + Math.log(alpha)) / (alpha - 1);
   const b = epsilon - t1 + t2;
   return b - 16 * EPS * (Math.abs(epsilon) + Math.abs(t1) + Math.abs(t2));
 }
@@ -32,7 +33,13 @@ export interface EpsDeltaResult extends CalibrationResult {
  * Works for every method, mechanism and number of releases `calibrate` supports.
  * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
  */
-export function calibrateEpsDelta(scenario: Scenario, settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>, epsilon: number, delta: number, alphas: readonly number[] = DEFAULT_DELTA_ALPHAS): EpsDeltaResult {
+export function calibrateEpsDelta(
+  scenario: Scenario,
+  settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>,
+  epsilon: number,
+  delta: number,
+  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+): EpsDeltaResult {
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
   let best: EpsDeltaResult | null = null;
@@ -45,7 +52,11 @@ export function calibrateEpsDelta(scenario: Scenario, settings: Omit<Calibration
     const r = calibrate(scenario, st);
     if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon };
   }
-  if (!best) throw new InputError(`no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${settings.method}; raise ε or δ`, 'epsilon');
+  if (!best)
+    throw new InputError(
+      `no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${settings.method}; raise ε or δ`,
+      'epsilon',
+    );
   return {
     ...best,
     explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${best.alpha} (sharper RDP conversion: D_α ≤ ${best.renyiEpsilon.toPrecision(6)} suffices; smallest scale over ${alphas.length} orders). ${best.explanation}`,

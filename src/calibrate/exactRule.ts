@@ -11,7 +11,10 @@ import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestSc
 export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
   const noise = ctx.accountant;
   if (isNotApplicable(noise)) return noise;
-  if (ctx.releases > 1) return notApplicable(`exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`);
+  if (ctx.releases > 1)
+    return notApplicable(
+      `exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`,
+    );
   const bounds = ctx.bounds();
   return {
     rule: 'exact Rényi accountant (docs/math.md §4)',

@@ -27,10 +27,15 @@ export interface NoiseChoice {
   eta?: Eta;
 }
 
-export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' } ? CalibrationResult
-  : G extends { kind: 'epsilon-delta' } ? EpsDeltaResult
-  : G extends { kind: 'truncated-renyi' } ? TruncatedCalibration
-  : G extends { kind: 'mi' } ? MiCalibrationResult : never;
+export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' }
+  ? CalibrationResult
+  : G extends { kind: 'epsilon-delta' }
+    ? EpsDeltaResult
+    : G extends { kind: 'truncated-renyi' }
+      ? TruncatedCalibration
+      : G extends { kind: 'mi' }
+        ? MiCalibrationResult
+        : never;
 
 const methodFor = <M extends string>(m: string | undefined, allowed: readonly string[], fallback: M): M => {
   if (m === undefined) return fallback;
@@ -45,11 +50,23 @@ const methodFor = <M extends string>(m: string | undefined, allowed: readonly st
  * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
  */
 export function calibrateFor<G extends Guarantee>(scenario: Scenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
-export function calibrateFor(scenario: Scenario, g: Guarantee, noise: NoiseChoice): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
+export function calibrateFor(
+  scenario: Scenario,
+  g: Guarantee,
+  noise: NoiseChoice,
+): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
   const { mechanism, cost, eta } = noise;
   switch (g.kind) {
     case 'renyi':
-      return calibrate(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, releases: g.releases, method: methodFor(noise.method, METHODS, 'best') });
+      return calibrate(scenario, {
+        mechanism,
+        cost,
+        eta,
+        alpha: g.alpha,
+        epsilon: g.epsilon,
+        releases: g.releases,
+        method: methodFor(noise.method, METHODS, 'best'),
+      });
     case 'truncated-renyi':
       return calibrateTruncated(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: 'exact' }, g.interval);
     case 'epsilon-delta':

@@ -3,7 +3,14 @@ import { atSingleScale } from '../conditions/repeated.js';
 import type { Contamination } from './contamination.js';
 import { InputError } from '../errors.js';
 import {
-  isNotApplicable, METHODS, SINGLE_METHODS, type CalibrationRule, type Method, type NotApplicable, type RuleContext, type SingleMethod,
+  isNotApplicable,
+  METHODS,
+  SINGLE_METHODS,
+  type CalibrationRule,
+  type Method,
+  type NotApplicable,
+  type RuleContext,
+  type SingleMethod,
 } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 
@@ -35,13 +42,15 @@ export function checkSettings(s: CalibrationSettings): void {
   const { mechanism, method, alpha, epsilon } = s;
   if (typeof alpha !== 'number' || Number.isNaN(alpha) || alpha <= 0) throw new InputError(`must be a number > 0 or "inf", got ${String(alpha)}`, 'alpha');
   if (alpha === 1) throw new InputError('α = 1 (KL divergence) is not a Rényi order these bounds cover; use α ≠ 1, e.g. 1.01', 'alpha');
-  if (typeof epsilon !== 'number' || !Number.isFinite(epsilon) || epsilon <= 0) throw new InputError(`must be a finite number > 0, got ${String(epsilon)}`, 'epsilon');
+  if (typeof epsilon !== 'number' || !Number.isFinite(epsilon) || epsilon <= 0)
+    throw new InputError(`must be a finite number > 0, got ${String(epsilon)}`, 'epsilon');
   const def = mechanismDef(mechanism);
   if (!(METHODS as readonly string[]).includes(method)) throw new InputError(`unknown method '${String(method)}' (one of ${METHODS.join(', ')})`, 'method');
   const outside = def.alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
   const n = s.releases ?? 1;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RELEASES) throw new InputError(`must be a whole number from 1 to ${MAX_RELEASES}, got ${String(s.releases)}`, 'releases');
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RELEASES)
+    throw new InputError(`must be a whole number from 1 to ${MAX_RELEASES}, got ${String(s.releases)}`, 'releases');
 }
 
 /** The rule of one single method for these settings, from the family's table, or why it does not apply. */
@@ -58,7 +67,13 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
       condition: `${one.condition} at ${def.symbol}/√${n}`,
       problem(pc, ordered) {
         const p = one.problem(pc, ordered);
-        return 'zero' in p ? p : atSingleScale(p, (x) => sufficient.toSingle(x, n), (x) => sufficient.fromSingle(x, n));
+        return 'zero' in p
+          ? p
+          : atSingleScale(
+              p,
+              (x) => sufficient.toSingle(x, n),
+              (x) => sufficient.fromSingle(x, n),
+            );
       },
     };
   }
@@ -69,9 +84,10 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
     releases: n,
     ...o,
     accountant: def.accountant(o),
-    bounds: () => SINGLE_METHODS.filter((m) => m !== 'exact')
-      .map((method) => def.rules[method](ctx))
-      .filter((r): r is CalibrationRule => !isNotApplicable(r)),
+    bounds: () =>
+      SINGLE_METHODS.filter((m) => m !== 'exact')
+        .map((method) => def.rules[method](ctx))
+        .filter((r): r is CalibrationRule => !isNotApplicable(r)),
   };
   return def.rules[s.method](ctx);
 }

@@ -57,7 +57,8 @@ export function secretsOf(s: Scenario): string[] {
       if (!(name in p.conditionals)) throw new InputError(`prior '${p.name}' is missing secret '${name}'`, `priors[${i}].conditionals`);
     }
     for (const name of Object.keys(p.conditionals)) {
-      if (!secrets.includes(name)) throw new InputError(`prior '${p.name}' has secret '${name}' that prior '${s.priors[0].name}' lacks`, `priors[${i}].conditionals`);
+      if (!secrets.includes(name))
+        throw new InputError(`prior '${p.name}' has secret '${name}' that prior '${s.priors[0].name}' lacks`, `priors[${i}].conditionals`);
     }
   });
   return secrets;
@@ -73,7 +74,10 @@ export function pairsOf(s: Scenario): [string, string][] {
   }
   if (s.pairs.length === 0) throw new InputError('is empty; omit it to protect every pair', 'pairs');
   return s.pairs.map(([a, b], k) => {
-    for (const [name, idx] of [[a, 0], [b, 1]] as const) {
+    for (const [name, idx] of [
+      [a, 0],
+      [b, 1],
+    ] as const) {
       if (!secrets.includes(name)) throw new InputError(`unknown secret '${name}' (known: ${secrets.join(', ')})`, `pairs[${k}][${idx}]`);
     }
     if (a === b) throw new InputError(`pairs a secret with itself ('${a}')`, `pairs[${k}]`);
@@ -111,6 +115,9 @@ export function pairCouplings(s: Scenario): PairCoupling[] {
  * (any noise, any number of releases) exceeds it (docs/math.md §4).
  */
 export function dataDivergence(pc: PairCoupling, alpha: number, ordered: boolean): number {
-  const up = (a: Discrete, b: Discrete) => { const d = discreteRenyi(a, b, alpha); return d.value + d.error; };
+  const up = (a: Discrete, b: Discrete) => {
+    const d = discreteRenyi(a, b, alpha);
+    return d.value + d.error;
+  };
   return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
 }

@@ -20,14 +20,16 @@ export function parseRelease(text: string): Release {
   const fields = new Map<string, string>();
   for (const part of text.split(',')) {
     const i = part.indexOf('=');
-    const key = part.slice(0, i).trim(), value = part.slice(i + 1).trim();
+    const key = part.slice(0, i).trim(),
+      value = part.slice(i + 1).trim();
     if (i <= 0 || !value) throw new InputError(`must be mechanism=M,scale=S[,cost=C], got '${text}'`, '--release');
     if (fields.has(key)) throw new InputError(`names '${key}' twice in '${text}'`, '--release');
     if (!['mechanism', 'scale', 'cost'].includes(key)) throw new InputError(`unknown field '${key}' in '${text}' (mechanism, scale, cost)`, '--release');
     fields.set(key, value);
   }
   const mechanism = fields.get('mechanism');
-  if (!mechanism || !(MECHANISMS as readonly string[]).includes(mechanism)) throw new InputError(`needs mechanism=${MECHANISMS.join('|')} in '${text}'`, '--release');
+  if (!mechanism || !(MECHANISMS as readonly string[]).includes(mechanism))
+    throw new InputError(`needs mechanism=${MECHANISMS.join('|')} in '${text}'`, '--release');
   const scaleText = fields.get('scale') ?? '';
   const scale = Number(scaleText);
   if (scaleText === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
@@ -52,39 +54,75 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
-  let next: { mechanism: Mechanism; alpha: number; epsilon: number; scale: number; method: string; binding: { prior: string; pair: [string, string] } | null } | null = null;
+  let next: {
+    mechanism: Mechanism;
+    alpha: number;
+    epsilon: number;
+    scale: number;
+    method: string;
+    binding: { prior: string; pair: [string, string] } | null;
+  } | null = null;
   try {
     if (o.next !== undefined) {
       const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
       const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
       const a = o.alpha ? alphas : [d.alpha ?? 2];
-      if (a.length !== 1 || epsilons.length !== 1) throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
+      if (a.length !== 1 || epsilons.length !== 1)
+        throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
       const r = nextReleaseScale(scenario, releases, { mechanism }, a[0], epsilons[0]);
       next = { mechanism, alpha: a[0], epsilon: epsilons[0], ...r };
     }
-    if (releases.length === 0 && !next) throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
+    if (releases.length === 0 && !next)
+      throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
   } catch (e) {
     throw asFlagError(e);
   }
   const acc = releases.length ? account(scenario, releases, { alphas, delta }) : null;
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}) })), rows, epsilonDelta: acc?.epsilonDelta ?? null, next: next && { ...next, alpha: jsonAlpha(next.alpha) } }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        {
+          scenario: scenario.name,
+          releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}) })),
+          rows,
+          epsilonDelta: acc?.epsilonDelta ?? null,
+          next: next && { ...next, alpha: jsonAlpha(next.alpha) },
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     return;
   }
   const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}`).join(', ');
   process.stdout.write(`${scenario.name}\n`);
   if (acc) {
     process.stdout.write(`${releases.length} release(s) of the same value: ${list}\n\n`);
-    const body = acc.rows.map((r) => [r.alpha === Infinity ? '∞' : String(r.alpha), numUp(r.divergence), HOW[r.method], numUp(r.naiveSum), r.understated === null ? '?' : r.understated ? 'yes' : 'no']);
+    const body = acc.rows.map((r) => [
+      r.alpha === Infinity ? '∞' : String(r.alpha),
+      numUp(r.divergence),
+      HOW[r.method],
+      numUp(r.naiveSum),
+      r.understated === null ? '?' : r.understated ? 'yes' : 'no',
+    ]);
     process.stdout.write(`${table(['α', 'joint D_α ≤', 'how', 'naive sum', 'sum understates'], body, [1, 3])}\n`);
-    if (acc.epsilonDelta) process.stdout.write(`\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (α = ${acc.epsilonDelta.alpha}, sharper conversion)\n`);
+    if (acc.epsilonDelta)
+      process.stdout.write(
+        `\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (α = ${acc.epsilonDelta.alpha}, sharper conversion)\n`,
+      );
     const under = acc.rows.filter((r) => r.understated).map((r) => (r.alpha === Infinity ? '∞' : String(r.alpha)));
-    if (under.length) process.stdout.write(`\nAdding each release's own level would have understated the leak at α = ${under.join(', ')}: Pufferfish guarantees do not compose (docs/math.md §9).\n`);
-    if (acc.rows.some((r) => r.understated === null)) process.stdout.write(`\n'?': only an upper bound on the joint level is known there (coupled bound), so whether the sum understates it is not decided.\n`);
+    if (under.length)
+      process.stdout.write(
+        `\nAdding each release's own level would have understated the leak at α = ${under.join(', ')}: Pufferfish guarantees do not compose (docs/math.md §9).\n`,
+      );
+    if (acc.rows.some((r) => r.understated === null))
+      process.stdout.write(`\n'?': only an upper bound on the joint level is known there (coupled bound), so whether the sum understates it is not decided.\n`);
   }
   if (next) {
-    process.stdout.write(`\nnext ${next.mechanism} release: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`);
+    process.stdout.write(
+      `\nnext ${next.mechanism} release: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
+    );
   }
 }
 
@@ -101,12 +139,15 @@ export function accountCommand(program: Command): void {
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
     .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')
     .option('--json', 'print the accounting as JSON')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Releases of the same value share the secret-correlated X: their joint level is not the sum of
 their levels (docs/math.md §9). Gaussian releases are accounted exactly (the precision-weighted
 mean is sufficient); any other mix by the coupled bound with the inner divergences summed.
 
 Example:
-  pufferfish account --scenario heart --release mechanism=gaussian,scale=1 --release mechanism=gaussian,scale=1.5 --next gaussian --alpha 2 --epsilon 1`)
+  pufferfish account --scenario heart --release mechanism=gaussian,scale=1 --release mechanism=gaussian,scale=1.5 --next gaussian --alpha 2 --epsilon 1`,
+    )
     .action((o: AccountOptions) => runAccount(o));
 }

@@ -26,7 +26,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const { scenario, d } = await loadScenario(o);
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const scale = Number(o.scale);
-  if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
+  if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale))
+    throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
   const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
@@ -47,7 +48,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
     if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
     const samples = o.samples === undefined ? 50_000 : Number(o.samples);
     const level = o.level === undefined ? 1e-3 : Number(o.level);
-    if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000) throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
+    if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000)
+      throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
     if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
     empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
   }
@@ -55,7 +57,11 @@ async function runAudit(o: AuditOptions): Promise<void> {
   if (o.robustness) {
     const { robustness } = await import('../audit/robustness.js');
     const domain = o.domain?.split(',').map((x) => Number(x.trim())) ?? d.domain;
-    if (domain?.length !== 2 || !domain.every(Number.isFinite) || !(domain[0] < domain[1])) throw new InputError(`is needed with --robustness: LO,HI with finite LO < HI (the interval an adversary may move mass to), got '${o.domain ?? ''}'`, '--domain');
+    if (domain?.length !== 2 || !domain.every(Number.isFinite) || !(domain[0] < domain[1]))
+      throw new InputError(
+        `is needed with --robustness: LO,HI with finite LO < HI (the interval an adversary may move mass to), got '${o.domain ?? ''}'`,
+        '--domain',
+      );
     if (alphas.length !== 1) throw new InputError('the robustness report takes one α', '--alpha');
     try {
       robust = robustness(scenario, { mechanism, scale, alpha: alphas[0], epsilon: epsilons[0], domain: domain as [number, number], cost, eta: d.eta });
@@ -71,7 +77,11 @@ async function runAudit(o: AuditOptions): Promise<void> {
     if (scale === 0) throw new InputError('auditing several releases needs a scale > 0', '--scale');
     const { account } = await import('../account/account.js');
     try {
-      joint = account(scenario, Array.from({ length: n }, () => ({ mechanism, scale, cost, eta: d.eta })), { alphas, delta });
+      joint = account(
+        scenario,
+        Array.from({ length: n }, () => ({ mechanism, scale, cost, eta: d.eta })),
+        { alphas, delta },
+      );
     } catch (e) {
       throw asFlagError(e);
     }
@@ -80,7 +90,35 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const verdict = over === 0 ? 'pass' : 'fail';
   setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
   if (o.json) {
-    const out = { scenario: scenario.name, mechanism, scale, epsilon: epsilons[0], delta, verdict, over, rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))), mi, ...(joint ? { releases: { n, rows: joint.rows.map((r) => ({ ...r, alpha: jsonAlpha(r.alpha), divergence: jsonNumber(r.divergence), naiveSum: jsonNumber(r.naiveSum), slack: jsonNumber(epsilons[0] - r.divergence) })) } } : {}), ...(o.empirical ? { empirical } : {}), ...(robust ? { robustness: { ...robust, rows: robust.rows.map((r) => ({ ...r, divergence: jsonNumber(r.divergence), slack: jsonNumber(r.slack) })) } } : {}) };
+    const out = {
+      scenario: scenario.name,
+      mechanism,
+      scale,
+      epsilon: epsilons[0],
+      delta,
+      verdict,
+      over,
+      rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))),
+      mi,
+      ...(joint
+        ? {
+            releases: {
+              n,
+              rows: joint.rows.map((r) => ({
+                ...r,
+                alpha: jsonAlpha(r.alpha),
+                divergence: jsonNumber(r.divergence),
+                naiveSum: jsonNumber(r.naiveSum),
+                slack: jsonNumber(epsilons[0] - r.divergence),
+              })),
+            },
+          }
+        : {}),
+      ...(o.empirical ? { empirical } : {}),
+      ...(robust
+        ? { robustness: { ...robust, rows: robust.rows.map((r) => ({ ...r, divergence: jsonNumber(r.divergence), slack: jsonNumber(r.slack) })) } }
+        : {}),
+    };
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
   }
@@ -94,20 +132,39 @@ async function runAudit(o: AuditOptions): Promise<void> {
   process.stdout.write(`\nerror bounds: ${certs.map((c) => CERT[c]).join('; ')}\n`);
   if (mi.length) {
     process.stdout.write(`\nmutual information I(Y; S) (secrets weighted by their probabilities):\n`);
-    for (const m of mi) process.stdout.write(`  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`);
+    for (const m of mi)
+      process.stdout.write(
+        `  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`,
+      );
   }
   for (const e of empirical) {
     const r = e.result;
-    process.stdout.write(`\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ` (a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}; not evidence of privacy — the exact rows above decide)`}\n`);
+    process.stdout.write(
+      `\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ` (a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}; not evidence of privacy — the exact rows above decide)`}\n`,
+    );
   }
   if (joint) {
     process.stdout.write(`\n${n} releases of the same value together (docs/math.md §9; the verdict is theirs):\n`);
-    process.stdout.write(`${table(['α', 'joint D_α ≤', 'slack', 'naive sum'], joint.rows.map((r) => [r.alpha === Infinity ? '∞' : String(r.alpha), numUp(r.divergence), numDown(epsilons[0] - r.divergence), numUp(r.naiveSum)]), [0, 1, 2, 3])}\n`);
+    process.stdout.write(
+      `${table(
+        ['α', 'joint D_α ≤', 'slack', 'naive sum'],
+        joint.rows.map((r) => [r.alpha === Infinity ? '∞' : String(r.alpha), numUp(r.divergence), numDown(epsilons[0] - r.divergence), numUp(r.naiveSum)]),
+        [0, 1, 2, 3],
+      )}\n`,
+    );
   }
   if (robust) {
     process.stdout.write(`\nrobustness (ε-contamination, docs/math.md §10): every prior within λ of the class, mass moved anywhere in the domain\n`);
-    process.stdout.write(`${table(['λ', 'D_α ≤', 'slack'], robust.rows.map((r) => [String(r.lambda), numUp(r.divergence), numDown(r.slack)]), [0, 1, 2])}\n`);
-    process.stdout.write(`largest λ within ε: ${numDown(robust.largestLambda)}${robust.binding ? `; binding: prior '${robust.binding.prior}', pair ${robust.binding.pair.join(' vs ')} (group totals ${robust.binding.counts.join(' and ')})` : ''}\n`);
+    process.stdout.write(
+      `${table(
+        ['λ', 'D_α ≤', 'slack'],
+        robust.rows.map((r) => [String(r.lambda), numUp(r.divergence), numDown(r.slack)]),
+        [0, 1, 2],
+      )}\n`,
+    );
+    process.stdout.write(
+      `largest λ within ε: ${numDown(robust.largestLambda)}${robust.binding ? `; binding: prior '${robust.binding.prior}', pair ${robust.binding.pair.join(' vs ')} (group totals ${robust.binding.counts.join(' and ')})` : ''}\n`,
+    );
     if (robust.warning) process.stdout.write(`warning: ${robust.warning}\n`);
   }
   process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
@@ -115,8 +172,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
 
 /** Registers `audit`. */
 export function auditCommand(program: Command): void {
-  withSourceOptions(program
-    .command('audit'))
+  withSourceOptions(program.command('audit'))
     .description('Exact Rényi divergence of the released outputs at a given noise scale, per prior, pair and direction.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))

@@ -32,7 +32,12 @@ function explanations(results: CalibrationResult[]): string {
     g.settings.push(setting(r));
     groups.set(key, g);
   }
-  return [...groups.values()].map((g) => `\n${g.method} (${g.settings.length > 3 ? `${g.settings.length} settings: ${g.settings.slice(0, 2).join('; ')}; … ${g.settings[g.settings.length - 1]}` : g.settings.join('; ')}): ${g.text}`).join('');
+  return [...groups.values()]
+    .map(
+      (g) =>
+        `\n${g.method} (${g.settings.length > 3 ? `${g.settings.length} settings: ${g.settings.slice(0, 2).join('; ')}; … ${g.settings[g.settings.length - 1]}` : g.settings.join('; ')}): ${g.text}`,
+    )
+    .join('');
 }
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
@@ -43,7 +48,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = o.delta === undefined ? undefined : Number(o.delta);
   if (delta !== undefined && !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
-  const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } = delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
+  const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } =
+    delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   const bar = await progressBar('calibrate', !o.json);
@@ -67,12 +73,26 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   }
   const many = scenario.priors.length > 1;
   if (o.json) {
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        { scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) },
+        null,
+        2,
+      ) + '\n',
+    );
     return;
   }
-  const srcLine = source ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}` : '';
+  const srcLine = source
+    ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
+    : '';
   process.stdout.write(`${scenario.name}${srcLine}\n\n${resultsTable(results)}\n`);
-  if (many) for (const r of results) { const sp = spread(r); process.stdout.write(`\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`); }
+  if (many)
+    for (const r of results) {
+      const sp = spread(r);
+      process.stdout.write(
+        `\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`,
+      );
+    }
   process.stdout.write(explanations(results));
   process.stdout.write('\n');
 }
@@ -82,17 +102,27 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const { scenario, d, source } = await loadScenario(o);
   const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
-  const methods = o.method ? parseNames(o.method, 'method', MI_METHODS) : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
+  const methods = o.method
+    ? parseNames(o.method, 'method', MI_METHODS)
+    : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
-  const results = methods.flatMap((method) => epsilons.map((epsilon) => {
-    try {
-      return calibrateMI(scenario, { mechanism, method, epsilon });
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  }));
+  const results = methods.flatMap((method) =>
+    epsilons.map((epsilon) => {
+      try {
+        return calibrateMI(scenario, { mechanism, method, epsilon });
+      } catch (e) {
+        throw asFlagError(e);
+      }
+    }),
+  );
   if (o.json) {
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, alpha: null })) }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        { scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, alpha: null })) },
+        null,
+        2,
+      ) + '\n',
+    );
     return;
   }
   process.stdout.write(`${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results)}\n`);
@@ -102,8 +132,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
 
 /** Registers `calibrate`. */
 export function calibrateCommand(program: Command): void {
-  withSourceOptions(program
-    .command('calibrate'))
+  withSourceOptions(program.command('calibrate'))
     .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
     .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
@@ -112,9 +141,15 @@ export function calibrateCommand(program: Command): void {
     .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
     .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
     .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
-    .option('--contamination <λ>', 'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)')
+    .option(
+      '--contamination <λ>',
+      'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)',
+    )
     .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to (must cover every value)')
-    .option('--delta <d>', '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257')
+    .option(
+      '--delta <d>',
+      '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
+    )
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--json', 'print {"results": [...]} as JSON')

@@ -27,7 +27,11 @@ export function datasetsCommand(program: Command): void {
     .action((name: string) => {
       const d = dataset(name);
       const dir = availableDir(name);
-      if (!dir) throw new InputError(`no verified copy of '${name}' (checked ${process.env.PUFFERFISH_DATA_DIR ? `${process.env.PUFFERFISH_DATA_DIR} and ` : ''}${cacheDir()}); run: pufferfish datasets fetch ${name}`, 'dataset');
+      if (!dir)
+        throw new InputError(
+          `no verified copy of '${name}' (checked ${process.env.PUFFERFISH_DATA_DIR ? `${process.env.PUFFERFISH_DATA_DIR} and ` : ''}${cacheDir()}); run: pufferfish datasets fetch ${name}`,
+          'dataset',
+        );
       process.stdout.write(`${join(dir, d.files[0].path.split('/')[0])}\n`);
     });
   program

@@ -7,5 +7,7 @@ export const EXIT = { ok: 0, checkFailed: 1, badInput: 2, numerical: 3, internal
 
 let code: number = EXIT.ok;
 /** A command's own outcome (e.g. an audit verdict), returned by `main` when nothing threw. */
-export const setCommandExit = (c: number) => { code = c; };
+export const setCommandExit = (c: number) => {
+  code = c;
+};
 export const commandExit = () => code;

@@ -14,7 +14,16 @@ export function resultJson(r: CalibrationResult) {
   return { ...r, alpha: jsonAlpha(r.alpha), noNoise: r.scale === 0, ...(r.scale === 0 ? { noNoiseReason: r.explanation } : {}) };
 }
 
-export const num = (x: number) => (x === Infinity ? '∞' : x === -Infinity ? '−∞' : x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
+export const num = (x: number) =>
+  x === Infinity
+    ? '∞'
+    : x === -Infinity
+      ? '−∞'
+      : x === 0
+        ? '0'
+        : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7
+          ? String(Number(x.toPrecision(10)))
+          : x.toExponential(9);
 
 /**
  * `digits` significant digits rounded toward +∞: the printed text, read back, is ≥ x. Noise
@@ -31,8 +40,14 @@ export function decimalUp(x: number, digits = 10): string {
   const digitsOnly = BigInt(mant.replace(/[-.]/g, '')) + (neg ? -1n : 1n);
   let e = Number(exp);
   let d = digitsOnly.toString();
-  if (d.length > digits) { d = d.slice(0, digits); e++; }
-  if (d.length < digits) { d = d.padEnd(digits, '9'); e--; } // 1000…0 − 1 = 999…9 one place lower
+  if (d.length > digits) {
+    d = d.slice(0, digits);
+    e++;
+  }
+  if (d.length < digits) {
+    d = d.padEnd(digits, '9');
+    e--;
+  } // 1000…0 − 1 = 999…9 one place lower
   return `${neg ? '-' : ''}${d[0]}.${d.slice(1)}e${e >= 0 ? '+' : ''}${e}`;
 }
 
@@ -43,12 +58,16 @@ export const numUp = (x: number) => {
   return Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(t)) : t;
 };
 /** `num`, rounded toward −∞ (slack). */
-export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : (numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`));
+export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`);
 
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
 export function table(head: string[], rows: string[][], right: number[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -58,7 +77,17 @@ const alphaText = (a: number) => (a === Infinity ? '∞' : String(a));
 export function auditTable(rows: AuditRow[]): string {
   const head = ['α', 'prior', 'direction', 'D_α', '± error', 'slack', 'ε′ eq.(5)', 'ε′ sharp', 'ε-PP'];
   const opt = (x: number | null) => (x === null ? '—' : numUp(x));
-  const body = rows.map((r) => [alphaText(r.alpha), r.prior, `${r.direction[0]} ‖ ${r.direction[1]}`, numUp(r.divergence), Number.isFinite(r.error) ? decimalUp(r.error, 2) : num(r.error), numDown(r.slack), opt(r.epsilonEq5), opt(r.epsilonSharp), opt(r.pufferfishEpsilon)]);
+  const body = rows.map((r) => [
+    alphaText(r.alpha),
+    r.prior,
+    `${r.direction[0]} ‖ ${r.direction[1]}`,
+    numUp(r.divergence),
+    Number.isFinite(r.error) ? decimalUp(r.error, 2) : num(r.error),
+    numDown(r.slack),
+    opt(r.epsilonEq5),
+    opt(r.epsilonSharp),
+    opt(r.pufferfishEpsilon),
+  ]);
   return table(head, body, [0, 3, 4, 5, 6, 7, 8]);
 }
 
@@ -74,7 +103,11 @@ export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[
     r.parameter,
     numUp(r.scale),
     numUp(r.variance),
-    !r.binding ? '— (no noise needed)' : 'pair' in r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,
+    !r.binding
+      ? '— (no noise needed)'
+      : 'pair' in r.binding
+        ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}`
+        : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,
   ]);
   return table(head, rows, mi ? [2, 4, 5] : [2, 3, 5, 6]);
 }

@@ -7,7 +7,8 @@ import { parseAlpha } from '../spec/load.js';
  * points are the decimals the user typed (1.5 + 3·0.1 → 1.8; 0.1234567890126 stays itself).
  */
 function rangePoint(from: number, step: number, i: number): number {
-  const a = toDecimal(from), b = toDecimal(step);
+  const a = toDecimal(from),
+    b = toDecimal(step);
   const e = Math.min(a.exponent, b.exponent);
   const n = a.digits * 10n ** BigInt(a.exponent - e) + BigInt(i) * b.digits * 10n ** BigInt(b.exponent - e);
   return Number(`${n}e${e}`);

@@ -81,13 +81,17 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
   // DuckDB and pg load only when a table is read.
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
-  const predicates = o.secret?.length ? Object.fromEntries(o.secret.map((t, k, all) => {
-    const i = t.indexOf('=');
-    if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
-    const name = t.slice(0, i).trim();
-    if (all.slice(0, k).some((u) => u.slice(0, u.indexOf('=')).trim() === name)) throw new InputError(`secret '${name}' is given twice`, '--secret');
-    return [name, t.slice(i + 1)];
-  })) : undefined;
+  const predicates = o.secret?.length
+    ? Object.fromEntries(
+        o.secret.map((t, k, all) => {
+          const i = t.indexOf('=');
+          if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
+          const name = t.slice(0, i).trim();
+          if (all.slice(0, k).some((u) => u.slice(0, u.indexOf('=')).trim() === name)) throw new InputError(`secret '${name}' is given twice`, '--secret');
+          return [name, t.slice(i + 1)];
+        }),
+      )
+    : undefined;
   // Values are compared with the table's text (a typed number matches its one text, said in the output).
   const values = o.values?.split(',').map((v) => v.trim());
   const hist = await tableHistograms(source, { query: o.query, secretColumn: o.secretColumn, values, predicates, given: o.given });
@@ -119,7 +123,11 @@ export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Sce
     };
     await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
   }
-  return { scenario: t.scenario, d: {}, source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] } };
+  return {
+    scenario: t.scenario,
+    d: {},
+    source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] },
+  };
 }
 
 /** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */
@@ -143,10 +151,17 @@ function specOf(s: Scenario) {
     name: s.name,
     priors: s.priors.map((p) => ({
       name: p.name,
-      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, {
-        ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER) ? { values: [...d.values], counts: d.numerators.map(Number) } : { values: [...d.values], weights: [...d.masses] }),
-        ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
-      }])),
+      conditionals: Object.fromEntries(
+        Object.entries(p.conditionals).map(([k, d]) => [
+          k,
+          {
+            ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER)
+              ? { values: [...d.values], counts: d.numerators.map(Number) }
+              : { values: [...d.values], weights: [...d.masses] }),
+            ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
+          },
+        ]),
+      ),
     })),
     ...(s.pairs ? { pairs: s.pairs } : {}),
   };
@@ -166,7 +181,18 @@ export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; g
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
   const grid = methods.flatMap((method) =>
-    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanism[0], method, alpha, epsilon, cost, eta: d.eta, ...(releases !== undefined ? { releases } : {}), ...(contamination ? { contamination } : {}) }))),
+    alphas.flatMap((alpha) =>
+      epsilons.map((epsilon) => ({
+        mechanism: mechanism[0],
+        method,
+        alpha,
+        epsilon,
+        cost,
+        eta: d.eta,
+        ...(releases !== undefined ? { releases } : {}),
+        ...(contamination ? { contamination } : {}),
+      })),
+    ),
   );
   return { scenario, grid, source };
 }
@@ -176,12 +202,14 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 /** `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. */
 function contaminationOf(o: CalibrateOptions, d: SpecDefaults): { lambda: number; domain: [number, number] } | undefined {
   const lambda = o.contamination !== undefined ? Number(o.contamination) : d.contamination;
-  if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1))) throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
+  if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1)))
+    throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
   let domain = d.domain;
   if (o.domain !== undefined) {
     const parts = o.domain.split(',').map((x) => x.trim());
     const [lo, hi] = parts.map(Number);
-    if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi)) throw new InputError(`must be LO,HI with finite LO < HI, got '${o.domain}'`, '--domain');
+    if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
+      throw new InputError(`must be LO,HI with finite LO < HI, got '${o.domain}'`, '--domain');
     domain = [lo, hi];
   }
   if (lambda === undefined && domain === undefined) return undefined;

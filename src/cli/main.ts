@@ -63,7 +63,10 @@ const escapeControls = (s: string) =>
   s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 const rawWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
-  (rawWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(typeof chunk === 'string' ? escapeControls(chunk) : chunk, ...rest)) as typeof process.stdout.write;
+  (rawWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(
+    typeof chunk === 'string' ? escapeControls(chunk) : chunk,
+    ...rest,
+  )) as typeof process.stdout.write;
 
 // A closed pipe (`pufferfish … | head`) is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -71,4 +74,3 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 process.exitCode = await main(process.argv);
-

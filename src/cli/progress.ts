@@ -14,7 +14,10 @@ export async function progressBar(label: string, enabled: boolean): Promise<{ up
   return {
     update(done, total) {
       if (!shown && performance.now() - t0 < 1000) return;
-      if (!shown) { bar.start(total, done); shown = true; }
+      if (!shown) {
+        bar.start(total, done);
+        shown = true;
+      }
       bar.setTotal(total);
       bar.update(done);
     },

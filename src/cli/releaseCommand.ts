@@ -23,7 +23,8 @@ function parseTruncate(text: string | undefined): [number, number] | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',').map((t) => t.trim());
   const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : t === '' ? NaN : Number(t)));
-  if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1])) throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${text}'`, '--truncate');
+  if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1]))
+    throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${text}'`, '--truncate');
   return [nums[0], nums[1]];
 }
 
@@ -34,7 +35,8 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const value = Number(o.value);
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   const asked = o.count === undefined ? undefined : Number(o.count);
-  if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000)) throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
+  if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000))
+    throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
@@ -45,18 +47,35 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   try {
     r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease });
   } catch (e) {
-    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(e.path)) {
+    if (
+      e instanceof InputError &&
+      e.path &&
+      ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(e.path)
+    ) {
       throw asFlagError(e);
     }
     throw e;
   }
   if (o.json) {
     const { calibration: _c, ...rest } = r;
-    process.stdout.write(JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        {
+          scenario: scenario.name,
+          ...rest,
+          alpha: jsonAlpha(r.alpha),
+          truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter];
-  process.stdout.write(`${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n\n`);
+  process.stdout.write(
+    `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n\n`,
+  );
   for (const v of r.values) process.stdout.write(`${v}\n`);
 }
 
@@ -66,31 +85,61 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
   const { scenario, grid } = await plan(o);
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', '--alpha');
-  if (o.count !== undefined && o.count !== '1') throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
+  if (o.count !== undefined && o.count !== '1')
+    throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
   const truncate = parseTruncate(o.truncate);
-  const keep = o.keep ? o.keep.split(',').map((c) => c.trim()).filter(Boolean) : [];
+  const keep = o.keep
+    ? o.keep
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean)
+    : [];
   const { privatizeTable } = await import('../release/table.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
   try {
-    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, { truncate, keep, allowNoNoise: o.allowNoNoise, forbidden: [o.secretColumn].filter((c): c is string => !!c) });
+    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, {
+      truncate,
+      keep,
+      allowNoNoise: o.allowNoNoise,
+      forbidden: [o.secretColumn].filter((c): c is string => !!c),
+    });
   } catch (e) {
     throw asFlagError(e);
   }
-  const info = { out: o.out, rows: r.rows, missing: r.missing, columns: [o.query, ...r.kept], mechanism: r.mechanism, method: r.method, parameter: r.parameter, scale: r.scale, truncate: truncate ?? null, guarantee: r.guarantee };
-  if (o.json) process.stdout.write(JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n');
-  else process.stdout.write(`wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`);
+  const info = {
+    out: o.out,
+    rows: r.rows,
+    missing: r.missing,
+    columns: [o.query, ...r.kept],
+    mechanism: r.mechanism,
+    method: r.method,
+    parameter: r.parameter,
+    scale: r.scale,
+    truncate: truncate ?? null,
+    guarantee: r.guarantee,
+  };
+  if (o.json)
+    process.stdout.write(
+      JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n',
+    );
+  else
+    process.stdout.write(
+      `wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`,
+    );
 }
 
 /** Registers `release`. */
 export function releaseCommand(program: Command): void {
-  withSourceOptions(program
-    .command('release'))
+  withSourceOptions(program.command('release'))
     .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--value <v>', 'the true value to privatize')
     .option('--out <file>', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically')
-    .option('--keep <cols>', 'with --out: public columns to copy unchanged beside the privatized one (never the secret column; every other column is left out, since it may be correlated with the secret)')
+    .option(
+      '--keep <cols>',
+      'with --out: public columns to copy unchanged beside the privatized one (never the secret column; every other column is left out, since it may be correlated with the secret)',
+    )
     .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
     .option('--method <m>', `calibration method (default: spec, else best)`)
     .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
@@ -101,7 +150,10 @@ export function releaseCommand(program: Command): void {
     .option('--count <n>', 'number of releases of --value, calibrated to hold together (default 1)')
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
-    .option('--allow-no-noise', 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)')
+    .option(
+      '--allow-no-noise',
+      'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
+    )
     .option('--json', 'print the result as JSON, draws under "values"')
     .addHelpText(
       'after',

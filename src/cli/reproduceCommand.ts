@@ -12,11 +12,13 @@ interface ReproduceCliOptions {
 }
 
 async function runReproduce(o: ReproduceCliOptions): Promise<void> {
-  const figures = o.figure?.flatMap((f) => f.split(',')).map((f) => {
-    const n = Number(f.trim());
-    if (![1, 2, 3, 4].includes(n)) throw new InputError(`unknown figure '${f}' (1, 2, 3 or 4)`, '--figure');
-    return n;
-  });
+  const figures = o.figure
+    ?.flatMap((f) => f.split(','))
+    .map((f) => {
+      const n = Number(f.trim());
+      if (![1, 2, 3, 4].includes(n)) throw new InputError(`unknown figure '${f}' (1, 2, 3 or 4)`, '--figure');
+      return n;
+    });
   if (o.dataDir && !existsSync(o.dataDir)) throw new InputError(`folder '${o.dataDir}' does not exist`, '--data-dir');
   // The output folder is created only when its parent exists (no surprise trees; Node's recursive
   // mkdir can also spin forever under /proc), and must be writable: checked before any work.
@@ -33,14 +35,21 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
     throw new InputError(`cannot write to '${o.out}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, '--out');
   }
   const { Presets, SingleBar } = await import('cli-progress');
-  const bar = process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
+  const bar =
+    process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
   let started = false;
   const { reproduce } = await import('../reproduce/reproduce.js');
   const r = await reproduce({
-    out: o.out, quick: o.quick, figures, dataDir: o.dataDir,
+    out: o.out,
+    quick: o.quick,
+    figures,
+    dataDir: o.dataDir,
     onProgress: (done, total, label) => {
       if (!bar) return;
-      if (!started) { bar.start(total, 0, { label }); started = true; }
+      if (!started) {
+        bar.start(total, 0, { label });
+        started = true;
+      }
       bar.update(done, { label });
     },
   });

@@ -5,13 +5,22 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.wasm': 'application/wasm' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.wasm': 'application/wasm',
+};
 
 /** Sent with every response: no sniffing, no framing, no base or form targets, no referrer. */
 const SECURITY_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 };
 
 /** The built app (`npm run build` writes it next to `dist/`). */
@@ -36,7 +45,8 @@ export function serveApp(requested: number): Promise<{ server: Server; url: stri
     try {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }, 'method not allowed');
       // DNS rebinding: a page on another name resolving to 127.0.0.1 must not read this origin.
-      if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return send(421, { 'content-type': 'text/plain' }, 'misdirected request');
+      if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`)
+        return send(421, { 'content-type': 'text/plain' }, 'misdirected request');
       let path: string;
       try {
         path = decodeURIComponent((req.url ?? '/').split('?')[0]);
@@ -49,7 +59,9 @@ export function serveApp(requested: number): Promise<{ server: Server; url: stri
       }
       res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
       if (req.method === 'HEAD') return res.end();
-      createReadStream(file).on('error', () => res.destroy()).pipe(res);
+      createReadStream(file)
+        .on('error', () => res.destroy())
+        .pipe(res);
     } catch {
       if (!res.headersSent) send(500, { 'content-type': 'text/plain' }, 'internal error');
       else res.destroy();

@@ -13,13 +13,29 @@ const CALIBRATION_RTOL = 1e-10;
 
 /** The exact divergence as a condition at one scale: max over the directions that must hold. */
 export function exactEvaluation(
-  p: Discrete, q: Discrete, family: NoiseFamily, scale: number, alpha: number, epsilon: number, ordered: boolean, opts?: ExactOptions,
+  p: Discrete,
+  q: Discrete,
+  family: NoiseFamily,
+  scale: number,
+  alpha: number,
+  epsilon: number,
+  ordered: boolean,
+  opts?: ExactOptions,
 ): Evaluation {
-  const dirs: [Discrete, Discrete][] = ordered ? [[p, q]] : [[p, q], [q, p]];
-  let value = -Infinity, error = 0;
+  const dirs: [Discrete, Discrete][] = ordered
+    ? [[p, q]]
+    : [
+        [p, q],
+        [q, p],
+      ];
+  let value = -Infinity,
+    error = 0;
   for (const [a, b] of dirs) {
     const d = alpha === Infinity ? exactLaplaceDInf(a, b, scale) : exactRenyi(a, b, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts });
-    if (d.value + d.error > value + error) { value = d.value; error = d.error; }
+    if (d.value + d.error > value + error) {
+      value = d.value;
+      error = d.error;
+    }
   }
   return { value, error, target: epsilon, sense: 'le' };
 }
@@ -66,7 +82,9 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
       ? `its certified error (${atBound.error.toPrecision(3)}) leaves no room below ε there`
       : 'no certified error bound was reached there (docs/math.md §8)';
     return {
-      ...i.certified, lower: i.certifiedScale, upper: i.certifiedScale,
+      ...i.certified,
+      lower: i.certifiedScale,
+      upper: i.certifiedScale,
       note: `The exact accountant could not certify a scale below the tightest sufficient condition (${why}), so that condition's own scale stands.`,
     };
   }

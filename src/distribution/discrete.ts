@@ -29,7 +29,10 @@ function build(values: readonly number[], nums: bigint[], path: string, field: s
   for (const i of order) {
     if (nums[i] === 0n) continue;
     if (vs.length > 0 && vs[vs.length - 1] === values[i]) ns[ns.length - 1] += nums[i];
-    else { vs.push(values[i] === 0 ? 0 : values[i]); ns.push(nums[i]); } // fold -0 into 0
+    else {
+      vs.push(values[i] === 0 ? 0 : values[i]);
+      ns.push(nums[i]);
+    } // fold -0 into 0
   }
   const denominator = ns.reduce((a, b) => a + b, 0n);
   if (denominator === 0n) throw new InputError(`${field} sum to zero; at least one must be positive`, `${path}.${field}`);

@@ -7,9 +7,12 @@ import { oracleRenyi } from '../../test/oracle.js';
 import { exactRenyi } from './exactRenyi.js';
 import type { NoiseFamily } from './mixture.js';
 
-const support = fc
-  .array(fc.tuple(fc.integer({ min: -8, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 4 })
-  .map((a) => fromWeights(a.map(([v]) => v / 2), a.map(([, w]) => w / 10)));
+const support = fc.array(fc.tuple(fc.integer({ min: -8, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 4 }).map((a) =>
+  fromWeights(
+    a.map(([v]) => v / 2),
+    a.map(([, w]) => w / 10),
+  ),
+);
 
 /** The certified value brackets the brute-force oracle: |exact − oracle| ≤ error + the oracle's own slack. */
 function expectBracketed(p: Discrete, q: Discrete, family: NoiseFamily, s: number, alpha: number) {
@@ -22,13 +25,19 @@ function expectBracketed(p: Discrete, q: Discrete, family: NoiseFamily, s: numbe
 describe('certified exact accounting (docs/math.md §8)', () => {
   it('brackets an independent brute-force integration on random small supports, Laplace, α up to 10⁵', () => {
     for (const alpha of [2, 1e3, 1e4, 1e5]) {
-      fc.assert(fc.property(support, support, fc.double({ min: 0.3, max: 3, noNaN: true }), (p, q, s) => expectBracketed(p, q, 'laplace', s, alpha)), { numRuns: 6 });
+      fc.assert(
+        fc.property(support, support, fc.double({ min: 0.3, max: 3, noNaN: true }), (p, q, s) => expectBracketed(p, q, 'laplace', s, alpha)),
+        { numRuns: 6 },
+      );
     }
   });
 
   it('brackets the brute-force integration for Gaussian noise, α up to 10³', () => {
     for (const alpha of [0.5, 2, 100]) {
-      fc.assert(fc.property(support, support, fc.double({ min: 0.5, max: 3, noNaN: true }), (p, q, s) => expectBracketed(p, q, 'gaussian', s, alpha)), { numRuns: 3 });
+      fc.assert(
+        fc.property(support, support, fc.double({ min: 0.5, max: 3, noNaN: true }), (p, q, s) => expectBracketed(p, q, 'gaussian', s, alpha)),
+        { numRuns: 3 },
+      );
     }
     // α = 10³: the mass sits where q's components cross, ~σ/√α wide (the oracle is slow there).
     expectBracketed(fromWeights([0], [1]), fromWeights([-1, 0.5], [0.5, 0.5]), 'gaussian', 0.5, 1e3);
@@ -55,7 +64,12 @@ describe('certified exact accounting (docs/math.md §8)', () => {
   for (const [name, p, q, ordered, alpha] of cases) {
     it(`best→exact never under-noises at large α: ${name}`, () => {
       const r = calibrate(scenario(p, q, ordered), { mechanism: 'laplace', method: 'best', alpha, epsilon: 1 });
-      const dirs = ordered ? [[p, q]] : [[p, q], [q, p]];
+      const dirs = ordered
+        ? [[p, q]]
+        : [
+            [p, q],
+            [q, p],
+          ];
       for (const [a, b] of dirs) expect(oracleRenyi(a, b, 'laplace', r.scale, alpha)).toBeLessThanOrEqual(1 + 1e-12);
       // and it is tight: 1e-6 less noise violates ε
       expect(Math.max(...dirs.map(([a, b]) => oracleRenyi(a, b, 'laplace', r.scale * (1 - 1e-6), alpha)))).toBeGreaterThan(1);
@@ -63,7 +77,11 @@ describe('certified exact accounting (docs/math.md §8)', () => {
   }
 
   it('values near 10¹² calibrate exactly as the same data near 0 (the shift is exact)', () => {
-    const shift = (d: Discrete, c: number) => fromWeights(Array.from(d.values, (x) => x + c), Array.from(d.masses));
+    const shift = (d: Discrete, c: number) =>
+      fromWeights(
+        Array.from(d.values, (x) => x + c),
+        Array.from(d.masses),
+      );
     const near = { p: shift(spike.p, 5), q: shift(spike.q, 5) }; // atoms 0…7, all ≥ 0
     for (const mechanism of ['laplace', 'gaussian'] as const) {
       for (const c of [1e12, 2 ** 52, 1e9]) {

@@ -16,13 +16,11 @@
 const KRONROD_DEGREE = 31;
 
 /** log of 8·h·M·ρ^{−31}/(ρ−1). */
-export const logBernstein = (logM: number, h: number, rho: number) =>
-  Math.log(8 * h) + logM - KRONROD_DEGREE * Math.log(rho) - Math.log(rho - 1);
+export const logBernstein = (logM: number, h: number, rho: number) => Math.log(8 * h) + logM - KRONROD_DEGREE * Math.log(rho) - Math.log(rho - 1);
 
 export const ellipse = (h: number, rho: number) => ({ A: (h * (rho + 1 / rho)) / 2, B: (h * (rho - 1 / rho)) / 2 });
 
 /** a is a non-negative integer: m^a is entire, so zeros of m do not matter. */
 export const entirePower = (a: number) => a >= 0 && Number.isInteger(a);
 
-export const logAdd = (a: number, b: number) =>
-  a === -Infinity ? b : b === -Infinity ? a : Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+export const logAdd = (a: number, b: number) => (a === -Infinity ? b : b === -Infinity ? a : Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b))));

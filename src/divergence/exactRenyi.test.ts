@@ -28,35 +28,47 @@ function simpson(p: Discrete, q: Discrete, family: NoiseFamily, scale: number, a
 const histogram = fc
   .array(fc.tuple(fc.integer({ min: -8, max: 8 }), fc.integer({ min: 0, max: 9 })), { minLength: 1, maxLength: 6 })
   .filter((a) => a.some(([, c]) => c > 0))
-  .map((a) => fromCounts(a.map(([v]) => v / 2), a.map(([, c]) => c)));
+  .map((a) =>
+    fromCounts(
+      a.map(([v]) => v / 2),
+      a.map(([, c]) => c),
+    ),
+  );
 
 describe('exactRenyi', () => {
   it('point masses: Laplace gives Mironov’s R_α(Δ/b), Gaussian αΔ²/(2σ²)', () => {
-    for (const a of [1.01, 1.5, 2, 5, 20, 100]) for (const s of [0.05, 0.3, 1, 10]) {
-      const L = exactRenyi(point(0), point(1.5), { family: 'laplace', scale: s }, a);
-      expect(Math.abs(L.value - laplaceRdp(a, 1.5 / s))).toBeLessThanOrEqual(L.error + 1e-14 * L.value);
-      expect(rel(L.value, laplaceRdp(a, 1.5 / s))).toBeLessThan(1e-11);
-      const G = exactRenyi(point(0), point(1.5), { family: 'gaussian', scale: s }, a);
-      const g = (a * 2.25) / (2 * s * s);
-      expect(Math.abs(G.value - g)).toBeLessThanOrEqual(G.error + 1e-14 * g);
-      expect(rel(G.value, g)).toBeLessThan(1e-11);
-    }
+    for (const a of [1.01, 1.5, 2, 5, 20, 100])
+      for (const s of [0.05, 0.3, 1, 10]) {
+        const L = exactRenyi(point(0), point(1.5), { family: 'laplace', scale: s }, a);
+        expect(Math.abs(L.value - laplaceRdp(a, 1.5 / s))).toBeLessThanOrEqual(L.error + 1e-14 * L.value);
+        expect(rel(L.value, laplaceRdp(a, 1.5 / s))).toBeLessThan(1e-11);
+        const G = exactRenyi(point(0), point(1.5), { family: 'gaussian', scale: s }, a);
+        const g = (a * 2.25) / (2 * s * s);
+        expect(Math.abs(G.value - g)).toBeLessThanOrEqual(G.error + 1e-14 * g);
+        expect(rel(G.value, g)).toBeLessThan(1e-11);
+      }
   });
 
   it('α ∈ (0,1): Gaussian point masses still give αΔ²/(2σ²)', () => {
-    for (const a of [0.1, 0.5, 0.9]) for (const s of [0.1, 1, 5]) {
-      const G = exactRenyi(point(0), point(2), { family: 'gaussian', scale: s }, a);
-      expect(rel(G.value, (a * 4) / (2 * s * s))).toBeLessThan(1e-11);
-    }
+    for (const a of [0.1, 0.5, 0.9])
+      for (const s of [0.1, 1, 5]) {
+        const G = exactRenyi(point(0), point(2), { family: 'gaussian', scale: s }, a);
+        expect(rel(G.value, (a * 4) / (2 * s * s))).toBeLessThan(1e-11);
+      }
   });
 
   it('agrees with dense Simpson integration on mixtures (independent check)', () => {
     const p = fromWeights([0, 1, 2.5], [0.2, 0.5, 0.3]);
     const q = fromWeights([0.5, 1, 4], [0.6, 0.1, 0.3]);
-    for (const [family, scale] of [['laplace', 0.7], ['gaussian', 0.8], ['laplace', 3]] as [NoiseFamily, number][]) {
+    for (const [family, scale] of [
+      ['laplace', 0.7],
+      ['gaussian', 0.8],
+      ['laplace', 3],
+    ] as [NoiseFamily, number][]) {
       for (const a of [0.5, 2, 4]) {
         const e = exactRenyi(p, q, { family, scale }, a);
-        const lo = -60 * scale * a, hi = 4 + 60 * scale * a;
+        const lo = -60 * scale * a,
+          hi = 4 + 60 * scale * a;
         expect(rel(e.value, simpson(p, q, family, scale, a, lo, hi))).toBeLessThan(1e-8);
       }
     }
@@ -74,19 +86,25 @@ describe('exactRenyi', () => {
 
   it('properties: D ≥ 0, D(P‖P) = 0, non-decreasing in α, ≤ D_α of the data (fast-check)', () => {
     fc.assert(
-      fc.property(histogram, histogram, fc.constantFrom<NoiseFamily>('laplace', 'gaussian'), fc.double({ min: 0.2, max: 5, noNaN: true }), (p, q, family, scale) => {
-        const noise = { family, scale };
-        let prev = -Infinity;
-        for (const a of [0.3, 0.7, 1.5, 3, 8]) {
-          const d = exactRenyi(p, q, noise, a);
-          expect(d.value).toBeGreaterThanOrEqual(-d.error);
-          expect(d.value).toBeGreaterThanOrEqual(prev - 2 * d.error - 1e-12);
-          prev = d.value;
-          const data = discreteRenyi(p, q, a);
-          expect(d.value).toBeLessThanOrEqual(data.value + d.error + data.error);
-        }
-        expect(Math.abs(exactRenyi(p, p, noise, 2).value)).toBeLessThan(1e-12);
-      }),
+      fc.property(
+        histogram,
+        histogram,
+        fc.constantFrom<NoiseFamily>('laplace', 'gaussian'),
+        fc.double({ min: 0.2, max: 5, noNaN: true }),
+        (p, q, family, scale) => {
+          const noise = { family, scale };
+          let prev = -Infinity;
+          for (const a of [0.3, 0.7, 1.5, 3, 8]) {
+            const d = exactRenyi(p, q, noise, a);
+            expect(d.value).toBeGreaterThanOrEqual(-d.error);
+            expect(d.value).toBeGreaterThanOrEqual(prev - 2 * d.error - 1e-12);
+            prev = d.value;
+            const data = discreteRenyi(p, q, a);
+            expect(d.value).toBeLessThanOrEqual(data.value + d.error + data.error);
+          }
+          expect(Math.abs(exactRenyi(p, p, noise, 2).value)).toBeLessThan(1e-12);
+        },
+      ),
       { numRuns: 40 },
     );
   });

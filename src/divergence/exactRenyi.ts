@@ -38,9 +38,17 @@ const MAX_PANELS = 2_000_000;
  * most twice the spread and no shift is needed.
  */
 export function centred(ds: Discrete[], interval?: [number, number]): { mixtures: Mixture[]; interval?: [number, number]; shift: number } {
-  let lo = Infinity, hi = -Infinity;
-  for (const d of ds) { lo = Math.min(lo, d.values[0]); hi = Math.max(hi, d.values[d.values.length - 1]); }
-  for (const e of interval ?? []) if (Number.isFinite(e)) { lo = Math.min(lo, e); hi = Math.max(hi, e); }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const d of ds) {
+    lo = Math.min(lo, d.values[0]);
+    hi = Math.max(hi, d.values[d.values.length - 1]);
+  }
+  for (const e of interval ?? [])
+    if (Number.isFinite(e)) {
+      lo = Math.min(lo, e);
+      hi = Math.max(hi, e);
+    }
   const c = lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
   return {
     mixtures: ds.map((d) => {
@@ -78,7 +86,10 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
 export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
   if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
-  const { mixtures: [P, Q], interval } = centred([p, q], opts.interval);
+  const {
+    mixtures: [P, Q],
+    interval,
+  } = centred([p, q], opts.interval);
   opts = { ...opts, interval };
   const logI = logIntegralRetry(P, Q, noise, alpha, opts);
   const certificate = 'bernstein-ellipse' as const;
@@ -88,7 +99,8 @@ export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number
   }
   // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (Fu et al., docs/math.md §5):
   //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
-  const mp = logIntegralRetry(P, P, noise, 1, opts), mq = logIntegralRetry(Q, Q, noise, 1, opts);
+  const mp = logIntegralRetry(P, P, noise, 1, opts),
+    mq = logIntegralRetry(Q, Q, noise, 1, opts);
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
   const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
   return { value, error, nodes: logI.nodes + mp.nodes + mq.nodes, certificate };
@@ -96,7 +108,10 @@ export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number
 
 /** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
 export function logMassIn(p: Discrete, noise: Noise, interval: [number, number]): Bounded {
-  const { mixtures: [P], interval: I } = centred([p], interval);
+  const {
+    mixtures: [P],
+    interval: I,
+  } = centred([p], interval);
   return logIntegralRetry(P, P, noise, 1, { interval: I });
 }
 
@@ -109,18 +124,24 @@ export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, i
   const [lo, hi] = interval;
   const sup = supLogRatio(p, q, b, [lo, hi].filter(Number.isFinite), (y) => y >= lo && y <= hi);
   const noise: Noise = { family: 'laplace', scale: b };
-  const mp = logMassIn(p, noise, interval), mq = logMassIn(q, noise, interval);
+  const mp = logMassIn(p, noise, interval),
+    mq = logMassIn(q, noise, interval);
   return { value: sup.value - mp.value + mq.value, error: sup.error + mp.error + mq.error };
 }
 
 /** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
 function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
   // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
-  const { mixtures: [P, Q], shift } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
+  const {
+    mixtures: [P, Q],
+    shift,
+  } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
   const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
   const noise: Noise = { family: 'laplace', scale: b };
-  const lp = mixtureLogDensity(P, noise, pts), lq = mixtureLogDensity(Q, noise, pts);
-  let value = -Infinity, mag = 0;
+  const lp = mixtureLogDensity(P, noise, pts),
+    lq = mixtureLogDensity(Q, noise, pts);
+  let value = -Infinity,
+    mag = 0;
   for (let i = 0; i < pts.length; i++) {
     value = Math.max(value, lp[i] - lq[i]);
     mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
@@ -142,15 +163,16 @@ export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
 
 /** p^α q^{1−α}. */
 function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): Integrand {
-  const tail: Integrand['tail'] = alpha > 1
-    ? {
-        mode: 'shifted',
-        muL: alpha * P.x[0] + (1 - alpha) * Q.x[0],
-        muR: alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1],
-        shiftL: (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s),
-        shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
-      }
-    : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
+  const tail: Integrand['tail'] =
+    alpha > 1
+      ? {
+          mode: 'shifted',
+          muL: alpha * P.x[0] + (1 - alpha) * Q.x[0],
+          muR: alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1],
+          shiftL: (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s),
+          shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
+        }
+      : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
   return {
     mixtures: [P, Q],
     powers: [alpha, 1 - alpha],
@@ -175,14 +197,16 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
   const certified = f.powers !== undefined;
   const kernel = KERNELS[noise.family];
   const atoms = Float64Array.from(new Set(f.mixtures.flatMap((m) => [...m.x]))).sort();
-  const z0 = atoms[0], zN = atoms[atoms.length - 1];
+  const z0 = atoms[0],
+    zN = atoms[atoms.length - 1];
   // Log integrand at sorted points, with a rigorous bound on its rounding error at each point:
   // the densities' own error and, since node y is computed with error ≤ 2u(|y| + half-width),
   // |d log f/dy|·that (each mixture's log density moves at most lip per unit of y).
   const h = (ys: Float64Array, halfWidth: (i: number) => number) => {
     const ev = f.mixtures.map((m) => evaluate(m, noise, ys, plain));
     const ld = ev.map((e) => e.ld);
-    const out = new Float64Array(ys.length), err = new Float64Array(ys.length);
+    const out = new Float64Array(ys.length),
+      err = new Float64Array(ys.length);
     for (let i = 0; i < ys.length; i++) {
       out[i] = f.combine(ld, i);
       let e = 0;
@@ -203,27 +227,39 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
   // (width ~ scale/α Laplace, scale/√α Gaussian, at large α). The Gaussian integrand has no kinks,
   // so its breakpoints are thinned to at least 4σ apart (dense atoms share panels).
   const sharp = Math.max(1, sens / 2);
-  let pts = Float64Array.from(new Set(breaks)).sort().filter((x) => x >= lo && x <= hi);
+  let pts = Float64Array.from(new Set(breaks))
+    .sort()
+    .filter((x) => x >= lo && x <= hi);
   if (!(hi > lo)) pts = new Float64Array(0);
   pts = kernel.panelEnds(pts, s);
   const w0 = kernel.firstPanel(s, sharp);
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
   for (let i = 0; i + 1 < pts.length; i++) {
-    const a = pts[i], b = pts[i + 1];
-    let w = w0, l = a, r = b;
+    const a = pts[i],
+      b = pts[i + 1];
+    let w = w0,
+      l = a,
+      r = b;
     const right: number[] = [];
     while (r - l > 4 * w) {
       pending.push(l, l + w);
       right.push(r, r - w);
-      l += w; r -= w; w *= 2;
+      l += w;
+      r -= w;
+      w *= 2;
     }
     pending.push(l, r);
     for (let k = right.length - 2; k >= 0; k -= 2) pending.push(right[k + 1], right[k]);
   }
 
   // Finished panels, struct-of-arrays: ends, log-shift, Kronrod sum, log error bound, node rounding.
-  let A: number[] = [], B: number[] = [], Mx: number[] = [], Kr: number[] = [], Le: number[] = [], Dl: number[] = [];
+  let A: number[] = [],
+    B: number[] = [],
+    Mx: number[] = [],
+    Kr: number[] = [],
+    Le: number[] = [],
+    Dl: number[] = [];
   let nodes = 2;
   for (let round = 0; ; round++) {
     const n = pending.length / 2;
@@ -231,17 +267,35 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     for (let i = 0; i < n; i++) gk21Points(pending[2 * i], pending[2 * i + 1], ys, i * 21);
     const ev = h(ys, (i) => (pending[2 * Math.floor(i / 21) + 1] - pending[2 * Math.floor(i / 21)]) / 2);
     nodes += ys.length;
-    const pa: number[] = [], pb: number[] = [];
-    for (let i = 0; i < n; i++) { pa.push(pending[2 * i]); pb.push(pending[2 * i + 1]); }
+    const pa: number[] = [],
+      pb: number[] = [];
+    for (let i = 0; i < n; i++) {
+      pa.push(pending[2 * i]);
+      pb.push(pending[2 * i + 1]);
+    }
     const cert = certified && n > 0 ? kernel.panelErrors(f as PowerIntegrand, s, pa, pb, plain) : null;
     // Merge the new panels into the sorted finished list.
-    const nA: number[] = [], nB: number[] = [], nM: number[] = [], nK: number[] = [], nL: number[] = [], nD: number[] = [];
+    const nA: number[] = [],
+      nB: number[] = [],
+      nM: number[] = [],
+      nK: number[] = [],
+      nL: number[] = [],
+      nD: number[] = [];
     let j = 0;
-    const keep = (k: number) => { nA.push(A[k]); nB.push(B[k]); nM.push(Mx[k]); nK.push(Kr[k]); nL.push(Le[k]); nD.push(Dl[k]); };
+    const keep = (k: number) => {
+      nA.push(A[k]);
+      nB.push(B[k]);
+      nM.push(Mx[k]);
+      nK.push(Kr[k]);
+      nL.push(Le[k]);
+      nD.push(Dl[k]);
+    };
     for (let i = 0; i < n; i++) {
-      const a = pa[i], b = pb[i];
+      const a = pa[i],
+        b = pb[i];
       while (j < A.length && A[j] < a) keep(j++);
-      let m = -Infinity, d = 0;
+      let m = -Infinity,
+        d = 0;
       for (let t = 0; t < 21; t++) {
         if (ev.h[i * 21 + t] > m) m = ev.h[i * 21 + t];
         d = Math.max(d, ev.err[i * 21 + t]);
@@ -249,7 +303,12 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
       const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
       // Without a certificate (integrands with no power form): |K21 − G10|, an estimate only.
       const le = cert ? cert[i] : m + Math.log(Math.abs(sums.kronrod - sums.gauss));
-      nA.push(a); nB.push(b); nM.push(m); nK.push(sums.kronrod); nL.push(le); nD.push(d);
+      nA.push(a);
+      nB.push(b);
+      nM.push(m);
+      nK.push(sums.kronrod);
+      nL.push(le);
+      nD.push(d);
     }
     while (j < A.length) keep(j++);
     [A, B, Mx, Kr, Le, Dl] = [nA, nB, nM, nK, nL, nD];
@@ -258,7 +317,9 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     for (const m of Mx) if (m > M) M = m;
     for (const l of Le) if (l > M && l < Infinity) M = l;
     if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
-    let T = 0, E = 0, R = 0;
+    let T = 0,
+      E = 0,
+      R = 0;
     const err = new Float64Array(A.length);
     for (let i = 0; i < A.length; i++) {
       const v = Math.exp(Mx[i] - M) * Kr[i];
@@ -284,7 +345,12 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
       return { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot };
     }
     // Bisect the panels carrying more than their share of the error.
-    const kA: number[] = [], kB: number[] = [], kM: number[] = [], kK: number[] = [], kL: number[] = [], kD: number[] = [];
+    const kA: number[] = [],
+      kB: number[] = [],
+      kM: number[] = [],
+      kK: number[] = [],
+      kL: number[] = [],
+      kD: number[] = [];
     pending = [];
     let sIdx = 0;
     for (let i = 0; i < A.length; i++) {
@@ -293,7 +359,12 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
         const mid = (A[i] + B[i]) / 2;
         pending.push(A[i], mid, mid, B[i]);
       } else {
-        kA.push(A[i]); kB.push(B[i]); kM.push(Mx[i]); kK.push(Kr[i]); kL.push(Le[i]); kD.push(Dl[i]);
+        kA.push(A[i]);
+        kB.push(B[i]);
+        kM.push(Mx[i]);
+        kK.push(Kr[i]);
+        kL.push(Le[i]);
+        kD.push(Dl[i]);
       }
     }
     [A, B, Mx, Kr, Le, Dl] = [kA, kB, kM, kK, kL, kD];

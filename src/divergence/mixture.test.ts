@@ -14,15 +14,20 @@ const mixtureArb = fc
 describe('fast mixture evaluators equal the plain O(N·K) one', () => {
   it.each(['laplace', 'gaussian'] as NoiseFamily[])('%s, atoms up to 10⁴ scales apart, weights 1e-12..1', (family) => {
     fc.assert(
-      fc.property(mixtureArb, fc.double({ min: 0.5, max: 50, noNaN: true }), fc.array(fc.double({ min: -1.2e4, max: 1.2e4, noNaN: true }), { minLength: 1, maxLength: 60 }), (m, scale, pts) => {
-        const ys = Float64Array.from(pts).sort();
-        const noise = { family, scale };
-        const fast = mixtureLogDensity(m, noise, ys);
-        const plain = mixtureLogDensityPlain(m, noise, ys);
-        for (let i = 0; i < ys.length; i++) {
-          expect(Math.abs(fast[i] - plain[i])).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(plain[i])));
-        }
-      }),
+      fc.property(
+        mixtureArb,
+        fc.double({ min: 0.5, max: 50, noNaN: true }),
+        fc.array(fc.double({ min: -1.2e4, max: 1.2e4, noNaN: true }), { minLength: 1, maxLength: 60 }),
+        (m, scale, pts) => {
+          const ys = Float64Array.from(pts).sort();
+          const noise = { family, scale };
+          const fast = mixtureLogDensity(m, noise, ys);
+          const plain = mixtureLogDensityPlain(m, noise, ys);
+          for (let i = 0; i < ys.length; i++) {
+            expect(Math.abs(fast[i] - plain[i])).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(plain[i])));
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -25,9 +25,11 @@ export function plainLogDensity(kernel: NoiseKernel, m: Mixture, scale: number, 
 export function plainLogDensityBounded(kernel: NoiseKernel, m: Mixture, scale: number, ys: Float64Array): BoundedLogDensity {
   const ld = plainLogDensity(kernel, m, scale, ys);
   const K = m.x.length;
-  const err = new Float64Array(ys.length), lip = new Float64Array(ys.length);
+  const err = new Float64Array(ys.length),
+    lip = new Float64Array(ys.length);
   for (let i = 0; i < ys.length; i++) {
-    let mag = 0, far = 0;
+    let mag = 0,
+      far = 0;
     for (let k = 0; k < K; k++) {
       const z = Math.abs(ys[i] - m.x[k]);
       mag = Math.max(mag, Math.abs(m.logw[k] + kernel.logDensity(z, scale)));

@@ -21,7 +21,9 @@ export function checkOutput(out: string, flag: string, inputs: { path: string; f
   const dir = dirname(resolve(out));
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`folder '${dirname(out)}' does not exist`, flag);
   if (existsSync(out) && statSync(out).isDirectory()) throw new InputError(`'${out}' is a folder; name a file`, flag);
-  for (const i of inputs) if (!/^postgres(ql)?:\/\//i.test(i.path) && samePath(out, i.path)) throw new InputError(`'${out}' is the input of ${i.flag}; refusing to write over it`, flag);
+  for (const i of inputs)
+    if (!/^postgres(ql)?:\/\//i.test(i.path) && samePath(out, i.path))
+      throw new InputError(`'${out}' is the input of ${i.flag}; refusing to write over it`, flag);
 }
 
 /** A unique temporary name beside `out` (same folder, so the final rename is atomic). */

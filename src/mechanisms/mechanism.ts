@@ -19,7 +19,11 @@ export type Method = (typeof METHODS)[number];
 
 /** Short names for tables and chart legends. */
 export const METHOD_LABEL: Record<SingleMethod, string> = {
-  theorem: 'Theorem 1/2', pierquin: 'Cor. 3.1 (Pierquin)', 'wasserstein-inf': 'W∞ (Song)', coupled: 'coupled', exact: 'exact',
+  theorem: 'Theorem 1/2',
+  pierquin: 'Cor. 3.1 (Pierquin)',
+  'wasserstein-inf': 'W∞ (Song)',
+  coupled: 'coupled',
+  exact: 'exact',
 };
 
 /** A (prior, pair) needs no noise, and why: the one representation of "no noise needed". */

@@ -42,7 +42,11 @@ describe('mechanism registry', () => {
     const entry = def.rules[method]({ alpha, epsilon: 1, releases: 1, ...o, accountant: def.accountant(o), bounds: () => [] });
     if (isNotApplicable(entry)) {
       let err: unknown;
-      try { calibrate(scenario, settings); } catch (e) { err = e; }
+      try {
+        calibrate(scenario, settings);
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).message).toContain(entry.notApplicable);
       return;

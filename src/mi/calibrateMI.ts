@@ -22,8 +22,13 @@ export interface MiSettings {
 /** Mean, variance and mean absolute deviation of X under a prior (secrets weighted by π). */
 function moments(prior: Prior): PriorMoments {
   const pi = secretProbabilities(prior);
-  const xs: number[] = [], ws: number[] = [];
-  for (const [s, d] of Object.entries(prior.conditionals)) d.values.forEach((x, k) => { xs.push(x); ws.push(pi[s] * d.masses[k]); });
+  const xs: number[] = [],
+    ws: number[] = [];
+  for (const [s, d] of Object.entries(prior.conditionals))
+    d.values.forEach((x, k) => {
+      xs.push(x);
+      ws.push(pi[s] * d.masses[k]);
+    });
   const mean = xs.reduce((a, x, k) => a + ws[k] * x, 0);
   return { variance: xs.reduce((a, x, k) => a + ws[k] * (x - mean) ** 2, 0), mad: xs.reduce((a, x, k) => a + ws[k] * Math.abs(x - mean), 0) };
 }
@@ -39,7 +44,10 @@ function varianceProblem(prior: Prior, bound: MiBound, epsilon: number): ScalePr
   if (m.variance === 0) return null;
   const closed = bound.closed(m, epsilon);
   // log1p and one division or square root: a few ulps; 16·EPS relative covers it with room.
-  const evaluate = (s: number) => { const v = bound.value(m, s); return { value: v, error: 16 * EPS * v, target: epsilon, sense: 'le' as const }; };
+  const evaluate = (s: number) => {
+    const v = bound.value(m, s);
+    return { value: v, error: 16 * EPS * v, target: epsilon, sense: 'le' as const };
+  };
   return { evaluate, lower: closed, upper: closed };
 }
 
@@ -88,7 +96,8 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
   const noise = def.accountant(noiseOptions({}));
   if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
-  if (!(MI_METHODS as readonly string[]).includes(st.method)) throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
+  if (!(MI_METHODS as readonly string[]).includes(st.method))
+    throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
   if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
   if (st.method === 'best') {
     const rs = (['mi-variance', 'mi-exact'] as const).map((method) => ({ method, r: calibrateMI(scenario, { ...st, method }) }));
@@ -129,9 +138,13 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     variance: sol.scale === 0 ? 0 : def.variance(sol.scale, noiseOptions({})),
     rule,
     binding: sol.scale > 0 ? { prior: top.name, secrets } : null,
-    explanation: sol.scale > 0
-      ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${units.length} prior(s); bound by prior '${top.name}'.`
-      : `No noise needed: ${sol.units.map((u) => `${u.zeroReason} (prior '${u.label.name}')`).slice(0, 3).join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`,
+    explanation:
+      sol.scale > 0
+        ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${units.length} prior(s); bound by prior '${top.name}'.`
+        : `No noise needed: ${sol.units
+            .map((u) => `${u.zeroReason} (prior '${u.label.name}')`)
+            .slice(0, 3)
+            .join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`,
     check: sol.check,
     priors: sol.units.map((u) => ({ prior: u.label.name, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) })),
   };

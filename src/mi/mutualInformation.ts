@@ -13,7 +13,8 @@ import type { Bounded } from '../numerics/logExpectation.js';
 export function logPhiExp(t: number): number {
   if (t === -Infinity) return 0; // φ(0) = 1
   if (Math.abs(t) < 0.1) {
-    let term = (t * t) / 2, sum = 0; // term = t^k/k!
+    let term = (t * t) / 2,
+      sum = 0; // term = t^k/k!
     for (let k = 2; k < 30; k++) {
       const add = (k - 1) * term;
       sum += add;
@@ -81,7 +82,8 @@ export function discreteMutualInformation(prior: Prior): Bounded {
   const M = marginal(prior, pi);
   const m = new Map<number, number>();
   for (let k = 0; k < M.x.length; k++) m.set(M.x[k], Math.exp(M.logw[k]));
-  let value = 0, n = 0;
+  let value = 0,
+    n = 0;
   for (const [s, d] of Object.entries(prior.conditionals)) {
     for (let k = 0; k < d.values.length; k++) {
       value += pi[s] * d.masses[k] * Math.log(d.masses[k] / m.get(d.values[k])!);

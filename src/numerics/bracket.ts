@@ -8,8 +8,13 @@ import { isFeasible, type Evaluation } from './smallestScale.js';
  * answer is then the least scale within that bracket). If every halving stays feasible, `lower`
  * is feasible and the search returns it.
  */
-export function bracketBelow(evaluate: (s: number) => Evaluation, feasible: number, opts: { halvings?: number; tighten?: boolean } = {}): { lower: number; upper: number } {
-  let upper = feasible, lower = feasible / 2;
+export function bracketBelow(
+  evaluate: (s: number) => Evaluation,
+  feasible: number,
+  opts: { halvings?: number; tighten?: boolean } = {},
+): { lower: number; upper: number } {
+  let upper = feasible,
+    lower = feasible / 2;
   for (let k = 0; k < (opts.halvings ?? 60) && isFeasible(evaluate(lower)); k++) {
     if (opts.tighten) upper = lower;
     lower /= 2;

@@ -28,7 +28,7 @@ describe('smallestFeasibleScale', () => {
       lower: 1 / 3,
       upper: 1 / 3,
     });
-    expect(1 / sol.scale + 4 * Number.EPSILON / sol.scale).toBeLessThanOrEqual(3);
+    expect(1 / sol.scale + (4 * Number.EPSILON) / sol.scale).toBeLessThanOrEqual(3);
     expect(sol.scale / (1 / 3) - 1).toBeLessThan(1e-12);
   });
 });

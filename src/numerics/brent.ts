@@ -30,26 +30,34 @@ export function brentBracket(f: (x: number) => number, a: number, b: number, opt
   const xtol = opts.xtol ?? 0;
   const rtol = opts.rtol ?? 4 * EPS;
   const maxIter = opts.maxIter ?? 200;
-  let xpre = a, xcur = b;
-  let fpre = f(xpre), fcur = f(xcur);
+  let xpre = a,
+    xcur = b;
+  let fpre = f(xpre),
+    fcur = f(xcur);
   if (Number.isNaN(fpre) || Number.isNaN(fcur)) throw new NumericalError('brent: NaN at a bracket end');
-  if ((fpre > 0) === (fcur > 0)) throw new NumericalError(`brent: [${a}, ${b}] does not bracket a sign change`);
-  let xblk = xpre, fblk = fpre, spre = 0, scur = 0;
+  if (fpre > 0 === fcur > 0) throw new NumericalError(`brent: [${a}, ${b}] does not bracket a sign change`);
+  let xblk = xpre,
+    fblk = fpre,
+    spre = 0,
+    scur = 0;
   for (let i = 1; i <= maxIter; i++) {
-    if ((fpre > 0) !== (fcur > 0)) {
-      xblk = xpre; fblk = fpre;
+    if (fpre > 0 !== fcur > 0) {
+      xblk = xpre;
+      fblk = fpre;
       spre = scur = xcur - xpre;
     }
     if (Math.abs(fblk) < Math.abs(fcur)) {
-      xpre = xcur; xcur = xblk; xblk = xpre;
-      fpre = fcur; fcur = fblk; fblk = fpre;
+      xpre = xcur;
+      xcur = xblk;
+      xblk = xpre;
+      fpre = fcur;
+      fcur = fblk;
+      fblk = fpre;
     }
     const delta = (xtol + rtol * Math.abs(xcur)) / 2;
     const sbis = (xblk - xcur) / 2;
     if (fcur === 0 || Math.abs(sbis) < delta) {
-      return fcur > 0
-        ? { infeasible: xcur, feasible: xblk, iterations: i }
-        : { infeasible: xblk, feasible: xcur, iterations: i };
+      return fcur > 0 ? { infeasible: xcur, feasible: xblk, iterations: i } : { infeasible: xblk, feasible: xcur, iterations: i };
     }
     if (Math.abs(spre) > delta && Math.abs(fcur) < Math.abs(fpre)) {
       let stry: number;
@@ -61,14 +69,18 @@ export function brentBracket(f: (x: number) => number, a: number, b: number, opt
         stry = (-fcur * (fblk * dblk - fpre * dpre)) / (dblk * dpre * (fblk - fpre)); // inverse quadratic
       }
       if (2 * Math.abs(stry) < Math.min(Math.abs(spre), 3 * Math.abs(sbis) - delta)) {
-        spre = scur; scur = stry;
+        spre = scur;
+        scur = stry;
       } else {
-        spre = sbis; scur = sbis;
+        spre = sbis;
+        scur = sbis;
       }
     } else {
-      spre = sbis; scur = sbis;
+      spre = sbis;
+      scur = sbis;
     }
-    xpre = xcur; fpre = fcur;
+    xpre = xcur;
+    fpre = fcur;
     xcur += Math.abs(scur) > delta ? scur : sbis > 0 ? delta : -delta;
     fcur = f(xcur);
     if (Number.isNaN(fcur)) throw new NumericalError(`brent: NaN at x = ${xcur}`);

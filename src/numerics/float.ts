@@ -5,7 +5,6 @@ export const EPS = Number.EPSILON;
 
 const buf = new DataView(new ArrayBuffer(8));
 
-
 /** The smallest double strictly greater than `x` (x finite). */
 export function nextUp(x: number): number {
   if (Number.isNaN(x) || x === Infinity) return x;
@@ -39,11 +38,16 @@ export function bitLength(n: bigint): number {
 
 /** x·2^k for any integer k, scaling in steps so nothing overflows or underflows early. */
 export function ldexp(x: number, k: number): number {
-  while (k > 1000) { x *= 2 ** 1000; k -= 1000; }
-  while (k < -1000) { x *= 2 ** -1000; k += 1000; }
+  while (k > 1000) {
+    x *= 2 ** 1000;
+    k -= 1000;
+  }
+  while (k < -1000) {
+    x *= 2 ** -1000;
+    k += 1000;
+  }
   return x * 2 ** k;
 }
-
 
 /**
  * num/den (num ≥ 0, den > 0) as a double with relative error at most ~1.0001·2^-53
@@ -61,7 +65,10 @@ export function ratioToNumber(num: bigint, den: bigint): number {
 
 /** log Γ(x), x > 0 (Lanczos, g = 7; relative error ~1e-15). */
 export function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   x -= 1;
   let a = c[0];

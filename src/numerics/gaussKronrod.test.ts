@@ -5,7 +5,13 @@ import { gk21Points, gk21Sums } from './gaussKronrod.js';
 function rules(n: number) {
   const pts = new Float64Array(21);
   gk21Points(0, 1, pts, 0);
-  return gk21Sums(pts.map((y) => n * Math.log(y)), 0, 0, 1, 0);
+  return gk21Sums(
+    pts.map((y) => n * Math.log(y)),
+    0,
+    0,
+    1,
+    0,
+  );
 }
 
 describe('Gauss–Kronrod 21 constants', () => {

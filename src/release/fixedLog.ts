@@ -44,9 +44,13 @@ function ln2(P: number): [bigint, bigint] {
 export function lnEnclosure(n: bigint, k: number, P: number): [bigint, bigint] {
   if (n <= 0n) throw new RangeError('lnEnclosure: argument must be positive');
   let j = bitLength(n) - 1; // n = m·2^j, m ∈ [1, 2)
-  let a = n, b = 1n << BigInt(j); // m = a/b
+  let a = n,
+    b = 1n << BigInt(j); // m = a/b
   // move m into [1/√2, √2): if m² ≥ 2, halve it
-  if (a * a >= 2n * b * b) { b <<= 1n; j += 1; }
+  if (a * a >= 2n * b * b) {
+    b <<= 1n;
+    j += 1;
+  }
   const [t, et] = twoAtanh(a - b, a + b, P);
   const [l2, e2] = ln2(P);
   const exp = BigInt(j - k);

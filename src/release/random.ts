@@ -26,10 +26,14 @@ export function bufferedSource(source: RandomSource, size = 4096): RandomSource 
   return {
     fill(bytes) {
       for (let i = 0; i < bytes.length; ) {
-        if (pos === size) { source.fill(pool); pos = 0; }
+        if (pos === size) {
+          source.fill(pool);
+          pos = 0;
+        }
         const n = Math.min(bytes.length - i, size - pos);
         bytes.set(pool.subarray(pos, pos + n), i);
-        pos += n; i += n;
+        pos += n;
+        i += n;
       }
     },
   };
@@ -54,7 +58,10 @@ export function randomBits(source: RandomSource, n: number): bigint {
 export class LazyUniform {
   num: bigint;
   bits: number;
-  constructor(private readonly source: RandomSource, initialBits = 64) {
+  constructor(
+    private readonly source: RandomSource,
+    initialBits = 64,
+  ) {
     this.num = randomBits(source, initialBits);
     this.bits = initialBits;
   }

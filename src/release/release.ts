@@ -41,7 +41,10 @@ export interface ReleaseOptions {
 function consentToNoNoise(plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null }, opts: ReleaseOptions): void {
   if (plan.scale > 0 || opts.allowNoNoise) return;
   const why = plan.calibration?.explanation ?? 'no pair needs noise on this interval';
-  throw new InputError(`the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class: --contamination λ --domain LO,HI (every prior within λ of it), or --prior bootstrap:N or dirichlet:N`, 'allow-no-noise');
+  throw new InputError(
+    `the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class: --contamination λ --domain LO,HI (every prior within λ of it), or --prior bootstrap:N or dirichlet:N`,
+    'allow-no-noise',
+  );
 }
 
 export interface ReleaseResult {
@@ -79,13 +82,18 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
   if (truncate) {
     const [lo, hi] = truncate;
-    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
+      throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
     if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
     if (settings.contamination) throw new InputError('truncated releases are not calibrated for a contamination class yet', 'contamination');
     const t = calibrateTruncated(scenario, settings, truncate);
     const noise = t.scale === 0 ? null : samplerFor(settings, t.scale);
     return {
-      ...base, method: 'exact (truncated)', scale: t.scale, truncate, calibration: null,
+      ...base,
+      method: 'exact (truncated)',
+      scale: t.scale,
+      truncate,
+      calibration: null,
       guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
       draw(value, random) {
         if (!noise) {
@@ -95,9 +103,17 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
         }
         const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), truncate).value;
         const mass = Math.exp(logMass);
-        if (mass < NEGLIGIBLE_MASS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`, 'truncate');
+        if (mass < NEGLIGIBLE_MASS)
+          throw new InputError(
+            `value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`,
+            'truncate',
+          );
         // Rejection sampling costs 1/mass draws on average: refuse, with the estimate, rather than run for hours.
-        if (1 / mass > MAX_EXPECTED_DRAWS) throw new InputError(`value ${value} lands in [${lo}, ${hi}] with probability ${mass.toPrecision(2)} at this scale: about ${(1 / mass).toPrecision(2)} draws per release on average (limit ${MAX_EXPECTED_DRAWS}); widen the interval`, 'truncate');
+        if (1 / mass > MAX_EXPECTED_DRAWS)
+          throw new InputError(
+            `value ${value} lands in [${lo}, ${hi}] with probability ${mass.toPrecision(2)} at this scale: about ${(1 / mass).toPrecision(2)} draws per release on average (limit ${MAX_EXPECTED_DRAWS}); widen the interval`,
+            'truncate',
+          );
         return drawRelease(value, noise, { random, truncate, maxDraws: Math.ceil(1000 / mass) });
       },
     };
@@ -105,10 +121,15 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
   const c = calibrate(scenario, settings);
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   return {
-    ...base, method: c.winner ?? c.method, scale: c.scale, truncate: null, calibration: c,
-    guarantee: c.scale === 0
-      ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-      : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
+    ...base,
+    method: c.winner ?? c.method,
+    scale: c.scale,
+    truncate: null,
+    calibration: c,
+    guarantee:
+      c.scale === 0
+        ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
+        : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
     draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
   };
 }
@@ -128,13 +149,19 @@ export function release(scenario: Scenario, settings: CalibrationSettings, value
   const random = opts.random ?? cryptoSource;
   // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
   const joint = count > 1 && !opts.perRelease;
-  if (joint && opts.truncate) throw new InputError(`${count} truncated releases cannot be accounted together here (each truncated law needs its own integral); release one at a time, or ask for per-release calibration (--per-release) knowing the guarantee then holds for each release alone`, 'count');
-  if (settings.releases !== undefined && settings.releases !== (joint ? count : 1)) throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
+  if (joint && opts.truncate)
+    throw new InputError(
+      `${count} truncated releases cannot be accounted together here (each truncated law needs its own integral); release one at a time, or ask for per-release calibration (--per-release) knowing the guarantee then holds for each release alone`,
+      'count',
+    );
+  if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
+    throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
   const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate);
   consentToNoNoise(plan, opts);
-  const guarantee = count > 1 && plan.scale > 0 && !joint
-    ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
-    : plan.guarantee;
+  const guarantee =
+    count > 1 && plan.scale > 0 && !joint
+      ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
+      : plan.guarantee;
   return { ...plan, guarantee, values: Array.from({ length: count }, () => draw(value, random)) };
 }
 
@@ -151,5 +178,10 @@ export function releaseColumn(scenario: Scenario, settings: CalibrationSettings,
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : draw(v, random)));
-  return { ...plan, values, missing: rows.filter((v) => v === null).length, guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.` };
+  return {
+    ...plan,
+    values,
+    missing: rows.filter((v) => v === null).length,
+    guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
+  };
 }

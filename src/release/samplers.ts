@@ -91,7 +91,8 @@ export function sqrtCostNoise(eta: number): ExactNoise {
     const uGuess = Math.sqrt(2 * Math.max(-Math.log(s0 > 0 ? s0 : Number.MIN_VALUE), Number.MIN_VALUE));
     const P = P0 + 2 * Math.max(0, Math.ceil(-Math.log2(uGuess))) + 16;
     const [sLo, sHi] = lnEnclosure(n, k, P);
-    const L = dy(-(sLo + sHi) / 2n, -P), Lerr = (sHi - sLo) / 2n + 1n; // −ln s = L ± Lerr·2^-P
+    const L = dy(-(sLo + sHi) / 2n, -P),
+      Lerr = (sHi - sLo) / 2n + 1n; // −ln s = L ± Lerr·2^-P
     if (sHi === sLo && sLo === 0n) return dy(0n, 0);
     const l = toDouble(L);
     if (l === 0) return up ? null : dy(0n, 0);
@@ -108,7 +109,8 @@ export function sqrtCostNoise(eta: number): ExactNoise {
       if (cmp(mul(rel, rel), mul(u1, u1)) < 0) break; // |step| < |u|·2^-(P−40)
     }
     const delta = dy((u1.m < 0n ? -u1.m : u1.m) + 1n, u1.e - (P0 - 24)); // relative 2^-(P0−24): ≫ the ln error at P bits
-    const uLo = add(u1, neg(delta)), uHi = add(u1, delta);
+    const uLo = add(u1, neg(delta)),
+      uHi = add(u1, delta);
     // Verify φ(uLo) < L − Lerr and φ(uHi) > L + Lerr.
     const phiUp = add(uLo, dy(-lnOnePlus(uLo, P)[0], -P));
     const phiDown = add(uHi, dy(-lnOnePlus(uHi, P)[1], -P));
@@ -130,7 +132,10 @@ const V_HALF_WIDTH = dy(220n, -8);
 export function gaussianNoise(sigma: number): ExactNoise {
   const S = fromDouble(sigma);
   const uBox = (u: LazyUniform): [Dyadic, Dyadic] => [dy((1n << BigInt(u.bits)) - u.num - 1n, -u.bits), dy((1n << BigInt(u.bits)) - u.num, -u.bits)]; // u = 1 − U ∈ (0, 1]
-  const vBox = (w: LazyUniform): [Dyadic, Dyadic] => [mul(V_HALF_WIDTH, dy(2n * w.num - (1n << BigInt(w.bits)), -w.bits)), mul(V_HALF_WIDTH, dy(2n * w.num + 2n - (1n << BigInt(w.bits)), -w.bits))];
+  const vBox = (w: LazyUniform): [Dyadic, Dyadic] => [
+    mul(V_HALF_WIDTH, dy(2n * w.num - (1n << BigInt(w.bits)), -w.bits)),
+    mul(V_HALF_WIDTH, dy(2n * w.num + 2n - (1n << BigInt(w.bits)), -w.bits)),
+  ];
   /** Bounds of g(u) = −4u² ln u at one u = m·2^e ∈ (0, 1]. */
   const g = (u: Dyadic, P: number): [Dyadic, Dyadic] => {
     const [lo, hi] = lnEnclosure(u.m, -u.e, P);
@@ -147,7 +152,8 @@ export function gaussianNoise(sigma: number): ExactNoise {
       const sq = (x: Dyadic) => mul(x, x);
       const vMax2 = cmp(sq(vLo), sq(vHi)) > 0 ? sq(vLo) : sq(vHi);
       const vMin2 = vLo.m <= 0n && vHi.m >= 0n ? dy(0n, 0) : cmp(sq(vLo), sq(vHi)) < 0 ? sq(vLo) : sq(vHi);
-      const [gaLo, gaHi] = g(uLo, P), [gbLo, gbHi] = g(uHi, P);
+      const [gaLo, gaHi] = g(uLo, P),
+        [gbLo, gbHi] = g(uHi, P);
       const gMin = cmp(gaLo, gbLo) < 0 ? gaLo : gbLo; // g is unimodal: its minimum is at an end
       if (cmp(vMax2, gMin) <= 0) return true;
       if (cmp(vMin2, peakSafeMax(uLo, uHi, gaHi, gbHi, P)) > 0) return false;
@@ -181,11 +187,13 @@ function peakSafeMax(uLo: Dyadic, uHi: Dyadic, gaHi: Dyadic, gbHi: Dyadic, P: nu
   const one = 1n << BigInt(P);
   const slope = (u: Dyadic) => {
     const [lo, hi] = lnEnclosure(u.m, -u.e, P);
-    const a = abs(2n * lo + one), b = abs(2n * hi + one);
+    const a = abs(2n * lo + one),
+      b = abs(2n * hi + one);
     // biome-ignore lint/complexity/useMathMinMax: bigint (Math.max takes numbers only)
     return a > b ? a : b;
   };
-  const sa = slope(uLo), sb = slope(uHi);
+  const sa = slope(uLo),
+    sb = slope(uHi);
   // biome-ignore lint/complexity/useMathMinMax: bigint (Math.max takes numbers only)
   const L = mul(dy(4n, 0), mul(uHi, dy(sa > sb ? sa : sb, -P)));
   const bound = add(ends, mul(L, add(uHi, neg(uLo))));
@@ -216,17 +224,25 @@ export function drawRelease(x: number, noise: ExactNoise, opts: DrawOptions): nu
     let rejected = false;
     for (let step = 0; step < 40 && !rejected; step++) {
       const ok = noise.accept ? noise.accept(us, P) : true;
-      if (ok === false) { rejected = true; break; }
+      if (ok === false) {
+        rejected = true;
+        break;
+      }
       const z = ok === null ? null : noise.enclose(us, P);
       if (z) {
-        const lo = add(X, z[0]), hi = add(X, z[1]);
+        const lo = add(X, z[0]),
+          hi = add(X, z[1]);
         let inside = true;
         if (T) {
-          if (cmp(hi, T[0]) < 0 || cmp(lo, T[1]) > 0) { rejected = true; break; }
+          if (cmp(hi, T[0]) < 0 || cmp(lo, T[1]) > 0) {
+            rejected = true;
+            break;
+          }
           inside = cmp(lo, T[0]) >= 0 && cmp(hi, T[1]) <= 0;
         }
         if (inside) {
-          const a = toDouble(lo), b = toDouble(hi);
+          const a = toDouble(lo),
+            b = toDouble(hi);
           if (a === b) return a;
         }
       }

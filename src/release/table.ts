@@ -30,7 +30,14 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
  * published unless asked for, and the secret column never is. The file is written to a unique
  * temporary name beside `out` and renamed into place; `out` must not be the input.
  */
-export async function privatizeTable(source: TableSource, query: string, scenario: Scenario, settings: CalibrationSettings, out: string, opts: PrivatizeOptions = {}) {
+export async function privatizeTable(
+  source: TableSource,
+  query: string,
+  scenario: Scenario,
+  settings: CalibrationSettings,
+  out: string,
+  opts: PrivatizeOptions = {},
+) {
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
   if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
@@ -48,7 +55,9 @@ export async function privatizeTable(source: TableSource, query: string, scenari
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${rel}`)).getRowObjects().map((r) => String(r.column_name));
     for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, 'keep');
     const kept = keep.map(ident).join(', ');
-    await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, TRY_CAST(${ident(query)} AS DOUBLE) AS __x${keep.length ? `, ${kept}` : ''} FROM ${rel}`);
+    await con.run(
+      `CREATE TABLE src AS SELECT row_number() OVER () AS __rid, TRY_CAST(${ident(query)} AS DOUBLE) AS __x${keep.length ? `, ${kept}` : ''} FROM ${rel}`,
+    );
     const xs = (await con.runAndReadAll('SELECT __x AS x FROM src ORDER BY __rid')).getRowObjects().map((r) => (r.x === null ? null : Number(r.x)));
     const r = releaseColumn(scenario, settings, xs, opts);
     await con.run('CREATE TABLE noisy (__rid BIGINT, v DOUBLE)');
@@ -60,9 +69,13 @@ export async function privatizeTable(source: TableSource, query: string, scenari
       app.endRow();
     });
     app.closeSync();
-    await writeAtomically(out, 'out', (tmp) => con.run(
-      `COPY (SELECT noisy.v AS ${ident(query)}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
-    ).then(() => undefined));
+    await writeAtomically(out, 'out', (tmp) =>
+      con
+        .run(
+          `COPY (SELECT noisy.v AS ${ident(query)}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
+        )
+        .then(() => undefined),
+    );
     return { ...r, rows: xs.length, kept: keep, values: undefined };
   } finally {
     con.closeSync();

@@ -29,17 +29,27 @@ export interface TruncatedCalibration {
  * densities are c·e^{∓y/b} there, so the truncated laws coincide at every scale.
  */
 function beyondAllAtoms(p: Discrete, q: Discrete, [lo, hi]: [number, number]): boolean {
-  const min = Math.min(p.values[0], q.values[0]), max = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
+  const min = Math.min(p.values[0], q.values[0]),
+    max = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
   return max <= lo || min >= hi;
 }
 
 /** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε. */
 function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
-  let value = -Infinity, error = 0;
-  for (const [a, b] of ordered ? [[p, q]] : [[p, q], [q, p]]) {
+  let value = -Infinity,
+    error = 0;
+  for (const [a, b] of ordered
+    ? [[p, q]]
+    : [
+        [p, q],
+        [q, p],
+      ]) {
     const d = alpha === Infinity ? exactLaplaceDInfTruncated(a, b, noise.scale, interval) : exactRenyi(a, b, noise, alpha, { interval });
     if (!Number.isFinite(d.value)) return { value: Infinity, error: 0, target: epsilon, sense: 'le' };
-    if (d.value + d.error > value + error) { value = d.value; error = d.error; }
+    if (d.value + d.error > value + error) {
+      value = d.value;
+      error = d.error;
+    }
   }
   return { value, error, target: epsilon, sense: 'le' };
 }
@@ -60,7 +70,8 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   if (!(settings.alpha > 0) || settings.alpha === 1) throw new InputError(`must be in (0, 1) ∪ (1, ∞] for a truncated release, got ${settings.alpha}`, 'alpha');
   const outside = settings.alpha === Infinity ? mechanismDef(settings.mechanism).alphaRange(Infinity) : null;
   if (outside) throw new InputError(outside, 'alpha');
-  if (!(settings.epsilon > 0)) throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
+  if (!(settings.epsilon > 0))
+    throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
   const ordered = scenario.ordered ?? false;
   const laplaceShaped = mechanismNoise(settings, 1).family === 'laplace';
   const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
@@ -78,7 +89,10 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')} (truncated; calibrate pairs separately)`);
   if (sol.scale === 0) {
     return {
-      scale: 0, binding: null, check: { value: 0, error: 0, target: settings.epsilon, sense: 'le' }, minMass: 0,
+      scale: 0,
+      binding: null,
+      check: { value: 0, error: 0, target: settings.epsilon, sense: 'le' },
+      minMass: 0,
       explanation: `[${lo}, ${hi}] lies beyond every atom of every secret pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law for every scale, D_α = 0, and no noise is needed for privacy (docs/math.md, "Truncated releases").`,
     };
   }
@@ -88,7 +102,10 @@ export function calibrateTruncated(scenario: Scenario, settings: CalibrationSett
   for (const s of solved) for (const d of [s.p, s.q]) logMin = Math.min(logMin, logMassIn(d, mechanismNoise(settings, best.scale), interval).value);
   const minMass = Math.exp(logMin);
   if (minMass < NEGLIGIBLE_MASS) {
-    throw new InputError(`[${lo}, ${hi}] has probability e^${logMin.toFixed(1)} under some secret's output law at the calibrated scale: negligible (below ${NEGLIGIBLE_MASS}); widen it`, 'truncate');
+    throw new InputError(
+      `[${lo}, ${hi}] has probability e^${logMin.toFixed(1)} under some secret's output law at the calibrated scale: negligible (below ${NEGLIGIBLE_MASS}); widen it`,
+      'truncate',
+    );
   }
   return {
     scale: best.scale,

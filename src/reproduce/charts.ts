@@ -56,7 +56,14 @@ export function scaleVsAlphaChart(rows: Row[], opts: { title: string; subtitle?:
 }
 
 /** One panel per dataset (columns) of line marks with the given encoding. */
-function perDataset(rows: Row[], title: string, subtitle: string | undefined, mark: Record<string, unknown>, encoding: Record<string, unknown>, independentY = true): VegaLiteSpec {
+function perDataset(
+  rows: Row[],
+  title: string,
+  subtitle: string | undefined,
+  mark: Record<string, unknown>,
+  encoding: Record<string, unknown>,
+  independentY = true,
+): VegaLiteSpec {
   return {
     ...base(title, subtitle),
     data: { values: rows },
@@ -70,28 +77,53 @@ const alphaAxis = { field: 'alpha', type: 'quantitative', title: 'Rényi order �
 
 /** Noise variance against `x` (α or ε) on a log axis, one panel per dataset. */
 export function varianceChart(rows: Row[], opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string; color?: string }): VegaLiteSpec {
-  return perDataset(rows, opts.title, opts.subtitle, {}, {
-    x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
-    y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
-    color: { field: 'mechanism', type: 'nominal', title: opts.color ?? 'mechanism' },
-  });
+  return perDataset(
+    rows,
+    opts.title,
+    opts.subtitle,
+    {},
+    {
+      x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
+      y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
+      color: { field: 'mechanism', type: 'nominal', title: opts.color ?? 'mechanism' },
+    },
+  );
 }
 
 /** Figure 2: W_α with distance e^{|z|/b} per b, against its bound e^{(α−1)ε/α}. */
 export function walphaChart(rows: Row[], title: string): VegaLiteSpec {
   const curves = [...new Set(rows.map((r) => String(r.curve)))];
-  return perDataset(rows, title, 'W_α(b) for each b; black: the bound e^((α−1)ε/α); Theorem 1 holds for b wherever its curve is below', {}, {
-    x: alphaAxis,
-    y: { field: 'value', type: 'quantitative', title: 'W_α (distance e^(|z|/b))', scale: { zero: false } },
-    color: { field: 'curve', type: 'nominal', title: 'curve', sort: null, scale: { domain: curves, range: ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#000000'] } },
-  });
+  return perDataset(
+    rows,
+    title,
+    'W_α(b) for each b; black: the bound e^((α−1)ε/α); Theorem 1 holds for b wherever its curve is below',
+    {},
+    {
+      x: alphaAxis,
+      y: { field: 'value', type: 'quantitative', title: 'W_α (distance e^(|z|/b))', scale: { zero: false } },
+      color: {
+        field: 'curve',
+        type: 'nominal',
+        title: 'curve',
+        sort: null,
+        scale: { domain: curves, range: ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#000000'] },
+      },
+    },
+  );
 }
 
 /** Figure 4b: variance saved by `exact` relative to Theorem 1/2, per dataset and mechanism. */
 export function savedChart(rows: Row[], title: string): VegaLiteSpec {
-  return perDataset(rows, title, 'exact variance ÷ Theorem 1/2 variance (lower is better)', { point: true }, {
-    x: alphaAxis,
-    y: { field: 'ratio', type: 'quantitative', title: 'variance ratio', scale: { domain: [0, 1] } },
-    color: { field: 'mechanism', type: 'nominal' },
-  }, false);
+  return perDataset(
+    rows,
+    title,
+    'exact variance ÷ Theorem 1/2 variance (lower is better)',
+    { point: true },
+    {
+      x: alphaAxis,
+      y: { field: 'ratio', type: 'quantitative', title: 'variance ratio', scale: { domain: [0, 1] } },
+      color: { field: 'mechanism', type: 'nominal' },
+    },
+    false,
+  );
 }

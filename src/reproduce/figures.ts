@@ -23,10 +23,12 @@ function point(d: Dataset, mechanism: Mechanism, method: SingleMethod, alpha: nu
 /** Figure 1, rows 1–3: Laplace b (Theorem 1 vs Cor. 3.1) and Gaussian σ (Theorem 2 vs Cor. 3.1) against α. */
 export function fig1Scales(ds: Dataset[], alphas: number[], epsilons: number[], tick: () => void): Row[] {
   const rows: Row[] = [];
-  for (const d of ds) for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) for (const method of ['theorem', 'pierquin'] as SingleMethod[]) {
-    for (const epsilon of epsilons) for (const alpha of alphas) rows.push(point(d, mechanism, method, alpha, epsilon));
-    tick();
-  }
+  for (const d of ds)
+    for (const mechanism of ['laplace', 'gaussian'] as Mechanism[])
+      for (const method of ['theorem', 'pierquin'] as SingleMethod[]) {
+        for (const epsilon of epsilons) for (const alpha of alphas) rows.push(point(d, mechanism, method, alpha, epsilon));
+        tick();
+      }
   return rows;
 }
 
@@ -55,11 +57,16 @@ export function fig2Walpha(ds: Dataset[], bs: number[], alphas: number[], epsilo
   for (const d of ds) {
     const c = pairCouplings(d.scenario)[0].coupling;
     const dist = distances(c);
-    for (const b of bs) for (const alpha of alphas) {
-      const lse = logExpectationExp(c.mass, dist.map((z) => (alpha * z) / b));
-      rows.push({ dataset: d.id, curve: `b = ${b}`, b, alpha, epsilon, value: Math.exp(lse.value / alpha) });
-    }
-    for (const alpha of alphas) rows.push({ dataset: d.id, curve: 'bound e^((α−1)ε/α)', b: '', alpha, epsilon, value: Math.exp(((alpha - 1) * epsilon) / alpha) });
+    for (const b of bs)
+      for (const alpha of alphas) {
+        const lse = logExpectationExp(
+          c.mass,
+          dist.map((z) => (alpha * z) / b),
+        );
+        rows.push({ dataset: d.id, curve: `b = ${b}`, b, alpha, epsilon, value: Math.exp(lse.value / alpha) });
+      }
+    for (const alpha of alphas)
+      rows.push({ dataset: d.id, curve: 'bound e^((α−1)ε/α)', b: '', alpha, epsilon, value: Math.exp(((alpha - 1) * epsilon) / alpha) });
     tick();
   }
   return rows;
@@ -81,14 +88,19 @@ export function fig3LargeAlpha(ds: Dataset[], alphas: number[], epsilon: number,
 export function fig4Methods(ds: Dataset[], alphas: number[], epsilon: number, tick: () => void): { rows: Row[]; saved: Row[] } {
   const rows: Row[] = [];
   const saved: Row[] = [];
-  const methods: Record<Mechanism, SingleMethod[]> = { laplace: ['wasserstein-inf', 'pierquin', 'theorem', 'coupled', 'exact'], gaussian: ['pierquin', 'theorem', 'coupled', 'exact'], exponential: [] };
+  const methods: Record<Mechanism, SingleMethod[]> = {
+    laplace: ['wasserstein-inf', 'pierquin', 'theorem', 'coupled', 'exact'],
+    gaussian: ['pierquin', 'theorem', 'coupled', 'exact'],
+    exponential: [],
+  };
   for (const d of ds) {
     for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
       for (const alpha of alphas) {
         const got = methods[mechanism].map((m) => point(d, mechanism, m, alpha, epsilon));
         rows.push(...got);
-        const th = got.find((r) => r.methodKey === 'theorem')!, ex = got.find((r) => r.methodKey === 'exact')!;
-        saved.push({ dataset: d.id, mechanism, alpha, epsilon, theorem: th.scale, exact: ex.scale, ratio: (Number(ex.variance) / Number(th.variance)) });
+        const th = got.find((r) => r.methodKey === 'theorem')!,
+          ex = got.find((r) => r.methodKey === 'exact')!;
+        saved.push({ dataset: d.id, mechanism, alpha, epsilon, theorem: th.scale, exact: ex.scale, ratio: Number(ex.variance) / Number(th.variance) });
       }
       tick();
     }

@@ -22,7 +22,9 @@ function renumberIds(svg: string): string {
 
 /** SVG → PNG at 2× with resvg (system fonts: DejaVu Sans on Debian). */
 export function toPng(svg: string): Uint8Array {
-  return new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'zoom', value: 2 }, background: 'white' }).render().asPng();
+  return new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'zoom', value: 2 }, background: 'white' })
+    .render()
+    .asPng();
 }
 
 /** Rows as CSV; numbers in their shortest round-trip form, so values equal `calibrate --json`. */

@@ -13,12 +13,17 @@ export function splitLine(line: string, sep: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const ch = line[i];
     if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else cur += ch;
     } else if (ch === '"') quoted = true;
-    else if (line.startsWith(sep, i)) { out.push(cur.trim()); cur = ''; i += sep.length - 1; }
-    else cur += ch;
+    else if (line.startsWith(sep, i)) {
+      out.push(cur.trim());
+      cur = '';
+      i += sep.length - 1;
+    } else cur += ch;
   }
   out.push(cur.trim());
   return out;
@@ -58,10 +63,13 @@ export interface TextOptions {
 
 /** Parse delimited text; the separator is sniffed from the first line when not given. */
 export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '').slice(o.skip ?? 0);
+  const lines = text
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '')
+    .slice(o.skip ?? 0);
   if (lines.length === 0) throw new InputError('the file has no rows', 'file');
   const first = lines[0];
-  const sep = o.separator ?? ([';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0]);
+  const sep = o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0];
   const head = o.header ?? !/^[-+.\d\s",;?\t]*$/.test(first); // a header has a non-numeric cell
   const columns = o.columns ?? (head ? splitLine(lines.shift()!, sep) : splitLine(first, sep).map((_, i) => `column${i}`));
   return { columns, rows: lines.map((l) => splitLine(l, sep)) };
@@ -80,7 +88,10 @@ export function distinctValues(t: TextTable, column: string, limit = 100): strin
     const v = canonical(r[j] === '?' ? null : r[j]);
     if (v !== null && v !== '') counts.set(v, (counts.get(v) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([v]) => v);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([v]) => v);
 }
 
 /** The conditional histograms of `query` per secret value (and public value), as the DuckDB path computes them. */
@@ -90,7 +101,9 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
     if (j < 0) throw new InputError(`unknown column '${c}' (columns: ${t.columns.join(', ')})`, flag);
     return j;
   };
-  const qi = need(q.query, 'query'), si = need(q.secretColumn, 'secretColumn'), gi = q.given ? need(q.given, 'given') : -1;
+  const qi = need(q.query, 'query'),
+    si = need(q.secretColumn, 'secretColumn'),
+    gi = q.given ? need(q.given, 'given') : -1;
   if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, 'query');
   const tally = new Tally();
   let dropped = 0;
@@ -98,7 +111,10 @@ export function textHistograms(t: TextTable, q: { query: string; secretColumn: s
     const x = r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi]);
     const s = secretText(r[si] === '?' ? null : r[si]);
     const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
-    if (!Number.isFinite(x) || s === null || g === null) { dropped++; continue; }
+    if (!Number.isFinite(x) || s === null || g === null) {
+      dropped++;
+      continue;
+    }
     tally.add(g, s, x, 1);
   }
   const secrets = tally.secrets(q.values, { column: q.secretColumn });
@@ -147,10 +163,23 @@ export class Tally {
         this.notes.push(`secret '${s}' is the table's value '${same[0]}'${o.column ? ` of '${o.column}'` : ''}`);
         continue;
       }
-      const why = same.length > 1 ? ` (${same.sort().map((t) => `'${t}'`).join(', ')} are distinct values with that number; name one)` : '';
-      throw new InputError(`secret '${s}' has no rows${why}${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`, flag);
+      const why =
+        same.length > 1
+          ? ` (${same
+              .sort()
+              .map((t) => `'${t}'`)
+              .join(', ')} are distinct values with that number; name one)`
+          : '';
+      throw new InputError(
+        `secret '${s}' has no rows${why}${o.column ? ` (values of '${o.column}': ${[...present].sort().slice(0, 20).join(', ')})` : ''}`,
+        flag,
+      );
     }
-    if (secrets.length < 2) throw new InputError(`needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`, o.column ? 'secretColumn' : 'secret');
+    if (secrets.length < 2)
+      throw new InputError(
+        `needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`,
+        o.column ? 'secretColumn' : 'secret',
+      );
     return secrets;
   }
 

@@ -63,7 +63,9 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, 'data');
     }
     const tally = new Tally();
-    let total = 0, dropped = 0, numeric = 0;
+    let total = 0,
+      dropped = 0,
+      numeric = 0;
     for (const r of rows) {
       const n = Number(r.n);
       total += n;

@@ -8,7 +8,10 @@ import { InputError } from '../errors.js';
  */
 export function checkPredicate(name: string, text: string): void {
   const bad = (why: string) => new InputError(`the predicate of '${name}' ${why}`, 'secret');
-  let depth = 0, semicolon = false, comment = false, closesEarly = false;
+  let depth = 0,
+    semicolon = false,
+    comment = false,
+    closesEarly = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "'" || c === '"') {

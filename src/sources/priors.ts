@@ -21,7 +21,10 @@ export function seededUniform(seed: number): () => number {
   const next32 = () => {
     const r = Math.imul(((Math.imul(s[1], 5) << 7) | (Math.imul(s[1], 5) >>> 25)) >>> 0, 9) >>> 0;
     const t = (s[1] << 9) >>> 0;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
     s[2] = (s[2] ^ t) >>> 0;
     s[3] = ((s[3] << 11) | (s[3] >>> 21)) >>> 0;
     return r;
@@ -37,22 +40,35 @@ export function binomial(n: number, p: number, u: () => number): number {
   const logPm = logGamma(n + 1) - logGamma(m + 1) - logGamma(n - m + 1) + m * Math.log(p) + (n - m) * Math.log1p(-p);
   const r = p / (1 - p);
   let target = u();
-  let lo = m, hi = m, pLo = Math.exp(logPm), pHi = pLo;
+  let lo = m,
+    hi = m,
+    pLo = Math.exp(logPm),
+    pHi = pLo;
   target -= pLo;
   if (target < 0) return m;
   for (;;) {
     const nextHi = hi < n ? (pHi * (n - hi) * r) / (hi + 1) : 0;
     const nextLo = lo > 0 ? (pLo * lo) / ((n - lo + 1) * r) : 0;
     if (nextHi === 0 && nextLo === 0) return m; // rounding left mass unassigned: mode
-    if (nextHi >= nextLo) { hi++; pHi = nextHi; target -= pHi; if (target < 0) return hi; }
-    else { lo--; pLo = nextLo; target -= pLo; if (target < 0) return lo; }
+    if (nextHi >= nextLo) {
+      hi++;
+      pHi = nextHi;
+      target -= pHi;
+      if (target < 0) return hi;
+    } else {
+      lo--;
+      pLo = nextLo;
+      target -= pLo;
+      if (target < 0) return lo;
+    }
   }
 }
 
 /** Standard normal (Box–Muller) and Gamma(shape, 1) (Marsaglia–Tsang; shape < 1 boosted). */
 function gamma(shape: number, u: () => number): number {
   if (shape < 1) return gamma(shape + 1, u) * u() ** (1 / shape);
-  const d = shape - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  const d = shape - 1 / 3,
+    c = 1 / Math.sqrt(9 * d);
   for (;;) {
     const z = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
     const v = (1 + c * z) ** 3;
@@ -86,7 +102,8 @@ function resample(h: Histogram, cls: PriorClass, u: () => number): { values: num
   if (cls.kind === 'bootstrap') {
     // Multinomial(n, p̂) as sequential binomials: the conditional of n resampled rows.
     const n = h.counts.reduce((a, b) => a + b, 0);
-    let left = n, mass = 1;
+    let left = n,
+      mass = 1;
     const counts = h.counts.map((c, i) => {
       if (i === h.counts.length - 1) return left;
       const p = c / n / mass;
@@ -122,7 +139,10 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
   // Bound the work before doing it: every prior is calibrated for every pair.
   const total = h.groups.size * (1 + (cls.draws ?? 0));
   if (total > MAX_PRIORS) {
-    throw new InputError(`would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`, 'prior');
+    throw new InputError(
+      `would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`,
+      'prior',
+    );
   }
   const u = seededUniform(cls.seed ?? 0);
   const priors: Prior[] = [];

@@ -31,7 +31,10 @@ function probabilitiesOf(conds: Record<string, { counts?: number[]; weights?: nu
   const given = entries.filter(([, c]) => c.probability !== undefined);
   if (given.length > 0 && given.length < entries.length) {
     const missing = entries.find(([, c]) => c.probability === undefined)![0];
-    throw new InputError('has "probability" on some secrets but not all; give it on every secret or none', `${path}${formatPath([missing]).replace(/^(?!\[)/, '.')}.probability`);
+    throw new InputError(
+      'has "probability" on some secrets but not all; give it on every secret or none',
+      `${path}${formatPath([missing]).replace(/^(?!\[)/, '.')}.probability`,
+    );
   }
   if (given.length) {
     if (!(given.reduce((a, [, c]) => a + c.probability!, 0) > 0)) throw new InputError('probabilities sum to zero', `${path}`);
@@ -51,7 +54,12 @@ export function parseAlpha(a: number | string, path = 'alpha'): number {
 }
 
 /** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */
-export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> & { guarantee?: 'renyi' | 'mi'; method?: string; contamination?: number; domain?: [number, number] };
+export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> & {
+  guarantee?: 'renyi' | 'mi';
+  method?: string;
+  contamination?: number;
+  domain?: [number, number];
+};
 
 /** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {

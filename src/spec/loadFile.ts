@@ -37,4 +37,3 @@ export function loadSpecFile(file: string): { scenario: Scenario; defaults: Spec
   }
   return parseSpecText(text, file);
 }
-

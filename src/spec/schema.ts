@@ -35,10 +35,17 @@ export const settingsEntries = {
   releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
   contamination: v.optional(v.pipe(finite(), v.minValue(0, 'must be in [0, 1]'), v.maxValue(1, 'must be in [0, 1]'))),
-  domain: v.optional(v.pipe(v.tuple([finite(), finite()]), v.check(([lo, hi]) => lo < hi, 'needs LO < HI'))),
+  domain: v.optional(
+    v.pipe(
+      v.tuple([finite(), finite()]),
+      v.check(([lo, hi]) => lo < hi, 'needs LO < HI'),
+    ),
+  ),
   /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
   cost: v.optional(v.picklist(['abs', 'sqrt'])),
-  eta: v.optional(v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) })),
+  eta: v.optional(
+    v.strictObject({ power: v.pipe(finite(), v.gtValue(0), v.maxValue(64, 'η(θ) = θ^(−power) needs power ≤ 64 (larger powers overflow every scale)')) }),
+  ),
 };
 
 /** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
@@ -66,13 +73,17 @@ export const workerSettingsSchema = v.object({
 export type Spec = v.InferOutput<typeof specSchema>;
 
 /** Validates `raw`: its typed value, or the first problem with its path (keys and indices) and message. */
-export function validate<S extends v.GenericSchema>(schema: S, raw: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; path: PropertyKey[]; message: string } {
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  raw: unknown,
+): { ok: true; value: v.InferOutput<S> } | { ok: false; path: PropertyKey[]; message: string } {
   const r = v.safeParse(schema, raw, { abortEarly: true });
   if (r.success) return { ok: true, value: r.output };
   const issue = r.issues[0];
   const path = (issue.path ?? []).map((p) => p.key as PropertyKey);
   // An unknown key is reported at its object, naming the key.
   const last = issue.path?.[issue.path.length - 1];
-  if (issue.type === 'strict_object' && last && last.origin === 'key') return { ok: false, path: path.slice(0, -1), message: `Unrecognized key: ${JSON.stringify(last.key)}` };
+  if (issue.type === 'strict_object' && last && last.origin === 'key')
+    return { ok: false, path: path.slice(0, -1), message: `Unrecognized key: ${JSON.stringify(last.key)}` };
   return { ok: false, path, message: issue.message };
 }

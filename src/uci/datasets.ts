@@ -44,7 +44,12 @@ export const DATASETS: readonly Dataset[] = [
       { path: 'heart-disease/heart-disease.names', sha256: 'ec7ed5aa4ed8321097808f47b836301c2a0c36f3bb09c40b8b43b622363e6b61' },
     ],
     remote: {
-      file: Object.fromEntries(['processed.cleveland.data', 'processed.hungarian.data', 'processed.switzerland.data', 'processed.va.data', 'heart-disease.names'].map((f) => [`heart-disease/${f}`, `heart-disease/${f}`])),
+      file: Object.fromEntries(
+        ['processed.cleveland.data', 'processed.hungarian.data', 'processed.switzerland.data', 'processed.va.data', 'heart-disease.names'].map((f) => [
+          `heart-disease/${f}`,
+          `heart-disease/${f}`,
+        ]),
+      ),
     },
   },
   {
@@ -145,4 +150,3 @@ export function availableDir(name: string, dirs: (string | undefined)[] = [proce
   for (const dir of dirs) if (dir && isComplete(d, dir)) return dir;
   return null;
 }
-

@@ -33,7 +33,10 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
     const cells = splitLine(line, def.separator);
     const q = Number(cells[qi]);
     const s = canonical(cells[si] ?? '') ?? '';
-    if (cells[qi] === '?' || cells[qi] === '' || !Number.isFinite(q) || s === '?' || s === '') { dropped++; continue; }
+    if (cells[qi] === '?' || cells[qi] === '' || !Number.isFinite(q) || s === '?' || s === '') {
+      dropped++;
+      continue;
+    }
     const t = tallies.get(s);
     if (t) t.set(q, (t.get(q) ?? 0) + 1);
   }

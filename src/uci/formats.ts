@@ -1,6 +1,22 @@
 import type { TableSource } from '../sources/table.js';
 
-const ADULT = ['age', 'workclass', 'fnlwgt', 'education', 'education-num', 'marital-status', 'occupation', 'relationship', 'race', 'sex', 'capital-gain', 'capital-loss', 'hours-per-week', 'native-country', 'income'];
+const ADULT = [
+  'age',
+  'workclass',
+  'fnlwgt',
+  'education',
+  'education-num',
+  'marital-status',
+  'occupation',
+  'relationship',
+  'race',
+  'sex',
+  'capital-gain',
+  'capital-loss',
+  'hours-per-week',
+  'native-country',
+  'income',
+];
 const HEART = ['age', 'sex', 'cp', 'trestbps', 'chol', 'fbs', 'restecg', 'thalach', 'exang', 'oldpeak', 'slope', 'ca', 'thal', 'num'];
 
 /**

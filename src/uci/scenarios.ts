@@ -1,4 +1,3 @@
-
 /**
  * The paper's three UCI experiments (arXiv 2605.05723 §3.3) and plain readers for the files
  * as UCI ships them. (Issue 4 moves table reading to DuckDB; these readers stay the
@@ -22,7 +21,23 @@ export const UCI_SCENARIOS: readonly UciScenarioDef[] = [
     title: 'adult: education-num by relationship (Husband vs Not-in-family)',
     file: 'adult/adult.data',
     separator: ',',
-    columns: ['age', 'workclass', 'fnlwgt', 'education', 'education-num', 'marital-status', 'occupation', 'relationship', 'race', 'sex', 'capital-gain', 'capital-loss', 'hours-per-week', 'native-country', 'income'],
+    columns: [
+      'age',
+      'workclass',
+      'fnlwgt',
+      'education',
+      'education-num',
+      'marital-status',
+      'occupation',
+      'relationship',
+      'race',
+      'sex',
+      'capital-gain',
+      'capital-loss',
+      'hours-per-week',
+      'native-country',
+      'income',
+    ],
     query: 'education-num',
     secretColumn: 'relationship',
     secrets: ['Husband', 'Not-in-family'],
@@ -47,4 +62,3 @@ export const UCI_SCENARIOS: readonly UciScenarioDef[] = [
     secrets: ['mother', 'father'],
   })),
 ];
-

@@ -22,7 +22,11 @@ const rules: RuleTable = {
     if (n > 1) return notApplicable('Corollary 1 covers one release; for several use coupled (c = |z|) or wasserstein-inf');
     return alpha === Infinity
       ? { rule: 'Corollary 1 (α = ∞)', condition: 'η(θ)·sup_π* c(x−x′) ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
-      : { rule: 'Corollary 1 (eq. 16)', condition: 'log E_π* exp(α·η(θ)·c(x−x′)) ≤ (α−1)ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) };
+      : {
+          rule: 'Corollary 1 (eq. 16)',
+          condition: 'log E_π* exp(α·η(θ)·c(x−x′)) ≤ (α−1)ε',
+          problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta),
+        };
   },
   pierquin: () => notApplicable('Cor. 3.1 covers Laplace and Gaussian noise only'),
   // N releases: the product density ratio is at most e^{N·η(θ)·sup c} (docs/math.md §9); N·sup c rounded up.
@@ -36,8 +40,16 @@ const rules: RuleTable = {
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
     if (alpha === Infinity) {
       return n === 1
-        ? { rule: 'coupled bound at α = ∞ (= Corollary 1)', condition: 'η(θ)·W∞ ≤ ε', problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta) }
-        : { rule: `coupled bound at α = ∞, ${n} releases`, condition: `${n}·η(θ)·W∞ ≤ ε`, problem: (pc) => songProblem(nextUp(n * maxCost(pc, cost)), epsilon, eta) };
+        ? {
+            rule: 'coupled bound at α = ∞ (= Corollary 1)',
+            condition: 'η(θ)·W∞ ≤ ε',
+            problem: (pc) => corollary1Problem(pc.coupling, alpha, epsilon, cost, eta),
+          }
+        : {
+            rule: `coupled bound at α = ∞, ${n} releases`,
+            condition: `${n}·η(θ)·W∞ ≤ ε`,
+            problem: (pc) => songProblem(nextUp(n * maxCost(pc, cost)), epsilon, eta),
+          };
     }
     return {
       rule: `coupled RDP bound (docs/math.md §4), c = |z|${n > 1 ? `, ${n} releases (§9)` : ''}`,
@@ -57,9 +69,10 @@ export const exponential: MechanismDef = {
   varianceFormula: 'Var(η(θ), c)',
   alphaRange: () => null,
   variance: (theta, { cost, eta }) => cost.variance(eta.at(theta)),
-  accountant: ({ cost, eta }) => cost === absCost
-    ? (theta) => ({ family: 'laplace', scale: 1 / eta.at(theta) })
-    : notApplicable('exact accounting covers c = |z| (Laplace-shaped noise) only'),
+  accountant: ({ cost, eta }) =>
+    cost === absCost
+      ? (theta) => ({ family: 'laplace', scale: 1 / eta.at(theta) })
+      : notApplicable('exact accounting covers c = |z| (Laplace-shaped noise) only'),
   // Derived parameters are rounded towards more noise: b = 1/η up, the rate η down.
   sampler: (theta, { cost, eta }) => {
     const e = eta.at(theta);

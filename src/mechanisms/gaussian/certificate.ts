@@ -33,11 +33,14 @@ export function gaussianPanelError(a: readonly number[], sigma: number, h: numbe
   const Lam = (k: number, j: number, z: number) => at(k, j).ld + (z * z) / (2 * s2);
   const sumAbs = a.reduce((s, x) => s + Math.abs(x), 0);
   const realSup = (A: number, jm: number, jp: number) => {
-    let C0 = 0, C1 = 0, mag = 1;
+    let C0 = 0,
+      C1 = 0,
+      mag = 1;
     for (let k = 0; k < a.length; k++) {
       if (a[k] === 0) continue;
       if (a[k] > 0) {
-        const lm = Lam(k, jm, -A), lp = Lam(k, jp, A);
+        const lm = Lam(k, jm, -A),
+          lp = Lam(k, jp, A);
         C0 += (a[k] * (lm + lp)) / 2;
         C1 += (a[k] * (lp - lm)) / (2 * A);
         mag += Math.abs(a[k]) * (Math.abs(lm) + Math.abs(lp));
@@ -55,22 +58,31 @@ export function gaussianPanelError(a: readonly number[], sigma: number, h: numbe
   for (let i = 0; i < n; i++) {
     const rho = GAUSSIAN_RHOS[i];
     const { A, B } = ellipse(h, rho);
-    const jm = n - 1 - i, jp = centre + 2 + i;
+    const jm = n - 1 - i,
+      jp = centre + 2 + i;
     let logM = realSup(A, jm, jp) + (B * B) / (2 * s2);
     for (let k = 0; k < a.length && logM < Infinity; k++) {
       if (entirePower(a[k]) || a[k] === 0) continue;
       const c = at(k, centre);
       let logS = -Infinity;
-      for (const [j, z] of [[jm, -A], [jp, A]] as const) {
+      for (const [j, z] of [
+        [jm, -A],
+        [jp, A],
+      ] as const) {
         const g = at(k, j);
         const delta = z - c.m1; // (c + z) − r
         // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
-        const E = (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) + 1e-9 * (g.m2 + delta * delta + s2);
+        const E =
+          (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) +
+          1e-9 * (g.m2 + delta * delta + s2);
         logS = Math.max(logS, Lam(k, j, z) + Math.log(E));
       }
       const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);
       const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
-      if (!(w > 1e-9)) { logM = Infinity; break; } // m_k may vanish on the ellipse
+      if (!(w > 1e-9)) {
+        logM = Infinity;
+        break;
+      } // m_k may vanish on the ellipse
       if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);
     }
     if (logM < Infinity) best = Math.min(best, logBernstein(logM, h, rho));

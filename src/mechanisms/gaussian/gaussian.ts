@@ -9,11 +9,23 @@ import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.j
 
 /** Gaussian noise N(0, σ²) (paper §2.2, Theorem 2): finite α > 1 only. */
 const rules: RuleTable = {
-  theorem: ({ alpha, epsilon }) => ({ rule: 'Theorem 2 (eq. 18)', condition: 'log E_π* exp(α(α−1)(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) }),
-  pierquin: ({ alpha, epsilon }) => ({ rule: 'Pierquin et al. 2024, Cor. 3.1 (Gaussian)', condition: 'σ ≥ W∞·√(α/(2ε))', problem: (pc) => pierquinGaussianProblem(wInf(pc.coupling), alpha, epsilon) }),
+  theorem: ({ alpha, epsilon }) => ({
+    rule: 'Theorem 2 (eq. 18)',
+    condition: 'log E_π* exp(α(α−1)(x−x′)²/(2σ²)) ≤ (α−1)ε',
+    problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon),
+  }),
+  pierquin: ({ alpha, epsilon }) => ({
+    rule: 'Pierquin et al. 2024, Cor. 3.1 (Gaussian)',
+    condition: 'σ ≥ W∞·√(α/(2ε))',
+    problem: (pc) => pierquinGaussianProblem(wInf(pc.coupling), alpha, epsilon),
+  }),
   'wasserstein-inf': () => notApplicable('the W∞ mechanism is a Laplace (ε-Pufferfish) mechanism; use pierquin for a W∞-based Gaussian baseline'),
   // The coupled bound's inner term for Gaussian noise is α(x−x′)²/(2σ²): it *is* Theorem 2.
-  coupled: ({ alpha, epsilon }) => ({ rule: 'coupled RDP bound (docs/math.md §4) = Theorem 2 for Gaussian noise', condition: 'log E_π* exp((α−1)·α(x−x′)²/(2σ²)) ≤ (α−1)ε', problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon) }),
+  coupled: ({ alpha, epsilon }) => ({
+    rule: 'coupled RDP bound (docs/math.md §4) = Theorem 2 for Gaussian noise',
+    condition: 'log E_π* exp((α−1)·α(x−x′)²/(2σ²)) ≤ (α−1)ε',
+    problem: (pc) => theorem2Problem(pc.coupling, alpha, epsilon),
+  }),
   exact: exactRule,
 };
 
@@ -24,9 +36,12 @@ export const gaussian: MechanismDef = {
   symbol: 'σ',
   theoremLabel: 'Theorem 2',
   varianceFormula: 'σ²',
-  alphaRange: (alpha) => alpha === Infinity
-    ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'
-    : alpha < 1 ? 'Gaussian calibration (Theorem 2) needs α > 1' : null,
+  alphaRange: (alpha) =>
+    alpha === Infinity
+      ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'
+      : alpha < 1
+        ? 'Gaussian calibration (Theorem 2) needs α > 1'
+        : null,
   variance: (sigma) => sigma * sigma,
   accountant: () => (sigma) => ({ family: 'gaussian', scale: sigma }),
   sampler: (sigma) => gaussianNoise(sigma),

@@ -18,17 +18,25 @@ const GAUSS_WINDOW_NATS = 40;
  */
 export function gaussianMoments(m: Mixture, sigma: number, ys: Float64Array, moments = true): BoundedLogDensity & { m1: Float64Array; m2: Float64Array } {
   const K = m.x.length;
-  let wMax = -Infinity, wMin = Infinity;
-  for (const lw of m.logw) { if (lw > wMax) wMax = lw; if (lw < wMin) wMin = lw; }
+  let wMax = -Infinity,
+    wMin = Infinity;
+  for (const lw of m.logw) {
+    if (lw > wMax) wMax = lw;
+    if (lw < wMin) wMin = lw;
+  }
   const T = GAUSS_WINDOW_NATS + (wMax - wMin);
   const n = ys.length;
-  const ld = new Float64Array(n), err = new Float64Array(n), lip = new Float64Array(n);
-  const m1 = new Float64Array(moments ? n : 0), m2 = new Float64Array(moments ? n : 0);
+  const ld = new Float64Array(n),
+    err = new Float64Array(n),
+    lip = new Float64Array(n);
+  const m1 = new Float64Array(moments ? n : 0),
+    m2 = new Float64Array(moments ? n : 0);
   const norm = Math.log(sigma) + LOG_SQRT_2PI;
   const inv = 1 / (2 * sigma * sigma);
   const dropped = Math.log1p(K * Math.exp(-GAUSS_WINDOW_NATS));
   let next = 0; // first atom ≥ y
-  let lo = 0, hi = 0; // window [lo, hi)
+  let lo = 0,
+    hi = 0; // window [lo, hi)
   for (let i = 0; i < n; i++) {
     const y = ys[i];
     while (next < K && m.x[next] < y) next++;
@@ -39,13 +47,19 @@ export function gaussianMoments(m: Mixture, sigma: number, ys: Float64Array, mom
     while (hi < K && m.x[hi] <= y + R) hi++;
     // Shift by lw_max − d²/2σ² ≥ every kept exponent (d is the nearest distance): one pass, no overflow.
     const shift = wMax - d * d * inv;
-    let s0 = 0, s1 = 0, s2 = 0, mag = 0;
+    let s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      mag = 0;
     for (let k = lo; k < hi; k++) {
       const z = m.x[k] - y;
       const e = m.logw[k] - z * z * inv - shift;
       const t = Math.exp(e);
       s0 += t;
-      if (moments) { s1 += t * z; s2 += t * z * z; }
+      if (moments) {
+        s1 += t * z;
+        s2 += t * z * z;
+      }
       if (-e > mag) mag = -e;
     }
     ld[i] = shift + Math.log(s0) - norm;
@@ -53,7 +67,10 @@ export function gaussianMoments(m: Mixture, sigma: number, ys: Float64Array, mom
     err[i] = dropped + 8 * U * (hi - lo + 4 + mag + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm));
     lip[i] = (R + sigma) / (sigma * sigma);
     // Dropped terms add at most K·e^{-40}·R² to the second moment (e^{-u}u decreases past u = 1).
-    if (moments) { m1[i] = s1 / s0; m2[i] = (s2 / s0) * (1 + 1e-12) + (K * Math.exp(-GAUSS_WINDOW_NATS) + 1e-12) * 4 * R * R; }
+    if (moments) {
+      m1[i] = s1 / s0;
+      m2[i] = (s2 / s0) * (1 + 1e-12) + (K * Math.exp(-GAUSS_WINDOW_NATS) + 1e-12) * 4 * R * R;
+    }
   }
   return { ld, err, lip, m1, m2 };
 }
@@ -74,19 +91,26 @@ function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], pla
   const per = offs.length;
   const ys = new Float64Array(n * per);
   for (let i = 0; i < n; i++) {
-    const c = (a[i] + b[i]) / 2, h = (b[i] - a[i]) / 2;
+    const c = (a[i] + b[i]) / 2,
+      h = (b[i] - a[i]) / 2;
     for (let j = 0; j < per; j++) ys[i * per + j] = c + offs[j] * h;
   }
   const order = argsort(ys);
   const sorted = Float64Array.from(order, (k) => ys[k]);
   const mom = f.mixtures.map((m) => {
     const r = gaussianMoments(m, s, sorted, true);
-    if (plain) { // the oracle path still certifies with the windowed moments, checked against the plain densities
+    if (plain) {
+      // the oracle path still certifies with the windowed moments, checked against the plain densities
       const exact = plainLogDensity(gaussianKernel, m, s, sorted);
       for (let i = 0; i < sorted.length; i++) r.err[i] = Math.max(r.err[i], Math.abs(exact[i] - r.ld[i]));
     }
     const back = { ld: new Float64Array(ys.length), m1: new Float64Array(ys.length), m2: new Float64Array(ys.length), err: new Float64Array(ys.length) };
-    order.forEach((k, i) => { back.ld[k] = r.ld[i]; back.m1[k] = r.m1[i]; back.m2[k] = r.m2[i]; back.err[k] = r.err[i]; });
+    order.forEach((k, i) => {
+      back.ld[k] = r.ld[i];
+      back.m1[k] = r.m1[i];
+      back.m2[k] = r.m2[i];
+      back.err[k] = r.err[i];
+    });
     return back;
   });
   for (let i = 0; i < n; i++) {
@@ -115,7 +139,8 @@ function domain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNats }: DomainInp
   const shiftL = f.tail.mode === 'shifted' ? f.tail.shiftL : f.tail.logC;
   const shiftR = f.tail.mode === 'shifted' ? f.tail.shiftR : f.tail.logC;
   const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
-  const cutL = Math.min(z0, muL) - zstar * s, cutR = Math.max(zN, muR) + zstar * s;
+  const cutL = Math.min(z0, muL) - zstar * s,
+    cutR = Math.max(zN, muR) + zstar * s;
   // An interval lying wholly in a tail keeps zstar·σ of itself (the integrand peaks at its near end).
   const lo = Math.max(LO, Math.min(cutL, HI - zstar * s));
   const hi = Math.min(HI, Math.max(cutR, LO + zstar * s));

@@ -19,7 +19,8 @@ const LAPLACE_RHOS = [1.2, 1.5, 2, 3, 4.5, 7, 12, 25, 60, 200];
  */
 export function laplacePanelError(a: readonly number[], L: readonly number[], R: readonly number[], b: number, h: number): number {
   const K = a.length - 1;
-  let mag = 1, sumAbs = 0;
+  let mag = 1,
+    sumAbs = 0;
   for (let k = 0; k <= K; k++) {
     sumAbs += Math.abs(a[k]);
     mag += Math.abs(a[k]) * ((Number.isFinite(L[k]) ? Math.abs(L[k]) : 0) + (Number.isFinite(R[k]) ? Math.abs(R[k]) : 0));
@@ -27,11 +28,13 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
   // Rounding of the few dozen operations below: 1e-12 of the magnitudes they combine.
   const margin = (A: number) => 1e-12 * (mag + (sumAbs * 2 * A) / b);
   const realSup = (A: number) => {
-    const kl = logAdd(L[K] + A / b, R[K] - A / b), kr = logAdd(L[K] - A / b, R[K] + A / b);
+    const kl = logAdd(L[K] + A / b, R[K] - A / b),
+      kr = logAdd(L[K] - A / b, R[K] + A / b);
     let v = Math.max(kl, kr);
     for (let k = 0; k < K; k++) {
       if (a[k] === 0) continue;
-      const l = logAdd(L[k] + A / b, R[k] - A / b) - kl, r = logAdd(L[k] - A / b, R[k] + A / b) - kr;
+      const l = logAdd(L[k] + A / b, R[k] - A / b) - kl,
+        r = logAdd(L[k] - A / b, R[k] + A / b) - kr;
       v += Math.max(a[k] * l, a[k] * r);
     }
     return v;
@@ -44,9 +47,11 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
     for (let k = 0; k <= K; k++) {
       if (entirePower(a[k])) continue;
       // |log r| at the r nearest 1 over s ∈ [−A, A]; r = 0 (one half empty) gives c = 0.
-      const l0 = R[k] - L[k] - (2 * A) / b, l1 = R[k] - L[k] + (2 * A) / b;
+      const l0 = R[k] - L[k] - (2 * A) / b,
+        l1 = R[k] - L[k] + (2 * A) / b;
       const dist = l0 > 0 ? l0 : l1 < 0 ? -l1 : 0;
-      const r = Math.exp(-dist), oneMinus = -Math.expm1(-dist);
+      const r = Math.exp(-dist),
+        oneMinus = -Math.expm1(-dist);
       const D = oneMinus * oneMinus + 4 * r * cos2;
       // A zero of m_k on (or within rounding of) the ellipse: no analytic branch of m_k^{a_k}.
       if (!(D > 1e-12)) return Infinity;

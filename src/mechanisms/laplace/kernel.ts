@@ -17,7 +17,8 @@ export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Floa
   const A = new Float64Array(K);
   const C = new Float64Array(K);
   A[0] = m.logw[0];
-  let ea = 0, ec = 0;
+  let ea = 0,
+    ec = 0;
   for (let j = 1; j < K; j++) {
     const d = (m.x[j] - m.x[j - 1]) / b;
     A[j] = logAddExp(A[j - 1] - d, m.logw[j]);
@@ -52,13 +53,16 @@ function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSweeps> {
 export function laplaceHalves(m: Mixture, b: number, ys: Float64Array): { L: Float64Array; R: Float64Array; err: Float64Array } {
   const { A, C, err: sweepErr } = cachedSweeps(m, b);
   const K = m.x.length;
-  const L = new Float64Array(ys.length), R = new Float64Array(ys.length), err = new Float64Array(ys.length);
+  const L = new Float64Array(ys.length),
+    R = new Float64Array(ys.length),
+    err = new Float64Array(ys.length);
   const norm = Math.log(2 * b);
   let j = -1; // last atom ≤ y
   for (let i = 0; i < ys.length; i++) {
     const y = ys[i];
     while (j + 1 < K && m.x[j + 1] <= y) j++;
-    const dl = j >= 0 ? (y - m.x[j]) / b : 0, dr = j + 1 < K ? (m.x[j + 1] - y) / b : 0;
+    const dl = j >= 0 ? (y - m.x[j]) / b : 0,
+      dr = j + 1 < K ? (m.x[j + 1] - y) / b : 0;
     L[i] = j >= 0 ? A[j] - dl - norm : -Infinity;
     R[i] = j + 1 < K ? C[j + 1] - dr - norm : -Infinity;
     const mag = (j >= 0 ? Math.abs(A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(C[j + 1]) + 2 * dr : 0);
@@ -87,7 +91,8 @@ function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[]): Fl
   const cs = Float64Array.from(a, (x, i) => (x + b[i]) / 2);
   const halves = f.mixtures.map((m) => laplaceHalves(m, s, cs));
   for (let i = 0; i < n; i++) {
-    const L = halves.map((hv) => hv.L[i]), R = halves.map((hv) => hv.R[i]);
+    const L = halves.map((hv) => hv.L[i]),
+      R = halves.map((hv) => hv.R[i]);
     let e = 0;
     for (const hv of halves) e = Math.max(e, hv.err[i]);
     // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.

@@ -23,25 +23,45 @@ const rules: RuleTable = {
       return {
         rule: 'Proposition 1',
         condition: 'E_π* exp(−α|x−x′|/b) ≥ e^{(α−1)ε}',
-        problem: (pc) => proposition1Problem(pc.coupling, alpha, epsilon) ?? { zero: 'π* keeps mass ≥ e^{(α−1)ε} in place, so Proposition 1 holds for every b > 0 and for the data itself' },
+        problem: (pc) =>
+          proposition1Problem(pc.coupling, alpha, epsilon) ?? {
+            zero: 'π* keeps mass ≥ e^{(α−1)ε} in place, so Proposition 1 holds for every b > 0 and for the data itself',
+          },
       };
     }
     // N releases: Theorem 1's condition at b/N implies the coupled N-fold one (docs/math.md §9).
-    const atBoverN = (p: ScaleProblem) => (n === 1 ? p : atSingleScale(p, (b) => divideDown(b, n), (b) => b * n));
+    const atBoverN = (p: ScaleProblem) =>
+      n === 1
+        ? p
+        : atSingleScale(
+            p,
+            (b) => divideDown(b, n),
+            (b) => b * n,
+          );
     const many = n > 1 ? ` for ${n} releases (at b/${n}, docs/math.md §9)` : '';
-    if (alpha === Infinity) return { rule: `Remark 1 (α = ∞)${many}`, condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε', problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)) };
-    return { rule: `Theorem 1 (eq. 7)${many}`, condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`, problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)) };
+    if (alpha === Infinity)
+      return {
+        rule: `Remark 1 (α = ∞)${many}`,
+        condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
+        problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
+      };
+    return {
+      rule: `Theorem 1 (eq. 7)${many}`,
+      condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`,
+      problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
+    };
   },
-  pierquin: ({ alpha, epsilon, releases: n }) => alpha < 1
-    ? notApplicable('Cor. 3.1 (Mironov’s Laplace RDP) is for α > 1')
-    : {
-        rule: `Pierquin et al. 2024, Cor. 3.1 (Laplace)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
-        condition: n > 1 ? `${n}·R_α(W∞/b) ≤ ε` : 'R_α(W∞/b) ≤ ε',
-        problem: (pc) => {
-          const p = pierquinLaplaceProblem(wInf(pc.coupling), alpha, epsilon);
-          return n === 1 ? p : timesReleases(p, n);
+  pierquin: ({ alpha, epsilon, releases: n }) =>
+    alpha < 1
+      ? notApplicable('Cor. 3.1 (Mironov’s Laplace RDP) is for α > 1')
+      : {
+          rule: `Pierquin et al. 2024, Cor. 3.1 (Laplace)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
+          condition: n > 1 ? `${n}·R_α(W∞/b) ≤ ε` : 'R_α(W∞/b) ≤ ε',
+          problem: (pc) => {
+            const p = pierquinLaplaceProblem(wInf(pc.coupling), alpha, epsilon);
+            return n === 1 ? p : timesReleases(p, n);
+          },
         },
-      },
   'wasserstein-inf': ({ epsilon, releases: n }) => ({
     rule: `Song et al. 2017 (W∞ mechanism)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
     condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
@@ -51,7 +71,11 @@ const rules: RuleTable = {
   coupled: ({ alpha, epsilon, releases: n }) => {
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
     if (alpha === Infinity) {
-      return { rule: `coupled bound at α = ∞ (= Remark 1)${n > 1 ? `, ${n} releases` : ''}`, condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε', problem: (pc) => (n === 1 ? theorem1Problem(pc.coupling, alpha, epsilon) : songProblem(nextUp(n * wInf(pc.coupling)), epsilon, rate)) };
+      return {
+        rule: `coupled bound at α = ∞ (= Remark 1)${n > 1 ? `, ${n} releases` : ''}`,
+        condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
+        problem: (pc) => (n === 1 ? theorem1Problem(pc.coupling, alpha, epsilon) : songProblem(nextUp(n * wInf(pc.coupling)), epsilon, rate)),
+      };
     }
     return {
       rule: `coupled RDP bound (docs/math.md §4)${n > 1 ? `, ${n} releases (§9)` : ''}`,

@@ -17,13 +17,21 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
   };
   // Names first (types from the whole file), then the text columns that exist read as text.
   const names = new Set((await describe(duckRelation(s))).map((r) => String(r.column_name)));
-  const relation = duckRelation(s, textColumns.filter((c) => names.has(c)), typedColumnsMatter);
+  const relation = duckRelation(
+    s,
+    textColumns.filter((c) => names.has(c)),
+    typedColumnsMatter,
+  );
   return {
     relation,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
     async columns() {
       const rows = await describe(relation);
-      return rows.map((r) => ({ name: String(r.column_name), type: String(r.column_type), numeric: /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL.*|REAL)$/i.test(String(r.column_type)) }));
+      return rows.map((r) => ({
+        name: String(r.column_name),
+        type: String(r.column_type),
+        numeric: /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL.*|REAL)$/i.test(String(r.column_type)),
+      }));
     },
     async check(predicate) {
       await run(`EXPLAIN SELECT 1 FROM ${relation} WHERE (${predicate})`);

@@ -9,4 +9,8 @@ export interface Engine {
 }
 
 /** A driver's error, first line, without its class prefix (never the connection string). */
-export const short = (msg: string) => msg.split('\n')[0].replace(/^[A-Za-z ]*Error: /, '').slice(0, 200);
+export const short = (msg: string) =>
+  msg
+    .split('\n')[0]
+    .replace(/^[A-Za-z ]*Error: /, '')
+    .slice(0, 200);
