@@ -113,6 +113,11 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#released')).toMatch(/^Warning: no noise needed for this prior class, so the release would be the raw value/);
     await page.click('#release-raw');
     await page.waitForFunction(() => /^13\n\(no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
+    // An empty value is refused by name, not released as 0.
+    await page.fill('#value', '');
+    await page.click('#release');
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#message')).toBe('error: value: enter the value to privatize (a finite number)');
 
     const origin = new URL(url).origin;
     expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith('blob:') && !r.startsWith('data:'))).toEqual([]);

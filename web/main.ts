@@ -107,7 +107,9 @@ const requestRelease = (allowNoNoise: boolean) => {
     mechanism: $<HTMLSelectElement>('audit-mechanism').value,
     alpha: p.alpha,
     epsilon: p.epsilon,
-    value: Number($<HTMLInputElement>('value').value),
+    // An empty field is no value (Number('') would be 0): the worker refuses it by name.
+    value: $<HTMLInputElement>('value').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('value').value),
+    methods: p.methods,
     count: Number($<HTMLInputElement>('count').value),
     allowNoNoise,
   });

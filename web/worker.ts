@@ -147,12 +147,21 @@ self.onmessage = async (e: MessageEvent) => {
       const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [m.alpha], epsilon: m.epsilon, delta: 1e-6 });
       post({ type: 'audit', rows });
     } else if (m.type === 'release') {
-      checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, value: m.value, count: m.count });
+      if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
+      checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, value: m.value, count: m.count, methods: m.methods });
       if (!scenario) throw new InputError('calibrate first', 'form');
       let r: ReturnType<typeof release>;
       try {
         // The raw value only after the page has shown why and the user confirmed.
-        r = release(scenario, { mechanism: m.mechanism, method: 'best', alpha: m.alpha, epsilon: m.epsilon }, m.value, {
+        // The method the results recommend: the smallest scale among the methods chosen (else best).
+        const sc = scenario;
+        const base = { mechanism: m.mechanism as Mechanism, alpha: m.alpha as number, epsilon: m.epsilon as number };
+        const ok = applicableMethods({ ...base, method: 'best' });
+        const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
+        const method = chosen.length
+          ? chosen.map((k) => ({ k, s: calibrate(sc, { ...base, method: k }).scale })).reduce((x, y) => (y.s < x.s ? y : x)).k
+          : 'best';
+        r = release(scenario, { mechanism: m.mechanism, method, alpha: m.alpha, epsilon: m.epsilon }, m.value, {
           count: m.count,
           allowNoNoise: m.allowNoNoise === true,
         });
