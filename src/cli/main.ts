@@ -3,33 +3,36 @@ import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT } from './exitCode.js';
 import { InputError } from '../errors.js';
 import { FIELD_FLAGS } from './flags.js';
-import { accountCommand } from './accountCommand.js';
-import { auditCommand } from './auditCommand.js';
-import { calibrateCommand } from './calibrateCommand.js';
-import { datasetsCommand } from './datasetsCommand.js';
-import { releaseCommand } from './releaseCommand.js';
-import { reproduceCommand } from './reproduceCommand.js';
-import { serveCommand } from './serve.js';
+type Register = (program: Command) => void;
 
-export function buildProgram(): Command {
+/** Each command's module, loaded only when that command runs (help and unknown commands load all). */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  calibrate: async () => (await import('./calibrateCommand.js')).calibrateCommand,
+  audit: async () => (await import('./auditCommand.js')).auditCommand,
+  account: async () => (await import('./accountCommand.js')).accountCommand,
+  release: async () => (await import('./releaseCommand.js')).releaseCommand,
+  reproduce: async () => (await import('./reproduceCommand.js')).reproduceCommand,
+  datasets: async () => (await import('./datasetsCommand.js')).datasetsCommand,
+  serve: async () => (await import('./serve.js')).serveCommand,
+};
+/** Commands registered by another command's module. */
+const HOME: Record<string, string> = { scenarios: 'datasets' };
+
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command('pufferfish')
     .description(
       'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +
         'by the α-Wasserstein mechanisms of Ding, Yang, Zhang (arXiv 2605.05723) and their W∞ baselines.',
     )
     .version('0.1.0');
-  calibrateCommand(program);
-  auditCommand(program);
-  accountCommand(program);
-  releaseCommand(program);
-  reproduceCommand(program);
-  datasetsCommand(program);
-  serveCommand(program);
+  const name = command && (HOME[command] ?? command);
+  const wanted = name && Object.hasOwn(COMMANDS, name) ? [name] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(wanted.map((k) => COMMANDS[k]()))) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv[2]);
   program.exitOverride();
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const c of all(program)) c.exitOverride();
