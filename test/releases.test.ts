@@ -202,3 +202,20 @@ describe('progress', () => {
     expect(tty.stdout).toMatch(/calibrate: done in \d+\.\d s/);
   });
 });
+
+describe('mutual information of repeated releases', () => {
+  it('Gaussian: N releases are one at σ/√N (mi-exact and mi-variance); Laplace is refused naming why', async () => {
+    const { calibrateMI } = await import('../src/mi/calibrateMI.js');
+    const heart = builtinScenario('heart');
+    for (const method of ['mi-exact', 'mi-variance'] as const) {
+      const one = calibrateMI(heart, { mechanism: 'gaussian', method, epsilon: 0.001 }).scale;
+      const four = calibrateMI(heart, { mechanism: 'gaussian', method, epsilon: 0.001, releases: 4 });
+      expect(four.releases).toBe(4);
+      expect(four.scale).toBeGreaterThanOrEqual(2 * one * (1 - 1e-12));
+      expect(four.scale / (2 * one)).toBeLessThan(1 + 1e-9);
+    }
+    expect(() => calibrateMI(heart, { mechanism: 'laplace', method: 'best', epsilon: 0.001, releases: 2 })).toThrow(
+      /^releases: mutual information of 2 releases is accounted for Gaussian noise only/,
+    );
+  });
+});

@@ -15,7 +15,7 @@ export type Guarantee =
   /** The same for outputs redrawn until they land in `interval` (docs/math.md §5). */
   | { kind: 'truncated-renyi'; alpha: number; epsilon: number; interval: [number, number] }
   /** I(Y; S) ≤ ε nats under every prior (docs/math.md §7). */
-  | { kind: 'mi'; epsilon: number }
+  | { kind: 'mi'; epsilon: number; releases?: number }
   /** (ε, δ)-Pufferfish through the best Rényi order of `alphas` (sharper conversion). */
   | { kind: 'epsilon-delta'; epsilon: number; delta: number; alphas?: readonly number[] };
 
@@ -72,7 +72,7 @@ export function calibrateFor(
     case 'epsilon-delta':
       return calibrateEpsDelta(scenario, { mechanism, cost, eta, method: methodFor(noise.method, METHODS, 'best') }, g.epsilon, g.delta, g.alphas);
     case 'mi':
-      return calibrateMI(scenario, { mechanism, epsilon: g.epsilon, method: methodFor(noise.method, MI_METHODS, 'best') });
+      return calibrateMI(scenario, { mechanism, epsilon: g.epsilon, releases: g.releases, method: methodFor(noise.method, MI_METHODS, 'best') });
     default: {
       const unknown: never = g;
       throw new InputError(`unknown guarantee ${JSON.stringify(unknown)}`, 'guarantee');

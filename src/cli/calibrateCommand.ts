@@ -8,7 +8,7 @@ import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
-import { loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseReleases, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -106,10 +106,11 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     ? parseNames(o.method, 'method', MI_METHODS)
     : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const results = methods.flatMap((method) =>
     epsilons.map((epsilon) => {
       try {
-        return calibrateMI(scenario, { mechanism, method, epsilon });
+        return calibrateMI(scenario, { mechanism, method, epsilon, releases });
       } catch (e) {
         throw asFlagError(e);
       }

@@ -1,6 +1,7 @@
 import type { Mechanism } from '../calibrate/calibrate.js';
 import { bestOf, solveUnits, type Unit } from '../calibrate/driver.js';
 import { bracketBelow } from '../numerics/bracket.js';
+import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { secretProbabilities, type Prior, type Scenario } from '../calibrate/scenario.js';
@@ -17,6 +18,8 @@ export interface MiSettings {
   method: MiMethod;
   /** Budget in nats: I(Y; S) ≤ ε for every prior (and public value). */
   epsilon: number;
+  /** Releases of the same value, together (Gaussian only: the mean is sufficient; docs/math.md §9). */
+  releases?: number;
 }
 
 /** Mean, variance and mean absolute deviation of X under a prior (secrets weighted by π). */
@@ -79,6 +82,8 @@ export interface MiCalibrationResult {
   check: Evaluation | null;
   /** Each prior's own scale; `zeroReason` when it needs no noise. */
   priors: { prior: string; scale: number; zeroReason?: string }[];
+  /** Releases of the same value the scale covers together (present when > 1). */
+  releases?: number;
 }
 
 const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε for the data itself (data processing)`;
@@ -95,6 +100,23 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
   const miBound = def.mi;
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
   const noise = def.accountant(noiseOptions({}));
+  const n = st.releases ?? 1;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(st.releases)}`, 'releases');
+  const sufficient = def.sufficientScale;
+  if (n > 1 && !sufficient)
+    throw new InputError(
+      `mutual information of ${n} releases is accounted for Gaussian noise only (its mean is sufficient); ${st.mechanism} releases would need a ${n}-dimensional integral`,
+      'releases',
+    );
+  // N releases are one release at the sufficient scale (docs/math.md §9): every condition is read there.
+  const perRelease = (p: ScaleProblem): ScaleProblem =>
+    n > 1 && sufficient
+      ? atSingleScale(
+          p,
+          (x) => sufficient.toSingle(x, n),
+          (x) => sufficient.fromSingle(x, n),
+        )
+      : p;
   if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
   if (!(MI_METHODS as readonly string[]).includes(st.method))
     throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
@@ -111,7 +133,8 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     };
   }
   const units: Unit<Prior>[] = scenario.priors.map((prior) => {
-    const bound = varianceProblem(prior, miBound, st.epsilon);
+    const single = varianceProblem(prior, miBound, st.epsilon);
+    const bound = single && perRelease(single);
     if (!bound) return { label: prior, problem: { zero: 'X is constant under this prior' } };
     const data = discreteMutualInformation(prior);
     const dataOk = data.value + data.error <= st.epsilon;
@@ -120,7 +143,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     if (st.method === 'mi-variance') return { label: prior, problem: bound };
     if (dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     const vs = smallestFeasibleScale(bound).scale;
-    const ev = (s: number) => exactEvaluation(prior, noise, s, st.epsilon);
+    const ev = (s: number) => exactEvaluation(prior, noise, n > 1 && sufficient ? sufficient.toSingle(s, n) : s, st.epsilon);
     if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
     return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
   });
@@ -139,13 +162,15 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     rule,
     binding: sol.scale > 0 ? { prior: top.name, secrets } : null,
     explanation:
-      sol.scale > 0
+      (n > 1 ? `For ${n} releases of the same value, together (one release at σ/√${n}, docs/math.md §9): ` : '') +
+      (sol.scale > 0
         ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${units.length} prior(s); bound by prior '${top.name}'.`
         : `No noise needed: ${sol.units
             .map((u) => `${u.zeroReason} (prior '${u.label.name}')`)
             .slice(0, 3)
-            .join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`,
+            .join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`),
     check: sol.check,
     priors: sol.units.map((u) => ({ prior: u.label.name, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) })),
+    ...(n > 1 ? { releases: n } : {}),
   };
 }
