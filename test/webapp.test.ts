@@ -130,7 +130,8 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.selectOption('#builtin', 'heart');
     await page.fill('#alpha', '1');
     await page.click('#run');
-    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '');
+    // Under a loaded machine the worker (Vega and the core) can take a while to start, as in the first test.
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
     const cliWording = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--alpha', '1'], { encoding: 'utf8' })
       .stderr.trim()
       .replace(/^error: --alpha: /, '');
@@ -145,7 +146,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#run');
     // W∞ does not apply to Gaussian noise: nothing to show, and no crash
     await page.waitForFunction(() => document.querySelectorAll('#table tbody tr').length === 0);
-  }, 60_000);
+  }, 120_000);
 
   it('renders hostile values from a table as literal text: no element injected, no navigation', async () => {
     const hostile = ['<img src=x onerror=alert(1)>', '<style>td{color:red}</style>', '<meta http-equiv=refresh content="0;url=http://example.invalid/">'];

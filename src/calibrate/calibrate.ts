@@ -138,10 +138,10 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
   const n = settings.releases ?? 1;
   const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
   if (settings.contamination) checkContamination(settings.contamination, scenario);
-  const def0 = mechanismDef(settings.mechanism);
+  const def = mechanismDef(settings.mechanism);
   // What an adversary moving mass across the domain can add: the noise's divergence between its ends, times N releases.
   const point = (s: number) => {
-    const r = def0.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
+    const r = def.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
   const units = pairCouplings(scenario).map((pc) => ({
@@ -154,7 +154,6 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
   const scale = sol.scale;
   const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
-  const def = mechanismDef(settings.mechanism);
   const parameter = def.parameter;
   const binding = scale > 0 ? sol.top.label : null;
   const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';

@@ -1,25 +1,23 @@
-import type { Progress } from '../calibrate/driver.js';
-
 /**
  * A progress bar on stderr for work that may run for seconds: shown only on a terminal, never with
  * --json, and only once the work has run for a second (quick runs print nothing); when shown, a
  * final line gives the elapsed time. (The bar library is loaded only when it can be shown.)
  */
-export async function progressBar(label: string, enabled: boolean): Promise<{ update: Progress; stop(): void }> {
+export async function progressBar(label: string, enabled: boolean): Promise<{ update(done: number, total: number, step?: string): void; stop(): void }> {
   if (!enabled || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
   const { Presets, SingleBar } = await import('cli-progress');
   const t0 = performance.now();
-  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total}`, hideCursor: true, stream: process.stderr }, Presets.shades_classic);
+  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} {step}`, hideCursor: true, stream: process.stderr }, Presets.shades_classic);
   let shown = false;
   return {
-    update(done, total) {
+    update(done, total, step = '') {
       if (!shown && performance.now() - t0 < 1000) return;
       if (!shown) {
-        bar.start(total, done);
+        bar.start(total, done, { step });
         shown = true;
       }
       bar.setTotal(total);
-      bar.update(done);
+      bar.update(done, { step });
     },
     stop() {
       if (!shown) return;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { progressBar } from './progress.js';
 
 interface ReproduceCliOptions {
   out: string;
@@ -34,26 +35,16 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
   } catch (e) {
     throw new InputError(`cannot write to '${o.out}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, '--out');
   }
-  const { Presets, SingleBar } = await import('cli-progress');
-  const bar =
-    process.stderr.isTTY && !o.json ? new SingleBar({ format: 'reproduce [{bar}] {value}/{total} {label}', hideCursor: true }, Presets.shades_classic) : null;
-  let started = false;
+  const bar = await progressBar('reproduce', !o.json);
   const { reproduce } = await import('../reproduce/reproduce.js');
   const r = await reproduce({
     out: o.out,
     quick: o.quick,
     figures,
     dataDir: o.dataDir,
-    onProgress: (done, total, label) => {
-      if (!bar) return;
-      if (!started) {
-        bar.start(total, 0, { label });
-        started = true;
-      }
-      bar.update(done, { label });
-    },
+    onProgress: (done, total, label) => bar.update(done, total, label),
   });
-  bar?.stop();
+  bar.stop();
   if (o.json) process.stdout.write(JSON.stringify({ out: o.out, source: r.source, files: r.files }, null, 2) + '\n');
   else process.stdout.write(`wrote ${r.files.length} files to ${o.out} (data: ${r.source}); see ${join(o.out, 'REPORT.md')}\n`);
 }
