@@ -1,23 +1,10 @@
 import type { TableSource } from '../sources/table.js';
+import { UCI_SCENARIOS, type UciScenarioDef } from './scenarios.js';
 
-const ADULT = [
-  'age',
-  'workclass',
-  'fnlwgt',
-  'education',
-  'education-num',
-  'marital-status',
-  'occupation',
-  'relationship',
-  'race',
-  'sex',
-  'capital-gain',
-  'capital-loss',
-  'hours-per-week',
-  'native-country',
-  'income',
-];
-const HEART = ['age', 'sex', 'cp', 'trestbps', 'chol', 'fbs', 'restecg', 'thalach', 'exang', 'oldpeak', 'slope', 'ca', 'thal', 'num'];
+// The column names come from the scenario definitions: one list per file, in one place.
+const columnsOf = (id: UciScenarioDef['id']): string[] => [...(UCI_SCENARIOS.find((d) => d.id === id)?.columns ?? [])];
+const ADULT = columnsOf('adult');
+const HEART = columnsOf('heart');
 
 /**
  * The quirks of the UCI files as shipped, by file name: adult's ", " separator, no header and
