@@ -71,12 +71,12 @@ function largestPairSupport(s: Scenario): number {
 }
 
 /** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
-function zeroExplanation(pairs: PairScale[]): string {
+export function zeroExplanation(pairs: PairScale[]): string {
   const shown = pairs.slice(0, 3).map((p) => `${p.zeroReason} (prior '${p.prior}', pair ${p.pair.join(' vs ')})`);
   const more = pairs.length > 3 ? `; and likewise for the other ${pairs.length - 3} (prior, pair) combinations` : '';
   return `No noise needed for any of the ${pairs.length} (prior, pair) combination(s): ${shown.join('; ')}${more}.`;
 }
-const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
+export const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
 
 /**
  * N releases of X carry no more than X itself: when D_α(P_X‖Q_X) ≤ ε (every required

@@ -7,6 +7,8 @@ import { calibrateTruncated, type TruncatedCalibration } from '../release/trunca
 import { calibrate, type CalibrationResult } from './calibrate.js';
 import { calibrateEpsDelta, type EpsDeltaResult } from './epsDelta.js';
 import type { Scenario } from './scenario.js';
+import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
+import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
 /** What a release promises, as data: each kind has its own calibration and its own typed result. */
 export type Guarantee =
@@ -49,13 +51,24 @@ const methodFor = <M extends string>(m: string | undefined, allowed: readonly st
  * makes the compiler ask for it).
  * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
  */
-export function calibrateFor<G extends Guarantee>(scenario: Scenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
+export function calibrateFor<G extends Guarantee>(scenario: Scenario | GaussianScenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
 export function calibrateFor(
-  scenario: Scenario,
+  scenario: Scenario | GaussianScenario,
   g: Guarantee,
   noise: NoiseChoice,
 ): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
   const { mechanism, cost, eta } = noise;
+  if (isGaussianScenario(scenario)) {
+    // Gaussian priors: Rényi guarantees with Gaussian noise, closed forms (docs/math.md §11).
+    if (g.kind !== 'renyi') throw new InputError(`the ${g.kind} guarantee is not available for Gaussian priors yet; use renyi`, 'guarantee');
+    return calibrateGaussianPriors(scenario, {
+      mechanism,
+      alpha: g.alpha,
+      epsilon: g.epsilon,
+      releases: g.releases,
+      method: methodFor(noise.method, METHODS, 'best'),
+    });
+  }
   switch (g.kind) {
     case 'renyi':
       return calibrate(scenario, {

@@ -5,15 +5,15 @@ import { InputError } from '../errors.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 
 /** One adversary prior: the conditional law of X under each secret value. */
-export interface Prior {
+export interface Prior<C = Discrete> {
   readonly name: string;
-  readonly conditionals: Readonly<Record<string, Discrete>>;
+  readonly conditionals: Readonly<Record<string, C>>;
   /** P(S = s) under this prior (needed for mutual information only); default uniform. */
   readonly probabilities?: Readonly<Record<string, number>>;
 }
 
 /** The secret probabilities of a prior, normalised (uniform when the prior does not say). */
-export function secretProbabilities(p: Prior): Record<string, number> {
+export function secretProbabilities<C>(p: Prior<C>): Record<string, number> {
   const names = Object.keys(p.conditionals);
   const raw = names.map((n) => p.probabilities?.[n] ?? 1);
   // Weights near 1e308 would overflow the sum to ∞ (every probability 0): then scale by the largest first.
@@ -27,9 +27,10 @@ export function secretProbabilities(p: Prior): Record<string, number> {
 }
 
 /** What the curator protects: priors, secret pairs, and whether pairs are ordered. */
-export interface Scenario {
+export interface Scenario<C = Discrete> {
   readonly name: string;
-  readonly priors: readonly Prior[];
+  /** The prior class (conditionals are finite laws; `gaussianPriors/` takes Gaussian mixtures). */
+  readonly priors: readonly Prior<C>[];
   /** Secret pairs; omitted = every unordered pair of the secrets of the first prior. */
   readonly pairs?: readonly (readonly [string, string])[];
   /** `true`: only the listed direction D(P_i‖P_j) must hold. Default false (both). */
@@ -46,7 +47,7 @@ export interface PairCoupling {
 }
 
 /** Secrets of the scenario, after checking every prior names the same set (≥ 2 secrets). */
-export function secretsOf(s: Scenario): string[] {
+export function secretsOf<C>(s: Scenario<C>): string[] {
   if (s.priors.length === 0) throw new InputError('needs at least one prior', 'priors');
   const secrets = Object.keys(s.priors[0].conditionals);
   if (secrets.length < 2) {
@@ -65,7 +66,7 @@ export function secretsOf(s: Scenario): string[] {
 }
 
 /** The declared pairs, or every unordered pair; each checked against the known secrets. */
-export function pairsOf(s: Scenario): [string, string][] {
+export function pairsOf<C>(s: Scenario<C>): [string, string][] {
   const secrets = secretsOf(s);
   if (!s.pairs) {
     const all: [string, string][] = [];

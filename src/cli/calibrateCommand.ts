@@ -9,6 +9,8 @@ import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { parseReleases, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
+import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -44,7 +46,9 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = o.guarantee ?? 'renyi';
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
   if (guarantee === 'mi') return runCalibrateMI(o);
-  const { scenario, grid, source } = await plan(o);
+  const { scenario, grid, source, fit } = await plan(o, { gaussian: true });
+  const gaussian = isGaussianScenario(scenario);
+  if (gaussian && o.delta !== undefined) throw new InputError('is not available for Gaussian priors yet; give a Rényi order with --alpha', '--delta');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = o.delta === undefined ? undefined : Number(o.delta);
   if (delta !== undefined && !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
@@ -57,6 +61,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   try {
     results = settings.map((s, k) => {
       try {
+        if (gaussian) return calibrateGaussianPriors(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
         if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
         return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
       } catch (e) {
@@ -75,7 +80,12 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   if (o.json) {
     process.stdout.write(
       JSON.stringify(
-        { scenario: scenario.name, ...(source ? { source } : {}), results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })) },
+        {
+          scenario: scenario.name,
+          ...(source ? { source } : {}),
+          ...(fit ? { fit } : {}),
+          results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })),
+        },
         null,
         2,
       ) + '\n',
@@ -85,7 +95,10 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const srcLine = source
     ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
     : '';
-  process.stdout.write(`${scenario.name}${srcLine}\n\n${resultsTable(results)}\n`);
+  const fitLines = fit
+    ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`
+    : '';
+  process.stdout.write(`${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results)}\n`);
   if (many)
     for (const r of results) {
       const sp = spread(r);
@@ -151,6 +164,7 @@ export function calibrateCommand(program: Command): void {
       '--delta <d>',
       '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
     )
+    .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--json', 'print {"results": [...]} as JSON')
@@ -168,6 +182,11 @@ Methods (docs/math.md §3):
                    every prior, pair and direction; 0 when the data alone meets ε (data processing)
   best             the smallest of every method that applies, naming the winner (default)
 
+Gaussian and mixture priors (spec conditionals {"gaussian": {"mean", "sd"}} or {"mixture": [{"weight",
+"mean", "sd"}, …]}, or --fit; Gaussian noise; docs/math.md §11): exact (closed form; equal-width
+mixtures through the exact accountant), coupled (joint convexity over the components), theorem
+(Theorem 2 over the quantile coupling), pierquin (equal widths only).
+
 Built-in scenarios:
 ${UCI_SCENARIOS.map((d) => `  ${d.id.padEnd(12)} ${d.title}`).join('\n')}
 
@@ -175,6 +194,7 @@ Examples:
   pufferfish calibrate --scenario adult
   pufferfish calibrate --scenario heart --alpha 1.5:5:0.5 --epsilon 0.5,1 --method theorem,pierquin --json
   pufferfish calibrate --spec my-spec.json --mechanism gaussian --alpha 2,4,8
+  pufferfish calibrate --scenario heart --fit gaussian --mechanism gaussian --alpha 4 --epsilon 0.5
   pufferfish calibrate --data adult.data --query education-num --secret-column relationship --values Husband,Not-in-family
   pufferfish calibrate --data people.parquet --query income --secret "older=age >= 50" --secret "younger=age < 50" --given sex
 

@@ -11,7 +11,8 @@ import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import type { SpecDefaults } from '../spec/load.js';
-import { loadSpecFile } from '../spec/loadFile.js';
+import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
+import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { parseGrid, parseNames } from './grid.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
@@ -46,6 +47,8 @@ export interface CalibrateOptions extends SourceOptions {
   releases?: string;
   /** calibrate: an (ε, δ) target. */
   delta?: string;
+  /** Fit Gaussian (`gaussian`) or mixture (`mixture:K`) priors to the table's conditionals. */
+  fit?: string;
   /** ε-contamination λ and its domain LO,HI. */
   contamination?: string;
   domain?: string;
@@ -61,13 +64,30 @@ export interface SourceInfo {
   notes: string[];
 }
 
-/** The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. */
-export async function loadScenario(o: CalibrateOptions): Promise<{ scenario: Scenario; d: SpecDefaults; source?: SourceInfo }> {
+type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: string[] };
+
+/**
+ * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
+ * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
+ */
+export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<Scenario | GaussianScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean } = {}): Promise<Loaded<Scenario | GaussianScenario>> {
+  if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
+  const loaded = await loadFinite(o, opts.gaussian ?? false);
+  if (o.fit === undefined) return loaded;
+  const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
+  if (isGaussianScenario(loaded.scenario)) throw new InputError('fits finite conditionals; the spec already gives Gaussian ones', '--fit');
+  const f = fitScenario(loaded.scenario, parseFit(o.fit));
+  return { ...loaded, scenario: f.scenario, fit: f.report };
+}
+
+async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loaded<Scenario | GaussianScenario>> {
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
   if (o.spec) {
-    const { scenario, defaults } = loadSpecFile(o.spec);
+    const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }
   if (o.scenario) {
@@ -168,9 +188,17 @@ function specOf(s: Scenario) {
 }
 
 /** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
-export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo }> {
-  const { scenario, d, source } = await loadScenario(o);
-  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? 'laplace'];
+export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo }>;
+export async function plan(
+  o: CalibrateOptions,
+  opts: { gaussian: true },
+): Promise<{ scenario: Scenario | GaussianScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[] }>;
+export async function plan(
+  o: CalibrateOptions,
+  opts: { gaussian?: boolean } = {},
+): Promise<{ scenario: Scenario | GaussianScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[] }> {
+  const { scenario, d, source, fit } = opts.gaussian ? await loadScenario(o, { gaussian: true }) : await loadScenario(o);
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? (isGaussianScenario(scenario) ? 'gaussian' : 'laplace')];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
@@ -194,7 +222,7 @@ export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; g
       })),
     ),
   );
-  return { scenario, grid, source };
+  return { scenario, grid, source, ...(fit ? { fit } : {}) };
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];

@@ -38,7 +38,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000))
     throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
-  const { scenario, grid } = await plan(o);
+  const { scenario, grid } = await plan(o, { gaussian: true });
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = grid[0];
@@ -135,6 +135,7 @@ export function releaseCommand(program: Command): void {
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--value <v>', 'the true value to privatize')
+    .option('--fit <kind>', 'with --value: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K')
     .option('--out <file>', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically')
     .option(
       '--keep <cols>',

@@ -9,6 +9,8 @@ import { cryptoSource, type RandomSource } from './random.js';
 import { drawRelease, type ExactNoise } from './samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
 import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
+import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
 /**
  * The exact sampler for a calibrated mechanism. Where the sampler's parameter is derived
@@ -76,11 +78,13 @@ interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
  * any value. A truncated draw first refuses a value whose interval probability is negligible,
  * so no draw loops.
  */
-function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate?: [number, number]): ReleasePlan {
+function planRelease(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, truncate?: [number, number]): ReleasePlan {
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
-  if (truncate) {
+  if (truncate && isGaussianScenario(scenario))
+    throw new InputError('truncated releases are calibrated for finite conditionals only (not Gaussian priors)', 'truncate');
+  if (truncate && !isGaussianScenario(scenario)) {
     const [lo, hi] = truncate;
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
       throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
@@ -118,7 +122,7 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
       },
     };
   }
-  const c = calibrate(scenario, settings);
+  const c = isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, settings) : calibrate(scenario, settings);
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   return {
     ...base,
@@ -142,7 +146,7 @@ function planRelease(scenario: Scenario, settings: CalibrationSettings, truncate
  * whenever `count` > 1.
  * @example release(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4).values
  */
-export function release(scenario: Scenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
+export function release(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got ${String(value)}`, 'value');
   const count = opts.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');

@@ -6,6 +6,7 @@ import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { specSchema, validate, type Spec } from './schema.js';
+import { checkMixture, type GaussianMixture, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
 /** `priors[0].conditionals["Not-in-family"].weights[2]` from a schema issue's path. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -61,33 +62,62 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
   domain?: [number, number];
 };
 
-/** A validated spec as a scenario plus its calibration defaults. Errors name the bad field. */
-export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
+type Defaults = { defaults: SpecDefaults };
+/** A validated spec: finite conditionals, or (any conditional Gaussian) Gaussian-mixture ones (docs/math.md §11). */
+export type AnySpec =
+  | ({ kind: 'finite'; scenario: Scenario } & Defaults)
+  | ({ kind: 'gaussian'; scenario: GaussianScenario /** The first Gaussian conditional's path. */; at: string } & Defaults);
+
+type Conditional = Spec['priors'][number]['conditionals'][string];
+
+/** A conditional as a Gaussian mixture (finite values become components of width 0). */
+function mixtureOf(c: Conditional, path: string): GaussianMixture {
+  if (c.gaussian) return [{ weight: 1, ...c.gaussian }];
+  if (c.mixture) {
+    const m = c.mixture.map((x) => ({ weight: x.weight, mean: x.mean, sd: x.sd }));
+    checkMixture(m, `${path}.mixture`);
+    return m;
+  }
+  const d = c.counts ? fromCounts(c.values!, c.counts, path) : fromWeights(c.values!, c.weights!, path);
+  return Array.from(d.values, (mean, k) => ({ weight: d.masses[k], mean, sd: 0 }));
+}
+
+/** A validated spec as a scenario (finite or Gaussian) plus its calibration defaults. Errors name the bad field. */
+export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
   const checked = validate(specSchema, raw);
   if (!checked.ok) throw schemaError(checked, prefix);
   const spec: Spec = checked.value;
-  const priors = spec.priors.map((p, i) => ({
-    name: p.name,
-    probabilities: probabilitiesOf(p.conditionals, `${prefix}.priors[${i}].conditionals`),
-    conditionals: Object.fromEntries(
-      Object.entries(p.conditionals).map(([secret, c]) => {
-        const path = `${prefix}.priors[${i}].conditionals${formatPath([secret]).replace(/^(?!\[)/, '.')}`;
-        return [secret, c.counts ? fromCounts(c.values, c.counts, path) : fromWeights(c.values, c.weights!, path)];
-      }),
-    ),
-  }));
+  const pathOf = (i: number, secret: string) => `${prefix}.priors[${i}].conditionals${formatPath([secret]).replace(/^(?!\[)/, '.')}`;
+  const priorsOf = <C>(law: (c: Conditional, path: string) => C) =>
+    spec.priors.map((p, i) => ({
+      name: p.name,
+      probabilities: probabilitiesOf(p.conditionals, `${prefix}.priors[${i}].conditionals`),
+      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([secret, c]) => [secret, law(c, pathOf(i, secret))])),
+    }));
   const names = new Set<string>();
-  priors.forEach((p, i) => {
+  spec.priors.forEach((p, i) => {
     if (names.has(p.name)) throw new InputError(`duplicate prior name '${p.name}'`, `${prefix}.priors[${i}].name`);
     names.add(p.name);
   });
-  const scenario: Scenario = { name: spec.name ?? 'spec', priors, pairs: spec.pairs, ordered: spec.ordered ?? false };
+  const first = spec.priors.flatMap((p, i) => Object.entries(p.conditionals).flatMap(([secret, c]) => (c.values === undefined ? [pathOf(i, secret)] : [])))[0];
+  const common = { name: spec.name ?? 'spec', pairs: spec.pairs, ordered: spec.ordered ?? false };
+  const out: AnySpec = first
+    ? { kind: 'gaussian', scenario: { ...common, priors: priorsOf(mixtureOf) }, at: first, defaults: defaultsOf(spec, prefix) }
+    : {
+        kind: 'finite',
+        scenario: { ...common, priors: priorsOf((c, path) => (c.counts ? fromCounts(c.values!, c.counts, path) : fromWeights(c.values!, c.weights!, path))) },
+        defaults: defaultsOf(spec, prefix),
+      };
   try {
-    pairsOf(scenario);
+    pairsOf<unknown>(out.scenario);
   } catch (e) {
     throw e instanceof InputError ? e.under(prefix) : e;
   }
-  const defaults: SpecDefaults = {
+  return out;
+}
+
+function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
+  return {
     mechanism: spec.mechanism as Mechanism | undefined,
     method: spec.method as Method | undefined,
     guarantee: spec.guarantee,
@@ -99,11 +129,24 @@ export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Sce
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
   };
-  return { scenario, defaults };
 }
 
-/** Parses and validates a spec from JSON text (browser-safe: no file access). Repeated keys are refused. */
-export function parseSpecText(text: string, name = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
+/** Only finite conditionals: Gaussian ones are refused, naming the first and where they are taken. */
+function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } {
+  if (s.kind === 'finite') return s;
+  throw new InputError(
+    'is a Gaussian or mixture conditional: this command takes finite conditionals ("values") only; Gaussian priors are calibrated (Rényi guarantee, Gaussian noise) by `pufferfish calibrate` and released by `pufferfish release` (docs/math.md §11)',
+    s.at,
+  );
+}
+
+/** A validated spec with finite conditionals as a scenario plus its calibration defaults. Errors name the bad field. */
+export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
+  return finiteOnly(specFromRaw(raw, prefix));
+}
+
+/** Parses and validates a spec from JSON text, finite or Gaussian (browser-safe: no file access). Repeated keys are refused. */
+export function parseAnySpecText(text: string, name = 'spec'): AnySpec {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -111,5 +154,10 @@ export function parseSpecText(text: string, name = 'spec'): { scenario: Scenario
     throw new InputError(`'${name}' is not valid JSON: ${(e as Error).message}`, 'spec');
   }
   rejectDuplicateKeys(text);
-  return scenarioFromSpec(raw);
+  return specFromRaw(raw);
+}
+
+/** Parses and validates a spec with finite conditionals from JSON text. */
+export function parseSpecText(text: string, name = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
+  return finiteOnly(parseAnySpecText(text, name));
 }

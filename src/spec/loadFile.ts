@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { parseSpecText, type SpecDefaults } from './load.js';
+import { parseAnySpecText, parseSpecText, type AnySpec, type SpecDefaults } from './load.js';
 import type { Scenario } from '../calibrate/scenario.js';
 
 /** Specs larger than this are refused (a spec is a summary; `--spec /dev/zero` must not eat memory). */
@@ -26,8 +26,17 @@ function readCapped(file: string, cap: number): string {
   }
 }
 
-/** Reads and validates a JSON spec file (text from `parseSpecText`). */
+/** Reads and validates a JSON spec file with finite conditionals (text from `parseSpecText`). */
 export function loadSpecFile(file: string): { scenario: Scenario; defaults: SpecDefaults } {
+  return parseSpecText(readSpec(file), file);
+}
+
+/** Reads and validates a JSON spec file, finite or Gaussian conditionals (docs/math.md §11). */
+export function loadAnySpecFile(file: string): AnySpec {
+  return parseAnySpecText(readSpec(file), file);
+}
+
+function readSpec(file: string): string {
   let text: string;
   try {
     text = readCapped(file, MAX_SPEC_BYTES);
@@ -35,5 +44,5 @@ export function loadSpecFile(file: string): { scenario: Scenario; defaults: Spec
     if (e instanceof InputError) throw e;
     throw new InputError(`cannot read spec file '${file}' (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'spec');
   }
-  return parseSpecText(text, file);
+  return text;
 }

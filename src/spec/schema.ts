@@ -10,15 +10,32 @@ const finite = () => v.pipe(v.number(), v.finite());
 /** `alpha`: a positive number, or "inf" for ε-Pufferfish privacy (α = ∞). */
 export const alphaSchema = v.union([v.number(), v.pipe(v.string(), v.regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"'))], 'must be a number or "inf"');
 
+const sdSchema = () => v.pipe(finite(), v.minValue(0, 'must be ≥ 0'));
+const componentSchema = v.strictObject({ weight: v.pipe(finite(), v.minValue(0, 'must be ≥ 0')), mean: finite(), sd: sdSchema() });
+
+/**
+ * One secret's conditional law of X: finite (`values` with `counts` or `weights`), a Gaussian
+ * (`gaussian: {mean, sd}`), or a Gaussian mixture (`mixture: [{weight, mean, sd}, …]`;
+ * docs/math.md §11). One object with optional keys, so every error still names its field.
+ */
 const conditionalSchema = v.pipe(
   v.strictObject({
-    values: v.pipe(v.array(finite()), v.minLength(1, 'needs at least one value')),
+    values: v.optional(v.pipe(v.array(finite()), v.minLength(1, 'needs at least one value'))),
     counts: v.optional(v.array(finite())),
     weights: v.optional(v.array(finite())),
+    gaussian: v.optional(v.strictObject({ mean: finite(), sd: sdSchema() })),
+    mixture: v.optional(v.pipe(v.array(componentSchema), v.minLength(1, 'needs at least one component'))),
     /** P(S = this secret) under the prior (mutual information only). */
     probability: v.optional(v.pipe(finite(), v.minValue(0))),
   }),
-  v.check((c) => (c.counts === undefined) !== (c.weights === undefined), 'give exactly one of "counts" or "weights"'),
+  v.check(
+    (c) => [c.values, c.gaussian, c.mixture].filter((x) => x !== undefined).length === 1,
+    'give exactly one of "values" (with "counts" or "weights"), "gaussian" or "mixture"',
+  ),
+  v.check(
+    (c) => (c.values === undefined ? c.counts === undefined && c.weights === undefined : (c.counts === undefined) !== (c.weights === undefined)),
+    'give exactly one of "counts" or "weights" with "values" (and neither with "gaussian" or "mixture")',
+  ),
 );
 
 /**
