@@ -1,7 +1,7 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
-import { bestOf, solveUnits, type Progress } from './driver.js';
+import { bestOf, solveUnits, type Precomputed, type Progress, type Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
@@ -90,50 +90,42 @@ function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boo
     : null;
 }
 
-/**
- * Calibrates one mechanism: the smallest certified scale for every prior and pair, maximised
- * over them (the guarantee must hold for every prior in the class and every declared pair).
- * Each pair's condition is re-checked at the final scale. Method `best` runs every method that
- * applies and returns the smallest, naming the winner.
- * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
- */
-export function calibrate(scenario: Scenario, settings: CalibrationSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
+export interface CalibrateOptions {
+  onProgress?: Progress;
+  /** Per-method unit results computed by worker threads (`calibrate/parallel.ts`); the same numbers. */
+  precomputed?: Partial<Record<SingleMethod, Precomputed>>;
+}
+
+/** The methods `best` runs on this scenario, and what it says about the ones left out. */
+export function bestMethods(scenario: Scenario, settings: CalibrationSettings): { methods: SingleMethod[]; note: string } {
   const atoms = largestPairSupport(scenario);
-  if (settings.method === 'best') {
-    // Exact accounting costs about a millisecond per atom of the pair (bench); `best` leaves it
-    // out on very large supports rather than run for many minutes, and says so.
-    const skipExact = atoms > EXACT_ATOMS_IN_BEST;
-    const methods = applicableMethods(settings).filter((m) => !(skipExact && m === 'exact'));
-    // Progress over all methods' units together.
-    const results = methods.map((method, k) =>
-      calibrate(
-        scenario,
-        { ...settings, method },
-        {
-          onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
-        },
-      ),
-    );
-    const win = bestOf(results);
-    const note =
-      skipExact && applicableMethods(settings).includes('exact')
-        ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
-        : '';
-    return {
-      ...win,
-      method: 'best',
-      winner: win.method as SingleMethod,
-      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
-      explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
-    };
-  }
+  // Exact accounting costs about a millisecond per atom of the pair (bench); `best` leaves it
+  // out on very large supports rather than run for many minutes, and says so.
+  const skipExact = atoms > EXACT_ATOMS_IN_BEST;
+  const all = applicableMethods(settings);
+  const methods = all.filter((m) => !(skipExact && m === 'exact'));
+  const note =
+    skipExact && all.includes('exact')
+      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
+      : '';
+  return { methods, note };
+}
+
+export type UnitLabel = { prior: string; pair: [string, string] };
+
+/**
+ * The units of one single-method calibration: one per (prior, pair), each building its condition
+ * lazily (the rule's problem, with releases and contamination folded in).
+ */
+export function calibrationUnits(scenario: Scenario, settings: CalibrationSettings & { method: SingleMethod }): Unit<UnitLabel>[] {
+  const atoms = largestPairSupport(scenario);
   if (settings.method === 'exact' && atoms > EXACT_MAX_ATOMS) {
     throw new InputError(
       `exact accounting on a pair with ${atoms} atoms would take about ${Math.round(atoms / 1000)} s or more (limit ${EXACT_MAX_ATOMS} atoms); use coupled or theorem`,
       'method',
     );
   }
-  const rule = calibrationRule({ ...settings, method: settings.method });
+  const rule = calibrationRule(settings);
   const ordered = scenario.ordered ?? false;
   const n = settings.releases ?? 1;
   const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
@@ -144,14 +136,52 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
     const r = def.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
-  const units = pairCouplings(scenario).map((pc) => ({
+  return pairCouplings(scenario).map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
     problem: () => {
       const base = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
       return cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base;
     },
   }));
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
+}
+
+/**
+ * Calibrates one mechanism: the smallest certified scale for every prior and pair, maximised
+ * over them (the guarantee must hold for every prior in the class and every declared pair).
+ * Each pair's condition is re-checked at the final scale. Method `best` runs every method that
+ * applies and returns the smallest, naming the winner.
+ * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
+ */
+export function calibrate(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
+  if (settings.method === 'best') {
+    const { methods, note } = bestMethods(scenario, settings);
+    // Progress over all methods' units together.
+    const results = methods.map((method, k) =>
+      calibrate(
+        scenario,
+        { ...settings, method },
+        {
+          ...opts,
+          onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
+        },
+      ),
+    );
+    const win = bestOf(results);
+    return {
+      ...win,
+      method: 'best',
+      winner: win.method as SingleMethod,
+      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
+      explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
+    };
+  }
+  const single = { ...settings, method: settings.method };
+  const rule = calibrationRule(single);
+  const n = settings.releases ?? 1;
+  const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
+  const def = mechanismDef(settings.mechanism);
+  const units = calibrationUnits(scenario, single);
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress, opts.precomputed?.[single.method]);
   const scale = sol.scale;
   const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
   const parameter = def.parameter;

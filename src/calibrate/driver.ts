@@ -35,30 +35,71 @@ export interface Solution<L> {
 /** Called after each unit is solved: units done, and their total. */
 export type Progress = (done: number, total: number) => void;
 
+/**
+ * Per-unit results computed elsewhere (worker threads, `calibrate/parallel.ts`) by the same code on
+ * the same inputs: each unit's scale, and whether every unit re-checked at the maximum. Only the
+ * binding unit's condition is then built here, for its check and note.
+ */
+export interface Precomputed {
+  units: { scale: number; zeroReason?: string }[];
+  rechecked: boolean;
+}
+
+const build = <L>(u: Unit<L>) => (typeof u.problem === 'function' ? u.problem() : u.problem);
+
 /** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
 export function solveUnits<L>(
   units: Unit<L>[],
   name: (l: L) => string,
   solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale,
   onProgress?: Progress,
+  pre?: Precomputed,
 ): Solution<L> {
   if (units.length === 0) throw new NumericalError('nothing to calibrate: no (prior, pair) units');
+  if (pre && pre.units.length !== units.length) throw new NumericalError(`precomputed results for ${pre.units.length} of ${units.length} units`);
   const solved = units.map((u, i): SolvedUnit<L> => {
-    const problem = typeof u.problem === 'function' ? u.problem() : u.problem;
+    if (pre)
+      return {
+        label: u.label,
+        scale: pre.units[i].scale,
+        ...(pre.units[i].zeroReason !== undefined ? { zeroReason: pre.units[i].zeroReason } : {}),
+        problem: null,
+      };
+    const problem = build(u);
     const s: SolvedUnit<L> =
       'zero' in problem ? { label: u.label, scale: 0, zeroReason: problem.zero, problem: null } : { label: u.label, scale: solve(problem), problem };
     onProgress?.(i + 1, units.length);
     return s;
   });
-  let top = solved[0];
-  for (const s of solved) if (s.scale > top.scale) top = s;
+  let topIndex = 0;
+  solved.forEach((s, i) => {
+    if (s.scale > solved[topIndex].scale) topIndex = i;
+  });
+  if (pre && solved[topIndex].scale > 0) {
+    const p = build(units[topIndex]);
+    solved[topIndex].problem = 'zero' in p ? null : p;
+  }
+  const top = solved[topIndex];
   const scale = top.scale;
-  if (scale > 0) {
+  if (scale > 0 && !pre?.rechecked) {
     for (const s of solved) {
       if (s.problem && !isFeasible(s.problem.evaluate(scale))) throw new NumericalError(`re-check failed for ${name(s.label)} at scale ${scale}`);
     }
   }
+  if (pre && !pre.rechecked) throw new NumericalError('precomputed units were not re-checked at the maximum');
   return { units: solved, top, scale, check: top.problem && scale > 0 ? top.problem.evaluate(scale) : null };
+}
+
+/** Re-checks one unit at the common scale (what a worker does for its share of the units). */
+export function recheckUnit<L>(u: Unit<L>, scale: number): boolean {
+  const p = build(u);
+  return 'zero' in p || isFeasible(p.evaluate(scale));
+}
+
+/** Solves one unit alone (what a worker does for its share of the units). */
+export function solveUnit<L>(u: Unit<L>): { scale: number; zeroReason?: string } {
+  const p = build(u);
+  return 'zero' in p ? { scale: 0, zeroReason: p.zero } : { scale: smallestFeasibleScale(p).scale };
 }
 
 /** `best`: the first result with the smallest scale (each candidate is certified on its own). */

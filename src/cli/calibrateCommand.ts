@@ -8,7 +8,7 @@ import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
-import { parseReleases, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
@@ -56,23 +56,39 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
+  const threads = parseThreads(o.threads);
   const bar = await progressBar('calibrate', !o.json);
+  const fromSetting = (e: unknown) => {
+    // Name where the bad setting came from: the flag if given, else the spec field.
+    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
+      const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
+      return new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
+    }
+    return e;
+  };
   let results: CalibrationResult[];
   try {
-    results = settings.map((s, k) => {
-      try {
-        if (gaussian) return calibrateGaussianPriors(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
-        if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
-        return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
-      } catch (e) {
-        // Name where the bad setting came from: the flag if given, else the spec field.
-        if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
-          const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
-          throw new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
+    if (!gaussian && !calibrateEpsDelta && threads > 1) {
+      // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
+      const { withPool } = await import('../calibrate/parallel.js');
+      results = await withPool(threads, (pool) =>
+        pool.calibrateAll(
+          settings.map((s) => ({ scenario, settings: s })),
+          (done, total) => bar.update(done, total),
+        ),
+      ).catch((e) => {
+        throw fromSetting(e);
+      });
+    } else
+      results = settings.map((s, k) => {
+        try {
+          if (gaussian) return calibrateGaussianPriors(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
+          if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
+          return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
+        } catch (e) {
+          throw fromSetting(e);
         }
-        throw e;
-      }
-    });
+      });
   } finally {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
@@ -167,6 +183,7 @@ export function calibrateCommand(program: Command): void {
     .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
+    .option('--threads <n>', 'worker threads for independent pairs, priors and grid points (default: the cores available); results are identical')
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
       'after',

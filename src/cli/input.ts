@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { checkOutput, writeTextAtomically } from '../io/atomicWrite.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
@@ -47,6 +48,8 @@ export interface CalibrateOptions extends SourceOptions {
   releases?: string;
   /** calibrate: an (ε, δ) target. */
   delta?: string;
+  /** Worker threads (default: the cores available). */
+  threads?: string;
   /** Fit Gaussian (`gaussian`) or mixture (`mixture:K`) priors to the table's conditionals. */
   fit?: string;
   /** ε-contamination λ and its domain LO,HI. */
@@ -244,6 +247,14 @@ function contaminationOf(o: CalibrateOptions, d: SpecDefaults): { lambda: number
   if (lambda === undefined) throw new InputError('is needed with --domain (the share of each conditional the adversary may move)', '--contamination');
   if (domain === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');
   return { lambda, domain };
+}
+
+/** `--threads N`: 1 to 256; default the cores this process may use. */
+export function parseThreads(text: string | undefined): number {
+  if (text === undefined) return availableParallelism();
+  const n = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !(n >= 1 && n <= 256)) throw new InputError(`must be a whole number from 1 to 256, got '${text}'`, '--threads');
+  return n;
 }
 
 /** `--releases N`: a whole number ≥ 1, read exactly. */

@@ -26,6 +26,8 @@ export const costs: Record<string, Cost> = { abs: absCost, sqrt: sqrtCost };
 /** η(θ): decreasing in θ (the paper takes η ∝ 1/θ). `inverse` maps η back to θ. */
 export interface Eta {
   readonly name: string;
+  /** k of η(θ) = θ^(−k), when it is that family (lets worker threads rebuild it). */
+  readonly power?: number;
   at(theta: number): number;
   inverse(eta: number): number;
 }
@@ -35,6 +37,7 @@ export function etaPower(k = 1): Eta {
   if (!(k > 0) || !Number.isFinite(k)) throw new RangeError(`etaPower: k must be positive, got ${k}`);
   return {
     name: k === 1 ? '1/θ' : `θ^-${k}`,
+    power: k,
     at: (theta) => theta ** -k,
     inverse: (eta) => eta ** (-1 / k),
   };

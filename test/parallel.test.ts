@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { UCI_DIR } from './uci.js';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'calibrate', '--json', ...a], { encoding: 'utf8' });
+
+/** The JSON of one run with each thread count; every byte must agree. */
+function sameAcrossThreads(...args: string[]): unknown {
+  const outs = ['1', '2', '3'].map((t) => run(...args, '--threads', t));
+  for (const o of outs) expect(o.status, o.stderr).toBe(0);
+  expect(outs[1].stdout).toBe(outs[0].stdout);
+  expect(outs[2].stdout).toBe(outs[0].stdout);
+  return JSON.parse(outs[0].stdout);
+}
+
+describe('worker threads (--threads): the numbers of one thread, bit for bit', () => {
+  it('units of one calibration spread over workers: many pairs (adult by native country), every method', () => {
+    const adult = join(UCI_DIR, 'adult', 'adult.data');
+    const j = sameAcrossThreads(
+      '--data',
+      adult,
+      '--query',
+      'education-num',
+      '--secret-column',
+      'native-country',
+      '--values',
+      'United-States,Mexico,Philippines,Germany,Canada,India',
+      '--method',
+      'theorem,coupled,exact,best',
+    ) as { results: { pairs: unknown[]; scale: number }[] };
+    expect(j.results[0].pairs).toHaveLength(15);
+    expect(j.results.every((r) => r.scale > 0)).toBe(true);
+  }, 120_000);
+
+  it('a prior class (bootstrap draws) and a grid of settings (whole calibrations on workers)', () => {
+    const heart = join(UCI_DIR, 'heart-disease', 'processed.cleveland.data');
+    sameAcrossThreads('--data', heart, '--query', 'oldpeak', '--secret-column', 'fbs', '--prior', 'bootstrap:12', '--mechanism', 'gaussian');
+    const j = sameAcrossThreads('--scenario', 'heart', '--alpha', '1.5,2,4,inf', '--epsilon', '0.5,1', '--method', 'theorem,exact') as { results: unknown[] };
+    expect(j.results).toHaveLength(16);
+  }, 120_000);
+
+  it('refuses a bad thread count with exit 2, and keeps a setting error naming its flag', () => {
+    const bad = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--threads', '0'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--threads: must be a whole number from 1 to 256/);
+    const alpha = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--threads', '2', '--mechanism', 'gaussian', '--alpha', 'inf,2'], {
+      encoding: 'utf8',
+    });
+    expect(alpha.status).toBe(2);
+    expect(alpha.stderr).toMatch(/--alpha: Gaussian noise cannot give α = ∞/);
+  });
+});
