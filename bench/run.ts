@@ -159,6 +159,72 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   warmupTime: 0,
 });
 
+// 5b. Worker threads (needs `npm run build`: the workers run the compiled modules): the same
+//     calibrations with 2 threads against 1, in this run. Results are identical (test/parallel.test.ts).
+{
+  const { withPool } = await import('../dist/calibrate/parallel.js');
+  const { tableHistograms } = await import('../src/sources/histograms.js');
+  const { parsePriorClass, tableScenario } = await import('../src/sources/priors.js');
+  const { UCI_DIR } = await import('../test/uci.js');
+  const { join } = await import('node:path');
+  const adult = { kind: 'csv' as const, location: join(UCI_DIR, 'adult', 'adult.data'), ...(await import('../src/uci/formats.js')).uciQuirks('adult.data') };
+  const byCountry = tableScenario(await tableHistograms(adult, { query: 'education-num', secretColumn: 'native-country' }), {
+    name: 'native-country',
+  }).scenario;
+  const boot = tableScenario(
+    await tableHistograms(adult, { query: 'education-num', secretColumn: 'relationship', values: ['Husband', 'Not-in-family'], given: 'sex' }),
+    { name: 'bootstrap', prior: parsePriorClass('bootstrap:100', 0), given: 'sex' },
+  ).scenario;
+  const once = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 };
+  const threads = (n: number, f: (pool: Awaited<Parameters<Parameters<typeof withPool>[1]>[0]>) => Promise<unknown>) => () => withPool(n, f);
+  for (const [name, sc] of [
+    [`adult by native-country (every pair), best`, byCountry],
+    [`adult relationship, bootstrap:100 given sex (${boot.priors.length} priors), best`, boot],
+  ] as const) {
+    const settings = { mechanism: 'laplace' as const, method: 'best' as const, alpha: 2, epsilon: 1 };
+    await pair(
+      'worker threads',
+      `${name}: 2 threads`,
+      '1 thread',
+      threads(2, (p) => p.calibrate(sc, settings)),
+      threads(1, (p) => p.calibrate(sc, settings)),
+      once,
+    );
+  }
+  const jobs = BUILTIN_IDS.flatMap((id) =>
+    alphas.flatMap((alpha) =>
+      [0.5, 1].flatMap((epsilon) =>
+        (['laplace', 'gaussian'] as Mechanism[]).map((mechanism) => ({
+          scenario: builtinScenario(id),
+          settings: { mechanism, method: 'exact' as const, alpha, epsilon },
+        })),
+      ),
+    ),
+  );
+  await pair(
+    'worker threads',
+    'figure 1 exact grid: 2 threads',
+    '1 thread',
+    threads(2, (p) => p.calibrateAll(jobs)),
+    threads(1, (p) => p.calibrateAll(jobs)),
+    once,
+  );
+}
+
+// 5c. Exact calibration on a 10⁵-atom support (two secrets, float values and weights) against Theorem 1 on the same input.
+{
+  const big = (seed: number) => toDiscrete(randomDist(100_000, seed));
+  const s = { name: 'big', priors: [{ name: 'p', conditionals: { a: big(3), b: big(4) } }] };
+  await pair(
+    'exact calibration, 10⁵ atoms per secret',
+    'exact (Laplace, α = 2, ε = 1)',
+    'theorem',
+    () => calibrate(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }),
+    () => calibrate(s, { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }),
+    { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 },
+  );
+}
+
 // 6. Samplers: throughput against the CSPRNG producing the bytes they consume (same run).
 {
   const { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise } = await import('../src/release/samplers.js');

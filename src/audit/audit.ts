@@ -56,7 +56,7 @@ export interface AuditRow {
  * direction (both unless the scenario is ordered), with its slack to ε, the (ε′, δ) it implies,
  * and for Laplace-shaped noise the exact ε-Pufferfish level.
  */
-export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
+export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
@@ -68,7 +68,9 @@ export function audit(scenario: Scenario, s: AuditSettings): AuditRow[] {
     if (a === Infinity && def.alphaRange(a)) throw new InputError(`${def.title} noise has no finite α = ∞ level`, 'alpha');
   }
   const rows: AuditRow[] = [];
-  for (const pc of pairCouplings(scenario)) {
+  const pcs = pairCouplings(scenario);
+  for (const [k, pc] of pcs.entries()) {
+    opts.onProgress?.(k, pcs.length);
     const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
     if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
     for (const [from, to, p, q] of dirs) {

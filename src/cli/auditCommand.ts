@@ -11,6 +11,7 @@ import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/account.js';
 import type { AuditRow } from '../audit/audit.js';
 import { loadScenario, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
+import { progressBar } from './progress.js';
 
 interface AuditOptions extends CalibrateOptions {
   scale?: string;
@@ -36,10 +37,17 @@ async function runAudit(o: AuditOptions): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   let rows: AuditRow[];
+  const bar = await progressBar('audit', !o.json);
   try {
-    rows = audit(scenario, { mechanism, scale, alphas, epsilon: epsilons[0], delta, cost, eta: d.eta });
+    rows = audit(
+      scenario,
+      { mechanism, scale, alphas, epsilon: epsilons[0], delta, cost, eta: d.eta },
+      { onProgress: (done, total) => bar.update(done, total) },
+    );
   } catch (e) {
     throw asFlagError(e);
+  } finally {
+    bar.stop();
   }
   const canMI = mechanism !== 'exponential' || (cost ?? costs.abs) === costs.abs;
   const mi = canMI ? await auditMI(scenario, { mechanism, scale, cost, eta: d.eta }) : [];

@@ -136,15 +136,24 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
-  const results = methods.flatMap((method) =>
-    epsilons.map((epsilon) => {
+  const bar = await progressBar('calibrate', !o.json);
+  const jobs = methods.flatMap((method) => epsilons.map((epsilon) => ({ method, epsilon })));
+  let results: ReturnType<typeof calibrateMI>[];
+  try {
+    results = jobs.map(({ method, epsilon }, k) => {
       try {
-        return calibrateMI(scenario, { mechanism, method, epsilon, releases });
+        return calibrateMI(
+          scenario,
+          { mechanism, method, epsilon, releases },
+          { onProgress: (done, total) => bar.update(k * total + done, jobs.length * total) },
+        );
       } catch (e) {
         throw asFlagError(e);
       }
-    }),
-  );
+    });
+  } finally {
+    bar.stop();
+  }
   if (o.json) {
     process.stdout.write(
       JSON.stringify(

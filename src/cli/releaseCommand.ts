@@ -7,6 +7,7 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
 import { plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { progressBar } from './progress.js';
 
 interface ReleaseOptions extends CalibrateOptions {
   out?: string;
@@ -96,15 +97,19 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     : [];
   const { privatizeTable } = await import('../release/table.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
+  const bar = await progressBar('release', !o.json);
   try {
     r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, {
       truncate,
       keep,
       allowNoNoise: o.allowNoNoise,
       forbidden: [o.secretColumn].filter((c): c is string => !!c),
+      onProgress: (done, total) => bar.update(done, total, 'calibrating'),
     });
   } catch (e) {
     throw asFlagError(e);
+  } finally {
+    bar.stop();
   }
   const info = {
     out: o.out,

@@ -1,5 +1,5 @@
 import type { Discrete } from '../distribution/discrete.js';
-import { discreteRenyi, exactLaplaceDInf, exactRenyi, type ExactOptions } from '../divergence/exactRenyi.js';
+import { discreteRenyi, exactLaplaceDInf, exactRenyi, exactRenyiBoth, type ExactOptions } from '../divergence/exactRenyi.js';
 import type { Noise, NoiseFamily } from '../divergence/mixture.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -30,8 +30,14 @@ export function exactEvaluation(
       ];
   let value = -Infinity,
     error = 0;
-  for (const [a, b] of dirs) {
-    const d = alpha === Infinity ? exactLaplaceDInf(a, b, scale) : exactRenyi(a, b, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts });
+  // Both directions on one panel set (each mixture evaluated once per node).
+  const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
+  for (const [k, [a, b]] of dirs.entries()) {
+    const d = both
+      ? both[k]
+      : alpha === Infinity
+        ? exactLaplaceDInf(a, b, scale)
+        : exactRenyi(a, b, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts });
     if (d.value + d.error > value + error) {
       value = d.value;
       error = d.error;
@@ -70,9 +76,17 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
   if (worst.value + worst.error <= i.epsilon) {
     return { zero: `data processing: D_α(P_X‖Q_X) = ${worst.value.toPrecision(6)} ≤ ε for the data itself, so Y = X already meets the budget` };
   }
+  // The search, the driver's re-check and the reported check all evaluate the final scale (and the
+  // bracket ends twice): each exact evaluation is a quadrature, so recent ones are remembered.
+  const recent = new Map<number, Evaluation>();
   const evaluate = (s: number): Evaluation => {
+    const hit = recent.get(s);
+    if (hit) return hit;
     const n = i.noise(s);
-    return exactEvaluation(i.p, i.q, n.family, n.scale, i.alpha, i.epsilon, i.ordered);
+    const e = exactEvaluation(i.p, i.q, n.family, n.scale, i.alpha, i.epsilon, i.ordered);
+    if (recent.size >= 8) recent.delete(recent.keys().next().value!);
+    recent.set(s, e);
+    return e;
   };
   // Where the exact check cannot certify even the bound's scale (exact ≈ bound, e.g. point
   // masses), keep the bound's scale on the bound's own certificate.

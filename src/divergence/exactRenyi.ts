@@ -156,9 +156,38 @@ function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, o
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */
 export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
+  return integrateRetryAll([f], noise, opts)[0];
+}
+
+function integrateRetryAll(fs: Integrand[], noise: Noise, opts: ExactOptions) {
   const rtol = opts.rtol ?? 1e-12;
-  const first = logIntegral(f, noise, opts, 0);
-  return first.tailShare > rtol ? logIntegral(f, noise, opts, Math.log(first.tailShare / rtol) + 5) : first;
+  const first = logIntegrals(fs, noise, opts, 0);
+  const share = maxOf(first.map((r) => r.tailShare));
+  return share > rtol ? logIntegrals(fs, noise, opts, Math.log(share / rtol) + 5) : first;
+}
+
+/**
+ * D_α(P_Y‖Q_Y) and D_α(Q_Y‖P_Y) together (`exactRenyi` for both directions): one panel set for
+ * both integrands, so each mixture is evaluated once per node. Whole line only.
+ */
+export function exactRenyiBoth(
+  p: Discrete,
+  q: Discrete,
+  noise: Noise,
+  alpha: number,
+  opts: Omit<ExactOptions, 'interval'> = {},
+): [ExactDivergence, ExactDivergence] {
+  if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
+  if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
+  const {
+    mixtures: [P, Q],
+  } = centred([p, q]);
+  const [pq, qp] = integrateRetryAll([renyiIntegrand(P, Q, alpha, noise.scale), renyiIntegrand(Q, P, alpha, noise.scale)], noise, opts);
+  const one = (logI: Integral): ExactDivergence => {
+    const value = logI.value / (alpha - 1);
+    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate: 'bernstein-ellipse' };
+  };
+  return [one(pq), one(qp)];
 }
 
 /** p^α q^{1−α}. */
@@ -188,45 +217,71 @@ function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): B
   return plain ? mixtureLogDensityPlainBounded(m, noise, ys) : mixtureLogDensityBounded(m, noise, ys);
 }
 
-/** log ∫ f with its error bound; `extraNats` pushes the Gaussian cut-offs further out. */
-function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: number): Bounded & { nodes: number; tailShare: number } {
+type Integral = Bounded & { nodes: number; tailShare: number };
+
+/**
+ * log ∫ f for several integrands over the same mixtures (the two directions p^α q^{1−α} and
+ * q^α p^{1−α}): one panel set, refined wherever any integrand needs it, so each mixture is
+ * evaluated once per node for all of them. Each integrand keeps its own tails and error bound;
+ * integrating one over a wider domain than its own leaves its tail bound valid (the part beyond
+ * the wider cut-off is a subset of the part beyond its own).
+ */
+/** `extraNats` pushes the Gaussian cut-offs further out. */
+function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNats: number): Integral[] {
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';
   const s = noise.scale;
-  const sens = f.sensitivity;
-  const certified = f.powers !== undefined;
   const kernel = KERNELS[noise.family];
-  const atoms = Float64Array.from(new Set(f.mixtures.flatMap((m) => [...m.x]))).sort();
+  const mixtures = [...new Set(fs.flatMap((f) => f.mixtures))];
+  const slots = fs.map((f) => f.mixtures.map((m) => mixtures.indexOf(m)));
+  const F = fs.length;
+  const atoms = Float64Array.from(new Set(mixtures.flatMap((m) => [...m.x]))).sort();
   const z0 = atoms[0],
     zN = atoms[atoms.length - 1];
-  // Log integrand at sorted points, with a rigorous bound on its rounding error at each point:
+  // Log integrands at sorted points, with a rigorous bound on their rounding error at each point:
   // the densities' own error and, since node y is computed with error ≤ 2u(|y| + half-width),
   // |d log f/dy|·that (each mixture's log density moves at most lip per unit of y).
-  const h = (ys: Float64Array, halfWidth: (i: number) => number) => {
-    const ev = f.mixtures.map((m) => evaluate(m, noise, ys, plain));
-    const ld = ev.map((e) => e.ld);
-    const out = new Float64Array(ys.length),
-      err = new Float64Array(ys.length);
-    for (let i = 0; i < ys.length; i++) {
-      out[i] = f.combine(ld, i);
-      let e = 0;
-      for (const x of ev) e = Math.max(e, x.err[i] + x.lip[i] * 2 * U * (Math.abs(ys[i]) + halfWidth(i)));
-      // A node where the integrand is exactly 0 (log −∞) contributes nothing and carries no error.
-      err[i] = out[i] === -Infinity ? 0 : sens * e + 4 * U * (Math.abs(out[i]) + 1);
-    }
-    return { h: out, err };
+  const h = (ys: Float64Array, halfWidth: (i: number) => number, only?: number) => {
+    const ev = mixtures.map((m) => evaluate(m, noise, ys, plain));
+    return fs.map((f, k) => {
+      if (only !== undefined && k !== only) return null;
+      const mine = slots[k].map((j) => ev[j]);
+      const ld = mine.map((e) => e.ld);
+      const out = new Float64Array(ys.length),
+        err = new Float64Array(ys.length);
+      for (let i = 0; i < ys.length; i++) {
+        out[i] = f.combine(ld, i);
+        let e = 0;
+        for (const x of mine) e = Math.max(e, x.err[i] + x.lip[i] * 2 * U * (Math.abs(ys[i]) + halfWidth(i)));
+        // A node where the integrand is exactly 0 (log −∞) contributes nothing and carries no error.
+        err[i] = out[i] === -Infinity ? 0 : f.sensitivity * e + 4 * U * (Math.abs(out[i]) + 1);
+      }
+      return { h: out, err };
+    });
   };
 
-  // Domain, extra breakpoints and the log of the (exact or bounding) tail terms: the family's tail model.
+  // Each integrand's domain, breakpoints and tail terms (the family's tail model); panels cover their union.
   const [LO, HI] = opts.interval ?? [-Infinity, Infinity];
-  const dom = kernel.domain(f, { z0, zN, LO, HI, scale: s, extraNats, atEnds: () => h(Float64Array.of(z0, zN), () => 0) });
-  const { lo, hi, tails } = dom;
-  const breaks = [...atoms, LO, HI, ...dom.breaks];
+  const doms = fs.map((f, k) =>
+    kernel.domain(f, {
+      z0,
+      zN,
+      LO,
+      HI,
+      scale: s,
+      extraNats,
+      atEnds: () => h(Float64Array.of(z0, zN), () => 0, k)[k]!,
+    }),
+  );
+  const lo = minOf(doms.map((d) => d.lo)),
+    hi = maxOf(doms.map((d) => d.hi));
+  const tails = doms.map((d) => d.tails);
+  const breaks = [...atoms, LO, HI, ...doms.flatMap((d) => d.breaks)];
 
   // Initial panels: geometric from both ends of every gap, starting narrower for sharper integrands
   // (width ~ scale/α Laplace, scale/√α Gaussian, at large α). The Gaussian integrand has no kinks,
   // so its breakpoints are thinned to at least 4σ apart (dense atoms share panels).
-  const sharp = Math.max(1, sens / 2);
+  const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
   let pts = Float64Array.from(new Set(breaks))
     .sort()
     .filter((x) => x >= lo && x <= hi);
@@ -253,14 +308,15 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
     for (let k = right.length - 2; k >= 0; k -= 2) pending.push(right[k + 1], right[k]);
   }
 
-  // Finished panels, struct-of-arrays: ends, log-shift, Kronrod sum, log error bound, node rounding.
+  // Finished panels, struct-of-arrays: ends; per integrand log-shift, Kronrod sum, log error bound, node rounding.
+  type PerF = { Mx: number[]; Kr: number[]; Le: number[]; Dl: number[] };
+  const fresh = (): PerF[] => fs.map(() => ({ Mx: [], Kr: [], Le: [], Dl: [] }));
   let A: number[] = [],
     B: number[] = [],
-    Mx: number[] = [],
-    Kr: number[] = [],
-    Le: number[] = [],
-    Dl: number[] = [];
+    P = fresh();
+  const certifiable = fs.map((f) => f.powers !== undefined);
   let nodes = 2;
+  const done: (Integral | null)[] = fs.map(() => null);
   for (let round = 0; ; round++) {
     const n = pending.length / 2;
     const ys = new Float64Array(n * 21);
@@ -273,101 +329,113 @@ function logIntegral(f: Integrand, noise: Noise, opts: ExactOptions, extraNats: 
       pa.push(pending[2 * i]);
       pb.push(pending[2 * i + 1]);
     }
-    const cert = certified && n > 0 ? kernel.panelErrors(f as PowerIntegrand, s, pa, pb, plain) : null;
+    const withPowers = fs.filter((_, k) => certifiable[k]) as PowerIntegrand[];
+    const certs = n > 0 && withPowers.length ? kernel.panelErrors(withPowers, s, pa, pb, plain) : [];
+    const cert = fs.map((_, k) => (certifiable[k] && n > 0 ? certs[fs.slice(0, k).filter((_, j) => certifiable[j]).length] : null));
     // Merge the new panels into the sorted finished list.
     const nA: number[] = [],
       nB: number[] = [],
-      nM: number[] = [],
-      nK: number[] = [],
-      nL: number[] = [],
-      nD: number[] = [];
+      nP = fresh();
     let j = 0;
     const keep = (k: number) => {
       nA.push(A[k]);
       nB.push(B[k]);
-      nM.push(Mx[k]);
-      nK.push(Kr[k]);
-      nL.push(Le[k]);
-      nD.push(Dl[k]);
+      for (let f = 0; f < F; f++) {
+        nP[f].Mx.push(P[f].Mx[k]);
+        nP[f].Kr.push(P[f].Kr[k]);
+        nP[f].Le.push(P[f].Le[k]);
+        nP[f].Dl.push(P[f].Dl[k]);
+      }
     };
     for (let i = 0; i < n; i++) {
       const a = pa[i],
         b = pb[i];
       while (j < A.length && A[j] < a) keep(j++);
-      let m = -Infinity,
-        d = 0;
-      for (let t = 0; t < 21; t++) {
-        if (ev.h[i * 21 + t] > m) m = ev.h[i * 21 + t];
-        d = Math.max(d, ev.err[i * 21 + t]);
-      }
-      const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(ev.h, i * 21, a, b, m);
-      // Without a certificate (integrands with no power form): |K21 − G10|, an estimate only.
-      const le = cert ? cert[i] : m + Math.log(Math.abs(sums.kronrod - sums.gauss));
       nA.push(a);
       nB.push(b);
-      nM.push(m);
-      nK.push(sums.kronrod);
-      nL.push(le);
-      nD.push(d);
+      for (let f = 0; f < F; f++) {
+        const e = ev[f]!;
+        let m = -Infinity,
+          d = 0;
+        for (let t = 0; t < 21; t++) {
+          if (e.h[i * 21 + t] > m) m = e.h[i * 21 + t];
+          d = Math.max(d, e.err[i * 21 + t]);
+        }
+        const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(e.h, i * 21, a, b, m);
+        // Without a certificate (integrands with no power form): |K21 − G10|, an estimate only.
+        const c = cert[f];
+        nP[f].Mx.push(m);
+        nP[f].Kr.push(sums.kronrod);
+        nP[f].Le.push(c ? c[i] : m + Math.log(Math.abs(sums.kronrod - sums.gauss)));
+        nP[f].Dl.push(d);
+      }
     }
     while (j < A.length) keep(j++);
-    [A, B, Mx, Kr, Le, Dl] = [nA, nB, nM, nK, nL, nD];
-    // Totals relative to the largest panel (or tail) shift.
-    let M = tails.logValue;
-    for (const m of Mx) if (m > M) M = m;
-    for (const l of Le) if (l > M && l < Infinity) M = l;
-    if (M === -Infinity) return { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
-    let T = 0,
-      E = 0,
-      R = 0;
-    const err = new Float64Array(A.length);
-    for (let i = 0; i < A.length; i++) {
-      const v = Math.exp(Mx[i] - M) * Kr[i];
-      T += v;
-      err[i] = Math.exp(Le[i] - M);
-      E += err[i];
-      // Node values are exact to a factor e^{±δ}; weights, exp and the 21-term sum add ≤ 30u.
-      R += v * (Math.expm1(Dl[i]) + 30 * U);
-    }
-    const Ttot = T + Math.exp(tails.logValue - M);
-    R += Math.exp(tails.logRound - M) + (A.length + 16) * U * Ttot;
-    // Refining below the rounding floor buys nothing.
-    const tol = Math.max(rtol * Ttot, R);
+    [A, B, P] = [nA, nB, nP];
     const bisectable = (i: number) => B[i] - A[i] > 64 * EPS * Math.max(Math.abs(A[i]), Math.abs(B[i]), s);
-    const share = tol / A.length;
-    const split: number[] = [];
-    if (E > tol && round < MAX_ROUNDS) for (let i = 0; i < A.length; i++) if (err[i] > share && bisectable(i)) split.push(i);
-    if (split.length === 0 || A.length + split.length > MAX_PANELS) {
-      // Converged, or out of resolution: either way the bound is honest (possibly large).
-      const bound = Math.exp(tails.logBound - M);
+    const split = new Uint8Array(A.length);
+    let splits = 0;
+    for (let f = 0; f < F; f++) {
+      const { Mx, Kr, Le, Dl } = P[f];
+      // Totals relative to the largest panel (or tail) shift.
+      let M = tails[f].logValue;
+      for (const m of Mx) if (m > M) M = m;
+      for (const l of Le) if (l > M && l < Infinity) M = l;
+      if (M === -Infinity) {
+        done[f] = { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
+        continue;
+      }
+      let T = 0,
+        E = 0,
+        R = 0;
+      const err = new Float64Array(A.length);
+      for (let i = 0; i < A.length; i++) {
+        const v = Math.exp(Mx[i] - M) * Kr[i];
+        T += v;
+        err[i] = Math.exp(Le[i] - M);
+        E += err[i];
+        // Node values are exact to a factor e^{±δ}; weights, exp and the 21-term sum add ≤ 30u.
+        R += v * (Math.expm1(Dl[i]) + 30 * U);
+      }
+      const Ttot = T + Math.exp(tails[f].logValue - M);
+      R += Math.exp(tails[f].logRound - M) + (A.length + 16) * U * Ttot;
+      // Refining below the rounding floor buys nothing.
+      const tol = Math.max(rtol * Ttot, R);
+      const share = tol / A.length;
+      const bound = Math.exp(tails[f].logBound - M);
       const relErr = (E + R + bound) / Ttot;
       const error = relErr < 0.5 ? relErr / (1 - relErr) + 2 * U * Math.abs(M + Math.log(Ttot)) : Infinity;
-      return { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot };
+      // Converged, or out of resolution: either way the bound is honest (possibly large).
+      done[f] = { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot };
+      if (E > tol && round < MAX_ROUNDS)
+        for (let i = 0; i < A.length; i++)
+          if (err[i] > share && bisectable(i) && !split[i]) {
+            split[i] = 1;
+            splits++;
+          }
     }
-    // Bisect the panels carrying more than their share of the error.
+    if (splits === 0 || A.length + splits > MAX_PANELS) return done.map((d) => ({ ...d!, nodes }));
+    // Bisect the panels carrying more than their share of some integrand's error.
     const kA: number[] = [],
       kB: number[] = [],
-      kM: number[] = [],
-      kK: number[] = [],
-      kL: number[] = [],
-      kD: number[] = [];
+      kP = fresh();
     pending = [];
-    let sIdx = 0;
     for (let i = 0; i < A.length; i++) {
-      if (sIdx < split.length && split[sIdx] === i) {
-        sIdx++;
+      if (split[i]) {
         const mid = (A[i] + B[i]) / 2;
         pending.push(A[i], mid, mid, B[i]);
       } else {
         kA.push(A[i]);
         kB.push(B[i]);
-        kM.push(Mx[i]);
-        kK.push(Kr[i]);
-        kL.push(Le[i]);
-        kD.push(Dl[i]);
+        for (let f = 0; f < F; f++) {
+          kP[f].Mx.push(P[f].Mx[i]);
+          kP[f].Kr.push(P[f].Kr[i]);
+          kP[f].Le.push(P[f].Le[i]);
+          kP[f].Dl.push(P[f].Dl[i]);
+        }
       }
     }
-    [A, B, Mx, Kr, Le, Dl] = [kA, kB, kM, kK, kL, kD];
+    [A, B, P] = [kA, kB, kP];
   }
 }
 

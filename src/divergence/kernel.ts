@@ -62,8 +62,11 @@ export interface NoiseKernel {
   plainLip(far: number, s: number): number;
   /** log p(y) of a mixture at sorted points, fast, with rigorous rounding bounds. */
   mixtureLogDensity(m: Mixture, s: number, ys: Float64Array): BoundedLogDensity;
-  /** log of a rigorous bound on |∫_panel f − K21| for every panel [a_i, b_i] (docs/math.md §8). */
-  panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], plain: boolean): Float64Array;
+  /**
+   * log of a rigorous bound on |∫_panel f − K21| for every integrand and panel [a_i, b_i]
+   * (docs/math.md §8); mixtures shared by the integrands are evaluated once.
+   */
+  panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], plain: boolean): Float64Array[];
   /** Integration domain and tails (exact for Laplace, bounded for Gaussian). */
   domain(f: Integrand, d: DomainInput): Domain;
   /** The breakpoints kept as panel ends (Gaussian: thinned, having no kinks). */

@@ -1,5 +1,5 @@
 import type { Mechanism } from '../calibrate/calibrate.js';
-import { bestOf, solveUnits, type Unit } from '../calibrate/driver.js';
+import { bestOf, solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
@@ -95,7 +95,7 @@ const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε 
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
  * Priors are the units of the one calibration driver (`solveUnits`).
  */
-export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationResult {
+export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
   const def = mechanismDef(st.mechanism);
   const miBound = def.mi;
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
@@ -122,7 +122,10 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
   if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
   if (st.method === 'best') {
-    const rs = (['mi-variance', 'mi-exact'] as const).map((method) => ({ method, r: calibrateMI(scenario, { ...st, method }) }));
+    const rs = (['mi-variance', 'mi-exact'] as const).map((method, k) => ({
+      method,
+      r: calibrateMI(scenario, { ...st, method }, { onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, 2 * total)) }),
+    }));
     const win = bestOf(rs.map(({ method, r }) => ({ method, scale: r.scale, r })));
     return {
       ...win.r,
@@ -147,7 +150,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings): MiCalibrationRe
     if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
     return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
   });
-  const sol = solveUnits(units, (p) => `prior '${p.name}'`);
+  const sol = solveUnits(units, (p) => `prior '${p.name}'`, undefined, opts.onProgress);
   const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule;
   const secrets = Object.keys(scenario.priors[0].conditionals);
   const top = sol.top.label;

@@ -37,6 +37,8 @@ export interface ReleaseOptions {
    * the class, so it must be asked for.
    */
   allowNoNoise?: boolean;
+  /** Calibration progress: units done and their total. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
@@ -78,7 +80,12 @@ interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
  * any value. A truncated draw first refuses a value whose interval probability is negligible,
  * so no draw loops.
  */
-function planRelease(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, truncate?: [number, number]): ReleasePlan {
+function planRelease(
+  scenario: Scenario | GaussianScenario,
+  settings: CalibrationSettings,
+  truncate?: [number, number],
+  onProgress?: (done: number, total: number) => void,
+): ReleasePlan {
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
@@ -122,7 +129,7 @@ function planRelease(scenario: Scenario | GaussianScenario, settings: Calibratio
       },
     };
   }
-  const c = isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, settings) : calibrate(scenario, settings);
+  const c = isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, settings, { onProgress }) : calibrate(scenario, settings, { onProgress });
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   return {
     ...base,
@@ -160,7 +167,7 @@ export function release(scenario: Scenario | GaussianScenario, settings: Calibra
     );
   if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
     throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
-  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate);
+  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate, opts.onProgress);
   consentToNoNoise(plan, opts);
   const guarantee =
     count > 1 && plan.scale > 0 && !joint
@@ -179,7 +186,7 @@ export function releaseColumn(scenario: Scenario, settings: CalibrationSettings,
   const random = opts.random ?? cryptoSource;
   const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
   if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
-  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate);
+  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : draw(v, random)));
   return {

@@ -84,9 +84,8 @@ function argsort(v: Float64Array): Uint32Array {
  * Gaussian panel certificates: each mixture's log density and posterior moments at the offsets
  * `gaussianPanelError` needs (docs/math.md §8), evaluated in one sorted sweep.
  */
-function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], plain: boolean): Float64Array {
+function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], plain: boolean): Float64Array[] {
   const n = a.length;
-  const out = new Float64Array(n);
   const offs = gaussianOffsets(1);
   const per = offs.length;
   const ys = new Float64Array(n * per);
@@ -97,7 +96,8 @@ function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], pla
   }
   const order = argsort(ys);
   const sorted = Float64Array.from(order, (k) => ys[k]);
-  const mom = f.mixtures.map((m) => {
+  const moments = new Map<Mixture, { ld: Float64Array; m1: Float64Array; m2: Float64Array; err: Float64Array }>();
+  for (const m of new Set(fs.flatMap((f) => f.mixtures))) {
     const r = gaussianMoments(m, s, sorted, true);
     if (plain) {
       // the oracle path still certifies with the windowed moments, checked against the plain densities
@@ -111,16 +111,20 @@ function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[], pla
       back.m2[k] = r.m2[i];
       back.err[k] = r.err[i];
     });
-    return back;
-  });
-  for (let i = 0; i < n; i++) {
-    const base = i * per;
-    let e = 0;
-    for (const m of mom) for (let j = 0; j < per; j++) e = Math.max(e, m.err[base + j]);
-    const at = (k: number, j: number) => ({ ld: mom[k].ld[base + j], m1: mom[k].m1[base + j], m2: mom[k].m2[base + j] });
-    out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, at, e);
+    moments.set(m, back);
   }
-  return out;
+  return fs.map((f) => {
+    const mom = f.mixtures.map((m) => moments.get(m)!);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const base = i * per;
+      let e = 0;
+      for (const m of mom) for (let j = 0; j < per; j++) e = Math.max(e, m.err[base + j]);
+      const at = (k: number, j: number) => ({ ld: mom[k].ld[base + j], m1: mom[k].m1[base + j], m2: mom[k].m2[base + j] });
+      out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, at, e);
+    }
+    return out;
+  });
 }
 
 /** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */

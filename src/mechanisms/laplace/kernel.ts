@@ -85,20 +85,24 @@ function laplaceLogDensity(m: Mixture, b: number, ys: Float64Array): BoundedLogD
  * Laplace panel certificates: each mixture in gap form L·e^{−z/b} + R·e^{z/b} at the panel centre
  * (`laplaceHalves`), bounded on the Bernstein ellipse in closed form (`certificate.ts`).
  */
-function panelErrors(f: PowerIntegrand, s: number, a: number[], b: number[]): Float64Array {
+function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[]): Float64Array[] {
   const n = a.length;
-  const out = new Float64Array(n);
   const cs = Float64Array.from(a, (x, i) => (x + b[i]) / 2);
-  const halves = f.mixtures.map((m) => laplaceHalves(m, s, cs));
-  for (let i = 0; i < n; i++) {
-    const L = halves.map((hv) => hv.L[i]),
-      R = halves.map((hv) => hv.R[i]);
-    let e = 0;
-    for (const hv of halves) e = Math.max(e, hv.err[i]);
-    // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.
-    out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2) + f.sensitivity * e;
-  }
-  return out;
+  const all = new Map<Mixture, ReturnType<typeof laplaceHalves>>();
+  for (const m of new Set(fs.flatMap((f) => f.mixtures))) all.set(m, laplaceHalves(m, s, cs));
+  return fs.map((f) => {
+    const halves = f.mixtures.map((m) => all.get(m)!);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const L = halves.map((hv) => hv.L[i]),
+        R = halves.map((hv) => hv.R[i]);
+      let e = 0;
+      for (const hv of halves) e = Math.max(e, hv.err[i]);
+      // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.
+      out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2) + f.sensitivity * e;
+    }
+    return out;
+  });
 }
 
 /**
