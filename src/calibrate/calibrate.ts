@@ -46,6 +46,9 @@ export interface CalibrationResult {
   releases?: number;
   /** The contamination class the guarantee covers, when asked for (docs/math.md §10). */
   contamination?: Contamination;
+  /** Vector queries: the dimension, and each coordinate's noise weight (noise wᵢ·scale; docs/math.md §12). */
+  dimension?: number;
+  coordinateScales?: number[];
 }
 
 /** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */

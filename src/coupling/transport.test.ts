@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lexicographicCoupling, couplingCost, distance, optimalCoupling, wInfVector } from '../vector/coupling.js';
+import { vectorLaw } from '../vector/law.js';
+import { bottleneck } from './bottleneck.js';
+import { transportPlan } from './transport.js';
+
+/** All permutations of 0..n−1 (brute force for equal masses: optimal plans are permutations, Birkhoff). */
+function permutations(n: number): number[][] {
+  if (n === 1) return [[0]];
+  return permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, k) => [...p.slice(0, k), n - 1, ...p.slice(k)]));
+}
+
+const pointsArb = (n: number, d: number) =>
+  fc.array(fc.array(fc.integer({ min: -20, max: 20 }), { minLength: d, maxLength: d }), { minLength: n, maxLength: n });
+
+describe('optimal transport (network simplex) and W∞ (bottleneck)', () => {
+  it('equals brute force over permutations for equal masses, with exact integer flows', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 1000 }), (n, seed) => {
+        let s = seed;
+        const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 10;
+        const cost = Array.from({ length: n }, () => Array.from({ length: n }, rnd));
+        const plan = transportPlan(Array(n).fill(3), Array(n).fill(3), (i, j) => cost[i][j]);
+        const brute = Math.min(...permutations(n).map((p) => p.reduce((t, j, i) => t + 3 * cost[i][j], 0)));
+        expect(plan.cost).toBeCloseTo(brute, 9);
+        const rows = new Array(n).fill(0),
+          cols = new Array(n).fill(0);
+        plan.flow.forEach((f, k) => {
+          expect(Number.isInteger(f)).toBe(true);
+          rows[plan.i[k]] += f;
+          cols[plan.j[k]] += f;
+        });
+        expect(rows).toEqual(Array(n).fill(3));
+        expect(cols).toEqual(Array(n).fill(3));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('W∞ by max-flow equals the brute-force bottleneck assignment', () => {
+    fc.assert(
+      fc.property(pointsArb(5, 2), pointsArb(5, 2), (xs, ys) => {
+        const P = vectorLaw(xs, { counts: [1, 1, 1, 1, 1] });
+        const Q = vectorLaw(ys, { counts: [1, 1, 1, 1, 1] });
+        const norm = { kind: 'l2' as const, weights: [1, 1] };
+        const d = (i: number, j: number) => Math.hypot(xs[i][0] - ys[j][0], xs[i][1] - ys[j][1]);
+        // Duplicated atoms are merged by the law; brute force on the raw atoms gives the same W∞.
+        const brute = Math.min(...permutations(5).map((p) => Math.max(...p.map((j, i) => d(i, j)))));
+        expect(wInfVector(P, Q, norm)).toBeCloseTo(brute, 12);
+        expect(bottleneck([2, 1], [1, 2], (i, j) => Math.abs([0, 10][i] - [1, 4][j]))).toBe(6);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the OT coupling has exact marginals and is never worse than the lexicographic comonotone coupling', () => {
+    fc.assert(
+      fc.property(pointsArb(7, 2), pointsArb(5, 2), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 12, maxLength: 12 }), (xs, ys, w) => {
+        const P = vectorLaw(xs, { weights: w.slice(0, 7).map((x) => x / 10) });
+        const Q = vectorLaw(ys, { counts: w.slice(7) });
+        const norm = { kind: 'l1' as const, weights: [1, 2] };
+        const cost = (i: number, j: number) => distance(P, Q, i, j, norm) ** 2;
+        const ot = optimalCoupling(P, Q, cost);
+        const lex = lexicographicCoupling(P, Q);
+        expect(couplingCost(ot, cost)).toBeLessThanOrEqual(couplingCost(lex, cost) * (1 + 1e-12) + 1e-12);
+        const rows = new Float64Array(P.masses.length),
+          cols = new Float64Array(Q.masses.length);
+        ot.mass.forEach((m, k) => {
+          rows[ot.p[k]] += m;
+          cols[ot.q[k]] += m;
+        });
+        rows.forEach((r, i) => expect(r).toBeCloseTo(P.masses[i], 14));
+        cols.forEach((c, j) => expect(c).toBeCloseTo(Q.masses[j], 14));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

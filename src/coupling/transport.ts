@@ -1,0 +1,201 @@
+/**
+ * Optimal transport between two finite laws whose masses are whole numbers (a common
+ * denominator): the primal network simplex on the complete bipartite graph, with a big-M
+ * artificial start, block search for the entering arc and Cunningham's strongly feasible rule
+ * for the leaving arc (no cycling). Flows only ever move by whole amounts (the blocking flow),
+ * so with masses below 2⁵³ every flow stays an exact integer and the plan's marginals are exact
+ * (docs/math.md §12): the coupling is exactly feasible whatever the rounding of the costs, which
+ * only affects how close to optimal it is.
+ *
+ * Failure modes: masses above 2⁵³ in total are refused (RangeError) — the caller falls back to
+ * another exact coupling; non-finite costs are refused.
+ */
+export interface TransportPlan {
+  /** Source index, sink index and integer flow of every arc carrying mass. */
+  i: Int32Array;
+  j: Int32Array;
+  flow: Float64Array;
+  /** Σ flow·cost of the plan (for reports and tests). */
+  cost: number;
+  pivots: number;
+}
+
+export function transportPlan(a: readonly number[], b: readonly number[], cost: (i: number, j: number) => number): TransportPlan {
+  const K = a.length,
+    L = b.length;
+  const total = a.reduce((s, x) => s + x, 0);
+  if (!Number.isSafeInteger(total) || b.reduce((s, x) => s + x, 0) !== total)
+    throw new RangeError('transportPlan: masses must be whole numbers with equal totals below 2^53');
+  for (const x of [...a, ...b]) if (!(Number.isSafeInteger(x) && x > 0)) throw new RangeError('transportPlan: every mass must be a positive whole number');
+  const arcsReal = K * L;
+  const c = new Float64Array(arcsReal);
+  let maxCost = 0;
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < L; j++) {
+      const x = cost(i, j);
+      if (!Number.isFinite(x)) throw new RangeError(`transportPlan: cost(${i}, ${j}) = ${x} is not finite`);
+      c[i * L + j] = x;
+      if (Math.abs(x) > maxCost) maxCost = Math.abs(x);
+    }
+  const N = K + L + 1;
+  const root = K + L;
+  const M = (maxCost + 1) * N;
+  const arcs = arcsReal + K + L;
+  const from = (e: number) => (e < arcsReal ? Math.floor(e / L) : e - arcsReal < K ? e - arcsReal : root);
+  const to = (e: number) => (e < arcsReal ? K + (e % L) : e - arcsReal < K ? root : e - arcsReal);
+  const costOf = (e: number) => (e < arcsReal ? c[e] : M);
+  const flow = new Float64Array(arcs);
+  // Start: every source sends its mass to the root, the root sends every sink its demand.
+  const treeArcs = new Int32Array(N - 1);
+  for (let v = 0; v < K + L; v++) {
+    treeArcs[v] = arcsReal + v;
+    flow[arcsReal + v] = v < K ? a[v] : b[v - K];
+  }
+  const parent = new Int32Array(N),
+    pred = new Int32Array(N),
+    depth = new Int32Array(N);
+  const up = new Uint8Array(N); // 1: pred arc points from the node to its parent
+  const pi = new Float64Array(N);
+  // The tree's adjacency: slot k holds arc treeArcs[k] as half-edges 2k (at its tail) and 2k+1 (at its head), doubly linked per node.
+  const headH = new Int32Array(N).fill(-1),
+    nextH = new Int32Array(2 * (N - 1)),
+    prevH = new Int32Array(2 * (N - 1));
+  const nodeOfHalf = (h: number) => (h & 1 ? to(treeArcs[h >> 1]) : from(treeArcs[h >> 1]));
+  const otherOfHalf = (h: number) => (h & 1 ? from(treeArcs[h >> 1]) : to(treeArcs[h >> 1]));
+  const link = (h: number) => {
+    const v = nodeOfHalf(h);
+    nextH[h] = headH[v];
+    prevH[h] = -1;
+    if (headH[v] !== -1) prevH[headH[v]] = h;
+    headH[v] = h;
+  };
+  const unlink = (h: number) => {
+    const v = nodeOfHalf(h);
+    if (prevH[h] !== -1) nextH[prevH[h]] = nextH[h];
+    else headH[v] = nextH[h];
+    if (nextH[h] !== -1) prevH[nextH[h]] = prevH[h];
+  };
+  for (let k = 0; k < N - 1; k++) {
+    link(2 * k);
+    link(2 * k + 1);
+  }
+  const slotOf = new Int32Array(arcs).fill(-1);
+  for (let k = 0; k < N - 1; k++) slotOf[treeArcs[k]] = k;
+  const stack = new Int32Array(N);
+  // Parent pointers, depths and potentials (reduced cost c − π_u + π_v = 0 on tree arcs) below `top`, whose own are set.
+  const hang = (top: number) => {
+    let sp = 0;
+    stack[sp++] = top;
+    while (sp > 0) {
+      const u = stack[--sp];
+      for (let h = headH[u]; h !== -1; h = nextH[h]) {
+        const v = otherOfHalf(h);
+        if (v === parent[u]) continue;
+        const e = treeArcs[h >> 1];
+        parent[v] = u;
+        pred[v] = e;
+        depth[v] = depth[u] + 1;
+        up[v] = from(e) === v ? 1 : 0;
+        // u → v: π_v = π_u − c; v → u: π_v = π_u + c.
+        pi[v] = up[v] ? pi[u] + costOf(e) : pi[u] - costOf(e);
+        stack[sp++] = v;
+      }
+    }
+  };
+  parent[root] = -1;
+  hang(root);
+  const tol = 1e-12 * (maxCost + 1) * N;
+  const block = Math.max(64, Math.ceil(Math.sqrt(arcsReal)));
+  let cursor = 0,
+    pivots = 0;
+  const pathU: number[] = [],
+    pathV: number[] = [];
+  for (;;) {
+    // Block search: the most negative reduced cost among the next `block` arcs; a whole lap without one is optimal.
+    let enter = -1,
+      best = -tol,
+      scanned = 0;
+    while (scanned < arcsReal) {
+      const stop = Math.min(scanned + block, arcsReal);
+      for (; scanned < stop; scanned++) {
+        const e = cursor;
+        cursor = cursor + 1 === arcsReal ? 0 : cursor + 1;
+        const rc = c[e] - pi[Math.floor(e / L)] + pi[K + (e % L)];
+        if (rc < best) {
+          best = rc;
+          enter = e;
+        }
+      }
+      if (enter >= 0) break;
+    }
+    if (enter < 0) break;
+    pivots++;
+    // The cycle: u → v by the entering arc, then v up to the join and down to u.
+    const u = from(enter),
+      v = to(enter);
+    pathU.length = 0;
+    pathV.length = 0;
+    let x = u,
+      y = v;
+    while (x !== y) {
+      if (depth[x] >= depth[y]) {
+        pathU.push(x);
+        x = parent[x];
+      } else {
+        pathV.push(y);
+        y = parent[y];
+      }
+    }
+    // Backward arcs (flow decreases): on v's side, arcs pointing down (parent → child); on u's side, arcs pointing up.
+    let delta = Infinity;
+    for (const w of pathV) if (!up[w]) delta = Math.min(delta, flow[pred[w]]);
+    for (const w of pathU) if (up[w]) delta = Math.min(delta, flow[pred[w]]);
+    // Strongly feasible rule: the last blocking arc met going join → u → v → join.
+    let leave = -1;
+    for (let k = pathV.length - 1; k >= 0 && leave < 0; k--) {
+      const w = pathV[k];
+      if (!up[w] && flow[pred[w]] === delta) leave = pred[w];
+    }
+    if (leave < 0)
+      for (const w of pathU) {
+        if (up[w] && flow[pred[w]] === delta) {
+          leave = pred[w];
+          break;
+        }
+      }
+    if (leave < 0) throw new Error('transportPlan: unbounded cycle (cannot happen with a big-M start)');
+    flow[enter] += delta;
+    for (const w of pathV) flow[pred[w]] += up[w] ? delta : -delta;
+    for (const w of pathU) flow[pred[w]] += up[w] ? -delta : delta;
+    // Swap the arcs in the tree; the subtree cut off by the leaving arc is re-hung from the entering arc.
+    const leftV = pathV.some((w) => pred[w] === leave);
+    const [q, r] = leftV ? [v, u] : [u, v];
+    const slot = slotOf[leave];
+    unlink(2 * slot);
+    unlink(2 * slot + 1);
+    slotOf[leave] = -1;
+    treeArcs[slot] = enter;
+    slotOf[enter] = slot;
+    link(2 * slot);
+    link(2 * slot + 1);
+    parent[q] = r;
+    pred[q] = enter;
+    depth[q] = depth[r] + 1;
+    up[q] = from(enter) === q ? 1 : 0;
+    pi[q] = up[q] ? pi[r] + costOf(enter) : pi[r] - costOf(enter);
+    hang(q);
+  }
+  for (let v = 0; v < K + L; v++) if (flow[arcsReal + v] !== 0) throw new Error('transportPlan: artificial flow left (unbalanced masses?)');
+  const is: number[] = [],
+    js: number[] = [],
+    fs: number[] = [];
+  let planCost = 0;
+  for (let e = 0; e < arcsReal; e++)
+    if (flow[e] > 0) {
+      is.push(Math.floor(e / L));
+      js.push(e % L);
+      fs.push(flow[e]);
+      planCost += flow[e] * c[e];
+    }
+  return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots };
+}

@@ -1,0 +1,246 @@
+import { bestOf, solveUnits, type Progress } from '../calibrate/driver.js';
+import { calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
+import { calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
+import { pairsOf, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
+import type { Coupling } from '../coupling/comonotone.js';
+import { scaledLaplaceRdp } from '../conditions/pierquin.js';
+import type { Discrete } from '../distribution/discrete.js';
+import { discreteRenyi } from '../divergence/exactRenyi.js';
+import { InputError } from '../errors.js';
+import type { NoNoise } from '../mechanisms/mechanism.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { bracketBelow } from '../numerics/bracket.js';
+import { EPS } from '../numerics/float.js';
+import { logExpectationExp } from '../numerics/logExpectation.js';
+import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
+import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
+import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
+
+/** Settings of a vector calibration: the scalar ones, plus the noise weight of each coordinate. */
+export interface VectorSettings extends CalibrationSettings {
+  /** Coordinate i's noise is wᵢ times the calibrated scale (default all 1). */
+  coordinateScales?: readonly number[];
+}
+
+/** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
+export const VECTOR_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
+
+/** The dimension of a vector scenario, after checking every conditional has it. */
+export function dimensionOf(s: VectorScenario): number {
+  const d = Object.values(s.priors[0].conditionals)[0].d;
+  s.priors.forEach((p, i) => {
+    for (const [secret, m] of Object.entries(p.conditionals))
+      if (m.d !== d) throw new InputError(`has vectors of length ${m.d} but the first conditional has ${d}`, `priors[${i}].conditionals.${secret}`);
+  });
+  return d;
+}
+
+/** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
+function asScalar(s: VectorScenario): Scenario {
+  return {
+    ...s,
+    priors: s.priors.map((p) => ({
+      ...p,
+      conditionals: Object.fromEntries(
+        Object.entries(p.conditionals).map(([k, m]): [string, Discrete] => {
+          const order = Array.from({ length: atomsOf(m) }, (_, i) => i).sort((a, b) => m.points[a] - m.points[b]);
+          return [
+            k,
+            {
+              values: Float64Array.from(order, (i) => m.points[i]),
+              masses: Float64Array.from(order, (i) => m.masses[i]),
+              numerators: order.map((i) => m.numerators[i]),
+              denominator: m.denominator,
+            },
+          ];
+        }),
+      ),
+    })),
+  };
+}
+
+/** A coupling seen through its displacements: atom k at 0, its partner at ‖Δ_k‖ (the norm conditions' input). */
+const displacements = (P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: Norm): Coupling => ({
+  x: new Float64Array(c.mass.length),
+  y: Float64Array.from(c.mass, (_, k) => distance(P, Q, c.p[k], c.q[k], n)),
+  mass: c.mass,
+});
+
+/**
+ * Coupled bound for product Laplace noise (docs/math.md §12): joint convexity over the coupling
+ * with the exact divergence of each coupled pair, Σ over coordinates of R_α(|Δ_c|/(w_c b)), times N
+ * releases. Its feasible end is the one-norm bound's (Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c:
+ * (α−1)R_α is a log-sum-exp of affine functions, so convex with R_α(0) = 0, hence superadditive).
+ */
+function coupledLaplaceVector(P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: Norm, alpha: number, epsilon: number, releases: number): ScaleProblem {
+  const t = new Float64Array(c.mass.length);
+  const target = (alpha - 1) * epsilon;
+  const evaluate = (b: number) => {
+    let inner = 0;
+    for (let k = 0; k < t.length; k++) {
+      let sum = 0,
+        err = 0;
+      for (let i = 0; i < P.d; i++) {
+        const r = scaledLaplaceRdp(alpha, Math.abs(coord(P, c.p[k], i) - coord(Q, c.q[k], i)) / n.weights[i] / b);
+        sum += r.value;
+        err += r.error + EPS * Math.abs(sum);
+      }
+      t[k] = releases * sum;
+      inner = Math.max(inner, releases * err * (1 + EPS) + EPS * Math.abs(t[k]));
+    }
+    const outer = logExpectationExp(c.mass, t);
+    return { value: outer.value, error: outer.error + inner, target, sense: 'le' as const };
+  };
+  let w = 0;
+  for (let k = 0; k < t.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
+  // Σ_c R_α ≤ ‖Δ‖₁/b ≤ W/b: b = N·W/ε is feasible (rounded up through the search's own nudge).
+  return { evaluate, ...bracketBelow(evaluate, (releases * w) / epsilon) };
+}
+
+interface PairInput {
+  prior: string;
+  pair: [string, string];
+  P: VectorLaw;
+  Q: VectorLaw;
+}
+
+/**
+ * Calibrates noise on vector queries (docs/math.md §12): independent noise per coordinate, scale
+ * wᵢ·s on coordinate i; the common factor s is returned. Laplace measures displacement in the
+ * weighted ℓ₁ norm, Gaussian in the weighted ℓ₂ norm. theorem and coupled use the optimal
+ * transport coupling, re-solved at the trial scale until it stops improving (every round's
+ * coupling is exactly feasible, so every round's scale is certified); pierquin and
+ * wasserstein-inf use W∞ by an exact bottleneck solve. One coordinate is the scalar calibration.
+ */
+export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
+  const d = dimensionOf(scenario);
+  const w = s.coordinateScales ?? Array(d).fill(1);
+  if (w.length !== d) throw new InputError(`has ${w.length} entries for vectors of length ${d}`, 'coordinateScales');
+  if (!w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError('must all be finite numbers > 0', 'coordinateScales');
+  if (d === 1) {
+    if (w[0] !== 1) throw new InputError('apply to vectors; with one coordinate the calibrated scale is the noise scale', 'coordinateScales');
+    return calibrate(asScalar(scenario), s, opts);
+  }
+  checkSettings(s);
+  if (s.mechanism === 'exponential') throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+  if (s.contamination && s.contamination.lambda > 0) throw new InputError('is not available for vector queries yet', 'contamination');
+  const norm: Norm = { kind: s.mechanism === 'laplace' ? 'l1' : 'l2', weights: w };
+  const pairs: PairInput[] = scenario.priors.flatMap((p) =>
+    pairsOf(scenario).map(([a, b]) => ({ prior: p.name, pair: [a, b] as [string, string], P: p.conditionals[a], Q: p.conditionals[b] })),
+  );
+  if (s.method === 'exact')
+    throw new InputError(
+      `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; the tightest certified method here is coupled`,
+      'method',
+    );
+  if (s.method === 'best') {
+    const methods = VECTOR_METHODS.filter((m) => {
+      try {
+        calibrationRule({ ...s, method: m });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const results = methods.map((method) => calibrateVector(scenario, { ...s, method }));
+    const win = bestOf(results);
+    return {
+      ...win,
+      method: 'best',
+      winner: win.method as SingleMethod,
+      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
+      explanation: `best of ${methods.join(', ')} (exact needs a ${d}-dimensional integral): ${win.method} wins. ${win.explanation}`,
+    };
+  }
+  const method = s.method;
+  const rule = calibrationRule({ ...s, method });
+  const n = s.releases ?? 1;
+  const { alpha, epsilon } = s;
+  const laplaceCoupled = method === 'coupled' && s.mechanism === 'laplace' && alpha > 1 && alpha < Infinity;
+  const p = s.mechanism === 'laplace' ? 1 : 2;
+  // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
+  // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
+  const exponent =
+    alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !laplaceCoupled
+      ? s.mechanism === 'laplace'
+        ? (dist: number, sc: number) => (alpha * n * dist) / sc
+        : (dist: number, sc: number) => (alpha * (alpha - 1) * n * dist * dist) / (2 * sc * sc)
+      : null;
+  const iterate = laplaceCoupled || exponent !== null;
+  const units = pairs.map((pc) => ({
+    label: { prior: pc.prior, pair: pc.pair },
+    problem: (): ScaleProblem | NoNoise => {
+      const { P, Q } = pc;
+      const [ip, iq] = asIdLaws(P, Q);
+      if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
+      if (n > 1) {
+        const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
+        if (data <= epsilon)
+          return {
+            zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+          };
+      }
+      const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
+      if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
+        const W = wInfVector(P, Q, norm);
+        return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
+      }
+      const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
+      const build = (c: VectorCoupling): ScaleProblem | NoNoise =>
+        laplaceCoupled ? coupledLaplaceVector(P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
+      // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
+      let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);
+      let problem = build(coupling);
+      if ('zero' in problem || !iterate) return problem;
+      let scale = smallestFeasibleScale(problem).scale;
+      // Re-solve the transport for the condition's own cost at the scale found: its value there can
+      // only drop, so the next scale is no larger; stop when it no longer moves.
+      for (let round = 0; round < 3; round++) {
+        const t = laplaceCoupled
+          ? (i: number, j: number) => {
+              let sum = 0;
+              for (let c = 0; c < P.d; c++) sum += scaledLaplaceRdp(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale).value;
+              return n * sum;
+            }
+          : (i: number, j: number) => exponent!(dist(i, j), scale);
+        let top = -Infinity;
+        for (let i = 0; i < atomsOf(P); i++) for (let j = 0; j < atomsOf(Q); j++) top = Math.max(top, t(i, j));
+        const next = optimalCoupling(P, Q, (i, j) => Math.exp(t(i, j) - top));
+        const np = build(next);
+        if ('zero' in np) return np;
+        const ns = smallestFeasibleScale(np).scale;
+        if (!(ns < scale * (1 - 1e-9))) break;
+        [coupling, problem, scale] = [next, np, ns];
+      }
+      return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+    },
+  }));
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
+  const pairScales: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
+  const binding = sol.scale > 0 ? sol.top.label : null;
+  const def = mechanismDef(s.mechanism);
+  const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
+  const rulePrefix = laplaceCoupled ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule;
+  const explanation =
+    `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. ` +
+    (binding
+      ? `${rulePrefix}: smallest ${def.symbol} meeting the condition, maximised over ${pairScales.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair.join(' vs ')}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
+      : zeroExplanation(pairScales));
+  return {
+    mechanism: s.mechanism,
+    method,
+    alpha,
+    epsilon,
+    parameter: def.parameter,
+    scale: sol.scale,
+    variance: noiseVariance(s, sol.scale),
+    rule: rulePrefix,
+    binding,
+    explanation,
+    check: sol.check,
+    pairs: pairScales,
+    ...(n > 1 ? { releases: n } : {}),
+    dimension: d,
+    coordinateScales: [...w],
+  };
+}

@@ -1,0 +1,88 @@
+import type { Scenario } from '../calibrate/scenario.js';
+import { fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+
+/**
+ * A finite law of a vector X ∈ ℝ^d: distinct atoms (row-major, `points[k·d + i]` is coordinate i
+ * of atom k) with exact rational masses, as for scalars (docs/math.md §2): identical atoms are
+ * merged by adding their numerators, never by adding rounded floats.
+ */
+export interface VectorLaw {
+  readonly d: number;
+  readonly points: Float64Array;
+  readonly masses: Float64Array;
+  readonly numerators: readonly bigint[];
+  readonly denominator: bigint;
+}
+
+export type VectorScenario = Scenario<VectorLaw>;
+
+/** Coordinate i of atom k. */
+export const coord = (m: VectorLaw, k: number, i: number): number => m.points[k * m.d + i];
+
+/** Number of atoms. */
+export const atomsOf = (m: VectorLaw): number => m.masses.length;
+
+/**
+ * From vector values (all of length d ≥ 1) with counts or weights; errors name `path`.
+ * @example vectorLaw([[1, 2], [3, 4], [1, 2]], { counts: [1, 1, 2] }).masses // [3/4, 1/4]
+ */
+export function vectorLaw(
+  values: readonly (readonly number[])[],
+  w: { counts?: readonly number[]; weights?: readonly number[] },
+  path = 'distribution',
+): VectorLaw {
+  if (values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
+  const d = values[0].length;
+  const ids = new Map<string, number>();
+  const firsts: (readonly number[])[] = [];
+  const idOf = values.map((v, k) => {
+    if (v.length !== d)
+      throw new InputError(`has ${v.length} coordinates but values[0] has ${d}; every value must have the same length`, `${path}.values[${k}]`);
+    v.forEach((x, i) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`value ${String(x)} is not a finite number`, `${path}.values[${k}][${i}]`);
+    });
+    // Exact key: every double prints as a unique shortest string (−0 folded into 0).
+    const key = v.map((x) => String(x === 0 ? 0 : x)).join(',');
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = firsts.length;
+      ids.set(key, id);
+      firsts.push(v);
+    }
+    return id;
+  });
+  // Masses through the scalar builder on the atoms' ids: exact sums, zero masses dropped.
+  const byId: Discrete = w.counts ? fromCounts(idOf, w.counts, path) : fromWeights(idOf, w.weights ?? [], path);
+  const points = new Float64Array(byId.values.length * d);
+  byId.values.forEach((id, k) => {
+    firsts[id].forEach((x, i) => {
+      points[k * d + i] = x === 0 ? 0 : x;
+    });
+  });
+  return { d, points, masses: byId.masses, numerators: byId.numerators, denominator: byId.denominator };
+}
+
+/**
+ * Two vector laws as scalar laws on shared atom ids (equal vectors, equal ids): what only needs
+ * to match atoms — D_α(P_X‖Q_X) of the data itself — reuses the scalar code.
+ */
+export function asIdLaws(p: VectorLaw, q: VectorLaw): [Discrete, Discrete] {
+  const ids = new Map<string, number>();
+  const idsOf = (m: VectorLaw) =>
+    Array.from({ length: atomsOf(m) }, (_, k) => {
+      const key = Array.from(m.points.subarray(k * m.d, (k + 1) * m.d)).join(',');
+      if (!ids.has(key)) ids.set(key, ids.size);
+      return ids.get(key)!;
+    });
+  const build = (m: VectorLaw, id: number[]): Discrete => {
+    const order = id.map((_, k) => k).sort((a, b) => id[a] - id[b]);
+    return {
+      values: Float64Array.from(order, (k) => id[k]),
+      masses: Float64Array.from(order, (k) => m.masses[k]),
+      numerators: order.map((k) => m.numerators[k]),
+      denominator: m.denominator,
+    };
+  };
+  return [build(p, idsOf(p)), build(q, idsOf(q))];
+}

@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { fromCounts } from '../src/distribution/discrete.js';
+import type { InputError } from '../src/errors.js';
+import { laplaceRdp } from '../src/conditions/pierquin.js';
+import { calibrateVector } from '../src/vector/calibrate.js';
+import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
+import { vectorRenyi2d } from './quadrature2d.js';
+
+const scenario = (P: VectorLaw, Q: VectorLaw): VectorScenario => ({ name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] });
+const P = vectorLaw(
+  [
+    [12, 40],
+    [13, 45],
+    [9, 40],
+  ],
+  { counts: [5, 3, 2] },
+);
+const Q = vectorLaw(
+  [
+    [12, 38],
+    [14, 45],
+    [9, 50],
+  ],
+  { counts: [2, 3, 5] },
+);
+
+describe('vector queries (docs/math.md §12)', () => {
+  it('the 2-D oracle matches closed forms for point masses (Gaussian αΔ²/2σ², Laplace Σ R_α)', () => {
+    const a = vectorLaw([[0, 0]], { counts: [1] }),
+      b = vectorLaw([[1, 2]], { counts: [1] });
+    expect(vectorRenyi2d(a, b, { family: 'gaussian', scale: 1 }, { family: 'gaussian', scale: 2 }, 3)).toBeCloseTo((3 * (1 + 1)) / 2, 8);
+    expect(vectorRenyi2d(a, b, { family: 'laplace', scale: 1 }, { family: 'laplace', scale: 1 }, 2)).toBeCloseTo(laplaceRdp(2, 1) + laplaceRdp(2, 2), 8);
+  });
+
+  it('d = 1 is the scalar calibration, number for number', () => {
+    const a = vectorLaw([[1], [2], [4]], { counts: [3, 2, 5] });
+    const b = vectorLaw([[2], [3]], { counts: [1, 1] });
+    for (const mechanism of ['laplace', 'gaussian'] as const)
+      for (const method of ['theorem', 'coupled', 'exact', 'best'] as const) {
+        const v = calibrateVector(scenario(a, b), { mechanism, method, alpha: 2, epsilon: 0.5 });
+        const s = calibrate(
+          { name: 'v', priors: [{ name: 'p', conditionals: { a: fromCounts([1, 2, 4], [3, 2, 5]), b: fromCounts([2, 3], [1, 1]) } }] },
+          { mechanism, method, alpha: 2, epsilon: 0.5 },
+        );
+        expect(v.scale).toBe(s.scale);
+      }
+  });
+
+  it('every 2-D scale is certified against an independent 2-D quadrature (never under), both directions', () => {
+    for (const [mechanism, family] of [
+      ['laplace', 'laplace'],
+      ['gaussian', 'gaussian'],
+    ] as const)
+      for (const method of ['theorem', 'pierquin', 'coupled'] as const)
+        for (const w of [
+          [1, 1],
+          [1, 3],
+        ]) {
+          const r = calibrateVector(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
+          const k1 = { family, scale: w[0] * r.scale },
+            k2 = { family, scale: w[1] * r.scale };
+          expect(vectorRenyi2d(P, Q, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
+          expect(vectorRenyi2d(Q, P, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
+        }
+  });
+
+  it('random small 2-D laws: coupled ≤ theorem, and the coupled scale holds by quadrature', () => {
+    const law = fc
+      .array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 4 })
+      .map((xs) =>
+        vectorLaw(
+          xs.map(([a, b]) => [a, b]),
+          { counts: xs.map((x) => x[2]) },
+        ),
+      );
+    fc.assert(
+      fc.property(law, law, fc.constantFrom('laplace', 'gaussian'), (a, b, mechanism) => {
+        const s = scenario(a, b);
+        const coupled = calibrateVector(s, { mechanism, method: 'coupled', alpha: 3, epsilon: 0.5 });
+        const theorem = calibrateVector(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
+        expect(coupled.scale).toBeLessThanOrEqual(theorem.scale * (1 + 1e-9));
+        if (coupled.scale > 0) {
+          const k = { family: mechanism, scale: coupled.scale };
+          expect(vectorRenyi2d(a, b, k, k, 3)).toBeLessThanOrEqual(0.5 * (1 + 1e-7));
+          expect(vectorRenyi2d(b, a, k, k, 3)).toBeLessThanOrEqual(0.5 * (1 + 1e-7));
+        }
+      }),
+      { numRuns: 15, seed: 7 },
+    );
+  });
+
+  it('N Gaussian releases of a vector: the single-release scale times √N; Laplace N releases need more than one', () => {
+    const one = calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const four = calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;
+    expect(four / (2 * one) - 1).toBeLessThan(1e-8);
+    expect(four).toBeGreaterThanOrEqual(2 * one * (1 - 1e-12));
+    const l1 = calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const l3 = calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
+    expect(l3.scale).toBeGreaterThan(l1);
+    expect(l3.releases).toBe(3);
+  });
+
+  it('refuses what it cannot certify, naming the field', () => {
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return `${(e as InputError).path}: ${(e as InputError).reason}`;
+      }
+      return 'no error';
+    };
+    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
+      /^method: .*tightest certified method here is coupled/,
+    );
+    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
+    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
+      /^coordinateScales: has 1 entries/,
+    );
+    expect(err(() => vectorLaw([[1, 2], [3]], { counts: [1, 1] }, 'spec.x'))).toMatch(/^spec\.x\.values\[1\]: has 1 coordinates/);
+  });
+});
