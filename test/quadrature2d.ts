@@ -38,21 +38,7 @@ function nodes1d(atoms: number[], s: number): { y: number[]; w: number[] } {
         cuts.add(a + d);
       }
     }
-  cuts.add(atoms[0] - 60 * s);
-  cuts.add(atoms[atoms.length - 1] + 60 * s);
-  const ends = [...cuts].sort((a, c) => a - c);
-  const gl = gaussLegendre(12);
-  const y: number[] = [],
-    w: number[] = [];
-  for (let i = 0; i + 1 < ends.length; i++) {
-    const h = (ends[i + 1] - ends[i]) / 2,
-      c = (ends[i + 1] + ends[i]) / 2;
-    gl.x.forEach((x, j) => {
-      y.push(c + h * x);
-      w.push(h * gl.w[j]);
-    });
-  }
-  return { y, w };
+  return cellNodes(cuts, atoms, s);
 }
 
 /**
@@ -123,6 +109,11 @@ function lightNodes(atoms: number[], s: number): { y: number[]; w: number[] } {
       cuts.add(a - s * 2 ** k);
       cuts.add(a + s * 2 ** k);
     }
+  return cellNodes(cuts, atoms, s);
+}
+
+/** 12-point Gauss–Legendre on every cell between the cuts, out to ±60 scales beyond the atoms. */
+function cellNodes(cuts: Set<number>, atoms: number[], s: number): { y: number[]; w: number[] } {
   cuts.add(atoms[0] - 60 * s);
   cuts.add(atoms[atoms.length - 1] + 60 * s);
   const ends = [...cuts].sort((a, c) => a - c);

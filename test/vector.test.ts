@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
@@ -7,6 +12,7 @@ import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { vectorRenyi2d } from './quadrature2d.js';
+import { UCI_DIR } from './uci.js';
 
 const scenario = (P: VectorLaw, Q: VectorLaw): VectorScenario => ({ name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] });
 const P = vectorLaw(
@@ -120,4 +126,106 @@ describe('vector queries (docs/math.md §12)', () => {
     );
     expect(err(() => vectorLaw([[1, 2], [3]], { counts: [1, 1] }, 'spec.x'))).toMatch(/^spec\.x\.values\[1\]: has 1 coordinates/);
   });
+});
+
+describe('vector queries: specs, tables and the CLI', () => {
+  const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+  const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+  const dir = mkdtempSync(join(tmpdir(), 'pf-vec-'));
+  const spec = join(dir, 'v.json');
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      alpha: 2,
+      epsilon: 1,
+      mechanism: 'gaussian',
+      priors: [
+        {
+          name: 'p',
+          conditionals: {
+            a: {
+              values: [
+                [12, 40],
+                [13, 45],
+                [9, 40],
+              ],
+              counts: [5, 3, 2],
+            },
+            b: {
+              values: [
+                [12, 38],
+                [14, 45],
+                [9, 50],
+              ],
+              counts: [2, 3, 5],
+            },
+          },
+        },
+      ],
+    }),
+  );
+
+  it('a spec with vector values calibrates and releases vectors', () => {
+    const c = run('calibrate', '--spec', spec, '--json');
+    expect(c.status, c.stderr).toBe(0);
+    const r = JSON.parse(c.stdout).results[0];
+    expect(r.dimension).toBe(2);
+    expect(r.scale).toBeCloseTo(calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
+    const rel = run('release', '--spec', spec, '--value', '12,40', '--count', '3', '--coordinate-scales', '1,2', '--json');
+    expect(rel.status, rel.stderr).toBe(0);
+    const out = JSON.parse(rel.stdout);
+    expect(out.values).toHaveLength(3);
+    expect(out.values.every((v: number[]) => v.length === 2)).toBe(true);
+    expect(out.guarantee).toMatch(/the 3 releases together/);
+  });
+
+  it('bad vector input exits 2 naming the field; commands without vector support refuse', () => {
+    const wrong = run('release', '--spec', spec, '--value', '12');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/--value: has 1 coordinates; the query has 2/);
+    const audit = run('audit', '--spec', spec, '--scale', '1');
+    expect(audit.status).toBe(2);
+    expect(audit.stderr).toMatch(/conditionals\.a: is a vector conditional/);
+    const mixed = join(dir, 'mixed.json');
+    writeFileSync(
+      mixed,
+      JSON.stringify({
+        alpha: 2,
+        epsilon: 1,
+        priors: [{ name: 'p', conditionals: { a: { values: [[1, 2]], counts: [1] }, b: { values: [3], counts: [1] } } }],
+      }),
+    );
+    const m = run('calibrate', '--spec', mixed);
+    expect(m.status).toBe(2);
+    expect(m.stderr).toMatch(/conditionals\.b\.values: must be vectors/);
+    const scales = run('calibrate', '--spec', spec, '--coordinate-scales', '1,0');
+    expect(scales.status).toBe(2);
+    expect(scales.stderr).toMatch(/--coordinate-scales:/);
+  });
+
+  it('the adult example: --query education-num,hours-per-week gives the joint laws, calibrated together', () => {
+    const adult = join(UCI_DIR, 'adult', 'adult.data');
+    const r = run(
+      'calibrate',
+      '--data',
+      adult,
+      '--query',
+      'education-num,hours-per-week',
+      '--secret-column',
+      'relationship',
+      '--values',
+      'Husband,Not-in-family',
+      '--method',
+      'coupled,theorem',
+      '--json',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const [coupled, theorem] = JSON.parse(r.stdout).results;
+    expect(coupled.dimension).toBe(2);
+    expect(coupled.scale).toBeGreaterThan(0);
+    expect(coupled.scale).toBeLessThanOrEqual(theorem.scale);
+    const one = run('audit', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--scale', '1');
+    expect(one.status).toBe(2);
+    expect(one.stderr).toMatch(/--query: takes one column for this command/);
+  }, 60_000);
 });

@@ -99,6 +99,18 @@ export interface CalibrateOptions {
   precomputed?: Partial<Record<SingleMethod, Precomputed>>;
 }
 
+/** `best`'s result: the smallest certified candidate, naming the winner and every candidate; `note` says what was left out. */
+export function bestResult(results: CalibrationResult[], note = ''): CalibrationResult {
+  const win = bestOf(results);
+  return {
+    ...win,
+    method: 'best',
+    winner: win.method as SingleMethod,
+    candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
+    explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
+  };
+}
+
 /** The methods `best` runs on this scenario, and what it says about the ones left out. */
 export function bestMethods(scenario: Scenario, settings: CalibrationSettings): { methods: SingleMethod[]; note: string } {
   const atoms = largestPairSupport(scenario);
@@ -169,14 +181,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
         },
       ),
     );
-    const win = bestOf(results);
-    return {
-      ...win,
-      method: 'best',
-      winner: win.method as SingleMethod,
-      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
-      explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
-    };
+    return bestResult(results, note);
   }
   const single = { ...settings, method: settings.method };
   const rule = calibrationRule(single);

@@ -8,9 +8,11 @@ import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
-import { parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import { calibrateVector } from '../vector/calibrate.js';
+import { isVectorScenario } from '../vector/law.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -46,9 +48,13 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = o.guarantee ?? 'renyi';
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
   if (guarantee === 'mi') return runCalibrateMI(o);
-  const { scenario, grid, source, fit } = await plan(o, { gaussian: true });
+  const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
   const gaussian = isGaussianScenario(scenario);
-  if (gaussian && o.delta !== undefined) throw new InputError('is not available for Gaussian priors yet; give a Rényi order with --alpha', '--delta');
+  const vector = isVectorScenario(scenario);
+  if ((gaussian || vector) && o.delta !== undefined)
+    throw new InputError(`is not available for ${gaussian ? 'Gaussian priors' : 'vector queries'} yet; give a Rényi order with --alpha`, '--delta');
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
+  if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = o.delta === undefined ? undefined : Number(o.delta);
   if (delta !== undefined && !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
@@ -68,7 +74,21 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   };
   let results: CalibrationResult[];
   try {
-    if (!gaussian && !calibrateEpsDelta && threads > 1) {
+    if (vector)
+      results = settings.map((s, k) => {
+        try {
+          return calibrateVector(
+            scenario,
+            { ...s, ...(coordinateScales ? { coordinateScales } : {}) },
+            { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) },
+          );
+        } catch (e) {
+          throw e instanceof InputError && e.path === 'coordinateScales'
+            ? new InputError(e.reason, o.coordinateScales ? '--coordinate-scales' : 'spec.coordinateScales')
+            : fromSetting(e);
+        }
+      });
+    else if (!gaussian && !calibrateEpsDelta && threads > 1) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       results = await withPool(threads, (pool) =>
@@ -192,6 +212,7 @@ export function calibrateCommand(program: Command): void {
     .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
+    .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)')
     .option('--threads <n>', 'worker threads for independent pairs, priors and grid points (default: the cores available); results are identical')
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
@@ -222,6 +243,7 @@ Examples:
   pufferfish calibrate --spec my-spec.json --mechanism gaussian --alpha 2,4,8
   pufferfish calibrate --scenario heart --fit gaussian --mechanism gaussian --alpha 4 --epsilon 0.5
   pufferfish calibrate --data adult.data --query education-num --secret-column relationship --values Husband,Not-in-family
+  pufferfish calibrate --data adult.data --query education-num,hours-per-week --secret-column relationship --values Husband,Not-in-family
   pufferfish calibrate --data people.parquet --query income --secret "older=age >= 50" --secret "younger=age < 50" --given sex
 
 Exit codes: 0 ok · 2 bad input (the message names the field) · 3 numerical failure (no number is printed).`,

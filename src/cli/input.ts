@@ -13,7 +13,9 @@ import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import type { SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
-import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import { fromIndexLaw, isVectorScenario, type VectorScenario } from '../vector/law.js';
+import type { AnyScenario } from '../calibrate/scenarioKinds.js';
 import { parseGrid, parseNames } from './grid.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
@@ -48,6 +50,8 @@ export interface CalibrateOptions extends SourceOptions {
   releases?: string;
   /** calibrate: an (ε, δ) target. */
   delta?: string;
+  /** Vector queries: each coordinate's noise weight. */
+  coordinateScales?: string;
   /** Worker threads (default: the cores available). */
   threads?: string;
   /** Fit Gaussian (`gaussian`) or mixture (`mixture:K`) priors to the table's conditionals. */
@@ -74,18 +78,19 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
  * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
  */
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<Scenario | GaussianScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean } = {}): Promise<Loaded<Scenario | GaussianScenario>> {
+export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean } = {}): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
   const loaded = await loadFinite(o, opts.gaussian ?? false);
   if (o.fit === undefined) return loaded;
   const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
   if (isGaussianScenario(loaded.scenario)) throw new InputError('fits finite conditionals; the spec already gives Gaussian ones', '--fit');
+  if (isVectorScenario(loaded.scenario)) throw new InputError('fits one column; vector queries are not fitted yet', '--fit');
   const f = fitScenario(loaded.scenario, parseFit(o.fit));
   return { ...loaded, scenario: f.scenario, fit: f.report };
 }
 
-async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loaded<Scenario | GaussianScenario>> {
+async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loaded<AnyScenario>> {
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
@@ -117,7 +122,19 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loade
     : undefined;
   // Values are compared with the table's text (a typed number matches its one text, said in the output).
   const values = o.values?.split(',').map((v) => v.trim());
-  const hist = await tableHistograms(source, { query: o.query, secretColumn: o.secretColumn, values, predicates, given: o.given });
+  // --query A,B: a vector query (the columns' joint law per secret; docs/math.md §12).
+  const queries = o.query.split(',').map((c) => c.trim());
+  if (queries.length > 1 && !gaussian)
+    throw new InputError('takes one column for this command; several columns (a vector query) are taken by calibrate and release --value', '--query');
+  if (queries.some((c) => c === '')) throw new InputError(`has an empty column name in '${o.query}'`, '--query');
+  const hist = await tableHistograms(source, {
+    query: queries[0],
+    ...(queries.length > 1 ? { queries } : {}),
+    secretColumn: o.secretColumn,
+    values,
+    predicates,
+    given: o.given,
+  });
   const pairs = o.pairs?.split(',').map((p) => {
     const [a, b, extra] = p.split(':').map((x) => x.trim());
     if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
@@ -146,8 +163,18 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loade
     };
     await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...specOf(t.scenario), ...settings }, null, 2) + '\n');
   }
+  const vectors = hist.vectors;
+  const scenario: Scenario | VectorScenario = vectors
+    ? {
+        ...t.scenario,
+        priors: t.scenario.priors.map((p) => ({
+          ...p,
+          conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, fromIndexLaw(d, vectors)])),
+        })),
+      }
+    : t.scenario;
   return {
-    scenario: t.scenario,
+    scenario,
     d: {},
     source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] },
   };
@@ -191,15 +218,15 @@ function specOf(s: Scenario) {
 }
 
 /** Loads the scenario and builds the grid method × α × ε of settings (flags override the spec). */
-export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo }>;
+export async function plan(o: CalibrateOptions): Promise<{ scenario: Scenario; grid: CalibrationSettings[]; source?: SourceInfo; d: SpecDefaults }>;
 export async function plan(
   o: CalibrateOptions,
   opts: { gaussian: true },
-): Promise<{ scenario: Scenario | GaussianScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[] }>;
+): Promise<{ scenario: AnyScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[]; d: SpecDefaults }>;
 export async function plan(
   o: CalibrateOptions,
   opts: { gaussian?: boolean } = {},
-): Promise<{ scenario: Scenario | GaussianScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[] }> {
+): Promise<{ scenario: AnyScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[]; d: SpecDefaults }> {
   const { scenario, d, source, fit } = opts.gaussian ? await loadScenario(o, { gaussian: true }) : await loadScenario(o);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? (isGaussianScenario(scenario) ? 'gaussian' : 'laplace')];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
@@ -225,7 +252,7 @@ export async function plan(
       })),
     ),
   );
-  return { scenario, grid, source, ...(fit ? { fit } : {}) };
+  return { scenario, grid, source, d, ...(fit ? { fit } : {}) };
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -247,6 +274,16 @@ function contaminationOf(o: CalibrateOptions, d: SpecDefaults): { lambda: number
   if (lambda === undefined) throw new InputError('is needed with --domain (the share of each conditional the adversary may move)', '--contamination');
   if (domain === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');
   return { lambda, domain };
+}
+
+/** `--coordinate-scales w1,w2,…`: positive finite numbers, read exactly. */
+export function parseCoordinateScales(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(',').map((x) => x.trim());
+  const ws = parts.map(Number);
+  if (parts.some((x) => x === '') || !ws.every((w) => Number.isFinite(w) && w > 0))
+    throw new InputError(`must be positive numbers separated by commas, got '${text}'`, '--coordinate-scales');
+  return ws;
 }
 
 /** `--threads N`: 1 to 256; default the cores this process may use. */

@@ -6,7 +6,9 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
-import { plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { isVectorScenario, type VectorScenario } from '../vector/law.js';
+import type { CalibrationSettings } from '../calibrate/rules.js';
 import { progressBar } from './progress.js';
 
 interface ReleaseOptions extends CalibrateOptions {
@@ -33,14 +35,15 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const { release } = await import('../release/release.js');
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
-  const value = Number(o.value);
-  if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   const asked = o.count === undefined ? undefined : Number(o.count);
   if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000))
     throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
-  const { scenario, grid } = await plan(o, { gaussian: true });
+  const { scenario, grid, d } = await plan(o, { gaussian: true });
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
+  if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, grid[0], asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
+  const value = Number(o.value);
+  if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = grid[0];
   const count = asked ?? specReleases ?? 1;
@@ -78,6 +81,42 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n\n`,
   );
   for (const v of r.values) process.stdout.write(`${v}\n`);
+}
+
+/** `release --value A,B,…` of a vector query: independent noise per coordinate (docs/math.md §12). */
+async function runReleaseVector(
+  o: ReleaseOptions,
+  scenario: VectorScenario,
+  settings: CalibrationSettings,
+  asked: number | undefined,
+  coordinateScales?: number[],
+): Promise<void> {
+  if (o.truncate !== undefined) throw new InputError('is not available for vector queries yet', '--truncate');
+  const parts = o.value!.split(',').map((x) => x.trim());
+  const value = parts.map(Number);
+  if (parts.some((x) => x === '') || !value.every(Number.isFinite))
+    throw new InputError(`must be finite numbers separated by commas (one per query column), got '${o.value}'`, '--value');
+  const { releaseVector } = await import('../vector/release.js');
+  const { releases: specReleases, ...rest } = settings;
+  let r: ReturnType<typeof releaseVector>;
+  try {
+    r = releaseVector(scenario, { ...rest, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
+      count: asked ?? specReleases ?? 1,
+      allowNoNoise: o.allowNoNoise,
+      perRelease: o.perRelease,
+    });
+  } catch (e) {
+    throw e instanceof InputError && e.path === 'value' ? new InputError(e.reason, '--value') : asFlagError(e);
+  }
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...r, alpha: jsonAlpha(r.alpha) }, null, 2)}\n`);
+    return;
+  }
+  const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
+  process.stdout.write(
+    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\n\n`,
+  );
+  for (const v of r.values) process.stdout.write(`${v.join(',')}\n`);
 }
 
 /** `release --data T --query C --out F`: a privatized copy of the table. */
@@ -139,7 +178,8 @@ export function releaseCommand(program: Command): void {
     .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
-    .option('--value <v>', 'the true value to privatize')
+    .option('--value <v>', 'the true value to privatize (a vector query: one number per column, A,B,…)')
+    .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)')
     .option('--fit <kind>', 'with --value: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K')
     .option('--out <file>', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically')
     .option(

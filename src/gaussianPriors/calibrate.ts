@@ -1,5 +1,5 @@
-import { bestOf, solveUnits, type Progress } from '../calibrate/driver.js';
-import { IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
+import { solveUnits, type Progress } from '../calibrate/driver.js';
+import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
 import { checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
 import { pairsOf } from '../calibrate/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
@@ -248,16 +248,11 @@ export function calibrateGaussianPriors(scenario: GaussianScenario, s: GaussianP
   const pairs = pairsFor(scenario, s);
   if (s.method === 'best') {
     const { methods, reasons } = applicable(pairs);
-    const results = methods.map((method) => calibrateGaussianPriors(scenario, { ...s, method }));
-    const win = bestOf(results);
     const left = Object.entries(reasons).map(([m, why]) => `${m} left out: ${why}`);
-    return {
-      ...win,
-      method: 'best',
-      winner: win.method as SingleMethod,
-      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
-      explanation: `best of ${methods.join(', ')}${left.length ? ` (${left.join('; ')})` : ''}: ${win.method} wins. ${win.explanation}`,
-    };
+    return bestResult(
+      methods.map((method) => calibrateGaussianPriors(scenario, { ...s, method })),
+      left.length ? ` (${left.join('; ')})` : '',
+    );
   }
   const method = s.method as GMethod;
   const n = s.releases ?? 1;

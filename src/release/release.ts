@@ -42,7 +42,10 @@ export interface ReleaseOptions {
 }
 
 /** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
-function consentToNoNoise(plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null }, opts: ReleaseOptions): void {
+export function consentToNoNoise(
+  plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null },
+  opts: ReleaseOptions,
+): void {
   if (plan.scale > 0 || opts.allowNoNoise) return;
   const why = plan.calibration?.explanation ?? 'no pair needs noise on this interval';
   throw new InputError(

@@ -4,6 +4,8 @@
 /** What to histogram: the numeric query column, and the secrets (a column's values or predicates). */
 export interface SecretQuery {
   query: string;
+  /** Several numeric columns released together (a vector query): their joint law per secret. */
+  queries?: string[];
   /** Each value of this column is a secret (optionally only `values`). */
   secretColumn?: string;
   values?: string[];
@@ -24,4 +26,6 @@ export interface TableHistograms {
   secrets: string[];
   /** How given secret names were matched to the table's texts (shown with the source). */
   notes?: string[];
+  /** Vector queries: histogram values are indices into this list of atoms (one per distinct row vector). */
+  vectors?: number[][];
 }

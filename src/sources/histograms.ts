@@ -20,7 +20,9 @@ export { checkPredicate } from './predicate.js';
  */
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files).
-  const textColumns = [q.query, q.secretColumn, q.given].filter((c): c is string => !!c);
+  const queries = q.queries ?? [q.query];
+  if (new Set(queries).size !== queries.length) throw new InputError('names a column twice', 'query');
+  const textColumns = [...queries, q.secretColumn, q.given].filter((c): c is string => !!c);
   const engine = source.kind === 'postgres' ? await postgresEngine(source) : await duckEngine(source, textColumns, !!q.predicates);
   try {
     const cols = await engine.columns();
@@ -30,19 +32,23 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
       return c;
     };
-    const qc = need(q.query, 'query');
     // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.
-    const asText = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
-    if (!qc.numeric && !asText) throw new InputError(`column '${q.query}' is not numeric (type ${qc.type})`, 'query');
+    const asText = queries.map((name) => {
+      const qc = need(name, 'query');
+      const text = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
+      if (!qc.numeric && !text) throw new InputError(`column '${name}' is not numeric (type ${qc.type})`, 'query');
+      return text;
+    });
     if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
     if (q.secretColumn) need(q.secretColumn, 'secretColumn');
     if (q.given) need(q.given, 'given');
-    const x = engine.tryCast(ident(q.query));
+    const xs = queries.map((name, i) => `${engine.tryCast(ident(name))} AS x${i}`).join(', ');
+    const groupX = queries.map((_, i) => i + 3).join(', ');
     const g = q.given ? `${ident(q.given)}` : 'NULL';
     let sql: string;
     let predicateNames: string[] = [];
     if (q.secretColumn) {
-      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${x} AS x, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, 3`;
+      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, ${groupX}`;
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) {
@@ -54,7 +60,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         }
       }
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
-      sql = `SELECT ${g} AS g, ${x} AS x, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, 2`;
+      sql = `SELECT ${g} AS g, ${xs}, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, ${queries.map((_, i) => i + 2).join(', ')}`;
     }
     let rows: Record<string, unknown>[];
     try {
@@ -64,14 +70,31 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     }
     const tally = new Tally();
     let total = 0,
-      dropped = 0,
-      numeric = 0;
+      dropped = 0;
+    const numeric = queries.map(() => 0);
+    // A vector query tallies each distinct row vector by its index (exact: the key is its doubles' shortest texts).
+    const vectors: number[][] = [];
+    const vectorId = new Map<string, number>();
+    const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     for (const r of rows) {
       const n = Number(r.n);
       total += n;
-      if (r.x !== null && r.x !== undefined && Number.isFinite(Number(r.x))) numeric += n;
+      const coords = queries.map((_, i) => num(r[`x${i}`]));
+      coords.forEach((c, i) => {
+        if (c !== null && Number.isFinite(c)) numeric[i] += n;
+      });
       const gv = q.given ? secretText(r.g) : '';
-      const xv = r.x === null || r.x === undefined ? null : Number(r.x);
+      let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
+      if (xv !== null && queries.length > 1) {
+        const key = coords.map((c) => String(c === 0 ? 0 : c)).join(',');
+        let id = vectorId.get(key);
+        if (id === undefined) {
+          id = vectors.length;
+          vectorId.set(key, id);
+          vectors.push(coords.map((c) => (c === 0 ? 0 : c!)));
+        }
+        xv = id;
+      }
       const s = q.secretColumn ? secretText(r.s) : '';
       if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
         dropped += n;
@@ -84,9 +107,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         });
       }
     }
-    if (numeric === 0 && total > 0 && asText) throw new InputError(`column '${q.query}' is not numeric (no value parses as a number)`, 'query');
+    queries.forEach((name, i) => {
+      if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
+    });
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
-    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes };
+    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes, ...(queries.length > 1 ? { vectors } : {}) };
   } finally {
     await engine.close();
   }

@@ -7,6 +7,7 @@ import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { specSchema, validate, type Spec } from './schema.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import { vectorLaw, type VectorLaw, type VectorScenario } from '../vector/law.js';
 
 /** `priors[0].conditionals["Not-in-family"].weights[2]` from a schema issue's path. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -60,13 +61,16 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
   method?: string;
   contamination?: number;
   domain?: [number, number];
+  coordinateScales?: number[];
 };
 
 type Defaults = { defaults: SpecDefaults };
 /** A validated spec: finite conditionals, or (any conditional Gaussian) Gaussian-mixture ones (docs/math.md §11). */
+/** `at`: the path of the first Gaussian (or vector) conditional. */
 export type AnySpec =
   | ({ kind: 'finite'; scenario: Scenario } & Defaults)
-  | ({ kind: 'gaussian'; scenario: GaussianScenario /** The first Gaussian conditional's path. */; at: string } & Defaults);
+  | ({ kind: 'gaussian'; scenario: GaussianScenario; at: string } & Defaults)
+  | ({ kind: 'vector'; scenario: VectorScenario; at: string } & Defaults);
 
 type Conditional = Spec['priors'][number]['conditionals'][string];
 
@@ -78,7 +82,8 @@ function mixtureOf(c: Conditional, path: string): GaussianMixture {
     checkMixture(m, `${path}.mixture`);
     return m;
   }
-  const d = c.counts ? fromCounts(c.values!, c.counts, path) : fromWeights(c.values!, c.weights!, path);
+  if (Array.isArray(c.values![0])) throw new InputError('must be numbers in a spec with Gaussian conditionals', `${path}.values`);
+  const d = c.counts ? fromCounts(c.values as number[], c.counts, path) : fromWeights(c.values as number[], c.weights!, path);
   return Array.from(d.values, (mean, k) => ({ weight: d.masses[k], mean, sd: 0 }));
 }
 
@@ -100,14 +105,26 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
     names.add(p.name);
   });
   const first = spec.priors.flatMap((p, i) => Object.entries(p.conditionals).flatMap(([secret, c]) => (c.values === undefined ? [pathOf(i, secret)] : [])))[0];
+  const isVec = (c: Conditional) => c.values !== undefined && Array.isArray(c.values[0]);
+  const firstVector = spec.priors.flatMap((p, i) => Object.entries(p.conditionals).flatMap(([secret, c]) => (isVec(c) ? [pathOf(i, secret)] : [])))[0];
+  if (firstVector && first) throw new InputError('is a vector conditional, and another is Gaussian: a spec takes one kind', firstVector);
   const common = { name: spec.name ?? 'spec', pairs: spec.pairs, ordered: spec.ordered ?? false };
+  const vectorOf = (c: Conditional, path: string): VectorLaw => {
+    if (!isVec(c)) throw new InputError('must be vectors like the other conditionals (arrays of numbers)', `${path}.values`);
+    return vectorLaw(c.values as number[][], { counts: c.counts, weights: c.weights }, path);
+  };
   const out: AnySpec = first
     ? { kind: 'gaussian', scenario: { ...common, priors: priorsOf(mixtureOf) }, at: first, defaults: defaultsOf(spec, prefix) }
-    : {
-        kind: 'finite',
-        scenario: { ...common, priors: priorsOf((c, path) => (c.counts ? fromCounts(c.values!, c.counts, path) : fromWeights(c.values!, c.weights!, path))) },
-        defaults: defaultsOf(spec, prefix),
-      };
+    : firstVector
+      ? { kind: 'vector', scenario: { ...common, priors: priorsOf(vectorOf) }, at: firstVector, defaults: defaultsOf(spec, prefix) }
+      : {
+          kind: 'finite',
+          scenario: {
+            ...common,
+            priors: priorsOf((c, path) => (c.counts ? fromCounts(c.values as number[], c.counts, path) : fromWeights(c.values as number[], c.weights!, path))),
+          },
+          defaults: defaultsOf(spec, prefix),
+        };
   try {
     pairsOf<unknown>(out.scenario);
   } catch (e) {
@@ -126,6 +143,7 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
     ...(spec.releases !== undefined ? { releases: spec.releases } : {}),
     ...(spec.contamination !== undefined ? { contamination: spec.contamination } : {}),
     ...(spec.domain !== undefined ? { domain: spec.domain as [number, number] } : {}),
+    ...(spec.coordinateScales !== undefined ? { coordinateScales: spec.coordinateScales } : {}),
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
   };
@@ -134,6 +152,11 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
 /** Only finite conditionals: Gaussian ones are refused, naming the first and where they are taken. */
 function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } {
   if (s.kind === 'finite') return s;
+  if (s.kind === 'vector')
+    throw new InputError(
+      'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate` and released by `pufferfish release` (docs/math.md §12)',
+      s.at,
+    );
   throw new InputError(
     'is a Gaussian or mixture conditional: this command takes finite conditionals ("values") only; Gaussian priors are calibrated (Rényi guarantee, Gaussian noise) by `pufferfish calibrate` and released by `pufferfish release` (docs/math.md §11)',
     s.at,

@@ -20,7 +20,16 @@ const componentSchema = v.strictObject({ weight: v.pipe(finite(), v.minValue(0, 
  */
 const conditionalSchema = v.pipe(
   v.strictObject({
-    values: v.optional(v.pipe(v.array(finite()), v.minLength(1, 'needs at least one value'))),
+    /** Numbers, or vectors of one length d (a vector query; docs/math.md §12). */
+    values: v.optional(
+      v.pipe(
+        v.union(
+          [v.array(finite()), v.array(v.pipe(v.array(finite()), v.minLength(1, 'a vector needs at least one coordinate')))],
+          'must be all numbers or all vectors (arrays of numbers)',
+        ),
+        v.minLength(1, 'needs at least one value'),
+      ),
+    ),
     counts: v.optional(v.array(finite())),
     weights: v.optional(v.array(finite())),
     gaussian: v.optional(v.strictObject({ mean: finite(), sd: sdSchema() })),
@@ -58,6 +67,8 @@ export const settingsEntries = {
       v.check(([lo, hi]) => lo < hi, 'needs LO < HI'),
     ),
   ),
+  /** Vector queries: coordinate i's noise is wᵢ times the calibrated scale. */
+  coordinateScales: v.optional(v.array(v.pipe(finite(), v.gtValue(0, 'must be > 0')))),
   /** Exponential mechanism: cost c(z) and η(θ) = θ^(−power). */
   cost: v.optional(v.picklist(['abs', 'sqrt'])),
   eta: v.optional(

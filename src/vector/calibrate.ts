@@ -1,5 +1,5 @@
-import { bestOf, solveUnits, type Progress } from '../calibrate/driver.js';
-import { calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
+import { solveUnits, type Progress } from '../calibrate/driver.js';
+import { bestResult, calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
 import { calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
 import { pairsOf, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
 import type { Coupling } from '../coupling/comonotone.js';
@@ -142,15 +142,10 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
         return false;
       }
     });
-    const results = methods.map((method) => calibrateVector(scenario, { ...s, method }));
-    const win = bestOf(results);
-    return {
-      ...win,
-      method: 'best',
-      winner: win.method as SingleMethod,
-      candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
-      explanation: `best of ${methods.join(', ')} (exact needs a ${d}-dimensional integral): ${win.method} wins. ${win.explanation}`,
-    };
+    return bestResult(
+      methods.map((method) => calibrateVector(scenario, { ...s, method })),
+      ` (exact needs a ${d}-dimensional integral)`,
+    );
   }
   const method = s.method;
   const rule = calibrationRule({ ...s, method });
@@ -173,13 +168,12 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
       const { P, Q } = pc;
       const [ip, iq] = asIdLaws(P, Q);
       if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
-      if (n > 1) {
-        const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
-        if (data <= epsilon)
-          return {
-            zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
-          };
-      }
+      // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
+      const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
+      if (data <= epsilon)
+        return {
+          zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+        };
       const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
       if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
         const W = wInfVector(P, Q, norm);

@@ -86,3 +86,24 @@ export function asIdLaws(p: VectorLaw, q: VectorLaw): [Discrete, Discrete] {
   };
   return [build(p, idsOf(p)), build(q, idsOf(q))];
 }
+
+/**
+ * A scalar law over atom indices as the vector law of those atoms (a table's vector query is
+ * tallied by index): masses unchanged, exactly.
+ */
+export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[]): VectorLaw {
+  const dim = atoms[0]?.length ?? 1;
+  const points = new Float64Array(d.values.length * dim);
+  d.values.forEach((id, k) => {
+    atoms[id].forEach((x, i) => {
+      points[k * dim + i] = x;
+    });
+  });
+  return { d: dim, points, masses: d.masses, numerators: d.numerators, denominator: d.denominator };
+}
+
+/** Whether a scenario's conditionals are vector laws. */
+export function isVectorScenario(s: Scenario<unknown>): s is VectorScenario {
+  const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
+  return typeof first === 'object' && first !== null && 'points' in first;
+}
