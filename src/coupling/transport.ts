@@ -18,9 +18,17 @@ export interface TransportPlan {
   /** Σ flow·cost of the plan (for reports and tests). */
   cost: number;
   pivots: number;
+  /** The final spanning tree and flows: a warm start for the same masses under new costs. */
+  basis: TransportBasis;
 }
 
-export function transportPlan(a: readonly number[], b: readonly number[], cost: (i: number, j: number) => number): TransportPlan {
+/** A strongly feasible spanning tree with its flows (every arc, artificial ones last). */
+export interface TransportBasis {
+  treeArcs: Int32Array;
+  flow: Float64Array;
+}
+
+export function transportPlan(a: readonly number[], b: readonly number[], cost: (i: number, j: number) => number, warm?: TransportBasis): TransportPlan {
   const K = a.length,
     L = b.length;
   const total = a.reduce((s, x) => s + x, 0);
@@ -44,13 +52,17 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
   const from = (e: number) => (e < arcsReal ? Math.floor(e / L) : e - arcsReal < K ? e - arcsReal : root);
   const to = (e: number) => (e < arcsReal ? K + (e % L) : e - arcsReal < K ? root : e - arcsReal);
   const costOf = (e: number) => (e < arcsReal ? c[e] : M);
-  const flow = new Float64Array(arcs);
-  // Start: every source sends its mass to the root, the root sends every sink its demand.
-  const treeArcs = new Int32Array(N - 1);
-  for (let v = 0; v < K + L; v++) {
-    treeArcs[v] = arcsReal + v;
-    flow[arcsReal + v] = v < K ? a[v] : b[v - K];
-  }
+  // Start: every source sends its mass to the root, the root sends every sink its demand (a star:
+  // shallow, so the first pivots are cheap) — or a previous optimum for the same masses, still
+  // feasible and strongly so (only the costs changed).
+  const basis = warm && warm.flow.length === arcs && warm.treeArcs.length === N - 1 ? warm : null;
+  const flow = basis ? Float64Array.from(basis.flow) : new Float64Array(arcs);
+  const treeArcs = basis ? Int32Array.from(basis.treeArcs) : new Int32Array(N - 1);
+  if (!basis)
+    for (let v = 0; v < K + L; v++) {
+      treeArcs[v] = arcsReal + v;
+      flow[arcsReal + v] = v < K ? a[v] : b[v - K];
+    }
   const parent = new Int32Array(N),
     pred = new Int32Array(N),
     depth = new Int32Array(N);
@@ -107,6 +119,8 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
   const tol = 1e-12 * (maxCost + 1) * N;
   const block = Math.max(64, Math.ceil(Math.sqrt(arcsReal)));
   let cursor = 0,
+    ci = 0,
+    cj = 0,
     pivots = 0;
   const pathU: number[] = [],
     pathV: number[] = [];
@@ -117,13 +131,22 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
       scanned = 0;
     while (scanned < arcsReal) {
       const stop = Math.min(scanned + block, arcsReal);
+      // Arc e = ci·L + cj, walked with its row and column (no division per arc).
+      let piI = pi[ci];
       for (; scanned < stop; scanned++) {
-        const e = cursor;
-        cursor = cursor + 1 === arcsReal ? 0 : cursor + 1;
-        const rc = c[e] - pi[Math.floor(e / L)] + pi[K + (e % L)];
+        const rc = c[cursor] - piI + pi[K + cj];
         if (rc < best) {
           best = rc;
-          enter = e;
+          enter = cursor;
+        }
+        cursor++;
+        if (++cj === L) {
+          cj = 0;
+          if (++ci === K) {
+            ci = 0;
+            cursor = 0;
+          }
+          piI = pi[ci];
         }
       }
       if (enter >= 0) break;
@@ -197,5 +220,5 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
       fs.push(flow[e]);
       planCost += flow[e] * c[e];
     }
-  return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots };
+  return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots, basis: { treeArcs, flow } };
 }

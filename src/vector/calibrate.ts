@@ -97,6 +97,11 @@ function coupledLaplaceVector(P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: 
   return { evaluate, ...bracketBelow(evaluate, (releases * w) / epsilon) };
 }
 
+/** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
+function laplaceRdpScaled(alpha: number, t: number): number {
+  return (alpha - 1) * t + Math.log(alpha / (2 * alpha - 1) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp(-(2 * alpha - 1) * t));
+}
+
 interface PairInput {
   prior: string;
   pair: [string, string];
@@ -189,17 +194,27 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
       let scale = smallestFeasibleScale(problem).scale;
       // Re-solve the transport for the condition's own cost at the scale found: its value there can
       // only drop, so the next scale is no larger; stop when it no longer moves.
+      const K = atomsOf(P),
+        L = atomsOf(Q);
+      const t = new Float64Array(K * L);
       for (let round = 0; round < 3; round++) {
-        const t = laplaceCoupled
-          ? (i: number, j: number) => {
-              let sum = 0;
-              for (let c = 0; c < P.d; c++) sum += scaledLaplaceRdp(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale).value;
-              return n * sum;
+        // The condition's exponent per pair at this scale (the transport cost needs no certificate:
+        // any coupling gives a valid bound, and the scale is certified on the true condition).
+        for (let i = 0; i < K; i++)
+          for (let j = 0; j < L; j++) {
+            if (!laplaceCoupled) {
+              t[i * L + j] = exponent!(dist(i, j), scale);
+              continue;
             }
-          : (i: number, j: number) => exponent!(dist(i, j), scale);
-        let top = -Infinity;
-        for (let i = 0; i < atomsOf(P); i++) for (let j = 0; j < atomsOf(Q); j++) top = Math.max(top, t(i, j));
-        const next = optimalCoupling(P, Q, (i, j) => Math.exp(t(i, j) - top));
+            let sum = 0;
+            for (let c = 0; c < P.d; c++) sum += laplaceRdpScaled(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
+            t[i * L + j] = n * sum;
+          }
+        // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
+        // never worth using), so the solve's tolerance sees the pairs that matter.
+        let ref = -Infinity;
+        for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
+        const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t[i * L + j] - ref, 10)), coupling.basis);
         const np = build(next);
         if ('zero' in np) return np;
         const ns = smallestFeasibleScale(np).scale;

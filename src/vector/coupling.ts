@@ -1,6 +1,6 @@
 import { comonotoneCoupling } from '../coupling/comonotone.js';
 import { bottleneck } from '../coupling/bottleneck.js';
-import { transportPlan } from '../coupling/transport.js';
+import { transportPlan, type TransportBasis } from '../coupling/transport.js';
 import { ratioToNumber } from '../numerics/float.js';
 import { atomsOf, coord, type VectorLaw } from './law.js';
 
@@ -11,6 +11,8 @@ export interface VectorCoupling {
   mass: Float64Array;
   /** How it was found (said in explanations). */
   how: string;
+  /** The transport solve's final basis (a warm start for the next solve on the same laws). */
+  basis?: TransportBasis;
 }
 
 /** The norm a noise family measures displacement in, coordinate i divided by its noise weight wᵢ. */
@@ -65,19 +67,20 @@ export function lexicographicCoupling(P: VectorLaw, Q: VectorLaw): VectorCouplin
  * docs/math.md §12). Falls back to the lexicographic coupling (also exact, and valid for every
  * bound, only looser) when the masses have no common denominator below 2⁵³.
  */
-export function optimalCoupling(P: VectorLaw, Q: VectorLaw, cost: (i: number, j: number) => number): VectorCoupling {
+export function optimalCoupling(P: VectorLaw, Q: VectorLaw, cost: (i: number, j: number) => number, warm?: TransportBasis): VectorCoupling {
   const ints = integerMasses(P, Q);
   if (!ints)
     return {
       ...lexicographicCoupling(P, Q),
       how: 'lexicographic comonotone coupling (the masses have no common denominator below 2⁵³ for the exact transport solve)',
     };
-  const plan = transportPlan(ints.a, ints.b, cost);
+  const plan = transportPlan(ints.a, ints.b, cost, warm);
   return {
     p: plan.i,
     q: plan.j,
     mass: Float64Array.from(plan.flow, (f) => ratioToNumber(BigInt(f), ints.total)),
     how: 'optimal transport (network simplex, exact marginals)',
+    basis: plan.basis,
   };
 }
 
