@@ -23,11 +23,14 @@ const conditionalSchema = v.pipe(
     /** Numbers, or vectors of one length d (a vector query; docs/math.md §12). */
     values: v.optional(
       v.pipe(
-        v.union(
-          [v.array(finite()), v.array(v.pipe(v.array(finite()), v.minLength(1, 'a vector needs at least one coordinate')))],
-          'must be all numbers or all vectors (arrays of numbers)',
+        v.array(
+          v.union(
+            [finite(), v.pipe(v.array(finite()), v.minLength(1, 'a vector needs at least one coordinate'))],
+            'must be a number or a vector (an array of numbers)',
+          ),
         ),
         v.minLength(1, 'needs at least one value'),
+        v.check((xs) => xs.every((x) => Array.isArray(x)) || xs.every((x) => !Array.isArray(x)), 'must be all numbers or all vectors (arrays of numbers)'),
       ),
     ),
     counts: v.optional(v.array(finite())),
