@@ -159,56 +159,55 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   warmupTime: 0,
 });
 
-// 5b. Worker threads (needs `npm run build`: the workers run the compiled modules): the same
-//     calibrations with 2 threads against 1, in this run. Results are identical (test/parallel.test.ts).
+// 5b. Worker threads, as a curator meets them: whole CLI processes (needs `npm run build`), with
+//     --threads 2 against --threads 1, in this run (each process starts cold: fair to both).
+//     Results are identical (test/parallel.test.ts).
 {
-  const { withPool } = await import('../dist/calibrate/parallel.js');
-  const { tableHistograms } = await import('../src/sources/histograms.js');
-  const { parsePriorClass, tableScenario } = await import('../src/sources/priors.js');
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
   const { UCI_DIR } = await import('../test/uci.js');
   const { join } = await import('node:path');
-  const adult = { kind: 'csv' as const, location: join(UCI_DIR, 'adult', 'adult.data'), ...(await import('../src/uci/formats.js')).uciQuirks('adult.data') };
-  const byCountry = tableScenario(await tableHistograms(adult, { query: 'education-num', secretColumn: 'native-country' }), {
-    name: 'native-country',
-  }).scenario;
-  const boot = tableScenario(
-    await tableHistograms(adult, { query: 'education-num', secretColumn: 'relationship', values: ['Husband', 'Not-in-family'], given: 'sex' }),
-    { name: 'bootstrap', prior: parsePriorClass('bootstrap:100', 0), given: 'sex' },
-  ).scenario;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const adult = join(UCI_DIR, 'adult', 'adult.data');
+  const cli = (runs: string[][], threads: number) => () => {
+    for (const args of runs) {
+      const r = spawnSync(process.execPath, ['dist/cli/main.js', 'calibrate', ...args, '--threads', String(threads), '--json'], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      if (r.status !== 0) throw new Error(`calibrate ${args.join(' ')}: ${r.stderr}`);
+    }
+  };
   const once = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 };
-  const threads = (n: number, f: (pool: Awaited<Parameters<Parameters<typeof withPool>[1]>[0]>) => Promise<unknown>) => () => withPool(n, f);
-  for (const [name, sc] of [
-    [`adult by native-country (every pair), best`, byCountry],
-    [`adult relationship, bootstrap:100 given sex (${boot.priors.length} priors), best`, boot],
-  ] as const) {
-    const settings = { mechanism: 'laplace' as const, method: 'best' as const, alpha: 2, epsilon: 1 };
-    await pair(
-      'worker threads',
-      `${name}: 2 threads`,
-      '1 thread',
-      threads(2, (p) => p.calibrate(sc, settings)),
-      threads(1, (p) => p.calibrate(sc, settings)),
-      once,
-    );
-  }
-  const jobs = BUILTIN_IDS.flatMap((id) =>
-    alphas.flatMap((alpha) =>
-      [0.5, 1].flatMap((epsilon) =>
-        (['laplace', 'gaussian'] as Mechanism[]).map((mechanism) => ({
-          scenario: builtinScenario(id),
-          settings: { mechanism, method: 'exact' as const, alpha, epsilon },
-        })),
+  const cases: [string, string[][]][] = [
+    ['adult by native-country (820 pairs), best', [['--data', adult, '--query', 'education-num', '--secret-column', 'native-country']]],
+    [
+      'adult relationship, --prior bootstrap:100 --given sex, best',
+      [
+        [
+          '--data',
+          adult,
+          '--query',
+          'education-num',
+          '--secret-column',
+          'relationship',
+          '--values',
+          'Husband,Not-in-family',
+          '--prior',
+          'bootstrap:100',
+          '--given',
+          'sex',
+        ],
+      ],
+    ],
+    [
+      'figure 1 exact grid (8 processes × 80 settings)',
+      BUILTIN_IDS.flatMap((id) =>
+        ['laplace', 'gaussian'].map((m) => ['--scenario', id, '--mechanism', m, '--method', 'exact', '--alpha', '1.1:5:0.1', '--epsilon', '0.5,1']),
       ),
-    ),
-  );
-  await pair(
-    'worker threads',
-    'figure 1 exact grid: 2 threads',
-    '1 thread',
-    threads(2, (p) => p.calibrateAll(jobs)),
-    threads(1, (p) => p.calibrateAll(jobs)),
-    once,
-  );
+    ],
+  ];
+  for (const [name, runs] of cases) await pair('worker threads (CLI processes)', `${name}: --threads 2`, '--threads 1', cli(runs, 2), cli(runs, 1), once);
 }
 
 // 5c. Exact calibration on a 10⁵-atom support (two secrets, float values and weights) against Theorem 1 on the same input.

@@ -113,11 +113,13 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#released')).toMatch(/^Warning: no noise needed for this prior class, so the release would be the raw value/);
     await page.click('#release-raw');
     await page.waitForFunction(() => /^13\n\(no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
-    // An empty value is refused by name, not released as 0.
+    // An empty value is refused by name, not released as 0 — beside the release, leaving the results.
     await page.fill('#value', '');
     await page.click('#release');
-    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '');
-    expect(await page.textContent('#message')).toBe('error: value: enter the value to privatize (a finite number)');
+    await page.waitForFunction(() => (document.getElementById('release-message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#release-message')).toBe('error: value: enter the value to privatize (a finite number)');
+    expect(await page.textContent('#message')).toBe('');
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(0);
 
     const origin = new URL(url).origin;
     expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith('blob:') && !r.startsWith('data:'))).toEqual([]);
@@ -173,4 +175,64 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(page.url()).toBe(url.endsWith('/') ? url : `${url}/`);
     expect(requests.filter((r) => !r.startsWith(url.replace(/\/$/, '')))).toEqual([]);
   }, 90_000);
+
+  it('keeps results tied to the current inputs: error then fix, dataset switch, audit verdict, cancel', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.selectOption('#builtin', 'heart');
+    await page.fill('#alpha', '1');
+    await page.click('#run');
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '').startsWith('error: alpha'), undefined, { timeout: 60_000 });
+    // Fixing the field recalculates and clears the error.
+    await page.fill('#alpha', '2');
+    await page.dispatchEvent('#alpha', 'change');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    expect(await page.textContent('#message')).toBe('');
+    expect(await page.textContent('#results-for')).toMatch(/^results for α = 2, ε = 1: heart/);
+    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 120_000 });
+    // The audit says what it checked and whether it passes.
+    await page.fill('#audit-scale', '0.01');
+    await page.click('#audit');
+    await page.waitForFunction(() => (document.getElementById('audit-caption')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.textContent('#audit-caption')).toMatch(/^laplace noise at scale 0\.01, α = 2, ε = 1: fail \(\d+ row\(s\) over ε\)$/);
+    expect(await page.locator('#audit-table td:text-is("fail")').count()).toBeGreaterThan(0);
+    // An audit error stays beside the audit and leaves the results.
+    await page.fill('#audit-scale', '-1');
+    await page.click('#audit');
+    await page.waitForFunction(() => (document.getElementById('audit-message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(0);
+    // Switching the dataset clears every result of the old one.
+    await page.selectOption('#builtin', 'adult');
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
+    expect(await page.textContent('#audit-caption')).toBe('');
+    // Cancel stops a running calibration; the page works again afterwards.
+    await page.click('#run');
+    await page.click('#cancel');
+    expect(await page.textContent('#message')).toBe('cancelled');
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
+    expect(await page.getAttribute('#run', 'aria-busy')).toBeNull();
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    expect(await page.textContent('#results-for')).toMatch(/adult/);
+  }, 240_000);
+
+  it('reads quoted newlines as one field, refuses empty and binary files by name, and drops the old table', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-files-'));
+    const quoted = join(dir, 'quoted.csv');
+    const rows = Array.from({ length: 40 }, (_, i) => `${i % 5},"${i % 2 ? 'a' : 'b'}","note ${i}\nsecond line, with a comma"`);
+    writeFileSync(quoted, ['x,group,note', ...rows].join('\n') + '\n');
+    const { page } = await openTable(quoted, 'x', 'group');
+    expect(await page.textContent('#data-status')).toBe('quoted.csv: 40 rows, 3 columns');
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    await page.setInputFiles('#file', empty);
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.textContent('#message')).toBe('error: file: the file is empty');
+    expect(await page.locator('#query option').count()).toBe(0);
+    const binary = join(dir, 'table.parquet.csv');
+    writeFileSync(binary, Buffer.from([0x50, 0x41, 0x52, 0x31, 0, 0, 0, 1, 2, 3, 0, 0xff, 0xfe, 0x00]));
+    await page.setInputFiles('#file', binary);
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '').includes('NUL'), undefined, { timeout: 60_000 });
+    expect(await page.textContent('#message')).toMatch(/^error: file: is not a delimited text table \(it contains NUL bytes\)/);
+  }, 120_000);
 });

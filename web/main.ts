@@ -1,8 +1,30 @@
 // The page: forms in, results out; all computation happens in the worker (the page stays responsive).
-const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+// Every request carries an id; a response is shown only if it answers the latest request of its
+// kind, so results always belong to the current inputs, and Cancel restarts the worker.
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 let fileName = '';
 let lastSpec: unknown = null;
+type Kind = 'data' | 'values' | 'calibrate' | 'audit' | 'release' | 'spec';
+let nextId = 0;
+const latest: Partial<Record<Kind, number>> = {};
+/** The last data request (file text or built-in), replayed into a restarted worker. */
+let dataRequest: Record<string, unknown> | null = null;
+let worker = startWorker();
+function startWorker(): Worker {
+  const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+  w.onmessage = onMessage;
+  return w;
+}
+function send(kind: Kind, m: Record<string, unknown>): void {
+  const rid = ++nextId;
+  latest[kind] = rid;
+  worker.postMessage({ ...m, rid, kind });
+}
+const busy = (on: boolean) => {
+  if (on) $('run').setAttribute('aria-busy', 'true');
+  else $('run').removeAttribute('aria-busy');
+  $('cancel').hidden = !on;
+};
 
 const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
 const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
@@ -36,11 +58,30 @@ const options = (sel: HTMLSelectElement, values: string[], blank = false) => {
 };
 const message = (text: string) => ($('message').textContent = text);
 
+/** Inputs changed: every result on the page belonged to the old ones, and in-flight answers are dropped. */
+function invalidate(): void {
+  for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) latest[k] = ++nextId;
+  busy(false);
+  $('table').querySelector('tbody')!.replaceChildren();
+  $('plot-alpha').replaceChildren();
+  $('plot-epsilon').replaceChildren();
+  $('audit-table').querySelector('tbody')!.replaceChildren();
+  $('audit-caption').textContent = '';
+  $('released').replaceChildren();
+  for (const id of ['results-for', 'audit-message', 'release-message']) $(id).textContent = '';
+  lastSpec = null;
+}
+
 async function loadFile(file: File) {
   fileName = file.name;
   $<HTMLSelectElement>('builtin').value = '';
   message('');
-  worker.postMessage({ type: 'load', name: file.name, text: await file.text() });
+  invalidate();
+  $<HTMLFieldSetElement>('table-fields').disabled = true;
+  for (const id of ['query', 'secret', 'given', 'values']) $(id).replaceChildren();
+  $('data-status').textContent = `reading ${file.name}…`;
+  dataRequest = { type: 'load', name: file.name, text: await file.text() };
+  send('data', dataRequest);
 }
 
 $<HTMLInputElement>('file').addEventListener('change', (e) => {
@@ -61,9 +102,19 @@ drop.addEventListener('drop', (e) => {
 });
 $<HTMLSelectElement>('builtin').addEventListener('change', (e) => {
   const id = (e.target as HTMLSelectElement).value;
-  if (id) worker.postMessage({ type: 'builtin', id });
+  if (!id) return;
+  message('');
+  invalidate();
+  dataRequest = { type: 'builtin', id };
+  send('data', dataRequest);
 });
-$<HTMLSelectElement>('secret').addEventListener('change', (e) => worker.postMessage({ type: 'values', column: (e.target as HTMLSelectElement).value }));
+$<HTMLSelectElement>('secret').addEventListener('change', (e) => {
+  invalidate();
+  send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
+});
+for (const id of ['query', 'given']) $(id).addEventListener('change', invalidate);
+$('values').addEventListener('change', invalidate);
+for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
 const params = () => ({
   fileName,
@@ -80,19 +131,32 @@ const params = () => ({
 function run() {
   const p = params();
   message('');
-  $('run').setAttribute('aria-busy', 'true');
-  worker.postMessage({ type: 'calibrate', params: p });
-  worker.postMessage({ type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
+  invalidate();
+  busy(true);
+  $('results-for').textContent = `computing: α = ${p.alpha}, ε = ${p.epsilon}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
+  send('calibrate', { type: 'calibrate', params: p });
+  send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
 }
 $('run').addEventListener('click', run);
+// Changing α or ε recalculates when results are shown or an error is (the error may be what was fixed).
 for (const id of ['alpha', 'epsilon'])
   $(id).addEventListener('change', () => {
-    if ($('table').querySelector('tbody tr')) run();
+    if ($('table').querySelector('tbody tr') || $('message').textContent) run();
+    else invalidate();
   });
+$('cancel').addEventListener('click', () => {
+  // The worker may be deep in a calibration: stop it, start a fresh one and give it the data again.
+  worker.terminate();
+  worker = startWorker();
+  invalidate();
+  message('cancelled');
+  if (dataRequest) send('data', dataRequest);
+});
 
 $('audit').addEventListener('click', () => {
   const p = params();
-  worker.postMessage({
+  $('audit-message').textContent = '';
+  send('audit', {
     type: 'audit',
     mechanism: $<HTMLSelectElement>('audit-mechanism').value,
     scale: Number($<HTMLInputElement>('audit-scale').value),
@@ -102,7 +166,8 @@ $('audit').addEventListener('click', () => {
 });
 const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
-  worker.postMessage({
+  $('release-message').textContent = '';
+  send('release', {
     type: 'release',
     mechanism: $<HTMLSelectElement>('audit-mechanism').value,
     alpha: p.alpha,
@@ -123,12 +188,19 @@ $('download-spec').addEventListener('click', () => {
   a.click();
 });
 
-worker.onmessage = (e: MessageEvent) => {
+function onMessage(e: MessageEvent) {
   const m = e.data;
+  // An answer to a request that is no longer the latest of its kind belongs to old inputs.
+  if (m.rid !== latest[m.kind as Kind]) return;
   if (m.type === 'error') {
-    $('run').removeAttribute('aria-busy');
-    $('table').querySelector('tbody')!.replaceChildren();
-    message(m.message);
+    // Shown beside what it concerns; an audit or release error leaves the results alone.
+    if (m.kind === 'audit') $('audit-message').textContent = m.message;
+    else if (m.kind === 'release') $('release-message').textContent = m.message;
+    else {
+      if (m.kind === 'calibrate' || m.kind === 'data') invalidate();
+      if (m.kind === 'data') $('data-status').textContent = '';
+      message(m.message);
+    }
     return;
   }
   if (m.type === 'loaded') {
@@ -137,7 +209,7 @@ worker.onmessage = (e: MessageEvent) => {
     options($('secret'), m.columns);
     options($('given'), m.columns, true);
     $('data-status').textContent = `${fileName}: ${m.rows} rows, ${m.columns.length} columns`;
-    worker.postMessage({ type: 'values', column: $<HTMLSelectElement>('secret').value });
+    send('values', { type: 'values', column: $<HTMLSelectElement>('secret').value });
   } else if (m.type === 'loaded-builtin') {
     $<HTMLFieldSetElement>('table-fields').disabled = true;
     $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
@@ -151,7 +223,7 @@ worker.onmessage = (e: MessageEvent) => {
       }),
     );
   } else if (m.type === 'results') {
-    $('run').removeAttribute('aria-busy');
+    $('results-for').textContent = `results for α = ${m.alpha}, ε = ${m.epsilon}: ${m.scenario}`;
     const tb = $('table').querySelector('tbody')!;
     tb.replaceChildren(
       ...m.rows.map((r: any) =>
@@ -171,13 +243,17 @@ worker.onmessage = (e: MessageEvent) => {
     const best = m.rows.filter((r: any) => r.mechanism === 'laplace' && r.scale > 0).reduce((a: any, b: any) => (!a || b.scale < a.scale ? b : a), null);
     if (best) $<HTMLInputElement>('audit-scale').value = String(best.scale);
   } else if (m.type === 'plots') {
+    busy(false); // the last answer of a calibration
     $('plot-alpha').replaceChildren(safeSvg(m.alpha));
-    $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
+    if (m.epsilon) $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
   } else if (m.type === 'audit') {
+    const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
+    $('audit-caption').textContent =
+      `${m.mechanism} noise at scale ${fmt(m.scale)}, α = ${m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
     $('audit-table')
       .querySelector('tbody')!
       .replaceChildren(
-        row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP'], {}, true),
+        row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
         ...m.rows.map((r: any) =>
           row([
             r.prior,
@@ -185,6 +261,7 @@ worker.onmessage = (e: MessageEvent) => {
             [fmt(r.divergence), 'num'],
             [fmt(r.slack), 'num'],
             [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
+            r.slack >= 0 ? 'pass' : 'fail',
           ]),
         ),
       );
@@ -208,4 +285,4 @@ worker.onmessage = (e: MessageEvent) => {
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }
-};
+}

@@ -41,7 +41,9 @@ async function svg(spec: Record<string, unknown>): Promise<string> {
   return out;
 }
 
-const post = (m: unknown) => (self as unknown as Worker).postMessage(m);
+/** The request being answered: every response carries its id and kind (the page drops stale ones). */
+let current: { rid?: number; kind?: string } = {};
+const post = (m: Record<string, unknown>) => (self as unknown as Worker).postMessage({ ...m, ...current });
 
 /** A message's settings through the same schema as spec files; the first problem, by field. */
 function checkedSettings(settings: Record<string, unknown>): void {
@@ -51,6 +53,10 @@ function checkedSettings(settings: Record<string, unknown>): void {
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
+  current = { rid: m.rid, kind: m.kind };
+  const me = current;
+  // An await may let the next request in: answers after it still carry this request's id.
+  const postMine = (x: Record<string, unknown>) => (self as unknown as Worker).postMessage({ ...x, ...me });
   try {
     if (m.type === 'load') {
       const q = uciQuirks(m.name);
@@ -101,6 +107,9 @@ self.onmessage = async (e: MessageEvent) => {
       }
       post({
         type: 'results',
+        alpha: p.alpha,
+        epsilon: p.epsilon,
+        scenario: scenario.name,
         rows: rows.map((r) => ({
           mechanism: r.mechanism,
           method: r.method,
@@ -134,7 +143,7 @@ self.onmessage = async (e: MessageEvent) => {
               if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
             }
         }
-      post({
+      postMine({
         type: 'plots',
         alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})` })),
         epsilon: byEps.length
@@ -145,7 +154,7 @@ self.onmessage = async (e: MessageEvent) => {
       checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
       if (!scenario) throw new InputError('calibrate first', 'form');
       const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [m.alpha], epsilon: m.epsilon, delta: 1e-6 });
-      post({ type: 'audit', rows });
+      post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
     } else if (m.type === 'release') {
       if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
       checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, value: m.value, count: m.count, methods: m.methods });
@@ -197,6 +206,6 @@ self.onmessage = async (e: MessageEvent) => {
       });
     }
   } catch (err) {
-    post({ type: 'error', message: err instanceof InputError ? `error: ${err.message}` : `error: internal error: ${(err as Error).message}` });
+    postMine({ type: 'error', message: err instanceof InputError ? `error: ${err.message}` : `error: internal error: ${(err as Error).message}` });
   }
 };

@@ -34,6 +34,9 @@ export class CalibrationPool {
       minThreads: this.threads,
       maxThreads: this.threads,
       isolateWorkers: false,
+      // The workers run the compiled modules: no loader of the parent (tsx in the bench) is needed,
+      // and one would slow every worker.
+      execArgv: [],
     });
     const r = (await this.started.run(t)) as TaskResult;
     if (!r.ok) throw errorFromWire(r.error);

@@ -2,32 +2,9 @@
  * Delimited text in plain JavaScript, for the browser (the CLI reads tables with DuckDB):
  * quotes, a sniffed separator, `?` and empty cells as missing, and the UCI quirks by file name.
  */
+import { dsvFormat } from 'd3-dsv';
 import { InputError } from '../errors.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
-
-/** Split one delimited line, honouring double quotes; fields are trimmed. */
-export function splitLine(line: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (line.startsWith(sep, i)) {
-      out.push(cur.trim());
-      cur = '';
-      i += sep.length - 1;
-    } else cur += ch;
-  }
-  out.push(cur.trim());
-  return out;
-}
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
 /**
@@ -61,18 +38,39 @@ export interface TextOptions {
   skip?: number;
 }
 
-/** Parse delimited text; the separator is sniffed from the first line when not given. */
+/**
+ * Text that is not a table: NUL bytes, or many replacement characters (bytes that were not
+ * UTF-8) — a Parquet or image file read as text would otherwise load as a one-column table.
+ */
+function binaryReason(text: string): string | null {
+  const sample = text.slice(0, 65536);
+  if (sample.includes('\u0000')) return 'it contains NUL bytes';
+  const bad = sample.split('\uFFFD').length - 1;
+  return bad > 8 && bad > sample.length / 100 ? `${bad} of its first ${sample.length} characters are not UTF-8 text` : null;
+}
+
+/**
+ * Parse delimited text with d3-dsv (RFC 4180 quoting: a quoted field may hold the separator, quotes
+ * and newlines); the separator is sniffed from the first line when not given, cells are trimmed and
+ * blank rows skipped. Empty and binary files are refused by name.
+ */
 export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
-  const lines = text
-    .split(/\r?\n/)
-    .filter((l) => l.trim() !== '')
+  if (text.trim() === '') throw new InputError('the file is empty', 'file');
+  const binary = binaryReason(text);
+  if (binary) throw new InputError(`is not a delimited text table (${binary}); load CSV or TSV text, or a Parquet file`, 'file');
+  const first = text.slice(0, text.search(/\r?\n|$/));
+  // Multi-character separators (adult's ", ") are their first character plus trimming.
+  const sep = (o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0])[0];
+  const rows = dsvFormat(sep)
+    .parseRows(text)
+    .map((r) => r.map((c) => c.trim()))
+    .filter((r) => r.some((c) => c !== ''))
     .slice(o.skip ?? 0);
-  if (lines.length === 0) throw new InputError('the file has no rows', 'file');
-  const first = lines[0];
-  const sep = o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0];
-  const head = o.header ?? !/^[-+.\d\s",;?\t]*$/.test(first); // a header has a non-numeric cell
-  const columns = o.columns ?? (head ? splitLine(lines.shift()!, sep) : splitLine(first, sep).map((_, i) => `column${i}`));
-  return { columns, rows: lines.map((l) => splitLine(l, sep)) };
+  if (rows.length === 0) throw new InputError('the file has no rows', 'file');
+  const head = o.header ?? !rows[0].every((c) => /^[-+.\d\s?]*$/.test(c)); // a header has a non-numeric cell
+  const columns = o.columns ?? (head ? rows.shift()! : rows[0].map((_, i) => `column${i}`));
+  if (rows.length === 0) throw new InputError('the file has a header but no rows', 'file');
+  return { columns, rows };
 }
 
 /** Numeric columns: every non-missing cell parses as a finite number. */

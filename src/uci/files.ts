@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
-import { canonical, splitLine } from '../sources/csvText.js';
+import { canonical, parseDelimited } from '../sources/csvText.js';
 import { BUILTIN_IDS, builtinScenario, histogramScenario } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS, type UciScenarioDef } from './scenarios.js';
 
@@ -23,14 +23,14 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
   } catch {
     throw new InputError(`cannot read ${join(dataDir, def.file)}`, 'data-dir');
   }
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const columns = def.columns ?? splitLine(lines.shift() ?? '', def.separator);
+  const table = parseDelimited(text, { separator: def.separator, header: def.columns === undefined, ...(def.columns ? { columns: def.columns } : {}) });
+  const columns = table.columns;
+  const lines = table.rows;
   const qi = columns.indexOf(def.query);
   const si = columns.indexOf(def.secretColumn);
   const tallies = new Map<string, Map<number, number>>(def.secrets.map((s) => [s, new Map()]));
   let dropped = 0;
-  for (const line of lines) {
-    const cells = splitLine(line, def.separator);
+  for (const cells of lines) {
     const q = Number(cells[qi]);
     const s = canonical(cells[si] ?? '') ?? '';
     if (cells[qi] === '?' || cells[qi] === '' || !Number.isFinite(q) || s === '?' || s === '') {
