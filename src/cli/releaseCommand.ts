@@ -8,6 +8,7 @@ import { jsonAlpha } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
+import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { progressBar } from './progress.js';
 
@@ -123,8 +124,9 @@ async function runReleaseVector(
 async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
-  const { scenario, grid } = await plan(o);
+  const { scenario, grid, d } = await plan(o, { gaussian: true });
   if (grid.length !== 1) throw new InputError('release takes one method, α and ε', '--alpha');
+  if (isGaussianScenario(scenario)) throw new InputError("writes a table's own values; fitted Gaussian priors are for --value releases", '--fit');
   if (o.count !== undefined && o.count !== '1')
     throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
   const truncate = parseTruncate(o.truncate);
@@ -138,7 +140,9 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   let r: Awaited<ReturnType<typeof privatizeTable>>;
   const bar = await progressBar('release', !o.json);
   try {
-    r = await privatizeTable(tableSourceOf(o), o.query, scenario, grid[0], o.out!, {
+    const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
+    const queries = o.query.split(',').map((c) => c.trim());
+    r = await privatizeTable(tableSourceOf(o), queries, scenario, { ...grid[0], ...(coordinateScales ? { coordinateScales } : {}) }, o.out!, {
       truncate,
       keep,
       allowNoNoise: o.allowNoNoise,
@@ -154,7 +158,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     out: o.out,
     rows: r.rows,
     missing: r.missing,
-    columns: [o.query, ...r.kept],
+    columns: [...o.query.split(',').map((c) => c.trim()), ...r.kept],
     mechanism: r.mechanism,
     method: r.method,
     parameter: r.parameter,
@@ -168,7 +172,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     );
   else
     process.stdout.write(
-      `wrote ${o.out}: column '${o.query}' privatized in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`,
+      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`,
     );
 }
 

@@ -6,6 +6,8 @@ import { InputError } from '../errors.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
 import { releaseColumn, type ReleaseOptions } from './release.js';
+import { isVectorScenario, type VectorScenario } from '../vector/law.js';
+import { releaseVectorColumn } from '../vector/release.js';
 
 /** Output formats by extension; anything else is refused. */
 const FORMATS: Record<string, string> = {
@@ -24,59 +26,78 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
 }
 
 /**
- * Writes the privatized `query` column of a table, row by row (`releaseColumn`: one calibration
- * on the scenario, independent noise per row; missing values stay missing), plus only the
+ * Writes the privatized `query` column(s) of a table, row by row (`releaseColumn`, or for several
+ * columns `releaseVectorColumn`: one calibration on the scenario — the columns' joint law for
+ * several — and independent noise per row; missing values stay missing), plus only the
  * columns named in `keep`: every other column may be correlated with the secret, so none is
  * published unless asked for, and the secret column never is. The file is written to a unique
  * temporary name beside `out` and renamed into place; `out` must not be the input.
  */
 export async function privatizeTable(
   source: TableSource,
-  query: string,
-  scenario: Scenario,
-  settings: CalibrationSettings,
+  query: string | readonly string[],
+  scenario: Scenario | VectorScenario,
+  settings: CalibrationSettings & { coordinateScales?: readonly number[] },
   out: string,
   opts: PrivatizeOptions = {},
 ) {
+  const queries = typeof query === 'string' ? [query] : [...query];
+  if (isVectorScenario(scenario) && opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
   if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
   checkOutput(out, 'out', [{ path: source.location, flag: '--data' }]);
   const keep = opts.keep ?? [];
   for (const k of keep) {
-    if (k === query) throw new InputError(`'${k}' is the privatized column; --keep names other, public columns`, 'keep');
+    if (queries.includes(k)) throw new InputError(`'${k}' is a privatized column; --keep names other, public columns`, 'keep');
     if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
   }
   if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', 'keep');
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
-    const rel = duckRelation(source, [query, ...keep]);
+    const rel = duckRelation(source, [...queries, ...keep]);
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${rel}`)).getRowObjects().map((r) => String(r.column_name));
     for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, 'keep');
     const kept = keep.map(ident).join(', ');
-    await con.run(
-      `CREATE TABLE src AS SELECT row_number() OVER () AS __rid, TRY_CAST(${ident(query)} AS DOUBLE) AS __x${keep.length ? `, ${kept}` : ''} FROM ${rel}`,
-    );
-    const xs = (await con.runAndReadAll('SELECT __x AS x FROM src ORDER BY __rid')).getRowObjects().map((r) => (r.x === null ? null : Number(r.x)));
-    const r = releaseColumn(scenario, settings, xs, opts);
-    await con.run('CREATE TABLE noisy (__rid BIGINT, v DOUBLE)');
+    const xs = queries.map((q, i) => `TRY_CAST(${ident(q)} AS DOUBLE) AS __x${i}`).join(', ');
+    await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, ${xs}${keep.length ? `, ${kept}` : ''} FROM ${rel}`);
+    const read = (await con.runAndReadAll(`SELECT ${queries.map((_, i) => `__x${i}`).join(', ')} FROM src ORDER BY __rid`)).getRows();
+    const num = (v: unknown) => (v === null ? null : Number(v));
+    // One column: the scalar release; several: one vector release per row (calibrated jointly).
+    const r = isVectorScenario(scenario)
+      ? releaseVectorColumn(
+          scenario,
+          settings,
+          read.map((row) => row.map(num)),
+          opts,
+        )
+      : releaseColumn(
+          scenario,
+          settings,
+          read.map((row) => num(row[0])),
+          opts,
+        );
+    await con.run(`CREATE TABLE noisy (__rid BIGINT, ${queries.map((_, i) => `v${i} DOUBLE`).join(', ')})`);
     const app = await con.createAppender('noisy');
     r.values.forEach((v, i) => {
       app.appendBigInt(BigInt(i + 1));
-      if (v === null) app.appendNull();
-      else app.appendDouble(v);
+      const cells = v === null ? queries.map(() => null) : Array.isArray(v) ? v : [v];
+      for (const x of cells) {
+        if (x === null) app.appendNull();
+        else app.appendDouble(x);
+      }
       app.endRow();
     });
     app.closeSync();
     await writeAtomically(out, 'out', (tmp) =>
       con
         .run(
-          `COPY (SELECT noisy.v AS ${ident(query)}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
+          `COPY (SELECT ${queries.map((q, i) => `noisy.v${i} AS ${ident(q)}`).join(', ')}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
         )
         .then(() => undefined),
     );
-    return { ...r, rows: xs.length, kept: keep, values: undefined };
+    return { ...r, rows: read.length, kept: keep, values: undefined };
   } finally {
     con.closeSync();
     inst.closeSync();

@@ -8,6 +8,43 @@ import type { VectorScenario } from './law.js';
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
+/** One calibration for vector releases, and how to draw a release of any vector value. */
+function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
+  const c = calibrateVector(scenario, settings, { onProgress: opts.onProgress });
+  consentToNoNoise({ scale: c.scale, calibration: c, truncate: null }, opts);
+  const d = Object.values(scenario.priors[0].conditionals)[0].d;
+  const w = c.coordinateScales ?? Array(d).fill(1);
+  // Coordinate i's noise scale wᵢ·s, rounded up so it never falls below the certified one.
+  const samplers = c.scale === 0 ? null : w.map((wi) => samplerFor(settings, wi === 1 ? c.scale : nextUp(wi * c.scale)));
+  const random = opts.random ?? cryptoSource;
+  return { c, d, w, draw: (value: readonly number[]) => value.map((x, i) => (samplers ? drawRelease(x, samplers[i], { random }) : x)) };
+}
+
+/**
+ * Privatizes the rows of a vector query (a table's several columns): one calibration, independent
+ * noise per row and coordinate; a row missing any coordinate stays missing (counted).
+ */
+export function releaseVectorColumn(
+  scenario: VectorScenario,
+  settings: VectorSettings,
+  rows: readonly (readonly (number | null)[])[],
+  opts: Omit<ReleaseOptions, 'truncate' | 'count'> = {},
+) {
+  const complete = rows.map((r) => (r.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (r as number[]) : null));
+  if (!complete.some((r) => r !== null)) throw new InputError('has no rows with every query column present', 'column');
+  const { c, w, draw } = planVector(scenario, settings, opts);
+  return {
+    values: complete.map((r) => (r === null ? null : draw(r))),
+    missing: complete.filter((r) => r === null).length,
+    scale: c.scale,
+    parameter: c.parameter,
+    method: c.winner ?? c.method,
+    mechanism: c.mechanism,
+    coordinateScales: [...w],
+    guarantee: `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy of each row's released vector for every prior and secret pair of '${scenario.name}'. ${c.explanation} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
+  };
+}
+
 /**
  * Privatizes a vector `value`: calibrates on the vector scenario (docs/math.md §12) and draws
  * `count` releases, each with independent noise on every coordinate (coordinate i at wᵢ·scale,
@@ -38,14 +75,8 @@ export function releaseVector(
     if (!Number.isFinite(x)) throw new InputError(`coordinate ${i + 1} is not a finite number`, 'value');
   });
   const joint = count > 1 && !opts.perRelease;
-  const c = calibrateVector(scenario, joint ? { ...settings, releases: count } : settings, { onProgress: opts.onProgress });
-  const plan = { scale: c.scale, calibration: c, truncate: null };
-  consentToNoNoise(plan, opts);
-  const w = c.coordinateScales ?? Array(d).fill(1);
-  // Coordinate i's noise scale wᵢ·s, rounded up so it never falls below the certified one.
-  const samplers = c.scale === 0 ? null : w.map((wi) => samplerFor(settings, wi === 1 ? c.scale : nextUp(wi * c.scale)));
-  const random = opts.random ?? cryptoSource;
-  const values = Array.from({ length: count }, () => value.map((x, i) => (samplers ? drawRelease(x, samplers[i], { random }) : x)));
+  const { c, w, draw } = planVector(scenario, joint ? { ...settings, releases: count } : settings, opts);
+  const values = Array.from({ length: count }, () => draw(value));
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const guarantee =
     (c.scale === 0
