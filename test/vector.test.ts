@@ -132,6 +132,8 @@ describe('vector queries: specs, tables and the CLI', () => {
   const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
   const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
   const dir = mkdtempSync(join(tmpdir(), 'pf-vec-'));
+  const adult = join(UCI_DIR, 'adult', 'adult.data');
+  const adultPair = ['--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family'];
   const spec = join(dir, 'v.json');
   writeFileSync(
     spec,
@@ -204,21 +206,7 @@ describe('vector queries: specs, tables and the CLI', () => {
   });
 
   it('the adult example: --query education-num,hours-per-week gives the joint laws, calibrated together', () => {
-    const adult = join(UCI_DIR, 'adult', 'adult.data');
-    const r = run(
-      'calibrate',
-      '--data',
-      adult,
-      '--query',
-      'education-num,hours-per-week',
-      '--secret-column',
-      'relationship',
-      '--values',
-      'Husband,Not-in-family',
-      '--method',
-      'coupled,theorem',
-      '--json',
-    );
+    const r = run('calibrate', ...adultPair, '--method', 'coupled,theorem', '--json');
     expect(r.status, r.stderr).toBe(0);
     const [coupled, theorem] = JSON.parse(r.stdout).results;
     expect(coupled.dimension).toBe(2);
@@ -230,24 +218,8 @@ describe('vector queries: specs, tables and the CLI', () => {
   }, 60_000);
 
   it('release --out privatizes several columns together, row by row, and writes no other column', () => {
-    const adult = join(UCI_DIR, 'adult', 'adult.data');
     const out = join(dir, 'noisy.csv');
-    const r = run(
-      'release',
-      '--data',
-      adult,
-      '--query',
-      'education-num,hours-per-week',
-      '--secret-column',
-      'relationship',
-      '--values',
-      'Husband,Not-in-family',
-      '--method',
-      'coupled',
-      '--out',
-      out,
-      '--json',
-    );
+    const r = run('release', ...adultPair, '--method', 'coupled', '--out', out, '--json');
     expect(r.status, r.stderr).toBe(0);
     const info = JSON.parse(r.stdout);
     expect(info.columns).toEqual(['education-num', 'hours-per-week']);
