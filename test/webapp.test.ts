@@ -229,10 +229,40 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
     expect(await page.textContent('#message')).toBe('error: file: the file is empty');
     expect(await page.locator('#query option').count()).toBe(0);
-    const binary = join(dir, 'table.parquet.csv');
-    writeFileSync(binary, Buffer.from([0x50, 0x41, 0x52, 0x31, 0, 0, 0, 1, 2, 3, 0, 0xff, 0xfe, 0x00]));
+    const binary = join(dir, 'image.csv');
+    writeFileSync(binary, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
     await page.setInputFiles('#file', binary);
     await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '').includes('NUL'), undefined, { timeout: 60_000 });
     expect(await page.textContent('#message')).toMatch(/^error: file: is not a delimited text table \(it contains NUL bytes\)/);
+  }, 120_000);
+
+  it('loads a Parquet file in the page (hyparquet) with the numbers the CLI reads (DuckDB)', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const dir = mkdtempSync(join(tmpdir(), 'app-parquet-'));
+    const file = join(dir, 'people.parquet');
+    const inst = await DuckDBInstance.create(':memory:');
+    const con = await inst.connect();
+    await con.run(
+      `COPY (SELECT (i % 7)::DOUBLE / 10 + (i % 3) AS score, CASE WHEN i % 4 = 0 THEN 'old' ELSE 'young' END AS grp, i::BIGINT AS id FROM range(300) t(i)) TO '${file}' (FORMAT parquet)`,
+    );
+    con.closeSync();
+    inst.closeSync();
+    const { page } = await openTable(file, 'score', 'grp');
+    expect(await page.textContent('#data-status')).toBe('people.parquet: 300 rows, 3 columns');
+    await page.waitForSelector('input[name=secret-value]', { state: 'attached' });
+    for (const box of await page.locator('input[name=secret-value]').all()) await box.check();
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method=theorem][data-mechanism=laplace]', { timeout: 60_000 });
+    const shown = Number(await page.getAttribute('#table tbody tr[data-method=theorem][data-mechanism=laplace]', 'data-scale'));
+    const cli = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [BIN, 'calibrate', '--data', file, '--query', 'score', '--secret-column', 'grp', '--method', 'theorem', '--mechanism', 'laplace', '--json'],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    ).results[0].scale;
+    expect(Math.abs(shown / cli - 1)).toBeLessThan(1e-14);
   }, 120_000);
 });

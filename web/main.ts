@@ -80,7 +80,13 @@ async function loadFile(file: File) {
   $<HTMLFieldSetElement>('table-fields').disabled = true;
   for (const id of ['query', 'secret', 'given', 'values']) $(id).replaceChildren();
   $('data-status').textContent = `reading ${file.name}…`;
-  dataRequest = { type: 'load', name: file.name, text: await file.text() };
+  // Parquet by its magic bytes (or name), read in the worker; everything else as delimited text.
+  const bytes = await file.arrayBuffer();
+  const magic = String.fromCharCode(...new Uint8Array(bytes, 0, Math.min(4, bytes.byteLength)));
+  dataRequest =
+    magic === 'PAR1' || /\.parquet$/i.test(file.name)
+      ? { type: 'load-parquet', name: file.name, bytes }
+      : { type: 'load', name: file.name, text: new TextDecoder().decode(bytes) };
   send('data', dataRequest);
 }
 

@@ -58,11 +58,17 @@ self.onmessage = async (e: MessageEvent) => {
   // An await may let the next request in: answers after it still carry this request's id.
   const postMine = (x: Record<string, unknown>) => (self as unknown as Worker).postMessage({ ...x, ...me });
   try {
-    if (m.type === 'load') {
-      const q = uciQuirks(m.name);
-      table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
+    if (m.type === 'load' || m.type === 'load-parquet') {
+      if (m.type === 'load-parquet') {
+        // Parquet is read by hyparquet, loaded only when a Parquet file arrives.
+        const { parquetTable } = await import('../src/sources/parquetText.js');
+        table = await parquetTable(m.bytes);
+      } else {
+        const q = uciQuirks(m.name);
+        table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
+      }
       scenario = null;
-      post({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length });
+      postMine({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length });
     } else if (m.type === 'builtin') {
       table = null;
       scenario = builtinScenario(m.id);
