@@ -265,4 +265,31 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     ).results[0].scale;
     expect(Math.abs(shown / cli - 1)).toBeLessThan(1e-14);
   }, 120_000);
+
+  it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {
+    const { default: AxeBuilder } = await import('@axe-core/playwright');
+    for (const width of [1280, 390]) {
+      const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await ctx.newPage();
+      await page.goto(url);
+      const check = async (state: string) => {
+        const r = await new AxeBuilder({ page }).analyze();
+        const bad = r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${state} @${width}: ${v.id} (${v.nodes.map((n) => n.target).join(', ')})`);
+        expect(bad).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      };
+      await check('empty');
+      await page.selectOption('#builtin', 'heart');
+      await page.click('#run');
+      await page.waitForSelector('#plot-alpha svg', { timeout: 60_000 });
+      await check('results');
+      await page.fill('#audit-scale', '1');
+      await page.click('#audit');
+      await page.waitForSelector('#audit-table td', { timeout: 60_000 });
+      await check('audit');
+      await ctx.close();
+    }
+  }, 180_000);
 });
