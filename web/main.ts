@@ -60,6 +60,7 @@ const message = (text: string) => ($('message').textContent = text);
 
 /** Inputs changed: every result on the page belonged to the old ones, and in-flight answers are dropped. */
 function invalidate(): void {
+  lastRun = '';
   for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) latest[k] = ++nextId;
   busy(false);
   $('table').querySelector('tbody')!.replaceChildren();
@@ -134,10 +135,16 @@ const params = () => ({
   methods: checked('method'),
 });
 
+/** The inputs of the last calibration asked for: the same inputs are not computed twice. */
+let lastRun = '';
+/** The audit scale the page filled in itself (a value the user typed is never overwritten). */
+let autoScale = '';
+
 function run() {
   const p = params();
   message('');
   invalidate();
+  lastRun = JSON.stringify(p);
   busy(true);
   $('results-for').textContent = `computing: α = ${p.alpha}, ε = ${p.epsilon}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
   send('calibrate', { type: 'calibrate', params: p });
@@ -147,6 +154,8 @@ $('run').addEventListener('click', run);
 // Changing α or ε recalculates when results are shown or an error is (the error may be what was fixed).
 for (const id of ['alpha', 'epsilon'])
   $(id).addEventListener('change', () => {
+    // A change event can fire again on blur with the value already calibrated: nothing new to do.
+    if (JSON.stringify(params()) === lastRun && !$('message').textContent) return;
     if ($('table').querySelector('tbody tr') || $('message').textContent) run();
     else invalidate();
   });
@@ -247,7 +256,11 @@ function onMessage(e: MessageEvent) {
       ),
     );
     const best = m.rows.filter((r: any) => r.mechanism === 'laplace' && r.scale > 0).reduce((a: any, b: any) => (!a || b.scale < a.scale ? b : a), null);
-    if (best) $<HTMLInputElement>('audit-scale').value = String(best.scale);
+    const field = $<HTMLInputElement>('audit-scale');
+    if (best && (field.value === '' || field.value === autoScale)) {
+      autoScale = String(best.scale);
+      field.value = autoScale;
+    }
   } else if (m.type === 'plots') {
     busy(false); // the last answer of a calibration
     $('plot-alpha').replaceChildren(safeSvg(m.alpha));
