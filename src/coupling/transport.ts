@@ -22,7 +22,10 @@ export interface TransportPlan {
   basis: TransportBasis;
 }
 
-/** A strongly feasible spanning tree with its flows (every arc, artificial ones last). */
+/**
+ * A strongly feasible spanning tree with the flow of each tree arc (arcs off the tree carry none:
+ * with uncapacitated arcs every non-basic arc sits at zero).
+ */
 export interface TransportBasis {
   treeArcs: Int32Array;
   flow: Float64Array;
@@ -48,23 +51,23 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
   const N = K + L + 1;
   const root = K + L;
   const M = (maxCost + 1) * N;
-  const arcs = arcsReal + K + L;
   const from = (e: number) => (e < arcsReal ? Math.floor(e / L) : e - arcsReal < K ? e - arcsReal : root);
   const to = (e: number) => (e < arcsReal ? K + (e % L) : e - arcsReal < K ? root : e - arcsReal);
   const costOf = (e: number) => (e < arcsReal ? c[e] : M);
   // Start: every source sends its mass to the root, the root sends every sink its demand (a star:
   // shallow, so the first pivots are cheap) — or a previous optimum for the same masses, still
   // feasible and strongly so (only the costs changed).
-  const basis = warm && warm.flow.length === arcs && warm.treeArcs.length === N - 1 ? warm : null;
-  const flow = basis ? Float64Array.from(basis.flow) : new Float64Array(arcs);
+  const basis = warm && warm.flow.length === N - 1 && warm.treeArcs.length === N - 1 ? warm : null;
+  // Flows live with the tree's slots (arcs off the tree carry none).
+  const slotFlow = basis ? Float64Array.from(basis.flow) : new Float64Array(N - 1);
   const treeArcs = basis ? Int32Array.from(basis.treeArcs) : new Int32Array(N - 1);
   if (!basis)
     for (let v = 0; v < K + L; v++) {
       treeArcs[v] = arcsReal + v;
-      flow[arcsReal + v] = v < K ? a[v] : b[v - K];
+      slotFlow[v] = v < K ? a[v] : b[v - K];
     }
   const parent = new Int32Array(N),
-    pred = new Int32Array(N),
+    pred = new Int32Array(N), // the slot of the arc to the parent
     depth = new Int32Array(N);
   const up = new Uint8Array(N); // 1: pred arc points from the node to its parent
   const pi = new Float64Array(N);
@@ -72,8 +75,20 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
   const headH = new Int32Array(N).fill(-1),
     nextH = new Int32Array(2 * (N - 1)),
     prevH = new Int32Array(2 * (N - 1));
-  const nodeOfHalf = (h: number) => (h & 1 ? to(treeArcs[h >> 1]) : from(treeArcs[h >> 1]));
-  const otherOfHalf = (h: number) => (h & 1 ? from(treeArcs[h >> 1]) : to(treeArcs[h >> 1]));
+  // Each slot's tail, head and cost, kept beside the tree: re-hanging a subtree then reads these small
+  // arrays instead of jumping around the K·L cost matrix (cache misses dominated otherwise).
+  const slotTail = new Int32Array(N - 1),
+    slotHead = new Int32Array(N - 1),
+    slotCost = new Float64Array(N - 1);
+  const fillSlot = (k: number) => {
+    const e = treeArcs[k];
+    slotTail[k] = from(e);
+    slotHead[k] = to(e);
+    slotCost[k] = costOf(e);
+  };
+  for (let k = 0; k < N - 1; k++) fillSlot(k);
+  const nodeOfHalf = (h: number) => (h & 1 ? slotHead[h >> 1] : slotTail[h >> 1]);
+  const otherOfHalf = (h: number) => (h & 1 ? slotTail[h >> 1] : slotHead[h >> 1]);
   const link = (h: number) => {
     const v = nodeOfHalf(h);
     nextH[h] = headH[v];
@@ -91,8 +106,6 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
     link(2 * k);
     link(2 * k + 1);
   }
-  const slotOf = new Int32Array(arcs).fill(-1);
-  for (let k = 0; k < N - 1; k++) slotOf[treeArcs[k]] = k;
   const stack = new Int32Array(N);
   // Parent pointers, depths and potentials (reduced cost c − π_u + π_v = 0 on tree arcs) below `top`, whose own are set.
   const hang = (top: number) => {
@@ -103,13 +116,13 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
       for (let h = headH[u]; h !== -1; h = nextH[h]) {
         const v = otherOfHalf(h);
         if (v === parent[u]) continue;
-        const e = treeArcs[h >> 1];
+        const k = h >> 1;
         parent[v] = u;
-        pred[v] = e;
+        pred[v] = k;
         depth[v] = depth[u] + 1;
-        up[v] = from(e) === v ? 1 : 0;
+        up[v] = slotTail[k] === v ? 1 : 0;
         // u → v: π_v = π_u − c; v → u: π_v = π_u + c.
-        pi[v] = up[v] ? pi[u] + costOf(e) : pi[u] - costOf(e);
+        pi[v] = up[v] ? pi[u] + slotCost[k] : pi[u] - slotCost[k];
         stack[sp++] = v;
       }
     }
@@ -171,54 +184,59 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
     }
     // Backward arcs (flow decreases): on v's side, arcs pointing down (parent → child); on u's side, arcs pointing up.
     let delta = Infinity;
-    for (const w of pathV) if (!up[w]) delta = Math.min(delta, flow[pred[w]]);
-    for (const w of pathU) if (up[w]) delta = Math.min(delta, flow[pred[w]]);
+    for (const w of pathV) if (!up[w]) delta = Math.min(delta, slotFlow[pred[w]]);
+    for (const w of pathU) if (up[w]) delta = Math.min(delta, slotFlow[pred[w]]);
     // Strongly feasible rule: the last blocking arc met going join → u → v → join.
     let leave = -1;
     for (let k = pathV.length - 1; k >= 0 && leave < 0; k--) {
       const w = pathV[k];
-      if (!up[w] && flow[pred[w]] === delta) leave = pred[w];
+      if (!up[w] && slotFlow[pred[w]] === delta) leave = pred[w];
     }
     if (leave < 0)
       for (const w of pathU) {
-        if (up[w] && flow[pred[w]] === delta) {
+        if (up[w] && slotFlow[pred[w]] === delta) {
           leave = pred[w];
           break;
         }
       }
     if (leave < 0) throw new Error('transportPlan: unbounded cycle (cannot happen with a big-M start)');
-    flow[enter] += delta;
-    for (const w of pathV) flow[pred[w]] += up[w] ? delta : -delta;
-    for (const w of pathU) flow[pred[w]] += up[w] ? -delta : delta;
-    // Swap the arcs in the tree; the subtree cut off by the leaving arc is re-hung from the entering arc.
-    const leftV = pathV.some((w) => pred[w] === leave);
+    for (const w of pathV) slotFlow[pred[w]] += up[w] ? delta : -delta;
+    for (const w of pathU) slotFlow[pred[w]] += up[w] ? -delta : delta;
+    // Swap the arcs in the tree (the entering arc takes the leaving one's slot, with flow δ); the
+    // subtree cut off by the leaving arc is re-hung from the entering arc.
+    const slot = leave;
+    const leftV = pathV.some((w) => pred[w] === slot);
     const [q, r] = leftV ? [v, u] : [u, v];
-    const slot = slotOf[leave];
     unlink(2 * slot);
     unlink(2 * slot + 1);
-    slotOf[leave] = -1;
     treeArcs[slot] = enter;
-    slotOf[enter] = slot;
+    slotFlow[slot] = delta;
+    fillSlot(slot);
     link(2 * slot);
     link(2 * slot + 1);
     parent[q] = r;
-    pred[q] = enter;
+    pred[q] = slot;
     depth[q] = depth[r] + 1;
-    up[q] = from(enter) === q ? 1 : 0;
-    pi[q] = up[q] ? pi[r] + costOf(enter) : pi[r] - costOf(enter);
+    up[q] = slotTail[slot] === q ? 1 : 0;
+    pi[q] = up[q] ? pi[r] + slotCost[slot] : pi[r] - slotCost[slot];
     hang(q);
   }
-  for (let v = 0; v < K + L; v++) if (flow[arcsReal + v] !== 0) throw new Error('transportPlan: artificial flow left (unbalanced masses?)');
   const is: number[] = [],
     js: number[] = [],
     fs: number[] = [];
   let planCost = 0;
-  for (let e = 0; e < arcsReal; e++)
-    if (flow[e] > 0) {
+  for (let k = 0; k < N - 1; k++) {
+    const e = treeArcs[k];
+    if (e >= arcsReal) {
+      if (slotFlow[k] !== 0) throw new Error('transportPlan: artificial flow left (unbalanced masses?)');
+      continue;
+    }
+    if (slotFlow[k] > 0) {
       is.push(Math.floor(e / L));
       js.push(e % L);
-      fs.push(flow[e]);
-      planCost += flow[e] * c[e];
+      fs.push(slotFlow[k]);
+      planCost += slotFlow[k] * c[e];
     }
-  return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots, basis: { treeArcs, flow } };
+  }
+  return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots, basis: { treeArcs, flow: slotFlow } };
 }
