@@ -9,6 +9,7 @@ import { calibrate } from '../src/calibrate/calibrate.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
+import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { vectorRenyi2d } from './quadrature2d.js';
@@ -106,6 +107,17 @@ describe('vector queries (docs/math.md §12)', () => {
     const l3 = calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
     expect(l3.scale).toBeGreaterThan(l1);
     expect(l3.releases).toBe(3);
+  });
+
+  it('(ε, δ) targets through the best Rényi order, certified at that order by the 2-D quadrature', () => {
+    const r = calibrateEpsDelta(null, { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8], (st) => calibrateVector(scenario(P, Q), st));
+    expect([2, 4, 8]).toContain(r.alpha);
+    const k = { family: 'gaussian' as const, scale: r.scale };
+    expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
+    for (const a of [2, 4, 8])
+      expect(r.scale).toBeLessThanOrEqual(
+        calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
+      );
   });
 
   it('refuses what it cannot certify, naming the field', () => {

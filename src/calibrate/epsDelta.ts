@@ -30,16 +30,20 @@ export interface EpsDeltaResult extends CalibrationResult {
  * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
  * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
  * settings' method (certified as always); the smallest scale wins and its α is reported.
- * Works for every method, mechanism and number of releases `calibrate` supports.
+ * Works for every method, mechanism and number of releases `calibrate` supports, and with
+ * `calibrateWith` for vector queries and Gaussian priors.
  * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
  */
 export function calibrateEpsDelta(
-  scenario: Scenario,
+  scenario: Scenario | null,
   settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>,
   epsilon: number,
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  /** Another prior class's calibration (vector queries, Gaussian priors); default `calibrate` on `scenario`. */
+  calibrateWith?: (s: CalibrationSettings) => CalibrationResult,
 ): EpsDeltaResult {
+  const run = calibrateWith ?? ((s: CalibrationSettings) => calibrate(scenario!, s));
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
   let best: EpsDeltaResult | null = null;
@@ -49,7 +53,7 @@ export function calibrateEpsDelta(
     if (!(renyiEpsilon > 0)) continue;
     const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
     if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
-    const r = calibrate(scenario, st);
+    const r = run(st);
     if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon };
   }
   if (!best)

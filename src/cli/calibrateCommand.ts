@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, flagOf } from './flags.js';
-import { calibrate, MECHANISMS, METHODS, type CalibrationResult } from '../calibrate/calibrate.js';
+import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -51,8 +51,6 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
   const gaussian = isGaussianScenario(scenario);
   const vector = isVectorScenario(scenario);
-  if ((gaussian || vector) && o.delta !== undefined)
-    throw new InputError(`is not available for ${gaussian ? 'Gaussian priors' : 'vector queries'} yet; give a Rényi order with --alpha`, '--delta');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
@@ -77,11 +75,10 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     if (vector)
       results = settings.map((s, k) => {
         try {
-          return calibrateVector(
-            scenario,
-            { ...s, ...(coordinateScales ? { coordinateScales } : {}) },
-            { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) },
-          );
+          const withScales = (st: CalibrationSettings) => ({ ...st, ...(coordinateScales ? { coordinateScales } : {}) });
+          if (calibrateEpsDelta && delta !== undefined)
+            return calibrateEpsDelta(null, s, s.epsilon, delta, alphas, (st) => calibrateVector(scenario, withScales(st)));
+          return calibrateVector(scenario, withScales(s), { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
         } catch (e) {
           throw e instanceof InputError && e.path === 'coordinateScales'
             ? new InputError(e.reason, o.coordinateScales ? '--coordinate-scales' : 'spec.coordinateScales')
@@ -102,6 +99,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     } else
       results = settings.map((s, k) => {
         try {
+          if (gaussian && calibrateEpsDelta && delta !== undefined)
+            return calibrateEpsDelta(null, s, s.epsilon, delta, alphas, (st) => calibrateGaussianPriors(scenario, st));
           if (gaussian) return calibrateGaussianPriors(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
           if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
           return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
