@@ -114,7 +114,7 @@ describe('vector queries (docs/math.md §12)', () => {
     expect([2, 4, 8]).toContain(r.alpha);
     const k = { family: 'gaussian' as const, scale: r.scale };
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
-    for (const a of [2, 4, 8])
+    for (const a of [2, 4, 8].filter((x) => renyiBudgetFor(2, 1e-6, x) > 0))
       expect(r.scale).toBeLessThanOrEqual(
         calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
       );
