@@ -60,7 +60,11 @@ export function calibrateFor(
   const { mechanism, cost, eta } = noise;
   if (isGaussianScenario(scenario)) {
     // Gaussian priors: Rényi guarantees with Gaussian noise, closed forms (docs/math.md §11).
-    if (g.kind !== 'renyi') throw new InputError(`the ${g.kind} guarantee is not available for Gaussian priors yet; use renyi`, 'guarantee');
+    if (g.kind === 'epsilon-delta')
+      return calibrateEpsDelta(null, { mechanism, method: methodFor(noise.method, METHODS, 'best') }, g.epsilon, g.delta, g.alphas, (st) =>
+        calibrateGaussianPriors(scenario, st),
+      );
+    if (g.kind !== 'renyi') throw new InputError(`the ${g.kind} guarantee is not available for Gaussian priors yet; use renyi or epsilon-delta`, 'guarantee');
     return calibrateGaussianPriors(scenario, {
       mechanism,
       alpha: g.alpha,
