@@ -103,6 +103,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       expect(Math.abs(Number(shown) / cli(mechanism) - 1)).toBeLessThan(1e-14);
     }
     expect(await page.locator('#plot-alpha svg path').count()).toBeGreaterThan(3);
+    // A text alternative: the plotted numbers as a table (as text), including the chosen α.
+    const numbers = await page.locator('#plot-numbers tbody tr').allTextContents();
+    expect(numbers.length).toBeGreaterThan(10);
+    expect(numbers.some((r) => /^scalelaplace.*2\b/.test(r))).toBe(true);
     expect(await page.textContent('#message')).toBe('');
 
     // a privatized draw with the CSPRNG sampler

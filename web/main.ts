@@ -66,6 +66,7 @@ function invalidate(): void {
   $('table').querySelector('tbody')!.replaceChildren();
   $('plot-alpha').replaceChildren();
   $('plot-epsilon').replaceChildren();
+  $('plot-numbers').querySelector('tbody')!.replaceChildren();
   $('audit-table').querySelector('tbody')!.replaceChildren();
   $('audit-caption').textContent = '';
   $('released').replaceChildren();
@@ -265,6 +266,12 @@ function onMessage(e: MessageEvent) {
     busy(false); // the last answer of a calibration
     $('plot-alpha').replaceChildren(safeSvg(m.alpha));
     if (m.epsilon) $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
+    $('plot-numbers')
+      .querySelector('tbody')!
+      .replaceChildren(
+        row(['plot', 'mechanism', 'method', 'α', 'ε', 'value'], {}, true),
+        ...(m.numbers ?? []).map((r: any) => row([r.what, r.mechanism, r.method, String(r.alpha), String(r.epsilon), [fmt(r.value), 'num']])),
+      );
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =

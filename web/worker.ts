@@ -128,7 +128,9 @@ self.onmessage = async (e: MessageEvent) => {
         })),
       });
       // Plots: scale against α per method (Figures 1 and 3), variance against ε.
-      const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + 0.25 * i).toFixed(2)));
+      // The α axis follows the chosen order (marked on the plot).
+      const top = Number.isFinite(p.alpha) ? Math.max(5.25, p.alpha * 1.2) : 5.25;
+      const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + ((top - 1.25) * i) / 16).toPrecision(4)));
       const byAlpha: Row[] = [];
       const byEps: Row[] = [];
       for (const mechanism of p.mechanisms as Mechanism[])
@@ -151,7 +153,12 @@ self.onmessage = async (e: MessageEvent) => {
         }
       postMine({
         type: 'plots',
-        alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})` })),
+        alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})`, mark: p.alpha })),
+        // The numbers behind the plots, for a text alternative.
+        numbers: [
+          ...byAlpha.map((r) => ({ mechanism: r.mechanism, method: r.method, alpha: r.alpha, epsilon: r.epsilon, value: r.scale, what: 'scale' })),
+          ...byEps.map((r) => ({ mechanism: r.mechanism, method: '', alpha: p.alpha, epsilon: r.epsilon, value: r.variance, what: 'variance' })),
+        ],
         epsilon: byEps.length
           ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' }))
           : '',

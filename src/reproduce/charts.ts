@@ -23,7 +23,17 @@ const base = (title: string, subtitle?: string) => ({
  * Noise scale against α, one panel per dataset (rows) and mechanism (columns); colour = method,
  * dash = ε. `limit` rows ({dataset, mechanism, epsilon, limit}) draw a dashed black line in their panel.
  */
-export function scaleVsAlphaChart(rows: Row[], opts: { title: string; subtitle?: string; logX?: boolean; yTitle?: string; limit?: Row[] }): VegaLiteSpec {
+export function scaleVsAlphaChart(
+  rows: Row[],
+  opts: {
+    title: string;
+    subtitle?: string;
+    logX?: boolean;
+    yTitle?: string;
+    limit?: Row[] /** α to mark with a vertical rule (the chosen order). */;
+    mark?: number;
+  },
+): VegaLiteSpec {
   const xs = [...new Set(rows.map((r) => Number(r.alpha)))];
   const limitRows = (opts.limit ?? []).flatMap((l) => [Math.min(...xs), Math.max(...xs)].map((alpha) => ({ ...l, alpha, limitScale: l.limit })));
   const x = { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: opts.logX ? { type: 'log' } : { zero: false } };
@@ -39,6 +49,9 @@ export function scaleVsAlphaChart(rows: Row[], opts: { title: string; subtitle?:
       },
     },
   ];
+  if (opts.mark !== undefined && Number.isFinite(opts.mark)) {
+    layers.push({ mark: { type: 'rule', color: '#b00020', strokeDash: [4, 2], aria: false }, encoding: { x: { datum: opts.mark, type: 'quantitative' } } });
+  }
   if (limitRows.length) {
     layers.push({
       transform: [{ filter: 'isValid(datum.limitScale)' }],
