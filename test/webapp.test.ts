@@ -101,6 +101,9 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       // Chromium's V8 and Node's may round Math.exp/log1p differently in the last bit; each side's
       // answer is certified on its own, and they agree to an ulp or two.
       expect(Math.abs(Number(shown) / cli(mechanism) - 1)).toBeLessThan(1e-14);
+      // The scale shown to people is rounded up, never below the calibrated one.
+      const text = await page.textContent(`#table tbody tr[data-method=theorem][data-mechanism=${mechanism}] td.num`);
+      expect(Number(text)).toBeGreaterThanOrEqual(Number(shown));
     }
     expect(await page.locator('#plot-alpha svg path').count()).toBeGreaterThan(3);
     // A text alternative: the plotted numbers as a table (as text), including the chosen α.

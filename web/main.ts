@@ -1,6 +1,8 @@
 // The page: forms in, results out; all computation happens in the worker (the page stays responsive).
 // Every request carries an id; a response is shown only if it answers the latest request of its
 // kind, so results always belong to the current inputs, and Cancel restarts the worker.
+import { numDown, numUp } from '../src/cli/format.js';
+
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 let fileName = '';
 let lastSpec: unknown = null;
@@ -26,7 +28,9 @@ const busy = (on: boolean) => {
   $('cancel').hidden = !on;
 };
 
-const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(x.toPrecision(10))) : x.toExponential(9));
+// Numbers for humans as the CLI prints them: scales, variances, divergences and ε levels rounded
+// up, slack rounded down (the exact values stay in data attributes and the worker).
+const fmt = numUp;
 const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
 // Data (secret values, prior names, column names) reaches the DOM only as text: never as markup.
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
@@ -275,7 +279,7 @@ function onMessage(e: MessageEvent) {
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${fmt(m.scale)}, α = ${m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
+      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
     $('audit-table')
       .querySelector('tbody')!
       .replaceChildren(
@@ -285,7 +289,7 @@ function onMessage(e: MessageEvent) {
             r.prior,
             r.direction.join(' ‖ '),
             [fmt(r.divergence), 'num'],
-            [fmt(r.slack), 'num'],
+            [numDown(r.slack), 'num'],
             [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
             r.slack >= 0 ? 'pass' : 'fail',
           ]),

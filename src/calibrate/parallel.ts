@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import Tinypool from 'tinypool';
 import { NumericalError } from '../errors.js';
 import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
@@ -7,9 +6,6 @@ import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { pairsOf, type Scenario } from './scenario.js';
 import type { Task, TaskResult } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
-
-/** Worker threads by default: the cores this process may use. */
-export const defaultThreads = (): number => availableParallelism();
 
 /**
  * A pool of worker threads for calibration (Node only). Independent units — (prior, pair) for one

@@ -314,6 +314,17 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
   let A: number[] = [],
     B: number[] = [],
     P = fresh();
+  /** Finished panel k (its ends and every integrand's sums) appended to another panel list. */
+  const copyPanel = (k: number, toA: number[], toB: number[], toP: PerF[]) => {
+    toA.push(A[k]);
+    toB.push(B[k]);
+    for (let f = 0; f < F; f++) {
+      toP[f].Mx.push(P[f].Mx[k]);
+      toP[f].Kr.push(P[f].Kr[k]);
+      toP[f].Le.push(P[f].Le[k]);
+      toP[f].Dl.push(P[f].Dl[k]);
+    }
+  };
   const certifiable = fs.map((f) => f.powers !== undefined);
   let nodes = 2;
   const done: (Integral | null)[] = fs.map(() => null);
@@ -337,16 +348,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       nB: number[] = [],
       nP = fresh();
     let j = 0;
-    const keep = (k: number) => {
-      nA.push(A[k]);
-      nB.push(B[k]);
-      for (let f = 0; f < F; f++) {
-        nP[f].Mx.push(P[f].Mx[k]);
-        nP[f].Kr.push(P[f].Kr[k]);
-        nP[f].Le.push(P[f].Le[k]);
-        nP[f].Dl.push(P[f].Dl[k]);
-      }
-    };
+    const keep = (k: number) => copyPanel(k, nA, nB, nP);
     for (let i = 0; i < n; i++) {
       const a = pa[i],
         b = pb[i];
@@ -425,14 +427,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
         const mid = (A[i] + B[i]) / 2;
         pending.push(A[i], mid, mid, B[i]);
       } else {
-        kA.push(A[i]);
-        kB.push(B[i]);
-        for (let f = 0; f < F; f++) {
-          kP[f].Mx.push(P[f].Mx[i]);
-          kP[f].Kr.push(P[f].Kr[i]);
-          kP[f].Le.push(P[f].Le[i]);
-          kP[f].Dl.push(P[f].Dl[i]);
-        }
+        copyPanel(i, kA, kB, kP);
       }
     }
     [A, B, P] = [kA, kB, kP];

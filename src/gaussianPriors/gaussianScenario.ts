@@ -69,14 +69,6 @@ export function commonSd(P: GaussianMixture, Q: GaussianMixture): number | null 
   return all.every((c) => c.sd === all[0].sd) ? all[0].sd : null;
 }
 
-/** The mixture's mean and standard deviation (for reports). */
-export function mixtureMoments(m: GaussianMixture): { mean: number; sd: number } {
-  const total = m.reduce((s, c) => s + c.weight, 0);
-  const mean = m.reduce((s, c) => s + c.weight * c.mean, 0) / total;
-  const second = m.reduce((s, c) => s + c.weight * (c.sd * c.sd + (c.mean - mean) ** 2), 0) / total;
-  return { mean, sd: Math.sqrt(second) };
-}
-
 /** Whether a scenario's conditionals are Gaussian mixtures (arrays of components) rather than finite laws. */
 export function isGaussianScenario(s: Scenario<unknown>): s is GaussianScenario {
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];

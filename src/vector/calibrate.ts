@@ -1,6 +1,6 @@
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
-import { calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
+import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
 import { pairsOf, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
 import type { Coupling } from '../coupling/comonotone.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
@@ -139,14 +139,8 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
       'method',
     );
   if (s.method === 'best') {
-    const methods = VECTOR_METHODS.filter((m) => {
-      try {
-        calibrationRule({ ...s, method: m });
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const ok = applicableMethods(s);
+    const methods = VECTOR_METHODS.filter((m) => ok.includes(m));
     return bestResult(
       methods.map((method) => calibrateVector(scenario, { ...s, method })),
       ` (exact needs a ${d}-dimensional integral)`,
