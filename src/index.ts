@@ -81,7 +81,17 @@ export { tableScenario, parsePriorClass, seededUniform, binomial, type PriorClas
 export { logGamma, bitLength, ldexp, nextUp, toDecimal, ratioToNumber } from './numerics/float.js';
 export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';
 export { checkPredicate } from './sources/predicate.js';
-export { parseDelimited, textHistograms, distinctValues, numericColumns, secretText, canonical, type TextTable } from './sources/csvText.js';
+export {
+  parseDelimited,
+  textHistograms,
+  distinctValues,
+  numericColumns,
+  columnSummaries,
+  type ColumnSummary,
+  secretText,
+  canonical,
+  type TextTable,
+} from './sources/csvText.js';
 export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
 export { uciQuirks } from './uci/formats.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './calibrate/guarantee.js';

@@ -277,6 +277,105 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(Math.abs(shown / cli - 1)).toBeLessThan(1e-14);
   }, 120_000);
 
+  it('guides a curator: preview, recommendation with the noise in data units, α = ∞, contamination, exports, release of the chosen method', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-guided-'));
+    const f = join(dir, 'people.csv');
+    // `score` has one text cell (it cannot be the query); `hours` has a missing value (a dropped row);
+    // a group named like a spreadsheet formula must be exported as text.
+    const groups = ['a', 'b', '=cmd|x'];
+    const rows = Array.from({ length: 60 }, (_, i) => `${i === 7 ? '' : (i % 9) + (i % 4)},${i === 3 ? 'abc' : i},${groups[i % 3]}`);
+    writeFileSync(f, ['hours,score,group', ...rows].join('\n') + '\n');
+    const { page } = await openTable(f, 'hours', 'group');
+    const preview = await page.locator('#preview tr').allTextContents();
+    expect(preview.find((r) => r.startsWith('score'))).toMatch(/cannot be the query: 1 entry is not numbers \(“abc”\)/);
+    expect(preview.find((r) => r.startsWith('hours'))).toMatch(/^hoursnumber591/);
+    expect(await page.locator('#query option').allTextContents()).toEqual(['hours']);
+    expect(await page.inputValue('#domain-lo')).toBe('0');
+    expect(await page.inputValue('#domain-hi')).toBe('11');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    expect(await page.textContent('#data-used')).toMatch(/^Calibrated on 59 of 60 rows; 1 dropped/);
+    // The recommended row is the smallest variance, highlighted, with ±x holding 95% of the noise.
+    const shown = await page.$$eval('#table tbody tr', (trs) =>
+      trs.map((tr) => ({
+        mechanism: tr.getAttribute('data-mechanism')!,
+        method: tr.getAttribute('data-method')!,
+        scale: Number(tr.getAttribute('data-scale')),
+        recommended: tr.classList.contains('recommended'),
+        cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+      })),
+    );
+    const variance = (r: (typeof shown)[number]) => Number(r.cells[5]);
+    const rec = shown.filter((r) => r.recommended);
+    expect(rec).toHaveLength(1);
+    expect(Math.min(...shown.map(variance))).toBe(variance(rec[0]));
+    for (const r of shown.filter((x) => x.scale > 0)) {
+      const half = Number(r.cells[4]);
+      const cover = r.mechanism === 'laplace' ? 1 - Math.exp(-half / r.scale) : Number.NaN;
+      if (r.mechanism === 'laplace') expect(cover).toBeGreaterThanOrEqual(0.95);
+      if (r.mechanism === 'gaussian') expect(half / r.scale).toBeGreaterThanOrEqual(1.959963984540054);
+      expect(half / r.scale).toBeLessThan(r.mechanism === 'laplace' ? Math.log(20) * (1 + 1e-8) : 1.96);
+    }
+    expect(await page.textContent('#recommendation')).toMatch(/^Recommended: \w+ noise, .*95% of releases land within ±[\d.]+ hours of the true value\.$/);
+
+    // Results as CSV: exact numbers, the formula-like secret kept as text.
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-results')]);
+    const text = await (await import('node:fs/promises')).readFile((await csv.path())!, 'utf8');
+    const { csvParseRows } = await import('d3-dsv');
+    const [head, ...body] = csvParseRows(text);
+    expect(head.slice(0, 7)).toEqual(['scenario', 'alpha', 'epsilon', 'mechanism', 'method', 'rule', 'scale']);
+    expect(body.map((r) => Number(r[6]))).toEqual(shown.map((r) => r.scale));
+    expect(body.filter((r) => r[11] === 'yes')).toHaveLength(1);
+    expect(body.flat().some((c) => c.startsWith('=') || c.startsWith('+') || c.startsWith('@'))).toBe(false);
+    expect(text).toContain("'=cmd|x");
+
+    // The audit report as Markdown, with what it checked and a verdict per row.
+    await page.fill('#audit-scale', '0.5');
+    await page.click('#audit');
+    await page.waitForSelector('#audit-table td', { timeout: 60_000 });
+    const [md] = await Promise.all([page.waitForEvent('download'), page.click('#download-audit')]);
+    const report = await (await import('node:fs/promises')).readFile((await md.path())!, 'utf8');
+    expect(report).toMatch(/^# Pufferfish audit\n\nlaplace noise at scale 0\.5, α = 1, ε = 1|^# Pufferfish audit\n\nlaplace noise at scale 0\.5, α = 2, ε = 1/);
+    expect(report).toContain('=cmd\\|x');
+    expect(report.match(/\| (pass|fail) \|$/gm)?.length).toBe((await page.locator('#audit-table tbody tr').count()) - 1);
+
+    // The release uses the noise picked in its step.
+    const theorem = shown.find((r) => r.mechanism === 'gaussian' && r.method === 'theorem')!;
+    await page.selectOption('#release-method', 'gaussian:theorem');
+    await page.fill('#value', '5');
+    await page.fill('#count', '3');
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''));
+    const released = (await page.textContent('#released'))!.split('\n');
+    expect(released).toHaveLength(4);
+    // Three draws of one value are accounted together: Gaussian noise at √3 times one release's σ.
+    const drawn = /^\(theorem, scale ([\d.]+); CSPRNG, exact sampler\)$/.exec(released[3]);
+    expect(drawn).not.toBeNull();
+    expect(Number(drawn![1]) / (theorem.scale * Math.sqrt(3))).toBeGreaterThanOrEqual(1);
+    expect(Number(drawn![1]) / (theorem.scale * Math.sqrt(3))).toBeLessThan(1 + 1e-8);
+
+    // α = ∞: Gaussian noise does not apply (said, not hidden); Laplace still calibrates.
+    await page.check('#alpha-inf');
+    await page.waitForFunction(() => /α = ∞/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(await page.locator('#table tbody tr[data-mechanism=gaussian]').count()).toBe(0);
+    expect(await page.textContent('#skipped')).toMatch(/gaussian every method \(Gaussian noise cannot give α = ∞/);
+    const lapInf = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=exact]', 'data-scale'));
+    await page.uncheck('#alpha-inf');
+    await page.waitForFunction(() => /α = 2,/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const lap2 = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=exact]', 'data-scale'));
+    // ∞-order privacy implies order 2: its least noise is at least order 2's (Theorem 1 itself can be looser at α = 2).
+    expect(lapInf).toBeGreaterThanOrEqual(lap2);
+    const theorem2 = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=theorem]', 'data-scale'));
+
+    // Contamination widens the adversary: never less noise.
+    await page.fill('#contamination', '0.05');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-mechanism=laplace][data-method=theorem]', { timeout: 60_000 });
+    const lapCont = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=theorem]', 'data-scale'));
+    expect(lapCont).toBeGreaterThan(theorem2);
+    expect(await page.textContent('#message')).toBe('');
+  }, 180_000);
+
   it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {
     const { default: AxeBuilder } = await import('@axe-core/playwright');
     for (const width of [1280, 390]) {

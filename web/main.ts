@@ -1,7 +1,8 @@
 // The page: forms in, results out; all computation happens in the worker (the page stays responsive).
 // Every request carries an id; a response is shown only if it answers the latest request of its
 // kind, so results always belong to the current inputs, and Cancel restarts the worker.
-import { numDown, numUp } from '../src/cli/format.js';
+import { csvFormatRows } from 'd3-dsv';
+import { decimalUp, numDown, numUp } from '../src/cli/format.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 let fileName = '';
@@ -31,6 +32,8 @@ const busy = (on: boolean) => {
 // Numbers for humans as the CLI prints them: scales, variances, divergences and ε levels rounded
 // up, slack rounded down (the exact values stay in data attributes and the worker).
 const fmt = numUp;
+/** Four significant digits, rounded up: for sentences. */
+const short = (x: number) => String(Number(decimalUp(x, 4)));
 const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
 // Data (secret values, prior names, column names) reaches the DOM only as text: never as markup.
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
@@ -74,9 +77,44 @@ function invalidate(): void {
   $('audit-table').querySelector('tbody')!.replaceChildren();
   $('audit-caption').textContent = '';
   $('released').replaceChildren();
-  for (const id of ['results-for', 'audit-message', 'release-message']) $(id).textContent = '';
+  for (const id of ['results-for', 'audit-message', 'release-message', 'data-used', 'recommendation', 'skipped', 'plot-note']) $(id).textContent = '';
   lastSpec = null;
+  lastResults = null;
+  lastAudit = null;
+  $<HTMLButtonElement>('download-results').disabled = true;
+  $<HTMLButtonElement>('download-audit').disabled = true;
+  options($('release-method'), []);
+  $('release-method').prepend(el('option', 'the recommended method', { value: '' }));
 }
+
+// What the exports are made of: the shown results and audit, with the inputs they belong to.
+type ResultRow = {
+  mechanism: string;
+  method: string;
+  label: string;
+  rule: string;
+  scale: number;
+  halfWidth: number;
+  variance: number;
+  binding: { prior: string; pair: [string, string] } | null;
+};
+let lastResults: { alpha: number | string; epsilon: number; scenario: string; rows: ResultRow[]; recommended: ResultRow | null } | null = null;
+let lastAudit: { caption: string; rows: any[] } | null = null;
+/** Column summaries of the loaded table (for the contamination range of the query column). */
+let summaries: { name: string; min?: number; max?: number }[] = [];
+
+/** Saves `text` as a file the user downloads (nothing leaves the page otherwise). */
+function download(name: string, type: string, text: string): void {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 0);
+}
+/** A text cell a spreadsheet would run as a formula (=, +, −, @, tab, CR first) is prefixed with '. */
+const cellText = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+/** A Markdown table cell: pipes, backslashes and line breaks escaped. */
+const mdCell = (v: string) => v.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 async function loadFile(file: File) {
   fileName = file.name;
@@ -84,7 +122,8 @@ async function loadFile(file: File) {
   message('');
   invalidate();
   $<HTMLFieldSetElement>('table-fields').disabled = true;
-  for (const id of ['query', 'secret', 'given', 'values']) $(id).replaceChildren();
+  for (const id of ['query', 'secret', 'given', 'values', 'values-note']) $(id).replaceChildren();
+  $('preview').hidden = true;
   $('data-status').textContent = `reading ${file.name}…`;
   // Parquet by its magic bytes (or name), read in the worker; everything else as delimited text.
   const bytes = await file.arrayBuffer();
@@ -124,7 +163,18 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
   send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
 });
-for (const id of ['query', 'given']) $(id).addEventListener('change', invalidate);
+for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi']) $(id).addEventListener('change', invalidate);
+$('query').addEventListener('change', fillDomain);
+/** The contamination range defaults to the query column's observed range. */
+function fillDomain(): void {
+  const c = summaries.find((x) => x.name === $<HTMLSelectElement>('query').value);
+  $<HTMLInputElement>('domain-lo').value = c?.min !== undefined ? String(c.min) : '';
+  $<HTMLInputElement>('domain-hi').value = c?.max !== undefined ? String(c.max) : '';
+}
+$('alpha-inf').addEventListener('change', () => {
+  $<HTMLInputElement>('alpha').disabled = $<HTMLInputElement>('alpha-inf').checked;
+  $('alpha').dispatchEvent(new Event('change'));
+});
 $('values').addEventListener('change', invalidate);
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
@@ -134,10 +184,15 @@ const params = () => ({
   secretColumn: $<HTMLSelectElement>('secret').value,
   values: checked('secret-value'),
   given: $<HTMLSelectElement>('given').value,
-  alpha: Number($<HTMLInputElement>('alpha').value),
+  alpha: $<HTMLInputElement>('alpha-inf').checked ? 'inf' : Number($<HTMLInputElement>('alpha').value),
   epsilon: Number($<HTMLInputElement>('epsilon').value),
   mechanisms: checked('mechanism'),
   methods: checked('method'),
+  prior: $<HTMLSelectElement>('prior').value,
+  contamination: {
+    lambda: Number($<HTMLInputElement>('contamination').value),
+    domain: [Number($<HTMLInputElement>('domain-lo').value || Number.NaN), Number($<HTMLInputElement>('domain-hi').value || Number.NaN)],
+  },
 });
 
 /** The inputs of the last calibration asked for: the same inputs are not computed twice. */
@@ -187,9 +242,17 @@ $('audit').addEventListener('click', () => {
 const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
   $('release-message').textContent = '';
+  // The noise picked in the release step, else the recommended row, else the worker's choice.
+  const picked = $<HTMLSelectElement>('release-method').value;
+  const [mech, method] = picked
+    ? picked.split(':')
+    : lastResults?.recommended
+      ? [lastResults.recommended.mechanism, lastResults.recommended.method]
+      : ['laplace', ''];
   send('release', {
     type: 'release',
-    mechanism: $<HTMLSelectElement>('audit-mechanism').value,
+    mechanism: mech,
+    method,
     alpha: p.alpha,
     epsilon: p.epsilon,
     // An empty field is no value (Number('') would be 0): the worker refuses it by name.
@@ -201,12 +264,86 @@ const requestRelease = (allowNoNoise: boolean) => {
 };
 $('release').addEventListener('click', () => requestRelease(false));
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(lastSpec, null, 2)));
-$('download-spec').addEventListener('click', () => {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([JSON.stringify(lastSpec, null, 2)], { type: 'application/json' }));
-  a.download = 'pufferfish-spec.json';
-  a.click();
+$('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(lastSpec, null, 2)));
+$('download-results').addEventListener('click', () => {
+  if (!lastResults) return;
+  const r = lastResults;
+  const head = [
+    'scenario',
+    'alpha',
+    'epsilon',
+    'mechanism',
+    'method',
+    'rule',
+    'scale',
+    'noise_95pct_halfwidth',
+    'variance',
+    'binding_prior',
+    'binding_pair',
+    'recommended',
+  ];
+  // Exact values (shortest round-trip decimals), not the rounded display.
+  const body = r.rows.map((x) => [
+    cellText(r.scenario),
+    String(r.alpha),
+    String(r.epsilon),
+    x.mechanism,
+    x.method,
+    cellText(x.rule),
+    String(x.scale),
+    String(x.halfWidth),
+    String(x.variance),
+    cellText(x.binding?.prior ?? ''),
+    cellText(x.binding ? x.binding.pair.join(' vs ') : ''),
+    x === r.recommended ? 'yes' : '',
+  ]);
+  download('pufferfish-results.csv', 'text/csv', `${csvFormatRows([head, ...body])}\n`);
 });
+$('download-audit').addEventListener('click', () => {
+  if (!lastAudit) return;
+  const lines = [
+    '# Pufferfish audit',
+    '',
+    mdCell(lastAudit.caption),
+    '',
+    '| prior | direction | D_α | slack to ε | ε-PP | verdict |',
+    '|---|---|---:|---:|---:|---|',
+    ...lastAudit.rows.map(
+      (r: any) =>
+        `| ${mdCell(r.prior)} | ${mdCell(r.direction.join(' ‖ '))} | ${fmt(r.divergence)} | ${numDown(r.slack)} | ${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)} | ${r.slack >= 0 ? 'pass' : 'fail'} |`,
+    ),
+    '',
+    'D_α and ε-PP are rounded up and the slack down; each divergence is exact to a proved error bound (docs/math.md §4, §8).',
+    '',
+  ];
+  download('pufferfish-audit.md', 'text/markdown', lines.join('\n'));
+});
+
+/** The data preview: per column its type, what is missing, distinct values, and why it cannot be the query. */
+function showPreview(cols: any[]): void {
+  $('preview').hidden = false;
+  $('preview')
+    .querySelector('tbody')!
+    .replaceChildren(
+      row(['column', 'type', 'values', 'missing', 'distinct', 'note'], {}, true),
+      ...cols.map((c) =>
+        row([
+          c.name,
+          c.numeric ? 'number' : 'text',
+          [String(c.present), 'num'],
+          [String(c.missing), 'num'],
+          [String(c.distinct), 'num'],
+          c.numeric
+            ? c.present
+              ? `from ${c.min} to ${c.max}`
+              : 'empty'
+            : c.nonNumeric < c.present / 2
+              ? `cannot be the query: ${c.nonNumeric} entr${c.nonNumeric === 1 ? 'y is' : 'ies are'} not numbers (${c.examples.map((x: string) => `“${x}”`).join(', ')})`
+              : 'text: a secret or public column',
+        ]),
+      ),
+    );
+}
 
 function onMessage(e: MessageEvent) {
   const m = e.data;
@@ -225,14 +362,25 @@ function onMessage(e: MessageEvent) {
   }
   if (m.type === 'loaded') {
     $<HTMLFieldSetElement>('table-fields').disabled = false;
+    $<HTMLSelectElement>('prior').disabled = false;
     options($('query'), m.numeric);
     options($('secret'), m.columns);
     options($('given'), m.columns, true);
+    summaries = m.summaries;
+    fillDomain();
     $('data-status').textContent = `${fileName}: ${m.rows} rows, ${m.columns.length} columns`;
+    showPreview(m.summaries);
     send('values', { type: 'values', column: $<HTMLSelectElement>('secret').value });
   } else if (m.type === 'loaded-builtin') {
     $<HTMLFieldSetElement>('table-fields').disabled = true;
+    // A built-in scenario is its one prior (no table to resample).
+    $<HTMLSelectElement>('prior').value = 'empirical';
+    $<HTMLSelectElement>('prior').disabled = true;
     $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
+    $('preview').hidden = true;
+    summaries = [];
+    $<HTMLInputElement>('domain-lo').value = String(m.range[0]);
+    $<HTMLInputElement>('domain-hi').value = String(m.range[1]);
     fileName = '';
   } else if (m.type === 'values') {
     $('values').replaceChildren(
@@ -242,25 +390,58 @@ function onMessage(e: MessageEvent) {
         return label;
       }),
     );
+    $('values-note').textContent =
+      m.total > m.values.length
+        ? `Showing the ${m.values.length} most frequent of ${m.total} values; none ticked means all ${m.total}.`
+        : 'Tick the secret values to tell apart (none ticked: every pair of values).';
   } else if (m.type === 'results') {
-    $('results-for').textContent = `results for α = ${m.alpha}, ε = ${m.epsilon}: ${m.scenario}`;
+    $('results-for').textContent = `results for α = ${m.alpha === 'inf' ? '∞' : m.alpha}, ε = ${m.epsilon}: ${m.scenario}`;
+    if (m.data) {
+      const d = m.data;
+      $('data-used').textContent =
+        `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (a missing or non-numeric query value, or a missing secret or public value)` +
+        (d.used + d.dropped < d.rows ? `; ${d.rows - d.used - d.dropped} have other secret values` : '') +
+        (d.skippedGiven.length ? `; public values left out (some secret has no rows there): ${d.skippedGiven.join(', ')}` : '') +
+        '.';
+    }
+    const rows: ResultRow[] = m.rows;
+    // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
+    const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
+    lastResults = { alpha: m.alpha, epsilon: m.epsilon, scenario: m.scenario, rows, recommended };
+    $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
+    const unit = $<HTMLSelectElement>('query').value ? ` ${$<HTMLSelectElement>('query').value}` : '';
+    $('recommendation').textContent = !recommended
+      ? ''
+      : recommended.scale === 0
+        ? `Recommended: ${recommended.mechanism}, ${recommended.label}: no noise is needed (${recommended.rule}). The release would be the raw value; widen the adversary (step 3) if that is not what you expect.`
+        : `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. 95% of releases land within ±${short(recommended.halfWidth)}${unit} of the true value.`;
     const tb = $('table').querySelector('tbody')!;
     tb.replaceChildren(
-      ...m.rows.map((r: any) =>
+      ...rows.map((r) =>
         row(
           [
             r.mechanism,
-            r.label,
+            r === recommended ? `${r.label} (recommended)` : r.label,
             r.rule,
             [fmt(r.scale), 'num'],
+            [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
             [fmt(r.variance), 'num'],
             r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)',
           ],
-          { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale) },
+          { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
         ),
       ),
     );
-    const best = m.rows.filter((r: any) => r.mechanism === 'laplace' && r.scale > 0).reduce((a: any, b: any) => (!a || b.scale < a.scale ? b : a), null);
+    $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x: any) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
+    options(
+      $('release-method'),
+      rows.map((r) => `${r.mechanism}:${r.method}`),
+    );
+    for (const [i, o] of [...$<HTMLSelectElement>('release-method').options].entries())
+      o.textContent = `${rows[i].mechanism}, ${rows[i].label} (scale ${fmt(rows[i].scale)})`;
+    $('release-method').prepend(el('option', 'the recommended method', { value: '' }));
+    $<HTMLSelectElement>('release-method').value = '';
+    const best = rows.filter((r) => r.mechanism === 'laplace' && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
     const field = $<HTMLInputElement>('audit-scale');
     if (best && (field.value === '' || field.value === autoScale)) {
       autoScale = String(best.scale);
@@ -276,10 +457,17 @@ function onMessage(e: MessageEvent) {
         row(['plot', 'mechanism', 'method', 'α', 'ε', 'value'], {}, true),
         ...(m.numbers ?? []).map((r: any) => row([r.what, r.mechanism, r.method, String(r.alpha), String(r.epsilon), [fmt(r.value), 'num']])),
       );
+    const notes = ['Curves use the closed-form methods; exact is computed at the chosen α and ε only (one certified quadrature per point).'];
+    if (checked('mechanism').includes('gaussian') && checked('method').includes('theorem') && checked('method').includes('coupled'))
+      notes.push('For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).');
+    if (m.notPlotted?.length) notes.push(`Not on the log-variance plot where no noise is needed: ${m.notPlotted.join(', ')}.`);
+    $('plot-note').textContent = notes.join(' ');
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
+      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${m.alpha === 'inf' ? '∞' : m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
+    lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows };
+    $<HTMLButtonElement>('download-audit').disabled = false;
     $('audit-table')
       .querySelector('tbody')!
       .replaceChildren(

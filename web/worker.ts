@@ -6,6 +6,10 @@ import {
   applicableMethods,
   audit,
   builtinScenario,
+  columnSummaries,
+  mechanismDef,
+  noiseOptions,
+  parsePriorClass,
   formatPath,
   validate,
   workerSettingsSchema,
@@ -32,6 +36,10 @@ import {
 
 let table: TextTable | null = null;
 let scenario: Scenario | null = null;
+/** The contamination class of the last calibration: the release uses the same guarantee. */
+let contaminationNow: { lambda: number; domain: [number, number] } | undefined;
+/** α from a message: a number, or 'inf' (structured clone keeps Infinity too, but the form sends text). */
+const alphaOf = (a: unknown): number => (a === 'inf' ? Infinity : (a as number));
 
 /** Vega with its AST interpreter instead of `new Function`, so the page's CSP can forbid eval. */
 async function svg(spec: Record<string, unknown>): Promise<string> {
@@ -68,17 +76,20 @@ self.onmessage = async (e: MessageEvent) => {
         table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
       }
       scenario = null;
-      postMine({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length });
+      postMine({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length, summaries: columnSummaries(table) });
     } else if (m.type === 'builtin') {
       table = null;
       scenario = builtinScenario(m.id);
-      post({ type: 'loaded-builtin', name: scenario.name, secrets: Object.keys(scenario.priors[0].conditionals) });
+      const xs = scenario.priors.flatMap((pr) => Object.values(pr.conditionals).flatMap((d) => [d.values[0], d.values[d.values.length - 1]]));
+      post({ type: 'loaded-builtin', name: scenario.name, secrets: Object.keys(scenario.priors[0].conditionals), range: [Math.min(...xs), Math.max(...xs)] });
     } else if (m.type === 'values') {
       if (!table) throw new InputError('load a table first', 'file');
-      post({ type: 'values', column: m.column, values: distinctValues(table, m.column) });
+      post({ type: 'values', column: m.column, ...distinctValues(table, m.column) });
     } else if (m.type === 'calibrate') {
       const p = m.params;
-      checkedSettings({ mechanisms: p.mechanisms, methods: p.methods, alpha: p.alpha, epsilon: p.epsilon });
+      const alpha = alphaOf(p.alpha);
+      checkedSettings({ mechanisms: p.mechanisms, methods: p.methods, alpha: p.alpha, epsilon: p.epsilon, contamination: p.contamination?.lambda });
+      let data: { rows: number; used: number; dropped: number; skippedGiven: string[] } | null = null;
       if (table) {
         if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
         const h = textHistograms(table, {
@@ -87,86 +98,136 @@ self.onmessage = async (e: MessageEvent) => {
           values: p.values?.length ? p.values : undefined,
           given: p.given || undefined,
         });
-        scenario = tableScenario(h, {
+        const t = tableScenario(h, {
           name: `${p.fileName}: ${p.query} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
           given: p.given || undefined,
-        }).scenario;
+          prior: parsePriorClass(p.prior ?? 'empirical'),
+        });
+        scenario = t.scenario;
+        let used = 0;
+        for (const g of h.groups.values()) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
+        data = { rows: h.rows, used, dropped: h.dropped, skippedGiven: t.skippedGiven };
       }
       if (!scenario) throw new InputError('load a table or pick a built-in scenario', 'form');
       // Same checks and wording as the CLI (α, ε, mechanism).
-      for (const mechanism of p.mechanisms as Mechanism[]) checkSettings({ mechanism, method: 'theorem', alpha: p.alpha, epsilon: p.epsilon });
+      // A family that cannot give this α at all (Gaussian at α = ∞) is listed with its reason while
+      // another family can; otherwise the error stops the calibration.
+      const skipped: { mechanism: string; method: string; reason: string }[] = [];
+      let mechanisms = (p.mechanisms as Mechanism[]).filter((mechanism) => {
+        const why = mechanismDef(mechanism).alphaRange(alpha);
+        if (why) skipped.push({ mechanism, method: 'every method', reason: why });
+        return !why;
+      });
+      if (mechanisms.length === 0) {
+        mechanisms = p.mechanisms;
+        skipped.length = 0;
+      }
+      for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
       if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
-      // The chosen methods that the family's rule table has for this α (the others are skipped, not errors).
-      const applies = (mechanism: Mechanism, alpha = p.alpha) => {
-        const ok = applicableMethods({ mechanism, method: 'best', alpha, epsilon: p.epsilon });
-        return (p.methods as SingleMethod[]).filter((m) => ok.includes(m));
+      const contamination =
+        p.contamination?.lambda > 0 ? { lambda: p.contamination.lambda as number, domain: p.contamination.domain as [number, number] } : undefined;
+      contaminationNow = contamination;
+      const sc = scenario;
+      const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({
+        mechanism,
+        method,
+        alpha: a,
+        epsilon,
+        ...(contamination ? { contamination } : {}),
+      });
+      // The chosen methods that the family's rule table has for this α; the others are listed with the reason.
+      const applies = (mechanism: Mechanism, a = alpha) => {
+        const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
+        return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
       };
       const rows: (CalibrationResult & { label: string })[] = [];
-      for (const mechanism of p.mechanisms as Mechanism[]) {
-        for (const method of applies(mechanism)) {
+      for (const mechanism of mechanisms) {
+        const ok = applies(mechanism);
+        for (const method of p.methods as SingleMethod[]) {
+          if (!ok.includes(method)) {
+            skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `does not apply at α = ${p.alpha}` });
+            continue;
+          }
           try {
-            rows.push({ ...calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon: p.epsilon }), label: METHOD_LABEL[method] });
+            rows.push({ ...calibrate(sc, settingsAt(mechanism, method, alpha, p.epsilon)), label: METHOD_LABEL[method] });
           } catch (err) {
             if (!(err instanceof InputError)) throw err;
+            skipped.push({ mechanism, method: METHOD_LABEL[method], reason: err.reason });
           }
         }
       }
-      post({
+      const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
+      postMine({
         type: 'results',
         alpha: p.alpha,
         epsilon: p.epsilon,
-        scenario: scenario.name,
+        scenario: sc.name,
+        data,
+        skipped,
         rows: rows.map((r) => ({
           mechanism: r.mechanism,
           method: r.method,
           label: r.label,
           rule: r.rule,
           scale: r.scale,
+          halfWidth: half(r),
           variance: r.variance,
           binding: r.binding,
           explanation: r.explanation,
         })),
       });
-      // Plots: scale against α per method (Figures 1 and 3), variance against ε.
+      // Plots: scale against α per method (Figures 1 and 3), variance against ε. Curves use the
+      // closed-form methods; exact (a certified quadrature per point) only at the chosen α and ε.
       // The α axis follows the chosen order (marked on the plot).
-      const top = Number.isFinite(p.alpha) ? Math.max(5.25, p.alpha * 1.2) : 5.25;
+      const top = Number.isFinite(alpha) ? Math.max(5.25, alpha * 1.2) : 5.25;
       const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + ((top - 1.25) * i) / 16).toPrecision(4)));
+      const epsilons = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5];
       const byAlpha: Row[] = [];
       const byEps: Row[] = [];
-      for (const mechanism of p.mechanisms as Mechanism[])
+      const notPlotted: string[] = [];
+      const shown = (mechanism: string, method: string) => rows.find((r) => r.mechanism === mechanism && r.method === method);
+      for (const mechanism of mechanisms)
         for (const method of p.methods as SingleMethod[]) {
-          for (const alpha of alphas)
-            if (applies(mechanism, alpha).includes(method))
-              byAlpha.push({
-                dataset: scenario.name,
-                mechanism,
-                method: METHOD_LABEL[method],
-                alpha,
-                epsilon: p.epsilon,
-                scale: calibrate(scenario, { mechanism, method, alpha, epsilon: p.epsilon }).scale,
-              });
-          if (applies(mechanism).includes(method))
-            for (const epsilon of [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5]) {
-              const v = calibrate(scenario, { mechanism, method, alpha: p.alpha, epsilon }).variance;
-              if (v > 0) byEps.push({ dataset: scenario.name, mechanism: `${mechanism}: ${METHOD_LABEL[method]}`, epsilon, variance: v });
-            }
+          const at = shown(mechanism, method);
+          const point = (a: number) => ({ dataset: sc.name, mechanism, method: METHOD_LABEL[method], alpha: a, epsilon: p.epsilon });
+          if (method === 'exact') {
+            if (at && Number.isFinite(alpha)) byAlpha.push({ ...point(alpha), scale: at.scale });
+          } else {
+            for (const a of alphas)
+              if (applies(mechanism, a).includes(method)) {
+                try {
+                  byAlpha.push({ ...point(a), scale: calibrate(sc, settingsAt(mechanism, method, a, p.epsilon)).scale });
+                } catch (err) {
+                  if (!(err instanceof InputError)) throw err;
+                }
+              }
+          }
+          if (!at) continue;
+          const vs =
+            method === 'exact'
+              ? [{ epsilon: p.epsilon, variance: at.variance }]
+              : epsilons.map((e) => ({ epsilon: e, variance: calibrate(sc, settingsAt(mechanism, method, alpha, e)).variance }));
+          const kept = vs.filter((x) => x.variance > 0);
+          if (kept.length < vs.length) notPlotted.push(`${mechanism} ${METHOD_LABEL[method]}`);
+          for (const x of kept) byEps.push({ dataset: sc.name, mechanism, method: METHOD_LABEL[method], epsilon: x.epsilon, variance: x.variance });
         }
       postMine({
         type: 'plots',
-        alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})`, mark: p.alpha })),
+        alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})`, mark: alpha })),
         // The numbers behind the plots, for a text alternative.
         numbers: [
           ...byAlpha.map((r) => ({ mechanism: r.mechanism, method: r.method, alpha: r.alpha, epsilon: r.epsilon, value: r.scale, what: 'scale' })),
-          ...byEps.map((r) => ({ mechanism: r.mechanism, method: '', alpha: p.alpha, epsilon: r.epsilon, value: r.variance, what: 'variance' })),
+          ...byEps.map((r) => ({ mechanism: r.mechanism, method: r.method, alpha: p.alpha, epsilon: r.epsilon, value: r.variance, what: 'variance' })),
         ],
+        notPlotted,
         epsilon: byEps.length
-          ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', color: 'method' }))
+          ? await svg(varianceChart(byEps, { title: `Noise variance against ε (α = ${p.alpha})`, x: 'epsilon', xTitle: 'privacy budget ε', byMethod: true }))
           : '',
       });
     } else if (m.type === 'audit') {
       checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [m.alpha], epsilon: m.epsilon, delta: 1e-6 });
+      const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
       post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
     } else if (m.type === 'release') {
       if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
@@ -177,13 +238,23 @@ self.onmessage = async (e: MessageEvent) => {
         // The raw value only after the page has shown why and the user confirmed.
         // The method the results recommend: the smallest scale among the methods chosen (else best).
         const sc = scenario;
-        const base = { mechanism: m.mechanism as Mechanism, alpha: m.alpha as number, epsilon: m.epsilon as number };
+        const base = {
+          mechanism: m.mechanism as Mechanism,
+          alpha: alphaOf(m.alpha),
+          epsilon: m.epsilon as number,
+          ...(contaminationNow ? { contamination: contaminationNow } : {}),
+        };
         const ok = applicableMethods({ ...base, method: 'best' });
+        // The method the page shows as recommended (or the one the user picked there); else the
+        // smallest scale among the methods chosen; else best.
         const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
-        const method = chosen.length
-          ? chosen.map((k) => ({ k, s: calibrate(sc, { ...base, method: k }).scale })).reduce((x, y) => (y.s < x.s ? y : x)).k
-          : 'best';
-        r = release(scenario, { mechanism: m.mechanism, method, alpha: m.alpha, epsilon: m.epsilon }, m.value, {
+        const method: SingleMethod | 'best' =
+          typeof m.method === 'string' && m.method !== ''
+            ? (m.method as SingleMethod)
+            : chosen.length
+              ? chosen.map((k) => ({ k, s: calibrate(sc, { ...base, method: k }).scale })).reduce((x, y) => (y.s < x.s ? y : x)).k
+              : 'best';
+        r = release(sc, { ...base, method }, m.value, {
           count: m.count,
           allowNoNoise: m.allowNoNoise === true,
         });

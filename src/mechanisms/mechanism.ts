@@ -107,6 +107,8 @@ export interface MechanismDef {
   /** Why this family cannot give Rényi order α at all, or null when it can. */
   alphaRange(alpha: number): string | null;
   variance(scale: number, o: NoiseOptions): number;
+  /** x with P(|noise| ≤ x) ≥ `coverage` (0 < coverage < 1), rounded up: the noise in the data's units. */
+  halfWidth(scale: number, coverage: number, o: NoiseOptions): number;
   /** The exact accountant's view of the noise, or why there is none for these options. */
   accountant(o: NoiseOptions): Accountant | NotApplicable;
   /** The exact sampler at a calibrated scale; derived parameters rounded towards more noise. */

@@ -19,6 +19,28 @@ const base = (title: string, subtitle?: string) => ({
   },
 });
 
+/** One colour and one point shape per method, the same in every chart (Okabe–Ito colours, safe for colour blindness). */
+const METHOD_STYLE: [string[], string, string][] = [
+  [['Theorem 1/2', 'Theorem 1', 'Theorem 2', 'Corollary 1'], '#0072b2', 'circle'],
+  [['Cor. 3.1 (Pierquin)', 'Cor. 3.1'], '#e69f00', 'square'],
+  [['W∞ (Song)', 'W∞'], '#009e73', 'triangle-up'],
+  [['coupled'], '#cc79a7', 'diamond'],
+  [['exact'], '#d55e00', 'cross'],
+];
+
+/** Colour and shape encodings by `method` for the labels present (unknown labels grey), in a fixed order. */
+function methodEncoding(rows: Row[], title = 'method') {
+  const present = new Set(rows.map((r) => String(r.method)));
+  const known = METHOD_STYLE.flatMap(([labels, colour, shape]) => labels.filter((l) => present.has(l)).map((l) => [l, colour, shape] as const));
+  const rest = [...present].filter((l) => !known.some(([k]) => k === l)).map((l) => [l, '#777777', 'circle'] as const);
+  const all = [...known, ...rest];
+  const domain = all.map(([l]) => l);
+  return {
+    color: { field: 'method', type: 'nominal', title, sort: null, scale: { domain, range: all.map(([, c]) => c) } },
+    shape: { field: 'method', type: 'nominal', title, sort: null, scale: { domain, range: all.map(([, , s]) => s) } },
+  };
+}
+
 /**
  * Noise scale against α, one panel per dataset (rows) and mechanism (columns); colour = method,
  * dash = ε. `limit` rows ({dataset, mechanism, epsilon, limit}) draw a dashed black line in their panel.
@@ -40,11 +62,11 @@ export function scaleVsAlphaChart(
   const layers: unknown[] = [
     {
       transform: [{ filter: 'isValid(datum.scale)' }],
-      mark: { type: 'line', point: rows.length <= 400 ? { size: 12 } : false, clip: true },
+      mark: { type: 'line', point: rows.length <= 400 ? { size: 30, filled: false } : false, clip: true },
       encoding: {
         x,
         y: { field: 'scale', type: 'quantitative', title: opts.yTitle ?? 'scale (b or σ)', scale: { zero: false } },
-        color: { field: 'method', type: 'nominal', title: 'method' },
+        ...methodEncoding(rows),
         strokeDash: { field: 'epsilon', type: 'nominal', title: 'ε', legend: { symbolStrokeColor: '#333' } },
       },
     },
@@ -88,19 +110,21 @@ function perDataset(
 
 const alphaAxis = { field: 'alpha', type: 'quantitative', title: 'Rényi order α', scale: { zero: false } };
 
-/** Noise variance against `x` (α or ε) on a log axis, one panel per dataset. */
-export function varianceChart(rows: Row[], opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string; color?: string }): VegaLiteSpec {
-  return perDataset(
-    rows,
-    opts.title,
-    opts.subtitle,
-    {},
-    {
-      x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
-      y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
-      color: { field: 'mechanism', type: 'nominal', title: opts.color ?? 'mechanism' },
-    },
-  );
+/**
+ * Noise variance against `x` (α or ε) on a log axis, one panel per dataset; colour = mechanism, or
+ * with `byMethod` the method's own colour and shape (as in the scale chart) and dash = mechanism.
+ */
+export function varianceChart(
+  rows: Row[],
+  opts: { title: string; subtitle?: string; x: 'alpha' | 'epsilon'; xTitle: string; color?: string; byMethod?: boolean },
+): VegaLiteSpec {
+  return perDataset(rows, opts.title, opts.subtitle, opts.byMethod ? { point: { size: 30, filled: false } } : {}, {
+    x: { field: opts.x, type: 'quantitative', title: opts.xTitle, scale: { zero: false } },
+    y: { field: 'variance', type: 'quantitative', title: 'noise variance', scale: { type: 'log' } },
+    ...(opts.byMethod
+      ? { ...methodEncoding(rows), strokeDash: { field: 'mechanism', type: 'nominal', title: 'mechanism', legend: { symbolStrokeColor: '#333' } } }
+      : { color: { field: 'mechanism', type: 'nominal', title: opts.color ?? 'mechanism' } }),
+  });
 }
 
 /** Figure 2: W_α with distance e^{|z|/b} per b, against its bound e^{(α−1)ε/α}. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDelimited } from './csvText.js';
+import { columnSummaries, distinctValues, numericColumns, parseDelimited } from './csvText.js';
 
 describe('parseDelimited (d3-dsv)', () => {
   it('keeps quoted separators, quotes and newlines inside one field', () => {
@@ -25,5 +25,26 @@ describe('parseDelimited (d3-dsv)', () => {
     expect(() => parseDelimited('x,y\n')).toThrow('file: the file has a header but no rows');
     expect(() => parseDelimited('PAR1\u0000\u0001')).toThrow(/not a delimited text table \(it contains NUL bytes\)/);
     expect(() => parseDelimited('\uFFFD'.repeat(50) + 'abc')).toThrow(/are not UTF-8 text/);
+  });
+});
+
+describe('columnSummaries and distinctValues (the data preview)', () => {
+  const t = parseDelimited('score,group,code,note\n1.5,a,01,x\n?,b,1,\n3,a,001,y\n2e0,a,1,1\nabc,b,1,2\n');
+  it('says which columns are numbers, what is missing, and why a column cannot be a query', () => {
+    const [score, group, code, note] = columnSummaries(t);
+    expect(score).toEqual({ name: 'score', numeric: false, present: 4, missing: 1, distinct: 4, nonNumeric: 1, examples: ['abc'] });
+    expect(group).toMatchObject({ numeric: false, present: 5, missing: 0, distinct: 2, nonNumeric: 5, examples: ['a', 'b'] });
+    expect(code).toMatchObject({ numeric: true, distinct: 3, min: 1, max: 1, nonNumeric: 0 });
+    expect(note).toMatchObject({ numeric: false, missing: 1, nonNumeric: 2, examples: ['x', 'y'] });
+    // The preview and the query list agree.
+    expect(numericColumns(t)).toEqual(
+      columnSummaries(t)
+        .filter((c) => c.numeric)
+        .map((c) => c.name),
+    );
+  });
+  it('keeps distinct secret texts apart and reports how many there are beyond the limit', () => {
+    expect(distinctValues(t, 'code')).toEqual({ values: ['1', '01', '001'], total: 3 });
+    expect(distinctValues(t, 'code', 1)).toEqual({ values: ['1'], total: 3 });
   });
 });

@@ -73,23 +73,90 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   return { columns, rows };
 }
 
+/** A missing cell: absent, empty or `?` (the UCI files' mark). */
+const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
+/** A cell the query may use: a finite number, read exactly as JavaScript's Number reads it. */
+const isNumberCell = (c: string) => Number.isFinite(Number(c));
+
 /** Numeric columns: every non-missing cell parses as a finite number. */
 export function numericColumns(t: TextTable): string[] {
-  return t.columns.filter((_, j) => t.rows.every((r) => r[j] === undefined || r[j] === '' || r[j] === '?' || Number.isFinite(Number(r[j]))));
+  return t.columns.filter((_, j) => t.rows.every((r) => isMissing(r[j]) || isNumberCell(r[j])));
 }
 
-/** Distinct values of a column (canonical), most frequent first. */
-export function distinctValues(t: TextTable, column: string, limit = 100): string[] {
+/** What a data preview shows of one column. */
+export interface ColumnSummary {
+  name: string;
+  /** Every non-missing cell is a number: the column can be a query. */
+  numeric: boolean;
+  /** Non-missing cells, and missing ones (empty or `?`). */
+  present: number;
+  missing: number;
+  /** Distinct non-missing texts (secret values are texts: `01` and `1` are two). */
+  distinct: number;
+  /** Cells that are not numbers, and up to three of them (why the column cannot be a query). */
+  nonNumeric: number;
+  examples: string[];
+  /** Smallest and largest number, for numeric columns with a value. */
+  min?: number;
+  max?: number;
+}
+
+/**
+ * One summary per column: type, missing cells, distinct values and, for a column that is not
+ * numeric, how many cells are not numbers with examples.
+ * @example columnSummaries({ columns: ['x'], rows: [['1'], ['a'], ['?']] })[0] // { numeric: false, nonNumeric: 1, examples: ['a'], missing: 1, … }
+ */
+export function columnSummaries(t: TextTable): ColumnSummary[] {
+  return t.columns.map((name, j) => {
+    let missing = 0,
+      nonNumeric = 0,
+      min = Infinity,
+      max = -Infinity;
+    const examples: string[] = [];
+    const seen = new Set<string>();
+    for (const r of t.rows) {
+      const c = r[j];
+      if (isMissing(c)) {
+        missing++;
+        continue;
+      }
+      seen.add(c);
+      if (isNumberCell(c)) {
+        const x = Number(c);
+        if (x < min) min = x;
+        if (x > max) max = x;
+      } else {
+        nonNumeric++;
+        if (examples.length < 3 && !examples.includes(c)) examples.push(c);
+      }
+    }
+    const present = t.rows.length - missing;
+    return {
+      name,
+      numeric: nonNumeric === 0,
+      present,
+      missing,
+      distinct: seen.size,
+      nonNumeric,
+      examples,
+      ...(nonNumeric === 0 && present > 0 ? { min, max } : {}),
+    };
+  });
+}
+
+/** Distinct values of a column as secret texts (exactly as in the table), most frequent first, and how many there are. */
+export function distinctValues(t: TextTable, column: string, limit = 100): { values: string[]; total: number } {
   const j = t.columns.indexOf(column);
   const counts = new Map<string, number>();
   for (const r of t.rows) {
-    const v = canonical(r[j] === '?' ? null : r[j]);
-    if (v !== null && v !== '') counts.set(v, (counts.get(v) ?? 0) + 1);
+    const v = isMissing(r[j]) ? null : secretText(r[j]);
+    if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
   }
-  return [...counts]
+  const values = [...counts]
     .sort((a, b) => b[1] - a[1])
     .slice(0, limit)
     .map(([v]) => v);
+  return { values, total: counts.size };
 }
 
 /** The conditional histograms of `query` per secret value (and public value), as the DuckDB path computes them. */

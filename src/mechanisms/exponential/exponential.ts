@@ -69,6 +69,23 @@ export const exponential: MechanismDef = {
   varianceFormula: 'Var(η(θ), c)',
   alphaRange: () => null,
   variance: (theta, { cost, eta }) => cost.variance(eta.at(theta)),
+  halfWidth: (theta, coverage, { cost, eta }) => {
+    const e = eta.at(theta);
+    if (cost === absCost) return nextUp(nextUp(-Math.log1p(-coverage) / e));
+    if (cost === sqrtCost) {
+      // √|Z| is Gamma(2, η): P(√|Z| > t) = e^{−v}(1 + v), v = ηt; bisection keeps the covering end.
+      let lo = 0,
+        hi = 1;
+      while (Math.exp(-hi) * (1 + hi) > 1 - coverage) hi *= 2;
+      for (let i = 0; i < 200 && nextUp(lo) < hi; i++) {
+        const mid = (lo + hi) / 2;
+        if (Math.exp(-mid) * (1 + mid) > 1 - coverage) lo = mid;
+        else hi = mid;
+      }
+      return nextUp(((hi * (1 + 1e-12)) / e) ** 2);
+    }
+    throw new InputError(`no noise quantile for cost '${cost.name}' (abs and sqrt have one)`, 'cost');
+  },
   accountant: ({ cost, eta }) =>
     cost === absCost
       ? (theta) => ({ family: 'laplace', scale: 1 / eta.at(theta) })

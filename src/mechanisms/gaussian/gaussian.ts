@@ -4,6 +4,7 @@ import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
 import { theorem2Problem } from '../../conditions/theorem2.js';
 import { divideDown } from '../../conditions/repeated.js';
 import { EPS } from '../../numerics/float.js';
+import { normalQuantile } from '../../numerics/normalQuantile.js';
 import { gaussianNoise } from '../../release/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
@@ -43,6 +44,8 @@ export const gaussian: MechanismDef = {
         ? 'Gaussian calibration (Theorem 2) needs α > 1'
         : null,
   variance: (sigma) => sigma * sigma,
+  // σ·Φ⁻¹((1 + coverage)/2), widened past the approximation's 1.2·10⁻⁹ relative error.
+  halfWidth: (sigma, coverage) => sigma * normalQuantile(0.5 + coverage / 2) * (1 + 1e-8),
   accountant: () => (sigma) => ({ family: 'gaussian', scale: sigma }),
   sampler: (sigma) => gaussianNoise(sigma),
   // Ȳ = X + N(0, σ²/N) is sufficient for X: N releases are one release at σ/√N (docs/math.md §9).

@@ -104,6 +104,8 @@ export const laplace: MechanismDef = {
   varianceFormula: '2b²',
   alphaRange: () => null,
   variance: (b) => 2 * b * b,
+  // P(|Z| > x) = e^{−x/b}.
+  halfWidth: (b, coverage) => nextUp(nextUp(-b * Math.log1p(-coverage))),
   accountant: () => (b) => ({ family: 'laplace', scale: b }),
   sampler: (b) => laplaceNoise(b),
   // Mironov's R_α(Δ/b) for α > 1; D∞ = Δ/b bounds every α (D_α is non-decreasing in α).
