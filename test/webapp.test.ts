@@ -288,7 +288,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const { page } = await openTable(f, 'hours', 'group');
     const preview = await page.locator('#preview tr').allTextContents();
     expect(preview.find((r) => r.startsWith('score'))).toMatch(/cannot be the query: 1 entry is not numbers \(“abc”\)/);
-    expect(preview.find((r) => r.startsWith('hours'))).toMatch(/^hoursnumber591/);
+    expect(preview.find((r) => r.startsWith('hours'))).toMatch(/^hoursnumber1\d+from 0 to 11$/);
     expect(await page.locator('#query option').allTextContents()).toEqual(['hours']);
     expect(await page.inputValue('#domain-lo')).toBe('0');
     expect(await page.inputValue('#domain-hi')).toBe('11');
@@ -347,12 +347,26 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#release');
     await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''));
     const released = (await page.textContent('#released'))!.split('\n');
-    expect(released).toHaveLength(4);
+    expect(released).toHaveLength(5);
+    expect(released[4]).toBe('The 3 draws are accounted together: publishing all of them keeps the guarantee.');
     // Three draws of one value are accounted together: Gaussian noise at √3 times one release's σ.
     const drawn = /^\(theorem, scale ([\d.]+); CSPRNG, exact sampler\)$/.exec(released[3]);
     expect(drawn).not.toBeNull();
     expect(Number(drawn![1]) / (theorem.scale * Math.sqrt(3))).toBeGreaterThanOrEqual(1);
     expect(Number(drawn![1]) / (theorem.scale * Math.sqrt(3))).toBeLessThan(1 + 1e-8);
+    // The recommended noise for 3 draws: exact covers one release, so a method that covers three is used.
+    await page.selectOption('#release-method', '');
+    await page.click('#release');
+    await page.waitForFunction(
+      () => /CSPRNG/.test(document.getElementById('released')?.textContent ?? '') || document.getElementById('release-message')?.textContent,
+    );
+    expect(await page.textContent('#release-message')).toBe('');
+    const recommended = shown.find((r) => r.recommended)!;
+    const line = (await page.textContent('#released'))!.split('\n')[3];
+    expect(line).toMatch(/^\((coupled|theorem|pierquin|wasserstein-inf), scale/);
+    // …of the recommended family, at no less than its one-release scale.
+    expect(Number(/scale ([\d.]+);/.exec(line)![1])).toBeGreaterThanOrEqual(recommended.scale);
+    expect(await page.textContent('#release-message')).toBe('');
 
     // α = ∞: Gaussian noise does not apply (said, not hidden); Laplace still calibrates.
     await page.check('#alpha-inf');
@@ -399,6 +413,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       await page.click('#audit');
       await page.waitForSelector('#audit-table td', { timeout: 60_000 });
       await check('audit');
+      await page.fill('#value', '1');
+      await page.click('#release');
+      await page.waitForFunction(() => (document.getElementById('released')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+      await check('release');
       await ctx.close();
     }
   }, 180_000);

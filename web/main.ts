@@ -242,13 +242,11 @@ $('audit').addEventListener('click', () => {
 const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
   $('release-message').textContent = '';
-  // The noise picked in the release step, else the recommended row, else the worker's choice.
+  $('released').replaceChildren(); // no earlier draw stays beside a new request
+  // The noise picked in the release step; else the recommended row's family, the worker choosing
+  // its method for the number of draws (exact covers one release).
   const picked = $<HTMLSelectElement>('release-method').value;
-  const [mech, method] = picked
-    ? picked.split(':')
-    : lastResults?.recommended
-      ? [lastResults.recommended.mechanism, lastResults.recommended.method]
-      : ['laplace', ''];
+  const [mech, method] = picked ? picked.split(':') : [lastResults?.recommended?.mechanism ?? 'laplace', ''];
   send('release', {
     type: 'release',
     mechanism: mech,
@@ -325,12 +323,11 @@ function showPreview(cols: any[]): void {
   $('preview')
     .querySelector('tbody')!
     .replaceChildren(
-      row(['column', 'type', 'values', 'missing', 'distinct', 'note'], {}, true),
+      row(['column', 'type', 'missing', 'distinct', 'note'], {}, true),
       ...cols.map((c) =>
         row([
           c.name,
           c.numeric ? 'number' : 'text',
-          [String(c.present), 'num'],
           [String(c.missing), 'num'],
           [String(c.distinct), 'num'],
           c.numeric
@@ -339,7 +336,7 @@ function showPreview(cols: any[]): void {
               : 'empty'
             : c.nonNumeric < c.present / 2
               ? `cannot be the query: ${c.nonNumeric} entr${c.nonNumeric === 1 ? 'y is' : 'ies are'} not numbers (${c.examples.map((x: string) => `“${x}”`).join(', ')})`
-              : 'text: a secret or public column',
+              : 'secret or public column',
         ]),
       ),
     );
@@ -499,7 +496,7 @@ function onMessage(e: MessageEvent) {
     $('released').textContent =
       m.scale === 0
         ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})`
-        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)`;
+        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

@@ -245,15 +245,21 @@ self.onmessage = async (e: MessageEvent) => {
           ...(contaminationNow ? { contamination: contaminationNow } : {}),
         };
         const ok = applicableMethods({ ...base, method: 'best' });
-        // The method the page shows as recommended (or the one the user picked there); else the
-        // smallest scale among the methods chosen; else best.
+        // The method picked in the release step; else the smallest scale among the chosen methods
+        // that apply to this many draws accounted together (exact covers one release); else best.
         const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
+        const count = typeof m.count === 'number' ? m.count : 1;
+        const scaleOf = (k: SingleMethod) => {
+          try {
+            return calibrate(sc, { ...base, method: k, releases: count }).scale;
+          } catch (err) {
+            if (err instanceof InputError) return Infinity;
+            throw err;
+          }
+        };
+        const fits = chosen.map((k) => ({ k, s: scaleOf(k) })).filter((x) => x.s < Infinity);
         const method: SingleMethod | 'best' =
-          typeof m.method === 'string' && m.method !== ''
-            ? (m.method as SingleMethod)
-            : chosen.length
-              ? chosen.map((k) => ({ k, s: calibrate(sc, { ...base, method: k }).scale })).reduce((x, y) => (y.s < x.s ? y : x)).k
-              : 'best';
+          typeof m.method === 'string' && m.method !== '' ? (m.method as SingleMethod) : fits.length ? fits.reduce((x, y) => (y.s < x.s ? y : x)).k : 'best';
         r = release(sc, { ...base, method }, m.value, {
           count: m.count,
           allowNoNoise: m.allowNoNoise === true,
