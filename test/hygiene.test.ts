@@ -16,6 +16,16 @@ describe('library hygiene', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('the web page never parses data as HTML: no innerHTML, outerHTML, insertAdjacentHTML, document.write or text/html parsing', () => {
+    const WEB = fileURLToPath(new URL('../web', import.meta.url));
+    const offenders = [...files(WEB), ...files(SRC)].filter((f) =>
+      /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|['"]text\/html['"]|createContextualFragment/.test(readFileSync(f, 'utf8')),
+    );
+    expect(offenders).toEqual([]);
+    // The check itself finds what it forbids.
+    expect(/\.(innerHTML|outerHTML)\b/.test('el.innerHTML = x')).toBe(true);
+  });
+
   it('cites only what ships: no MATH.md or seed files outside the repository', () => {
     const offenders = files(SRC).filter((f) => /MATH\.md|\.\.\/shared|seed 00\d/.test(readFileSync(f, 'utf8')));
     expect(offenders).toEqual([]);

@@ -68,7 +68,7 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
  *
  * Method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian
  * panels start at atoms at least 4σ apart. Each gap is cut into panels growing geometrically
- * from both ends, starting at half the noise scale (Gaussian: σ), so the mass near every atom is resolved
+ * from both ends, starting at b/α (Gaussian: σ/√α), so the mass near every atom is resolved
  * from the first round. Panels whose |K21 − G10| share of
  * the total is large are bisected until Σ|K21 − G10| ≤ rtol·∫.
  * Tails. Laplace: beyond the outermost atoms both mixtures are ∝ e^{∓y/b}, so each tail is
