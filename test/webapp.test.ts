@@ -388,6 +388,12 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const lapCont = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=theorem]', 'data-scale'));
     expect(lapCont).toBeGreaterThan(theorem2);
     expect(await page.textContent('#message')).toBe('');
+    // A range that does not cover the data is an error by field, shown as such (not every method skipped).
+    await page.fill('#domain-hi', '5');
+    await page.click('#run');
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.textContent('#message')).toMatch(/^error: domain: value \d+ of secret .* lies outside \[0, 5\]/);
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
   }, 180_000);
 
   it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {

@@ -6,6 +6,7 @@ import {
   applicableMethods,
   audit,
   builtinScenario,
+  checkContamination,
   columnSummaries,
   mechanismDef,
   noiseOptions,
@@ -126,6 +127,8 @@ self.onmessage = async (e: MessageEvent) => {
       if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
       const contamination =
         p.contamination?.lambda > 0 ? { lambda: p.contamination.lambda as number, domain: p.contamination.domain as [number, number] } : undefined;
+      // A bad range is the calibration's error (by field), not a reason to skip every method.
+      if (contamination) checkContamination(contamination, scenario);
       contaminationNow = contamination;
       const sc = scenario;
       const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({
