@@ -83,9 +83,18 @@ function invalidate(): void {
   lastAudit = null;
   $<HTMLButtonElement>('download-results').disabled = true;
   $<HTMLButtonElement>('download-audit').disabled = true;
-  options($('release-method'), []);
-  $('release-method').prepend(el('option', 'the recommended method', { value: '' }));
+  releaseChoices([]);
 }
+
+/** The release step's noise list: the recommended method first, then every result row. */
+function releaseChoices(rows: { mechanism: string; method: string; label: string; scale: number }[]): void {
+  $('release-method').replaceChildren(
+    el('option', 'the recommended method', { value: '' }),
+    ...rows.map((r) => el('option', `${r.mechanism}, ${r.label} (scale ${fmt(r.scale)})`, { value: `${r.mechanism}:${r.method}` })),
+  );
+}
+/** α as the page prints it. */
+const alphaText = (a: unknown) => (a === 'inf' ? '∞' : String(a));
 
 // What the exports are made of: the shown results and audit, with the inputs they belong to.
 type ResultRow = {
@@ -256,6 +265,7 @@ const requestRelease = (allowNoNoise: boolean) => {
     // An empty field is no value (Number('') would be 0): the worker refuses it by name.
     value: $<HTMLInputElement>('value').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('value').value),
     methods: p.methods,
+    contamination: p.contamination,
     count: Number($<HTMLInputElement>('count').value),
     allowNoNoise,
   });
@@ -392,7 +402,7 @@ function onMessage(e: MessageEvent) {
         ? `Showing the ${m.values.length} most frequent of ${m.total} values; none ticked means all ${m.total}.`
         : 'Tick the secret values to tell apart (none ticked: every pair of values).';
   } else if (m.type === 'results') {
-    $('results-for').textContent = `results for α = ${m.alpha === 'inf' ? '∞' : m.alpha}, ε = ${m.epsilon}: ${m.scenario}`;
+    $('results-for').textContent = `results for α = ${alphaText(m.alpha)}, ε = ${m.epsilon}: ${m.scenario}`;
     if (m.data) {
       const d = m.data;
       $('data-used').textContent =
@@ -430,14 +440,7 @@ function onMessage(e: MessageEvent) {
       ),
     );
     $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x: any) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
-    options(
-      $('release-method'),
-      rows.map((r) => `${r.mechanism}:${r.method}`),
-    );
-    for (const [i, o] of [...$<HTMLSelectElement>('release-method').options].entries())
-      o.textContent = `${rows[i].mechanism}, ${rows[i].label} (scale ${fmt(rows[i].scale)})`;
-    $('release-method').prepend(el('option', 'the recommended method', { value: '' }));
-    $<HTMLSelectElement>('release-method').value = '';
+    releaseChoices(rows);
     const best = rows.filter((r) => r.mechanism === 'laplace' && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
     const field = $<HTMLInputElement>('audit-scale');
     if (best && (field.value === '' || field.value === autoScale)) {
@@ -462,7 +465,7 @@ function onMessage(e: MessageEvent) {
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${m.alpha === 'inf' ? '∞' : m.alpha}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
+      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
     lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows };
     $<HTMLButtonElement>('download-audit').disabled = false;
     $('audit-table')
@@ -496,7 +499,7 @@ function onMessage(e: MessageEvent) {
     $('released').textContent =
       m.scale === 0
         ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})`
-        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
+        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

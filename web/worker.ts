@@ -19,7 +19,6 @@ import {
   distinctValues,
   InputError,
   METHOD_LABEL,
-  numericColumns,
   parseDelimited,
   release,
   scaleVsAlphaChart,
@@ -37,8 +36,9 @@ import {
 
 let table: TextTable | null = null;
 let scenario: Scenario | null = null;
-/** The contamination class of the last calibration: the release uses the same guarantee. */
-let contaminationNow: { lambda: number; domain: [number, number] } | undefined;
+/** The contamination class on the form (λ > 0), as calibrate and release settings take it. */
+const contaminationOf = (c: { lambda?: number; domain?: [number, number] } | undefined) =>
+  c && (c.lambda ?? 0) > 0 ? { contamination: { lambda: c.lambda as number, domain: c.domain as [number, number] } } : {};
 /** α from a message: a number, or 'inf' (structured clone keeps Infinity too, but the form sends text). */
 const alphaOf = (a: unknown): number => (a === 'inf' ? Infinity : (a as number));
 
@@ -77,7 +77,10 @@ self.onmessage = async (e: MessageEvent) => {
         table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
       }
       scenario = null;
-      postMine({ type: 'loaded', columns: table.columns, numeric: numericColumns(table), rows: table.rows.length, summaries: columnSummaries(table) });
+      // One pass for the preview; the query list is its numeric columns (the same test as numericColumns).
+      const summaries = columnSummaries(table);
+      const numeric = summaries.filter((c) => c.numeric).map((c) => c.name);
+      postMine({ type: 'loaded', columns: table.columns, numeric, rows: table.rows.length, summaries });
     } else if (m.type === 'builtin') {
       table = null;
       scenario = builtinScenario(m.id);
@@ -105,8 +108,9 @@ self.onmessage = async (e: MessageEvent) => {
           prior: parsePriorClass(p.prior ?? 'empirical'),
         });
         scenario = t.scenario;
+        // Rows behind the priors actually built (public values left out are not counted as used).
         let used = 0;
-        for (const g of h.groups.values()) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
+        for (const [gv, g] of h.groups) if (!t.skippedGiven.includes(gv)) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
         data = { rows: h.rows, used, dropped: h.dropped, skippedGiven: t.skippedGiven };
       }
       if (!scenario) throw new InputError('load a table or pick a built-in scenario', 'form');
@@ -125,19 +129,11 @@ self.onmessage = async (e: MessageEvent) => {
       }
       for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
       if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
-      const contamination =
-        p.contamination?.lambda > 0 ? { lambda: p.contamination.lambda as number, domain: p.contamination.domain as [number, number] } : undefined;
+      const cont = contaminationOf(p.contamination);
       // A bad range is the calibration's error (by field), not a reason to skip every method.
-      if (contamination) checkContamination(contamination, scenario);
-      contaminationNow = contamination;
+      if (cont.contamination) checkContamination(cont.contamination, scenario);
       const sc = scenario;
-      const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({
-        mechanism,
-        method,
-        alpha: a,
-        epsilon,
-        ...(contamination ? { contamination } : {}),
-      });
+      const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({ mechanism, method, alpha: a, epsilon, ...cont });
       // The chosen methods that the family's rule table has for this α; the others are listed with the reason.
       const applies = (mechanism: Mechanism, a = alpha) => {
         const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
@@ -245,24 +241,26 @@ self.onmessage = async (e: MessageEvent) => {
           mechanism: m.mechanism as Mechanism,
           alpha: alphaOf(m.alpha),
           epsilon: m.epsilon as number,
-          ...(contaminationNow ? { contamination: contaminationNow } : {}),
+          ...contaminationOf(m.contamination),
         };
-        const ok = applicableMethods({ ...base, method: 'best' });
         // The method picked in the release step; else the smallest scale among the chosen methods
         // that apply to this many draws accounted together (exact covers one release); else best.
-        const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
-        const count = typeof m.count === 'number' ? m.count : 1;
-        const scaleOf = (k: SingleMethod) => {
-          try {
-            return calibrate(sc, { ...base, method: k, releases: count }).scale;
-          } catch (err) {
-            if (err instanceof InputError) return Infinity;
-            throw err;
-          }
+        const smallest = (): SingleMethod | 'best' => {
+          const ok = applicableMethods({ ...base, method: 'best' });
+          const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
+          const count = typeof m.count === 'number' ? m.count : 1;
+          const scaleOf = (k: SingleMethod) => {
+            try {
+              return calibrate(sc, { ...base, method: k, releases: count }).scale;
+            } catch (err) {
+              if (err instanceof InputError) return Infinity;
+              throw err;
+            }
+          };
+          const fits = chosen.map((k) => ({ k, s: scaleOf(k) })).filter((x) => x.s < Infinity);
+          return fits.length ? fits.reduce((x, y) => (y.s < x.s ? y : x)).k : 'best';
         };
-        const fits = chosen.map((k) => ({ k, s: scaleOf(k) })).filter((x) => x.s < Infinity);
-        const method: SingleMethod | 'best' =
-          typeof m.method === 'string' && m.method !== '' ? (m.method as SingleMethod) : fits.length ? fits.reduce((x, y) => (y.s < x.s ? y : x)).k : 'best';
+        const method = typeof m.method === 'string' && m.method !== '' ? (m.method as SingleMethod) : smallest();
         r = release(sc, { ...base, method }, m.value, {
           count: m.count,
           allowNoNoise: m.allowNoNoise === true,
@@ -274,7 +272,8 @@ self.onmessage = async (e: MessageEvent) => {
         }
         throw err;
       }
-      post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee });
+      // How many draws the calibration covered together (the page claims joint accounting only from this).
+      post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee, together: r.calibration?.releases ?? 1 });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');
       const p = scenario.priors.map((pr) => ({
