@@ -151,7 +151,14 @@ function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], 
 
 /** logIntegral, moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters. */
 function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
-  return integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
+  return (alpha !== 1 && onePass(P, Q, noise, alpha, opts, false)?.[0]) || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
+}
+
+/** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
+function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
+  const rule = KERNELS[noise.family].renyiOnePass;
+  if (!rule || opts.interval || opts.evaluator === 'plain') return null;
+  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
 }
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */
@@ -182,7 +189,9 @@ export function exactRenyiBoth(
   const {
     mixtures: [P, Q],
   } = centred([p, q]);
-  const [pq, qp] = integrateRetryAll([renyiIntegrand(P, Q, alpha, noise.scale), renyiIntegrand(Q, P, alpha, noise.scale)], noise, opts);
+  const [pq, qp] =
+    onePass(P, Q, noise, alpha, opts, true) ??
+    integrateRetryAll([renyiIntegrand(P, Q, alpha, noise.scale), renyiIntegrand(Q, P, alpha, noise.scale)], noise, opts);
   const one = (logI: Integral): ExactDivergence => {
     const value = logI.value / (alpha - 1);
     return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate: 'bernstein-ellipse' };

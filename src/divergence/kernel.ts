@@ -75,4 +75,17 @@ export interface NoiseKernel {
   panelEnds(pts: Float64Array<ArrayBuffer>, s: number): Float64Array<ArrayBuffer>;
   /** Width of the first panel at a breakpoint, for an integrand of sharpness `sharp` (≈ α). */
   firstPanel(s: number, sharp: number): number;
+  /**
+   * Optional one-pass certified log ∫ p^α q^{1−α} over the whole line (and log ∫ q^α p^{1−α} with
+   * `both`), each with its error bound; null where it does not apply, and the adaptive quadrature runs.
+   */
+  renyiOnePass?(P: Mixture, Q: Mixture, alpha: number, s: number, rtol: number, both: boolean): OnePassIntegral[] | null;
+}
+
+/** log ∫ f with a certified bound on its error, and the density evaluations it took. */
+export interface OnePassIntegral {
+  value: number;
+  error: number;
+  nodes: number;
+  tailShare: number;
 }

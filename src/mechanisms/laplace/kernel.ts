@@ -1,6 +1,7 @@
 import type { Domain, DomainInput, Integrand, NoiseKernel, PowerIntegrand } from '../../divergence/kernel.js';
 import { logAddExp, U, type BoundedLogDensity, type Mixture } from '../../divergence/mixture.js';
 import { laplacePanelError } from './certificate.js';
+import { laplaceGapRule } from './gapRule.js';
 
 /**
  * Laplace mixtures at sorted points in O(N + K): two-sided running sums, kept in log-space and
@@ -36,7 +37,7 @@ export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Floa
 // The quadrature evaluates the same mixture at the same scale every round (nodes, then the
 // panels' certificates): the O(K) sweeps are computed once per (mixture, scale).
 const sweepCache = new WeakMap<Mixture, { b: number; sweeps: ReturnType<typeof laplaceSweeps> }>();
-function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSweeps> {
+export function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSweeps> {
   const hit = sweepCache.get(m);
   if (hit && hit.b === b) return hit.sweeps;
   const sweeps = laplaceSweeps(m, b);
@@ -135,4 +136,5 @@ export const laplaceKernel: NoiseKernel = {
   // s/α at large α: wide enough that a gap of a few b is one to three panels, narrow enough for the
   // p^α spike at an atom (a 1.5× faster quadrature on 10⁴-atom supports than s/2α, same results to 4e-10).
   firstPanel: (s, sharp) => s / sharp,
+  renyiOnePass: laplaceGapRule,
 };

@@ -1,0 +1,251 @@
+import type { OnePassIntegral } from '../../divergence/kernel.js';
+import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
+import { gaussLegendre } from '../../numerics/gaussLegendre.js';
+import { cachedSweeps } from './kernel.js';
+
+/** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */
+const MAX_ORDER = 12;
+const MAX_PANELS_PER_GAP = 512;
+/** Ellipse heights tried (in units of b; below π/2, where a Laplace mixture's gap form can vanish). */
+const HEIGHTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1, 1.2, 1.4, 1.5];
+
+/**
+ * log of c(n, r) with |∫_panel f − G_n(f)| ≤ r·c·f(t*) for an n-point Gauss–Legendre panel of
+ * half-width r (units of b) and t* its node nearest the centre (docs/math.md §8, "Gap rule").
+ * G_n has positive weights summing to 2 on [−1, 1], is exact to degree 2n − 1 and symmetric (odd
+ * T_j cancel), so with |a_j| ≤ 2Mρ^{−j} [T13, Thm 8.1], |∫T_j| ≤ 2/(j²−1) and |G_n(T_j)| ≤ 2:
+ *     |∫f − G_n f| ≤ Σ_{j ≥ 2n even} 2Mρ^{−j}·(2 + 2/(4n²−1)) = 4(1 + 1/(4n²−1))·M·ρ^{2−2n}/(ρ²−1).
+ * M ≤ f(t*)·e^{S(A + d·r)}·cos(B)^{−N} on the box of semi-axes A = √(B² + r²), B, minimised over
+ * the heights B tried; S = Σ|a_k|, N = Σ_{a_k<0}|a_k|, d·r the distance of t* from the centre.
+ * Increasing in r (for each B, ρ falls and A grows with r).
+ */
+function logPanelCoefficient(n: number, r: number, S: number, N: number): number {
+  const x = gaussLegendre(n).nodes;
+  const d = Math.abs(x[Math.floor(n / 2)]);
+  let best = Infinity;
+  for (const B of HEIGHTS) {
+    const A = Math.sqrt(B * B + r * r);
+    const rho = (B + A) / r;
+    const v =
+      Math.log(4 * (1 + 1 / (4 * n * n - 1))) + (2 - 2 * n) * Math.log(rho) - Math.log((rho - 1) * (rho + 1)) - N * Math.log(Math.cos(B)) + S * (A + d * r);
+    if (v < best) best = v;
+  }
+  // The few roundings above: 1e-12 relative on a bound that only needs to be an upper bound.
+  return best + 1e-12 * (1 + Math.abs(best));
+}
+
+/**
+ * For each order n, the widest panel half-width (units of b) whose certified error is at most
+ * `rtol`/4 of the panel's integral (which is ≥ 2r·f(t*)·e^{−S(1+d)r}: |d log f/dy| ≤ S/b), and the
+ * coefficient at that width (a valid bound for every narrower panel).
+ */
+function orderTable(S: number, N: number, rtol: number): { rmax: Float64Array; logCoef: Float64Array } {
+  const key = `${S}|${N}|${rtol}`;
+  const hit = tables.get(key);
+  if (hit) return hit;
+  const rmax = new Float64Array(MAX_ORDER + 1),
+    logCoef = new Float64Array(MAX_ORDER + 1).fill(Infinity);
+  const target = Math.log(rtol / 4);
+  for (let n = 1; n <= MAX_ORDER; n++) {
+    const rel = (r: number) => logPanelCoefficient(n, r, S, N) + S * 2 * r - Math.log(2);
+    let lo = 0,
+      hi = 2;
+    if (rel(hi) <= target) lo = hi;
+    else
+      for (let it = 0; it < 60; it++) {
+        const mid = lo === 0 ? hi / 2 ** 20 : Math.sqrt(lo * hi);
+        if (lo === 0 && rel(mid) > target) {
+          hi = mid;
+          if (hi < 1e-300) break;
+          continue;
+        }
+        if (rel(mid) <= target) lo = mid;
+        else hi = mid;
+      }
+    rmax[n] = lo;
+    if (lo > 0) logCoef[n] = logPanelCoefficient(n, lo, S, N);
+  }
+  const t = { rmax, logCoef };
+  tables.set(key, t);
+  return t;
+}
+const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
+
+/**
+ * log ∫ p^α q^{1−α} (and, with `both`, log ∫ q^α p^{1−α}) over the whole line for Laplace
+ * mixtures P, Q at scale b, certified, in one pass over the gaps between consecutive atoms of
+ * either mixture (docs/math.md §8, "Gap rule"). On a gap both mixtures are exactly
+ * L·e^{−t/b} + R·e^{t/b}, so each gap is cut into equal panels no wider than the order table
+ * allows and integrated by an n-point Gauss–Legendre rule, n chosen per gap for the fewest nodes:
+ * where many atoms lie within one noise scale a gap is one panel of one or two nodes. The tails
+ * beyond the outer atoms are exact (b·f at the end atom).
+ *
+ * Returns null when some gap would need more than 512 panels (atoms hundreds of scales apart):
+ * the adaptive quadrature handles that case.
+ */
+export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean): OnePassIntegral[] | null {
+  const S = alpha + Math.abs(1 - alpha),
+    N = Math.max(0, alpha - 1);
+  const sp = cachedSweeps(P, b),
+    sq = cachedSweeps(Q, b);
+  // The sweeps' rounding already costs about S·err of the integral: quadrature finer than that
+  // buys nothing (the target is rounded down to a power of 2 to share tables).
+  const floor = S * Math.max(sp.err, sq.err);
+  const { rmax, logCoef } = orderTable(S, N, Math.max(rtol, floor > 0 ? 2 ** Math.floor(Math.log2(floor)) : 0));
+  // (P/Q)^α on a panel lies within e^{±α(log 2 + 2·rb)}: keep it far from overflow.
+  if (alpha * (Math.LN2 + 2 * rmax[MAX_ORDER]) > 600) return null;
+  const norm = Math.log(2 * b);
+  const px = P.x,
+    qx = Q.x;
+  const KP = px.length,
+    KQ = qx.length;
+  // Union of the atoms, walked in order; jp/jq = last atom of each mixture ≤ the current one.
+  let ip = 0,
+    iq = 0,
+    jp = -1,
+    jq = -1;
+  const next = () => {
+    const a = ip < KP ? px[ip] : Infinity,
+      c = iq < KQ ? qx[iq] : Infinity;
+    const z = Math.min(a, c);
+    if (a === z) jp = ip++;
+    if (c === z) jq = iq++;
+    return z;
+  };
+  // Per direction: running shift M, value T, quadrature error E, rounding R (all relative to e^M).
+  const D = both ? 2 : 1;
+  const M = [-Infinity, -Infinity],
+    T = [0, 0],
+    E = [0, 0],
+    R = [0, 0];
+  const add = (k: number, g: number, v: number, e: number, rd: number) => {
+    if (g > M[k]) {
+      const f = Math.exp(M[k] - g);
+      T[k] *= f;
+      E[k] *= f;
+      R[k] *= f;
+      M[k] = g;
+    }
+    const s = Math.exp(g - M[k]);
+    T[k] += v * s;
+    E[k] += e * s;
+    R[k] += rd * s;
+  };
+  // The halves of a mixture at z (its last atom ≤ z is j) and their rounding (as `laplaceHalves`).
+  const halves = (x: Float64Array, sw: { A: Float64Array; C: Float64Array; err: number }, K: number, j: number, z: number) => {
+    const dl = j >= 0 ? (z - x[j]) / b : 0,
+      dr = j + 1 < K ? (x[j + 1] - z) / b : 0;
+    const L = j >= 0 ? sw.A[j] - dl - norm : -Infinity,
+      Rr = j + 1 < K ? sw.C[j + 1] - dr - norm : -Infinity;
+    const mag = (j >= 0 ? Math.abs(sw.A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(sw.C[j + 1]) + 2 * dr : 0);
+    return { L, R: Rr, err: sw.err + 6 * U * (4 + mag + 2 * Math.abs(norm)) };
+  };
+  const fin = (v: number) => (Number.isFinite(v) ? Math.abs(v) : 0);
+
+  let nodes = 0,
+    panels = 0;
+  let z = next();
+  const z0 = z;
+  let hp = halves(px, sp, KP, jp, z),
+    hq = halves(qx, sq, KQ, jq, z);
+  // Left tail: for y < z0 both mixtures are ∝ e^{(y−z0)/b}, so ∫ = b·f(z0).
+  const tail = (hpp: typeof hp, hqq: typeof hq) => {
+    const lp = logAddExp(hpp.L, hpp.R),
+      lq = logAddExp(hqq.L, hqq.R);
+    const mag = Math.max(fin(hpp.L), fin(hpp.R), fin(hqq.L), fin(hqq.R)) + 1;
+    const delta = S * (Math.max(hpp.err, hqq.err) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1);
+    for (let k = 0; k < D; k++) {
+      const g = k === 0 ? alpha * lp + (1 - alpha) * lq : alpha * lq + (1 - alpha) * lp;
+      add(k, g, b, 0, b * (Math.expm1(delta) + 16 * U));
+    }
+  };
+  tail(hp, hq);
+  while (ip < KP || iq < KQ) {
+    const zn = next();
+    const h = zn - z; // a gap of the union: no atom strictly inside
+    const hb = h / b;
+    // The order with the fewest nodes for this gap.
+    let n = 0,
+      m = 0,
+      cost = Infinity;
+    for (let k = 1; k <= MAX_ORDER; k++) {
+      if (!(rmax[k] > 0)) continue;
+      const mk = Math.max(1, Math.ceil(hb / (2 * rmax[k])));
+      if (mk * k < cost) {
+        cost = mk * k;
+        n = k;
+        m = mk;
+      }
+    }
+    if (m > MAX_PANELS_PER_GAP || n === 0) return null;
+    const { nodes: xs, weights: ws } = gaussLegendre(n);
+    const near = Math.floor(n / 2);
+    const r = h / (2 * m); // panel half-width (units of y)
+    const rb = r / b;
+    const coef = Math.exp(logCoef[n]);
+    const mag = Math.max(fin(hp.L), fin(hp.R), fin(hq.L), fin(hq.R)) + hb + 1;
+    // Node values are exact to a factor e^{±δ}: the halves' rounding, the few operations per node
+    // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
+    const delta = S * (Math.max(hp.err, hq.err) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
+    const round = Math.expm1(delta) + (2 * n + 10) * U;
+    const cert = coef * (1 + 2 * Math.expm1(delta));
+    // e^{u} at the rule's offsets u = rb·x_i from a panel's centre: the same on every panel of the gap.
+    for (let i = 0; i < n; i++) ex[i] = Math.exp(rb * xs[i]);
+    for (let j = 0; j < m; j++) {
+      const c = (2 * j + 1) * rb; // panel centre, from z, in units of b
+      // m(z + c + u) = e^{ℓ}(a·e^{−u} + d·e^{u}) with max(a, d) = 1: |u| ≤ rb keeps the bracket
+      // within [e^{−rb}, 2e^{rb}], so f = Q·(P/Q)^α and q^α p^{1−α} = P/(P/Q)^α need no logs.
+      const lpL = hp.L - c,
+        lpR = hp.R + c,
+        lqL = hq.L - c,
+        lqR = hq.R + c;
+      const ellP = lpL > lpR ? lpL : lpR,
+        ellQ = lqL > lqR ? lqL : lqR;
+      const aP = Math.exp(lpL - ellP),
+        dP = Math.exp(lpR - ellP),
+        aQ = Math.exp(lqL - ellQ),
+        dQ = Math.exp(lqR - ellQ);
+      let s0 = 0,
+        s1 = 0,
+        f0 = 0,
+        f1 = 0;
+      for (let i = 0; i < n; i++) {
+        const e = ex[i];
+        const Pv = aP / e + dP * e,
+          Qv = aQ / e + dQ * e;
+        const w = (Pv / Qv) ** alpha;
+        const v0 = Qv * w;
+        s0 += ws[i] * v0;
+        if (i === near) f0 = v0;
+        if (D === 2) {
+          const v1 = Pv / w;
+          s1 += ws[i] * v1;
+          if (i === near) f1 = v1;
+        }
+      }
+      const g0 = alpha * ellP + (1 - alpha) * ellQ;
+      add(0, g0, r * s0, r * cert * f0, r * s0 * round);
+      if (D === 2) add(1, alpha * ellQ + (1 - alpha) * ellP, r * s1, r * cert * f1, r * s1 * round);
+    }
+    nodes += n * m;
+    panels += m;
+    z = zn;
+    hp = halves(px, sp, KP, jp, z);
+    hq = halves(qx, sq, KQ, jq, z);
+  }
+  // Right tail: b·f(zN).
+  tail(hp, hq);
+  const out: OnePassIntegral[] = [];
+  for (let k = 0; k < D; k++) {
+    // Summation rounding (panels + tails + a margin), and terms that underflowed relative to e^M
+    // (each < 2^−1022 times its panel's length, so < 2^−1022 times the span plus the tails' 2b).
+    const Rk = R[k] + (panels + 16) * U * T[k] + (z - z0 + 2 * b) * 2 ** -1022;
+    const rel = (E[k] + Rk) / T[k];
+    const value = M[k] + Math.log(T[k]);
+    out.push({ value, error: rel < 0.5 ? rel / (1 - rel) + 2 * U * Math.abs(value) : Infinity, nodes, tailShare: 0 });
+  }
+  return out;
+}
+
+/** Scratch: e^{u} at one gap's node offsets. */
+const ex = new Float64Array(MAX_ORDER);
