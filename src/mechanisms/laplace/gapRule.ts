@@ -199,8 +199,8 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
         lpR = hp.R + c,
         lqL = hq.L - c,
         lqR = hq.R + c;
-      const ellP = lpL > lpR ? lpL : lpR,
-        ellQ = lqL > lqR ? lqL : lqR;
+      const ellP = Math.max(lpL, lpR),
+        ellQ = Math.max(lqL, lqR);
       const aP = Math.exp(lpL - ellP),
         dP = Math.exp(lpR - ellP),
         aQ = Math.exp(lqL - ellQ),
