@@ -7,7 +7,7 @@ import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
-import { wInf } from '../coupling/wasserstein.js';
+import { sameLaw } from '../distribution/discrete.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
@@ -154,7 +154,7 @@ export function calibrationUnits(scenario: Scenario, settings: CalibrationSettin
   return pairCouplings(scenario).map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
     problem: () => {
-      const base = wInf(pc.coupling) === 0 ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+      const base = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
       return cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base;
     },
   }));

@@ -69,7 +69,7 @@ describe('calibration driver', () => {
     expect(smallestFeasibleScale({ evaluate: ev, lower, upper }).scale).toBeCloseTo(5, 12);
   });
 
-  it('bracketPredict: a tight [infeasible, feasible] bracket from a power-law model, in fewer evaluations than halving', () => {
+  it('bracketPredict + log–log Brent: the certified root in fewer evaluations than halving + Brent', () => {
     // value = c·s^{−k}, or a slope that changes from 2 (far out) to 1 (near the data), as exact D_α does.
     const shapes: [string, (s: number) => number, number][] = [
       ['1/s', (s) => 0.3 / s, 0.3],
@@ -78,21 +78,33 @@ describe('calibration driver', () => {
       ['flat then steep', (s) => Math.min(5, 1e-3 / s ** 6), 1e-3 ** (1 / 6)],
     ];
     for (const [name, f, root] of shapes) {
+      // Costly evaluations are remembered (as the exact accountant does): count distinct scales.
       let calls = 0;
+      let seen = new Map<number, Evaluation>();
       const ev = (s: number): Evaluation => {
+        const hit = seen.get(s);
+        if (hit) return hit;
         calls++;
-        return { value: f(s), error: 1e-12, target: 1, sense: 'le' };
+        const e: Evaluation = { value: f(s), error: 1e-12, target: 1, sense: 'le' };
+        seen.set(s, e);
+        return e;
       };
       const { lower, upper } = bracketPredict(ev, 500);
-      const used = calls;
       expect(isFeasible(ev(lower)), name).toBe(false);
       expect(isFeasible(ev(upper)), name).toBe(true);
       expect(lower < root && root <= upper, name).toBe(true);
-      const halving = bracketBelow(ev, 500, { tighten: true });
-      expect(upper / lower, name).toBeLessThanOrEqual(halving.upper / halving.lower);
-      expect(smallestFeasibleScale({ evaluate: ev, lower, upper }).scale / root, name).toBeCloseTo(1, 9);
-      // Halving from 500 alone takes 9–12 evaluations and leaves a factor-2 bracket.
-      if (name !== 'flat then steep') expect(used, name).toBeLessThanOrEqual(8);
+      calls = 0;
+      seen = new Map();
+      const fast = smallestFeasibleScale({ evaluate: ev, ...bracketPredict(ev, 500), rtol: 1e-10, logLog: true });
+      const used = calls;
+      calls = 0;
+      seen = new Map();
+      const slow = smallestFeasibleScale({ evaluate: ev, ...bracketBelow(ev, 500, { tighten: true }), rtol: 1e-10 });
+      expect(fast.scale / root, name).toBeCloseTo(1, 9);
+      expect(slow.scale / root, name).toBeCloseTo(1, 9);
+      expect(isFeasible(fast.check), name).toBe(true);
+      expect(used, name).toBeLessThan(calls);
+      if (name !== 'flat then steep') expect(used, name).toBeLessThanOrEqual(9);
     }
     // No slope to model (the condition holds at every scale): halving takes over, as before.
     const always = (): Evaluation => ({ value: 0, error: 0, target: 1, sense: 'le' });

@@ -4,9 +4,9 @@ import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicabl
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 
 /**
- * `exact` for any family with an exact accountant: the exact divergence searched below the
- * tightest certified bound of the pair (the other rules that apply: coupled for α > 1, else
- * Proposition 1 / the W∞ mechanism), docs/math.md §4.
+ * `exact` for any family with an exact accountant: the exact divergence searched below a scale it
+ * certifies (`exactProblem`), falling back on the tightest certified bound of the pair (the other
+ * rules that apply: coupled for α > 1, else Proposition 1 / the W∞ mechanism), docs/math.md §4.
  */
 export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
   const noise = ctx.accountant;
@@ -20,15 +20,19 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
     rule: 'exact Rényi accountant (docs/math.md §4)',
     condition: `exact ${ctx.alpha === Infinity ? 'sup log p/q' : 'D_α(P_Y‖Q_Y)'} + error ≤ ε`,
     problem(pc, ordered) {
-      let best: { problem: ScaleProblem; scale: number } | null = null;
-      for (const b of bounds) {
-        const pr = b.problem(pc, ordered);
-        if ('zero' in pr) return pr;
-        const scale = smallestFeasibleScale(pr).scale;
-        if (!best || scale < best.scale) best = { problem: pr, scale };
-      }
-      if (!best) throw new InputError('no certified bound applies', 'method');
-      return exactProblem({ p: pc.p, q: pc.q, noise, alpha: ctx.alpha, epsilon: ctx.epsilon, ordered, certified: best.problem, certifiedScale: best.scale });
+      // The tightest certified bound: solved only if the exact search needs it.
+      const bound = () => {
+        let best: { problem: ScaleProblem; scale: number } | null = null;
+        for (const b of bounds) {
+          const pr = b.problem(pc, ordered);
+          if ('zero' in pr) return pr;
+          const scale = smallestFeasibleScale(pr).scale;
+          if (!best || scale < best.scale) best = { problem: pr, scale };
+        }
+        if (!best) throw new InputError('no certified bound applies', 'method');
+        return best;
+      };
+      return exactProblem({ p: pc.p, q: pc.q, noise, alpha: ctx.alpha, epsilon: ctx.epsilon, ordered, bound });
     },
   };
 }

@@ -54,9 +54,34 @@ export interface ExactProblemInput {
   alpha: number;
   epsilon: number;
   ordered: boolean;
-  /** A certified sufficient condition (e.g. `coupled`) and its solved scale: the search's feasible end. */
-  certified: ScaleProblem;
-  certifiedScale: number;
+  /**
+   * The tightest certified sufficient condition (e.g. `coupled`) and its solved scale, computed only
+   * when the exact check cannot certify the quasi-convexity start (then that scale stands).
+   */
+  bound: () => { problem: ScaleProblem; scale: number } | { zero: string };
+}
+
+/**
+ * A scale where D_α of the outputs is at most ε whatever the atoms' weights: by joint
+ * quasi-convexity of Rényi divergence [van Erven & Harremoës 2014, Thm 13], coupling the two laws
+ * atom by atom, D_α(P_Y‖Q_Y) ≤ max over atom pairs of D_α between shifted noises ≤ span/b (Laplace,
+ * via D∞) or α·span²/2σ² (Gaussian), span = the spread of all atoms. Found on powers of 2 of the
+ * mechanism scale. Only a starting point: the exact check must certify it before it is used.
+ */
+export function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) => Noise, alpha: number, epsilon: number): number | null {
+  const lo = Math.min(p.values[0], q.values[0]),
+    hi = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
+  const span = hi - lo;
+  const bound = (s: number) => {
+    const n = noise(s);
+    return n.family === 'laplace' ? span / n.scale : alpha === Infinity ? Infinity : (alpha * span * span) / (2 * n.scale * n.scale);
+  };
+  if (!(span > 0) || !(epsilon > 0) || !Number.isFinite(span)) return null;
+  let s = 1;
+  for (let k = 0; k < 2100 && !(bound(s) <= epsilon); k++) s *= 2;
+  if (!(bound(s) <= epsilon)) return null;
+  for (let k = 0; k < 2100 && bound(s / 2) <= epsilon && s / 2 > 0; k++) s /= 2;
+  return s;
 }
 
 /**
@@ -65,10 +90,12 @@ export interface ExactProblemInput {
  * scale (Gaussian: N(σ₂²) = N(σ₁²) + N(σ₂²−σ₁²); Laplace: Lap(b₂) = Lap(b₁) + Z with Z = 0 w.p.
  * (b₁/b₂)², else Lap(b₂); then data processing), so a bracketing search is valid.
  *
- * The search runs between a halving-found infeasible scale and the certified bound's scale, so
- * `exact` is never above that bound; where the exact check cannot certify even the bound's
- * scale (quadrature error where exact = bound, e.g. point masses), the bound's scale is kept on
- * the bound's own certificate. Returns `zero` when the data alone already meets ε (data processing).
+ * The search starts from the quasi-convexity scale (`quasiConvexScale`) once the exact check has
+ * certified it there, and runs below it; the certified bounds (`bound`, e.g. coupled, whose solve
+ * can cost more than the search) are computed only when it has not. Where the exact check cannot
+ * certify even the bound's scale (quadrature error where exact = bound, e.g. point masses), the
+ * bound's scale is kept on the bound's own certificate. Returns `zero` when the data alone already
+ * meets ε (data processing).
  */
 export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: string } {
   const data = [discreteRenyi(i.p, i.q, i.alpha), ...(i.ordered ? [] : [discreteRenyi(i.q, i.p, i.alpha)])];
@@ -88,20 +115,25 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
     recent.set(s, e);
     return e;
   };
+  // A predicted tight bracket (each quadrature is costly): exact D_α falls with the scale like a power law.
+  const start = quasiConvexScale(i.p, i.q, i.noise, i.alpha, i.epsilon);
+  if (start !== null && isFeasible(evaluate(start))) return { evaluate, ...bracketPredict(evaluate, start), rtol: 1e-10, logLog: true };
+  const b = i.bound();
+  if ('zero' in b) return b;
+  const { problem: certified, scale: certifiedScale } = b;
   // Where the exact check cannot certify even the bound's scale (exact ≈ bound, e.g. point
   // masses), keep the bound's scale on the bound's own certificate.
-  const atBound = evaluate(i.certifiedScale);
+  const atBound = evaluate(certifiedScale);
   if (!isFeasible(atBound)) {
     const why = Number.isFinite(atBound.error)
       ? `its certified error (${atBound.error.toPrecision(3)}) leaves no room below ε there`
       : 'no certified error bound was reached there (docs/math.md §8)';
     return {
-      ...i.certified,
-      lower: i.certifiedScale,
-      upper: i.certifiedScale,
+      ...certified,
+      lower: certifiedScale,
+      upper: certifiedScale,
       note: `The exact accountant could not certify a scale below the tightest sufficient condition (${why}), so that condition's own scale stands.`,
     };
   }
-  // A predicted tight bracket (each quadrature is costly): exact D_α falls with the scale like a power law.
-  return { evaluate, ...bracketPredict(evaluate, i.certifiedScale), rtol: 1e-10 };
+  return { evaluate, ...bracketPredict(evaluate, certifiedScale), rtol: 1e-10, logLog: true };
 }

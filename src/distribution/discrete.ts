@@ -100,3 +100,16 @@ export function mean(d: Discrete): number {
   for (let k = 0; k < d.values.length; k++) s += d.masses[k] * d.values[k];
   return s;
 }
+
+/**
+ * P = Q exactly: the same support and the same rational masses (cross-multiplied, so different
+ * denominators of one law compare equal).
+ * @example sameLaw(fromCounts([1, 2], [1, 1]), fromCounts([1, 2], [3, 3])) // true
+ */
+export function sameLaw(p: Discrete, q: Discrete): boolean {
+  if (p.values.length !== q.values.length) return false;
+  for (let k = 0; k < p.values.length; k++) {
+    if (p.values[k] !== q.values[k] || p.numerators[k] * q.denominator !== q.numerators[k] * p.denominator) return false;
+  }
+  return true;
+}

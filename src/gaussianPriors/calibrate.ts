@@ -170,7 +170,6 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
         if (isFeasible(e))
           return { zero: `the Gaussian-mixture conditionals themselves already meet ε (exact D_α(P_X‖Q_X) = ${e.value.toPrecision(6)} ≤ ${epsilon})` };
       }
-      const certified = bracketed(coupled, start, 'coupled bound');
       return exactProblem({
         p,
         q,
@@ -178,8 +177,10 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
         alpha,
         epsilon,
         ordered,
-        certified,
-        certifiedScale: smallestFeasibleScale(certified).scale,
+        bound: () => {
+          const certified = bracketed(coupled, start, 'coupled bound');
+          return { problem: certified, scale: smallestFeasibleScale(certified).scale };
+        },
       });
     }
     default: {

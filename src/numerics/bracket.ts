@@ -23,14 +23,17 @@ export function bracketBelow(
 }
 
 /**
- * A tight bracket below a feasible scale for a condition `value ≤ target` that falls with the
- * scale roughly like a power law (divergences of added noise: ∝ s^{−2} far out, flatter near the
- * data): from the charged values (value + error) at the last two scales it fits log v against
- * log s, predicts where v meets the target, and evaluates just below and just above that point.
- * Every end it returns was evaluated: `lower` infeasible (or the search's floor) and `upper`
- * feasible, so the model affects only how many evaluations the bracket costs, never safety. Falls
- * back to halving when the values give no usable slope.
- * @example bracketPredict((s) => ({ value: 1 / s, error: 0, target: 1, sense: 'le' }), 64) // a bracket around 1, a few % wide
+ * A bracket below a feasible scale for a condition `value ≤ target` that falls with the scale
+ * roughly like a power law (divergences of added noise: ∝ s^{−2} far out, flatter near the data).
+ * From the charged value (value + error) at the lowest feasible scale so far and the slope of
+ * log v against log s through the last two (2 from one point), it predicts where v meets the
+ * target and evaluates 3% below that point, aiming just past the root: an infeasible point ends
+ * the search, a feasible one becomes the new upper end. Every end it returns was evaluated:
+ * `lower` infeasible (or the search's floor) and `upper` feasible, so the model affects only how
+ * many evaluations the bracket costs, never safety. Pair it with `logLog` Brent, which closes a
+ * wide bracket of a near power law in a few steps. Falls back to halving when the values give no
+ * usable slope.
+ * @example bracketPredict((s) => ({ value: 1 / s, error: 0, target: 1, sense: 'le' }), 64) // lower < 1 ≤ upper
  */
 export function bracketPredict(
   evaluate: (s: number) => Evaluation,
@@ -42,31 +45,19 @@ export function bracketPredict(
   const first = evaluate(feasible);
   const target = first.target;
   let hi = { s: feasible, v: charged(first) };
-  let lo: { s: number; v: number } | null = null;
-  // The two most recent points, for the slope.
-  let a = hi,
-    b: { s: number; v: number } | null = null;
-  for (let k = 0; k < (opts.tries ?? 8); k++) {
-    if (lo && hi.s <= lo.s * (1 + 3 * margin)) break;
-    const slope = b && a.v > 0 && b.v > 0 && a.s !== b.s ? -Math.log(a.v / b.v) / Math.log(a.s / b.s) : 2;
-    if (!(a.v > 0) || !(target > 0) || !Number.isFinite(slope)) break;
-    let guess = a.s * (a.v / target) ** (1 / Math.min(8, Math.max(0.25, slope)));
-    // Stay strictly inside the bracket known so far.
-    if (lo) guess = Math.max(guess, lo.s * (1 + margin) ** 2);
-    guess = Math.min(guess, hi.s / (1 + margin));
-    if (!(guess > 0)) break;
-    for (const t of [guess * (1 - margin), guess * (1 + margin)]) {
-      if (t >= hi.s || (lo && t <= lo.s)) continue;
-      const e = evaluate(t);
-      const pt = { s: t, v: charged(e) };
-      if (isFeasible(e)) hi = pt;
-      else lo = pt;
-      b = a;
-      a = pt;
-      if (isFeasible(e)) break; // the point above cannot tell more
-    }
+  let prev: { s: number; v: number } | null = null;
+  for (let k = 0; k < (opts.tries ?? 12); k++) {
+    const slope = prev && hi.v > 0 && prev.v > 0 && prev.s !== hi.s ? -Math.log(hi.v / prev.v) / Math.log(hi.s / prev.s) : 2;
+    if (!(hi.v > 0) || !(target > 0) || !Number.isFinite(slope)) break;
+    const guess = hi.s * (hi.v / target) ** (1 / Math.min(8, Math.max(0.25, slope)));
+    const t = Math.min(guess * (1 - margin), hi.s / (1 + margin));
+    if (!(t > 0)) break;
+    const e = evaluate(t);
+    if (!isFeasible(e)) return { lower: t, upper: hi.s };
+    prev = hi;
+    hi = { s: t, v: charged(e) };
   }
-  return lo ? { lower: lo.s, upper: hi.s } : bracketBelow(evaluate, hi.s, { tighten: true });
+  return bracketBelow(evaluate, hi.s, { tighten: true });
 }
 
 /** Doubles `start` until the condition holds (at most 60 times); NumericalError with `what` otherwise. */

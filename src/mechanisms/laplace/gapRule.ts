@@ -95,29 +95,18 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   // (P/Q)^α on a panel lies within e^{±α(log 2 + 2·rb)}: keep it far from overflow.
   if (alpha * (Math.LN2 + 2 * rmax[MAX_ORDER]) > 600) return null;
   const norm = Math.log(2 * b);
+  const coef = logCoef.map(Math.exp);
+  const perWidth = rmax.map((r) => 1 / (2 * r));
   const px = P.x,
     qx = Q.x;
   const KP = px.length,
     KQ = qx.length;
-  // Union of the atoms, walked in order; jp/jq = last atom of each mixture ≤ the current one.
-  let ip = 0,
-    iq = 0,
-    jp = -1,
-    jq = -1;
-  const next = () => {
-    const a = ip < KP ? px[ip] : Infinity,
-      c = iq < KQ ? qx[iq] : Infinity;
-    const z = Math.min(a, c);
-    if (a === z) jp = ip++;
-    if (c === z) jq = iq++;
-    return z;
-  };
-  // Per direction: running shift M, value T, quadrature error E, rounding R (all relative to e^M).
   const D = both ? 2 : 1;
-  const M = [-Infinity, -Infinity],
-    T = [0, 0],
-    E = [0, 0],
-    R = [0, 0];
+  // Per direction: running shift M, value T, quadrature error E, rounding R (all relative to e^M).
+  const M = Float64Array.of(-Infinity, -Infinity),
+    T = new Float64Array(2),
+    E = new Float64Array(2),
+    R = new Float64Array(2);
   const add = (k: number, g: number, v: number, e: number, rd: number) => {
     if (g > M[k]) {
       const f = Math.exp(M[k] - g);
@@ -126,93 +115,132 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
       R[k] *= f;
       M[k] = g;
     }
-    const s = Math.exp(g - M[k]);
-    T[k] += v * s;
-    E[k] += e * s;
-    R[k] += rd * s;
+    const sc = Math.exp(g - M[k]);
+    T[k] += v * sc;
+    E[k] += e * sc;
+    R[k] += rd * sc;
   };
-  // The halves of a mixture at z (its last atom ≤ z is j) and their rounding (as `laplaceHalves`).
-  const halves = (x: Float64Array, sw: { A: Float64Array; C: Float64Array; err: number }, K: number, j: number, z: number) => {
+  // The halves of each mixture at the current atom z, and their rounding (as `laplaceHalves`):
+  // hv = [L_p, R_p, err_p, L_q, R_q, err_q].
+  const hv = new Float64Array(6);
+  const halves = (off: number, x: Float64Array, sw: { A: Float64Array; C: Float64Array; err: number }, K: number, j: number, z: number) => {
     const dl = j >= 0 ? (z - x[j]) / b : 0,
       dr = j + 1 < K ? (x[j + 1] - z) / b : 0;
-    const L = j >= 0 ? sw.A[j] - dl - norm : -Infinity,
-      Rr = j + 1 < K ? sw.C[j + 1] - dr - norm : -Infinity;
+    hv[off] = j >= 0 ? sw.A[j] - dl - norm : -Infinity;
+    hv[off + 1] = j + 1 < K ? sw.C[j + 1] - dr - norm : -Infinity;
     const mag = (j >= 0 ? Math.abs(sw.A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(sw.C[j + 1]) + 2 * dr : 0);
-    return { L, R: Rr, err: sw.err + 6 * U * (4 + mag + 2 * Math.abs(norm)) };
+    hv[off + 2] = sw.err + 6 * U * (4 + mag + 2 * Math.abs(norm));
   };
-  const fin = (v: number) => (Number.isFinite(v) ? Math.abs(v) : 0);
+  const fin = (v: number) => (v === -Infinity ? 0 : Math.abs(v));
+  const magnitude = () => Math.max(fin(hv[0]), fin(hv[1]), fin(hv[3]), fin(hv[4]));
+  // Tails: beyond the outer atom z both mixtures are ∝ e^{−|y−z|/b}, so each tail is b·f(z).
+  const tail = () => {
+    const lp = logAddExp(hv[0], hv[1]),
+      lq = logAddExp(hv[3], hv[4]);
+    const mag = magnitude() + 1;
+    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1);
+    add(0, alpha * lp + (1 - alpha) * lq, b, 0, b * (Math.expm1(delta) + 16 * U));
+    if (D === 2) add(1, alpha * lq + (1 - alpha) * lp, b, 0, b * (Math.expm1(delta) + 16 * U));
+  };
 
+  // Walk the union of the atoms; jp/jq = last atom of each mixture ≤ z.
+  let ip = 0,
+    iq = 0,
+    jp = -1,
+    jq = -1;
+  let z = Math.min(px[0], qx[0]);
+  const z0 = z;
+  if (px[0] === z) jp = ip++;
+  if (qx[0] === z) jq = iq++;
+  halves(0, px, sp, KP, jp, z);
+  halves(3, qx, sq, KQ, jq, z);
+  tail();
   let nodes = 0,
     panels = 0;
-  let z = next();
-  const z0 = z;
-  let hp = halves(px, sp, KP, jp, z),
-    hq = halves(qx, sq, KQ, jq, z);
-  // Left tail: for y < z0 both mixtures are ∝ e^{(y−z0)/b}, so ∫ = b·f(z0).
-  const tail = (hpp: typeof hp, hqq: typeof hq) => {
-    const lp = logAddExp(hpp.L, hpp.R),
-      lq = logAddExp(hqq.L, hqq.R);
-    const mag = Math.max(fin(hpp.L), fin(hpp.R), fin(hqq.L), fin(hqq.R)) + 1;
-    const delta = S * (Math.max(hpp.err, hqq.err) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1);
-    for (let k = 0; k < D; k++) {
-      const g = k === 0 ? alpha * lp + (1 - alpha) * lq : alpha * lq + (1 - alpha) * lp;
-      add(k, g, b, 0, b * (Math.expm1(delta) + 16 * U));
-    }
-  };
-  tail(hp, hq);
   while (ip < KP || iq < KQ) {
-    const zn = next();
+    const a = ip < KP ? px[ip] : Infinity,
+      c0 = iq < KQ ? qx[iq] : Infinity;
+    const zn = a < c0 ? a : c0;
     const h = zn - z; // a gap of the union: no atom strictly inside
     const hb = h / b;
-    // The order with the fewest nodes for this gap.
-    let n = 0,
-      m = 0,
-      cost = Infinity;
-    for (let k = 1; k <= MAX_ORDER; k++) {
-      if (!(rmax[k] > 0)) continue;
-      const mk = Math.max(1, Math.ceil(hb / (2 * rmax[k])));
-      if (mk * k < cost) {
-        cost = mk * k;
-        n = k;
-        m = mk;
+    // The order with the fewest nodes: a single panel of the lowest order that covers the gap when
+    // that is at most 2 nodes (nothing cheaper exists), else the best order × panel count.
+    let n = 1,
+      m = 1;
+    while (n <= 2 && !(hb <= 2 * rmax[n])) n++;
+    if (n > 2) {
+      let cost = Infinity;
+      // Order k costs at least k nodes: stop once that is no better.
+      for (let k = 1; k <= MAX_ORDER && k < cost; k++) {
+        if (!(rmax[k] > 0)) continue;
+        const mk = Math.max(1, Math.ceil(hb * perWidth[k]));
+        if (mk * k < cost) {
+          cost = mk * k;
+          n = k;
+          m = mk;
+        }
       }
+      if (m > MAX_PANELS_PER_GAP || !(cost < Infinity)) return null;
     }
-    if (m > MAX_PANELS_PER_GAP || n === 0) return null;
-    const { nodes: xs, weights: ws } = gaussLegendre(n);
-    const near = Math.floor(n / 2);
+    const { nodes: xs, weights: ws } = RULES[n];
+    const near = n >> 1;
     const r = h / (2 * m); // panel half-width (units of y)
     const rb = r / b;
-    const coef = Math.exp(logCoef[n]);
-    const mag = Math.max(fin(hp.L), fin(hp.R), fin(hq.L), fin(hq.R)) + hb + 1;
+    const mag = magnitude() + hb + 1;
     // Node values are exact to a factor e^{±δ}: the halves' rounding, the few operations per node
     // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
-    const delta = S * (Math.max(hp.err, hq.err) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
-    const round = Math.expm1(delta) + (2 * n + 10) * U;
-    const cert = coef * (1 + 2 * Math.expm1(delta));
-    // e^{u} at the rule's offsets u = rb·x_i from a panel's centre: the same on every panel of the gap.
-    for (let i = 0; i < n; i++) ex[i] = Math.exp(rb * xs[i]);
+    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
+    if (!(delta < 0.5)) return null;
+    const grow = delta * (1 + delta); // ≥ e^δ − 1 for δ ≤ 1/2
+    const round = grow + (2 * n + 10) * U;
+    const cert = coef[n] * (1 + 2 * grow);
+    // e^{±u} at the rule's offsets u = rb·x_i from a panel's centre: the same on every panel of the gap.
+    for (let i = 0; i < n; i++) {
+      if (xs[i] < 0) continue;
+      const e = Math.exp(rb * xs[i]);
+      ex[i] = e;
+      exi[i] = 1 / e;
+      ex[n - 1 - i] = 1 / e;
+      exi[n - 1 - i] = e;
+    }
+    const Lp = hv[0],
+      Rp = hv[1],
+      Lq = hv[3],
+      Rq = hv[4];
     for (let j = 0; j < m; j++) {
       const c = (2 * j + 1) * rb; // panel centre, from z, in units of b
       // m(z + c + u) = e^{ℓ}(a·e^{−u} + d·e^{u}) with max(a, d) = 1: |u| ≤ rb keeps the bracket
       // within [e^{−rb}, 2e^{rb}], so f = Q·(P/Q)^α and q^α p^{1−α} = P/(P/Q)^α need no logs.
-      const lpL = hp.L - c,
-        lpR = hp.R + c,
-        lqL = hq.L - c,
-        lqR = hq.R + c;
-      const ellP = Math.max(lpL, lpR),
-        ellQ = Math.max(lqL, lqR);
-      const aP = Math.exp(lpL - ellP),
-        dP = Math.exp(lpR - ellP),
-        aQ = Math.exp(lqL - ellQ),
-        dQ = Math.exp(lqR - ellQ);
+      const lpL = Lp - c,
+        lpR = Rp + c,
+        lqL = Lq - c,
+        lqR = Rq + c;
+      let ellP: number, aP: number, dP: number, ellQ: number, aQ: number, dQ: number;
+      if (lpL >= lpR) {
+        ellP = lpL;
+        aP = 1;
+        dP = Math.exp(lpR - lpL);
+      } else {
+        ellP = lpR;
+        dP = 1;
+        aP = Math.exp(lpL - lpR);
+      }
+      if (lqL >= lqR) {
+        ellQ = lqL;
+        aQ = 1;
+        dQ = Math.exp(lqR - lqL);
+      } else {
+        ellQ = lqR;
+        dQ = 1;
+        aQ = Math.exp(lqL - lqR);
+      }
       let s0 = 0,
         s1 = 0,
         f0 = 0,
         f1 = 0;
       for (let i = 0; i < n; i++) {
-        const e = ex[i];
-        const Pv = aP / e + dP * e,
-          Qv = aQ / e + dQ * e;
+        const Pv = aP * exi[i] + dP * ex[i],
+          Qv = aQ * exi[i] + dQ * ex[i];
         const w = (Pv / Qv) ** alpha;
         const v0 = Qv * w;
         s0 += ws[i] * v0;
@@ -223,18 +251,18 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
           if (i === near) f1 = v1;
         }
       }
-      const g0 = alpha * ellP + (1 - alpha) * ellQ;
-      add(0, g0, r * s0, r * cert * f0, r * s0 * round);
+      add(0, alpha * ellP + (1 - alpha) * ellQ, r * s0, r * cert * f0, r * s0 * round);
       if (D === 2) add(1, alpha * ellQ + (1 - alpha) * ellP, r * s1, r * cert * f1, r * s1 * round);
     }
     nodes += n * m;
     panels += m;
     z = zn;
-    hp = halves(px, sp, KP, jp, z);
-    hq = halves(qx, sq, KQ, jq, z);
+    if (a === z) jp = ip++;
+    if (c0 === z) jq = iq++;
+    halves(0, px, sp, KP, jp, z);
+    halves(3, qx, sq, KQ, jq, z);
   }
-  // Right tail: b·f(zN).
-  tail(hp, hq);
+  tail();
   const out: OnePassIntegral[] = [];
   for (let k = 0; k < D; k++) {
     // Summation rounding (panels + tails + a margin), and terms that underflowed relative to e^M
@@ -247,5 +275,8 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   return out;
 }
 
-/** Scratch: e^{u} at one gap's node offsets. */
-const ex = new Float64Array(MAX_ORDER);
+const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math.max(1, n)));
+
+/** Scratch: e^{u} and e^{−u} at one gap's node offsets. */
+const ex = new Float64Array(MAX_ORDER),
+  exi = new Float64Array(MAX_ORDER);

@@ -1,0 +1,15 @@
+import { calibrate } from './dist/calibrate/calibrate.js';
+import { builtinScenario } from './dist/scenarios/builtin.js';
+import { gaussianKernel } from './dist/mechanisms/gaussian/kernel.js';
+import * as ex from './dist/divergence/exactRenyi.js';
+const s = builtinScenario('heart');
+const pr=s.priors[0]; const [p,q]=Object.values(pr.conditionals);
+console.log(p.values.slice(0,50).join(' '), '|', q.values.join(' '));
+const r=calibrate(s,{mechanism:'gaussian',method:'exact',alpha:3,epsilon:0.5}); console.log(r.scale);
+const orig=gaussianKernel.panelErrors; let calls=0, panels=0, tt=0;
+gaussianKernel.panelErrors=(...a)=>{calls++; panels+=a[2].length; const t=performance.now(); const r=orig(...a); tt+=performance.now()-t; return r;};
+let t=performance.now();
+const e=ex.exactRenyiBoth(p,q,{family:'gaussian',scale:r.scale},3,{rtol:1e-10});
+console.log('one eval', performance.now()-t, e[0].nodes, e[0].value, e[0].error, 'cert calls',calls,'panels',panels,'cert ms',tt.toFixed(1));
+t=performance.now(); for(let k=0;k<20;k++) ex.exactRenyiBoth(p,q,{family:'gaussian',scale:r.scale*(1+k*1e-4)},3,{rtol:1e-10}); console.log('avg', (performance.now()-t)/20, 'cert', tt/21);
+t=performance.now(); for(let k=0;k<20;k++) ex.exactRenyiBoth(p,q,{family:'gaussian',scale:r.scale*(1+k*1e-4)},3,{rtol:1e-10, evaluator:'plain'}); console.log('plain avg', (performance.now()-t)/20);
