@@ -112,10 +112,16 @@ describe('hostile inputs that must give the right number', () => {
     const [theorem, song] = JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
     expect(song).toBeGreaterThanOrEqual(0.5); // W∞ = 0.5 at ε = 1
     expect(theorem).toBeGreaterThan(0);
-    // The default `best` does not start an exact accounting that would run for minutes; it says so.
+    // The default `best` runs Laplace's exact accounting here (the one-pass gap rule takes seconds),
+    // but not the Gaussian one, which would run for minutes; it says so.
     const best = cli('calibrate', '--spec', join(dir, 'big.json'), '--json');
     expect(best.status).toBe(0);
-    expect(JSON.parse(best.stdout).results[0].explanation).toMatch(/exact accounting left out: a pair has 300000 atoms/);
+    const laplaceBest = JSON.parse(best.stdout).results[0];
+    expect(laplaceBest.candidates.map((c: { method: string }) => c.method)).toContain('exact');
+    expect(laplaceBest.scale).toBeLessThanOrEqual(song);
+    const gauss = cli('calibrate', '--spec', join(dir, 'big.json'), '--mechanism', 'gaussian', '--json');
+    expect(gauss.status).toBe(0);
+    expect(JSON.parse(gauss.stdout).results[0].explanation).toMatch(/exact accounting left out: a pair has 300000 atoms, above 100000/);
   }, 120_000);
 
   it('an explicit exact accounting that would run for many minutes is refused with the estimate', () => {
@@ -129,7 +135,7 @@ describe('hostile inputs that must give the right number', () => {
         { name: 'p', conditionals: { a: { values, counts: values.map(() => 1) }, b: { values: values.map((v) => v + 0.5), counts: values.map(() => 1) } } },
       ],
     };
-    const r = cli('calibrate', '--spec', spec('huge.json', huge), '--method', 'exact');
+    const r = cli('calibrate', '--spec', spec('huge.json', huge), '--method', 'exact', '--mechanism', 'gaussian');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --method: exact accounting on a pair with 700000 atoms would take about 700 s or more/);
   }, 120_000);

@@ -6,7 +6,8 @@ import { checkContamination, contaminatedProblem, type ContaminatedProblem, type
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
-import type { NoNoise } from '../mechanisms/mechanism.js';
+import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
+import type { NoiseFamily } from '../divergence/mixture.js';
 import { sameLaw } from '../distribution/discrete.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
@@ -56,10 +57,23 @@ export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' 
   return scale === 0 ? 0 : mechanismDef(s.mechanism).variance(scale, noiseOptions(s));
 }
 
-/** `best` runs exact accounting only up to this many atoms in a pair (about 2 minutes). */
-export const EXACT_ATOMS_IN_BEST = 100_000;
-/** `--method exact` is refused above this many atoms in a pair (about 10 minutes). */
-export const EXACT_MAX_ATOMS = 600_000;
+/**
+ * How far exact accounting goes, by the accountant's noise family (atoms in a pair; bench timings):
+ * Laplace (also the exponential mechanism's |z| cost) runs the one-pass gap rule, about 6 µs per
+ * atom and ten evaluations per calibration; Gaussian runs the adaptive quadrature, about 1 ms per
+ * atom. `best` includes exact up to `best` atoms (well under a minute); `--method exact` is
+ * refused above `max` (about ten minutes), with the estimate.
+ */
+export const EXACT_LIMITS = {
+  laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
+  gaussian: { best: 100_000, max: 600_000, msPerAtom: 1 },
+} as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;
+
+/** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
+function exactLimits(settings: CalibrationSettings) {
+  const acc = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
+  return EXACT_LIMITS[isNotApplicable(acc) ? 'gaussian' : acc(1).family];
+}
 
 /** The most atoms any (prior, pair) brings to the exact accountant: the two largest conditionals of a prior. */
 function largestPairSupport(s: Scenario): number {
@@ -114,14 +128,14 @@ export function bestResult(results: CalibrationResult[], note = ''): Calibration
 /** The methods `best` runs on this scenario, and what it says about the ones left out. */
 export function bestMethods(scenario: Scenario, settings: CalibrationSettings): { methods: SingleMethod[]; note: string } {
   const atoms = largestPairSupport(scenario);
-  // Exact accounting costs about a millisecond per atom of the pair (bench); `best` leaves it
-  // out on very large supports rather than run for many minutes, and says so.
-  const skipExact = atoms > EXACT_ATOMS_IN_BEST;
+  // `best` leaves exact accounting out on supports where it would run for minutes, and says so.
+  const limits = exactLimits(settings);
+  const skipExact = atoms > limits.best;
   const all = applicableMethods(settings);
   const methods = all.filter((m) => !(skipExact && m === 'exact'));
   const note =
     skipExact && all.includes('exact')
-      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${EXACT_ATOMS_IN_BEST}; ask for --method exact to run it, up to ${EXACT_MAX_ATOMS})`
+      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${limits.best}; ask for --method exact to run it, up to ${limits.max})`
       : '';
   return { methods, note };
 }
@@ -134,9 +148,10 @@ export type UnitLabel = { prior: string; pair: [string, string] };
  */
 export function calibrationUnits(scenario: Scenario, settings: CalibrationSettings & { method: SingleMethod }): Unit<UnitLabel>[] {
   const atoms = largestPairSupport(scenario);
-  if (settings.method === 'exact' && atoms > EXACT_MAX_ATOMS) {
+  const limits = settings.method === 'exact' ? exactLimits(settings) : null;
+  if (limits && atoms > limits.max) {
     throw new InputError(
-      `exact accounting on a pair with ${atoms} atoms would take about ${Math.round(atoms / 1000)} s or more (limit ${EXACT_MAX_ATOMS} atoms); use coupled or theorem`,
+      `exact accounting on a pair with ${atoms} atoms would take about ${Math.round((atoms * limits.msPerAtom) / 1000)} s or more (limit ${limits.max} atoms); use coupled or theorem`,
       'method',
     );
   }
