@@ -160,7 +160,7 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   while (ip < KP || iq < KQ) {
     const a = ip < KP ? px[ip] : Infinity,
       c0 = iq < KQ ? qx[iq] : Infinity;
-    const zn = a < c0 ? a : c0;
+    const zn = Math.min(a, c0);
     const h = zn - z; // a gap of the union: no atom strictly inside
     const hb = h / b;
     // The order with the fewest nodes: a single panel of the lowest order that covers the gap when
