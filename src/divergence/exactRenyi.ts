@@ -15,6 +15,8 @@ export interface ExactOptions {
   evaluator?: 'fast' | 'plain';
   /** Integrate over [lo, hi] only (truncated releases); default the whole line. */
   interval?: [number, number];
+  /** Skip the family's one-pass rule (Laplace gap rule) and run the adaptive quadrature: for comparisons. */
+  adaptive?: boolean;
 }
 
 export interface ExactDivergence extends Bounded {
@@ -157,7 +159,7 @@ function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, o
 /** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
 function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
   const rule = KERNELS[noise.family].renyiOnePass;
-  if (!rule || opts.interval || opts.evaluator === 'plain') return null;
+  if (!rule || opts.interval || opts.evaluator === 'plain' || opts.adaptive) return null;
   return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
 }
 
