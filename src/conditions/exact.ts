@@ -11,6 +11,9 @@ import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smal
  */
 const CALIBRATION_RTOL = 1e-10;
 
+/** Atoms in a pair up to which the search starts from the certified bounds (see `exactProblem`). */
+const SMALL_SUPPORT = 4096;
+
 /** The exact divergence as a condition at one scale: max over the directions that must hold. */
 export function exactEvaluation(
   p: Discrete,
@@ -90,9 +93,10 @@ export function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) =>
  * scale (Gaussian: N(σ₂²) = N(σ₁²) + N(σ₂²−σ₁²); Laplace: Lap(b₂) = Lap(b₁) + Z with Z = 0 w.p.
  * (b₁/b₂)², else Lap(b₂); then data processing), so a bracketing search is valid.
  *
- * The search starts from the quasi-convexity scale (`quasiConvexScale`) once the exact check has
- * certified it there, and runs below it; the certified bounds (`bound`, e.g. coupled, whose solve
- * can cost more than the search) are computed only when it has not. Where the exact check cannot
+ * On large supports the search starts from the quasi-convexity scale (`quasiConvexScale`) once the
+ * exact check has certified it there, and runs below it; the certified bounds (`bound`, e.g.
+ * coupled, whose coupling can cost more than the search) are computed only when it has not. On
+ * small supports (≤ 4096 atoms in the pair) it starts from the bounds, which are cheap there. Where the exact check cannot
  * certify even the bound's scale (quadrature error where exact = bound, e.g. point masses), the
  * bound's scale is kept on the bound's own certificate. Returns `zero` when the data alone already
  * meets ε (data processing).
@@ -116,7 +120,10 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
     return e;
   };
   // A predicted tight bracket (each quadrature is costly): exact D_α falls with the scale like a power law.
-  const start = quasiConvexScale(i.p, i.q, i.noise, i.alpha, i.epsilon);
+  // Small supports: the certified bounds cost next to nothing there and start the search nearer
+  // the answer (fewer quadratures); on large ones their coupling costs more than the search saves.
+  const small = i.p.values.length + i.q.values.length <= SMALL_SUPPORT;
+  const start = small ? null : quasiConvexScale(i.p, i.q, i.noise, i.alpha, i.epsilon);
   if (start !== null && isFeasible(evaluate(start))) return { evaluate, ...bracketPredict(evaluate, start), rtol: 1e-10, logLog: true };
   const b = i.bound();
   if ('zero' in b) return b;

@@ -304,9 +304,17 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
   const w0 = kernel.firstPanel(s, sharp);
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
+  const even = kernel.evenPanel?.(s, sharp);
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i],
       b = pts[i + 1];
+    // Equal panels where the family knows a width its certificates usually pass (Gaussian), unless
+    // the gap is long enough for geometric growth to save panels.
+    const k = even ? Math.ceil((b - a) / even) : Infinity;
+    if (k <= 64) {
+      for (let j = 0; j < k; j++) pending.push(j === 0 ? a : a + ((b - a) * j) / k, j === k - 1 ? b : a + ((b - a) * (j + 1)) / k);
+      continue;
+    }
     let w = w0,
       l = a,
       r = b;

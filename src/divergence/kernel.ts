@@ -75,6 +75,8 @@ export interface NoiseKernel {
   panelEnds(pts: Float64Array<ArrayBuffer>, s: number): Float64Array<ArrayBuffer>;
   /** Width of the first panel at a breakpoint, for an integrand of sharpness `sharp` (≈ α). */
   firstPanel(s: number, sharp: number): number;
+  /** Optional width of equal initial panels (gaps up to 64 of them), where certificates usually pass at once. */
+  evenPanel?(s: number, sharp: number): number;
   /**
    * Optional one-pass certified log ∫ p^α q^{1−α} over the whole line (and log ∫ q^α p^{1−α} with
    * `both`), each with its error bound; null where it does not apply, and the adaptive quadrature runs.

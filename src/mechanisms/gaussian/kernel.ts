@@ -170,4 +170,7 @@ export const gaussianKernel: NoiseKernel = {
     return Float64Array.from(kept);
   },
   firstPanel: (s, sharp) => s / Math.sqrt(sharp),
+  // σ/√α: wide enough to span dense atoms, narrow enough that most certificates pass in the first
+  // round (on 10⁴ dense atoms: 17 180 → 13 347 panels evaluated, 1.6× faster than geometric from σ/√α).
+  evenPanel: (s, sharp) => s / Math.sqrt(sharp),
 };
