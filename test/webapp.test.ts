@@ -44,11 +44,11 @@ afterAll(async () => {
 });
 
 /** A fresh page with `file` loaded and the query and secret columns chosen; every request recorded. */
-async function openTable(file: string, query: string, secret: string, opts: Parameters<Browser['newPage']>[0] = {}) {
+async function openTable(file: string, query: string, secret: string, opts: Parameters<Browser['newPage']>[0] = {}, search = '') {
   const page = await browser.newPage(opts);
   const requests: string[] = [];
   page.on('request', (r) => requests.push(r.url()));
-  await page.goto(url);
+  await page.goto(url + search);
   await page.setInputFiles('#file', file);
   await page.waitForSelector(`#query option:text-is("${query}")`, { state: 'attached' });
   await page.selectOption('#query', query);
@@ -132,6 +132,35 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith('blob:') && !r.startsWith('data:'))).toEqual([]);
     await page.screenshot({ path: join(tmpdir(), 'pufferfish-webapp.png'), fullPage: true });
   }, 120_000);
+
+  it('calibrates on nested workers with the numbers of one thread (results and every plotted point)', async () => {
+    const run = async (threads: number) => {
+      const { page, requests } = await openTable(data, 'education-num', 'relationship', {}, `?threads=${threads}`);
+      await page.waitForSelector('input[name=secret-value][value="Husband"]', { state: 'attached' });
+      await page.check('input[name=secret-value][value="Husband"]');
+      await page.check('input[name=secret-value][value="Own-child"]');
+      await page.fill('#alpha', '3');
+      await page.fill('#epsilon', '0.5');
+      await page.click('#run');
+      await page.waitForSelector('#plot-alpha svg', { timeout: 90_000 });
+      const rows = await page.$$eval('#table tbody tr', (trs) =>
+        trs.map((t) => `${t.getAttribute('data-mechanism')} ${t.getAttribute('data-method')} ${t.getAttribute('data-scale')}`),
+      );
+      const numbers = await page.locator('#plot-numbers tbody tr').allTextContents();
+      expect(await page.textContent('#message')).toBe('');
+      await page.close();
+      return { rows, numbers, workers: requests.filter((r) => /calibrationWorker/.test(r)).length };
+    };
+    const one = await run(1),
+      three = await run(3);
+    expect(one.workers).toBe(0);
+    expect(three.workers).toBeGreaterThan(0);
+    expect(one.rows.length).toBeGreaterThan(3);
+    expect(one.rows.some((r) => / exact \d/.test(r))).toBe(true);
+    expect(three.rows).toEqual(one.rows);
+    expect(one.numbers.length).toBeGreaterThan(20);
+    expect(three.numbers).toEqual(one.numbers);
+  }, 180_000);
 
   it('shows bad input with the CLI wording', async () => {
     const page = await browser.newPage();

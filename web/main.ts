@@ -216,7 +216,9 @@ function run() {
   lastRun = JSON.stringify(p);
   busy(true);
   $('results-for').textContent = `computing: α = ${p.alpha}, ε = ${p.epsilon}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
-  send('calibrate', { type: 'calibrate', params: p });
+  // Worker count for the calibrations: the machine's cores unless the address says `?threads=N`.
+  const threads = Number(new URLSearchParams(location.search).get('threads')) || undefined;
+  send('calibrate', { type: 'calibrate', params: { ...p, threads } });
   send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
 }
 $('run').addEventListener('click', run);

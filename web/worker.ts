@@ -33,6 +33,22 @@ import {
   type SingleMethod,
   type TextTable,
 } from '../src/index.js';
+import { CalibrationPool } from '../src/calibrate/pool.js';
+import { webRunner } from './webRunner.js';
+
+/**
+ * Calibrations run on nested workers, one per core (at most 8), or as many as the page asks
+ * (`?threads=N`); one thread runs them here. Same code either way, so the same numbers.
+ */
+let pool: CalibrationPool | null = null;
+function poolOf(threads: unknown): CalibrationPool {
+  const n = Number.isInteger(threads) && (threads as number) >= 1 ? (threads as number) : Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
+  if (!pool || pool.threads !== n) {
+    void pool?.close();
+    pool = new CalibrationPool(n, webRunner);
+  }
+  return pool;
+}
 
 let table: TextTable | null = null;
 let scenario: Scenario | null = null;
@@ -139,21 +155,26 @@ self.onmessage = async (e: MessageEvent) => {
         const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
         return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
       };
+      const workers = poolOf(p.threads);
+      /** Calibrations on the pool, each settled: an InputError is the caller's to list; any other error stops the request. */
+      const settled = async (jobs: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[]) => {
+        const out = await workers.calibrateSettled(jobs.map((j) => ({ scenario: sc, settings: settingsAt(j.mechanism, j.method, j.alpha, j.epsilon) })));
+        for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
+        return out as (CalibrationResult | InputError)[];
+      };
       const rows: (CalibrationResult & { label: string })[] = [];
+      const asked: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[] = [];
       for (const mechanism of mechanisms) {
         const ok = applies(mechanism);
         for (const method of p.methods as SingleMethod[]) {
-          if (!ok.includes(method)) {
-            skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `does not apply at α = ${p.alpha}` });
-            continue;
-          }
-          try {
-            rows.push({ ...calibrate(sc, settingsAt(mechanism, method, alpha, p.epsilon)), label: METHOD_LABEL[method] });
-          } catch (err) {
-            if (!(err instanceof InputError)) throw err;
-            skipped.push({ mechanism, method: METHOD_LABEL[method], reason: err.reason });
-          }
+          if (ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon: p.epsilon });
+          else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `does not apply at α = ${p.alpha}` });
         }
+      }
+      for (const [k, r] of (await settled(asked)).entries()) {
+        const { mechanism, method } = asked[k];
+        if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
+        else rows.push({ ...r, label: METHOD_LABEL[method] });
       }
       const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
       postMine({
@@ -185,27 +206,40 @@ self.onmessage = async (e: MessageEvent) => {
       const byEps: Row[] = [];
       const notPlotted: string[] = [];
       const shown = (mechanism: string, method: string) => rows.find((r) => r.mechanism === mechanism && r.method === method);
+      // Every plotted calibration at once, on the pool; assembled in the order asked.
+      const curve: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[] = [];
       for (const mechanism of mechanisms)
         for (const method of p.methods as SingleMethod[]) {
-          const at = shown(mechanism, method);
+          if (method === 'exact') continue;
+          for (const a of alphas) if (applies(mechanism, a).includes(method)) curve.push({ mechanism, method, alpha: a, epsilon: p.epsilon });
+          if (shown(mechanism, method)) for (const e of epsilons) curve.push({ mechanism, method, alpha, epsilon: e });
+        }
+      const curveResults = await settled(curve);
+      const at = (mechanism: Mechanism, method: SingleMethod, a: number, e: number) => {
+        const k = curve.findIndex((c) => c.mechanism === mechanism && c.method === method && c.alpha === a && c.epsilon === e);
+        return k >= 0 ? curveResults[k] : undefined;
+      };
+      for (const mechanism of mechanisms)
+        for (const method of p.methods as SingleMethod[]) {
+          const here = shown(mechanism, method);
           const point = (a: number) => ({ dataset: sc.name, mechanism, method: METHOD_LABEL[method], alpha: a, epsilon: p.epsilon });
           if (method === 'exact') {
-            if (at && Number.isFinite(alpha)) byAlpha.push({ ...point(alpha), scale: at.scale });
+            if (here && Number.isFinite(alpha)) byAlpha.push({ ...point(alpha), scale: here.scale });
           } else {
-            for (const a of alphas)
-              if (applies(mechanism, a).includes(method)) {
-                try {
-                  byAlpha.push({ ...point(a), scale: calibrate(sc, settingsAt(mechanism, method, a, p.epsilon)).scale });
-                } catch (err) {
-                  if (!(err instanceof InputError)) throw err;
-                }
-              }
+            for (const a of alphas) {
+              const r = at(mechanism, method, a, p.epsilon);
+              if (r && !(r instanceof InputError)) byAlpha.push({ ...point(a), scale: r.scale });
+            }
           }
-          if (!at) continue;
+          if (!here) continue;
           const vs =
             method === 'exact'
-              ? [{ epsilon: p.epsilon, variance: at.variance }]
-              : epsilons.map((e) => ({ epsilon: e, variance: calibrate(sc, settingsAt(mechanism, method, alpha, e)).variance }));
+              ? [{ epsilon: p.epsilon, variance: here.variance }]
+              : epsilons.map((e) => {
+                  const r = at(mechanism, method, alpha, e);
+                  if (r instanceof InputError) throw r;
+                  return { epsilon: e, variance: r!.variance };
+                });
           const kept = vs.filter((x) => x.variance > 0);
           if (kept.length < vs.length) notPlotted.push(`${mechanism} ${METHOD_LABEL[method]}`);
           for (const x of kept) byEps.push({ dataset: sc.name, mechanism, method: METHOD_LABEL[method], epsilon: x.epsilon, variance: x.variance });

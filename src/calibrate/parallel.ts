@@ -1,119 +1,26 @@
 import Tinypool from 'tinypool';
-import { NumericalError } from '../errors.js';
-import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
-import type { Precomputed, Progress } from './driver.js';
-import type { CalibrationSettings, SingleMethod } from './rules.js';
-import { pairsOf, type Scenario } from './scenario.js';
+import { CalibrationPool, type TaskRunner } from './pool.js';
 import type { Task, TaskResult } from './parallelWorker.js';
-import { errorFromWire, toWire, type WireSettings } from './wire.js';
 
-/**
- * A pool of worker threads for calibration (Node only). Independent units — (prior, pair) for one
- * method, or whole calibrations of a grid — run on the workers with the same code as the main
- * thread; the main thread only takes maxima and assembles results, so every number is
- * bit-for-bit the one a single thread computes (tests check it).
- */
-export class CalibrationPool {
-  private started: Tinypool | null = null;
-  private jobs = 0;
+export { CalibrationPool } from './pool.js';
 
-  constructor(readonly threads: number) {}
-
-  /** Whether work may go to workers (more than one thread); they start at the first task. */
-  private get pool(): boolean {
-    return this.threads > 1;
-  }
-
-  private async run(t: Task): Promise<TaskResult & { ok: true }> {
-    this.started ??= new Tinypool({
-      filename: new URL('./parallelWorker.js', import.meta.url).href,
-      minThreads: this.threads,
-      maxThreads: this.threads,
-      isolateWorkers: false,
-      // The workers run the compiled modules: no loader of the parent (tsx in the bench) is needed,
-      // and one would slow every worker.
-      execArgv: [],
-    });
-    const r = (await this.started.run(t)) as TaskResult;
-    if (!r.ok) throw errorFromWire(r.error);
-    return r;
-  }
-
-  /**
-   * One calibration, its units spread over the workers: phase 1 solves every unit, phase 2
-   * re-checks every unit at its method's maximum; the result is then assembled in this thread.
-   */
-  async calibrate(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
-    const wire = toWire(settings);
-    const methods: SingleMethod[] = settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
-    const count = scenario.priors.length * pairsOf(scenario).length;
-    if (!this.pool || !wire || count < 2) return calibrate(scenario, settings, { onProgress });
-    // Settings and inputs are checked here, where an error keeps its class and field.
-    for (const method of methods) calibrationUnits(scenario, { ...settings, method });
-    const key = `${process.pid}:${++this.jobs}`;
-    const chunk = Math.max(1, Math.ceil(count / (this.threads * 4)));
-    const chunks: number[][] = [];
-    for (let i = 0; i < count; i += chunk) chunks.push(Array.from({ length: Math.min(chunk, count - i) }, (_, k) => i + k));
-    const total = count * methods.length;
-    let done = 0;
-    const solved = await Promise.all(
-      methods.map(async (method) => {
-        const parts = await Promise.all(
-          chunks.map(async (indices) => {
-            const r = await this.run({ kind: 'solve', key, scenario, settings: wire, method, indices });
-            done += indices.length;
-            onProgress?.(done, total);
-            return r.units!;
-          }),
-        );
-        return { method, units: parts.flat() };
-      }),
-    );
-    const precomputed: Partial<Record<SingleMethod, Precomputed>> = {};
-    await Promise.all(
-      solved.map(async ({ method, units }) => {
-        const scale = units.reduce((m, u) => Math.max(m, u.scale), 0);
-        if (scale > 0) {
-          const checks = await Promise.all(chunks.map((indices) => this.run({ kind: 'recheck', key, scenario, settings: wire, method, indices, scale })));
-          const failed = checks.flatMap((c) => c.feasible!).findIndex((ok) => !ok);
-          if (failed >= 0) throw new NumericalError(`re-check failed for unit ${failed} of ${method} at scale ${scale}`);
-        }
-        precomputed[method] = { units, rechecked: true };
-      }),
-    );
-    return calibrate(scenario, settings, { precomputed });
-  }
-
-  /**
-   * Many calibrations: whole calibrations on the workers when there are at least as many as
-   * threads, else each one's units spread over the workers. Results in the order given.
-   */
-  async calibrateAll(jobs: { scenario: Scenario; settings: CalibrationSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
-    const wires = jobs.map((j) => toWire(j.settings));
-    if (!this.pool || jobs.length < this.threads || wires.some((w) => w === null)) {
-      const out: CalibrationResult[] = [];
-      for (const [k, j] of jobs.entries())
-        out.push(await this.calibrate(j.scenario, j.settings, onProgress && ((d, t) => onProgress(k * t + d, jobs.length * t))));
-      return out;
-    }
-    let done = 0;
-    return Promise.all(
-      jobs.map(async (j, k) => {
-        const r = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
-        onProgress?.(++done, jobs.length);
-        return r.result!;
-      }),
-    );
-  }
-
-  async close(): Promise<void> {
-    await this.started?.destroy();
-  }
+/** Node worker threads (Tinypool) running `parallelWorker.ts`. */
+export function threadRunner(threads: number): TaskRunner {
+  const pool = new Tinypool({
+    filename: new URL('./parallelWorker.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    isolateWorkers: false,
+    // The workers run the compiled modules: no loader of the parent (tsx in the bench) is needed,
+    // and one would slow every worker.
+    execArgv: [],
+  });
+  return { run: (t: Task) => pool.run(t) as Promise<TaskResult>, close: () => pool.destroy() };
 }
 
-/** Runs `f` with a pool of `threads` workers, closing it afterwards (also on an error). */
+/** Runs `f` with a pool of `threads` worker threads, closing it afterwards (also on an error). */
 export async function withPool<T>(threads: number, f: (pool: CalibrationPool) => Promise<T>): Promise<T> {
-  const pool = new CalibrationPool(threads);
+  const pool = new CalibrationPool(threads, threadRunner);
   try {
     return await f(pool);
   } finally {

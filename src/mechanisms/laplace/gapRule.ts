@@ -215,25 +215,17 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
         lpR = Rp + c,
         lqL = Lq - c,
         lqR = Rq + c;
-      let ellP: number, aP: number, dP: number, ellQ: number, aQ: number, dQ: number;
-      if (lpL >= lpR) {
-        ellP = lpL;
-        aP = 1;
-        dP = Math.exp(lpR - lpL);
-      } else {
-        ellP = lpR;
-        dP = 1;
-        aP = Math.exp(lpL - lpR);
-      }
-      if (lqL >= lqR) {
-        ellQ = lqL;
-        aQ = 1;
-        dQ = Math.exp(lqR - lqL);
-      } else {
-        ellQ = lqR;
-        dQ = 1;
-        aQ = Math.exp(lqL - lqR);
-      }
+      // The smaller half relative to the larger: one exp per mixture (the larger is 1).
+      const ellP = Math.max(lpL, lpR),
+        ellQ = Math.max(lqL, lqR);
+      const eP = Math.exp(Math.min(lpL, lpR) - ellP),
+        eQ = Math.exp(Math.min(lqL, lqR) - ellQ);
+      const pLeft = lpL >= lpR,
+        qLeft = lqL >= lqR;
+      const aP = pLeft ? 1 : eP,
+        dP = pLeft ? eP : 1,
+        aQ = qLeft ? 1 : eQ,
+        dQ = qLeft ? eQ : 1;
       let s0 = 0,
         s1 = 0,
         f0 = 0,
