@@ -29,7 +29,7 @@ const METHOD_STYLE: [string[], string, string][] = [
 ];
 
 /** Colour and shape encodings by `method` for the labels present (unknown labels grey), in a fixed order. */
-function methodEncoding(rows: Row[], title = 'method') {
+function methodEncoding(rows: Row[], title = 'method', shapes = true) {
   const present = new Set(rows.map((r) => String(r.method)));
   const known = METHOD_STYLE.flatMap(([labels, colour, shape]) => labels.filter((l) => present.has(l)).map((l) => [l, colour, shape] as const));
   const rest = [...present].filter((l) => !known.some(([k]) => k === l)).map((l) => [l, '#777777', 'circle'] as const);
@@ -37,7 +37,8 @@ function methodEncoding(rows: Row[], title = 'method') {
   const domain = all.map(([l]) => l);
   return {
     color: { field: 'method', type: 'nominal', title, sort: null, scale: { domain, range: all.map(([, c]) => c) } },
-    shape: { field: 'method', type: 'nominal', title, sort: null, scale: { domain, range: all.map(([, , s]) => s) } },
+    // A shape only where points are drawn (a line alone has none: Vega-Lite would warn and drop it).
+    ...(shapes ? { shape: { field: 'method', type: 'nominal', title, sort: null, scale: { domain, range: all.map(([, , s]) => s) } } } : {}),
   };
 }
 
@@ -66,7 +67,7 @@ export function scaleVsAlphaChart(
       encoding: {
         x,
         y: { field: 'scale', type: 'quantitative', title: opts.yTitle ?? 'scale (b or σ)', scale: { zero: false } },
-        ...methodEncoding(rows),
+        ...methodEncoding(rows, 'method', rows.length <= 400),
         strokeDash: { field: 'epsilon', type: 'nominal', title: 'ε', legend: { symbolStrokeColor: '#333' } },
       },
     },
