@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, flagOf } from './flags.js';
-import { calibrate, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { calibrate, EXACT_LIMITS, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -226,7 +226,8 @@ Methods (docs/math.md §3):
                    Laplace: Mironov's R_α per coupled pair; Gaussian: equals Theorem 2
   exact            smallest scale whose exact D_α of the released outputs (+ its error bound) ≤ ε,
                    every prior, pair and direction; 0 when the data alone meets ε (data processing)
-  best             the smallest of every method that applies, naming the winner (default)
+  best             the smallest of every method that applies, naming the winner (default); includes
+                   exact up to ${EXACT_LIMITS.laplace.best} atoms in a pair for Laplace-shaped noise, ${EXACT_LIMITS.gaussian.best} for Gaussian
 
 Gaussian and mixture priors (spec conditionals {"gaussian": {"mean", "sd"}} or {"mixture": [{"weight",
 "mean", "sd"}, …]}, or --fit; Gaussian noise; docs/math.md §11): exact (closed form; equal-width
