@@ -66,6 +66,7 @@ function orderTable(S: number, N: number, rtol: number): { rmax: Float64Array; l
     if (lo > 0) logCoef[n] = logPanelCoefficient(n, lo, S, N);
   }
   const t = { rmax, logCoef };
+  if (tables.size >= 256) tables.clear(); // one entry per (α, tolerance): bounded in a long-lived process
   tables.set(key, t);
   return t;
 }
