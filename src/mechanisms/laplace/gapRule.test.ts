@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromWeights } from '../../distribution/discrete.js';
+import { fromCounts, fromWeights } from '../../distribution/discrete.js';
 import { exactRenyi, exactRenyiBoth } from '../../divergence/exactRenyi.js';
 import { mixtureOf } from '../../divergence/mixture.js';
 import { laplaceGapRule } from './gapRule.js';
@@ -55,6 +55,29 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
         }
     }
     expect(ran).toBeGreaterThanOrEqual(cases - 4);
+  });
+
+  it('degenerate but valid input: one atom, a shared support, a 1e-300 weight, data near 10¹², α near 1 and 0 and at 200', () => {
+    const cases = [
+      [fromCounts([0], [1]), fromCounts([1], [1])],
+      [fromWeights([0, 1, 2], [0.2, 0.3, 0.5]), fromWeights([0, 1, 2], [0.5, 0.3, 0.2])],
+      [fromWeights([0, 1, 2], [1e-300, 0.5, 0.5]), fromWeights([0, 1.5], [0.5, 0.5])],
+      [fromWeights([1e12, 1e12 + 1, 1e12 + 3], [1, 2, 3]), fromWeights([1e12 + 0.5, 1e12 + 2], [1, 1])],
+      [fromWeights([-1e6, 0, 3], [1, 1, 1]), fromWeights([-1e6 + 1, 2], [1, 2])],
+    ];
+    for (const [p, q] of cases)
+      for (const alpha of [1.0001, 0.001, 200])
+        for (const scale of [0.3, 50]) {
+          const fast = exactRenyiBoth(p, q, { family: 'laplace', scale }, alpha, { rtol: 1e-10 });
+          for (const [k, [a, b]] of [
+            [p, q],
+            [q, p],
+          ].entries()) {
+            const oracle = exactRenyi(a, b, { family: 'laplace', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            expect(Number.isFinite(fast[k].value)).toBe(true);
+            expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
+          }
+        }
   });
 
   it('two nodes per gap where many atoms lie within one noise scale', () => {
