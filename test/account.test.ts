@@ -179,3 +179,35 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     expect(bad.stderr).toMatch(/^error: --delta: must be a number in \(0, 1\)/);
   });
 });
+
+describe('account progress', () => {
+  it('CLI: a bar over (α, prior, pair) units and the elapsed time on a terminal; nothing on a pipe', async () => {
+    const { UCI_DIR } = await import('./uci.js');
+    const { join } = await import('node:path');
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const args = [
+      BIN,
+      'account',
+      '--data',
+      join(UCI_DIR, 'adult', 'adult.data'),
+      '--query',
+      'education-num',
+      '--secret-column',
+      'native-country',
+      '--release',
+      'mechanism=laplace,scale=1',
+      '--release',
+      'mechanism=gaussian,scale=2',
+      '--alpha',
+      '2,5',
+    ];
+    const piped = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    expect(piped.status).toBe(0);
+    expect(piped.stderr).toBe('');
+    // util-linux `script` gives the command a pseudo-terminal.
+    const tty = spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8' });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toMatch(/account \[[█░]+\] \d+\/1640 joint level/);
+    expect(tty.stdout).toMatch(/account: done in \d+\.\d s/);
+  }, 120_000);
+});

@@ -1,4 +1,4 @@
-import { solveUnits } from '../calibrate/driver.js';
+import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
 import { absCost, type Cost, type Eta } from '../conditions/costs.js';
@@ -154,16 +154,18 @@ function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: 
  * guarantees do not compose: the joint level can exceed the sum many times over (docs/math.md §9).
  * @example account(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1 }, { mechanism: 'gaussian', scale: 1 }], { alphas: [2] }).rows[0].divergence
  */
-export function account(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number }): Accounting {
+export function account(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
   if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
   const parts = releases.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);
+  let done = 0;
   const rows = opts.alphas.map((alpha): AccountRow => {
     let best: { value: number; lower: number | null; method: JointMethod; pc: PairCoupling } | null = null;
     let naive = 0;
     for (const pc of pcs) {
+      opts.onProgress?.(done++, opts.alphas.length * pcs.length);
       const e = jointEvaluation(pc, parts, alpha, Infinity, ordered);
       const data = dataDivergence(pc, alpha, ordered);
       // Data processing: no number of releases reveals more than X itself.
@@ -212,6 +214,7 @@ export function nextReleaseScale(
   next: Omit<Release, 'scale'>,
   alpha: number,
   epsilon: number,
+  onProgress?: Progress,
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
@@ -239,7 +242,7 @@ export function nextReleaseScale(
     const problem: ScaleProblem = { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     return { label, problem, pc };
   });
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`);
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, onProgress);
   if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
   const top = units.find((u) => u.label === sol.top.label);
   return { scale: sol.scale, binding: sol.top.label, method: top && 'pc' in top && top.pc ? joint(top.pc, sol.scale).method : 'coupled' };

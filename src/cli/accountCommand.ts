@@ -8,6 +8,7 @@ import { asFlagError } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+import { progressBar } from './progress.js';
 
 interface AccountOptions extends CalibrateOptions {
   release?: string[];
@@ -62,6 +63,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
     method: string;
     binding: { prior: string; pair: [string, string] } | null;
   } | null = null;
+  // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
+  const bar = await progressBar('account', !o.json);
   try {
     if (o.next !== undefined) {
       const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
@@ -69,7 +72,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
       const a = o.alpha ? alphas : [d.alpha ?? 2];
       if (a.length !== 1 || epsilons.length !== 1)
         throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
-      const r = nextReleaseScale(scenario, releases, { mechanism }, a[0], epsilons[0]);
+      const r = nextReleaseScale(scenario, releases, { mechanism }, a[0], epsilons[0], (done, total) => bar.update(done, total, 'next release'));
       next = { mechanism, alpha: a[0], epsilon: epsilons[0], ...r };
     }
     if (releases.length === 0 && !next)
@@ -77,7 +80,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   } catch (e) {
     throw asFlagError(e);
   }
-  const acc = releases.length ? account(scenario, releases, { alphas, delta }) : null;
+  const acc = releases.length ? account(scenario, releases, { alphas, delta, onProgress: (done, total) => bar.update(done, total, 'joint level') }) : null;
+  bar.stop();
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
     process.stdout.write(
