@@ -94,7 +94,7 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   const floor = S * Math.max(sp.err, sq.err);
   const { rmax, logCoef } = orderTable(S, N, Math.max(rtol, floor > 0 ? 2 ** Math.floor(Math.log2(floor)) : 0));
   // (P/Q)^α on a panel lies within e^{±α(log 2 + 2·rb)}: keep it far from overflow.
-  if (alpha * (Math.LN2 + 2 * rmax[MAX_ORDER]) > 600) return null;
+  if (alpha * (Math.LN2 + 2 * Math.max(...rmax)) > 600) return null;
   const norm = Math.log(2 * b);
   const coef = logCoef.map(Math.exp);
   const perWidth = rmax.map((r) => 1 / (2 * r));
