@@ -96,8 +96,8 @@ export function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) =>
  * On large supports the search starts from the quasi-convexity scale (`quasiConvexScale`) once the
  * exact check has certified it there, and runs below it; the certified bounds (`bound`, e.g.
  * coupled, whose coupling can cost more than the search) are computed only when it has not. On
- * small supports (≤ 4096 atoms in the pair) it starts from the bounds, which are cheap there. Where the exact check cannot
- * certify even the bound's scale (quadrature error where exact = bound, e.g. point masses), the
+ * small supports (≤ 4096 atoms in the pair) it starts from the bounds, which are cheap there.
+ * Where the exact check cannot certify even the bound's scale (quadrature error where exact = bound, e.g. point masses), the
  * bound's scale is kept on the bound's own certificate. Returns `zero` when the data alone already
  * meets ε (data processing).
  */
@@ -119,7 +119,6 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
     recent.set(s, e);
     return e;
   };
-  // A predicted tight bracket (each quadrature is costly): exact D_α falls with the scale like a power law.
   // Small supports: the certified bounds cost next to nothing there and start the search nearer
   // the answer (fewer quadratures); on large ones their coupling costs more than the search saves.
   const small = i.p.values.length + i.q.values.length <= SMALL_SUPPORT;
@@ -142,5 +141,6 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
       note: `The exact accountant could not certify a scale below the tightest sufficient condition (${why}), so that condition's own scale stands.`,
     };
   }
+  // A predicted bracket (each quadrature is costly): exact D_α falls with the scale like a power law.
   return { evaluate, ...bracketPredict(evaluate, certifiedScale), rtol: 1e-10, logLog: true };
 }

@@ -2,7 +2,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import type { Integrand, PowerIntegrand } from './kernel.js';
+import type { Integrand, OnePassIntegral, PowerIntegrand } from './kernel.js';
 import { KERNELS, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlainBounded } from './kernels.js';
 import { mixtureOf, type BoundedLogDensity, type Mixture, type Noise } from './mixture.js';
 
@@ -151,7 +151,10 @@ function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], 
   return { value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) };
 }
 
-/** logIntegral, moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters. */
+/**
+ * log ∫ p^α q^{1−α}: the family's one-pass rule where it applies, else the adaptive quadrature,
+ * moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters.
+ */
 function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
   return (alpha !== 1 && onePass(P, Q, noise, alpha, opts, false)?.[0]) || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
 }
@@ -228,7 +231,7 @@ function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): B
   return plain ? mixtureLogDensityPlainBounded(m, noise, ys) : mixtureLogDensityBounded(m, noise, ys);
 }
 
-type Integral = Bounded & { nodes: number; tailShare: number };
+type Integral = OnePassIntegral;
 
 /**
  * log ∫ f for several integrands over the same mixtures (the two directions p^α q^{1−α} and

@@ -84,7 +84,7 @@ export interface NoiseKernel {
   renyiOnePass?(P: Mixture, Q: Mixture, alpha: number, s: number, rtol: number, both: boolean): OnePassIntegral[] | null;
 }
 
-/** log ∫ f with a certified bound on its error, and the density evaluations it took. */
+/** log ∫ f with a certified bound on its error, the density evaluations it took, and the tail bound's share. */
 export interface OnePassIntegral {
   value: number;
   error: number;

@@ -78,25 +78,23 @@ export function smallestFeasibleScale(problem: ScaleProblem): ScaleSolution {
   let iterations = nudges;
   if (g(lower) <= 0) {
     scale = lower;
+  } else if (problem.logLog) {
+    // x = log s, ends mapped back exactly (so the ends are not evaluated twice at s ≠ exp(log s)).
+    const [xl, xu] = [Math.log(lower), Math.log(upper)];
+    const at = (x: number) => (x === xl ? lower : x === xu ? upper : Math.exp(x));
+    const h = (x: number) => {
+      const e = problem.evaluate(at(x));
+      const v = (e.value + e.error) / e.target;
+      // The sign is feasibility's; the magnitude is log v, clamped finite.
+      return isFeasible(e) ? Math.max(-700, Math.log(Math.max(Math.min(v, 1), 1e-300))) : Math.min(700, Math.max(Math.log(v), 1e-300));
+    };
+    const br = brentBracket(h, xl, xu, { rtol: 0, xtol: problem.rtol ?? 4 * Number.EPSILON });
+    scale = at(br.feasible);
+    iterations += br.iterations;
   } else {
-    if (problem.logLog) {
-      // x = log s, ends mapped back exactly (so the ends are not evaluated twice at s ≠ exp(log s)).
-      const [xl, xu] = [Math.log(lower), Math.log(upper)];
-      const at = (x: number) => (x === xl ? lower : x === xu ? upper : Math.exp(x));
-      const h = (x: number) => {
-        const e = problem.evaluate(at(x));
-        const v = (e.value + e.error) / e.target;
-        // The sign is feasibility's; the magnitude is log(v/target), clamped finite.
-        return isFeasible(e) ? Math.max(-700, Math.log(Math.max(Math.min(v, 1), 1e-300))) : Math.min(700, Math.max(Math.log(v), 1e-300));
-      };
-      const br = brentBracket(h, xl, xu, { rtol: 0, xtol: problem.rtol ?? 4 * Number.EPSILON });
-      scale = at(br.feasible);
-      iterations += br.iterations;
-    } else {
-      const br = brentBracket(g, lower, upper, { rtol: problem.rtol });
-      scale = br.feasible;
-      iterations += br.iterations;
-    }
+    const br = brentBracket(g, lower, upper, { rtol: problem.rtol });
+    scale = br.feasible;
+    iterations += br.iterations;
   }
   const check = problem.evaluate(scale);
   if (!isFeasible(check)) throw new NumericalError(`re-check failed at scale ${scale}`);

@@ -1,7 +1,7 @@
 import type { OnePassIntegral } from '../../divergence/kernel.js';
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
-import { cachedSweeps } from './kernel.js';
+import { cachedSweeps, halvesAt } from './kernel.js';
 
 /** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */
 const MAX_ORDER = 12;
@@ -121,16 +121,12 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     E[k] += e * sc;
     R[k] += rd * sc;
   };
-  // The halves of each mixture at the current atom z, and their rounding (as `laplaceHalves`):
+  // The halves of each mixture at the current atom z and their rounding (`halvesAt`):
   // hv = [L_p, R_p, err_p, L_q, R_q, err_q].
   const hv = new Float64Array(6);
-  const halves = (off: number, x: Float64Array, sw: { A: Float64Array; C: Float64Array; err: number }, K: number, j: number, z: number) => {
-    const dl = j >= 0 ? (z - x[j]) / b : 0,
-      dr = j + 1 < K ? (x[j + 1] - z) / b : 0;
-    hv[off] = j >= 0 ? sw.A[j] - dl - norm : -Infinity;
-    hv[off + 1] = j + 1 < K ? sw.C[j + 1] - dr - norm : -Infinity;
-    const mag = (j >= 0 ? Math.abs(sw.A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(sw.C[j + 1]) + 2 * dr : 0);
-    hv[off + 2] = sw.err + 6 * U * (4 + mag + 2 * Math.abs(norm));
+  const halves = () => {
+    halvesAt(P, sp, b, norm, jp, z, hv, 0);
+    halvesAt(Q, sq, b, norm, jq, z, hv, 3);
   };
   const fin = (v: number) => (v === -Infinity ? 0 : Math.abs(v));
   const magnitude = () => Math.max(fin(hv[0]), fin(hv[1]), fin(hv[3]), fin(hv[4]));
@@ -153,8 +149,7 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   const z0 = z;
   if (px[0] === z) jp = ip++;
   if (qx[0] === z) jq = iq++;
-  halves(0, px, sp, KP, jp, z);
-  halves(3, qx, sq, KQ, jq, z);
+  halves();
   tail();
   let nodes = 0,
     panels = 0;
@@ -252,8 +247,7 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     z = zn;
     if (a === z) jp = ip++;
     if (c0 === z) jq = iq++;
-    halves(0, px, sp, KP, jp, z);
-    halves(3, qx, sq, KQ, jq, z);
+    halves();
   }
   tail();
   const out: OnePassIntegral[] = [];

@@ -36,8 +36,9 @@ export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Floa
 
 // The quadrature evaluates the same mixture at the same scale every round (nodes, then the
 // panels' certificates): the O(K) sweeps are computed once per (mixture, scale).
-const sweepCache = new WeakMap<Mixture, { b: number; sweeps: ReturnType<typeof laplaceSweeps> }>();
-export function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSweeps> {
+type Sweeps = ReturnType<typeof laplaceSweeps>;
+const sweepCache = new WeakMap<Mixture, { b: number; sweeps: Sweeps }>();
+export function cachedSweeps(m: Mixture, b: number): Sweeps {
   const hit = sweepCache.get(m);
   if (hit && hit.b === b) return hit.sweeps;
   const sweeps = laplaceSweeps(m, b);
@@ -52,24 +53,37 @@ export function cachedSweeps(m: Mixture, b: number): ReturnType<typeof laplaceSw
  * quadrature certificate continues into the complex plane.
  */
 export function laplaceHalves(m: Mixture, b: number, ys: Float64Array): { L: Float64Array; R: Float64Array; err: Float64Array } {
-  const { A, C, err: sweepErr } = cachedSweeps(m, b);
+  const sw = cachedSweeps(m, b);
   const K = m.x.length;
   const L = new Float64Array(ys.length),
     R = new Float64Array(ys.length),
     err = new Float64Array(ys.length);
   const norm = Math.log(2 * b);
+  const out = new Float64Array(3);
   let j = -1; // last atom ≤ y
   for (let i = 0; i < ys.length; i++) {
     const y = ys[i];
     while (j + 1 < K && m.x[j + 1] <= y) j++;
-    const dl = j >= 0 ? (y - m.x[j]) / b : 0,
-      dr = j + 1 < K ? (m.x[j + 1] - y) / b : 0;
-    L[i] = j >= 0 ? A[j] - dl - norm : -Infinity;
-    R[i] = j + 1 < K ? C[j + 1] - dr - norm : -Infinity;
-    const mag = (j >= 0 ? Math.abs(A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(C[j + 1]) + 2 * dr : 0);
-    err[i] = sweepErr + 6 * U * (4 + mag + 2 * Math.abs(norm));
+    halvesAt(m, sw, b, norm, j, y, out, 0);
+    L[i] = out[0];
+    R[i] = out[1];
+    err[i] = out[2];
   }
   return { L, R, err };
+}
+
+/**
+ * `laplaceHalves` at one point y whose last atom ≤ y is j: out[o] = L, out[o+1] = R, out[o+2] = the
+ * rounding bound (the sweeps' own plus a few units of 2^−53 times the magnitudes combined here).
+ */
+export function halvesAt(m: Mixture, sw: Sweeps, b: number, norm: number, j: number, y: number, out: Float64Array, o: number): void {
+  const K = m.x.length;
+  const dl = j >= 0 ? (y - m.x[j]) / b : 0,
+    dr = j + 1 < K ? (m.x[j + 1] - y) / b : 0;
+  out[o] = j >= 0 ? sw.A[j] - dl - norm : -Infinity;
+  out[o + 1] = j + 1 < K ? sw.C[j + 1] - dr - norm : -Infinity;
+  const mag = (j >= 0 ? Math.abs(sw.A[j]) + 2 * dl : 0) + (j + 1 < K ? Math.abs(sw.C[j + 1]) + 2 * dr : 0);
+  out[o + 2] = sw.err + 6 * U * (4 + mag + 2 * Math.abs(norm));
 }
 
 function laplaceLogDensity(m: Mixture, b: number, ys: Float64Array): BoundedLogDensity {
