@@ -15,7 +15,10 @@ export interface GaussianSample {
 }
 
 /**
- * Gaussian panel (σ the noise sd). With z = s + it and d_k = x_k − c,
+ * log of a bound on |f| over the box |Re z − c| ≤ A, |Im z| ≤ B (σ the noise sd), from each
+ * mixture's samples at c − A, c and c + A (`side(k, −1)`, `centre(k)`, `side(k, 1)`); with B = 0,
+ * a bound on sup f over the real segment [c − A, c + A]. Infinity where some m_k may vanish.
+ * With z = s + it and d_k = x_k − c,
  *   m(c+z) = e^{−z²/2σ²}·G(z),  G(z) = Σ_k w_k φ(c − x_k) e^{z d_k/σ²},
  * and Λ(s) = log G(s) = log m(c+s) + s²/2σ² is convex. So log f(c+s) = −s²/2σ² + Σ_k a_k Λ_k(s) is
  * bounded above by a concave quadratic: Λ_k below its chord on [−A, A] (a_k > 0), above its tangent
@@ -23,68 +26,78 @@ export interface GaussianSample {
  * with r = c + m1(c):  |G(s+it)| ≥ Σ_k w_k φ(c−x_k) e^{s d_k/σ²} cos(t(x_k − r)/σ²) ≥ G(s)(1 − t²V(s)/2σ⁴),
  * V(s) the posterior second moment of x − r at c+s, V ≤ sup S / inf G with S(s) = G(s)V(s) log-convex
  * (largest at ±A) and G ≥ its tangent. So |m_k(z)| ≥ e^{t²/2σ²} m_k(s)·w_k, w_k = 1 − B²V_k/2σ⁴ > 0
- * (which also keeps m_k ≠ 0), and |f| ≤ e^{B²/2σ²}·sup_s f(s)·Π_{a_k<0} w_k^{a_k}.
+ * (which also keeps m_k ≠ 0), and |f| ≤ e^{B²/2σ²}·sup_s f(s)·Π_{a_k<0} w_k^{a_k} (docs/math.md §8).
+ * `err` bounds the samples' log-density errors.
+ */
+export function gaussianBoxBound(
+  a: readonly number[],
+  sigma: number,
+  A: number,
+  B: number,
+  side: (k: number, sign: -1 | 1) => GaussianSample,
+  centre: (k: number) => GaussianSample,
+  err: number,
+): number {
+  const s2 = sigma * sigma;
+  let C0 = 0,
+    C1 = 0,
+    mag = 1,
+    sumAbs = 0;
+  for (let k = 0; k < a.length; k++) {
+    if (a[k] === 0) continue;
+    sumAbs += Math.abs(a[k]);
+    if (a[k] > 0) {
+      const lm = side(k, -1).ld + (A * A) / (2 * s2),
+        lp = side(k, 1).ld + (A * A) / (2 * s2);
+      C0 += (a[k] * (lm + lp)) / 2;
+      C1 += (a[k] * (lp - lm)) / (2 * A);
+      mag += Math.abs(a[k]) * (Math.abs(lm) + Math.abs(lp));
+    } else {
+      const c = centre(k);
+      C0 += a[k] * c.ld;
+      C1 += (a[k] * c.m1) / s2;
+      mag += Math.abs(a[k]) * (Math.abs(c.ld) + (A * Math.abs(c.m1)) / s2);
+    }
+  }
+  const zs = Math.min(A, Math.max(-A, s2 * C1));
+  let logM = C0 + C1 * zs - (zs * zs) / (2 * s2) + 1e-9 * (mag + (A * A) / s2) + sumAbs * err;
+  if (B === 0) return logM;
+  logM += (B * B) / (2 * s2);
+  for (let k = 0; k < a.length; k++) {
+    if (entirePower(a[k]) || a[k] === 0) continue;
+    const c = centre(k);
+    let logS = -Infinity;
+    for (const sign of [-1, 1] as const) {
+      const g = side(k, sign);
+      const delta = sign * A - c.m1; // (c + z) − r
+      // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
+      const E =
+        (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) +
+        1e-9 * (g.m2 + delta * delta + s2);
+      logS = Math.max(logS, g.ld + (A * A) / (2 * s2) + Math.log(E));
+    }
+    const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);
+    const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
+    if (!(w > 1e-9)) return Infinity; // m_k may vanish on the ellipse
+    if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);
+  }
+  return logM;
+}
+
+/**
+ * log of a bound on |∫_panel f − K21| for a Gaussian panel of half-width h: the smallest of
+ * 2h·sup_real f and the Bernstein bound on each ellipse of `GAUSSIAN_RHOS` (`gaussianBoxBound`).
  * `at(k, j)` gives mixture k at offset j of `gaussianOffsets(h)`; `err` bounds the log-density errors.
  */
 export function gaussianPanelError(a: readonly number[], sigma: number, h: number, at: (k: number, j: number) => GaussianSample, err: number): number {
-  const s2 = sigma * sigma;
   const n = GAUSSIAN_RHOS.length;
   const centre = n + 1; // offsets: −A_{n−1} … −A_0, −h, 0, h, A_0 … A_{n−1}
-  const Lam = (k: number, j: number, z: number) => at(k, j).ld + (z * z) / (2 * s2);
-  const sumAbs = a.reduce((s, x) => s + Math.abs(x), 0);
-  const realSup = (A: number, jm: number, jp: number) => {
-    let C0 = 0,
-      C1 = 0,
-      mag = 1;
-    for (let k = 0; k < a.length; k++) {
-      if (a[k] === 0) continue;
-      if (a[k] > 0) {
-        const lm = Lam(k, jm, -A),
-          lp = Lam(k, jp, A);
-        C0 += (a[k] * (lm + lp)) / 2;
-        C1 += (a[k] * (lp - lm)) / (2 * A);
-        mag += Math.abs(a[k]) * (Math.abs(lm) + Math.abs(lp));
-      } else {
-        const c = at(k, centre);
-        C0 += a[k] * c.ld;
-        C1 += (a[k] * c.m1) / s2;
-        mag += Math.abs(a[k]) * (Math.abs(c.ld) + (A * Math.abs(c.m1)) / s2);
-      }
-    }
-    const z = Math.min(A, Math.max(-A, s2 * C1));
-    return C0 + C1 * z - (z * z) / (2 * s2) + 1e-9 * (mag + (A * A) / s2) + sumAbs * err;
-  };
-  let best = Math.log(2 * h) + realSup(h, centre - 1, centre + 1);
+  const mid = (k: number) => at(k, centre);
+  let best = Math.log(2 * h) + gaussianBoxBound(a, sigma, h, 0, (k, sign) => at(k, centre + sign), mid, err);
   for (let i = 0; i < n; i++) {
     const rho = GAUSSIAN_RHOS[i];
     const { A, B } = ellipse(h, rho);
-    const jm = n - 1 - i,
-      jp = centre + 2 + i;
-    let logM = realSup(A, jm, jp) + (B * B) / (2 * s2);
-    for (let k = 0; k < a.length && logM < Infinity; k++) {
-      if (entirePower(a[k]) || a[k] === 0) continue;
-      const c = at(k, centre);
-      let logS = -Infinity;
-      for (const [j, z] of [
-        [jm, -A],
-        [jp, A],
-      ] as const) {
-        const g = at(k, j);
-        const delta = z - c.m1; // (c + z) − r
-        // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
-        const E =
-          (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) +
-          1e-9 * (g.m2 + delta * delta + s2);
-        logS = Math.max(logS, Lam(k, j, z) + Math.log(E));
-      }
-      const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);
-      const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
-      if (!(w > 1e-9)) {
-        logM = Infinity;
-        break;
-      } // m_k may vanish on the ellipse
-      if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);
-    }
+    const logM = gaussianBoxBound(a, sigma, A, B, (k, sign) => at(k, sign < 0 ? n - 1 - i : centre + 2 + i), mid, err);
     if (logM < Infinity) best = Math.min(best, logBernstein(logM, h, rho));
   }
   return best;
