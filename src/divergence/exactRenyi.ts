@@ -2,7 +2,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import type { Integrand, OnePassIntegral, PowerIntegrand } from './kernel.js';
+import { renyiIntegrand, type Integrand, type OnePassIntegral, type PowerIntegrand } from './kernel.js';
 import { KERNELS, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlainBounded } from './kernels.js';
 import { mixtureOf, type BoundedLogDensity, type Mixture, type Noise } from './mixture.js';
 
@@ -15,7 +15,7 @@ export interface ExactOptions {
   evaluator?: 'fast' | 'plain';
   /** Integrate over [lo, hi] only (truncated releases); default the whole line. */
   interval?: [number, number];
-  /** Skip the family's one-pass rule (Laplace gap rule) and run the adaptive quadrature: for comparisons. */
+  /** Skip the family's one-pass rule (Laplace gap rule, Gaussian grid rule) and run the adaptive quadrature: for comparisons. */
   adaptive?: boolean;
 }
 
@@ -66,22 +66,20 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
  * Exact Rényi divergence D_α(P_Y ‖ Q_Y) of Y = X + N for discrete X (docs/math.md §4, derived):
  * P_Y, Q_Y are finite mixtures of shifted noise densities, so
  *     D_α = 1/(α−1) · log ∫ p(y)^α q(y)^{1−α} dy,   α ∈ (0,1) ∪ (1,∞),
- * computed by globally adaptive Gauss–Kronrod (G10/K21) quadrature in log-space.
+ * computed over the whole line by the family's one-pass rule (Laplace: the gap rule; Gaussian: the
+ * grid rule), else — intervals, the plain oracle, or where a rule declines — by globally adaptive
+ * Gauss–Kronrod (G10/K21) quadrature in log-space (docs/math.md §8).
  *
- * Method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian
+ * Adaptive method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian
  * panels start at atoms at least 4σ apart. Each gap is cut into panels growing geometrically
- * from both ends, starting at b/α (Gaussian: σ/√α), so the mass near every atom is resolved
- * from the first round. Panels whose |K21 − G10| share of
- * the total is large are bisected until Σ|K21 − G10| ≤ rtol·∫.
+ * from both ends, starting at b/α (Gaussian: equal panels of σ/√α), and panels are bisected until
+ * their certified errors sum to at most rtol·∫.
  * Tails. Laplace: beyond the outermost atoms both mixtures are ∝ e^{∓y/b}, so each tail is
- * exactly b·p(z)^α q(z)^{1−α} at the end atom z. Gaussian: integration stops at Lo/Hi, at least
+ * exactly b·p(z)^α q(z)^{1−α} at the end atom z. Gaussian: integration stops at cut-offs at least
  * 8.8σ beyond the atoms and beyond the centres α·x + (1−α)·x′ of the end atoms; the rest is
- * bounded in closed form (p ≤ φ(y−x₀) and q ≥ v₀φ(y−x′₀) on the left tail, φ^αφ^{1−α} a shifted
- * Gaussian, Mills' ratio; for α < 1, p^α q^{1−α} ≤ αp + (1−α)q) and added to the error.
- * Error. `error` bounds |computed − true| of D_α as (Σ|K21−G10| + tail bound)/∫ plus rounding
- * (node count and log-density magnitudes times 2^-52), divided by |α−1|. |K21−G10| is the
- * standard a-posteriori estimate, not a proof; it is conservative by orders of magnitude for
- * these analytic integrands and is checked against closed forms in the tests.
+ * bounded in closed form (Mills' ratio) and added to the error.
+ * Error. `error` bounds |computed − true| of D_α: each panel's error is a proof by analytic
+ * continuation (Bernstein ellipse), plus the tail bound and rounding, divided by |α−1|.
  *
  * @example exactRenyi(fromCounts([0], [1]), fromCounts([1], [1]), { family: 'gaussian', scale: 1 }, 2).value // α/2 = 1
  */
@@ -202,27 +200,6 @@ export function exactRenyiBoth(
     return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate: 'bernstein-ellipse' };
   };
   return [one(pq), one(qp)];
-}
-
-/** p^α q^{1−α}. */
-function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): Integrand {
-  const tail: Integrand['tail'] =
-    alpha > 1
-      ? {
-          mode: 'shifted',
-          muL: alpha * P.x[0] + (1 - alpha) * Q.x[0],
-          muR: alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1],
-          shiftL: (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s),
-          shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
-        }
-      : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
-  return {
-    mixtures: [P, Q],
-    powers: [alpha, 1 - alpha],
-    combine: (ld, i) => alpha * ld[0][i] + (1 - alpha) * ld[1][i],
-    sensitivity: alpha + Math.abs(1 - alpha),
-    tail,
-  };
 }
 
 const U = EPS / 2;

@@ -25,6 +25,27 @@ export interface Integrand {
 
 export type PowerIntegrand = Integrand & { powers: readonly number[] };
 
+/** p^α q^{1−α} of mixtures P, Q at noise scale s, with its Gaussian tail model. */
+export function renyiIntegrand(P: Mixture, Q: Mixture, alpha: number, s: number): PowerIntegrand {
+  const tail: Integrand['tail'] =
+    alpha > 1
+      ? {
+          mode: 'shifted',
+          muL: alpha * P.x[0] + (1 - alpha) * Q.x[0],
+          muR: alpha * P.x[P.x.length - 1] + (1 - alpha) * Q.x[Q.x.length - 1],
+          shiftL: (1 - alpha) * Q.logw[0] + (alpha * (alpha - 1) * (P.x[0] - Q.x[0]) ** 2) / (2 * s * s),
+          shiftR: (1 - alpha) * Q.logw[Q.x.length - 1] + (alpha * (alpha - 1) * (P.x[P.x.length - 1] - Q.x[Q.x.length - 1]) ** 2) / (2 * s * s),
+        }
+      : { mode: 'mass', logC: 0 }; // α ≤ 1: p^α q^{1−α} ≤ αp + (1−α)q
+  return {
+    mixtures: [P, Q],
+    powers: [alpha, 1 - alpha],
+    combine: (ld, i) => alpha * ld[0][i] + (1 - alpha) * ld[1][i],
+    sensitivity: alpha + Math.abs(1 - alpha),
+    tail,
+  };
+}
+
 /** What the quadrature asks of a family to set up its domain. */
 export interface DomainInput {
   /** Outermost atoms of all mixtures. */

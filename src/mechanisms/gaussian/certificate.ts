@@ -24,8 +24,9 @@ export interface GaussianSample {
  * bounded above by a concave quadratic: Λ_k below its chord on [−A, A] (a_k > 0), above its tangent
  * at 0, slope m1(c)/σ² (a_k < 0). Off the axis |e^{−z²/2σ²}| = e^{−(s²−t²)/2σ²}, |G(z)| ≤ G(s), and
  * with r = c + m1(c):  |G(s+it)| ≥ Σ_k w_k φ(c−x_k) e^{s d_k/σ²} cos(t(x_k − r)/σ²) ≥ G(s)(1 − t²V(s)/2σ⁴),
- * V(s) the posterior second moment of x − r at c+s, V ≤ sup S / inf G with S(s) = G(s)V(s) log-convex
- * (largest at ±A) and G ≥ its tangent. So |m_k(z)| ≥ e^{t²/2σ²} m_k(s)·w_k, w_k = 1 − B²V_k/2σ⁴ > 0
+ * V(s) the posterior second moment of x − r at c+s. V = S/G with S(s) = G(s)V(s); tilted by
+ * e^{−sΛ′(0)}, S stays log-convex (largest at ±A) and G has its minimum G(0) at 0, so
+ * V ≤ max_± S(±A)e^{∓AΛ′(0)} / G(0). So |m_k(z)| ≥ e^{t²/2σ²} m_k(s)·w_k, w_k = 1 − B²V_k/2σ⁴ > 0
  * (which also keeps m_k ≠ 0), and |f| ≤ e^{B²/2σ²}·sup_s f(s)·Π_{a_k<0} w_k^{a_k} (docs/math.md §8).
  * `err` bounds the samples' log-density errors.
  */
@@ -72,11 +73,12 @@ export function gaussianBoxBound(
       const delta = sign * A - c.m1; // (c + z) − r
       // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
       const E =
-        (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) +
-        1e-9 * (g.m2 + delta * delta + s2);
-      logS = Math.max(logS, g.ld + (A * A) / (2 * s2) + Math.log(E));
+        (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) + 1e-9 * (g.m2 + delta * delta + s2);
+      // S tilted by e^{−s·Λ′(0)}, Λ′(0) = m1(c)/σ²: still log-convex, so largest at ±A.
+      logS = Math.max(logS, g.ld + (A * A) / (2 * s2) + Math.log(E) - (sign * A * c.m1) / s2);
     }
-    const V = Math.exp(logS - c.ld + (A * Math.abs(c.m1)) / s2 + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld)) + 2 * err);
+    // G tilted the same way has slope 0 at 0, so it is at least G(0) on [−A, A]; V ≤ sup S̃ / G(0).
+    const V = Math.exp(logS - c.ld + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld) + (A * Math.abs(c.m1)) / s2) + 2 * err);
     const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
     if (!(w > 1e-9)) return Infinity; // m_k may vanish on the ellipse
     if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { fromCounts, fromWeights } from '../../distribution/discrete.js';
+import { exactRenyi, exactRenyiBoth } from '../../divergence/exactRenyi.js';
+import { mixtureOf } from '../../divergence/mixture.js';
+import { gaussianGridRule } from './gridRule.js';
+
+function lcg(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Atoms at i + U(0, ½) (two interleaved supports, as in the benchmark) or with log-uniform gaps. */
+function support(k: number, seed: number, gaps: 'interleaved' | 'log-uniform') {
+  const u = lcg(seed);
+  const xs: number[] = [];
+  let x = 0;
+  for (let i = 0; i < k; i++) {
+    xs.push(gaps === 'interleaved' ? i + u() * 0.5 : x);
+    x += 10 ** (-6 + 7 * u()); // 1e-6 to 10 apart
+  }
+  return fromWeights(
+    xs,
+    xs.map(() => Number((0.001 + u()).toFixed(6))),
+  );
+}
+
+const both = <T>(p: T, q: T) => [
+  [p, q],
+  [q, p],
+];
+
+describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
+  it('agrees with the plain evaluator within the two stated errors on dense and sparse supports, both directions', () => {
+    let cases = 0,
+      ran = 0;
+    for (const gaps of ['interleaved', 'log-uniform'] as const) {
+      const p = support(60, 3, gaps),
+        q = support(60, 4, gaps);
+      for (const scale of [0.05, 0.3, 2.3, 40])
+        for (const alpha of [0.5, 2, 8, 50]) {
+          const fast = exactRenyiBoth(p, q, { family: 'gaussian', scale }, alpha, { rtol: 1e-10 });
+          const direct = gaussianGridRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true);
+          cases++;
+          if (direct) {
+            ran++;
+            expect(fast[0].nodes).toBe(direct[0].nodes);
+          }
+          for (const [k, [a, b]] of both(p, q).entries()) {
+            const oracle = exactRenyi(a, b, { family: 'gaussian', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            expect(fast[k].error).toBeLessThan(1e-8 * Math.max(1, Math.abs(fast[k].value)));
+            expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
+          }
+        }
+    }
+    // It declines only where atoms lie many σ apart (a mixture may vanish near the real line there).
+    expect(ran).toBeGreaterThanOrEqual(cases / 2);
+  });
+
+  it('degenerate but valid input: one atom, a shared support, a 1e-300 weight, data near 10¹², α near 1 and 0 and at 200', () => {
+    const cases = [
+      [fromCounts([0], [1]), fromCounts([1], [1])],
+      [fromWeights([0, 1, 2], [0.2, 0.3, 0.5]), fromWeights([0, 1, 2], [0.5, 0.3, 0.2])],
+      [fromWeights([0, 1, 2], [1e-300, 0.5, 0.5]), fromWeights([0, 1.5], [0.5, 0.5])],
+      [fromWeights([1e12, 1e12 + 1, 1e12 + 3], [1, 2, 3]), fromWeights([1e12 + 0.5, 1e12 + 2], [1, 1])],
+      [fromWeights([-1e6, 0, 3], [1, 1, 1]), fromWeights([-1e6 + 1, 2], [1, 2])],
+    ];
+    for (const [p, q] of cases)
+      for (const alpha of [1.0001, 0.001, 200])
+        for (const scale of [0.3, 50]) {
+          const fast = exactRenyiBoth(p, q, { family: 'gaussian', scale }, alpha, { rtol: 1e-10 });
+          for (const [k, [a, b]] of both(p, q).entries()) {
+            const oracle = exactRenyi(a, b, { family: 'gaussian', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            expect(Number.isFinite(fast[k].value)).toBe(true);
+            expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
+          }
+        }
+  });
+
+  it('one atom against one atom: the closed form α·Δ²/2σ², within the stated error', () => {
+    for (const alpha of [0.5, 2, 30])
+      for (const sigma of [0.1, 1, 7]) {
+        const r = gaussianGridRule(mixtureOf(fromCounts([0], [1])), mixtureOf(fromCounts([1], [1])), alpha, sigma, 1e-12, false);
+        expect(r).not.toBeNull();
+        const value = r![0].value / (alpha - 1);
+        expect(Math.abs(value - alpha / (2 * sigma * sigma))).toBeLessThanOrEqual(r![0].error / Math.abs(alpha - 1) + 1e-15 * value);
+      }
+  });
+
+  it('halves the panels it cannot certify, and fewer points than the adaptive quadrature on dense atoms', () => {
+    const p = support(3000, 5, 'interleaved'),
+      q = support(3000, 6, 'interleaved');
+    const grid = exactRenyi(p, q, { family: 'gaussian', scale: 1 }, 2, { rtol: 1e-12 });
+    const adaptive = exactRenyi(p, q, { family: 'gaussian', scale: 1 }, 2, { rtol: 1e-12, adaptive: true });
+    expect(Math.abs(grid.value - adaptive.value)).toBeLessThanOrEqual(grid.error + adaptive.error);
+    expect(grid.nodes).toBeLessThan(adaptive.nodes);
+  });
+});

@@ -1,0 +1,243 @@
+import { renyiIntegrand, type OnePassIntegral, type PowerIntegrand } from '../../divergence/kernel.js';
+import { U, type Mixture } from '../../divergence/mixture.js';
+import { maxOf } from '../../numerics/float.js';
+import { gaussLegendre } from '../../numerics/gaussLegendre.js';
+import { gaussianBoxBound, type GaussianSample } from './certificate.js';
+import { gaussianMoments } from './moments.js';
+import { gaussianDomain } from './tails.js';
+
+/** Highest Gauss–Legendre order a panel may take. */
+const MAX_ORDER = 16;
+/** Panel half-width in units of σ/√α (α ≥ 1): wide, yet the ellipses below keep m ≠ 0 on dense data. */
+const HALF_WIDTH = 0.45;
+/** Ellipses whose real semi-axis is a multiple of the half-width h: A = k·h puts their samples on the grid. */
+const MULTIPLES = [2, 3] as const;
+/** Times a panel may be halved, and the most level-0 panels the rule lays (beyond: the adaptive quadrature). */
+const MAX_LEVEL = 8;
+const PANELS_PER_ATOM = 64;
+const MAX_PANELS = 4_000_000;
+
+/**
+ * log of 4(1 + 1/(4n²−1))·ρ^{2−2n}/(ρ² − 1): the Gauss–Legendre G_n error per unit of M·h on a
+ * panel of half-width h whose integrand is bounded by M inside the Bernstein ellipse E_ρ
+ * (docs/math.md §8, "Gap rule": exact to degree 2n − 1, symmetric, positive weights summing to 2).
+ */
+function logLegendreCoefficient(n: number, rho: number): number {
+  return Math.log(4 * (1 + 1 / (4 * n * n - 1))) + (2 - 2 * n) * Math.log(rho) - Math.log((rho - 1) * (rho + 1));
+}
+const COEF = MULTIPLES.map((k) => {
+  const rho = k + Math.sqrt(k * k - 1); // (ρ + 1/ρ)/2 = k
+  // A relative 1e-12 on a bound that only needs to be an upper bound covers the roundings here.
+  return Array.from({ length: MAX_ORDER + 1 }, (_, n) => (n === 0 ? Infinity : logLegendreCoefficient(n, rho) * (1 - 1e-12) + 1e-12));
+});
+const HEIGHT = MULTIPLES.map((k) => Math.sqrt(k * k - 1)); // B/h = (ρ − 1/ρ)/2
+const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math.max(1, n)));
+
+/**
+ * log ∫ p^α q^{1−α} (and, with `both`, log ∫ q^α p^{1−α}) over the whole line for Gaussian mixtures
+ * P, Q at noise sd σ, certified, in one pass over equal panels (docs/math.md §8, "Grid rule").
+ * The panels of half-width h tile the integration domain; every mixture is evaluated once, with
+ * its posterior moments, on the grid of spacing h (panel ends and centres), which holds every
+ * sample the certificates need: for the ellipse with A = k·h (ρ = k + √(k² − 1)) the samples sit
+ * at the panel centre and k·h either side, all grid points. Each panel then takes the lowest
+ * Gauss–Legendre order whose certified error is within its share of the tolerance, or no node at
+ * all where 2h·sup f already is (far tails, empty gaps).
+ *
+ * Returns null where a panel cannot be certified with 16 nodes (a mixture may vanish near the
+ * panel: atoms many σ apart) or the total misses `rtol`: the adaptive quadrature handles those.
+ */
+export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
+  const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];
+  const first = grid(fs, P, Q, sigma, rtol, 0);
+  if (!first) return null;
+  // When the tail bound is not negligible (small integrals, α < 1), cut off further out once.
+  const share = Math.max(...first.map((r) => r.tailShare));
+  const out = share > rtol / 4 ? grid(fs, P, Q, sigma, rtol, Math.log(share / rtol) + 5) : first;
+  return out?.every((r) => r.tailShare <= rtol / 2) ? out : null;
+}
+
+function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol: number, extraNats: number): OnePassIntegral[] | null {
+  const F = fs.length;
+  const z0 = Math.min(P.x[0], Q.x[0]),
+    zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
+  const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
+  const lo = Math.min(...doms.map((d) => d.lo)),
+    hi = Math.max(...doms.map((d) => d.hi));
+  const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
+  const h0 = (HALF_WIDTH * sigma) / Math.sqrt(sharp);
+  const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
+  // Wide empty gaps (atoms hundreds of σ apart) are the adaptive quadrature's: it lays few panels there.
+  if (N > MAX_PANELS || N > PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536) return null;
+  const mixtures = [P, Q];
+  // Mixture index of each integrand's factors, and its powers in the order [P, Q].
+  const first = fs.map((f) => f.mixtures[0] === P);
+  const powersPQ = fs.map((f, k) => (first[k] ? f.powers : [f.powers[1], f.powers[0]]));
+  const logF = (k: number, ldP: number, ldQ: number) => powersPQ[k][0] * ldP + powersPQ[k][1] * ldQ;
+  /** lo + j·h, and how far its computed value may sit from the real one. */
+  const point = (j: number, h: number) => lo + j * h;
+  const pointErr = (y: number, j: number, h: number) => 4 * U * (Math.abs(y) + Math.abs(lo) + Math.abs(j) * h);
+
+  // Level L has half-width h0/2^L; its panel i spans lo + [2i, 2i+2]·h_L. Level 0 tiles the domain;
+  // a panel no order certifies is split into its two halves at the next level.
+  let level: number[] = Array.from({ length: N }, (_, i) => i);
+  const accepted: { L: number; i: number; n: number; cert: number[] }[] = [];
+  let logMean: number[] = [];
+  let samples = 0;
+  for (let L = 0; level.length > 0; L++) {
+    if (L > MAX_LEVEL) return null;
+    const h = h0 / 2 ** L;
+    // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
+    const idx: number[] = [];
+    for (const i of level) for (let j = Math.max(2 * i - 2, idx.length ? idx[idx.length - 1] + 1 : -Infinity); j <= 2 * i + 4; j++) idx.push(j);
+    const ys = Float64Array.from(idx, (j) => point(j, h));
+    const dy = Float64Array.from(ys, (y, p) => pointErr(y, idx[p], h));
+    const at = mixtures.map((m) => gaussianMoments(m, sigma, ys, true, dy));
+    samples += ys.length;
+    const err = Float64Array.from(ys, (_, p) => Math.max(at[0].err[p] + at[0].lip[p] * dy[p], at[1].err[p] + at[1].lip[p] * dy[p]));
+    const lf = fs.map((_, k) => Float64Array.from(ys, (_, p) => logF(k, at[0].ld[p], at[1].ld[p])));
+    if (L === 0) {
+      // A rough estimate of each integral (trapezoid on the level-0 grid) sets the panels' error budgets.
+      logMean = lf.map((v) => {
+        const mx = maxOf(v);
+        if (mx === -Infinity) return -Infinity;
+        let sum = 0;
+        for (let p = 0; p < v.length; p++) sum += Math.exp(v[p] - mx);
+        return mx + Math.log((sum * h) / N); // ≈ Î/N
+      });
+      if (logMean.some((m) => m === -Infinity)) return null;
+    }
+    const next: number[] = [];
+    const sample =
+      (p: number) =>
+      (m: number): GaussianSample => ({ ld: at[m].ld[p], m1: at[m].m1[p], m2: at[m].m2[p] });
+    let p0 = 0;
+    for (const i of level) {
+      while (idx[p0] !== 2 * i + 1) p0++; // the centre's position in idx (both increase)
+      const c = p0;
+      const e = Math.max(err[c - 3], err[c - 2], err[c - 1], err[c], err[c + 1], err[c + 2], err[c + 3]);
+      const rows: number[][] = [];
+      let need = 0;
+      for (let k = 0; k < F && need <= MAX_ORDER; k++) {
+        const v = lf[k];
+        // Panel budget: rtol/4 of (Î/N at this level + the panel's own trapezoid estimate), about rtol/2 of Î in all.
+        const own = Math.log(h / 2) + logSum4(v[c - 1], v[c], v[c], v[c + 1]);
+        const mean = logMean[k] - L * Math.LN2;
+        const budget = Math.log(rtol / 4) + Math.max(mean, own) + Math.log1p(Math.exp(-Math.abs(mean - own)));
+        const a = powersPQ[k];
+        const centre = sample(c);
+        const crude = Math.log(2 * h) + gaussianBoxBound(a, sigma, h, 0, (m, s) => sample(c + s)(m), centre, e);
+        const row = new Array<number>(MAX_ORDER + 1).fill(crude);
+        MULTIPLES.forEach((mult, t) => {
+          const logM = gaussianBoxBound(a, sigma, mult * h, HEIGHT[t] * h, (m, s) => sample(c + s * mult)(m), centre, e);
+          for (let n = 1; n <= MAX_ORDER; n++) row[n] = Math.min(row[n], Math.log(h) + logM + COEF[t][n]);
+        });
+        let n = 0;
+        while (n <= MAX_ORDER && !(row[n] <= budget)) n++;
+        need = Math.max(need, n);
+        rows.push(row);
+      }
+      if (need > MAX_ORDER) next.push(2 * i, 2 * i + 1);
+      else accepted.push({ L, i, n: need, cert: rows.map((r) => r[need]) });
+    }
+    level = next;
+  }
+
+  // Per integrand: running shift M, value T, certified error E, rounding R (all relative to e^M).
+  const M = new Float64Array(F).fill(-Infinity),
+    T = new Float64Array(F),
+    E = new Float64Array(F),
+    R = new Float64Array(F);
+  const add = (k: number, g: number, v: number, e: number, rd: number) => {
+    if (g === -Infinity) return;
+    if (g > M[k]) {
+      const s = Math.exp(M[k] - g);
+      T[k] *= s;
+      E[k] *= s;
+      R[k] *= s;
+      M[k] = g;
+    }
+    const s = Math.exp(g - M[k]);
+    T[k] += v * s;
+    E[k] += e * s;
+    R[k] += rd * s;
+  };
+  // Nodes level by level (each level's panels are in increasing order, so its nodes are sorted).
+  let count = 0,
+    panels = 0;
+  const lfn = new Float64Array(MAX_ORDER);
+  for (let L = 0, a = 0; a < accepted.length; L++) {
+    let b = a;
+    while (b < accepted.length && accepted[b].L === L) b++;
+    const h = h0 / 2 ** L;
+    const mine = accepted.slice(a, b);
+    a = b;
+    let cnt = 0;
+    for (const q of mine) cnt += q.n;
+    const ys = new Float64Array(cnt),
+      dys = new Float64Array(cnt);
+    let o = 0;
+    for (const q of mine) {
+      const x = RULES[q.n].nodes;
+      for (let t = 0; t < q.n; t++, o++) {
+        ys[o] = lo + h * (2 * q.i + 1 + x[t]);
+        dys[o] = pointErr(ys[o], 2 * q.i + 2, h);
+      }
+    }
+    // With m1 at the nodes, |d log m/dy| is the posterior mean offset over σ², not the window radius.
+    const ev = mixtures.map((m) => gaussianMoments(m, sigma, ys, 'mean', dys));
+    count += cnt;
+    panels += mine.length;
+    o = 0;
+    for (const q of mine) {
+      const n = q.n;
+      for (let k = 0; k < F; k++) {
+        if (n === 0) {
+          add(k, q.cert[k], 0, 1, 0); // no node: |∫_panel f| ≤ 2h·sup f, charged in full
+          continue;
+        }
+        const S = fs[k].sensitivity;
+        const w = RULES[n].weights;
+        let mx = -Infinity,
+          delta = 0;
+        for (let t = 0; t < n; t++) {
+          const j = o + t;
+          const v = logF(k, ev[0].ld[j], ev[1].ld[j]);
+          lfn[t] = v;
+          if (v > mx) mx = v;
+          // The node's own position error through each mixture's Lipschitz bound, and the combination's rounding.
+          const d = S * Math.max(ev[0].err[j] + ev[0].lip[j] * dys[j], ev[1].err[j] + ev[1].lip[j] * dys[j]) + 4 * U * (Math.abs(v) + 1);
+          if (v !== -Infinity && d > delta) delta = d;
+        }
+        if (mx === -Infinity) {
+          add(k, q.cert[k], 0, 1, 0);
+          continue;
+        }
+        if (!(delta < 0.5)) return null;
+        let sum = 0;
+        for (let t = 0; t < n; t++) sum += w[t] * Math.exp(lfn[t] - mx);
+        // Node values exact to e^{±δ} (δ(1+δ) ≥ e^δ − 1 for δ ≤ 1/2); nodes and weights of G_n, exp and the sum: (2n + 10)u.
+        add(k, mx, h * sum, Math.exp(q.cert[k] - mx), h * sum * (delta * (1 + delta) + (2 * n + 10) * U));
+      }
+      o += n;
+    }
+  }
+  const out: OnePassIntegral[] = [];
+  for (let k = 0; k < F; k++) {
+    if (!(T[k] > 0)) return null;
+    const tail = Math.exp(doms[k].tails.logBound - M[k]);
+    // Summation over panels plus a margin; terms that underflowed against e^M (each below 2^−1022·2h0).
+    const Rk = R[k] + (panels + 16) * U * T[k] + 2 * panels * h0 * 2 ** -1022;
+    // The quadrature must meet the tolerance (rounding is the same for any rule); the tail bound decides a retry further out.
+    if (!(E[k] / T[k] <= rtol / 2)) return null;
+    const rel = (E[k] + tail + Rk) / T[k];
+    const value = M[k] + Math.log(T[k]);
+    out.push({ value, error: rel / (1 - rel) + 2 * U * Math.abs(value), nodes: count + samples, tailShare: tail / T[k] });
+  }
+  return out;
+}
+
+/** log(e^a + e^b + e^c + e^d). */
+function logSum4(a: number, b: number, c: number, d: number): number {
+  const m = Math.max(a, b, c, d);
+  return m === -Infinity ? m : m + Math.log(Math.exp(a - m) + Math.exp(b - m) + Math.exp(c - m) + Math.exp(d - m));
+}

@@ -1,0 +1,30 @@
+import type { Domain, DomainInput, Integrand } from '../../divergence/kernel.js';
+import { logAddExp } from '../../divergence/mixture.js';
+
+/** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
+const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
+
+/**
+ * Integration stops at cut-offs at least 8.8σ beyond the atoms and beyond the centres
+ * αx + (1−α)x′ of the end atoms; the rest is bounded in closed form (docs/math.md §4): on the left
+ * tail p ≤ φ(y−x₀) and q ≥ v₀φ(y−x′₀), φ^αφ^{1−α} is a shifted Gaussian, then Mills' ratio; for
+ * α < 1, p^α q^{1−α} ≤ αp + (1−α)q.
+ */
+export function gaussianDomain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNats }: Omit<DomainInput, 'atEnds'>): Domain {
+  const shifted = f.tail.mode === 'shifted';
+  const muL = f.tail.mode === 'shifted' ? f.tail.muL : z0;
+  const muR = f.tail.mode === 'shifted' ? f.tail.muR : zN;
+  const shiftL = f.tail.mode === 'shifted' ? f.tail.shiftL : f.tail.logC;
+  const shiftR = f.tail.mode === 'shifted' ? f.tail.shiftR : f.tail.logC;
+  const zstar = Math.sqrt(2 * (39 + Math.max(0, shiftL, shiftR) + extraNats));
+  const cutL = Math.min(z0, muL) - zstar * s,
+    cutR = Math.max(zN, muR) + zstar * s;
+  // An interval lying wholly in a tail keeps zstar·σ of itself (the integrand peaks at its near end).
+  const lo = Math.max(LO, Math.min(cutL, HI - zstar * s));
+  const hi = Math.min(HI, Math.max(cutR, LO + zstar * s));
+  // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
+  const left = LO < lo ? shiftL + logMills(((shifted ? muL : z0) - lo) / s) : -Infinity;
+  const right = HI > hi ? shiftR + logMills((hi - (shifted ? muR : zN)) / s) : -Infinity;
+  // The bound's own rounding: a relative 1e-9 on a quantity charged in full anyway.
+  return { lo, hi, breaks: [lo, hi, muL, muR], tails: { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity } };
+}
