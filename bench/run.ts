@@ -159,6 +159,35 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   warmupTime: 0,
 });
 
+// 5a. The same exact grid on every core, in one process: the 640 calibrations through a worker pool
+//     (the compiled modules, needs `npm run build`) against one thread. Numbers identical (test/parallel.test.ts).
+{
+  const { availableParallelism } = await import('node:os');
+  const dist = (m: string) => new URL(`../dist/${m}`, import.meta.url).href;
+  const { withPool } = (await import(dist('calibrate/parallel.js'))) as typeof import('../src/calibrate/parallel.js');
+  const { calibrate: calibrateDist } = (await import(dist('calibrate/calibrate.js'))) as typeof import('../src/calibrate/calibrate.js');
+  const builtin = (await import(dist('scenarios/builtin.js'))) as typeof import('../src/scenarios/builtin.js');
+  const jobs = builtin.BUILTIN_IDS.flatMap((id) => {
+    const scenario = builtin.builtinScenario(id);
+    return alphas.flatMap((alpha) =>
+      [0.5, 1].flatMap((epsilon) =>
+        (['laplace', 'gaussian'] as Mechanism[]).map((mechanism) => ({ scenario, settings: { mechanism, method: 'exact' as Method, alpha, epsilon } })),
+      ),
+    );
+  });
+  const cores = availableParallelism();
+  await pair(
+    'figure 1 grid (640 calibrations)',
+    `exact, ${cores} worker threads (pool start included)`,
+    'exact, one thread',
+    () => withPool(cores, (pool) => pool.calibrateAll(jobs)),
+    () => {
+      for (const j of jobs) calibrateDist(j.scenario, j.settings);
+    },
+    { time: 0, iterations: 2, warmupIterations: 1, warmupTime: 0 },
+  );
+}
+
 // 5b. Worker threads, as a curator meets them: whole CLI processes (needs `npm run build`), with
 //     --threads 2 against --threads 1, in this run (each process starts cold: fair to both).
 //     Results are identical (test/parallel.test.ts).
