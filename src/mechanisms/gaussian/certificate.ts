@@ -4,19 +4,16 @@ import { ellipse, entirePower, logBernstein } from '../../divergence/certificate
 /** Ellipses tried for Gaussian panels (each costs two mixture evaluations per side). */
 export const GAUSSIAN_RHOS = [1.5, 2.5, 4.5] as const;
 
-/** A Gaussian mixture's values at one panel offset z (relative to the centre c). */
-export interface GaussianSample {
-  /** log m(c + z). */
-  ld: number;
-  /** Posterior mean of x − (c + z) under weights w_k φ(c + z − x_k). */
-  m1: number;
-  /** Posterior second moment of x − (c + z). */
-  m2: number;
+/** A Gaussian mixture's values at sample points: log m(y), and the posterior mean and second moment of x − y. */
+export interface GaussianSamples {
+  ld: Float64Array;
+  m1: Float64Array;
+  m2: Float64Array;
 }
 
 /**
  * log of a bound on |f| over the box |Re z − c| ≤ A, |Im z| ≤ B (σ the noise sd), from each
- * mixture's samples at c − A, c and c + A (`side(k, −1)`, `centre(k)`, `side(k, 1)`); with B = 0,
+ * mixture's samples at c − A, c and c + A (`mom[k]` at indices `lo`, `c`, `hi`); with B = 0,
  * a bound on sup f over the real segment [c − A, c + A]. Infinity where some m_k may vanish.
  * With z = s + it and d_k = x_k − c,
  *   m(c+z) = e^{−z²/2σ²}·G(z),  G(z) = Σ_k w_k φ(c − x_k) e^{z d_k/σ²},
@@ -31,12 +28,14 @@ export interface GaussianSample {
  * `err` bounds the samples' log-density errors.
  */
 export function gaussianBoxBound(
-  a: readonly number[],
+  a: ArrayLike<number>,
   sigma: number,
   A: number,
   B: number,
-  side: (k: number, sign: -1 | 1) => GaussianSample,
-  centre: (k: number) => GaussianSample,
+  mom: readonly GaussianSamples[],
+  lo: number,
+  c: number,
+  hi: number,
   err: number,
 ): number {
   const s2 = sigma * sigma;
@@ -48,16 +47,17 @@ export function gaussianBoxBound(
     if (a[k] === 0) continue;
     sumAbs += Math.abs(a[k]);
     if (a[k] > 0) {
-      const lm = side(k, -1).ld + (A * A) / (2 * s2),
-        lp = side(k, 1).ld + (A * A) / (2 * s2);
+      const lm = mom[k].ld[lo] + (A * A) / (2 * s2),
+        lp = mom[k].ld[hi] + (A * A) / (2 * s2);
       C0 += (a[k] * (lm + lp)) / 2;
       C1 += (a[k] * (lp - lm)) / (2 * A);
       mag += Math.abs(a[k]) * (Math.abs(lm) + Math.abs(lp));
     } else {
-      const c = centre(k);
-      C0 += a[k] * c.ld;
-      C1 += (a[k] * c.m1) / s2;
-      mag += Math.abs(a[k]) * (Math.abs(c.ld) + (A * Math.abs(c.m1)) / s2);
+      const ld = mom[k].ld[c],
+        m1 = mom[k].m1[c];
+      C0 += a[k] * ld;
+      C1 += (a[k] * m1) / s2;
+      mag += Math.abs(a[k]) * (Math.abs(ld) + (A * Math.abs(m1)) / s2);
     }
   }
   const zs = Math.min(A, Math.max(-A, s2 * C1));
@@ -66,19 +66,22 @@ export function gaussianBoxBound(
   logM += (B * B) / (2 * s2);
   for (let k = 0; k < a.length; k++) {
     if (entirePower(a[k]) || a[k] === 0) continue;
-    const c = centre(k);
+    const { ld, m1, m2 } = mom[k];
+    const cld = ld[c],
+      cm1 = m1[c];
     let logS = -Infinity;
-    for (const sign of [-1, 1] as const) {
-      const g = side(k, sign);
-      const delta = sign * A - c.m1; // (c + z) − r
+    for (let sign = -1; sign <= 1; sign += 2) {
+      const j = sign < 0 ? lo : hi;
+      const gm1 = m1[j],
+        gm2 = m2[j];
+      const delta = sign * A - cm1; // (c + z) − r
       // Slack for the window's effect on the posterior mean (and rounding): relative 1e-9, plus 1e-9·σ².
-      const E =
-        (Math.max(0, g.m2 - g.m1 * g.m1 + 4 * U * (g.m2 + g.m1 * g.m1)) + (g.m1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) + 1e-9 * (g.m2 + delta * delta + s2);
+      const E = (Math.max(0, gm2 - gm1 * gm1 + 4 * U * (gm2 + gm1 * gm1)) + (gm1 + delta) ** 2 * (1 + 4 * U)) * (1 + 1e-9) + 1e-9 * (gm2 + delta * delta + s2);
       // S tilted by e^{−s·Λ′(0)}, Λ′(0) = m1(c)/σ²: still log-convex, so largest at ±A.
-      logS = Math.max(logS, g.ld + (A * A) / (2 * s2) + Math.log(E) - (sign * A * c.m1) / s2);
+      logS = Math.max(logS, ld[j] + (A * A) / (2 * s2) + Math.log(E) - (sign * A * cm1) / s2);
     }
     // G tilted the same way has slope 0 at 0, so it is at least G(0) on [−A, A]; V ≤ sup S̃ / G(0).
-    const V = Math.exp(logS - c.ld + 1e-9 * (1 + Math.abs(logS) + Math.abs(c.ld) + (A * Math.abs(c.m1)) / s2) + 2 * err);
+    const V = Math.exp(logS - cld + 1e-9 * (1 + Math.abs(logS) + Math.abs(cld) + (A * Math.abs(cm1)) / s2) + 2 * err);
     const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
     if (!(w > 1e-9)) return Infinity; // m_k may vanish on the ellipse
     if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);
@@ -89,17 +92,17 @@ export function gaussianBoxBound(
 /**
  * log of a bound on |∫_panel f − K21| for a Gaussian panel of half-width h: the smallest of
  * 2h·sup_real f and the Bernstein bound on each ellipse of `GAUSSIAN_RHOS` (`gaussianBoxBound`).
- * `at(k, j)` gives mixture k at offset j of `gaussianOffsets(h)`; `err` bounds the log-density errors.
+ * `mom[k]` holds mixture k at the offsets of `gaussianOffsets(h)` from index `base`; `err` bounds
+ * the log-density errors.
  */
-export function gaussianPanelError(a: readonly number[], sigma: number, h: number, at: (k: number, j: number) => GaussianSample, err: number): number {
+export function gaussianPanelError(a: ArrayLike<number>, sigma: number, h: number, mom: readonly GaussianSamples[], base: number, err: number): number {
   const n = GAUSSIAN_RHOS.length;
-  const centre = n + 1; // offsets: −A_{n−1} … −A_0, −h, 0, h, A_0 … A_{n−1}
-  const mid = (k: number) => at(k, centre);
-  let best = Math.log(2 * h) + gaussianBoxBound(a, sigma, h, 0, (k, sign) => at(k, centre + sign), mid, err);
+  const centre = base + n + 1; // offsets: −A_{n−1} … −A_0, −h, 0, h, A_0 … A_{n−1}
+  let best = Math.log(2 * h) + gaussianBoxBound(a, sigma, h, 0, mom, centre - 1, centre, centre + 1, err);
   for (let i = 0; i < n; i++) {
     const rho = GAUSSIAN_RHOS[i];
     const { A, B } = ellipse(h, rho);
-    const logM = gaussianBoxBound(a, sigma, A, B, (k, sign) => at(k, sign < 0 ? n - 1 - i : centre + 2 + i), mid, err);
+    const logM = gaussianBoxBound(a, sigma, A, B, mom, base + n - 1 - i, centre, centre + 2 + i, err);
     if (logM < Infinity) best = Math.min(best, logBernstein(logM, h, rho));
   }
   return best;

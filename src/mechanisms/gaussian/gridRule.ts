@@ -1,8 +1,9 @@
 import { renyiIntegrand, type OnePassIntegral, type PowerIntegrand } from '../../divergence/kernel.js';
 import { U, type Mixture } from '../../divergence/mixture.js';
+import { EXP_NON_POSITIVE_ULPS, expNonPositive } from '../../numerics/expNonPositive.js';
 import { maxOf } from '../../numerics/float.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
-import { gaussianBoxBound, type GaussianSample } from './certificate.js';
+import { gaussianBoxBound } from './certificate.js';
 import { gaussianMoments } from './moments.js';
 import { gaussianDomain } from './tails.js';
 
@@ -61,8 +62,12 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const z0 = Math.min(P.x[0], Q.x[0]),
     zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
   const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
-  const lo = Math.min(...doms.map((d) => d.lo)),
-    hi = Math.max(...doms.map((d) => d.hi));
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const d of doms) {
+    lo = Math.min(lo, d.lo);
+    hi = Math.max(hi, d.hi);
+  }
   const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
   const h0 = (HALF_WIDTH * sigma) / Math.sqrt(sharp);
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
@@ -71,7 +76,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const mixtures = [P, Q];
   // Mixture index of each integrand's factors, and its powers in the order [P, Q].
   const first = fs.map((f) => f.mixtures[0] === P);
-  const powersPQ = fs.map((f, k) => (first[k] ? f.powers : [f.powers[1], f.powers[0]]));
+  // Typed, so integer and fractional α give the same element kind (one compiled shape).
+  const powersPQ = fs.map((f, k) => (first[k] ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0])));
   const logF = (k: number, ldP: number, ldQ: number) => powersPQ[k][0] * ldP + powersPQ[k][1] * ldQ;
   /** lo + j·h, and how far its computed value may sit from the real one. */
   const point = (j: number, h: number) => lo + j * h;
@@ -81,7 +87,7 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   // a panel no order certifies is split into its two halves at the next level.
   let level: number[] = Array.from({ length: N }, (_, i) => i);
   const accepted: { L: number; i: number; n: number; cert: number[] }[] = [];
-  let logMean: number[] = [];
+  const logMean = new Float64Array(F);
   let samples = 0;
   for (let L = 0; level.length > 0; L++) {
     if (L > MAX_LEVEL) return null;
@@ -89,55 +95,82 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
     const idx: number[] = [];
     for (const i of level) for (let j = Math.max(2 * i - 2, idx.length ? idx[idx.length - 1] + 1 : -Infinity); j <= 2 * i + 4; j++) idx.push(j);
-    const ys = Float64Array.from(idx, (j) => point(j, h));
-    const dy = Float64Array.from(ys, (y, p) => pointErr(y, idx[p], h));
+    const ys = new Float64Array(idx.length),
+      dy = new Float64Array(idx.length);
+    for (let p = 0; p < idx.length; p++) {
+      ys[p] = point(idx[p], h);
+      dy[p] = pointErr(ys[p], idx[p], h);
+    }
     const at = mixtures.map((m) => gaussianMoments(m, sigma, ys, true, dy));
+    const { ld: ldP, err: eP, lip: lipP } = at[0],
+      { ld: ldQ, err: eQ, lip: lipQ } = at[1];
     samples += ys.length;
-    const err = Float64Array.from(ys, (_, p) => Math.max(at[0].err[p] + at[0].lip[p] * dy[p], at[1].err[p] + at[1].lip[p] * dy[p]));
-    const lf = fs.map((_, k) => Float64Array.from(ys, (_, p) => logF(k, at[0].ld[p], at[1].ld[p])));
+    const err = new Float64Array(ys.length);
+    const lf = fs.map(() => new Float64Array(ys.length));
+    for (let p = 0; p < ys.length; p++) {
+      err[p] = Math.max(eP[p] + lipP[p] * dy[p], eQ[p] + lipQ[p] * dy[p]);
+      for (let k = 0; k < F; k++) lf[k][p] = logF(k, ldP[p], ldQ[p]);
+    }
     if (L === 0) {
       // A rough estimate of each integral (trapezoid on the level-0 grid) sets the panels' error budgets.
-      logMean = lf.map((v) => {
+      for (let k = 0; k < F; k++) {
+        const v = lf[k];
         const mx = maxOf(v);
-        if (mx === -Infinity) return -Infinity;
+        if (mx === -Infinity) return null;
         let sum = 0;
         for (let p = 0; p < v.length; p++) sum += Math.exp(v[p] - mx);
-        return mx + Math.log((sum * h) / N); // ≈ Î/N
-      });
-      if (logMean.some((m) => m === -Infinity)) return null;
+        logMean[k] = mx + Math.log((sum * h) / N); // ≈ Î/N
+      }
     }
     const next: number[] = [];
-    const sample =
-      (p: number) =>
-      (m: number): GaussianSample => ({ ld: at[m].ld[p], m1: at[m].m1[p], m2: at[m].m2[p] });
-    let p0 = 0;
+    const logH = Math.log(h),
+      log2H = Math.log(2 * h);
+    const logRtol = Math.log(rtol / 4);
+    // Per integrand: the crude bound and log M on each ellipse (the Gauss–Legendre bound is logH + logM + COEF[t][n]).
+    const crude = new Float64Array(F),
+      logM = new Float64Array(F * MULTIPLES.length).fill(Infinity);
+    // The crude bound holds for any order too: ∫f and G_n f both lie in [0, 2h·sup f].
+    const certAt = (k: number, n: number) => {
+      let b = crude[k];
+      if (n > 0) for (let t = 0; t < MULTIPLES.length; t++) b = Math.min(b, logH + logM[k * MULTIPLES.length + t] + COEF[t][n]);
+      return b;
+    };
+    let c = 0;
     for (const i of level) {
-      while (idx[p0] !== 2 * i + 1) p0++; // the centre's position in idx (both increase)
-      const c = p0;
+      while (idx[c] !== 2 * i + 1) c++; // the centre's position in idx (both increase)
       const e = Math.max(err[c - 3], err[c - 2], err[c - 1], err[c], err[c + 1], err[c + 2], err[c + 3]);
-      const rows: number[][] = [];
       let need = 0;
       for (let k = 0; k < F && need <= MAX_ORDER; k++) {
         const v = lf[k];
         // Panel budget: rtol/4 of (Î/N at this level + the panel's own trapezoid estimate), about rtol/2 of Î in all.
-        const own = Math.log(h / 2) + logSum4(v[c - 1], v[c], v[c], v[c + 1]);
+        const own = logH - Math.LN2 + logSum4(v[c - 1], v[c], v[c], v[c + 1]);
         const mean = logMean[k] - L * Math.LN2;
-        const budget = Math.log(rtol / 4) + Math.max(mean, own) + Math.log1p(Math.exp(-Math.abs(mean - own)));
+        const budget = logRtol + Math.max(mean, own) + Math.log1p(Math.exp(-Math.abs(mean - own)));
         const a = powersPQ[k];
-        const centre = sample(c);
-        const crude = Math.log(2 * h) + gaussianBoxBound(a, sigma, h, 0, (m, s) => sample(c + s)(m), centre, e);
-        const row = new Array<number>(MAX_ORDER + 1).fill(crude);
-        MULTIPLES.forEach((mult, t) => {
-          const logM = gaussianBoxBound(a, sigma, mult * h, HEIGHT[t] * h, (m, s) => sample(c + s * mult)(m), centre, e);
-          for (let n = 1; n <= MAX_ORDER; n++) row[n] = Math.min(row[n], Math.log(h) + logM + COEF[t][n]);
-        });
-        let n = 0;
-        while (n <= MAX_ORDER && !(row[n] <= budget)) n++;
+        crude[k] = log2H + gaussianBoxBound(a, sigma, h, 0, at, c - 1, c, c + 1, e);
+        logM.fill(Infinity, k * MULTIPLES.length, (k + 1) * MULTIPLES.length);
+        if (crude[k] <= budget) continue; // no node needed for this integrand
+        let n = MAX_ORDER + 1;
+        for (let t = 0; t < MULTIPLES.length; t++) {
+          const mult = MULTIPLES[t];
+          const lm = gaussianBoxBound(a, sigma, mult * h, HEIGHT[t] * h, at, c - mult, c, c + mult, e);
+          logM[k * MULTIPLES.length + t] = lm;
+          // COEF[t][·] decreases: the lowest order within budget on this ellipse.
+          const room = budget - logH - lm;
+          for (let m = 1; m < n; m++)
+            if (COEF[t][m] <= room) {
+              n = m;
+              break;
+            }
+        }
         need = Math.max(need, n);
-        rows.push(row);
       }
       if (need > MAX_ORDER) next.push(2 * i, 2 * i + 1);
-      else accepted.push({ L, i, n: need, cert: rows.map((r) => r[need]) });
+      else {
+        const cert: number[] = [];
+        for (let k = 0; k < F; k++) cert.push(certAt(k, need));
+        accepted.push({ L, i, n: need, cert });
+      }
     }
     level = next;
   }
@@ -185,6 +218,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     }
     // With m1 at the nodes, |d log m/dy| is the posterior mean offset over σ², not the window radius.
     const ev = mixtures.map((m) => gaussianMoments(m, sigma, ys, 'mean', dys));
+    const { ld: nldP, err: neP, lip: nlipP } = ev[0],
+      { ld: nldQ, err: neQ, lip: nlipQ } = ev[1];
     count += cnt;
     panels += mine.length;
     o = 0;
@@ -201,11 +236,11 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
           delta = 0;
         for (let t = 0; t < n; t++) {
           const j = o + t;
-          const v = logF(k, ev[0].ld[j], ev[1].ld[j]);
+          const v = logF(k, nldP[j], nldQ[j]);
           lfn[t] = v;
           if (v > mx) mx = v;
           // The node's own position error through each mixture's Lipschitz bound, and the combination's rounding.
-          const d = S * Math.max(ev[0].err[j] + ev[0].lip[j] * dys[j], ev[1].err[j] + ev[1].lip[j] * dys[j]) + 4 * U * (Math.abs(v) + 1);
+          const d = S * Math.max(neP[j] + nlipP[j] * dys[j], neQ[j] + nlipQ[j] * dys[j]) + 4 * U * (Math.abs(v) + 1);
           if (v !== -Infinity && d > delta) delta = d;
         }
         if (mx === -Infinity) {
@@ -214,9 +249,9 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
         }
         if (!(delta < 0.5)) return null;
         let sum = 0;
-        for (let t = 0; t < n; t++) sum += w[t] * Math.exp(lfn[t] - mx);
-        // Node values exact to e^{±δ} (δ(1+δ) ≥ e^δ − 1 for δ ≤ 1/2); nodes and weights of G_n, exp and the sum: (2n + 10)u.
-        add(k, mx, h * sum, Math.exp(q.cert[k] - mx), h * sum * (delta * (1 + delta) + (2 * n + 10) * U));
+        for (let t = 0; t < n; t++) sum += w[t] * expNonPositive(lfn[t] - mx);
+        // Node values exact to e^{±δ} (δ(1+δ) ≥ e^δ − 1 for δ ≤ 1/2); nodes and weights of G_n and the sum: (2n + 10)u; expNonPositive.
+        add(k, mx, h * sum, Math.exp(q.cert[k] - mx), h * sum * (delta * (1 + delta) + (2 * n + 10 + EXP_NON_POSITIVE_ULPS) * U));
       }
       o += n;
     }

@@ -53,8 +53,7 @@ function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], 
       const base = i * per;
       let e = 0;
       for (const m of mom) for (let j = 0; j < per; j++) e = Math.max(e, m.err[base + j]);
-      const at = (k: number, j: number) => ({ ld: mom[k].ld[base + j], m1: mom[k].m1[base + j], m2: mom[k].m2[base + j] });
-      out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, at, e);
+      out[i] = gaussianPanelError(f.powers, s, (b[i] - a[i]) / 2, mom, base, e);
     }
     return out;
   });

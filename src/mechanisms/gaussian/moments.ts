@@ -1,4 +1,5 @@
 import { U, type BoundedLogDensity, type Mixture } from '../../divergence/mixture.js';
+import { EXP_NON_POSITIVE_ULPS, expNonPositive } from '../../numerics/expNonPositive.js';
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
@@ -62,7 +63,7 @@ export function gaussianMoments(
     for (let k = lo; k < hi; k++) {
       const z = m.x[k] - y;
       const e = m.logw[k] - z * z * inv - shift;
-      const t = Math.exp(e);
+      const t = expNonPositive(e);
       s0 += t;
       if (mean) {
         s1 += t * z;
@@ -71,8 +72,8 @@ export function gaussianMoments(
       if (-e > mag) mag = -e;
     }
     ld[i] = shift + Math.log(s0) - norm;
-    // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|), exp, and the sum of hi−lo terms.
-    err[i] = dropped + 8 * U * (hi - lo + 4 + mag + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm));
+    // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|), exp (expNonPositive's proven bound), and the sum of hi−lo terms.
+    err[i] = dropped + 8 * U * (hi - lo + 4 + mag + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm)) + EXP_NON_POSITIVE_ULPS * U;
     lip[i] = (R + sigma) / (sigma * sigma);
     if (mean) {
       // Dropped terms move the mean by at most K·e^{-40}·2R and the second moment by K·e^{-40}·4R²
