@@ -32,6 +32,10 @@ export function gaussianMoments(
     if (lw < wMin) wMin = lw;
   }
   const T = GAUSS_WINDOW_NATS + (wMax - wMin);
+  // Every kept exponent e = lw − z²/2σ² − shift has −e ≤ (wMax − lw) + T (the window's definition).
+  const magMax = T + (wMax - wMin);
+  const x = m.x,
+    logw = m.logw;
   const n = ys.length;
   const ld = new Float64Array(n),
     err = new Float64Array(n),
@@ -58,22 +62,31 @@ export function gaussianMoments(
     const shift = wMax - d * d * inv;
     let s0 = 0,
       s1 = 0,
-      s2 = 0,
-      mag = 0;
-    for (let k = lo; k < hi; k++) {
-      const z = m.x[k] - y;
-      const e = m.logw[k] - z * z * inv - shift;
-      const t = expNonPositive(e);
-      s0 += t;
-      if (mean) {
+      s2 = 0;
+    // One loop per kind of output, so the hot loop carries no branch.
+    if (second)
+      for (let k = lo; k < hi; k++) {
+        const z = x[k] - y;
+        const t = expNonPositive(logw[k] - z * z * inv - shift);
+        s0 += t;
         s1 += t * z;
-        if (second) s2 += t * z * z;
+        s2 += t * z * z;
       }
-      if (-e > mag) mag = -e;
-    }
+    else if (mean)
+      for (let k = lo; k < hi; k++) {
+        const z = x[k] - y;
+        const t = expNonPositive(logw[k] - z * z * inv - shift);
+        s0 += t;
+        s1 += t * z;
+      }
+    else
+      for (let k = lo; k < hi; k++) {
+        const z = x[k] - y;
+        s0 += expNonPositive(logw[k] - z * z * inv - shift);
+      }
     ld[i] = shift + Math.log(s0) - norm;
-    // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|), exp (expNonPositive's proven bound), and the sum of hi−lo terms.
-    err[i] = dropped + 8 * U * (hi - lo + 4 + mag + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm)) + EXP_NON_POSITIVE_ULPS * U;
+    // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|, |e| ≤ magMax), exp (expNonPositive's proven bound), and the sum of hi−lo terms.
+    err[i] = dropped + 8 * U * (hi - lo + 4 + magMax + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm)) + EXP_NON_POSITIVE_ULPS * U;
     lip[i] = (R + sigma) / (sigma * sigma);
     if (mean) {
       // Dropped terms move the mean by at most K·e^{-40}·2R and the second moment by K·e^{-40}·4R²
