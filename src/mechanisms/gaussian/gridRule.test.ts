@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fromCounts, fromWeights } from '../../distribution/discrete.js';
+import { fromCounts } from '../../distribution/discrete.js';
+import { DEGENERATE_PAIRS, support } from '../../../test/supports.js';
 import { exactRenyi, exactRenyiBoth } from '../../divergence/exactRenyi.js';
 import { mixtureOf } from '../../divergence/mixture.js';
 import { gaussianGridRule } from './gridRule.js';
-
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-/** Atoms at i + U(0, ½) (two interleaved supports, as in the benchmark) or with log-uniform gaps. */
-function support(k: number, seed: number, gaps: 'interleaved' | 'log-uniform') {
-  const u = lcg(seed);
-  const xs: number[] = [];
-  let x = 0;
-  for (let i = 0; i < k; i++) {
-    xs.push(gaps === 'interleaved' ? i + u() * 0.5 : x);
-    x += 10 ** (-6 + 7 * u()); // 1e-6 to 10 apart
-  }
-  return fromWeights(
-    xs,
-    xs.map(() => Number((0.001 + u()).toFixed(6))),
-  );
-}
 
 const both = <T>(p: T, q: T) => [
   [p, q],
@@ -60,13 +38,7 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
   });
 
   it('degenerate but valid input: one atom, a shared support, a 1e-300 weight, data near 10¹², α near 1 and 0 and at 200', () => {
-    const cases = [
-      [fromCounts([0], [1]), fromCounts([1], [1])],
-      [fromWeights([0, 1, 2], [0.2, 0.3, 0.5]), fromWeights([0, 1, 2], [0.5, 0.3, 0.2])],
-      [fromWeights([0, 1, 2], [1e-300, 0.5, 0.5]), fromWeights([0, 1.5], [0.5, 0.5])],
-      [fromWeights([1e12, 1e12 + 1, 1e12 + 3], [1, 2, 3]), fromWeights([1e12 + 0.5, 1e12 + 2], [1, 1])],
-      [fromWeights([-1e6, 0, 3], [1, 1, 1]), fromWeights([-1e6 + 1, 2], [1, 2])],
-    ];
+    const cases = DEGENERATE_PAIRS;
     for (const [p, q] of cases)
       for (const alpha of [1.0001, 0.001, 200])
         for (const scale of [0.3, 50]) {

@@ -6,6 +6,7 @@ import { gaussLegendre } from '../../numerics/gaussLegendre.js';
 import { gaussianBoxBound } from './certificate.js';
 import { gaussianMoments } from './moments.js';
 import { gaussianDomain } from './tails.js';
+import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order a panel may take. */
 const MAX_ORDER = 16;
@@ -175,25 +176,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     level = next;
   }
 
-  // Per integrand: running shift M, value T, certified error E, rounding R (all relative to e^M).
-  const M = new Float64Array(F).fill(-Infinity),
-    T = new Float64Array(F),
-    E = new Float64Array(F),
-    R = new Float64Array(F);
-  const add = (k: number, g: number, v: number, e: number, rd: number) => {
-    if (g === -Infinity) return;
-    if (g > M[k]) {
-      const s = Math.exp(M[k] - g);
-      T[k] *= s;
-      E[k] *= s;
-      R[k] *= s;
-      M[k] = g;
-    }
-    const s = Math.exp(g - M[k]);
-    T[k] += v * s;
-    E[k] += e * s;
-    R[k] += rd * s;
-  };
+  // Per integrand: value, certified error and rounding, relative to a running shift e^M.
+  const { M, T, E, R, add } = scaledSums(F);
   // Nodes level by level (each level's panels are in increasing order, so its nodes are sorted).
   let count = 0,
     panels = 0;

@@ -2,6 +2,7 @@ import type { OnePassIntegral } from '../../divergence/kernel.js';
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
 import { cachedSweeps, halvesAt } from './kernel.js';
+import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */
 const MAX_ORDER = 12;
@@ -103,24 +104,8 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   const KP = px.length,
     KQ = qx.length;
   const D = both ? 2 : 1;
-  // Per direction: running shift M, value T, quadrature error E, rounding R (all relative to e^M).
-  const M = Float64Array.of(-Infinity, -Infinity),
-    T = new Float64Array(2),
-    E = new Float64Array(2),
-    R = new Float64Array(2);
-  const add = (k: number, g: number, v: number, e: number, rd: number) => {
-    if (g > M[k]) {
-      const f = Math.exp(M[k] - g);
-      T[k] *= f;
-      E[k] *= f;
-      R[k] *= f;
-      M[k] = g;
-    }
-    const sc = Math.exp(g - M[k]);
-    T[k] += v * sc;
-    E[k] += e * sc;
-    R[k] += rd * sc;
-  };
+  // Per direction: value, certified error and rounding, relative to a running shift e^M.
+  const { M, T, E, R, add } = scaledSums(2);
   // The halves of each mixture at the current atom z and their rounding (`halvesAt`):
   // hv = [L_p, R_p, err_p, L_q, R_q, err_q].
   const hv = new Float64Array(6);
