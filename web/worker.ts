@@ -33,16 +33,16 @@ import {
   type SingleMethod,
   type TextTable,
 } from '../src/index.js';
-import { CalibrationPool } from '../src/calibrate/pool.js';
+import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
 
 /**
- * Calibrations run on nested workers, one per core (at most 8), or as many as the page asks
+ * Calibrations run on nested workers, one fewer than the cores (at most 8; `defaultThreads`), or as many as the page asks
  * (`?threads=N`); one thread runs them here. Same code either way, so the same numbers.
  */
 let pool: CalibrationPool | null = null;
 function poolOf(threads: unknown): CalibrationPool {
-  const n = Number.isInteger(threads) && (threads as number) >= 1 ? (threads as number) : Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
+  const n = Number.isInteger(threads) && (threads as number) >= 1 ? (threads as number) : defaultThreads(navigator.hardwareConcurrency || 1, 8);
   if (!pool || pool.threads !== n) {
     void pool?.close();
     pool = new CalibrationPool(n, webRunner);

@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { builtinScenario } from '../scenarios/builtin.js';
 import { calibrate } from './calibrate.js';
 import runTask, { type Task } from './parallelWorker.js';
-import { CalibrationPool, type TaskRunner } from './pool.js';
+import { CalibrationPool, defaultThreads, type TaskRunner } from './pool.js';
 
 /** A runner that counts its tasks and runs them with the workers' code, here. */
 function countingRunner() {
@@ -38,5 +38,13 @@ describe('CalibrationPool', () => {
     expect(settled.slice(0, 2)).toEqual(alone.slice(0, 2));
     expect(settled[2]).toBeInstanceOf(InputError); // kept its class through the worker
     expect((settled[2] as Error).message).toMatch(/alpha/);
+  });
+});
+
+describe('defaultThreads', () => {
+  it('leaves one core to the main thread and V8, never below one thread, within the cap', () => {
+    expect([1, 2, 3, 8, 64].map((c) => defaultThreads(c))).toEqual([1, 1, 2, 7, 63]);
+    expect(defaultThreads(64, 8)).toBe(8);
+    expect(defaultThreads(0)).toBe(1);
   });
 });

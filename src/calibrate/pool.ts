@@ -15,6 +15,18 @@ export interface TaskRunner {
 let pools = 0;
 
 /**
+ * Worker threads to use by default on a machine with `cores` cores: one fewer, at least one (then
+ * no pool). A single-threaded calibration already keeps a second core busy with V8's concurrent
+ * compiler and GC (the Figure 1 grid: 2.1 s of wall time, 2.8 s of CPU), and each worker compiles
+ * the same code again: on a 2-vCPU machine a pool of two was 1.3–1.46× slower than one thread on
+ * every case measured (README, Benchmarks).
+ * @example defaultThreads(2) // 1
+ */
+export function defaultThreads(cores: number, cap = 256): number {
+  return Math.max(1, Math.min(cap, Math.floor(cores) - 1));
+}
+
+/**
  * A pool of workers for calibration, on any platform (the runner is the platform's). Independent
  * units — (prior, pair) for one method, or whole calibrations of a grid — run on the workers with
  * the same code as this thread (`parallelWorker.ts`); this thread only takes maxima and assembles

@@ -212,7 +212,10 @@ export function calibrateCommand(program: Command): void {
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
     .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)')
-    .option('--threads <n>', 'worker threads for independent pairs, priors and grid points (default: the cores available); results are identical')
+    .option(
+      '--threads <n>',
+      'worker threads for independent pairs, priors and grid points (default: one fewer than the cores available, at least 1); results are identical',
+    )
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
       'after',

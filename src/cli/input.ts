@@ -8,6 +8,7 @@ import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/cali
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
@@ -286,9 +287,9 @@ export function parseCoordinateScales(text: string | undefined): number[] | unde
   return ws;
 }
 
-/** `--threads N`: 1 to 256; default the cores this process may use. */
+/** `--threads N`: 1 to 256; default one fewer than the cores this process may use (`defaultThreads`). */
 export function parseThreads(text: string | undefined): number {
-  if (text === undefined) return availableParallelism();
+  if (text === undefined) return defaultThreads(availableParallelism());
   const n = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || !(n >= 1 && n <= 256)) throw new InputError(`must be a whole number from 1 to 256, got '${text}'`, '--threads');
   return n;
