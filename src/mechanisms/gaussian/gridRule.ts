@@ -10,12 +10,13 @@ import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order a panel may take. */
 const MAX_ORDER = 16;
-/** Panel half-width in units of σ/√α (α ≥ 1): wide, yet the ellipses below keep m ≠ 0 on dense data. */
+/** Level-0 panel half-width in units of σ/√α′, α′ = max(1, α − ½): wide, yet on atoms about σ apart the ellipses below still keep m ≠ 0. */
 const HALF_WIDTH = 0.45;
 /** Ellipses whose real semi-axis is a multiple of the half-width h: A = k·h puts their samples on the grid. */
 const MULTIPLES = [2, 3] as const;
-/** Times a panel may be halved, and the most level-0 panels the rule lays (beyond: the adaptive quadrature). */
+/** Times a panel may be halved. */
 const MAX_LEVEL = 8;
+/** The most level-0 panels the rule lays: 64 per atom (plus 65 536), and 4·10⁶ in all. */
 const PANELS_PER_ATOM = 64;
 const MAX_PANELS = 4_000_000;
 
@@ -45,8 +46,10 @@ const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math
  * Gauss–Legendre order whose certified error is within its share of the tolerance, or no node at
  * all where 2h·sup f already is (far tails, empty gaps).
  *
- * Returns null where a panel cannot be certified with 16 nodes (a mixture may vanish near the
- * panel: atoms many σ apart) or the total misses `rtol`: the adaptive quadrature handles those.
+ * A panel no order up to 16 certifies (a mixture may vanish near it: atoms several σ apart) is
+ * halved, up to 8 times. Returns null when that is not enough, the certified quadrature error
+ * misses rtol/2, the tail bound stays above rtol/2, or the domain would take more than 64 panels
+ * per atom (atoms hundreds of σ apart): the adaptive quadrature handles those.
  */
 export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
   const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];
