@@ -198,8 +198,9 @@ describe('account progress', () => {
       'mechanism=laplace,scale=1',
       '--release',
       'mechanism=gaussian,scale=2',
+      // Four orders: 3 280 units, well past the bar's one second.
       '--alpha',
-      '2,5',
+      '2,3,5,8',
     ];
     const piped = spawnSync(process.execPath, args, { encoding: 'utf8' });
     expect(piped.status).toBe(0);
@@ -207,7 +208,7 @@ describe('account progress', () => {
     // util-linux `script` gives the command a pseudo-terminal.
     const tty = spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8' });
     expect(tty.status).toBe(0);
-    expect(tty.stdout).toMatch(/account \[[█░]+\] \d+\/1640 joint level/);
+    expect(tty.stdout).toMatch(/account \[[█░]+\] \d+\/3280 joint level/);
     expect(tty.stdout).toMatch(/account: done in \d+\.\d s/);
   }, 120_000);
 });

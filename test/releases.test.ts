@@ -172,7 +172,8 @@ describe('progress', () => {
 
   it('CLI: a bar and the elapsed time on a terminal once the work runs past a second; nothing on a pipe', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-    const priors = Array.from({ length: 40 }, (_, i) => ({
+    // Enough priors that the work runs well past a second (about 3 s on the dev machine).
+    const priors = Array.from({ length: 300 }, (_, i) => ({
       name: `p${i}`,
       conditionals: {
         a: { values: [0, 1, 2, 3, 4, 5, 6, 7].map((v) => v + i / 1000), counts: [5, 3, 2, 1, 1, 2, 3, 4] },
@@ -199,7 +200,7 @@ describe('progress', () => {
       { encoding: 'utf8' },
     );
     expect(tty.status).toBe(0);
-    expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/40/);
+    expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/300/);
     expect(tty.stdout).toMatch(/calibrate: done in \d+\.\d s/);
   });
 });
