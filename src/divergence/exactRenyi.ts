@@ -15,7 +15,7 @@ export interface ExactOptions {
   evaluator?: 'fast' | 'plain';
   /** Integrate over [lo, hi] only (truncated releases); default the whole line. */
   interval?: [number, number];
-  /** Skip the family's one-pass rule (Laplace gap rule, Gaussian grid rule) and run the adaptive quadrature: for comparisons. */
+  /** Skip the family's one-pass rules (Laplace gap rule, Gaussian trapezoidal and grid rules) and run the adaptive quadrature: for comparisons. */
   adaptive?: boolean;
 }
 
@@ -67,7 +67,7 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
  * P_Y, Q_Y are finite mixtures of shifted noise densities, so
  *     D_α = 1/(α−1) · log ∫ p(y)^α q(y)^{1−α} dy,   α ∈ (0,1) ∪ (1,∞),
  * computed over the whole line by the family's one-pass rule (Laplace: the gap rule; Gaussian: the
- * grid rule), else — intervals, the plain oracle, or where a rule declines — by globally adaptive
+ * trapezoidal rule on large supports, else the grid rule), else — intervals, the plain oracle, or where a rule declines — by globally adaptive
  * Gauss–Kronrod (G10/K21) quadrature in log-space (docs/math.md §8).
  *
  * Adaptive method. Laplace panels never straddle an atom (the integrand has kinks there); Gaussian

@@ -66,8 +66,12 @@ export interface Domain {
   lo: number;
   hi: number;
   breaks: number[];
-  /** Exact tail integral (added to the value), tail bound (added to the error), and its rounding. */
-  tails: { logValue: number; logBound: number; logRound: number };
+  /**
+   * Exact tail integral (added to the value), tail bound (added to the error), and its rounding;
+   * Gaussian also `logEdge`, the log of the sum over both cut-offs of the bounding density there
+   * (it increases towards the cut-off, so a node sum beyond it is at most the bound plus step·edge).
+   */
+  tails: { logValue: number; logBound: number; logRound: number; logEdge?: number };
 }
 
 /**

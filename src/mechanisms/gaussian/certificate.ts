@@ -38,6 +38,29 @@ export function gaussianBoxBound(
   hi: number,
   err: number,
 ): number {
+  gaussianBoxParts(a, sigma, A, mom, lo, c, hi, err, scratch, B > 0);
+  return B === 0 ? scratch[0] : boxFromParts(a, sigma, B, scratch);
+}
+const scratch = new Float64Array(8);
+
+/**
+ * The two halves of `gaussianBoxBound`, so one panel serves many heights B: `out[0]` = log sup f on
+ * the real segment [c − A, c + A] (the chord/tangent quadratic), `out[1 + k]` = the bound on V_k
+ * for each mixture with a non-entire power (−1 otherwise, or when `withV` is false; a NaN from the
+ * computation is kept and makes the box unbounded).
+ */
+export function gaussianBoxParts(
+  a: ArrayLike<number>,
+  sigma: number,
+  A: number,
+  mom: readonly GaussianSamples[],
+  lo: number,
+  c: number,
+  hi: number,
+  err: number,
+  out: Float64Array,
+  withV = true,
+): void {
   const s2 = sigma * sigma;
   let C0 = 0,
     C1 = 0,
@@ -61,11 +84,10 @@ export function gaussianBoxBound(
     }
   }
   const zs = Math.min(A, Math.max(-A, s2 * C1));
-  let logM = C0 + C1 * zs - (zs * zs) / (2 * s2) + 1e-9 * (mag + (A * A) / s2) + sumAbs * err;
-  if (B === 0) return logM;
-  logM += (B * B) / (2 * s2);
+  out[0] = C0 + C1 * zs - (zs * zs) / (2 * s2) + 1e-9 * (mag + (A * A) / s2) + sumAbs * err;
   for (let k = 0; k < a.length; k++) {
-    if (entirePower(a[k]) || a[k] === 0) continue;
+    out[1 + k] = -1;
+    if (!withV || entirePower(a[k]) || a[k] === 0) continue;
     const { ld, m1, m2 } = mom[k];
     const cld = ld[c],
       cm1 = m1[c];
@@ -81,7 +103,17 @@ export function gaussianBoxBound(
       logS = Math.max(logS, ld[j] + (A * A) / (2 * s2) + Math.log(E) - (sign * A * cm1) / s2);
     }
     // G tilted the same way has slope 0 at 0, so it is at least G(0) on [−A, A]; V ≤ sup S̃ / G(0).
-    const V = Math.exp(logS - cld + 1e-9 * (1 + Math.abs(logS) + Math.abs(cld) + (A * Math.abs(cm1)) / s2) + 2 * err);
+    out[1 + k] = Math.exp(logS - cld + 1e-9 * (1 + Math.abs(logS) + Math.abs(cld) + (A * Math.abs(cm1)) / s2) + 2 * err);
+  }
+}
+
+/** log M on the box of height B from `gaussianBoxParts` (computed with V): Infinity where some m_k may vanish. */
+export function boxFromParts(a: ArrayLike<number>, sigma: number, B: number, parts: Float64Array): number {
+  const s2 = sigma * sigma;
+  let logM = parts[0] + (B * B) / (2 * s2);
+  for (let k = 0; k < a.length; k++) {
+    const V = parts[1 + k];
+    if (V === -1) continue; // an entire power: zeros of m_k do not matter
     const w = 1 - ((B * B) / (2 * s2 * s2)) * V;
     if (!(w > 1e-9)) return Infinity; // m_k may vanish on the ellipse
     if (a[k] < 0) logM += a[k] * Math.log(w) * (1 + 8 * U);

@@ -23,8 +23,18 @@ export function gaussianDomain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNa
   const lo = Math.max(LO, Math.min(cutL, HI - zstar * s));
   const hi = Math.min(HI, Math.max(cutR, LO + zstar * s));
   // Tails are bounded only where a cut-off (not the interval) ends the domain; there lo ≤ min(x₀, μ_L).
-  const left = LO < lo ? shiftL + logMills(((shifted ? muL : z0) - lo) / s) : -Infinity;
-  const right = HI > hi ? shiftR + logMills((hi - (shifted ? muR : zN)) / s) : -Infinity;
+  const zL = ((shifted ? muL : z0) - lo) / s,
+    zR = (hi - (shifted ? muR : zN)) / s;
+  const left = LO < lo ? shiftL + logMills(zL) : -Infinity;
+  const right = HI > hi ? shiftR + logMills(zR) : -Infinity;
+  // The bounding density e^{shift}·φ(z)/σ at each cut-off.
+  const edgeL = LO < lo ? shiftL - 0.5 * zL * zL - Math.log(s * Math.sqrt(2 * Math.PI)) : -Infinity;
+  const edgeR = HI > hi ? shiftR - 0.5 * zR * zR - Math.log(s * Math.sqrt(2 * Math.PI)) : -Infinity;
   // The bound's own rounding: a relative 1e-9 on a quantity charged in full anyway.
-  return { lo, hi, breaks: [lo, hi, muL, muR], tails: { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity } };
+  return {
+    lo,
+    hi,
+    breaks: [lo, hi, muL, muR],
+    tails: { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity, logEdge: logAddExp(edgeL, edgeR) + 1e-9 },
+  };
 }
