@@ -5,7 +5,7 @@ import { maxOf } from '../../numerics/float.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
 import { gaussianBoxBound } from './certificate.js';
 import { gaussianMoments } from './moments.js';
-import { gaussianDomain } from './tails.js';
+import { gaussianWholeLine } from './tails.js';
 import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order a panel may take. */
@@ -63,17 +63,8 @@ export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: n
 
 function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol: number, extraNats: number): OnePassIntegral[] | null {
   const F = fs.length;
-  const z0 = Math.min(P.x[0], Q.x[0]),
-    zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
-  const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
-  let lo = Infinity,
-    hi = -Infinity;
-  for (const d of doms) {
-    lo = Math.min(lo, d.lo);
-    hi = Math.max(hi, d.hi);
-  }
-  const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
-  const h0 = (HALF_WIDTH * sigma) / Math.sqrt(sharp);
+  const { doms, lo, hi, unit } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
+  const h0 = HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
   // Wide empty gaps (atoms hundreds of σ apart) are the adaptive quadrature's: it lays few panels there.
   if (N > MAX_PANELS || N > PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536) return null;

@@ -1,5 +1,5 @@
 import type { Domain, DomainInput, Integrand } from '../../divergence/kernel.js';
-import { logAddExp } from '../../divergence/mixture.js';
+import { logAddExp, type Mixture } from '../../divergence/mixture.js';
 
 /** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
 const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
@@ -37,4 +37,23 @@ export function gaussianDomain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNa
     breaks: [lo, hi, muL, muR],
     tails: { logValue: -Infinity, logBound: logAddExp(left, right) + 1e-9, logRound: -Infinity, logEdge: logAddExp(edgeL, edgeR) + 1e-9 },
   };
+}
+
+/**
+ * The whole-line domains of the integrands over mixtures P, Q (each with its own tails), the union
+ * [lo, hi] a one-pass rule covers, and its natural unit σ/√α′ (α′ = max(1, α − ½): the width of
+ * the integrand's peak).
+ */
+export function gaussianWholeLine(fs: Integrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number) {
+  const z0 = Math.min(P.x[0], Q.x[0]),
+    zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
+  const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const d of doms) {
+    lo = Math.min(lo, d.lo);
+    hi = Math.max(hi, d.hi);
+  }
+  const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
+  return { doms, lo, hi, unit: sigma / Math.sqrt(sharp) };
 }

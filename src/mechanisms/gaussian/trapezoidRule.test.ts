@@ -1,28 +1,13 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromCounts, fromWeights, type Discrete } from '../../distribution/discrete.js';
 import { exactRenyi } from '../../divergence/exactRenyi.js';
 import { mixtureOf } from '../../divergence/mixture.js';
-import { DEGENERATE_PAIRS, support } from '../../../test/supports.js';
+import { DEGENERATE_PAIRS, randomAgreement, ruleAgreesWithPlain, support } from '../../../test/supports.js';
 import { gaussianGridRule } from './gridRule.js';
 import { gaussianTrapezoidRule } from './trapezoidRule.js';
 
-/** The rule's D_α in both directions within its stated error of the plain evaluator's; false when it declined. */
-function agrees(p: Discrete, q: Discrete, alpha: number, scale: number, tight = false, rtol = 1e-10): boolean {
-  const r = gaussianTrapezoidRule(mixtureOf(p), mixtureOf(q), alpha, scale, rtol, true);
-  if (!r) return false;
-  for (const [k, [a, b]] of [
-    [p, q],
-    [q, p],
-  ].entries()) {
-    const oracle = exactRenyi(a, b, { family: 'gaussian', scale }, alpha, { rtol, evaluator: 'plain' });
-    const value = r[k].value / (alpha - 1),
-      error = r[k].error / Math.abs(alpha - 1);
-    if (tight) expect(error).toBeLessThan(1e-8 * Math.max(1, Math.abs(value)));
-    expect(Math.abs(value - oracle.value)).toBeLessThanOrEqual(error + oracle.error);
-  }
-  return true;
-}
+const agrees = (p: Discrete, q: Discrete, alpha: number, scale: number, tight = false) =>
+  ruleAgreesWithPlain(gaussianTrapezoidRule, 'gaussian', p, q, alpha, scale, tight);
 
 describe('gaussianTrapezoidRule (docs/math.md §8, trapezoidal rule)', () => {
   it('agrees with the plain evaluator within the two stated errors on dense and sparse supports, both directions', () => {
@@ -51,23 +36,7 @@ describe('gaussianTrapezoidRule (docs/math.md §8, trapezoidal rule)', () => {
   });
 
   it('random supports (atoms 10⁻⁶ to 10 apart, weights down to 10⁻³⁰⁰), scales and orders: within the stated errors of the plain evaluator', () => {
-    const law = fc
-      .array(fc.tuple(fc.double({ min: -6, max: 1, noNaN: true }), fc.double({ min: -300, max: 0, noNaN: true })), { minLength: 1, maxLength: 6 })
-      .map((a) => {
-        let x = 0;
-        return fromWeights(
-          a.map(([g]) => (x += 10 ** g)),
-          a.map(([, w]) => 10 ** w),
-        );
-      });
-    let ran = 0;
-    fc.assert(
-      fc.property(law, law, fc.double({ min: -1.5, max: 1.5, noNaN: true }), fc.constantFrom(0.3, 0.9, 1.5, 3, 12), (p, q, lg, alpha) => {
-        if (agrees(p, q, alpha, 10 ** lg)) ran++;
-      }),
-      { numRuns: 40, seed: 20261130 },
-    );
-    expect(ran).toBeGreaterThan(10);
+    expect(randomAgreement(gaussianTrapezoidRule, 'gaussian')).toBeGreaterThan(10);
   }, 120_000);
 
   it('on dense atoms: fewer evaluations than the grid rule, the same integral within both errors', () => {

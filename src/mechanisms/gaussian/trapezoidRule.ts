@@ -4,7 +4,7 @@ import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 import { EXP_NON_POSITIVE_ULPS, expNonPositive } from '../../numerics/expNonPositive.js';
 import { boxFromParts, gaussianBoxParts } from './certificate.js';
 import { gaussianMoments } from './moments.js';
-import { gaussianDomain } from './tails.js';
+import { gaussianWholeLine } from './tails.js';
 
 /** Half-width of the sample panels that bound |f| on the strip, in units of σ/√α′ (α′ = max(1, α − ½)). */
 const SAMPLE_HALF_WIDTH = 0.5;
@@ -57,17 +57,7 @@ function logRho(m: Mixture, sigma: number, y: number, side: 'left' | 'right'): n
 export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
   const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];
   const F = fs.length;
-  const z0 = Math.min(P.x[0], Q.x[0]),
-    zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
-  const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats: 0 }));
-  let lo = Infinity,
-    hi = -Infinity;
-  for (const d of doms) {
-    lo = Math.min(lo, d.lo);
-    hi = Math.max(hi, d.hi);
-  }
-  const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
-  const unit = sigma / Math.sqrt(sharp);
+  const { doms, lo, hi, unit } = gaussianWholeLine(fs, P, Q, sigma, 0);
   const hs = SAMPLE_HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * hs)));
   if (N > PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536) return null;
