@@ -130,9 +130,10 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
       if (!ok) break;
       let sum = 0;
       for (let i = 0; i < N; i++) sum += Math.exp(boxes[i] - mx);
-      // Σ 2h·e^{box} (summed with a relative 1e-12 margin), and beyond the cut-offs
+      // Σ 2h·e^{box}, with a margin for its N exponentials and additions, and beyond the cut-offs
       // |f(x+ib)| ≤ e^{b²/2σ²}·(1 − ρ)^{a_neg}·(the real-line tail bound).
-      logM[k] = logAddExp(mx + Math.log(2 * hs * sum) + 1e-12, (a * a) / (2 * sigma * sigma) + tailFactor[k] + doms[k].tails.logBound);
+      const margin = 1e-12 + (N + 8) * 4 * U + 8 * U * Math.abs(mx);
+      logM[k] = logAddExp(mx + Math.log(2 * hs * sum) + margin, (a * a) / (2 * sigma * sigma) + tailFactor[k] + doms[k].tails.logBound);
     }
     if (!ok) break; // taller strips only hold more zeros
     // 2M/(e^{2πa/τ} − 1) ≤ target  ⟺  τ ≤ 2πa / log(1 + 2M/target).
@@ -180,7 +181,8 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     // Relative to e^{mx}: value τ·sum; rounding, plus the summation of J + 1 terms and a margin.
     const T = tau * sum;
     const R = tau * round + (J + 16) * U * T;
-    const quad = Math.exp(Math.LN2 + logM[k] - mx - Math.log(Math.expm1((2 * Math.PI * a) / tau)));
+    // The bound itself, rounded up by a relative 1e-12 (a few operations).
+    const quad = Math.exp(Math.LN2 + logM[k] - mx - Math.log(Math.expm1((2 * Math.PI * a) / tau))) * (1 + 1e-12);
     const omitted = Math.exp(logAddExp(doms[k].tails.logBound, Math.log(tau) + (doms[k].tails.logEdge ?? Infinity)) - mx);
     if (!(quad / T <= rtol / 2) || !(omitted / T <= rtol / 2)) return null;
     const rel = (quad + omitted + R) / T;
