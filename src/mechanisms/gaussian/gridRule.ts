@@ -16,8 +16,7 @@ const HALF_WIDTH = 0.45;
 const MULTIPLES = [2, 3] as const;
 /** Times a panel may be halved. */
 const MAX_LEVEL = 8;
-/** The most level-0 panels the rule lays: 64 per atom (plus 65 536), and 4·10⁶ in all. */
-const PANELS_PER_ATOM = 64;
+/** The most level-0 panels the rule lays in all (and no more than `gaussianWholeLine` allows). */
 const MAX_PANELS = 4_000_000;
 
 /**
@@ -63,20 +62,13 @@ export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: n
 
 function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol: number, extraNats: number): OnePassIntegral[] | null {
   const F = fs.length;
-  const { doms, lo, hi, unit } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
+  const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
   const h0 = HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
   // Wide empty gaps (atoms hundreds of σ apart) are the adaptive quadrature's: it lays few panels there.
-  if (N > MAX_PANELS || N > PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536) return null;
+  if (N > MAX_PANELS || N > maxPanels) return null;
   const mixtures = [P, Q];
-  // Mixture index of each integrand's factors, and its powers in the order [P, Q].
-  const first = fs.map((f) => f.mixtures[0] === P);
-  // Typed, so integer and fractional α give the same element kind (one compiled shape).
-  const powersPQ = fs.map((f, k) => (first[k] ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0])));
   const logF = (k: number, ldP: number, ldQ: number) => powersPQ[k][0] * ldP + powersPQ[k][1] * ldQ;
-  /** lo + j·h, and how far its computed value may sit from the real one. */
-  const point = (j: number, h: number) => lo + j * h;
-  const pointErr = (y: number, j: number, h: number) => 4 * U * (Math.abs(y) + Math.abs(lo) + Math.abs(j) * h);
 
   // Level L has half-width h0/2^L; its panel i spans lo + [2i, 2i+2]·h_L. Level 0 tiles the domain;
   // a panel no order certifies is split into its two halves at the next level.
@@ -93,7 +85,7 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     const ys = new Float64Array(idx.length),
       dy = new Float64Array(idx.length);
     for (let p = 0; p < idx.length; p++) {
-      ys[p] = point(idx[p], h);
+      ys[p] = lo + idx[p] * h;
       dy[p] = pointErr(ys[p], idx[p], h);
     }
     const at = mixtures.map((m) => gaussianMoments(m, sigma, ys, true, dy));

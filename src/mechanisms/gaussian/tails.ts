@@ -1,5 +1,5 @@
-import type { Domain, DomainInput, Integrand } from '../../divergence/kernel.js';
-import { logAddExp, type Mixture } from '../../divergence/mixture.js';
+import type { Domain, DomainInput, Integrand, PowerIntegrand } from '../../divergence/kernel.js';
+import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 
 /** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
 const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
@@ -39,12 +39,17 @@ export function gaussianDomain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNa
   };
 }
 
+/** Level-0 panels a one-pass rule may lay: 64 per atom, plus 65 536 (beyond, atoms lie hundreds of σ apart). */
+const PANELS_PER_ATOM = 64;
+
 /**
- * The whole-line domains of the integrands over mixtures P, Q (each with its own tails), the union
- * [lo, hi] a one-pass rule covers, and its natural unit σ/√α′ (α′ = max(1, α − ½): the width of
- * the integrand's peak).
+ * What the whole-line Gaussian rules share: each integrand's domain (with its own tails), the union
+ * [lo, hi] they cover, its natural unit σ/√α′ (α′ = max(1, α − ½): the width of the integrand's
+ * peak), each integrand's powers in the order [P, Q] (typed, so integer and fractional α compile to
+ * one shape), the most panels a rule may lay, and how far a computed grid point lo + j·h may sit
+ * from the real one (4u(|y| + |lo| + |j|·h)).
  */
-export function gaussianWholeLine(fs: Integrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number) {
+export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number) {
   const z0 = Math.min(P.x[0], Q.x[0]),
     zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
   const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
@@ -55,5 +60,14 @@ export function gaussianWholeLine(fs: Integrand[], P: Mixture, Q: Mixture, sigma
     hi = Math.max(hi, d.hi);
   }
   const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
-  return { doms, lo, hi, unit: sigma / Math.sqrt(sharp) };
+  const powers = fs.map((f) => (f.mixtures[0] === P ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0])));
+  return {
+    doms,
+    lo,
+    hi,
+    unit: sigma / Math.sqrt(sharp),
+    powers,
+    maxPanels: PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536,
+    pointErr: (y: number, j: number, h: number) => 4 * U * (Math.abs(y) + Math.abs(lo) + Math.abs(j) * h),
+  };
 }

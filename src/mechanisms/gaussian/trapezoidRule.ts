@@ -12,8 +12,6 @@ const SAMPLE_HALF_WIDTH = 0.5;
 const HEIGHTS = [0.2, 0.3, 0.45, 0.6, 0.8, 1, 1.3, 1.7, 2.2];
 /** Below this node step (units of σ/√α′) the grid rule costs less: decline. */
 const MIN_STEP = 0.04;
-/** At most this many sample panels per atom (plus 65 536): wide empty gaps are the adaptive quadrature's. */
-const PANELS_PER_ATOM = 64;
 /** ρ (the other atoms' share against the end atom, off the real line) must stay below this beyond the cut-offs. */
 const RHO_MAX = 0.5;
 
@@ -57,13 +55,12 @@ function logRho(m: Mixture, sigma: number, y: number, side: 'left' | 'right'): n
 export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
   const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];
   const F = fs.length;
-  const { doms, lo, hi, unit } = gaussianWholeLine(fs, P, Q, sigma, 0);
+  const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, 0);
   const hs = SAMPLE_HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * hs)));
-  if (N > PANELS_PER_ATOM * (P.x.length + Q.x.length) + 65536) return null;
+  if (N > maxPanels) return null;
   const hiG = lo + 2 * N * hs; // the sample panels cover [lo, hiG] ⊇ [lo, hi]
   const mixtures = [P, Q];
-  const powersPQ = fs.map((f) => (f.mixtures[0] === P ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0])));
 
   // Beyond the cut-offs: every mixture with a non-entire power must be dominated by its end atom.
   // For a negative power the lower bound (1 − ρ)·w₀|φ| enters M as (1 − ρ)^{power}.
@@ -82,7 +79,7 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     dy = new Float64Array(S);
   for (let j = 0; j < S; j++) {
     ys[j] = lo + j * hs;
-    dy[j] = 4 * U * (Math.abs(ys[j]) + Math.abs(lo) + j * hs);
+    dy[j] = pointErr(ys[j], j, hs);
   }
   const at = mixtures.map((m) => gaussianMoments(m, sigma, ys, true, dy));
   const err = new Float64Array(S);
@@ -153,7 +150,7 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     ndy = new Float64Array(J + 1);
   for (let j = 0; j <= J; j++) {
     ny[j] = lo + j * tau;
-    ndy[j] = 4 * U * (Math.abs(ny[j]) + Math.abs(lo) + j * tau);
+    ndy[j] = pointErr(ny[j], j, tau);
   }
   const ev = mixtures.map((m) => gaussianMoments(m, sigma, ny, 'mean', ndy));
   const out: OnePassIntegral[] = [];
