@@ -144,7 +144,8 @@ export type UnitLabel = { prior: string; pair: [string, string] };
 
 /**
  * The units of one single-method calibration: one per (prior, pair), each building its condition
- * lazily (the rule's problem, with releases and contamination folded in).
+ * lazily (the rule's problem, with releases and contamination folded in). Checks the settings
+ * against the whole scenario (exact accounting's size limit, the contamination domain) first.
  */
 export function calibrationUnits(scenario: Scenario, settings: CalibrationSettings & { method: SingleMethod }): Unit<UnitLabel>[] {
   const atoms = largestPairSupport(scenario);
@@ -155,18 +156,25 @@ export function calibrationUnits(scenario: Scenario, settings: CalibrationSettin
       'method',
     );
   }
+  if (settings.contamination) checkContamination(settings.contamination, scenario);
+  return pairUnits(pairCouplings(scenario), settings, scenario.ordered ?? false);
+}
+
+/**
+ * The units of some (prior, pair) couplings of a scenario whose settings `calibrationUnits` has
+ * checked: what a worker thread builds for its share. A unit depends only on its own pair.
+ */
+export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSettings & { method: SingleMethod }, ordered: boolean): Unit<UnitLabel>[] {
   const rule = calibrationRule(settings);
-  const ordered = scenario.ordered ?? false;
   const n = settings.releases ?? 1;
   const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
-  if (settings.contamination) checkContamination(settings.contamination, scenario);
   const def = mechanismDef(settings.mechanism);
   // What an adversary moving mass across the domain can add: the noise's divergence between its ends, times N releases.
   const point = (s: number) => {
     const r = def.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
-  return pairCouplings(scenario).map((pc) => ({
+  return pcs.map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
     problem: () => {
       const base = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);

@@ -45,7 +45,8 @@ export interface Precomputed {
   rechecked: boolean;
 }
 
-const build = <L>(u: Unit<L>) => (typeof u.problem === 'function' ? u.problem() : u.problem);
+/** A unit's condition, built (a worker keeps it between solving and re-checking its share). */
+export const build = <L>(u: Unit<L>): ScaleProblem | NoNoise => (typeof u.problem === 'function' ? u.problem() : u.problem);
 
 /** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
 export function solveUnits<L>(
@@ -90,15 +91,13 @@ export function solveUnits<L>(
   return { units: solved, top, scale, check: top.problem && scale > 0 ? top.problem.evaluate(scale) : null };
 }
 
-/** Re-checks one unit at the common scale (what a worker does for its share of the units). */
-export function recheckUnit<L>(u: Unit<L>, scale: number): boolean {
-  const p = build(u);
+/** Whether one built unit holds at the common scale (what a worker does for its share of the units). */
+export function recheckBuilt(p: ScaleProblem | NoNoise, scale: number): boolean {
   return 'zero' in p || isFeasible(p.evaluate(scale));
 }
 
-/** Solves one unit alone (what a worker does for its share of the units). */
-export function solveUnit<L>(u: Unit<L>): { scale: number; zeroReason?: string } {
-  const p = build(u);
+/** Solves one built unit alone (what a worker does for its share of the units). */
+export function solveBuilt(p: ScaleProblem | NoNoise): { scale: number; zeroReason?: string } {
   return 'zero' in p ? { scale: 0, zeroReason: p.zero } : { scale: smallestFeasibleScale(p).scale };
 }
 

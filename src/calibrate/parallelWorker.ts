@@ -1,45 +1,65 @@
-// Worker thread of `calibrate/parallel.ts`: solves or re-checks a share of one calibration's units,
-// or runs whole calibrations, with the same code as the main thread (so the numbers are identical).
-import type { Scenario } from './scenario.js';
-import { calibrate, calibrationUnits, type CalibrationResult, type UnitLabel } from './calibrate.js';
-import { recheckUnit, solveUnit, type Unit } from './driver.js';
+// A calibration worker (`calibrate/pool.ts`): solves a chunk of one calibration's units for every
+// method asked, keeps their conditions, and re-checks them at the maxima when asked on the same
+// worker; or runs whole calibrations. Same code as the main thread, so the numbers are identical.
+import type { Discrete } from '../distribution/discrete.js';
+import type { NoNoise } from '../mechanisms/mechanism.js';
+import type { ScaleProblem } from '../numerics/smallestScale.js';
+import { calibrate, pairUnits, type CalibrationResult } from './calibrate.js';
+import { build, recheckBuilt, solveBuilt } from './driver.js';
 import type { SingleMethod } from './rules.js';
+import { pairCoupling, type Scenario } from './scenario.js';
 import { errorToWire, fromWire, type WireError, type WireSettings } from './wire.js';
 
+/** One (prior, pair) as plain data: its coupling is built on the worker, when a method needs it. */
+export interface WirePair {
+  prior: string;
+  pair: [string, string];
+  p: Discrete;
+  q: Discrete;
+}
+
 export type Task =
-  | { kind: 'solve'; key: string; scenario: Scenario; settings: WireSettings; method: SingleMethod; indices: number[] }
-  | { kind: 'recheck'; key: string; scenario: Scenario; settings: WireSettings; method: SingleMethod; indices: number[]; scale: number }
+  | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
+  | { kind: 'recheck'; chunk: string; scales: number[] }
   | { kind: 'whole'; scenario: Scenario; settings: WireSettings };
 
 export type TaskResult =
-  | { ok: true; units?: { scale: number; zeroReason?: string }[]; feasible?: boolean[]; result?: CalibrationResult }
+  | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult }
   | { ok: false; error: WireError };
 
-// The units of the last few calibrations, so a worker builds each (prior, pair) coupling once.
-const cache = new Map<string, Unit<UnitLabel>[]>();
+type Built = ScaleProblem | NoNoise;
 
-function unitsFor(t: Extract<Task, { key: string }>): Unit<UnitLabel>[] {
-  const key = `${t.key}\u0000${t.method}`;
-  let units = cache.get(key);
-  if (!units) {
-    if (cache.size > 16) cache.clear();
-    units = calibrationUnits(t.scenario, { ...fromWire(t.settings), method: t.method });
-    cache.set(key, units);
-  }
-  return units;
+/**
+ * Conditions of the chunks solved here and not yet re-checked, by chunk id: the re-check runs on
+ * the same worker (the pool pins it), so no condition is built twice. Bounded, so chunks of a
+ * calibration abandoned after an error (never re-checked) cannot pile up in a long-lived worker.
+ */
+const kept = new Map<string, Built[][]>();
+const KEPT_CHUNKS = 4096;
+
+function solve(t: Extract<Task, { kind: 'solve' }>): TaskResult {
+  const pcs = t.pairs.map((w) => pairCoupling(w.prior, w.pair, w.p, w.q));
+  const built = t.methods.map((method) => pairUnits(pcs, { ...fromWire(t.settings), method }, t.ordered).map(build));
+  const solved = built.map((ps) => ps.map(solveBuilt));
+  if (kept.size >= KEPT_CHUNKS) kept.delete(kept.keys().next().value as string);
+  kept.set(t.chunk, built);
+  return { ok: true, solved };
+}
+
+function recheck(t: Extract<Task, { kind: 'recheck' }>): TaskResult {
+  const built = kept.get(t.chunk);
+  if (!built) throw new Error(`chunk ${t.chunk} was not solved on this worker`);
+  kept.delete(t.chunk);
+  return { ok: true, feasible: built.map((ps, m) => ps.map((p) => t.scales[m] === 0 || recheckBuilt(p, t.scales[m]))) };
 }
 
 export default function run(t: Task): TaskResult {
   try {
     switch (t.kind) {
-      case 'solve': {
-        const units = unitsFor(t);
-        return { ok: true, units: t.indices.map((i) => solveUnit(units[i])) };
-      }
-      case 'recheck': {
-        const units = unitsFor(t);
-        return { ok: true, feasible: t.indices.map((i) => recheckUnit(units[i], t.scale)) };
-      }
+      case 'solve':
+        return solve(t);
+      case 'recheck':
+        return recheck(t);
       case 'whole':
         return { ok: true, result: calibrate(t.scenario, fromWire(t.settings)) };
       default: {

@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors.js';
+import { fromCounts } from '../distribution/discrete.js';
 import { builtinScenario } from '../scenarios/builtin.js';
 import { calibrate } from './calibrate.js';
 import runTask, { type Task } from './parallelWorker.js';
-import { CalibrationPool, defaultThreads, type TaskRunner } from './pool.js';
+import { CalibrationPool, defaultThreads, taskQueue, type WorkerEvents } from './pool.js';
+import type { Scenario } from './scenario.js';
 
-/** A runner that counts its tasks and runs them with the workers' code, here. */
-function countingRunner() {
-  const seen = { started: 0, tasks: 0 };
-  const start = (): TaskRunner => {
+/** `threads` workers on the pool's queue that run the workers' code here, a tick later; counts tasks and where they ran. */
+function localRunner(threads: number) {
+  const seen = { started: 0, tasks: [] as { kind: Task['kind']; worker: number }[] };
+  const start = () => {
     seen.started++;
-    return {
-      run: async (t: Task) => {
-        seen.tasks++;
-        return runTask(structuredClone(t));
+    return taskQueue(threads, (k, on: WorkerEvents) => ({
+      post: ({ id, task }) => {
+        seen.tasks.push({ kind: task.kind, worker: k });
+        setTimeout(() => on.done(id, runTask(structuredClone(task))), 0);
       },
-      close: async () => {},
-    };
+      stop: async () => {},
+    }));
   };
   return { seen, start };
 }
@@ -29,15 +31,83 @@ describe('CalibrationPool', () => {
   const alone = jobs.map((j) => calibrate(j.scenario, j.settings));
 
   it('whole calibrations on the workers give the numbers of one thread; settled ones keep their errors in place', async () => {
-    const { seen, start } = countingRunner();
+    const { seen, start } = localRunner(2);
     const pool = new CalibrationPool(2, start);
     expect(await pool.calibrateAll(jobs)).toEqual(alone);
     expect(seen.started).toBe(1);
-    expect(seen.tasks).toBe(jobs.length);
+    expect(seen.tasks).toHaveLength(jobs.length);
+    expect(new Set(seen.tasks.map((t) => t.worker))).toEqual(new Set([0, 1]));
     const settled = await pool.calibrateSettled([...jobs.slice(0, 2), { scenario: heart, settings: { ...jobs[0].settings, alpha: -1 } }]);
     expect(settled.slice(0, 2)).toEqual(alone.slice(0, 2));
     expect(settled[2]).toBeInstanceOf(InputError); // kept its class through the worker
     expect((settled[2] as Error).message).toMatch(/alpha/);
+  });
+
+  // Three priors over five secrets (30 units), secrets listed in a different order in one prior.
+  const law = (k: number) => fromCounts([0, 1, 2, 3, 5], [1 + k, 2 + ((3 * k) % 5), 1 + ((k * k) % 4), 2, 1 + (k % 3)]);
+  const secrets = ['a', 'b', 'c', 'd', 'e'];
+  const many: Scenario = {
+    name: 'many',
+    priors: [0, 1, 2].map((r) => ({
+      name: `prior ${r}`,
+      conditionals: Object.fromEntries((r === 1 ? [...secrets].reverse() : secrets).map((s, i) => [s, law(4 * r + (r === 1 ? 4 - i : i))])),
+    })),
+  };
+
+  it('units spread over the workers in chunks, every method of best at once, re-checked where solved: the numbers of one thread', async () => {
+    for (const settings of [
+      { mechanism: 'laplace' as const, method: 'best' as const, alpha: 3, epsilon: 0.5 },
+      { mechanism: 'laplace' as const, method: 'coupled' as const, alpha: 2, epsilon: 1, releases: 3 },
+      { mechanism: 'gaussian' as const, method: 'exact' as const, alpha: 2, epsilon: 1, contamination: { lambda: 0.01, domain: [0, 5] as [number, number] } },
+      { mechanism: 'exponential' as const, method: 'theorem' as const, alpha: 4, epsilon: 1 },
+    ]) {
+      const { seen, start } = localRunner(3);
+      const pool = new CalibrationPool(3, start);
+      const progress: number[] = [];
+      const r = await pool.calibrate(many, settings, (done) => progress.push(done));
+      expect(r).toEqual(calibrate(many, settings));
+      const solves = seen.tasks.filter((t) => t.kind === 'solve');
+      const rechecks = seen.tasks.filter((t) => t.kind === 'recheck');
+      expect(solves.length).toBe(10); // 30 units in chunks of ⌈30 / 12⌉ = 3
+      // Each chunk is re-checked on the worker that solved it, in the order solved per worker.
+      for (const k of [0, 1, 2]) expect(rechecks.filter((t) => t.worker === k).length).toBe(solves.filter((t) => t.worker === k).length);
+      expect(progress.at(-1)).toBe(30 * (r.candidates?.length ?? 1));
+    }
+  });
+
+  it('a setting error is raised before any worker starts, naming its field', async () => {
+    const { seen, start } = localRunner(2);
+    const pool = new CalibrationPool(2, start);
+    await expect(pool.calibrate(many, { mechanism: 'gaussian', method: 'exact', alpha: Infinity, epsilon: 1 })).rejects.toThrow(InputError);
+    expect(seen.started).toBe(0);
+  });
+});
+
+describe('taskQueue', () => {
+  it('runs a pinned task on its worker, others on whichever is idle; a failed worker fails every waiting task and later ones', async () => {
+    const events: WorkerEvents[] = [];
+    const posted: { worker: number; id: number }[] = [];
+    const q = taskQueue(2, (k, on) => {
+      events[k] = on;
+      return { post: ({ id }) => posted.push({ worker: k, id }), stop: async () => {} };
+    });
+    const task: Task = { kind: 'recheck', chunk: 'x', scales: [] };
+    const a = q.run(task);
+    const b = q.run(task, 0); // worker 0 is busy with a: b waits for it, though worker 1 is idle
+    const c = q.run(task);
+    expect(posted).toEqual([
+      { worker: 0, id: 1 },
+      { worker: 1, id: 3 },
+    ]);
+    events[0].done(1, { ok: true });
+    expect((await a).worker).toBe(0);
+    expect(posted.at(-1)).toEqual({ worker: 0, id: 2 });
+    events[0].done(2, { ok: true, feasible: [[true]] });
+    expect(await b).toEqual({ result: { ok: true, feasible: [[true]] }, worker: 0 });
+    const d = q.run(task, 1); // behind c on worker 1
+    events[1].failed('out of memory');
+    for (const r of [await c, await d, await q.run(task)])
+      expect(r.result).toEqual({ ok: false, error: { name: 'Error', message: 'calibration worker failed: out of memory' } });
   });
 });
 

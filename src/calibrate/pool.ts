@@ -2,14 +2,92 @@ import { NumericalError } from '../errors.js';
 import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
-import { pairsOf, type Scenario } from './scenario.js';
-import type { Task, TaskResult } from './parallelWorker.js';
+import { pairCouplings, pairsOf, type Scenario } from './scenario.js';
+import type { Task, TaskResult, WirePair } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
 
 /** Where a pool's tasks run: worker threads (Node, `parallel.ts`) or Web Workers (the web app). */
 export interface TaskRunner {
-  run(t: Task): Promise<TaskResult>;
+  /**
+   * Runs `t` on worker `on` when given (where an earlier task left what this one needs), else on
+   * the next idle worker; resolves with the result and the worker that ran it.
+   */
+  run(t: Task, on?: number): Promise<{ result: TaskResult; worker: number }>;
   close(): Promise<void>;
+}
+
+/** One worker as `taskQueue` drives it: the platform's worker behind two calls. */
+export interface WorkerPort {
+  post(message: { id: number; task: Task }): void;
+  stop(): Promise<unknown>;
+}
+
+/** What a worker reports to its queue: a task's result, or that it failed and runs nothing more. */
+export interface WorkerEvents {
+  done(id: number, result: TaskResult): void;
+  failed(message: string): void;
+}
+
+/**
+ * A task queue over `threads` workers made by `spawn`: each worker runs one task at a time, taking
+ * the tasks pinned to it first, then the next shared one (tasks differ widely in cost, so no fixed
+ * assignment). Pool libraries (Tinypool, Piscina) cannot pin a task to a worker; a chunk's re-check
+ * must run where its conditions were built. A worker that fails fails every task in the queue.
+ */
+export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) => WorkerPort): TaskRunner {
+  type Entry = { id: number; task: Task; resolve: (r: { result: TaskResult; worker: number }) => void };
+  const shared: Entry[] = [];
+  const pinned: Entry[][] = Array.from({ length: threads }, () => []);
+  const running: (Entry | null)[] = Array.from({ length: threads }, () => null);
+  let broken: string | null = null;
+  let next = 0;
+  const failed = (message: string) => ({
+    result: { ok: false, error: { name: 'Error', message: `calibration worker failed: ${message}` } } as const,
+    worker: -1,
+  });
+  const failAll = (message: string) => {
+    broken ??= message;
+    const all = [...shared.splice(0), ...pinned.flatMap((q) => q.splice(0)), ...running.filter((e): e is Entry => e !== null)];
+    running.fill(null);
+    for (const e of all) e.resolve(failed(message));
+  };
+  const feed = (k: number) => {
+    if (running[k] || broken) return;
+    const e = pinned[k].shift() ?? shared.shift();
+    if (!e) return;
+    running[k] = e;
+    workers[k].post({ id: e.id, task: e.task });
+  };
+  const workers = Array.from({ length: threads }, (_, k) =>
+    spawn(k, {
+      done(id, result) {
+        const e = running[k];
+        if (!e || e.id !== id) return;
+        running[k] = null;
+        e.resolve({ result, worker: k });
+        feed(k);
+      },
+      failed: failAll,
+    }),
+  );
+  return {
+    run: (task, on) =>
+      new Promise((resolve) => {
+        const e: Entry = { id: ++next, task, resolve };
+        if (broken) return resolve(failed(broken));
+        if (on !== undefined) {
+          pinned[on].push(e);
+          feed(on);
+        } else {
+          shared.push(e);
+          const idle = running.indexOf(null);
+          if (idle >= 0) feed(idle);
+        }
+      }),
+    close: async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+    },
+  };
 }
 
 let pools = 0;
@@ -48,16 +126,18 @@ export class CalibrationPool {
     return this.threads > 1;
   }
 
-  private async run(t: Task): Promise<TaskResult & { ok: true }> {
+  private async run(t: Task, on?: number): Promise<{ result: TaskResult & { ok: true }; worker: number }> {
     this.started ??= this.start(this.threads);
-    const r = await this.started.run(t);
-    if (!r.ok) throw errorFromWire(r.error);
-    return r;
+    const { result, worker } = await this.started.run(t, on);
+    if (!result.ok) throw errorFromWire(result.error);
+    return { result, worker };
   }
 
   /**
-   * One calibration, its units spread over the workers: phase 1 solves every unit, phase 2
-   * re-checks every unit at its method's maximum; the result is then assembled in this thread.
+   * One calibration, its (prior, pair) units spread over the workers in chunks, every method of
+   * `best` at once: each chunk carries only its own pairs' conditionals; the worker that solved a
+   * chunk keeps its conditions and re-checks them at each method's maximum (the driver's re-check,
+   * `driver.ts`); the result is then assembled here from the workers' numbers.
    */
   async calibrate(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
     const wire = toWire(settings);
@@ -66,37 +146,30 @@ export class CalibrationPool {
     if (!this.pool || !wire || count < 2) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
-    const key = `${this.id}:${++this.jobs}`;
-    const chunk = Math.max(1, Math.ceil(count / (this.threads * 4)));
-    const chunks: number[][] = [];
-    for (let i = 0; i < count; i += chunk) chunks.push(Array.from({ length: Math.min(chunk, count - i) }, (_, k) => i + k));
+    const pairs: WirePair[] = pairCouplings(scenario).map((pc) => ({ prior: pc.prior, pair: [pc.pair[0], pc.pair[1]], p: pc.p, q: pc.q }));
+    const job = `${this.id}:${++this.jobs}`;
+    const size = Math.max(1, Math.ceil(count / (this.threads * 4)));
+    const starts = Array.from({ length: Math.ceil(count / size) }, (_, c) => c * size);
     const total = count * methods.length;
     let done = 0;
+    const ordered = scenario.ordered ?? false;
     const solved = await Promise.all(
-      methods.map(async (method) => {
-        const parts = await Promise.all(
-          chunks.map(async (indices) => {
-            const r = await this.run({ kind: 'solve', key, scenario, settings: wire, method, indices });
-            done += indices.length;
-            onProgress?.(done, total);
-            return r.units!;
-          }),
-        );
-        return { method, units: parts.flat() };
+      starts.map(async (start, c) => {
+        const chunk = pairs.slice(start, start + size);
+        const { result, worker } = await this.run({ kind: 'solve', chunk: `${job}:${c}`, pairs: chunk, ordered, settings: wire, methods });
+        done += chunk.length * methods.length;
+        onProgress?.(done, total);
+        return { solved: result.solved!, worker };
       }),
     );
+    const scales = methods.map((_, m) => solved.reduce((a, c) => c.solved[m].reduce((b, u) => Math.max(b, u.scale), a), 0));
+    const checks = await Promise.all(solved.map(({ worker }, c) => this.run({ kind: 'recheck', chunk: `${job}:${c}`, scales }, worker)));
     const precomputed: Partial<Record<SingleMethod, Precomputed>> = {};
-    await Promise.all(
-      solved.map(async ({ method, units }) => {
-        const scale = units.reduce((m, u) => Math.max(m, u.scale), 0);
-        if (scale > 0) {
-          const checks = await Promise.all(chunks.map((indices) => this.run({ kind: 'recheck', key, scenario, settings: wire, method, indices, scale })));
-          const failed = checks.flatMap((c) => c.feasible!).findIndex((ok) => !ok);
-          if (failed >= 0) throw new NumericalError(`re-check failed for unit ${failed} of ${method} at scale ${scale}`);
-        }
-        precomputed[method] = { units, rechecked: true };
-      }),
-    );
+    methods.forEach((method, m) => {
+      const failed = checks.flatMap((c) => c.result.feasible![m]).findIndex((ok) => !ok);
+      if (failed >= 0) throw new NumericalError(`re-check failed for unit ${failed} of ${method} at scale ${scales[m]}`);
+      precomputed[method] = { units: solved.flatMap((c) => c.solved[m]), rechecked: true };
+    });
     return calibrate(scenario, settings, { precomputed });
   }
 
@@ -115,9 +188,9 @@ export class CalibrationPool {
     let done = 0;
     return Promise.all(
       jobs.map(async (j, k) => {
-        const r = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
+        const { result } = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
         onProgress?.(++done, jobs.length);
-        return r.result!;
+        return result.result!;
       }),
     );
   }
@@ -132,7 +205,7 @@ export class CalibrationPool {
         const wire = toWire(j.settings);
         try {
           if (!this.pool || !wire) return calibrate(j.scenario, j.settings);
-          return (await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result!;
+          return (await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!;
         } catch (e) {
           return e instanceof Error ? e : new Error(String(e));
         }

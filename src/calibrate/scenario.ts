@@ -86,6 +86,25 @@ export function pairsOf<C>(s: Scenario<C>): [string, string][] {
   });
 }
 
+/**
+ * One (prior, pair) with its π* coupling built on first use: the exact accountant and the
+ * data-processing checks never need it, and on 10⁵-atom laws it costs about as much as a
+ * Theorem 1 calibration.
+ */
+export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete): PairCoupling {
+  let coupling: Coupling | undefined;
+  return {
+    prior,
+    pair,
+    p,
+    q,
+    get coupling() {
+      coupling ??= comonotoneCoupling(p, q);
+      return coupling;
+    },
+  };
+}
+
 const cache = new WeakMap<Scenario, PairCoupling[]>();
 
 /**
@@ -97,25 +116,7 @@ export function pairCouplings(s: Scenario): PairCoupling[] {
   let out = cache.get(s);
   if (!out) {
     const pairs = pairsOf(s);
-    // The coupling is built on first use: the exact accountant and the data-processing checks
-    // never need it, and on 10⁵-atom laws it costs about as much as a Theorem 1 calibration.
-    out = s.priors.flatMap((pr) =>
-      pairs.map(([a, b]): PairCoupling => {
-        const p = pr.conditionals[a],
-          q = pr.conditionals[b];
-        let coupling: Coupling | undefined;
-        return {
-          prior: pr.name,
-          pair: [a, b] as const,
-          p,
-          q,
-          get coupling() {
-            coupling ??= comonotoneCoupling(p, q);
-            return coupling;
-          },
-        };
-      }),
-    );
+    out = s.priors.flatMap((pr) => pairs.map(([a, b]) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b])));
     cache.set(s, out);
   }
   return out;
