@@ -75,6 +75,19 @@ describe('CalibrationPool', () => {
     }
   });
 
+  it('a few calibrations of many units each are spread together (units of both in the queue at once), one-unit ones go whole', async () => {
+    const { seen, start } = localRunner(2);
+    const pool = new CalibrationPool(2, start);
+    const jobs = [2, 6].map((alpha) => ({ scenario: many, settings: { mechanism: 'laplace' as const, method: 'coupled' as const, alpha, epsilon: 1 } }));
+    const progress: [number, number][] = [];
+    const all = [...jobs, { scenario: heart, settings: jobs[0].settings }];
+    expect(await pool.calibrateAll(all, (d, t) => progress.push([d, t]))).toEqual(all.map((j) => calibrate(j.scenario, j.settings)));
+    expect(seen.tasks.filter((t) => t.kind === 'solve')).toHaveLength(2 * 8); // 30 units in chunks of ⌈30 / 8⌉ = 4
+    expect(seen.tasks.filter((t) => t.kind === 'whole')).toHaveLength(1);
+    expect(progress.at(-1)).toEqual([61, 61]);
+    expect(progress.every(([d], i) => i === 0 || d >= progress[i - 1][0])).toBe(true);
+  });
+
   it('a setting error is raised before any worker starts, naming its field', async () => {
     const { seen, start } = localRunner(2);
     const pool = new CalibrationPool(2, start);

@@ -92,6 +92,14 @@ export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) 
 
 let pools = 0;
 
+/** The single methods a calibration runs (`best`: every candidate it tries). */
+const methodsOf = (scenario: Scenario, settings: CalibrationSettings): SingleMethod[] =>
+  settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
+
+/** Units a calibration solves, over all its methods: what its progress counts. */
+const unitCount = (scenario: Scenario, settings: CalibrationSettings) =>
+  scenario.priors.length * pairsOf(scenario).length * methodsOf(scenario, settings).length;
+
 /**
  * Worker threads to use by default on a machine with `cores` cores: one fewer, at least one (then
  * no pool). A single-threaded calibration already keeps a second core busy with V8's concurrent
@@ -141,7 +149,7 @@ export class CalibrationPool {
    */
   async calibrate(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
     const wire = toWire(settings);
-    const methods: SingleMethod[] = settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
+    const methods = methodsOf(scenario, settings);
     const count = scenario.priors.length * pairsOf(scenario).length;
     if (!this.pool || !wire || count < 2) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
@@ -174,22 +182,35 @@ export class CalibrationPool {
   }
 
   /**
-   * Many calibrations: whole calibrations on the workers when there are at least as many as
-   * threads, else each one's units spread over the workers. Results in the order given.
+   * Many calibrations, results in the order given: whole calibrations on the workers when there
+   * are plenty (at least four per thread, so the last ones even out), else every calibration's
+   * units spread over the workers at once (a few heavy calibrations keep every worker busy).
    */
   async calibrateAll(jobs: { scenario: Scenario; settings: CalibrationSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
     const wires = jobs.map((j) => toWire(j.settings));
-    if (!this.pool || jobs.length < this.threads || wires.some((w) => w === null)) {
+    if (!this.pool || wires.some((w) => w === null)) {
       const out: CalibrationResult[] = [];
       for (const [k, j] of jobs.entries())
         out.push(await this.calibrate(j.scenario, j.settings, onProgress && ((d, t) => onProgress(k * t + d, jobs.length * t))));
       return out;
     }
+    // Progress in units over all the calibrations (each reports its own count of units done).
+    const units = jobs.map((j) => unitCount(j.scenario, j.settings));
+    const total = units.reduce((a, b) => a + b, 0);
+    const seen = jobs.map(() => 0);
     let done = 0;
+    const report = (k: number, d: number) => {
+      done += d - seen[k];
+      seen[k] = d;
+      onProgress?.(done, total);
+    };
+    const whole = jobs.length >= 4 * this.threads;
     return Promise.all(
       jobs.map(async (j, k) => {
+        // A calibration of one unit (one prior, one pair) has nothing to spread: it goes whole.
+        if (!whole && units[k] > methodsOf(j.scenario, j.settings).length) return this.calibrate(j.scenario, j.settings, (d) => report(k, d));
         const { result } = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
-        onProgress?.(++done, jobs.length);
+        report(k, units[k]);
         return result.result!;
       }),
     );

@@ -52,7 +52,14 @@ const PANELS_PER_ATOM = 64;
 export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number) {
   const z0 = Math.min(P.x[0], Q.x[0]),
     zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
-  const doms = fs.map((f) => gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
+  // Built by push, not map: an array from map may come out packed or holey by how map ran, and the
+  // rules' hot loops deoptimised on every such change of map (about a hundred times in one calibration).
+  const doms: ReturnType<typeof gaussianDomain>[] = [];
+  const powers: Float64Array[] = [];
+  for (const f of fs) {
+    doms.push(gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
+    powers.push(f.mixtures[0] === P ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0]));
+  }
   let lo = Infinity,
     hi = -Infinity;
   for (const d of doms) {
@@ -60,7 +67,6 @@ export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, 
     hi = Math.max(hi, d.hi);
   }
   const sharp = Math.max(1, ...fs.map((f) => f.sensitivity / 2));
-  const powers = fs.map((f) => (f.mixtures[0] === P ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0])));
   return {
     doms,
     lo,

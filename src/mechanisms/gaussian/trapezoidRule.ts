@@ -81,7 +81,7 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     ys[j] = lo + j * hs;
     dy[j] = pointErr(ys[j], j, hs);
   }
-  const at = mixtures.map((m) => gaussianMoments(m, sigma, ys, true, dy));
+  const at = [gaussianMoments(P, sigma, ys, true, dy), gaussianMoments(Q, sigma, ys, true, dy)];
   const err = new Float64Array(S);
   for (let j = 0; j < S; j++) err[j] = Math.max(at[0].err[j] + at[0].lip[j] * dy[j], at[1].err[j] + at[1].lip[j] * dy[j]);
 
@@ -152,7 +152,7 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     ny[j] = lo + j * tau;
     ndy[j] = pointErr(ny[j], j, tau);
   }
-  const ev = mixtures.map((m) => gaussianMoments(m, sigma, ny, 'mean', ndy));
+  const ev = [gaussianMoments(P, sigma, ny, 'mean', ndy), gaussianMoments(Q, sigma, ny, 'mean', ndy)];
   const out: OnePassIntegral[] = [];
   const lf = new Float64Array(J + 1);
   for (let k = 0; k < F; k++) {
