@@ -240,6 +240,102 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   for (const [name, runs] of cases) await pair('worker threads (CLI processes)', `${name}: --threads 2`, '--threads 1', cli(runs, 2), cli(runs, 1), once);
 }
 
+// 5b′. The part worker threads can speed up: the calibration phase alone (table read and start-up
+//      excluded), cold, each in a fresh process (needs `npm run build`): a pool of 2 (its start
+//      included) against one thread, median of three alternating runs.
+{
+  const { spawnSync } = await import('node:child_process');
+  const { UCI_DIR } = await import('../test/uci.js');
+  const { join } = await import('node:path');
+  const adult = join(UCI_DIR, 'adult', 'adult.data');
+  const script = (o: Record<string, string>, mechanism: string, threads: number) => `
+    const dist = (m) => new URL('./dist/' + m, 'file://${process.cwd()}/').href;
+    const { loadScenario } = await import(dist('cli/input.js'));
+    const { calibrate } = await import(dist('calibrate/calibrate.js'));
+    const { withPool } = await import(dist('calibrate/parallel.js'));
+    const { scenario } = await loadScenario(${JSON.stringify(o)});
+    const settings = { mechanism: '${mechanism}', method: 'best', alpha: 2, epsilon: 1 };
+    const t = performance.now();
+    const r = ${threads} > 1 ? (await withPool(${threads}, (pool) => pool.calibrateAll([{ scenario, settings }])))[0] : calibrate(scenario, settings);
+    console.log(JSON.stringify({ ms: performance.now() - t, scale: r.scale }));`;
+  const run = (o: Record<string, string>, mechanism: string, threads: number) => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script(o, mechanism, threads)], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`calibration phase: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim()) as { ms: number; scale: number };
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+  // The machine's own ceiling: two one-thread processes of the same calibration at once, against one alone.
+  const { spawn } = await import('node:child_process');
+  const concurrent = (o: Record<string, string>, mechanism: string) =>
+    Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const c = spawn(process.execPath, ['--input-type=module', '-e', script(o, mechanism, 1)]);
+            let out = '';
+            c.stdout.on('data', (d) => (out += d));
+            c.on('close', (code) =>
+              code === 0 ? resolve((JSON.parse(out.trim()) as { ms: number }).ms) : reject(new Error(`calibration phase exited ${code}`)),
+            );
+          }),
+      ),
+    ).then((ms) => Math.max(...ms));
+  const byCountry = { data: adult, query: 'education-num', secretColumn: 'native-country' };
+  const bootstrap = {
+    data: adult,
+    query: 'education-num',
+    secretColumn: 'relationship',
+    values: 'Husband,Not-in-family',
+    prior: 'bootstrap:100',
+    given: 'sex',
+  };
+  for (const [name, o, mechanism] of [
+    ['adult by native-country (820 pairs), Laplace best', byCountry, 'laplace'],
+    ['adult relationship, bootstrap:100 --given sex, Laplace best', bootstrap, 'laplace'],
+    ['adult by native-country (820 pairs), Gaussian best', byCountry, 'gaussian'],
+  ] as const) {
+    const two: number[] = [],
+      one: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [a, b] = [run(o, mechanism, 2), run(o, mechanism, 1)];
+      if (a.scale !== b.scale) throw new Error(`${name}: the pool's scale ${a.scale} differs from one thread's ${b.scale}`);
+      two.push(a.ms);
+      one.push(b.ms);
+    }
+    rows.push({
+      group: 'worker threads (calibration phase, cold process)',
+      case: `${name}: pool of 2`,
+      reference: 'one thread',
+      meanMs: median(two),
+      referenceMs: median(one),
+      ratio: median(two) / median(one),
+      note: 'median of 3; table read and start-up excluded',
+    });
+    process.stderr.write('.');
+  }
+  for (const [name, o, mechanism] of [
+    ['adult by native-country, Laplace best', byCountry, 'laplace'],
+    ['adult by native-country, Gaussian best', byCountry, 'gaussian'],
+  ] as const) {
+    const both: number[] = [],
+      alone: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      both.push(await concurrent(o, mechanism));
+      alone.push(run(o, mechanism, 1).ms);
+    }
+    rows.push({
+      group: 'worker threads (calibration phase, cold process)',
+      case: `${name}: two one-thread processes at once (the slower)`,
+      reference: 'one process alone',
+      meanMs: median(both),
+      referenceMs: median(alone),
+      ratio: median(both) / median(alone),
+      note: 'the machine’s ceiling for 2 threads: a speed-up of at most 2 / ratio',
+    });
+    process.stderr.write('.');
+  }
+}
+
 // 5c. Exact calibration on a 10⁵-atom support (two secrets, float values and weights) against Theorem 1 on the same input.
 //     A fresh scenario object per call: the π* coupling (cached per scenario) is paid by whichever method needs it.
 {
