@@ -5,14 +5,20 @@ import { describe, expect, it } from 'vitest';
 import { UCI_DIR } from './uci.js';
 
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const run = (...a: string[]) => spawnSync(process.execPath, [BIN, 'calibrate', '--json', ...a], { encoding: 'utf8' });
+/** Worker threads at once (these jobs are too short to start them otherwise), or when worth it (''). */
+const run = (worth: string, ...a: string[]) =>
+  spawnSync(process.execPath, [BIN, 'calibrate', '--json', ...a], { encoding: 'utf8', env: { ...process.env, PUFFERFISH_HELPERS_WORTH_MS: worth } });
 
-/** The JSON of one run with each thread count; every byte must agree. */
+/** The JSON of one run with each thread count, workers started at once or when worth it; every byte must agree. */
 function sameAcrossThreads(...args: string[]): unknown {
-  const outs = ['1', '2', '3'].map((t) => run(...args, '--threads', t));
+  const outs = [
+    run('', ...args, '--threads', '1'),
+    run('0', ...args, '--threads', '2'),
+    run('0', ...args, '--threads', '3'),
+    run('', ...args, '--threads', '2'),
+  ];
   for (const o of outs) expect(o.status, o.stderr).toBe(0);
-  expect(outs[1].stdout).toBe(outs[0].stdout);
-  expect(outs[2].stdout).toBe(outs[0].stdout);
+  for (const o of outs.slice(1)) expect(o.stdout).toBe(outs[0].stdout);
   return JSON.parse(outs[0].stdout);
 }
 
@@ -51,5 +57,9 @@ describe('worker threads (--threads): the numbers of one thread, bit for bit', (
     });
     expect(alpha.status).toBe(2);
     expect(alpha.stderr).toMatch(/--alpha: Gaussian noise cannot give α = ∞/);
+    const worth = run('soon', '--scenario', 'heart', '--alpha', '1.5,2,3,4,5,6,7,8,9', '--threads', '2');
+    expect(worth.status).toBe(2);
+    expect(worth.stderr).toMatch(/PUFFERFISH_HELPERS_WORTH_MS: must be a number of milliseconds, 0 or more, got 'soon'/);
+    expect(worth.stderr).not.toMatch(/ at /);
   });
 });

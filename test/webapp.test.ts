@@ -135,7 +135,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
 
   it('calibrates on nested workers with the numbers of one thread (results and every plotted point)', async () => {
     const run = async (threads: number) => {
-      const { page, requests } = await openTable(data, 'education-num', 'relationship', {}, `?threads=${threads}`);
+      const { page, requests } = await openTable(data, 'education-num', 'relationship', {}, `?threads=${threads}&helpers=now`);
       await page.waitForSelector('input[name=secret-value][value="Husband"]', { state: 'attached' });
       await page.check('input[name=secret-value][value="Husband"]');
       await page.check('input[name=secret-value][value="Own-child"]');

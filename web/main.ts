@@ -216,9 +216,12 @@ function run() {
   lastRun = JSON.stringify(p);
   busy(true);
   $('results-for').textContent = `computing: α = ${p.alpha}, ε = ${p.epsilon}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
-  // Worker count for the calibrations: the machine's cores unless the address says `?threads=N`.
-  const threads = Number(new URLSearchParams(location.search).get('threads')) || undefined;
-  send('calibrate', { type: 'calibrate', params: { ...p, threads } });
+  // Thread count for the calibrations: the machine's cores unless the address says `?threads=N`;
+  // `?helpers=now` starts the nested workers at once instead of when the work repays them.
+  const search = new URLSearchParams(location.search);
+  const threads = Number(search.get('threads')) || undefined;
+  const helpers = search.get('helpers') === 'now' ? 0 : undefined;
+  send('calibrate', { type: 'calibrate', params: { ...p, threads, helpers } });
   send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
 }
 $('run').addEventListener('click', run);

@@ -37,15 +37,18 @@ import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
 
 /**
- * Calibrations run on nested workers, one fewer than the cores (at most 8; `defaultThreads`), or as many as the page asks
- * (`?threads=N`); one thread runs them here. Same code either way, so the same numbers.
+ * Calibrations run on this worker and nested ones, as many threads as cores (at most 8; `defaultThreads`), or as many as the page asks
+ * (`?threads=N`); nested workers start only for work that repays them. Same code either way, so the same numbers.
  */
 let pool: CalibrationPool | null = null;
-function poolOf(threads: unknown): CalibrationPool {
+let poolHelpers: number | undefined;
+function poolOf(threads: unknown, helpers: unknown): CalibrationPool {
   const n = Number.isInteger(threads) && (threads as number) >= 1 ? (threads as number) : defaultThreads(navigator.hardwareConcurrency || 1, 8);
-  if (!pool || pool.threads !== n) {
+  const worth = helpers === 0 ? 0 : undefined;
+  if (!pool || pool.threads !== n || poolHelpers !== worth) {
+    poolHelpers = worth;
     void pool?.close();
-    pool = new CalibrationPool(n, webRunner);
+    pool = new CalibrationPool(n, (t) => webRunner(t, worth));
   }
   return pool;
 }
@@ -155,7 +158,7 @@ self.onmessage = async (e: MessageEvent) => {
         const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
         return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
       };
-      const workers = poolOf(p.threads);
+      const workers = poolOf(p.threads, p.helpers);
       /** Calibrations on the pool, each settled: an InputError is the caller's to list; any other error stops the request. */
       const settled = async (jobs: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[]) => {
         const out = await workers.calibrateSettled(jobs.map((j) => ({ scenario: sc, settings: settingsAt(j.mechanism, j.method, j.alpha, j.epsilon) })));

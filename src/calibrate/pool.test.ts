@@ -68,7 +68,7 @@ describe('CalibrationPool', () => {
       expect(r).toEqual(calibrate(many, settings));
       const solves = seen.tasks.filter((t) => t.kind === 'solve');
       const rechecks = seen.tasks.filter((t) => t.kind === 'recheck');
-      expect(solves.length).toBe(10); // 30 units in chunks of ⌈30 / 12⌉ = 3
+      expect(solves.length).toBe(15); // 30 units in chunks of ⌈30 / (3·8)⌉ = 2
       // Each chunk is re-checked on the worker that solved it, in the order solved per worker.
       for (const k of [0, 1, 2]) expect(rechecks.filter((t) => t.worker === k).length).toBe(solves.filter((t) => t.worker === k).length);
       expect(progress.at(-1)).toBe(30 * (r.candidates?.length ?? 1));
@@ -82,7 +82,7 @@ describe('CalibrationPool', () => {
     const progress: [number, number][] = [];
     const all = [...jobs, { scenario: heart, settings: jobs[0].settings }];
     expect(await pool.calibrateAll(all, (d, t) => progress.push([d, t]))).toEqual(all.map((j) => calibrate(j.scenario, j.settings)));
-    expect(seen.tasks.filter((t) => t.kind === 'solve')).toHaveLength(2 * 8); // 30 units in chunks of ⌈30 / 8⌉ = 4
+    expect(seen.tasks.filter((t) => t.kind === 'solve')).toHaveLength(2 * 15); // 30 units in chunks of ⌈30 / (2·8)⌉ = 2
     expect(seen.tasks.filter((t) => t.kind === 'whole')).toHaveLength(1);
     expect(progress.at(-1)).toEqual([61, 61]);
     expect(progress.every(([d], i) => i === 0 || d >= progress[i - 1][0])).toBe(true);
@@ -97,6 +97,37 @@ describe('CalibrationPool', () => {
 });
 
 describe('taskQueue', () => {
+  const heartTask: Task = { kind: 'whole', scenario: builtinScenario('heart'), settings: { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } };
+  /** A queue with this thread as worker 0 and fake helpers that answer at once; which helpers started, and who ran what. */
+  function hereQueue(helpersWorthMs: number) {
+    const spawned: number[] = [];
+    const q = taskQueue(
+      3,
+      (k, on) => {
+        spawned.push(k);
+        return { post: ({ id, task }) => setTimeout(() => on.done(id, runTask(task)), 0), stop: async () => {} };
+      },
+      { here: true, helpersWorthMs },
+    );
+    return { q, spawned };
+  }
+
+  it('with this thread as worker 0, starts no helper for work that would not repay it, and all of them once it would', async () => {
+    const never = hereQueue(1e9);
+    const ran = await Promise.all(Array.from({ length: 6 }, () => never.q.run(heartTask)));
+    expect(ran.map((r) => r.worker)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(ran.every((r) => r.result.ok)).toBe(true);
+    expect(never.spawned).toEqual([]);
+    // Any measured work repays them here: they start after this thread's second task (its first pays its compilation).
+    const soon = hereQueue(1e-9);
+    const all = await Promise.all(Array.from({ length: 12 }, () => soon.q.run(heartTask)));
+    expect(soon.spawned).toEqual([1, 2]);
+    expect(all.slice(0, 2).map((r) => r.worker)).toEqual([0, 0]);
+    expect(new Set(all.map((r) => r.worker))).toEqual(new Set([0, 1, 2]));
+    const atOnce = hereQueue(0);
+    expect(atOnce.spawned).toEqual([1, 2]);
+  });
+
   it('runs a pinned task on its worker, others on whichever is idle; a failed worker fails every waiting task and later ones', async () => {
     const events: WorkerEvents[] = [];
     const posted: { worker: number; id: number }[] = [];
@@ -125,8 +156,8 @@ describe('taskQueue', () => {
 });
 
 describe('defaultThreads', () => {
-  it('leaves one core to the main thread and V8, never below one thread, within the cap', () => {
-    expect([1, 2, 3, 8, 64].map((c) => defaultThreads(c))).toEqual([1, 1, 2, 7, 63]);
+  it('uses every core (this thread is one of them), never below one thread, within the cap', () => {
+    expect([1, 2, 3, 8, 64].map((c) => defaultThreads(c))).toEqual([1, 2, 3, 8, 64]);
     expect(defaultThreads(64, 8)).toBe(8);
     expect(defaultThreads(0)).toBe(1);
   });

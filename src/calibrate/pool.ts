@@ -3,7 +3,7 @@ import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { pairCouplings, pairsOf, type Scenario } from './scenario.js';
-import type { Task, TaskResult, WirePair } from './parallelWorker.js';
+import runTask, { type Task, type TaskResult, type WirePair } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
 
 /** Where a pool's tasks run: worker threads (Node, `parallel.ts`) or Web Workers (the web app). */
@@ -28,19 +28,59 @@ export interface WorkerEvents {
   failed(message: string): void;
 }
 
+/** Runs `f` after the events already queued (worker results among them), not before. */
+const soon: (f: () => void) => void =
+  typeof setImmediate === 'function'
+    ? (f) => void setImmediate(f)
+    : (f) => {
+        const c = new MessageChannel();
+        c.port1.onmessage = () => {
+          c.port1.close();
+          f();
+        };
+        c.port2.postMessage(null);
+      };
+
+/** This thread as a worker: each task runs here, one at a time, between the thread's other events. */
+export function localWorker(on: WorkerEvents): WorkerPort {
+  return { post: ({ id, task }) => soon(() => on.done(id, runTask(task))), stop: async () => {} };
+}
+
+/**
+ * Work that repays starting helpers (ms of this thread's time): a cold worker costs about 0.1 s to
+ * start and 0.25 s to compile the hot code again, and while two threads run, each runs slower
+ * (README, Benchmarks: two one-thread processes at once take 1.4–1.8× as long as one alone on the
+ * dev machine). Below about a second of work, one thread finishes first.
+ */
+export const HELPERS_WORTH_MS = 1000;
+
+export interface QueueOptions {
+  /** Worker 0 is this thread (`localWorker`); the others start when worth it (`helpersWorthMs`). */
+  here?: boolean;
+  helpersWorthMs?: number;
+}
+
 /**
  * A task queue over `threads` workers made by `spawn`: each worker runs one task at a time, taking
  * the tasks pinned to it first, then the next shared one (tasks differ widely in cost, so no fixed
  * assignment). Pool libraries (Tinypool, Piscina) cannot pin a task to a worker; a chunk's re-check
  * must run where its conditions were built. A worker that fails fails every task in the queue.
+ * With `here`, this thread is worker 0 and the other workers start only for work that repays their
+ * start: a short job never waits for a cold worker.
  */
-export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) => WorkerPort): TaskRunner {
+export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) => WorkerPort, opts: QueueOptions = {}): TaskRunner {
   type Entry = { id: number; task: Task; resolve: (r: { result: TaskResult; worker: number }) => void };
   const shared: Entry[] = [];
   const pinned: Entry[][] = Array.from({ length: threads }, () => []);
   const running: (Entry | null)[] = Array.from({ length: threads }, () => null);
+  const workers: (WorkerPort | null)[] = Array.from({ length: threads }, () => null);
+  const worth = opts.here ? (opts.helpersWorthMs ?? HELPERS_WORTH_MS) : 0;
   let broken: string | null = null;
   let next = 0;
+  // This thread's task times after its first (which pays its own compilation).
+  let localStart = 0,
+    localTotal = 0,
+    localDone = 0;
   const failed = (message: string) => ({
     result: { ok: false, error: { name: 'Error', message: `calibration worker failed: ${message}` } } as const,
     worker: -1,
@@ -52,24 +92,41 @@ export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) 
     for (const e of all) e.resolve(failed(message));
   };
   const feed = (k: number) => {
-    if (running[k] || broken) return;
+    const w = workers[k];
+    if (!w || running[k] || broken) return;
     const e = pinned[k].shift() ?? shared.shift();
     if (!e) return;
     running[k] = e;
-    workers[k].post({ id: e.id, task: e.task });
+    if (opts.here && k === 0) localStart = performance.now();
+    w.post({ id: e.id, task: e.task });
   };
-  const workers = Array.from({ length: threads }, (_, k) =>
-    spawn(k, {
-      done(id, result) {
-        const e = running[k];
-        if (!e || e.id !== id) return;
-        running[k] = null;
-        e.resolve({ result, worker: k });
-        feed(k);
-      },
-      failed: failAll,
-    }),
-  );
+  const events = (k: number): WorkerEvents => ({
+    done(id, result) {
+      const e = running[k];
+      if (!e || e.id !== id) return;
+      running[k] = null;
+      if (opts.here && k === 0) {
+        const ms = performance.now() - localStart;
+        if (localDone++ > 0) localTotal += ms;
+      }
+      e.resolve({ result, worker: k });
+      grow();
+      feed(k);
+    },
+    failed: failAll,
+  });
+  const start = (k: number) => {
+    workers[k] = opts.here && k === 0 ? localWorker(events(0)) : spawn(k, events(k));
+    feed(k);
+  };
+  // Helpers start once this thread's mean task time predicts enough work waiting (measured, not guessed).
+  const grow = () => {
+    if (workers.every((w) => w !== null) || shared.length === 0) return;
+    if (worth > 0 && !(localDone >= 2 && (localTotal / (localDone - 1)) * shared.length > worth)) return;
+    for (let k = 0; k < threads; k++) if (!workers[k]) start(k);
+  };
+  if (opts.here) start(0);
+  if (worth === 0) for (let k = 0; k < threads; k++) if (!workers[k]) start(k);
   return {
     run: (task, on) =>
       new Promise((resolve) => {
@@ -80,12 +137,13 @@ export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) 
           feed(on);
         } else {
           shared.push(e);
-          const idle = running.indexOf(null);
+          const idle = running.findIndex((r, k) => r === null && workers[k] !== null);
           if (idle >= 0) feed(idle);
+          grow();
         }
       }),
     close: async () => {
-      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(workers.map((w) => w?.stop()));
     },
   };
 }
@@ -101,15 +159,12 @@ const unitCount = (scenario: Scenario, settings: CalibrationSettings) =>
   scenario.priors.length * pairsOf(scenario).length * methodsOf(scenario, settings).length;
 
 /**
- * Worker threads to use by default on a machine with `cores` cores: one fewer, at least one (then
- * no pool). A single-threaded calibration already keeps a second core busy with V8's concurrent
- * compiler and GC (the Figure 1 grid: 2.1 s of wall time, 2.8 s of CPU), and each worker compiles
- * the same code again: on a 2-vCPU machine a pool of two was 1.3–1.46× slower than one thread on
- * every case measured (README, Benchmarks).
- * @example defaultThreads(2) // 1
+ * Threads to use by default on a machine with `cores` cores: all of them, this thread included (it
+ * works as worker 0; helpers start only for work that repays them, `HELPERS_WORTH_MS`).
+ * @example defaultThreads(8) // 8
  */
 export function defaultThreads(cores: number, cap = 256): number {
-  return Math.max(1, Math.min(cap, Math.floor(cores) - 1));
+  return Math.max(1, Math.min(cap, Math.floor(cores)));
 }
 
 /**
@@ -156,7 +211,7 @@ export class CalibrationPool {
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
     const pairs: WirePair[] = pairCouplings(scenario).map((pc) => ({ prior: pc.prior, pair: [pc.pair[0], pc.pair[1]], p: pc.p, q: pc.q }));
     const job = `${this.id}:${++this.jobs}`;
-    const size = Math.max(1, Math.ceil(count / (this.threads * 4)));
+    const size = Math.max(1, Math.ceil(count / (this.threads * 8)));
     const starts = Array.from({ length: Math.ceil(count / size) }, (_, c) => c * size);
     const total = count * methods.length;
     let done = 0;
