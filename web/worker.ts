@@ -37,7 +37,7 @@ import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
 
 /**
- * Calibrations run on this worker and nested ones, as many threads as cores (at most 8; `defaultThreads`), or as many as the page asks
+ * Calibrations run on this worker and nested ones, one fewer threads than cores (at least 1, at most 8; `defaultThreads`), or as many as the page asks
  * (`?threads=N`); nested workers start only for work that repays them. Same code either way, so the same numbers.
  */
 let pool: CalibrationPool | null = null;

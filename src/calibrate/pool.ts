@@ -159,12 +159,15 @@ const unitCount = (scenario: Scenario, settings: CalibrationSettings) =>
   scenario.priors.length * pairsOf(scenario).length * methodsOf(scenario, settings).length;
 
 /**
- * Threads to use by default on a machine with `cores` cores: all of them, this thread included (it
- * works as worker 0; helpers start only for work that repays them, `HELPERS_WORTH_MS`).
- * @example defaultThreads(8) // 8
+ * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no
+ * pool). V8's concurrent compiler and GC keep a second core busy for a single-threaded calibration,
+ * and two threads slow each other here: on the 2-vCPU dev machine `--threads 2` was 1.0–1.15× slower
+ * than one thread on every case measured, and two one-thread processes at once took 1.3–1.85× as
+ * long as one alone (README, Benchmarks).
+ * @example defaultThreads(8) // 7
  */
 export function defaultThreads(cores: number, cap = 256): number {
-  return Math.max(1, Math.min(cap, Math.floor(cores)));
+  return Math.max(1, Math.min(cap, Math.floor(cores) - 1));
 }
 
 /**

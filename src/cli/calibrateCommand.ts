@@ -214,7 +214,7 @@ export function calibrateCommand(program: Command): void {
     .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)')
     .option(
       '--threads <n>',
-      'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: the cores available); results are identical',
+      'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
     )
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(

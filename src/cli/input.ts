@@ -287,7 +287,7 @@ export function parseCoordinateScales(text: string | undefined): number[] | unde
   return ws;
 }
 
-/** `--threads N`: 1 to 256; default the cores this process may use (`defaultThreads`). */
+/** `--threads N`: 1 to 256; default one fewer than the cores this process may use (`defaultThreads`). */
 export function parseThreads(text: string | undefined): number {
   if (text === undefined) return defaultThreads(availableParallelism());
   const n = Number(text);
