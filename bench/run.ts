@@ -264,6 +264,18 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     return JSON.parse(r.stdout.trim()) as { ms: number; scale: number };
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+  const medianRow = (name: string, ms: number[], refName: string, refMs: number[], note: string) => {
+    rows.push({
+      group: 'worker threads (calibration phase, cold process)',
+      case: name,
+      reference: refName,
+      meanMs: median(ms),
+      referenceMs: median(refMs),
+      ratio: median(ms) / median(refMs),
+      note,
+    });
+    process.stderr.write('.');
+  };
   // The machine's own ceiling: two one-thread processes of the same calibration at once, against one alone.
   const { spawn } = await import('node:child_process');
   const concurrent = (o: Record<string, string>, mechanism: string) =>
@@ -302,16 +314,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
       two.push(a.ms);
       one.push(b.ms);
     }
-    rows.push({
-      group: 'worker threads (calibration phase, cold process)',
-      case: `${name}: pool of 2`,
-      reference: 'one thread',
-      meanMs: median(two),
-      referenceMs: median(one),
-      ratio: median(two) / median(one),
-      note: 'median of 3; table read and start-up excluded',
-    });
-    process.stderr.write('.');
+    medianRow(`${name}: pool of 2`, two, 'one thread', one, 'median of 3; table read and start-up excluded');
   }
   for (const [name, o, mechanism] of [
     ['adult by native-country, Laplace best', byCountry, 'laplace'],
@@ -323,16 +326,13 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
       both.push(await concurrent(o, mechanism));
       alone.push(run(o, mechanism, 1).ms);
     }
-    rows.push({
-      group: 'worker threads (calibration phase, cold process)',
-      case: `${name}: two one-thread processes at once (the slower)`,
-      reference: 'one process alone',
-      meanMs: median(both),
-      referenceMs: median(alone),
-      ratio: median(both) / median(alone),
-      note: 'the machine’s ceiling for 2 threads: a speed-up of at most 2 / ratio',
-    });
-    process.stderr.write('.');
+    medianRow(
+      `${name}: two one-thread processes at once (the slower)`,
+      both,
+      'one process alone',
+      alone,
+      'the machine’s ceiling for 2 threads: a speed-up of at most 2 / ratio',
+    );
   }
 }
 
