@@ -179,7 +179,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   const cores = availableParallelism();
   await pair(
     'figure 1 grid (640 calibrations)',
-    `exact, ${cores} worker threads (pool start included)`,
+    `exact, ${cores} threads: this one and workers (pool start included)`,
     'exact, one thread',
     () => withPool(cores, (pool) => pool.calibrateAll(jobs)),
     () => {
