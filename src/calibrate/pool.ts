@@ -154,9 +154,8 @@ let pools = 0;
 const methodsOf = (scenario: Scenario, settings: CalibrationSettings): SingleMethod[] =>
   settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
 
-/** Units a calibration solves, over all its methods: what its progress counts. */
-const unitCount = (scenario: Scenario, settings: CalibrationSettings) =>
-  scenario.priors.length * pairsOf(scenario).length * methodsOf(scenario, settings).length;
+/** A calibration's (prior, pair) units, per method. */
+const pairCount = (scenario: Scenario) => scenario.priors.length * pairsOf(scenario).length;
 
 /**
  * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no
@@ -172,9 +171,10 @@ export function defaultThreads(cores: number, cap = 256): number {
 
 /**
  * A pool of workers for calibration, on any platform (the runner is the platform's). Independent
- * units — (prior, pair) for one method, or whole calibrations of a grid — run on the workers with
- * the same code as this thread (`parallelWorker.ts`); this thread only takes maxima and assembles
- * results, so every number is bit-for-bit the one a single thread computes (tests check it).
+ * units — (prior, pair) for one method, or whole calibrations of a grid — run on the workers (this
+ * thread among them, with the runners of `parallel.ts` and the page) with the same code
+ * (`parallelWorker.ts`); maxima and results are assembled here, so every number is bit-for-bit
+ * the one a single thread computes (tests check it).
  */
 export class CalibrationPool {
   private started: TaskRunner | null = null;
@@ -208,7 +208,7 @@ export class CalibrationPool {
   async calibrate(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
     const wire = toWire(settings);
     const methods = methodsOf(scenario, settings);
-    const count = scenario.priors.length * pairsOf(scenario).length;
+    const count = pairCount(scenario);
     if (!this.pool || !wire || count < 2) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
@@ -253,7 +253,8 @@ export class CalibrationPool {
       return out;
     }
     // Progress in units over all the calibrations (each reports its own count of units done).
-    const units = jobs.map((j) => unitCount(j.scenario, j.settings));
+    const pairs = jobs.map((j) => pairCount(j.scenario));
+    const units = jobs.map((j, k) => pairs[k] * methodsOf(j.scenario, j.settings).length);
     const total = units.reduce((a, b) => a + b, 0);
     const seen = jobs.map(() => 0);
     let done = 0;
@@ -266,7 +267,7 @@ export class CalibrationPool {
     return Promise.all(
       jobs.map(async (j, k) => {
         // A calibration of one unit (one prior, one pair) has nothing to spread: it goes whole.
-        if (!whole && units[k] > methodsOf(j.scenario, j.settings).length) return this.calibrate(j.scenario, j.settings, (d) => report(k, d));
+        if (!whole && pairs[k] > 1) return this.calibrate(j.scenario, j.settings, (d) => report(k, d));
         const { result } = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
         report(k, units[k]);
         return result.result!;
