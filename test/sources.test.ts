@@ -29,6 +29,8 @@ beforeAll(async () => {
       .map((r) => r.join(','))
       .join('\n') + '\n',
   );
+  // Two columns whose names differ only in case: DuckDB renames the second and matches `"AGE"` to `age`.
+  writeFileSync(join(dir, 'cases.csv'), 'age,AGE,group\n30,1,a\n40,2,b\n50,3,a\n');
   writeFileSync(join(dir, 't.tsv'), ROWS.map((r) => r.join('\t')).join('\n') + '\n');
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
@@ -258,6 +260,13 @@ describe('table source bad input: exit 2, one line', () => {
       ['--data', t, '--query', 'salary', '--secret-column', 'group'],
       /^error: --query: unknown column 'salary' \(columns: age, sex, income, group\)/,
     ],
+    [
+      'column named in another case (DuckDB would match it)',
+      ['--data', join(dir, 'cases.csv'), '--query', 'AGE', '--secret-column', 'group'],
+      /^error: --query: unknown column 'AGE' \(columns: age, AGE_1, group\)/,
+    ],
+    ['unknown secret column', ['--data', t, '--query', 'income', '--secret-column', 'Group'], /^error: --secret-column: unknown column 'Group'/],
+    ['unknown public column', ['--data', t, '--query', 'income', '--secret-column', 'group', '--given', 'gender'], /^error: --given: unknown column 'gender'/],
     [
       'non-numeric query',
       ['--data', t, '--query', 'sex', '--secret-column', 'group'],

@@ -27,49 +27,61 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
       : await (await import('./engines/duckdb.js')).duckEngine(source, textColumns, !!q.predicates);
   try {
-    const cols = await engine.columns();
-    const names = cols.map((c) => c.name);
-    const need = (name: string, flag: string) => {
-      const c = cols.find((x) => x.name === name);
-      if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
-      return c;
-    };
-    // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.
-    const asText = queries.map((name) => {
-      const qc = need(name, 'query');
-      const text = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
-      if (!qc.numeric && !text) throw new InputError(`column '${name}' is not numeric (type ${qc.type})`, 'query');
-      return text;
-    });
     if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
-    if (q.secretColumn) need(q.secretColumn, 'secretColumn');
-    if (q.given) need(q.given, 'given');
+    // Where the engine reads the columns as text (DuckDB), they are described alongside the
+    // aggregation rather than before it; every name is checked, exactly, before a row is used
+    // (DuckDB matches identifiers without regard to case: `"AGE"` would read a column `age`).
+    const checkColumns = async () => {
+      const cols = await engine.columns();
+      const names = cols.map((c) => c.name);
+      const need = (name: string, flag: string) => {
+        const c = cols.find((x) => x.name === name);
+        if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
+        return c;
+      };
+      // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.
+      const text = queries.map((name) => {
+        const qc = need(name, 'query');
+        const asText = source.kind !== 'postgres' && /^VARCHAR$/i.test(qc.type);
+        if (!qc.numeric && !asText) throw new InputError(`column '${name}' is not numeric (type ${qc.type})`, 'query');
+        return asText;
+      });
+      if (q.secretColumn) need(q.secretColumn, 'secretColumn');
+      if (q.given) need(q.given, 'given');
+      return text;
+    };
+    const asText = engine.readsAsText ? queries.map(() => true) : await checkColumns();
     const xs = queries.map((name, i) => `${engine.tryCast(ident(name))} AS x${i}`).join(', ');
     const groupX = queries.map((_, i) => i + 3).join(', ');
     const g = q.given ? `${ident(q.given)}` : 'NULL';
     let sql: string;
     let predicateNames: string[] = [];
-    if (q.secretColumn) {
-      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, ${groupX}`;
-    } else {
-      predicateNames = Object.keys(q.predicates!);
+    const checkPredicates = async () => {
       for (const [name, pred] of Object.entries(q.predicates!)) {
-        checkPredicate(name, pred);
         try {
           await engine.check(pred);
         } catch (e) {
           throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}`, 'secret');
         }
       }
+    };
+    if (q.secretColumn) {
+      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, ${groupX}`;
+    } else {
+      predicateNames = Object.keys(q.predicates!);
+      for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
+      if (!engine.readsAsText) await checkPredicates();
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
       sql = `SELECT ${g} AS g, ${xs}, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, ${queries.map((_, i) => i + 2).join(', ')}`;
     }
-    let rows: Record<string, unknown>[];
-    try {
-      rows = await engine.rows(sql);
-    } catch (e) {
-      throw new InputError(`the aggregation failed: ${short((e as Error).message)}`, 'data');
+    const described = engine.readsAsText ? checkColumns() : null;
+    const [names, result] = await Promise.allSettled([described, engine.rows(sql)]);
+    if (names.status === 'rejected') throw names.reason;
+    if (result.status === 'rejected') {
+      if (described && q.predicates) await checkPredicates(); // names the predicate at fault
+      throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
+    const rows = result.value;
     const tally = new Tally();
     let total = 0,
       dropped = 0;

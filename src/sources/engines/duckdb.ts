@@ -3,30 +3,33 @@ import { InputError } from '../../errors.js';
 import { duckRelation, type TableSource } from '../table.js';
 import { short, type Engine } from './engine.js';
 
-/** Files (CSV, TSV, Parquet, JSON lines) through an in-memory DuckDB. */
+/**
+ * Files (CSV, TSV, Parquet, JSON lines) through an in-memory DuckDB. The needed columns are read
+ * as text. Every statement on a CSV runs DuckDB's sniffer again (a pass over up to 20 480 rows,
+ * the whole file for predicates), so `columns()` runs on a connection of its own, at the same
+ * time as the aggregation (0.09 s instead of 0.18 s on adult).
+ */
 export async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean): Promise<Engine> {
   const inst = await DuckDBInstance.create(':memory:');
   const con = await inst.connect();
-  const run = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
-  const describe = async (relation: string) => {
+  const side = await inst.connect();
+  const run = async (sql: string, c = con) => (await c.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
+  const relation = duckRelation(s, textColumns, typedColumnsMatter);
+  const describe = async (rel: string) => {
     try {
-      return await run(`DESCRIBE SELECT * FROM ${relation}`);
+      return await run(`DESCRIBE SELECT * FROM ${rel}`, side);
     } catch (e) {
       throw new InputError(`cannot read '${s.location}': ${short((e as Error).message)}`, 'data');
     }
   };
-  // Names first (types from the whole file), then the text columns that exist read as text.
-  const names = new Set((await describe(duckRelation(s))).map((r) => String(r.column_name)));
-  const relation = duckRelation(
-    s,
-    textColumns.filter((c) => names.has(c)),
-    typedColumnsMatter,
-  );
   return {
     relation,
+    readsAsText: true,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
     async columns() {
-      const rows = await describe(relation);
+      // The names of the very relation aggregated; when a text column is missing it cannot be
+      // described, and the file read without types lists the names there are.
+      const rows = await describe(relation).catch(() => describe(duckRelation(s, [], typedColumnsMatter)));
       return rows.map((r) => ({
         name: String(r.column_name),
         type: String(r.column_type),
@@ -38,6 +41,7 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
     },
     rows: run,
     async close() {
+      side.closeSync();
       con.closeSync();
       inst.closeSync();
     },

@@ -4,6 +4,12 @@ export interface Engine {
   check(predicate: string): Promise<void>;
   rows(sql: string): Promise<Record<string, unknown>[]>;
   relation: string;
+  /**
+   * The relation reads the query, secret and public columns as text (DuckDB files): their types need
+   * no check before the aggregation, so `columns()` may run alongside it (its names are checked
+   * before any row is used).
+   */
+  readsAsText?: boolean;
   tryCast: (expr: string) => string;
   close(): Promise<void>;
 }
