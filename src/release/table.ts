@@ -1,9 +1,9 @@
 import { extname } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
+import { duckdb } from '../sources/engines/drivers.js';
 import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
 import { releaseColumn, type ReleaseOptions } from './release.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
@@ -53,7 +53,7 @@ export async function privatizeTable(
     if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
   }
   if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', 'keep');
-  const inst = await DuckDBInstance.create(':memory:');
+  const inst = await duckdb().DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
     const rel = duckRelation(source, [...queries, ...keep]);

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { InputError } from '../../errors.js';
 import { ident, type TableSource } from '../table.js';
+import { pg } from './drivers.js';
 import { short, type Engine } from './engine.js';
 
 const PG_NUMERIC = new Set([20, 21, 23, 700, 701, 1700]); // int8, int2, int4, float4, float8, numeric
@@ -9,9 +9,10 @@ const PG_NUMERIC = new Set([20, 21, 23, 700, 701, 1700]); // int8, int2, int4, f
 export async function postgresEngine(s: TableSource): Promise<Engine> {
   if (!s.table && !s.sql) throw new InputError('a PostgreSQL source needs --table T or --sql "SELECT …"', 'table');
   const relation = s.table ? ident(s.table) : `(${s.sql}) AS src`;
-  let client: pg.Client;
+  const { Client } = pg();
+  let client: InstanceType<typeof Client>;
   try {
-    client = new pg.Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
+    client = new Client({ connectionString: s.location, connectionTimeoutMillis: 5000 });
     await client.connect();
   } catch (e) {
     throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, 'data');
