@@ -73,7 +73,7 @@ export { laplaceNoise, gaussianNoise, sqrtCostNoise, drawRelease, type ExactNois
 export { release, releaseColumn, samplerFor, type ReleaseOptions, type ReleaseResult } from './release/release.js';
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
 export { secretProbabilities } from './calibrate/scenario.js';
-export { exactMutualInformation, discreteMutualInformation, logPhiExp, type MutualInformation } from './mi/mutualInformation.js';
+export { exactMutualInformation, discreteMutualInformation, klEnclosure, type MutualInformation } from './mi/mutualInformation.js';
 export { calibrateMI, MI_METHODS, type MiMethod, type MiSettings } from './mi/calibrateMI.js';
 export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
 export { auditMI, auditEmpirical, type MiAuditRow, type EmpiricalRow } from './audit/audit.js';

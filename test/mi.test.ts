@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import { exactLaplaceDInf } from '../src/divergence/exactRenyi.js';
 import { calibrateMI } from '../src/mi/calibrateMI.js';
-import { discreteMutualInformation, exactMutualInformation } from '../src/mi/mutualInformation.js';
+import { discreteMutualInformation, exactMutualInformation, klEnclosure } from '../src/mi/mutualInformation.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import type { Prior } from '../src/calibrate/scenario.js';
 
@@ -19,6 +19,61 @@ describe('mutual information I(Y; S)', () => {
       exactMutualInformation(twoPoints(2), { family: 'laplace', scale: 1 }).value,
       13,
     );
+  });
+
+  it('KL is enclosed with proof between D_{1−h} and D_{1+h}: closed forms lie inside, and the enclosure is narrow', () => {
+    // Point masses d apart: KL = d²/(2σ²) (Gaussian), d/b + e^{−d/b} − 1 (Laplace).
+    fc.assert(
+      fc.property(fc.double({ min: 1e-3, max: 20, noNaN: true }), fc.double({ min: 0.05, max: 50, noNaN: true }), (d, scale) => {
+        const p = fromCounts([0], [1]),
+          q = fromCounts([d], [1]);
+        const exact = { gaussian: (d * d) / (2 * scale * scale), laplace: d / scale + Math.expm1(-d / scale) };
+        for (const family of ['gaussian', 'laplace'] as const) {
+          const { lo, hi } = klEnclosure(p, q, { family, scale });
+          const kl = exact[family];
+          expect(lo, `${family} d=${d} scale=${scale}`).toBeLessThanOrEqual(kl * (1 + 1e-12));
+          expect(hi, `${family} d=${d} scale=${scale}`).toBeGreaterThanOrEqual(kl * (1 - 1e-12));
+          expect(hi - lo).toBeLessThanOrEqual(1e-4 * kl + 1e-7);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the enclosure contains I(Y; S) computed independently by a fine midpoint rule', () => {
+    const prior: Prior = {
+      name: 'p',
+      conditionals: { a: fromCounts([0, 1, 3], [2, 5, 1]), b: fromCounts([1, 2], [3, 1]), c: fromCounts([0, 4], [1, 1]) },
+      probabilities: { a: 0.5, b: 0.3, c: 0.2 },
+    };
+    for (const [family, scale] of [
+      ['gaussian', 0.7],
+      ['laplace', 0.7],
+      ['gaussian', 3],
+    ] as const) {
+      const dens = (d: { values: Float64Array; masses: Float64Array }, y: number) => {
+        let v = 0;
+        d.values.forEach((x, k) => {
+          v +=
+            d.masses[k] *
+            (family === 'gaussian'
+              ? Math.exp(-((y - x) ** 2) / (2 * scale * scale)) / (scale * Math.sqrt(2 * Math.PI))
+              : Math.exp(-Math.abs(y - x) / scale) / (2 * scale));
+        });
+        return v;
+      };
+      const pi = { a: 0.5, b: 0.3, c: 0.2 };
+      const h = 1e-3;
+      let oracle = 0;
+      for (let y = -60 + h / 2; y < 64; y += h) {
+        const ps = Object.entries(prior.conditionals).map(([s, d]) => [pi[s as keyof typeof pi], dens(d, y)]);
+        const m = ps.reduce((a, [w, v]) => a + w * v, 0);
+        for (const [w, v] of ps) if (w * v > 0) oracle += w * v * Math.log(v / m) * h; // w·v can underflow to 0 far out
+      }
+      const I = exactMutualInformation(prior, { family, scale });
+      expect(Math.abs(I.value - oracle), `${family} ${scale}`).toBeLessThanOrEqual(I.error + 1e-7 * oracle);
+      expect(I.error).toBeLessThan(1e-4 * I.value);
+    }
   });
 
   it('a Gaussian prior with every value its own secret gives I(Y; X) = ½ log(1 + τ²/σ²)', () => {

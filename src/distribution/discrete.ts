@@ -13,6 +13,12 @@ export interface Discrete {
   readonly denominator: bigint;
 }
 
+/**
+ * What the divergences read of a law: its sorted support and double masses. A mixture of laws
+ * (the marginal of several secrets) has double masses only.
+ */
+export type Law = Pick<Discrete, 'values' | 'masses'>;
+
 function checkValues(values: readonly number[], path: string): void {
   if (!Array.isArray(values) || values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
   values.forEach((v, i) => {

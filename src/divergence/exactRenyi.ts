@@ -1,8 +1,8 @@
-import type { Discrete } from '../distribution/discrete.js';
+import type { Discrete, Law } from '../distribution/discrete.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import { renyiIntegrand, type Integrand, type OnePassIntegral, type PowerIntegrand } from './kernel.js';
+import { renyiIntegrand, type Integrand, type OnePassIntegral } from './kernel.js';
 import { KERNELS, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlainBounded } from './kernels.js';
 import { mixtureOf, type BoundedLogDensity, type Mixture, type Noise } from './mixture.js';
 
@@ -22,10 +22,7 @@ export interface ExactOptions {
 export interface ExactDivergence extends Bounded {
   /** Density evaluations used (per mixture). */
   nodes: number;
-  /**
-   * How `error` was obtained: a proof by analytic continuation of the mixtures (docs/math.md §8).
-   * (Only the MI integrand, which has no power form, still uses the |K21 − G10| estimate.)
-   */
+  /** How `error` was obtained: a proof by analytic continuation of the mixtures (docs/math.md §8). */
   certificate: 'bernstein-ellipse';
 }
 
@@ -39,7 +36,7 @@ const MAX_PANELS = 2_000_000;
  * sign and lies within a factor 2 of c (Sterbenz: then x − c is a double); otherwise |x| is at
  * most twice the spread and no shift is needed.
  */
-export function centred(ds: Discrete[], interval?: [number, number]): { mixtures: Mixture[]; interval?: [number, number]; shift: number } {
+export function centred(ds: Law[], interval?: [number, number]): { mixtures: Mixture[]; interval?: [number, number]; shift: number } {
   let lo = Infinity,
     hi = -Infinity;
   for (const d of ds) {
@@ -83,7 +80,7 @@ export function centred(ds: Discrete[], interval?: [number, number]): { mixtures
  *
  * @example exactRenyi(fromCounts([0], [1]), fromCounts([1], [1]), { family: 'gaussian', scale: 1 }, 2).value // α/2 = 1
  */
-export function exactRenyi(p: Discrete, q: Discrete, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
+export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
   if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
   const {
@@ -327,7 +324,6 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       toP[f].Dl.push(P[f].Dl[k]);
     }
   };
-  const certifiable = fs.map((f) => f.powers !== undefined);
   let nodes = 2;
   const done: (Integral | null)[] = fs.map(() => null);
   for (let round = 0; ; round++) {
@@ -346,7 +342,6 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       pa.push(pending[2 * i]);
       pb.push(pending[2 * i + 1]);
     }
-    const withPowers = fs.filter((_, k) => certifiable[k]) as PowerIntegrand[];
     // Panel error bounds need not beat 1e-16 of the panel's own size (max f × width): far below
     // any rtol ≥ 1e-14 even if Σ (max f × width) exceeded ∫ f by a factor 100.
     const enough = new Float64Array(n);
@@ -359,8 +354,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       }
       enough[i] = m + Math.log(pb[i] - pa[i]) - 37;
     }
-    const certs = n > 0 && withPowers.length ? kernel.panelErrors(withPowers, s, pa, pb, plain, enough) : [];
-    const cert = fs.map((_, k) => (certifiable[k] && n > 0 ? certs[fs.slice(0, k).filter((_, j) => certifiable[j]).length] : null));
+    const cert = n > 0 ? kernel.panelErrors(fs, s, pa, pb, plain, enough) : [];
     // Merge the new panels into the sorted finished list.
     const nA: number[] = [],
       nB: number[] = [],
@@ -382,11 +376,10 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
           d = Math.max(d, e.err[i * 21 + t]);
         }
         const sums = m === -Infinity ? { kronrod: 0, gauss: 0 } : gk21Sums(e.h, i * 21, a, b, m);
-        // Without a certificate (integrands with no power form): |K21 − G10|, an estimate only.
         const c = cert[f];
         nP[f].Mx.push(m);
         nP[f].Kr.push(sums.kronrod);
-        nP[f].Le.push(c ? c[i] : m + Math.log(Math.abs(sums.kronrod - sums.gauss)));
+        nP[f].Le.push(c[i]);
         nP[f].Dl.push(d);
       }
     }

@@ -6,11 +6,8 @@ import type { BoundedLogDensity, Mixture } from './mixture.js';
  */
 export interface Integrand {
   mixtures: Mixture[];
-  /**
-   * The integrand is Π_k m_k^{powers[k]} (Σ powers = 1): the form the Bernstein-ellipse
-   * certificate needs. Absent, panels fall back to the |K21 − G10| estimate.
-   */
-  powers?: readonly number[];
+  /** The integrand is Π_k m_k^{powers[k]} (Σ powers = 1): the form the Bernstein-ellipse certificate needs. */
+  powers: readonly number[];
   /** log of the integrand at node i, from each mixture's log density there. */
   combine(ld: Float64Array[], i: number): number;
   /** Multiplier of |log density| in the rounding error of the combined log. */

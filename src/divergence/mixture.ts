@@ -1,4 +1,4 @@
-import type { Discrete } from '../distribution/discrete.js';
+import type { Law } from '../distribution/discrete.js';
 
 /**
  * The law of Y = X + N for a discrete X: a finite mixture Σ_k w_k·f(y − x_k) of shifted noise
@@ -19,7 +19,7 @@ export interface Noise {
   readonly scale: number;
 }
 
-export const mixtureOf = (d: Discrete): Mixture => ({ x: d.values, logw: d.masses.map(Math.log) });
+export const mixtureOf = (d: Law): Mixture => ({ x: d.values, logw: d.masses.map(Math.log) });
 
 /** log(e^a + e^b) without overflow; −∞ is the identity. */
 export function logAddExp(a: number, b: number): number {

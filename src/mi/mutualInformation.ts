@@ -1,39 +1,20 @@
 import { secretProbabilities, type Prior } from '../calibrate/scenario.js';
-import { integrateRetry, type ExactOptions } from '../divergence/exactRenyi.js';
-import { logAddExp, type Mixture, type Noise } from '../divergence/mixture.js';
+import { sameLaw, type Law } from '../distribution/discrete.js';
+import { exactRenyi } from '../divergence/exactRenyi.js';
+import type { Noise } from '../divergence/mixture.js';
+import { NumericalError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 
-/**
- * φ(e^t) with φ(r) = r log r − r + 1 ≥ 0, returned as a log: the integrand of
- * KL(P‖M) = ∫ m·φ(p/m) (the −p + m terms integrate to 0), which unlike p log(p/m) is
- * non-negative, so the log-space quadrature applies. Series near t = 0, where
- * φ(e^t) = Σ_{k≥2} (k−1)/k!·t^k = t²/2 + t³/3 + t⁴/8 + …, avoids cancellation.
- */
-export function logPhiExp(t: number): number {
-  if (t === -Infinity) return 0; // φ(0) = 1
-  if (Math.abs(t) < 0.1) {
-    let term = (t * t) / 2,
-      sum = 0; // term = t^k/k!
-    for (let k = 2; k < 30; k++) {
-      const add = (k - 1) * term;
-      sum += add;
-      term *= t / (k + 1);
-      if (Math.abs(add) < 1e-18 * Math.abs(sum)) break;
-    }
-    return Math.log(sum);
-  }
-  return Math.log(Math.exp(t) * t - Math.expm1(t));
-}
-
-/** The mixture Σ_s π_s P_s of a prior's conditionals (atoms merged), as log-weights. */
-function marginal(prior: Prior, pi: Record<string, number>): Mixture {
+/** The law Σ_s π_s P_s of the secrets' conditionals (atoms merged), with double masses. */
+function marginal(prior: Prior, pi: Record<string, number>): Law {
   const acc = new Map<number, number>();
   for (const [s, d] of Object.entries(prior.conditionals)) {
+    if (!(pi[s] > 0)) continue;
     for (let k = 0; k < d.values.length; k++) acc.set(d.values[k], (acc.get(d.values[k]) ?? 0) + pi[s] * d.masses[k]);
   }
-  const xs = [...acc.keys()].sort((a, b) => a - b);
-  return { x: Float64Array.from(xs), logw: Float64Array.from(xs, (x) => Math.log(acc.get(x)!)) };
+  const xs = Float64Array.from(acc.keys()).sort();
+  return { values: xs, masses: xs.map((x) => acc.get(x)!) };
 }
 
 export interface MutualInformation extends Bounded {
@@ -41,38 +22,67 @@ export interface MutualInformation extends Bounded {
   bits: number;
 }
 
+/** The order offsets h of the Rényi enclosure: a first one, and the range the balanced one is kept in. */
+const H0 = 1e-4,
+  H_MIN = 1e-8,
+  H_MAX = 1e-2;
+
+/**
+ * KL(P_Y ‖ M_Y) enclosed, with proof, between Rényi divergences of orders 1 − h and 1 + h
+ * (docs/math.md §7): D_α is non-decreasing in α and D_1 = KL [van Erven–Harremoës 2014, Thm 3],
+ * so D_{1−h} − err ≤ KL ≤ D_{1+h} + err for every h ∈ (0, 1), each D certified by the exact
+ * accountant (§8). The width is about h·V + 2e/h (V the variance of the log-ratio, e the log
+ * integral's certified error): after h = 10⁻⁴, the h balancing the two is tried, and the
+ * tighter end of each side kept (every end is a valid bound).
+ */
+export function klEnclosure(p: Law, m: Law, noise: Noise): { lo: number; hi: number } {
+  const at = (h: number) => {
+    const up = exactRenyi(p, m, noise, 1 + h),
+      dn = exactRenyi(p, m, noise, 1 - h);
+    return { lo: dn.value - dn.error, hi: up.value + up.error, spread: up.value - dn.value, logError: h * Math.max(up.error, dn.error) };
+  };
+  const first = at(H0);
+  const balanced = Math.sqrt((2 * first.logError * H0) / Math.max(first.spread, Number.MIN_VALUE));
+  const h = Math.min(H_MAX, Math.max(H_MIN, Number.isFinite(balanced) ? balanced : H_MAX));
+  const second = at(h);
+  const lo = Math.max(0, first.lo, second.lo),
+    hi = Math.min(first.hi, second.hi);
+  if (!(hi >= lo)) throw new NumericalError(`KL enclosure is empty: [${lo}, ${hi}] (a certificate failed)`);
+  return { lo, hi };
+}
+
 /**
  * I(Y; S) of the release Y = X + N under one prior (docs/math.md §7, ours): with π the secret
- * probabilities and M = Σ_s π_s P(Y|s), I(Y;S) = Σ_s π_s KL(P(Y|s) ‖ M) = ∫ Σ_s π_s·m·φ(p_s/m),
- * integrated with the exact accountant's adaptive Gauss–Kronrod machinery (error bound included).
+ * probabilities and M = Σ_s π_s P(Y|s), I(Y;S) = Σ_s π_s KL(P(Y|s) ‖ M), each KL enclosed with
+ * proof between Rényi divergences of orders 1 ∓ h (`klEnclosure`). `value ± error` is that
+ * enclosure: I(Y;S) lies within it, rounding of M's masses and of the sums included.
  * With public information each public value is its own prior, so this is I(Y; S | W = c).
  * @example exactMutualInformation(builtinScenario('heart').priors[0], { family: 'laplace', scale: 1 }).value
  */
-export function exactMutualInformation(prior: Prior, noise: Noise, opts: ExactOptions = {}): MutualInformation {
+export function exactMutualInformation(prior: Prior, noise: Noise): MutualInformation {
   const pi = secretProbabilities(prior);
   const names = Object.keys(prior.conditionals).filter((s) => pi[s] > 0);
-  const mixtures: Mixture[] = names.map((s) => ({ x: prior.conditionals[s].values, logw: prior.conditionals[s].masses.map(Math.log) }));
+  const laws = names.map((s) => prior.conditionals[s]);
+  // Identical conditionals (exact rational masses): Y is independent of S.
+  if (laws.every((d) => sameLaw(d, laws[0]))) return { value: 0, error: 0, bits: 0 };
   const M = marginal(prior, pi);
-  const logPi = names.map((s) => Math.log(pi[s]));
-  // p_s/m ≤ 1/π_s, so m·φ(p_s/m) ≤ m·max(1, log(1/π_s)/π_s): the integrand is C·m at most.
-  const C = names.reduce((a, s) => a + pi[s] * Math.max(1, Math.log(1 / pi[s]) / pi[s] + 1), 0);
-  const r = integrateRetry(
-    {
-      mixtures: [...mixtures, M],
-      combine: (ld, i) => {
-        const lm = ld[names.length][i];
-        let acc = -Infinity;
-        for (let k = 0; k < names.length; k++) acc = logAddExp(acc, logPi[k] + lm + logPhiExp(ld[k][i] - lm));
-        return acc;
-      },
-      sensitivity: 4,
-      tail: { mode: 'mass', logC: Math.log(C) },
-    },
-    noise,
-    opts,
-  );
-  const value = Math.exp(r.value);
-  const error = value * (Math.expm1(r.error) + 4 * EPS);
+  let lo = 0,
+    hi = 0;
+  for (let k = 0; k < names.length; k++) {
+    const e = klEnclosure(laws[k], M, noise);
+    lo += pi[names[k]] * e.lo;
+    hi += pi[names[k]] * e.hi;
+  }
+  // M's masses are sums of n rounded products, each within (n + 1)u of the exact Σ π_s p_s(x):
+  // the density m_Y then moves by a factor within e^{±δ}, and each KL by at most δ. The two sums
+  // of n non-negative terms round by at most (n + 1)u relative.
+  const n = names.length;
+  const delta = 2 * (n + 1) * EPS;
+  const rel = (n + 2) * EPS;
+  hi = hi * (1 + rel) + delta;
+  lo = Math.max(0, lo * (1 - rel) - delta);
+  const value = (lo + hi) / 2;
+  const error = (hi - lo) / 2 + 2 * EPS * hi;
   return { value, error, bits: value / Math.LN2 };
 }
 
@@ -81,10 +91,11 @@ export function discreteMutualInformation(prior: Prior): Bounded {
   const pi = secretProbabilities(prior);
   const M = marginal(prior, pi);
   const m = new Map<number, number>();
-  for (let k = 0; k < M.x.length; k++) m.set(M.x[k], Math.exp(M.logw[k]));
+  for (let k = 0; k < M.values.length; k++) m.set(M.values[k], M.masses[k]);
   let value = 0,
     n = 0;
   for (const [s, d] of Object.entries(prior.conditionals)) {
+    if (!(pi[s] > 0)) continue;
     for (let k = 0; k < d.values.length; k++) {
       value += pi[s] * d.masses[k] * Math.log(d.masses[k] / m.get(d.values[k])!);
       n++;
