@@ -214,7 +214,8 @@ describe('mutual information of repeated releases', () => {
       const four = calibrateMI(heart, { mechanism: 'gaussian', method, epsilon: 0.001, releases: 4 });
       expect(four.releases).toBe(4);
       expect(four.scale).toBeGreaterThanOrEqual(2 * one * (1 - 1e-12));
-      expect(four.scale / (2 * one)).toBeLessThan(1 + 1e-9);
+      // Up to the search's resolution of the certified MI enclosure (its ends move with the scale at ~1e-9).
+      expect(four.scale / (2 * one)).toBeLessThan(1 + 1e-7);
     }
     expect(() => calibrateMI(heart, { mechanism: 'laplace', method: 'best', epsilon: 0.001, releases: 2 })).toThrow(
       /^releases: mutual information of 2 releases is accounted for Gaussian noise only/,

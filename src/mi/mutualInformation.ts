@@ -33,20 +33,28 @@ const H0 = 1e-4,
  * so D_{1−h} − err ≤ KL ≤ D_{1+h} + err for every h ∈ (0, 1), each D certified by the exact
  * accountant (§8). The width is about h·V + 2e/h (V the variance of the log-ratio, e the log
  * integral's certified error): after h = 10⁻⁴, the h balancing the two is tried, and the
- * tighter end of each side kept (every end is a valid bound).
+ * tighter end of each side kept (every end is a valid bound). `cap`: a known upper bound on KL
+ * (D_∞, e.g. log(1/π) for a secret's law against a mixture that holds it with weight π).
  */
-export function klEnclosure(p: Law, m: Law, noise: Noise): { lo: number; hi: number } {
+export function klEnclosure(p: Law, m: Law, noise: Noise, cap = Infinity): { lo: number; hi: number } {
   const at = (h: number) => {
     const up = exactRenyi(p, m, noise, 1 + h),
       dn = exactRenyi(p, m, noise, 1 - h);
-    return { lo: dn.value - dn.error, hi: up.value + up.error, spread: up.value - dn.value, logError: h * Math.max(up.error, dn.error) };
+    // An end without a certificate (infinite error, at scales far below the atoms' spacing) bounds nothing.
+    const sure = (d: { value: number; error: number }) => Number.isFinite(d.value) && Number.isFinite(d.error);
+    return {
+      lo: sure(dn) ? dn.value - dn.error : 0,
+      hi: sure(up) ? up.value + up.error : Infinity,
+      spread: up.value - dn.value,
+      logError: h * Math.max(up.error, dn.error),
+    };
   };
   const first = at(H0);
   const balanced = Math.sqrt((2 * first.logError * H0) / Math.max(first.spread, Number.MIN_VALUE));
   const h = Math.min(H_MAX, Math.max(H_MIN, Number.isFinite(balanced) ? balanced : H_MAX));
   const second = at(h);
   const lo = Math.max(0, first.lo, second.lo),
-    hi = Math.min(first.hi, second.hi);
+    hi = Math.min(first.hi, second.hi, cap);
   if (!(hi >= lo)) throw new NumericalError(`KL enclosure is empty: [${lo}, ${hi}] (a certificate failed)`);
   return { lo, hi };
 }
@@ -69,7 +77,8 @@ export function exactMutualInformation(prior: Prior, noise: Noise): MutualInform
   let lo = 0,
     hi = 0;
   for (let k = 0; k < names.length; k++) {
-    const e = klEnclosure(laws[k], M, noise);
+    // m ≥ π_s·p_s, so KL(P_s‖M) ≤ D_∞ ≤ log(1/π_s) (rounded up): the enclosure stays finite at any scale.
+    const e = klEnclosure(laws[k], M, noise, -Math.log(pi[names[k]]) * (1 + 4 * EPS) + 4 * EPS);
     lo += pi[names[k]] * e.lo;
     hi += pi[names[k]] * e.hi;
   }
