@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
@@ -146,7 +149,41 @@ describe('pufferfish release (CLI)', () => {
     expect(j.truncate).toEqual([0, 'inf']);
     expect(j.method).toBe('exact (truncated)');
   });
+  it('--delta: an (ε, δ) target — the scale of calibrate --delta, its Rényi order checked independently', async () => {
+    const { renyiBudgetFor } = await import('../src/calibrate/epsDelta.js');
+    const calib = (...a: string[]) => JSON.parse(spawnSync(process.execPath, [BIN, 'calibrate', ...a, '--json'], { encoding: 'utf8' }).stdout).results[0];
+    for (const mechanism of ['laplace', 'gaussian']) {
+      const r = run('--scenario', 'heart', '--value', '1.4', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6', '--json');
+      expect(r.status, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect(j.target).toEqual({ epsilon: 1, delta: 1e-6 });
+      expect(j.guarantee).toMatch(/^\(ε=1, δ=0\.000001\)-Pufferfish privacy of each release/);
+      const c = calib('--scenario', 'heart', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6');
+      expect(j.scale).toBe(c.scale);
+      expect(j.alpha).toBe(c.alpha);
+      // The Rényi budget calibrated for is what the sharper conversion allows at that order, and
+      // the exact divergence at the released scale stays within it.
+      expect(j.epsilon).toBeLessThanOrEqual(renyiBudgetFor(1, 1e-6, j.alpha));
+      const [p, q] = Object.values(builtinScenario('heart').priors[0].conditionals);
+      const d = exactRenyi(p, q, { family: mechanism as 'laplace' | 'gaussian', scale: j.scale }, j.alpha);
+      expect(d.value + d.error).toBeLessThanOrEqual(j.epsilon);
+    }
+    // --alpha names the orders searched; --count N accounts the N releases together.
+    const two = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--delta', '1e-5', '--alpha', '16,32,64', '--count', '2', '--json').stdout);
+    expect([16, 32, 64]).toContain(two.alpha);
+    expect(two.guarantee).toMatch(/\(ε=1, δ=0\.00001\)-Pufferfish privacy of the 2 releases together/);
+    expect(two.scale).toBe(calib('--scenario', 'heart', '--delta', '1e-5', '--alpha', '16,32,64', '--releases', '2').scale);
+    // A privatized table (--out) takes the same target.
+    const { UCI_DIR } = await import('./uci.js');
+    const table = ['--data', join(UCI_DIR, 'heart-disease', 'processed.cleveland.data'), '--query', 'oldpeak', '--secret-column', 'fbs', '--delta', '1e-6'];
+    const out = join(mkdtempSync(join(tmpdir(), 'pufferfish-delta-')), 'o.csv');
+    const t = run(...table, '--out', out, '--json');
+    expect(t.status, t.stderr).toBe(0);
+    expect(JSON.parse(t.stdout)).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: calib(...table).scale });
+  });
   it.each([
+    [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be a number in \(0, 1\), got '0'/],
+    [['--scenario', 'heart', '--value', '1', '--delta', '1e-6', '--truncate', '0,inf'], /^error: --delta: truncated releases take a Rényi target/],
     [['--scenario', 'heart'], /^error: --value: is required/],
     [['--scenario', 'heart', '--value', 'abc'], /^error: --value: must be a finite number/],
     [['--scenario', 'heart', '--value', '1', '--count', '0'], /^error: --count: must be a whole number/],

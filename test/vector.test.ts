@@ -111,7 +111,7 @@ describe('vector queries (docs/math.md §12)', () => {
 
   it('(ε, δ) targets through the best Rényi order, certified at that order by the 2-D quadrature', () => {
     const r = calibrateEpsDelta(null, { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8], (st) => calibrateVector(scenario(P, Q), st));
-    expect([2, 4, 8]).toContain(r.alpha);
+    expect([16, 32, 64]).toContain(r.alpha);
     const k = { family: 'gaussian' as const, scale: r.scale };
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
     for (const a of [2, 4, 8].filter((x) => renyiBudgetFor(2, 1e-6, x) > 0))
@@ -191,6 +191,13 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(out.values).toHaveLength(3);
     expect(out.values.every((v: number[]) => v.length === 2)).toBe(true);
     expect(out.guarantee).toMatch(/the 3 releases together/);
+    // An (ε, δ) target: the scale of calibrate --delta on the same spec.
+    const dd = JSON.parse(run('release', '--spec', spec, '--value', '12,40', '--delta', '1e-6', '--alpha', '16,32,64', '--json').stdout);
+    const cd = JSON.parse(run('calibrate', '--spec', spec, '--delta', '1e-6', '--alpha', '16,32,64', '--json').stdout).results[0];
+    expect(dd.target).toEqual({ epsilon: 1, delta: 1e-6 });
+    expect(dd.scale).toBe(cd.scale);
+    expect(dd.alpha).toBe(cd.alpha);
+    expect(dd.guarantee).toMatch(/^\(ε=1, δ=0\.000001\)-Pufferfish privacy of each release/);
   });
 
   it('bad vector input exits 2 naming the field; commands without vector support refuse', () => {

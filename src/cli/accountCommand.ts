@@ -4,7 +4,7 @@ import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError } from './flags.js';
+import { asFlagError, parseDelta } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -52,8 +52,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const { account, nextReleaseScale } = await import('../account/account.js');
   const { scenario, d } = await loadScenario(o);
   const releases = (o.release ?? []).map(parseRelease);
-  const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const delta = parseDelta(o.delta, 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
   let next: {
     mechanism: Mechanism;

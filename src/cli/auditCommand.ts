@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError } from './flags.js';
+import { asFlagError, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -29,8 +29,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const scale = Number(o.scale);
   if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale))
     throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
-  const delta = o.delta === undefined ? 1e-6 : Number(o.delta);
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const delta = parseDelta(o.delta, 1e-6);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];

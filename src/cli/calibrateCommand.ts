@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, flagOf } from './flags.js';
+import { asFlagError, flagOf, parseDelta } from './flags.js';
 import { calibrate, EXACT_LIMITS, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -54,8 +54,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
-  const delta = o.delta === undefined ? undefined : Number(o.delta);
-  if (delta !== undefined && !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${o.delta}'`, '--delta');
+  const delta = parseDelta(o.delta, undefined);
   const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } =
     delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;

@@ -48,3 +48,11 @@ export function flagOf(path: string): string {
 export function asFlagError(e: unknown): unknown {
   return e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, flagOf(e.path)) : e;
 }
+
+/** `--delta D`: a number in (0, 1); `fallback` when the flag is absent. */
+export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
+  if (text === undefined) return fallback;
+  const delta = Number(text);
+  if (text.trim() === '' || !(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${text}'`, '--delta');
+  return delta;
+}

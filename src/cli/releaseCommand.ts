@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError } from './flags.js';
+import { asFlagError, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -32,6 +32,18 @@ function parseTruncate(text: string | undefined): [number, number] | undefined {
   return [nums[0], nums[1]];
 }
 
+/**
+ * The one setting a release calibrates for. With `--delta`, an (ε, δ) target: `--alpha` (one or a
+ * list) names the Rényi orders searched, else the built-in grid.
+ */
+function releaseSettings(o: ReleaseOptions, grid: CalibrationSettings[]): { settings: CalibrationSettings; target: { delta?: number; alphas?: number[] } } {
+  const delta = parseDelta(o.delta, undefined);
+  const one = delta === undefined ? grid : grid.filter((s) => s.alpha === grid[0].alpha);
+  if (one.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 && delta === undefined ? '--alpha' : '--method');
+  if (delta === undefined) return { settings: one[0], target: {} };
+  return { settings: one[0], target: { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((s) => s.alpha))] } : {}) } };
+}
+
 async function runRelease(o: ReleaseOptions): Promise<void> {
   const { release } = await import('../release/release.js');
   if (o.out) return runReleaseTable(o);
@@ -41,21 +53,23 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  if (grid.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 ? '--alpha' : '--method');
-  if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, grid[0], asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
+  const { settings: one, target } = releaseSettings(o, grid);
+  if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
   const value = Number(o.value);
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   // A spec's "releases" is the number of releases when --count is not given.
-  const { releases: specReleases, ...settings } = grid[0];
+  const { releases: specReleases, ...settings } = one;
   const count = asked ?? specReleases ?? 1;
   let r: ReleaseResult;
   try {
-    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease });
+    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease, ...target });
   } catch (e) {
     if (
       e instanceof InputError &&
       e.path &&
-      ['alpha', 'epsilon', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(e.path)
+      ['alpha', 'epsilon', 'delta', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(
+        e.path,
+      )
     ) {
       throw asFlagError(e);
     }
@@ -89,6 +103,7 @@ async function runReleaseVector(
   o: ReleaseOptions,
   scenario: VectorScenario,
   settings: CalibrationSettings,
+  target: { delta?: number; alphas?: number[] },
   asked: number | undefined,
   coordinateScales?: number[],
 ): Promise<void> {
@@ -105,6 +120,7 @@ async function runReleaseVector(
       count: asked ?? specReleases ?? 1,
       allowNoNoise: o.allowNoNoise,
       perRelease: o.perRelease,
+      ...target,
     });
   } catch (e) {
     throw e instanceof InputError && e.path === 'value' ? new InputError(e.reason, '--value') : asFlagError(e);
@@ -125,7 +141,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  if (grid.length !== 1) throw new InputError('release takes one method, α and ε', '--alpha');
+  const { settings, target } = releaseSettings(o, grid);
   if (isGaussianScenario(scenario)) throw new InputError("writes a table's own values; fitted Gaussian priors are for --value releases", '--fit');
   if (o.count !== undefined && o.count !== '1')
     throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
@@ -142,7 +158,8 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   try {
     const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
     const queries = o.query.split(',').map((c) => c.trim());
-    r = await privatizeTable(tableSourceOf(o), queries, scenario, { ...grid[0], ...(coordinateScales ? { coordinateScales } : {}) }, o.out!, {
+    r = await privatizeTable(tableSourceOf(o), queries, scenario, { ...settings, ...(coordinateScales ? { coordinateScales } : {}) }, o.out!, {
+      ...target,
       truncate,
       keep,
       allowNoNoise: o.allowNoNoise,
@@ -164,6 +181,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     parameter: r.parameter,
     scale: r.scale,
     truncate: truncate ?? null,
+    ...('target' in r && r.target ? { target: r.target } : {}),
     guarantee: r.guarantee,
   };
   if (o.json)
@@ -194,6 +212,10 @@ export function releaseCommand(program: Command): void {
     .option('--method <m>', `calibration method (default: spec, else best)`)
     .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
     .option('--epsilon <e>', 'budget (default: spec, else 1)')
+    .option(
+      '--delta <d>',
+      'an (ε, δ) target: the scale meeting (ε, δ)-Pufferfish through the best Rényi order (α from --alpha, one or a list, else a built-in grid of 61 orders)',
+    )
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
     .option('--contamination <λ>', 'guarantee for every prior within λ of the class (with --domain)')
     .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to')

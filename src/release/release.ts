@@ -1,4 +1,5 @@
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
+import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { pointMass } from '../distribution/discrete.js';
@@ -39,6 +40,13 @@ export interface ReleaseOptions {
   allowNoNoise?: boolean;
   /** Calibration progress: units done and their total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * An (ε, δ) target instead of a Rényi one: `settings.epsilon` is ε, and the scale is the smallest
+   * over the Rényi orders `alphas` (default: the built-in grid), each calibrated for the Rényi budget
+   * the sharper conversion leaves (docs/math.md §3; `calibrateEpsDelta`). `settings.alpha` is ignored.
+   */
+  delta?: number;
+  alphas?: readonly number[];
 }
 
 /** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
@@ -66,6 +74,8 @@ export interface ReleaseResult {
   truncate: [number, number] | null;
   guarantee: string;
   calibration: CalibrationResult | null;
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
+  target?: { epsilon: number; delta: number };
 }
 
 /** Truncated draws are refused when they would need more than this many tries on average. */
@@ -88,7 +98,9 @@ function planRelease(
   settings: CalibrationSettings,
   truncate?: [number, number],
   onProgress?: (done: number, total: number) => void,
+  target?: Pick<ReleaseOptions, 'delta' | 'alphas'>,
 ): ReleasePlan {
+  if (target?.delta !== undefined) return planEpsDelta(scenario, settings, target.delta, target.alphas ?? DEFAULT_DELTA_ALPHAS, truncate, onProgress);
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
@@ -149,6 +161,45 @@ function planRelease(
 }
 
 /**
+ * `planRelease` for an (ε, δ) target: the smallest scale over the Rényi orders (`calibrateEpsDelta`),
+ * then the same draws. Progress counts every order's units.
+ */
+function planEpsDelta(
+  scenario: Scenario | GaussianScenario,
+  settings: CalibrationSettings,
+  delta: number,
+  alphas: readonly number[],
+  truncate?: [number, number],
+  onProgress?: (done: number, total: number) => void,
+): ReleasePlan {
+  if (truncate) throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
+  let k = 0;
+  const at = (st: CalibrationSettings) => {
+    const i = k++;
+    const progress = onProgress && ((done: number, total: number) => onProgress(i * total + done, alphas.length * total));
+    return isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, st, { onProgress: progress }) : calibrate(scenario, st, { onProgress: progress });
+  };
+  const { alpha: _ignored, ...rest } = settings;
+  const c = calibrateEpsDelta(null, rest, settings.epsilon, delta, alphas, at);
+  const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
+  const where = `for every prior and secret pair of '${scenario.name}'`;
+  const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';
+  return {
+    mechanism: settings.mechanism,
+    alpha: c.alpha,
+    epsilon: c.renyiEpsilon,
+    parameter: mechanismDef(settings.mechanism).parameter,
+    method: c.winner ?? c.method,
+    scale: c.scale,
+    truncate: null,
+    calibration: c,
+    target: c.target,
+    guarantee: `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy of ${what} ${where}${c.scale === 0 ? ' with no noise' : ''}. ${c.explanation}`,
+    draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
+  };
+}
+
+/**
  * Privatizes `value`: calibrates the mechanism on the scenario (truncated: on the truncated
  * outputs) and draws `count` independent releases with the exact samplers. Each release alone
  * carries the stated guarantee; together they do **not**: Pufferfish guarantees do not compose
@@ -170,7 +221,7 @@ export function release(scenario: Scenario | GaussianScenario, settings: Calibra
     );
   if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
     throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
-  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate, opts.onProgress);
+  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const guarantee =
     count > 1 && plan.scale > 0 && !joint
@@ -189,7 +240,7 @@ export function releaseColumn(scenario: Scenario, settings: CalibrationSettings,
   const random = opts.random ?? cryptoSource;
   const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
   if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
-  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress);
+  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : draw(v, random)));
   return {

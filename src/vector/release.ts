@@ -3,6 +3,7 @@ import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../release/random.js';
 import { consentToNoNoise, samplerFor, type ReleaseOptions } from '../release/release.js';
 import { drawRelease } from '../release/samplers.js';
+import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { calibrateVector, type VectorSettings } from './calibrate.js';
 import type { VectorScenario } from './law.js';
 
@@ -10,14 +11,30 @@ const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** One calibration for vector releases, and how to draw a release of any vector value. */
 function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
-  const c = calibrateVector(scenario, settings, { onProgress: opts.onProgress });
+  const { delta, onProgress } = opts;
+  // An (ε, δ) target: the smallest scale over the Rényi orders (calibrateEpsDelta), as for scalar releases.
+  const c =
+    delta === undefined
+      ? calibrateVector(scenario, settings, { onProgress })
+      : calibrateEpsDelta(null, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, (st) =>
+          calibrateVector(scenario, { ...st, ...(settings.coordinateScales ? { coordinateScales: settings.coordinateScales } : {}) }),
+        );
+  const label =
+    delta === undefined ? `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy` : `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy`;
   consentToNoNoise({ scale: c.scale, calibration: c, truncate: null }, opts);
   const d = Object.values(scenario.priors[0].conditionals)[0].d;
   const w = c.coordinateScales ?? Array(d).fill(1);
   // Coordinate i's noise scale wᵢ·s, rounded up so it never falls below the certified one.
   const samplers = c.scale === 0 ? null : w.map((wi) => samplerFor(settings, wi === 1 ? c.scale : nextUp(wi * c.scale)));
   const random = opts.random ?? cryptoSource;
-  return { c, d, w, draw: (value: readonly number[]) => value.map((x, i) => (samplers ? drawRelease(x, samplers[i], { random }) : x)) };
+  return {
+    c,
+    d,
+    w,
+    label,
+    target: delta === undefined ? undefined : { epsilon: settings.epsilon, delta },
+    draw: (value: readonly number[]) => value.map((x, i) => (samplers ? drawRelease(x, samplers[i], { random }) : x)),
+  };
 }
 
 /**
@@ -32,7 +49,7 @@ export function releaseVectorColumn(
 ) {
   const complete = rows.map((r) => (r.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (r as number[]) : null));
   if (!complete.some((r) => r !== null)) throw new InputError('has no rows with every query column present', 'column');
-  const { c, w, draw } = planVector(scenario, settings, opts);
+  const { c, w, label, target, draw } = planVector(scenario, settings, opts);
   return {
     values: complete.map((r) => (r === null ? null : draw(r))),
     missing: complete.filter((r) => r === null).length,
@@ -41,7 +58,8 @@ export function releaseVectorColumn(
     method: c.winner ?? c.method,
     mechanism: c.mechanism,
     coordinateScales: [...w],
-    guarantee: `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy of each row's released vector for every prior and secret pair of '${scenario.name}'. ${c.explanation} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
+    ...(target ? { target } : {}),
+    guarantee: `${label} of each row's released vector for every prior and secret pair of '${scenario.name}'. ${c.explanation} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
   };
 }
 
@@ -66,6 +84,8 @@ export function releaseVector(
   epsilon: number;
   guarantee: string;
   coordinateScales: number[];
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are the Rényi order and budget calibrated for. */
+  target?: { epsilon: number; delta: number };
 } {
   const count = opts.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
@@ -75,13 +95,13 @@ export function releaseVector(
     if (!Number.isFinite(x)) throw new InputError(`coordinate ${i + 1} is not a finite number`, 'value');
   });
   const joint = count > 1 && !opts.perRelease;
-  const { c, w, draw } = planVector(scenario, joint ? { ...settings, releases: count } : settings, opts);
+  const { c, w, label, target, draw } = planVector(scenario, joint ? { ...settings, releases: count } : settings, opts);
   const values = Array.from({ length: count }, () => draw(value));
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const guarantee =
     (c.scale === 0
-      ? `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-      : `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy of ${joint ? `the ${count} releases together` : 'each release'} ${where}. ${c.explanation}`) +
+      ? `${label} ${where} with no noise: ${c.explanation}`
+      : `${label} of ${joint ? `the ${count} releases together` : 'each release'} ${where}. ${c.explanation}`) +
     (count > 1 && !joint && c.scale > 0
       ? ` This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose.`
       : '');
@@ -95,5 +115,6 @@ export function releaseVector(
     epsilon: c.epsilon,
     guarantee,
     coordinateScales: [...w],
+    ...(target ? { target } : {}),
   };
 }
