@@ -99,6 +99,14 @@ export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from '.
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
-export { calibrateEpsDelta, renyiBudgetFor, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from './calibrate/epsDelta.js';
+export {
+  calibrateEpsDelta,
+  epsDeltaTrials,
+  epsDeltaBest,
+  renyiBudgetFor,
+  DEFAULT_DELTA_ALPHAS,
+  type EpsDeltaResult,
+  type EpsDeltaTrial,
+} from './calibrate/epsDelta.js';
 export { checkContamination, contaminatedProblem, type Contamination, type ContaminatedProblem } from './calibrate/contamination.js';
 export { robustness, SMALL_GROUP, type RobustnessReport, type RobustnessSettings } from './audit/robustness.js';

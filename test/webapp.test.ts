@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -255,6 +255,67 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
     expect(await page.textContent('#results-for')).toMatch(/adult/);
   }, 240_000);
+
+  it('meets an (ε, δ) target like calibrate --delta: the order per method, audit at that order, release and spec', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.selectOption('#builtin', 'heart');
+    expect(await page.isDisabled('#delta')).toBe(true);
+    await page.check('#target-delta');
+    expect(await page.isDisabled('#alpha')).toBe(true);
+    await page.fill('#delta', '1e-6');
+    for (const m of ['pierquin', 'wasserstein-inf']) await page.uncheck(`input[name=method][value="${m}"]`);
+    await page.click('#run');
+    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 180_000 });
+    expect(await page.textContent('#message')).toBe('');
+    expect(await page.textContent('#results-for')).toMatch(/^results for \(ε = 1, δ = 0\.000001\): heart/);
+    const rows = await page.$$eval('#table tbody tr', (trs) =>
+      trs.map((tr) => ({
+        mechanism: tr.getAttribute('data-mechanism'),
+        method: tr.getAttribute('data-method'),
+        scale: Number(tr.getAttribute('data-scale')),
+        rule: tr.children[2].textContent,
+      })),
+    );
+    expect(rows).toHaveLength(6); // 2 families × theorem, coupled, exact
+    for (const r of rows) {
+      expect(r.rule).toMatch(/, via α = [\d.]+ \(D_α ≤ [\d.e-]+\)$/);
+      const cli = spawnSync(
+        process.execPath,
+        [BIN, 'calibrate', '--scenario', 'heart', '--mechanism', r.mechanism!, '--method', r.method!, '--delta', '1e-6', '--json'],
+        { encoding: 'utf8' },
+      );
+      const c = JSON.parse(cli.stdout).results[0];
+      // Chromium's V8 and Node's may round Math.exp/log differently in the last bit; each answer is certified on its own.
+      expect(Math.abs(r.scale / c.scale - 1), `${r.mechanism} ${r.method}`).toBeLessThan(1e-9);
+      expect(r.rule).toContain(`via α = ${c.alpha} `);
+    }
+    expect(await page.textContent('#plot-note')).toMatch(/No plots for an \(ε, δ\) target/);
+    // The audit checks the Rényi order and budget the family's least noise went through.
+    const lap = Math.min(...rows.filter((r) => r.mechanism === 'laplace').map((r) => r.scale));
+    await page.fill('#audit-scale', String(lap));
+    await page.click('#audit');
+    await page.waitForFunction(() => (document.getElementById('audit-caption')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.textContent('#audit-caption')).toMatch(
+      /^laplace noise at scale [\d.]+, α = [\d.]+, ε = [\d.]+ \(the Rényi budget at this order that gives \(ε = 1, δ = 0\.000001\)\): pass$/,
+    );
+    // A release through the target, and a spec that reproduces the recommended scale.
+    await page.fill('#value', '1.4');
+    await page.click('#release');
+    await page.waitForFunction(() => (document.getElementById('released')?.textContent ?? '') !== '', undefined, { timeout: 120_000 });
+    expect(await page.textContent('#released')).toMatch(/via α = [\d.]+, scale [\d.]+; CSPRNG, exact sampler/);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
+    const spec = readFileSync((await file.path())!, 'utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'app-delta-'));
+    writeFileSync(join(dir, 's.json'), spec);
+    const viaSpec = spawnSync(process.execPath, [BIN, 'calibrate', '--spec', join(dir, 's.json'), '--json'], { encoding: 'utf8' });
+    expect(viaSpec.status, viaSpec.stderr).toBe(0);
+    const recommended = await page.getAttribute('#table tbody tr.recommended', 'data-scale');
+    const specResult = JSON.parse(viaSpec.stdout).results[0];
+    expect(specResult.alpha).toBe(Number(/via α = ([\d.]+)/.exec(rows.find((r) => r.scale === Number(recommended))!.rule!)![1]));
+    expect(specResult.scale).toBeLessThanOrEqual(Number(recommended) * (1 + 1e-9)); // best of the spec's order ≤ the recommended method
+    await page.close();
+  }, 300_000);
 
   it('reads quoted newlines as one field, refuses empty and binary files by name, and drops the old table', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'app-files-'));

@@ -106,8 +106,18 @@ type ResultRow = {
   halfWidth: number;
   variance: number;
   binding: { prior: string; pair: [string, string] } | null;
+  /** With an (ε, δ) target: the Rényi order and budget this row went through. */
+  alpha?: number;
+  renyiEpsilon?: number;
 };
-let lastResults: { alpha: number | string; epsilon: number; scenario: string; rows: ResultRow[]; recommended: ResultRow | null } | null = null;
+let lastResults: {
+  alpha: number | string;
+  epsilon: number;
+  delta?: number;
+  scenario: string;
+  rows: ResultRow[];
+  recommended: ResultRow | null;
+} | null = null;
 let lastAudit: { caption: string; rows: any[] } | null = null;
 /** Column summaries of the loaded table (for the contamination range of the query column). */
 let summaries: { name: string; min?: number; max?: number }[] = [];
@@ -181,8 +191,16 @@ function fillDomain(): void {
   $<HTMLInputElement>('domain-hi').value = c?.max !== undefined ? String(c.max) : '';
 }
 $('alpha-inf').addEventListener('change', () => {
-  $<HTMLInputElement>('alpha').disabled = $<HTMLInputElement>('alpha-inf').checked;
+  $<HTMLInputElement>('alpha').disabled = $<HTMLInputElement>('alpha-inf').checked || deltaTarget();
   $('alpha').dispatchEvent(new Event('change'));
+});
+/** An (ε, δ) target: the order α is searched, so its inputs rest; δ is read. */
+const deltaTarget = () => $<HTMLInputElement>('target-delta').checked;
+$('target-delta').addEventListener('change', () => {
+  $<HTMLInputElement>('delta').disabled = !deltaTarget();
+  $<HTMLInputElement>('alpha-inf').disabled = deltaTarget();
+  $<HTMLInputElement>('alpha').disabled = deltaTarget() || $<HTMLInputElement>('alpha-inf').checked;
+  $('delta').dispatchEvent(new Event('change'));
 });
 $('values').addEventListener('change', invalidate);
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
@@ -195,6 +213,8 @@ const params = () => ({
   given: $<HTMLSelectElement>('given').value,
   alpha: $<HTMLInputElement>('alpha-inf').checked ? 'inf' : Number($<HTMLInputElement>('alpha').value),
   epsilon: Number($<HTMLInputElement>('epsilon').value),
+  // An empty δ field is no value (Number('') would be 0): NaN, refused by the worker by name.
+  delta: deltaTarget() ? ($<HTMLInputElement>('delta').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('delta').value)) : undefined,
   mechanisms: checked('mechanism'),
   methods: checked('method'),
   prior: $<HTMLSelectElement>('prior').value,
@@ -215,18 +235,22 @@ function run() {
   invalidate();
   lastRun = JSON.stringify(p);
   busy(true);
-  $('results-for').textContent = `computing: α = ${p.alpha}, ε = ${p.epsilon}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
+  $('results-for').textContent = `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
   // Thread count for the calibrations: the machine's cores unless the address says `?threads=N`;
   // `?helpers=now` starts the nested workers at once instead of when the work repays them.
   const search = new URLSearchParams(location.search);
   const threads = Number(search.get('threads')) || undefined;
   const helpers = search.get('helpers') === 'now' ? 0 : undefined;
   send('calibrate', { type: 'calibrate', params: { ...p, threads, helpers } });
-  send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
+  // An (ε, δ) spec needs the order the results choose: asked for when they arrive.
+  if (p.delta === undefined) send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
 }
+/** The target as the page prints it. */
+const targetText = (alpha: unknown, epsilon: unknown, delta: unknown) =>
+  delta === undefined || delta === null ? `α = ${alphaText(alpha)}, ε = ${epsilon}` : `(ε = ${epsilon}, δ = ${delta})`;
 $('run').addEventListener('click', run);
 // Changing α or ε recalculates when results are shown or an error is (the error may be what was fixed).
-for (const id of ['alpha', 'epsilon'])
+for (const id of ['alpha', 'epsilon', 'delta'])
   $(id).addEventListener('change', () => {
     // A change event can fire again on blur with the value already calibrated: nothing new to do.
     if (JSON.stringify(params()) === lastRun && !$('message').textContent) return;
@@ -245,12 +269,27 @@ $('cancel').addEventListener('click', () => {
 $('audit').addEventListener('click', () => {
   const p = params();
   $('audit-message').textContent = '';
+  const mechanism = $<HTMLSelectElement>('audit-mechanism').value;
+  // (ε, δ): audited at the Rényi order and budget the family's smallest-noise result went through,
+  // which give (ε, δ) by the conversion.
+  let [alpha, epsilon]: [unknown, number] = [p.alpha, p.epsilon];
+  if (p.delta !== undefined) {
+    const via = lastResults?.rows
+      .filter((r) => r.mechanism === mechanism && r.alpha !== undefined)
+      .reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
+    if (!via) {
+      $('audit-message').textContent = `error: calibrate ${mechanism} noise for this (ε, δ) first: the audit checks the Rényi order it goes through`;
+      return;
+    }
+    [alpha, epsilon] = [via.alpha, via.renyiEpsilon!];
+  }
   send('audit', {
     type: 'audit',
-    mechanism: $<HTMLSelectElement>('audit-mechanism').value,
+    mechanism,
     scale: Number($<HTMLInputElement>('audit-scale').value),
-    alpha: p.alpha,
-    epsilon: p.epsilon,
+    alpha,
+    epsilon,
+    target: p.delta === undefined ? null : { epsilon: p.epsilon, delta: p.delta },
   });
 });
 const requestRelease = (allowNoNoise: boolean) => {
@@ -267,6 +306,7 @@ const requestRelease = (allowNoNoise: boolean) => {
     method,
     alpha: p.alpha,
     epsilon: p.epsilon,
+    ...(p.delta !== undefined ? { delta: p.delta } : {}),
     // An empty field is no value (Number('') would be 0): the worker refuses it by name.
     value: $<HTMLInputElement>('value').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('value').value),
     methods: p.methods,
@@ -294,11 +334,13 @@ $('download-results').addEventListener('click', () => {
     'binding_prior',
     'binding_pair',
     'recommended',
+    'delta',
+    'renyi_epsilon',
   ];
   // Exact values (shortest round-trip decimals), not the rounded display.
   const body = r.rows.map((x) => [
     cellText(r.scenario),
-    String(r.alpha),
+    String(x.alpha ?? r.alpha),
     String(r.epsilon),
     x.mechanism,
     x.method,
@@ -309,6 +351,8 @@ $('download-results').addEventListener('click', () => {
     cellText(x.binding?.prior ?? ''),
     cellText(x.binding ? x.binding.pair.join(' vs ') : ''),
     x === r.recommended ? 'yes' : '',
+    r.delta === undefined ? '' : String(r.delta),
+    x.renyiEpsilon === undefined ? '' : String(x.renyiEpsilon),
   ]);
   download('pufferfish-results.csv', 'text/csv', `${csvFormatRows([head, ...body])}\n`);
 });
@@ -407,7 +451,7 @@ function onMessage(e: MessageEvent) {
         ? `Showing the ${m.values.length} most frequent of ${m.total} values; none ticked means all ${m.total}.`
         : 'Tick the secret values to tell apart (none ticked: every pair of values).';
   } else if (m.type === 'results') {
-    $('results-for').textContent = `results for α = ${alphaText(m.alpha)}, ε = ${m.epsilon}: ${m.scenario}`;
+    $('results-for').textContent = `results for ${targetText(m.alpha, m.epsilon, m.delta)}: ${m.scenario}`;
     if (m.data) {
       const d = m.data;
       $('data-used').textContent =
@@ -419,7 +463,10 @@ function onMessage(e: MessageEvent) {
     const rows: ResultRow[] = m.rows;
     // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
     const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
-    lastResults = { alpha: m.alpha, epsilon: m.epsilon, scenario: m.scenario, rows, recommended };
+    lastResults = { alpha: m.alpha, epsilon: m.epsilon, ...(m.delta !== undefined ? { delta: m.delta } : {}), scenario: m.scenario, rows, recommended };
+    // The spec of an (ε, δ) result: the recommended row's Rényi order and budget (the same scale, by `calibrate --spec`).
+    if (m.delta !== undefined && recommended?.alpha !== undefined)
+      send('spec', { type: 'spec', mechanism: recommended.mechanism, alpha: recommended.alpha, epsilon: recommended.renyiEpsilon });
     $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
     const unit = $<HTMLSelectElement>('query').value ? ` ${$<HTMLSelectElement>('query').value}` : '';
     $('recommendation').textContent = !recommended
@@ -434,7 +481,7 @@ function onMessage(e: MessageEvent) {
           [
             r.mechanism,
             r === recommended ? `${r.label} (recommended)` : r.label,
-            r.rule,
+            r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
             [fmt(r.scale), 'num'],
             [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
             [fmt(r.variance), 'num'],
@@ -454,6 +501,10 @@ function onMessage(e: MessageEvent) {
     }
   } else if (m.type === 'plots') {
     busy(false); // the last answer of a calibration
+    if (m.note) {
+      $('plot-note').textContent = m.note;
+      return;
+    }
     $('plot-alpha').replaceChildren(safeSvg(m.alpha));
     if (m.epsilon) $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
     $('plot-numbers')
@@ -470,7 +521,7 @@ function onMessage(e: MessageEvent) {
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
+      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
     lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows };
     $<HTMLButtonElement>('download-audit').disabled = false;
     $('audit-table')
@@ -504,7 +555,7 @@ function onMessage(e: MessageEvent) {
     $('released').textContent =
       m.scale === 0
         ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})`
-        : `${m.values.join('\n')}\n(${m.method}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
+        : `${m.values.join('\n')}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

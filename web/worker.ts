@@ -15,7 +15,10 @@ import {
   validate,
   workerSettingsSchema,
   calibrate,
+  calibrateEpsDelta,
   checkSettings,
+  epsDeltaBest,
+  epsDeltaTrials,
   distinctValues,
   InputError,
   METHOD_LABEL,
@@ -110,8 +113,16 @@ self.onmessage = async (e: MessageEvent) => {
       post({ type: 'values', column: m.column, ...distinctValues(table, m.column) });
     } else if (m.type === 'calibrate') {
       const p = m.params;
-      const alpha = alphaOf(p.alpha);
-      checkedSettings({ mechanisms: p.mechanisms, methods: p.methods, alpha: p.alpha, epsilon: p.epsilon, contamination: p.contamination?.lambda });
+      // With an (ε, δ) target the orders come from the grid; α = 2 stands in for the up-front checks.
+      const alpha = p.delta !== undefined ? 2 : alphaOf(p.alpha);
+      checkedSettings({
+        mechanisms: p.mechanisms,
+        methods: p.methods,
+        alpha: p.alpha,
+        epsilon: p.epsilon,
+        contamination: p.contamination?.lambda,
+        ...(p.delta !== undefined ? { delta: p.delta } : {}),
+      });
       let data: { rows: number; used: number; dropped: number; skippedGiven: string[] } | null = null;
       if (table) {
         if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
@@ -165,6 +176,54 @@ self.onmessage = async (e: MessageEvent) => {
         for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
         return out as (CalibrationResult | InputError)[];
       };
+      const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
+      const rowOf = (r: CalibrationResult & { label: string; renyiEpsilon?: number }) => ({
+        mechanism: r.mechanism,
+        method: r.method,
+        label: r.label,
+        rule: r.rule,
+        scale: r.scale,
+        halfWidth: half(r),
+        variance: r.variance,
+        binding: r.binding,
+        explanation: r.explanation,
+        // With an (ε, δ) target: the Rényi order and budget this row went through.
+        ...(r.renyiEpsilon !== undefined ? { alpha: r.alpha, renyiEpsilon: r.renyiEpsilon } : {}),
+      });
+      if (p.delta !== undefined) {
+        // (ε, δ): every (mechanism, method) tries the orders of the grid (epsDeltaTrials), all on the
+        // pool at once; each keeps its smallest scale (epsDeltaBest), as `calibrate --delta` does.
+        const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number }[] = [];
+        const jobs: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[] = [];
+        for (const mechanism of mechanisms)
+          for (const method of p.methods as SingleMethod[]) {
+            const trials = epsDeltaTrials({ mechanism, method, ...cont }, p.epsilon, p.delta);
+            if (!trials.length) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: 'no Rényi order leaves a positive budget for this (ε, δ)' });
+            else groups.push({ mechanism, method, trials, from: jobs.length });
+            for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
+          }
+        const out = await settled(jobs);
+        const rows = [];
+        for (const g of groups) {
+          try {
+            const r = epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, p.delta);
+            rows.push(rowOf({ ...r, label: METHOD_LABEL[g.method] }));
+          } catch (err) {
+            if (!(err instanceof InputError)) throw err;
+            skipped.push({ mechanism: g.mechanism, method: METHOD_LABEL[g.method], reason: err.reason });
+          }
+        }
+        postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, delta: p.delta, scenario: sc.name, data, skipped, rows });
+        postMine({
+          type: 'plots',
+          alpha: '',
+          epsilon: '',
+          numbers: [],
+          notPlotted: [],
+          note: 'No plots for an (ε, δ) target: each method goes through its own Rényi order (shown in the rule column).',
+        });
+        return;
+      }
       const rows: (CalibrationResult & { label: string })[] = [];
       const asked: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[] = [];
       for (const mechanism of mechanisms) {
@@ -179,26 +238,7 @@ self.onmessage = async (e: MessageEvent) => {
         if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
         else rows.push({ ...r, label: METHOD_LABEL[method] });
       }
-      const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
-      postMine({
-        type: 'results',
-        alpha: p.alpha,
-        epsilon: p.epsilon,
-        scenario: sc.name,
-        data,
-        skipped,
-        rows: rows.map((r) => ({
-          mechanism: r.mechanism,
-          method: r.method,
-          label: r.label,
-          rule: r.rule,
-          scale: r.scale,
-          halfWidth: half(r),
-          variance: r.variance,
-          binding: r.binding,
-          explanation: r.explanation,
-        })),
-      });
+      postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, scenario: sc.name, data, skipped, rows: rows.map(rowOf) });
       // Plots: scale against α per method (Figures 1 and 3), variance against ε. Curves use the
       // closed-form methods; exact (a certified quadrature per point) only at the chosen α and ε.
       // The α axis follows the chosen order (marked on the plot).
@@ -264,10 +304,19 @@ self.onmessage = async (e: MessageEvent) => {
       checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
       if (!scenario) throw new InputError('calibrate first', 'form');
       const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
-      post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
+      post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null });
     } else if (m.type === 'release') {
       if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
-      checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, value: m.value, count: m.count, methods: m.methods });
+      checkedSettings({
+        mechanism: m.mechanism,
+        alpha: m.alpha,
+        epsilon: m.epsilon,
+        value: m.value,
+        count: m.count,
+        methods: m.methods,
+        ...(m.delta !== undefined ? { delta: m.delta } : {}),
+      });
+      const delta = m.delta as number | undefined;
       if (!scenario) throw new InputError('calibrate first', 'form');
       let r: ReturnType<typeof release>;
       try {
@@ -276,7 +325,8 @@ self.onmessage = async (e: MessageEvent) => {
         const sc = scenario;
         const base = {
           mechanism: m.mechanism as Mechanism,
-          alpha: alphaOf(m.alpha),
+          alpha: delta === undefined ? alphaOf(m.alpha) : 2, // (ε, δ): the order is searched; 2 stands in for applicability
+
           epsilon: m.epsilon as number,
           ...contaminationOf(m.contamination),
         };
@@ -288,7 +338,9 @@ self.onmessage = async (e: MessageEvent) => {
           const count = typeof m.count === 'number' ? m.count : 1;
           const scaleOf = (k: SingleMethod) => {
             try {
-              return calibrate(sc, { ...base, method: k, releases: count }).scale;
+              return delta === undefined
+                ? calibrate(sc, { ...base, method: k, releases: count }).scale
+                : calibrateEpsDelta(sc, { ...base, method: k, releases: count }, base.epsilon, delta).scale;
             } catch (err) {
               if (err instanceof InputError) return Infinity;
               throw err;
@@ -301,6 +353,7 @@ self.onmessage = async (e: MessageEvent) => {
         r = release(sc, { ...base, method }, m.value, {
           count: m.count,
           allowNoNoise: m.allowNoNoise === true,
+          ...(delta !== undefined ? { delta } : {}),
         });
       } catch (err) {
         if (err instanceof InputError && err.path === 'allow-no-noise') {
@@ -310,7 +363,15 @@ self.onmessage = async (e: MessageEvent) => {
         throw err;
       }
       // How many draws the calibration covered together (the page claims joint accounting only from this).
-      post({ type: 'released', values: r.values, scale: r.scale, method: r.method, guarantee: r.guarantee, together: r.calibration?.releases ?? 1 });
+      post({
+        type: 'released',
+        values: r.values,
+        scale: r.scale,
+        method: r.method,
+        guarantee: r.guarantee,
+        together: r.calibration?.releases ?? 1,
+        ...(r.target ? { alpha: r.alpha } : {}),
+      });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');
       const p = scenario.priors.map((pr) => ({

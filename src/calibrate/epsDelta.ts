@@ -26,6 +26,67 @@ export interface EpsDeltaResult extends CalibrationResult {
   renyiEpsilon: number;
 }
 
+/** One Rényi calibration an (ε, δ) target tries: the order, and the settings at the budget it leaves. */
+export interface EpsDeltaTrial {
+  alpha: number;
+  renyiEpsilon: number;
+  settings: CalibrationSettings;
+}
+
+/**
+ * The Rényi calibrations an (ε, δ) target tries (`calibrateEpsDelta`), for running elsewhere (a
+ * worker pool): each order α > 1 of the grid whose budget `renyiBudgetFor` is positive and where
+ * the method applies.
+ */
+export function epsDeltaTrials(
+  settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>,
+  epsilon: number,
+  delta: number,
+  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+): EpsDeltaTrial[] {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
+  const out: EpsDeltaTrial[] = [];
+  for (const alpha of alphas) {
+    if (!(alpha > 1) || alpha === Infinity) continue;
+    const renyiEpsilon = renyiBudgetFor(epsilon, delta, alpha);
+    if (!(renyiEpsilon > 0)) continue;
+    const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
+    if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
+    out.push({ alpha, renyiEpsilon, settings: st });
+  }
+  return out;
+}
+
+/**
+ * The (ε, δ) result from the trials' calibrations (same order; an Error marks a trial that could
+ * not be calibrated and is passed over): the smallest scale wins, the first on ties.
+ */
+export function epsDeltaBest(
+  trials: readonly EpsDeltaTrial[],
+  results: readonly (CalibrationResult | Error)[],
+  epsilon: number,
+  delta: number,
+  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  method = trials[0]?.settings.method,
+): EpsDeltaResult {
+  let best: EpsDeltaResult | null = null;
+  results.forEach((r, k) => {
+    if (r instanceof Error) return;
+    if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon: trials[k].renyiEpsilon };
+  });
+  if (!best)
+    throw new InputError(
+      `no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${method}; raise ε or δ`,
+      'epsilon',
+    );
+  const b: EpsDeltaResult = best;
+  return {
+    ...b,
+    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${b.alpha} (sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices; smallest scale over ${alphas.length} orders). ${b.explanation}`,
+  };
+}
+
 /**
  * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
  * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
@@ -44,25 +105,13 @@ export function calibrateEpsDelta(
   calibrateWith?: (s: CalibrationSettings) => CalibrationResult,
 ): EpsDeltaResult {
   const run = calibrateWith ?? ((s: CalibrationSettings) => calibrate(scenario!, s));
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
-  let best: EpsDeltaResult | null = null;
-  for (const alpha of alphas) {
-    if (!(alpha > 1) || alpha === Infinity) continue;
-    const renyiEpsilon = renyiBudgetFor(epsilon, delta, alpha);
-    if (!(renyiEpsilon > 0)) continue;
-    const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
-    if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
-    const r = run(st);
-    if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon };
-  }
-  if (!best)
-    throw new InputError(
-      `no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${settings.method}; raise ε or δ`,
-      'epsilon',
-    );
-  return {
-    ...best,
-    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${best.alpha} (sharper RDP conversion: D_α ≤ ${best.renyiEpsilon.toPrecision(6)} suffices; smallest scale over ${alphas.length} orders). ${best.explanation}`,
-  };
+  const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
+  return epsDeltaBest(
+    trials,
+    trials.map((t) => run(t.settings)),
+    epsilon,
+    delta,
+    alphas,
+    settings.method,
+  );
 }

@@ -99,6 +99,8 @@ export const workerSettingsSchema = v.object({
   value: v.optional(finite()),
   count: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'), v.maxValue(1000, 'must be ≤ 1000'))),
   scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
+  /** An (ε, δ) target (the page's option): met through the best Rényi order. */
+  delta: v.optional(v.pipe(finite(), v.gtValue(0, 'must be in (0, 1)'), v.ltValue(1, 'must be in (0, 1)'))),
 });
 
 export type Spec = v.InferOutput<typeof specSchema>;
