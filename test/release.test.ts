@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,6 +180,22 @@ describe('pufferfish release (CLI)', () => {
     const t = run(...table, '--out', out, '--json');
     expect(t.status, t.stderr).toBe(0);
     expect(JSON.parse(t.stdout)).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: calib(...table).scale });
+    // A spec may carry the target ("delta", no "alpha needed"); a bad one is named by its field.
+    const specDir = mkdtempSync(join(tmpdir(), 'pufferfish-spec-delta-'));
+    const spec = (extra: object) => {
+      const f = join(specDir, `${Object.values(extra).join('_')}.json`);
+      const conditionals = { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 2], counts: [1, 1] } };
+      writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals }], mechanism: 'gaussian', epsilon: 1, ...extra }));
+      return f;
+    };
+    const viaSpec = calib('--spec', spec({ delta: 1e-6 }));
+    expect(viaSpec.target).toEqual({ epsilon: 1, delta: 1e-6 });
+    expect(viaSpec.scale).toBe(calib('--spec', spec({ alpha: 2 }), '--delta', '1e-6').scale);
+    const fromSpec = JSON.parse(run('--spec', spec({ delta: 1e-6 }), '--value', '1', '--json').stdout);
+    expect(fromSpec).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: viaSpec.scale });
+    const bad = spawnSync(process.execPath, [BIN, 'calibrate', '--spec', spec({ delta: 2 })], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error: spec\.delta: must be in \(0, 1\)/);
   });
   it.each([
     [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be a number in \(0, 1\), got '0'/],

@@ -242,8 +242,7 @@ function run() {
   const threads = Number(search.get('threads')) || undefined;
   const helpers = search.get('helpers') === 'now' ? 0 : undefined;
   send('calibrate', { type: 'calibrate', params: { ...p, threads, helpers } });
-  // An (ε, δ) spec needs the order the results choose: asked for when they arrive.
-  if (p.delta === undefined) send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon });
+  send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon, delta: p.delta });
 }
 /** The target as the page prints it. */
 const targetText = (alpha: unknown, epsilon: unknown, delta: unknown) =>
@@ -464,9 +463,6 @@ function onMessage(e: MessageEvent) {
     // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
     const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
     lastResults = { alpha: m.alpha, epsilon: m.epsilon, ...(m.delta !== undefined ? { delta: m.delta } : {}), scenario: m.scenario, rows, recommended };
-    // The spec of an (ε, δ) result: the recommended row's Rényi order and budget (the same scale, by `calibrate --spec`).
-    if (m.delta !== undefined && recommended?.alpha !== undefined)
-      send('spec', { type: 'spec', mechanism: recommended.mechanism, alpha: recommended.alpha, epsilon: recommended.renyiEpsilon });
     $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
     const unit = $<HTMLSelectElement>('query').value ? ` ${$<HTMLSelectElement>('query').value}` : '';
     $('recommendation').textContent = !recommended

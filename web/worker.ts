@@ -390,7 +390,8 @@ self.onmessage = async (e: MessageEvent) => {
           priors: p,
           ...(scenario.pairs ? { pairs: scenario.pairs } : {}),
           mechanism: m.mechanism,
-          alpha: m.alpha,
+          // An (ε, δ) target: the spec carries δ, and the CLI searches the orders as the page did.
+          ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
           epsilon: m.epsilon,
         },
       });

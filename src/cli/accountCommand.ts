@@ -52,7 +52,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const { account, nextReleaseScale } = await import('../account/account.js');
   const { scenario, d } = await loadScenario(o);
   const releases = (o.release ?? []).map(parseRelease);
-  const delta = parseDelta(o.delta, 1e-6);
+  const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
   let next: {
     mechanism: Mechanism;

@@ -29,7 +29,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const scale = Number(o.scale);
   if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale))
     throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
-  const delta = parseDelta(o.delta, 1e-6);
+  const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];

@@ -54,7 +54,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
-  const delta = parseDelta(o.delta, undefined);
+  const delta = parseDelta(o.delta, d.delta);
   const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } =
     delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;

@@ -235,7 +235,9 @@ export async function plan(
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
-  if (d.alpha === undefined && !o.alpha && o.spec) throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
+  // An (ε, δ) target searches the orders itself.
+  if (d.alpha === undefined && !o.alpha && o.spec && d.delta === undefined && o.delta === undefined)
+    throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);

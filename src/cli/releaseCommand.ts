@@ -36,8 +36,12 @@ function parseTruncate(text: string | undefined): [number, number] | undefined {
  * The one setting a release calibrates for. With `--delta`, an (ε, δ) target: `--alpha` (one or a
  * list) names the Rényi orders searched, else the built-in grid.
  */
-function releaseSettings(o: ReleaseOptions, grid: CalibrationSettings[]): { settings: CalibrationSettings; target: { delta?: number; alphas?: number[] } } {
-  const delta = parseDelta(o.delta, undefined);
+function releaseSettings(
+  o: ReleaseOptions,
+  grid: CalibrationSettings[],
+  specDelta?: number,
+): { settings: CalibrationSettings; target: { delta?: number; alphas?: number[] } } {
+  const delta = parseDelta(o.delta, specDelta);
   const one = delta === undefined ? grid : grid.filter((s) => s.alpha === grid[0].alpha);
   if (one.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 && delta === undefined ? '--alpha' : '--method');
   if (delta === undefined) return { settings: one[0], target: {} };
@@ -53,7 +57,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  const { settings: one, target } = releaseSettings(o, grid);
+  const { settings: one, target } = releaseSettings(o, grid, d.delta);
   if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
   const value = Number(o.value);
   if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
@@ -141,7 +145,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  const { settings, target } = releaseSettings(o, grid);
+  const { settings, target } = releaseSettings(o, grid, d.delta);
   if (isGaussianScenario(scenario)) throw new InputError("writes a table's own values; fitted Gaussian priors are for --value releases", '--fit');
   if (o.count !== undefined && o.count !== '1')
     throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');

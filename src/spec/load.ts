@@ -62,6 +62,8 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
   contamination?: number;
   domain?: [number, number];
   coordinateScales?: number[];
+  /** An (ε, δ) target instead of a Rényi one. */
+  delta?: number;
 };
 
 type Defaults = { defaults: SpecDefaults };
@@ -141,6 +143,7 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
     alpha: spec.alpha === undefined ? undefined : parseAlpha(spec.alpha, `${prefix}.alpha`),
     epsilon: spec.epsilon,
     ...(spec.releases !== undefined ? { releases: spec.releases } : {}),
+    ...(spec.delta !== undefined ? { delta: spec.delta } : {}),
     ...(spec.contamination !== undefined ? { contamination: spec.contamination } : {}),
     ...(spec.domain !== undefined ? { domain: spec.domain as [number, number] } : {}),
     ...(spec.coordinateScales !== undefined ? { coordinateScales: spec.coordinateScales } : {}),

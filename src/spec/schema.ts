@@ -60,6 +60,8 @@ export const settingsEntries = {
   guarantee: v.optional(v.picklist(['renyi', 'mi'])),
   alpha: v.optional(alphaSchema),
   epsilon: v.optional(finite()),
+  /** An (ε, δ) target: ε is met with probability 1 − δ, through the best Rényi order (docs/math.md §3). */
+  delta: v.optional(v.pipe(finite(), v.gtValue(0, 'must be in (0, 1)'), v.ltValue(1, 'must be in (0, 1)'))),
   /** Releases of the same value the guarantee covers together (docs/math.md §9). */
   releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
@@ -99,8 +101,6 @@ export const workerSettingsSchema = v.object({
   value: v.optional(finite()),
   count: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'), v.maxValue(1000, 'must be ≤ 1000'))),
   scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
-  /** An (ε, δ) target (the page's option): met through the best Rényi order. */
-  delta: v.optional(v.pipe(finite(), v.gtValue(0, 'must be in (0, 1)'), v.ltValue(1, 'must be in (0, 1)'))),
 });
 
 export type Spec = v.InferOutput<typeof specSchema>;
