@@ -10,6 +10,7 @@ import { fromCounts } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
+import { auditVector } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { vectorRenyi2d } from './quadrature2d.js';
@@ -120,6 +121,29 @@ describe('vector queries (docs/math.md §12)', () => {
       );
   });
 
+  it('audit: the coupled upper bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature)', () => {
+    for (const mechanism of ['laplace', 'gaussian'] as const) {
+      const at = (scale: number, alphas = [2]) => auditVector(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
+      for (const alpha of [5, 2]) {
+        const c = calibrateVector(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
+        for (const r of at(c * (1 + 1e-9), [alpha])) expect(r.slack, `${mechanism} α=${alpha}`).toBeGreaterThanOrEqual(0);
+      }
+      const cal = calibrateVector(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+      expect(at(cal * 0.9).some((r) => r.slack < 0)).toBe(true);
+      for (const f of [0.5, 1, 3]) {
+        const k = { family: mechanism, scale: cal * f };
+        const [ab, ba] = at(cal * f, [2, 5]).filter((r) => r.alpha === 5);
+        expect(ab.divergence + ab.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(P, Q, k, k, 5) * (1 - 1e-7));
+        expect(ba.divergence + ba.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(Q, P, k, k, 5) * (1 - 1e-7));
+      }
+    }
+    // Laplace α = ∞: the W∞ coupling's largest ℓ₁ displacement over b, never below the true sup log-ratio.
+    const inf = auditVector(scenario(P, Q), { mechanism: 'laplace', scale: 2, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
+    expect(inf[0].certificate).toBe('coupled-bound');
+    expect(inf[0].divergence).toBeGreaterThan(0);
+    expect(() => auditVector(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     const err = (f: () => unknown) => {
       try {
@@ -204,9 +228,18 @@ describe('vector queries: specs, tables and the CLI', () => {
     const wrong = run('release', '--spec', spec, '--value', '12');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/--value: has 1 coordinates; the query has 2/);
-    const audit = run('audit', '--spec', spec, '--scale', '1');
-    expect(audit.status).toBe(2);
-    expect(audit.stderr).toMatch(/conditionals\.a: is a vector conditional/);
+    const account = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=1');
+    expect(account.status).toBe(2);
+    expect(account.stderr).toMatch(/conditionals\.a: is a vector conditional/);
+    // audit takes vectors (coupled upper bounds), but not its one-column parts.
+    const scale = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--json').stdout).results[0].scale;
+    const pass = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--json');
+    expect(pass.status, pass.stderr).toBe(0);
+    expect(JSON.parse(pass.stdout)).toMatchObject({ verdict: 'pass', over: 0 });
+    expect(run('audit', '--spec', spec, '--scale', String(scale / 2)).status).toBe(1);
+    const emp = run('audit', '--spec', spec, '--scale', '1', '--empirical');
+    expect(emp.status).toBe(2);
+    expect(emp.stderr).toMatch(/^error: --empirical: is not available for vector queries yet/);
     const mixed = join(dir, 'mixed.json');
     writeFileSync(
       mixed,
@@ -231,9 +264,22 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(coupled.dimension).toBe(2);
     expect(coupled.scale).toBeGreaterThan(0);
     expect(coupled.scale).toBeLessThanOrEqual(theorem.scale);
-    const one = run('audit', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--scale', '1');
+    // audit takes the columns together (coupled upper bounds); account does not yet.
+    const audited = run('audit', ...adultPair, '--scale', String(coupled.scale * (1 + 1e-9)), '--json');
+    expect(audited.status, audited.stderr).toBe(0);
+    const one = run(
+      'account',
+      '--data',
+      adult,
+      '--query',
+      'education-num,hours-per-week',
+      '--secret-column',
+      'relationship',
+      '--release',
+      'mechanism=laplace,scale=1',
+    );
     expect(one.status).toBe(2);
-    expect(one.stderr).toMatch(/--query: takes one column for this command/);
+    expect(one.stderr).toMatch(/--query: takes one column for this command; several columns \(a vector query\) are taken by calibrate, release and audit/);
   }, 60_000);
 
   it('release --out privatizes several columns together, row by row, and writes no other column', () => {

@@ -39,9 +39,10 @@ export interface AuditRow {
    * How `error` is proven: `bernstein-ellipse` (certified quadrature, docs/math.md §8) or
    * `sup-at-atoms` (α = ∞: the supremum is attained at an atom, docs/math.md §4), or
    * `data-processing` (scale 0, or where the quadrature cannot certify: D_α of the data itself,
-   * an upper bound on D_α of any release of it).
+   * an upper bound on D_α of any release of it), or `coupled-bound` (vector queries: an upper bound
+   * by joint convexity over a coupling, docs/math.md §12; `divergence` is then that bound).
    */
-  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing';
+  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing' | 'coupled-bound';
   /** ε − (D_α + error): ≥ 0 means the guarantee is certified at this scale. */
   slack: number;
   /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */

@@ -12,7 +12,7 @@ import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
-import type { SpecDefaults } from '../spec/load.js';
+import { finiteOrVector, type SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { fromIndexLaw, isVectorScenario, type VectorScenario } from '../vector/law.js';
@@ -80,9 +80,10 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
  */
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean } = {}): Promise<Loaded<AnyScenario>> {
+export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | VectorScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean; vector?: boolean } = {}): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
-  const loaded = await loadFinite(o, opts.gaussian ?? false);
+  const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
   if (o.fit === undefined) return loaded;
   const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
   if (isGaussianScenario(loaded.scenario)) throw new InputError('fits finite conditionals; the spec already gives Gaussian ones', '--fit');
@@ -91,12 +92,12 @@ export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boole
   return { ...loaded, scenario: f.scenario, fit: f.report };
 }
 
-async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loaded<AnyScenario>> {
+async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false): Promise<Loaded<AnyScenario>> {
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
   if (o.spec) {
-    const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : loadSpecFile(o.spec);
+    const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteOrVector(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }
   if (o.scenario) {
@@ -125,8 +126,8 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean): Promise<Loade
   const values = o.values?.split(',').map((v) => v.trim());
   // --query A,B: a vector query (the columns' joint law per secret; docs/math.md §12).
   const queries = o.query.split(',').map((c) => c.trim());
-  if (queries.length > 1 && !gaussian)
-    throw new InputError('takes one column for this command; several columns (a vector query) are taken by calibrate and release --value', '--query');
+  if (queries.length > 1 && !gaussian && !vector)
+    throw new InputError('takes one column for this command; several columns (a vector query) are taken by calibrate, release and audit', '--query');
   if (queries.some((c) => c === '')) throw new InputError(`has an empty column name in '${o.query}'`, '--query');
   const hist = await tableHistograms(source, {
     query: queries[0],

@@ -152,12 +152,17 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
   };
 }
 
+/** Finite or vector conditionals (commands that audit vector queries): Gaussian ones are refused as by `finiteOnly`. */
+export function finiteOrVector(s: AnySpec): { scenario: Scenario | VectorScenario; defaults: SpecDefaults } {
+  return s.kind === 'vector' ? s : finiteOnly(s);
+}
+
 /** Only finite conditionals: Gaussian ones are refused, naming the first and where they are taken. */
 function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } {
   if (s.kind === 'finite') return s;
   if (s.kind === 'vector')
     throw new InputError(
-      'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate` and released by `pufferfish release` (docs/math.md §12)',
+      'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate`, released by `pufferfish release` and audited by `pufferfish audit` (docs/math.md §12)',
       s.at,
     );
   throw new InputError(
