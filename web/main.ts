@@ -65,8 +65,20 @@ const options = (sel: HTMLSelectElement, values: string[], blank = false) => {
 };
 const message = (text: string) => ($('message').textContent = text);
 
+/**
+ * The results keep their height while they are recomputed: a field's change event fires on the
+ * mousedown of a click on Calibrate, and a page that shrank then would scroll the button away
+ * from under the pointer before the mouseup (the click lost).
+ */
+const holdResults = (on: boolean) => {
+  const r = document.querySelector<HTMLElement>('section.results')!;
+  if (!on) r.style.minHeight = '';
+  else if (!r.style.minHeight) r.style.minHeight = `${r.offsetHeight}px`;
+};
+
 /** Inputs changed: every result on the page belonged to the old ones, and in-flight answers are dropped. */
 function invalidate(): void {
+  holdResults(true);
   lastRun = '';
   for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) latest[k] = ++nextId;
   busy(false);
@@ -262,6 +274,7 @@ $('cancel').addEventListener('click', () => {
   worker = startWorker();
   invalidate();
   message('cancelled');
+  holdResults(false);
   if (dataRequest) send('data', dataRequest);
 });
 
@@ -412,9 +425,11 @@ function onMessage(e: MessageEvent) {
       if (m.kind === 'calibrate' || m.kind === 'data') invalidate();
       if (m.kind === 'data') $('data-status').textContent = '';
       message(m.message);
+      holdResults(false);
     }
     return;
   }
+  if (m.type === 'loaded' || m.type === 'loaded-builtin') holdResults(false); // new data: nothing is being recomputed
   if (m.type === 'loaded') {
     $<HTMLFieldSetElement>('table-fields').disabled = false;
     $<HTMLSelectElement>('prior').disabled = false;
@@ -497,6 +512,7 @@ function onMessage(e: MessageEvent) {
     }
   } else if (m.type === 'plots') {
     busy(false); // the last answer of a calibration
+    holdResults(false);
     if (m.note) {
       $('plot-note').textContent = m.note;
       return;
