@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Release } from '../account/account.js';
+import type { Accounting, Release } from '../account/account.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -7,7 +7,8 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, parseDelta } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
-import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+import { loadScenario, parseCoordinateScales, withSourceOptions, type CalibrateOptions } from './input.js';
+import { isVectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
 
 interface AccountOptions extends CalibrateOptions {
@@ -50,10 +51,36 @@ const HOW = {
 
 async function runAccount(o: AccountOptions): Promise<void> {
   const { account, nextReleaseScale } = await import('../account/account.js');
-  const { scenario, d } = await loadScenario(o);
+  const { scenario: loaded, d } = await loadScenario(o, { vector: true });
   const releases = (o.release ?? []).map(parseRelease);
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
+  if (isVectorScenario(loaded)) {
+    // Several releases of one vector: certified upper bounds (docs/math.md §12); no --next yet.
+    if (o.next !== undefined) throw new InputError('is not available for vector queries yet', '--next');
+    if (releases.length === 0) throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2')", '--release');
+    const { accountVector } = await import('../vector/audit.js');
+    let acc: Accounting;
+    const bar = await progressBar('account', !o.json);
+    try {
+      acc = accountVector(
+        loaded,
+        releases.map((r) => ({ mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale })),
+        {
+          alphas,
+          delta,
+          coordinateScales: parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales,
+          onProgress: (done, total) => bar.update(done, total, 'joint level'),
+        },
+      );
+    } catch (e) {
+      throw asFlagError(e);
+    } finally {
+      bar.stop();
+    }
+    return printAccount(o, loaded.name, releases, acc, null);
+  }
+  const scenario = loaded;
   let next: {
     mechanism: Mechanism;
     alpha: number;
@@ -81,12 +108,30 @@ async function runAccount(o: AccountOptions): Promise<void> {
   }
   const acc = releases.length ? account(scenario, releases, { alphas, delta, onProgress: (done, total) => bar.update(done, total, 'joint level') }) : null;
   bar.stop();
+  printAccount(o, scenario.name, releases, acc, next);
+}
+
+/** The joint level (and the next release's scale) as JSON or a table. */
+function printAccount(
+  o: AccountOptions,
+  name: string,
+  releases: Release[],
+  acc: Accounting | null,
+  next: {
+    mechanism: Mechanism;
+    alpha: number;
+    epsilon: number;
+    scale: number;
+    method: string;
+    binding: { prior: string; pair: [string, string] } | null;
+  } | null,
+): void {
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
     process.stdout.write(
       JSON.stringify(
         {
-          scenario: scenario.name,
+          scenario: name,
           releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}) })),
           rows,
           epsilonDelta: acc?.epsilonDelta ?? null,
@@ -99,7 +144,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
     return;
   }
   const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}`).join(', ');
-  process.stdout.write(`${scenario.name}\n`);
+  process.stdout.write(`${name}\n`);
   if (acc) {
     process.stdout.write(`${releases.length} release(s) of the same value: ${list}\n\n`);
     const body = acc.rows.map((r) => [
@@ -138,6 +183,7 @@ export function accountCommand(program: Command): void {
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--release <fields>', "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat)", collect)
     .option('--alpha <grid>', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)')
+    .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)')
     .option('--delta <d>', 'δ for the (ε′, δ) conversion (default 1e-6)')
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
     .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')

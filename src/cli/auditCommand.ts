@@ -201,10 +201,17 @@ async function auditVectorCommand(
     if (on) throw new InputError('is not available for vector queries yet', flag);
   const { auditVector } = await import('../vector/audit.js');
   let rows: AuditRow[];
+  const bar = await progressBar('audit', !o.json);
   try {
-    rows = auditVector(scenario, { ...s, coordinateScales: parseCoordinateScales(o.coordinateScales) ?? specScales });
+    rows = auditVector(
+      scenario,
+      { ...s, coordinateScales: parseCoordinateScales(o.coordinateScales) ?? specScales },
+      { onProgress: (done, total) => bar.update(done, total) },
+    );
   } catch (e) {
     throw asFlagError(e);
+  } finally {
+    bar.stop();
   }
   const over = rows.filter((r) => !(r.slack >= 0)).length;
   setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);

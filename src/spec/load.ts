@@ -162,7 +162,7 @@ function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } 
   if (s.kind === 'finite') return s;
   if (s.kind === 'vector')
     throw new InputError(
-      'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate`, released by `pufferfish release` and audited by `pufferfish audit` (docs/math.md §12)',
+      'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate`, released by `pufferfish release`, audited by `pufferfish audit` and accounted by `pufferfish account` (docs/math.md §12)',
       s.at,
     );
   throw new InputError(

@@ -1,3 +1,4 @@
+import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
 import { pairsOf } from '../calibrate/scenario.js';
@@ -10,36 +11,39 @@ import { dimensionOf } from './calibrate.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
 import { asIdLaws, coord, type VectorLaw, type VectorScenario } from './law.js';
 
+/** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
+export interface VectorRelease {
+  mechanism: 'laplace' | 'gaussian';
+  scale: number;
+}
+
 /**
- * (α − 1)·D_α of the product noise around two points, per coordinate pair (i of P, j of Q), as a
- * bounded number: Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)) (certified R_α), Gaussian
- * α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²) (a few roundings per coordinate).
+ * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
+ * bounded number: per release, Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)) (certified R_α), Gaussian
+ * α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²); summed over the releases (their noises are independent).
  */
-function pairExponent(
-  P: VectorLaw,
-  Q: VectorLaw,
-  i: number,
-  j: number,
-  mechanism: 'laplace' | 'gaussian',
-  w: readonly number[],
-  scale: number,
-  alpha: number,
-): Bounded {
-  let sum = 0,
-    err = 0;
-  for (let c = 0; c < P.d; c++) {
-    const t = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale;
-    if (mechanism === 'laplace') {
-      const r = scaledLaplaceRdp(alpha, t);
-      sum += r.value;
-      err += r.error + EPS * Math.abs(sum);
-    } else {
-      sum += t * t;
-      err += 4 * EPS * Math.abs(sum);
+function pairExponent(P: VectorLaw, Q: VectorLaw, i: number, j: number, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
+  let value = 0,
+    error = 0;
+  for (const r of releases) {
+    let sum = 0,
+      err = 0;
+    for (let c = 0; c < P.d; c++) {
+      const t = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
+      if (r.mechanism === 'laplace') {
+        const e = scaledLaplaceRdp(alpha, t); // already (α−1)·R_α
+        sum += e.value;
+        err += e.error + EPS * Math.abs(sum);
+      } else {
+        sum += t * t;
+        err += 4 * EPS * Math.abs(sum);
+      }
     }
+    const k = r.mechanism === 'laplace' ? 1 : (alpha * (alpha - 1)) / 2;
+    value += k * sum;
+    error += k * err + 4 * EPS * Math.abs(value);
   }
-  const k = mechanism === 'laplace' ? 1 : (alpha * (alpha - 1)) / 2; // scaledLaplaceRdp is already (α−1)·R_α
-  return { value: k * sum, error: k * err + 4 * EPS * Math.abs(k * sum) };
+  return { value, error };
 }
 
 /** D_α ≤ (1/(α−1))·log E_π exp((α−1)·D_α(pair)) over the coupling π (joint convexity, α > 1), with its error. */
@@ -57,82 +61,169 @@ function coupledBound(c: VectorCoupling, t: (i: number, j: number) => Bounded, a
 }
 
 /**
- * Audits a noise scale on a vector query (docs/math.md §12): independent noise per coordinate at
- * wᵢ·scale, and for every α, prior, pair and direction a certified *upper bound* on D_α of the
- * released vectors — the coupled bound (joint convexity over a coupling of the two laws, with each
- * coupled pair's exact divergence), over the better of two couplings (the W₁/W₂ transport and the
- * transport for the bound's own cost at this scale), or the data's own D_α where that is smaller
- * (data processing). α = ∞ (Laplace): the W∞ coupling's largest weighted ℓ₁ displacement over b.
- * The exact divergence would need a d-dimensional integral; a row that passes is certified, a row
- * that fails may be the bound's looseness.
+ * A certified upper bound on D_α(P_Y‖Q_Y) of the releases together (docs/math.md §12): α > 1 the
+ * coupled bound, over the W₁ (Laplace only) or W₂ transport coupling and then the transport re-solved
+ * for the bound's own cost while it falls (relative to the current coupling's worst pair, capped at
+ * e^10, as calibrateVector does; any coupling is valid); α = ∞ (Laplace only): the W∞ coupling's
+ * largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound applies (Gaussian at α = ∞).
  */
-export function auditVector(scenario: VectorScenario, s: AuditSettings & { coordinateScales?: readonly number[] }): AuditRow[] {
+function releaseBound(P: VectorLaw, Q: VectorLaw, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
+  const laplace = releases.every((r) => r.mechanism === 'laplace');
+  if (alpha === Infinity) {
+    if (!laplace) return { value: Infinity, error: 0 };
+    const v = wInfVector(P, Q, { kind: 'l1', weights: w }) * releases.reduce((a, r) => a + 1 / r.scale, 0);
+    return { value: v, error: (releases.length + 4) * EPS * v };
+  }
+  const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
+  const t = (i: number, j: number) => pairExponent(P, Q, i, j, releases, w, alpha);
+  let coupling = optimalCoupling(P, Q, (i, j) => distance(P, Q, i, j, norm) ** (laplace ? 1 : 2));
+  let bound = coupledBound(coupling, t, alpha);
+  for (let round = 0; round < 6; round++) {
+    let ref = -Infinity;
+    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t(coupling.p[k], coupling.q[k]).value);
+    const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t(i, j).value - ref, 10)), coupling.basis);
+    const nb = coupledBound(next, t, alpha);
+    if (!(nb.value + nb.error < (bound.value + bound.error) * (1 - 1e-9))) break;
+    [coupling, bound] = [next, nb];
+  }
+  return bound;
+}
+
+/** Checks a vector scenario's coordinate weights and the releases; the weights (default all 1). */
+function checked(scenario: VectorScenario, releases: readonly VectorRelease[], coordinateScales?: readonly number[]): number[] {
+  const d = dimensionOf(scenario);
+  const w = coordinateScales ? [...coordinateScales] : Array(d).fill(1);
+  if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
+  for (const r of releases) {
+    if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
+      throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+    if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+  }
+  return w;
+}
+
+/** Every (prior, pair, direction) of a vector scenario, with its two laws. */
+function directions(scenario: VectorScenario) {
+  return scenario.priors.flatMap((prior) =>
+    pairsOf(scenario).flatMap((pair) =>
+      (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
+        prior: prior.name,
+        pair: [pair[0], pair[1]] as [string, string],
+        from,
+        to,
+        P: prior.conditionals[from],
+        Q: prior.conditionals[to],
+      })),
+    ),
+  );
+}
+
+/** The bound that holds for one direction: the releases' coupled bound, or the data's own D_α where smaller (data processing). */
+function directionBound(P: VectorLaw, Q: VectorLaw, releases: readonly VectorRelease[], w: readonly number[], alpha: number) {
+  const [ip, iq] = asIdLaws(P, Q);
+  const data = { ...discreteRenyi(ip, iq, alpha), how: 'data-processing' as const };
+  if (!releases.length) return data;
+  const b = releaseBound(P, Q, releases, w, alpha);
+  return b.value + b.error < data.value + data.error ? { ...b, how: 'coupled' as const } : data;
+}
+
+/**
+ * Audits a noise scale on a vector query (docs/math.md §12): independent noise per coordinate at
+ * wᵢ·scale, and for every α > 1, prior, pair and direction a certified *upper bound* on D_α of the
+ * released vectors (`releaseBound`, or the data's own D_α where smaller). The exact divergence would
+ * need a d-dimensional integral: a row that passes is certified, a row that fails may be the bound's
+ * looseness.
+ */
+export function auditVector(
+  scenario: VectorScenario,
+  s: AuditSettings & { coordinateScales?: readonly number[] },
+  opts: { onProgress?: (done: number, total: number) => void } = {},
+): AuditRow[] {
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
   if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
-  const mechanism = s.mechanism;
-  const d = dimensionOf(scenario);
-  const w = s.coordinateScales ?? Array(d).fill(1);
-  if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
+  const releases: VectorRelease[] = s.scale > 0 ? [{ mechanism: s.mechanism, scale: s.scale }] : [];
+  const w = checked(scenario, releases, s.coordinateScales);
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
-    if (a === Infinity && mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
+    if (a === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
   }
-  const norm: Norm = { kind: mechanism === 'laplace' ? 'l1' : 'l2', weights: w };
-  const p = mechanism === 'laplace' ? 1 : 2;
   const rows: AuditRow[] = [];
-  for (const prior of scenario.priors)
-    for (const pair of pairsOf(scenario)) {
-      const dirs: [string, string][] = [[pair[0], pair[1]]];
-      if (!scenario.ordered) dirs.push([pair[1], pair[0]]);
-      for (const [from, to] of dirs) {
-        const P = prior.conditionals[from],
-          Q = prior.conditionals[to];
-        const [ip, iq] = asIdLaws(P, Q);
-        const transport = s.scale > 0 ? optimalCoupling(P, Q, (i, j) => distance(P, Q, i, j, norm) ** p) : null;
-        for (const alpha of s.alphas) {
-          const data = discreteRenyi(ip, iq, alpha);
-          let best: Bounded & { certificate: AuditRow['certificate'] } = { ...data, certificate: 'data-processing' };
-          if (transport && alpha === Infinity) {
-            const v = wInfVector(P, Q, norm) / s.scale;
-            const bound = { value: v, error: 4 * EPS * v, certificate: 'coupled-bound' as const };
-            if (bound.value + bound.error < best.value + best.error) best = bound;
-          } else if (transport) {
-            const t = (i: number, j: number) => pairExponent(P, Q, i, j, mechanism, w, s.scale, alpha);
-            // Re-solve the transport for the bound's own cost at this scale (relative to the current
-            // coupling's worst pair, capped at e^10, as calibrateVector does) until it stops improving;
-            // any coupling gives a valid bound, so the smallest is kept.
-            let coupling = transport;
-            let bound = coupledBound(coupling, t, alpha);
-            for (let round = 0; round < 6; round++) {
-              let ref = -Infinity;
-              for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t(coupling.p[k], coupling.q[k]).value);
-              const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t(i, j).value - ref, 10)), coupling.basis);
-              const nb = coupledBound(next, t, alpha);
-              if (!(nb.value + nb.error < (bound.value + bound.error) * (1 - 1e-9))) break;
-              [coupling, bound] = [next, nb];
-            }
-            if (bound.value + bound.error < best.value + best.error) best = { ...bound, certificate: 'coupled-bound' };
-          }
-          const total = best.value + best.error;
-          const finite = alpha < Infinity;
-          rows.push({
-            alpha,
-            prior: prior.name,
-            pair: [pair[0], pair[1]],
-            direction: [from, to],
-            divergence: Math.max(0, best.value),
-            error: best.error,
-            certificate: best.certificate,
-            slack: s.epsilon - total,
-            epsilonEq5: finite ? rdpToDpEq5(total, alpha, s.delta) : total,
-            epsilonSharp: finite ? rdpToDpSharp(total, alpha, s.delta) : total,
-            pufferfishEpsilon: null,
-          });
-        }
-      }
+  const dirs = directions(scenario);
+  for (const dir of dirs)
+    for (const alpha of s.alphas) {
+      opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
+      const b = directionBound(dir.P, dir.Q, releases, w, alpha);
+      const total = b.value + b.error;
+      const finite = alpha < Infinity;
+      rows.push({
+        alpha,
+        prior: dir.prior,
+        pair: dir.pair,
+        direction: [dir.from, dir.to],
+        divergence: Math.max(0, b.value),
+        error: b.error,
+        certificate: b.how === 'coupled' ? 'coupled-bound' : 'data-processing',
+        slack: s.epsilon - total,
+        epsilonEq5: finite ? rdpToDpEq5(total, alpha, s.delta) : total,
+        epsilonSharp: finite ? rdpToDpSharp(total, alpha, s.delta) : total,
+        pufferfishEpsilon: null,
+      });
     }
   return rows;
+}
+
+/**
+ * The joint level of several releases of the same vector (docs/math.md §9, §12): per α > 1 the
+ * largest certified upper bound over the priors, pairs and directions (`releaseBound` with the
+ * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
+ * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
+ * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
+ */
+export function accountVector(
+  scenario: VectorScenario,
+  releases: readonly VectorRelease[],
+  opts: { alphas: number[]; delta?: number; coordinateScales?: readonly number[]; onProgress?: (done: number, total: number) => void },
+): Accounting {
+  if (releases.length === 0) throw new InputError('name at least one release', 'release');
+  if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
+  const w = checked(scenario, releases, opts.coordinateScales);
+  for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
+  const dirs = directions(scenario);
+  let done = 0;
+  const rows = opts.alphas.map((alpha): AccountRow => {
+    let best: { value: number; how: 'coupled' | 'data-processing'; prior: string; pair: [string, string] } | null = null;
+    let naive = 0;
+    for (const dir of dirs) {
+      opts.onProgress?.(done++, opts.alphas.length * dirs.length);
+      const b = directionBound(dir.P, dir.Q, releases, w, alpha);
+      if (!best || b.value + b.error > best.value) best = { value: b.value + b.error, how: b.how, prior: dir.prior, pair: dir.pair };
+      naive = Math.max(
+        naive,
+        releases.reduce((a, r) => {
+          const one = directionBound(dir.P, dir.Q, [r], w, alpha);
+          return a + one.value + one.error;
+        }, 0),
+      );
+    }
+    const b = best!;
+    return {
+      alpha,
+      divergence: b.value,
+      method: !Number.isFinite(b.value) ? 'unbounded' : b.how,
+      binding: b.value > 0 ? { prior: b.prior, pair: b.pair } : null,
+      naiveSum: naive,
+      understated: null,
+    };
+  });
+  let epsilonDelta: Accounting['epsilonDelta'] = null;
+  if (opts.delta !== undefined)
+    for (const r of rows) {
+      if (r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
+      const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
+      if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
+    }
+  return { releases: releases.length, rows, epsilonDelta };
 }
