@@ -81,14 +81,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
     return printAccount(o, loaded.name, releases, acc, null);
   }
   const scenario = loaded;
-  let next: {
-    mechanism: Mechanism;
-    alpha: number;
-    epsilon: number;
-    scale: number;
-    method: string;
-    binding: { prior: string; pair: [string, string] } | null;
-  } | null = null;
+  let next: NextRelease | null = null;
   // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
   const bar = await progressBar('account', !o.json);
   try {
@@ -111,21 +104,18 @@ async function runAccount(o: AccountOptions): Promise<void> {
   printAccount(o, scenario.name, releases, acc, next);
 }
 
+/** The scale one more release needs to keep the total within (α, ε). */
+interface NextRelease {
+  mechanism: Mechanism;
+  alpha: number;
+  epsilon: number;
+  scale: number;
+  method: string;
+  binding: { prior: string; pair: [string, string] } | null;
+}
+
 /** The joint level (and the next release's scale) as JSON or a table. */
-function printAccount(
-  o: AccountOptions,
-  name: string,
-  releases: Release[],
-  acc: Accounting | null,
-  next: {
-    mechanism: Mechanism;
-    alpha: number;
-    epsilon: number;
-    scale: number;
-    method: string;
-    binding: { prior: string; pair: [string, string] } | null;
-  } | null,
-): void {
+function printAccount(o: AccountOptions, name: string, releases: Release[], acc: Accounting | null, next: NextRelease | null): void {
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
     process.stdout.write(
