@@ -265,6 +265,12 @@ describe('vector queries: specs, tables and the CLI', () => {
     const account = run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3', '--release', 'mechanism=gaussian,scale=4', '--json');
     expect(account.status, account.stderr).toBe(0);
     expect(JSON.parse(account.stdout).rows.map((r: { method: string }) => r.method)).toContain('coupled');
+    const expo = run('account', '--spec', spec, '--release', 'mechanism=exponential,scale=1');
+    expect(expo.status).toBe(2);
+    expect(expo.stderr).toMatch(/^error: --release: vector queries take laplace or gaussian noise/);
+    const weights = run('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
+    expect(weights.status).toBe(2);
+    expect(weights.stderr).toMatch(/^error: --coordinate-scales: needs 2 finite numbers > 0/);
     const next = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=1', '--next', 'laplace');
     expect(next.status).toBe(2);
     expect(next.stderr).toMatch(/^error: --next: is not available for vector queries yet/);

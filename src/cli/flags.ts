@@ -37,6 +37,7 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   releases: '--releases',
   contamination: '--contamination',
   domain: '--domain',
+  coordinateScales: '--coordinate-scales',
 };
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */

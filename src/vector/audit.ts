@@ -89,14 +89,14 @@ function releaseBound(P: VectorLaw, Q: VectorLaw, releases: readonly VectorRelea
   return bound;
 }
 
-/** Checks a vector scenario's coordinate weights and the releases; the weights (default all 1). */
-function checked(scenario: VectorScenario, releases: readonly VectorRelease[], coordinateScales?: readonly number[]): number[] {
+/** Checks a vector scenario's coordinate weights and the releases (`path`: the setting naming them); the weights (default all 1). */
+function checked(scenario: VectorScenario, releases: readonly VectorRelease[], coordinateScales: readonly number[] | undefined, path: string): number[] {
   const d = dimensionOf(scenario);
   const w = coordinateScales ? [...coordinateScales] : Array(d).fill(1);
   if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
   for (const r of releases) {
     if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
-      throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+      throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', path);
     if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
   }
   return w;
@@ -145,7 +145,7 @@ export function auditVector(
   if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
   const releases: VectorRelease[] = s.scale > 0 ? [{ mechanism: s.mechanism, scale: s.scale }] : [];
-  const w = checked(scenario, releases, s.coordinateScales);
+  const w = checked(scenario, releases, s.coordinateScales, 'mechanism');
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
     if (a === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
@@ -189,7 +189,7 @@ export function accountVector(
 ): Accounting {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
   if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
-  const w = checked(scenario, releases, opts.coordinateScales);
+  const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
   const dirs = directions(scenario);
   let done = 0;
