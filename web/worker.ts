@@ -118,10 +118,10 @@ self.onmessage = async (e: MessageEvent) => {
       checkedSettings({
         mechanisms: p.mechanisms,
         methods: p.methods,
-        alpha: p.alpha,
+        // With an (ε, δ) target the α field is not read (disabled), so it is not checked either.
+        ...(p.delta !== undefined ? { delta: p.delta } : { alpha: p.alpha }),
         epsilon: p.epsilon,
         contamination: p.contamination?.lambda,
-        ...(p.delta !== undefined ? { delta: p.delta } : {}),
       });
       let data: { rows: number; used: number; dropped: number; skippedGiven: string[] } | null = null;
       if (table) {
@@ -197,16 +197,16 @@ self.onmessage = async (e: MessageEvent) => {
         const jobs: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[] = [];
         for (const mechanism of mechanisms)
           for (const method of p.methods as SingleMethod[]) {
+            // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
             const trials = epsDeltaTrials({ mechanism, method, ...cont }, p.epsilon, p.delta);
-            if (!trials.length) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: 'no Rényi order leaves a positive budget for this (ε, δ)' });
-            else groups.push({ mechanism, method, trials, from: jobs.length });
+            groups.push({ mechanism, method, trials, from: jobs.length });
             for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
           }
         const out = await settled(jobs);
         const rows = [];
         for (const g of groups) {
           try {
-            const r = epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, p.delta);
+            const r = epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, p.delta, g.method);
             rows.push(rowOf({ ...r, label: METHOD_LABEL[g.method] }));
           } catch (err) {
             if (!(err instanceof InputError)) throw err;
@@ -309,12 +309,11 @@ self.onmessage = async (e: MessageEvent) => {
       if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
       checkedSettings({
         mechanism: m.mechanism,
-        alpha: m.alpha,
+        ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
         epsilon: m.epsilon,
         value: m.value,
         count: m.count,
         methods: m.methods,
-        ...(m.delta !== undefined ? { delta: m.delta } : {}),
       });
       const delta = m.delta as number | undefined;
       if (!scenario) throw new InputError('calibrate first', 'form');

@@ -67,8 +67,9 @@ export function epsDeltaBest(
   results: readonly (CalibrationResult | Error)[],
   epsilon: number,
   delta: number,
+  /** Named when no order gives a result. */
+  method: string,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
-  method = trials[0]?.settings.method,
 ): EpsDeltaResult {
   let best: EpsDeltaResult | null = null;
   results.forEach((r, k) => {
@@ -111,7 +112,7 @@ export function calibrateEpsDelta(
     trials.map((t) => run(t.settings)),
     epsilon,
     delta,
-    alphas,
     settings.method,
+    alphas,
   );
 }
