@@ -7,9 +7,10 @@ import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { dimensionOf } from './calibrate.js';
+import { dimensionOf, laplaceRdpScaled } from './calibrate.js';
+import type { TransportBasis } from '../coupling/transport.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
-import { asIdLaws, coord, type VectorLaw, type VectorScenario } from './law.js';
+import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
 export interface VectorRelease {
@@ -61,27 +62,68 @@ function coupledBound(c: VectorCoupling, t: (i: number, j: number) => Bounded, a
 }
 
 /**
+ * What the bounds of one direction (P, Q) share across orders and release sets: the W₁/W₂ base
+ * couplings and W∞ (independent of α and the scales), the data's own D_α per α, and the last
+ * transport basis (a warm start: same masses, new costs).
+ */
+interface DirectionMemo {
+  P: VectorLaw;
+  Q: VectorLaw;
+  base: Map<string, VectorCoupling>;
+  wInf?: number;
+  data: Map<number, Bounded>;
+  warm?: TransportBasis;
+}
+
+const directionMemo = (P: VectorLaw, Q: VectorLaw): DirectionMemo => ({ P, Q, base: new Map(), data: new Map() });
+
+/**
  * A certified upper bound on D_α(P_Y‖Q_Y) of the releases together (docs/math.md §12): α > 1 the
  * coupled bound, over the W₁ (Laplace only) or W₂ transport coupling and then the transport re-solved
  * for the bound's own cost while it falls (relative to the current coupling's worst pair, capped at
  * e^10, as calibrateVector does; any coupling is valid); α = ∞ (Laplace only): the W∞ coupling's
  * largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound applies (Gaussian at α = ∞).
  */
-function releaseBound(P: VectorLaw, Q: VectorLaw, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
+function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
+  const { P, Q } = m;
   const laplace = releases.every((r) => r.mechanism === 'laplace');
   if (alpha === Infinity) {
     if (!laplace) return { value: Infinity, error: 0 };
-    const v = wInfVector(P, Q, { kind: 'l1', weights: w }) * releases.reduce((a, r) => a + 1 / r.scale, 0);
+    m.wInf ??= wInfVector(P, Q, { kind: 'l1', weights: w });
+    const v = m.wInf * releases.reduce((a, r) => a + 1 / r.scale, 0);
     return { value: v, error: (releases.length + 4) * EPS * v };
   }
   const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
   const t = (i: number, j: number) => pairExponent(P, Q, i, j, releases, w, alpha);
-  let coupling = optimalCoupling(P, Q, (i, j) => distance(P, Q, i, j, norm) ** (laplace ? 1 : 2));
+  let coupling = m.base.get(norm.kind);
+  if (!coupling) {
+    coupling = optimalCoupling(P, Q, (i, j) => distance(P, Q, i, j, norm) ** (laplace ? 1 : 2));
+    m.base.set(norm.kind, coupling);
+  }
   let bound = coupledBound(coupling, t, alpha);
+  // The transport cost needs no certificate (any coupling is valid; the bound is certified on it):
+  // plain floating point, every pair once per order.
+  const K = atomsOf(P),
+    L = atomsOf(Q);
+  const cost = new Float64Array(K * L);
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < L; j++) {
+      let e = 0;
+      for (const r of releases) {
+        let sum = 0;
+        for (let c = 0; c < P.d; c++) {
+          const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
+          sum += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
+        }
+        e += sum;
+      }
+      cost[i * L + j] = e;
+    }
   for (let round = 0; round < 6; round++) {
     let ref = -Infinity;
-    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t(coupling.p[k], coupling.q[k]).value);
-    const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t(i, j).value - ref, 10)), coupling.basis);
+    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, cost[coupling.p[k] * L + coupling.q[k]]);
+    const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(cost[i * L + j] - ref, 10)), m.warm ?? coupling.basis);
+    if (next.basis) m.warm = next.basis;
     const nb = coupledBound(next, t, alpha);
     if (!(nb.value + nb.error < (bound.value + bound.error) * (1 - 1e-9))) break;
     [coupling, bound] = [next, nb];
@@ -102,7 +144,7 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
   return w;
 }
 
-/** Every (prior, pair, direction) of a vector scenario, with its two laws. */
+/** Every (prior, pair, direction) of a vector scenario, with its two laws (in a memo shared by its bounds). */
 function directions(scenario: VectorScenario) {
   return scenario.priors.flatMap((prior) =>
     pairsOf(scenario).flatMap((pair) =>
@@ -111,19 +153,23 @@ function directions(scenario: VectorScenario) {
         pair: [pair[0], pair[1]] as [string, string],
         from,
         to,
-        P: prior.conditionals[from],
-        Q: prior.conditionals[to],
+        memo: directionMemo(prior.conditionals[from], prior.conditionals[to]),
       })),
     ),
   );
 }
 
 /** The bound that holds for one direction: the releases' coupled bound, or the data's own D_α where smaller (data processing). */
-function directionBound(P: VectorLaw, Q: VectorLaw, releases: readonly VectorRelease[], w: readonly number[], alpha: number) {
-  const [ip, iq] = asIdLaws(P, Q);
-  const data = { ...discreteRenyi(ip, iq, alpha), how: 'data-processing' as const };
+function directionBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number) {
+  let own = m.data.get(alpha);
+  if (!own) {
+    const [ip, iq] = asIdLaws(m.P, m.Q);
+    own = discreteRenyi(ip, iq, alpha);
+    m.data.set(alpha, own);
+  }
+  const data = { value: own.value, error: own.error, how: 'data-processing' as const };
   if (!releases.length) return data;
-  const b = releaseBound(P, Q, releases, w, alpha);
+  const b = releaseBound(m, releases, w, alpha);
   return b.value + b.error < data.value + data.error ? { ...b, how: 'coupled' as const } : data;
 }
 
@@ -155,7 +201,7 @@ export function auditVector(
   for (const dir of dirs)
     for (const alpha of s.alphas) {
       opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
-      const b = directionBound(dir.P, dir.Q, releases, w, alpha);
+      const b = directionBound(dir.memo, releases, w, alpha);
       const total = b.value + b.error;
       const finite = alpha < Infinity;
       rows.push({
@@ -198,12 +244,12 @@ export function accountVector(
     let naive = 0;
     for (const dir of dirs) {
       opts.onProgress?.(done++, opts.alphas.length * dirs.length);
-      const b = directionBound(dir.P, dir.Q, releases, w, alpha);
+      const b = directionBound(dir.memo, releases, w, alpha);
       if (!best || b.value + b.error > best.value) best = { value: b.value + b.error, how: b.how, prior: dir.prior, pair: dir.pair };
       naive = Math.max(
         naive,
         releases.reduce((a, r) => {
-          const one = directionBound(dir.P, dir.Q, [r], w, alpha);
+          const one = directionBound(dir.memo, [r], w, alpha);
           return a + one.value + one.error;
         }, 0),
       );

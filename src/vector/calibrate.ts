@@ -98,7 +98,7 @@ function coupledLaplaceVector(P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: 
 }
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
-function laplaceRdpScaled(alpha: number, t: number): number {
+export function laplaceRdpScaled(alpha: number, t: number): number {
   return (alpha - 1) * t + Math.log(alpha / (2 * alpha - 1) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp(-(2 * alpha - 1) * t));
 }
 
