@@ -10,7 +10,7 @@ import { fromCounts } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountVector, auditVector } from '../src/vector/audit.js';
+import { accountVector, auditVector, nextVectorReleaseScale } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { twoReleaseRenyi, vectorRenyi2d } from './quadrature2d.js';
@@ -201,6 +201,59 @@ describe('vector queries (docs/math.md §12)', () => {
     }
   });
 
+  it('next release: no past is the coupled calibration; after Gaussian σ₁ it is the σ₂ with σ₁⁻² + σ₂⁻² = σ⁻²; within ε by quadrature', () => {
+    const sc = scenario(P, Q);
+    for (const alpha of [2, 5]) {
+      // Laplace with nothing released yet: the same condition as the coupled calibration.
+      const lap = nextVectorReleaseScale(sc, [], 'laplace', alpha, 1);
+      const cal = calibrateVector(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
+      expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
+      expect(lap.binding).not.toBeNull();
+      // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
+      const one = nextVectorReleaseScale(sc, [], 'gaussian', alpha, 1).scale;
+      const s1 = 2 * one;
+      const s2 = nextVectorReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], 'gaussian', alpha, 1).scale;
+      expect(Math.abs(1 / s1 ** 2 + 1 / s2 ** 2 - 1 / one ** 2) * one ** 2, `α=${alpha}`).toBeLessThan(1e-6);
+      const k = { family: 'gaussian' as const, scale: 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2) };
+      expect(Math.max(vectorRenyi2d(P, Q, k, k, alpha), vectorRenyi2d(Q, P, k, k, alpha))).toBeLessThanOrEqual(1);
+    }
+    // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
+    const past = [{ mechanism: 'laplace' as const, scale: 20 }];
+    const g = nextVectorReleaseScale(sc, past, 'gaussian', 3, 1).scale;
+    const at = (s: number) => accountVector(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
+    expect(at(g)).toBeLessThanOrEqual(1 + 1e-9);
+    expect(at(0.99 * g)).toBeGreaterThan(1);
+    // No noise where the data itself is within ε (data processing), refusals by name.
+    const same = vectorLaw(
+      [
+        [12, 40],
+        [13, 45],
+        [9, 40],
+      ],
+      { counts: [3, 3, 4] },
+    );
+    const close = scenario(P, same);
+    const dataLevel = Math.max(
+      ...auditVector(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error),
+    );
+    expect(nextVectorReleaseScale(close, [], 'laplace', 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
+    expect(nextVectorReleaseScale(close, [], 'laplace', 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as InputError).path;
+      }
+      return 'no error';
+    };
+    expect(err(() => nextVectorReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], 'laplace', 2, 0.5))).toBe('epsilon');
+    expect(err(() => nextVectorReleaseScale(sc, [], 'gaussian', Infinity, 1))).toBe('alpha');
+    // α = ∞ (Laplace): W∞·(Σ 1/b) ≤ ε, so 1/b_next = ε/W∞ − 1/b_past.
+    const inf1 = nextVectorReleaseScale(sc, [], 'laplace', Infinity, 1).scale;
+    const inf2 = nextVectorReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], 'laplace', Infinity, 1).scale;
+    expect(inf2 / (2 * inf1)).toBeCloseTo(1, 8);
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     const err = (f: () => unknown) => {
       try {
@@ -285,7 +338,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     const wrong = run('release', '--spec', spec, '--value', '12');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/--value: has 1 coordinates; the query has 2/);
-    // account takes vectors (coupled upper bounds), but not --next yet.
+    // account takes vectors (coupled upper bounds).
     const account = run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3', '--release', 'mechanism=gaussian,scale=4', '--json');
     expect(account.status, account.stderr).toBe(0);
     expect(JSON.parse(account.stdout).rows.map((r: { method: string }) => r.method)).toContain('coupled');
@@ -295,9 +348,29 @@ describe('vector queries: specs, tables and the CLI', () => {
     const weights = run('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
     expect(weights.status).toBe(2);
     expect(weights.stderr).toMatch(/^error: --coordinate-scales: needs 2 finite numbers > 0/);
-    const next = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=1', '--next', 'laplace');
-    expect(next.status).toBe(2);
-    expect(next.stderr).toMatch(/^error: --next: is not available for vector queries yet/);
+    // --next: the scale the joint bound allows; the account of all releases at it is within ε.
+    const next = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=8', '--next', 'laplace', '--alpha', '2', '--epsilon', '1', '--json');
+    expect(next.status, next.stderr).toBe(0);
+    const nextScale = JSON.parse(next.stdout).next.scale;
+    const both = run(
+      'account',
+      '--spec',
+      spec,
+      '--release',
+      'mechanism=laplace,scale=8',
+      '--release',
+      `mechanism=laplace,scale=${nextScale}`,
+      '--alpha',
+      '2',
+      '--json',
+    );
+    expect(JSON.parse(both.stdout).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);
+    const nextExpo = run('account', '--spec', spec, '--next', 'exponential', '--alpha', '2');
+    expect(nextExpo.status).toBe(2);
+    expect(nextExpo.stderr).toMatch(/^error: --next: vector queries take laplace or gaussian noise/);
+    const full = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=0.01', '--next', 'laplace', '--alpha', '2', '--epsilon', '0.5');
+    expect(full.status).toBe(2);
+    expect(full.stderr).toMatch(/^error: --epsilon: the past releases' certified bound already reaches/);
     const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi');
     expect(mi.status).toBe(2);
     // audit takes vectors (coupled upper bounds), but not its one-column parts.

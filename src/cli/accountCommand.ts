@@ -8,7 +8,7 @@ import { asFlagError, parseDelta } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, withSourceOptions, type CalibrateOptions } from './input.js';
-import { isVectorScenario } from '../vector/law.js';
+import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
 
 interface AccountOptions extends CalibrateOptions {
@@ -55,45 +55,18 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const releases = (o.release ?? []).map(parseRelease);
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
-  if (isVectorScenario(loaded)) {
-    // Several releases of one vector: certified upper bounds (docs/math.md §12); no --next yet.
-    if (o.next !== undefined) throw new InputError('is not available for vector queries yet', '--next');
-    if (releases.length === 0) throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2')", '--release');
-    const { accountVector } = await import('../vector/audit.js');
-    let acc: Accounting;
-    const bar = await progressBar('account', !o.json);
-    try {
-      acc = accountVector(
-        loaded,
-        releases.map((r) => ({ mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale })),
-        {
-          alphas,
-          delta,
-          coordinateScales: parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales,
-          onProgress: (done, total) => bar.update(done, total, 'joint level'),
-        },
-      );
-    } catch (e) {
-      throw asFlagError(e);
-    } finally {
-      bar.stop();
-    }
-    return printAccount(o, loaded.name, releases, acc, null);
-  }
+  if (isVectorScenario(loaded)) return runAccountVector(o, loaded, releases, alphas, delta, d);
   const scenario = loaded;
   let next: NextRelease | null = null;
   // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
   const bar = await progressBar('account', !o.json);
   try {
-    if (o.next !== undefined) {
-      const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
-      const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
-      const a = o.alpha ? alphas : [d.alpha ?? 2];
-      if (a.length !== 1 || epsilons.length !== 1)
-        throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
-      const r = nextReleaseScale(scenario, releases, { mechanism }, a[0], epsilons[0], (done, total) => bar.update(done, total, 'next release'));
-      next = { mechanism, alpha: a[0], epsilon: epsilons[0], ...r };
-    }
+    const n = nextSettings(o, alphas, d);
+    if (n)
+      next = {
+        ...n,
+        ...nextReleaseScale(scenario, releases, { mechanism: n.mechanism }, n.alpha, n.epsilon, (done, total) => bar.update(done, total, 'next release')),
+      };
     if (releases.length === 0 && !next)
       throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
   } catch (e) {
@@ -101,6 +74,59 @@ async function runAccount(o: AccountOptions): Promise<void> {
   }
   const acc = releases.length ? account(scenario, releases, { alphas, delta, onProgress: (done, total) => bar.update(done, total, 'joint level') }) : null;
   bar.stop();
+  printAccount(o, scenario.name, releases, acc, next);
+}
+
+/** `--next` and its single (α, ε): the total budget one more release must keep. */
+function nextSettings(
+  o: AccountOptions,
+  alphas: number[],
+  d: { alpha?: number; epsilon?: number },
+): { mechanism: Mechanism; alpha: number; epsilon: number } | null {
+  if (o.next === undefined) return null;
+  const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const a = o.alpha ? alphas : [d.alpha ?? 2];
+  if (a.length !== 1 || epsilons.length !== 1)
+    throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
+  return { mechanism, alpha: a[0], epsilon: epsilons[0] };
+}
+
+/** Several releases of one vector: certified upper bounds (docs/math.md §12), and the next release's scale under them. */
+async function runAccountVector(
+  o: AccountOptions,
+  scenario: VectorScenario,
+  releases: Release[],
+  alphas: number[],
+  delta: number,
+  d: { alpha?: number; epsilon?: number; coordinateScales?: number[] },
+): Promise<void> {
+  const { accountVector, nextVectorReleaseScale } = await import('../vector/audit.js');
+  const past = releases.map((r) => ({ mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale }));
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
+  let acc: Accounting | null = null;
+  let next: NextRelease | null = null;
+  const bar = await progressBar('account', !o.json);
+  try {
+    const n = nextSettings(o, alphas, d);
+    if (n) {
+      if (n.mechanism !== 'laplace' && n.mechanism !== 'gaussian')
+        throw new InputError(`vector queries take laplace or gaussian noise (independent per coordinate), got '${n.mechanism}'`, '--next');
+      const r = nextVectorReleaseScale(scenario, past, n.mechanism, n.alpha, n.epsilon, {
+        coordinateScales,
+        onProgress: (done, total) => bar.update(done, total, 'next release'),
+      });
+      next = { ...n, ...r };
+    }
+    if (releases.length === 0 && !next)
+      throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
+    if (releases.length)
+      acc = accountVector(scenario, past, { alphas, delta, coordinateScales, onProgress: (done, total) => bar.update(done, total, 'joint level') });
+  } catch (e) {
+    throw asFlagError(e);
+  } finally {
+    bar.stop();
+  }
   printAccount(o, scenario.name, releases, acc, next);
 }
 

@@ -1,7 +1,11 @@
 import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
+import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { pairsOf } from '../calibrate/scenario.js';
+import type { NoNoise } from '../mechanisms/mechanism.js';
+import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
+import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
@@ -77,58 +81,79 @@ interface DirectionMemo {
 
 const directionMemo = (P: VectorLaw, Q: VectorLaw): DirectionMemo => ({ P, Q, base: new Map(), data: new Map() });
 
-/**
- * A certified upper bound on D_α(P_Y‖Q_Y) of the releases together (docs/math.md §12): α > 1 the
- * coupled bound, over the W₁ (Laplace only) or W₂ transport coupling and then the transport re-solved
- * for the bound's own cost while it falls (relative to the current coupling's worst pair, capped at
- * e^10, as calibrateVector does; any coupling is valid); α = ∞ (Laplace only): the W∞ coupling's
- * largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound applies (Gaussian at α = ∞).
- */
-function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
-  const { P, Q } = m;
-  const laplace = releases.every((r) => r.mechanism === 'laplace');
-  if (alpha === Infinity) {
-    if (!laplace) return { value: Infinity, error: 0 };
-    m.wInf ??= wInfVector(P, Q, { kind: 'l1', weights: w });
-    const v = m.wInf * releases.reduce((a, r) => a + 1 / r.scale, 0);
-    return { value: v, error: (releases.length + 4) * EPS * v };
-  }
+/** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
+function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): VectorCoupling {
   const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
-  const t = (i: number, j: number) => pairExponent(P, Q, i, j, releases, w, alpha);
-  let coupling = m.base.get(norm.kind);
-  if (!coupling) {
-    coupling = optimalCoupling(P, Q, (i, j) => distance(P, Q, i, j, norm) ** (laplace ? 1 : 2));
-    m.base.set(norm.kind, coupling);
+  let c = m.base.get(norm.kind);
+  if (!c) {
+    c = optimalCoupling(m.P, m.Q, (i, j) => distance(m.P, m.Q, i, j, norm) ** (laplace ? 1 : 2));
+    m.base.set(norm.kind, c);
   }
-  let bound = coupledBound(coupling, t, alpha);
-  // The transport cost needs no certificate (any coupling is valid; the bound is certified on it):
-  // plain floating point, every pair once per order.
+  return c;
+}
+
+/**
+ * The releases' pair exponents for every (i, j) in plain floating point: a transport cost, which
+ * needs no certificate (any coupling is valid; the bound is certified on the coupling chosen).
+ */
+function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Float64Array {
+  const { P, Q } = m;
   const K = atomsOf(P),
     L = atomsOf(Q);
   const cost = new Float64Array(K * L);
   for (let i = 0; i < K; i++)
     for (let j = 0; j < L; j++) {
       let e = 0;
-      for (const r of releases) {
-        let sum = 0;
+      for (const r of releases)
         for (let c = 0; c < P.d; c++) {
           const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
-          sum += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
+          e += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
         }
-        e += sum;
-      }
       cost[i * L + j] = e;
     }
+  return cost;
+}
+
+/**
+ * The transport re-solved for E_π e^{cost}: costs relative to the current coupling's worst pair,
+ * capped at e^10 (pairs that costly are never worth using), as calibrateVector does; warm-started
+ * from the direction's last basis.
+ */
+function resolved(m: DirectionMemo, current: VectorCoupling, cost: Float64Array): VectorCoupling {
+  const L = atomsOf(m.Q);
+  let ref = -Infinity;
+  for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, cost[current.p[k] * L + current.q[k]]);
+  const next = optimalCoupling(m.P, m.Q, (i, j) => Math.exp(Math.min(cost[i * L + j] - ref, 10)), m.warm ?? current.basis);
+  if (next.basis) m.warm = next.basis;
+  return next;
+}
+
+/**
+ * A certified upper bound on D_α(P_Y‖Q_Y) of the releases together (docs/math.md §12): α > 1 the
+ * coupled bound, over the W₁ (Laplace only) or W₂ transport coupling and then the transport re-solved
+ * for the bound's own cost while it falls (any coupling is valid), with the coupling it used; α = ∞
+ * (Laplace only): the W∞ coupling's largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound
+ * applies (Gaussian at α = ∞).
+ */
+function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: VectorCoupling } {
+  const laplace = releases.every((r) => r.mechanism === 'laplace');
+  if (alpha === Infinity) {
+    if (!laplace) return { value: Infinity, error: 0 };
+    m.wInf ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
+    const v = m.wInf * releases.reduce((a, r) => a + 1 / r.scale, 0);
+    return { value: v, error: (releases.length + 4) * EPS * v };
+  }
+  const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
+  let coupling = baseCoupling(m, laplace, w);
+  let bound = coupledBound(coupling, t, alpha);
+  const cost = exponentCosts(m, releases, w, alpha);
   for (let round = 0; round < 6; round++) {
-    let ref = -Infinity;
-    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, cost[coupling.p[k] * L + coupling.q[k]]);
-    const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(cost[i * L + j] - ref, 10)), m.warm ?? coupling.basis);
-    if (next.basis) m.warm = next.basis;
+    const next = resolved(m, coupling, cost);
     const nb = coupledBound(next, t, alpha);
     if (!(nb.value + nb.error < (bound.value + bound.error) * (1 - 1e-9))) break;
     [coupling, bound] = [next, nb];
   }
-  return bound;
+  return { ...bound, coupling };
 }
 
 /** Checks a vector scenario's coordinate weights and the releases (`path`: the setting naming them); the weights (default all 1). */
@@ -272,4 +297,83 @@ export function accountVector(
       if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
     }
   return { releases: releases.length, rows, epsilonDelta };
+}
+
+/**
+ * The smallest scale of one more release of a vector (`mechanism`, independent noise per coordinate
+ * at wᵢ·scale) that keeps the certified joint bound of all releases — `past` and the new one —
+ * within (α, ε) for every prior, pair and direction (docs/math.md §9, §12). On a fixed coupling the
+ * coupled bound falls as the new scale grows, so the driver's bracketed search applies; the
+ * coupling starts at the one that bounded the past releases (so the search always has a feasible
+ * end) and is re-solved at the scale found while the scale falls. InputError when the past releases'
+ * bound already reaches ε.
+ */
+export function nextVectorReleaseScale(
+  scenario: VectorScenario,
+  past: readonly VectorRelease[],
+  mechanism: VectorRelease['mechanism'],
+  alpha: number,
+  epsilon: number,
+  opts: { coordinateScales?: readonly number[]; onProgress?: Progress } = {},
+): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: 'coupled' | 'data-processing' } {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
+  if (mechanism !== 'laplace' && mechanism !== 'gaussian')
+    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'next');
+  const w = checked(scenario, past, opts.coordinateScales, 'release');
+  if (alpha === Infinity && [...past, { mechanism }].some((r) => r.mechanism === 'gaussian'))
+    throw new InputError('Gaussian noise has no finite α = ∞ level: give a finite α', 'alpha');
+  const all = (s: number): VectorRelease[] => [...past, { mechanism, scale: s }];
+  const units = directions(scenario).map((dir) => {
+    const label = { prior: dir.prior, pair: dir.pair };
+    const where = `prior '${dir.prior}', ${dir.from} → ${dir.to}`;
+    return {
+      label,
+      problem: (): ScaleProblem | NoNoise => {
+        const m = dir.memo;
+        const data = directionBound(m, [], w, alpha);
+        if (data.value + data.error <= epsilon)
+          return { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε for the data itself, so no release of it can exceed the budget' };
+        let coupling: VectorCoupling | undefined;
+        if (past.length) {
+          const already = releaseBound(m, past, w, alpha);
+          if (!(already.value + already.error < epsilon))
+            throw new InputError(
+              `the past releases' certified bound already reaches D_α ≤ ${(already.value + already.error).toPrecision(4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
+              'epsilon',
+            );
+          coupling = already.coupling;
+        }
+        // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
+        const on = (c: VectorCoupling | undefined): ScaleProblem => {
+          const evaluate = (s: number) => ({
+            ...(c ? coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, all(s), w, alpha), alpha) : releaseBound(m, all(s), w, alpha)),
+            target: epsilon,
+            sense: 'le' as const,
+          });
+          const up = bracketAbove(evaluate, 1, `next release for ${where}`);
+          return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
+        };
+        if (alpha === Infinity) return on(undefined);
+        coupling ??= baseCoupling(
+          m,
+          [...past, { mechanism }].every((r) => r.mechanism === 'laplace'),
+          w,
+        );
+        let problem = on(coupling);
+        let scale = smallestFeasibleScale(problem).scale;
+        for (let round = 0; round < 3; round++) {
+          const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
+          const np = on(next);
+          const ns = smallestFeasibleScale(np).scale;
+          if (!(ns < scale * (1 - 1e-9))) break;
+          [coupling, problem, scale] = [next, np, ns];
+        }
+        return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+      },
+    };
+  });
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
+  if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
+  return { scale: sol.scale, binding: sol.top.label, method: 'coupled' };
 }
