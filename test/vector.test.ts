@@ -400,9 +400,15 @@ describe('vector queries: specs, tables and the CLI', () => {
   });
 
   it('the adult example: --query education-num,hours-per-week gives the joint laws, calibrated together', () => {
-    const r = run('calibrate', ...adultPair, '--method', 'coupled,theorem', '--json');
+    const specOut = join(dir, 'pair-spec.json');
+    const r = run('calibrate', ...adultPair, '--method', 'coupled,theorem', '--spec-out', specOut, '--json');
     expect(r.status, r.stderr).toBe(0);
     const [coupled, theorem] = JSON.parse(r.stdout).results;
+    // --spec-out writes the joint laws' vectors (not the table's atom numbering): the spec gives the same scales.
+    const spec = JSON.parse(readFileSync(specOut, 'utf8'));
+    expect(Object.values(spec.priors[0].conditionals).every((c: any) => c.values.every((v: unknown) => Array.isArray(v) && v.length === 2))).toBe(true);
+    const again = JSON.parse(run('calibrate', '--spec', specOut, '--method', 'coupled,theorem', '--json').stdout).results;
+    expect(again.map((x: { scale: number }) => x.scale)).toEqual([coupled.scale, theorem.scale]);
     expect(coupled.dimension).toBe(2);
     expect(coupled.scale).toBeGreaterThan(0);
     expect(coupled.scale).toBeLessThanOrEqual(theorem.scale);
