@@ -90,6 +90,7 @@ export {
   type ColumnSummary,
   secretText,
   canonical,
+  VectorAtoms,
   type TextTable,
 } from './sources/csvText.js';
 export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
@@ -110,3 +111,10 @@ export {
 } from './calibrate/epsDelta.js';
 export { checkContamination, contaminatedProblem, type Contamination, type ContaminatedProblem } from './calibrate/contamination.js';
 export { robustness, SMALL_GROUP, type RobustnessReport, type RobustnessSettings } from './audit/robustness.js';
+// Vector queries (several columns released together; docs/math.md §12).
+export { vectorLaw, vectorScenarioOf, isVectorScenario, type VectorLaw, type VectorScenario } from './vector/law.js';
+export { calibrateVector, dimensionOf, type VectorSettings } from './vector/calibrate.js';
+export { releaseVector, releaseVectorColumn } from './vector/release.js';
+export { auditVector, accountVector, nextVectorReleaseScale, type VectorRelease } from './vector/audit.js';
+export { optimalCoupling, wInfVector, type VectorCoupling, type Norm } from './vector/coupling.js';
+export { scenarioSpec } from './spec/write.js';

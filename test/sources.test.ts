@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseDelimited, textHistograms } from '../src/sources/csvText.js';
 import { tableHistograms } from '../src/sources/histograms.js';
 import { binomial, seededUniform } from '../src/sources/priors.js';
 import { HAVE_UCI, UCI_DIR } from './uci.js';
@@ -57,6 +58,23 @@ describe('table sources', () => {
       tableHistograms({ kind: 'json', location: join(dir, 't.jsonl') }, { query: 'income', secretColumn: 'group' }),
     ]);
     for (const o of others) expect(o.groups).toEqual(base.groups);
+  });
+
+  it("a vector query: the page's text path and the DuckDB path give the same joint laws", async () => {
+    const q = { query: 'age', queries: ['age', 'income'], secretColumn: 'group' };
+    const duck = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, q);
+    const text = textHistograms(parseDelimited(readFileSync(join(dir, 't.csv'), 'utf8')), q);
+    // Atom numbers follow the order met (rows vs groups): compare the vectors' counts.
+    const laws = (h: typeof duck) =>
+      Object.fromEntries(
+        [...h.groups.get('')!].map(([s, hist]) => [s, Object.fromEntries(hist.values.map((id, k) => [h.vectors![id].join(','), hist.counts[k]]))]),
+      );
+    expect(text.dropped).toBe(duck.dropped);
+    expect(text.dropped).toBe(2); // a missing age, a missing income
+    expect(laws(text)).toEqual(laws(duck));
+    expect(() => textHistograms(parseDelimited('a,b,g\n1,2,x\n'), { query: 'a', queries: ['a', 'a'], secretColumn: 'g' })).toThrow(
+      'query: names a column twice',
+    );
   });
 
   it('predicates may overlap; --given splits pairs by the public value', async () => {

@@ -15,8 +15,8 @@ import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import { finiteOrVector, type SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
-import { fromIndexLaw, isVectorScenario, type VectorLaw, type VectorScenario } from '../vector/law.js';
-import type { Discrete } from '../distribution/discrete.js';
+import { isVectorScenario, vectorScenarioOf, type VectorScenario } from '../vector/law.js';
+import { scenarioSpec } from '../spec/write.js';
 import type { AnyScenario } from '../calibrate/scenarioKinds.js';
 import { parseGrid, parseNames } from './grid.js';
 
@@ -153,16 +153,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const label = sourceLabel(o.data!);
   const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
   const t = tableScenario(hist, { name, prior, pairs, given: o.given });
-  const vectors = hist.vectors;
-  const scenario: Scenario | VectorScenario = vectors
-    ? {
-        ...t.scenario,
-        priors: t.scenario.priors.map((p) => ({
-          ...p,
-          conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, fromIndexLaw(d, vectors)])),
-        })),
-      }
-    : t.scenario;
+  const scenario: Scenario | VectorScenario = hist.vectors ? vectorScenarioOf(t.scenario, hist.vectors) : t.scenario;
   if (o.specOut) {
     // The run's settings travel with the data: single-valued flags (or the defaults) become spec fields.
     const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
@@ -177,7 +168,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
       ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
       ...(o.cost ? { cost: o.cost } : {}),
     };
-    await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...specOf(scenario), ...settings }, null, 2) + '\n');
+    await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...scenarioSpec(scenario), ...settings }, null, 2) + '\n');
   }
   return {
     scenario,
@@ -198,30 +189,6 @@ export function tableSourceOf(o: SourceOptions): TableSource {
     ...(o.columns ? { columns: o.columns.split(',').map((c) => c.trim()) } : {}),
     table: o.table,
     sql: o.sql,
-  };
-}
-
-/** A scenario as a JSON spec (counts where exact integers, weights otherwise; a vector law's values are its atoms' coordinates). */
-function specOf(s: Scenario | VectorScenario) {
-  const valuesOf = (d: Discrete | VectorLaw) =>
-    'points' in d ? Array.from({ length: d.masses.length }, (_, k) => Array.from(d.points.subarray(k * d.d, (k + 1) * d.d))) : [...d.values];
-  return {
-    name: s.name,
-    priors: s.priors.map((p) => ({
-      name: p.name,
-      conditionals: Object.fromEntries(
-        Object.entries(p.conditionals as Record<string, Discrete | VectorLaw>).map(([k, d]) => [
-          k,
-          {
-            ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER)
-              ? { values: valuesOf(d), counts: d.numerators.map(Number) }
-              : { values: valuesOf(d), weights: [...d.masses] }),
-            ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
-          },
-        ]),
-      ),
-    })),
-    ...(s.pairs ? { pairs: s.pairs } : {}),
   };
 }
 

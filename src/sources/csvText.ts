@@ -159,31 +159,64 @@ export function distinctValues(t: TextTable, column: string, limit = 100): { val
   return { values, total: counts.size };
 }
 
-/** The conditional histograms of `query` per secret value (and public value), as the DuckDB path computes them. */
-export function textHistograms(t: TextTable, q: { query: string; secretColumn: string; values?: string[]; given?: string }): TableHistograms {
+/**
+ * The distinct row vectors of a vector query, numbered as met: a vector is tallied by its number.
+ * Exact: the key is its doubles' shortest texts (−0 folded into 0, as for scalar values).
+ */
+export class VectorAtoms {
+  readonly vectors: number[][] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(coords: readonly number[]): number {
+    const key = coords.map((c) => String(c === 0 ? 0 : c)).join(',');
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.vectors.length;
+      this.ids.set(key, id);
+      this.vectors.push(coords.map((c) => (c === 0 ? 0 : c)));
+    }
+    return id;
+  }
+}
+
+/**
+ * The conditional histograms of `query` per secret value (and public value), as the DuckDB path
+ * computes them; with `queries` (several numeric columns), of their joint row vectors.
+ */
+export function textHistograms(
+  t: TextTable,
+  q: { query: string; queries?: string[]; secretColumn: string; values?: string[]; given?: string },
+): TableHistograms {
   const need = (c: string, flag: string) => {
     const j = t.columns.indexOf(c);
     if (j < 0) throw new InputError(`unknown column '${c}' (columns: ${t.columns.join(', ')})`, flag);
     return j;
   };
-  const qi = need(q.query, 'query'),
-    si = need(q.secretColumn, 'secretColumn'),
+  const queries = q.queries ?? [q.query];
+  if (new Set(queries).size !== queries.length) throw new InputError('names a column twice', 'query');
+  const numeric = numericColumns(t);
+  const qis = queries.map((c) => {
+    const j = need(c, 'query');
+    if (!numeric.includes(c)) throw new InputError(`column '${c}' is not numeric`, 'query');
+    return j;
+  });
+  const si = need(q.secretColumn, 'secretColumn'),
     gi = q.given ? need(q.given, 'given') : -1;
-  if (!numericColumns(t).includes(q.query)) throw new InputError(`column '${q.query}' is not numeric`, 'query');
   const tally = new Tally();
+  const atoms = queries.length > 1 ? new VectorAtoms() : null;
   let dropped = 0;
   for (const r of t.rows) {
-    const x = r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi]);
+    const xs = qis.map((qi) => (r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi])));
     const s = secretText(r[si] === '?' ? null : r[si]);
     const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
-    if (!Number.isFinite(x) || s === null || g === null) {
+    if (!xs.every(Number.isFinite) || s === null || g === null) {
       dropped++;
       continue;
     }
-    tally.add(g, s, x, 1);
+    tally.add(g, s, atoms ? atoms.id(xs) : xs[0], 1);
   }
   const secrets = tally.secrets(q.values, { column: q.secretColumn });
-  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets, notes: tally.notes };
+  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets, notes: tally.notes, ...(atoms ? { vectors: atoms.vectors } : {}) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { canonical, secretText, Tally } from './csvText.js';
+import { canonical, secretText, Tally, VectorAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -86,9 +86,8 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     let total = 0,
       dropped = 0;
     const numeric = queries.map(() => 0);
-    // A vector query tallies each distinct row vector by its index (exact: the key is its doubles' shortest texts).
-    const vectors: number[][] = [];
-    const vectorId = new Map<string, number>();
+    // A vector query tallies each distinct row vector by its number.
+    const atoms = new VectorAtoms();
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     for (const r of rows) {
       const n = Number(r.n);
@@ -99,16 +98,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       });
       const gv = q.given ? secretText(r.g) : '';
       let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
-      if (xv !== null && queries.length > 1) {
-        const key = coords.map((c) => String(c === 0 ? 0 : c)).join(',');
-        let id = vectorId.get(key);
-        if (id === undefined) {
-          id = vectors.length;
-          vectorId.set(key, id);
-          vectors.push(coords.map((c) => (c === 0 ? 0 : c!)));
-        }
-        xv = id;
-      }
+      if (xv !== null && queries.length > 1) xv = atoms.id(coords as number[]);
       const s = q.secretColumn ? secretText(r.s) : '';
       if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
         dropped += n;
@@ -125,7 +115,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
     });
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
-    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes, ...(queries.length > 1 ? { vectors } : {}) };
+    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes, ...(queries.length > 1 ? { vectors: atoms.vectors } : {}) };
   } finally {
     await engine.close();
   }

@@ -102,6 +102,14 @@ export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[])
   return { d: dim, points, masses: d.masses, numerators: d.numerators, denominator: d.denominator };
 }
 
+/** A scenario over atom numbers (a vector query's table histograms) as the vector scenario of those atoms. */
+export function vectorScenarioOf(s: Scenario, atoms: readonly (readonly number[])[]): VectorScenario {
+  return {
+    ...s,
+    priors: s.priors.map((p) => ({ ...p, conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, fromIndexLaw(d, atoms)])) })),
+  };
+}
+
 /** Whether a scenario's conditionals are vector laws. */
 export function isVectorScenario(s: Scenario<unknown>): s is VectorScenario {
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];

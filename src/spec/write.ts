@@ -1,0 +1,33 @@
+import type { Scenario } from '../calibrate/scenario.js';
+import type { Discrete } from '../distribution/discrete.js';
+import type { VectorLaw, VectorScenario } from '../vector/law.js';
+
+/** A conditional's values as a spec lists them: numbers, or a vector law's atoms as coordinate arrays. */
+const valuesOf = (d: Discrete | VectorLaw): number[] | number[][] =>
+  'points' in d ? Array.from({ length: d.masses.length }, (_, k) => Array.from(d.points.subarray(k * d.d, (k + 1) * d.d))) : [...d.values];
+
+/**
+ * A finite (or vector) scenario as a JSON spec that loads back to the same laws: exact integer
+ * counts where the common denominator is below 2⁵³, else the masses as weights.
+ * @example scenarioSpec(builtinScenario('heart')).priors[0].conditionals
+ */
+export function scenarioSpec(s: Scenario | VectorScenario) {
+  return {
+    name: s.name,
+    priors: s.priors.map((p) => ({
+      name: p.name,
+      conditionals: Object.fromEntries(
+        Object.entries(p.conditionals as Record<string, Discrete | VectorLaw>).map(([k, d]) => [
+          k,
+          {
+            ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER)
+              ? { values: valuesOf(d), counts: d.numerators.map(Number) }
+              : { values: valuesOf(d), weights: [...d.masses] }),
+            ...(p.probabilities ? { probability: p.probabilities[k] } : {}),
+          },
+        ]),
+      ),
+    })),
+    ...(s.pairs ? { pairs: s.pairs } : {}),
+  };
+}
