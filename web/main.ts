@@ -129,8 +129,10 @@ let lastResults: {
   scenario: string;
   rows: ResultRow[];
   recommended: ResultRow | null;
+  /** The query columns (several: a vector query). */
+  columns: string[];
 } | null = null;
-let lastAudit: { caption: string; rows: any[] } | null = null;
+let lastAudit: { caption: string; rows: any[]; bound: boolean } | null = null;
 /** Column summaries of the loaded table (for the contamination range of the query column). */
 let summaries: { name: string; min?: number; max?: number }[] = [];
 
@@ -153,7 +155,7 @@ async function loadFile(file: File) {
   message('');
   invalidate();
   $<HTMLFieldSetElement>('table-fields').disabled = true;
-  for (const id of ['query', 'secret', 'given', 'values', 'values-note']) $(id).replaceChildren();
+  for (const id of ['query', 'also-query', 'secret', 'given', 'values', 'values-note']) $(id).replaceChildren();
   $('preview').hidden = true;
   $('data-status').textContent = `reading ${file.name}…`;
   // Parquet by its magic bytes (or name), read in the worker; everything else as delimited text.
@@ -196,6 +198,27 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
 });
 for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi']) $(id).addEventListener('change', invalidate);
 $('query').addEventListener('change', fillDomain);
+$('query').addEventListener('change', markQueryBox);
+$('also-query').addEventListener('change', invalidate);
+/** Further query columns (a vector query): every numeric column but the query itself. */
+function fillAlso(numeric: string[]): void {
+  $('also-query').replaceChildren(
+    ...numeric.map((c) => {
+      const label = el('label');
+      label.append(el('input', undefined, { type: 'checkbox', name: 'also-query', value: c }), ` ${c}`);
+      return label;
+    }),
+  );
+  markQueryBox();
+}
+/** The query column's own box cannot be ticked (a column once per vector). */
+function markQueryBox(): void {
+  const q = $<HTMLSelectElement>('query').value;
+  for (const box of document.querySelectorAll<HTMLInputElement>('input[name=also-query]')) {
+    box.disabled = box.value === q;
+    if (box.disabled) box.checked = false;
+  }
+}
 /** The contamination range defaults to the query column's observed range. */
 function fillDomain(): void {
   const c = summaries.find((x) => x.name === $<HTMLSelectElement>('query').value);
@@ -220,6 +243,8 @@ for (const name of ['mechanism', 'method']) for (const box of document.querySele
 const params = () => ({
   fileName,
   query: $<HTMLSelectElement>('query').value,
+  // Several columns: one vector query (docs/math.md §12).
+  also: checked('also-query'),
   secretColumn: $<HTMLSelectElement>('secret').value,
   values: checked('secret-value'),
   given: $<HTMLSelectElement>('given').value,
@@ -247,7 +272,8 @@ function run() {
   invalidate();
   lastRun = JSON.stringify(p);
   busy(true);
-  $('results-for').textContent = `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${p.query ? `, ${p.query} by ${p.secretColumn}` : ''}…`;
+  $('results-for').textContent =
+    `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${p.query ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : ''}…`;
   // Thread count for the calibrations: the machine's cores unless the address says `?threads=N`;
   // `?helpers=now` starts the nested workers at once instead of when the work repays them.
   const search = new URLSearchParams(location.search);
@@ -321,6 +347,8 @@ const requestRelease = (allowNoNoise: boolean) => {
     ...(p.delta !== undefined ? { delta: p.delta } : {}),
     // An empty field is no value (Number('') would be 0): the worker refuses it by name.
     value: $<HTMLInputElement>('value').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('value').value),
+    // A vector query's values as typed: the worker reads each coordinate exactly or refuses it by position.
+    vector: $<HTMLInputElement>('vector-value').value,
     methods: p.methods,
     contamination: p.contamination,
     count: Number($<HTMLInputElement>('count').value),
@@ -375,14 +403,16 @@ $('download-audit').addEventListener('click', () => {
     '',
     mdCell(lastAudit.caption),
     '',
-    '| prior | direction | D_α | slack to ε | ε-PP | verdict |',
+    `| prior | direction | ${lastAudit.bound ? 'D_α ≤' : 'D_α'} | slack to ε | ε-PP | verdict |`,
     '|---|---|---:|---:|---:|---|',
     ...lastAudit.rows.map(
       (r: any) =>
         `| ${mdCell(r.prior)} | ${mdCell(r.direction.join(' ‖ '))} | ${fmt(r.divergence)} | ${numDown(r.slack)} | ${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)} | ${r.slack >= 0 ? 'pass' : 'fail'} |`,
     ),
     '',
-    'D_α and ε-PP are rounded up and the slack down; each divergence is exact to a proved error bound (docs/math.md §4, §8).',
+    lastAudit.bound
+      ? 'D_α and ε-PP are rounded up and the slack down; each D_α is a certified upper bound for the vector release (coupled bound, docs/math.md §12).'
+      : 'D_α and ε-PP are rounded up and the slack down; each divergence is exact to a proved error bound (docs/math.md §4, §8).',
     '',
   ];
   download('pufferfish-audit.md', 'text/markdown', lines.join('\n'));
@@ -434,6 +464,7 @@ function onMessage(e: MessageEvent) {
     $<HTMLFieldSetElement>('table-fields').disabled = false;
     $<HTMLSelectElement>('prior').disabled = false;
     options($('query'), m.numeric);
+    fillAlso(m.numeric);
     options($('secret'), m.columns);
     options($('given'), m.columns, true);
     summaries = m.summaries;
@@ -477,14 +508,30 @@ function onMessage(e: MessageEvent) {
     const rows: ResultRow[] = m.rows;
     // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
     const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
-    lastResults = { alpha: m.alpha, epsilon: m.epsilon, ...(m.delta !== undefined ? { delta: m.delta } : {}), scenario: m.scenario, rows, recommended };
+    const columns: string[] = m.columns ?? [];
+    lastResults = {
+      alpha: m.alpha,
+      epsilon: m.epsilon,
+      ...(m.delta !== undefined ? { delta: m.delta } : {}),
+      scenario: m.scenario,
+      rows,
+      recommended,
+      columns,
+    };
+    // A vector query releases one value per column.
+    const vector = columns.length > 1;
+    $('value-one').hidden = vector;
+    $('value-vector').hidden = !vector;
+    if (vector) $('vector-value-label').textContent = `True values to release (${columns.join(', ')}), separated by commas`;
     $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
-    const unit = $<HTMLSelectElement>('query').value ? ` ${$<HTMLSelectElement>('query').value}` : '';
+    const unit = columns.length === 1 ? ` ${columns[0]}` : '';
+    const within = vector ? "95% of each column's releases land within ±" : '95% of releases land within ±';
+    const ofTruth = vector ? ' of its true value (the same noise scale on every column).' : ' of the true value.';
     $('recommendation').textContent = !recommended
       ? ''
       : recommended.scale === 0
         ? `Recommended: ${recommended.mechanism}, ${recommended.label}: no noise is needed (${recommended.rule}). The release would be the raw value; widen the adversary (step 3) if that is not what you expect.`
-        : `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. 95% of releases land within ±${short(recommended.halfWidth)}${unit} of the true value.`;
+        : `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. ${within}${short(recommended.halfWidth)}${unit}${ofTruth}`;
     const tb = $('table').querySelector('tbody')!;
     tb.replaceChildren(
       ...rows.map((r) =>
@@ -533,13 +580,14 @@ function onMessage(e: MessageEvent) {
   } else if (m.type === 'audit') {
     const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
     $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}`;
-    lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows };
+      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}` +
+      (m.bound ? ". A vector query: each D_α is a certified upper bound (coupled bound), so a pass is certified and a fail may be the bound's looseness" : '');
+    lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows, bound: m.bound === true };
     $<HTMLButtonElement>('download-audit').disabled = false;
     $('audit-table')
       .querySelector('tbody')!
       .replaceChildren(
-        row(['prior', 'direction', 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
+        row(['prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
         ...m.rows.map((r: any) =>
           row([
             r.prior,
@@ -564,10 +612,12 @@ function onMessage(e: MessageEvent) {
     anyway.addEventListener('click', () => requestRelease(true));
     out.replaceChildren(text, anyway);
   } else if (m.type === 'released') {
+    // A vector release is one line per draw, its coordinates separated by commas.
+    const lines = m.values.map((v: number | number[]) => (Array.isArray(v) ? v.join(', ') : String(v))).join('\n');
     $('released').textContent =
       m.scale === 0
-        ? `${m.values.join('\n')}\n(no noise needed: ${m.guarantee})`
-        : `${m.values.join('\n')}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
+        ? `${lines}\n(no noise needed: ${m.guarantee})`
+        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

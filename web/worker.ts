@@ -30,11 +30,21 @@ import {
   uciQuirks,
   varianceChart,
   type CalibrationResult,
+  type CalibrationSettings,
   type ChartRow as Row,
   type Mechanism,
   type Scenario,
   type SingleMethod,
   type TextTable,
+  auditVector,
+  calibrateVector,
+  DEFAULT_DELTA_ALPHAS,
+  dimensionOf,
+  isVectorScenario,
+  releaseVector,
+  scenarioSpec,
+  vectorScenarioOf,
+  type VectorScenario,
 } from '../src/index.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
@@ -57,7 +67,7 @@ function poolOf(threads: unknown, helpers: unknown): CalibrationPool {
 }
 
 let table: TextTable | null = null;
-let scenario: Scenario | null = null;
+let scenario: Scenario | VectorScenario | null = null;
 /** The contamination class on the form (λ > 0), as calibrate and release settings take it. */
 const contaminationOf = (c: { lambda?: number; domain?: [number, number] } | undefined) =>
   c && (c.lambda ?? 0) > 0 ? { contamination: { lambda: c.lambda as number, domain: c.domain as [number, number] } } : {};
@@ -70,6 +80,105 @@ async function svg(spec: Record<string, unknown>): Promise<string> {
   const out = await view.toSVG();
   view.finalize();
   return out;
+}
+
+/** The query columns of the scenario last built from the table (several: a vector query); none for a built-in one. */
+let columns: string[] = [];
+
+/** A result row as the page shows it: the 95% half-width of one coordinate's noise beside the scale. */
+const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
+const rowOf = (r: CalibrationResult & { label: string; renyiEpsilon?: number }) => ({
+  mechanism: r.mechanism,
+  method: r.method,
+  label: r.label,
+  rule: r.rule,
+  scale: r.scale,
+  halfWidth: half(r),
+  variance: r.variance,
+  binding: r.binding,
+  explanation: r.explanation,
+  // With an (ε, δ) target: the Rényi order and budget this row went through.
+  ...(r.renyiEpsilon !== undefined ? { alpha: r.alpha, renyiEpsilon: r.renyiEpsilon } : {}),
+});
+
+/**
+ * A vector query's calibrations (docs/math.md §12), here in this worker: every chosen mechanism and
+ * method the vector calibration has (exact would need a d-dimensional integral: listed as skipped),
+ * at the form's α or, with an (ε, δ) target, at each method's best order. No plots yet.
+ */
+async function calibrateVectorRows(
+  sc: VectorScenario,
+  p: any,
+  o: {
+    mechanisms: Mechanism[];
+    skipped: { mechanism: string; method: string; reason: string }[];
+    data: unknown;
+    cont: { contamination?: unknown };
+    applies: (mechanism: Mechanism) => SingleMethod[];
+    post: (m: Record<string, unknown>) => void;
+  },
+): Promise<void> {
+  if (o.cont.contamination) throw new InputError('is not available for vector queries yet (set λ to 0)', 'contamination');
+  const d = dimensionOf(sc);
+  const rows = [];
+  for (const mechanism of o.mechanisms) {
+    const ok = p.delta === undefined ? o.applies(mechanism) : (p.methods as SingleMethod[]);
+    for (const method of p.methods as SingleMethod[]) {
+      if (method === 'exact') {
+        o.skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `a ${d}-dimensional release would need a ${d}-dimensional integral` });
+        continue;
+      }
+      if (!ok.includes(method)) {
+        o.skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `does not apply at α = ${p.alpha}` });
+        continue;
+      }
+      try {
+        const r =
+          p.delta === undefined
+            ? calibrateVector(sc, { mechanism, method, alpha: p.alpha === 'inf' ? Infinity : p.alpha, epsilon: p.epsilon })
+            : calibrateEpsDelta(null, { mechanism, method }, p.epsilon, p.delta, DEFAULT_DELTA_ALPHAS, (st) => calibrateVector(sc, st));
+        rows.push(rowOf({ ...r, label: METHOD_LABEL[method] }));
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        o.skipped.push({ mechanism, method: METHOD_LABEL[method], reason: err.reason });
+      }
+    }
+  }
+  o.post({
+    type: 'results',
+    alpha: p.alpha,
+    epsilon: p.epsilon,
+    delta: p.delta,
+    scenario: sc.name,
+    data: o.data,
+    skipped: o.skipped,
+    rows,
+    columns,
+    dimension: d,
+  });
+  o.post({
+    type: 'plots',
+    alpha: '',
+    epsilon: '',
+    numbers: [],
+    notPlotted: [],
+    note: `No plots for a vector query yet (${d} columns released together); the table lists each method's common noise scale.`,
+  });
+}
+
+/**
+ * A vector value as typed ("12, 40"): `d` coordinates, each a plain decimal number read exactly
+ * (no hexadecimal, no empty coordinate read as 0); the first bad one is named by its position.
+ */
+function coordinates(text: unknown, d: number): number[] {
+  const parts = typeof text === 'string' && text.trim() !== '' ? text.split(',').map((x) => x.trim()) : [];
+  if (parts.length !== d) throw new InputError(`needs ${d} numbers separated by commas (one per query column), got ${parts.length}`, 'value');
+  return parts.map((x, i) => {
+    const v = Number(x);
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(x) || !Number.isFinite(v))
+      throw new InputError(`coordinate ${i + 1} ('${x}') is not a finite decimal number`, 'value');
+    return v;
+  });
 }
 
 /** The request being answered: every response carries its id and kind (the page drops stale ones). */
@@ -99,15 +208,18 @@ self.onmessage = async (e: MessageEvent) => {
         table = parseDelimited(m.text, { separator: q.separator, header: q.header, columns: q.columns, skip: q.skip });
       }
       scenario = null;
+      columns = [];
       // One pass for the preview; the query list is its numeric columns (the same test as numericColumns).
       const summaries = columnSummaries(table);
       const numeric = summaries.filter((c) => c.numeric).map((c) => c.name);
       postMine({ type: 'loaded', columns: table.columns, numeric, rows: table.rows.length, summaries });
     } else if (m.type === 'builtin') {
       table = null;
-      scenario = builtinScenario(m.id);
-      const xs = scenario.priors.flatMap((pr) => Object.values(pr.conditionals).flatMap((d) => [d.values[0], d.values[d.values.length - 1]]));
-      post({ type: 'loaded-builtin', name: scenario.name, secrets: Object.keys(scenario.priors[0].conditionals), range: [Math.min(...xs), Math.max(...xs)] });
+      columns = [];
+      const b = builtinScenario(m.id);
+      scenario = b;
+      const xs = b.priors.flatMap((pr) => Object.values(pr.conditionals).flatMap((d) => [d.values[0], d.values[d.values.length - 1]]));
+      post({ type: 'loaded-builtin', name: b.name, secrets: Object.keys(b.priors[0].conditionals), range: [Math.min(...xs), Math.max(...xs)] });
     } else if (m.type === 'values') {
       if (!table) throw new InputError('load a table first', 'file');
       post({ type: 'values', column: m.column, ...distinctValues(table, m.column) });
@@ -126,18 +238,21 @@ self.onmessage = async (e: MessageEvent) => {
       let data: { rows: number; used: number; dropped: number; skippedGiven: string[] } | null = null;
       if (table) {
         if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
+        const queries: string[] = [p.query, ...(Array.isArray(p.also) ? p.also : [])];
         const h = textHistograms(table, {
           query: p.query,
+          ...(queries.length > 1 ? { queries } : {}),
           secretColumn: p.secretColumn,
           values: p.values?.length ? p.values : undefined,
           given: p.given || undefined,
         });
         const t = tableScenario(h, {
-          name: `${p.fileName}: ${p.query} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
+          name: `${p.fileName}: ${queries.join(',')} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
           given: p.given || undefined,
           prior: parsePriorClass(p.prior ?? 'empirical'),
         });
-        scenario = t.scenario;
+        scenario = h.vectors ? vectorScenarioOf(t.scenario, h.vectors) : t.scenario;
+        columns = queries;
         // Rows behind the priors actually built (public values left out are not counted as used).
         let used = 0;
         for (const [gv, g] of h.groups) if (!t.skippedGiven.includes(gv)) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
@@ -160,15 +275,19 @@ self.onmessage = async (e: MessageEvent) => {
       for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
       if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
       const cont = contaminationOf(p.contamination);
-      // A bad range is the calibration's error (by field), not a reason to skip every method.
-      if (cont.contamination) checkContamination(cont.contamination, scenario);
-      const sc = scenario;
-      const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({ mechanism, method, alpha: a, epsilon, ...cont });
       // The chosen methods that the family's rule table has for this α; the others are listed with the reason.
       const applies = (mechanism: Mechanism, a = alpha) => {
         const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
         return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
       };
+      if (isVectorScenario(scenario)) {
+        await calibrateVectorRows(scenario, p, { mechanisms, skipped, data, cont, applies, post: postMine });
+        return;
+      }
+      // A bad range is the calibration's error (by field), not a reason to skip every method.
+      if (cont.contamination) checkContamination(cont.contamination, scenario);
+      const sc = scenario;
+      const settingsAt = (mechanism: Mechanism, method: SingleMethod, a: number, epsilon: number) => ({ mechanism, method, alpha: a, epsilon, ...cont });
       const workers = poolOf(p.threads, p.helpers);
       /** Calibrations on the pool, each settled: an InputError is the caller's to list; any other error stops the request. */
       const settled = async (jobs: { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number }[]) => {
@@ -176,20 +295,6 @@ self.onmessage = async (e: MessageEvent) => {
         for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
         return out as (CalibrationResult | InputError)[];
       };
-      const half = (r: CalibrationResult) => (r.scale > 0 ? mechanismDef(r.mechanism).halfWidth(r.scale, 0.95, noiseOptions({})) : 0);
-      const rowOf = (r: CalibrationResult & { label: string; renyiEpsilon?: number }) => ({
-        mechanism: r.mechanism,
-        method: r.method,
-        label: r.label,
-        rule: r.rule,
-        scale: r.scale,
-        halfWidth: half(r),
-        variance: r.variance,
-        binding: r.binding,
-        explanation: r.explanation,
-        // With an (ε, δ) target: the Rényi order and budget this row went through.
-        ...(r.renyiEpsilon !== undefined ? { alpha: r.alpha, renyiEpsilon: r.renyiEpsilon } : {}),
-      });
       if (p.delta !== undefined) {
         // (ε, δ): every (mechanism, method) tries the orders of the grid (epsDeltaTrials), all on the
         // pool at once; each keeps its smallest scale (epsDeltaBest), as `calibrate --delta` does.
@@ -213,7 +318,7 @@ self.onmessage = async (e: MessageEvent) => {
             skipped.push({ mechanism: g.mechanism, method: METHOD_LABEL[g.method], reason: err.reason });
           }
         }
-        postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, delta: p.delta, scenario: sc.name, data, skipped, rows });
+        postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, delta: p.delta, scenario: sc.name, data, skipped, rows, columns });
         postMine({
           type: 'plots',
           alpha: '',
@@ -238,7 +343,7 @@ self.onmessage = async (e: MessageEvent) => {
         if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
         else rows.push({ ...r, label: METHOD_LABEL[method] });
       }
-      postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, scenario: sc.name, data, skipped, rows: rows.map(rowOf) });
+      postMine({ type: 'results', alpha: p.alpha, epsilon: p.epsilon, scenario: sc.name, data, skipped, rows: rows.map(rowOf), columns });
       // Plots: scale against α per method (Figures 1 and 3), variance against ε. Curves use the
       // closed-form methods; exact (a certified quadrature per point) only at the chosen α and ε.
       // The α axis follows the chosen order (marked on the plot).
@@ -303,21 +408,29 @@ self.onmessage = async (e: MessageEvent) => {
     } else if (m.type === 'audit') {
       checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const rows = audit(scenario, { mechanism: m.mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
-      post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null });
+      const settings = { mechanism: m.mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 };
+      // A vector query: certified upper bounds (the exact divergence would need a d-dimensional integral).
+      const sc = scenario;
+      const bound = isVectorScenario(sc);
+      const rows = isVectorScenario(sc) ? auditVector(sc, settings) : audit(sc, settings);
+      post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound });
     } else if (m.type === 'release') {
-      if (typeof m.value !== 'number' || !Number.isFinite(m.value)) throw new InputError('enter the value to privatize (a finite number)', 'value');
+      const vector = scenario !== null && isVectorScenario(scenario);
+      // A vector query reads its coordinates from the text as typed; a scalar one, from the number field.
+      const value = vector ? coordinates(m.vector, dimensionOf(scenario as VectorScenario)) : m.value;
+      if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value)))
+        throw new InputError('enter the value to privatize (a finite number)', 'value');
       checkedSettings({
         mechanism: m.mechanism,
         ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
         epsilon: m.epsilon,
-        value: m.value,
+        ...(vector ? {} : { value: m.value }),
         count: m.count,
         methods: m.methods,
       });
       const delta = m.delta as number | undefined;
       if (!scenario) throw new InputError('calibrate first', 'form');
-      let r: ReturnType<typeof release>;
+      let r: { values: (number | number[])[]; scale: number; method: string; guarantee: string; together: number; alpha: number; target?: unknown };
       try {
         // The raw value only after the page has shown why and the user confirmed.
         // The method the results recommend: the smallest scale among the methods chosen (else best).
@@ -335,11 +448,14 @@ self.onmessage = async (e: MessageEvent) => {
           const ok = applicableMethods({ ...base, method: 'best' });
           const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
           const count = typeof m.count === 'number' ? m.count : 1;
+          // A vector query's calibration (no exact method: a d-dimensional integral), else the scalar one.
+          const one = (st: CalibrationSettings) => (isVectorScenario(sc) ? calibrateVector(sc, st) : calibrate(sc, st));
           const scaleOf = (k: SingleMethod) => {
+            if (vector && k === 'exact') return Infinity;
             try {
               return delta === undefined
-                ? calibrate(sc, { ...base, method: k, releases: count }).scale
-                : calibrateEpsDelta(sc, { ...base, method: k, releases: count }, base.epsilon, delta).scale;
+                ? one({ ...base, method: k, releases: count }).scale
+                : calibrateEpsDelta(null, { ...base, method: k, releases: count }, base.epsilon, delta, DEFAULT_DELTA_ALPHAS, one).scale;
             } catch (err) {
               if (err instanceof InputError) return Infinity;
               throw err;
@@ -349,11 +465,15 @@ self.onmessage = async (e: MessageEvent) => {
           return fits.length ? fits.reduce((x, y) => (y.s < x.s ? y : x)).k : 'best';
         };
         const method = typeof m.method === 'string' && m.method !== '' ? (m.method as SingleMethod) : smallest();
-        r = release(sc, { ...base, method }, m.value, {
-          count: m.count,
-          allowNoNoise: m.allowNoNoise === true,
-          ...(delta !== undefined ? { delta } : {}),
-        });
+        const opts = { count: m.count, allowNoNoise: m.allowNoNoise === true, ...(delta !== undefined ? { delta } : {}) };
+        if (isVectorScenario(sc)) {
+          const v = releaseVector(sc, { ...base, method }, value as number[], opts);
+          r = { ...v, together: v.values.length };
+        } else {
+          const v = release(sc, { ...base, method }, value as number, opts);
+          // How many draws the calibration covered together (the page claims joint accounting only from this).
+          r = { ...v, together: v.calibration?.releases ?? 1 };
+        }
       } catch (err) {
         if (err instanceof InputError && err.path === 'allow-no-noise') {
           post({ type: 'no-noise', reason: err.reason });
@@ -361,33 +481,21 @@ self.onmessage = async (e: MessageEvent) => {
         }
         throw err;
       }
-      // How many draws the calibration covered together (the page claims joint accounting only from this).
       post({
         type: 'released',
         values: r.values,
         scale: r.scale,
         method: r.method,
         guarantee: r.guarantee,
-        together: r.calibration?.releases ?? 1,
+        together: r.together,
         ...(r.target ? { alpha: r.alpha } : {}),
       });
     } else if (m.type === 'spec') {
       if (!scenario) throw new InputError('calibrate first', 'form');
-      const p = scenario.priors.map((pr) => ({
-        name: pr.name,
-        conditionals: Object.fromEntries(
-          Object.entries(pr.conditionals).map(([k, d]) => [
-            k,
-            { values: [...d.values], counts: d.numerators.map(Number), ...(pr.probabilities ? { probability: pr.probabilities[k] } : {}) },
-          ]),
-        ),
-      }));
       post({
         type: 'spec',
         spec: {
-          name: scenario.name,
-          priors: p,
-          ...(scenario.pairs ? { pairs: scenario.pairs } : {}),
+          ...scenarioSpec(scenario),
           mechanism: m.mechanism,
           // An (ε, δ) target: the spec carries δ, and the CLI searches the orders as the page did.
           ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
