@@ -74,12 +74,22 @@ interface DirectionMemo {
   P: VectorLaw;
   Q: VectorLaw;
   base: Map<string, VectorCoupling>;
-  wInf?: number;
+  /** W∞ in the weighted ℓ₁ norm, shared with the reverse direction. */
+  wInf: { value?: number };
   data: Map<number, Bounded>;
   warm?: TransportBasis;
+  /** One release's transport costs at an order (K·L numbers each): scratch, cleared by the caller when done with the direction. */
+  costs: Map<string, Float64Array>;
 }
 
-const directionMemo = (P: VectorLaw, Q: VectorLaw): DirectionMemo => ({ P, Q, base: new Map(), data: new Map() });
+const directionMemo = (P: VectorLaw, Q: VectorLaw, wInf: { value?: number }): DirectionMemo => ({
+  P,
+  Q,
+  base: new Map(),
+  wInf,
+  data: new Map(),
+  costs: new Map(),
+});
 
 /** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
 function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): VectorCoupling {
@@ -100,18 +110,31 @@ function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: 
   const { P, Q } = m;
   const K = atomsOf(P),
     L = atomsOf(Q);
-  const cost = new Float64Array(K * L);
-  for (let i = 0; i < K; i++)
-    for (let j = 0; j < L; j++) {
-      let e = 0;
-      for (const r of releases)
+  // Per release, kept in the memo: the joint cost is their sum, and each release's own bound reuses its part.
+  const part = (r: VectorRelease) => {
+    const key = `${alpha}|${r.mechanism}|${r.scale}`;
+    let cost = m.costs.get(key);
+    if (cost) return cost;
+    cost = new Float64Array(K * L);
+    for (let i = 0; i < K; i++)
+      for (let j = 0; j < L; j++) {
+        let e = 0;
         for (let c = 0; c < P.d; c++) {
           const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
           e += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
         }
-      cost[i * L + j] = e;
-    }
-  return cost;
+        cost[i * L + j] = e;
+      }
+    m.costs.set(key, cost);
+    return cost;
+  };
+  if (releases.length === 1) return part(releases[0]);
+  const sum = new Float64Array(K * L);
+  for (const r of releases) {
+    const c = part(r);
+    for (let k = 0; k < sum.length; k++) sum[k] += c[k];
+  }
+  return sum;
 }
 
 /**
@@ -139,8 +162,8 @@ function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: r
   const laplace = releases.every((r) => r.mechanism === 'laplace');
   if (alpha === Infinity) {
     if (!laplace) return { value: Infinity, error: 0 };
-    m.wInf ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
-    const v = m.wInf * releases.reduce((a, r) => a + 1 / r.scale, 0);
+    m.wInf.value ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
+    const v = m.wInf.value * releases.reduce((a, r) => a + 1 / r.scale, 0);
     return { value: v, error: (releases.length + 4) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
@@ -172,15 +195,17 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
 /** Every (prior, pair, direction) of a vector scenario, with its two laws (in a memo shared by its bounds). */
 function directions(scenario: VectorScenario) {
   return scenario.priors.flatMap((prior) =>
-    pairsOf(scenario).flatMap((pair) =>
-      (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
+    pairsOf(scenario).flatMap((pair) => {
+      // W∞ is symmetric: the pair's two directions share it.
+      const wInf = {};
+      return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
         prior: prior.name,
         pair: [pair[0], pair[1]] as [string, string],
         from,
         to,
-        memo: directionMemo(prior.conditionals[from], prior.conditionals[to]),
-      })),
-    ),
+        memo: directionMemo(prior.conditionals[from], prior.conditionals[to], wInf),
+      }));
+    }),
   );
 }
 
@@ -227,6 +252,7 @@ export function auditVector(
     for (const alpha of s.alphas) {
       opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
       const b = directionBound(dir.memo, releases, w, alpha);
+      dir.memo.costs.clear();
       const total = b.value + b.error;
       const finite = alpha < Infinity;
       rows.push({
@@ -278,6 +304,7 @@ export function accountVector(
           return a + one.value + one.error;
         }, 0),
       );
+      dir.memo.costs.clear();
     }
     const b = best!;
     return {
@@ -369,6 +396,7 @@ export function nextVectorReleaseScale(
           if (!(ns < scale * (1 - 1e-9))) break;
           [coupling, problem, scale] = [next, np, ns];
         }
+        m.costs.clear();
         return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
       },
     };
