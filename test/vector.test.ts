@@ -254,6 +254,93 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(inf2 / (2 * inf1)).toBeCloseTo(1, 8);
   });
 
+  it("contamination: the box corners' adversaries stay within ε by quadrature; λ = 0 is the class; atoms outside the box refused", () => {
+    const sc = scenario(P, Q);
+    const box: [number, number][] = [
+      [8, 15],
+      [36, 52],
+    ];
+    const mix = (m: VectorLaw, lam: number, corner: number[]) => {
+      const points = Float64Array.from([...m.points, ...corner]);
+      const masses = Float64Array.from([...Array.from(m.masses, (x) => (1 - lam) * x), lam]);
+      return { points, masses };
+    };
+    const corners = [
+      [box[0][0], box[1][0]],
+      [box[0][1], box[1][1]],
+      [box[0][0], box[1][1]],
+      [box[0][1], box[1][0]],
+    ];
+    for (const mechanism of ['laplace', 'gaussian'] as const) {
+      const s = { mechanism, method: 'coupled' as const, alpha: 2, epsilon: 1 };
+      const plain = calibrateVector(sc, s).scale;
+      const robust = calibrateVector(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
+      expect(robust.scale).toBeGreaterThan(plain);
+      expect(robust.explanation).toMatch(/moved anywhere in the box \[8, 15\] × \[36, 52\]/);
+      expect(calibrateVector(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
+      const k = { family: mechanism, scale: robust.scale };
+      // The extreme adversaries move λ of each conditional's mass to opposite corners of the box.
+      // (Opposite corners, both ways: the largest channel divergence between the moved masses.)
+      let worst = 0;
+      for (const [a, b] of [
+        [corners[0], corners[1]],
+        [corners[1], corners[0]],
+        [corners[2], corners[3]],
+        [corners[3], corners[2]],
+      ])
+        worst = Math.max(worst, vectorRenyi2d(mix(P, 0.05, a), mix(Q, 0.05, b), k, k, 2));
+      expect(worst, mechanism).toBeLessThanOrEqual(1 + 1e-9);
+      // A second coordinate that never varies and a box of width ~0 there: the scalar contaminated calibration.
+      const flat = (m: VectorLaw) => ({
+        ...m,
+        d: 2,
+        points: Float64Array.from(
+          Array.from(
+            m.points.filter((_, i) => i % 2 === 0),
+            (x) => [x, 40],
+          ).flat(),
+        ),
+      });
+      const one = (m: VectorLaw) => fromCounts(Array.from(m.points.filter((_, i) => i % 2 === 0)), Array.from(m.numerators, Number));
+      const thin = calibrateVector(scenario(flat(P), flat(Q)), {
+        ...s,
+        contamination: { lambda: 0.05, domain: box[0], box: [box[0], [40, 40 + 1e-12]] },
+      }).scale;
+      const scalar = calibrate(
+        { name: 's', priors: [{ name: 'p', conditionals: { a: one(P), b: one(Q) } }] },
+        { ...s, contamination: { lambda: 0.05, domain: box[0] } },
+      ).scale;
+      expect(Math.abs(thin / scalar - 1), mechanism).toBeLessThan(1e-6);
+    }
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return `${(e as InputError).path}: ${(e as InputError).reason}`;
+      }
+      return 'no error';
+    };
+    const s = { mechanism: 'laplace' as const, method: 'coupled' as const, alpha: 2, epsilon: 1 };
+    expect(
+      err(() =>
+        calibrateVector(sc, {
+          ...s,
+          contamination: {
+            lambda: 0.05,
+            domain: [8, 15],
+            box: [
+              [8, 15],
+              [36, 49],
+            ],
+          },
+        }),
+      ),
+    ).toMatch(/^domain: coordinate 2 of a value of secret 'b' \(prior 'p'\) is 50, outside \[36, 49\]/);
+    expect(err(() => calibrateVector(sc, { ...s, contamination: { lambda: 0.05, domain: [8, 15], box: [[8, 15]] } }))).toMatch(
+      /^domain: needs one LO,HI range per coordinate \(2\), got 1/,
+    );
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     const err = (f: () => unknown) => {
       try {
@@ -371,6 +458,47 @@ describe('vector queries: specs, tables and the CLI', () => {
     const full = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=0.01', '--next', 'laplace', '--alpha', '2', '--epsilon', '0.5');
     expect(full.status).toBe(2);
     expect(full.stderr).toMatch(/^error: --epsilon: the past releases' certified bound already reaches/);
+    // Contamination: one range per coordinate (the box), flags or spec; a box on a one-column query is refused.
+    const boxed = run('calibrate', '--spec', spec, '--method', 'coupled', '--contamination', '0.05', '--domain', '8,15;36,52', '--json');
+    expect(boxed.status, boxed.stderr).toBe(0);
+    const boxedResult = JSON.parse(boxed.stdout).results[0];
+    expect(boxedResult.scale).toBe(
+      calibrateVector(scenario(P, Q), {
+        mechanism: 'gaussian',
+        method: 'coupled',
+        alpha: 2,
+        epsilon: 1,
+        contamination: {
+          lambda: 0.05,
+          domain: [8, 15],
+          box: [
+            [8, 15],
+            [36, 52],
+          ],
+        },
+      }).scale,
+    );
+    const boxSpec = join(dir, 'box.json');
+    writeFileSync(
+      boxSpec,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(spec, 'utf8')),
+        contamination: 0.05,
+        domain: [
+          [8, 15],
+          [36, 52],
+        ],
+      }),
+    );
+    expect(JSON.parse(run('calibrate', '--spec', boxSpec, '--method', 'coupled', '--json').stdout).results[0].scale).toBe(boxedResult.scale);
+    const badBox = run('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36');
+    expect(badBox.status).toBe(2);
+    expect(badBox.stderr).toMatch(/^error: --domain: must be LO,HI with finite LO < HI \(a vector query: one LO,HI per coordinate, separated by ';'\)/);
+    const outside = run('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36,49');
+    expect(outside.stderr).toMatch(/^error: --domain: coordinate 2 of a value of secret 'b' \(prior 'p'\) is 50, outside \[36, 49\]/);
+    const scalarBox = run('calibrate', '--scenario', 'heart', '--contamination', '0.1', '--domain', '0,7;0,1');
+    expect(scalarBox.status).toBe(2);
+    expect(scalarBox.stderr).toMatch(/^error: --domain: gives one range per coordinate; this query has one column: give LO,HI/);
     const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi');
     expect(mi.status).toBe(2);
     // audit takes vectors (coupled upper bounds), but not its one-column parts.

@@ -118,7 +118,11 @@ async function calibrateVectorRows(
     post: (m: Record<string, unknown>) => void;
   },
 ): Promise<void> {
-  if (o.cont.contamination) throw new InputError('is not available for vector queries yet (set λ to 0)', 'contamination');
+  if (o.cont.contamination)
+    throw new InputError(
+      "covers one column's range on this page; for several columns give the box with the CLI (--contamination λ --domain LO,HI;LO,HI), or set λ to 0",
+      'contamination',
+    );
   const d = dimensionOf(sc);
   const rows = [];
   for (const mechanism of o.mechanisms) {

@@ -2,7 +2,7 @@ import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, solveUnits, type Precomputed, type Progress, type Unit } from './driver.js';
-import { checkContamination, contaminatedProblem, type ContaminatedProblem, type Contamination } from './contamination.js';
+import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
 import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
@@ -218,11 +218,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
   const parameter = def.parameter;
   const binding = scale > 0 ? sol.top.label : null;
   const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';
-  let robust = '';
-  if (cont) {
-    const t = sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null;
-    robust = ` For every prior within λ = ${cont.lambda} of the class (up to λ of each conditional's mass moved anywhere in [${cont.domain.join(', ')}]; docs/math.md §10)${t ? `: the binding term is the ${t.contamination >= t.data ? 'contamination' : 'class'} term (log-weights ${t.contamination.toPrecision(4)} vs ${t.data.toPrecision(4)})` : ''}.`;
-  }
+  const robust = cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '';
   const explanation =
     together +
     (binding

@@ -101,3 +101,9 @@ export function contaminatedProblem(
     },
   };
 }
+
+/** The explanation's sentence on the contaminated class: λ, where the moved mass may go, and which term binds. */
+export function robustNote(c: Contamination, box: readonly (readonly [number, number])[], t: { data: number; contamination: number } | null): string {
+  const where = box.length === 1 ? `[${box[0].join(', ')}]` : `the box ${box.map((r) => `[${r.join(', ')}]`).join(' × ')}`;
+  return ` For every prior within λ = ${c.lambda} of the class (up to λ of each conditional's mass moved anywhere in ${where}; docs/math.md §10)${t ? `: the binding term is the ${t.contamination >= t.data ? 'contamination' : 'class'} term (log-weights ${t.contamination.toPrecision(4)} vs ${t.data.toPrecision(4)})` : ''}.`;
+}

@@ -202,7 +202,10 @@ export function calibrateCommand(program: Command): void {
       '--contamination <λ>',
       'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)',
     )
-    .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to (must cover every value)')
+    .option(
+      '--domain <lo,hi>',
+      "with --contamination: the interval the moved mass may go to (must cover every value; a vector query may give one range per coordinate, 'LO,HI;LO,HI')",
+    )
     .option(
       '--delta <d>',
       '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',

@@ -17,6 +17,7 @@ import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { isVectorScenario, vectorScenarioOf, type VectorScenario } from '../vector/law.js';
 import { scenarioSpec } from '../spec/write.js';
+import type { VectorContamination } from '../vector/calibrate.js';
 import type { AnyScenario } from '../calibrate/scenarioKinds.js';
 import { parseGrid, parseNames } from './grid.js';
 
@@ -215,6 +216,8 @@ export async function plan(
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
+  if (contamination?.box && !isVectorScenario(scenario))
+    throw new InputError('gives one range per coordinate; this query has one column: give LO,HI', o.domain !== undefined ? '--domain' : 'spec.domain');
   const grid = methods.flatMap((method) =>
     alphas.flatMap((alpha) =>
       epsilons.map((epsilon) => ({
@@ -234,23 +237,28 @@ export async function plan(
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. */
-function contaminationOf(o: CalibrateOptions, d: SpecDefaults): { lambda: number; domain: [number, number] } | undefined {
+/**
+ * `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. A vector
+ * query may give one range per coordinate, `LO,HI;LO,HI;…` (a spec: `[[LO, HI], …]`), the box.
+ */
+export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): VectorContamination | undefined {
   const lambda = o.contamination !== undefined ? Number(o.contamination) : d.contamination;
   if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1)))
     throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
-  let domain = d.domain;
-  if (o.domain !== undefined) {
-    const parts = o.domain.split(',').map((x) => x.trim());
-    const [lo, hi] = parts.map(Number);
-    if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
-      throw new InputError(`must be LO,HI with finite LO < HI, got '${o.domain}'`, '--domain');
-    domain = [lo, hi];
-  }
-  if (lambda === undefined && domain === undefined) return undefined;
+  let ranges: [number, number][] | undefined =
+    d.domain === undefined ? undefined : Array.isArray(d.domain[0]) ? (d.domain as [number, number][]) : [d.domain as [number, number]];
+  if (o.domain !== undefined)
+    ranges = o.domain.split(';').map((range) => {
+      const parts = range.split(',').map((x) => x.trim());
+      const [lo, hi] = parts.map(Number);
+      if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
+        throw new InputError(`must be LO,HI with finite LO < HI (a vector query: one LO,HI per coordinate, separated by ';'), got '${o.domain}'`, '--domain');
+      return [lo, hi];
+    });
+  if (lambda === undefined && ranges === undefined) return undefined;
   if (lambda === undefined) throw new InputError('is needed with --domain (the share of each conditional the adversary may move)', '--contamination');
-  if (domain === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');
-  return { lambda, domain };
+  if (ranges === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');
+  return { lambda, domain: ranges[0], ...(ranges.length > 1 || Array.isArray(d.domain?.[0]) ? { box: ranges } : {}) };
 }
 
 /** `--coordinate-scales w1,w2,…`: positive finite numbers, read exactly. */

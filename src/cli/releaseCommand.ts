@@ -222,7 +222,7 @@ export function releaseCommand(program: Command): void {
     )
     .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
     .option('--contamination <λ>', 'guarantee for every prior within λ of the class (with --domain)')
-    .option('--domain <lo,hi>', 'with --contamination: the interval the moved mass may go to')
+    .option('--domain <lo,hi>', "with --contamination: the interval the moved mass may go to (a vector query may give one range per coordinate, 'LO,HI;LO,HI')")
     .option('--count <n>', 'number of releases of --value, calibrated to hold together (default 1)')
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
     .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')

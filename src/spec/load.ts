@@ -60,7 +60,8 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
   guarantee?: 'renyi' | 'mi';
   method?: string;
   contamination?: number;
-  domain?: [number, number];
+  /** One [LO, HI], or (vector queries) one per coordinate. */
+  domain?: [number, number] | [number, number][];
   coordinateScales?: number[];
   /** An (ε, δ) target instead of a Rényi one. */
   delta?: number;
@@ -145,7 +146,7 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
     ...(spec.releases !== undefined ? { releases: spec.releases } : {}),
     ...(spec.delta !== undefined ? { delta: spec.delta } : {}),
     ...(spec.contamination !== undefined ? { contamination: spec.contamination } : {}),
-    ...(spec.domain !== undefined ? { domain: spec.domain as [number, number] } : {}),
+    ...(spec.domain !== undefined ? { domain: spec.domain as [number, number] | [number, number][] } : {}),
     ...(spec.coordinateScales !== undefined ? { coordinateScales: spec.coordinateScales } : {}),
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,

@@ -6,6 +6,11 @@ import { MECHANISMS } from '../mechanisms/registry.js';
 
 /** A finite number (JSON has no ∞ or NaN; library callers might pass them). */
 const finite = () => v.pipe(v.number(), v.finite());
+/** [LO, HI] with LO < HI: where contaminating mass may go. */
+const range = v.pipe(
+  v.tuple([finite(), finite()]),
+  v.check(([lo, hi]) => lo < hi, 'needs LO < HI'),
+);
 
 /** `alpha`: a positive number, or "inf" for ε-Pufferfish privacy (α = ∞). */
 export const alphaSchema = v.union([v.number(), v.pipe(v.string(), v.regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"'))], 'must be a number or "inf"');
@@ -66,11 +71,9 @@ export const settingsEntries = {
   releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
   contamination: v.optional(v.pipe(finite(), v.minValue(0, 'must be in [0, 1]'), v.maxValue(1, 'must be in [0, 1]'))),
+  /** A vector query may give one [LO, HI] per coordinate: the box. */
   domain: v.optional(
-    v.pipe(
-      v.tuple([finite(), finite()]),
-      v.check(([lo, hi]) => lo < hi, 'needs LO < HI'),
-    ),
+    v.union([range, v.pipe(v.array(range), v.minLength(1, 'needs at least one [LO, HI]'))], 'must be [LO, HI] with LO < HI, or one such pair per coordinate'),
   ),
   /** Vector queries: coordinate i's noise is wᵢ times the calibrated scale. */
   coordinateScales: v.optional(v.array(v.pipe(finite(), v.gtValue(0, 'must be > 0')))),

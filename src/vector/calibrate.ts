@@ -8,18 +8,50 @@ import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
-import { mechanismDef } from '../mechanisms/registry.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from '../calibrate/contamination.js';
 import { bracketBelow } from '../numerics/bracket.js';
-import { EPS } from '../numerics/float.js';
-import { logExpectationExp } from '../numerics/logExpectation.js';
+import { EPS, nextUp } from '../numerics/float.js';
+import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
 import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
+
+/**
+ * The contamination class of a vector query (docs/math.md §10, §12): the moved mass goes anywhere in a
+ * box, coordinate i in `box[i]` (default: `domain` on every coordinate).
+ */
+export type VectorContamination = Contamination & { box?: readonly (readonly [number, number])[] };
 
 /** Settings of a vector calibration: the scalar ones, plus the noise weight of each coordinate. */
 export interface VectorSettings extends CalibrationSettings {
   /** Coordinate i's noise is wᵢ times the calibrated scale (default all 1). */
   coordinateScales?: readonly number[];
+  contamination?: VectorContamination;
+}
+
+/** The contamination box (one [LO, HI] per coordinate), checked to hold every atom of every conditional. */
+export function contaminationBox(c: VectorContamination, scenario: VectorScenario): [number, number][] {
+  if (!(c.lambda >= 0 && c.lambda <= 1)) throw new InputError(`must be a number in [0, 1], got ${c.lambda}`, 'contamination');
+  const d = dimensionOf(scenario);
+  const box = c.box ? c.box.map(([lo, hi]): [number, number] => [lo, hi]) : Array.from({ length: d }, (): [number, number] => [c.domain?.[0], c.domain?.[1]]);
+  if (box.length !== d) throw new InputError(`needs one LO,HI range per coordinate (${d}), got ${box.length}`, 'domain');
+  box.forEach(([lo, hi], i) => {
+    if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
+      throw new InputError(`coordinate ${i + 1} needs finite LO < HI, got [${lo}, ${hi}]`, 'domain');
+  });
+  for (const p of scenario.priors)
+    for (const [secret, m] of Object.entries(p.conditionals))
+      for (let k = 0; k < atomsOf(m); k++)
+        for (let i = 0; i < d; i++) {
+          const x = coord(m, k, i);
+          if (x < box[i][0] || x > box[i][1])
+            throw new InputError(
+              `coordinate ${i + 1} of a value of secret '${secret}' (prior '${p.name}') is ${x}, outside [${box[i][0]}, ${box[i][1]}]; widen the domain to cover every value`,
+              'domain',
+            );
+        }
+  return box;
 }
 
 /** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
@@ -124,11 +156,15 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
   if (!w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError('must all be finite numbers > 0', 'coordinateScales');
   if (d === 1) {
     if (w[0] !== 1) throw new InputError('apply to vectors; with one coordinate the calibrated scale is the noise scale', 'coordinateScales');
-    return calibrate(asScalar(scenario), s, opts);
+    // One coordinate: the scalar calibration, with a box's one range as its domain.
+    const box1 = s.contamination?.box;
+    if (box1 && box1.length !== 1) throw new InputError(`needs one LO,HI range per coordinate (1), got ${box1.length}`, 'domain');
+    return calibrate(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
   }
   checkSettings(s);
   if (s.mechanism === 'exponential') throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
-  if (s.contamination && s.contamination.lambda > 0) throw new InputError('is not available for vector queries yet', 'contamination');
+  const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
+  const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
   const norm: Norm = { kind: s.mechanism === 'laplace' ? 'l1' : 'l2', weights: w };
   const pairs: PairInput[] = scenario.priors.flatMap((p) =>
     pairsOf(scenario).map(([a, b]) => ({ prior: p.name, pair: [a, b] as [string, string], P: p.conditionals[a], Q: p.conditionals[b] })),
@@ -161,74 +197,96 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
         : (dist: number, sc: number) => (alpha * (alpha - 1) * n * dist * dist) / (2 * sc * sc)
       : null;
   const iterate = laplaceCoupled || exponent !== null;
+  // The class's condition for one pair (the contamination is folded in below).
+  const baseOf = (pc: PairInput): ScaleProblem | NoNoise => {
+    const { P, Q } = pc;
+    const [ip, iq] = asIdLaws(P, Q);
+    if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
+    // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
+    const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
+    if (data <= epsilon)
+      return {
+        zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+      };
+    const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
+    if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
+      const W = wInfVector(P, Q, norm);
+      return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
+    }
+    const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
+    const build = (c: VectorCoupling): ScaleProblem | NoNoise =>
+      laplaceCoupled ? coupledLaplaceVector(P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
+    // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
+    let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);
+    let problem = build(coupling);
+    if ('zero' in problem || !iterate) return problem;
+    let scale = smallestFeasibleScale(problem).scale;
+    // Re-solve the transport for the condition's own cost at the scale found: its value there can
+    // only drop, so the next scale is no larger; stop when it no longer moves.
+    const K = atomsOf(P),
+      L = atomsOf(Q);
+    const t = new Float64Array(K * L);
+    for (let round = 0; round < 3; round++) {
+      // The condition's exponent per pair at this scale (the transport cost needs no certificate:
+      // any coupling gives a valid bound, and the scale is certified on the true condition).
+      for (let i = 0; i < K; i++)
+        for (let j = 0; j < L; j++) {
+          if (!laplaceCoupled) {
+            t[i * L + j] = exponent!(dist(i, j), scale);
+            continue;
+          }
+          let sum = 0;
+          for (let c = 0; c < P.d; c++) sum += laplaceRdpScaled(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
+          t[i * L + j] = n * sum;
+        }
+      // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
+      // never worth using), so the solve's tolerance sees the pairs that matter.
+      let ref = -Infinity;
+      for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
+      const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t[i * L + j] - ref, 10)), coupling.basis);
+      const np = build(next);
+      if ('zero' in np) return np;
+      const ns = smallestFeasibleScale(np).scale;
+      if (!(ns < scale * (1 - 1e-9))) break;
+      [coupling, problem, scale] = [next, np, ns];
+    }
+    return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+  };
+  // Contamination (docs/math.md §10, §12): what moving λ of the mass anywhere in the box can add is the
+  // noise's divergence between the box's opposite corners, Σ over coordinates (product noise),
+  // times N releases. Each side is rounded up twice (the subtraction and the division).
+  const def = mechanismDef(s.mechanism);
+  const point = (scale: number): Bounded => {
+    let value = 0,
+      error = 0;
+    for (let i = 0; i < d; i++) {
+      const r = def.pointDivergence(nextUp(nextUp((box![i][1] - box![i][0]) / w[i])), scale, alpha, noiseOptions(s));
+      value += r.value;
+      error += r.error + EPS * Math.abs(value);
+    }
+    return { value: n * value, error: n * error + 2 * EPS * n * Math.abs(value) };
+  };
   const units = pairs.map((pc) => ({
     label: { prior: pc.prior, pair: pc.pair },
     problem: (): ScaleProblem | NoNoise => {
-      const { P, Q } = pc;
-      const [ip, iq] = asIdLaws(P, Q);
-      if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
-      // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
-      const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
-      if (data <= epsilon)
-        return {
-          zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
-        };
-      const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
-      if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
-        const W = wInfVector(P, Q, norm);
-        return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
-      }
-      const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
-      const build = (c: VectorCoupling): ScaleProblem | NoNoise =>
-        laplaceCoupled ? coupledLaplaceVector(P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
-      // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
-      let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);
-      let problem = build(coupling);
-      if ('zero' in problem || !iterate) return problem;
-      let scale = smallestFeasibleScale(problem).scale;
-      // Re-solve the transport for the condition's own cost at the scale found: its value there can
-      // only drop, so the next scale is no larger; stop when it no longer moves.
-      const K = atomsOf(P),
-        L = atomsOf(Q);
-      const t = new Float64Array(K * L);
-      for (let round = 0; round < 3; round++) {
-        // The condition's exponent per pair at this scale (the transport cost needs no certificate:
-        // any coupling gives a valid bound, and the scale is certified on the true condition).
-        for (let i = 0; i < K; i++)
-          for (let j = 0; j < L; j++) {
-            if (!laplaceCoupled) {
-              t[i * L + j] = exponent!(dist(i, j), scale);
-              continue;
-            }
-            let sum = 0;
-            for (let c = 0; c < P.d; c++) sum += laplaceRdpScaled(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
-            t[i * L + j] = n * sum;
-          }
-        // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
-        // never worth using), so the solve's tolerance sees the pairs that matter.
-        let ref = -Infinity;
-        for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
-        const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t[i * L + j] - ref, 10)), coupling.basis);
-        const np = build(next);
-        if ('zero' in np) return np;
-        const ns = smallestFeasibleScale(np).scale;
-        if (!(ns < scale * (1 - 1e-9))) break;
-        [coupling, problem, scale] = [next, np, ns];
-      }
-      return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+      const base = baseOf(pc);
+      if (!cont) return base;
+      const [p, q] = asIdLaws(pc.P, pc.Q);
+      const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
+      return contaminatedProblem(base, { prior: pc.prior, pair: pc.pair, p, q, coupling: none }, cont, { alpha, epsilon, ordered: false }, point);
     },
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
   const pairScales: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
   const binding = sol.scale > 0 ? sol.top.label : null;
-  const def = mechanismDef(s.mechanism);
   const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
   const rulePrefix = laplaceCoupled ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule;
   const explanation =
     `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. ` +
     (binding
       ? `${rulePrefix}: smallest ${def.symbol} meeting the condition, maximised over ${pairScales.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair.join(' vs ')}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-      : zeroExplanation(pairScales));
+      : zeroExplanation(pairScales)) +
+    (cont ? robustNote(cont, box!, sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '');
   return {
     mechanism: s.mechanism,
     method,
@@ -245,5 +303,6 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
     ...(n > 1 ? { releases: n } : {}),
     dimension: d,
     coordinateScales: [...w],
+    ...(s.contamination ? { contamination: s.contamination } : {}),
   };
 }
