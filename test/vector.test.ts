@@ -6,13 +6,15 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
-import { fromCounts } from '../src/distribution/discrete.js';
+import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
 import { accountVector, auditVector, nextVectorReleaseScale } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
-import { vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
+import { calibrateMIVector } from '../src/vector/mi.js';
+import { calibrateMI } from '../src/mi/calibrateMI.js';
+import { atomsOf, vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { twoReleaseRenyi, vectorRenyi2d } from './quadrature2d.js';
 import { UCI_DIR } from './uci.js';
 
@@ -341,6 +343,66 @@ describe('vector queries (docs/math.md §12)', () => {
     );
   });
 
+  it('MI for vectors: the per-coordinate bound holds by 2-D quadrature, is met with equality, and one coordinate is the scalar calibration', () => {
+    const sc = scenario(P, Q);
+    for (const mechanism of ['gaussian', 'laplace'] as const) {
+      const r = calibrateMIVector(sc, { mechanism, method: 'best', epsilon: 0.05 });
+      expect(r).toMatchObject({ guarantee: 'mi', winner: 'mi-variance', dimension: 2 });
+      // The bound is the sum of the coordinates' scalar bounds, so it meets ε (to its rounding) at the scale.
+      const one = (c: number) => {
+        const m = vectorLaw(Array.from({ length: 3 }, (_, k) => [P.points[2 * k + c]]).concat(Array.from({ length: 3 }, (_, k) => [Q.points[2 * k + c]])), {
+          weights: [...Array.from(P.masses, (x) => x / 2), ...Array.from(Q.masses, (x) => x / 2)],
+        });
+        return fromWeights(Array.from(m.points), Array.from(m.masses));
+      };
+      const bound = [0, 1].reduce((a, c) => {
+        const x = one(c);
+        const mean = x.values.reduce((s, v, k) => s + v * x.masses[k], 0);
+        const v = x.values.reduce((s, y, k) => s + x.masses[k] * (y - mean) ** 2, 0);
+        const mad = x.values.reduce((s, y, k) => s + x.masses[k] * Math.abs(y - mean), 0);
+        return a + (mechanism === 'gaussian' ? 0.5 * Math.log1p(v / r.scale ** 2) : Math.log1p(mad / r.scale));
+      }, 0);
+      expect(bound).toBeLessThanOrEqual(0.05 * (1 + 1e-12));
+      expect(bound).toBeGreaterThan(0.05 * (1 - 1e-9));
+      // The true I(Y; S) ≤ Σ π_s D_α(P_s,Y ‖ M_Y) for α > 1 (D_α grows with α; D_1 = KL), by 2-D quadrature.
+      const M = { points: Float64Array.from([...P.points, ...Q.points]), masses: Float64Array.from([...P.masses, ...Q.masses], (x) => x / 2) };
+      const k = { family: mechanism, scale: r.scale };
+      const mi = 0.5 * vectorRenyi2d(P, M, k, k, 1.001) + 0.5 * vectorRenyi2d(Q, M, k, k, 1.001);
+      expect(mi, mechanism).toBeLessThanOrEqual(0.05);
+    }
+    // One coordinate at weight 1: exactly the scalar calibration.
+    const firsts = (m: VectorLaw) =>
+      vectorLaw(
+        Array.from({ length: atomsOf(m) }, (_, k) => [m.points[2 * k]]),
+        { weights: Array.from(m.masses) },
+      );
+    const s1 = calibrateMIVector(scenario(firsts(P), firsts(Q)), { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 }).scale;
+    const scalar = calibrateMI(
+      {
+        name: 's',
+        priors: [
+          {
+            name: 'p',
+            conditionals: {
+              a: fromWeights(Array.from(firsts(P).points), Array.from(firsts(P).masses)),
+              b: fromWeights(Array.from(firsts(Q).points), Array.from(firsts(Q).masses)),
+            },
+          },
+        ],
+      },
+      { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 },
+    ).scale;
+    expect(s1).toBe(scalar);
+    // Wider noise on a coordinate (wᵢ > 1) needs a smaller common scale; Laplace releases beyond one are refused by name.
+    expect(calibrateMIVector(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05, coordinateScales: [2, 2] }).scale).toBeCloseTo(
+      calibrateMIVector(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05 }).scale / 2,
+      12,
+    );
+    expect(() => calibrateMIVector(sc, { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05, releases: 2 })).toThrow(
+      /releases: mutual information of 2 releases/,
+    );
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     const err = (f: () => unknown) => {
       try {
@@ -499,8 +561,9 @@ describe('vector queries: specs, tables and the CLI', () => {
     const scalarBox = run('calibrate', '--scenario', 'heart', '--contamination', '0.1', '--domain', '0,7;0,1');
     expect(scalarBox.status).toBe(2);
     expect(scalarBox.stderr).toMatch(/^error: --domain: gives one range per coordinate; this query has one column: give LO,HI/);
-    const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi');
+    const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi', '--method', 'mi-exact');
     expect(mi.status).toBe(2);
+    expect(mi.stderr).toMatch(/^error: --method: exact mutual information of a 2-dimensional release would need a 2-dimensional integral; use mi-variance/);
     // audit takes vectors (coupled upper bounds), but not its one-column parts.
     const scale = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--json').stdout).results[0].scale;
     const pass = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--json');
@@ -543,11 +606,10 @@ describe('vector queries: specs, tables and the CLI', () => {
     // audit takes the columns together (coupled upper bounds); MI does not yet.
     const audited = run('audit', ...adultPair, '--scale', String(coupled.scale * (1 + 1e-9)), '--json');
     expect(audited.status, audited.stderr).toBe(0);
-    const one = run('calibrate', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--guarantee', 'mi');
-    expect(one.status).toBe(2);
-    expect(one.stderr).toMatch(
-      /--query: takes one column for this command; several columns \(a vector query\) are taken by calibrate \(Rényi guarantee\), release, audit and account/,
-    );
+    // MI: the per-coordinate bound over the joint laws of every relationship value.
+    const one = run('calibrate', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--guarantee', 'mi', '--json');
+    expect(one.status, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout).results[0]).toMatchObject({ guarantee: 'mi', winner: 'mi-variance', dimension: 2 });
   }, 60_000);
 
   it('release --out privatizes several columns together, row by row, and writes no other column', () => {

@@ -13,6 +13,7 @@ import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { calibrateVector } from '../vector/calibrate.js';
 import { isVectorScenario } from '../vector/law.js';
+import type { Scenario } from '../calibrate/scenario.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -146,8 +147,12 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
 
 /** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7). */
 async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
-  const { scenario, d, source } = await loadScenario(o);
+  const { scenario, d, source } = await loadScenario(o, { vector: true });
   const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
+  // A vector query: the per-coordinate bound (docs/math.md §12).
+  const vector = isVectorScenario(scenario) ? { calibrateMIVector: (await import('../vector/mi.js')).calibrateMIVector, scenario } : null;
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
+  if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
   const methods = o.method
     ? parseNames(o.method, 'method', MI_METHODS)
@@ -160,11 +165,14 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   try {
     results = jobs.map(({ method, epsilon }, k) => {
       try {
-        return calibrateMI(
-          scenario,
-          { mechanism, method, epsilon, releases },
-          { onProgress: (done, total) => bar.update(k * total + done, jobs.length * total) },
-        );
+        const onProgress = (done: number, total: number) => bar.update(k * total + done, jobs.length * total);
+        if (vector)
+          return vector.calibrateMIVector(
+            vector.scenario,
+            { mechanism, method, epsilon, releases, ...(coordinateScales ? { coordinateScales } : {}) },
+            { onProgress },
+          );
+        return calibrateMI(scenario as Scenario, { mechanism, method, epsilon, releases }, { onProgress });
       } catch (e) {
         throw asFlagError(e);
       }

@@ -129,10 +129,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   // --query A,B: a vector query (the columns' joint law per secret; docs/math.md §12).
   const queries = o.query.split(',').map((c) => c.trim());
   if (queries.length > 1 && !gaussian && !vector)
-    throw new InputError(
-      'takes one column for this command; several columns (a vector query) are taken by calibrate (Rényi guarantee), release, audit and account',
-      '--query',
-    );
+    throw new InputError('takes one column for this command; several columns (a vector query) are taken by calibrate, release, audit and account', '--query');
   if (queries.some((c) => c === '')) throw new InputError(`has an empty column name in '${o.query}'`, '--query');
   const hist = await tableHistograms(source, {
     query: queries[0],

@@ -1,5 +1,5 @@
 import type { Mechanism } from '../calibrate/calibrate.js';
-import { bestOf, solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
+import { bestOf, solveUnits, type Progress, type Solution, type Unit } from '../calibrate/driver.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
@@ -84,9 +84,35 @@ export interface MiCalibrationResult {
   priors: { prior: string; scale: number; zeroReason?: string }[];
   /** Releases of the same value the scale covers together (present when > 1). */
   releases?: number;
+  /** Vector queries: the dimension, and coordinate i's noise weight (its scale is wᵢ·scale). */
+  dimension?: number;
+  coordinateScales?: number[];
 }
 
-const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε for the data itself (data processing)`;
+/**
+ * N releases of the same value for an MI guarantee: Gaussian noise only, as one release at the
+ * sufficient scale (docs/math.md §9), so every condition is read there; the checked wrapper.
+ */
+export function miReleases(st: MiSettings): (p: ScaleProblem) => ScaleProblem {
+  const n = st.releases ?? 1;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(st.releases)}`, 'releases');
+  const sufficient = mechanismDef(st.mechanism).sufficientScale;
+  if (n > 1 && !sufficient)
+    throw new InputError(
+      `mutual information of ${n} releases is accounted for Gaussian noise only (its mean is sufficient); ${st.mechanism} releases would need a ${n}-dimensional integral`,
+      'releases',
+    );
+  return (p) =>
+    n > 1 && sufficient
+      ? atSingleScale(
+          p,
+          (x) => sufficient.toSingle(x, n),
+          (x) => sufficient.fromSingle(x, n),
+        )
+      : p;
+}
+
+export const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε for the data itself (data processing)`;
 
 /**
  * Calibrates for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): the smallest scale with
@@ -101,22 +127,8 @@ export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgre
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
   const noise = def.accountant(noiseOptions({}));
   const n = st.releases ?? 1;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(st.releases)}`, 'releases');
   const sufficient = def.sufficientScale;
-  if (n > 1 && !sufficient)
-    throw new InputError(
-      `mutual information of ${n} releases is accounted for Gaussian noise only (its mean is sufficient); ${st.mechanism} releases would need a ${n}-dimensional integral`,
-      'releases',
-    );
-  // N releases are one release at the sufficient scale (docs/math.md §9): every condition is read there.
-  const perRelease = (p: ScaleProblem): ScaleProblem =>
-    n > 1 && sufficient
-      ? atSingleScale(
-          p,
-          (x) => sufficient.toSingle(x, n),
-          (x) => sufficient.fromSingle(x, n),
-        )
-      : p;
+  const perRelease = miReleases(st);
   if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
   if (!(MI_METHODS as readonly string[]).includes(st.method))
     throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
@@ -151,7 +163,14 @@ export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgre
     return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
   });
   const sol = solveUnits(units, (p) => `prior '${p.name}'`, undefined, opts.onProgress);
-  const rule = st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule;
+  return miResult(scenario, st, st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule, sol);
+}
+
+/** A solved MI calibration (units are the priors) as its result: scale, binding prior, explanation. */
+export function miResult<C>(scenario: Scenario<C>, st: MiSettings, rule: string, sol: Solution<Prior<C>>, prefix = ''): MiCalibrationResult {
+  const def = mechanismDef(st.mechanism);
+  const n = st.releases ?? 1;
+  const units = sol.units;
   const secrets = Object.keys(scenario.priors[0].conditionals);
   const top = sol.top.label;
   return {
@@ -165,6 +184,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgre
     rule,
     binding: sol.scale > 0 ? { prior: top.name, secrets } : null,
     explanation:
+      prefix +
       (n > 1 ? `For ${n} releases of the same value, together (one release at σ/√${n}, docs/math.md §9): ` : '') +
       (sol.scale > 0
         ? `${rule}: I(Y; S) ≤ ε = ${st.epsilon} nats over the secrets ${secrets.join(', ')}, maximised over ${units.length} prior(s); bound by prior '${top.name}'.`

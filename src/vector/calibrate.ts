@@ -68,7 +68,7 @@ export function dimensionOf(s: VectorScenario): number {
 }
 
 /** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
-function asScalar(s: VectorScenario): Scenario {
+export function asScalar(s: VectorScenario): Scenario {
   return {
     ...s,
     priors: s.priors.map((p) => ({

@@ -68,6 +68,12 @@ export function vectorLaw(
  * to match atoms — D_α(P_X‖Q_X) of the data itself — reuses the scalar code.
  */
 export function asIdLaws(p: VectorLaw, q: VectorLaw): [Discrete, Discrete] {
+  const [a, b] = idLaws([p, q]);
+  return [a, b];
+}
+
+/** Several vector laws as scalar laws on shared atom ids (equal vectors, equal ids), in order. */
+export function idLaws(laws: readonly VectorLaw[]): Discrete[] {
   const ids = new Map<string, number>();
   const idsOf = (m: VectorLaw) =>
     Array.from({ length: atomsOf(m) }, (_, k) => {
@@ -84,7 +90,7 @@ export function asIdLaws(p: VectorLaw, q: VectorLaw): [Discrete, Discrete] {
       denominator: m.denominator,
     };
   };
-  return [build(p, idsOf(p)), build(q, idsOf(q))];
+  return laws.map((m) => build(m, idsOf(m)));
 }
 
 /**
