@@ -13,6 +13,7 @@ import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js'
 import { accountVector, auditVector, nextVectorReleaseScale } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { calibrateMIVector } from '../src/vector/mi.js';
+import { auditEmpiricalVector } from '../src/vector/empirical.js';
 import { calibrateMI } from '../src/mi/calibrateMI.js';
 import { atomsOf, vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
 import { twoReleaseRenyi, vectorRenyi2d } from './quadrature2d.js';
@@ -397,6 +398,24 @@ describe('vector queries (docs/math.md §12)', () => {
     );
   });
 
+  it('empirical audit of a vector release: quiet at the calibrated scale, finds a far-too-small one through a coordinate', () => {
+    const sc = scenario(P, Q);
+    const b = calibrateVector(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    // False-alarm level 1e-6: the calibrated scale is reported as a violation with probability ≤ 1e-6.
+    const ok = auditEmpiricalVector(sc, { mechanism: 'laplace', scale: b, alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    expect(ok).toHaveLength(1);
+    expect(ok[0].result.verdict).toBe('no violation detected');
+    expect(ok[0].result.level).toBe(1e-6);
+    // Laplace b = 0.05 against a claimed ε = 1 at α = ∞: the second coordinate (38 only under b) gives it away.
+    const bad = auditEmpiricalVector(sc, { mechanism: 'laplace', scale: 0.05, alpha: Infinity, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    expect(bad[0].result.verdict).toBe('violation');
+    expect(bad[0].result.lowerBound).toBeGreaterThan(3);
+    expect(bad[0].result.witness?.set).toMatch(/^(y2|Σ yᵢ\/wᵢ) /);
+    expect(err(() => auditEmpiricalVector(sc, { mechanism: 'laplace', scale: 0, alpha: 2, epsilon: 1, delta: 1e-6 }))).toMatch(
+      /^scale: must be a finite number > 0/,
+    );
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
       /^method: .*tightest certified method here is coupled/,
@@ -550,15 +569,21 @@ describe('vector queries: specs, tables and the CLI', () => {
     const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi', '--method', 'mi-exact');
     expect(mi.status).toBe(2);
     expect(mi.stderr).toMatch(/^error: --method: exact mutual information of a 2-dimensional release would need a 2-dimensional integral; use mi-variance/);
-    // audit takes vectors (coupled upper bounds), but not its one-column parts.
+    // audit takes vectors (coupled upper bounds, empirical test), but not its one-column parts.
     const scale = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--json').stdout).results[0].scale;
     const pass = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--json');
     expect(pass.status, pass.stderr).toBe(0);
     expect(JSON.parse(pass.stdout)).toMatchObject({ verdict: 'pass', over: 0 });
     expect(run('audit', '--spec', spec, '--scale', String(scale / 2)).status).toBe(1);
-    const emp = run('audit', '--spec', spec, '--scale', '1', '--empirical');
-    expect(emp.status).toBe(2);
-    expect(emp.stderr).toMatch(/^error: --empirical: is not available for vector queries yet/);
+    // --empirical: the sampling test through the coordinates and their sum, beside the certified rows.
+    const emp = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000', '--level', '1e-6', '--json');
+    expect(emp.status, emp.stderr).toBe(0);
+    expect(JSON.parse(emp.stdout).empirical[0].result).toMatchObject({ verdict: 'no violation detected', samples: 2000, level: 1e-6 });
+    const empText = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000');
+    expect(empText.stdout).toMatch(/empirical audit, p: a vs b \(2000 draws per secret, false-alarm level 0\.001\).*the certified bounds above decide/);
+    const robust = run('audit', '--spec', spec, '--scale', '1', '--robustness', '--domain', '0,60');
+    expect(robust.status).toBe(2);
+    expect(robust.stderr).toMatch(/^error: --robustness: is not available for vector queries yet/);
     const mixed = join(dir, 'mixed.json');
     writeFileSync(
       mixed,

@@ -137,6 +137,25 @@ export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechan
   });
 }
 
+/**
+ * Draws an atom index with the given masses from the platform CSPRNG (53-bit uniforms; the
+ * audit's sampling need not be exact, only independent of the test): the last atom takes what
+ * rounding leaves.
+ */
+export function atomSampler(masses: ArrayLike<number>): () => number {
+  const u = new Uint32Array(2);
+  return () => {
+    cryptoSource.fill(new Uint8Array(u.buffer));
+    let r = (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53,
+      k = 0;
+    while (k < masses.length - 1 && r >= masses[k]) {
+      r -= masses[k];
+      k++;
+    }
+    return k;
+  };
+}
+
 export interface EmpiricalRow {
   prior: string;
   pair: [string, string];
@@ -150,19 +169,9 @@ export interface EmpiricalRow {
  */
 export async function auditEmpirical(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): Promise<EmpiricalRow[]> {
   const noise = samplerFor(s, s.scale);
-  const u = new Uint32Array(2);
-  const uniform = () => {
-    cryptoSource.fill(new Uint8Array(u.buffer));
-    return (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53;
-  };
-  const draw = (d: Discrete) => () => {
-    let r = uniform(),
-      k = 0;
-    while (k < d.masses.length - 1 && r >= d.masses[k]) {
-      r -= d.masses[k];
-      k++;
-    }
-    return drawRelease(d.values[k], noise, { random: cryptoSource });
+  const draw = (d: Discrete) => {
+    const atom = atomSampler(d.masses);
+    return () => drawRelease(d.values[atom()], noise, { random: cryptoSource });
   };
   return pairCouplings(scenario).map((pc) => ({
     prior: pc.prior,

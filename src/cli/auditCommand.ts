@@ -9,7 +9,7 @@ import { parseGrid, parseNames } from './grid.js';
 import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table } from './format.js';
 import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/account.js';
-import type { AuditRow } from '../audit/audit.js';
+import type { AuditRow, EmpiricalRow } from '../audit/audit.js';
 import { loadScenario, parseCoordinateScales, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
@@ -57,12 +57,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const mi = canMI ? await auditMI(scenario, { mechanism, scale, cost, eta: d.eta }) : [];
   let empirical: Awaited<ReturnType<typeof auditEmpirical>> = [];
   if (o.empirical) {
-    if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
-    const samples = o.samples === undefined ? 50_000 : Number(o.samples);
-    const level = o.level === undefined ? 1e-3 : Number(o.level);
-    if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000)
-      throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
-    if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
+    const { samples, level } = empiricalOptions(o, alphas);
     empirical = await auditEmpirical(scenario, { mechanism, scale, alphas, alpha: alphas[0], epsilon: epsilons[0], delta, cost, eta: d.eta, samples, level });
   }
   let robust: RobustnessReport | null = null;
@@ -150,12 +145,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
         `  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}\n`,
       );
   }
-  for (const e of empirical) {
-    const r = e.result;
-    process.stdout.write(
-      `\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? '' : ` (a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}; not evidence of privacy — the exact rows above decide)`}\n`,
-    );
-  }
+  process.stdout.write(empiricalLines(empirical, 'the exact rows above decide'));
   if (joint) {
     process.stdout.write(`\n${n} releases of the same value together (docs/math.md §9; the verdict is theirs):\n`);
     process.stdout.write(
@@ -183,9 +173,33 @@ async function runAudit(o: AuditOptions): Promise<void> {
   process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
 }
 
+/** `--samples` and `--level` of the empirical audit, checked (it tests one claimed α). */
+function empiricalOptions(o: AuditOptions, alphas: number[]): { samples: number; level: number } {
+  if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
+  const samples = o.samples === undefined ? 50_000 : Number(o.samples);
+  const level = o.level === undefined ? 1e-3 : Number(o.level);
+  if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000)
+    throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
+  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
+  return { samples, level };
+}
+
+/** The empirical audit's lines, one per pair; `decides`: what does decide privacy. */
+function empiricalLines(empirical: EmpiricalRow[], decides: string): string {
+  return empirical
+    .map((e) => {
+      const r = e.result;
+      const power = `a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}`;
+      const witness = r.verdict === 'violation' && r.witness ? ` (witness: ${r.witness.set}, ${r.witness.direction})` : '';
+      return `\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? witness : ` (${power}; not evidence of privacy — ${decides})`}\n`;
+    })
+    .join('');
+}
+
 /**
- * `audit` of a vector query: certified upper bounds on D_α per pair (`auditVector`); the exact,
- * MI, empirical, robustness and joint-release parts are for one-column queries.
+ * `audit` of a vector query: certified upper bounds on D_α per pair (`auditVector`), and with
+ * `--empirical` the sampling test through one-number statistics; the exact, MI, robustness and
+ * joint-release parts are for one-column queries.
  */
 async function auditVectorCommand(
   o: AuditOptions,
@@ -194,20 +208,24 @@ async function auditVectorCommand(
   specScales?: number[],
 ): Promise<void> {
   for (const [flag, on] of [
-    ['--empirical', o.empirical],
     ['--robustness', o.robustness],
     ['--releases', o.releases !== undefined],
   ] as const)
     if (on) throw new InputError('is not available for vector queries yet', flag);
   const { auditVector } = await import('../vector/audit.js');
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? specScales;
   let rows: AuditRow[];
+  let empirical: EmpiricalRow[] = [];
   const bar = await progressBar('audit', !o.json);
   try {
-    rows = auditVector(
-      scenario,
-      { ...s, coordinateScales: parseCoordinateScales(o.coordinateScales) ?? specScales },
-      { onProgress: (done, total) => bar.update(done, total) },
-    );
+    rows = auditVector(scenario, { ...s, coordinateScales }, { onProgress: (done, total) => bar.update(done, total) });
+    if (o.empirical) {
+      // The real release path through d + 1 one-number statistics (docs/math.md §12).
+      const { samples, level } = empiricalOptions(o, s.alphas);
+      if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian') throw new InputError('vector queries take laplace or gaussian noise', '--mechanism');
+      const { auditEmpiricalVector } = await import('../vector/empirical.js');
+      empirical = auditEmpiricalVector(scenario, { ...s, mechanism: s.mechanism, alpha: s.alphas[0], samples, level, coordinateScales });
+    }
   } catch (e) {
     throw asFlagError(e);
   } finally {
@@ -225,6 +243,7 @@ async function auditVectorCommand(
       verdict: over === 0 ? 'pass' : 'fail',
       over,
       rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))),
+      ...(o.empirical ? { empirical } : {}),
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return;
@@ -232,7 +251,8 @@ async function auditVectorCommand(
   process.stdout.write(
     `${scenario.name}\n${s.mechanism} noise per coordinate, scale ${s.scale}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(rows)}\n` +
       `\nD_α here is an upper bound (coupled bound over a transport coupling, or the data's own D_α; docs/math.md §12): a pass is certified, a fail may be the bound's looseness.\n` +
-      `verdict: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}\n`,
+      `verdict: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}\n` +
+      empiricalLines(empirical, 'the certified bounds above decide'),
   );
 }
 
