@@ -581,6 +581,13 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(JSON.parse(emp.stdout).empirical[0].result).toMatchObject({ verdict: 'no violation detected', samples: 2000, level: 1e-6 });
     const empText = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000');
     expect(empText.stdout).toMatch(/empirical audit, p: a vs b \(2000 draws per secret, false-alarm level 0\.001\).*the certified bounds above decide/);
+    // --releases N: the rows bound the N releases together; the N-release coupled scale passes, the one-release scale fails.
+    const three = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--releases', '3', '--json').stdout).results[0].scale;
+    const joint = run('audit', '--spec', spec, '--scale', String(three * (1 + 1e-9)), '--releases', '3', '--json');
+    expect(joint.status, joint.stderr).toBe(0);
+    expect(JSON.parse(joint.stdout)).toMatchObject({ releases: 3, verdict: 'pass' });
+    expect(run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--releases', '3').status).toBe(1);
+    expect(run('audit', '--spec', spec, '--scale', String(three), '--releases', '3', '--empirical').stderr).toMatch(/^error: --empirical: samples one release/);
     const robust = run('audit', '--spec', spec, '--scale', '1', '--robustness', '--domain', '0,60');
     expect(robust.status).toBe(2);
     expect(robust.stderr).toMatch(/^error: --robustness: is not available for vector queries yet/);

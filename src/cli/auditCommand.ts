@@ -37,7 +37,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   let rows: AuditRow[];
-  if (isVectorScenario(loaded)) return auditVectorCommand(o, loaded, { mechanism, scale, alphas, epsilon: epsilons[0], delta }, d.coordinateScales);
+  if (isVectorScenario(loaded)) return auditVectorCommand(o, loaded, { mechanism, scale, alphas, epsilon: epsilons[0], delta }, d.coordinateScales, d.releases);
   const scenario = loaded;
   if (o.coordinateScales !== undefined)
     throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
@@ -206,19 +206,19 @@ async function auditVectorCommand(
   scenario: VectorScenario,
   s: { mechanism: Mechanism; scale: number; alphas: number[]; epsilon: number; delta: number },
   specScales?: number[],
+  specReleases?: number,
 ): Promise<void> {
-  for (const [flag, on] of [
-    ['--robustness', o.robustness],
-    ['--releases', o.releases !== undefined],
-  ] as const)
-    if (on) throw new InputError('is not available for vector queries yet', flag);
+  if (o.robustness) throw new InputError('is not available for vector queries yet', '--robustness');
+  // --releases N: every row bounds the N releases together (the verdict is theirs).
+  const n = o.releases !== undefined ? parseReleases(o.releases) : (specReleases ?? 1);
+  if (n > 1 && o.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', '--empirical');
   const { auditVector } = await import('../vector/audit.js');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? specScales;
   let rows: AuditRow[];
   let empirical: EmpiricalRow[] = [];
   const bar = await progressBar('audit', !o.json);
   try {
-    rows = auditVector(scenario, { ...s, coordinateScales }, { onProgress: (done, total) => bar.update(done, total) });
+    rows = auditVector(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
     if (o.empirical) {
       // The real release path through d + 1 one-number statistics (docs/math.md §12).
       const { samples, level } = empiricalOptions(o, s.alphas);
@@ -240,6 +240,7 @@ async function auditVectorCommand(
       scale: s.scale,
       epsilon: s.epsilon,
       delta: s.delta,
+      ...(n > 1 ? { releases: n } : {}),
       verdict: over === 0 ? 'pass' : 'fail',
       over,
       rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))),
@@ -249,7 +250,7 @@ async function auditVectorCommand(
     return;
   }
   process.stdout.write(
-    `${scenario.name}\n${s.mechanism} noise per coordinate, scale ${s.scale}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(rows)}\n` +
+    `${scenario.name}\n${s.mechanism} noise per coordinate, scale ${s.scale}${n > 1 ? `; ${n} releases of the same value together (docs/math.md §9; the verdict is theirs)` : ''}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(rows)}\n` +
       `\nD_α here is an upper bound (coupled bound over a transport coupling, or the data's own D_α; docs/math.md §12): a pass is certified, a fail may be the bound's looseness.\n` +
       `verdict: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}\n` +
       empiricalLines(empirical, 'the certified bounds above decide'),

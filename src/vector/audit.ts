@@ -232,15 +232,20 @@ function directionBound(m: DirectionMemo, releases: readonly VectorRelease[], w:
  */
 export function auditVector(
   scenario: VectorScenario,
-  s: AuditSettings & { coordinateScales?: readonly number[] },
+  s: AuditSettings & { coordinateScales?: readonly number[]; releases?: number },
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): AuditRow[] {
+  const n = s.releases ?? 1;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(s.releases)}`, 'releases');
+  if (n > 1 && !(s.scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
   if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
-  const releases: VectorRelease[] = s.scale > 0 ? [{ mechanism: s.mechanism, scale: s.scale }] : [];
+  // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
+  const releases: VectorRelease[] =
+    s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism as VectorRelease['mechanism'], scale: s.scale })) : [];
   const w = checked(scenario, releases, s.coordinateScales, 'mechanism');
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
