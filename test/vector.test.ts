@@ -10,7 +10,7 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountVector, auditVector, nextVectorReleaseScale } from '../src/vector/audit.js';
+import { accountVector, auditVector, nextVectorReleaseScale, robustnessVector } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
 import { calibrateMIVector } from '../src/vector/mi.js';
 import { auditEmpiricalVector } from '../src/vector/empirical.js';
@@ -316,6 +316,12 @@ describe('vector queries (docs/math.md §12)', () => {
         { ...s, contamination: { lambda: 0.05, domain: box[0] } },
       ).scale;
       expect(Math.abs(thin / scalar - 1), mechanism).toBeLessThan(1e-6);
+      // The robustness report at the robust scale finds the class within ε up to λ = 0.05 (its own
+      // transport re-solve may land a hair apart), and at the class's own scale much less.
+      const report = robustnessVector(sc, { mechanism, scale: robust.scale * (1 + 1e-9), alpha: 2, epsilon: 1, box });
+      expect(report.largestLambda, mechanism).toBeGreaterThan(0.05 * (1 - 1e-6));
+      expect(report.largestLambda, mechanism).toBeLessThan(0.05 * (1 + 1e-3));
+      expect(robustnessVector(sc, { mechanism, scale: plain * (1 + 1e-9), alpha: 2, epsilon: 1, box }).largestLambda).toBeLessThan(0.01);
     }
     const s = { mechanism: 'laplace' as const, method: 'coupled' as const, alpha: 2, epsilon: 1 };
     expect(
@@ -588,9 +594,23 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(JSON.parse(joint.stdout)).toMatchObject({ releases: 3, verdict: 'pass' });
     expect(run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--releases', '3').status).toBe(1);
     expect(run('audit', '--spec', spec, '--scale', String(three), '--releases', '3', '--empirical').stderr).toMatch(/^error: --empirical: samples one release/);
-    const robust = run('audit', '--spec', spec, '--scale', '1', '--robustness', '--domain', '0,60');
-    expect(robust.status).toBe(2);
-    expect(robust.stderr).toMatch(/^error: --robustness: is not available for vector queries yet/);
+    // --robustness: the box from --domain (one range per coordinate, or one for all) or the spec.
+    const robust = JSON.parse(run('audit', '--spec', spec, '--scale', String(scale), '--robustness', '--domain', '8,15;36,52', '--json').stdout).robustness;
+    expect(robust.largestLambda).toBe(
+      robustnessVector(scenario(P, Q), {
+        mechanism: 'gaussian',
+        scale,
+        alpha: 2,
+        epsilon: 1,
+        box: [
+          [8, 15],
+          [36, 52],
+        ],
+      }).largestLambda,
+    );
+    const noBox = run('audit', '--spec', spec, '--scale', String(scale), '--robustness');
+    expect(noBox.status).toBe(2);
+    expect(noBox.stderr).toMatch(/^error: --domain: is needed with --robustness: LO,HI;LO,HI;…/);
     const mixed = join(dir, 'mixed.json');
     writeFileSync(
       mixed,

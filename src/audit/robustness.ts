@@ -66,8 +66,26 @@ export function robustness(scenario: Scenario, s: RobustnessSettings): Robustnes
       const bound = Number.isFinite(e.error) ? e.value + e.error : Infinity;
       D = Math.max(D, Math.min(bound, data.value + data.error, rho));
     }
-    return { pc, D };
+    return {
+      prior: pc.prior,
+      pair: [pc.pair[0], pc.pair[1]] as [string, string],
+      D,
+      counts: [Number(pc.p.denominator), Number(pc.q.denominator)] as [number, number],
+    };
   });
+  return robustnessFrom(pairs, rho, s);
+}
+
+/**
+ * The report from each pair's certified bound D on the class's D_α (both directions) and ρ, the
+ * noise's divergence across the domain (docs/math.md §10): the contaminated bound per λ, the
+ * largest λ within ε by bisection (feasible end kept), and the binding pair's group sizes.
+ */
+export function robustnessFrom(
+  pairs: { prior: string; pair: [string, string]; D: number; counts: [number, number] }[],
+  rho: number,
+  s: { alpha: number; epsilon: number; lambdas?: number[] },
+): RobustnessReport {
   const level = (D: number, lambda: number) => {
     if (lambda === 0) return D;
     if (s.alpha === Infinity) return Math.max(D, rho);
@@ -100,10 +118,7 @@ export function robustness(scenario: Scenario, s: RobustnessSettings): Robustnes
     largestLambda = lo;
   }
   const top = worst(lambdas[lambdas.length - 1] ?? 0).p;
-  const count = (d: { denominator: bigint }) => Number(d.denominator);
-  const binding = top
-    ? { prior: top.pc.prior, pair: [top.pc.pair[0], top.pc.pair[1]] as [string, string], counts: [count(top.pc.p), count(top.pc.q)] as [number, number] }
-    : null;
+  const binding = top ? { prior: top.prior, pair: top.pair, counts: top.counts } : null;
   const small = binding && Math.min(...binding.counts) < SMALL_GROUP;
   return {
     rows,

@@ -10,7 +10,7 @@ import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table } from './form
 import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/account.js';
 import type { AuditRow, EmpiricalRow } from '../audit/audit.js';
-import { loadScenario, parseCoordinateScales, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
+import { loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
 
@@ -37,7 +37,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   let rows: AuditRow[];
-  if (isVectorScenario(loaded)) return auditVectorCommand(o, loaded, { mechanism, scale, alphas, epsilon: epsilons[0], delta }, d.coordinateScales, d.releases);
+  if (isVectorScenario(loaded))
+    return auditVectorCommand(o, loaded, { mechanism, scale, alphas, epsilon: epsilons[0], delta }, d.coordinateScales, d.releases, d.domain);
   const scenario = loaded;
   if (o.coordinateScales !== undefined)
     throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
@@ -122,9 +123,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
           }
         : {}),
       ...(o.empirical ? { empirical } : {}),
-      ...(robust
-        ? { robustness: { ...robust, rows: robust.rows.map((r) => ({ ...r, divergence: jsonNumber(r.divergence), slack: jsonNumber(r.slack) })) } }
-        : {}),
+      ...(robust ? { robustness: robustJson(robust) } : {}),
     };
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return;
@@ -156,22 +155,30 @@ async function runAudit(o: AuditOptions): Promise<void> {
       )}\n`,
     );
   }
-  if (robust) {
-    process.stdout.write(`\nrobustness (ε-contamination, docs/math.md §10): every prior within λ of the class, mass moved anywhere in the domain\n`);
-    process.stdout.write(
-      `${table(
-        ['λ', 'D_α ≤', 'slack'],
-        robust.rows.map((r) => [String(r.lambda), numUp(r.divergence), numDown(r.slack)]),
-        [0, 1, 2],
-      )}\n`,
-    );
-    process.stdout.write(
-      `largest λ within ε: ${numDown(robust.largestLambda)}${robust.binding ? `; binding: prior '${robust.binding.prior}', pair ${robust.binding.pair.join(' vs ')} (group totals ${robust.binding.counts.join(' and ')})` : ''}\n`,
-    );
-    if (robust.warning) process.stdout.write(`warning: ${robust.warning}\n`);
-  }
+  process.stdout.write(robustLines(robust));
   process.stdout.write(`\nverdict: ${over === 0 ? 'pass' : `fail (${over} row${over === 1 ? '' : 's'} over ε)`}\n`);
 }
+
+/** The robustness report's lines (none without one). */
+function robustLines(robust: RobustnessReport | null): string {
+  if (!robust) return '';
+  return (
+    `\nrobustness (ε-contamination, docs/math.md §10): every prior within λ of the class, mass moved anywhere in the domain\n` +
+    `${table(
+      ['λ', 'D_α ≤', 'slack'],
+      robust.rows.map((r) => [String(r.lambda), numUp(r.divergence), numDown(r.slack)]),
+      [0, 1, 2],
+    )}\n` +
+    `largest λ within ε: ${numDown(robust.largestLambda)}${robust.binding ? `; binding: prior '${robust.binding.prior}', pair ${robust.binding.pair.join(' vs ')} (group totals ${robust.binding.counts.join(' and ')})` : ''}\n` +
+    (robust.warning ? `warning: ${robust.warning}\n` : '')
+  );
+}
+
+/** The robustness report as JSON (non-finite numbers as text). */
+const robustJson = (robust: RobustnessReport) => ({
+  ...robust,
+  rows: robust.rows.map((r) => ({ ...r, divergence: jsonNumber(r.divergence), slack: jsonNumber(r.slack) })),
+});
 
 /** `--samples` and `--level` of the empirical audit, checked (it tests one claimed α). */
 function empiricalOptions(o: AuditOptions, alphas: number[]): { samples: number; level: number } {
@@ -207,8 +214,8 @@ async function auditVectorCommand(
   s: { mechanism: Mechanism; scale: number; alphas: number[]; epsilon: number; delta: number },
   specScales?: number[],
   specReleases?: number,
+  specDomain?: [number, number] | [number, number][],
 ): Promise<void> {
-  if (o.robustness) throw new InputError('is not available for vector queries yet', '--robustness');
   // --releases N: every row bounds the N releases together (the verdict is theirs).
   const n = o.releases !== undefined ? parseReleases(o.releases) : (specReleases ?? 1);
   if (n > 1 && o.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', '--empirical');
@@ -216,9 +223,24 @@ async function auditVectorCommand(
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? specScales;
   let rows: AuditRow[];
   let empirical: EmpiricalRow[] = [];
+  let robust: RobustnessReport | null = null;
   const bar = await progressBar('audit', !o.json);
   try {
     rows = auditVector(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
+    if (o.robustness) {
+      // The contamination box: one LO,HI per coordinate (or one for all), from --domain or the spec.
+      const ranges =
+        o.domain !== undefined
+          ? parseRanges(o.domain)
+          : specDomain && (Array.isArray(specDomain[0]) ? (specDomain as [number, number][]) : [specDomain as [number, number]]);
+      if (!ranges)
+        throw new InputError('is needed with --robustness: LO,HI;LO,HI;… (the box an adversary may move mass to, one range per coordinate)', '--domain');
+      if (s.alphas.length !== 1) throw new InputError('the robustness report takes one α', '--alpha');
+      if (n > 1) throw new InputError('reports one release; with --releases the certified rows decide', '--robustness');
+      const { robustnessVector } = await import('../vector/audit.js');
+      const d = Object.values(scenario.priors[0].conditionals)[0].d;
+      robust = robustnessVector(scenario, { ...s, alpha: s.alphas[0], box: ranges.length === 1 ? Array(d).fill(ranges[0]) : ranges, coordinateScales });
+    }
     if (o.empirical) {
       // The real release path through d + 1 one-number statistics (docs/math.md §12).
       const { samples, level } = empiricalOptions(o, s.alphas);
@@ -242,6 +264,7 @@ async function auditVectorCommand(
       delta: s.delta,
       ...(n > 1 ? { releases: n } : {}),
       verdict: over === 0 ? 'pass' : 'fail',
+      ...(robust ? { robustness: robustJson(robust) } : {}),
       over,
       rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))),
       ...(o.empirical ? { empirical } : {}),
@@ -253,7 +276,8 @@ async function auditVectorCommand(
     `${scenario.name}\n${s.mechanism} noise per coordinate, scale ${s.scale}${n > 1 ? `; ${n} releases of the same value together (docs/math.md §9; the verdict is theirs)` : ''}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(rows)}\n` +
       `\nD_α here is an upper bound (coupled bound over a transport coupling, or the data's own D_α; docs/math.md §12): a pass is certified, a fail may be the bound's looseness.\n` +
       `verdict: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}\n` +
-      empiricalLines(empirical, 'the certified bounds above decide'),
+      empiricalLines(empirical, 'the certified bounds above decide') +
+      robustLines(robust),
   );
 }
 
@@ -275,7 +299,10 @@ export function auditCommand(program: Command): void {
     .option('--level <a>', 'empirical audit: false-alarm probability bound (default 1e-3)')
     .option('--releases <n>', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)')
     .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
-    .option('--domain <lo,hi>', 'with --robustness: the interval an adversary may move mass to (must cover every value)')
+    .option(
+      '--domain <lo,hi>',
+      "with --robustness: the interval an adversary may move mass to (must cover every value; a vector query: one range per coordinate, 'LO,HI;LO,HI')",
+    )
     .option('--json', 'print {"rows": [...], "mi": [...]} as JSON, mirroring the tables')
     .addHelpText(
       'after',

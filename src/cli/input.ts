@@ -234,6 +234,17 @@ export async function plan(
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** `--domain LO,HI` or, for a vector query, `LO,HI;LO,HI;…` (one range per coordinate). */
+export function parseRanges(text: string): [number, number][] {
+  return text.split(';').map((range) => {
+    const parts = range.split(',').map((x) => x.trim());
+    const [lo, hi] = parts.map(Number);
+    if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
+      throw new InputError(`must be LO,HI with finite LO < HI (a vector query: one LO,HI per coordinate, separated by ';'), got '${text}'`, '--domain');
+    return [lo, hi];
+  });
+}
+
 /**
  * `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. A vector
  * query may give one range per coordinate, `LO,HI;LO,HI;…` (a spec: `[[LO, HI], …]`), the box.
@@ -244,14 +255,7 @@ export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): VectorCon
     throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
   let ranges: [number, number][] | undefined =
     d.domain === undefined ? undefined : Array.isArray(d.domain[0]) ? (d.domain as [number, number][]) : [d.domain as [number, number]];
-  if (o.domain !== undefined)
-    ranges = o.domain.split(';').map((range) => {
-      const parts = range.split(',').map((x) => x.trim());
-      const [lo, hi] = parts.map(Number);
-      if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
-        throw new InputError(`must be LO,HI with finite LO < HI (a vector query: one LO,HI per coordinate, separated by ';'), got '${o.domain}'`, '--domain');
-      return [lo, hi];
-    });
+  if (o.domain !== undefined) ranges = parseRanges(o.domain);
   if (lambda === undefined && ranges === undefined) return undefined;
   if (lambda === undefined) throw new InputError('is needed with --domain (the share of each conditional the adversary may move)', '--contamination');
   if (ranges === undefined) throw new InputError('is needed with --contamination (the interval the moved mass may go to, covering every value)', '--domain');

@@ -11,7 +11,9 @@ import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { dimensionOf, laplaceRdpScaled } from './calibrate.js';
+import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from './calibrate.js';
+import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
+import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
 import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
@@ -409,4 +411,47 @@ export function nextVectorReleaseScale(
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
   if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
   return { scale: sol.scale, binding: sol.top.label, method: 'coupled' };
+}
+
+/**
+ * The robustness report of a vector release (docs/math.md §10, §12): per pair the certified bound
+ * on the class's D_α (the coupled bound or the data's own, both directions, capped by ρ), ρ the
+ * noise's divergence between the box's opposite corners, then the contaminated bound per λ and
+ * the largest λ within ε (`robustnessFrom`, as for one column).
+ */
+export function robustnessVector(
+  scenario: VectorScenario,
+  s: {
+    mechanism: Mechanism;
+    scale: number;
+    alpha: number;
+    epsilon: number;
+    box: readonly (readonly [number, number])[];
+    lambdas?: number[];
+    coordinateScales?: readonly number[];
+  },
+): RobustnessReport {
+  if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
+  if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
+  if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
+  if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
+    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+  if (s.alpha === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
+  const release: VectorRelease = { mechanism: s.mechanism, scale: s.scale };
+  const w = checked(scenario, [release], s.coordinateScales, 'mechanism');
+  const box = contaminationBox({ lambda: 0, domain: [s.box[0]?.[0], s.box[0]?.[1]], box: s.box }, scenario);
+  const r = boxDivergence(s, box, w, s.scale, s.alpha);
+  const rho = r.value + r.error;
+  const pairs = new Map<string, { prior: string; pair: [string, string]; D: number; counts: [number, number] }>();
+  for (const dir of directions(scenario)) {
+    const key = `${dir.prior}\u0000${dir.pair.join('\u0000')}`;
+    const b = directionBound(dir.memo, [release], w, s.alpha);
+    dir.memo.costs.clear();
+    const D = Math.min(b.value + b.error, rho);
+    const counts: [number, number] = [Number(dir.memo.P.denominator), Number(dir.memo.Q.denominator)];
+    const seen = pairs.get(key);
+    if (!seen) pairs.set(key, { prior: dir.prior, pair: dir.pair, D, counts: dir.from === dir.pair[0] ? counts : [counts[1], counts[0]] });
+    else seen.D = Math.max(seen.D, D);
+  }
+  return robustnessFrom([...pairs.values()], rho, s);
 }

@@ -30,6 +30,30 @@ export interface VectorSettings extends CalibrationSettings {
   contamination?: VectorContamination;
 }
 
+/**
+ * The noise's divergence between the box's opposite corners (docs/math.md §10, §12): what moving
+ * mass anywhere in the box can add, Σ over coordinates (product noise), times N releases. Each
+ * side Wᵢ/wᵢ is rounded up twice (the subtraction and the division).
+ */
+export function boxDivergence(
+  s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>,
+  box: readonly (readonly [number, number])[],
+  w: readonly number[],
+  scale: number,
+  alpha: number,
+  releases = 1,
+): Bounded {
+  const def = mechanismDef(s.mechanism);
+  let value = 0,
+    error = 0;
+  box.forEach(([lo, hi], i) => {
+    const r = def.pointDivergence(nextUp(nextUp((hi - lo) / w[i])), scale, alpha, noiseOptions(s));
+    value += r.value;
+    error += r.error + EPS * Math.abs(value);
+  });
+  return { value: releases * value, error: releases * error + 2 * EPS * releases * Math.abs(value) };
+}
+
 /** The contamination box (one [LO, HI] per coordinate), checked to hold every atom of every conditional. */
 export function contaminationBox(c: VectorContamination, scenario: VectorScenario): [number, number][] {
   if (!(c.lambda >= 0 && c.lambda <= 1)) throw new InputError(`must be a number in [0, 1], got ${c.lambda}`, 'contamination');
@@ -252,20 +276,8 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
     }
     return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
   };
-  // Contamination (docs/math.md §10, §12): what moving λ of the mass anywhere in the box can add is the
-  // noise's divergence between the box's opposite corners, Σ over coordinates (product noise),
-  // times N releases. Each side is rounded up twice (the subtraction and the division).
   const def = mechanismDef(s.mechanism);
-  const point = (scale: number): Bounded => {
-    let value = 0,
-      error = 0;
-    for (let i = 0; i < d; i++) {
-      const r = def.pointDivergence(nextUp(nextUp((box![i][1] - box![i][0]) / w[i])), scale, alpha, noiseOptions(s));
-      value += r.value;
-      error += r.error + EPS * Math.abs(value);
-    }
-    return { value: n * value, error: n * error + 2 * EPS * n * Math.abs(value) };
-  };
+  const point = (scale: number): Bounded => boxDivergence(s, box!, w, scale, alpha, n);
   const units = pairs.map((pc) => ({
     label: { prior: pc.prior, pair: pc.pair },
     problem: (): ScaleProblem | NoNoise => {
