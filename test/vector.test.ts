@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
+import { audit } from '../src/audit/audit.js';
 import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
@@ -422,6 +423,38 @@ describe('vector queries (docs/math.md §12)', () => {
     );
   });
 
+  it('account: releases of different columns of the same people, jointly (one vector release with those weights)', () => {
+    const sc = scenario(P, Q);
+    const parts = [
+      { mechanism: 'laplace' as const, scale: 2, coordinates: [0] },
+      { mechanism: 'laplace' as const, scale: 8, coordinates: [1] },
+    ];
+    const alphas = [2, 5, Infinity];
+    const joint = accountVector(sc, parts, { alphas });
+    // Coordinate 1 at b = 2 and coordinate 2 at b = 8 together are one release with weights (2, 8) at scale 1.
+    const whole = auditVector(sc, { mechanism: 'laplace', scale: 1, coordinateScales: [2, 8], alphas, epsilon: 1, delta: 1e-6 });
+    for (const r of joint.rows) {
+      const same = Math.max(...whole.filter((x) => x.alpha === r.alpha).map((x) => x.divergence + x.error));
+      expect(Math.abs(r.divergence / same - 1), `α=${r.alpha}`).toBeLessThan(1e-6);
+    }
+    // One column alone: never below the exact divergence of that column's own laws (certified scalar audit).
+    const col = (m: VectorLaw) =>
+      fromCounts(
+        Array.from({ length: atomsOf(m) }, (_, k) => m.points[2 * k]),
+        Array.from(m.numerators, Number),
+      );
+    const exact = audit(
+      { name: 'c', priors: [{ name: 'p', conditionals: { a: col(P), b: col(Q) } }] },
+      { mechanism: 'laplace', scale: 2, alphas: [2, 5], epsilon: 1, delta: 1e-6 },
+    );
+    const first = accountVector(sc, [parts[0]], { alphas: [2, 5] });
+    for (const r of first.rows)
+      expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
+    expect(err(() => accountVector(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
+      /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
+    );
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
       /^method: .*tightest certified method here is coupled/,
@@ -525,6 +558,25 @@ describe('vector queries: specs, tables and the CLI', () => {
       '--json',
     );
     expect(JSON.parse(both.stdout).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);
+    // Releases of single coordinates: by 1-based number in a spec; names belong to a table's --query.
+    const cols = run(
+      'account',
+      '--spec',
+      spec,
+      '--release',
+      'mechanism=gaussian,scale=3,coordinates=1',
+      '--release',
+      'mechanism=gaussian,scale=4,coordinates=2',
+      '--json',
+    );
+    expect(cols.status, cols.stderr).toBe(0);
+    expect(JSON.parse(cols.stdout).releases.map((r: { coordinates: number[] }) => r.coordinates)).toEqual([[1], [2]]);
+    expect(run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age').stderr).toMatch(
+      /^error: --release: columns=age: a spec's coordinates have no names/,
+    );
+    expect(run('account', '--scenario', 'heart', '--release', 'mechanism=gaussian,scale=3,coordinates=1').stderr).toMatch(
+      /^error: --release: columns and coordinates name parts of a vector query/,
+    );
     const nextExpo = run('account', '--spec', spec, '--next', 'exponential', '--alpha', '2');
     expect(nextExpo.status).toBe(2);
     expect(nextExpo.stderr).toMatch(/^error: --next: vector queries take laplace or gaussian noise/);
@@ -644,6 +696,27 @@ describe('vector queries: specs, tables and the CLI', () => {
     // audit takes the columns together (coupled upper bounds); MI does not yet.
     const audited = run('audit', ...adultPair, '--scale', String(coupled.scale * (1 + 1e-9)), '--json');
     expect(audited.status, audited.stderr).toBe(0);
+    // Columns released at different times are accounted jointly, by name.
+    const byName = run(
+      'account',
+      ...adultPair,
+      '--release',
+      'mechanism=laplace,scale=2,columns=education-num',
+      '--release',
+      'mechanism=laplace,scale=8,columns=hours-per-week',
+      '--alpha',
+      '2',
+      '--json',
+    );
+    expect(byName.status, byName.stderr).toBe(0);
+    const weighted = JSON.parse(run('audit', ...adultPair, '--scale', '1', '--coordinate-scales', '2,8', '--alpha', '2', '--json').stdout).rows;
+    expect(JSON.parse(byName.stdout).rows[0].divergence).toBeCloseTo(
+      Math.max(...weighted.map((r: { divergence: number; error: number }) => r.divergence + r.error)),
+      6,
+    );
+    expect(run('account', ...adultPair, '--release', 'mechanism=laplace,scale=2,columns=age').stderr).toMatch(
+      /^error: --release: unknown column 'age' \(the query's columns: education-num, hours-per-week\)/,
+    );
     // MI: the per-coordinate bound over the joint laws of every relationship value.
     const one = run('calibrate', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--guarantee', 'mi', '--json');
     expect(one.status, one.stderr).toBe(0);

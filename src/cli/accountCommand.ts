@@ -17,8 +17,11 @@ interface AccountOptions extends CalibrateOptions {
   next?: string;
 }
 
-/** `mechanism=gaussian,scale=1.2[,cost=abs]`: one past release. */
-export function parseRelease(text: string): Release {
+/** A past release as typed: a vector query's release may name the columns (or 1-based coordinates) it published. */
+type ParsedRelease = Release & { columns?: string[]; coordinates?: number[] };
+
+/** `mechanism=gaussian,scale=1.2[,cost=abs][,columns=A+B | coordinates=1+2]`: one past release. */
+export function parseRelease(text: string): ParsedRelease {
   const fields = new Map<string, string>();
   for (const part of text.split(',')) {
     const i = part.indexOf('=');
@@ -26,7 +29,8 @@ export function parseRelease(text: string): Release {
       value = part.slice(i + 1).trim();
     if (i <= 0 || !value) throw new InputError(`must be mechanism=M,scale=S[,cost=C], got '${text}'`, '--release');
     if (fields.has(key)) throw new InputError(`names '${key}' twice in '${text}'`, '--release');
-    if (!['mechanism', 'scale', 'cost'].includes(key)) throw new InputError(`unknown field '${key}' in '${text}' (mechanism, scale, cost)`, '--release');
+    if (!['mechanism', 'scale', 'cost', 'columns', 'coordinates'].includes(key))
+      throw new InputError(`unknown field '${key}' in '${text}' (mechanism, scale, cost, columns, coordinates)`, '--release');
     fields.set(key, value);
   }
   const mechanism = fields.get('mechanism');
@@ -37,7 +41,25 @@ export function parseRelease(text: string): Release {
   if (scaleText === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
   const cost = fields.get('cost');
   if (cost !== undefined && !(cost in costs)) throw new InputError(`unknown cost '${cost}' in '${text}' (${Object.keys(costs).join(', ')})`, '--release');
-  return { mechanism: mechanism as Mechanism, scale, ...(cost ? { cost: costs[cost] } : {}) };
+  if (fields.has('columns') && fields.has('coordinates')) throw new InputError(`give columns or coordinates, not both, in '${text}'`, '--release');
+  const columns = fields
+    .get('columns')
+    ?.split('+')
+    .map((c) => c.trim());
+  const coordText = fields
+    .get('coordinates')
+    ?.split('+')
+    .map((c) => c.trim());
+  if (coordText && !coordText.every((c) => /^[1-9]\d*$/.test(c)))
+    throw new InputError(`coordinates are 1-based whole numbers joined by '+', in '${text}'`, '--release');
+  if (columns?.some((c) => c === '')) throw new InputError(`has an empty column name in '${text}'`, '--release');
+  return {
+    mechanism: mechanism as Mechanism,
+    scale,
+    ...(cost ? { cost: costs[cost] } : {}),
+    ...(columns ? { columns } : {}),
+    ...(coordText ? { coordinates: coordText.map((c) => Number(c) - 1) } : {}),
+  };
 }
 
 const HOW = {
@@ -56,6 +78,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
   if (isVectorScenario(loaded)) return runAccountVector(o, loaded, releases, alphas, delta, d);
+  if (releases.some((r) => r.columns || r.coordinates))
+    throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
   const scenario = loaded;
   let next: NextRelease | null = null;
   // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
@@ -96,13 +120,25 @@ function nextSettings(
 async function runAccountVector(
   o: AccountOptions,
   scenario: VectorScenario,
-  releases: Release[],
+  releases: ParsedRelease[],
   alphas: number[],
   delta: number,
   d: { alpha?: number; epsilon?: number; coordinateScales?: number[] },
 ): Promise<void> {
   const { accountVector, nextVectorReleaseScale } = await import('../vector/audit.js');
-  const past = releases.map((r) => ({ mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale }));
+  // Columns by name: the query's own order (a table's --query A,B,…).
+  const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
+  const past = releases.map((r) => {
+    const coordinates =
+      r.coordinates ??
+      r.columns?.map((c) => {
+        if (!names) throw new InputError(`columns=${r.columns!.join('+')}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, '--release');
+        const k = names.indexOf(c);
+        if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, '--release');
+        return k;
+      });
+    return { mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale, ...(coordinates ? { coordinates } : {}) };
+  });
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   let acc: Accounting | null = null;
   let next: NextRelease | null = null;
@@ -141,14 +177,15 @@ interface NextRelease {
 }
 
 /** The joint level (and the next release's scale) as JSON or a table. */
-function printAccount(o: AccountOptions, name: string, releases: Release[], acc: Accounting | null, next: NextRelease | null): void {
+function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[], acc: Accounting | null, next: NextRelease | null): void {
+  const part = (r: ParsedRelease) => (r.columns ? { columns: r.columns } : r.coordinates ? { coordinates: r.coordinates.map((c) => c + 1) } : {});
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
     process.stdout.write(
       JSON.stringify(
         {
           scenario: name,
-          releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}) })),
+          releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}), ...part(r) })),
           rows,
           epsilonDelta: acc?.epsilonDelta ?? null,
           next: next && { ...next, alpha: jsonAlpha(next.alpha) },
@@ -159,10 +196,14 @@ function printAccount(o: AccountOptions, name: string, releases: Release[], acc:
     );
     return;
   }
-  const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}`).join(', ');
+  const of = (r: ParsedRelease) =>
+    r.columns ? ` of ${r.columns.join('+')}` : r.coordinates ? ` of coordinate(s) ${r.coordinates.map((c) => c + 1).join('+')}` : '';
+  const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}${of(r)}`).join(', ');
   process.stdout.write(`${name}\n`);
   if (acc) {
-    process.stdout.write(`${releases.length} release(s) of the same value: ${list}\n\n`);
+    process.stdout.write(
+      `${releases.length} release(s) of the same ${releases.some((r) => r.columns || r.coordinates) ? "people's values" : 'value'}: ${list}\n\n`,
+    );
     const body = acc.rows.map((r) => [
       r.alpha === Infinity ? '∞' : String(r.alpha),
       numUp(r.divergence),
@@ -197,7 +238,11 @@ export function accountCommand(program: Command): void {
     .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
     .option('--spec <file>', 'scenario spec (JSON)')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
-    .option('--release <fields>', "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat)", collect)
+    .option(
+      '--release <fields>',
+      "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
+      collect,
+    )
     .option('--alpha <grid>', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)')
     .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)')
     .option('--delta <d>', 'δ for the (ε′, δ) conversion (default 1e-6)')

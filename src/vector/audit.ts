@@ -22,7 +22,15 @@ import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from '.
 export interface VectorRelease {
   mechanism: 'laplace' | 'gaussian';
   scale: number;
+  /**
+   * The coordinates this release publishes (0-based; default all): releases of different columns
+   * of the same people are accounted jointly too (docs/math.md §12).
+   */
+  coordinates?: readonly number[];
 }
+
+/** The coordinates a release publishes. */
+const coordsOf = (r: VectorRelease, d: number): readonly number[] => r.coordinates ?? Array.from({ length: d }, (_, c) => c);
 
 /**
  * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
@@ -35,7 +43,7 @@ function pairExponent(P: VectorLaw, Q: VectorLaw, i: number, j: number, releases
   for (const r of releases) {
     let sum = 0,
       err = 0;
-    for (let c = 0; c < P.d; c++) {
+    for (const c of coordsOf(r, P.d)) {
       const t = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
       if (r.mechanism === 'laplace') {
         const e = scaledLaplaceRdp(alpha, t); // already (α−1)·R_α
@@ -114,14 +122,14 @@ function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: 
     L = atomsOf(Q);
   // Per release, kept in the memo: the joint cost is their sum, and each release's own bound reuses its part.
   const part = (r: VectorRelease) => {
-    const key = `${alpha}|${r.mechanism}|${r.scale}`;
+    const key = `${alpha}|${r.mechanism}|${r.scale}|${r.coordinates?.join(',') ?? ''}`;
     let cost = m.costs.get(key);
     if (cost) return cost;
     cost = new Float64Array(K * L);
     for (let i = 0; i < K; i++)
       for (let j = 0; j < L; j++) {
         let e = 0;
-        for (let c = 0; c < P.d; c++) {
+        for (const c of coordsOf(r, P.d)) {
           const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
           e += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
         }
@@ -164,9 +172,18 @@ function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: r
   const laplace = releases.every((r) => r.mechanism === 'laplace');
   if (alpha === Infinity) {
     if (!laplace) return { value: Infinity, error: 0 };
-    m.wInf.value ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
-    const v = m.wInf.value * releases.reduce((a, r) => a + 1 / r.scale, 0);
-    return { value: v, error: (releases.length + 4) * EPS * v };
+    if (releases.every((r) => !r.coordinates)) {
+      m.wInf.value ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
+      const v = m.wInf.value * releases.reduce((a, r) => a + 1 / r.scale, 0);
+      return { value: v, error: (releases.length + 4) * EPS * v };
+    }
+    // Releases of different coordinates: D∞ ≤ the largest coupled move in the norm Σ_c u_c·|Δ_c|,
+    // u_c = Σ over the releases of c of 1/(w_c·b) (0: a coordinate no release publishes), minimised
+    // over couplings — W∞ in that weighted ℓ₁ norm (weights 1/u_c, ∞ where u_c = 0).
+    const u = w.map(() => 0);
+    for (const r of releases) for (const c of coordsOf(r, m.P.d)) u[c] += 1 / r.scale;
+    const v = wInfVector(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
+    return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
   let coupling = baseCoupling(m, laplace, w);
@@ -190,6 +207,11 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
     if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
       throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', path);
     if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+    if (r.coordinates) {
+      const cs = r.coordinates;
+      if (!cs.length || new Set(cs).size !== cs.length || !cs.every((c) => Number.isInteger(c) && c >= 0 && c < d))
+        throw new InputError(`a release's coordinates must be distinct whole numbers from 1 to ${d}, got ${cs.map((c) => c + 1).join(', ')}`, 'release');
+    }
   }
   return w;
 }
