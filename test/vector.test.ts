@@ -450,6 +450,12 @@ describe('vector queries (docs/math.md §12)', () => {
     const first = accountVector(sc, [parts[0]], { alphas: [2, 5] });
     for (const r of first.rows)
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
+    // The next release of the second column only, after the first: the joint level at its scale is ε.
+    const next = nextVectorReleaseScale(sc, [parts[0]], 'laplace', 2, 1, { coordinates: [1] }).scale;
+    const level = (b: number) => accountVector(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
+    expect(level(next)).toBeLessThanOrEqual(1 + 1e-9);
+    expect(level(0.99 * next)).toBeGreaterThan(1);
+    expect(err(() => nextVectorReleaseScale(sc, [], 'laplace', 2, 1, { coordinates: [0, 0] }))).toMatch(/^next: a release's coordinates must be distinct/);
     expect(err(() => accountVector(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
       /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
     );
@@ -571,6 +577,26 @@ describe('vector queries: specs, tables and the CLI', () => {
     );
     expect(cols.status, cols.stderr).toBe(0);
     expect(JSON.parse(cols.stdout).releases.map((r: { coordinates: number[] }) => r.coordinates)).toEqual([[1], [2]]);
+    const nextCol = JSON.parse(
+      run(
+        'account',
+        '--spec',
+        spec,
+        '--release',
+        'mechanism=gaussian,scale=3,coordinates=1',
+        '--next',
+        'gaussian',
+        '--next-columns',
+        '2',
+        '--alpha',
+        '2',
+        '--json',
+      ).stdout,
+    ).next;
+    expect(nextCol).toMatchObject({ mechanism: 'gaussian', columns: ['2'] });
+    expect(nextCol.scale).toBe(
+      nextVectorReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], 'gaussian', 2, 1, { coordinates: [1] }).scale,
+    );
     expect(run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age').stderr).toMatch(
       /^error: --release: columns=age: a spec's coordinates have no names/,
     );

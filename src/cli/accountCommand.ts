@@ -15,6 +15,7 @@ interface AccountOptions extends CalibrateOptions {
   release?: string[];
   delta?: string;
   next?: string;
+  nextColumns?: string;
 }
 
 /** A past release as typed: a vector query's release may name the columns (or 1-based coordinates) it published. */
@@ -80,6 +81,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   if (isVectorScenario(loaded)) return runAccountVector(o, loaded, releases, alphas, delta, d);
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
+  if (o.nextColumns !== undefined) throw new InputError('name parts of a vector query (several --query columns, or vector values in a spec)', '--next-columns');
   const scenario = loaded;
   let next: NextRelease | null = null;
   // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
@@ -128,17 +130,23 @@ async function runAccountVector(
   const { accountVector, nextVectorReleaseScale } = await import('../vector/audit.js');
   // Columns by name: the query's own order (a table's --query A,B,…).
   const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
+  const indexOf = (columns: string[], flag: string, what: string) =>
+    columns.map((c) => {
+      if (!names) throw new InputError(`${what}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, flag);
+      const k = names.indexOf(c);
+      if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, flag);
+      return k;
+    });
   const past = releases.map((r) => {
-    const coordinates =
-      r.coordinates ??
-      r.columns?.map((c) => {
-        if (!names) throw new InputError(`columns=${r.columns!.join('+')}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, '--release');
-        const k = names.indexOf(c);
-        if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, '--release');
-        return k;
-      });
+    const coordinates = r.coordinates ?? (r.columns && indexOf(r.columns, '--release', `columns=${r.columns.join('+')}`));
     return { mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale, ...(coordinates ? { coordinates } : {}) };
   });
+  // --next-columns A+B (a table's names) or 1+2 (1-based coordinates): the next release publishes only those.
+  const nextParts = o.nextColumns?.split('+').map((c) => c.trim());
+  if (nextParts && o.next === undefined) throw new InputError('goes with --next', '--next-columns');
+  const nextCoordinates =
+    nextParts &&
+    (nextParts.every((c) => /^[1-9]\d*$/.test(c)) && !names ? nextParts.map((c) => Number(c) - 1) : indexOf(nextParts, '--next-columns', `'${o.nextColumns}'`));
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   let acc: Accounting | null = null;
   let next: NextRelease | null = null;
@@ -150,9 +158,10 @@ async function runAccountVector(
         throw new InputError(`vector queries take laplace or gaussian noise (independent per coordinate), got '${n.mechanism}'`, '--next');
       const r = nextVectorReleaseScale(scenario, past, n.mechanism, n.alpha, n.epsilon, {
         coordinateScales,
+        ...(nextCoordinates ? { coordinates: nextCoordinates } : {}),
         onProgress: (done, total) => bar.update(done, total, 'next release'),
       });
-      next = { ...n, ...r };
+      next = { ...n, ...r, ...(nextParts ? { columns: nextParts } : {}) };
     }
     if (releases.length === 0 && !next)
       throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
@@ -174,6 +183,8 @@ interface NextRelease {
   scale: number;
   method: string;
   binding: { prior: string; pair: [string, string] } | null;
+  /** A vector query's next release of some columns only. */
+  columns?: string[];
 }
 
 /** The joint level (and the next release's scale) as JSON or a table. */
@@ -226,7 +237,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
   }
   if (next) {
     process.stdout.write(
-      `\nnext ${next.mechanism} release: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
+      `\nnext ${next.mechanism} release${next.columns ? ` of ${next.columns.join('+')}` : ''}: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
     );
   }
 }
@@ -248,6 +259,7 @@ export function accountCommand(program: Command): void {
     .option('--delta <d>', 'δ for the (ε′, δ) conversion (default 1e-6)')
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
     .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')
+    .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
     .option('--json', 'print the accounting as JSON')
     .addHelpText(
       'after',

@@ -210,7 +210,10 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
     if (r.coordinates) {
       const cs = r.coordinates;
       if (!cs.length || new Set(cs).size !== cs.length || !cs.every((c) => Number.isInteger(c) && c >= 0 && c < d))
-        throw new InputError(`a release's coordinates must be distinct whole numbers from 1 to ${d}, got ${cs.map((c) => c + 1).join(', ')}`, 'release');
+        throw new InputError(
+          `a release's coordinates must be distinct whole numbers from 1 to ${d}, got ${cs.map((c) => c + 1).join(', ')}`,
+          path === 'next' ? 'next' : 'release',
+        );
     }
   }
   return w;
@@ -370,16 +373,19 @@ export function nextVectorReleaseScale(
   mechanism: VectorRelease['mechanism'],
   alpha: number,
   epsilon: number,
-  opts: { coordinateScales?: readonly number[]; onProgress?: Progress } = {},
+  /** `coordinates`: the next release publishes only these (0-based; default all). */
+  opts: { coordinateScales?: readonly number[]; onProgress?: Progress; coordinates?: readonly number[] } = {},
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: 'coupled' | 'data-processing' } {
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
   if (mechanism !== 'laplace' && mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'next');
   const w = checked(scenario, past, opts.coordinateScales, 'release');
+  const part = opts.coordinates ? { coordinates: opts.coordinates } : {};
+  checked(scenario, [{ mechanism, scale: 1, ...part }], opts.coordinateScales, 'next');
   if (alpha === Infinity && [...past, { mechanism }].some((r) => r.mechanism === 'gaussian'))
     throw new InputError('Gaussian noise has no finite α = ∞ level: give a finite α', 'alpha');
-  const all = (s: number): VectorRelease[] => [...past, { mechanism, scale: s }];
+  const all = (s: number): VectorRelease[] => [...past, { mechanism, scale: s, ...part }];
   const units = directions(scenario).map((dir) => {
     const label = { prior: dir.prior, pair: dir.pair };
     const where = `prior '${dir.prior}', ${dir.from} → ${dir.to}`;
