@@ -62,4 +62,36 @@ describe('worker threads (--threads): the numbers of one thread, bit for bit', (
     expect(worth.stderr).toMatch(/PUFFERFISH_HELPERS_WORTH_MS: must be a number of milliseconds, 0 or more, got 'soon'/);
     expect(worth.stderr).not.toMatch(/ at /);
   });
+
+  it("a vector query's account: each direction whole on a worker, the same bytes as one thread", () => {
+    const adult = join(UCI_DIR, 'adult', 'adult.data');
+    const args = [
+      'account',
+      '--json',
+      '--data',
+      adult,
+      '--query',
+      'education-num,hours-per-week',
+      '--secret-column',
+      'relationship',
+      '--values',
+      'Husband,Not-in-family,Wife',
+      '--release',
+      'mechanism=laplace,scale=3,columns=education-num',
+      '--release',
+      'mechanism=gaussian,scale=4',
+      '--alpha',
+      '2,5',
+    ];
+    const go = (worth: string, threads: string) =>
+      spawnSync(process.execPath, [BIN, ...args, '--threads', threads], { encoding: 'utf8', env: { ...process.env, PUFFERFISH_HELPERS_WORTH_MS: worth } });
+    const outs = [go('', '1'), go('0', '2'), go('0', '3')];
+    for (const o of outs) expect(o.status, o.stderr).toBe(0);
+    for (const o of outs.slice(1)) expect(o.stdout).toBe(outs[0].stdout);
+    expect(JSON.parse(outs[0].stdout).rows).toHaveLength(2);
+    const scalar = spawnSync(process.execPath, [BIN, 'account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--threads', '2'], {
+      encoding: 'utf8',
+    });
+    expect(scalar.stderr).toMatch(/^error: --threads: spread a vector query's account over threads; one column is accounted on one thread/);
+  }, 120_000);
 });

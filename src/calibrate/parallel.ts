@@ -43,9 +43,12 @@ export function threadRunner(threads: number, worth = helpersWorthMs()): TaskRun
   );
 }
 
-/** Runs `f` with a pool of `threads` worker threads, closing it afterwards (also on an error). */
-export async function withPool<T>(threads: number, f: (pool: CalibrationPool) => Promise<T>): Promise<T> {
-  const pool = new CalibrationPool(threads, threadRunner);
+/**
+ * Runs `f` with a pool of `threads` worker threads, closing it afterwards (also on an error).
+ * `worth`: when helpers start (ms of this thread's work waiting; 0 = at once, for work known heavy).
+ */
+export async function withPool<T>(threads: number, f: (pool: CalibrationPool) => Promise<T>, worth?: number): Promise<T> {
+  const pool = new CalibrationPool(threads, (n) => threadRunner(n, worth ?? helpersWorthMs()));
   try {
     return await f(pool);
   } finally {

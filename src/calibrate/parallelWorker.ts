@@ -9,6 +9,8 @@ import { build, recheckBuilt, solveBuilt } from './driver.js';
 import type { SingleMethod } from './rules.js';
 import { pairCoupling, type Scenario } from './scenario.js';
 import { errorToWire, fromWire, type WireError, type WireSettings } from './wire.js';
+import { directionAccount, type DirectionAccount, type VectorRelease } from '../vector/audit.js';
+import type { VectorLaw } from '../vector/law.js';
 
 /** One (prior, pair) as plain data: its coupling is built on the worker, when a method needs it. */
 export interface WirePair {
@@ -21,10 +23,11 @@ export interface WirePair {
 export type Task =
   | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
   | { kind: 'recheck'; chunk: string; scales: number[] }
-  | { kind: 'whole'; scenario: Scenario; settings: WireSettings };
+  | { kind: 'whole'; scenario: Scenario; settings: WireSettings }
+  | { kind: 'vector-account'; P: VectorLaw; Q: VectorLaw; releases: VectorRelease[]; w: number[]; alphas: number[] };
 
 export type TaskResult =
-  | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult }
+  | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult; vector?: DirectionAccount[] }
   | { ok: false; error: WireError };
 
 type Built = ScaleProblem | NoNoise;
@@ -62,6 +65,8 @@ export default function run(t: Task): TaskResult {
         return recheck(t);
       case 'whole':
         return { ok: true, result: calibrate(t.scenario, fromWire(t.settings)) };
+      case 'vector-account':
+        return { ok: true, vector: directionAccount(t.P, t.Q, t.releases, t.w, t.alphas) };
       default: {
         const unknown: never = t;
         throw new Error(`unknown task ${JSON.stringify(unknown)}`);

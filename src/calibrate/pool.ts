@@ -293,6 +293,11 @@ export class CalibrationPool {
     );
   }
 
+  /** One task on the next idle worker (this thread too); its result, or its error rethrown here. */
+  async runTask(t: Task): Promise<TaskResult & { ok: true }> {
+    return (await this.run(t)).result;
+  }
+
   async close(): Promise<void> {
     await this.started?.close();
   }

@@ -7,7 +7,7 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, parseDelta } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
-import { loadScenario, parseCoordinateScales, withSourceOptions, type CalibrateOptions } from './input.js';
+import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
 
@@ -82,6 +82,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
   if (o.nextColumns !== undefined) throw new InputError('name parts of a vector query (several --query columns, or vector values in a spec)', '--next-columns');
+  if (o.threads !== undefined) throw new InputError("spread a vector query's account over threads; one column is accounted on one thread", '--threads');
   const scenario = loaded;
   let next: NextRelease | null = null;
   // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
@@ -127,7 +128,7 @@ async function runAccountVector(
   delta: number,
   d: { alpha?: number; epsilon?: number; coordinateScales?: number[] },
 ): Promise<void> {
-  const { accountVector, nextVectorReleaseScale } = await import('../vector/audit.js');
+  const { accountVector, accountVectorOnPool, nextVectorReleaseScale } = await import('../vector/audit.js');
   // Columns by name: the query's own order (a table's --query A,B,…).
   const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
   const indexOf = (columns: string[], flag: string, what: string) =>
@@ -165,8 +166,22 @@ async function runAccountVector(
     }
     if (releases.length === 0 && !next)
       throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
-    if (releases.length)
-      acc = accountVector(scenario, past, { alphas, delta, coordinateScales, onProgress: (done, total) => bar.update(done, total, 'joint level') });
+    if (releases.length) {
+      const opts = { alphas, delta, coordinateScales, onProgress: (done: number, total: number) => bar.update(done, total, 'joint level') };
+      // Directions on worker threads (each whole, by the same code): the numbers of one thread.
+      const threads = parseThreads(o.threads);
+      if (threads > 1) {
+        const { withPool } = await import('../calibrate/parallel.js');
+        // A direction of two laws of K and L atoms solves K·L-cost transport problems at every order:
+        // from about 10⁵ pairs that is seconds per direction, so helpers start at once.
+        const pairsOf = (p: VectorScenario['priors'][number]) => Object.values(p.conditionals).map((m) => m.masses.length);
+        const heavy = scenario.priors.some((p) => {
+          const sizes = pairsOf(p).sort((a, b) => b - a);
+          return sizes.length > 1 && sizes[0] * sizes[1] >= 1e5;
+        });
+        acc = await withPool(threads, (pool) => accountVectorOnPool(pool, scenario, past, opts), heavy ? 0 : undefined);
+      } else acc = accountVector(scenario, past, opts);
+    }
   } catch (e) {
     throw asFlagError(e);
   } finally {
@@ -260,6 +275,10 @@ export function accountCommand(program: Command): void {
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
     .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')
     .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
+    .option(
+      '--threads <n>',
+      "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
+    )
     .option('--json', 'print the accounting as JSON')
     .addHelpText(
       'after',

@@ -14,6 +14,7 @@ import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from './calibrate.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import type { CalibrationPool } from '../calibrate/pool.js';
 import type { TransportBasis } from '../coupling/transport.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
 import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
@@ -304,40 +305,58 @@ export function auditVector(
   return rows;
 }
 
+/** One direction's share of a vector account, per α: its joint bound and how, and the sum of each release's own bound. */
+export interface DirectionAccount {
+  value: number;
+  how: 'coupled' | 'data-processing';
+  naive: number;
+}
+
 /**
- * The joint level of several releases of the same vector (docs/math.md §9, §12): per α > 1 the
- * largest certified upper bound over the priors, pairs and directions (`releaseBound` with the
- * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
- * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
- * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
+ * One direction (P, Q) of a vector account at every order, in order (its memo carries couplings and
+ * warm starts from one order to the next): what a worker thread computes for its direction.
  */
-export function accountVector(
-  scenario: VectorScenario,
+export function directionAccount(
+  P: VectorLaw,
+  Q: VectorLaw,
   releases: readonly VectorRelease[],
-  opts: { alphas: number[]; delta?: number; coordinateScales?: readonly number[]; onProgress?: (done: number, total: number) => void },
-): Accounting {
+  w: readonly number[],
+  alphas: readonly number[],
+  wInf: { value?: number } = {},
+): DirectionAccount[] {
+  const m = directionMemo(P, Q, wInf);
+  return alphas.map((alpha) => {
+    const b = directionBound(m, releases, w, alpha);
+    const naive = releases.reduce((a, r) => {
+      const one = directionBound(m, [r], w, alpha);
+      return a + one.value + one.error;
+    }, 0);
+    m.costs.clear();
+    return { value: b.value + b.error, how: b.how, naive };
+  });
+}
+
+type AccountOptions = { alphas: number[]; delta?: number; coordinateScales?: readonly number[]; onProgress?: (done: number, total: number) => void };
+
+/** The account's inputs checked; the coordinate weights. */
+function accountChecks(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): number[] {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
   if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
-  const dirs = directions(scenario);
-  let done = 0;
-  const rows = opts.alphas.map((alpha): AccountRow => {
+  return w;
+}
+
+/** The rows from every direction's share (directions in order: the first largest binds), and the (ε′, δ) conversion. */
+function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[][], releases: number, opts: AccountOptions): Accounting {
+  const rows = opts.alphas.map((alpha, k): AccountRow => {
     let best: { value: number; how: 'coupled' | 'data-processing'; prior: string; pair: [string, string] } | null = null;
     let naive = 0;
-    for (const dir of dirs) {
-      opts.onProgress?.(done++, opts.alphas.length * dirs.length);
-      const b = directionBound(dir.memo, releases, w, alpha);
-      if (!best || b.value + b.error > best.value) best = { value: b.value + b.error, how: b.how, prior: dir.prior, pair: dir.pair };
-      naive = Math.max(
-        naive,
-        releases.reduce((a, r) => {
-          const one = directionBound(dir.memo, [r], w, alpha);
-          return a + one.value + one.error;
-        }, 0),
-      );
-      dir.memo.costs.clear();
-    }
+    dirs.forEach((dir, j) => {
+      const b = parts[j][k];
+      if (!best || b.value > best.value) best = { value: b.value, how: b.how, prior: dir.prior, pair: dir.pair };
+      naive = Math.max(naive, b.naive);
+    });
     const b = best!;
     return {
       alpha,
@@ -355,7 +374,48 @@ export function accountVector(
       const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
       if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
     }
-  return { releases: releases.length, rows, epsilonDelta };
+  return { releases, rows, epsilonDelta };
+}
+
+/**
+ * The joint level of several releases of the same vector (docs/math.md §9, §12): per α > 1 the
+ * largest certified upper bound over the priors, pairs and directions (`releaseBound` with the
+ * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
+ * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
+ * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
+ */
+export function accountVector(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): Accounting {
+  const w = accountChecks(scenario, releases, opts);
+  const dirs = directions(scenario);
+  const parts = dirs.map((dir, k) => {
+    opts.onProgress?.(k, dirs.length);
+    return directionAccount(dir.memo.P, dir.memo.Q, releases, w, opts.alphas, dir.memo.wInf);
+  });
+  return accountOf(dirs, parts, releases.length, opts);
+}
+
+/**
+ * `accountVector` with the directions spread over a pool's threads: each direction is computed
+ * whole by the same code (`directionAccount`), so the numbers are those of one thread.
+ */
+export async function accountVectorOnPool(
+  pool: CalibrationPool,
+  scenario: VectorScenario,
+  releases: readonly VectorRelease[],
+  opts: AccountOptions,
+): Promise<Accounting> {
+  if (pool.threads <= 1) return accountVector(scenario, releases, opts);
+  const w = accountChecks(scenario, releases, opts);
+  const dirs = directions(scenario);
+  let done = 0;
+  const parts = await Promise.all(
+    dirs.map(async (dir) => {
+      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: opts.alphas });
+      opts.onProgress?.(++done, dirs.length);
+      return r.vector!;
+    }),
+  );
+  return accountOf(dirs, parts, releases.length, opts);
 }
 
 /**
