@@ -238,6 +238,22 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     ],
   ];
   for (const [name, runs] of cases) await pair('worker threads (CLI processes)', `${name}: --threads 2`, '--threads 1', cli(runs, 2), cli(runs, 1), once);
+  // A vector query's account: each (prior, pair, direction) whole on a worker; Husband's law is large
+  // enough (K·L ≥ 10⁵) that helpers start at once.
+  const vectorAccount = (threads: number) => () => {
+    const args = ['account', '--data', adult, '--query', 'age,education-num', '--secret-column', 'relationship', '--values', 'Husband,Own-child,Wife'];
+    const releases = ['--release', 'mechanism=laplace,scale=20', '--release', 'mechanism=laplace,scale=30', '--alpha', '2,5'];
+    const r = spawnSync(process.execPath, ['dist/cli/main.js', ...args, ...releases, '--threads', String(threads), '--json'], { cwd: root, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`account: ${r.stderr}`);
+  };
+  await pair(
+    'worker threads (CLI processes)',
+    'vector account (adult age,education-num, 3 relationship values, 2 releases, α 2,5): --threads 2',
+    '--threads 1',
+    vectorAccount(2),
+    vectorAccount(1),
+    once,
+  );
 }
 
 // 5b′. The part worker threads can speed up: the calibration phase alone (table read and start-up

@@ -60,7 +60,33 @@ export function vectorLaw(
       points[k * d + i] = x === 0 ? 0 : x;
     });
   });
-  return { d, points, masses: byId.masses, numerators: byId.numerators, denominator: byId.denominator };
+  return lexicographic({ d, points, masses: byId.masses, numerators: byId.numerators, denominator: byId.denominator });
+}
+
+/**
+ * A law with its atoms in lexicographic order of their coordinates: one order whatever order the
+ * atoms were met in (a table engine may return groups in any order), so every computation on the
+ * law — transport solves with their tie-breaking among them — is reproducible bit for bit.
+ */
+function lexicographic(m: VectorLaw): VectorLaw {
+  const n = m.masses.length;
+  const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => {
+    for (let c = 0; c < m.d; c++) {
+      const dc = m.points[x * m.d + c] - m.points[y * m.d + c];
+      if (dc !== 0) return dc;
+    }
+    return 0;
+  });
+  if (order.every((k, i) => k === i)) return m;
+  const points = new Float64Array(n * m.d);
+  order.forEach((k, i) => points.set(m.points.subarray(k * m.d, (k + 1) * m.d), i * m.d));
+  return {
+    d: m.d,
+    points,
+    masses: Float64Array.from(order, (k) => m.masses[k]),
+    numerators: order.map((k) => m.numerators[k]),
+    denominator: m.denominator,
+  };
 }
 
 /**
@@ -105,7 +131,7 @@ export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[])
       points[k * dim + i] = x;
     });
   });
-  return { d: dim, points, masses: d.masses, numerators: d.numerators, denominator: d.denominator };
+  return lexicographic({ d: dim, points, masses: d.masses, numerators: d.numerators, denominator: d.denominator });
 }
 
 /** A scenario over atom numbers (a vector query's table histograms) as the vector scenario of those atoms. */
