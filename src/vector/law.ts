@@ -79,7 +79,9 @@ function lexicographic(m: VectorLaw): VectorLaw {
   });
   if (order.every((k, i) => k === i)) return m;
   const points = new Float64Array(n * m.d);
-  order.forEach((k, i) => points.set(m.points.subarray(k * m.d, (k + 1) * m.d), i * m.d));
+  order.forEach((k, i) => {
+    points.set(m.points.subarray(k * m.d, (k + 1) * m.d), i * m.d);
+  });
   return {
     d: m.d,
     points,
