@@ -13,7 +13,7 @@ import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
 import { accountVector, auditVector, nextVectorReleaseScale, robustnessVector } from '../src/vector/audit.js';
 import { calibrateVector } from '../src/vector/calibrate.js';
-import { calibrateMIVector } from '../src/vector/mi.js';
+import { calibrateMIVector, miBoundsVector } from '../src/vector/mi.js';
 import { auditEmpiricalVector } from '../src/vector/empirical.js';
 import { calibrateMI } from '../src/mi/calibrateMI.js';
 import { atomsOf, vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
@@ -371,6 +371,14 @@ describe('vector queries (docs/math.md §12)', () => {
       const k = { family: mechanism, scale: r.scale };
       const mi = 0.5 * vectorRenyi2d(P, M, k, k, 1.001) + 0.5 * vectorRenyi2d(Q, M, k, k, 1.001);
       expect(mi, mechanism).toBeLessThanOrEqual(0.05);
+      // The audit's MI row at that scale: the same bound, ε (to its rounding), above the quadrature.
+      const row = miBoundsVector(sc, { mechanism, scale: r.scale })[0];
+      expect(row.how).toBe('max-entropy');
+      expect(Math.abs(row.atMost / 0.05 - 1)).toBeLessThan(1e-9);
+      expect(row.atMost).toBeGreaterThanOrEqual(mi);
+      // No noise: the data's own I(X; S) (the secrets' supports differ: log 2).
+      expect(miBoundsVector(sc, { mechanism, scale: 0 })[0]).toMatchObject({ how: 'data-processing' });
+      expect(miBoundsVector(sc, { mechanism, scale: 0 })[0].atMost).toBeCloseTo(Math.LN2, 12);
     }
     // One coordinate at weight 1: exactly the scalar calibration.
     const firsts = (m: VectorLaw) =>

@@ -224,9 +224,14 @@ async function auditVectorCommand(
   let rows: AuditRow[];
   let empirical: EmpiricalRow[] = [];
   let robust: RobustnessReport | null = null;
+  let mi: { prior: string; atMost: number; how: string }[] = [];
   const bar = await progressBar('audit', !o.json);
   try {
     rows = auditVector(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
+    if (s.mechanism === 'laplace' || s.mechanism === 'gaussian') {
+      const { miBoundsVector } = await import('../vector/mi.js');
+      mi = miBoundsVector(scenario, { mechanism: s.mechanism, scale: s.scale, coordinateScales });
+    }
     if (o.robustness) {
       // The contamination box: one LO,HI per coordinate (or one for all), from --domain or the spec.
       const ranges =
@@ -265,6 +270,7 @@ async function auditVectorCommand(
       ...(n > 1 ? { releases: n } : {}),
       verdict: over === 0 ? 'pass' : 'fail',
       ...(robust ? { robustness: robustJson(robust) } : {}),
+      ...(mi.length ? { mi } : {}),
       over,
       rows: rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))),
       ...(o.empirical ? { empirical } : {}),
@@ -276,6 +282,9 @@ async function auditVectorCommand(
     `${scenario.name}\n${s.mechanism} noise per coordinate, scale ${s.scale}${n > 1 ? `; ${n} releases of the same value together (docs/math.md §9; the verdict is theirs)` : ''}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(rows)}\n` +
       `\nD_α here is an upper bound (coupled bound over a transport coupling, or the data's own D_α; docs/math.md §12): a pass is certified, a fail may be the bound's looseness.\n` +
       `verdict: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}\n` +
+      (mi.length
+        ? `\nmutual information I(Y; S) (secrets weighted by their probabilities), upper bounds:\n${mi.map((m) => `  ${m.prior}: ≤ ${numUp(m.atMost)} nats (${m.how === 'max-entropy' ? 'max-entropy bound summed over the coordinates, docs/math.md §12' : "the data's own I(X; S), data processing"})`).join('\n')}\n`
+        : '') +
       empiricalLines(empirical, 'the certified bounds above decide') +
       robustLines(robust),
   );

@@ -26,6 +26,37 @@ function coordinateMoments(prior: Prior<VectorLaw>, d: number): PriorMoments[] {
   });
 }
 
+/** I(X; S) of the data itself under a prior (vectors matched exactly, as atom ids). */
+function dataMI(prior: Prior<VectorLaw>) {
+  const secrets = Object.keys(prior.conditionals);
+  const ids = idLaws(secrets.map((s) => prior.conditionals[s]));
+  return discreteMutualInformation({ ...prior, conditionals: Object.fromEntries(secrets.map((s, k) => [s, ids[k]])) });
+}
+
+/**
+ * Upper bounds on I(Y; S) per prior at a given scale (the audit's MI rows for a vector query,
+ * docs/math.md §12): the per-coordinate max-entropy bound summed, or the data's own I(X; S)
+ * where smaller (data processing); each with its rounding charged.
+ */
+export function miBoundsVector(
+  scenario: VectorScenario,
+  s: { mechanism: MiSettings['mechanism']; scale: number; coordinateScales?: readonly number[] },
+): { prior: string; atMost: number; how: 'max-entropy' | 'data-processing' }[] {
+  const d = dimensionOf(scenario);
+  const w = s.coordinateScales ?? Array(d).fill(1);
+  const bound = mechanismDef(s.mechanism).mi;
+  if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
+  return scenario.priors.map((prior) => {
+    const data = dataMI(prior);
+    const own = data.value + data.error;
+    if (!(s.scale > 0)) return { prior: prior.name, atMost: own, how: 'data-processing' as const };
+    let v = 0;
+    for (const [c, m] of coordinateMoments(prior, d).entries()) if (m.variance > 0) v += bound.value(m, w[c] * s.scale);
+    const sum = v * (1 + (18 + d) * EPS);
+    return sum < own ? { prior: prior.name, atMost: sum, how: 'max-entropy' as const } : { prior: prior.name, atMost: own, how: 'data-processing' as const };
+  });
+}
+
 /**
  * ε-MI Pufferfish for a vector query (docs/math.md §7, §12): `mi-variance` per coordinate. Given X
  * the coordinates' noises are independent, so I(Y;S) ≤ I(Y;X) = h(Y) − h(Y|X) ≤ Σᵢ [h(Yᵢ) − h(Nᵢ)]
@@ -56,9 +87,7 @@ export function calibrateMIVector(
   const eps = st.epsilon;
   const units: Unit<Prior<VectorLaw>>[] = scenario.priors.map((prior) => {
     const ms = coordinateMoments(prior, d);
-    const secrets = Object.keys(prior.conditionals);
-    const ids = idLaws(secrets.map((s) => prior.conditionals[s]));
-    const data = discreteMutualInformation({ ...prior, conditionals: Object.fromEntries(secrets.map((s, k) => [s, ids[k]])) });
+    const data = dataMI(prior);
     if (data.value + data.error <= eps) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     const varying = ms.map((m, c) => ({ m, w: w[c] })).filter((x) => x.m.variance > 0);
     if (!varying.length) return { label: prior, problem: { zero: 'X is constant under this prior' } };
