@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +63,57 @@ describe('worker threads (--threads): the numbers of one thread, bit for bit', (
     expect(worth.status).toBe(2);
     expect(worth.stderr).toMatch(/PUFFERFISH_HELPERS_WORTH_MS: must be a number of milliseconds, 0 or more, got 'soon'/);
     expect(worth.stderr).not.toMatch(/ at /);
+  });
+
+  it("a vector query's grid: whole calibrations on workers (contamination box included), the same bytes as one thread", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-vgrid-'));
+    const spec = join(dir, 'v.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        epsilon: 1,
+        mechanism: 'laplace',
+        priors: [
+          {
+            name: 'p',
+            conditionals: {
+              a: {
+                values: [
+                  [12, 40],
+                  [13, 45],
+                  [9, 40],
+                ],
+                counts: [5, 3, 2],
+              },
+              b: {
+                values: [
+                  [12, 38],
+                  [14, 45],
+                  [9, 50],
+                ],
+                counts: [2, 3, 5],
+              },
+            },
+          },
+        ],
+      }),
+    );
+    const j = sameAcrossThreads(
+      '--spec',
+      spec,
+      '--alpha',
+      '1.5,2,3,inf',
+      '--method',
+      'coupled,theorem,pierquin',
+      '--contamination',
+      '0.05',
+      '--domain',
+      '8,15;36,52',
+    ) as {
+      results: { scale: number }[];
+    };
+    expect(j.results).toHaveLength(12);
+    expect(j.results.every((r) => r.scale > 0)).toBe(true);
   });
 
   it("a vector query's account: each direction whole on a worker, the same bytes as one thread", () => {

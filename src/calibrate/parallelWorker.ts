@@ -10,7 +10,8 @@ import type { SingleMethod } from './rules.js';
 import { pairCoupling, type Scenario } from './scenario.js';
 import { errorToWire, fromWire, type WireError, type WireSettings } from './wire.js';
 import { directionAccount, type DirectionAccount, type VectorRelease } from '../vector/audit.js';
-import type { VectorLaw } from '../vector/law.js';
+import type { VectorLaw, VectorScenario } from '../vector/law.js';
+import { calibrateVector, type VectorSettings } from '../vector/calibrate.js';
 
 /** One (prior, pair) as plain data: its coupling is built on the worker, when a method needs it. */
 export interface WirePair {
@@ -24,7 +25,8 @@ export type Task =
   | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
   | { kind: 'recheck'; chunk: string; scales: number[] }
   | { kind: 'whole'; scenario: Scenario; settings: WireSettings }
-  | { kind: 'vector-account'; P: VectorLaw; Q: VectorLaw; releases: VectorRelease[]; w: number[]; alphas: number[] };
+  | { kind: 'vector-account'; P: VectorLaw; Q: VectorLaw; releases: VectorRelease[]; w: number[]; alphas: number[] }
+  | { kind: 'vector-whole'; scenario: VectorScenario; settings: VectorSettings };
 
 export type TaskResult =
   | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult; vector?: DirectionAccount[] }
@@ -67,6 +69,8 @@ export default function run(t: Task): TaskResult {
         return { ok: true, result: calibrate(t.scenario, fromWire(t.settings)) };
       case 'vector-account':
         return { ok: true, vector: directionAccount(t.P, t.Q, t.releases, t.w, t.alphas) };
+      case 'vector-whole':
+        return { ok: true, result: calibrateVector(t.scenario, t.settings) };
       default: {
         const unknown: never = t;
         throw new Error(`unknown task ${JSON.stringify(unknown)}`);

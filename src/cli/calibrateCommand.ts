@@ -72,7 +72,25 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   };
   let results: CalibrationResult[];
   try {
-    if (vector)
+    if (vector && threads > 1 && settings.length > 1 && !calibrateEpsDelta && settings.every((s) => s.mechanism !== 'exponential')) {
+      // Whole vector calibrations of a grid on worker threads (the same code on the same data: the same numbers).
+      const { withPool } = await import('../calibrate/parallel.js');
+      let done = 0;
+      results = await withPool(threads, (pool) =>
+        Promise.all(
+          settings.map(async ({ cost: _cost, eta: _eta, ...s }) => {
+            // Laplace and Gaussian noise read no cost or η (functions, which a worker cannot receive).
+            const r = await pool.runTask({ kind: 'vector-whole', scenario, settings: { ...s, ...(coordinateScales ? { coordinateScales } : {}) } });
+            bar.update(++done, settings.length);
+            return r.result!;
+          }),
+        ),
+      ).catch((e) => {
+        throw e instanceof InputError && e.path === 'coordinateScales'
+          ? new InputError(e.reason, o.coordinateScales ? '--coordinate-scales' : 'spec.coordinateScales')
+          : fromSetting(e);
+      });
+    } else if (vector)
       results = settings.map((s, k) => {
         try {
           const withScales = (st: CalibrationSettings) => ({ ...st, ...(coordinateScales ? { coordinateScales } : {}) });
