@@ -30,8 +30,11 @@ export interface VectorRelease {
   coordinates?: readonly number[];
 }
 
+/** 0, 1, …, d − 1, made once per d (read in the pair loops, which must not allocate). */
+const everyCoordinate: number[][] = [];
+
 /** The coordinates a release publishes. */
-const coordsOf = (r: VectorRelease, d: number): readonly number[] => r.coordinates ?? Array.from({ length: d }, (_, c) => c);
+const coordsOf = (r: VectorRelease, d: number): readonly number[] => r.coordinates ?? (everyCoordinate[d] ??= Array.from({ length: d }, (_, c) => c));
 
 /**
  * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
@@ -127,10 +130,11 @@ function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: 
     let cost = m.costs.get(key);
     if (cost) return cost;
     cost = new Float64Array(K * L);
+    const cs = coordsOf(r, P.d);
     for (let i = 0; i < K; i++)
       for (let j = 0; j < L; j++) {
         let e = 0;
-        for (const c of coordsOf(r, P.d)) {
+        for (const c of cs) {
           const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
           e += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
         }
