@@ -34,7 +34,11 @@ export interface VectorRelease {
 const everyCoordinate: number[][] = [];
 
 /** The coordinates a release publishes. */
-const coordsOf = (r: VectorRelease, d: number): readonly number[] => r.coordinates ?? (everyCoordinate[d] ??= Array.from({ length: d }, (_, c) => c));
+function coordsOf(r: VectorRelease, d: number): readonly number[] {
+  if (r.coordinates) return r.coordinates;
+  if (!everyCoordinate[d]) everyCoordinate[d] = Array.from({ length: d }, (_, c) => c);
+  return everyCoordinate[d];
+}
 
 /**
  * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
@@ -472,11 +476,14 @@ export function nextVectorReleaseScale(
         }
         // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
         const on = (c: VectorCoupling | undefined): ScaleProblem => {
-          const evaluate = (s: number) => ({
-            ...(c ? coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, all(s), w, alpha), alpha) : releaseBound(m, all(s), w, alpha)),
-            target: epsilon,
-            sense: 'le' as const,
-          });
+          const evaluate = (s: number) => {
+            const rs = all(s);
+            return {
+              ...(c ? coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, rs, w, alpha), alpha) : releaseBound(m, rs, w, alpha)),
+              target: epsilon,
+              sense: 'le' as const,
+            };
+          };
           const up = bracketAbove(evaluate, 1, `next release for ${where}`);
           return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
         };
