@@ -1,0 +1,73 @@
+/**
+ * The refactoring corpus: every run of test/corpus/runs.json through the built CLI with `--json`,
+ * recorded as {args, code, stdout} so a restructuring can be checked to keep every number.
+ *
+ *   tsx scripts/corpus.ts record test/corpus/expected.json   # before the change
+ *   tsx scripts/corpus.ts compare test/corpus/expected.json  # after: lists every run that differs
+ *
+ * Release draws are random by design (the CSPRNG); their `values` are dropped before comparing,
+ * everything else (scale, guarantee, explanation) must match byte for byte.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { UCI_DIR } from '../test/uci.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SPECS = fileURLToPath(new URL('../test/corpus/specs', import.meta.url));
+const RUNS: string[][] = JSON.parse(readFileSync(new URL('../test/corpus/runs.json', import.meta.url), 'utf8'));
+
+interface Outcome {
+  args: string[];
+  code: number | null;
+  stdout: unknown;
+  stderr: string;
+}
+
+/** Random draws and anything that names this machine's paths are not part of the comparison. */
+function stable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stable);
+  if (value === null || typeof value !== 'object') return typeof value === 'string' ? value.replaceAll(UCI_DIR, '{UCI}').replaceAll(SPECS, '{SPECS}') : value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (k !== 'values' && k !== 'intervals') out[k] = stable(v);
+  return out;
+}
+
+function run(args: string[]): Outcome {
+  const argv = args.map((a) => a.replaceAll('{UCI}', UCI_DIR).replaceAll('{SPECS}', SPECS));
+  const json = argv[0] === 'scenarios' ? [] : ['--json'];
+  const r = spawnSync(process.execPath, ['dist/cli/main.js', ...argv, ...json], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PUFFERFISH_HELPERS_WORTH_MS: '0' } });
+  let stdout: unknown = r.stdout;
+  try {
+    stdout = JSON.parse(r.stdout);
+  } catch {
+    // not JSON (an error line, or a text listing): compared as text
+  }
+  return { args, code: r.status, stdout: stable(stdout), stderr: stable(r.stderr) as string };
+}
+
+const [mode, file] = process.argv.slice(2);
+if (!file || (mode !== 'record' && mode !== 'compare')) {
+  console.error('usage: tsx scripts/corpus.ts record|compare FILE');
+  process.exit(2);
+}
+const outcomes = RUNS.map((args, i) => {
+  process.stderr.write(`${i + 1}/${RUNS.length} ${args.join(' ')}\n`);
+  return run(args);
+});
+if (mode === 'record') {
+  writeFileSync(file, `${JSON.stringify(outcomes, null, 1)}\n`);
+} else {
+  const expected: Outcome[] = JSON.parse(readFileSync(file, 'utf8'));
+  let differ = 0;
+  for (const [i, got] of outcomes.entries()) {
+    const want = expected.find((e) => JSON.stringify(e.args) === JSON.stringify(got.args));
+    if (!want) console.log(`new run (not in ${file}): ${got.args.join(' ')}`);
+    else if (JSON.stringify(want) !== JSON.stringify(got)) {
+      differ++;
+      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}`);
+    }
+  }
+  console.log(`${outcomes.length} runs, ${differ} differ`);
+  process.exitCode = differ ? 1 : 0;
+}
