@@ -36,7 +36,11 @@ function stable(value: unknown): unknown {
 function run(args: string[]): Outcome {
   const argv = args.map((a) => a.replaceAll('{UCI}', UCI_DIR).replaceAll('{SPECS}', SPECS));
   const json = argv[0] === 'scenarios' ? [] : ['--json'];
-  const r = spawnSync(process.execPath, ['dist/cli/main.js', ...argv, ...json], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PUFFERFISH_HELPERS_WORTH_MS: '0' } });
+  const r = spawnSync(process.execPath, ['dist/cli/main.js', ...argv, ...json], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PUFFERFISH_HELPERS_WORTH_MS: '0' },
+  });
   let stdout: unknown = r.stdout;
   try {
     stdout = JSON.parse(r.stdout);
