@@ -50,6 +50,17 @@ function run(args: string[]): Outcome {
   return { args, code: r.status, stdout: stable(stdout), stderr: stable(r.stderr) as string };
 }
 
+/** The path of the first value that differs (a key only one side has counts as a difference). */
+function firstDifference(a: unknown, b: unknown, path = '$'): string {
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return `${path}: ${JSON.stringify(a)} → ${JSON.stringify(b)}`;
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  for (const k of keys) {
+    const [x, y] = [(a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]];
+    if (JSON.stringify(x) !== JSON.stringify(y)) return firstDifference(x, y, `${path}.${k}`);
+  }
+  return path;
+}
+
 const [mode, file] = process.argv.slice(2);
 if (!file || (mode !== 'record' && mode !== 'compare')) {
   console.error('usage: tsx scripts/corpus.ts record|compare FILE');
@@ -69,7 +80,7 @@ if (mode === 'record') {
     if (!want) console.log(`new run (not in ${file}): ${got.args.join(' ')}`);
     else if (JSON.stringify(want) !== JSON.stringify(got)) {
       differ++;
-      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}`);
+      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}\n  at ${firstDifference(want, got)}`);
     }
   }
   console.log(`${outcomes.length} runs, ${differ} differ`);

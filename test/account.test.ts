@@ -206,7 +206,10 @@ describe('account progress', () => {
     expect(piped.status).toBe(0);
     expect(piped.stderr).toBe('');
     // util-linux `script` gives the command a pseudo-terminal.
-    const tty = spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8' });
+    const tty = spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, PUFFERFISH_PROGRESS_AFTER_MS: '0' },
+    });
     expect(tty.status).toBe(0);
     expect(tty.stdout).toMatch(/account \[[█░]+\] \d+\/3280 joint level/);
     expect(tty.stdout).toMatch(/account: done in \d+\.\d s/);

@@ -197,7 +197,7 @@ describe('progress', () => {
           .replace(/^/, `'${process.execPath}' `),
         '/dev/null',
       ],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', env: { ...process.env, PUFFERFISH_PROGRESS_AFTER_MS: '0' } },
     );
     expect(tty.status).toBe(0);
     expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/300/);

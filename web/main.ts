@@ -502,7 +502,7 @@ function onMessage(e: MessageEvent) {
       $('data-used').textContent =
         `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (a missing or non-numeric query value, or a missing secret or public value)` +
         (d.used + d.dropped < d.rows ? `; ${d.rows - d.used - d.dropped} have other secret values` : '') +
-        (d.skippedGiven.length ? `; public values left out (some secret has no rows there): ${d.skippedGiven.join(', ')}` : '') +
+        (d.skippedGiven.length ? `; public values left out (rows of fewer than two secrets there): ${d.skippedGiven.join(', ')}` : '') +
         '.';
     }
     const rows: ResultRow[] = m.rows;

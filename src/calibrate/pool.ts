@@ -2,7 +2,7 @@ import { NumericalError } from '../errors.js';
 import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
-import { pairCouplings, pairsOf, type Scenario } from './scenario.js';
+import { pairCouplings, priorPairs, type Scenario } from './scenario.js';
 import runTask, { type Task, type TaskResult, type WirePair } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
 
@@ -155,7 +155,7 @@ const methodsOf = (scenario: Scenario, settings: CalibrationSettings): SingleMet
   settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
 
 /** A calibration's (prior, pair) units, per method. */
-const pairCount = (scenario: Scenario) => scenario.priors.length * pairsOf(scenario).length;
+const pairCount = (scenario: Scenario) => priorPairs(scenario).units.length;
 
 /**
  * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no

@@ -2,6 +2,7 @@ import { maxOf } from '../numerics/float.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { comonotoneCoupling, type Coupling } from '../coupling/comonotone.js';
 import { InputError } from '../errors.js';
+import { hasKey, userRecord } from '../records.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 
 /** One adversary prior: the conditional law of X under each secret value. */
@@ -10,12 +11,18 @@ export interface Prior<C = Discrete> {
   readonly conditionals: Readonly<Record<string, C>>;
   /** P(S = s) under this prior (needed for mutual information only); default uniform. */
   readonly probabilities?: Readonly<Record<string, number>>;
+  /**
+   * Secrets of the scenario this prior gives probability 0 (a public value without rows of
+   * them). Named, never implied, so a misspelt secret is still refused: pairs with an absent
+   * secret are not constrained under this prior, and the outputs list them.
+   */
+  readonly absent?: readonly string[];
 }
 
 /** The secret probabilities of a prior, normalised (uniform when the prior does not say). */
 export function secretProbabilities<C>(p: Prior<C>): Record<string, number> {
   const names = Object.keys(p.conditionals);
-  const raw = names.map((n) => p.probabilities?.[n] ?? 1);
+  const raw = names.map((n) => (p.probabilities && hasKey(p.probabilities, n) ? p.probabilities[n] : 1));
   // Weights near 1e308 would overflow the sum to ∞ (every probability 0): then scale by the largest first.
   let scaled = raw;
   if (!Number.isFinite(raw.reduce((a, b) => a + b, 0))) {
@@ -23,7 +30,7 @@ export function secretProbabilities<C>(p: Prior<C>): Record<string, number> {
     scaled = raw.map((r) => r / top);
   }
   const total = scaled.reduce((a, b) => a + b, 0);
-  return Object.fromEntries(names.map((n, i) => [n, scaled[i] / total]));
+  return userRecord(names.map((n, i) => [n, scaled[i] / total]));
 }
 
 /** What the curator protects: priors, secret pairs, and whether pairs are ordered. */
@@ -46,16 +53,22 @@ export interface PairCoupling {
   readonly coupling: Coupling;
 }
 
-/** Secrets of the scenario, after checking every prior names the same set (≥ 2 secrets). */
+/** Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets). */
 export function secretsOf<C>(s: Scenario<C>): string[] {
   if (s.priors.length === 0) throw new InputError('needs at least one prior', 'priors');
-  const secrets = Object.keys(s.priors[0].conditionals);
+  const secrets = [...Object.keys(s.priors[0].conditionals), ...(s.priors[0].absent ?? [])];
   if (secrets.length < 2) {
     throw new InputError(`prior '${s.priors[0].name}' has ${secrets.length} secret(s); at least two are needed to form a pair`, 'priors[0].conditionals');
   }
   s.priors.forEach((p, i) => {
+    const absent = p.absent ?? [];
+    for (const name of absent) {
+      if (hasKey(p.conditionals, name)) throw new InputError(`secret '${name}' is both absent and given a law`, `priors[${i}].absent`);
+      if (!secrets.includes(name)) throw new InputError(`names secret '${name}' that prior '${s.priors[0].name}' lacks`, `priors[${i}].absent`);
+    }
     for (const name of secrets) {
-      if (!(name in p.conditionals)) throw new InputError(`prior '${p.name}' is missing secret '${name}'`, `priors[${i}].conditionals`);
+      if (!hasKey(p.conditionals, name) && !absent.includes(name))
+        throw new InputError(`prior '${p.name}' is missing secret '${name}' (list it in "absent" if it has probability 0)`, `priors[${i}].conditionals`);
     }
     for (const name of Object.keys(p.conditionals)) {
       if (!secrets.includes(name))
@@ -84,6 +97,29 @@ export function pairsOf<C>(s: Scenario<C>): [string, string][] {
     if (a === b) throw new InputError(`pairs a secret with itself ('${a}')`, `pairs[${k}]`);
     return [a, b];
   });
+}
+
+/** One prior and one secret pair whose two secrets it gives a law. */
+export interface PriorPair<C> {
+  readonly prior: Prior<C>;
+  readonly pair: [string, string];
+}
+
+/**
+ * Every (prior, pair) the guarantee constrains: pairs with a secret `absent` from a prior are
+ * left out under it (and listed in `leftOut`); a pair constrained under no prior is refused.
+ */
+export function priorPairs<C>(s: Scenario<C>): { units: PriorPair<C>[]; leftOut: { prior: string; pair: [string, string] }[] } {
+  const pairs = pairsOf(s);
+  const units: PriorPair<C>[] = [];
+  const leftOut: { prior: string; pair: [string, string] }[] = [];
+  for (const prior of s.priors)
+    for (const pair of pairs) {
+      if (hasKey(prior.conditionals, pair[0]) && hasKey(prior.conditionals, pair[1])) units.push({ prior, pair });
+      else leftOut.push({ prior: prior.name, pair });
+    }
+  if (units.length === 0) throw new InputError('no prior gives a law to both secrets of any pair', 'pairs');
+  return { units, leftOut };
 }
 
 /**
@@ -115,8 +151,7 @@ const cache = new WeakMap<Scenario, PairCoupling[]>();
 export function pairCouplings(s: Scenario): PairCoupling[] {
   let out = cache.get(s);
   if (!out) {
-    const pairs = pairsOf(s);
-    out = s.priors.flatMap((pr) => pairs.map(([a, b]) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b])));
+    out = priorPairs(s).units.map(({ prior: pr, pair: [a, b] }) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b]));
     cache.set(s, out);
   }
   return out;

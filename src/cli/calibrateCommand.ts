@@ -146,7 +146,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     return;
   }
   const srcLine = source
-    ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values without every secret, left out: ${source.skippedGiven.join(', ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
+    ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values with rows of fewer than two secrets, left out: ${source.skippedGiven.join(', ')}` : ''}${source.absentGiven.length ? `\npairs left out where a secret has no rows: ${source.absentGiven.map((g) => `${g.value} (no ${g.absent.join(', ')})`).join('; ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
     : '';
   const fitLines = fit
     ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`

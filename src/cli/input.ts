@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
@@ -70,6 +71,8 @@ export interface SourceInfo {
   dropped: number;
   priors: number;
   skippedGiven: string[];
+  /** Public values where some secrets have no rows: those secrets' pairs are not constrained there. */
+  absentGiven: { value: string; absent: string[] }[];
   /** How given secret names matched the table's texts. */
   notes: string[];
 }
@@ -114,7 +117,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
   const predicates = o.secret?.length
-    ? Object.fromEntries(
+    ? userRecord(
         o.secret.map((t, k, all) => {
           const i = t.indexOf('=');
           if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
@@ -171,7 +174,14 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   return {
     scenario,
     d: {},
-    source: { rows: hist.rows, dropped: hist.dropped, priors: t.scenario.priors.length, skippedGiven: t.skippedGiven, notes: hist.notes ?? [] },
+    source: {
+      rows: hist.rows,
+      dropped: hist.dropped,
+      priors: t.scenario.priors.length,
+      skippedGiven: t.skippedGiven,
+      absentGiven: t.absentGiven,
+      notes: hist.notes ?? [],
+    },
   };
 }
 

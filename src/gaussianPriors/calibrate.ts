@@ -1,7 +1,7 @@
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
 import { checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
-import { pairsOf } from '../calibrate/scenario.js';
+import { priorPairs } from '../calibrate/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { divideDown } from '../conditions/repeated.js';
 import { remark2Problem } from '../conditions/theorem2.js';
@@ -212,19 +212,17 @@ function pairsFor(scenario: GaussianScenario, s: GaussianPriorSettings): Pair[] 
     throw new InputError('is not available for Gaussian priors yet (give the conditionals as values to use a contamination class)', 'contamination');
   if (s.method !== 'best' && !(GAUSSIAN_PRIOR_METHODS as readonly string[]).includes(s.method))
     throw new InputError(`method '${s.method}' does not apply to Gaussian priors (one of ${GAUSSIAN_PRIOR_METHODS.join(', ')}, best)`, 'method');
-  const pairs = pairsOf(scenario);
+  const { units } = priorPairs(scenario);
   scenario.priors.forEach((p, i) => {
     for (const [secret, m] of Object.entries(p.conditionals)) checkMixture(m, `priors[${i}].conditionals.${secret}`);
   });
-  return scenario.priors.flatMap((p) =>
-    pairs.map(([a, b]) => ({
-      prior: p.name,
-      pair: [a, b] as [string, string],
-      P: p.conditionals[a],
-      Q: p.conditionals[b],
-      c: componentCoupling(p.conditionals[a], p.conditionals[b]),
-    })),
-  );
+  return units.map(({ prior: p, pair: [a, b] }) => ({
+    prior: p.name,
+    pair: [a, b] as [string, string],
+    P: p.conditionals[a],
+    Q: p.conditionals[b],
+    c: componentCoupling(p.conditionals[a], p.conditionals[b]),
+  }));
 }
 
 /** Which methods apply to every pair (the others with the first pair's reason). */

@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import type { Prior, Scenario } from '../calibrate/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -137,7 +138,7 @@ export function fitScenario(s: Scenario, fit: FitKind): { scenario: GaussianScen
   const priors = s.priors.map((p) => ({
     name: p.name,
     ...(p.probabilities ? { probabilities: p.probabilities } : {}),
-    conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([secret, d]) => [secret, fitOne(p, secret, d)])),
+    conditionals: userRecord(Object.entries(p.conditionals).map(([secret, d]) => [secret, fitOne(p, secret, d)])),
   }));
   return {
     scenario: { name: `${s.name} (fitted: ${fit.kind === 'gaussian' ? 'gaussian' : `mixture:${fit.components}`})`, priors, pairs: s.pairs, ordered: s.ordered },

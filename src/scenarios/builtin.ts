@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -19,7 +20,7 @@ export function builtinScenario(id: string): Scenario {
 
 /** A scenario from per-secret histograms, in the secret order of the definition. */
 export function histogramScenario(def: UciScenarioDef, hist: Record<string, { values: number[]; counts: number[] }>): Scenario {
-  const conditionals = Object.fromEntries(def.secrets.map((s) => [s, fromCounts(hist[s].values, hist[s].counts, `${def.id}.conditionals.${s}`)]));
-  const probabilities = Object.fromEntries(def.secrets.map((s) => [s, hist[s].counts.reduce((a, b) => a + b, 0)]));
+  const conditionals = userRecord(def.secrets.map((s) => [s, fromCounts(hist[s].values, hist[s].counts, `${def.id}.conditionals.${s}`)]));
+  const probabilities = userRecord(def.secrets.map((s) => [s, hist[s].counts.reduce((a, b) => a + b, 0)]));
   return { name: def.title, priors: [{ name: 'empirical', conditionals, probabilities }], pairs: [[def.secrets[0], def.secrets[1]]], ordered: false };
 }

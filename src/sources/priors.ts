@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import type { Prior, Scenario } from '../calibrate/scenario.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -122,8 +123,10 @@ function resample(h: Histogram, cls: PriorClass, u: () => number): { values: num
 
 export interface TableScenario {
   scenario: Scenario;
-  /** Public values left out because some secret has no rows there. */
+  /** Public values left out because fewer than two secrets have rows there (no pair to protect). */
   skippedGiven: string[];
+  /** Public values where some secrets have no rows: their pairs with those secrets are left out there. */
+  absentGiven: { value: string; absent: string[] }[];
 }
 
 /** Most priors a table scenario may build (draws × public values). */
@@ -147,20 +150,27 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
   const u = seededUniform(cls.seed ?? 0);
   const priors: Prior[] = [];
   const skippedGiven: string[] = [];
+  const absentGiven: { value: string; absent: string[] }[] = [];
   for (const [gv, m] of h.groups) {
-    if (h.secrets.some((s) => !m.has(s))) {
+    // A public value without rows of some secret still constrains the pairs it has rows for.
+    const present = h.secrets.filter((s) => m.has(s));
+    const absent = h.secrets.filter((s) => !m.has(s));
+    if (present.length < 2) {
       skippedGiven.push(gv);
       continue;
     }
+    if (absent.length) absentGiven.push({ value: gv, absent });
     const suffix = opts.given ? ` | ${opts.given}=${gv}` : '';
-    const conds = (make: (hist: Histogram, s: string) => Prior['conditionals'][string]) => Object.fromEntries(h.secrets.map((s) => [s, make(m.get(s)!, s)]));
+    const conds = (make: (hist: Histogram, s: string) => Prior['conditionals'][string]) => userRecord(present.map((s) => [s, make(m.get(s)!, s)]));
     // Secrets weighted by their row counts (for mutual information).
-    const probabilities = Object.fromEntries(h.secrets.map((s) => [s, m.get(s)!.counts.reduce((a, b) => a + b, 0)]));
-    priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)), probabilities });
+    const probabilities = userRecord(present.map((s) => [s, m.get(s)!.counts.reduce((a, b) => a + b, 0)]));
+    const none = absent.length ? { absent } : {};
+    priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)), probabilities, ...none });
     for (let i = 1; i <= (cls.draws ?? 0); i++) {
       priors.push({
         name: `${cls.kind}#${i}${suffix}`,
         probabilities,
+        ...none,
         conditionals: conds((x, s) => {
           const r = resample(x, cls, u);
           return r.counts ? fromCounts(r.values, r.counts, s) : fromWeights(r.values, r.weights!, s);
@@ -168,6 +178,6 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
       });
     }
   }
-  if (priors.length === 0) throw new InputError('no public value has rows for every secret', 'given');
-  return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven };
+  if (priors.length === 0) throw new InputError('no public value has rows of two secrets', 'given');
+  return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven, absentGiven };
 }

@@ -5,6 +5,7 @@ import { pairsOf } from '../calibrate/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
+import { userRecord } from '../records.js';
 import { specSchema, validate, type Spec } from './schema.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../vector/law.js';
@@ -28,8 +29,8 @@ function schemaError(issue: { path: PropertyKey[]; message: string }, prefix: st
  * Secret probabilities of a spec prior: the given `probability` fields (all or none); else, with
  * counts everywhere, the secrets' total counts; else uniform.
  */
-function probabilitiesOf(conds: Record<string, { counts?: number[]; weights?: number[]; probability?: number }>, path: string): Record<string, number> {
-  const entries = Object.entries(conds);
+function probabilitiesOf(conds: ReadonlyMap<string, { counts?: number[]; weights?: number[]; probability?: number }>, path: string): Record<string, number> {
+  const entries = [...conds];
   const given = entries.filter(([, c]) => c.probability !== undefined);
   if (given.length > 0 && given.length < entries.length) {
     const missing = entries.find(([, c]) => c.probability === undefined)![0];
@@ -40,10 +41,10 @@ function probabilitiesOf(conds: Record<string, { counts?: number[]; weights?: nu
   }
   if (given.length) {
     if (!(given.reduce((a, [, c]) => a + c.probability!, 0) > 0)) throw new InputError('probabilities sum to zero', `${path}`);
-    return Object.fromEntries(given.map(([k, c]) => [k, c.probability!]));
+    return userRecord(given.map(([k, c]) => [k, c.probability!]));
   }
-  if (entries.every(([, c]) => c.counts)) return Object.fromEntries(entries.map(([k, c]) => [k, c.counts!.reduce((a, b) => a + b, 0)]));
-  return Object.fromEntries(entries.map(([k]) => [k, 1]));
+  if (entries.every(([, c]) => c.counts)) return userRecord(entries.map(([k, c]) => [k, c.counts!.reduce((a, b) => a + b, 0)]));
+  return userRecord(entries.map(([k]) => [k, 1]));
 }
 
 /** Parses α as given in a spec or on the command line: a number or "inf". */
@@ -75,7 +76,7 @@ export type AnySpec =
   | ({ kind: 'gaussian'; scenario: GaussianScenario; at: string } & Defaults)
   | ({ kind: 'vector'; scenario: VectorScenario; at: string } & Defaults);
 
-type Conditional = Spec['priors'][number]['conditionals'][string];
+type Conditional = Spec['priors'][number]['conditionals'] extends ReadonlyMap<string, infer C> ? C : never;
 
 /** A conditional as a Gaussian mixture (finite values become components of width 0). */
 function mixtureOf(c: Conditional, path: string): GaussianMixture {
@@ -99,17 +100,18 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
   const priorsOf = <C>(law: (c: Conditional, path: string) => C) =>
     spec.priors.map((p, i) => ({
       name: p.name,
+      ...(p.absent?.length ? { absent: p.absent } : {}),
       probabilities: probabilitiesOf(p.conditionals, `${prefix}.priors[${i}].conditionals`),
-      conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([secret, c]) => [secret, law(c, pathOf(i, secret))])),
+      conditionals: userRecord([...p.conditionals].map(([secret, c]) => [secret, law(c, pathOf(i, secret))])),
     }));
   const names = new Set<string>();
   spec.priors.forEach((p, i) => {
     if (names.has(p.name)) throw new InputError(`duplicate prior name '${p.name}'`, `${prefix}.priors[${i}].name`);
     names.add(p.name);
   });
-  const first = spec.priors.flatMap((p, i) => Object.entries(p.conditionals).flatMap(([secret, c]) => (c.values === undefined ? [pathOf(i, secret)] : [])))[0];
+  const first = spec.priors.flatMap((p, i) => [...p.conditionals].flatMap(([secret, c]) => (c.values === undefined ? [pathOf(i, secret)] : [])))[0];
   const isVec = (c: Conditional) => c.values !== undefined && Array.isArray(c.values[0]);
-  const firstVector = spec.priors.flatMap((p, i) => Object.entries(p.conditionals).flatMap(([secret, c]) => (isVec(c) ? [pathOf(i, secret)] : [])))[0];
+  const firstVector = spec.priors.flatMap((p, i) => [...p.conditionals].flatMap(([secret, c]) => (isVec(c) ? [pathOf(i, secret)] : [])))[0];
   if (firstVector && first) throw new InputError('is a vector conditional, and another is Gaussian: a spec takes one kind', firstVector);
   const common = { name: spec.name ?? 'spec', pairs: spec.pairs, ordered: spec.ordered ?? false };
   const vectorOf = (c: Conditional, path: string): VectorLaw => {

@@ -84,11 +84,30 @@ export const settingsEntries = {
   ),
 };
 
+/**
+ * An object keyed by user data (secret names) as a Map of its own entries, each value checked by
+ * `value`. Valibot's `record` silently drops the keys `__proto__`, `prototype` and `constructor`:
+ * a secret of that name would vanish from the spec and with it the pairs that need the most noise.
+ */
+const userKeyed = <S extends v.GenericSchema>(value: S) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object'),
+    v.transform((x) => new Map(Object.entries(x))),
+    v.map(v.string(), value),
+  );
+
 /** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
 export const specSchema = v.strictObject({
   name: v.optional(v.string()),
   priors: v.pipe(
-    v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), conditionals: v.record(v.string(), conditionalSchema) })),
+    v.array(
+      v.strictObject({
+        name: v.pipe(v.string(), v.minLength(1)),
+        conditionals: userKeyed(conditionalSchema),
+        /** Secrets this prior gives probability 0: their pairs are not constrained under it. */
+        absent: v.optional(v.array(v.string())),
+      }),
+    ),
     v.minLength(1, 'needs at least one prior'),
   ),
   pairs: v.optional(v.array(v.tuple([v.string(), v.string()]))),

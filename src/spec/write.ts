@@ -27,6 +27,7 @@ export function scenarioSpec(s: Scenario | VectorScenario) {
           },
         ]),
       ),
+      ...(p.absent?.length ? { absent: [...p.absent] } : {}),
     })),
     ...(s.pairs ? { pairs: s.pairs } : {}),
   };

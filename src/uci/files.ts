@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../calibrate/scenario.js';
@@ -40,7 +41,7 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
     const t = tallies.get(s);
     if (t) t.set(q, (t.get(q) ?? 0) + 1);
   }
-  const conditionals: Histograms['conditionals'] = {};
+  const conditionals: Histograms['conditionals'] = userRecord([]);
   for (const [s, t] of tallies) {
     const values = [...t.keys()].sort((a, b) => a - b);
     conditionals[s] = { values, counts: values.map((v) => t.get(v)!) };

@@ -2,7 +2,7 @@ import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { pairsOf } from '../calibrate/scenario.js';
+import { priorPairs } from '../calibrate/scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -230,19 +230,17 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
 
 /** Every (prior, pair, direction) of a vector scenario, with its two laws (in a memo shared by its bounds). */
 function directions(scenario: VectorScenario) {
-  return scenario.priors.flatMap((prior) =>
-    pairsOf(scenario).flatMap((pair) => {
-      // W∞ is symmetric: the pair's two directions share it.
-      const wInf = {};
-      return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
-        prior: prior.name,
-        pair: [pair[0], pair[1]] as [string, string],
-        from,
-        to,
-        memo: directionMemo(prior.conditionals[from], prior.conditionals[to], wInf),
-      }));
-    }),
-  );
+  return priorPairs(scenario).units.flatMap(({ prior, pair }) => {
+    // W∞ is symmetric: the pair's two directions share it.
+    const wInf = {};
+    return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
+      prior: prior.name,
+      pair: [pair[0], pair[1]] as [string, string],
+      from,
+      to,
+      memo: directionMemo(prior.conditionals[from], prior.conditionals[to], wInf),
+    }));
+  });
 }
 
 /** The bound that holds for one direction: the releases' coupled bound, or the data's own D_α where smaller (data processing). */

@@ -1,7 +1,8 @@
+import { userRecord } from '../records.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
 import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
-import { pairsOf, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
+import { priorPairs, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
 import type { Coupling } from '../coupling/comonotone.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import type { Discrete } from '../distribution/discrete.js';
@@ -97,7 +98,7 @@ export function asScalar(s: VectorScenario): Scenario {
     ...s,
     priors: s.priors.map((p) => ({
       ...p,
-      conditionals: Object.fromEntries(
+      conditionals: userRecord(
         Object.entries(p.conditionals).map(([k, m]): [string, Discrete] => {
           const order = Array.from({ length: atomsOf(m) }, (_, i) => i).sort((a, b) => m.points[a] - m.points[b]);
           return [
@@ -190,9 +191,12 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
   const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
   const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
   const norm: Norm = { kind: s.mechanism === 'laplace' ? 'l1' : 'l2', weights: w };
-  const pairs: PairInput[] = scenario.priors.flatMap((p) =>
-    pairsOf(scenario).map(([a, b]) => ({ prior: p.name, pair: [a, b] as [string, string], P: p.conditionals[a], Q: p.conditionals[b] })),
-  );
+  const pairs: PairInput[] = priorPairs(scenario).units.map(({ prior: p, pair: [a, b] }) => ({
+    prior: p.name,
+    pair: [a, b] as [string, string],
+    P: p.conditionals[a],
+    Q: p.conditionals[b],
+  }));
   if (s.method === 'exact')
     throw new InputError(
       `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; the tightest certified method here is coupled`,

@@ -1,6 +1,6 @@
 import { atomSampler, type EmpiricalRow } from '../audit/audit.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
-import { pairsOf } from '../calibrate/scenario.js';
+import { priorPairs } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../release/random.js';
@@ -48,28 +48,26 @@ export function auditEmpiricalVector(
     ...Array.from({ length: d }, (_, c) => ({ label: `y${c + 1}`, of: (y: number[]) => y[c] })),
     { label: `Σ yᵢ/wᵢ`, of: (y: number[]) => y.reduce((a, x, c) => a + x / w[c], 0) },
   ];
-  return scenario.priors.flatMap((prior) =>
-    pairsOf(scenario).map(([a, b]) => {
-      const P = prior.conditionals[a],
-        Q = prior.conditionals[b];
-      if (!atomsOf(P) || !atomsOf(Q)) throw new InputError(`secret '${!atomsOf(P) ? a : b}' has no values`, 'scenario');
-      const [drawP, drawQ] = [release(P), release(Q)];
-      let best: EmpiricalAuditResult | null = null;
-      for (const t of statistics) {
-        const r = empiricalAudit(
-          () => t.of(drawP()),
-          () => t.of(drawQ()),
-          { alpha: s.alpha, epsilon: s.epsilon },
-          { samples: s.samples, level: level / statistics.length, delta: s.delta },
-        );
-        const named = { ...r, level, witness: r.witness && { ...r.witness, set: r.witness.set.replace(/^y/, t.label) } };
-        if (!best || named.lowerBound > best.lowerBound) best = named;
-      }
-      return {
-        prior: prior.name,
-        pair: [a, b] as [string, string],
-        result: { ...best!, verdict: best!.lowerBound > best!.claimed ? 'violation' : 'no violation detected' },
-      };
-    }),
-  );
+  return priorPairs(scenario).units.map(({ prior, pair: [a, b] }) => {
+    const P = prior.conditionals[a],
+      Q = prior.conditionals[b];
+    if (!atomsOf(P) || !atomsOf(Q)) throw new InputError(`secret '${!atomsOf(P) ? a : b}' has no values`, 'scenario');
+    const [drawP, drawQ] = [release(P), release(Q)];
+    let best: EmpiricalAuditResult | null = null;
+    for (const t of statistics) {
+      const r = empiricalAudit(
+        () => t.of(drawP()),
+        () => t.of(drawQ()),
+        { alpha: s.alpha, epsilon: s.epsilon },
+        { samples: s.samples, level: level / statistics.length, delta: s.delta },
+      );
+      const named = { ...r, level, witness: r.witness && { ...r.witness, set: r.witness.set.replace(/^y/, t.label) } };
+      if (!best || named.lowerBound > best.lowerBound) best = named;
+    }
+    return {
+      prior: prior.name,
+      pair: [a, b] as [string, string],
+      result: { ...best!, verdict: best!.lowerBound > best!.claimed ? 'violation' : 'no violation detected' },
+    };
+  });
 }

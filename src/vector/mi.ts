@@ -1,3 +1,4 @@
+import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { secretProbabilities, type Prior } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
@@ -30,7 +31,7 @@ function coordinateMoments(prior: Prior<VectorLaw>, d: number): PriorMoments[] {
 function dataMI(prior: Prior<VectorLaw>) {
   const secrets = Object.keys(prior.conditionals);
   const ids = idLaws(secrets.map((s) => prior.conditionals[s]));
-  return discreteMutualInformation({ ...prior, conditionals: Object.fromEntries(secrets.map((s, k) => [s, ids[k]])) });
+  return discreteMutualInformation({ ...prior, conditionals: userRecord(secrets.map((s, k) => [s, ids[k]])) });
 }
 
 /**
