@@ -78,9 +78,18 @@ export function secretsOf<C>(s: Scenario<C>): string[] {
   return secrets;
 }
 
+/** Most (prior, pair) units a scenario may ask for: each is calibrated, so more would run out of memory or time. */
+export const MAX_PAIR_UNITS = 1_000_000;
+
 /** The declared pairs, or every unordered pair; each checked against the known secrets. */
 export function pairsOf<C>(s: Scenario<C>): [string, string][] {
   const secrets = secretsOf(s);
+  const count = s.pairs ? s.pairs.length : (secrets.length * (secrets.length - 1)) / 2;
+  if (count * s.priors.length > MAX_PAIR_UNITS)
+    throw new InputError(
+      `${secrets.length} secrets and ${s.priors.length} prior(s) make ${count * s.priors.length} (prior, pair) units, each calibrated; at most ${MAX_PAIR_UNITS}: name the secrets or pairs to protect`,
+      'pairs',
+    );
   if (!s.pairs) {
     const all: [string, string][] = [];
     for (let i = 0; i < secrets.length; i++) for (let j = i + 1; j < secrets.length; j++) all.push([secrets[i], secrets[j]]);

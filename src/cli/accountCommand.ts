@@ -4,7 +4,7 @@ import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, parseDelta } from './flags.js';
+import { asFlagError, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -74,6 +74,8 @@ const HOW = {
 
 async function runAccount(o: AccountOptions): Promise<void> {
   const { account, nextReleaseScale } = await import('../account/account.js');
+  // ε is the budget of the next release; the joint level of past releases needs none.
+  if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
   const releases = (o.release ?? []).map(parseRelease);
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, flagOf, parseDelta } from './flags.js';
+import { asFlagError, flagOf, parseDelta, refuseUnused } from './flags.js';
 import { calibrate, EXACT_LIMITS, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -165,7 +165,27 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
 
 /** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7). */
 async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
+  const notTaken = 'with --guarantee mi (a mutual-information bound has no Rényi order, δ or contamination class)';
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--delta', o.delta],
+      ['--contamination', o.contamination],
+      ['--domain', o.domain],
+      ['--cost', o.cost],
+      ['--fit', o.fit],
+    ],
+    notTaken,
+  );
   const { scenario, d, source } = await loadScenario(o, { vector: true });
+  refuseUnused(
+    [
+      ['spec.contamination', d.contamination],
+      ['spec.domain', d.domain],
+      ['spec.delta', d.delta],
+    ],
+    notTaken,
+  );
   const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
   // A vector query: the per-coordinate bound (docs/math.md §12).
   const vector = isVectorScenario(scenario) ? { calibrateMIVector: (await import('../vector/mi.js')).calibrateMIVector, scenario } : null;

@@ -50,6 +50,15 @@ export function asFlagError(e: unknown): unknown {
   return e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, flagOf(e.path)) : e;
 }
 
+/**
+ * Refuses options a command or guarantee does not take, never ignoring them: each entry is a
+ * flag with its given value (undefined = absent) and `why` says what does take it.
+ * @example refuseUnused([['--alpha', o.alpha]], 'with --guarantee mi (the guarantee has no Rényi order)')
+ */
+export function refuseUnused(given: readonly (readonly [string, unknown])[], why: string): void {
+  for (const [flag, value] of given) if (value !== undefined && value !== false) throw new InputError(`is not taken ${why}`, flag);
+}
+
 /** `--delta D`: a number in (0, 1); `fallback` when the flag is absent. */
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
   if (text === undefined) return fallback;

@@ -9,6 +9,7 @@ import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/cali
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { refuseUnused } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -64,6 +65,8 @@ export interface CalibrateOptions extends SourceOptions {
   contamination?: string;
   domain?: string;
   json?: boolean;
+  /** release: the privatized table written (another output, never the same file as --spec-out). */
+  out?: string;
 }
 
 export interface SourceInfo {
@@ -83,6 +86,20 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
  * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
  * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
  */
+/** `--secret NAME=PREDICATE …` by name (undefined without any). */
+export function secretPredicates(texts: readonly string[] | undefined): Record<string, string> | undefined {
+  if (!texts?.length) return undefined;
+  return userRecord(
+    texts.map((t, k, all): [string, string] => {
+      const i = t.indexOf('=');
+      if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
+      const name = t.slice(0, i).trim();
+      if (all.slice(0, k).some((u) => u.slice(0, u.indexOf('=')).trim() === name)) throw new InputError(`secret '${name}' is given twice`, '--secret');
+      return [name, t.slice(i + 1)];
+    }),
+  );
+}
+
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | VectorScenario>>;
@@ -101,6 +118,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
+  if (!o.data) refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
   if (o.spec) {
     const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteOrVector(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
@@ -112,21 +130,11 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
   }
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
-  if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }]);
+  if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   // DuckDB and pg load only when a table is read.
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
-  const predicates = o.secret?.length
-    ? userRecord(
-        o.secret.map((t, k, all) => {
-          const i = t.indexOf('=');
-          if (i <= 0) throw new InputError(`must be NAME=PREDICATE, got '${t}'`, '--secret');
-          const name = t.slice(0, i).trim();
-          if (all.slice(0, k).some((u) => u.slice(0, u.indexOf('=')).trim() === name)) throw new InputError(`secret '${name}' is given twice`, '--secret');
-          return [name, t.slice(i + 1)];
-        }),
-      )
-    : undefined;
+  const predicates = secretPredicates(o.secret);
   // Values are compared with the table's text (a typed number matches its one text, said in the output).
   const values = o.values?.split(',').map((v) => v.trim());
   // --query A,B: a vector query (the columns' joint law per secret; docs/math.md §12).

@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   program.exitOverride();
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const c of all(program)) c.exitOverride();
+  program.hook('preAction', (_root, action) => refuseEmptyValues(action));
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
@@ -53,6 +54,19 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${escapeControls(err.message)}\n`);
     if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
     return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
+  }
+}
+
+/**
+ * An option given an empty value (`--method ''`) is refused, never read as absent: every command
+ * tests `o.method ? …`, so an empty value would silently fall back to the default.
+ */
+function refuseEmptyValues(c: Command): void {
+  for (const opt of c.options) {
+    const v = c.getOptionValue(opt.attributeName());
+    const values = Array.isArray(v) ? v : [v];
+    if (values.some((x) => typeof x === 'string' && x.trim() === ''))
+      throw new InputError('is empty; give a value or leave the option out', opt.long ?? opt.flags);
   }
 }
 

@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
-import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
@@ -168,6 +168,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
       keep,
       allowNoNoise: o.allowNoNoise,
       forbidden: [o.secretColumn].filter((c): c is string => !!c),
+      predicates: secretPredicates(o.secret),
       onProgress: (done, total) => bar.update(done, total, 'calibrating'),
     });
   } catch (e) {

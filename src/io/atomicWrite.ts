@@ -14,16 +14,32 @@ function samePath(a: string, b: string): boolean {
 }
 
 /**
- * Checks an output path before any work: its folder exists and is writable-looking, and it is
- * none of the inputs (writing over `--data` or `--spec` would lose the input).
+ * Checks an output path before any work: its folder exists, it is absent or a regular file (the
+ * rename would replace a FIFO or a device node with a file), and it is none of the inputs
+ * (writing over `--data` or `--spec` would lose the input) nor another output of the same run.
  */
-export function checkOutput(out: string, flag: string, inputs: { path: string; flag: string }[]): void {
+export function checkOutput(out: string, flag: string, inputs: { path: string; flag: string }[], outputs: { path?: string; flag: string }[] = []): void {
   const dir = dirname(resolve(out));
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`folder '${dirname(out)}' does not exist`, flag);
-  if (existsSync(out) && statSync(out).isDirectory()) throw new InputError(`'${out}' is a folder; name a file`, flag);
+  if (existsSync(out)) {
+    const st = statSync(out);
+    if (st.isDirectory()) throw new InputError(`'${out}' is a folder; name a file`, flag);
+    if (!st.isFile()) throw new InputError(`'${out}' is not a regular file (a FIFO, socket or device); name a file`, flag);
+  }
   for (const i of inputs)
     if (!/^postgres(ql)?:\/\//i.test(i.path) && samePath(out, i.path))
       throw new InputError(`'${out}' is the input of ${i.flag}; refusing to write over it`, flag);
+  for (const o of outputs)
+    if (o.path !== undefined && samePath(out, o.path)) throw new InputError(`'${out}' is also the output of ${o.flag}; name two files`, flag);
+}
+
+/** Why a write failed, as the user's problem when it is (permissions, a full disk, a missing folder). */
+function writeProblem(e: unknown): string | null {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code && ['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'ENOTDIR', 'ENAMETOOLONG'].includes(code)) return code;
+  // DuckDB's COPY reports the operating system's error in its message.
+  const m = /(No space left on device|Disk quota exceeded|File too large|Permission denied|Read-only file system)/i.exec(String((e as Error)?.message));
+  return m ? m[1] : null;
 }
 
 /** A unique temporary name beside `out` (same folder, so the final rename is atomic). */
@@ -44,8 +60,8 @@ export async function writeAtomically(out: string, flag: string, write: (tmp: st
   } catch (e) {
     rmSync(tmp, { force: true });
     if (e instanceof InputError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT') throw new InputError(`cannot write '${out}' (${code})`, flag);
+    const why = writeProblem(e);
+    if (why) throw new InputError(`cannot write '${out}' (${why}); nothing was written`, flag);
     throw e;
   }
 }

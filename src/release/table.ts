@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../calibrate/scenario.js';
 import { InputError } from '../errors.js';
+import { predicateColumns } from '../sources/predicate.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckdb } from '../sources/engines/drivers.js';
 import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
@@ -21,6 +22,8 @@ const FORMATS: Record<string, string> = {
 export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
   /** Public columns copied unchanged (read as text, so their values are never re-typed). */
   keep?: string[];
+  /** Secret predicates by name: every column they read is as secret as a secret column. */
+  predicates?: Readonly<Record<string, string>>;
   /** Columns that must never be written (the secret column, public `--given` is allowed). */
   forbidden?: string[];
 }
@@ -51,14 +54,22 @@ export async function privatizeTable(
   for (const k of keep) {
     if (queries.includes(k)) throw new InputError(`'${k}' is a privatized column; --keep names other, public columns`, 'keep');
     if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
+    for (const [name, text] of Object.entries(opts.predicates ?? {})) {
+      const read = predicateColumns(text);
+      if (read === 'any') throw new InputError(`the predicate of secret '${name}' may read any column, so no column is kept`, 'keep');
+      if (read.has(k.toLowerCase()))
+        throw new InputError(`'${k}' is read by the predicate of secret '${name}', so it reveals the secret and is never written`, 'keep');
+    }
   }
   if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', 'keep');
   const inst = await duckdb().DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
+    // Names are checked against the file's own columns before any is used in a query.
+    const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${duckRelation(source)}`)).getRowObjects().map((r) => String(r.column_name));
+    for (const k of [...queries, ...keep])
+      if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, queries.includes(k) ? 'query' : 'keep');
     const rel = duckRelation(source, [...queries, ...keep]);
-    const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${rel}`)).getRowObjects().map((r) => String(r.column_name));
-    for (const k of keep) if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, 'keep');
     const kept = keep.map(ident).join(', ');
     const xs = queries.map((q, i) => `TRY_CAST(${ident(q)} AS DOUBLE) AS __x${i}`).join(', ');
     await con.run(`CREATE TABLE src AS SELECT row_number() OVER () AS __rid, ${xs}${keep.length ? `, ${kept}` : ''} FROM ${rel}`);

@@ -29,3 +29,32 @@ export function checkPredicate(name: string, text: string): void {
   if (depth !== 0) throw bad('leaves a parenthesis open');
   if (text.trim() === '') throw bad('is empty');
 }
+
+/**
+ * The column names a predicate may read, lower-cased (SQL folds unquoted names; DuckDB matches
+ * quoted ones without case too), or `'any'` when it may read columns it does not name
+ * (`*`, `COLUMNS(…)`). A column a secret
+ * predicate reads determines the secret, so it is as secret as the secret column.
+ * @example predicateColumns("age >= 50 AND \"Sex\" = 'F'") // Set { 'age', 'sex', 'and', … }
+ */
+export function predicateColumns(text: string): Set<string> | 'any' {
+  const names = new Set<string>();
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") i = Math.max(i, text.indexOf("'", i + 1));
+    else if (c === '"') {
+      const end = text.indexOf('"', i + 1);
+      names.add(text.slice(i + 1, end < 0 ? undefined : end).toLowerCase());
+      i = end < 0 ? text.length : end;
+    } else if (c === '*') return 'any';
+    else if (/[\p{L}_]/u.test(c)) {
+      let j = i;
+      while (j < text.length && /[\p{L}\p{N}_$]/u.test(text[j])) j++;
+      names.add(text.slice(i, j).toLowerCase());
+      i = j - 1;
+    }
+  }
+  // COLUMNS('regex') reaches columns by a pattern, not by name.
+  if (names.has('columns')) return 'any';
+  return names;
+}

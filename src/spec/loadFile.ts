@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { parseAnySpecText, parseSpecText, type AnySpec, type SpecDefaults } from './load.js';
 import type { Scenario } from '../calibrate/scenario.js';
@@ -8,6 +8,10 @@ export const MAX_SPEC_BYTES = 256 * 1024 * 1024;
 
 /** Reads at most `cap` bytes (devices and pipes report no size, so the cap is enforced by reading). */
 function readCapped(file: string, cap: number): string {
+  // Opening a FIFO waits for a writer, possibly forever: refused, as for --data.
+  const st = statSync(file);
+  if (st.isFIFO() || st.isSocket()) throw new InputError(`'${file}' is a FIFO or socket; give a regular file (opening it would wait for a writer)`, 'spec');
+  if (st.isDirectory()) throw new InputError(`'${file}' is a folder; give a spec file`, 'spec');
   const fd = openSync(file, 'r');
   try {
     const chunks: Buffer[] = [];

@@ -1,3 +1,4 @@
+import { coordinateWeights } from './law.js';
 import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
@@ -210,8 +211,7 @@ function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: r
 /** Checks a vector scenario's coordinate weights and the releases (`path`: the setting naming them); the weights (default all 1). */
 function checked(scenario: VectorScenario, releases: readonly VectorRelease[], coordinateScales: readonly number[] | undefined, path: string): number[] {
   const d = dimensionOf(scenario);
-  const w = coordinateScales ? [...coordinateScales] : Array(d).fill(1);
-  if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
+  const w = coordinateWeights(scenario, coordinateScales);
   for (const r of releases) {
     if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
       throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', path);

@@ -1,3 +1,4 @@
+import { coordinateWeights } from './law.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
@@ -176,9 +177,7 @@ interface PairInput {
  */
 export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
   const d = dimensionOf(scenario);
-  const w = s.coordinateScales ?? Array(d).fill(1);
-  if (w.length !== d) throw new InputError(`has ${w.length} entries for vectors of length ${d}`, 'coordinateScales');
-  if (!w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError('must all be finite numbers > 0', 'coordinateScales');
+  const w = coordinateWeights(scenario, s.coordinateScales);
   if (d === 1) {
     if (w[0] !== 1) throw new InputError('apply to vectors; with one coordinate the calibrated scale is the noise scale', 'coordinateScales');
     // One coordinate: the scalar calibration, with a box's one range as its domain.

@@ -1,3 +1,4 @@
+import { coordinateWeights } from './law.js';
 import { atomSampler, type EmpiricalRow } from '../audit/audit.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
 import { priorPairs } from '../calibrate/scenario.js';
@@ -31,8 +32,7 @@ export function auditEmpiricalVector(
   },
 ): EmpiricalRow[] {
   const d = dimensionOf(scenario);
-  const w = s.coordinateScales ?? Array(d).fill(1);
-  if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
+  const w = coordinateWeights(scenario, s.coordinateScales);
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');
   const level = s.level ?? 1e-3;
   if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');

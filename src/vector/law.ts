@@ -149,3 +149,35 @@ export function isVectorScenario(s: Scenario<unknown>): s is VectorScenario {
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
   return typeof first === 'object' && first !== null && 'points' in first;
 }
+
+/** Largest weighted coordinate distance allowed: its square, summed over coordinates, stays finite. */
+const MAX_WEIGHTED_SPREAD = 1e150;
+
+/**
+ * The coordinate weights of a vector scenario (default all 1), checked once for every command:
+ * d finite numbers > 0 whose weighted spreads (max − min)/wᵢ of every coordinate stay below
+ * 10¹⁵⁰, so transport costs |Δ|/w and (Δ/w)² never overflow to ∞.
+ * @example coordinateWeights(s, [1, 2]) // [1, 2]
+ */
+export function coordinateWeights(scenario: VectorScenario, given: readonly number[] | undefined): number[] {
+  const laws = scenario.priors.flatMap((p) => Object.values(p.conditionals));
+  const d = laws[0].d;
+  const w = given ? [...given] : Array<number>(d).fill(1);
+  if (w.length !== d) throw new InputError(`has ${w.length} entries for vectors of length ${d}`, 'coordinateScales');
+  if (!w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError('must all be finite numbers > 0', 'coordinateScales');
+  for (let i = 0; i < d; i++) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const m of laws)
+      for (let k = 0; k < atomsOf(m); k++) {
+        lo = Math.min(lo, coord(m, k, i));
+        hi = Math.max(hi, coord(m, k, i));
+      }
+    if (!((hi - lo) / w[i] <= MAX_WEIGHTED_SPREAD))
+      throw new InputError(
+        `coordinate ${i + 1}'s spread ${hi - lo} over its weight ${w[i]} exceeds ${MAX_WEIGHTED_SPREAD}: choose weights of comparable size`,
+        'coordinateScales',
+      );
+  }
+  return w;
+}

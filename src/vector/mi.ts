@@ -1,3 +1,4 @@
+import { coordinateWeights } from './law.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { secretProbabilities, type Prior } from '../calibrate/scenario.js';
@@ -73,8 +74,7 @@ export function calibrateMIVector(
   opts: { onProgress?: Progress } = {},
 ): MiCalibrationResult {
   const d = dimensionOf(scenario);
-  const w = st.coordinateScales ?? Array(d).fill(1);
-  if (w.length !== d || !w.every((x) => Number.isFinite(x) && x > 0)) throw new InputError(`needs ${d} finite numbers > 0`, 'coordinateScales');
+  const w = coordinateWeights(scenario, st.coordinateScales);
   if (d === 1 && w[0] === 1) return calibrateMI(asScalar(scenario), st, opts);
   const def = mechanismDef(st.mechanism);
   const bound = def.mi;
