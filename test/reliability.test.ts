@@ -95,3 +95,112 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(() => parseAnySpecText(spec({ name: 'q', conditionals: two, absent: ['d'] }))).toThrow(/absent: names secret 'd'/);
   });
 });
+
+describe('options a command or guarantee does not take are refused, never ignored', () => {
+  const cases: [string, string[], RegExp][] = [
+    [
+      'MI with contamination',
+      ['calibrate', '--scenario', 'heart', '--guarantee', 'mi', '--contamination', '1', '--domain', '0,7'],
+      /^error: --contamination: is not taken with --guarantee mi/,
+    ],
+    ['MI with α', ['calibrate', '--scenario', 'heart', '--guarantee', 'mi', '--alpha', '2'], /^error: --alpha: is not taken with --guarantee mi/],
+    ['MI with δ', ['calibrate', '--scenario', 'heart', '--guarantee', 'mi', '--delta', '1e-6'], /^error: --delta: is not taken with --guarantee mi/],
+    [
+      '--spec-out with --spec',
+      ['calibrate', '--spec', 'test/corpus/specs/vector.json', '--spec-out', join(dir, 'x.json')],
+      /^error: --spec-out: is not taken with --spec/,
+    ],
+    ['--spec-out with --scenario', ['calibrate', '--scenario', 'heart', '--spec-out', join(dir, 'y.json')], /^error: --spec-out: is not taken with --scenario/],
+    [
+      'account --epsilon without --next',
+      ['account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--epsilon', '2'],
+      /^error: --epsilon: is not taken without --next/,
+    ],
+    ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
+    ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
+  ];
+  it.each(cases)('%s', (_name, args, message) => {
+    const r = cli(...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('outputs: never a secret column, never over a special file or another output', () => {
+  const csv = file('people.csv', 'age,x,sex\n30,1,M\n60,2,F\n55,3,M\n20,1,F\n70,2,M\n');
+  const release = (...extra: string[]) => cli('release', '--data', csv, '--query', 'x', '--allow-no-noise', ...extra);
+
+  it('--keep refuses a column a secret predicate reads (any case, quoted or not), and * or COLUMNS()', () => {
+    const out = join(dir, 'o.csv');
+    for (const [pred, keep] of [
+      ['age >= 50', 'age'],
+      ['AGE >= 50', 'age'],
+      ['"Age" >= 50', 'age'],
+      ['age >= 50', 'AGE'],
+    ]) {
+      const r = release('--secret', `older=${pred}`, '--secret', 'younger=age < 50', '--keep', keep, '--out', out);
+      expect(r.status, `${pred} / ${keep}`).toBe(2);
+      expect(r.stderr).toMatch(/^error: --keep: '.*' is read by the predicate of secret 'older'/);
+    }
+    const star = release('--secret', "older=COLUMNS('ag.*') >= 50", '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
+    expect(star.stderr).toMatch(/may read any column/);
+    const ok = release('--secret', 'older=age >= 50', '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,sex');
+  });
+
+  it('a FIFO or device as --out/--spec-out, the same file twice, and a FIFO as --spec are refused', () => {
+    const fifo = join(dir, 'fifo.csv');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(release('--secret-column', 'sex', '--out', fifo).stderr).toMatch(/^error: --out: '.*fifo\.csv' is not a regular file/);
+    expect(cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'sex', '--spec-out', '/dev/null').stderr).toMatch(
+      /^error: --spec-out: '\/dev\/null' is not a regular file/,
+    );
+    const same = join(dir, 'same.csv');
+    const twice = release('--secret-column', 'sex', '--out', same, '--spec-out', same);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toMatch(/^error: --spec-out: '.*same\.csv' is also the output of --out/);
+    const spec = cli('calibrate', '--spec', fifo);
+    expect(spec.status).toBe(2);
+    expect(spec.stderr).toMatch(/^error: spec: '.*fifo\.csv' is a FIFO or socket/);
+  });
+
+  it('a quoted --keep name is an unknown column, not an internal error', () => {
+    const r = release('--secret-column', 'sex', '--keep', '"age"', '--out', join(dir, 'q.csv'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --keep: unknown column '"age"'/);
+  });
+
+  it('a full disk is an I/O error naming the output (exit 2), and nothing is left behind', async () => {
+    const { writeAtomically } = await import('../src/io/atomicWrite.js');
+    const target = join(dir, 'full.json');
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    await expect(
+      writeAtomically(target, '--spec-out', (tmp) => {
+        writeFileSync(tmp, 'partial');
+        throw full;
+      }),
+    ).rejects.toThrow(/^--spec-out: cannot write '.*full\.json' \(ENOSPC\); nothing was written/);
+    const duck = new Error('IO Error: Could not write file "x": No space left on device');
+    await expect(writeAtomically(target, '--out', () => Promise.reject(duck))).rejects.toThrow(/\(No space left on device\)/);
+    expect(spawnSync('ls', ['-a', dir], { encoding: 'utf8' }).stdout).not.toMatch(/full\.json/);
+  });
+});
+
+describe('work that cannot finish is refused early', () => {
+  it('coordinate weights whose weighted spread overflows: exit 2 naming --coordinate-scales', () => {
+    for (const cmd of [['calibrate'], ['audit', '--scale', '1']]) {
+      const r = cli(...cmd, '--spec', 'test/corpus/specs/vector.json', '--coordinate-scales', '1e-308,1');
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^error: --coordinate-scales: coordinate 1's spread 3 over its weight 1e-308 exceeds/);
+    }
+  });
+
+  it('thousands of secret values: the number of (prior, pair) units, before any work', () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => `v${i},${i % 7}`);
+    const r = cli('calibrate', '--data', file('many.csv', `s,x\n${rows.join('\n')}\n`), '--query', 'x', '--secret-column', 's');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --pairs: 3000 secrets and 1 prior\(s\) make 4498500 \(prior, pair\) units/);
+  });
+});
