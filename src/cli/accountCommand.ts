@@ -3,6 +3,7 @@ import type { Accounting, Release } from '../account/account.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { isDecimal } from './numbers.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
@@ -38,8 +39,8 @@ export function parseRelease(text: string): ParsedRelease {
   if (!mechanism || !(MECHANISMS as readonly string[]).includes(mechanism))
     throw new InputError(`needs mechanism=${MECHANISMS.join('|')} in '${text}'`, '--release');
   const scaleText = fields.get('scale') ?? '';
-  const scale = Number(scaleText);
-  if (scaleText === '' || !(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
+  const scale = isDecimal(scaleText) ? Number(scaleText) : NaN;
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
   const cost = fields.get('cost');
   if (cost !== undefined && !(cost in costs)) throw new InputError(`unknown cost '${cost}' in '${text}' (${Object.keys(costs).join(', ')})`, '--release');
   if (fields.has('columns') && fields.has('coordinates')) throw new InputError(`give columns or coordinates, not both, in '${text}'`, '--release');

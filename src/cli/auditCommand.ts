@@ -3,6 +3,7 @@ import { asFlagError, parseDelta } from './flags.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { decimal, isDecimal, wholeNumber } from './numbers.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
@@ -27,9 +28,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const { audit, auditEmpirical, auditMI } = await import('../audit/audit.js');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
-  const scale = Number(o.scale);
-  if (o.scale.trim() === '' || !(scale >= 0) || !Number.isFinite(scale))
-    throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
+  const scale = decimal(o.scale, '--scale');
+  if (!(scale >= 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
@@ -42,6 +42,9 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const scenario = loaded;
   if (o.coordinateScales !== undefined)
     throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
+  const releases = o.releases !== undefined ? parseReleases(o.releases) : (d.releases ?? 1);
+  if (releases > 1 && o.empirical)
+    throw new InputError('samples one release; with --releases the certified rows decide for the releases together', '--empirical');
   const bar = await progressBar('audit', !o.json);
   try {
     rows = audit(
@@ -64,7 +67,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   let robust: RobustnessReport | null = null;
   if (o.robustness) {
     const { robustness } = await import('../audit/robustness.js');
-    const domain = o.domain?.split(',').map((x) => Number(x.trim())) ?? d.domain;
+    const domain = o.domain?.split(',').map((x) => (isDecimal(x) ? Number(x) : NaN)) ?? d.domain;
     if (domain?.length !== 2 || !domain.every(Number.isFinite) || !(domain[0] < domain[1]))
       throw new InputError(
         `is needed with --robustness: LO,HI with finite LO < HI (the interval an adversary may move mass to), got '${o.domain ?? ''}'`,
@@ -79,7 +82,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   }
   // Verdict: every row must be certified within ε (value + error ≤ ε); exit 1 otherwise.
   // --releases N: the N releases of one value together (docs/math.md §9); the verdict is theirs.
-  const n = o.releases !== undefined ? parseReleases(o.releases) : (d.releases ?? 1);
+  const n = releases;
   let joint: Accounting | null = null;
   if (n > 1) {
     if (scale === 0) throw new InputError('auditing several releases needs a scale > 0', '--scale');
@@ -183,10 +186,8 @@ const robustJson = (robust: RobustnessReport) => ({
 /** `--samples` and `--level` of the empirical audit, checked (it tests one claimed α). */
 function empiricalOptions(o: AuditOptions, alphas: number[]): { samples: number; level: number } {
   if (alphas.length !== 1) throw new InputError('the empirical audit tests one claimed α', '--alpha');
-  const samples = o.samples === undefined ? 50_000 : Number(o.samples);
-  const level = o.level === undefined ? 1e-3 : Number(o.level);
-  if (!Number.isSafeInteger(samples) || samples < 100 || samples > 10_000_000)
-    throw new InputError(`must be a whole number from 100 to 10000000, got '${o.samples}'`, '--samples');
+  const samples = o.samples === undefined ? 50_000 : wholeNumber(o.samples, '--samples', 100, 10_000_000);
+  const level = o.level === undefined ? 1e-3 : decimal(o.level, '--level');
   if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
   return { samples, level };
 }

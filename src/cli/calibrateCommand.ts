@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
-import { resultJson, resultsTable } from './format.js';
+import { jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
@@ -221,7 +221,12 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   if (o.json) {
     process.stdout.write(
       JSON.stringify(
-        { scenario: scenario.name, guarantee: 'mi', ...(source ? { source } : {}), results: results.map((r) => ({ ...r, alpha: null })) },
+        {
+          scenario: scenario.name,
+          guarantee: 'mi',
+          ...(source ? { source } : {}),
+          results: results.map((r) => ({ ...r, alpha: null, scale: jsonNumber(r.scale), variance: jsonNumber(r.variance) })),
+        },
         null,
         2,
       ) + '\n',
@@ -241,8 +246,11 @@ export function calibrateCommand(program: Command): void {
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
     .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
     .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else best)`)
-    .option('--alpha <grid>', 'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: spec, else 2)')
-    .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: spec, else 1)')
+    .option(
+      '--alpha <grid>',
+      'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: the spec value, which a spec must give; 2 with --scenario or --data)',
+    )
+    .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: the spec value, which a spec must give; 1 with --scenario or --data)')
     .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
     .option(
       '--contamination <λ>',

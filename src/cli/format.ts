@@ -11,7 +11,14 @@ export const jsonNumber = (v: unknown): unknown => (v === Infinity ? 'inf' : v =
 /** A calibration result as plain JSON (α = ∞ written "inf"). */
 export function resultJson(r: CalibrationResult) {
   // A zero scale is marked: releasing it means publishing the raw value.
-  return { ...r, alpha: jsonAlpha(r.alpha), noNoise: r.scale === 0, ...(r.scale === 0 ? { noNoiseReason: r.explanation } : {}) };
+  return {
+    ...r,
+    alpha: jsonAlpha(r.alpha),
+    scale: jsonNumber(r.scale),
+    variance: jsonNumber(r.variance),
+    noNoise: r.scale === 0,
+    ...(r.scale === 0 ? { noNoiseReason: r.explanation } : {}),
+  };
 }
 
 export const num = (x: number) =>
@@ -61,7 +68,10 @@ export const numUp = (x: number) => {
 export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`);
 
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
-export function table(head: string[], rows: string[][], right: number[]): string {
+export function table(head: string[], rawRows: string[][], right: number[]): string {
+  // A newline or tab inside a name (a secret value, a column) would break the layout: shown escaped.
+  const escape = (c: string) => c.replace(/[\n\r\t]/g, (m) => (m === '\n' ? '\\n' : m === '\r' ? '\\r' : '\\t'));
+  const rows = rawRows.map((row) => row.map(escape));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { isDecimal } from './numbers.js';
 import { toDecimal } from '../numerics/float.js';
 import { parseAlpha } from '../spec/load.js';
 
@@ -22,14 +23,14 @@ function rangePoint(from: number, step: number, i: number): number {
 export function parseGrid(text: string, flag: string, allowInf = false): number[] {
   const path = `--${flag}`;
   const one = (s: string) => {
-    const v = allowInf ? parseAlpha(s, path) : Number(s);
-    if (s.trim() === '' || Number.isNaN(v)) throw new InputError(`'${s}' is not a number${allowInf ? ' or "inf"' : ''}`, path);
-    return v;
+    if (allowInf) return parseAlpha(s, path);
+    if (!isDecimal(s)) throw new InputError(`'${s}' is not a number`, path);
+    return Number(s);
   };
   if (text.includes(':')) {
     const parts = text.split(':');
     if (parts.length !== 3) throw new InputError(`range must be FROM:TO:STEP, got '${text}'`, path);
-    const [from, to, step] = parts.map((p) => Number(p));
+    const [from, to, step] = parts.map((p) => (isDecimal(p) ? Number(p) : NaN));
     if (![from, to, step].every(Number.isFinite)) throw new InputError(`range '${text}' needs three finite numbers`, path);
     if (!(step > 0)) throw new InputError(`range step must be > 0, got ${step}`, path);
     if (to < from) throw new InputError(`range end ${to} is below its start ${from}`, path);

@@ -9,6 +9,7 @@ import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/cali
 import type { Scenario } from '../calibrate/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { decimal, isDecimal, wholeNumber } from './numbers.js';
 import { refuseUnused } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
@@ -156,8 +157,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     for (const x of [a, b]) if (!hist.secrets.includes(x)) throw new InputError(`unknown secret '${x}' (secrets: ${hist.secrets.join(', ')})`, '--pairs');
     return [a, b] as [string, string];
   });
-  const seed = o.seed === undefined ? 0 : Number(o.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`must be a whole number ≥ 0, got '${o.seed}'`, '--seed');
+  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const label = sourceLabel(o.data!);
   const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
@@ -256,7 +256,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 export function parseRanges(text: string): [number, number][] {
   return text.split(';').map((range) => {
     const parts = range.split(',').map((x) => x.trim());
-    const [lo, hi] = parts.map(Number);
+    const [lo, hi] = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
     if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
       throw new InputError(`must be LO,HI with finite LO < HI (a vector query: one LO,HI per coordinate, separated by ';'), got '${text}'`, '--domain');
     return [lo, hi];
@@ -268,7 +268,7 @@ export function parseRanges(text: string): [number, number][] {
  * query may give one range per coordinate, `LO,HI;LO,HI;…` (a spec: `[[LO, HI], …]`), the box.
  */
 export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): VectorContamination | undefined {
-  const lambda = o.contamination !== undefined ? Number(o.contamination) : d.contamination;
+  const lambda = o.contamination !== undefined ? decimal(o.contamination, '--contamination') : d.contamination;
   if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1)))
     throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
   let ranges: [number, number][] | undefined =
@@ -284,7 +284,7 @@ export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): VectorCon
 export function parseCoordinateScales(text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',').map((x) => x.trim());
-  const ws = parts.map(Number);
+  const ws = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
   if (parts.some((x) => x === '') || !ws.every((w) => Number.isFinite(w) && w > 0))
     throw new InputError(`must be positive numbers separated by commas, got '${text}'`, '--coordinate-scales');
   return ws;
@@ -293,9 +293,7 @@ export function parseCoordinateScales(text: string | undefined): number[] | unde
 /** `--threads N`: 1 to 256; default one fewer than the cores this process may use (`defaultThreads`). */
 export function parseThreads(text: string | undefined): number {
   if (text === undefined) return defaultThreads(availableParallelism());
-  const n = Number(text);
-  if (!/^\s*\d+\s*$/.test(text) || !(n >= 1 && n <= 256)) throw new InputError(`must be a whole number from 1 to 256, got '${text}'`, '--threads');
-  return n;
+  return wholeNumber(text, '--threads', 1, 256);
 }
 
 /** `--releases N`: a whole number ≥ 1, read exactly. */

@@ -3,6 +3,7 @@ import { asFlagError, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { isDecimal, wholeNumber } from './numbers.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
@@ -26,7 +27,7 @@ interface ReleaseOptions extends CalibrateOptions {
 function parseTruncate(text: string | undefined): [number, number] | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',').map((t) => t.trim());
-  const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : t === '' ? NaN : Number(t)));
+  const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : isDecimal(t) ? Number(t) : NaN));
   if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1]))
     throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${text}'`, '--truncate');
   return [nums[0], nums[1]];
@@ -52,15 +53,13 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const { release } = await import('../release/release.js');
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
-  const asked = o.count === undefined ? undefined : Number(o.count);
-  if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 1 || asked > 1_000_000))
-    throw new InputError(`must be a whole number from 1 to 1000000, got '${o.count}'`, '--count');
+  const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
   const truncate = parseTruncate(o.truncate);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   const { settings: one, target } = releaseSettings(o, grid, d.delta);
   if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
-  const value = Number(o.value);
-  if (o.value.trim() === '' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
+  const value = isDecimal(o.value) ? Number(o.value) : NaN;
+  if (!Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = one;
   const count = asked ?? specReleases ?? 1;
@@ -215,8 +214,8 @@ export function releaseCommand(program: Command): void {
     )
     .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
     .option('--method <m>', `calibration method (default: spec, else best)`)
-    .option('--alpha <a>', 'Rényi order, or "inf" (default: spec, else 2)')
-    .option('--epsilon <e>', 'budget (default: spec, else 1)')
+    .option('--alpha <a>', 'Rényi order, or "inf" (default: the spec value, which a spec must give; 2 with --scenario or --data)')
+    .option('--epsilon <e>', 'budget (default: the spec value, which a spec must give; 1 with --scenario or --data)')
     .option(
       '--delta <d>',
       'an (ε, δ) target: the scale meeting (ε, δ)-Pufferfish through the best Rényi order (α from --alpha, one or a list, else a built-in grid of 61 orders)',

@@ -68,6 +68,8 @@ export function fromCounts(values: readonly number[], counts: readonly (number |
       if (c < 0n) throw new InputError(`count ${c} is negative`, `${path}.counts[${i}]`);
       return c;
     }
+    if (typeof c === 'number' && Number.isInteger(c) && c >= 0 && !Number.isSafeInteger(c))
+      throw new InputError(`count ${String(c)} is too large to be exact (counts must be below 2^53; give "weights" instead)`, `${path}.counts[${i}]`);
     if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0) {
       throw new InputError(`count ${String(c)} is not a non-negative integer`, `${path}.counts[${i}]`);
     }

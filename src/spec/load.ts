@@ -51,9 +51,8 @@ function probabilitiesOf(conds: ReadonlyMap<string, { counts?: number[]; weights
 export function parseAlpha(a: number | string, path = 'alpha'): number {
   if (typeof a === 'number') return a;
   if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
-  const n = Number(a);
-  if (a.trim() === '' || Number.isNaN(n)) throw new InputError(`'${a}' is not a number or "inf"`, path);
-  return n;
+  if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
+  return Number(a);
 }
 
 /** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */

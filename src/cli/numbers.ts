@@ -1,0 +1,27 @@
+import { InputError } from '../errors.js';
+
+/** A decimal number as people write it: no hex (`0x10`), binary, `Infinity` or empty text. */
+const DECIMAL = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * Reads a decimal number typed on the command line; anything `Number()` would also accept
+ * (`0x10`, `0b1`, `''`, ` `) is refused, naming the flag.
+ * @example decimal('1e-3', '--level') // 0.001
+ */
+export function decimal(text: string, flag: string): number {
+  if (!DECIMAL.test(text)) throw new InputError(`'${text}' is not a decimal number`, flag);
+  return Number(text);
+}
+
+/** Whether `text` is a decimal number (for parsers that accept other words too, like "inf"). */
+export const isDecimal = (text: string): boolean => DECIMAL.test(text);
+
+/**
+ * Reads a count: decimal digits only (`1e3`, `0x10`, `1.0` are refused), from `min` to `max`.
+ * @example wholeNumber('12', '--count', 1, 1_000_000) // 12
+ */
+export function wholeNumber(text: string, flag: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !(n >= min && n <= max)) throw new InputError(`must be a whole number from ${min} to ${max}, got '${text}'`, flag);
+  return n;
+}
