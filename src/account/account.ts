@@ -238,6 +238,14 @@ export function nextReleaseScale(
       }
     }
     const evaluate = (s: number): Evaluation => joint(pc, s);
+    // The joint bound with a next release of (almost) infinite noise: if even that misses ε, no
+    // scale fits, which is the user's budget, not a numerical failure.
+    const limit = joint(pc, 1e300);
+    if (!(limit.value + limit.error < epsilon))
+      throw new InputError(
+        `with the past releases the joint bound (${limit.method}) stays at ${(limit.value + limit.error).toPrecision(4)} ≥ ε = ${epsilon} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} however noisy the next release: no further release fits`,
+        'epsilon',
+      );
     const up = bracketAbove(evaluate, 1, `next release for prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
     const problem: ScaleProblem = { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     return { label, problem, pc };

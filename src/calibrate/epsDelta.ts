@@ -1,11 +1,24 @@
 import { InputError } from '../errors.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
 import { calibrate, type CalibrationResult } from './calibrate.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
 import type { Scenario } from './scenario.js';
 
-/** α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond. */
-export const DEFAULT_DELTA_ALPHAS: readonly number[] = Array.from({ length: 61 }, (_, i) => Number((1 + 0.25 * 2 ** (i / 6)).toPrecision(6)));
+/**
+ * α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond,
+ * and α = ∞ (ε-Pufferfish privacy implies (ε, δ) for every δ).
+ */
+export const DEFAULT_DELTA_ALPHAS: readonly number[] = [...Array.from({ length: 61 }, (_, i) => Number((1 + 0.25 * 2 ** (i / 6)).toPrecision(6))), Infinity];
+
+/** The orders tried, for messages: `[1.25, 257] and ∞`. */
+const ordersText = (alphas: readonly number[]) => {
+  const finite = alphas.filter((a) => a !== Infinity);
+  const inf = finite.length < alphas.length ? '∞' : '';
+  if (!finite.length) return `α = ${inf}`;
+  const range = finite.length === 1 ? `α = ${finite[0]}` : `α in [${Math.min(...finite)}, ${Math.max(...finite)}]`;
+  return inf ? `${range} or α = ∞` : range;
+};
 
 /**
  * The Rényi budget at order α that yields (ε, δ)-Pufferfish by the sharper conversion
@@ -48,8 +61,9 @@ export function epsDeltaTrials(
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
   const out: EpsDeltaTrial[] = [];
   for (const alpha of alphas) {
-    if (!(alpha > 1) || alpha === Infinity) continue;
-    const renyiEpsilon = renyiBudgetFor(epsilon, delta, alpha);
+    if (!(alpha > 1) || mechanismDef(settings.mechanism).alphaRange(alpha)) continue;
+    // ε-Pufferfish privacy (α = ∞) bounds the privacy loss everywhere: (ε, δ) for every δ.
+    const renyiEpsilon = alpha === Infinity ? epsilon : renyiBudgetFor(epsilon, delta, alpha);
     if (!(renyiEpsilon > 0)) continue;
     const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
     if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
@@ -78,13 +92,13 @@ export function epsDeltaBest(
   });
   if (!best)
     throw new InputError(
-      `no Rényi order in [${alphas[0]}, ${alphas[alphas.length - 1]}] leaves a positive budget for (ε = ${epsilon}, δ = ${delta}) with method ${method}; raise ε or δ`,
+      `no Rényi order (${ordersText(alphas)}) gives (ε = ${epsilon}, δ = ${delta}) with method ${method}: the orders leave no positive budget or the method does not apply; raise ε or δ, or choose other orders`,
       'epsilon',
     );
   const b: EpsDeltaResult = best;
   return {
     ...b,
-    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${b.alpha} (sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices; smallest scale over ${alphas.length} orders). ${b.explanation}`,
+    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${b.alpha} (${b.alpha === Infinity ? `ε-Pufferfish at ε = ${b.renyiEpsilon} implies it for every δ` : `sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices`}; smallest scale over ${alphas.length} orders). ${b.explanation}`,
   };
 }
 
