@@ -204,3 +204,63 @@ describe('work that cannot finish is refused early', () => {
     expect(r.stderr).toMatch(/^error: --pairs: 3000 secrets and 1 prior\(s\) make 4498500 \(prior, pair\) units/);
   });
 });
+
+describe('smaller: what the numbers and messages say', () => {
+  const json = (...args: string[]) => {
+    const r = cli(...args, '--json');
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  it('an (ε, δ) target takes α = ∞: ε-Pufferfish implies (ε, δ), and it wins when smaller', () => {
+    const inf = json('calibrate', '--scenario', 'heart', '--alpha', 'inf', '--epsilon', '1', '--delta', '1e-6');
+    const pure = json('calibrate', '--scenario', 'heart', '--alpha', 'inf', '--epsilon', '1');
+    expect(inf.results[0].scale).toBe(pure.results[0].scale);
+    const grid = json('calibrate', '--scenario', 'heart', '--epsilon', '1', '--delta', '1e-6');
+    expect(grid.results[0].scale).toBeLessThanOrEqual(pure.results[0].scale);
+    const g = cli('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--alpha', 'inf', '--delta', '1e-6');
+    expect(g.stderr).toMatch(/^error: --epsilon: no Rényi order \(α = ∞\) gives/);
+  });
+
+  it('account --next: a budget no release can fit is exit 2 with the reason, at α = 2 and ∞', () => {
+    for (const alpha of ['2', 'inf']) {
+      const r = cli('account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=0.5', '--next', 'laplace', '--alpha', alpha, '--epsilon', '0.1');
+      expect(r.status, `${alpha}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/^error: --epsilon: .*no further release fits/);
+    }
+  });
+
+  it('counts and numbers are decimal: 1e3, 0x10 refused; counts ≥ 2^53 are too large to be exact', () => {
+    const bad: [string[], RegExp][] = [
+      [['release', '--scenario', 'heart', '--value', '1', '--count', '1e3'], /^error: --count: must be a whole number/],
+      [['release', '--scenario', 'heart', '--value', '0x10'], /^error: --value: must be a finite number/],
+      [['calibrate', '--scenario', 'heart', '--alpha', '0x10'], /^error: --alpha: '0x10' is not a number or "inf"/],
+      [['audit', '--scenario', 'heart', '--scale', '0x1'], /^error: --scale: '0x1' is not a decimal number/],
+      [['calibrate', '--scenario', 'heart', '--threads', '0x2'], /^error: --threads: must be a whole number/],
+      [['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--releases', '2'], /^error: --empirical: samples one release/],
+    ];
+    for (const [args, message] of bad) {
+      const r = cli(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    const big = file(
+      'big.json',
+      `{"alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[0],"counts":[9007199254740992]},"b":{"values":[1],"counts":[1]}}}]}`,
+    );
+    expect(cli('calibrate', '--spec', big).stderr).toMatch(/counts\[0\]: count 9007199254740992 is too large to be exact/);
+  });
+
+  it('a newline in a secret value is shown escaped in the table; an overflowing variance is "inf" in JSON', () => {
+    const csv = file('nl.csv', 's,x\n"a\nb",1\n"a\nb",2\nc,5\nc,6\n');
+    const r = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--method', 'theorem');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/empirical: a\\nb vs c/);
+    const huge = file(
+      'huge.json',
+      '{"alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[-1e300],"counts":[1]},"b":{"values":[1e300],"counts":[1]}}}]}',
+    );
+    const h = json('calibrate', '--spec', huge, '--method', 'wasserstein-inf');
+    expect(h.results[0].variance).toBe('inf');
+  });
+});
