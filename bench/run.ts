@@ -1,13 +1,15 @@
 // npm run bench — speed as ratios against a reference run in the same process (tinybench),
 // plus the noise each method needs on the built-in scenarios. Writes bench-results/bench.json.
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
 import { calibrate, type Mechanism, type Method } from '../src/calibrate/calibrate.js';
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
 import { fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
-import { mixtureLogDensityPlain } from '../src/divergence/kernels.js';
-import { mixtureOf, type NoiseFamily } from '../src/divergence/mixture.js';
+import { mixtureLogDensityPlain } from '../src/mechanisms/kernels.js';
+import { mixtureOf } from '../src/divergence/mixture.js';
+import type { NoiseFamily } from '../src/mechanisms/kernels.js';
 import { isFeasible, smallestFeasibleScale } from '../src/numerics/smallestScale.js';
 import { theorem1Problem } from '../src/conditions/theorem1.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';
@@ -94,7 +96,7 @@ for (const id of BUILTIN_IDS) {
 for (const family of ['laplace', 'gaussian'] as NoiseFamily[]) {
   for (const k of [100, 1000, 10000]) {
     const [p, q] = [toDiscrete(randomDist(k, 1)), toDiscrete(randomDist(k, 2))];
-    const noise = { family, scale: 1 };
+    const noise = noiseOf(family, 1);
     if (k < 10000) {
       await pair(
         'exact D_α',
@@ -377,7 +379,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     `one D_α both directions at b = ${bScale.toPrecision(3)}: gap rule`,
     'adaptive Gauss–Kronrod',
     () => laplaceGapRule(ma, mb, 2, bScale, 1e-10, true),
-    () => exactRenyiBoth(a, b, { family: 'laplace', scale: bScale }, 2, { rtol: 1e-10, adaptive: true }),
+    () => exactRenyiBoth(a, b, noiseOf('laplace', bScale), 2, { rtol: 1e-10, adaptive: true }),
     { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 },
   );
 }
@@ -453,8 +455,8 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
 
 // 6. Samplers: throughput against the CSPRNG producing the bytes they consume (same run).
 {
-  const { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise } = await import('../src/release/samplers.js');
-  const { bufferedSource, webCryptoSource } = await import('../src/release/random.js');
+  const { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise } = await import('../src/sampling/samplers.js');
+  const { bufferedSource, webCryptoSource } = await import('../src/sampling/random.js');
   let consumed = 0;
   const counting = bufferedSource({
     fill(b: Uint8Array) {

@@ -36,7 +36,8 @@ export {
   type CalibrationRule,
   type PairScale,
 } from './calibrate/calibrate.js';
-export { pairsOf, secretsOf, pairCouplings, type Scenario, type Prior, type PairCoupling } from './calibrate/scenario.js';
+export { pairsOf, secretsOf, type Scenario, type Prior } from './distribution/scenario.js';
+export { pairCouplings, type PairCoupling } from './coupling/pairs.js';
 export { specSchema, settingsEntries, workerSettingsSchema, validate, type Spec } from './spec/schema.js';
 export { scenarioFromSpec, parseSpecText, parseAlpha, formatPath, type SpecDefaults } from './spec/load.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
@@ -45,17 +46,12 @@ export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { coupledLaplaceProblem } from './conditions/coupled.js';
 export { exactProblem, exactEvaluation } from './conditions/exact.js';
-export {
-  exactRenyi,
-  exactLaplaceDInf,
-  exactLaplaceDInfTruncated,
-  discreteRenyi,
-  logMassIn,
-  type ExactOptions,
-  type ExactDivergence,
-} from './divergence/exactRenyi.js';
-export { mixtureOf, type Mixture, type Noise, type NoiseFamily } from './divergence/mixture.js';
-export { KERNELS, mixtureLogDensity, mixtureLogDensityPlain } from './divergence/kernels.js';
+export { exactRenyi, discreteRenyi, logMassIn, type ExactOptions, type ExactDivergence } from './divergence/exactRenyi.js';
+export { exactLaplaceDInf, exactLaplaceDInfTruncated } from './mechanisms/laplace/dInf.js';
+export { mixtureOf, type Mixture } from './divergence/mixture.js';
+export type { Noise } from './divergence/kernel.js';
+export type { NoiseFamily } from './mechanisms/kernels.js';
+export { KERNELS, mixtureLogDensity, mixtureLogDensityPlain } from './mechanisms/kernels.js';
 export type { NoiseKernel, Integrand } from './divergence/kernel.js';
 export { REGISTRY, mechanismDef, noiseOptions } from './mechanisms/registry.js';
 export {
@@ -68,11 +64,11 @@ export {
   type NoNoise,
   type MiBound,
 } from './mechanisms/mechanism.js';
-export { cryptoSource, webCryptoSource, bufferedSource, LazyUniform, type RandomSource } from './release/random.js';
-export { laplaceNoise, gaussianNoise, sqrtCostNoise, drawRelease, type ExactNoise, type DrawOptions } from './release/samplers.js';
+export { cryptoSource, webCryptoSource, bufferedSource, LazyUniform, type RandomSource } from './sampling/random.js';
+export { laplaceNoise, gaussianNoise, sqrtCostNoise, drawRelease, type ExactNoise, type DrawOptions } from './sampling/samplers.js';
 export { release, releaseColumn, samplerFor, type ReleaseOptions, type ReleaseResult } from './release/release.js';
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
-export { secretProbabilities } from './calibrate/scenario.js';
+export { secretProbabilities } from './distribution/scenario.js';
 export { exactMutualInformation, discreteMutualInformation, klEnclosure, type MutualInformation } from './mi/mutualInformation.js';
 export { calibrateMI, MI_METHODS, type MiMethod, type MiSettings } from './mi/calibrateMI.js';
 export { empiricalAudit, clopperPearson, incompleteBeta, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
@@ -95,7 +91,7 @@ export {
 } from './sources/csvText.js';
 export { scaleVsAlphaChart, varianceChart, type Row as ChartRow } from './reproduce/charts.js';
 export { uciQuirks } from './uci/formats.js';
-export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './calibrate/guarantee.js';
+export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
 export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from './calibrate/driver.js';
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';

@@ -7,5 +7,5 @@ export { uciHistograms, uciScenario } from './uci/files.js';
 export { tableHistograms } from './sources/histograms.js';
 export { sourceKind, sourceLabel, type TableSource } from './sources/table.js';
 export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './uci/datasets.js';
-export { privatizeTable } from './release/table.js';
+export { privatizeTable } from './sources/privatize.js';
 export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';

@@ -1,9 +1,10 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { account, nextReleaseScale } from '../src/account/account.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/calibrate/scenario.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 import { fromCounts, fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
 import { InputError } from '../src/errors.js';
@@ -25,15 +26,11 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     );
     const sigmaEff = 1 / Math.sqrt(1 / 1.6 ** 2 + 1 / 2.4 ** 2);
     for (const r of a.rows) {
-      const truth = Math.max(
-        exactRenyi(P, Q, { family: 'gaussian', scale: sigmaEff }, r.alpha).value,
-        exactRenyi(Q, P, { family: 'gaussian', scale: sigmaEff }, r.alpha).value,
-      );
+      const truth = Math.max(exactRenyi(P, Q, noiseOf('gaussian', sigmaEff), r.alpha).value, exactRenyi(Q, P, noiseOf('gaussian', sigmaEff), r.alpha).value);
       expect(r.method).toBe('exact (Gaussian mean)');
       expect(r.divergence).toBeGreaterThanOrEqual(truth);
       expect(r.divergence).toBeLessThan(truth * (1 + 1e-8));
-      const own = (s: number) =>
-        Math.max(exactRenyi(P, Q, { family: 'gaussian', scale: s }, r.alpha).value, exactRenyi(Q, P, { family: 'gaussian', scale: s }, r.alpha).value);
+      const own = (s: number) => Math.max(exactRenyi(P, Q, noiseOf('gaussian', s), r.alpha).value, exactRenyi(Q, P, noiseOf('gaussian', s), r.alpha).value);
       expect(r.naiveSum).toBeCloseTo(own(1.6) + own(2.4), 8);
       expect(r.understated).toBe(true);
     }
@@ -57,8 +54,8 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
       );
       for (const r of a.rows) {
         const truth = Math.max(
-          twoReleaseRenyi(p, q, { family: 'laplace', scale: b }, { family: 'gaussian', scale: sigma }, r.alpha),
-          twoReleaseRenyi(q, p, { family: 'laplace', scale: b }, { family: 'gaussian', scale: sigma }, r.alpha),
+          twoReleaseRenyi(p, q, noiseOf('laplace', b), noiseOf('gaussian', sigma), r.alpha),
+          twoReleaseRenyi(q, p, noiseOf('laplace', b), noiseOf('gaussian', sigma), r.alpha),
         );
         expect(r.divergence, `b=${b} σ=${sigma} α=${r.alpha}`).toBeGreaterThanOrEqual(truth * (1 - 1e-7));
         expect(r.understated).toBe(r.method === 'coupled' ? null : r.understated);
@@ -68,7 +65,7 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
 
   it('one Laplace release: the accountant is the exact accountant, and α = ∞ is the sup at the atoms', () => {
     const a = account(collapse, [{ mechanism: 'laplace', scale: 2 }], { alphas: [2, Infinity], delta: 1e-6 });
-    const truth = Math.max(exactRenyi(P, Q, { family: 'laplace', scale: 2 }, 2).value, exactRenyi(Q, P, { family: 'laplace', scale: 2 }, 2).value);
+    const truth = Math.max(exactRenyi(P, Q, noiseOf('laplace', 2), 2).value, exactRenyi(Q, P, noiseOf('laplace', 2), 2).value);
     expect(a.rows[0].method).toBe('exact');
     expect(a.rows[0].divergence).toBeGreaterThanOrEqual(truth);
     expect(a.rows[0].divergence).toBeLessThan(truth * (1 + 1e-8));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { calibrate, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from '../src/calibrate/calibrate.js';
-import { pairCouplings, type Scenario } from '../src/calibrate/scenario.js';
+import type { Scenario } from '../src/distribution/scenario.js';
+import { pairCouplings } from '../src/coupling/pairs.js';
 import { sqrtCost } from '../src/conditions/costs.js';
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
 import { w1, wInf } from '../src/coupling/wasserstein.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { calibrate, type CalibrationSettings } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/calibrate/scenario.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 import { pierquinLaplaceProblem } from '../src/conditions/pierquin.js';
 import { fromCounts, fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';

@@ -1,7 +1,8 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applicableMethods, calibrate, type CalibrationSettings, type Mechanism } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/calibrate/scenario.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import { exactEvaluation } from '../src/conditions/exact.js';
 import { isFeasible } from '../src/numerics/smallestScale.js';
@@ -53,7 +54,7 @@ describe('coupled and exact methods (docs/math.md §4)', () => {
             return;
           }
           const { a: p, b: q } = s.priors[0].conditionals;
-          const at = exactEvaluation(p, q, mech, r.scale, a, e, false);
+          const at = exactEvaluation(p, q, noiseOf(mech, r.scale), a, e, false);
           // certified by the exact check, or (where exact = bound, e.g. point masses) by the bound,
           // with the exact value then within its error of ε
           const settings = { mechanism: mech, method: 'exact' as const, alpha: a, epsilon: e };
@@ -63,7 +64,7 @@ describe('coupled and exact methods (docs/math.md §4)', () => {
               .map((m) => run(s, mech, m, a, e).scale),
           );
           expect(isFeasible(at) || (r.scale === bound && at.value - at.error <= e)).toBe(true);
-          const below = exactEvaluation(p, q, mech, r.scale * 0.999, a, e, false);
+          const below = exactEvaluation(p, q, noiseOf(mech, r.scale * 0.999), a, e, false);
           expect(below.value).toBeGreaterThan(e);
         },
       ),

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
-import { calibrateFor } from '../src/calibrate/guarantee.js';
+import { calibrateFor } from '../src/api/guarantee.js';
 import { fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { calibrateGaussianPriors } from '../src/gaussianPriors/calibrate.js';

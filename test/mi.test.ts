@@ -1,29 +1,30 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
-import { exactLaplaceDInf } from '../src/divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../src/mechanisms/laplace/dInf.js';
 import { calibrateMI } from '../src/mi/calibrateMI.js';
 import { discreteMutualInformation, exactMutualInformation, klEnclosure } from '../src/mi/mutualInformation.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
-import type { Prior } from '../src/calibrate/scenario.js';
+import type { Prior } from '../src/distribution/scenario.js';
 
 const twoPoints = (d: number): Prior => ({ name: 'p', conditionals: { a: fromCounts([0], [1]), b: fromCounts([d], [1]) }, probabilities: { a: 1, b: 1 } });
 
 describe('mutual information I(Y; S)', () => {
   it('point masses: 0 when identical, log 2 when the noise cannot blur them, and symmetric', () => {
     const same: Prior = { name: 'p', conditionals: { a: fromCounts([3], [1]), b: fromCounts([3], [2]) } };
-    expect(exactMutualInformation(same, { family: 'gaussian', scale: 1 }).value).toBeLessThan(1e-14);
+    expect(exactMutualInformation(same, noiseOf('gaussian', 1)).value).toBeLessThan(1e-14);
     // Atoms 50σ or 100b apart: I = log 2 less an overlap below 1e-40, inside a narrow enclosure.
     for (const [family, scale] of [
       ['gaussian', 0.02],
       ['laplace', 0.01],
     ] as const) {
-      const I = exactMutualInformation(twoPoints(1), { family, scale });
+      const I = exactMutualInformation(twoPoints(1), noiseOf(family, scale));
       expect(Math.abs(I.value - Math.LN2)).toBeLessThanOrEqual(I.error);
       expect(I.error).toBeLessThan(1e-9);
     }
-    expect(exactMutualInformation(twoPoints(-2), { family: 'laplace', scale: 1 }).value).toBeCloseTo(
-      exactMutualInformation(twoPoints(2), { family: 'laplace', scale: 1 }).value,
+    expect(exactMutualInformation(twoPoints(-2), noiseOf('laplace', 1)).value).toBeCloseTo(
+      exactMutualInformation(twoPoints(2), noiseOf('laplace', 1)).value,
       13,
     );
   });
@@ -36,7 +37,7 @@ describe('mutual information I(Y; S)', () => {
           q = fromCounts([d], [1]);
         const exact = { gaussian: (d * d) / (2 * scale * scale), laplace: d / scale + Math.expm1(-d / scale) };
         for (const family of ['gaussian', 'laplace'] as const) {
-          const { lo, hi } = klEnclosure(p, q, { family, scale });
+          const { lo, hi } = klEnclosure(p, q, noiseOf(family, scale));
           const kl = exact[family];
           expect(lo, `${family} d=${d} scale=${scale}`).toBeLessThanOrEqual(kl * (1 + 1e-12));
           expect(hi, `${family} d=${d} scale=${scale}`).toBeGreaterThanOrEqual(kl * (1 - 1e-12));
@@ -77,7 +78,7 @@ describe('mutual information I(Y; S)', () => {
         const m = ps.reduce((a, [w, v]) => a + w * v, 0);
         for (const [w, v] of ps) if (w * v > 0) oracle += w * v * Math.log(v / m) * h; // w·v can underflow to 0 far out
       }
-      const I = exactMutualInformation(prior, { family, scale });
+      const I = exactMutualInformation(prior, noiseOf(family, scale));
       expect(Math.abs(I.value - oracle), `${family} ${scale}`).toBeLessThanOrEqual(I.error + 1e-7 * oracle);
       expect(I.error).toBeLessThan(1e-4 * I.value);
     }
@@ -93,7 +94,7 @@ describe('mutual information I(Y; S)', () => {
       probabilities: Object.fromEntries(ws.map((w, i) => [`x${i}`, w])),
     };
     for (const sigma of [1, 2]) {
-      const I = exactMutualInformation(prior, { family: 'gaussian', scale: sigma }).value;
+      const I = exactMutualInformation(prior, noiseOf('gaussian', sigma)).value;
       expect(I).toBeCloseTo(0.5 * Math.log(1 + 1 / sigma ** 2), 4);
     }
   });
@@ -108,7 +109,7 @@ describe('mutual information I(Y; S)', () => {
     fc.assert(
       fc.property(hist, hist, fc.double({ min: 0.3, max: 4, noNaN: true }), fc.double({ min: 0.1, max: 0.9, noNaN: true }), (p, q, b, pa) => {
         const prior: Prior = { name: 'r', conditionals: { a: p, b: q }, probabilities: { a: pa, b: 1 - pa } };
-        const I = exactMutualInformation(prior, { family: 'laplace', scale: b });
+        const I = exactMutualInformation(prior, noiseOf('laplace', b));
         expect(I.value).toBeLessThanOrEqual(discreteMutualInformation(prior).value + 1e-12);
         const eps = Math.max(exactLaplaceDInf(p, q, b).value, exactLaplaceDInf(q, p, b).value);
         expect(I.value).toBeLessThanOrEqual(eps * Math.tanh(eps / 2) + 1e-12);
@@ -134,7 +135,7 @@ describe('mutual information I(Y; S)', () => {
     expect(I).toBeCloseTo(0.1736, 4);
     // one release alone: M1 | g is the same mixture ½N(0) + ½N(1) for g = 0 and 1
     const single: Prior = { name: 'one', conditionals: { g0: fromWeights([0, 1], [0.5, 0.5]), g1: fromWeights([0, 1], [0.5, 0.5]) } };
-    expect(exactMutualInformation(single, { family: 'gaussian', scale: s }).value).toBeLessThan(1e-14);
+    expect(exactMutualInformation(single, noiseOf('gaussian', s)).value).toBeLessThan(1e-14);
   });
 });
 
@@ -158,7 +159,7 @@ describe('MI calibration', () => {
           const va = calibrateMI(sc, { mechanism, method: 'mi-variance', epsilon });
           expect(va.scale).toBeGreaterThanOrEqual(ex.scale);
           if (ex.scale === 0) return;
-          const at = (s: number) => exactMutualInformation(sc.priors[0], { family: mechanism, scale: s });
+          const at = (s: number) => exactMutualInformation(sc.priors[0], noiseOf(mechanism, s));
           // Certified at the scale: by the exact enclosure, or — where mi-variance is nearly tight and
           // the enclosure's width (~1e-5 of I) cannot beat it — by mi-variance's own bound.
           const ok = at(ex.scale);
@@ -184,10 +185,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { empiricalAudit } from '../src/audit/empirical.js';
-import { drawRelease, gaussianNoise, laplaceNoise } from '../src/release/samplers.js';
-import { cryptoSource } from '../src/release/random.js';
+import { drawRelease, gaussianNoise, laplaceNoise } from '../src/sampling/samplers.js';
+import { cryptoSource } from '../src/sampling/random.js';
 import { scenarioFromSpec } from '../src/spec/load.js';
-import { secretProbabilities } from '../src/calibrate/scenario.js';
+import { secretProbabilities } from '../src/distribution/scenario.js';
 
 describe('secret probabilities', () => {
   const base = { name: 's', priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 3] }, b: { values: [1], counts: [6] } } }] };

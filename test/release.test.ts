@@ -1,3 +1,4 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +17,8 @@ import { seededSource } from './seeded.js';
 const point = (x: number) => fromCounts([x], [1]);
 const truncD = (family: 'laplace' | 'gaussian', scale: number, alpha: number, I: [number, number]) =>
   Math.max(
-    exactRenyi(point(0), point(1), { family, scale }, alpha, { interval: I }).value,
-    exactRenyi(point(1), point(0), { family, scale }, alpha, { interval: I }).value,
+    exactRenyi(point(0), point(1), noiseOf(family, scale), alpha, { interval: I }).value,
+    exactRenyi(point(1), point(0), noiseOf(family, scale), alpha, { interval: I }).value,
   );
 
 describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
@@ -49,7 +50,7 @@ describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
       [c['0'], c['1']],
       [c['1'], c['0']],
     ]) {
-      expect(exactRenyi(p, q, { family: 'laplace', scale: t.scale }, 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
+      expect(exactRenyi(p, q, noiseOf('laplace', t.scale), 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
     }
     expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 1e-300])).toThrow(/negligible/);
     expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(
@@ -83,7 +84,7 @@ describe('truncated calibration: input checks and intervals beyond the data', ()
     expect(t.binding).toBeNull();
     expect(t.explanation).toMatch(/beyond every atom/);
     const c = s.priors[0].conditionals;
-    for (const b of [1e-3, 0.5, 7]) expect(exactRenyi(c['0'], c['1'], { family: 'laplace', scale: b }, 2, { interval: [10, 20] }).value).toBeLessThan(1e-9);
+    for (const b of [1e-3, 0.5, 7]) expect(exactRenyi(c['0'], c['1'], noiseOf('laplace', b), 2, { interval: [10, 20] }).value).toBeLessThan(1e-9);
     expect(() => release(s, laplace, 1.4, { truncate: [10, 20] })).toThrow(/allow-no-noise: the calibrated scale is 0/);
     expect(() => release(s, laplace, 1.4, { truncate: [10, 20], allowNoNoise: true })).toThrow(/outside \[10, 20\]/);
   });
@@ -165,7 +166,7 @@ describe('pufferfish release (CLI)', () => {
       // the exact divergence at the released scale stays within it.
       expect(j.epsilon).toBeLessThanOrEqual(renyiBudgetFor(1, 1e-6, j.alpha));
       const [p, q] = Object.values(builtinScenario('heart').priors[0].conditionals);
-      const d = exactRenyi(p, q, { family: mechanism as 'laplace' | 'gaussian', scale: j.scale }, j.alpha);
+      const d = exactRenyi(p, q, noiseOf(mechanism as 'laplace' | 'gaussian', j.scale), j.alpha);
       expect(d.value + d.error).toBeLessThanOrEqual(j.epsilon);
     }
     // --alpha names the orders searched; --count N accounts the N releases together.

@@ -1,3 +1,4 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { calibrate, type CalibrationSettings } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/calibrate/scenario.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 import { fromCounts, fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
 import { InputError } from '../src/errors.js';
@@ -25,8 +26,8 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
     expect(one.scale).toBeLessThan(1.61);
     const [p, q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditionals.Q];
     // Two releases are one at σ/√2 (the mean is sufficient).
-    expect(exactRenyi(q, p, { family: 'gaussian', scale: one.scale / Math.SQRT2 }, 2).value).toBeGreaterThan(10);
-    expect(exactRenyi(q, p, { family: 'gaussian', scale: one.scale / Math.sqrt(8) }, 2).value).toBeCloseTo(68.8, 1);
+    expect(exactRenyi(q, p, noiseOf('gaussian', one.scale / Math.SQRT2), 2).value).toBeGreaterThan(10);
+    expect(exactRenyi(q, p, noiseOf('gaussian', one.scale / Math.sqrt(8)), 2).value).toBeCloseTo(68.8, 1);
   });
 
   it('Gaussian: N releases get √N times one release’s σ (never less, up to exact’s search tolerance), for every method, and exact holds at σ_N/√N', () => {
@@ -44,7 +45,7 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
     }
     const r = calibrate(collapse, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1, releases: 4 });
     const [p, q] = [collapse.priors[0].conditionals.P, collapse.priors[0].conditionals.Q];
-    expect(exactRenyi(q, p, { family: 'gaussian', scale: r.scale / 2 }, 2).value).toBeLessThanOrEqual(1);
+    expect(exactRenyi(q, p, noiseOf('gaussian', r.scale / 2), 2).value).toBeLessThanOrEqual(1);
   });
 
   it('Laplace, two releases: every method’s b keeps the true joint D_α (independent 2-D quadrature) within ε; one release’s b does not', () => {
@@ -52,7 +53,7 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
     const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
     const alpha = 2,
       epsilon = 0.5;
-    const lap = (b: number) => ({ family: 'laplace' as const, scale: b });
+    const lap = (b: number) => noiseOf('laplace' as const, b);
     const worst = (b: number) => Math.max(twoReleaseRenyi(p, q, lap(b), lap(b), alpha), twoReleaseRenyi(q, p, lap(b), lap(b), alpha));
     for (const method of ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const) {
       const b = calibrate(s, { mechanism: 'laplace', method, alpha, epsilon, releases: 2 }).scale;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { add, fromDouble, toDouble } from '../src/release/dyadic.js';
-import { lnEnclosure } from '../src/release/fixedLog.js';
-import { cryptoSource, LazyUniform } from '../src/release/random.js';
-import { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise, type ExactNoise } from '../src/release/samplers.js';
+import { add, fromDouble, toDouble } from '../src/sampling/dyadic.js';
+import { lnEnclosure } from '../src/sampling/fixedLog.js';
+import { cryptoSource, LazyUniform } from '../src/sampling/random.js';
+import { drawRelease, gaussianNoise, laplaceNoise, sqrtCostNoise, type ExactNoise } from '../src/sampling/samplers.js';
 import { erf, ksTest, seededSource } from './seeded.js';
 
 const LEVEL = 1e-6; // false-alarm rate of every KS test below (DKW–Massart, exact)

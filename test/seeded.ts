@@ -1,4 +1,4 @@
-import type { RandomSource } from '../src/release/random.js';
+import type { RandomSource } from '../src/sampling/random.js';
 
 /** Deterministic test randomness (SplitMix64). Tests only: releases use the CSPRNG. */
 export function seededSource(seed: bigint): RandomSource {

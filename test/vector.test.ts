@@ -1,3 +1,4 @@
+import { noiseOf } from '../src/mechanisms/kernels.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,8 +53,8 @@ describe('vector queries (docs/math.md §12)', () => {
   it('the 2-D oracle matches closed forms for point masses (Gaussian αΔ²/2σ², Laplace Σ R_α)', () => {
     const a = vectorLaw([[0, 0]], { counts: [1] }),
       b = vectorLaw([[1, 2]], { counts: [1] });
-    expect(vectorRenyi2d(a, b, { family: 'gaussian', scale: 1 }, { family: 'gaussian', scale: 2 }, 3)).toBeCloseTo((3 * (1 + 1)) / 2, 8);
-    expect(vectorRenyi2d(a, b, { family: 'laplace', scale: 1 }, { family: 'laplace', scale: 1 }, 2)).toBeCloseTo(laplaceRdp(2, 1) + laplaceRdp(2, 2), 8);
+    expect(vectorRenyi2d(a, b, noiseOf('gaussian', 1), noiseOf('gaussian', 2), 3)).toBeCloseTo((3 * (1 + 1)) / 2, 8);
+    expect(vectorRenyi2d(a, b, noiseOf('laplace', 1), noiseOf('laplace', 1), 2)).toBeCloseTo(laplaceRdp(2, 1) + laplaceRdp(2, 2), 8);
   });
 
   it('d = 1 is the scalar calibration, number for number', () => {
@@ -81,8 +82,8 @@ describe('vector queries (docs/math.md §12)', () => {
           [1, 3],
         ]) {
           const r = calibrateVector(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
-          const k1 = { family, scale: w[0] * r.scale },
-            k2 = { family, scale: w[1] * r.scale };
+          const k1 = noiseOf(family, w[0] * r.scale),
+            k2 = noiseOf(family, w[1] * r.scale);
           expect(vectorRenyi2d(P, Q, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
           expect(vectorRenyi2d(Q, P, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
         }
@@ -104,7 +105,7 @@ describe('vector queries (docs/math.md §12)', () => {
         const theorem = calibrateVector(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
         expect(coupled.scale).toBeLessThanOrEqual(theorem.scale * (1 + 1e-9));
         if (coupled.scale > 0) {
-          const k = { family: mechanism, scale: coupled.scale };
+          const k = noiseOf(mechanism, coupled.scale);
           expect(vectorRenyi2d(a, b, k, k, 3)).toBeLessThanOrEqual(0.5 * (1 + 1e-7));
           expect(vectorRenyi2d(b, a, k, k, 3)).toBeLessThanOrEqual(0.5 * (1 + 1e-7));
         }
@@ -127,7 +128,7 @@ describe('vector queries (docs/math.md §12)', () => {
   it('(ε, δ) targets through the best Rényi order, certified at that order by the 2-D quadrature', () => {
     const r = calibrateEpsDelta(null, { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8], (st) => calibrateVector(scenario(P, Q), st));
     expect([2, 4, 8]).toContain(r.alpha);
-    const k = { family: 'gaussian' as const, scale: r.scale };
+    const k = noiseOf('gaussian' as const, r.scale);
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
     for (const a of [2, 4, 8].filter((x) => renyiBudgetFor(2, 1e-6, x) > 0))
       expect(r.scale).toBeLessThanOrEqual(
@@ -145,7 +146,7 @@ describe('vector queries (docs/math.md §12)', () => {
       const cal = calibrateVector(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
       expect(at(cal * 0.9).some((r) => r.slack < 0)).toBe(true);
       for (const f of [0.5, 1, 3]) {
-        const k = { family: mechanism, scale: cal * f };
+        const k = noiseOf(mechanism, cal * f);
         const [ab, ba] = at(cal * f, [2, 5]).filter((r) => r.alpha === 5);
         expect(ab.divergence + ab.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(P, Q, k, k, 5) * (1 - 1e-7));
         expect(ba.divergence + ba.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(Q, P, k, k, 5) * (1 - 1e-7));
@@ -173,7 +174,7 @@ describe('vector queries (docs/math.md §12)', () => {
       const one = auditVector(scenario(P, Q), { mechanism: 'gaussian', scale: eff, alphas: [r.alpha], epsilon: 1, delta: 1e-6 });
       const worst = Math.max(...one.map((x) => x.divergence + x.error));
       expect(Math.abs(r.divergence / worst - 1), `α=${r.alpha}`).toBeLessThan(1e-9);
-      const k = { family: 'gaussian' as const, scale: eff };
+      const k = noiseOf('gaussian' as const, eff);
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(vectorRenyi2d(P, Q, k, k, r.alpha), vectorRenyi2d(Q, P, k, k, r.alpha)) * (1 - 1e-7));
       expect(r.understated).toBeNull();
     }
@@ -203,8 +204,8 @@ describe('vector queries (docs/math.md §12)', () => {
     ];
     const alphas = [1.5, 2, 3, 5, 10];
     const joint = accountVector(scenario(p1, q1), releases, { alphas });
-    const k1 = { family: 'laplace' as const, scale: 1.5 },
-      k2 = { family: 'laplace' as const, scale: 2.5 };
+    const k1 = noiseOf('laplace' as const, 1.5),
+      k2 = noiseOf('laplace' as const, 2.5);
     for (const r of joint.rows) {
       // One direction's quadrature (2 s each) on three of the orders: the bound is above both.
       if ([1.5, 3, 10].includes(r.alpha))
@@ -228,7 +229,7 @@ describe('vector queries (docs/math.md §12)', () => {
       const s1 = 2 * one;
       const s2 = nextVectorReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], 'gaussian', alpha, 1).scale;
       expect(Math.abs(1 / s1 ** 2 + 1 / s2 ** 2 - 1 / one ** 2) * one ** 2, `α=${alpha}`).toBeLessThan(1e-6);
-      const k = { family: 'gaussian' as const, scale: 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2) };
+      const k = noiseOf('gaussian' as const, 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2));
       expect(Math.max(vectorRenyi2d(P, Q, k, k, alpha), vectorRenyi2d(Q, P, k, k, alpha))).toBeLessThanOrEqual(1);
     }
     // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
@@ -284,7 +285,7 @@ describe('vector queries (docs/math.md §12)', () => {
       expect(robust.scale).toBeGreaterThan(plain);
       expect(robust.explanation).toMatch(/moved anywhere in the box \[8, 15\] × \[36, 52\]/);
       expect(calibrateVector(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
-      const k = { family: mechanism, scale: robust.scale };
+      const k = noiseOf(mechanism, robust.scale);
       // The extreme adversaries move λ of each conditional's mass to opposite corners of the box.
       // (Opposite corners, both ways: the largest channel divergence between the moved masses.)
       let worst = 0;
@@ -368,7 +369,7 @@ describe('vector queries (docs/math.md §12)', () => {
       expect(bound).toBeGreaterThan(0.05 * (1 - 1e-9));
       // The true I(Y; S) ≤ Σ π_s D_α(P_s,Y ‖ M_Y) for α > 1 (D_α grows with α; D_1 = KL), by 2-D quadrature.
       const M = { points: Float64Array.from([...P.points, ...Q.points]), masses: Float64Array.from([...P.masses, ...Q.masses], (x) => x / 2) };
-      const k = { family: mechanism, scale: r.scale };
+      const k = noiseOf(mechanism, r.scale);
       const mi = 0.5 * vectorRenyi2d(P, M, k, k, 1.001) + 0.5 * vectorRenyi2d(Q, M, k, k, 1.001);
       expect(mi, mechanism).toBeLessThanOrEqual(0.05);
       // The audit's MI row at that scale: the same bound, ε (to its rounding), above the quadrature.

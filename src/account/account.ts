@@ -1,11 +1,14 @@
+import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Mechanism } from '../calibrate/rules.js';
-import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
+import { dataDivergence } from '../divergence/dataDivergence.js';
 import { absCost, type Cost, type Eta } from '../conditions/costs.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
-import { exactLaplaceDInf } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -112,10 +115,8 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   }
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
-    const noise = lap.length
-      ? { family: 'laplace' as const, scale: lap[0].b }
-      : { family: 'gaussian' as const, scale: effectiveSigma(gauss.map((g) => g.sigma)) };
-    const e = exactEvaluation(pc.p, pc.q, noise.family, noise.scale, alpha, epsilon, ordered);
+    const noise = lap.length ? noiseOf('laplace' as const, lap[0].b) : noiseOf('gaussian' as const, effectiveSigma(gauss.map((g) => g.sigma)));
+    const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
     if (Number.isFinite(e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
   }
   const d = distances(pc.coupling);

@@ -1,18 +1,20 @@
 import type { Cost, Eta } from '../conditions/costs.js';
-import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
-import { discreteRenyi, exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
+import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
 import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
 import { samplerFor } from '../release/release.js';
-import { drawRelease } from '../release/samplers.js';
-import { cryptoSource } from '../release/random.js';
+import { drawRelease } from '../sampling/samplers.js';
+import { cryptoSource } from '../sampling/random.js';
 
 export interface AuditSettings {
   mechanism: Mechanism;
@@ -61,7 +63,8 @@ export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?:
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
-  const { family, scale: noiseScale } = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
+  const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
+  const { family, scale: noiseScale } = noise;
   const none = s.scale === 0;
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
@@ -81,7 +84,7 @@ export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?:
           ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
           : alpha === Infinity
             ? { ...exactLaplaceDInf(p, q, noiseScale), certificate: 'sup-at-atoms' }
-            : exactRenyi(p, q, { family, scale: noiseScale }, alpha);
+            : exactRenyi(p, q, noise, alpha);
         // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
         // divergence bounds any release of it (data processing).
         if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
@@ -118,19 +121,19 @@ export interface MiAuditRow {
 
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
-  const { family, scale } = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
+  const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
   return scenario.priors.map((prior) => {
     // I(Y;S) ≤ I(X;S) (data processing): the data's own MI at scale 0, or where the
     // integration gives no usable answer (tiny scales).
     const data = discreteMutualInformation(prior);
-    let r = s.scale > 0 ? exactMutualInformation(prior, { family, scale }) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
+    let r = s.scale > 0 ? exactMutualInformation(prior, noise) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     if (!Number.isFinite(r.error) || r.value - r.error > data.value + data.error) r = { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     let pp: number | null = null;
-    if (family === 'laplace' && s.scale > 0) {
+    if (noise.family === 'laplace' && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
       for (const a of secrets)
-        for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], scale).value);
+        for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], noise.scale).value);
       pp = e * Math.tanh(e / 2);
     }
     return { prior: prior.name, nats: r.value, bits: r.bits, error: r.error, impliedByPufferfish: pp };

@@ -1,9 +1,11 @@
 import type { Mechanism } from '../calibrate/rules.js';
-import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings } from '../coupling/pairs.js';
 import { checkContamination } from '../calibrate/contamination.js';
 import type { Cost, Eta } from '../conditions/costs.js';
-import { discreteRenyi, exactLaplaceDInf, exactRenyi } from '../divergence/exactRenyi.js';
-import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';

@@ -5,9 +5,11 @@ import { bestOf, solveUnits, type Precomputed, type Progress, type Unit } from '
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type Mechanism, type Method, type SingleMethod } from './rules.js';
-import { dataDivergence, pairCouplings, type PairCoupling, type Scenario } from './scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
+import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
-import type { NoiseFamily } from '../divergence/mixture.js';
+import type { NoiseFamily } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
@@ -72,7 +74,7 @@ export const EXACT_LIMITS = {
 /** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
 function exactLimits(settings: CalibrationSettings) {
   const acc = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
-  return EXACT_LIMITS[isNotApplicable(acc) ? 'gaussian' : acc(1).family];
+  return EXACT_LIMITS[isNotApplicable(acc) ? 'gaussian' : (acc(1).family as NoiseFamily)];
 }
 
 /** The most atoms any (prior, pair) brings to the exact accountant: the two largest conditionals of a prior. */

@@ -4,7 +4,9 @@ import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
-import { dataDivergence, type PairCoupling, type Scenario } from './scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import type { PairCoupling } from '../coupling/pairs.js';
+import { dataDivergence } from '../divergence/dataDivergence.js';
 
 /**
  * The ε-contamination class of robust Bayesian analysis: every prior whose conditionals are

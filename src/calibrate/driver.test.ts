@@ -1,3 +1,4 @@
+import { noiseOf } from '../mechanisms/kernels.js';
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../distribution/discrete.js';
 import { NumericalError } from '../errors.js';
@@ -7,8 +8,8 @@ import { exactRenyi } from '../divergence/exactRenyi.js';
 import { builtinScenario } from '../scenarios/builtin.js';
 import { calibrate } from './calibrate.js';
 import { bestOf, solveUnits } from './driver.js';
-import { calibrateFor } from './guarantee.js';
-import type { Scenario } from './scenario.js';
+import { calibrateFor } from '../api/guarantee.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 /** value = c/s ≤ 1: feasible from s = c on. */
 const inverse = (c: number): ScaleProblem => ({
@@ -165,7 +166,7 @@ describe('(ε, δ) targets through the best Rényi order', () => {
         [p, q],
         [q, p],
       ])
-        expect(exactRenyi(a, b, { family: mechanism, scale: r.scale }, r.alpha).value).toBeLessThanOrEqual(r.renyiEpsilon);
+        expect(exactRenyi(a, b, noiseOf(mechanism, r.scale), r.alpha).value).toBeLessThanOrEqual(r.renyiEpsilon);
       for (const a of alphas) {
         const budget = renyiBudgetFor(1, 1e-6, a);
         if (budget > 0) expect(r.scale).toBeLessThanOrEqual(calibrate(heart, { mechanism, method: 'coupled', alpha: a, epsilon: budget }).scale);

@@ -3,7 +3,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
 import { calibrate, type CalibrationResult } from './calibrate.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 /**
  * α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond,

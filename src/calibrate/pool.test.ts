@@ -5,7 +5,7 @@ import { builtinScenario } from '../scenarios/builtin.js';
 import { calibrate } from './calibrate.js';
 import runTask, { type Task } from './parallelWorker.js';
 import { CalibrationPool, defaultThreads, taskQueue, type WorkerEvents } from './pool.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 /** `threads` workers on the pool's queue that run the workers' code here, a tick later; counts tasks and where they ran. */
 function localRunner(threads: number) {

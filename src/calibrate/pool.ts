@@ -2,7 +2,8 @@ import { NumericalError } from '../errors.js';
 import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
-import { pairCouplings, priorPairs, type Scenario } from './scenario.js';
+import { priorPairs, type Scenario } from '../distribution/scenario.js';
+import { pairCouplings } from '../coupling/pairs.js';
 import runTask, { type Task, type TaskResult, type WirePair } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
 

@@ -13,7 +13,7 @@ import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { calibrateVector } from '../vector/calibrate.js';
 import { isVectorScenario } from '../vector/law.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {

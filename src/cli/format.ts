@@ -70,8 +70,8 @@ export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) :
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
 export function table(head: string[], rawRows: string[][], right: number[]): string {
   // A newline or tab inside a name (a secret value, a column) would break the layout: shown escaped.
-  const escape = (c: string) => c.replace(/[\n\r\t]/g, (m) => (m === '\n' ? '\\n' : m === '\r' ? '\\r' : '\\t'));
-  const rows = rawRows.map((row) => row.map(escape));
+  const shown = (c: string) => c.replace(/[\n\r\t]/g, (m) => (m === '\n' ? '\\n' : m === '\r' ? '\\r' : '\\t'));
+  const rows = rawRows.map((row) => row.map(shown));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells

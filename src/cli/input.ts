@@ -6,7 +6,7 @@ import { checkOutput, writeTextAtomically } from '../io/atomicWrite.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../uci/formats.js';
 import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { decimal, isDecimal, wholeNumber } from './numbers.js';

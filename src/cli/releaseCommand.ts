@@ -155,7 +155,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
         .map((c) => c.trim())
         .filter(Boolean)
     : [];
-  const { privatizeTable } = await import('../release/table.js');
+  const { privatizeTable } = await import('../sources/privatize.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
   const bar = await progressBar('release', !o.json);
   try {

@@ -1,6 +1,7 @@
 import type { Discrete } from '../distribution/discrete.js';
-import { discreteRenyi, exactLaplaceDInf, exactRenyi, exactRenyiBoth, type ExactOptions } from '../divergence/exactRenyi.js';
-import type { Noise, NoiseFamily } from '../divergence/mixture.js';
+import { discreteRenyi, exactRenyi, exactRenyiBoth, type ExactOptions } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import type { Noise } from '../divergence/kernel.js';
 import { bracketPredict } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 
@@ -15,16 +16,7 @@ const CALIBRATION_RTOL = 1e-10;
 const SMALL_SUPPORT = 4096;
 
 /** The exact divergence as a condition at one scale: max over the directions that must hold. */
-export function exactEvaluation(
-  p: Discrete,
-  q: Discrete,
-  family: NoiseFamily,
-  scale: number,
-  alpha: number,
-  epsilon: number,
-  ordered: boolean,
-  opts?: ExactOptions,
-): Evaluation {
+export function exactEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: number, epsilon: number, ordered: boolean, opts?: ExactOptions): Evaluation {
   const dirs: [Discrete, Discrete][] = ordered
     ? [[p, q]]
     : [
@@ -34,13 +26,9 @@ export function exactEvaluation(
   let value = -Infinity,
     error = 0;
   // Both directions on one panel set (each mixture evaluated once per node).
-  const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
+  const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
   for (const [k, [a, b]] of dirs.entries()) {
-    const d = both
-      ? both[k]
-      : alpha === Infinity
-        ? exactLaplaceDInf(a, b, scale)
-        : exactRenyi(a, b, { family, scale }, alpha, { rtol: CALIBRATION_RTOL, ...opts });
+    const d = both ? both[k] : alpha === Infinity ? exactLaplaceDInf(a, b, noise.scale) : exactRenyi(a, b, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts });
     if (d.value + d.error > value + error) {
       value = d.value;
       error = d.error;
@@ -114,7 +102,7 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
     const hit = recent.get(s);
     if (hit) return hit;
     const n = i.noise(s);
-    const e = exactEvaluation(i.p, i.q, n.family, n.scale, i.alpha, i.epsilon, i.ordered);
+    const e = exactEvaluation(i.p, i.q, n, i.alpha, i.epsilon, i.ordered);
     if (recent.size >= 8) recent.delete(recent.keys().next().value!);
     recent.set(s, e);
     return e;

@@ -1,11 +1,12 @@
+import { noiseOf } from '../mechanisms/kernels.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { calibrate } from '../calibrate/calibrate.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { fromWeights, type Discrete } from '../distribution/discrete.js';
 import { oracleRenyi } from '../../test/oracle.js';
 import { exactRenyi } from './exactRenyi.js';
-import type { NoiseFamily } from './mixture.js';
+import type { NoiseFamily } from '../mechanisms/kernels.js';
 
 const support = fc.array(fc.tuple(fc.integer({ min: -8, max: 8 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 4 }).map((a) =>
   fromWeights(
@@ -16,7 +17,7 @@ const support = fc.array(fc.tuple(fc.integer({ min: -8, max: 8 }), fc.integer({ 
 
 /** The certified value brackets the brute-force oracle: |exact − oracle| ≤ error + the oracle's own slack. */
 function expectBracketed(p: Discrete, q: Discrete, family: NoiseFamily, s: number, alpha: number) {
-  const e = exactRenyi(p, q, { family, scale: s }, alpha);
+  const e = exactRenyi(p, q, noiseOf(family, s), alpha);
   const o = oracleRenyi(p, q, family, s, alpha);
   expect(e.certificate).toBe('bernstein-ellipse');
   expect(Math.abs(e.value - o)).toBeLessThanOrEqual(e.error + (1e-12 * Math.max(1, Math.abs(o))) / Math.min(1, Math.abs(alpha - 1)) + 1e-13);

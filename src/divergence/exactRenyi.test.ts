@@ -1,10 +1,13 @@
+import { noiseOf } from '../mechanisms/kernels.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { laplaceRdp } from '../conditions/pierquin.js';
 import { fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
-import { discreteRenyi, exactLaplaceDInf, exactRenyi } from './exactRenyi.js';
-import { mixtureLogDensityPlain } from './kernels.js';
-import { mixtureOf, type NoiseFamily } from './mixture.js';
+import { discreteRenyi, exactRenyi } from './exactRenyi.js';
+import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { mixtureLogDensityPlain } from '../mechanisms/kernels.js';
+import { mixtureOf } from './mixture.js';
+import type { NoiseFamily } from '../mechanisms/kernels.js';
 
 const point = (x: number) => fromCounts([x], [1]);
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
@@ -16,8 +19,8 @@ function simpson(p: Discrete, q: Discrete, family: NoiseFamily, scale: number, a
   for (let c = 0; c + 1 < cuts.length; c++) {
     const [a, b] = [cuts[c], cuts[c + 1]];
     const ys = new Float64Array(n + 1).map((_, i) => a + ((b - a) * i) / n);
-    const lp = mixtureLogDensityPlain(mixtureOf(p), { family, scale }, ys);
-    const lq = mixtureLogDensityPlain(mixtureOf(q), { family, scale }, ys);
+    const lp = mixtureLogDensityPlain(mixtureOf(p), noiseOf(family, scale), ys);
+    const lq = mixtureLogDensityPlain(mixtureOf(q), noiseOf(family, scale), ys);
     let s = 0;
     for (let i = 0; i <= n; i++) s += (i === 0 || i === n ? 1 : i % 2 ? 4 : 2) * Math.exp(alpha * lp[i] + (1 - alpha) * lq[i]);
     total += (s * (b - a)) / n / 3;
@@ -39,10 +42,10 @@ describe('exactRenyi', () => {
   it('point masses: Laplace gives Mironov’s R_α(Δ/b), Gaussian αΔ²/(2σ²)', () => {
     for (const a of [1.01, 1.5, 2, 5, 20, 100])
       for (const s of [0.05, 0.3, 1, 10]) {
-        const L = exactRenyi(point(0), point(1.5), { family: 'laplace', scale: s }, a);
+        const L = exactRenyi(point(0), point(1.5), noiseOf('laplace', s), a);
         expect(Math.abs(L.value - laplaceRdp(a, 1.5 / s))).toBeLessThanOrEqual(L.error + 1e-14 * L.value);
         expect(rel(L.value, laplaceRdp(a, 1.5 / s))).toBeLessThan(1e-11);
-        const G = exactRenyi(point(0), point(1.5), { family: 'gaussian', scale: s }, a);
+        const G = exactRenyi(point(0), point(1.5), noiseOf('gaussian', s), a);
         const g = (a * 2.25) / (2 * s * s);
         expect(Math.abs(G.value - g)).toBeLessThanOrEqual(G.error + 1e-14 * g);
         // 1e-11 relative, or the floor of double precision: ∫ computed to a few ulp moves D by u/(α − 1)
@@ -54,7 +57,7 @@ describe('exactRenyi', () => {
   it('α ∈ (0,1): Gaussian point masses still give αΔ²/(2σ²)', () => {
     for (const a of [0.1, 0.5, 0.9])
       for (const s of [0.1, 1, 5]) {
-        const G = exactRenyi(point(0), point(2), { family: 'gaussian', scale: s }, a);
+        const G = exactRenyi(point(0), point(2), noiseOf('gaussian', s), a);
         expect(rel(G.value, (a * 4) / (2 * s * s))).toBeLessThan(1e-11);
       }
   });
@@ -68,7 +71,7 @@ describe('exactRenyi', () => {
       ['laplace', 3],
     ] as [NoiseFamily, number][]) {
       for (const a of [0.5, 2, 4]) {
-        const e = exactRenyi(p, q, { family, scale }, a);
+        const e = exactRenyi(p, q, noiseOf(family, scale), a);
         const lo = -60 * scale * a,
           hi = 4 + 60 * scale * a;
         expect(rel(e.value, simpson(p, q, family, scale, a, lo, hi))).toBeLessThan(1e-8);
@@ -80,8 +83,8 @@ describe('exactRenyi', () => {
     const p = fromWeights([0, 1e-3, 7, 7e4], [1e-12, 0.5, 0.3, 0.2 - 1e-12]);
     const q = fromWeights([0, 3, 7e4 + 1], [0.4, 0.4, 0.2]);
     for (const family of ['laplace', 'gaussian'] as NoiseFamily[]) {
-      const f = exactRenyi(p, q, { family, scale: 2 }, 3);
-      const pl = exactRenyi(p, q, { family, scale: 2 }, 3, { evaluator: 'plain' });
+      const f = exactRenyi(p, q, noiseOf(family, 2), 3);
+      const pl = exactRenyi(p, q, noiseOf(family, 2), 3, { evaluator: 'plain' });
       expect(rel(f.value, pl.value)).toBeLessThan(1e-11);
     }
   });
@@ -111,8 +114,8 @@ describe('exactRenyi', () => {
       for (const alpha of [0.5, 2, 6]) {
         const p = support(300, scale),
           q = support(300, scale);
-        const f = exactRenyi(p, q, { family, scale }, alpha, { rtol: 1e-10 });
-        const pl = exactRenyi(p, q, { family, scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+        const f = exactRenyi(p, q, noiseOf(family, scale), alpha, { rtol: 1e-10 });
+        const pl = exactRenyi(p, q, noiseOf(family, scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
         expect(f.error).toBeLessThan(1e-8 * Math.max(1, Math.abs(f.value)));
         expect(Math.abs(f.value - pl.value)).toBeLessThanOrEqual(f.error + pl.error);
       }
@@ -127,7 +130,7 @@ describe('exactRenyi', () => {
         fc.constantFrom<NoiseFamily>('laplace', 'gaussian'),
         fc.double({ min: 0.2, max: 5, noNaN: true }),
         (p, q, family, scale) => {
-          const noise = { family, scale };
+          const noise = noiseOf(family, scale);
           let prev = -Infinity;
           for (const a of [0.3, 0.7, 1.5, 3, 8]) {
             const d = exactRenyi(p, q, noise, a);
@@ -154,8 +157,8 @@ describe('exactLaplaceDInf', () => {
       fc.property(histogram, histogram, fc.double({ min: 0.3, max: 3, noNaN: true }), (p, q, b) => {
         const d = exactLaplaceDInf(p, q, b);
         const ys = new Float64Array(40001).map((_, i) => -20 + i * 0.001);
-        const lp = mixtureLogDensityPlain(mixtureOf(p), { family: 'laplace', scale: b }, ys);
-        const lq = mixtureLogDensityPlain(mixtureOf(q), { family: 'laplace', scale: b }, ys);
+        const lp = mixtureLogDensityPlain(mixtureOf(p), noiseOf('laplace', b), ys);
+        const lq = mixtureLogDensityPlain(mixtureOf(q), noiseOf('laplace', b), ys);
         let grid = -Infinity;
         for (let i = 0; i < ys.length; i++) grid = Math.max(grid, lp[i] - lq[i]);
         // the grid contains every atom (multiples of 0.5), so it attains the sup exactly

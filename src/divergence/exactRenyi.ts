@@ -2,9 +2,9 @@ import type { Discrete, Law } from '../distribution/discrete.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import { renyiIntegrand, type Integrand, type OnePassIntegral } from './kernel.js';
-import { KERNELS, mixtureLogDensity, mixtureLogDensityBounded, mixtureLogDensityPlainBounded } from './kernels.js';
-import { mixtureOf, type BoundedLogDensity, type Mixture, type Noise } from './mixture.js';
+import { renyiIntegrand, type Integrand, type Noise, type OnePassIntegral } from './kernel.js';
+import { plainLogDensityBounded } from './plainDensity.js';
+import { mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
 
 export type { Integrand } from './kernel.js';
 
@@ -78,7 +78,7 @@ export function centred(ds: Law[], interval?: [number, number]): { mixtures: Mix
  * Error. `error` bounds |computed − true| of D_α: each panel's error is a proof by analytic
  * continuation (Bernstein ellipse), plus the tail bound and rounding, divided by |α−1|.
  *
- * @example exactRenyi(fromCounts([0], [1]), fromCounts([1], [1]), { family: 'gaussian', scale: 1 }, 2).value // α/2 = 1
+ * @example exactRenyi(fromCounts([0], [1]), fromCounts([1], [1]), noiseOf('gaussian', 1), 2).value // α/2 = 1
  */
 export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
@@ -113,40 +113,6 @@ export function logMassIn(p: Discrete, noise: Noise, interval: [number, number])
 }
 
 /**
- * Exact ε-Pufferfish level of the truncated Laplace release: sup over y ∈ I of
- * log p(y)/q(y) − log P(I) + log Q(I); the ratio is monotone between atoms, so the sup is at an
- * atom inside I or at a finite end of I.
- */
-export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, interval: [number, number]): Bounded {
-  const [lo, hi] = interval;
-  const sup = supLogRatio(p, q, b, [lo, hi].filter(Number.isFinite), (y) => y >= lo && y <= hi);
-  const noise: Noise = { family: 'laplace', scale: b };
-  const mp = logMassIn(p, noise, interval),
-    mq = logMassIn(q, noise, interval);
-  return { value: sup.value - mp.value + mq.value, error: sup.error + mp.error + mq.error };
-}
-
-/** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
-function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
-  // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
-  const {
-    mixtures: [P, Q],
-    shift,
-  } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
-  const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
-  const noise: Noise = { family: 'laplace', scale: b };
-  const lp = mixtureLogDensity(P, noise, pts),
-    lq = mixtureLogDensity(Q, noise, pts);
-  let value = -Infinity,
-    mag = 0;
-  for (let i = 0; i < pts.length; i++) {
-    value = Math.max(value, lp[i] - lq[i]);
-    mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
-  }
-  return { value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) };
-}
-
-/**
  * log ∫ p^α q^{1−α}: the family's one-pass rule where it applies, else the adaptive quadrature,
  * moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters.
  */
@@ -156,7 +122,7 @@ function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, o
 
 /** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
 function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
-  const rule = KERNELS[noise.family].renyiOnePass;
+  const rule = noise.kernel.renyiOnePass;
   if (!rule || opts.interval || opts.evaluator === 'plain' || opts.adaptive) return null;
   return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
 }
@@ -202,7 +168,7 @@ export function exactRenyiBoth(
 const U = EPS / 2;
 
 function evaluate(m: Mixture, noise: Noise, ys: Float64Array, plain: boolean): BoundedLogDensity {
-  return plain ? mixtureLogDensityPlainBounded(m, noise, ys) : mixtureLogDensityBounded(m, noise, ys);
+  return plain ? plainLogDensityBounded(noise.kernel, m, noise.scale, ys) : noise.kernel.mixtureLogDensity(m, noise.scale, ys);
 }
 
 type Integral = OnePassIntegral;
@@ -219,7 +185,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';
   const s = noise.scale;
-  const kernel = KERNELS[noise.family];
+  const kernel = noise.kernel;
   const mixtures = [...new Set(fs.flatMap((f) => f.mixtures))];
   const slots = fs.map((f) => f.mixtures.map((m) => mixtures.indexOf(m)));
   const F = fs.length;
@@ -443,16 +409,6 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
     }
     [A, B, P] = [kA, kB, kP];
   }
-}
-
-/**
- * Exact ε-Pufferfish level of Laplace noise, D∞(P_Y ‖ Q_Y) = sup_y log p(y)/q(y) (docs/math.md §4,
- * derived): between consecutive atoms both mixtures are A e^{y/b} + B e^{−y/b}, whose ratio is
- * monotone there, and beyond the outermost atoms the ratio is constant; so the sup is attained
- * at an atom. Evaluated at every atom of either support.
- */
-export function exactLaplaceDInf(p: Discrete, q: Discrete, b: number): Bounded {
-  return supLogRatio(p, q, b);
 }
 
 /**

@@ -113,3 +113,14 @@ export interface OnePassIntegral {
   nodes: number;
   tailShare: number;
 }
+
+/**
+ * Additive noise at one scale: the family's name (for messages and upper layers) and its kernel,
+ * which the divergences integrate. The kernel travels with the noise, so this layer never looks
+ * a family up by name.
+ */
+export interface Noise {
+  readonly family: string;
+  readonly scale: number;
+  readonly kernel: NoiseKernel;
+}

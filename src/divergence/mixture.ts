@@ -10,14 +10,6 @@ export interface Mixture {
 }
 
 /** The noise kernels the exact accountant knows (`kernels.ts`). */
-export type { NoiseFamily } from './kernels.js';
-import type { NoiseFamily } from './kernels.js';
-
-/** Additive noise: Laplace with scale b, or Gaussian with standard deviation σ. */
-export interface Noise {
-  readonly family: NoiseFamily;
-  readonly scale: number;
-}
 
 export const mixtureOf = (d: Law): Mixture => ({ x: d.values, logw: d.masses.map(Math.log) });
 

@@ -1,7 +1,8 @@
+import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
 import { checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
-import { priorPairs } from '../calibrate/scenario.js';
+import { priorPairs } from '../distribution/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { divideDown } from '../conditions/repeated.js';
 import { remark2Problem } from '../conditions/theorem2.js';
@@ -164,7 +165,7 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
         pc.Q.map((x) => x.mean),
         pc.Q.map((x) => x.weight),
       );
-      const evaluate = (s: number) => exactEvaluation(p, q, 'gaussian', widened(tau, s), alpha, epsilon, ordered);
+      const evaluate = (s: number) => exactEvaluation(p, q, noiseOf('gaussian', widened(tau, s)), alpha, epsilon, ordered);
       if (tau > 0) {
         const e = evaluate(0);
         if (isFeasible(e))
@@ -173,7 +174,7 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
       return exactProblem({
         p,
         q,
-        noise: (s) => ({ family: 'gaussian', scale: widened(tau, s) }),
+        noise: (s) => noiseOf('gaussian', widened(tau, s)),
         alpha,
         epsilon,
         ordered,

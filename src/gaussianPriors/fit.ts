@@ -1,5 +1,5 @@
 import { userRecord } from '../records.js';
-import type { Prior, Scenario } from '../calibrate/scenario.js';
+import type { Prior, Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import type { GaussianMixture, GaussianScenario } from './gaussianScenario.js';

@@ -1,4 +1,4 @@
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { comonotoneCoupling } from '../coupling/comonotone.js';
 import { fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';

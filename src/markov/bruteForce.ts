@@ -3,28 +3,8 @@
  * oracle for the forward–backward laws in tests (small T only).
  */
 import { ratioToNumber } from '../numerics/float.js';
+import { type Dyadic, dyadic } from './extended.js';
 import type { StepModel } from './laws.js';
-
-/** A non-negative dyadic rational m·2^e, exact. */
-interface Dyadic {
-  m: bigint;
-  e: number;
-}
-
-const buf = new DataView(new ArrayBuffer(8));
-
-/**
- * A finite double x ≥ 0 as the exact dyadic rational it is.
- * @example dyadic(0.75) // { m: 6755399441055744n, e: -53 }
- */
-export function dyadic(x: number): Dyadic {
-  if (x === 0) return { m: 0n, e: 0 };
-  buf.setFloat64(0, x);
-  const bits = buf.getBigUint64(0);
-  const exp = Number((bits >> 52n) & 0x7ffn);
-  const frac = bits & ((1n << 52n) - 1n);
-  return exp === 0 ? { m: frac, e: -1074 } : { m: frac | (1n << 52n), e: exp - 1075 };
-}
 
 function add(a: Dyadic | undefined, b: Dyadic): Dyadic {
   if (a === undefined || a.m === 0n) return b;

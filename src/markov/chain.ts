@@ -6,6 +6,8 @@
  * or an array, never as an object key, so "constructor" or "__proto__" are ordinary names.
  */
 import { InputError, NumericalError } from '../errors.js';
+import { ratioToNumber } from '../numerics/float.js';
+import { dyadic } from './extended.js';
 
 /** Where the chain starts: its stationary law, a given law, or any law at all (the class of all of them). */
 export type Initial = 'stationary' | number[] | 'any';
@@ -225,67 +227,68 @@ export function closedClasses(P: readonly (readonly number[])[]): number[][] {
   return classes;
 }
 
+/** A non-negative rational n/d (d > 0), kept in lowest terms. */
+interface Rational {
+  n: bigint;
+  d: bigint;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+function rational(n: bigint, d: bigint): Rational {
+  const g = gcd(n, d);
+  return g > 1n ? { n: n / g, d: d / g } : { n, d };
+}
+
+const addQ = (a: Rational, b: Rational): Rational => rational(a.n * b.d + b.n * a.d, a.d * b.d);
+const mulQ = (a: Rational, b: Rational): Rational => rational(a.n * b.n, a.d * b.d);
+const divQ = (a: Rational, b: Rational): Rational => rational(a.n * b.d, a.d * b.n);
+
+function exactOf(x: number): Rational {
+  const { m, e } = dyadic(x);
+  return e >= 0 ? { n: m << BigInt(e), d: 1n } : rational(m, 1n << BigInt(-e));
+}
+
 /**
- * Grassmann–Taksar–Heyman elimination on an irreducible block A (only its off-diagonal entries
- * are read). It never subtracts: every intermediate is a sum, product or quotient of
- * non-negative numbers, so each carries a factor within (1−u)^∓r of its exact value, and `r`
- * is counted alongside (one per rounding, plus the depth of each sum). In exact arithmetic
- * it returns the stationary law of the chain with these off-diagonal rates.
+ * Grassmann–Taksar–Heyman elimination in exact rational arithmetic on an irreducible block
+ * (only its off-diagonal entries are read, as exact dyadic rationals). GTH never subtracts, and
+ * in rationals it is exact: it returns the stationary law of the chain with these off-diagonal
+ * rates. The numbers stay small (the tree theorem writes them as sums of products of k − 1
+ * entries: about 60·k bits for typical entries), so k in the tens takes milliseconds.
  */
-function gth(A: number[][]): { pi: number[]; roundings: number[] } {
-  const m = A.length;
-  const r = A.map((row) => row.map(() => 0));
+function exactGth(block: readonly (readonly number[])[]): Rational[] {
+  const m = block.length;
+  const A = block.map((row) => row.map(exactOf));
   for (let n = m - 1; n >= 1; n--) {
-    let s = 0;
-    let rs = 0;
-    for (let j = 0; j < n; j++) {
-      s += A[n][j];
-      rs = Math.max(rs, r[n][j]);
-    }
-    if (!(s > 0)) throw new NumericalError('GTH elimination met an empty row: the block is not irreducible');
-    rs += n - 1;
+    let s: Rational = { n: 0n, d: 1n };
+    for (let j = 0; j < n; j++) s = addQ(s, A[n][j]);
+    if (s.n === 0n) throw new NumericalError('GTH elimination met an empty row: the block is not irreducible');
+    for (let i = 0; i < n; i++) A[i][n] = divQ(A[i][n], s);
     for (let i = 0; i < n; i++) {
-      A[i][n] /= s;
-      r[i][n] += rs + 1;
-    }
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        if (i === j || A[i][n] === 0 || A[n][j] === 0) continue;
-        A[i][j] += A[i][n] * A[n][j];
-        r[i][j] = Math.max(r[i][j], r[i][n] + r[n][j] + 1) + 1;
-      }
+      for (let j = 0; j < n; j++) if (i !== j && A[i][n].n !== 0n && A[n][j].n !== 0n) A[i][j] = addQ(A[i][j], mulQ(A[i][n], A[n][j]));
     }
   }
-  return backSubstitute(A, r);
-}
-
-function backSubstitute(A: number[][], r: number[][]): { pi: number[]; roundings: number[] } {
-  const m = A.length;
-  const x = [1];
-  const rx = [0];
+  const x: Rational[] = [{ n: 1n, d: 1n }];
   for (let n = 1; n < m; n++) {
-    let s = 0;
-    let rn = 0;
-    for (let i = 0; i < n; i++) {
-      s += x[i] * A[i][n];
-      rn = Math.max(rn, rx[i] + r[i][n] + 1);
-    }
-    x.push(s);
-    rx.push(rn + n - 1);
+    let v: Rational = { n: 0n, d: 1n };
+    for (let i = 0; i < n; i++) v = addQ(v, mulQ(x[i], A[i][n]));
+    x.push(v);
   }
-  const total = x.reduce((a, b) => a + b, 0);
-  const rTotal = Math.max(...rx) + m - 1;
-  return { pi: x.map((v) => v / total), roundings: rx.map((v) => v + rTotal + 1) };
+  const total = x.reduce(addQ);
+  return x.map((v) => divQ(v, total));
 }
 
 /**
- * The stationary law of P, with its rounding count (see InitialLaw): GTH elimination on the
- * unique closed class, zero on transient states. Accuracy: each π_j is within a factor
- * (1−u)^∓r of the exact stationary law of the chain with P's off-diagonal entries (whose
- * diagonal is 1 minus the rest of its row; it is P itself when the rows sum to exactly 1),
- * r ≈ k³/3 at most (O'Cinneide 1993 proves the same order); for k = 5, under 10⁻¹⁴ relative.
- * Throws InputError when the stationary law is not unique (two or more closed classes).
- * @example stationaryLaw([[0.8, 0.2], [0.3, 0.7]]).law // [0.6, 0.4] (to the last bit or two)
+ * The stationary law of P: exact (GTH in rationals) on the unique closed class, zero on the
+ * transient states, then rounded to doubles: each π_j is the exact value times a factor within
+ * (1−u)^∓2 (`roundings` = 2; ratioToNumber rounds within 1.0001·u). Exact for the chain with P's
+ * off-diagonal entries, whose diagonal is 1 minus the rest of its row (P itself when its rows
+ * sum to exactly 1). Throws InputError when the stationary law is not unique (two or more
+ * closed classes).
+ * @example stationaryLaw([[0.8, 0.2], [0.3, 0.7]]).law // [0.6, 0.4]
  */
 export function stationaryLaw(P: readonly (readonly number[])[], path = 'initial'): InitialLaw {
   const classes = closedClasses(P);
@@ -293,11 +296,10 @@ export function stationaryLaw(P: readonly (readonly number[])[], path = 'initial
     throw new InputError(`the chain has ${classes.length} closed classes, so its stationary law is not unique; give the initial law`, path);
   }
   const [cls] = classes;
-  const block = cls.map((i) => cls.map((j) => P[i][j]));
-  const { pi, roundings } = gth(block);
+  const pi = exactGth(cls.map((i) => cls.map((j) => P[i][j])));
   const law = new Array<number>(P.length).fill(0);
   cls.forEach((s, i) => {
-    law[s] = pi[i];
+    law[s] = ratioToNumber(pi[i].n, pi[i].d);
   });
-  return { law, roundings: Math.max(...roundings) };
+  return { law, roundings: 2 };
 }

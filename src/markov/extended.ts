@@ -23,15 +23,17 @@ export function pow2(k: number): number {
   return POW2[k + 1074];
 }
 
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // the word holding the exponent bits
+
 /**
- * ⌊log₂ v⌋ exactly, for v > 0 in [2^−1022, 2^1023] (Math.log2 can be off by one next to a power of two).
+ * ⌊log₂ v⌋ exactly, for a normal v > 0 (2^−1022 ≤ v < 2^1024): read off the exponent bits.
  * @example exponentOf(8) // 3; exponentOf(0.75) // -1
  */
 export function exponentOf(v: number): number {
-  let k = Math.floor(Math.log2(v));
-  if (pow2(k) > v) k--;
-  else if (pow2(k + 1) <= v) k++;
-  return k;
+  F64[0] = v;
+  return ((U32[HIGH] >>> 20) & 0x7ff) - 1023;
 }
 
 /** Parallel mantissa and exponent arrays (value[j] = m[j]·2^e[j]), all zero at first. */
@@ -112,4 +114,25 @@ export function toDouble(x: ExtArray, j: number): number {
  */
 export function toLog(x: ExtArray, j: number): number {
   return x.m[j] === 0 ? -Infinity : Math.log(x.m[j]) + x.e[j] * Math.LN2;
+}
+
+/** A non-negative dyadic rational m·2^e, exact. */
+export interface Dyadic {
+  m: bigint;
+  e: number;
+}
+
+const BITS = new DataView(new ArrayBuffer(8));
+
+/**
+ * A finite double x ≥ 0 as the exact dyadic rational it is.
+ * @example dyadic(0.75) // { m: 6755399441055744n, e: -53 }
+ */
+export function dyadic(x: number): Dyadic {
+  if (x === 0) return { m: 0n, e: 0 };
+  BITS.setFloat64(0, x);
+  const bits = BITS.getBigUint64(0);
+  const exp = Number((bits >> 52n) & 0x7ffn);
+  const frac = bits & ((1n << 52n) - 1n);
+  return exp === 0 ? { m: frac, e: -1074 } : { m: frac | (1n << 52n), e: exp - 1075 };
 }

@@ -1,8 +1,8 @@
-import type { PairCoupling } from '../calibrate/scenario.js';
+import type { PairCoupling } from '../coupling/pairs.js';
 import type { Cost, Eta } from '../conditions/costs.js';
-import type { Noise } from '../divergence/mixture.js';
+import type { Noise } from '../divergence/kernel.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
-import type { ExactNoise } from '../release/samplers.js';
+import type { ExactNoise } from '../sampling/samplers.js';
 
 /**
  * What a noise family must provide to be calibrated, accounted, sampled and shown. One module

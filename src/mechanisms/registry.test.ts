@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../calibrate/calibrate.js';
 import { calibrationRule } from '../calibrate/rules.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { absCost, sqrtCost } from '../conditions/costs.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';

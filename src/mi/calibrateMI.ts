@@ -4,7 +4,7 @@ import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { secretProbabilities, type Prior, type Scenario } from '../calibrate/scenario.js';
+import { secretProbabilities, type Prior, type Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';

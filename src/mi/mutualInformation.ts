@@ -1,7 +1,7 @@
-import { secretProbabilities, type Prior } from '../calibrate/scenario.js';
+import { secretProbabilities, type Prior } from '../distribution/scenario.js';
 import { sameLaw, type Law } from '../distribution/discrete.js';
 import { exactRenyi } from '../divergence/exactRenyi.js';
-import type { Noise } from '../divergence/mixture.js';
+import type { Noise } from '../divergence/kernel.js';
 import { NumericalError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import type { Bounded } from '../numerics/logExpectation.js';
@@ -65,7 +65,7 @@ export function klEnclosure(p: Law, m: Law, noise: Noise, cap = Infinity): { lo:
  * proof between Rényi divergences of orders 1 ∓ h (`klEnclosure`). `value ± error` is that
  * enclosure: I(Y;S) lies within it, rounding of M's masses and of the sums included.
  * With public information each public value is its own prior, so this is I(Y; S | W = c).
- * @example exactMutualInformation(builtinScenario('heart').priors[0], { family: 'laplace', scale: 1 }).value
+ * @example exactMutualInformation(builtinScenario('heart').priors[0], noiseOf('laplace', 1)).value
  */
 export function exactMutualInformation(prior: Prior, noise: Noise): MutualInformation {
   const pi = secretProbabilities(prior);

@@ -1,15 +1,15 @@
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { pointMass } from '../distribution/discrete.js';
 import { logMassIn } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { cryptoSource, type RandomSource } from './random.js';
-import { drawRelease, type ExactNoise } from './samplers.js';
+import { cryptoSource, type RandomSource } from '../sampling/random.js';
+import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
-import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 

@@ -1,9 +1,11 @@
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
-import { exactLaplaceDInfTruncated, exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
-import type { Noise } from '../divergence/mixture.js';
-import { mechanismNoise } from '../divergence/mechanismNoise.js';
+import { exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
+import { exactLaplaceDInfTruncated } from '../mechanisms/laplace/dInf.js';
+import type { Noise } from '../divergence/kernel.js';
+import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';

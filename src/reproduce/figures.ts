@@ -1,6 +1,7 @@
 import { calibrate, METHOD_LABEL, type Mechanism, type SingleMethod } from '../calibrate/calibrate.js';
 import { REGISTRY } from '../mechanisms/registry.js';
-import { pairCouplings, type Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairCouplings } from '../coupling/pairs.js';
 import { distances } from '../coupling/comonotone.js';
 import { wInf } from '../coupling/wasserstein.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';

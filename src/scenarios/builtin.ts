@@ -1,5 +1,5 @@
 import { userRecord } from '../records.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EMBEDDED_COUNTS } from '../uci/embedded.js';

@@ -1,7 +1,7 @@
 import { rejectDuplicateKeys } from './duplicateKeys.js';
 import type { CalibrationSettings, Mechanism, Method } from '../calibrate/calibrate.js';
-import type { Scenario } from '../calibrate/scenario.js';
-import { pairsOf } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { pairsOf } from '../distribution/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { parseAnySpecText, parseSpecText, type AnySpec, type SpecDefaults } from './load.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 /** Specs larger than this are refused (a spec is a summary; `--spec /dev/zero` must not eat memory). */
 export const MAX_SPEC_BYTES = 256 * 1024 * 1024;

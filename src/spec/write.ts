@@ -1,4 +1,4 @@
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import type { VectorLaw, VectorScenario } from '../vector/law.js';
 

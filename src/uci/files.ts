@@ -1,7 +1,7 @@
 import { userRecord } from '../records.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { canonical, parseDelimited } from '../sources/csvText.js';
 import { BUILTIN_IDS, builtinScenario, histogramScenario } from '../scenarios/builtin.js';

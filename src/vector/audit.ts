@@ -3,7 +3,7 @@ import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { priorPairs } from '../calibrate/scenario.js';
+import { priorPairs } from '../distribution/scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -15,7 +15,6 @@ import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from './calibrate.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
-import type { CalibrationPool } from '../calibrate/pool.js';
 import type { TransportBasis } from '../coupling/transport.js';
 import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
 import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
@@ -400,12 +399,28 @@ export function accountVector(scenario: VectorScenario, releases: readonly Vecto
   return accountOf(dirs, parts, releases.length, opts);
 }
 
+/** One direction's account to run elsewhere (a worker thread runs `directionAccount` on it). */
+export interface DirectionTask {
+  kind: 'vector-account';
+  P: VectorLaw;
+  Q: VectorLaw;
+  releases: VectorRelease[];
+  w: number[];
+  alphas: number[];
+}
+
+/** What `accountVectorOnPool` needs of a thread pool (the pool of calibrate/pool.ts has it). */
+export interface DirectionRunner {
+  readonly threads: number;
+  runTask(task: DirectionTask): Promise<{ vector?: DirectionAccount[] }>;
+}
+
 /**
  * `accountVector` with the directions spread over a pool's threads: each direction is computed
  * whole by the same code (`directionAccount`), so the numbers are those of one thread.
  */
 export async function accountVectorOnPool(
-  pool: CalibrationPool,
+  pool: DirectionRunner,
   scenario: VectorScenario,
   releases: readonly VectorRelease[],
   opts: AccountOptions,
@@ -416,7 +431,7 @@ export async function accountVectorOnPool(
   let done = 0;
   const parts = await Promise.all(
     dirs.map(async (dir) => {
-      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: opts.alphas });
+      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: [...opts.alphas] });
       opts.onProgress?.(++done, dirs.length);
       return r.vector!;
     }),

@@ -1,12 +1,12 @@
 import { coordinateWeights } from './law.js';
 import { atomSampler, type EmpiricalRow } from '../audit/audit.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
-import { priorPairs } from '../calibrate/scenario.js';
+import { priorPairs } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
-import { cryptoSource } from '../release/random.js';
+import { cryptoSource } from '../sampling/random.js';
 import { samplerFor } from '../release/release.js';
-import { drawRelease } from '../release/samplers.js';
+import { drawRelease } from '../sampling/samplers.js';
 import { dimensionOf } from './calibrate.js';
 import { atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
 

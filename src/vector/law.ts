@@ -1,4 +1,4 @@
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 import { coordinateWeights } from './law.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
-import { secretProbabilities, type Prior } from '../calibrate/scenario.js';
+import { secretProbabilities, type Prior } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';

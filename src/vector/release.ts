@@ -1,8 +1,8 @@
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
-import { cryptoSource } from '../release/random.js';
+import { cryptoSource } from '../sampling/random.js';
 import { consentToNoNoise, samplerFor, type ReleaseOptions } from '../release/release.js';
-import { drawRelease } from '../release/samplers.js';
+import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { calibrateVector, type VectorSettings } from './calibrate.js';
 import type { VectorScenario } from './law.js';

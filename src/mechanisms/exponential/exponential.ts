@@ -1,5 +1,6 @@
-import { exactRule } from '../../calibrate/exactRule.js';
-import type { PairCoupling } from '../../calibrate/scenario.js';
+import { noiseOf } from '../kernels.js';
+import { exactRule } from '../exactRule.js';
+import type { PairCoupling } from '../../coupling/pairs.js';
 import { absCost, sqrtCost, type Cost } from '../../conditions/costs.js';
 import { corollary1Problem } from '../../conditions/corollary1.js';
 import { coupledLaplaceProblem } from '../../conditions/coupled.js';
@@ -7,7 +8,7 @@ import { songProblem } from '../../conditions/song.js';
 import { InputError } from '../../errors.js';
 import { EPS, maxOf, nextUp } from '../../numerics/float.js';
 import { laplacePointDivergence } from '../laplace/laplace.js';
-import { laplaceNoise, sqrtCostNoise } from '../../release/samplers.js';
+import { laplaceNoise, sqrtCostNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 const maxCost = (pc: PairCoupling, cost: Cost) => maxOf(pc.coupling.x.map((x, k) => cost.apply(x - pc.coupling.y[k])));
@@ -87,9 +88,7 @@ export const exponential: MechanismDef = {
     throw new InputError(`no noise quantile for cost '${cost.name}' (abs and sqrt have one)`, 'cost');
   },
   accountant: ({ cost, eta }) =>
-    cost === absCost
-      ? (theta) => ({ family: 'laplace', scale: 1 / eta.at(theta) })
-      : notApplicable('exact accounting covers c = |z| (Laplace-shaped noise) only'),
+    cost === absCost ? (theta) => noiseOf('laplace', 1 / eta.at(theta)) : notApplicable('exact accounting covers c = |z| (Laplace-shaped noise) only'),
   // Derived parameters are rounded towards more noise: b = 1/η up, the rate η down.
   sampler: (theta, { cost, eta }) => {
     const e = eta.at(theta);

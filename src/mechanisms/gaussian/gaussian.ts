@@ -1,11 +1,12 @@
-import { exactRule } from '../../calibrate/exactRule.js';
+import { noiseOf } from '../kernels.js';
+import { exactRule } from '../exactRule.js';
 import { wInf } from '../../coupling/wasserstein.js';
 import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
 import { theorem2Problem } from '../../conditions/theorem2.js';
 import { divideDown } from '../../conditions/repeated.js';
 import { EPS } from '../../numerics/float.js';
 import { normalQuantile } from '../../numerics/normalQuantile.js';
-import { gaussianNoise } from '../../release/samplers.js';
+import { gaussianNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 /** Gaussian noise N(0, σ²) (paper §2.2, Theorem 2): finite α > 1 only. */
@@ -46,7 +47,7 @@ export const gaussian: MechanismDef = {
   variance: (sigma) => sigma * sigma,
   // σ·Φ⁻¹((1 + coverage)/2), widened past the approximation's 1.2·10⁻⁹ relative error.
   halfWidth: (sigma, coverage) => sigma * normalQuantile(0.5 + coverage / 2) * (1 + 1e-8),
-  accountant: () => (sigma) => ({ family: 'gaussian', scale: sigma }),
+  accountant: () => (sigma) => noiseOf('gaussian', sigma),
   sampler: (sigma) => gaussianNoise(sigma),
   // Ȳ = X + N(0, σ²/N) is sufficient for X: N releases are one release at σ/√N (docs/math.md §9).
   sufficientScale: { toSingle: (sigma, n) => divideDown(sigma, Math.sqrt(n)), fromSingle: (sigma, n) => sigma * Math.sqrt(n) },

@@ -1,3 +1,4 @@
+import { noiseOf } from '../kernels.js';
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../../distribution/discrete.js';
 import { DEGENERATE_PAIRS, randomAgreement, support } from '../../../test/supports.js';
@@ -19,12 +20,12 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
         q = support(60, 4, gaps);
       for (const scale of [0.05, 0.3, 2.3, 40])
         for (const alpha of [0.5, 2, 8, 50]) {
-          const fast = exactRenyiBoth(p, q, { family: 'gaussian', scale }, alpha, { rtol: 1e-10 });
+          const fast = exactRenyiBoth(p, q, noiseOf('gaussian', scale), alpha, { rtol: 1e-10 });
           const direct = gaussianGridRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true);
           cases++;
           if (direct) ran++;
           for (const [k, [a, b]] of both(p, q).entries()) {
-            const oracle = exactRenyi(a, b, { family: 'gaussian', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            const oracle = exactRenyi(a, b, noiseOf('gaussian', scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
             expect(fast[k].error).toBeLessThan(1e-8 * Math.max(1, Math.abs(fast[k].value)));
             expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
             if (direct) {
@@ -44,9 +45,9 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
     for (const [p, q] of cases)
       for (const alpha of [1.0001, 0.001, 200])
         for (const scale of [0.3, 50]) {
-          const fast = exactRenyiBoth(p, q, { family: 'gaussian', scale }, alpha, { rtol: 1e-10 });
+          const fast = exactRenyiBoth(p, q, noiseOf('gaussian', scale), alpha, { rtol: 1e-10 });
           for (const [k, [a, b]] of both(p, q).entries()) {
-            const oracle = exactRenyi(a, b, { family: 'gaussian', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            const oracle = exactRenyi(a, b, noiseOf('gaussian', scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
             expect(Number.isFinite(fast[k].value)).toBe(true);
             expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
           }
@@ -67,7 +68,7 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
     const p = support(3000, 5, 'interleaved'),
       q = support(3000, 6, 'interleaved');
     const r = gaussianGridRule(mixtureOf(p), mixtureOf(q), 2, 1, 1e-12, false)!;
-    const adaptive = exactRenyi(p, q, { family: 'gaussian', scale: 1 }, 2, { rtol: 1e-12, adaptive: true });
+    const adaptive = exactRenyi(p, q, noiseOf('gaussian', 1), 2, { rtol: 1e-12, adaptive: true });
     expect(Math.abs(r[0].value - adaptive.value)).toBeLessThanOrEqual(r[0].error + adaptive.error);
     expect(r[0].nodes).toBeLessThan(adaptive.nodes);
   });

@@ -1,3 +1,4 @@
+import { noiseOf } from '../kernels.js';
 import { describe, expect, it } from 'vitest';
 import { fromCounts, fromWeights, type Discrete } from '../../distribution/discrete.js';
 import { exactRenyi } from '../../divergence/exactRenyi.js';
@@ -51,7 +52,7 @@ describe('gaussianTrapezoidRule (docs/math.md §8, trapezoidal rule)', () => {
     const p = fromWeights([0, 12], [0.5, 0.5]),
       q = fromWeights([0.5, 12], [0.5, 0.5]);
     expect(gaussianTrapezoidRule(mixtureOf(p), mixtureOf(q), 2, 1, 1e-10, false)).toBeNull();
-    const e = exactRenyi(p, q, { family: 'gaussian', scale: 1 }, 2);
+    const e = exactRenyi(p, q, noiseOf('gaussian', 1), 2);
     expect(e.error).toBeLessThan(1e-9);
   });
 });

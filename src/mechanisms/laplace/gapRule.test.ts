@@ -1,3 +1,4 @@
+import { noiseOf } from '../kernels.js';
 import { describe, expect, it } from 'vitest';
 import { fromWeights } from '../../distribution/discrete.js';
 import { DEGENERATE_PAIRS, support } from '../../../test/supports.js';
@@ -14,7 +15,7 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
         q = support(120, 4, gaps);
       for (const scale of [0.05, 0.3, 2.3, 40, 3000])
         for (const alpha of [0.5, 2, 8, 50]) {
-          const fast = exactRenyiBoth(p, q, { family: 'laplace', scale }, alpha, { rtol: 1e-10 });
+          const fast = exactRenyiBoth(p, q, noiseOf('laplace', scale), alpha, { rtol: 1e-10 });
           const direct = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true);
           // The gap rule ran, unless a gap is hundreds of scales wide (log-uniform gaps at scale 0.05).
           cases++;
@@ -26,7 +27,7 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
             [p, q],
             [q, p],
           ].entries()) {
-            const oracle = exactRenyi(a, b, { family: 'laplace', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            const oracle = exactRenyi(a, b, noiseOf('laplace', scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
             expect(fast[k].error).toBeLessThan(1e-8 * Math.max(1, Math.abs(fast[k].value)));
             expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
           }
@@ -40,12 +41,12 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
     for (const [p, q] of cases)
       for (const alpha of [1.0001, 0.001, 200])
         for (const scale of [0.3, 50]) {
-          const fast = exactRenyiBoth(p, q, { family: 'laplace', scale }, alpha, { rtol: 1e-10 });
+          const fast = exactRenyiBoth(p, q, noiseOf('laplace', scale), alpha, { rtol: 1e-10 });
           for (const [k, [a, b]] of [
             [p, q],
             [q, p],
           ].entries()) {
-            const oracle = exactRenyi(a, b, { family: 'laplace', scale }, alpha, { rtol: 1e-10, evaluator: 'plain' });
+            const oracle = exactRenyi(a, b, noiseOf('laplace', scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
             expect(Number.isFinite(fast[k].value)).toBe(true);
             expect(Math.abs(fast[k].value - oracle.value)).toBeLessThanOrEqual(fast[k].error + oracle.error);
           }
@@ -64,7 +65,7 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
     const p = fromWeights([0, 1e4], [0.5, 0.5]),
       q = fromWeights([0, 1e4 + 1], [0.5, 0.5]);
     expect(laplaceGapRule(mixtureOf(p), mixtureOf(q), 2, 1, 1e-10, false)).toBeNull();
-    const e = exactRenyi(p, q, { family: 'laplace', scale: 1 }, 2);
+    const e = exactRenyi(p, q, noiseOf('laplace', 1), 2);
     expect(e.error).toBeLessThan(1e-9);
   });
 });

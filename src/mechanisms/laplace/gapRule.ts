@@ -1,7 +1,7 @@
 import type { OnePassIntegral } from '../../divergence/kernel.js';
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
-import { cachedSweeps, halvesAt } from './kernel.js';
+import { cachedSweeps, halvesAt } from './sweeps.js';
 import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */

@@ -1,4 +1,5 @@
-import { exactRule } from '../../calibrate/exactRule.js';
+import { noiseOf } from '../kernels.js';
+import { exactRule } from '../exactRule.js';
 import { wInf } from '../../coupling/wasserstein.js';
 import { coupledLaplaceProblem } from '../../conditions/coupled.js';
 import { powerIntensity } from '../../conditions/moment.js';
@@ -9,7 +10,7 @@ import { theorem1Problem } from '../../conditions/theorem1.js';
 import { atSingleScale, divideDown, timesReleases } from '../../conditions/repeated.js';
 import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
-import { laplaceNoise } from '../../release/samplers.js';
+import { laplaceNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 /** b ↦ 1/b: the Laplace rate as the W∞ and coupled conditions take it. */
@@ -106,7 +107,7 @@ export const laplace: MechanismDef = {
   variance: (b) => 2 * b * b,
   // P(|Z| > x) = e^{−x/b}.
   halfWidth: (b, coverage) => nextUp(nextUp(-b * Math.log1p(-coverage))),
-  accountant: () => (b) => ({ family: 'laplace', scale: b }),
+  accountant: () => (b) => noiseOf('laplace', b),
   sampler: (b) => laplaceNoise(b),
   // Mironov's R_α(Δ/b) for α > 1; D∞ = Δ/b bounds every α (D_α is non-decreasing in α).
   pointDivergence: (delta, b, alpha) => laplacePointDivergence(delta / b, alpha),

@@ -1,12 +1,12 @@
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import type { Scenario } from '../calibrate/scenario.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
-import { predicateColumns } from '../sources/predicate.js';
+import { predicateColumns } from './predicate.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
-import { duckdb } from '../sources/engines/drivers.js';
-import { duckRelation, ident, literal, type TableSource } from '../sources/table.js';
-import { releaseColumn, type ReleaseOptions } from './release.js';
+import { duckdb } from './engines/drivers.js';
+import { duckRelation, ident, literal, type TableSource } from './table.js';
+import { releaseColumn, type ReleaseOptions } from '../release/release.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { releaseVectorColumn } from '../vector/release.js';
 

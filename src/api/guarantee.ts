@@ -4,9 +4,9 @@ import { METHODS, type Method } from '../mechanisms/mechanism.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { calibrateMI, MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
 import { calibrateTruncated, type TruncatedCalibration } from '../release/truncated.js';
-import { calibrate, type CalibrationResult } from './calibrate.js';
-import { calibrateEpsDelta, type EpsDeltaResult } from './epsDelta.js';
-import type { Scenario } from './scenario.js';
+import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
+import { calibrateEpsDelta, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 

@@ -1,9 +1,7 @@
 import { maxOf } from '../numerics/float.js';
-import type { Discrete } from '../distribution/discrete.js';
-import { comonotoneCoupling, type Coupling } from '../coupling/comonotone.js';
+import type { Discrete } from './discrete.js';
 import { InputError } from '../errors.js';
 import { hasKey, userRecord } from '../records.js';
-import { discreteRenyi } from '../divergence/exactRenyi.js';
 
 /** One adversary prior: the conditional law of X under each secret value. */
 export interface Prior<C = Discrete> {
@@ -42,15 +40,6 @@ export interface Scenario<C = Discrete> {
   readonly pairs?: readonly (readonly [string, string])[];
   /** `true`: only the listed direction D(P_i‖P_j) must hold. Default false (both). */
   readonly ordered?: boolean;
-}
-
-/** One (prior, pair): the two conditionals P_X|s_i, P_X|s_j and their π* coupling. */
-export interface PairCoupling {
-  readonly prior: string;
-  readonly pair: readonly [string, string];
-  readonly p: Discrete;
-  readonly q: Discrete;
-  readonly coupling: Coupling;
 }
 
 /** Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets). */
@@ -129,51 +118,4 @@ export function priorPairs<C>(s: Scenario<C>): { units: PriorPair<C>[]; leftOut:
     }
   if (units.length === 0) throw new InputError('no prior gives a law to both secrets of any pair', 'pairs');
   return { units, leftOut };
-}
-
-/**
- * One (prior, pair) with its π* coupling built on first use: the exact accountant and the
- * data-processing checks never need it, and on 10⁵-atom laws it costs about as much as a
- * Theorem 1 calibration.
- */
-export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete): PairCoupling {
-  let coupling: Coupling | undefined;
-  return {
-    prior,
-    pair,
-    p,
-    q,
-    get coupling() {
-      coupling ??= comonotoneCoupling(p, q);
-      return coupling;
-    },
-  };
-}
-
-const cache = new WeakMap<Scenario, PairCoupling[]>();
-
-/**
- * π* for every prior and pair, computed once per scenario object. Every bound in this toolkit
- * is symmetric in (x, x'), so one coupling per pair covers both directions; the exact
- * accountant checks the directions itself (both unless the scenario is ordered).
- */
-export function pairCouplings(s: Scenario): PairCoupling[] {
-  let out = cache.get(s);
-  if (!out) {
-    out = priorPairs(s).units.map(({ prior: pr, pair: [a, b] }) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b]));
-    cache.set(s, out);
-  }
-  return out;
-}
-
-/**
- * D_α(P_X‖Q_X) + its error in the worst required direction: by data processing no release of X
- * (any noise, any number of releases) exceeds it (docs/math.md §4).
- */
-export function dataDivergence(pc: PairCoupling, alpha: number, ordered: boolean): number {
-  const up = (a: Discrete, b: Discrete) => {
-    const d = discreteRenyi(a, b, alpha);
-    return d.value + d.error;
-  };
-  return Math.max(up(pc.p, pc.q), ordered ? -Infinity : up(pc.q, pc.p));
 }

@@ -1,17 +1,25 @@
-import { gaussianKernel } from '../mechanisms/gaussian/kernel.js';
-import { laplaceKernel } from '../mechanisms/laplace/kernel.js';
-import type { NoiseKernel } from './kernel.js';
-import type { BoundedLogDensity, Mixture, Noise } from './mixture.js';
-import { plainLogDensity, plainLogDensityBounded } from './plainDensity.js';
+import { gaussianKernel } from './gaussian/kernel.js';
+import { laplaceKernel } from './laplace/kernel.js';
+import type { Noise, NoiseKernel } from '../divergence/kernel.js';
+import type { BoundedLogDensity, Mixture } from '../divergence/mixture.js';
+import { plainLogDensity, plainLogDensityBounded } from '../divergence/plainDensity.js';
 
 /** The additive noise families the exact accountant integrates; a mechanism's `accountant` maps its scale to one. */
 export const KERNELS = { laplace: laplaceKernel, gaussian: gaussianKernel } as const satisfies Record<string, NoiseKernel>;
 
 export type NoiseFamily = keyof typeof KERNELS;
 
+/**
+ * A family's noise at one scale, carrying its kernel (what the divergences integrate).
+ * @example noiseOf('laplace', 1).kernel === KERNELS.laplace // true
+ */
+export function noiseOf(family: NoiseFamily, scale: number): Noise {
+  return { family, scale, kernel: KERNELS[family] };
+}
+
 /** log f(z) of the noise density at one offset. */
 export function noiseLogDensity(noise: Noise, z: number): number {
-  return KERNELS[noise.family].logDensity(z, noise.scale);
+  return noise.kernel.logDensity(z, noise.scale);
 }
 
 /**
@@ -24,15 +32,15 @@ export function mixtureLogDensity(m: Mixture, noise: Noise, ys: Float64Array): F
 
 /** `mixtureLogDensity` with rigorous rounding bounds (see `BoundedLogDensity`). */
 export function mixtureLogDensityBounded(m: Mixture, noise: Noise, ys: Float64Array): BoundedLogDensity {
-  return KERNELS[noise.family].mixtureLogDensity(m, noise.scale, ys);
+  return noise.kernel.mixtureLogDensity(m, noise.scale, ys);
 }
 
 /** The plain O(N·K) evaluator (test oracle, benchmark reference). */
 export function mixtureLogDensityPlain(m: Mixture, noise: Noise, ys: Float64Array): Float64Array {
-  return plainLogDensity(KERNELS[noise.family], m, noise.scale, ys);
+  return plainLogDensity(noise.kernel, m, noise.scale, ys);
 }
 
 /** The plain evaluator with rigorous rounding bounds. */
 export function mixtureLogDensityPlainBounded(m: Mixture, noise: Noise, ys: Float64Array): BoundedLogDensity {
-  return plainLogDensityBounded(KERNELS[noise.family], m, noise.scale, ys);
+  return plainLogDensityBounded(noise.kernel, m, noise.scale, ys);
 }

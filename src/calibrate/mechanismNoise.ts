@@ -1,8 +1,8 @@
-import type { CalibrationSettings } from '../calibrate/rules.js';
+import type { CalibrationSettings } from './rules.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import type { Noise } from './mixture.js';
+import type { Noise } from '../divergence/kernel.js';
 
 /**
  * The additive noise a calibrated mechanism adds at `scale`, as the exact accountant sees it

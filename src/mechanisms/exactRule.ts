@@ -1,6 +1,6 @@
 import { exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from '../mechanisms/mechanism.js';
+import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from './mechanism.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 
 /**
