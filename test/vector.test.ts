@@ -555,7 +555,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(expo.stderr).toMatch(/^error: --release: vector queries take laplace or gaussian noise/);
     const weights = run('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
     expect(weights.status).toBe(2);
-    expect(weights.stderr).toMatch(/^error: --coordinate-scales: needs 2 finite numbers > 0/);
+    expect(weights.stderr).toMatch(/^error: --coordinate-scales: has 1 entries for vectors of length 2/);
     // --next: the scale the joint bound allows; the account of all releases at it is within ε.
     const next = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=8', '--next', 'laplace', '--alpha', '2', '--epsilon', '1', '--json');
     expect(next.status, next.stderr).toBe(0);

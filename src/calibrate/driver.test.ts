@@ -174,7 +174,7 @@ describe('(ε, δ) targets through the best Rényi order', () => {
       expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha} `)).toBe(true);
     }
     expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(
-      /no Rényi order in \[1\.5, 2\] leaves a positive budget/,
+      /no Rényi order \(α in \[1\.5, 2\]\) gives \(ε = 0\.001, δ = 1e-12\) with method best: the orders leave no positive budget/,
     );
     expect(calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6, alphas }, { mechanism: 'gaussian', method: 'coupled' }).alpha).toBe(
       calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled' }, 1, 1e-6, alphas).alpha,

@@ -50,7 +50,7 @@ export function localWorker(on: WorkerEvents): WorkerPort {
 /**
  * Work that repays starting helpers (ms of this thread's time): a cold worker costs about 0.1 s to
  * start and 0.25 s to compile the hot code again, and while two threads run, each runs slower
- * (README, Benchmarks: two one-thread processes at once take 1.4–1.8× as long as one alone on the
+ * (docs/benchmarks.md: two one-thread processes at once take 1.4–1.8× as long as one alone on the
  * dev machine). Below about a second of work, one thread finishes first.
  */
 export const HELPERS_WORTH_MS = 1000;
@@ -161,9 +161,8 @@ const pairCount = (scenario: Scenario) => priorPairs(scenario).units.length;
 /**
  * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no
  * pool). V8's concurrent compiler and GC keep a second core busy for a single-threaded calibration,
- * and two threads slow each other here: on the 2-vCPU dev machine `--threads 2` was 1.0–1.15× slower
- * than one thread on every case measured, and two one-thread processes at once took 1.3–1.85× as
- * long as one alone (README, Benchmarks).
+ * and two threads slow each other on a 2-vCPU machine: two one-thread processes at once take
+ * 1.3–1.85× as long as one alone (docs/benchmarks.md).
  * @example defaultThreads(8) // 7
  */
 export function defaultThreads(cores: number, cap = 256): number {

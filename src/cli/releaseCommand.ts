@@ -237,7 +237,7 @@ export function releaseCommand(program: Command): void {
 Sampling: the output is round-to-nearest(x + Z) for an exact continuous sample Z (Laplace by the
 inverse CDF, Gaussian by ratio-of-uniforms, √|z| cost by the Gamma(2) inverse survival), computed
 from lazily drawn CSPRNG bits with a rigorous fixed-point logarithm: a post-processing of the exact
-mechanism, so the calibration holds for the released doubles (see README, "Releasing values").
+mechanism, so the calibration holds for the released doubles (docs/cli.md, "Releasing values").
 
 Example:
   pufferfish release --scenario heart --value 1.4 --mechanism gaussian --alpha 2 --epsilon 1 --count 3`,

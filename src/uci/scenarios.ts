@@ -1,7 +1,6 @@
 /**
  * The paper's three UCI experiments (arXiv 2605.05723 §3.3) and plain readers for the files
- * as UCI ships them. (Issue 4 moves table reading to DuckDB; these readers stay the
- * reference for the embedded counts.)
+ * as UCI ships them: the reference for the embedded counts (tables are read by DuckDB).
  */
 export interface UciScenarioDef {
   id: 'adult' | 'heart' | 'student-mat' | 'student-por';
