@@ -26,6 +26,28 @@ describe('library hygiene', () => {
     expect(/\.(innerHTML|outerHTML)\b/.test('el.innerHTML = x')).toBe(true);
   });
 
+  it('docs/math.md: every section names the files that implement it, and every file named in the docs exists', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const math = readFileSync(join(root, 'docs/math.md'), 'utf8');
+    const sections = math.split(/^## /m).slice(1);
+    expect(sections.length).toBeGreaterThan(10);
+    for (const s of sections) expect(s, s.split('\n')[0]).toMatch(/\*Implemented in\* `(src|test)\//);
+    const docs = ['README.md', 'docs/math.md', 'docs/cli.md', 'docs/architecture.md', 'docs/benchmarks.md'];
+    const named = docs.flatMap((d) =>
+      [...readFileSync(join(root, d), 'utf8').matchAll(/`((?:src|test|web|scripts|bench)\/[\w./-]+\.(?:ts|json|sh|md))`/g)].map((m) => m[1]),
+    );
+    expect(named.length).toBeGreaterThan(30);
+    const missing = named.filter((f) => {
+      try {
+        readFileSync(join(root, f));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(missing).toEqual([]);
+  });
+
   it('cites only what ships: no MATH.md or seed files outside the repository', () => {
     const offenders = files(SRC).filter((f) => /MATH\.md|\.\.\/shared|seed 00\d/.test(readFileSync(f, 'utf8')));
     expect(offenders).toEqual([]);
