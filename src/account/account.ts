@@ -142,10 +142,10 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   return { value: outer.value / (alpha - 1), error: (outer.error + inner) / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
 }
 
-/** Each release's own D_α for the pair (the exact accountant where it applies, else its coupled bound). */
+/** Each release's own D_α for the pair, error included (the exact accountant where it applies, else its coupled bound). */
 function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: boolean): number {
   const e = jointEvaluation(pc, [part], alpha, Infinity, ordered);
-  return e.value;
+  return e.value + e.error;
 }
 
 /**

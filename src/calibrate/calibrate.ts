@@ -1,6 +1,6 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
-import type { Evaluation } from '../numerics/smallestScale.js';
+import { isFeasible, type Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, solveUnits, type Precomputed, type Progress, type Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { EPS } from '../numerics/float.js';
@@ -245,4 +245,37 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
     ...(n > 1 ? { releases: n } : {}),
     ...(settings.contamination ? { contamination: settings.contamination } : {}),
   };
+}
+
+/** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */
+export interface Certification {
+  certified: boolean;
+  units: { label: UnitLabel; by: SingleMethod | 'zero' | null }[];
+}
+
+/**
+ * Whether `scale` meets the settings for every prior and pair by a condition `calibrate` itself
+ * could stop on: the same rules, units (releases, contamination, data processing), evaluations
+ * and rounding, tried method by method as `best` would. A scale `calibrate` returned passes by
+ * construction, so the audit of a calibrated scale never fails by a rounding the calibration did
+ * not make.
+ * @example certifiedAt(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
+ */
+export function certifiedAt(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
+  const all = { ...settings, method: 'best' as const };
+  const { methods } = bestMethods(scenario, all);
+  let units: Certification['units'] | null = null;
+  for (const method of methods) {
+    const us = calibrationUnits(scenario, { ...settings, method });
+    units ??= us.map((u) => ({ label: u.label, by: null }));
+    us.forEach((u, k) => {
+      if (units![k].by) return;
+      const p = typeof u.problem === 'function' ? u.problem() : u.problem;
+      if ('zero' in p) units![k].by = 'zero';
+      else if (scale > 0 && isFeasible(p.evaluate(scale))) units![k].by = method;
+    });
+    if (units.every((u) => u.by)) break;
+  }
+  const out = units ?? [];
+  return { certified: out.length > 0 && out.every((u) => u.by !== null), units: out };
 }

@@ -29,6 +29,11 @@ export function exactEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: n
   const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
   for (const [k, [a, b]] of dirs.entries()) {
     const d = both ? both[k] : alpha === Infinity ? exactLaplaceDInf(a, b, noise.scale) : exactRenyi(a, b, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts });
+    // A direction without a certificate (error ∞; value −∞ where the integral underflowed, so
+    // value + error is NaN and no comparison holds) bounds nothing: the evaluation is
+    // uncertified, never the other direction's number nor the initial −∞ (docs/math.md §8).
+    if (!(d.error < Infinity) || !(d.value > -Infinity) || Number.isNaN(d.value + d.error))
+      return { value: Infinity, error: Infinity, target: epsilon, sense: 'le' };
     if (d.value + d.error > value + error) {
       value = d.value;
       error = d.error;

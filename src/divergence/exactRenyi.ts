@@ -354,6 +354,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
     const bisectable = (i: number) => B[i] - A[i] > 64 * EPS * Math.max(Math.abs(A[i]), Math.abs(B[i]), s);
     const split = new Uint8Array(A.length);
     let splits = 0;
+    let hopeless = false;
     for (let f = 0; f < F; f++) {
       const { Mx, Kr, Le, Dl } = P[f];
       // Totals relative to the largest panel (or tail) shift.
@@ -384,8 +385,26 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       const bound = Math.exp(tails[f].logBound - M);
       const relErr = (E + R + bound) / Ttot;
       const error = relErr < 0.5 ? relErr / (1 - relErr) + 2 * U * Math.abs(M + Math.log(Ttot)) : Infinity;
-      // Converged, or out of resolution: either way the bound is honest (possibly large).
-      done[f] = { value: M + Math.log(Ttot), error, nodes, tailShare: bound / Ttot };
+      // Converged, or out of resolution: either way the bound is honest (possibly large). M
+      // includes the error terms: when every value term underflowed against them, the value is
+      // their own sum, never log 0 (the error is ∞ then, and the evaluation certifies nothing).
+      let value = M + Math.log(Ttot);
+      if (!(Ttot > 0)) {
+        let Mv = tails[f].logValue;
+        for (const m of Mx) if (m > Mv) Mv = m;
+        let Tv = Math.exp(tails[f].logValue - Mv);
+        for (let i = 0; i < A.length; i++) Tv += Math.exp(Mx[i] - Mv) * Kr[i];
+        value = Mv + Math.log(Tv);
+      }
+      done[f] = { value, error, nodes, tailShare: bound / Ttot };
+      // Panels too narrow to bisect (the double grid is coarser than the noise) keep their error
+      // for good: once they hold half the integral no refinement can certify, so stop here.
+      let stuck = 0;
+      for (let i = 0; i < A.length; i++) if (!bisectable(i)) stuck += err[i];
+      if (E > tol && stuck > 0 && stuck >= 0.5 * Ttot) {
+        done[f] = { ...done[f]!, error: Infinity };
+        hopeless = true;
+      }
       if (E > tol && round < MAX_ROUNDS)
         for (let i = 0; i < A.length; i++)
           if (err[i] > share && bisectable(i) && !split[i]) {
@@ -393,7 +412,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
             splits++;
           }
     }
-    if (splits === 0 || A.length + splits > MAX_PANELS) return done.map((d) => ({ ...d!, nodes }));
+    if (hopeless || splits === 0 || A.length + splits > MAX_PANELS) return done.map((d) => ({ ...d!, nodes }));
     // Bisect the panels carrying more than their share of some integrand's error.
     const kA: number[] = [],
       kB: number[] = [],
