@@ -90,7 +90,7 @@ export function addExt(x: ExtArray, j: number, v: number, E: number): void {
   let m = d >= 0 ? m0 + mv * pow2(-d) : m0 * pow2(d) + mv;
   let e = d >= 0 ? e0 : ev;
   while (m >= 2) {
-    m /= 2; // the rounded sum of two mantissas below 2 may reach 4 itself
+    m /= 2; // a loop only for safety: two mantissas below 2 sum to at most 4 − 2^−51
     e++;
   }
   x.m[j] = m;

@@ -24,7 +24,7 @@
  */
 import { InputError } from '../errors.js';
 import { ratioToNumber, toDecimal } from '../numerics/float.js';
-import type { InitialLaw, StepQuery } from './chain.js';
+import type { InitialLaw, MarkovModel, StepQuery } from './chain.js';
 import { DROP_GAP, type ExtArray, addExt, extArray, POW2, POW2_OFFSET, setExt, toDouble, toLog, ZERO_EXPONENT } from './extended.js';
 
 /** u, the unit roundoff of doubles (round to nearest). */
@@ -126,7 +126,8 @@ export function sumGrid(values: readonly number[], length: number): { shifts: nu
   const decimals = values.map(toDecimal);
   const scale = Math.min(...decimals.map((d) => d.exponent));
   const ints = decimals.map((d) => d.digits * 10n ** BigInt(d.exponent - scale));
-  const lo = ints.reduce((a, b) => (b < a ? b : a));
+  let lo = ints[0];
+  for (const v of ints) if (v < lo) lo = v; // BigInts: Math.min does not take them
   const g = ints.reduce((acc, v) => gcd(acc, v - lo), 0n) || 1n;
   const shifts = ints.map((v) => Number((v - lo) / g));
   const base = BigInt(length) * lo;
@@ -463,4 +464,22 @@ export function forEachPointStartLaws(
     const law = model.shifts.map((_, y) => (y === x ? 1 : 0));
     sweep(model, w, betas, { law, roundings: 0 }, times, (i, laws) => visit(x, i, laws));
   }
+}
+
+/**
+ * The laws of one chain of a validated spec: for a given or stationary start, visit(null, i, laws);
+ * for initial "any", the point-start components, visit(x, i, laws) for each start x (see
+ * forEachPointStartLaws for what they do and do not bound).
+ * @example forEachChainLaws(validateSpec(spec), 0, (start, i, laws) => …)
+ */
+export function forEachChainLaws(
+  model: MarkovModel,
+  chain: number,
+  visit: (start: number | null, time: number, laws: (SecretLaw | null)[]) => void,
+  options: LawOptions = {},
+): void {
+  const c = model.chains[chain];
+  const steps = stepModel(c.transition, model.length, model.query);
+  if (c.initial === 'any') forEachPointStartLaws(steps, visit, options);
+  else forEachSecretLaws(steps, c.initial, (i, laws) => visit(null, i, laws), options);
 }

@@ -12,6 +12,7 @@
  * the mechanism the worst node.
  */
 import { InputError } from '../errors.js';
+import type { MarkovModel } from './chain.js';
 
 /** A chain of a finite class for MQMExact: its initial law (a vector, e.g. the stationary law) or every initial law. */
 export interface QuiltChain {
@@ -19,13 +20,20 @@ export interface QuiltChain {
   initial: readonly number[] | 'any';
 }
 
+/**
+ * The chains of a validated spec as MQMExact's class (a stationary start as its computed law).
+ * @example mqmExact(quiltChains(validateSpec(spec)), spec.length, 1)
+ */
+export function quiltChains(model: MarkovModel): QuiltChain[] {
+  return model.chains.map((c) => ({ transition: c.transition, initial: c.initial === 'any' ? 'any' : c.initial.law }));
+}
+
 export interface MqmExactOptions {
   lipschitz?: number;
   /**
    * 'interior' searches nodes 2..T−1 only, as k_findBest_2dir_exact*.m do; 'all' (the default)
-   * every node. They agree whenever the prior ratio P(X_i = s)/P(X_i = t) does not depend on i
-   * (stationary or 'any' starts): node 1 then never needs more noise than node 2, nor node T
-   * than node T−1 (a one-sided quilt of node 1 is one of node 2 with no larger influence).
+   * every node, since the guarantee is for every X_i. 'all' is never below 'interior'; the two
+   * agree on every chain of the reference tests (stationary and 'any' starts).
    */
   nodes?: 'all' | 'interior';
 }
@@ -194,7 +202,7 @@ export function mqmExact(chains: readonly QuiltChain[], length: number, epsilon:
   if (chains.length === 0) throw new InputError('needs at least one chain', 'chains');
   const T = length;
   const all = chains.map((c) => factors(c, T));
-  const interior = options.nodes === 'interior';
+  const interior = options.nodes === 'interior' && T >= 3; // the reference would return −1 for T ≤ 2
   let worst: Best & { node: number } = { noise: -1, a: 0, b: 0, node: 0 };
   for (let i = interior ? 2 : 1; i <= (interior ? T - 1 : T); i++) {
     const best = bestQuilt(all, i, T, epsilon);
@@ -245,10 +253,11 @@ export function mqmApprox(cls: EigengapClass, length: number, epsilon: number, l
   checkPositive(epsilon, 'epsilon');
   checkLipschitz(lipschitz);
   const T = length;
+  if (T === 1) return lipschitz / epsilon; // one node, no quilt: the reference's search would start at node 0
   let worst = -1;
   let status = '';
   let i = Math.floor(T / 2);
-  for (;;) {
+  while (i >= 1 && i <= T) {
     const best = approxNode(cls, i, T, epsilon);
     if (best.noise > worst) worst = best.noise;
     if (best.b === T - i + 1 && best.a === i) break;
@@ -329,6 +338,16 @@ function matrixPower(P: readonly (readonly number[])[], n: number): Matrix {
   return result;
 }
 
+/**
+ * The first row of P^100 (by repeated squaring, as MATLAB's mpower): the approximate stationary
+ * law run_synthetic.m starts MQMExact from and both scripts take π_min from. It is off by about
+ * |λ₂|^100 (2·10⁻¹⁰ relative for q = 0.1, p = 0.9); pass it as `initial` to mirror the code to the last digits.
+ * @example referenceStationary([[0.8, 0.2], [0.3, 0.7]]) // [0.6000000000000029, 0.4000000000000018]
+ */
+export function referenceStationary(transition: readonly (readonly number[])[]): number[] {
+  return matrixPower(transition, 100)[0];
+}
+
 /** Eigenvalues of a symmetric matrix (cyclic Jacobi rotations; accurate to a few u·‖S‖). */
 function symmetricEigenvalues(S: Matrix): number[] {
   const A = S.map((r) => [...r]);
@@ -382,7 +401,7 @@ function secondEigenvalueOfReversal(P: readonly (readonly number[])[], pi: reado
  */
 export function eigengapOf(transition: readonly (readonly number[])[], convention: 'binary' | 'multi'): EigengapClass {
   const k = transition.length;
-  const piMin = Math.min(...matrixPower(transition, 100)[0]);
+  const piMin = Math.min(...referenceStationary(transition));
   if (convention === 'binary') {
     if (k !== 2) throw new InputError(`the 'binary' eigengap convention needs 2 states, not ${k}`, 'transition');
     return { gap: 1 - Math.abs(transition[0][0] + transition[1][1] - 1), piMin };
