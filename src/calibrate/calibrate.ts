@@ -11,6 +11,7 @@ import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
 import type { NoiseFamily } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
+import { massErrorCharge, SOURCE_METHOD_NAMES, type SourceMethod } from '../distribution/scenario.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
@@ -25,10 +26,10 @@ export interface PairScale {
 
 export interface CalibrationResult {
   mechanism: Mechanism;
-  method: Method;
+  method: Method | SourceMethodName;
   /** With method `best`: the method that won, and every candidate's scale. */
-  winner?: SingleMethod;
-  candidates?: { method: SingleMethod; scale: number }[];
+  winner?: SingleMethod | SourceMethodName;
+  candidates?: { method: SingleMethod | SourceMethodName; scale: number }[];
   alpha: number;
   epsilon: number;
   /** Which noise parameter `scale` is: Laplace b, Gaussian σ, exponential θ. */
@@ -193,6 +194,7 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrate(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
+  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => calibrate(lawsOnly(scenario), s, opts));
   if (settings.method === 'best') {
     const { methods, note } = bestMethods(scenario, settings);
     // Progress over all methods' units together.
@@ -278,4 +280,94 @@ export function certifiedAt(scenario: Scenario, settings: Omit<CalibrationSettin
   }
   const out = units ?? [];
   return { certified: out.length > 0 && out.every((u) => u.by !== null), units: out };
+}
+
+export type SourceMethodName = (typeof SOURCE_METHOD_NAMES)[number];
+
+/** Whether `method` names one of the law sources' own methods. */
+export const isSourceMethod = (method: string): method is SourceMethodName => (SOURCE_METHOD_NAMES as readonly string[]).includes(method);
+
+/** Whether a scenario carries anything the per-pair calibration alone would ignore. */
+export const hasSource = (s: Scenario<unknown>): boolean => !!(s.sourceMethods?.length || s.massError || s.lawsNotApplicable);
+
+/** The scenario without its source's extras: what the per-pair methods calibrate. */
+export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
+  const { sourceMethods: _m, massError: _e, lawsNotApplicable: _n, ...rest } = s;
+  return rest;
+}
+
+/** A source method's result in the shape of every calibration's. */
+function sourceResult(m: SourceMethod, settings: CalibrationSettings): CalibrationResult | string {
+  const r = m.scale(settings);
+  if ('notApplicable' in r) return r.notApplicable;
+  const def = mechanismDef(settings.mechanism);
+  return {
+    mechanism: settings.mechanism,
+    method: m.name as SourceMethodName,
+    alpha: settings.alpha,
+    epsilon: settings.epsilon,
+    parameter: def.parameter,
+    scale: r.scale,
+    variance: def.variance(r.scale, noiseOptions(settings)),
+    rule: m.rule,
+    binding: null,
+    explanation: `${r.explanation}${settings.alpha === Infinity ? '' : ' ε-Pufferfish privacy implies (α, ε)-Rényi Pufferfish at every α (D_α ≤ D_∞).'}`,
+    check: null,
+    pairs: [],
+  };
+}
+
+/**
+ * Calibration of a scenario whose law source adds methods, a floating-point mass error, or
+ * laws the per-pair methods cannot use: source methods by name; the per-pair methods at the
+ * budget less the mass-error charge (the result reports the budget asked for); `best` the
+ * smallest of both, naming the winner.
+ */
+export function calibrateWithSource(
+  scenario: Scenario<unknown>,
+  settings: CalibrationSettings,
+  perPair: (s: CalibrationSettings) => CalibrationResult,
+): CalibrationResult {
+  const named = scenario.sourceMethods ?? [];
+  if (isSourceMethod(settings.method)) {
+    const m = named.find((x) => x.name === settings.method);
+    if (!m) throw new InputError(`'${settings.method}' applies to Markov-chain sources only`, 'method');
+    const r = sourceResult(m, settings);
+    if (typeof r === 'string') throw new InputError(`'${settings.method}' does not apply: ${r}`, 'method');
+    return r;
+  }
+  const laws = (): CalibrationResult => {
+    if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
+    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    if (!(settings.epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+    const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
+    const note =
+      charge > 0
+        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass) is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.`
+        : '';
+    return { ...r, epsilon: settings.epsilon, explanation: r.explanation + note };
+  };
+  if (settings.method !== 'best') return laws();
+  const results: CalibrationResult[] = [];
+  const left: string[] = [];
+  if (scenario.lawsNotApplicable) left.push(`per-pair methods: ${scenario.lawsNotApplicable}`);
+  else results.push(laws());
+  for (const m of named) {
+    const r = sourceResult(m, settings);
+    if (typeof r === 'string') left.push(`${m.name}: ${r}`);
+    else results.push(r);
+  }
+  if (!results.length) throw new InputError(`no method applies (${left.join('; ')})`, 'method');
+  const win = results.reduce((a, b) => (b.scale < a.scale ? b : a));
+  const winner = (win.method === 'best' ? win.winner : win.method) as CalibrationResult['winner'];
+  const candidates = results.flatMap((r) =>
+    r.method === 'best' ? (r.candidates ?? []) : [{ method: r.method as NonNullable<CalibrationResult['winner']>, scale: r.scale }],
+  );
+  return {
+    ...win,
+    method: 'best',
+    winner,
+    candidates,
+    explanation: `best of the laws' methods and ${named.map((m) => m.name).join(', ')}${left.length ? ` (left out: ${left.join('; ')})` : ''}: ${winner} wins. ${win.explanation}`,
+  };
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, flagOf, parseDelta, refuseUnused } from './flags.js';
-import { calibrate, EXACT_LIMITS, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { calibrate, EXACT_LIMITS, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -72,7 +72,9 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   };
   let results: CalibrationResult[];
   try {
-    if (vector && threads > 1 && settings.length > 1 && !calibrateEpsDelta && settings.every((s) => s.mechanism !== 'exponential')) {
+    // A law source with its own methods or a mass error calibrates through `calibrate` on this thread.
+    const pooled = threads > 1 && !hasSource(scenario as Scenario);
+    if (vector && pooled && settings.length > 1 && !calibrateEpsDelta && settings.every((s) => s.mechanism !== 'exponential')) {
       // Whole vector calibrations of a grid on worker threads (the same code on the same data: the same numbers).
       const { withPool } = await import('../calibrate/parallel.js');
       let done = 0;
@@ -103,7 +105,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
             : fromSetting(e);
         }
       });
-    else if (!gaussian && !calibrateEpsDelta && threads > 1) {
+    else if (!gaussian && !calibrateEpsDelta && pooled) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       results = await withPool(threads, (pool) =>

@@ -114,7 +114,9 @@ export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[
     numUp(r.scale),
     numUp(r.variance),
     !r.binding
-      ? '— (no noise needed)'
+      ? r.scale === 0
+        ? '— (no noise needed)'
+        : '— (the whole chain)'
       : 'pair' in r.binding
         ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}`
         : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,

@@ -5,10 +5,11 @@ import { basename } from 'node:path';
 import { checkOutput, writeTextAtomically } from '../io/atomicWrite.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../uci/formats.js';
-import { MECHANISMS, METHODS, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
+import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, isDecimal, wholeNumber } from './numbers.js';
 import { refuseUnused } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
@@ -221,7 +222,8 @@ export async function plan(
   const { scenario, d, source, fit } = opts.gaussian ? await loadScenario(o, { gaussian: true }) : await loadScenario(o);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? (isGaussianScenario(scenario) ? 'gaussian' : 'laplace')];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
-  const methods = o.method ? parseNames(o.method, 'method', METHODS) : [d.method ?? 'best'];
+  // A law source's own methods (a chain's MQM, GK16, GroupDP) are named like the others.
+  const methods = (o.method ? parseNames(o.method, 'method', [...METHODS, ...SOURCE_METHOD_NAMES]) : [d.method ?? 'best']) as Method[];
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');

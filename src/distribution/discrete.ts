@@ -97,6 +97,33 @@ export function fromWeights(values: readonly number[], weights: readonly number[
   return build(values, nums, path, 'weights');
 }
 
+/** m = mant·2^exp exactly, mant a whole number below 2^53 (m a positive finite double). */
+function binaryParts(m: number): { mant: bigint; exp: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, m);
+  const hi = view.getUint32(0);
+  const lo = view.getUint32(4);
+  const biased = (hi >>> 20) & 0x7ff;
+  const frac = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  return biased === 0 ? { mant: frac, exp: -1074 } : { mant: frac | (1n << 52n), exp: biased - 1075 };
+}
+
+/**
+ * From positive finite double masses read exactly as binary fractions (computed laws, e.g. a
+ * Markov chain's): the same law as `fromWeights`, without the decimal detour.
+ * @example fromBinaryMasses([0, 1], [0.25, 0.75]).numerators // [1n, 3n]
+ */
+export function fromBinaryMasses(values: readonly number[], masses: ArrayLike<number>, path = 'distribution'): Discrete {
+  checkValues(values, path);
+  const parts = Array.from(masses, (m, i) => {
+    if (!(m >= 0) || !Number.isFinite(m)) throw new InputError(`mass ${String(m)} is not a finite number ≥ 0`, `${path}.masses[${i}]`);
+    return m === 0 ? null : binaryParts(m);
+  });
+  const minExp = Math.min(...parts.map((p) => (p ? p.exp : Infinity)));
+  const nums = parts.map((p) => (p ? p.mant << BigInt(p.exp - minExp) : 0n));
+  return build(values, nums, path, 'masses');
+}
+
 /** A point mass at `x`. */
 export function pointMass(x: number): Discrete {
   return fromCounts([x], [1]);

@@ -40,6 +40,51 @@ export interface Scenario<C = Discrete> {
   readonly pairs?: readonly (readonly [string, string])[];
   /** `true`: only the listed direction D(P_i‖P_j) must hold. Default false (both). */
   readonly ordered?: boolean;
+  /**
+   * The laws were computed in floating point: every mass of every conditional is within this
+   * relative error of the true one (after normalising), and the calibration charges it to the budget.
+   */
+  readonly massError?: number;
+  /** Methods of the law source itself (a chain's quilt mechanism needs the chain, not the pair laws). */
+  readonly sourceMethods?: readonly SourceMethod[];
+  /** Why the per-pair methods do not apply to these laws (then only `sourceMethods` do). */
+  readonly lawsNotApplicable?: string;
+}
+
+/** The settings a source method reads. */
+export interface SourceSettings {
+  readonly mechanism: string;
+  readonly alpha: number;
+  readonly epsilon: number;
+  readonly releases?: number;
+  readonly contamination?: unknown;
+}
+
+/**
+ * A calibration the law source owns: its scale for the settings, or why it does not apply. An
+ * ε-Pufferfish (α = ∞) scale serves every Rényi order, since D_α ≤ D_∞.
+ */
+export interface SourceMethod {
+  readonly name: string;
+  readonly rule: string;
+  scale(settings: SourceSettings): { scale: number; explanation: string } | { notApplicable: string };
+}
+
+/** The source methods there are (a law source offers some of them). */
+export const SOURCE_METHOD_NAMES = ['group-dp', 'gk16', 'mqm-approx', 'mqm-exact'] as const;
+
+/**
+ * What charging a relative mass error η to the budget costs at order α: the true laws are within
+ * a factor (1 ± η) of the computed ones at every output, so D_α(true) ≤ D_α(computed) + this
+ * (docs/math.md §13). Rounded up by a relative 1e-9.
+ * @example massErrorCharge(1e-12, 2) // ≈ 3e-12
+ */
+export function massErrorCharge(eta: number, alpha: number): number {
+  if (!(eta > 0)) return 0;
+  const up = Math.log1p(eta),
+    down = -Math.log1p(-eta);
+  const c = alpha === Infinity ? up + down : alpha > 1 ? (alpha / (alpha - 1)) * up + down : down / (1 - alpha);
+  return c * (1 + 1e-9);
 }
 
 /** Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets). */

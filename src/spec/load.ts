@@ -6,7 +6,9 @@ import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { userRecord } from '../records.js';
-import { specSchema, validate, type Spec } from './schema.js';
+import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
+import { validateSpec } from '../markov/chain.js';
+import { markovScenario } from '../markov/source.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import { vectorLaw, type VectorLaw, type VectorScenario } from '../vector/law.js';
 
@@ -92,6 +94,7 @@ function mixtureOf(c: Conditional, path: string): GaussianMixture {
 
 /** A validated spec as a scenario (finite or Gaussian) plus its calibration defaults. Errors name the bad field. */
 export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
+  if (typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'markov')) return markovSpec(raw, prefix);
   const checked = validate(specSchema, raw);
   if (!checked.ok) throw schemaError(checked, prefix);
   const spec: Spec = checked.value;
@@ -135,6 +138,18 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
     throw e instanceof InputError ? e.under(prefix) : e;
   }
   return out;
+}
+
+/** A spec whose law source is a Markov chain (docs/math.md §13): the chain's secrets and laws. */
+function markovSpec(raw: object, prefix: string): AnySpec {
+  const checked = validate(markovSpecSchema, raw);
+  if (!checked.ok) throw schemaError(checked, prefix);
+  const model = validateSpec(checked.value.markov, `${prefix}.markov`);
+  const { scenario } = markovScenario(model, checked.value.name ?? 'markov chain');
+  const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
+  return model.query.kind === 'histogram'
+    ? { kind: 'vector', scenario: scenario as VectorScenario, at: `${prefix}.markov.query`, defaults }
+    : { kind: 'finite', scenario: scenario as Scenario, defaults };
 }
 
 function defaultsOf(spec: Spec, prefix: string): SpecDefaults {

@@ -115,6 +115,13 @@ export const specSchema = v.strictObject({
   ...settingsEntries,
 });
 
+/** A Markov-chain spec: `markov` (validated by markov/chain.ts) instead of priors, with the same settings. */
+export const markovSpecSchema = v.strictObject({
+  name: v.optional(v.string()),
+  markov: v.unknown(),
+  ...settingsEntries,
+});
+
 /** The web worker's calibrate/audit/release settings: the same fields, plus the page's lists. */
 export const workerSettingsSchema = v.object({
   ...settingsEntries,

@@ -1,7 +1,18 @@
 import { coordinateWeights } from './law.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { bestResult, calibrate, IDENTICAL, noiseVariance, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
+import {
+  bestResult,
+  calibrate,
+  IDENTICAL,
+  noiseVariance,
+  zeroExplanation,
+  type CalibrationResult,
+  type PairScale,
+  calibrateWithSource,
+  hasSource,
+  lawsOnly,
+} from '../calibrate/calibrate.js';
 import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import type { PairCoupling } from '../coupling/pairs.js';
@@ -177,6 +188,7 @@ interface PairInput {
  * wasserstein-inf use W∞ by an exact bottleneck solve. One coordinate is the scalar calibration.
  */
 export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
+  if (hasSource(scenario)) return calibrateWithSource(scenario, s, (st) => calibrateVector(lawsOnly(scenario), st, opts));
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, s.coordinateScales);
   if (d === 1) {

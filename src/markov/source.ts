@@ -1,0 +1,176 @@
+import { fromBinaryMasses, type Discrete } from '../distribution/discrete.js';
+import type { Prior, Scenario, SourceMethod, SourceSettings } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+import { userRecord } from '../records.js';
+import { vectorLaw, type VectorLaw } from '../vector/law.js';
+import type { MarkovModel } from './chain.js';
+import { forEachChainLaws, type SecretLaw } from './laws.js';
+import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
+
+/** The secret "X_i = a" (1-based i, as people count days). */
+export const secretName = (time: number, state: string): string => `X[${time + 1}]=${state}`;
+
+/** A chain law source: the scenario every method calibrates, and what it was built from. */
+export interface MarkovSource {
+  scenario: Scenario<Discrete> | Scenario<VectorLaw>;
+  model: MarkovModel;
+  /** The largest relative error of a computed mass (before normalising). */
+  relativeError: number;
+}
+
+/** The source methods apply to Laplace noise for one release without contamination. */
+function laplaceOnly(s: SourceSettings, name: string): string | null {
+  if (s.mechanism !== 'laplace') return `${name} calibrates Laplace noise (got ${s.mechanism})`;
+  if ((s.releases ?? 1) > 1) return `${name} covers one release; Pufferfish guarantees do not compose, and the quilt bound is for one`;
+  if (s.contamination) return `${name} has no contamination class`;
+  return null;
+}
+
+function method(name: string, rule: string, scale: (s: SourceSettings) => { scale: number; explanation: string } | { notApplicable: string }): SourceMethod {
+  return {
+    name,
+    rule,
+    scale: (s) => {
+      const why = laplaceOnly(s, name);
+      return why ? { notApplicable: why } : scale(s);
+    },
+  };
+}
+
+/**
+ * The chain-level methods of Song, Wang and Chaudhuri (SIGMOD 2017) for ε-Pufferfish privacy of
+ * a query with Lipschitz constant L (docs/math.md §13): GroupDP, GK16 (binary chains),
+ * MQMApprox (the eigengap class) and MQMExact (the chains themselves).
+ */
+export function chainMethods(model: MarkovModel | null, T: number, L: number, eigengap: EigengapClass | null): SourceMethod[] {
+  const out: SourceMethod[] = [
+    method('group-dp', 'group DP over the whole chain (L·T/ε)', (s) => ({
+      scale: groupDp(T, s.epsilon, L),
+      explanation: `group DP: b = L·T/ε = ${L}·${T}/${s.epsilon}.`,
+    })),
+  ];
+  const gapClass =
+    eigengap ??
+    (model
+      ? model.chains
+          .map((c) => eigengapOf(c.transition, c.transition.length === 2 ? 'binary' : 'multi'))
+          .reduce((a, b) => ({ gap: Math.min(a.gap, b.gap), piMin: Math.min(a.piMin, b.piMin) }))
+      : null);
+  if (gapClass)
+    out.push(
+      method('mqm-approx', 'Markov Quilt Mechanism, eigengap bound (Song et al. 2017)', (s) => {
+        try {
+          const b = mqmApprox(gapClass, T, s.epsilon, L);
+          return { scale: b, explanation: `MQMApprox for chains with eigengap ≥ ${gapClass.gap.toPrecision(6)} and π_min ≥ ${gapClass.piMin.toPrecision(6)}.` };
+        } catch (e) {
+          if (e instanceof InputError) return { notApplicable: e.reason };
+          throw e;
+        }
+      }),
+    );
+  if (model) {
+    out.push(
+      method('mqm-exact', 'Markov Quilt Mechanism, exact max-influence (Song et al. 2017)', (s) => {
+        const r = mqmExact(quiltChains(model), T, s.epsilon, { lipschitz: L });
+        return {
+          scale: r.scale,
+          explanation: `MQMExact: the binding node X_${r.node} with its quilt ${r.a} before and ${r.b} after, maximised over ${model.chains.length} chain(s).`,
+        };
+      }),
+      method('gk16', 'Ghosh–Kleinberg inferential privacy (binary chains)', (s) => {
+        let worst = 0;
+        for (const c of model.chains) {
+          const r = gk16(c.transition, T, s.epsilon, L);
+          if ('notApplicable' in r) return r;
+          worst = Math.max(worst, r.scale);
+        }
+        return { scale: worst, explanation: `GK16 over ${model.chains.length} chain(s).` };
+      }),
+    );
+  }
+  return out;
+}
+
+/** One chain's secrets and laws as a prior: absent secrets where P(X_i = a) = 0. */
+function chainPrior<C>(model: MarkovModel, chain: number, make: (law: SecretLaw, path: string) => C, track: (law: SecretLaw) => void): Prior<C> {
+  const entries: [string, C][] = [];
+  const absent: string[] = [];
+  forEachChainLaws(model, chain, (_start, time, laws) => {
+    laws.forEach((law, a) => {
+      const name = secretName(time, model.states[a]);
+      if (!law) absent.push(name);
+      else {
+        track(law);
+        entries.push([name, make(law, `markov.chains[${chain}]: ${name}`)]);
+      }
+    });
+  });
+  return { name: model.chains[chain].name, conditionals: userRecord(entries), ...(absent.length ? { absent } : {}) };
+}
+
+/**
+ * The scenario of a Markov chain law source (docs/math.md §13): per chain a prior whose
+ * secrets are X_i = a for every time i and state a, each with the exact law of the query given
+ * it; pairs (X_i = a, X_i = b) at the same time. The laws are computed in floating point, so the
+ * scenario carries their relative mass error for the calibration to charge. Chains with initial
+ * "any" and laws with masses below 2⁻¹⁰²² leave the per-pair methods out, saying why; the chain
+ * methods (MQM, GK16, GroupDP) always apply.
+ * @example markovScenario(validateSpec(spec), 'weather').scenario.pairs?.length
+ */
+export function markovScenario(model: MarkovModel, name: string): MarkovSource {
+  const T = model.length;
+  const methods = chainMethods(model, T, model.lipschitz, null);
+  const anyStart = model.chains.find((c) => c.initial === 'any');
+  if (anyStart)
+    return {
+      model,
+      relativeError: 0,
+      scenario: {
+        name,
+        priors: [],
+        sourceMethods: methods,
+        lawsNotApplicable: `chain '${anyStart.name}' may start anywhere ("initial": "any"): its conditional laws are mixtures over the start whose worst case is not one law; use a given or stationary initial law`,
+      },
+    };
+  let eta = 0;
+  let underflow: string | null = null;
+  const track = (law: SecretLaw) => {
+    eta = Math.max(eta, law.relativeError);
+    if (law.underflow > 0 && !underflow) underflow = secretName(law.time, model.states[law.state]);
+  };
+  const priors = model.chains.map((_, c) =>
+    chainPrior<Discrete | VectorLaw>(
+      model,
+      c,
+      (law, path) =>
+        law.kind === 'vector' ? vectorLaw(law.vectors, { weights: Array.from(law.masses) }, path) : fromBinaryMasses(Array.from(law.values), law.masses, path),
+      track,
+    ),
+  );
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < T; i++)
+    for (let a = 0; a < model.states.length; a++)
+      for (let b = a + 1; b < model.states.length; b++) {
+        const [sa, sb] = [secretName(i, model.states[a]), secretName(i, model.states[b])];
+        if (priors.some((p) => sa in p.conditionals && sb in p.conditionals)) pairs.push([sa, sb]);
+      }
+  if (!pairs.length) throw new InputError('no time has two possible states under any chain: there is no secret pair to protect', 'markov');
+  // Normalising the computed masses doubles their relative error (docs/math.md §13).
+  const massError = (2 * eta) / (1 - eta);
+  return {
+    model,
+    relativeError: eta,
+    scenario: {
+      name,
+      priors: priors as Prior<Discrete>[],
+      pairs,
+      massError,
+      sourceMethods: methods,
+      ...(underflow
+        ? {
+            lawsNotApplicable: `the law given ${underflow} has masses below 2^-1022, which the accountant's doubles cannot carry; shorten the chain (--length) or use the chain methods`,
+          }
+        : {}),
+    },
+  };
+}
