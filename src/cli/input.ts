@@ -42,6 +42,11 @@ export interface SourceOptions {
   table?: string;
   sql?: string;
   specOut?: string;
+  /** A sequence table: the state column, its order and independent sequences (a Markov chain). */
+  sequence?: string;
+  orderBy?: string;
+  groupBy?: string;
+  length?: string;
 }
 
 export interface CalibrateOptions extends SourceOptions {
@@ -88,6 +93,88 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
  * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
  * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
  */
+/**
+ * `--data T --sequence COL --order-by COL [--group-by COL] --query count:S|sum:…|histogram`: the
+ * chain estimated from the table's transition counts (docs/math.md §13) as a law source.
+ */
+async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
+  if (!o.orderBy) throw new InputError('is required with --sequence (the column giving the order of the steps)', '--order-by');
+  if (!o.query) throw new InputError('is required with --sequence: count:STATE, sum:STATE=V,… or histogram', '--query');
+  refuseUnused(
+    [
+      ['--secret-column', o.secretColumn],
+      ['--secret', o.secret?.length ? o.secret : undefined],
+      ['--given', o.given],
+      ['--values', o.values],
+    ],
+    'with --sequence (the secrets are X_i = a for every time i and state a)',
+  );
+  if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
+  const [{ transitionCounts, chainClass, parseSequenceQuery }, { parsePriorClass }, { validateSpec }, { markovScenario }] = await Promise.all([
+    import('../sources/sequence.js'),
+    import('../sources/priors.js'),
+    import('../markov/chain.js'),
+    import('../markov/source.js'),
+  ]);
+  const query = (() => {
+    try {
+      return parseSequenceQuery(o.query!);
+    } catch (e) {
+      throw flagged(e);
+    }
+  })();
+  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
+  const t = await transitionCounts(tableSourceOf(o), { sequence: o.sequence!, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) }).catch((e) => {
+    throw flagged(e);
+  });
+  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
+  const chains = (() => {
+    try {
+      return chainClass(t, prior);
+    } catch (e) {
+      throw flagged(e);
+    }
+  })();
+  const markov = {
+    states: t.states,
+    chains: chains.map((c) => ({ name: c.name, transition: c.transition, initial: 'stationary' as const })),
+    length,
+    query,
+  };
+  const model = (() => {
+    try {
+      return validateSpec(markov, 'markov');
+    } catch (e) {
+      throw e instanceof InputError && e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e;
+    }
+  })();
+  const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
+  const { scenario } = markovScenario(model, name);
+  if (o.specOut) {
+    const spec = { name, markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
+    await writeTextAtomically(o.specOut, '--spec-out', `${JSON.stringify(spec, null, 2)}\n`);
+  }
+  return {
+    scenario,
+    d: {},
+    source: {
+      rows: t.rows,
+      dropped: t.dropped,
+      priors: chains.length,
+      skippedGiven: [],
+      absentGiven: [],
+      notes: [`${t.sequences} sequence(s), the longest ${t.longest} steps; states ${t.states.join(', ')}; chain length ${length}`],
+    },
+  };
+}
+
+/** An InputError of the sequence source, naming the CLI flag of its field. */
+function flagged(e: unknown): unknown {
+  const FLAGS: Record<string, string> = { sequence: '--sequence', orderBy: '--order-by', groupBy: '--group-by', prior: '--prior', query: '--query' };
+  return e instanceof InputError && e.path && FLAGS[e.path] ? new InputError(e.reason, FLAGS[e.path]) : e;
+}
+
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
 export function secretPredicates(texts: readonly string[] | undefined): Record<string, string> | undefined {
   if (!texts?.length) return undefined;
@@ -131,6 +218,15 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     const dir = availableDir(SCENARIO_DATASET[o.scenario]);
     return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
   }
+  if (o.sequence !== undefined) return loadSequence(o);
+  refuseUnused(
+    [
+      ['--order-by', o.orderBy],
+      ['--group-by', o.groupBy],
+      ['--length', o.length],
+    ],
+    'without --sequence',
+  );
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   // DuckDB and pg load only when a table is read.
@@ -323,5 +419,9 @@ export function withSourceOptions(c: Command): Command {
     .option('--columns <a,b,…>', 'column names for a CSV without header')
     .option('--table <t>', 'PostgreSQL table')
     .option('--sql <select>', 'PostgreSQL query instead of --table')
-    .option('--spec-out <file>', 'write the derived scenario as a JSON spec (reproducible without the data)');
+    .option('--spec-out <file>', 'write the derived scenario as a JSON spec (reproducible without the data)')
+    .option('--sequence <col>', 'with --data: the state column of a time series (a Markov chain; --query count:S | sum:S=V,… | histogram)')
+    .option('--order-by <col>', 'with --sequence: the column giving the order of the steps')
+    .option('--group-by <col>', 'with --sequence: independent sequences (their transitions are pooled)')
+    .option('--length <T>', 'with --sequence: the chain length the release is about (default: the longest sequence)');
 }

@@ -66,7 +66,7 @@ export function binomial(n: number, p: number, u: () => number): number {
 }
 
 /** Standard normal (Box–Muller) and Gamma(shape, 1) (Marsaglia–Tsang; shape < 1 boosted). */
-function gamma(shape: number, u: () => number): number {
+export function gamma(shape: number, u: () => number): number {
   if (shape < 1) return gamma(shape + 1, u) * u() ** (1 / shape);
   const d = shape - 1 / 3,
     c = 1 / Math.sqrt(9 * d);
