@@ -93,6 +93,22 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
  * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
  * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
  */
+/** The run's settings that travel with a spec written from a table: single-valued flags (or the defaults). */
+function runSettings(o: CalibrateOptions) {
+  const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
+    const v = text ? parseGrid(text, flag, inf) : [fallback];
+    return v.length === 1 ? v[0] : undefined;
+  };
+  const alpha = one(o.alpha, 'alpha', 2, true);
+  return {
+    mechanism: o.mechanism ?? 'laplace',
+    ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
+    ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
+    ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
+    ...(o.cost ? { cost: o.cost } : {}),
+  };
+}
+
 /**
  * `--data T --sequence COL --order-by COL [--group-by COL] --query count:S|sum:…|histogram`: the
  * chain estimated from the table's transition counts (docs/math.md §13) as a law source.
@@ -152,7 +168,7 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
   const { scenario } = markovScenario(model, name);
   if (o.specOut) {
-    const spec = { name, markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
+    const spec = { name, ...runSettings(o), markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
     await writeTextAtomically(o.specOut, '--spec-out', `${JSON.stringify(spec, null, 2)}\n`);
   }
   return {
@@ -261,19 +277,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const t = tableScenario(hist, { name, prior, pairs, given: o.given });
   const scenario: Scenario | VectorScenario = hist.vectors ? vectorScenarioOf(t.scenario, hist.vectors) : t.scenario;
   if (o.specOut) {
-    // The run's settings travel with the data: single-valued flags (or the defaults) become spec fields.
-    const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
-      const v = text ? parseGrid(text, flag, inf) : [fallback];
-      return v.length === 1 ? v[0] : undefined;
-    };
-    const alpha = one(o.alpha, 'alpha', 2, true);
-    const settings = {
-      mechanism: o.mechanism ?? 'laplace',
-      ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
-      ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
-      ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
-      ...(o.cost ? { cost: o.cost } : {}),
-    };
+    const settings = runSettings(o);
     await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...scenarioSpec(scenario), ...settings }, null, 2) + '\n');
   }
   return {

@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { transitionCounts } from '../src/sources/sequence.js';
+
+// Sequence tables as Markov chains: transition counts from the engines against a count in plain
+// TypeScript, the CLI's refusals, seeded prior classes and the spec written from a table.
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const FIX = fileURLToPath(new URL('./fixtures/weather/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-sequence-'));
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
+const file = (name: string, text: string) => {
+  const f = join(dir, name);
+  writeFileSync(f, text);
+  return f;
+};
+
+/** The vendored weather files, unpacked and checked against SHA256SUMS. */
+function weather(name: string): string {
+  const bytes = gunzipSync(readFileSync(join(FIX, `${name}.gz`)));
+  const line = readFileSync(join(FIX, 'SHA256SUMS'), 'utf8')
+    .split('\n')
+    .find((l) => l.trim().endsWith(name));
+  expect(line?.split(/\s+/)[0]).toBe(createHash('sha256').update(bytes).digest('hex'));
+  return file(name, bytes.toString('utf8'));
+}
+
+/** Transition counts in plain TypeScript: rows sorted by date within each location. */
+function plainCounts(csv: string, group: boolean) {
+  const [head, ...lines] = readFileSync(csv, 'utf8').trim().split('\n');
+  const cols = head.split(',');
+  const [gi, di, wi] = [cols.indexOf('location'), cols.indexOf('date'), cols.indexOf('weather')];
+  const rows = lines.map((l) => l.split(','));
+  const by = new Map<string, string[][]>();
+  for (const r of rows) {
+    const g = group ? r[gi] : 'all';
+    by.set(g, [...(by.get(g) ?? []), r]);
+  }
+  const states = [...new Set(rows.map((r) => r[wi]))].sort();
+  const counts = states.map(() => states.map(() => 0));
+  for (const seq of by.values()) {
+    seq.sort((a, b) => (a[di] < b[di] ? -1 : 1));
+    for (let t = 1; t < seq.length; t++) counts[states.indexOf(seq[t - 1][wi])][states.indexOf(seq[t][wi])]++;
+  }
+  return { states, counts, longest: Math.max(...[...by.values()].map((s) => s.length)) };
+}
+
+describe('sequence tables: transition counts', () => {
+  const both = weather('weather.csv');
+  const seattle = weather('seattle-weather.csv');
+
+  it('DuckDB counts equal a plain count, per location pooled, and for one sequence', async () => {
+    for (const [csv, groupBy] of [
+      [both, 'location'],
+      [seattle, undefined],
+    ] as const) {
+      const t = await transitionCounts({ kind: 'csv', location: csv }, { sequence: 'weather', orderBy: 'date', ...(groupBy ? { groupBy } : {}) });
+      const p = plainCounts(csv, !!groupBy);
+      expect(t.states).toEqual(p.states);
+      expect(t.counts).toEqual(p.counts);
+      expect(t.longest).toBe(p.longest);
+      expect(t.dropped).toBe(0);
+    }
+  });
+
+  const skipped = process.env.PUFFERFISH_PG_SKIPPED;
+  it.skipIf(!!skipped)(`PostgreSQL counts equal DuckDB's${skipped ? ` — SKIPPED: ${skipped}` : ''}`, async () => {
+    const url = process.env.PUFFERFISH_PG_URL!;
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query('DROP TABLE IF EXISTS weather; CREATE TABLE weather (location text, date date, weather text)');
+    const lines = readFileSync(both, 'utf8').trim().split('\n').slice(1);
+    const values = lines.map((l) => l.split(',')).map((f) => `('${f[0]}', '${f[1]}', '${f[6]}')`);
+    await c.query(`INSERT INTO weather VALUES ${values.join(',')}`);
+    await c.end();
+    const fromPg = await transitionCounts({ kind: 'postgres', location: url, table: 'weather' }, { sequence: 'weather', orderBy: 'date', groupBy: 'location' });
+    const fromFile = await transitionCounts({ kind: 'csv', location: both }, { sequence: 'weather', orderBy: 'date', groupBy: 'location' });
+    expect(fromPg.counts).toEqual(fromFile.counts);
+    expect(fromPg.states).toEqual(fromFile.states);
+  });
+
+  it('bad sequences: exit 2 naming the flag', () => {
+    const dup = file('dup.csv', 'day,s\n1,a\n2,b\n2,a\n3,b\n');
+    const one = file('one.csv', 'g,day,s\nx,1,a\nx,2,b\ny,1,a\n');
+    const ok = file('ok.csv', 'day,s\n1,a\n2,b\n3,a\n4,b\n5,b\n6,a\n');
+    const cases: [string[], RegExp][] = [
+      [['--data', dup, '--sequence', 's', '--order-by', 'day', '--query', 'count:a'], /^error: --order-by: order value 2 appears 2 times/],
+      [['--data', one, '--sequence', 's', '--order-by', 'day', '--group-by', 'g', '--query', 'count:a'], /^error: --group-by: sequence 'y' has one row/],
+      [['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'count:c'], /^error: --query: .*c/],
+      [['--data', ok, '--sequence', 's', '--query', 'count:a'], /^error: --order-by: is required with --sequence/],
+      [['--data', ok, '--sequence', 's', '--order-by', 'when', '--query', 'count:a'], /^error: --order-by: unknown column 'when'/],
+      [['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'mean:a'], /^error: --query: must be count:STATE/],
+      [['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'count:a', '--length', '0'], /^error: --length: must be a whole number/],
+      [['--data', ok, '--order-by', 'day', '--query', 'x'], /^error: --order-by: is not taken without --sequence/],
+      [
+        ['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'count:a', '--secret-column', 's'],
+        /^error: --secret-column: is not taken with --sequence/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = cli('calibrate', ...args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    }
+  });
+
+  it('--prior dirichlet:N is seeded and reproducible; --spec-out gives the same scales back', () => {
+    const args = ['calibrate', '--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20', '--alpha', 'inf'];
+    const a = cli(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
+    const b = cli(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
+    const c = cli(...args, '--prior', 'dirichlet:3', '--seed', '8', '--method', 'theorem,mqm-exact', '--json');
+    expect(a.status, a.stderr).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).not.toBe(c.stdout);
+    expect(JSON.parse(a.stdout).source.priors).toBe(4);
+    const out = join(dir, 'chain.json');
+    const t = cli(...args, '--method', 'exact,mqm-exact', '--spec-out', out, '--json');
+    expect(t.status, t.stderr).toBe(0);
+    const spec = JSON.parse(readFileSync(out, 'utf8'));
+    const p = plainCounts(seattle, false);
+    expect(spec.markov.chains[0].transitionCounts).toEqual(p.counts);
+    expect(spec.markov.states).toEqual(p.states);
+    const s = cli('calibrate', '--spec', out, '--alpha', 'inf', '--method', 'exact,mqm-exact', '--json');
+    expect(s.status, s.stderr).toBe(0);
+    expect(JSON.parse(s.stdout).results.map((r: { scale: number }) => r.scale)).toEqual(JSON.parse(t.stdout).results.map((r: { scale: number }) => r.scale));
+  });
+});
