@@ -121,22 +121,28 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   }
   const d = distances(pc.coupling);
   const t = new Float64Array(d.length);
+  // Laplace releases at one scale are summed as N·R_α with the charge of the N-release
+  // calibration (conditions/coupled.ts), so the account of the releases a calibration sized
+  // reproduces its certificate to the bit.
+  const groups = new Map<number, number>();
+  for (const p of lap) groups.set(p.b, (groups.get(p.b) ?? 0) + 1);
+  const terms = groups.size + (gauss.length ? 1 : 0) + ratio.length;
   const invVar = gauss.reduce((a, g) => a + 1 / (g.sigma * g.sigma), 0);
   let inner = 0;
   for (let k = 0; k < d.length; k++) {
     let v = 0,
       err = 0;
-    for (const p of lap) {
-      const r = scaledLaplaceRdp(alpha, d[k] / p.b);
-      v += r.value;
-      err += r.error;
+    for (const [b, count] of groups) {
+      const r = scaledLaplaceRdp(alpha, d[k] / b);
+      const tv = count * r.value;
+      v += tv;
+      err += count === 1 ? r.error : count * r.error * (1 + EPS) + EPS * Math.abs(tv);
     }
-    const g = ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
-    v += g;
+    if (gauss.length) v += ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
     for (const p of ratio) v += (alpha - 1) * p.eta * p.cost.apply(d[k]);
     // Each added term is exact to a few ulps of itself; the sum of R terms adds R ulps of the total.
     t[k] = v;
-    inner = Math.max(inner, err + (8 + 2 * parts.length) * EPS * Math.abs(v));
+    inner = Math.max(inner, err + (terms > 1 ? (8 + 2 * terms) * EPS * Math.abs(v) : 0));
   }
   const outer = logExpectationExp(pc.coupling.mass, t);
   return { value: outer.value / (alpha - 1), error: (outer.error + inner) / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };

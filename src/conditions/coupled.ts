@@ -27,7 +27,9 @@ import { scaledLaplaceRdp } from './pierquin.js';
 export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: number, eta: Intensity, releases = 1): ScaleProblem {
   const d = distances(c);
   const t = new Float64Array(d.length);
-  const target = (alpha - 1) * epsilon;
+  // Four ulps inside (α−1)ε: the level an account reports, value/(α−1), then stays ≤ ε after its
+  // own division.
+  const target = (alpha - 1) * epsilon * (1 - 4 * EPS);
   return {
     evaluate(s) {
       const rate = eta.at(s);
