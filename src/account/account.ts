@@ -10,6 +10,7 @@ import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
 import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import { InputError } from '../errors.js';
+import { divideDown } from '../conditions/repeated.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
@@ -67,6 +68,9 @@ function partOf(r: Release): Part {
 
 /** 1/√(Σ 1/σᵢ²) lowered past its rounding ((R + 4)·2⁻⁵² relative covers the sum, root and division). */
 function effectiveSigma(sigmas: number[]): number {
+  // N releases at one σ: σ/√N lowered as the N-release calibration lowers it (the same certificate).
+  if (sigmas.length === 1) return sigmas[0];
+  if (sigmas.every((s) => s === sigmas[0])) return divideDown(sigmas[0], Math.sqrt(sigmas.length));
   const precision = sigmas.reduce((a, s) => a + 1 / (s * s), 0);
   return (1 / Math.sqrt(precision)) * (1 - (sigmas.length + 4) * EPS);
 }
@@ -117,8 +121,24 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
     const noise = lap.length ? noiseOf('laplace' as const, lap[0].b) : noiseOf('gaussian' as const, effectiveSigma(gauss.map((g) => g.sigma)));
     const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
-    if (Number.isFinite(e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
+    // The smaller of two certified upper bounds: the quadrature's error can exceed the coupled
+    // bound's where the coupled bound is itself exact (point masses).
+    const c = coupledEvaluation(pc, alpha, epsilon, lap, gauss, ratio);
+    if (Number.isFinite(e.error) && !(c.value + c.error < e.value + e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
+    return c;
   }
+  return coupledEvaluation(pc, alpha, epsilon, lap, gauss, ratio);
+}
+
+/** The coupled bound of several releases over the pair's coupling (docs/math.md §9). */
+function coupledEvaluation(
+  pc: PairCoupling,
+  alpha: number,
+  epsilon: number,
+  lap: readonly { b: number }[],
+  gauss: readonly { sigma: number }[],
+  ratio: readonly { eta: number; cost: { apply(z: number): number } }[],
+): Evaluation & { method: JointMethod } {
   const d = distances(pc.coupling);
   const t = new Float64Array(d.length);
   // Laplace releases at one scale are summed as N·R_α with the charge of the N-release
@@ -145,7 +165,12 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
     inner = Math.max(inner, err + (terms > 1 ? (8 + 2 * terms) * EPS * Math.abs(v) : 0));
   }
   const outer = logExpectationExp(pc.coupling.mass, t);
-  return { value: outer.value / (alpha - 1), error: (outer.error + inner) / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
+  // log E_π e^t ≤ max t (quasi-convexity, the bound of Cor. 3.1): certified without the outer
+  // sum's rounding, so the smaller of the two where the coupling is one atom pair.
+  let top = -Infinity;
+  for (const x of t) top = Math.max(top, x);
+  const [value, error] = top + inner < outer.value + outer.error + inner ? [top, inner] : [outer.value, outer.error + inner];
+  return { value: value / (alpha - 1), error: error / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
 }
 
 /** Each release's own D_α for the pair, error included (the exact accountant where it applies, else its coupled bound). */
