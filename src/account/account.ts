@@ -10,6 +10,7 @@ import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
 import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import { InputError } from '../errors.js';
+import { massErrorCharge } from '../distribution/scenario.js';
 import { divideDown } from '../conditions/repeated.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -214,9 +215,11 @@ export function account(scenario: Scenario, releases: Release[], opts: { alphas:
       );
     }
     const b = best!;
+    // Laws computed in floating point (a chain's): their mass error is added to the level (docs/math.md §13).
+    const charge = massErrorCharge(scenario.massError ?? 0, alpha);
     return {
       alpha,
-      divergence: b.value,
+      divergence: b.value + charge,
       method: b.method,
       binding: b.value > 0 ? { prior: b.pc.prior, pair: [b.pc.pair[0], b.pc.pair[1]] } : null,
       naiveSum: naive,
@@ -252,6 +255,10 @@ export function nextReleaseScale(
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   const outside = mechanismDef(next.mechanism).alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
+  // Laws computed in floating point (a chain's): the budget left is ε less their mass-error charge.
+  const asked = epsilon;
+  epsilon = asked - massErrorCharge(scenario.massError ?? 0, alpha);
+  if (!(epsilon > 0)) throw new InputError(`must exceed the laws' floating-point error charge ${asked - epsilon}`, 'epsilon');
   const pastParts = past.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);

@@ -9,6 +9,7 @@ import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
+import { massErrorCharge } from '../distribution/scenario.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
 import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
@@ -90,6 +91,8 @@ export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?:
         if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
         // Divergences are ≥ 0: a computed −1e-16 is shown as 0 (the error bound still covers it).
         d = { ...d, value: Math.max(0, d.value) };
+        // Laws computed in floating point (a chain's): their mass error widens the bound (docs/math.md §13).
+        if (scenario.massError) d = { ...d, error: d.error + massErrorCharge(scenario.massError, alpha) };
         const finite = alpha > 1 && alpha < Infinity;
         rows.push({
           alpha,

@@ -252,7 +252,7 @@ export function calibrate(scenario: Scenario, settings: CalibrationSettings, opt
 /** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */
 export interface Certification {
   certified: boolean;
-  units: { label: UnitLabel; by: SingleMethod | 'zero' | null }[];
+  units: { label: UnitLabel; by: SingleMethod | SourceMethodName | 'zero' | null }[];
 }
 
 /**
@@ -264,6 +264,17 @@ export interface Certification {
  * @example certifiedAt(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
  */
 export function certifiedAt(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
+  if (hasSource(scenario)) {
+    // A source method's scale certifies every larger one (its bound falls as the scale grows).
+    const by = (scenario.sourceMethods ?? []).find((m) => {
+      const r = m.scale(settings);
+      return 'scale' in r && r.scale <= scale;
+    });
+    if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
+    if (scenario.lawsNotApplicable) return { certified: false, units: [] };
+    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    return certifiedAt(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
+  }
   const all = { ...settings, method: 'best' as const };
   const { methods } = bestMethods(scenario, all);
   let units: Certification['units'] | null = null;
