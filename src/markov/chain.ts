@@ -116,8 +116,15 @@ function checkInitial(raw: unknown, transition: number[][], path: string): { ini
   return { initial: { law: checkProbabilities(raw, transition.length, path, 'initial law'), roundings: 0 }, stationary: false };
 }
 
+/** A misspelt key ("intial") must not fall back to a default silently: only known keys are taken. */
+function onlyKeys(raw: Record<string, unknown>, known: readonly string[], path: string): void {
+  for (const key of Object.keys(raw))
+    if (!known.includes(key)) throw new InputError(`Unrecognized key: ${JSON.stringify(key)} (known: ${known.join(', ')})`, path);
+}
+
 function checkChain(raw: unknown, k: number, path: string): ValidChain {
   if (!isRecord(raw)) throw new InputError('is not an object', path);
+  onlyKeys(raw, ['name', 'transition', 'initial', 'transitionCounts'], path);
   const name = field(raw, 'name', path);
   if (typeof name !== 'string' || name.length === 0) throw new InputError('is not a non-empty string', `${path}.name`);
   const transition = checkTransition(field(raw, 'transition', path), k, `${path}.transition`);
@@ -191,6 +198,7 @@ export function lipschitzOf(query: StepQuery): number {
  */
 export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   if (!isRecord(raw)) throw new InputError('is not an object', path);
+  onlyKeys(raw, ['states', 'chains', 'length', 'query'], path);
   const { states, stateIndex } = checkStates(field(raw, 'states', path), `${path}.states`);
   const chains = checkChains(field(raw, 'chains', path), states.length, `${path}.chains`);
   const length = checkLength(field(raw, 'length', path), `${path}.length`);
