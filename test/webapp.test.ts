@@ -280,7 +280,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     );
     expect(rows).toHaveLength(6); // 2 families × theorem, coupled, exact
     for (const r of rows) {
-      expect(r.rule).toMatch(/, via α = [\d.]+ \(D_α ≤ [\d.e-]+\)$/);
+      expect(r.rule).toMatch(/, via α = ([\d.]+|∞) \(D_α ≤ [\d.e-]+\)$/);
       const cli = spawnSync(
         process.execPath,
         [BIN, 'calibrate', '--scenario', 'heart', '--mechanism', r.mechanism!, '--method', r.method!, '--delta', '1e-6', '--json'],
@@ -289,7 +289,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       const c = JSON.parse(cli.stdout).results[0];
       // Chromium's V8 and Node's may round Math.exp/log differently in the last bit; each answer is certified on its own.
       expect(Math.abs(r.scale / c.scale - 1), `${r.mechanism} ${r.method}`).toBeLessThan(1e-9);
-      expect(r.rule).toContain(`via α = ${c.alpha} `);
+      expect(r.rule).toContain(`via α = ${c.alpha === 'inf' ? '∞' : c.alpha} `);
     }
     expect(await page.textContent('#plot-note')).toMatch(/No plots for an \(ε, δ\) target/);
     // The audit checks the Rényi order and budget the family's least noise went through.
@@ -298,13 +298,13 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#audit');
     await page.waitForFunction(() => (document.getElementById('audit-caption')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
     expect(await page.textContent('#audit-caption')).toMatch(
-      /^laplace noise at scale [\d.]+, α = [\d.]+, ε = [\d.]+ \(the Rényi budget at this order that gives \(ε = 1, δ = 0\.000001\)\): pass$/,
+      /^laplace noise at scale [\d.]+, α = ([\d.]+|∞), ε = [\d.]+ \(the Rényi budget at this order that gives \(ε = 1, δ = 0\.000001\)\): pass$/,
     );
     // A release through the target, and a spec that reproduces the recommended scale.
     await page.fill('#value', '1.4');
     await page.click('#release');
     await page.waitForFunction(() => (document.getElementById('released')?.textContent ?? '') !== '', undefined, { timeout: 120_000 });
-    expect(await page.textContent('#released')).toMatch(/via α = [\d.]+, scale [\d.]+; CSPRNG, exact sampler/);
+    expect(await page.textContent('#released')).toMatch(/via α = ([\d.]+|∞), scale [\d.]+; CSPRNG, exact sampler/);
     const [file] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
     const spec = readFileSync((await file.path())!, 'utf8');
     const dir = mkdtempSync(join(tmpdir(), 'app-delta-'));

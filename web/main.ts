@@ -106,7 +106,7 @@ function releaseChoices(rows: { mechanism: string; method: string; label: string
   );
 }
 /** α as the page prints it. */
-const alphaText = (a: unknown) => (a === 'inf' ? '∞' : String(a));
+const alphaText = (a: unknown) => (a === 'inf' || a === Infinity ? '∞' : String(a));
 
 // What the exports are made of: the shown results and audit, with the inputs they belong to.
 type ResultRow = {
@@ -539,7 +539,7 @@ function onMessage(e: MessageEvent) {
           [
             r.mechanism,
             r === recommended ? `${r.label} (recommended)` : r.label,
-            r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
+            r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
             [fmt(r.scale), 'num'],
             [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
             [fmt(r.variance), 'num'],
@@ -617,7 +617,7 @@ function onMessage(e: MessageEvent) {
     $('released').textContent =
       m.scale === 0
         ? `${lines}\n(no noise needed: ${m.guarantee})`
-        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
+        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

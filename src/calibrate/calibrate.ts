@@ -195,7 +195,8 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
  */
 export function calibrate(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
   if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => calibrate(lawsOnly(scenario), s, opts));
-  if (isSourceMethod(settings.method)) throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
+  if (isSourceMethod(settings.method))
+    throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
   if (settings.method === 'best') {
     const { methods, note } = bestMethods(scenario, settings);
     // Progress over all methods' units together.
