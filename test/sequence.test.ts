@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { SEATTLE_COUNTS, SEATTLE_STATES } from '../src/reproduce/markov.js';
 import { transitionCounts } from '../src/sources/sequence.js';
 
 // Sequence tables as Markov chains: transition counts from the engines against a count in plain
@@ -126,6 +127,9 @@ describe('sequence tables: transition counts', () => {
     const spec = JSON.parse(readFileSync(out, 'utf8'));
     const p = plainCounts(seattle, false);
     expect(spec.markov.chains[0].transitionCounts).toEqual(p.counts);
+    // reproduce --markov embeds these counts for its weather example.
+    expect(SEATTLE_COUNTS).toEqual(p.counts);
+    expect(SEATTLE_STATES).toEqual(p.states);
     expect(spec.markov.states).toEqual(p.states);
     const s = cli('calibrate', '--spec', out, '--alpha', 'inf', '--method', 'exact,mqm-exact', '--json');
     expect(s.status, s.stderr).toBe(0);

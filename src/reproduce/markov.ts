@@ -1,0 +1,142 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { calibrate, type CalibrationResult, type Method } from '../calibrate/calibrate.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+import { validateSpec, type MarkovChain, type MarkovQuery } from '../markov/chain.js';
+import { markovScenario } from '../markov/source.js';
+import type { Row, VegaLiteSpec } from './charts.js';
+
+/**
+ * Transition counts of Seattle's daily weather 2012–2015 (NOAA, public domain; the vega-datasets
+ * copy vendored in test/fixtures/weather), rows and columns in the order of `SEATTLE_STATES`: what
+ * `--sequence weather --order-by date --spec-out` writes for that file (tested).
+ */
+export const SEATTLE_STATES = ['drizzle', 'fog', 'rain', 'snow', 'sun'];
+export const SEATTLE_COUNTS = [
+  [16, 3, 19, 0, 15],
+  [1, 28, 32, 0, 40],
+  [18, 36, 432, 11, 144],
+  [1, 0, 10, 10, 5],
+  [16, 34, 148, 5, 436],
+];
+
+const METHODS = ['group-dp', 'gk16', 'mqm-approx', 'mqm-exact', 'exact'] as const;
+
+/** Every method's Laplace scale on one chain (null where it does not apply). */
+function scales(states: string[], chain: MarkovChain, length: number, query: MarkovQuery, alpha: number): Record<string, number | null> {
+  const { scenario } = markovScenario(validateSpec({ states, chains: [chain], length, query }), 'chain');
+  const out: Record<string, number | null> = {};
+  for (const method of METHODS) {
+    try {
+      const r: CalibrationResult = calibrate(scenario as Scenario, { mechanism: 'laplace', method: method as Method, alpha, epsilon: 1 });
+      out[method] = r.scale;
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      out[method] = null;
+    }
+  }
+  return out;
+}
+
+/**
+ * Song, Wang and Chaudhuri's synthetic experiment (binary chain M = [[1−q, q], [1−p, p]], T = 100,
+ * the count of state 1, ε = 1): the noise scale over (q, p) for GroupDP, GK16, MQMApprox, MQMExact
+ * and the exact conditional laws, at α = ∞ (and, for `exact`, α = 2 on `alpha2` of the points).
+ */
+export function markovGrid(points: number[], alpha2: number[], tick: () => void): Row[] {
+  const rows: Row[] = [];
+  for (const q of points)
+    for (const p of points) {
+      const chain = {
+        name: `q=${q},p=${p}`,
+        transition: [
+          [1 - q, q],
+          [1 - p, p],
+        ],
+        initial: 'stationary' as const,
+      };
+      for (const [alpha, methods] of [[Infinity, METHODS], ...(alpha2.includes(q) && alpha2.includes(p) ? [[2, ['exact']] as const] : [])] as const) {
+        const s = scales(['0', '1'], chain, 100, { count: '1' }, alpha);
+        for (const method of methods) if (s[method] !== null) rows.push({ q, p, alpha: alpha === Infinity ? 'inf' : alpha, method, scale: s[method]! });
+      }
+      tick();
+    }
+  return rows;
+}
+
+/** The weather example: Seattle's rainy days in `length` days, every method at α = ∞. */
+export function markovWeather(length: number): Row[] {
+  const transition = SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0)));
+  const s = scales(SEATTLE_STATES, { name: 'seattle', transition, initial: 'stationary' }, length, { count: 'rain' }, Infinity);
+  return Object.entries(s).flatMap(([method, scale]) => (scale === null ? [] : [{ example: `Seattle, rainy days in ${length} days`, method, scale }]));
+}
+
+/** Scale over q, one panel per p: each method a line (log scale), as in Song et al.'s figure. */
+export function markovChart(rows: Row[]): VegaLiteSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    title: 'Laplace scale for ε-Pufferfish (ε = 1, T = 100, count of state 1)',
+    data: { values: rows.filter((r) => r.alpha === 'inf') },
+    facet: { column: { field: 'p', type: 'ordinal', title: 'p = P(1 | 1)' } },
+    spec: {
+      width: 90,
+      height: 160,
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'q', type: 'quantitative', title: 'q = P(1 | 0)' },
+        y: { field: 'scale', type: 'quantitative', scale: { type: 'log' }, title: 'scale b' },
+        color: { field: 'method', type: 'nominal' },
+      },
+    },
+  };
+}
+
+/**
+ * `pufferfish reproduce --markov`: Song et al.'s synthetic grid and the weather example as CSV, a
+ * figure (SVG, PNG) and REPORT-markov.md in `out`. Quick: q, p ∈ {0.1, 0.5, 0.9}.
+ */
+export async function reproduceMarkov(o: { out: string; quick?: boolean; onProgress?: (done: number, total: number, label: string) => void }) {
+  const { toCsv, toPng, toSvg } = await import('./render.js');
+  const points = o.quick ? [0.1, 0.5, 0.9] : [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+  const alpha2 = o.quick ? [0.1, 0.5] : [0.1, 0.5, 0.9];
+  let done = 0;
+  const total = points.length ** 2 + 1;
+  const grid = markovGrid(points, alpha2, () => o.onProgress?.(++done, total, 'Markov grid'));
+  const weather = markovWeather(365);
+  o.onProgress?.(++done, total, 'weather');
+  mkdirSync(o.out, { recursive: true });
+  writeFileSync(join(o.out, 'markov-grid.csv'), toCsv(grid));
+  writeFileSync(join(o.out, 'markov-weather.csv'), toCsv(weather));
+  const svg = await toSvg(markovChart(grid));
+  writeFileSync(join(o.out, 'markov-grid.svg'), svg);
+  writeFileSync(join(o.out, 'markov-grid.png'), toPng(svg));
+  const at = (q: number, p: number, method: string) => grid.find((r) => r.q === q && r.p === p && r.alpha === 'inf' && r.method === method)?.scale;
+  const ratios = points.flatMap((q) => points.map((p) => Number(at(q, p, 'mqm-exact')) / Number(at(q, p, 'exact'))));
+  const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+  const fmt = (x: unknown) => Number(Number(x).toPrecision(4)).toString();
+  const report = [
+    '# Markov chains: the reproduction of Song, Wang and Chaudhuri (SIGMOD 2017)',
+    '',
+    `Binary chain M = [[1−q, q], [1−p, p]], T = 100, the count of state 1, ε = 1, stationary start; q, p ∈ {${points.join(', ')}}.`,
+    'Scales are Laplace b for ε-Pufferfish (α = ∞); `exact` is every per-pair method on the exact conditional laws (docs/math.md §13).',
+    '',
+    `MQMExact needs ${fmt(Math.min(...ratios))}× to ${fmt(Math.max(...ratios))}× the noise of the exact laws (median ${fmt(median)}×).`,
+    '',
+    '| q | p | GroupDP | GK16 | MQMApprox | MQMExact | exact (α = ∞) | exact (α = 2) |',
+    '|---|---|---|---|---|---|---|---|',
+    ...points.flatMap((q) =>
+      points.map((p) => {
+        const a2 = grid.find((r) => r.q === q && r.p === p && r.alpha === 2)?.scale;
+        return `| ${q} | ${p} | ${['group-dp', 'gk16', 'mqm-approx', 'mqm-exact', 'exact'].map((m) => (at(q, p, m) === undefined ? '—' : fmt(at(q, p, m)))).join(' | ')} | ${a2 === undefined ? '' : fmt(a2)} |`;
+      }),
+    ),
+    '',
+    'Weather (Seattle 2012–2015, NOAA; the chain estimated from the day-to-day transitions), the number of rainy days in a year, α = ∞:',
+    '',
+    ...weather.map((r) => `- ${r.method}: b = ${fmt(r.scale)}`),
+    '',
+  ];
+  writeFileSync(join(o.out, 'REPORT-markov.md'), report.join('\n'));
+  return { files: ['markov-grid.csv', 'markov-weather.csv', 'markov-grid.svg', 'markov-grid.png', 'REPORT-markov.md'] };
+}
