@@ -264,3 +264,40 @@ describe('smaller: what the numbers and messages say', () => {
     expect(h.results[0].variance).toBe('inf');
   });
 });
+
+describe('tiny scales: exact accounting certifies or steps aside, and calibrate, audit and account agree', () => {
+  const json = (...args: string[]) => JSON.parse(cli(...args, '--json').stdout);
+
+  it('ε = 1e16: every method answers ≈ 2.2e-16 (exact never far below the bound it cannot certify), and the audit passes it', () => {
+    // (Gaussian noise at ε = 1e16 is the same defect, but its quadrature runs to the panel cap: ~20 s.)
+    for (const [scenario, epsilon, floor] of [
+      ['heart', '1e16', 2.2e-16],
+      ['student-mat', '1e15', 5e-15],
+    ] as const) {
+      const r = json('calibrate', '--scenario', scenario, '--epsilon', epsilon).results[0];
+      for (const c of r.candidates) expect(c.scale, `${scenario} ${c.method}`).toBeGreaterThanOrEqual(floor * (1 - 1e-9));
+      const a = cli('audit', '--scenario', scenario, '--epsilon', epsilon, '--scale', String(r.scale));
+      expect(a.status, a.stdout).toBe(0);
+    }
+  });
+
+  it('account at b = 1e-20: a finite certified level (never −∞) and a naive sum that includes it', () => {
+    const a = json('account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1e-20', '--alpha', '2');
+    const row = a.rows[0];
+    expect(typeof row.divergence === 'number' || row.divergence === 'inf').toBe(true);
+    expect(row.divergence === 'inf' || row.divergence > 1e19).toBe(true);
+    expect(row.naiveSum === 'inf' || row.naiveSum >= 1e19).toBe(true);
+  });
+
+  it('an exact evaluation with one uncertified direction certifies nothing', async () => {
+    const { exactEvaluation } = await import('../src/conditions/exact.js');
+    const { noiseOf } = await import('../src/mechanisms/kernels.js');
+    const { builtinScenario } = await import('../src/scenarios/builtin.js');
+    const [p, q] = Object.values(builtinScenario('heart').priors[0].conditionals);
+    // b = 3e-15: the quadrature underflows (value −∞, error ∞); that must never read as D ≤ ε.
+    for (const b of [3e-14, 3e-15, 1e-16]) {
+      const e = exactEvaluation(p, q, noiseOf('laplace', b), 2, 1e16, false);
+      expect(e.value + e.error, `b = ${b}`).toBe(Infinity);
+    }
+  });
+});
