@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { nextUp, ratioToNumber, toDecimal } from './float.js';
+import { bitLength, nextUp, ratioToNumber, toDecimal } from './float.js';
 
 describe('float helpers', () => {
   it('nextUp steps one ulp up', () => {
@@ -34,5 +34,15 @@ describe('float helpers', () => {
         expect(Math.abs(r - exact)).toBeLessThanOrEqual(1e-15 * exact + 1e-30);
       }),
     );
+  });
+
+  it('bitLength counts the binary digits (and a sign), next to powers of two and at random', () => {
+    for (let e = 0; e < 2100; e++)
+      for (const d of [-1n, 0n, 1n]) {
+        const n = (1n << BigInt(e)) + d;
+        expect(bitLength(n)).toBe(n === 0n ? 0 : n.toString(2).length);
+        expect(bitLength(-n)).toBe(n === 0n ? 0 : (-n).toString(2).length);
+      }
+    fc.assert(fc.property(fc.bigInt({ min: -(1n << 3000n), max: 1n << 3000n }), (n) => bitLength(n) === (n === 0n ? 0 : n.toString(2).length)));
   });
 });

@@ -33,7 +33,11 @@ export function toDecimal(x: number): { digits: bigint; exponent: number } {
 
 /** Number of binary digits of |n| (0 for 0). */
 export function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
+  if (n === 0n) return 0;
+  // Hexadecimal digits are a quarter as many as binary ones: the length of all but the first, plus
+  // the first digit's own bits (a negative n counts its sign as one more, as its binary text does).
+  const h = (n < 0n ? -n : n).toString(16);
+  return (h.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(h[0], 16))) + (n < 0n ? 1 : 0);
 }
 
 /** x·2^k for any integer k, scaling in steps so nothing overflows or underflows early. */
