@@ -135,4 +135,60 @@ describe('sequence tables: transition counts', () => {
     expect(s.status, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout).results.map((r: { scale: number }) => r.scale)).toEqual(JSON.parse(t.stdout).results.map((r: { scale: number }) => r.scale));
   });
+
+  it("release --out: each sequence's own count, noised at the chain's scale; never a state; unequal lengths refused", () => {
+    const rows = ['g,day,s'];
+    for (const g of ['x', 'y', 'z']) for (let d = 1; d <= 8; d++) rows.push(`${g},${d},${(d * g.charCodeAt(0)) % 3 ? 'a' : 'b'}`);
+    const csv = file('seqs.csv', `${rows.join('\n')}\n`);
+    const out = join(dir, 'counts.csv');
+    const r = cli(
+      'release',
+      '--data',
+      csv,
+      '--sequence',
+      's',
+      '--order-by',
+      'day',
+      '--group-by',
+      'g',
+      '--query',
+      'count:b',
+      '--alpha',
+      'inf',
+      '--method',
+      'group-dp',
+      '--out',
+      out,
+      '--json',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sequences: 3, scale: 8, method: 'group-dp' });
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('group,count:b');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['x', 'y', 'z']);
+    for (const l of lines.slice(1)) expect(Number.isFinite(Number(l.split(',')[1]))).toBe(true);
+    expect(readFileSync(out, 'utf8')).not.toMatch(/\ba\b|,b\n/);
+    const uneven = file('uneven.csv', `${[...rows, 'w,1,a', 'w,2,b'].join('\n')}\n`);
+    const u = cli(
+      'release',
+      '--data',
+      uneven,
+      '--sequence',
+      's',
+      '--order-by',
+      'day',
+      '--group-by',
+      'g',
+      '--query',
+      'count:b',
+      '--alpha',
+      'inf',
+      '--method',
+      'group-dp',
+      '--out',
+      join(dir, 'u.csv'),
+    );
+    expect(u.status).toBe(2);
+    expect(u.stderr).toMatch(/^error: --length: sequence 'w' has 2 steps, but the release is calibrated for chains of 8/);
+  });
 });

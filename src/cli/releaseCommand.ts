@@ -11,6 +11,7 @@ import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type Cal
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { progressBar } from './progress.js';
 
 interface ReleaseOptions extends CalibrateOptions {
@@ -140,7 +141,72 @@ async function runReleaseVector(
 }
 
 /** `release --data T --query C --out F`: a privatized copy of the table. */
+/**
+ * `release --data T --sequence COL … --out F.csv`: each sequence's own query value (its count,
+ * sum or histogram) released with independent noise at the chain's calibrated scale; written as
+ * CSV (group, then the noisy value or one column per state), never the states themselves.
+ */
+async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
+  if (!o.out!.toLowerCase().endsWith('.csv')) throw new InputError('a sequence release is written as .csv', '--out');
+  if (o.keep !== undefined) throw new InputError("is not taken with --sequence (only each sequence's noisy value is written)", '--keep');
+  if (o.truncate !== undefined) throw new InputError('is not taken with --sequence yet', '--truncate');
+  const { checkOutput, writeTextAtomically } = await import('../io/atomicWrite.js');
+  checkOutput(o.out!, '--out', [{ path: o.data!, flag: '--data' }], [{ path: o.specOut, flag: '--spec-out' }]);
+  const { scenario, grid, d } = await plan(o, { gaussian: true });
+  const { settings, target } = releaseSettings(o, grid, d.delta);
+  const { sequenceValues, parseSequenceQuery } = await import('../sources/sequence.js');
+  const query = parseSequenceQuery(o.query!);
+  const first = scenario.priors[0];
+  const states = [...new Set(Object.keys(first?.conditionals ?? {}).map((s) => s.slice(s.indexOf('=') + 1)))];
+  const values = await sequenceValues(
+    tableSourceOf(o),
+    { sequence: o.sequence!, orderBy: o.orderBy!, ...(o.groupBy ? { groupBy: o.groupBy } : {}) },
+    states.sort(),
+    query,
+  );
+  // The chain length the calibration used (plan() read it the same way).
+  const T = o.length === undefined ? Math.max(...values.map((v) => v.length)) : wholeNumber(o.length, '--length', 1, 1_000_000);
+  for (const v of values)
+    if (v.length !== T)
+      throw new InputError(
+        `sequence '${v.group}' has ${v.length} steps, but the release is calibrated for chains of ${T}: give --length ${v.length}, or release sequences of one length`,
+        '--length',
+      );
+  const bar = await progressBar('release', !o.json);
+  let r: { scale: number; method: string; guarantee: string; values: (number | number[] | null)[] };
+  try {
+    r = isVectorScenario(scenario)
+      ? (await import('../vector/release.js')).releaseVectorColumn(
+          scenario,
+          settings,
+          values.map((v) => v.value as number[]),
+          { ...target, allowNoNoise: o.allowNoNoise },
+        )
+      : (await import('../release/release.js')).releaseColumn(
+          scenario as Scenario,
+          settings,
+          values.map((v) => v.value as number),
+          { ...target, allowNoNoise: o.allowNoNoise },
+        );
+  } catch (e) {
+    throw asFlagError(e);
+  } finally {
+    bar.stop();
+  }
+  const head = ['group', ...(isVectorScenario(scenario) ? states.sort().map((s) => `${o.query}:${s}`) : [o.query!])];
+  const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
+  await writeTextAtomically(o.out!, '--out', `${[head.map(quote).join(','), ...lines].join('\n')}\n`);
+  const summary = { out: o.out, sequences: values.length, scale: r.scale, method: r.method, guarantee: r.guarantee };
+  process.stdout.write(
+    o.json
+      ? `${JSON.stringify(summary, null, 2)}\n`
+      : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\n`,
+  );
+}
+
 async function runReleaseTable(o: ReleaseOptions): Promise<void> {
+  if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
   const { scenario, grid, d } = await plan(o, { gaussian: true });
