@@ -10,6 +10,7 @@ import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestSc
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
+import { massErrorCharge } from '../distribution/scenario.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from './calibrate.js';
@@ -291,7 +292,9 @@ export function auditVector(
       opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
       const b = directionBound(dir.memo, releases, w, alpha);
       dir.memo.costs.clear();
-      const total = b.value + b.error;
+      // Laws computed in floating point (a chain's histogram): their mass error widens the bound (docs/math.md §13).
+      const error = b.error + massErrorCharge(scenario.massError ?? 0, alpha);
+      const total = b.value + error;
       const finite = alpha < Infinity;
       rows.push({
         alpha,
@@ -299,7 +302,7 @@ export function auditVector(
         pair: dir.pair,
         direction: [dir.from, dir.to],
         divergence: Math.max(0, b.value),
-        error: b.error,
+        error,
         certificate: b.how === 'coupled' ? 'coupled-bound' : 'data-processing',
         slack: s.epsilon - total,
         epsilonEq5: finite ? rdpToDpEq5(total, alpha, s.delta) : total,
@@ -353,7 +356,13 @@ function accountChecks(scenario: VectorScenario, releases: readonly VectorReleas
 }
 
 /** The rows from every direction's share (directions in order: the first largest binds), and the (ε′, δ) conversion. */
-function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[][], releases: number, opts: AccountOptions): Accounting {
+function accountOf(
+  dirs: ReturnType<typeof directions>,
+  parts: DirectionAccount[][],
+  releases: number,
+  opts: AccountOptions,
+  massError = 0,
+): Accounting {
   const rows = opts.alphas.map((alpha, k): AccountRow => {
     let best: { value: number; how: 'coupled' | 'data-processing'; prior: string; pair: [string, string] } | null = null;
     let naive = 0;
@@ -365,7 +374,8 @@ function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[
     const b = best!;
     return {
       alpha,
-      divergence: b.value,
+      // Laws computed in floating point (a chain's histogram): their mass error is added to the level.
+      divergence: b.value + massErrorCharge(massError, alpha),
       method: !Number.isFinite(b.value) ? 'unbounded' : b.how,
       binding: b.value > 0 ? { prior: b.prior, pair: b.pair } : null,
       naiveSum: naive,
@@ -396,7 +406,7 @@ export function accountVector(scenario: VectorScenario, releases: readonly Vecto
     opts.onProgress?.(k, dirs.length);
     return directionAccount(dir.memo.P, dir.memo.Q, releases, w, opts.alphas, dir.memo.wInf);
   });
-  return accountOf(dirs, parts, releases.length, opts);
+  return accountOf(dirs, parts, releases.length, opts, scenario.massError);
 }
 
 /** One direction's account to run elsewhere (a worker thread runs `directionAccount` on it). */
@@ -436,7 +446,7 @@ export async function accountVectorOnPool(
       return r.vector!;
     }),
   );
-  return accountOf(dirs, parts, releases.length, opts);
+  return accountOf(dirs, parts, releases.length, opts, scenario.massError);
 }
 
 /**
@@ -459,6 +469,10 @@ export function nextVectorReleaseScale(
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: 'coupled' | 'data-processing' } {
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
+  // Laws computed in floating point (a chain's histogram): the budget left is ε less their mass-error charge.
+  const charge = massErrorCharge(scenario.massError ?? 0, alpha);
+  if (!(epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+  epsilon -= charge;
   if (mechanism !== 'laplace' && mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'next');
   const w = checked(scenario, past, opts.coordinateScales, 'release');
