@@ -89,10 +89,6 @@ export interface SourceInfo {
 
 type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: string[] };
 
-/**
- * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
- * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
- */
 /** The run's settings that travel with a spec written from a table: single-valued flags (or the defaults). */
 function runSettings(o: CalibrateOptions) {
   const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
@@ -205,6 +201,10 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
   );
 }
 
+/**
+ * The scenario of `--spec`, `--scenario` or `--data`, with the spec's defaults. With
+ * `gaussian`, also Gaussian priors (a spec's Gaussian conditionals, or `--fit`; docs/math.md §11).
+ */
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | VectorScenario>>;

@@ -140,7 +140,6 @@ async function runReleaseVector(
   for (const v of r.values) process.stdout.write(`${v.join(',')}\n`);
 }
 
-/** `release --data T --query C --out F`: a privatized copy of the table. */
 /**
  * `release --data T --sequence COL … --out F.csv`: each sequence's own query value (its count,
  * sum or histogram) released with independent noise at the chain's calibrated scale; written as
@@ -156,12 +155,9 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   const { settings, target } = releaseSettings(o, grid, d.delta);
   const { sequenceValues, parseSequenceQuery } = await import('../sources/sequence.js');
   const query = parseSequenceQuery(o.query!);
-  const first = scenario.priors[0];
-  const states = [...new Set(Object.keys(first?.conditionals ?? {}).map((s) => s.slice(s.indexOf('=') + 1)))];
-  const values = await sequenceValues(
+  const { states, values } = await sequenceValues(
     tableSourceOf(o),
     { sequence: o.sequence!, orderBy: o.orderBy!, ...(o.groupBy ? { groupBy: o.groupBy } : {}) },
-    states.sort(),
     query,
   );
   // The chain length the calibration used (plan() read it the same way).
@@ -193,7 +189,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  const head = ['group', ...(isVectorScenario(scenario) ? states.sort().map((s) => `${o.query}:${s}`) : [o.query!])];
+  const head = ['group', ...(isVectorScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
   await writeTextAtomically(o.out!, '--out', `${[head.map(quote).join(','), ...lines].join('\n')}\n`);
@@ -205,6 +201,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   );
 }
 
+/** `release --data T --query C --out F`: a privatized copy of the table. */
 async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');

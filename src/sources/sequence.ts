@@ -149,7 +149,7 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
   return { sum };
 }
 
-/** One sequence's own query value (a number, or the state histogram) and its length. */
+/** One sequence's own query value (a number, or the state histogram in the order of the states) and its length. */
 export interface SequenceValue {
   group: string;
   length: number;
@@ -160,7 +160,7 @@ export interface SequenceValue {
  * The query's value on each sequence of the table (its group), by one aggregating statement: what
  * `release --out` privatizes. Rows without a state or order value are left out, as for the counts.
  */
-export async function sequenceValues(source: TableSource, q: SequenceQuery, states: readonly string[], query: MarkovQuery): Promise<SequenceValue[]> {
+export async function sequenceValues(source: TableSource, q: SequenceQuery, query: MarkovQuery): Promise<{ states: string[]; values: SequenceValue[] }> {
   const engine =
     source.kind === 'postgres'
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
@@ -168,6 +168,9 @@ export async function sequenceValues(source: TableSource, q: SequenceQuery, stat
   const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   try {
     const g = q.groupBy ? `CAST(${ident(q.groupBy)} AS VARCHAR)` : `'all'`;
+    const kept = `SELECT ${g} AS g, CAST(${ident(q.sequence)} AS VARCHAR) AS x FROM ${engine.relation} WHERE ${ident(q.orderBy)} IS NOT NULL AND ${ident(q.sequence)} IS NOT NULL`;
+    // The states as the chain has them (sorted, as `transitionCounts` sorts them), so histogram coordinates line up.
+    const states = (await engine.rows(`SELECT DISTINCT x FROM (${kept}) AS k WHERE g IS NOT NULL`)).map((r) => String(r.x)).sort();
     const per = 'histogram' in query ? states.map((s, i) => `count(*) FILTER (WHERE x = ${lit(s)}) AS h${i}`) : [];
     const value =
       'count' in query
@@ -177,14 +180,17 @@ export async function sequenceValues(source: TableSource, q: SequenceQuery, stat
               .map(([s, v]) => `WHEN x = ${lit(s)} THEN ${v}`)
               .join(' ')} ELSE 0 END)`
           : '0';
-    const sql = `WITH kept AS (SELECT ${g} AS g, CAST(${ident(q.sequence)} AS VARCHAR) AS x FROM ${engine.relation} WHERE ${ident(q.orderBy)} IS NOT NULL AND ${ident(q.sequence)} IS NOT NULL)
+    const sql = `WITH kept AS (${kept})
       SELECT g, count(*) AS n, ${value} AS v${per.length ? `, ${per.join(', ')}` : ''} FROM kept WHERE g IS NOT NULL GROUP BY g ORDER BY g`;
     const rows = await engine.rows(sql);
-    return rows.map((r) => ({
-      group: String(r.g),
-      length: Number(r.n),
-      value: 'histogram' in query ? states.map((_, i) => Number(r[`h${i}`])) : Number(r.v),
-    }));
+    return {
+      states,
+      values: rows.map((r) => ({
+        group: String(r.g),
+        length: Number(r.n),
+        value: 'histogram' in query ? states.map((_, i) => Number(r[`h${i}`])) : Number(r.v),
+      })),
+    };
   } finally {
     await engine.close();
   }

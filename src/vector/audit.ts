@@ -356,13 +356,7 @@ function accountChecks(scenario: VectorScenario, releases: readonly VectorReleas
 }
 
 /** The rows from every direction's share (directions in order: the first largest binds), and the (ε′, δ) conversion. */
-function accountOf(
-  dirs: ReturnType<typeof directions>,
-  parts: DirectionAccount[][],
-  releases: number,
-  opts: AccountOptions,
-  massError = 0,
-): Accounting {
+function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[][], releases: number, opts: AccountOptions, massError = 0): Accounting {
   const rows = opts.alphas.map((alpha, k): AccountRow => {
     let best: { value: number; how: 'coupled' | 'data-processing'; prior: string; pair: [string, string] } | null = null;
     let naive = 0;
