@@ -192,3 +192,16 @@ describe('sequence tables: transition counts', () => {
     expect(u.stderr).toMatch(/^error: --length: sequence 'w' has 2 steps, but the release is calibrated for chains of 8/);
   });
 });
+
+describe('a periodic chain', () => {
+  it('MQMApprox says why it does not apply instead of failing the whole source; the others still calibrate', () => {
+    const csv = file('periodic.csv', 'g,day,s\nx,1,a\nx,2,b\nx,3,c\nx,4,a\ny,1,b\ny,2,c\ny,3,a\ny,4,b\n');
+    const args = ['calibrate', '--data', csv, '--sequence', 's', '--order-by', 'day', '--group-by', 'g', '--query', 'count:a', '--alpha', 'inf'];
+    const best = cli(...args, '--json');
+    expect(best.status, best.stderr).toBe(0);
+    expect(JSON.parse(best.stdout).results[0].explanation).toMatch(/left out: mqm-approx: .*no time reversal/);
+    const approx = cli(...args, '--method', 'mqm-approx');
+    expect(approx.status).toBe(2);
+    expect(approx.stderr).toMatch(/^error: --method: 'mqm-approx' does not apply: .*no time reversal/);
+  });
+});

@@ -42,53 +42,54 @@ function method(name: string, rule: string, scale: (s: SourceSettings) => { scal
  * a query with Lipschitz constant L (docs/math.md §13): GroupDP, GK16 (binary chains),
  * MQMApprox (the eigengap class) and MQMExact (the chains themselves).
  */
-export function chainMethods(model: MarkovModel | null, T: number, L: number, eigengap: EigengapClass | null): SourceMethod[] {
-  const out: SourceMethod[] = [
+export function chainMethods(model: MarkovModel): SourceMethod[] {
+  const [T, L] = [model.length, model.lipschitz];
+  // The chains' eigengap class, as the reference code computes it; computed on first use, and a
+  // chain it cannot handle (no time reversal) leaves MQMApprox out with the reason.
+  let gapClass: EigengapClass | undefined;
+  const eigengap = () =>
+    (gapClass ??= model.chains
+      .map((c) => eigengapOf(c.transition, c.transition.length === 2 ? 'binary' : 'multi'))
+      .reduce((a, b) => ({ gap: Math.min(a.gap, b.gap), piMin: Math.min(a.piMin, b.piMin) })));
+  const orReason = (f: () => { scale: number; explanation: string }) => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof InputError) return { notApplicable: e.reason };
+      throw e;
+    }
+  };
+  return [
     method('group-dp', 'group DP over the whole chain (L·T/ε)', (s) => ({
       scale: groupDp(T, s.epsilon, L),
       explanation: `group DP: b = L·T/ε = ${L}·${T}/${s.epsilon}.`,
     })),
-  ];
-  const gapClass =
-    eigengap ??
-    (model
-      ? model.chains
-          .map((c) => eigengapOf(c.transition, c.transition.length === 2 ? 'binary' : 'multi'))
-          .reduce((a, b) => ({ gap: Math.min(a.gap, b.gap), piMin: Math.min(a.piMin, b.piMin) }))
-      : null);
-  if (gapClass)
-    out.push(
-      method('mqm-approx', 'Markov Quilt Mechanism, eigengap bound (Song et al. 2017)', (s) => {
-        try {
-          const b = mqmApprox(gapClass, T, s.epsilon, L);
-          return { scale: b, explanation: `MQMApprox for chains with eigengap ≥ ${gapClass.gap.toPrecision(6)} and π_min ≥ ${gapClass.piMin.toPrecision(6)}.` };
-        } catch (e) {
-          if (e instanceof InputError) return { notApplicable: e.reason };
-          throw e;
-        }
-      }),
-    );
-  if (model) {
-    out.push(
-      method('mqm-exact', 'Markov Quilt Mechanism, exact max-influence (Song et al. 2017)', (s) => {
-        const r = mqmExact(quiltChains(model), T, s.epsilon, { lipschitz: L });
+    method('mqm-approx', 'Markov Quilt Mechanism, eigengap bound (Song et al. 2017)', (s) =>
+      orReason(() => {
+        const g = eigengap();
         return {
-          scale: r.scale,
-          explanation: `MQMExact: the binding node X_${r.node} with its quilt ${r.a} before and ${r.b} after, maximised over ${model.chains.length} chain(s).`,
+          scale: mqmApprox(g, T, s.epsilon, L),
+          explanation: `MQMApprox for chains with eigengap ≥ ${g.gap.toPrecision(6)} and π_min ≥ ${g.piMin.toPrecision(6)}.`,
         };
       }),
-      method('gk16', 'Ghosh–Kleinberg inferential privacy (binary chains)', (s) => {
-        let worst = 0;
-        for (const c of model.chains) {
-          const r = gk16(c.transition, T, s.epsilon, L);
-          if ('notApplicable' in r) return r;
-          worst = Math.max(worst, r.scale);
-        }
-        return { scale: worst, explanation: `GK16 over ${model.chains.length} chain(s).` };
-      }),
-    );
-  }
-  return out;
+    ),
+    method('mqm-exact', 'Markov Quilt Mechanism, exact max-influence (Song et al. 2017)', (s) => {
+      const r = mqmExact(quiltChains(model), T, s.epsilon, { lipschitz: L });
+      return {
+        scale: r.scale,
+        explanation: `MQMExact: the binding node X_${r.node} with its quilt ${r.a} before and ${r.b} after, maximised over ${model.chains.length} chain(s).`,
+      };
+    }),
+    method('gk16', 'Ghosh–Kleinberg inferential privacy (binary chains)', (s) => {
+      let worst = 0;
+      for (const c of model.chains) {
+        const r = gk16(c.transition, T, s.epsilon, L);
+        if ('notApplicable' in r) return r;
+        worst = Math.max(worst, r.scale);
+      }
+      return { scale: worst, explanation: `GK16 over ${model.chains.length} chain(s).` };
+    }),
+  ];
 }
 
 /** One chain's secrets and laws as a prior: absent secrets where P(X_i = a) = 0. */
@@ -119,7 +120,7 @@ function chainPrior<C>(model: MarkovModel, chain: number, make: (law: SecretLaw,
  */
 export function markovScenario(model: MarkovModel, name: string): MarkovSource {
   const T = model.length;
-  const methods = chainMethods(model, T, model.lipschitz, null);
+  const methods = chainMethods(model);
   const anyStart = model.chains.find((c) => c.initial === 'any');
   if (anyStart)
     return {
