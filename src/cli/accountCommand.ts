@@ -3,7 +3,7 @@ import type { Accounting, Release } from '../account/account.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
-import { isDecimal } from './numbers.js';
+import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';

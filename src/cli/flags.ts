@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { isDecimal } from '../numerics/float.js';
 
 /**
  * The one map between the library's setting names (what its InputErrors name) and the CLI's
@@ -62,7 +63,7 @@ export function refuseUnused(given: readonly (readonly [string, unknown])[], why
 /** `--delta D`: a number in (0, 1); `fallback` when the flag is absent. */
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
   if (text === undefined) return fallback;
-  const delta = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : NaN;
+  const delta = isDecimal(text) ? Number(text) : NaN;
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${text}'`, '--delta');
   return delta;
 }

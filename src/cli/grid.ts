@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { isDecimal } from './numbers.js';
+import { isDecimal } from '../numerics/float.js';
 import { toDecimal } from '../numerics/float.js';
 import { parseAlpha } from '../spec/load.js';
 

@@ -1,7 +1,5 @@
 import { InputError } from '../errors.js';
-
-/** A decimal number as people write it: no hex (`0x10`), binary, `Infinity` or empty text. */
-const DECIMAL = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+import { isDecimal } from '../numerics/float.js';
 
 /**
  * Reads a decimal number typed on the command line; anything `Number()` would also accept
@@ -9,12 +7,9 @@ const DECIMAL = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
  * @example decimal('1e-3', '--level') // 0.001
  */
 export function decimal(text: string, flag: string): number {
-  if (!DECIMAL.test(text)) throw new InputError(`'${text}' is not a decimal number`, flag);
+  if (!isDecimal(text)) throw new InputError(`'${text}' is not a decimal number`, flag);
   return Number(text);
 }
-
-/** Whether `text` is a decimal number (for parsers that accept other words too, like "inf"). */
-export const isDecimal = (text: string): boolean => DECIMAL.test(text);
 
 /**
  * Reads a count: decimal digits only (`1e3`, `0x10`, `1.0` are refused), from `min` to `max`.

@@ -94,3 +94,10 @@ export function minOf(xs: Iterable<number>): number {
   for (const x of xs) if (x < m || Number.isNaN(x)) m = x;
   return m;
 }
+
+/**
+ * Whether `text` is a decimal number as people write it (`-1.5`, `.2`, `3e-4`): never hex (`0x10`),
+ * binary, `Infinity` or blank text, all of which `Number()` would also accept.
+ * @example isDecimal('0x10') // false
+ */
+export const isDecimal = (text: string): boolean => /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(text);

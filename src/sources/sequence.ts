@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { isDecimal } from '../numerics/float.js';
 import type { MarkovQuery } from '../markov/chain.js';
 import { short } from './engines/engine.js';
 import { gamma, seededUniform, type PriorClass } from './priors.js';
@@ -142,8 +143,7 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
   for (const part of m[2].split(',')) {
     const i = part.lastIndexOf('=');
     const v = Number(part.slice(i + 1));
-    if (i <= 0 || !/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(part.slice(i + 1)) || !Number.isFinite(v))
-      throw new InputError(`'${part}' is not STATE=VALUE with a decimal value`, 'query');
+    if (i <= 0 || !isDecimal(part.slice(i + 1)) || !Number.isFinite(v)) throw new InputError(`'${part}' is not STATE=VALUE with a decimal value`, 'query');
     Object.defineProperty(sum, part.slice(0, i), { value: v, enumerable: true, writable: true, configurable: true });
   }
   return { sum };

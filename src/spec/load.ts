@@ -5,6 +5,7 @@ import { pairsOf } from '../distribution/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
+import { isDecimal } from '../numerics/float.js';
 import { userRecord } from '../records.js';
 import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
@@ -53,7 +54,7 @@ function probabilitiesOf(conds: ReadonlyMap<string, { counts?: number[]; weights
 export function parseAlpha(a: number | string, path = 'alpha'): number {
   if (typeof a === 'number') return a;
   if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
-  if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
+  if (!isDecimal(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
   return Number(a);
 }
 
