@@ -824,3 +824,22 @@ describe('histogram queries (vector laws): the mass-error charge in audit, accou
     expect(acc.rows[0].divergence).toBeGreaterThan(bare.rows[0].divergence);
   });
 });
+
+describe('initial "any"', () => {
+  it('calibrate uses the chain methods; audit and account say the chain has no laws, exit 2', () => {
+    const spec = specFile({
+      markov: { states: ['0', '1'], chains: [{ name: 'c', transition: binaryP(0.2, 0.7), initial: 'any' }], length: 20, query: { count: '1' } },
+    });
+    const c = run('calibrate', '--spec', spec, '--alpha', 'inf', '--epsilon', '1', '--json');
+    expect(c.status, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout).results[0].winner).toBe('mqm-exact');
+    for (const args of [
+      ['audit', '--scale', '3'],
+      ['account', '--release', 'mechanism=laplace,scale=3'],
+    ]) {
+      const r = run(...args, '--spec', spec, '--alpha', 'inf');
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^error: spec\.markov: has no laws for this command: chain 'c' may start anywhere/);
+    }
+  });
+});

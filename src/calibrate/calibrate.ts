@@ -275,6 +275,7 @@ export function certifiedAt(scenario: Scenario, settings: Omit<CalibrationSettin
     if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
     if (scenario.lawsNotApplicable) return { certified: false, units: [] };
     const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    if (!(settings.epsilon > charge)) return { certified: false, units: [] };
     return certifiedAt(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
   }
   const all = { ...settings, method: 'best' as const };

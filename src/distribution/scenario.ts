@@ -89,7 +89,11 @@ export function massErrorCharge(eta: number, alpha: number): number {
 
 /** Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets). */
 export function secretsOf<C>(s: Scenario<C>): string[] {
-  if (s.priors.length === 0) throw new InputError('needs at least one prior', 'priors');
+  // A law source whose laws the per-pair methods cannot use says why (a chain that may start anywhere).
+  if (s.priors.length === 0) {
+    if (s.lawsNotApplicable) throw new InputError(`has no laws for this command: ${s.lawsNotApplicable}`, 'spec.markov');
+    throw new InputError('needs at least one prior', 'priors');
+  }
   const secrets = [...Object.keys(s.priors[0].conditionals), ...(s.priors[0].absent ?? [])];
   if (secrets.length < 2) {
     throw new InputError(`prior '${s.priors[0].name}' has ${secrets.length} secret(s); at least two are needed to form a pair`, 'priors[0].conditionals');
