@@ -39,6 +39,9 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   contamination: '--contamination',
   domain: '--domain',
   coordinateScales: '--coordinate-scales',
+  sequence: '--sequence',
+  orderBy: '--order-by',
+  groupBy: '--group-by',
 };
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */

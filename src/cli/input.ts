@@ -12,7 +12,7 @@ import { InputError } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
-import { refuseUnused } from './flags.js';
+import { asFlagError, refuseUnused } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -133,20 +133,20 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
     try {
       return parseSequenceQuery(o.query!);
     } catch (e) {
-      throw flagged(e);
+      throw asFlagError(e);
     }
   })();
   const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const t = await transitionCounts(tableSourceOf(o), { sequence: o.sequence!, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) }).catch((e) => {
-    throw flagged(e);
+    throw asFlagError(e);
   });
   const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
   const chains = (() => {
     try {
       return chainClass(t, prior);
     } catch (e) {
-      throw flagged(e);
+      throw asFlagError(e);
     }
   })();
   const markov = {
@@ -180,12 +180,6 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
       notes: [`${t.sequences} sequence(s), the longest ${t.longest} steps; states ${t.states.join(', ')}; chain length ${length}`],
     },
   };
-}
-
-/** An InputError of the sequence source, naming the CLI flag of its field. */
-function flagged(e: unknown): unknown {
-  const FLAGS: Record<string, string> = { sequence: '--sequence', orderBy: '--order-by', groupBy: '--group-by', prior: '--prior', query: '--query' };
-  return e instanceof InputError && e.path && FLAGS[e.path] ? new InputError(e.reason, FLAGS[e.path]) : e;
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
