@@ -29,9 +29,12 @@ function stable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stable);
   if (value === null || typeof value !== 'object') return typeof value === 'string' ? value.replaceAll(UCI_DIR, '{UCI}').replaceAll(SPECS, '{SPECS}') : value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (k !== 'values' && k !== 'intervals') out[k] = stable(v);
+  for (const [k, v] of Object.entries(value)) if (k !== 'values' && k !== 'intervals' && !isDrawList(k, v)) out[k] = stable(v);
   return out;
 }
+
+/** A release's draws with their error bars (`releases: [{value, interval}]`): random, like `values`. */
+const isDrawList = (k: string, v: unknown) => k === 'releases' && Array.isArray(v) && v.every((x) => typeof x === 'object' && x !== null && 'interval' in x);
 
 function run(args: string[]): Outcome {
   const argv = args.map((a) => a.replaceAll('{UCI}', UCI_DIR).replaceAll('{SPECS}', SPECS));
@@ -50,15 +53,14 @@ function run(args: string[]): Outcome {
   return { args, code: r.status, stdout: stable(stdout), stderr: stable(r.stderr) as string };
 }
 
-/** The path of the first value that differs (a key only one side has counts as a difference). */
-function firstDifference(a: unknown, b: unknown, path = '$'): string {
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return `${path}: ${JSON.stringify(a)} → ${JSON.stringify(b)}`;
+/** The paths of the values that differ (a key only one side has counts as a difference). */
+function differences(a: unknown, b: unknown, path = '$'): string[] {
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return [`${path}: ${JSON.stringify(a)} → ${JSON.stringify(b)}`];
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-  for (const k of keys) {
+  return keys.flatMap((k) => {
     const [x, y] = [(a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]];
-    if (JSON.stringify(x) !== JSON.stringify(y)) return firstDifference(x, y, `${path}.${k}`);
-  }
-  return path;
+    return JSON.stringify(x) !== JSON.stringify(y) ? differences(x, y, `${path}.${k}`) : [];
+  });
 }
 
 const [mode, file] = process.argv.slice(2);
@@ -80,7 +82,8 @@ if (mode === 'record') {
     if (!want) console.log(`new run (not in ${file}): ${got.args.join(' ')}`);
     else if (JSON.stringify(want) !== JSON.stringify(got)) {
       differ++;
-      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}\n  at ${firstDifference(want, got)}`);
+      const all = differences(want, got);
+      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}\n${all.slice(0, 12).map((d) => `  at ${d}`).join('\n')}${all.length > 12 ? `\n  … ${all.length - 12} more` : ''}`);
     }
   }
   console.log(`${outcomes.length} runs, ${differ} differ`);

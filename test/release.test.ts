@@ -141,7 +141,7 @@ describe('pufferfish release (CLI)', () => {
         .trim()
         .split('\n')
         .slice(-3)
-        .every((l) => Number.isFinite(Number(l))),
+        .every((l) => Number.isFinite(Number(l.split('\t')[0])) && /^\[-?[\d.e+-]+, -?[\d.e+-]+\]$/.test(l.split('\t')[1])),
     ).toBe(true);
     expect(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf').stderr).toMatch(
       /^error: --count: 2 truncated releases cannot be accounted together/,

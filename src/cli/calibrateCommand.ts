@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, flagOf, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, flagOf, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { calibrate, EXACT_LIMITS, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -45,10 +46,24 @@ function explanations(results: CalibrationResult[]): string {
     .join('');
 }
 
+/**
+ * The error bar a calibrated scale implies: the noise's `confidence` half-width in the query's
+ * units, rounded up (0 without noise). A vector's is that of a coordinate of weight 1.
+ */
+function halfWidthAt(r: { mechanism: string; scale: number }, s: Pick<CalibrationSettings, 'cost' | 'eta'>, confidence: number): number {
+  if (r.scale === 0) return 0;
+  if (r.scale === Infinity) return Infinity;
+  return mechanismDef(r.mechanism as CalibrationSettings['mechanism']).halfWidth(r.scale, confidence, noiseOptions(s));
+}
+
+const barsNote = (confidence: number, vector: boolean) =>
+  `±: a release lies within ± of the true value with probability ${confidence} over the noise${vector ? " (per coordinate of weight 1; coordinate i's is at its own scale wᵢ·scale)" : ''}`;
+
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = o.guarantee ?? 'renyi';
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
   if (guarantee === 'mi') return runCalibrateMI(o);
+  const confidence = parseConfidence(o.confidence);
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
   const gaussian = isGaussianScenario(scenario);
   const vector = isVectorScenario(scenario);
@@ -132,6 +147,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
   const many = scenario.priors.length > 1;
+  const halfWidths = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
   if (o.json) {
     process.stdout.write(
       JSON.stringify(
@@ -139,7 +155,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
           scenario: scenario.name,
           ...(source ? { source } : {}),
           ...(fit ? { fit } : {}),
-          results: results.map((r) => ({ ...resultJson(r), ...(many ? { spread: spread(r) } : {}) })),
+          confidence,
+          results: results.map((r, k) => ({ ...resultJson(r), halfWidth: jsonNumber(halfWidths[k]), ...(many ? { spread: spread(r) } : {}) })),
         },
         null,
         2,
@@ -153,7 +170,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const fitLines = fit
     ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`
     : '';
-  process.stdout.write(`${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results)}\n`);
+  process.stdout.write(`${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(confidence, vector)}\n`);
   if (many)
     for (const r of results) {
       const sp = spread(r);
@@ -167,6 +184,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
 
 /** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7). */
 async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
+  const confidence = parseConfidence(o.confidence);
   const notTaken = 'with --guarantee mi (a mutual-information bound has no Rényi order, δ or contamination class)';
   refuseUnused(
     [
@@ -227,7 +245,14 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
           scenario: scenario.name,
           guarantee: 'mi',
           ...(source ? { source } : {}),
-          results: results.map((r) => ({ ...r, alpha: null, scale: jsonNumber(r.scale), variance: jsonNumber(r.variance) })),
+          confidence,
+          results: results.map((r) => ({
+            ...r,
+            alpha: null,
+            scale: jsonNumber(r.scale),
+            variance: jsonNumber(r.variance),
+            halfWidth: jsonNumber(halfWidthAt(r, {}, confidence)),
+          })),
         },
         null,
         2,
@@ -235,7 +260,10 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     );
     return;
   }
-  process.stdout.write(`${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results)}\n`);
+  const halfWidths = results.map((r) => halfWidthAt(r, {}, confidence));
+  process.stdout.write(
+    `${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(confidence, !!vector)}\n`,
+  );
   for (const r of results) process.stdout.write(`\n${r.method} (ε=${r.epsilon}): ${r.explanation}`);
   process.stdout.write('\n');
 }
@@ -274,6 +302,7 @@ export function calibrateCommand(program: Command): void {
       '--threads <n>',
       'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
     )
+    .option('--confidence <c>', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)')
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
       'after',

@@ -1,3 +1,4 @@
+import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 
@@ -15,6 +16,7 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   eta: '--eta',
   scale: '--scale',
   delta: '--delta',
+  confidence: '--confidence',
   samples: '--samples',
   level: '--level',
   value: '--value',
@@ -69,4 +71,15 @@ export function parseDelta<F extends number | undefined>(text: string | undefine
   const delta = isDecimal(text) ? Number(text) : NaN;
   if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${text}'`, '--delta');
   return delta;
+}
+
+/** `--confidence C` (default 0.95): the share of the noise each error bar covers. */
+export function parseConfidence(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CONFIDENCE;
+  const c = isDecimal(text) ? Number(text) : NaN;
+  try {
+    return checkConfidence(c);
+  } catch (e) {
+    throw asFlagError(e);
+  }
 }

@@ -102,16 +102,27 @@ export function auditTable(rows: AuditRow[]): string {
 }
 
 /** Aligned plain-text table: one row per result. */
-export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[]): string {
+export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[], bars?: { confidence: number; halfWidths: readonly number[] }): string {
   const mi = results.some((r) => 'guarantee' in r);
-  const head = ['method', 'rule', ...(mi ? [] : ['α']), 'ε', 'param', 'scale', 'variance', mi ? 'binding (prior: secrets)' : 'binding (prior: pair)'];
-  const rows = results.map((r) => [
+  const head = [
+    'method',
+    'rule',
+    ...(mi ? [] : ['α']),
+    'ε',
+    'param',
+    'scale',
+    ...(bars ? [`± (${bars.confidence})`] : []),
+    'variance',
+    mi ? 'binding (prior: secrets)' : 'binding (prior: pair)',
+  ];
+  const rows = results.map((r, k) => [
     r.winner ? `best→${r.winner}` : r.method,
     r.rule,
     ...('alpha' in r ? [alphaText(r.alpha)] : []),
     String(r.epsilon),
     r.parameter,
     numUp(r.scale),
+    ...(bars ? [numUp(bars.halfWidths[k])] : []),
     numUp(r.variance),
     !r.binding
       ? r.scale === 0
@@ -121,5 +132,6 @@ export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[
         ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}`
         : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,
   ]);
-  return table(head, rows, mi ? [2, 4, 5] : [2, 3, 5, 6]);
+  const numeric = mi ? [2, 4, 5] : [2, 3, 5, 6];
+  return table(head, rows, bars ? [...numeric, numeric[numeric.length - 1] + 1] : numeric);
 }

@@ -52,6 +52,8 @@ export interface SourceOptions {
 
 export interface CalibrateOptions extends SourceOptions {
   spec?: string;
+  /** Error bars: the share of the noise each ± half-width covers. */
+  confidence?: string;
   scenario?: string;
   guarantee?: string;
   mechanism?: string;

@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, parseDelta } from './flags.js';
+import { asFlagError, parseConfidence, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { jsonAlpha } from './format.js';
+import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
@@ -23,7 +23,16 @@ interface ReleaseOptions extends CalibrateOptions {
   truncate?: string;
   allowNoNoise?: boolean;
   perRelease?: boolean;
+  confidence?: string;
 }
+
+/** What an error bar means, said once beside the values. */
+const barsMeaning = (c: number, what = 'the true value') =>
+  `each interval holds ${what} with probability ${c} over the noise (not a statement about the data's sampling)`;
+
+/** An interval for people and JSON: ends rounded outward to 10 digits, ±∞ as "inf". */
+const intervalText = ([lo, hi]: readonly [number, number]) => `[${numDown(lo)}, ${numUp(hi)}]`;
+const intervalJson = ([lo, hi]: readonly [number, number]) => [jsonNumber(lo), jsonNumber(hi)];
 
 /** `--truncate LO,HI` (ends may be ±inf). */
 function parseTruncate(text: string | undefined): [number, number] | undefined {
@@ -65,9 +74,10 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = one;
   const count = asked ?? specReleases ?? 1;
+  const confidence = parseConfidence(o.confidence);
   let r: ReleaseResult;
   try {
-    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease, ...target });
+    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease, confidence, ...target });
   } catch (e) {
     if (
       e instanceof InputError &&
@@ -81,7 +91,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     throw e;
   }
   if (o.json) {
-    const { calibration: _c, ...rest } = r;
+    const { calibration: _c, intervals, ...rest } = r;
     process.stdout.write(
       JSON.stringify(
         {
@@ -89,6 +99,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
           ...rest,
           alpha: jsonAlpha(r.alpha),
           truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null,
+          releases: r.values.map((value, i) => ({ value, interval: intervalJson(intervals[i]) })),
         },
         null,
         2,
@@ -97,10 +108,14 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter];
+  const bars =
+    r.halfWidth === null
+      ? `${r.confidence} intervals of the truncated law (exact, not symmetric): ${barsMeaning(r.confidence)}`
+      : `error bars ±${numUp(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
   process.stdout.write(
-    `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n\n`,
+    `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n\nvalue\tinterval\n`,
   );
-  for (const v of r.values) process.stdout.write(`${v}\n`);
+  r.values.forEach((v, i) => process.stdout.write(`${v}\t${intervalText(r.intervals[i])}\n`));
 }
 
 /** `release --value A,B,…` of a vector query: independent noise per coordinate (docs/math.md §12). */
@@ -120,9 +135,11 @@ async function runReleaseVector(
   const { releaseVector } = await import('../vector/release.js');
   const { releases: specReleases, ...rest } = settings;
   let r: ReturnType<typeof releaseVector>;
+  const confidence = parseConfidence(o.confidence);
   try {
     r = releaseVector(scenario, { ...rest, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
       count: asked ?? specReleases ?? 1,
+      confidence,
       allowNoNoise: o.allowNoNoise,
       perRelease: o.perRelease,
       ...target,
@@ -131,14 +148,16 @@ async function runReleaseVector(
     throw e instanceof InputError && e.path === 'value' ? new InputError(e.reason, '--value') : asFlagError(e);
   }
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...r, alpha: jsonAlpha(r.alpha) }, null, 2)}\n`);
+    const { intervals, ...rest } = r;
+    const releases = r.values.map((value, i) => ({ value, interval: intervals[i].map(intervalJson) }));
+    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), releases }, null, 2)}\n`);
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
   process.stdout.write(
-    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\n\n`,
+    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n\nvalue\tintervals\n`,
   );
-  for (const v of r.values) process.stdout.write(`${v.join(',')}\n`);
+  r.values.forEach((v, i) => process.stdout.write(`${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`));
 }
 
 /**
@@ -169,21 +188,22 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
         `sequence '${v.group}' has ${v.length} steps, but the release is calibrated for chains of ${T}: give --length ${v.length}, or release sequences of one length`,
         '--length',
       );
+  const confidence = parseConfidence(o.confidence);
   const bar = await progressBar('release', !o.json);
-  let r: { scale: number; method: string; guarantee: string; values: (number | number[] | null)[] };
+  let r: { scale: number; method: string; guarantee: string; values: (number | number[] | null)[]; halfWidth?: number | null; halfWidths?: number[] };
   try {
     r = isVectorScenario(scenario)
       ? (await import('../vector/release.js')).releaseVectorColumn(
           scenario,
           settings,
           values.map((v) => v.value as number[]),
-          { ...target, allowNoNoise: o.allowNoNoise },
+          { ...target, allowNoNoise: o.allowNoNoise, confidence },
         )
       : (await import('../release/release.js')).releaseColumn(
           scenario as Scenario,
           settings,
           values.map((v) => v.value as number),
-          { ...target, allowNoNoise: o.allowNoNoise },
+          { ...target, allowNoNoise: o.allowNoNoise, confidence },
         );
   } catch (e) {
     throw asFlagError(e);
@@ -194,11 +214,20 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
   await writeTextAtomically(o.out!, '--out', `${[head.map(quote).join(','), ...lines].join('\n')}\n`);
-  const summary = { out: o.out, sequences: values.length, scale: r.scale, method: r.method, guarantee: r.guarantee };
+  const h = r.halfWidths ?? [r.halfWidth ?? 0];
+  const summary = {
+    out: o.out,
+    sequences: values.length,
+    scale: r.scale,
+    method: r.method,
+    guarantee: r.guarantee,
+    confidence,
+    halfWidth: h.length === 1 ? h[0] : h,
+  };
   process.stdout.write(
     o.json
       ? `${JSON.stringify(summary, null, 2)}\n`
-      : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\n`,
+      : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\nerror bars: each released number ±${numUp(Math.max(...h))}; ${barsMeaning(confidence)}\n`,
   );
 }
 
@@ -219,6 +248,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
         .map((c) => c.trim())
         .filter(Boolean)
     : [];
+  const confidence = parseConfidence(o.confidence);
   const { privatizeTable } = await import('../sources/privatize.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
   const bar = await progressBar('release', !o.json);
@@ -227,6 +257,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     const queries = o.query.split(',').map((c) => c.trim());
     r = await privatizeTable(tableSourceOf(o), queries, scenario, { ...settings, ...(coordinateScales ? { coordinateScales } : {}) }, o.out!, {
       ...target,
+      confidence,
       truncate,
       keep,
       allowNoNoise: o.allowNoNoise,
@@ -251,14 +282,21 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     truncate: truncate ?? null,
     ...('target' in r && r.target ? { target: r.target } : {}),
     guarantee: r.guarantee,
+    confidence,
+    halfWidth: 'halfWidths' in r ? r.halfWidths : r.halfWidth,
   };
+  const h = [info.halfWidth].flat();
+  const bars =
+    info.halfWidth === null
+      ? `error bars: each row's exact ${confidence} interval of the truncated law depends on its released value (library: releaseColumn(…).interval(y)); not written to the file`
+      : `error bars: each released value ±${h.map((x) => numUp(x as number)).join(', ')}; ${barsMeaning(confidence)}`;
   if (o.json)
     process.stdout.write(
       JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n',
     );
   else
     process.stdout.write(
-      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n`,
+      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n`,
     );
 }
 
@@ -294,7 +332,8 @@ export function releaseCommand(program: Command): void {
       '--allow-no-noise',
       'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
     )
-    .option('--json', 'print the result as JSON, draws under "values"')
+    .option('--confidence <c>', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)')
+    .option('--json', 'print the result as JSON, draws under "values", each with its interval under "releases"')
     .addHelpText(
       'after',
       `

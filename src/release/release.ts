@@ -10,6 +10,7 @@ import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
+import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval, truncatedInterval } from './interval.js';
 import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
 
@@ -47,6 +48,8 @@ export interface ReleaseOptions {
    */
   delta?: number;
   alphas?: readonly number[];
+  /** The share of the noise each error bar covers (default 0.95). */
+  confidence?: number;
 }
 
 /** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
@@ -76,6 +79,12 @@ export interface ReleaseResult {
   calibration: CalibrationResult | null;
   /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
   target?: { epsilon: number; delta: number };
+  /** The probability, over the noise, that each interval holds the true value. */
+  confidence: number;
+  /** Untruncated noise: each interval is value ± halfWidth (rounded up); truncated: null, the intervals are exact. */
+  halfWidth: number | null;
+  /** One interval per released value, index for index. */
+  intervals: [number, number][];
 }
 
 /** Truncated draws are refused when they would need more than this many tries on average. */
@@ -83,9 +92,28 @@ export const MAX_EXPECTED_DRAWS = 1e5;
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
-interface ReleasePlan extends Omit<ReleaseResult, 'values'> {
+interface ReleasePlan extends Omit<ReleaseResult, 'values' | 'confidence' | 'halfWidth' | 'intervals'> {
   /** One release of `value` (the value itself when no noise is needed). */
   draw(value: number, random: RandomSource): number;
+}
+
+/**
+ * The error bars of a plan at `confidence`: y ± h for untruncated noise (h the family's
+ * half-width, rounded up; 0 without noise), the exact interval of the truncated law otherwise.
+ */
+export function errorBars(
+  plan: Pick<ReleaseResult, 'scale' | 'truncate'>,
+  settings: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>,
+  confidence = DEFAULT_CONFIDENCE,
+): { confidence: number; halfWidth: number | null; interval(y: number): [number, number] } {
+  checkConfidence(confidence);
+  if (plan.truncate && plan.scale > 0) {
+    const noise = mechanismNoise(settings, plan.scale);
+    const t = plan.truncate;
+    return { confidence, halfWidth: null, interval: (y) => truncatedInterval(y, noise, t, confidence) };
+  }
+  const h = plan.scale === 0 ? 0 : mechanismDef(settings.mechanism).halfWidth(plan.scale, confidence, noiseOptions(settings));
+  return { confidence, halfWidth: h, interval: (y) => symmetricInterval(y, h) };
 }
 
 /**
@@ -221,32 +249,41 @@ export function release(scenario: Scenario | GaussianScenario, settings: Calibra
     );
   if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
     throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
+  checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const guarantee =
     count > 1 && plan.scale > 0 && !joint
       ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
       : plan.guarantee;
-  return { ...plan, guarantee, values: Array.from({ length: count }, () => draw(value, random)) };
+  const values = Array.from({ length: count }, () => draw(value, random));
+  const bars = errorBars(plan, settings, opts.confidence);
+  return { ...plan, guarantee, values, confidence: bars.confidence, halfWidth: bars.halfWidth, intervals: values.map(bars.interval) };
 }
 
 /**
  * Privatizes a whole column the way the paper's experiments frame it: every row's value gets
  * independent noise calibrated once on the secret-conditional laws of that column. The
  * guarantee covers each row's secret under priors in which rows are independent. Missing
- * (non-finite) entries stay null and are counted.
+ * (non-finite) entries stay null and are counted. `interval(y)` is a released row's error bar.
  */
 export function releaseColumn(scenario: Scenario, settings: CalibrationSettings, column: readonly (number | null)[], opts: Omit<ReleaseOptions, 'count'> = {}) {
   const random = opts.random ?? cryptoSource;
   const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
   if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
+  checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : draw(v, random)));
+  const bars = errorBars(plan, settings, opts.confidence);
   return {
     ...plan,
     values,
     missing: rows.filter((v) => v === null).length,
+    confidence: bars.confidence,
+    halfWidth: bars.halfWidth,
+    /** A released row's error bar (truncated releases: its exact interval, computed on demand). */
+    interval: bars.interval,
     guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
   };
 }

@@ -2,6 +2,8 @@ import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
 import { consentToNoNoise, samplerFor, type ReleaseOptions } from '../release/release.js';
+import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../release/interval.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { calibrateVector, type VectorSettings } from './calibrate.js';
@@ -12,6 +14,7 @@ const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 /** One calibration for vector releases, and how to draw a release of any vector value. */
 function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
   const { delta, onProgress } = opts;
+  const confidence = checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   // An (ε, δ) target: the smallest scale over the Rényi orders (calibrateEpsDelta), as for scalar releases.
   const c =
     delta === undefined
@@ -25,13 +28,19 @@ function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Om
   const d = Object.values(scenario.priors[0].conditionals)[0].d;
   const w = c.coordinateScales ?? Array(d).fill(1);
   // Coordinate i's noise scale wᵢ·s, rounded up so it never falls below the certified one.
-  const samplers = c.scale === 0 ? null : w.map((wi) => samplerFor(settings, wi === 1 ? c.scale : nextUp(wi * c.scale)));
+  const scales = w.map((wi) => (wi === 1 ? c.scale : nextUp(wi * c.scale)));
+  const samplers = c.scale === 0 ? null : scales.map((si) => samplerFor(settings, si));
+  // Each coordinate's error bar at its own noise scale: marginal, not simultaneous, coverage.
+  const halfWidths = scales.map((si) => (c.scale === 0 ? 0 : mechanismDef(settings.mechanism).halfWidth(si, confidence, noiseOptions(settings))));
   const random = opts.random ?? cryptoSource;
   return {
     c,
     d,
     w,
     label,
+    confidence,
+    halfWidths,
+    intervals: (y: readonly number[]) => y.map((yi, i) => symmetricInterval(yi, halfWidths[i])),
     target: delta === undefined ? undefined : { epsilon: settings.epsilon, delta },
     draw: (value: readonly number[]) => value.map((x, i) => (samplers ? drawRelease(x, samplers[i], { random }) : x)),
   };
@@ -49,9 +58,11 @@ export function releaseVectorColumn(
 ) {
   const complete = rows.map((r) => (r.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (r as number[]) : null));
   if (!complete.some((r) => r !== null)) throw new InputError('has no rows with every query column present', 'column');
-  const { c, w, label, target, draw } = planVector(scenario, settings, opts);
+  const { c, w, label, target, draw, confidence, halfWidths } = planVector(scenario, settings, opts);
   return {
     values: complete.map((r) => (r === null ? null : draw(r))),
+    confidence,
+    halfWidths,
     missing: complete.filter((r) => r === null).length,
     scale: c.scale,
     parameter: c.parameter,
@@ -84,6 +95,12 @@ export function releaseVector(
   epsilon: number;
   guarantee: string;
   coordinateScales: number[];
+  /** The probability, over the noise, that each coordinate's interval holds its true value (marginally). */
+  confidence: number;
+  /** Coordinate i's error bar is value ± halfWidths[i] (rounded up). */
+  halfWidths: number[];
+  /** Per release, per coordinate: [lo, hi]. */
+  intervals: [number, number][][];
   /** With an (ε, δ) target: the target; `alpha` and `epsilon` are the Rényi order and budget calibrated for. */
   target?: { epsilon: number; delta: number };
 } {
@@ -95,7 +112,7 @@ export function releaseVector(
     if (!Number.isFinite(x)) throw new InputError(`coordinate ${i + 1} is not a finite number`, 'value');
   });
   const joint = count > 1 && !opts.perRelease;
-  const { c, w, label, target, draw } = planVector(scenario, joint ? { ...settings, releases: count } : settings, opts);
+  const { c, w, label, target, draw, confidence, halfWidths, intervals } = planVector(scenario, joint ? { ...settings, releases: count } : settings, opts);
   const values = Array.from({ length: count }, () => draw(value));
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const guarantee =
@@ -116,5 +133,8 @@ export function releaseVector(
     guarantee,
     coordinateScales: [...w],
     ...(target ? { target } : {}),
+    confidence,
+    halfWidths,
+    intervals: values.map(intervals),
   };
 }
