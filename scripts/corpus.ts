@@ -83,7 +83,12 @@ if (mode === 'record') {
     else if (JSON.stringify(want) !== JSON.stringify(got)) {
       differ++;
       const all = differences(want, got);
-      console.log(`DIFFERS #${i + 1}: ${got.args.join(' ')}\n${all.slice(0, 12).map((d) => `  at ${d}`).join('\n')}${all.length > 12 ? `\n  … ${all.length - 12} more` : ''}`);
+      console.log(
+        `DIFFERS #${i + 1}: ${got.args.join(' ')}\n${all
+          .slice(0, 12)
+          .map((d) => `  at ${d}`)
+          .join('\n')}${all.length > 12 ? `\n  … ${all.length - 12} more` : ''}`,
+      );
     }
   }
   console.log(`${outcomes.length} runs, ${differ} differ`);

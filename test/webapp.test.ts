@@ -119,7 +119,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     // adult meets the budget with the data alone: the page warns and draws the raw value only on a second, explicit click.
     expect(await page.textContent('#released')).toMatch(/^Warning: no noise needed for this prior class, so the release would be the raw value/);
     await page.click('#release-raw');
-    await page.waitForFunction(() => /^13\n\(no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
+    await page.waitForFunction(() => /^13 {3}interval \[13, 13\]\n\(no noise needed/.test(document.getElementById('released')?.textContent ?? ''));
     // An empty value is refused by name, not released as 0 — beside the release, leaving the results.
     await page.fill('#value', '');
     await page.click('#release');
@@ -393,7 +393,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect((await released('13, 0x10')).error).toBe("error: value: coordinate 2 ('0x10') is not a finite decimal number");
     const ok = await released('13, 40');
     expect(ok.error).toBe('');
-    expect(ok.out).toMatch(/^-?[\d.e+-]+, -?[\d.e+-]+\n\(.*CSPRNG, exact sampler\)/);
+    expect(ok.out).toMatch(/^-?[\d.e+-]+, -?[\d.e+-]+ {3}intervals \[[^\]]+\] \[[^\]]+\]\n\(.*CSPRNG, exact sampler\)/);
     // The spec carries the joint laws' vectors and reproduces the page's scales.
     const [file] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
     const dir = mkdtempSync(join(tmpdir(), 'app-vector-'));
@@ -524,8 +524,15 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#release');
     await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''));
     const released = (await page.textContent('#released'))!.split('\n');
-    expect(released).toHaveLength(5);
+    expect(released).toHaveLength(6);
     expect(released[4]).toBe('The 3 draws are accounted together: publishing all of them keeps the guarantee.');
+    expect(released[5]).toBe('Each interval holds the true value with probability 0.95 over the noise.');
+    // Each draw with its error bar y ± h, h the Gaussian's 95% half-width at the drawn σ.
+    for (const l of released.slice(0, 3)) {
+      const [, y, lo, hi] = /^(-?[\d.e+-]+) {3}interval \[(-?[\d.e+-]+), (-?[\d.e+-]+)\]$/.exec(l)!.map(Number);
+      expect(lo).toBeLessThan(y);
+      expect(hi - y).toBeCloseTo(y - lo, 6);
+    }
     // Three draws of one value are accounted together: Gaussian noise at √3 times one release's σ.
     const drawn = /^\(theorem, scale ([\d.]+); CSPRNG, exact sampler\)$/.exec(released[3]);
     expect(drawn).not.toBeNull();

@@ -612,12 +612,21 @@ function onMessage(e: MessageEvent) {
     anyway.addEventListener('click', () => requestRelease(true));
     out.replaceChildren(text, anyway);
   } else if (m.type === 'released') {
-    // A vector release is one line per draw, its coordinates separated by commas.
-    const lines = m.values.map((v: number | number[]) => (Array.isArray(v) ? v.join(', ') : String(v))).join('\n');
+    // A vector release is one line per draw, its coordinates separated by commas; each value
+    // carries its error bar (per coordinate for a vector).
+    const bar = ([lo, hi]: [number, number]) => `[${numDown(lo)}, ${fmt(hi)}]`;
+    const lines = m.values
+      .map((v: number | number[], i: number) =>
+        Array.isArray(v)
+          ? `${v.join(', ')}   intervals ${(m.intervals[i] as [number, number][]).map(bar).join(' ')}`
+          : `${v}   interval ${bar(m.intervals[i])}`,
+      )
+      .join('\n');
+    const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
     $('released').textContent =
       m.scale === 0
         ? `${lines}\n(no noise needed: ${m.guarantee})`
-        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}`;
+        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}`;
   } else if (m.type === 'spec') {
     lastSpec = m.spec;
   }

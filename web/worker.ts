@@ -434,7 +434,17 @@ self.onmessage = async (e: MessageEvent) => {
       });
       const delta = m.delta as number | undefined;
       if (!scenario) throw new InputError('calibrate first', 'form');
-      let r: { values: (number | number[])[]; scale: number; method: string; guarantee: string; together: number; alpha: number; target?: unknown };
+      let r: {
+        values: (number | number[])[];
+        scale: number;
+        method: string;
+        guarantee: string;
+        together: number;
+        alpha: number;
+        target?: unknown;
+        confidence: number;
+        intervals: unknown[];
+      };
       try {
         // The raw value only after the page has shown why and the user confirmed.
         // The method the results recommend: the smallest scale among the methods chosen (else best).
@@ -492,6 +502,8 @@ self.onmessage = async (e: MessageEvent) => {
         method: r.method,
         guarantee: r.guarantee,
         together: r.together,
+        confidence: r.confidence,
+        intervals: r.intervals,
         ...(r.target ? { alpha: r.alpha } : {}),
       });
     } else if (m.type === 'spec') {

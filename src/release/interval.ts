@@ -29,7 +29,7 @@ export function symmetricInterval(y: number, h: number): [number, number] {
 }
 
 /**
- * The exact confidence interval of a truncated release (docs/math.md §5, "Error bars"): with
+ * The exact confidence interval of a truncated release (docs/math.md §14): with
  * Y = x + Z redrawn until it lies in [lo, hi], G_y(x) = P(Y ≤ y | x) is the truncated law's CDF
  * at y, decreasing in x (log-concave noise: a monotone likelihood ratio). The set
  * {x : (1 − c)/2 ≤ G_y(x) ≤ (1 + c)/2} is an interval that holds the true x with probability
