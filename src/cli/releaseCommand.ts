@@ -115,7 +115,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   process.stdout.write(
     `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n\nvalue\tinterval\n`,
   );
-  r.values.forEach((v, i) => process.stdout.write(`${v}\t${intervalText(r.intervals[i])}\n`));
+  process.stdout.write(r.values.map((v, i) => `${v}\t${intervalText(r.intervals[i])}\n`).join(''));
 }
 
 /** `release --value A,B,…` of a vector query: independent noise per coordinate (docs/math.md §12). */
@@ -157,7 +157,7 @@ async function runReleaseVector(
   process.stdout.write(
     `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n\nvalue\tintervals\n`,
   );
-  r.values.forEach((v, i) => process.stdout.write(`${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`));
+  process.stdout.write(r.values.map((v, i) => `${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`).join(''));
 }
 
 /**
