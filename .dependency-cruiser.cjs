@@ -19,7 +19,7 @@ const LAYERS = [
   ],
   ['release-audit-account', ['^src/(release|audit|account)/', '^src/vector/(audit|release|empirical)\\.ts$']],
   ['threads', ['^src/calibrate/(pool|parallel|parallelWorker|threadWorker|wire)\\.ts$']],
-  ['api', ['^src/(api|sources|spec|uci|scenarios|reproduce)/', '^src/(index|node)\\.ts$']],
+  ['api', ['^src/(api|sources|spec|uci|scenarios|reproduce|ledger)/', '^src/(index|node)\\.ts$']],
   ['cli-web', ['^src/cli/', '^web/']],
 ];
 

@@ -96,6 +96,8 @@ export { solveUnits, bestOf, type Unit, type SolvedUnit, type Solution } from '.
 export { bracketAbove, bracketBelow } from './numerics/bracket.js';
 export type { MiCalibrationResult, MiSingleMethod } from './mi/calibrateMI.js';
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
+export { budgetLevel, smallestFittingScale, checkBudget, type Budget, type BudgetLevel, type ReleaseGroup } from './account/budget.js';
+export { symmetricInterval, truncatedInterval, checkConfidence, DEFAULT_CONFIDENCE } from './release/interval.js';
 export {
   calibrateEpsDelta,
   epsDeltaTrials,

@@ -9,3 +9,6 @@ export { sourceKind, sourceLabel, type TableSource } from './sources/table.js';
 export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './uci/datasets.js';
 export { privatizeTable } from './sources/privatize.js';
 export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
+export { initLedger, recordRelease, confirmShown, checkLedger, ledgerFor, type LedgerRelease, type LedgerReport, type Recorded } from './ledger/ledger.js';
+export { duckdbStore, postgresStore, ledgerStore, type LedgerStore, type LedgerMeta, type LedgerRow, type LedgerState } from './ledger/store.js';
+export { lawsDigest } from './ledger/identity.js';

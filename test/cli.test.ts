@@ -39,7 +39,7 @@ describe('pufferfish calibrate', () => {
   it('prints a readable table by default, with the binding pair', () => {
     const r = run('calibrate', '--scenario', 'adult', '--method', 'theorem');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/method\s+rule\s+α\s+ε\s+param\s+scale\s+variance\s+binding/);
+    expect(r.stdout).toMatch(/method\s+rule\s+α\s+ε\s+param\s+scale\s+± \(0\.95\)\s+variance\s+binding/);
     expect(r.stdout).toMatch(/Theorem 1 \(eq\. 7\).*empirical: Husband vs Not-in-family/);
   });
 

@@ -11,8 +11,11 @@ import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
 import { isVectorScenario, type VectorScenario } from '../vector/law.js';
 import { progressBar } from './progress.js';
+import type { Budget, ReleaseGroup } from '../account/budget.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 interface AccountOptions extends CalibrateOptions {
+  ledger?: string;
   release?: string[];
   delta?: string;
   next?: string;
@@ -64,6 +67,51 @@ export function parseRelease(text: string): ParsedRelease {
   };
 }
 
+/** A ledger's release groups as typed releases, one per draw. */
+function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
+  return groups.flatMap((g) => Array.from({ length: g.count }, () => ({ mechanism: g.mechanism, scale: g.scale, ...(g.cost ? { cost: g.cost } : {}) })));
+}
+
+/**
+ * `account --ledger L --next M`: the smallest scale of one more release that keeps every
+ * recorded release and it within the ledger's budget (every order, or the (ε, δ) target).
+ */
+async function runLedgerNext(
+  o: AccountOptions,
+  scenario: Scenario | VectorScenario,
+  releases: ParsedRelease[],
+  ledgerBudget: Budget,
+  alphas: number[],
+  delta: number,
+): Promise<void> {
+  const { smallestFittingScale, budgetLevel } = await import('../account/budget.js');
+  const mechanism = parseNames(o.next!, 'next', MECHANISMS)[0];
+  const epsilon = o.epsilon === undefined ? ledgerBudget.epsilon : parseGrid(o.epsilon, 'epsilon')[0];
+  const budget: Budget = { alphas, epsilon, ...(ledgerBudget.delta !== undefined ? { delta } : {}) };
+  const coordinateScales = parseCoordinateScales(o.coordinateScales);
+  const past = releases.map((r) => ({
+    mechanism: r.mechanism,
+    scale: r.scale,
+    count: 1,
+    ...(r.cost ? { cost: r.cost } : {}),
+    ...(coordinateScales ? { coordinateScales } : {}),
+  }));
+  const next = { mechanism, count: 1, ...(coordinateScales ? { coordinateScales } : {}) };
+  const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget));
+  if (scale === null) throw new InputError(`no further ${mechanism} release fits the ledger's budget: the recorded releases have spent it`, '--next');
+  const at = budgetLevel(scenario, [...past, { ...next, scale }], budget);
+  const acc = past.length ? budgetLevel(scenario, past, budget).accounting : null;
+  printAccount(o, scenario.name, releases, acc, { mechanism, alpha: at.alpha, epsilon, scale, method: "the ledger's budget", binding: null });
+}
+
+async function flaggedAccount<T>(f: () => T): Promise<T> {
+  try {
+    return f();
+  } catch (e) {
+    throw asFlagError(e);
+  }
+}
+
 const HOW = {
   exact: 'exact accountant',
   'exact (Gaussian mean)': 'exact, Gaussian releases as one at σ_eff (sufficient mean)',
@@ -78,9 +126,12 @@ async function runAccount(o: AccountOptions): Promise<void> {
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
-  const releases = (o.release ?? []).map(parseRelease);
-  const delta = parseDelta(o.delta, d.delta ?? 1e-6);
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [1.5, 2, 3, 5, 10, Infinity];
+  const ledger = o.ledger === undefined ? null : await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, loaded);
+  // A ledger's recorded releases come first (each draw one release), then any typed with --release.
+  const releases = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
+  const delta = parseDelta(o.delta, ledger?.budget.delta ?? d.delta ?? 1e-6);
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [1.5, 2, 3, 5, 10, Infinity];
+  if (ledger && o.next !== undefined) return runLedgerNext(o, loaded, releases, ledger.budget, alphas, delta);
   if (isVectorScenario(loaded)) return runAccountVector(o, loaded, releases, alphas, delta, d);
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
@@ -282,6 +333,7 @@ export function accountCommand(program: Command): void {
       '--threads <n>',
       "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
     )
+    .option('--ledger <file|url>', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget")
     .option('--json', 'print the accounting as JSON')
     .addHelpText(
       'after',

@@ -17,6 +17,7 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   scale: '--scale',
   delta: '--delta',
   confidence: '--confidence',
+  ledger: '--ledger',
   samples: '--samples',
   level: '--level',
   value: '--value',

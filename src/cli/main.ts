@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   reproduce: async () => (await import('./reproduceCommand.js')).reproduceCommand,
   datasets: async () => (await import('./datasetsCommand.js')).datasetsCommand,
   serve: async () => (await import('./serve.js')).serveCommand,
+  ledger: async () => (await import('./ledgerCommand.js')).ledgerCommand,
 };
 /** Commands registered by another command's module. */
 const HOME: Record<string, string> = { scenarios: 'datasets' };

@@ -24,7 +24,63 @@ interface ReleaseOptions extends CalibrateOptions {
   allowNoNoise?: boolean;
   perRelease?: boolean;
   confidence?: string;
+  ledger?: string;
+  scale?: string;
 }
+
+/** `--scale S`: release at this scale (checked by the ledger) instead of calibrating. */
+function givenScale(o: ReleaseOptions): { scale?: number } {
+  if (o.scale === undefined) return {};
+  if (o.ledger === undefined)
+    throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint budget check as its guarantee", '--scale');
+  const scale = isDecimal(o.scale) ? Number(o.scale) : NaN;
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
+  return { scale };
+}
+
+/** What the ledger needs refused before any work: releases its joint accountant cannot account. */
+function ledgerRefusals(o: ReleaseOptions): void {
+  if (o.ledger === undefined) return;
+  const no = (flag: string, v: unknown, why: string) => {
+    if (v !== undefined && v !== false) throw new InputError(`is not taken with --ledger: ${why}`, flag);
+  };
+  no('--truncate', o.truncate, 'the joint accountant does not cover truncated releases');
+  no('--fit', o.fit, 'the joint accountant covers finite laws, not fitted Gaussian priors');
+  no('--contamination', o.contamination, "the ledger's budget is for the prior class itself; a contaminated class is not accounted jointly");
+  no('--allow-no-noise', o.allowNoNoise, 'a release without noise cannot be accounted');
+}
+
+/** A ledger for other laws (or a broken one) is refused before the calibration's work. */
+async function checkLedgerFirst(o: ReleaseOptions, scenario: unknown): Promise<void> {
+  if (o.ledger === undefined) return;
+  if (isGaussianScenario(scenario as Scenario))
+    throw new InputError('is not taken with fitted Gaussian priors: the joint accountant covers finite laws', '--ledger');
+  await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, scenario as Scenario | VectorScenario);
+}
+
+/** The released query as the ledger lists it. */
+const queryLabel = (o: ReleaseOptions) => (o.data ? `--query ${o.query ?? ''}` : o.scenario ? `scenario ${o.scenario}` : `spec ${o.spec ?? ''}`);
+
+type Entry = Awaited<ReturnType<typeof import('./ledgerCommand.js')['ledgerEntry']>>;
+
+/** The ledger's entry for a release about to be shown (null without --ledger); refused releases throw. */
+async function recordFirst(
+  o: ReleaseOptions,
+  scenario: Scenario | VectorScenario,
+  r: { mechanism: CalibrationSettings['mechanism']; scale: number; count: number; cost?: CalibrationSettings['cost']; coordinateScales?: readonly number[] },
+): Promise<Entry | null> {
+  if (o.ledger === undefined) return null;
+  if (!(r.scale > 0)) throw new InputError('a release without noise cannot be recorded', '--ledger');
+  const { ledgerEntry } = await import('./ledgerCommand.js');
+  return ledgerEntry(o.ledger, scenario, { ...r, query: queryLabel(o) });
+}
+
+const ledgerJson = (e: Entry | null) =>
+  e ? { ledger: { release: e.seq, level: jsonNumber(e.level), alpha: jsonAlpha(e.alpha), budget: JSON.parse(e.budget) } } : {};
+const ledgerLine = (e: Entry | null) =>
+  e
+    ? `ledger: recorded as release ${e.seq}; the joint level of every recorded release is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha})\n`
+    : '';
 
 /** What an error bar means, said once beside the values. */
 const barsMeaning = (c: number, what = 'the true value') =>
@@ -66,8 +122,12 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
   const truncate = parseTruncate(o.truncate);
+  ledgerRefusals(o);
+  const given = givenScale(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  const { settings: one, target } = releaseSettings(o, grid, d.delta);
+  await checkLedgerFirst(o, scenario);
+  const { settings: one, target: asked0 } = releaseSettings(o, grid, d.delta);
+  const target = { ...asked0, ...given };
   if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
   const value = isDecimal(o.value) ? Number(o.value) : NaN;
   if (!Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
@@ -82,24 +142,49 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
     if (
       e instanceof InputError &&
       e.path &&
-      ['alpha', 'epsilon', 'delta', 'method', 'mechanism', 'truncate', 'cost', 'allow-no-noise', 'count', 'releases', 'contamination', 'domain'].includes(
-        e.path,
-      )
+      [
+        'alpha',
+        'epsilon',
+        'delta',
+        'method',
+        'mechanism',
+        'truncate',
+        'cost',
+        'allow-no-noise',
+        'count',
+        'releases',
+        'contamination',
+        'domain',
+        'scale',
+      ].includes(e.path)
     ) {
       throw asFlagError(e);
     }
     throw e;
   }
+  const entry = await recordFirst(o, scenario as Scenario, {
+    mechanism: r.mechanism,
+    scale: r.scale,
+    count,
+    ...(settings.cost ? { cost: settings.cost } : {}),
+  });
+  printScalar(o, scenario.name, r, entry);
+  await entry?.shown();
+}
+
+/** A scalar release, its error bars and its ledger entry, as text or JSON. */
+function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: Entry | null): void {
   if (o.json) {
     const { calibration: _c, intervals, ...rest } = r;
     process.stdout.write(
       JSON.stringify(
         {
-          scenario: scenario.name,
+          scenario: name,
           ...rest,
           alpha: jsonAlpha(r.alpha),
           truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null,
           releases: r.values.map((value, i) => ({ value, interval: intervalJson(intervals[i]) })),
+          ...ledgerJson(entry),
         },
         null,
         2,
@@ -113,7 +198,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
       ? `${r.confidence} intervals of the truncated law (exact, not symmetric): ${barsMeaning(r.confidence)}`
       : `error bars ±${numUp(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
   process.stdout.write(
-    `${scenario.name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n\nvalue\tinterval\n`,
+    `${name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}\nvalue\tinterval\n`,
   );
   process.stdout.write(r.values.map((v, i) => `${v}\t${intervalText(r.intervals[i])}\n`).join(''));
 }
@@ -123,7 +208,7 @@ async function runReleaseVector(
   o: ReleaseOptions,
   scenario: VectorScenario,
   settings: CalibrationSettings,
-  target: { delta?: number; alphas?: number[] },
+  target: { delta?: number; alphas?: number[]; scale?: number },
   asked: number | undefined,
   coordinateScales?: number[],
 ): Promise<void> {
@@ -147,17 +232,25 @@ async function runReleaseVector(
   } catch (e) {
     throw e instanceof InputError && e.path === 'value' ? new InputError(e.reason, '--value') : asFlagError(e);
   }
+  const entry = await recordFirst(o, scenario, {
+    mechanism: settings.mechanism,
+    scale: r.scale,
+    count: r.values.length,
+    ...(coordinateScales ? { coordinateScales } : {}),
+  });
   if (o.json) {
     const { intervals, ...rest } = r;
     const releases = r.values.map((value, i) => ({ value, interval: intervals[i].map(intervalJson) }));
-    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), releases }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), releases, ...ledgerJson(entry) }, null, 2)}\n`);
+    await entry?.shown();
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
   process.stdout.write(
-    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n\nvalue\tintervals\n`,
+    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n${ledgerLine(entry)}\nvalue\tintervals\n`,
   );
   process.stdout.write(r.values.map((v, i) => `${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`).join(''));
+  await entry?.shown();
 }
 
 /**
@@ -171,8 +264,11 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   if (o.truncate !== undefined) throw new InputError('is not taken with --sequence yet', '--truncate');
   const { checkOutput, writeTextAtomically } = await import('../io/atomicWrite.js');
   checkOutput(o.out!, '--out', [{ path: o.data!, flag: '--data' }], [{ path: o.specOut, flag: '--spec-out' }]);
+  ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  const { settings, target } = releaseSettings(o, grid, d.delta);
+  await checkLedgerFirst(o, scenario);
+  const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);
+  const target = { ...asked0, ...givenScale(o) };
   const { sequenceValues, parseSequenceQuery } = await import('../sources/sequence.js');
   const query = parseSequenceQuery(o.query!);
   const { states, values } = await sequenceValues(
@@ -210,6 +306,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   } finally {
     bar.stop();
   }
+  const entry = await recordFirst(o, scenario as Scenario | VectorScenario, { mechanism: settings.mechanism, scale: r.scale, count: 1 });
   const head = ['group', ...(isVectorScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
@@ -227,8 +324,9 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   process.stdout.write(
     o.json
       ? `${JSON.stringify(summary, null, 2)}\n`
-      : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\nerror bars: each released number ±${numUp(Math.max(...h))}; ${barsMeaning(confidence)}\n`,
+      : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\nerror bars: each released number ±${numUp(Math.max(...h))}; ${barsMeaning(confidence)}\n${ledgerLine(entry)}`,
   );
+  await entry?.shown();
 }
 
 /** `release --data T --query C --out F`: a privatized copy of the table. */
@@ -236,8 +334,11 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
+  ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
-  const { settings, target } = releaseSettings(o, grid, d.delta);
+  await checkLedgerFirst(o, scenario);
+  const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);
+  const target = { ...asked0, ...givenScale(o) };
   if (isGaussianScenario(scenario)) throw new InputError("writes a table's own values; fitted Gaussian priors are for --value releases", '--fit');
   if (o.count !== undefined && o.count !== '1')
     throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
@@ -251,6 +352,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const confidence = parseConfidence(o.confidence);
   const { privatizeTable } = await import('../sources/privatize.js');
   let r: Awaited<ReturnType<typeof privatizeTable>>;
+  let entry: Entry | null = null;
   const bar = await progressBar('release', !o.json);
   try {
     const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
@@ -264,6 +366,14 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
       forbidden: [o.secretColumn].filter((c): c is string => !!c),
       predicates: secretPredicates(o.secret),
       onProgress: (done, total) => bar.update(done, total, 'calibrating'),
+      beforeWrite: async (drawn) => {
+        entry = await recordFirst(o, scenario as Scenario | VectorScenario, {
+          mechanism: settings.mechanism,
+          scale: drawn.scale,
+          count: 1,
+          ...(coordinateScales && isVectorScenario(scenario) ? { coordinateScales } : {}),
+        });
+      },
     });
   } catch (e) {
     throw asFlagError(e);
@@ -284,6 +394,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     guarantee: r.guarantee,
     confidence,
     halfWidth: 'halfWidths' in r ? r.halfWidths : r.halfWidth,
+    ...ledgerJson(entry),
   };
   const h = [info.halfWidth].flat();
   const bars =
@@ -296,8 +407,9 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     );
   else
     process.stdout.write(
-      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n`,
+      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,
     );
+  await (entry as Entry | null)?.shown();
 }
 
 /** Registers `release`. */
@@ -333,6 +445,11 @@ export function releaseCommand(program: Command): void {
       'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
     )
     .option('--confidence <c>', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)')
+    .option(
+      '--ledger <file|url>',
+      "record the release in this ledger before showing it, refused if the joint level of every recorded release would exceed the ledger's budget",
+    )
+    .option('--scale <s>', 'with --ledger: release at this scale (say, the one a refusal named) instead of calibrating')
     .option('--json', 'print the result as JSON, draws under "values", each with its interval under "releases"')
     .addHelpText(
       'after',

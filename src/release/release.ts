@@ -50,6 +50,11 @@ export interface ReleaseOptions {
   alphas?: readonly number[];
   /** The share of the noise each error bar covers (default 0.95). */
   confidence?: number;
+  /**
+   * Release at this scale instead of calibrating: the guarantee is then whatever the caller
+   * checked for it (a ledger's joint budget); the result says the scale was given.
+   */
+  scale?: number;
 }
 
 /** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
@@ -126,8 +131,9 @@ function planRelease(
   settings: CalibrationSettings,
   truncate?: [number, number],
   onProgress?: (done: number, total: number) => void,
-  target?: Pick<ReleaseOptions, 'delta' | 'alphas'>,
+  target?: Pick<ReleaseOptions, 'delta' | 'alphas' | 'scale'>,
 ): ReleasePlan {
+  if (target?.scale !== undefined) return planGiven(scenario, settings, target.scale, truncate);
   if (target?.delta !== undefined) return planEpsDelta(scenario, settings, target.delta, target.alphas ?? DEFAULT_DELTA_ALPHAS, truncate, onProgress);
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
@@ -185,6 +191,26 @@ function planRelease(
         ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
         : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
     draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
+  };
+}
+
+/** `planRelease` at a given scale: no calibration; the caller vouches for the guarantee. */
+function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, scale: number, truncate?: [number, number]): ReleasePlan {
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
+  if (truncate) throw new InputError('a truncated release is calibrated on its truncated outputs; it takes no given scale', 'scale');
+  const noise = samplerFor(settings, scale);
+  const def = mechanismDef(settings.mechanism);
+  return {
+    mechanism: settings.mechanism,
+    alpha: settings.alpha,
+    epsilon: settings.epsilon,
+    parameter: def.parameter,
+    method: 'given scale',
+    scale,
+    truncate: null,
+    calibration: null,
+    guarantee: `${def.title} noise at the given ${def.symbol} = ${scale} for '${scenario.name}': not calibrated here; its guarantee is the joint level the ledger checked`,
+    draw: (value, random) => drawRelease(value, noise, { random }),
   };
 }
 

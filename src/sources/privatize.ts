@@ -26,6 +26,8 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
   predicates?: Readonly<Record<string, string>>;
   /** Columns that must never be written (the secret column, public `--given` is allowed). */
   forbidden?: string[];
+  /** Runs after the draws and before the file appears (a ledger records the release here, or refuses it). */
+  beforeWrite?: (r: { scale: number }) => Promise<void>;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function privatizeTable(
       app.endRow();
     });
     app.closeSync();
+    await opts.beforeWrite?.(r);
     await writeAtomically(out, 'out', (tmp) =>
       con
         .run(

@@ -7,9 +7,27 @@ import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { calibrateVector, type VectorSettings } from './calibrate.js';
-import type { VectorScenario } from './law.js';
+import { coordinateWeights, type VectorScenario } from './law.js';
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
+
+/** A vector release at a given common scale: no calibration, the weights checked as for one. */
+function givenScale(scenario: VectorScenario, settings: VectorSettings, scale: number) {
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
+  const w = coordinateWeights(scenario, settings.coordinateScales);
+  const def = mechanismDef(settings.mechanism);
+  return {
+    mechanism: settings.mechanism,
+    method: 'given scale',
+    winner: undefined as string | undefined,
+    alpha: settings.alpha,
+    epsilon: settings.epsilon,
+    parameter: def.parameter,
+    scale,
+    coordinateScales: w,
+    explanation: `${def.title} noise at the given common ${def.symbol} = ${scale}: not calibrated here; its guarantee is the joint level the ledger checked.`,
+  };
+}
 
 /** One calibration for vector releases, and how to draw a release of any vector value. */
 function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
@@ -17,14 +35,20 @@ function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Om
   const confidence = checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   // An (ε, δ) target: the smallest scale over the Rényi orders (calibrateEpsDelta), as for scalar releases.
   const c =
-    delta === undefined
-      ? calibrateVector(scenario, settings, { onProgress })
-      : calibrateEpsDelta(null, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, (st) =>
-          calibrateVector(scenario, { ...st, ...(settings.coordinateScales ? { coordinateScales: settings.coordinateScales } : {}) }),
-        );
+    opts.scale !== undefined
+      ? givenScale(scenario, settings, opts.scale)
+      : delta === undefined
+        ? calibrateVector(scenario, settings, { onProgress })
+        : calibrateEpsDelta(null, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, (st) =>
+            calibrateVector(scenario, { ...st, ...(settings.coordinateScales ? { coordinateScales: settings.coordinateScales } : {}) }),
+          );
   const label =
-    delta === undefined ? `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy` : `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy`;
-  consentToNoNoise({ scale: c.scale, calibration: c, truncate: null }, opts);
+    opts.scale !== undefined
+      ? 'noise at a given scale, checked by the ledger, not calibrated here:'
+      : delta === undefined
+        ? `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy`
+        : `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy`;
+  if ('check' in c) consentToNoNoise({ scale: c.scale, calibration: c, truncate: null }, opts);
   const d = Object.values(scenario.priors[0].conditionals)[0].d;
   const w = c.coordinateScales ?? Array(d).fill(1);
   // Coordinate i's noise scale wᵢ·s, rounded up so it never falls below the certified one.

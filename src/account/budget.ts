@@ -1,0 +1,130 @@
+import type { Scenario } from '../distribution/scenario.js';
+import type { Discrete } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import { isVectorScenario, type VectorLaw, type VectorScenario } from '../vector/law.js';
+import { accountVector } from '../vector/audit.js';
+import { account, type Accounting, type Release } from './account.js';
+import type { Cost } from '../conditions/costs.js';
+import type { Mechanism } from '../calibrate/rules.js';
+
+/**
+ * A privacy budget for every release of one quantity together: (α, ε)-Rényi Pufferfish at every
+ * listed order, or, with `delta`, (ε, δ)-Pufferfish through the best listed order (the sharper
+ * conversion, docs/math.md §3).
+ */
+export interface Budget {
+  readonly alphas: readonly number[];
+  readonly epsilon: number;
+  readonly delta?: number;
+}
+
+/** Releases of one kind: `count` draws at one scale (a vector's at coordinate weights `coordinateScales`). */
+export interface ReleaseGroup {
+  readonly mechanism: Mechanism;
+  readonly scale: number;
+  readonly cost?: Cost;
+  readonly count: number;
+  readonly coordinateScales?: readonly number[];
+}
+
+/** The joint level of a list of releases against a budget. */
+export interface BudgetLevel {
+  accounting: Accounting;
+  /** The level the budget is read at: the largest joint D_α over the orders, or the (ε, δ) ε′. */
+  level: number;
+  /** The order that sets `level`. */
+  alpha: number;
+  fits: boolean;
+}
+
+/** Checks a budget's fields; errors name them. */
+export function checkBudget(b: Budget): Budget {
+  if (b.alphas.length === 0) throw new InputError('needs at least one Rényi order', 'alpha');
+  for (const a of b.alphas) if (!(a > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${a}`, 'alpha');
+  if (!(b.epsilon > 0) || !Number.isFinite(b.epsilon)) throw new InputError(`must be a finite number > 0, got ${b.epsilon}`, 'epsilon');
+  if (b.delta !== undefined && !(b.delta > 0 && b.delta < 1)) throw new InputError(`must be in (0, 1), got ${b.delta}`, 'delta');
+  if (b.delta !== undefined && !b.alphas.some((a) => a < Infinity))
+    throw new InputError('an (ε, δ) budget is met through a finite order: list at least one finite α', 'alpha');
+  return b;
+}
+
+/** The joint accountant on every release of the list (one dispatch on the law's dimension). */
+function jointAccount(scenario: Scenario | VectorScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+  const alphas = [...b.alphas];
+  const delta = b.delta;
+  if (isVectorScenario(scenario)) {
+    const weights = groups[0]?.coordinateScales;
+    if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
+      throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
+    const releases = groups.flatMap((g) => {
+      if (g.mechanism !== 'laplace' && g.mechanism !== 'gaussian')
+        throw new InputError(`vector releases are accounted for laplace or gaussian noise, got '${g.mechanism}'`, 'mechanism');
+      return Array.from({ length: g.count }, () => ({ mechanism: g.mechanism as 'laplace' | 'gaussian', scale: g.scale }));
+    });
+    return accountVector(scenario, releases, { alphas, ...(delta !== undefined ? { delta } : {}), ...(weights ? { coordinateScales: weights } : {}) });
+  }
+  const releases: Release[] = groups.flatMap((g) =>
+    Array.from({ length: g.count }, () => ({ mechanism: g.mechanism, scale: g.scale, ...(g.cost ? { cost: g.cost } : {}) })),
+  );
+  return account(scenario as Scenario<Discrete>, releases, { alphas, ...(delta !== undefined ? { delta } : {}) });
+}
+
+/**
+ * The joint level of `groups` read against the budget: every order's certified bound must be
+ * within ε (Rényi), or the best order's ε′ within ε (with δ).
+ * @example budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 2 }], { alphas: [2], epsilon: 1 }).fits
+ */
+export function budgetLevel(scenario: Scenario | Scenario<VectorLaw>, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
+  checkBudget(b);
+  if (groups.length === 0 || groups.every((g) => g.count === 0)) throw new InputError('name at least one release', 'release');
+  const accounting = jointAccount(scenario, groups, b);
+  if (b.delta !== undefined) {
+    const e = accounting.epsilonDelta;
+    return { accounting, level: e ? e.epsilon : Infinity, alpha: e ? e.alpha : Infinity, fits: !!e && e.epsilon <= b.epsilon };
+  }
+  const top = accounting.rows.reduce((x, y) => (y.divergence > x.divergence || Number.isNaN(y.divergence) ? y : x));
+  const level = Number.isNaN(top.divergence) ? Infinity : top.divergence;
+  return { accounting, level, alpha: top.alpha, fits: level <= b.epsilon };
+}
+
+/** Smallest relative step the search below resolves: the scale returned is within it of the least that fits. */
+const SCALE_RTOL = 1e-6;
+
+/**
+ * The smallest scale (to a relative 10⁻⁶, rounded up) at which `next` — `count` more releases
+ * of its family — joins `past` within the budget; null when none does (the past alone, or the
+ * releases however noisy, already exceed it). The joint bound only falls as the new noise grows,
+ * so bisection on log-scale keeps a scale that fits, and the answer is one that was checked.
+ * @example smallestFittingScale(heart, [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
+ */
+export function smallestFittingScale(
+  scenario: Scenario | Scenario<VectorLaw>,
+  past: readonly ReleaseGroup[],
+  next: Omit<ReleaseGroup, 'scale'>,
+  b: Budget,
+  start = 1,
+): number | null {
+  const fits = (s: number) => budgetLevel(scenario, [...past, { ...next, scale: s }], b).fits;
+  if (!fits(1e300)) return null;
+  let lo = start;
+  let hi = start;
+  if (fits(hi)) {
+    // Walk down until a scale misses the budget (or the noise is negligible).
+    for (lo = hi / 2; fits(lo); lo /= 2) {
+      hi = lo;
+      if (lo < 1e-300) return hi;
+    }
+  } else {
+    while (!fits(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+  }
+  while (hi - lo > SCALE_RTOL * hi) {
+    const mid = Math.sqrt(lo * hi);
+    if (mid <= lo || mid >= hi) break;
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

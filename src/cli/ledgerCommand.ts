@@ -1,0 +1,199 @@
+import type { Command } from 'commander';
+import type { ReleaseGroup } from '../account/budget.js';
+import { InputError } from '../errors.js';
+import type { LedgerReport } from '../ledger/ledger.js';
+import { setCommandExit, EXIT } from './exitCode.js';
+import { asFlagError, parseDelta } from './flags.js';
+import { jsonNumber, numUp, table } from './format.js';
+import { parseGrid } from './grid.js';
+import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+import type { Scenario } from '../distribution/scenario.js';
+import type { VectorScenario } from '../vector/law.js';
+
+interface LedgerOptions extends CalibrateOptions {
+  ledger?: string;
+}
+
+const alphaText = (a: number) => (a === Infinity ? '∞' : String(a));
+
+/** The store `--ledger` names, its errors on the flag. */
+async function storeOf(location: string | undefined) {
+  if (location === undefined) throw new InputError('is required (a ledger file, or a postgres:// URL)', '--ledger');
+  const { ledgerStore } = await import('../ledger/store.js');
+  try {
+    return ledgerStore(location);
+  } catch (e) {
+    throw e instanceof InputError && e.path === 'ledger' ? new InputError(e.reason, '--ledger') : e;
+  }
+}
+
+/** Runs a ledger call with its errors named by flag. */
+async function flagged<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    throw asFlagError(e);
+  }
+}
+
+/** Whether a source was named (show and check recompute the levels when it was). */
+const hasSource = (o: LedgerOptions) => !!(o.spec || o.scenario || o.data);
+
+/**
+ * A release's entry in the ledger, made before its values are shown: `record` checks the joint
+ * budget and appends (or throws, nothing shown); `shown` marks it once the values are out.
+ */
+export async function ledgerEntry(
+  location: string,
+  scenario: Scenario | VectorScenario,
+  release: ReleaseGroup & { query: string },
+): Promise<{ seq: number; level: number; alpha: number; budget: string; shown(): Promise<void> }> {
+  const store = await storeOf(location);
+  const { recordRelease, confirmShown, budgetText } = await import('../ledger/ledger.js');
+  const r = await flagged(() => recordRelease(store, scenario, release));
+  return {
+    seq: r.seq,
+    level: r.level.level,
+    alpha: r.level.alpha,
+    budget: budgetText(r.budget),
+    shown: () => confirmShown(store, r.seq),
+  };
+}
+
+/** The ledger's budget and releases for `scenario`, checked first (its laws, its chain). */
+export async function ledgerPast(location: string, scenario: Scenario | VectorScenario) {
+  const store = await storeOf(location);
+  const { ledgerFor } = await import('../ledger/ledger.js');
+  return flagged(() => ledgerFor(store, scenario));
+}
+
+async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
+  const store = await storeOf(o.ledger);
+  if (!o.alpha) throw new InputError('is required: the Rényi order(s) the budget holds at (with --delta: the orders searched)', '--alpha');
+  if (!o.epsilon) throw new InputError('is required: the total budget every release together must keep', '--epsilon');
+  const alphas = parseGrid(o.alpha, 'alpha', true);
+  const epsilons = parseGrid(o.epsilon, 'epsilon');
+  if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
+  const delta = parseDelta(o.delta, undefined);
+  const { scenario } = await loadScenario(o, { vector: true });
+  const { initLedger } = await import('../ledger/ledger.js');
+  const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
+  process.stdout.write(
+    o.json
+      ? `${JSON.stringify({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created }, null, 2)}\n`
+      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\n`,
+  );
+}
+
+const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: number }) =>
+  b.delta !== undefined
+    ? `(ε = ${b.epsilon}, δ = ${b.delta})-Pufferfish through the best of α ∈ {${b.alphas.map((a) => (a === 'inf' ? '∞' : a)).join(', ')}}`
+    : `(α, ε = ${b.epsilon})-Rényi Pufferfish at every α ∈ {${b.alphas.map((a) => (a === 'inf' ? '∞' : a)).join(', ')}}`;
+
+async function report(o: LedgerOptions): Promise<LedgerReport> {
+  const store = await storeOf(o.ledger);
+  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true })).scenario : undefined;
+  const { checkLedger } = await import('../ledger/ledger.js');
+  return flagged(() => checkLedger(store, scenario));
+}
+
+function reportJson(r: LedgerReport) {
+  return {
+    ledger: r.label,
+    scenario: r.meta.scenario,
+    laws: r.meta.laws,
+    budget: JSON.parse(r.meta.budget),
+    releases: r.rows.map((x) => ({ ...x, level: jsonNumber(x.level), alpha: x.alpha === Infinity ? 'inf' : x.alpha })),
+    current: r.current && {
+      level: jsonNumber(r.current.level),
+      alpha: r.current.alpha === Infinity ? 'inf' : r.current.alpha,
+      rows: r.current.accounting.rows.map((row) => ({
+        alpha: row.alpha === Infinity ? 'inf' : row.alpha,
+        joint: jsonNumber(row.divergence),
+        naiveSum: jsonNumber(row.naiveSum),
+        method: row.method,
+      })),
+      ...(r.current.accounting.epsilonDelta ? { epsilonDelta: r.current.accounting.epsilonDelta } : {}),
+    },
+    problems: r.problems,
+  };
+}
+
+function reportText(r: LedgerReport): string {
+  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\n`;
+  const rows = r.rows.map((x) => [
+    String(x.seq),
+    x.at,
+    x.mechanism + (x.cost ? ` (${x.cost})` : ''),
+    numUp(x.scale),
+    String(x.count),
+    x.query,
+    numUp(x.level),
+    alphaText(x.alpha),
+    x.status === 'shown' ? 'shown' : 'pending (counted; its values may not have been shown)',
+  ]);
+  const releases = r.rows.length
+    ? table(['#', 'recorded', 'mechanism', 'scale', 'draws', 'query', 'joint level', 'at α', 'status'], rows, [0, 3, 4, 6])
+    : '(no release recorded yet)';
+  const current = r.current
+    ? `\n\njoint level of all ${r.rows.length} release(s) now (joint accountant), with the naive sum beside it (Pufferfish levels do not add up):\n${table(
+        ['α', 'joint D_α', 'naive Σ', 'how'],
+        r.current.accounting.rows.map((row) => [alphaText(row.alpha), numUp(row.divergence), numUp(row.naiveSum), row.method]),
+        [0, 1, 2],
+      )}${r.current.accounting.epsilonDelta ? `\n(ε, δ): ε′ = ${numUp(r.current.accounting.epsilonDelta.epsilon)} at δ = ${r.current.accounting.epsilonDelta.delta} (α = ${alphaText(r.current.accounting.epsilonDelta.alpha)})` : ''}`
+    : r.rows.length
+      ? '\n\n(give the ledger’s source — --spec, --scenario or --data … — to recompute the joint level per α and the naive sum)'
+      : '';
+  return `${head}\n${releases}${current}\n`;
+}
+
+async function runShow(o: LedgerOptions & { json?: boolean }): Promise<void> {
+  const r = await report(o);
+  process.stdout.write(o.json ? `${JSON.stringify(reportJson(r), null, 2)}\n` : reportText(r));
+}
+
+async function runCheck(o: LedgerOptions & { json?: boolean }): Promise<void> {
+  const r = await report(o);
+  const ok = r.problems.length === 0;
+  if (!ok) setCommandExit(EXIT.checkFailed);
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify({ ...reportJson(r), verdict: ok ? 'pass' : 'fail' }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(
+    ok
+      ? `ledger ${r.label}: ${r.rows.length} release(s), chain of digests intact, every recorded level within the budget${r.current ? ` (recomputed with the laws: now ${numUp(r.current.level)} at α = ${alphaText(r.current.alpha)})` : ' (give the source to recompute the levels)'}\nverdict: pass\n`
+      : `ledger ${r.label}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\nverdict: fail (${r.problems.length} problem(s))\n`,
+  );
+}
+
+/** Registers `ledger init | show | check`. */
+export function ledgerCommand(program: Command): void {
+  const ledger = program
+    .command('ledger')
+    .description('A release ledger: one budget for every release of one quantity, shared by a team (DuckDB file or PostgreSQL).');
+  withSourceOptions(ledger.command('init'))
+    .description('Open a ledger: fix the budget and the laws (scenario) it protects.')
+    .requiredOption('--ledger <file|url>', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]')
+    .option('--spec <file>', 'scenario spec (JSON)')
+    .option('--scenario <name>', 'built-in scenario')
+    .option('--alpha <a,…>', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)')
+    .option('--epsilon <e>', 'the total budget of every release together')
+    .option('--delta <d>', 'an (ε, δ) budget instead of Rényi')
+    .option('--json', 'print the ledger opened as JSON')
+    .action((o) => runInit(o));
+  withSourceOptions(ledger.command('show'))
+    .description('List the recorded releases, and (with the source) the joint level per α beside the naive sum.')
+    .requiredOption('--ledger <file|url>', 'the ledger')
+    .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
+    .option('--scenario <name>', 'built-in scenario, to recompute the levels')
+    .option('--json', 'print the ledger as JSON')
+    .action((o) => runShow(o));
+  withSourceOptions(ledger.command('check'))
+    .description('Re-verify the ledger: its chain of digests, numbering and budget (with the source: every level recomputed). Exit 1 on a problem.')
+    .requiredOption('--ledger <file|url>', 'the ledger')
+    .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
+    .option('--scenario <name>', 'built-in scenario, to recompute the levels')
+    .option('--json', 'print the check as JSON')
+    .action((o) => runCheck(o));
+}

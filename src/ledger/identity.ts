@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { Scenario } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+
+/** A law's atoms and exact masses, whatever its dimension: what the accountant reads of it. */
+function lawText(law: unknown): unknown {
+  const l = law as { values?: Float64Array; points?: Float64Array; d?: number; masses: Float64Array; numerators?: readonly bigint[]; denominator?: bigint };
+  const atoms = Array.from(l.values ?? l.points ?? [], (x) => (Object.is(x, -0) ? 0 : x));
+  return {
+    d: l.d ?? 1,
+    atoms,
+    // Exact rational masses where the law has them (tables, specs); the doubles otherwise (a chain's laws).
+    masses: l.numerators ? [...l.numerators.map(String), String(l.denominator)] : Array.from(l.masses),
+  };
+}
+
+/**
+ * The identity of a scenario's secret-conditional laws: SHA-256 of their canonical text (every
+ * prior by name, every secret by name, atoms and exact masses, the pairs, their order and the
+ * laws' floating-point error). Two sources yield the same digest exactly when the accountant
+ * sees the same laws, so a ledger opened for one is refused for another. The digest keeps no
+ * value that could be read back beyond what the laws are.
+ * @example lawsDigest(builtinScenario('heart')) // 'sha256:…'
+ */
+export function lawsDigest(scenario: Scenario<unknown>): string {
+  if (scenario.lawsNotApplicable)
+    throw new InputError(`the joint accountant needs the secret-conditional laws, and this source has none: ${scenario.lawsNotApplicable}`, 'ledger');
+  const priors = [...scenario.priors]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((p) => ({
+      name: p.name,
+      conditionals: Object.keys(p.conditionals)
+        .sort()
+        .map((k) => [k, lawText(p.conditionals[k])]),
+      absent: p.absent ? [...p.absent].sort() : [],
+      probabilities: p.probabilities
+        ? Object.keys(p.probabilities)
+            .sort()
+            .map((k) => [k, p.probabilities![k]])
+        : null,
+    }));
+  const text = JSON.stringify({ priors, pairs: scenario.pairs ?? null, ordered: scenario.ordered ?? false, massError: scenario.massError ?? 0 });
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}

@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
+import type { Scenario } from '../distribution/scenario.js';
+import type { VectorLaw } from '../vector/law.js';
+import { costs } from '../conditions/costs.js';
+import { InputError } from '../errors.js';
+import { lawsDigest } from './identity.js';
+import { corrupted, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
+
+type AnyScenario = Scenario | Scenario<VectorLaw>;
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+const alphaJson = (a: number) => (a === Infinity ? 'inf' : a);
+
+/** The budget as stored (JSON has no ∞). */
+export function budgetText(b: Budget): string {
+  return JSON.stringify({ alphas: b.alphas.map(alphaJson), epsilon: b.epsilon, ...(b.delta !== undefined ? { delta: b.delta } : {}) });
+}
+
+/** The stored budget read back. */
+export function budgetOf(meta: LedgerMeta, where: string): Budget {
+  try {
+    const j = JSON.parse(meta.budget) as { alphas: (number | 'inf')[]; epsilon: number; delta?: number };
+    return checkBudget({ alphas: j.alphas.map((a) => (a === 'inf' ? Infinity : a)), epsilon: j.epsilon, ...(j.delta !== undefined ? { delta: j.delta } : {}) });
+  } catch {
+    throw corrupted(where, 'its budget entry cannot be read');
+  }
+}
+
+const metaDigest = (m: Omit<LedgerMeta, 'digest'>) => sha(JSON.stringify([m.format, m.created, m.budget, m.laws, m.scenario]));
+
+/** The chain link of a row: its fields (not its status, which changes once) after the previous link. */
+const rowDigest = (prev: string, r: Omit<LedgerRow, 'digest' | 'status'>) =>
+  sha(
+    `${prev}\n${JSON.stringify([r.seq, r.at, r.mechanism, String(r.scale), r.cost, r.count, r.coordinateScales, r.query, String(r.level), String(r.alpha)])}`,
+  );
+
+/** Problems of a ledger's own records: the chain of digests, the numbering, the fields. */
+function chainProblems(s: LedgerState): string[] {
+  const problems: string[] = [];
+  const { digest, ...rest } = s.meta;
+  if (metaDigest(rest) !== digest) problems.push('the budget or laws entry was changed after the ledger was opened (digest mismatch)');
+  let prev = digest;
+  s.rows.forEach((r, i) => {
+    if (r.seq !== i + 1) problems.push(`release ${i + 1} is numbered ${r.seq} (a release was removed or inserted)`);
+    if (rowDigest(prev, r) !== r.digest) problems.push(`release ${r.seq} differs from what was recorded (digest mismatch)`);
+    if (!(r.scale > 0) || !Number.isSafeInteger(r.count) || r.count < 1) problems.push(`release ${r.seq} has scale ${r.scale} and count ${r.count}`);
+    if (r.cost !== null && !(r.cost in costs)) problems.push(`release ${r.seq} names an unknown cost '${r.cost}'`);
+    prev = r.digest;
+  });
+  return problems;
+}
+
+/** The recorded releases as the accountant's groups. */
+const groupsOf = (rows: readonly LedgerRow[]): ReleaseGroup[] =>
+  rows.map((r) => ({
+    mechanism: r.mechanism as ReleaseGroup['mechanism'],
+    scale: r.scale,
+    count: r.count,
+    ...(r.cost ? { cost: costs[r.cost] } : {}),
+    ...(r.coordinateScales ? { coordinateScales: JSON.parse(r.coordinateScales) as number[] } : {}),
+  }));
+
+/**
+ * Opens a ledger: fixes the budget and the identity of the laws it protects. Nothing is
+ * released yet.
+ * @example await initLedger(duckdbStore('year.ledger'), builtinScenario('heart'), { alphas: [2], epsilon: 3 })
+ */
+export async function initLedger(store: LedgerStore, scenario: AnyScenario, budget: Budget, now = new Date()): Promise<LedgerMeta> {
+  checkBudget(budget);
+  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws: lawsDigest(scenario), scenario: scenario.name };
+  const meta = { ...base, digest: metaDigest(base) };
+  await store.create(meta);
+  return meta;
+}
+
+/** A release to record: its noise, how many draws, and the query it released (for people). */
+export interface LedgerRelease extends ReleaseGroup {
+  readonly query: string;
+}
+
+/** What recording a release decided. */
+export interface Recorded {
+  seq: number;
+  level: BudgetLevel;
+  budget: Budget;
+}
+
+/** The checks every use of a ledger starts with: the same laws, an intact chain. */
+function usable(s: LedgerState, scenario: AnyScenario, label: string): Budget {
+  const problems = chainProblems(s);
+  if (problems.length) throw corrupted(label, problems[0]);
+  if (s.meta.laws !== lawsDigest(scenario))
+    throw new InputError(
+      `was opened for other secret-conditional laws (scenario '${s.meta.scenario}'), not those of '${scenario.name}': a ledger accounts the releases of one quantity on one data set`,
+      'ledger',
+    );
+  return budgetOf(s.meta, label);
+}
+
+/**
+ * A ledger read for `scenario`: its budget and recorded releases, after the same checks a
+ * release makes (its laws, its chain), so an account or a release fails before any work.
+ */
+export async function ledgerFor(store: LedgerStore, scenario: AnyScenario): Promise<{ budget: Budget; groups: ReleaseGroup[]; rows: LedgerRow[] }> {
+  const s = await store.read();
+  const budget = usable(s, scenario, store.label);
+  return { budget, groups: groupsOf(s.rows), rows: s.rows };
+}
+
+const budgetWords = (b: Budget) =>
+  b.delta !== undefined
+    ? `(ε = ${b.epsilon}, δ = ${b.delta}) through α ∈ {${b.alphas.map((a) => (a === Infinity ? '∞' : a)).join(', ')}}`
+    : `ε = ${b.epsilon} at α ∈ {${b.alphas.map((a) => (a === Infinity ? '∞' : a)).join(', ')}}`;
+
+/**
+ * Records a release before its values are shown: in one exclusive transaction, reads every
+ * recorded release, computes the joint level of all of them plus this one with the joint
+ * accountant (never by adding levels), and appends it — marked pending — only if that level
+ * stays within the budget. Otherwise nothing is written and the InputError names the budget, the
+ * level this release would reach, and the smallest scale at which it would still fit.
+ */
+export async function recordRelease(store: LedgerStore, scenario: AnyScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+  return store.exclusive((s) => {
+    const budget = usable(s, scenario, store.label);
+    const past = groupsOf(s.rows);
+    const level = budgetLevel(scenario, [...past, r], budget);
+    if (!level.fits) {
+      const fit = smallestFittingScale(
+        scenario,
+        past,
+        {
+          mechanism: r.mechanism,
+          count: r.count,
+          ...(r.cost ? { cost: r.cost } : {}),
+          ...(r.coordinateScales ? { coordinateScales: r.coordinateScales } : {}),
+        },
+        budget,
+        r.scale,
+      );
+      const at = level.alpha === Infinity ? '∞' : level.alpha;
+      throw new InputError(
+        `refused: with the ${s.rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${level.level.toPrecision(6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
+          fit === null ? 'no scale fits any more: the budget is spent' : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
+        }. Nothing was recorded or shown.`,
+        'ledger',
+      );
+    }
+    const seq = s.rows.length + 1;
+    const prev = s.rows.length ? s.rows[s.rows.length - 1].digest : s.meta.digest;
+    const fields = {
+      seq,
+      at: now.toISOString(),
+      mechanism: r.mechanism,
+      scale: r.scale,
+      cost: r.cost ? r.cost.name : null,
+      count: r.count,
+      coordinateScales: r.coordinateScales ? JSON.stringify(r.coordinateScales) : null,
+      query: r.query,
+      level: level.level,
+      alpha: level.alpha,
+    };
+    const row: LedgerRow = { ...fields, status: 'pending', digest: rowDigest(prev, fields) };
+    return { append: [row], result: { seq, level, budget } };
+  });
+}
+
+const budgetLevelWhere = (b: Budget, at: number | string) => (b.delta !== undefined ? ` (ε′ at δ = ${b.delta}, via α = ${at})` : ` (D_α at α = ${at})`);
+
+/** Marks a recorded release as shown: its values reached the output. */
+export async function confirmShown(store: LedgerStore, seq: number): Promise<void> {
+  await store.markShown([seq]);
+}
+
+/** A ledger's releases and levels, as `ledger show` prints them. */
+export interface LedgerReport {
+  label: string;
+  meta: LedgerMeta;
+  budget: Budget;
+  rows: LedgerRow[];
+  /** Recomputed with the laws when they were given: the joint level per α and the naive sum. */
+  current: BudgetLevel | null;
+  problems: string[];
+}
+
+/**
+ * Reads a ledger and re-verifies it: the chain of digests, the numbering, and — when the
+ * scenario is given — that it is the ledger's laws, that every prefix of the releases was within
+ * the budget at the level recorded (recomputed by the joint accountant), and the current level.
+ * Never changes the ledger.
+ */
+export async function checkLedger(store: LedgerStore, scenario?: AnyScenario): Promise<LedgerReport> {
+  const s = await store.read();
+  const problems = chainProblems(s);
+  const budget = budgetOf(s.meta, store.label);
+  let current: BudgetLevel | null = null;
+  if (scenario) {
+    if (s.meta.laws !== lawsDigest(scenario)) problems.push(`the laws given are not the ledger's (it was opened for scenario '${s.meta.scenario}')`);
+    else if (s.rows.length) {
+      const groups = groupsOf(s.rows);
+      s.rows.forEach((r, i) => {
+        const l = budgetLevel(scenario, groups.slice(0, i + 1), budget);
+        if (!l.fits) problems.push(`after release ${r.seq} the joint level ${l.level} exceeds the budget`);
+        // The recorded level must be the accountant's, up to the last bits of a recomputation.
+        if (!(Math.abs(l.level - r.level) <= 1e-9 * Math.max(1, Math.abs(r.level))))
+          problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
+      });
+      current = budgetLevel(scenario, groups, budget);
+    }
+  } else
+    s.rows.forEach((r) => {
+      if (!(r.level <= budget.epsilon)) problems.push(`release ${r.seq} was recorded at level ${r.level}, over the budget ε = ${budget.epsilon}`);
+    });
+  return { label: store.label, meta: s.meta, budget, rows: s.rows, current, problems };
+}

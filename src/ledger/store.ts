@@ -1,0 +1,346 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InputError } from '../errors.js';
+import { duckdb, pg } from '../sources/engines/drivers.js';
+import { sourceLabel } from '../sources/table.js';
+
+/** What a ledger fixes when it is opened: the budget and the laws it protects. */
+export interface LedgerMeta {
+  /** Format of the ledger (the layout below). */
+  format: 1;
+  created: string;
+  /** The budget as JSON text (`Budget`, ∞ written "inf"). */
+  budget: string;
+  /** `lawsDigest` of the scenario. */
+  laws: string;
+  /** The scenario's name, for people. */
+  scenario: string;
+  /** SHA-256 of the fields above: the first link of the rows' chain. */
+  digest: string;
+}
+
+/** One recorded release (never its values, never the data). */
+export interface LedgerRow {
+  seq: number;
+  at: string;
+  mechanism: string;
+  scale: number;
+  cost: string | null;
+  count: number;
+  /** JSON text of the coordinate weights of a vector release, else null. */
+  coordinateScales: string | null;
+  /** The released query, for people (columns, or the command's --query). */
+  query: string;
+  /** The joint level of every release up to and including this one, read against the budget, and its order. */
+  level: number;
+  alpha: number;
+  /** 'pending' from the check until the values are out; 'shown' once they were printed or written. */
+  status: 'pending' | 'shown';
+  /** SHA-256 of the previous link and this row's fields (not its status). */
+  digest: string;
+}
+
+export interface LedgerState {
+  meta: LedgerMeta;
+  rows: LedgerRow[];
+}
+
+/**
+ * Where a ledger lives. The budget check and the append run in one exclusive transaction
+ * (`exclusive`): whatever the decision reads stays true until its rows are committed, so two
+ * processes can never both pass a budget only one fits.
+ */
+export interface LedgerStore {
+  /** The location fit to print (no credentials). */
+  readonly label: string;
+  create(meta: LedgerMeta): Promise<void>;
+  read(): Promise<LedgerState>;
+  /** Reads the ledger, lets `decide` return rows to append (or throw), and commits them, all under one lock. */
+  exclusive<T>(decide: (s: LedgerState) => { append: LedgerRow[]; result: T }): Promise<T>;
+  /** Marks releases whose values are out. */
+  markShown(seqs: readonly number[]): Promise<void>;
+}
+
+const META_FIELDS = ['format', 'created', 'budget', 'laws', 'scenario', 'digest'] as const;
+
+const CREATE = (t: { meta: string; rows: string }, real: string) => [
+  `CREATE TABLE ${t.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE ${t.rows} (seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, mechanism TEXT NOT NULL, scale ${real} NOT NULL, cost TEXT, count INTEGER NOT NULL, coordinate_scales TEXT, query TEXT NOT NULL, level ${real} NOT NULL, alpha TEXT NOT NULL, status TEXT NOT NULL, digest TEXT NOT NULL)`,
+];
+
+/** The rows of a ledger table as typed fields; anything malformed is the ledger's corruption, reported. */
+function rowOf(r: Record<string, unknown>, where: string): LedgerRow {
+  const num = (k: string) => {
+    const v = Number(r[k]);
+    if (!Number.isFinite(v)) throw corrupted(where, `release field '${k}' is ${String(r[k])}`);
+    return v;
+  };
+  const status = String(r.status);
+  if (status !== 'pending' && status !== 'shown') throw corrupted(where, `release status '${status}'`);
+  return {
+    seq: num('seq'),
+    at: String(r.recorded_at),
+    mechanism: String(r.mechanism),
+    scale: num('scale'),
+    cost: r.cost === null || r.cost === undefined ? null : String(r.cost),
+    count: num('count'),
+    coordinateScales: r.coordinate_scales === null || r.coordinate_scales === undefined ? null : String(r.coordinate_scales),
+    query: String(r.query),
+    level: num('level'),
+    alpha: r.alpha === 'inf' ? Infinity : num('alpha'),
+    status,
+    digest: String(r.digest),
+  };
+}
+
+function metaOf(pairs: { key: unknown; value: unknown }[], where: string): LedgerMeta {
+  const m = new Map(pairs.map((p) => [String(p.key), String(p.value)]));
+  for (const k of META_FIELDS) if (!m.has(k)) throw corrupted(where, `its '${k}' entry is missing`);
+  if (m.get('format') !== '1') throw corrupted(where, `format ${m.get('format')} (this version reads format 1)`);
+  return {
+    format: 1,
+    created: m.get('created')!,
+    budget: m.get('budget')!,
+    laws: m.get('laws')!,
+    scenario: m.get('scenario')!,
+    digest: m.get('digest')!,
+  };
+}
+
+/** A ledger that cannot be read as one: reported, never reset. */
+export const corrupted = (where: string, why: string) =>
+  new InputError(`'${where}' is not a readable ledger (${why}); it was left as it is — restore it from a copy, or start a new ledger elsewhere`, 'ledger');
+
+const rowValues = (r: LedgerRow) => [
+  r.seq,
+  r.at,
+  r.mechanism,
+  r.scale,
+  r.cost,
+  r.count,
+  r.coordinateScales,
+  r.query,
+  r.level,
+  r.alpha === Infinity ? 'inf' : String(r.alpha),
+  r.status,
+  r.digest,
+];
+
+/** How long a release waits for another process's ledger transaction before giving up. */
+const LOCK_WAIT_MS = 120_000;
+
+/**
+ * A ledger in a DuckDB file. DuckDB lets one process at a time open a file (an operating-system
+ * lock, released when the process ends, however it ends), so the transaction is exclusive
+ * across processes; a process killed mid-transaction leaves the last commit (DuckDB's
+ * write-ahead log). Chosen over SQLite because DuckDB is already the table engine: no second
+ * native dependency.
+ */
+export function duckdbStore(path: string): LedgerStore {
+  const tables = { meta: 'ledger_meta', rows: 'ledger_releases' };
+  const where = path;
+  const open = async <T>(fn: (con: import('@duckdb/node-api').DuckDBConnection) => Promise<T>, file = path): Promise<T> => {
+    const { DuckDBInstance } = duckdb();
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+      let inst: import('@duckdb/node-api').DuckDBInstance;
+      try {
+        inst = await DuckDBInstance.create(file);
+      } catch (e) {
+        const msg = (e as Error).message;
+        if (/Could not set lock|Conflicting lock/i.test(msg) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, wait / 2 + randomInt(wait + 1)));
+          continue;
+        }
+        if (/lock/i.test(msg)) throw new InputError(`'${where}' stayed locked by another process for ${LOCK_WAIT_MS / 1000} s`, 'ledger');
+        throw corrupted(where, msg.split('\n')[0]);
+      }
+      const con = await inst.connect();
+      try {
+        return await fn(con);
+      } finally {
+        con.closeSync();
+        inst.closeSync();
+      }
+    }
+  };
+  const readAll = async (con: import('@duckdb/node-api').DuckDBConnection): Promise<LedgerState> => {
+    let meta: { key: unknown; value: unknown }[];
+    let rows: Record<string, unknown>[];
+    try {
+      meta = (await con.runAndReadAll(`SELECT key, value FROM ${tables.meta}`)).getRowObjects() as { key: unknown; value: unknown }[];
+      rows = (await con.runAndReadAll(`SELECT * FROM ${tables.rows} ORDER BY seq`)).getRowObjects();
+    } catch (e) {
+      throw corrupted(where, (e as Error).message.split('\n')[0]);
+    }
+    return { meta: metaOf(meta, where), rows: rows.map((r) => rowOf(r, where)) };
+  };
+  const mustExist = () => {
+    if (!existsSync(path)) throw new InputError(`no ledger at '${path}': create it with 'pufferfish ledger init --ledger ${path} …'`, 'ledger');
+    if (!statSync(path).isFile()) throw new InputError(`'${path}' is not a regular file`, 'ledger');
+  };
+  return {
+    label: path,
+    async create(meta) {
+      if (existsSync(path)) throw new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
+      const dir = dirname(resolve(path));
+      if (!existsSync(dir)) throw new InputError(`folder '${dirname(path)}' does not exist`, 'ledger');
+      // Built beside it and linked into place: the name appears complete, and never over a file.
+      const tmp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+      try {
+        await open(async (con) => {
+          for (const sql of CREATE(tables, 'DOUBLE')) await con.run(sql);
+          for (const k of META_FIELDS) await con.run(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+        }, tmp);
+        linkSync(tmp, path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
+        throw e;
+      } finally {
+        rmSync(tmp, { force: true });
+        rmSync(`${tmp}.wal`, { force: true });
+      }
+    },
+    async read() {
+      mustExist();
+      return open(readAll);
+    },
+    async exclusive(decide) {
+      mustExist();
+      return open(async (con) => {
+        await con.run('BEGIN TRANSACTION');
+        try {
+          const { append, result } = decide(await readAll(con));
+          for (const r of append)
+            await con.run(
+              `INSERT INTO ${tables.rows} VALUES (${rowValues(r)
+                .map((_, i) => `$${i + 1}`)
+                .join(', ')})`,
+              rowValues(r),
+            );
+          await con.run('COMMIT');
+          return result;
+        } catch (e) {
+          await con.run('ROLLBACK');
+          throw e;
+        }
+      });
+    },
+    async markShown(seqs) {
+      if (seqs.length === 0) return;
+      await open(async (con) => {
+        await con.run(`UPDATE ${tables.rows} SET status = 'shown' WHERE seq IN (${seqs.map(Number).join(', ')})`);
+      });
+    },
+  };
+}
+
+/**
+ * A ledger in PostgreSQL, for a team: `postgres://…/db` holds tables `pufferfish_ledger_meta` and
+ * `pufferfish_ledger_releases` (a URL fragment `#NAME` keeps several ledgers in one database,
+ * `pufferfish_ledger_NAME_…`). The transaction takes `LOCK TABLE … IN EXCLUSIVE MODE` on the
+ * releases, so concurrent releases queue behind each other's budget check.
+ */
+export function postgresStore(url: string): LedgerStore {
+  const u = new URL(url);
+  const name = decodeURIComponent(u.hash.slice(1));
+  if (name && !/^[a-z][a-z0-9_]{0,40}$/.test(name)) throw new InputError(`ledger name '#${name}' must be lower-case letters, digits and _`, 'ledger');
+  u.hash = '';
+  const connectionString = u.toString();
+  const prefix = `pufferfish_ledger${name ? `_${name}` : ''}`;
+  const tables = { meta: `${prefix}_meta`, rows: `${prefix}_releases` };
+  const label = `${sourceLabel(connectionString)}${name ? `#${name}` : ''}`;
+  const connect = async () => {
+    const { Client } = pg();
+    const client = new Client({ connectionString, connectionTimeoutMillis: 5000 });
+    try {
+      await client.connect();
+    } catch (e) {
+      throw new InputError(`cannot reach the ledger's database ${label}: ${(e as Error).message.split('\n')[0]}`, 'ledger');
+    }
+    return client;
+  };
+  const within = async <T>(fn: (c: import('pg').Client) => Promise<T>): Promise<T> => {
+    const client = await connect();
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      await client.end();
+    }
+  };
+  const readAll = async (c: import('pg').Client): Promise<LedgerState> => {
+    let meta: { key: unknown; value: unknown }[];
+    let rows: Record<string, unknown>[];
+    try {
+      meta = (await c.query(`SELECT key, value FROM ${tables.meta}`)).rows;
+      rows = (await c.query(`SELECT * FROM ${tables.rows} ORDER BY seq`)).rows;
+    } catch (e) {
+      if ((e as { code?: string }).code === '42P01')
+        throw new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
+      throw corrupted(label, (e as Error).message.split('\n')[0]);
+    }
+    return { meta: metaOf(meta, label), rows: rows.map((r) => rowOf(r, label)) };
+  };
+  return {
+    label,
+    async create(meta) {
+      await within(async (c) => {
+        try {
+          for (const sql of CREATE(tables, 'double precision')) await c.query(sql);
+        } catch (e) {
+          if ((e as { code?: string }).code === '42P07') throw new InputError(`a ledger already exists in ${label}; name another with #NAME`, 'ledger');
+          throw e;
+        }
+        for (const k of META_FIELDS) await c.query(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+      });
+    },
+    read: () => within(readAll),
+    exclusive: (decide) =>
+      within(async (c) => {
+        try {
+          await c.query(`LOCK TABLE ${tables.rows} IN EXCLUSIVE MODE`);
+        } catch (e) {
+          if ((e as { code?: string }).code === '42P01')
+            throw new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
+          throw e;
+        }
+        const { append, result } = decide(await readAll(c));
+        for (const r of append)
+          await c.query(
+            `INSERT INTO ${tables.rows} VALUES (${rowValues(r)
+              .map((_, i) => `$${i + 1}`)
+              .join(', ')})`,
+            rowValues(r),
+          );
+        return result;
+      }),
+    async markShown(seqs) {
+      if (seqs.length === 0) return;
+      await within(async (c) => {
+        await c.query(`UPDATE ${tables.rows} SET status = 'shown' WHERE seq = ANY($1::int[])`, [seqs.map(Number)]);
+      });
+    },
+  };
+}
+
+/** The store a `--ledger` value names: a PostgreSQL URL, else a DuckDB file. */
+export function ledgerStore(location: string): LedgerStore {
+  if (location.trim() === '') throw new InputError('needs a file path or a postgres:// URL', 'ledger');
+  if (/^postgres(ql)?:\/\//i.test(location)) {
+    try {
+      return postgresStore(location);
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError('is not a valid postgres:// URL', 'ledger');
+    }
+  }
+  return duckdbStore(location);
+}

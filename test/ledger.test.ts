@@ -1,0 +1,232 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { budgetLevel } from '../src/account/budget.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { lawsDigest } from '../src/ledger/identity.js';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+const cliAsync = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [BIN, ...args]).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+const heart = builtinScenario('heart');
+const pgUrl = process.env.PUFFERFISH_PG_URL;
+const pgSkipped = process.env.PUFFERFISH_PG_SKIPPED;
+
+/** A fresh ledger location: a file in a new folder, or a named ledger in the test database. */
+let names = 0;
+const locations = (kind: 'file' | 'postgres') =>
+  kind === 'file' ? join(mkdtempSync(join(tmpdir(), 'pf-ledger-')), 'year.ledger') : `${pgUrl}#t${process.pid}_${Date.now() % 1e6}_${names++}`;
+
+const json = (r: { stdout: string }) => JSON.parse(r.stdout);
+
+/**
+ * A year of monthly Gaussian releases of heart's oldpeak, each calibrated for ε = 0.05 alone,
+ * under a ledger budget of ε = 1 at α = 2: the ledger must refuse the month that would break the
+ * budget, name a scale that fits, and take the release at that scale.
+ */
+async function year(kind: 'file' | 'postgres') {
+  const L = locations(kind);
+  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1').status).toBe(0);
+  let refusals = 0;
+  let fitted = 0;
+  let spent = 0;
+  for (let month = 1; month <= 12; month++) {
+    const r = cli('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--epsilon', '0.05', '--ledger', L, '--json');
+    if (r.status === 0) {
+      expect(json(r).ledger.release).toBe(month - spent);
+      continue;
+    }
+    // Refused: nothing shown, the budget, the level and the scale that fits named.
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^error: --ledger: refused: .* would bring the joint level to [\d.]+ \(D_α at α = 2\), over the ledger's budget ε = 1 at α ∈ \{2\}; /,
+    );
+    refusals++;
+    const named = /still fits is ([\d.e+]+)/.exec(r.stderr);
+    if (!named) {
+      // Once the fitted releases have brought the level to the budget, nothing more fits.
+      expect(r.stderr).toMatch(/no scale fits any more: the budget is spent/);
+      spent++;
+      continue;
+    }
+    const fit = named[1];
+    fitted++;
+    const ok = cli('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--ledger', L, '--scale', fit, '--json');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(json(ok).scale).toBe(Number(fit));
+    expect(json(ok).ledger.level).toBeLessThanOrEqual(1);
+  }
+  expect(refusals).toBeGreaterThan(0);
+  expect(fitted).toBeGreaterThan(0);
+  const check = cli('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json');
+  expect(check.status, check.stdout + check.stderr).toBe(0);
+  const c = json(check);
+  expect(c.verdict).toBe('pass');
+  expect(c.releases).toHaveLength(12 - spent);
+  expect(c.releases.every((r: { status: string }) => r.status === 'shown')).toBe(true);
+  // The joint level, recomputed from the laws by the accountant, is within the budget, and is
+  // larger than the naive sum would suggest for these correlated releases.
+  expect(c.current.level).toBeLessThanOrEqual(1);
+  const scales = c.releases.map((r: { scale: number }) => r.scale);
+  const recomputed = budgetLevel(
+    heart,
+    scales.map((scale: number) => ({ mechanism: 'gaussian', scale, count: 1 })),
+    { alphas: [2], epsilon: 1 },
+  );
+  expect(recomputed.level).toBe(c.current.level);
+  const show = cli('ledger', 'show', '--ledger', L, '--scenario', 'heart');
+  expect(show.stdout).toMatch(/joint D_α +naive Σ/);
+  return L;
+}
+
+/**
+ * 20 processes release at one scale at once against a budget that fits exactly k of them:
+ * exactly k succeed, the ledger holds exactly those, and its check passes.
+ */
+async function race(kind: 'file' | 'postgres') {
+  const L = locations(kind);
+  const scale = 3;
+  const level = (n: number) => budgetLevel(heart, [{ mechanism: 'gaussian', scale, count: n }], { alphas: [2], epsilon: 1e9 }).level;
+  const k = 7;
+  const epsilon = (level(k) + level(k + 1)) / 2;
+  expect(level(k)).toBeLessThan(epsilon);
+  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', String(epsilon)).status).toBe(0);
+  const runs = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      cliAsync('release', '--scenario', 'heart', '--value', '1.4', '--mechanism', 'gaussian', '--ledger', L, '--scale', '3', '--json'),
+    ),
+  );
+  const ok = runs.filter((r) => r.code === 0);
+  expect(ok).toHaveLength(k);
+  for (const r of runs.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/refused/);
+  const c = json(cli('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
+  expect(c.verdict).toBe('pass');
+  expect(c.releases).toHaveLength(k);
+  expect(new Set(ok.map((r) => json(r).ledger.release))).toEqual(new Set(Array.from({ length: k }, (_, i) => i + 1)));
+}
+
+describe('release ledger (a DuckDB file)', () => {
+  it('a 12-release year: the release that would exceed the budget is refused with the scale that fits, and that scale passes', async () => {
+    await year('file');
+  });
+
+  it('20 concurrent releases against a budget that fits exactly 7: exactly 7 succeed and the ledger holds exactly those', async () => {
+    await race('file');
+  });
+
+  it('a process killed at any point leaves a ledger that check accepts, holding the release whenever its values were shown', async () => {
+    const L = locations('file');
+    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '100').status).toBe(0);
+    let held = 0;
+    for (const delay of [0, 60, 120, 180, 240, 300, 360, 420, 520, 700]) {
+      const child = spawn(process.execPath, [
+        BIN,
+        'release',
+        '--scenario',
+        'heart',
+        '--value',
+        '1.4',
+        '--mechanism',
+        'gaussian',
+        '--ledger',
+        L,
+        '--scale',
+        '2',
+      ]);
+      let out = '';
+      child.stdout.on('data', (b) => {
+        out += String(b);
+      });
+      const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
+      setTimeout(() => child.kill('SIGKILL'), delay);
+      await done;
+      const c = json(cli('ledger', 'check', '--ledger', L, '--json'));
+      expect(c.verdict, JSON.stringify(c.problems)).toBe('pass');
+      // Shown ⇒ held: the values reach stdout only after the release is committed.
+      if (/^value\tinterval$/m.test(out)) expect(c.releases.length).toBe(held + 1);
+      held = c.releases.length;
+    }
+    const s = json(cli('ledger', 'show', '--ledger', L, '--json'));
+    expect(s.releases.every((r: { status: string }) => r.status === 'shown' || r.status === 'pending')).toBe(true);
+  });
+
+  it('a ledger opened for other laws is refused before any work, and init never opens over a file', () => {
+    const L = locations('file');
+    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1').status).toBe(0);
+    const r = cli('release', '--scenario', 'adult', '--value', '3', '--ledger', L);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --ledger: was opened for other secret-conditional laws \(scenario 'heart/);
+    const again = cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '5');
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/already exists/);
+    expect(json(cli('ledger', 'show', '--ledger', L, '--json')).budget.epsilon).toBe(1);
+    expect(cli('account', '--scenario', 'adult', '--ledger', L).stderr).toMatch(/other secret-conditional laws/);
+    expect(lawsDigest(heart)).toBe(json(cli('ledger', 'show', '--ledger', L, '--json')).laws);
+  });
+
+  it('a corrupted ledger is reported and left as it is, never reset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
+    const junk = join(dir, 'junk.ledger');
+    writeFileSync(junk, 'not a database '.repeat(500));
+    const before = readFileSync(junk);
+    for (const args of [
+      ['ledger', 'show', '--ledger', junk],
+      ['ledger', 'check', '--ledger', junk],
+      ['release', '--scenario', 'heart', '--value', '1', '--ledger', junk],
+    ]) {
+      const r = cli(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/is not a readable ledger .* it was left as it is/);
+    }
+    expect(readFileSync(junk).equals(before)).toBe(true);
+    // A row changed behind the ledger's back (its scale raised in the database): check fails, releases are refused.
+    const L = join(dir, 'tampered.ledger');
+    cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
+    expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1').status).toBe(0);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const inst = await DuckDBInstance.create(L);
+    const con = await inst.connect();
+    await con.run('UPDATE ledger_releases SET scale = 100');
+    con.closeSync();
+    inst.closeSync();
+    const c = cli('ledger', 'check', '--ledger', L);
+    expect(c.status).toBe(1);
+    expect(c.stdout).toMatch(/release 1 differs from what was recorded \(digest mismatch\)/);
+    expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1').stderr).toMatch(
+      /not a readable ledger/,
+    );
+  });
+
+  it('bad input names the flag', () => {
+    expect(cli('release', '--scenario', 'heart', '--value', '1', '--scale', '2').stderr).toMatch(/^error: --scale: goes with --ledger/);
+    const L = locations('file');
+    expect(cli('release', '--scenario', 'heart', '--value', '1', '--ledger', L).stderr).toMatch(/^error: --ledger: no ledger at/);
+    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--epsilon', '1').stderr).toMatch(/^error: --alpha: is required/);
+    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '0.5', '--epsilon', '1').stderr).toMatch(
+      /^error: --alpha: joint accounting covers α > 1/,
+    );
+    expect(cli('release', '--scenario', 'heart', '--value', '1', '--ledger', L, '--truncate', '0,3').stderr).toMatch(
+      /^error: --truncate: is not taken with --ledger/,
+    );
+  });
+});
+
+describe.skipIf(!!pgSkipped)(`release ledger (PostgreSQL)${pgSkipped ? ` — SKIPPED: ${pgSkipped}` : ''}`, () => {
+  it('the 12-release year', async () => {
+    const L = await year('postgres');
+    // The location printed never carries credentials.
+    expect(json(cli('ledger', 'show', '--ledger', L, '--json')).ledger).not.toMatch(/@/);
+  });
+  it('20 concurrent releases: exactly k succeed', async () => {
+    await race('postgres');
+  });
+});
