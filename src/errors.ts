@@ -1,6 +1,7 @@
 /**
  * Errors the user can fix. The CLI prints `message` on one line and exits with code 2;
  * `path` names the offending field or flag (e.g. `priors[0].conditionals.Husband.weights[2]`).
+ * @example new InputError('must be > 0, got -1', 'epsilon').path // 'epsilon'
  */
 export class InputError extends Error {
   override readonly name = 'InputError';
@@ -17,7 +18,10 @@ export class InputError extends Error {
   }
 }
 
-/** A numerical routine could not certify its answer. Never swallowed: no number is better than a wrong one. */
+/**
+ * A numerical routine could not certify its answer. Never swallowed: no number is better than a wrong one.
+ * @example new NumericalError('no certified bracket').name // 'NumericalError'
+ */
 export class NumericalError extends Error {
   override readonly name = 'NumericalError';
 }

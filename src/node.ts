@@ -1,14 +1,25 @@
 // Pufferfish for Node: the core (`pufferfish`) plus what needs the file system, native engines or
-// headless rendering. Heavy dependencies load only where used (DuckDB and pg with a table,
-// Vega and resvg with `reproduce`).
+// headless rendering. Heavy dependencies load only where used (DuckDB and pg with a table or a
+// ledger, Vega and resvg with `reproduce`).
 export * from './index.js';
-export { loadSpecFile, MAX_SPEC_BYTES } from './spec/loadFile.js';
-export { uciHistograms, uciScenario } from './uci/files.js';
+export { loadSpecFile } from './spec/loadFile.js';
+export { scenarioFromTable } from './api/table.js';
 export { tableHistograms } from './sources/histograms.js';
-export { sourceKind, sourceLabel, type TableSource } from './sources/table.js';
-export { DATASETS, fetchDataset, availableDir, cacheDir, isComplete, type Dataset } from './uci/datasets.js';
-export { privatizeTable } from './sources/privatize.js';
-export { reproduce, type ReproduceOptions } from './reproduce/reproduce.js';
-export { initLedger, recordRelease, confirmShown, checkLedger, ledgerFor, type LedgerRelease, type LedgerReport, type Recorded } from './ledger/ledger.js';
-export { duckdbStore, postgresStore, ledgerStore, type LedgerStore, type LedgerMeta, type LedgerRow, type LedgerState } from './ledger/store.js';
+export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';
+export type { TableSource } from './sources/table.js';
+export { uciScenario } from './uci/files.js';
+export { privatizeTable, type PrivatizeOptions } from './sources/privatize.js';
+export { reproduce, type ReproduceOptions, type ReproduceResult } from './reproduce/reproduce.js';
+export {
+  initLedger,
+  recordRelease,
+  confirmShown,
+  checkLedger,
+  ledgerFor,
+  type LedgerRelease,
+  type LedgerReport,
+  type Recorded,
+  type LedgerScenario,
+} from './ledger/ledger.js';
+export { ledgerStore, type LedgerStore, type LedgerMeta, type LedgerRow, type LedgerState } from './ledger/store.js';
 export { lawsDigest } from './ledger/identity.js';

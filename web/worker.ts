@@ -4,48 +4,33 @@ import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
 import {
   applicableMethods,
-  audit,
-  builtinScenario,
-  checkContamination,
-  columnSummaries,
-  mechanismDef,
-  noiseOptions,
-  parsePriorClass,
-  formatPath,
-  validate,
-  workerSettingsSchema,
   calibrate,
-  calibrateEpsDelta,
   checkSettings,
-  epsDeltaBest,
-  epsDeltaTrials,
-  distinctValues,
-  InputError,
   METHOD_LABEL,
-  parseDelimited,
-  release,
-  scaleVsAlphaChart,
-  tableScenario,
-  textHistograms,
-  uciQuirks,
-  varianceChart,
   type CalibrationResult,
   type CalibrationSettings,
-  type ChartRow as Row,
   type Mechanism,
-  type Scenario,
   type SingleMethod,
-  type TextTable,
-  auditVector,
-  calibrateVector,
-  DEFAULT_DELTA_ALPHAS,
-  dimensionOf,
-  isVectorScenario,
-  releaseVector,
-  scenarioSpec,
-  vectorScenarioOf,
-  type VectorScenario,
-} from '../src/index.js';
+} from '../src/calibrate/calibrate.js';
+import { audit } from '../src/audit/audit.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { checkContamination } from '../src/calibrate/contamination.js';
+import { columnSummaries, distinctValues, parseDelimited, textHistograms, type TextTable } from '../src/sources/csvText.js';
+import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
+import { parsePriorClass, tableScenario } from '../src/sources/priors.js';
+import { formatPath } from '../src/spec/load.js';
+import { validate, workerSettingsSchema } from '../src/spec/schema.js';
+import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
+import { InputError } from '../src/errors.js';
+import { release } from '../src/release/release.js';
+import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
+import { uciQuirks } from '../src/uci/formats.js';
+import type { Scenario } from '../src/distribution/scenario.js';
+import { auditVector } from '../src/vector/audit.js';
+import { calibrateVector, dimensionOf } from '../src/vector/calibrate.js';
+import { isVectorScenario, vectorScenarioOf, type VectorScenario } from '../src/vector/law.js';
+import { releaseVector } from '../src/vector/release.js';
+import { scenarioSpec } from '../src/spec/write.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
 

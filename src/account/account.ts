@@ -31,6 +31,7 @@ export interface Release {
 /** How a joint divergence was bounded. */
 export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
 
+/** One order of an account: the certified joint D_α, how it was bounded, and the naive sum beside it. */
 export interface AccountRow {
   alpha: number;
   /** Certified upper bound on the joint D_α over every prior, pair and required direction. */
@@ -46,6 +47,7 @@ export interface AccountRow {
   understated: boolean | null;
 }
 
+/** The joint level of several releases of one value: one row per order, and the (ε′, δ) they imply. */
 export interface Accounting {
   releases: number;
   rows: AccountRow[];
@@ -242,6 +244,7 @@ export function account(scenario: Scenario, releases: Release[], opts: { alphas:
  * releases — `past` and the new one — within (α, ε) for every prior and pair: the joint bound is
  * non-increasing in the new scale, so the one driver's bracketed search applies. InputError when
  * the past releases alone already exceed ε (no amount of noise on a new release can undo them).
+ * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
  */
 export function nextReleaseScale(
   scenario: Scenario,

@@ -95,7 +95,7 @@ const SCALE_RTOL = 1e-6;
  * of its family — joins `past` within the budget; null when none does (the past alone, or the
  * releases however noisy, already exceed it). The joint bound only falls as the new noise grows,
  * so bisection on log-scale keeps a scale that fits, and the answer is one that was checked.
- * @example smallestFittingScale(heart, [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
+ * @example smallestFittingScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
  */
 export function smallestFittingScale(
   scenario: Scenario | Scenario<VectorLaw>,

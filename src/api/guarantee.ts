@@ -29,6 +29,7 @@ export interface NoiseChoice {
   eta?: Eta;
 }
 
+/** The result type of `calibrateFor` for each kind of guarantee. */
 export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' }
   ? CalibrationResult
   : G extends { kind: 'epsilon-delta' }

@@ -17,6 +17,7 @@ import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { cryptoSource } from '../sampling/random.js';
 
+/** What to audit: the noise family and scale, the orders, ε, and optionally δ and the number of releases. */
 export interface AuditSettings {
   mechanism: Mechanism;
   /** Laplace b, Gaussian σ, exponential θ. */
@@ -30,6 +31,7 @@ export interface AuditSettings {
   eta?: Eta;
 }
 
+/** One audited (α, prior, direction): the certified D_α, its slack against ε and the (ε′, δ) conversions. */
 export interface AuditRow {
   alpha: number;
   prior: string;
@@ -59,6 +61,7 @@ export interface AuditRow {
  * Audits a noise scale: the exact D_α of the released outputs for every α, prior, pair and
  * direction (both unless the scenario is ordered), with its slack to ε, the (ε′, δ) it implies,
  * and for Laplace-shaped noise the exact ε-Pufferfish level.
+ * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
 export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');

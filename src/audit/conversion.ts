@@ -10,6 +10,7 @@ export function rdpToDpEq5(divergence: number, alpha: number, delta: number): nu
 /**
  * The sharper conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Balle et al. 2020):
  * ε′ = D_α + log((α−1)/α) − (log δ + log α)/(α−1). Never worse than eq. (5) for δ < 1.
+ * @example rdpToDpSharp(1, 2, 1e-6) // below rdpToDpEq5(1, 2, 1e-6)
  */
 export function rdpToDpSharp(divergence: number, alpha: number, delta: number): number {
   return divergence + Math.log((alpha - 1) / alpha) - (Math.log(delta) + Math.log(alpha)) / (alpha - 1);

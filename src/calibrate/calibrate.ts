@@ -16,6 +16,7 @@ import { massErrorCharge, SOURCE_METHOD_NAMES, type SourceMethod } from '../dist
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 
+/** One (prior, pair)'s own smallest scale; the calibration is their maximum. */
 export interface PairScale {
   prior: string;
   pair: [string, string];
@@ -24,6 +25,7 @@ export interface PairScale {
   zeroReason?: string;
 }
 
+/** A calibrated scale with its rule, the binding prior and pair, the explanation and the certificate it was checked by. */
 export interface CalibrationResult {
   mechanism: Mechanism;
   method: Method | SourceMethodName;
@@ -110,6 +112,7 @@ function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boo
     : null;
 }
 
+/** How a calibration runs: progress reports and bounds computed elsewhere (worker threads). */
 export interface CalibrateOptions {
   onProgress?: Progress;
   /** Per-method unit results computed by worker threads (`calibrate/parallel.ts`); the same numbers. */

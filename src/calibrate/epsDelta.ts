@@ -33,6 +33,7 @@ export function renyiBudgetFor(epsilon: number, delta: number, alpha: number): n
   return b - 16 * EPS * (Math.abs(epsilon) + Math.abs(t1) + Math.abs(t2));
 }
 
+/** An (ε, δ) calibration: the result at the best Rényi order, with the target and the Rényi budget it was calibrated for. */
 export interface EpsDeltaResult extends CalibrationResult {
   /** The (ε, δ) target met, and the Rényi order and budget the scale was calibrated for. */
   target: { epsilon: number; delta: number };

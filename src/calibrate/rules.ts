@@ -17,6 +17,7 @@ import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/regist
 export { MECHANISMS, type Mechanism } from '../mechanisms/registry.js';
 export { METHODS, METHOD_LABEL, SINGLE_METHODS, type CalibrationRule, type Method, type NoNoise, type SingleMethod } from '../mechanisms/mechanism.js';
 
+/** What to calibrate: the noise family, the method, the Rényi order α and budget ε, and optional releases, contamination class and exponential-mechanism cost. */
 export interface CalibrationSettings {
   mechanism: Mechanism;
   method: Method;
@@ -100,7 +101,10 @@ export function calibrationRule(s: CalibrationSettings & { method: SingleMethod 
   return r;
 }
 
-/** The single methods that apply to these settings (what `best` chooses from). */
+/**
+ * The single methods that apply to these settings (what `best` chooses from).
+ * @example applicableMethods({ mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }) // ['theorem', 'pierquin', 'coupled', 'exact']
+ */
 export function applicableMethods(s: CalibrationSettings): SingleMethod[] {
   checkSettings(s);
   return SINGLE_METHODS.filter((method) => !isNotApplicable(ruleOrReason({ ...s, method })));

@@ -7,6 +7,7 @@
  */
 export interface Cost {
   readonly name: string;
+  /** The cost c(z) of an output z away from the true value. */
   apply(z: number): number;
   /** Variance of the noise with density ∝ exp(−η·c(z)). */
   variance(eta: number): number;
@@ -21,6 +22,10 @@ export const absCost: Cost = { name: 'abs', apply: Math.abs, variance: (eta) => 
  */
 export const sqrtCost: Cost = { name: 'sqrt', apply: (z) => Math.sqrt(Math.abs(z)), variance: (eta) => 120 / eta ** 4 };
 
+/**
+ * The exponential mechanism's costs by name: `abs` (c = |z|, Laplace-shaped noise) and `sqrt` (c = √|z|).
+ * @example calibrate(builtinScenario('heart'), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1, cost: costs.sqrt }).scale
+ */
 export const costs: Record<string, Cost> = { abs: absCost, sqrt: sqrtCost };
 
 /** η(θ): decreasing in θ (the paper takes η ∝ 1/θ). `inverse` maps η back to θ. */
@@ -28,7 +33,9 @@ export interface Eta {
   readonly name: string;
   /** k of η(θ) = θ^(−k), when it is that family (lets worker threads rebuild it). */
   readonly power?: number;
+  /** η at the parameter θ. */
   at(theta: number): number;
+  /** θ with η(θ) = `eta`. */
   inverse(eta: number): number;
 }
 

@@ -20,8 +20,7 @@ export interface Coupling {
  * BigInt integers, so an atom exists iff its exact mass is positive (no float-cumsum dust that
  * would inflate W∞). O(K_P + K_Q) BigInt operations.
  *
- * @example comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1]))
- * // atoms (0,0) ½ and (1,2) ½
+ * @example comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])).y // [0, 2]: pairs (0, 0) and (1, 2), ½ each
  */
 export function comonotoneCoupling(p: Discrete, q: Discrete): Coupling {
   const den = p.denominator * q.denominator;

@@ -1,7 +1,10 @@
 import type { Coupling } from './comonotone.js';
 import { distances } from './comonotone.js';
 
-/** W∞ = max |x − x'| over the atoms of the coupling (all have positive mass). */
+/**
+ * W∞ = max |x − x'| over the atoms of the coupling (all have positive mass).
+ * @example wInf(comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1]))) // 1
+ */
 export function wInf(c: Coupling): number {
   let m = 0;
   for (const d of distances(c)) if (d > m) m = d;
@@ -11,7 +14,7 @@ export function wInf(c: Coupling): number {
 /**
  * W_p = (Σ m·|x−x'|^p)^{1/p} over the coupling; for π* this is the p-Wasserstein distance.
  * Computed as W∞·(Σ m·(|d|/W∞)^p)^{1/p}, which cannot overflow for large p.
- * @example wassersteinP(comonotoneCoupling(p, q), 2)
+ * @example wassersteinP(comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])), 2) // √½
  */
 export function wassersteinP(c: Coupling, p: number): number {
   if (p === Infinity) return wInf(c);
@@ -24,5 +27,8 @@ export function wassersteinP(c: Coupling, p: number): number {
   return w * s ** (1 / p);
 }
 
-/** W₁ (earth mover's distance). */
+/**
+ * W₁ (earth mover's distance).
+ * @example w1(comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1]))) // 0.5
+ */
 export const w1 = (c: Coupling): number => wassersteinP(c, 1);

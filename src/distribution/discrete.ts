@@ -124,12 +124,18 @@ export function fromBinaryMasses(values: readonly number[], masses: ArrayLike<nu
   return build(values, nums, path, 'masses');
 }
 
-/** A point mass at `x`. */
+/**
+ * A point mass at `x`.
+ * @example pointMass(3).values // [3]
+ */
 export function pointMass(x: number): Discrete {
   return fromCounts([x], [1]);
 }
 
-/** Mean of the distribution. */
+/**
+ * Mean of the distribution.
+ * @example mean(fromCounts([0, 1], [1, 3])) // 0.75
+ */
 export function mean(d: Discrete): number {
   let s = 0;
   for (let k = 0; k < d.values.length; k++) s += d.masses[k] * d.values[k];

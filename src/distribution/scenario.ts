@@ -67,6 +67,7 @@ export interface SourceSettings {
 export interface SourceMethod {
   readonly name: string;
   readonly rule: string;
+  /** The method's scale for these settings, or why it does not apply. */
   scale(settings: SourceSettings): { scale: number; explanation: string } | { notApplicable: string };
 }
 
@@ -87,7 +88,10 @@ export function massErrorCharge(eta: number, alpha: number): number {
   return c * (1 + 1e-9);
 }
 
-/** Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets). */
+/**
+ * Secrets of the scenario, after checking every prior names the same set, present or `absent` (≥ 2 secrets).
+ * @example secretsOf(builtinScenario('heart')) // ['0', '1']
+ */
 export function secretsOf<C>(s: Scenario<C>): string[] {
   // A law source whose laws the per-pair methods cannot use says why (a chain that may start anywhere).
   if (s.priors.length === 0) {
@@ -119,7 +123,10 @@ export function secretsOf<C>(s: Scenario<C>): string[] {
 /** Most (prior, pair) units a scenario may ask for: each is calibrated, so more would run out of memory or time. */
 export const MAX_PAIR_UNITS = 1_000_000;
 
-/** The declared pairs, or every unordered pair; each checked against the known secrets. */
+/**
+ * The declared pairs, or every unordered pair; each checked against the known secrets.
+ * @example pairsOf(builtinScenario('heart')) // [['0', '1']]
+ */
 export function pairsOf<C>(s: Scenario<C>): [string, string][] {
   const secrets = secretsOf(s);
   const count = s.pairs ? s.pairs.length : (secrets.length * (secrets.length - 1)) / 2;

@@ -8,6 +8,7 @@ import { mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
 
 export type { Integrand } from './kernel.js';
 
+/** Options of the exact accountant: a truncation interval, the tolerance, the evaluator. */
 export interface ExactOptions {
   /** Target relative accuracy of ∫p^α q^{1−α}. Default 1e-12. */
   rtol?: number;
@@ -19,6 +20,7 @@ export interface ExactOptions {
   adaptive?: boolean;
 }
 
+/** A certified D_α: `value` with a rigorous bound `error` on its distance to the true divergence. */
 export interface ExactDivergence extends Bounded {
   /** Density evaluations used (per mixture). */
   nodes: number;
@@ -433,6 +435,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
 /**
  * D_α of the data itself, P_X vs Q_X (discrete): by data processing D_α(P_Y) ≤ D_α(P_X), so when
  * this meets the budget no noise is needed. ∞ when α ≥ 1 and P has mass where Q has none.
+ * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(5/3)
  */
 export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
   const qm = new Map<number, number>();

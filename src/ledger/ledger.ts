@@ -7,7 +7,8 @@ import { InputError } from '../errors.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
 
-type AnyScenario = Scenario | Scenario<VectorLaw>;
+/** The laws a ledger can account: finite scalar or vector laws. */
+export type LedgerScenario = Scenario | Scenario<VectorLaw>;
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const alphaJson = (a: number) => (a === Infinity ? 'inf' : a);
@@ -64,9 +65,9 @@ const groupsOf = (rows: readonly LedgerRow[]): ReleaseGroup[] =>
 /**
  * Opens a ledger: fixes the budget and the identity of the laws it protects. Nothing is
  * released yet.
- * @example await initLedger(duckdbStore('year.ledger'), builtinScenario('heart'), { alphas: [2], epsilon: 3 })
+ * @example (await initLedger(ledgerStore(`${scratch}/year.ledger`), builtinScenario('heart'), { alphas: [2], epsilon: 3 })).laws // 'sha256:…' (scratch: a folder of yours)
  */
-export async function initLedger(store: LedgerStore, scenario: AnyScenario, budget: Budget, now = new Date()): Promise<LedgerMeta> {
+export async function initLedger(store: LedgerStore, scenario: LedgerScenario, budget: Budget, now = new Date()): Promise<LedgerMeta> {
   checkBudget(budget);
   const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws: lawsDigest(scenario), scenario: scenario.name };
   const meta = { ...base, digest: metaDigest(base) };
@@ -87,7 +88,7 @@ export interface Recorded {
 }
 
 /** The checks every use of a ledger starts with: the same laws, an intact chain. */
-function usable(s: LedgerState, scenario: AnyScenario, label: string): Budget {
+function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget {
   const problems = chainProblems(s);
   if (problems.length) throw corrupted(label, problems[0]);
   if (s.meta.laws !== lawsDigest(scenario))
@@ -101,8 +102,11 @@ function usable(s: LedgerState, scenario: AnyScenario, label: string): Budget {
 /**
  * A ledger read for `scenario`: its budget and recorded releases, after the same checks a
  * release makes (its laws, its chain), so an account or a release fails before any work.
+ * @example const store = ledgerStore(`${scratch}/year.ledger`); // scratch: a folder of yours
+ * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
+ * (await ledgerFor(store, builtinScenario('heart'))).budget.epsilon // 3
  */
-export async function ledgerFor(store: LedgerStore, scenario: AnyScenario): Promise<{ budget: Budget; groups: ReleaseGroup[]; rows: LedgerRow[] }> {
+export async function ledgerFor(store: LedgerStore, scenario: LedgerScenario): Promise<{ budget: Budget; groups: ReleaseGroup[]; rows: LedgerRow[] }> {
   const s = await store.read();
   const budget = usable(s, scenario, store.label);
   return { budget, groups: groupsOf(s.rows), rows: s.rows };
@@ -119,8 +123,11 @@ const budgetWords = (b: Budget) =>
  * accountant (never by adding levels), and appends it — marked pending — only if that level
  * stays within the budget. Otherwise nothing is written and the InputError names the budget, the
  * level this release would reach, and the smallest scale at which it would still fit.
+ * @example const store = ledgerStore(`${scratch}/year.ledger`); // scratch: a folder of yours
+ * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
+ * (await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' })).level.fits // true
  */
-export async function recordRelease(store: LedgerStore, scenario: AnyScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+export async function recordRelease(store: LedgerStore, scenario: LedgerScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
   return store.exclusive((s) => {
     const budget = usable(s, scenario, store.label);
     const past = groupsOf(s.rows);
@@ -167,7 +174,14 @@ export async function recordRelease(store: LedgerStore, scenario: AnyScenario, r
 
 const budgetLevelWhere = (b: Budget, at: number | string) => (b.delta !== undefined ? ` (ε′ at δ = ${b.delta}, via α = ${at})` : ` (D_α at α = ${at})`);
 
-/** Marks a recorded release as shown: its values reached the output. */
+/**
+ * Marks a recorded release as shown: its values reached the output.
+ * @example const store = ledgerStore(`${scratch}/year.ledger`); // scratch: a folder of yours
+ * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
+ * const { seq } = await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' });
+ * await confirmShown(store, seq);
+ * (await store.read()).rows[0].status // 'shown'
+ */
 export async function confirmShown(store: LedgerStore, seq: number): Promise<void> {
   await store.markShown([seq]);
 }
@@ -188,8 +202,11 @@ export interface LedgerReport {
  * scenario is given — that it is the ledger's laws, that every prefix of the releases was within
  * the budget at the level recorded (recomputed by the joint accountant), and the current level.
  * Never changes the ledger.
+ * @example const store = ledgerStore(`${scratch}/year.ledger`); // scratch: a folder of yours
+ * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
+ * (await checkLedger(store, builtinScenario('heart'))).problems // []
  */
-export async function checkLedger(store: LedgerStore, scenario?: AnyScenario): Promise<LedgerReport> {
+export async function checkLedger(store: LedgerStore, scenario?: LedgerScenario): Promise<LedgerReport> {
   const s = await store.read();
   const problems = chainProblems(s);
   const budget = budgetOf(s.meta, store.label);

@@ -41,6 +41,7 @@ export interface LedgerRow {
   digest: string;
 }
 
+/** A ledger's fixed entry and its recorded releases, in order. */
 export interface LedgerState {
   meta: LedgerMeta;
   rows: LedgerRow[];
@@ -54,7 +55,9 @@ export interface LedgerState {
 export interface LedgerStore {
   /** The location fit to print (no credentials). */
   readonly label: string;
+  /** Creates the ledger with its fixed entry; refused where one exists. */
   create(meta: LedgerMeta): Promise<void>;
+  /** Reads the whole ledger (no lock: a reader never blocks a release). */
   read(): Promise<LedgerState>;
   /** Reads the ledger, lets `decide` return rows to append (or throw), and commits them, all under one lock. */
   exclusive<T>(decide: (s: LedgerState) => { append: LedgerRow[]; result: T }): Promise<T>;
@@ -331,7 +334,10 @@ export function postgresStore(url: string): LedgerStore {
   };
 }
 
-/** The store a `--ledger` value names: a PostgreSQL URL, else a DuckDB file. */
+/**
+ * The store a `--ledger` value names: a PostgreSQL URL, else a DuckDB file.
+ * @example ledgerStore('postgres://curator:secret@db.example/stats#year').label // 'postgres://db.example/stats#year' (no credentials)
+ */
 export function ledgerStore(location: string): LedgerStore {
   if (location.trim() === '') throw new InputError('needs a file path or a postgres:// URL', 'ledger');
   if (/^postgres(ql)?:\/\//i.test(location)) {

@@ -7,11 +7,12 @@ import { plainLogDensity, plainLogDensityBounded } from '../divergence/plainDens
 /** The additive noise families the exact accountant integrates; a mechanism's `accountant` maps its scale to one. */
 export const KERNELS = { laplace: laplaceKernel, gaussian: gaussianKernel } as const satisfies Record<string, NoiseKernel>;
 
+/** The additive noise families the exact accountant integrates: `laplace` and `gaussian`. */
 export type NoiseFamily = keyof typeof KERNELS;
 
 /**
  * A family's noise at one scale, carrying its kernel (what the divergences integrate).
- * @example noiseOf('laplace', 1).kernel === KERNELS.laplace // true
+ * @example noiseOf('laplace', 1).family // 'laplace'
  */
 export function noiseOf(family: NoiseFamily, scale: number): Noise {
   return { family, scale, kernel: KERNELS[family] };

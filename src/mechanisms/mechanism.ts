@@ -13,8 +13,14 @@ import type { ExactNoise } from '../sampling/samplers.js';
 
 /** Single calibration methods; `best` (the default) picks the smallest of those that apply. */
 export const SINGLE_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled', 'exact'] as const;
+/** One calibration method: a theorem of the paper, a baseline, the coupled bound or the exact accountant. */
 export type SingleMethod = (typeof SINGLE_METHODS)[number];
+/**
+ * The calibration methods: each single method, and `best` (the smallest certified scale among those that apply).
+ * @example METHODS.includes('best') // true
+ */
 export const METHODS = [...SINGLE_METHODS, 'best'] as const;
+/** A calibration method by name, or `best`. */
 export type Method = (typeof METHODS)[number];
 
 /** Short names for tables and chart legends. */
@@ -92,6 +98,7 @@ export interface MiBound {
   closed(m: PriorMoments, epsilon: number): number;
 }
 
+/** Everything the toolkit knows of one noise family: its parameter, variance, error bars, sampler, exact accountant and the calibration rule of each method. */
 export interface MechanismDef {
   /** Registry key, as typed on the command line. */
   readonly name: string;
@@ -106,6 +113,7 @@ export interface MechanismDef {
   readonly varianceFormula: string;
   /** Why this family cannot give Rényi order α at all, or null when it can. */
   alphaRange(alpha: number): string | null;
+  /** Variance of the noise at `scale`. */
   variance(scale: number, o: NoiseOptions): number;
   /** x with P(|noise| ≤ x) ≥ `coverage` (0 < coverage < 1), rounded up: the noise in the data's units. */
   halfWidth(scale: number, coverage: number, o: NoiseOptions): number;
@@ -118,7 +126,12 @@ export interface MechanismDef {
    * scale (Gaussian: the mean, σ/√N), that scale rounded down, and its inverse for brackets.
    * Absent: the family's rules handle `releases` themselves.
    */
-  readonly sufficientScale?: { toSingle(scale: number, releases: number): number; fromSingle(scale: number, releases: number): number };
+  readonly sufficientScale?: {
+    /** The one-release scale equivalent to `releases` releases at `scale`. */
+    toSingle(scale: number, releases: number): number;
+    /** The per-release scale whose `releases` releases equal one release at `scale`. */
+    fromSingle(scale: number, releases: number): number;
+  };
   /**
    * An upper bound on D_α between this noise around two points Δ apart (the divergence a
    * differential-privacy calibration with sensitivity Δ controls), with its rounding error:

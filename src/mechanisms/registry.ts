@@ -11,10 +11,18 @@ import type { MechanismDef, NoiseOptions } from './mechanism.js';
  */
 export const REGISTRY = { laplace, gaussian, exponential } as const satisfies Record<string, MechanismDef>;
 
+/** A noise family by name. */
 export type Mechanism = keyof typeof REGISTRY;
+/**
+ * The noise families: `laplace`, `gaussian`, `exponential`.
+ * @example MECHANISMS // ['laplace', 'gaussian', 'exponential']
+ */
 export const MECHANISMS = Object.keys(REGISTRY) as Mechanism[];
 
-/** The family's definition; InputError naming `mechanism` for an unknown name. */
+/**
+ * The family's definition; InputError naming `mechanism` for an unknown name.
+ * @example mechanismDef('gaussian').parameter // 'sigma'
+ */
 export function mechanismDef(name: string): MechanismDef {
   if (!Object.hasOwn(REGISTRY, name)) throw new InputError(`unknown mechanism '${String(name)}' (one of ${MECHANISMS.join(', ')})`, 'mechanism');
   return REGISTRY[name as Mechanism];

@@ -11,8 +11,10 @@ import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem }
 import { discreteMutualInformation, exactMutualInformation } from './mutualInformation.js';
 
 export const MI_METHODS = ['mi-exact', 'mi-variance', 'best'] as const;
+/** A mutual-information calibration method by name. */
 export type MiMethod = (typeof MI_METHODS)[number];
 
+/** What an ε-MI Pufferfish calibration takes: the noise family, the method and the budget in nats. */
 export interface MiSettings {
   mechanism: Mechanism;
   method: MiMethod;
@@ -60,6 +62,7 @@ const exactEvaluation = (prior: Prior, noise: Accountant, s: number, epsilon: nu
   return { value: r.value, error: r.error, target: epsilon, sense: 'le' };
 };
 
+/** One mutual-information calibration method (not `best`). */
 export type MiSingleMethod = Exclude<MiMethod, 'best'>;
 
 /** A calibration for I(Y; S) ≤ ε: typed apart from Rényi results (no α, units are priors, not pairs). */
@@ -120,6 +123,7 @@ export const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats 
  * max_c I(Y; S | W = c) ≥ I(Y; S | W)). `mi-exact` searches the exact MI (non-increasing in the
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
  * Priors are the units of the one calibration driver (`solveUnits`).
+ * @example calibrateMI(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 0.05 }).scale
  */
 export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
   const def = mechanismDef(st.mechanism);

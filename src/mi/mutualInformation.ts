@@ -17,6 +17,7 @@ function marginal(prior: Prior, pi: Record<string, number>): Law {
   return { values: xs, masses: xs.map((x) => acc.get(x)!) };
 }
 
+/** A certified I(Y; S) in nats: `value` with a rigorous `error` bound. */
 export interface MutualInformation extends Bounded {
   /** The same in bits. */
   bits: number;

@@ -22,6 +22,7 @@ export function samplerFor(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | '
   return mechanismDef(s.mechanism).sampler(scale, noiseOptions(s));
 }
 
+/** How to release: the number of draws, truncation, randomness, an (ε, δ) target, error-bar confidence or a given scale. */
 export interface ReleaseOptions {
   count?: number;
   truncate?: [number, number];
@@ -70,6 +71,7 @@ export function consentToNoNoise(
   );
 }
 
+/** Released values with their error bars, the scale and method used, and the guarantee in words. */
 export interface ReleaseResult {
   values: number[];
   mechanism: CalibrationSettings['mechanism'];
@@ -292,6 +294,7 @@ export function release(scenario: Scenario | GaussianScenario, settings: Calibra
  * independent noise calibrated once on the secret-conditional laws of that column. The
  * guarantee covers each row's secret under priors in which rows are independent. Missing
  * (non-finite) entries stay null and are counted. `interval(y)` is a released row's error bar.
+ * @example releaseColumn(builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, [1.4, null, 2.3]).missing // 1
  */
 export function releaseColumn(scenario: Scenario, settings: CalibrationSettings, column: readonly (number | null)[], opts: Omit<ReleaseOptions, 'count'> = {}) {
   const random = opts.random ?? cryptoSource;

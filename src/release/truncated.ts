@@ -16,6 +16,7 @@ import { wInf } from '../coupling/wasserstein.js';
 /** Below this probability of landing in the interval, a truncated release is refused. */
 export const NEGLIGIBLE_MASS = 1e-9;
 
+/** A truncated release's calibration: the scale, the binding pair, the check and the smallest interval mass. */
 export interface TruncatedCalibration {
   scale: number;
   /** null when no pair needs noise. */
@@ -65,6 +66,7 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
  * Brent's method to the feasible end of that bracket. Truncation is not post-processing, so
  * D_α need not be monotone in the scale: the answer is always verified to meet ε, and is the
  * least such scale within the bracket found (minimality is local).
+ * @example calibrateTruncated(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 3]).scale
  */
 export function calibrateTruncated(scenario: Scenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   const [lo, hi] = interval;

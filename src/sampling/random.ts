@@ -39,7 +39,10 @@ export function bufferedSource(source: RandomSource, size = 4096): RandomSource 
   };
 }
 
-/** The default release randomness: the platform CSPRNG, buffered. */
+/**
+ * The default release randomness: the platform CSPRNG, buffered.
+ * @example cryptoSource.fill(new Uint8Array(8)) === undefined // true: the bytes are filled in place
+ */
 export const cryptoSource: RandomSource = bufferedSource(webCryptoSource);
 
 /** n uniform random bits as a BigInt in [0, 2^n). */

@@ -5,6 +5,10 @@ import { InputError } from '../errors.js';
 import { EMBEDDED_COUNTS } from '../uci/embedded.js';
 import { UCI_SCENARIOS, type UciScenarioDef } from '../uci/scenarios.js';
 
+/**
+ * The built-in scenarios' names (`adult`, `heart`, `student-mat`, …), one per scenario of the paper.
+ * @example BUILTIN_IDS.includes('heart') // true
+ */
 export const BUILTIN_IDS = UCI_SCENARIOS.map((d) => d.id);
 
 /**

@@ -15,8 +15,10 @@ export interface SecretQuery {
   given?: string;
 }
 
+/** Distinct values with their counts. */
 export type Histogram = { values: number[]; counts: number[] };
 
+/** A table's histograms of the query column per public value and secret, with the rows read and dropped. */
 export interface TableHistograms {
   /** Per public value ('' without --given): per secret, the histogram of the query column. */
   groups: Map<string, Map<string, Histogram>>;

@@ -15,6 +15,7 @@ export { checkPredicate } from './predicate.js';
  * the engine (DuckDB for files, PostgreSQL for databases): rows never pass through JavaScript
  * one by one. Rows with a missing or non-numeric query value, a missing secret or a missing
  * public value are dropped and counted.
+ * @example (await tableHistograms({ kind: 'csv', location: 'examples/heart.csv' }, { query: 'oldpeak', secretColumn: 'fbs' })).rows // 303
  */
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files).

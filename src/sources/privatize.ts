@@ -19,6 +19,7 @@ const FORMATS: Record<string, string> = {
   '.ndjson': '(FORMAT json, USE_TMP_FILE false)',
 };
 
+/** How a table is privatized: the release options, the public columns kept, and what may never be written. */
 export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
   /** Public columns copied unchanged (read as text, so their values are never re-typed). */
   keep?: string[];
@@ -37,6 +38,7 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
  * columns named in `keep`: every other column may be correlated with the secret, so none is
  * published unless asked for, and the secret column never is. The file is written to a unique
  * temporary name beside `out` and renamed into place; `out` must not be the input.
+ * @example (await privatizeTable({ kind: 'csv', location: 'examples/heart.csv' }, 'oldpeak', builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, `${scratch}/heart-private.csv`)).rows // 303 (scratch: a folder of yours)
  */
 export async function privatizeTable(
   source: TableSource,

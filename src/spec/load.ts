@@ -189,7 +189,10 @@ function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } 
   );
 }
 
-/** A validated spec with finite conditionals as a scenario plus its calibration defaults. Errors name the bad field. */
+/**
+ * A validated spec with finite conditionals as a scenario plus its calibration defaults. Errors name the bad field.
+ * @example scenarioFromSpec({ name: 'toy', priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }], alpha: 2, epsilon: 1 }).defaults.epsilon // 1
+ */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
   return finiteOnly(specFromRaw(raw, prefix));
 }
@@ -206,7 +209,10 @@ export function parseAnySpecText(text: string, name = 'spec'): AnySpec {
   return specFromRaw(raw);
 }
 
-/** Parses and validates a spec with finite conditionals from JSON text. */
+/**
+ * Parses and validates a spec with finite conditionals from JSON text.
+ * @example parseSpecText('{"name": "toy", "priors": [{"name": "p", "conditionals": {"a": {"values": [0, 1], "counts": [3, 1]}, "b": {"values": [0, 1], "counts": [1, 3]}}}]}').scenario.name // 'toy'
+ */
 export function parseSpecText(text: string, name = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
   return finiteOnly(parseAnySpecText(text, name));
 }

@@ -30,7 +30,10 @@ function readCapped(file: string, cap: number): string {
   }
 }
 
-/** Reads and validates a JSON spec file with finite conditionals (text from `parseSpecText`). */
+/**
+ * Reads and validates a JSON spec file with finite conditionals (text from `parseSpecText`).
+ * @example loadSpecFile('examples/spec.json').defaults.method // 'theorem'
+ */
 export function loadSpecFile(file: string): { scenario: Scenario; defaults: SpecDefaults } {
   return parseSpecText(readSpec(file), file);
 }

@@ -132,9 +132,13 @@ export const workerSettingsSchema = v.object({
   scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
 });
 
+/** A scenario spec file, as the schema reads it (docs/cli.md, "Scenario spec"). */
 export type Spec = v.InferOutput<typeof specSchema>;
 
-/** Validates `raw`: its typed value, or the first problem with its path (keys and indices) and message. */
+/**
+ * Validates `raw`: its typed value, or the first problem with its path (keys and indices) and message.
+ * @example validate(specSchema, { name: 'x' }).ok // false (no priors)
+ */
 export function validate<S extends v.GenericSchema>(
   schema: S,
   raw: unknown,

@@ -52,6 +52,7 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
 /**
  * A built-in scenario recomputed from the UCI files in `dataDir` (as UCI ships them), or from
  * the embedded counts when `dataDir` is undefined.
+ * @example uciScenario('heart').priors[0].name // 'empirical'
  */
 export function uciScenario(id: string, dataDir?: string): Scenario {
   if (!dataDir) return builtinScenario(id);

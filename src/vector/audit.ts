@@ -263,6 +263,7 @@ function directionBound(m: DirectionMemo, releases: readonly VectorRelease[], w:
  * released vectors (`releaseBound`, or the data's own D_α where smaller). The exact divergence would
  * need a d-dimensional integral: a row that passes is certified, a row that fails may be the bound's
  * looseness.
+ * @example auditVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
 export function auditVector(
   scenario: VectorScenario,
@@ -344,7 +345,14 @@ export function directionAccount(
   });
 }
 
-type AccountOptions = { alphas: number[]; delta?: number; coordinateScales?: readonly number[]; onProgress?: (done: number, total: number) => void };
+/** What an account of vector releases takes: the orders, δ, the coordinate weights and a progress callback. */
+export type AccountOptions = {
+  alphas: number[];
+  delta?: number;
+  coordinateScales?: readonly number[];
+  /** Called after each (prior, pair) direction. */
+  onProgress?: (done: number, total: number) => void;
+};
 
 /** The account's inputs checked; the coordinate weights. */
 function accountChecks(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): number[] {
@@ -392,6 +400,7 @@ function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[
  * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
  * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
  * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
+ * @example accountVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).rows[0].divergence
  */
 export function accountVector(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): Accounting {
   const w = accountChecks(scenario, releases, opts);
@@ -451,6 +460,7 @@ export async function accountVectorOnPool(
  * coupling starts at the one that bounded the past releases (so the search always has a feasible
  * end) and is re-solved at the scale found while the scale falls. InputError when the past releases'
  * bound already reaches ε.
+ * @example nextVectorReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], 'gaussian', 2, 1).scale
  */
 export function nextVectorReleaseScale(
   scenario: VectorScenario,

@@ -186,6 +186,7 @@ interface PairInput {
  * transport coupling, re-solved at the trial scale until it stops improving (every round's
  * coupling is exactly feasible, so every round's scale is certified); pierquin and
  * wasserstein-inf use W∞ by an exact bottleneck solve. One coordinate is the scalar calibration.
+ * @example calibrateVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
   if (hasSource(scenario)) return calibrateWithSource(scenario, s, (st) => calibrateVector(lawsOnly(scenario), st, opts));

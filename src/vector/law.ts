@@ -15,6 +15,7 @@ export interface VectorLaw {
   readonly denominator: bigint;
 }
 
+/** A prior class whose secret-conditional laws are vector laws (a query of several columns). */
 export type VectorScenario = Scenario<VectorLaw>;
 
 /** Coordinate i of atom k. */

@@ -102,7 +102,7 @@ export function releaseVectorColumn(
  * Privatizes a vector `value`: calibrates on the vector scenario (docs/math.md §12) and draws
  * `count` releases, each with independent noise on every coordinate (coordinate i at wᵢ·scale,
  * rounded up). `count` > 1 is calibrated for all releases together unless `perRelease`.
- * @example releaseVector(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, [12, 40]).values
+ * @example releaseVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, [12, 40]).values
  */
 export function releaseVector(
   scenario: VectorScenario,
