@@ -204,6 +204,34 @@ describe('release ledger (a DuckDB file)', () => {
     expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1').stderr).toMatch(
       /not a readable ledger/,
     );
+    // Releases removed from the end (the budget would look unspent): the head entry names them.
+    const T = join(dir, 'truncated.ledger');
+    cli('ledger', 'init', '--ledger', T, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
+    for (const scale of ['2', '3'])
+      expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', T, '--scale', scale).status).toBe(0);
+    const inst2 = await DuckDBInstance.create(T);
+    const con2 = await inst2.connect();
+    await con2.run('DELETE FROM ledger_releases WHERE seq = 2');
+    con2.closeSync();
+    inst2.closeSync();
+    const t = cli('ledger', 'check', '--ledger', T);
+    expect(t.status).toBe(1);
+    expect(t.stdout).toMatch(/release\(s\) 2–2 were removed/);
+  });
+
+  it('a release of a table records its own noise (cost included), and any scale is stored exactly', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
+    const L = join(dir, 'table.ledger');
+    const S = ['--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs'];
+    expect(cli('ledger', 'init', '--ledger', L, ...S, '--alpha', '2', '--epsilon', '1').status).toBe(0);
+    const r = cli('release', ...S, '--mechanism', 'exponential', '--cost', 'sqrt', '--out', join(dir, 'o.csv'), '--ledger', L, '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const huge = cli('release', ...S, '--value', '1', '--mechanism', 'exponential', '--cost', 'sqrt', '--ledger', L, '--scale', '1e300', '--json');
+    expect(huge.status, huge.stderr).toBe(0);
+    const c = json(cli('ledger', 'check', '--ledger', L, ...S, '--json'));
+    expect(c.verdict).toBe('pass');
+    expect(c.releases.map((x: { cost: string }) => x.cost)).toEqual(['sqrt', 'sqrt']);
+    expect(c.releases[1].scale).toBe(1e300);
   });
 
   it('bad input names the flag', () => {

@@ -79,29 +79,29 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
 async function runLedgerNext(
   o: AccountOptions,
   scenario: Scenario | VectorScenario,
+  groups: readonly ReleaseGroup[],
   releases: ParsedRelease[],
-  ledgerBudget: Budget,
-  alphas: number[],
-  delta: number,
+  budget: Budget,
 ): Promise<void> {
   const { smallestFittingScale, budgetLevel } = await import('../account/budget.js');
   const mechanism = parseNames(o.next!, 'next', MECHANISMS)[0];
-  const epsilon = o.epsilon === undefined ? ledgerBudget.epsilon : parseGrid(o.epsilon, 'epsilon')[0];
-  const budget: Budget = { alphas, epsilon, ...(ledgerBudget.delta !== undefined ? { delta } : {}) };
-  const coordinateScales = parseCoordinateScales(o.coordinateScales);
-  const past = releases.map((r) => ({
-    mechanism: r.mechanism,
-    scale: r.scale,
-    count: 1,
-    ...(r.cost ? { cost: r.cost } : {}),
-    ...(coordinateScales ? { coordinateScales } : {}),
-  }));
-  const next = { mechanism, count: 1, ...(coordinateScales ? { coordinateScales } : {}) };
-  const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget));
+  // A vector ledger's releases carry their coordinate weights; the next release takes the same.
+  const recorded = groups.find((g) => g.coordinateScales)?.coordinateScales;
+  const typed = parseCoordinateScales(o.coordinateScales);
+  if (typed && recorded && JSON.stringify(typed) !== JSON.stringify(recorded))
+    throw new InputError(`differ from the ledger's (${recorded.join(', ')}): every release of one ledger uses the same weights`, '--coordinate-scales');
+  const coordinateScales = recorded ?? typed;
+  const weights = coordinateScales ? { coordinateScales } : {};
+  const typedPast = (o.release ?? [])
+    .map(parseRelease)
+    .map((r) => ({ mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}), ...weights }));
+  const past = [...groups.map((g) => ({ ...g, ...weights })), ...typedPast];
+  const next = { mechanism, count: 1, ...weights };
+  const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale))));
   if (scale === null) throw new InputError(`no further ${mechanism} release fits the ledger's budget: the recorded releases have spent it`, '--next');
   const at = budgetLevel(scenario, [...past, { ...next, scale }], budget);
   const acc = past.length ? budgetLevel(scenario, past, budget).accounting : null;
-  printAccount(o, scenario.name, releases, acc, { mechanism, alpha: at.alpha, epsilon, scale, method: "the ledger's budget", binding: null });
+  printAccount(o, scenario.name, releases, acc, { mechanism, alpha: at.alpha, epsilon: budget.epsilon, scale, method: "the ledger's budget", binding: null });
 }
 
 async function flaggedAccount<T>(f: () => T): Promise<T> {
@@ -131,8 +131,21 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const releases = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
   const delta = parseDelta(o.delta, ledger?.budget.delta ?? d.delta ?? 1e-6);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [1.5, 2, 3, 5, 10, Infinity];
-  if (ledger && o.next !== undefined) return runLedgerNext(o, loaded, releases, ledger.budget, alphas, delta);
-  if (isVectorScenario(loaded)) return runAccountVector(o, loaded, releases, alphas, delta, d);
+  if (ledger && o.next !== undefined) {
+    // The ledger's budget is the one a next release must keep: its orders, ε and δ are not re-typed.
+    refuseUnused(
+      [
+        ['--alpha', o.alpha],
+        ['--epsilon', o.epsilon],
+        ['--delta', o.delta],
+      ],
+      "with --ledger and --next (the ledger's budget applies)",
+    );
+    return runLedgerNext(o, loaded, ledger.groups, releases, ledger.budget);
+  }
+  const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
+  if (isVectorScenario(loaded))
+    return runAccountVector(o, loaded, releases, alphas, delta, recordedWeights ? { ...d, coordinateScales: [...recordedWeights] } : d);
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
   if (o.nextColumns !== undefined) throw new InputError('name parts of a vector query (several --query columns, or vector values in a spec)', '--next-columns');

@@ -306,7 +306,12 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  const entry = await recordFirst(o, scenario as Scenario | VectorScenario, { mechanism: settings.mechanism, scale: r.scale, count: 1 });
+  const entry = await recordFirst(o, scenario as Scenario | VectorScenario, {
+    mechanism: settings.mechanism,
+    scale: r.scale,
+    count: 1,
+    ...(settings.cost ? { cost: settings.cost } : {}),
+  });
   const head = ['group', ...(isVectorScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
@@ -371,6 +376,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
           mechanism: settings.mechanism,
           scale: drawn.scale,
           count: 1,
+          ...(settings.cost ? { cost: settings.cost } : {}),
           ...(coordinateScales && isVectorScenario(scenario) ? { coordinateScales } : {}),
         });
       },

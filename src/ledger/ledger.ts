@@ -5,7 +5,7 @@ import type { VectorLaw } from '../vector/law.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { lawsDigest } from './identity.js';
-import { corrupted, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
+import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
 
 /** The laws a ledger can account: finite scalar or vector laws. */
 export type LedgerScenario = Scenario | Scenario<VectorLaw>;
@@ -49,6 +49,15 @@ function chainProblems(s: LedgerState): string[] {
     if (r.cost !== null && !(r.cost in costs)) problems.push(`release ${r.seq} names an unknown cost '${r.cost}'`);
     prev = r.digest;
   });
+  const last = s.rows[s.rows.length - 1];
+  const head = last ? headOf(last.seq, last.digest) : headOf(0, digest);
+  if (s.head === null) problems.push('its head entry is missing');
+  else if (s.head !== head) {
+    const n = Number(s.head.split(':')[0]);
+    problems.push(
+      n > s.rows.length ? `release(s) ${s.rows.length + 1}–${n} were removed (the head names release ${n})` : 'its head entry does not match the last release',
+    );
+  }
   return problems;
 }
 
@@ -128,31 +137,22 @@ const budgetWords = (b: Budget) =>
  * (await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' })).level.fits // true
  */
 export async function recordRelease(store: LedgerStore, scenario: LedgerScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+  // First against the ledger as it stands, without the lock: a release that does not fit now never
+  // will (more releases only raise the joint level), so its refusal — and the search for the scale
+  // that would fit, which can take a while — holds up no other release.
+  const snapshot = await store.read();
+  const budget = usable(snapshot, scenario, store.label);
+  const before = budgetLevel(scenario, [...groupsOf(snapshot.rows), r], budget);
+  if (!before.fits) throw refusal(scenario, snapshot.rows, r, before, budget);
   return store.exclusive((s) => {
-    const budget = usable(s, scenario, store.label);
-    const past = groupsOf(s.rows);
-    const level = budgetLevel(scenario, [...past, r], budget);
-    if (!level.fits) {
-      const fit = smallestFittingScale(
-        scenario,
-        past,
-        {
-          mechanism: r.mechanism,
-          count: r.count,
-          ...(r.cost ? { cost: r.cost } : {}),
-          ...(r.coordinateScales ? { coordinateScales: r.coordinateScales } : {}),
-        },
-        budget,
-        r.scale,
-      );
-      const at = level.alpha === Infinity ? '∞' : level.alpha;
+    usable(s, scenario, store.label);
+    // Checked again under the lock: releases recorded meanwhile count too.
+    const level = s.rows.length === snapshot.rows.length ? before : budgetLevel(scenario, [...groupsOf(s.rows), r], budget);
+    if (!level.fits)
       throw new InputError(
-        `refused: with the ${s.rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${level.level.toPrecision(6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
-          fit === null ? 'no scale fits any more: the budget is spent' : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
-        }. Nothing was recorded or shown.`,
+        `refused: the ${s.rows.length - snapshot.rows.length} release(s) recorded while this one was checked leave no room for it (joint level ${level.level.toPrecision(6)}, budget ${budgetWords(budget)}); run it again for the scale that still fits. Nothing was recorded or shown.`,
         'ledger',
       );
-    }
     const seq = s.rows.length + 1;
     const prev = s.rows.length ? s.rows[s.rows.length - 1].digest : s.meta.digest;
     const fields = {
@@ -170,6 +170,26 @@ export async function recordRelease(store: LedgerStore, scenario: LedgerScenario
     const row: LedgerRow = { ...fields, status: 'pending', digest: rowDigest(prev, fields) };
     return { append: [row], result: { seq, level, budget } };
   });
+}
+
+/** The refusal of a release that does not fit: the budget, the level it would reach, and the smallest scale that would fit. */
+function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: LedgerRelease, level: BudgetLevel, budget: Budget): InputError {
+  const past = groupsOf(rows);
+  const next = {
+    mechanism: r.mechanism,
+    count: r.count,
+    ...(r.cost ? { cost: r.cost } : {}),
+    ...(r.coordinateScales ? { coordinateScales: r.coordinateScales } : {}),
+  };
+  // The search starts at the largest scale in play (at least 1): tiny scales are slow to account, and it only steps down as far as it must.
+  const fit = smallestFittingScale(scenario, past, next, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
+  const at = level.alpha === Infinity ? '∞' : level.alpha;
+  return new InputError(
+    `refused: with the ${rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${level.level.toPrecision(6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
+      fit === null ? 'no scale fits any more: the budget is spent' : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
+    }. Nothing was recorded or shown.`,
+    'ledger',
+  );
 }
 
 const budgetLevelWhere = (b: Budget, at: number | string) => (b.delta !== undefined ? ` (ε′ at δ = ${b.delta}, via α = ${at})` : ` (D_α at α = ${at})`);

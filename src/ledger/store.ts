@@ -45,7 +45,15 @@ export interface LedgerRow {
 export interface LedgerState {
   meta: LedgerMeta;
   rows: LedgerRow[];
+  /**
+   * `N:DIGEST` of the last release, rewritten with every append: removing releases from the end
+   * leaves it pointing past them, so `check` sees the removal.
+   */
+  head: string | null;
 }
+
+/** The head entry of a ledger whose last release is `seq` with chain link `digest` (0 and the meta digest when empty). */
+export const headOf = (seq: number, digest: string) => `${seq}:${digest}`;
 
 /**
  * Where a ledger lives. The budget check and the append run in one exclusive transaction
@@ -111,24 +119,47 @@ function metaOf(pairs: { key: unknown; value: unknown }[], where: string): Ledge
   };
 }
 
+const headIn = (pairs: { key: unknown; value: unknown }[]) => {
+  const h = pairs.find((p) => String(p.key) === 'head');
+  return h ? String(h.value) : null;
+};
+
 /** A ledger that cannot be read as one: reported, never reset. */
 export const corrupted = (where: string, why: string) =>
   new InputError(`'${where}' is not a readable ledger (${why}); it was left as it is — restore it from a copy, or start a new ledger elsewhere`, 'ledger');
 
+// Doubles travel as their shortest decimal text and are cast by the database: a driver binds an
+// integer-valued double (a scale of 1e19) as a 64-bit integer, which overflows.
 const rowValues = (r: LedgerRow) => [
   r.seq,
   r.at,
   r.mechanism,
-  r.scale,
+  String(r.scale),
   r.cost,
   r.count,
   r.coordinateScales,
   r.query,
-  r.level,
+  String(r.level),
   r.alpha === Infinity ? 'inf' : String(r.alpha),
   r.status,
   r.digest,
 ];
+
+/** The INSERT of one release, its doubles cast from text (`real`: the database's double type). */
+const insertRow = (table: string, real: string) =>
+  `INSERT INTO ${table} VALUES ($1, $2, $3, CAST($4 AS ${real}), $5, $6, $7, $8, CAST($9 AS ${real}), $10, $11, $12)`;
+
+/** Appends rows and moves the head, inside the caller's transaction. */
+async function appendRows(
+  run: (sql: string, values: unknown[]) => Promise<unknown>,
+  tables: { meta: string; rows: string },
+  real: string,
+  rows: readonly LedgerRow[],
+) {
+  for (const r of rows) await run(insertRow(tables.rows, real), rowValues(r));
+  const last = rows[rows.length - 1];
+  if (last) await run(`UPDATE ${tables.meta} SET value = $1 WHERE key = 'head'`, [headOf(last.seq, last.digest)]);
+}
 
 /** How long a release waits for another process's ledger transaction before giving up. */
 const LOCK_WAIT_MS = 120_000;
@@ -177,7 +208,7 @@ export function duckdbStore(path: string): LedgerStore {
     } catch (e) {
       throw corrupted(where, (e as Error).message.split('\n')[0]);
     }
-    return { meta: metaOf(meta, where), rows: rows.map((r) => rowOf(r, where)) };
+    return { meta: metaOf(meta, where), rows: rows.map((r) => rowOf(r, where)), head: headIn(meta) };
   };
   const mustExist = () => {
     if (!existsSync(path)) throw new InputError(`no ledger at '${path}': create it with 'pufferfish ledger init --ledger ${path} …'`, 'ledger');
@@ -195,6 +226,7 @@ export function duckdbStore(path: string): LedgerStore {
         await open(async (con) => {
           for (const sql of CREATE(tables, 'DOUBLE')) await con.run(sql);
           for (const k of META_FIELDS) await con.run(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+          await con.run(`INSERT INTO ${tables.meta} VALUES ('head', $1)`, [headOf(0, meta.digest)]);
         }, tmp);
         linkSync(tmp, path);
       } catch (e) {
@@ -216,13 +248,7 @@ export function duckdbStore(path: string): LedgerStore {
         await con.run('BEGIN TRANSACTION');
         try {
           const { append, result } = decide(await readAll(con));
-          for (const r of append)
-            await con.run(
-              `INSERT INTO ${tables.rows} VALUES (${rowValues(r)
-                .map((_, i) => `$${i + 1}`)
-                .join(', ')})`,
-              rowValues(r),
-            );
+          await appendRows((sql, v) => con.run(sql, v as never), tables, 'DOUBLE', append);
           await con.run('COMMIT');
           return result;
         } catch (e) {
@@ -265,10 +291,12 @@ export function postgresStore(url: string): LedgerStore {
     }
     return client;
   };
-  const within = async <T>(fn: (c: import('pg').Client) => Promise<T>): Promise<T> => {
+  // A read without the lock runs in one snapshot (REPEATABLE READ), so the head and the releases it
+  // reads belong to the same commit even while another process appends.
+  const within = async <T>(fn: (c: import('pg').Client) => Promise<T>, begin = 'BEGIN'): Promise<T> => {
     const client = await connect();
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const out = await fn(client);
       await client.query('COMMIT');
       return out;
@@ -290,7 +318,7 @@ export function postgresStore(url: string): LedgerStore {
         throw new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
       throw corrupted(label, (e as Error).message.split('\n')[0]);
     }
-    return { meta: metaOf(meta, label), rows: rows.map((r) => rowOf(r, label)) };
+    return { meta: metaOf(meta, label), rows: rows.map((r) => rowOf(r, label)), head: headIn(meta) };
   };
   return {
     label,
@@ -303,9 +331,10 @@ export function postgresStore(url: string): LedgerStore {
           throw e;
         }
         for (const k of META_FIELDS) await c.query(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+        await c.query(`INSERT INTO ${tables.meta} VALUES ('head', $1)`, [headOf(0, meta.digest)]);
       });
     },
-    read: () => within(readAll),
+    read: () => within(readAll, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
     exclusive: (decide) =>
       within(async (c) => {
         try {
@@ -316,13 +345,7 @@ export function postgresStore(url: string): LedgerStore {
           throw e;
         }
         const { append, result } = decide(await readAll(c));
-        for (const r of append)
-          await c.query(
-            `INSERT INTO ${tables.rows} VALUES (${rowValues(r)
-              .map((_, i) => `$${i + 1}`)
-              .join(', ')})`,
-            rowValues(r),
-          );
+        await appendRows((sql, v) => c.query(sql, v), tables, 'double precision', append);
         return result;
       }),
     async markShown(seqs) {

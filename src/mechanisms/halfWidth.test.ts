@@ -26,6 +26,8 @@ describe('halfWidth: the ±x that holds a given share of the noise, rounded up',
         expect(gau).toBeLessThan(p + 1e-7);
       }
     expect(REGISTRY.gaussian.halfWidth(1, 0.95, o)).toBeCloseTo(1.959964, 5);
+    // Near 1 the upper quantile is read from the lower tail, where (1 − c)/2 keeps its digits.
+    expect(REGISTRY.gaussian.halfWidth(1, 1 - 2 ** -53, o)).toBeGreaterThan(8.2);
   });
   it('exponential mechanism: Laplace for c = |z|, the Gamma tail for c = √|z|', () => {
     expect(REGISTRY.exponential.halfWidth(2, 0.95, o)).toBe(REGISTRY.laplace.halfWidth(2, 0.95, o));

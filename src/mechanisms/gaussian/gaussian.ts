@@ -46,7 +46,8 @@ export const gaussian: MechanismDef = {
         : null,
   variance: (sigma) => sigma * sigma,
   // σ·Φ⁻¹((1 + coverage)/2), widened past the approximation's 1.2·10⁻⁹ relative error.
-  halfWidth: (sigma, coverage) => sigma * normalQuantile(0.5 + coverage / 2) * (1 + 1e-8),
+  // The lower tail (1 − c)/2 keeps its digits when c is near 1 (0.5 + c/2 would round to 1).
+  halfWidth: (sigma, coverage) => sigma * -normalQuantile((1 - coverage) / 2) * (1 + 1e-8),
   accountant: () => (sigma) => noiseOf('gaussian', sigma),
   sampler: (sigma) => gaussianNoise(sigma),
   // Ȳ = X + N(0, σ²/N) is sufficient for X: N releases are one release at σ/√N (docs/math.md §9).
