@@ -1,0 +1,145 @@
+import { secretProbabilities, type Scenario } from '../distribution/scenario.js';
+import type { Discrete } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import { EPS, nextUp } from '../numerics/float.js';
+import { atomsOf, coord, type VectorLaw } from '../vector/law.js';
+
+/** A fixed k×d matrix A (row-major): the projection mechanism releases A·f(X) + N(0, σ²I_k). */
+export interface Projection {
+  readonly k: number;
+  readonly d: number;
+  readonly rows: readonly (readonly number[])[];
+}
+
+/**
+ * A projection from its rows: k ≥ 1 rows of d finite numbers each, not all zero.
+ * @example projection([[1, 1]]).k // 1
+ */
+export function projection(rows: readonly (readonly number[])[], field = 'projection'): Projection {
+  if (!Array.isArray(rows) || rows.length === 0 || !rows.every(Array.isArray)) throw new InputError('needs at least one row, each an array of numbers', field);
+  const list: readonly (readonly number[])[] = rows;
+  const d = list[0].length;
+  if (d === 0) throw new InputError('rows need at least one entry', field);
+  list.forEach((r, i) => {
+    if (r.length !== d) throw new InputError(`row ${i + 1} has ${r.length} entries, row 1 has ${d}`, field);
+    r.forEach((x, j) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`entry (${i + 1}, ${j + 1}) is not a finite number`, field);
+    });
+  });
+  if (list.every((r) => r.every((x) => x === 0))) throw new InputError('is all zeros (it would release nothing)', field);
+  return { k: list.length, d, rows: list.map((r) => [...r]) };
+}
+
+/**
+ * A·x in floating point, coordinate by coordinate: the one function both the release and the
+ * calibration apply, so the calibration bounds the law of exactly what is released.
+ */
+export function project(A: Projection, x: readonly number[]): number[] {
+  return A.rows.map((r) => {
+    let s = 0;
+    for (let j = 0; j < A.d; j++) s += r[j] * x[j];
+    return s;
+  });
+}
+
+/** The atoms of a conditional as d-vectors (a scalar law is d = 1). */
+function atoms(law: Discrete | VectorLaw): { points: number[][]; masses: Float64Array } {
+  if ('points' in law)
+    return { points: Array.from({ length: atomsOf(law) }, (_, k) => Array.from({ length: law.d }, (_, i) => coord(law, k, i))), masses: law.masses };
+  return { points: Array.from(law.values, (v) => [v]), masses: law.masses };
+}
+
+/**
+ * An upper bound on tr Cov(A·f(X)) under one prior (secrets weighted by their probabilities):
+ * E‖Y − c‖² ≥ tr Cov(Y) for every c, so any computed centre gives an upper bound, and only the
+ * rounding of a sum of non-negative terms (and of their weights) is charged.
+ */
+function projectedSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number], A: Projection): number {
+  const pi = secretProbabilities(prior);
+  const ys: number[][] = [];
+  const ws: number[] = [];
+  for (const [s, law] of Object.entries(prior.conditionals)) {
+    const { points, masses } = atoms(law);
+    if (points[0].length !== A.d) throw new InputError(`has ${A.d} columns, the query has ${points[0].length}`, 'projection');
+    points.forEach((x, i) => {
+      ys.push(project(A, x));
+      ws.push(pi[s] * masses[i]);
+    });
+  }
+  const centre = Array.from({ length: A.k }, (_, j) => ys.reduce((a, y, i) => a + ws[i] * y[j], 0));
+  let sum = 0;
+  ys.forEach((y, i) => {
+    let sq = 0;
+    for (let j = 0; j < A.k; j++) sq += (y[j] - centre[j]) ** 2;
+    sum += ws[i] * sq;
+  });
+  // Each term carries (k + 4)·EPS of rounding and the sum n·EPS more; weights sum to 1 within n·EPS.
+  return nextUp(sum * (1 + (2 * ys.length + A.k + 8) * EPS));
+}
+
+/** Result of a projection calibration: σ, the bound it meets, and the binding prior. */
+export interface ProjectionCalibration {
+  sigma: number;
+  variance: number;
+  k: number;
+  d: number;
+  epsilon: number;
+  /** The largest tr Cov(A·f(X)) over the priors (upper bound), and the prior it belongs to. */
+  spread: number;
+  binding: string | null;
+  explanation: string;
+}
+
+/**
+ * Calibrates the projection mechanism M = A·f(X) + N(0, σ²I_k) for ε-MI Pufferfish
+ * (docs/math.md §15): I(M; S) ≤ I(M; A·f(X)) ≤ ½ log det(I + A Cov(f) Aᵀ/σ²) ≤
+ * (k/2)·log(1 + tr(A Cov(f) Aᵀ)/(kσ²)), so σ² = max over priors of tr/(k·(e^{2ε/k} − 1))
+ * suffices; the noise grows with k, not with d. `releases` of the same value at one σ are one
+ * release at σ/√N (their mean is sufficient).
+ * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).sigma
+ */
+export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!Number.isSafeInteger(releases) || releases < 1) throw new InputError(`must be a whole number ≥ 1, got ${releases}`, 'releases');
+  let spread = 0;
+  let binding: string | null = null;
+  for (const p of scenario.priors) {
+    const t = projectedSpread(p, A);
+    if (t > spread) [spread, binding] = [t, p.name];
+  }
+  // expm1 is within 1 ulp; dividing by a value one step below and rounding the quotient up keeps σ² above the bound.
+  const denom = -nextUp(-(A.k * Math.expm1((2 * epsilon) / A.k) * (1 - 4 * EPS)));
+  const variance = spread === 0 ? 0 : nextUp(nextUp((releases * spread) / denom));
+  const sigma = variance === 0 ? 0 : nextUp(Math.sqrt(variance));
+  const kText = `k = ${A.k} output coordinate(s) from d = ${A.d}`;
+  return {
+    sigma,
+    variance,
+    k: A.k,
+    d: A.d,
+    epsilon,
+    spread,
+    binding,
+    explanation:
+      spread === 0
+        ? `A·f(X) has one value under every prior: nothing to hide, no noise needed (${kText})`
+        : `projection mechanism, ${kText}: σ² = N·tr(A Cov(f) Aᵀ) / (k(e^{2ε/k} − 1)) with tr ≤ ${spread.toPrecision(6)} (prior '${binding}')${releases > 1 ? `, N = ${releases} releases together` : ''} (docs/math.md §15)`,
+  };
+}
+
+/**
+ * The ε-MI level a projection release at σ reaches: (k/2)·log(1 + N·tr/(kσ²)), rounded up,
+ * maximised over the priors; for an audit or an account at a given scale.
+ * @example projectionMI(builtinScenario('heart'), projection([[1]]), 2).value
+ */
+export function projectionMI(scenario: Scenario<Discrete | VectorLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
+  if (!(sigma > 0) || !Number.isFinite(sigma)) throw new InputError(`must be a finite number > 0, got ${sigma}`, 'scale');
+  let value = 0;
+  let binding: string | null = null;
+  for (const p of scenario.priors) {
+    const t = projectedSpread(p, A);
+    const v = nextUp(nextUp((A.k / 2) * Math.log1p((releases * t) / (A.k * sigma * sigma * (1 - 4 * EPS))) * (1 + 4 * EPS)));
+    if (v > value) [value, binding] = [v, p.name];
+  }
+  return { value, binding };
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { fromCounts } from '../src/distribution/discrete.js';
+import type { Scenario } from '../src/distribution/scenario.js';
+import { calibrateMI } from '../src/mi/calibrateMI.js';
+import { calibrateProjection, project, projection, projectionMI, type Projection } from '../src/mi/projection.js';
+import { randomSketch } from '../src/sources/projection.js';
+import { vectorLaw, type VectorLaw } from '../src/vector/law.js';
+import { calibrateMIVector } from '../src/vector/mi.js';
+
+/**
+ * I(M; S) of M = A·x + N(0, σ²I_k), x drawn from the secret's law, by direct numerical
+ * integration of the Gaussian-mixture densities on a grid (an independent check: no bound,
+ * no max-entropy argument): I = h(M) − Σ_s p(s) h(M | S = s).
+ */
+function integratedMI(laws: { p: number; atoms: number[][]; masses: number[] }[], A: Projection, sigma: number): number {
+  const centres = laws.map((l) => l.atoms.map((x) => project(A, x)));
+  const all = centres.flat();
+  const lo = Array.from({ length: A.k }, (_, j) => Math.min(...all.map((c) => c[j])) - 9 * sigma);
+  const hi = Array.from({ length: A.k }, (_, j) => Math.max(...all.map((c) => c[j])) + 9 * sigma);
+  const n = A.k === 1 ? 6000 : 400;
+  const h = lo.map((l, j) => (hi[j] - l) / n);
+  const phi = (y: number[], c: number[]) => {
+    let q = 0;
+    for (let j = 0; j < y.length; j++) q += (y[j] - c[j]) ** 2;
+    return Math.exp(-q / (2 * sigma * sigma)) / (2 * Math.PI * sigma * sigma) ** (y.length / 2);
+  };
+  const xlogx = (v: number) => (v > 0 ? v * Math.log(v) : 0);
+  let I = 0;
+  const visit = (y: number[]) => {
+    const cond = laws.map((l, s) => centres[s].reduce((a, c, i) => a + l.masses[i] * phi(y, c), 0));
+    const marg = cond.reduce((a, f, s) => a + laws[s].p * f, 0);
+    // I = Σ_s p(s) ∫ f_s log f_s − ∫ f log f
+    let v = -xlogx(marg);
+    cond.forEach((f, s) => {
+      v += laws[s].p * xlogx(f);
+    });
+    I += v * h.reduce((a, b) => a * b, 1);
+  };
+  if (A.k === 1) for (let i = 0; i <= n; i++) visit([lo[0] + i * h[0]]);
+  else for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) visit([lo[0] + i * h[0], lo[1] + j * h[1]]);
+  return I;
+}
+
+const scalar: Scenario = {
+  name: 's',
+  priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1, 4], [5, 3, 2]), b: fromCounts([0, 2, 5], [1, 3, 6]) }, probabilities: { a: 0.3, b: 0.7 } }],
+};
+const P = vectorLaw(
+  [
+    [0, 1, 2],
+    [1, 3, 0],
+    [2, 2, 2],
+  ],
+  { counts: [4, 3, 3] },
+);
+const Q = vectorLaw(
+  [
+    [3, 0, 1],
+    [1, 1, 1],
+    [0, 4, 2],
+  ],
+  { counts: [2, 2, 6] },
+);
+const vector: Scenario<VectorLaw> = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
+const asLaws = (s: Scenario<VectorLaw>) =>
+  Object.entries(s.priors[0].conditionals).map(([, m]) => ({
+    p: 0.5,
+    atoms: Array.from({ length: m.masses.length }, (_, k) => Array.from(m.points.subarray(k * m.d, (k + 1) * m.d))),
+    masses: Array.from(m.masses),
+  }));
+
+describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () => {
+  it('k = 1 on a scalar query: the calibrated σ keeps the integrated I(M; S) within ε, and A = [1] is the scalar variance bound', () => {
+    for (const eps of [0.01, 0.1, 0.5]) {
+      const c = calibrateProjection(scalar, projection([[1]]), eps);
+      const laws = [
+        { p: 0.3, atoms: [[0], [1], [4]], masses: [0.5, 0.3, 0.2] },
+        { p: 0.7, atoms: [[0], [2], [5]], masses: [0.1, 0.3, 0.6] },
+      ];
+      const I = integratedMI(laws, projection([[1]]), c.sigma);
+      expect(I).toBeLessThanOrEqual(eps);
+      expect(I).toBeGreaterThan(eps / 20); // a bound, but not a vacuous one
+      const mi = calibrateMI(scalar, { mechanism: 'gaussian', method: 'mi-variance', epsilon: eps });
+      expect(c.variance / mi.variance).toBeGreaterThan(1 - 1e-9);
+      expect(c.variance / mi.variance).toBeLessThan(1 + 1e-9);
+    }
+  });
+
+  it('k = 2 from d = 3: the integrated I(M; S) stays within ε; the noise follows k, and projectionMI inverts the calibration', () => {
+    const A = projection([
+      [1, 0.5, 0],
+      [0, 1, -1],
+    ]);
+    for (const eps of [0.05, 0.3]) {
+      const c = calibrateProjection(vector, A, eps);
+      expect(c.k).toBe(2);
+      const I = integratedMI(asLaws(vector), A, c.sigma);
+      expect(I).toBeLessThanOrEqual(eps);
+      expect(I).toBeGreaterThan(eps / 50);
+      const level = projectionMI(vector, A, c.sigma).value;
+      expect(level).toBeLessThanOrEqual(eps * (1 + 1e-9));
+      expect(level).toBeGreaterThan(eps * (1 - 1e-9));
+      // N releases together are one at σ/√N: the calibrated σ grows by √N.
+      expect(calibrateProjection(vector, A, eps, 4).sigma / c.sigma).toBeCloseTo(2, 9);
+    }
+  });
+
+  it('A = identity is of the order of the per-coordinate mi-variance answer, never below the bound', () => {
+    const I3 = projection([
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ]);
+    const c = calibrateProjection(vector, I3, 0.1);
+    const per = calibrateMIVector(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
+    expect(c.sigma / per.scale).toBeGreaterThan(0.2);
+    expect(c.sigma / per.scale).toBeLessThan(5);
+    expect(integratedMI(asLaws(vector), projection([[1, 0, 0]]), c.sigma)).toBeLessThan(0.1);
+  });
+
+  it('a random sketch is reproducible from its seed, and bad matrices are refused by field', () => {
+    const a = randomSketch(2, 3, 7);
+    expect(randomSketch(2, 3, 7)).toEqual(a);
+    expect(randomSketch(2, 3, 8)).not.toEqual(a);
+    expect(a.k).toBe(2);
+    expect(() => projection([[1, 2], [3]])).toThrow(/row 2 has 1 entries/);
+    expect(() => projection([[0, 0]])).toThrow(/all zeros/);
+    expect(() => calibrateProjection(vector, projection([[1, 1]]), 0.1)).toThrow(/has 2 columns, the query has 3/);
+  });
+});
