@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
@@ -126,5 +131,29 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(() => projection([[1, 2], [3]])).toThrow(/row 2 has 1 entries/);
     expect(() => projection([[0, 0]])).toThrow(/all zeros/);
     expect(() => calibrateProjection(vector, projection([[1, 1]]), 0.1)).toThrow(/has 2 columns, the query has 3/);
+  });
+
+  it('CLI: calibrate, release and audit take --projection; pca and Rényi flags are refused by name', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+    const S = ['--data', 'examples/heart.csv', '--query', 'age,oldpeak', '--secret-column', 'fbs'];
+    const file = join(mkdtempSync(join(tmpdir(), 'pf-proj-')), 'A.json');
+    writeFileSync(file, '[[1, 0.1]]');
+    const c = JSON.parse(run('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--json').stdout);
+    const r = c.results[0];
+    expect(r.k).toBe(1);
+    expect(['projection', 'mi-variance']).toContain(r.smaller);
+    const rel = JSON.parse(run('release', ...S, '--projection', file, '--value', '50,1.2', '--epsilon', '0.1', '--json').stdout);
+    expect(rel.sigma).toBe(r.sigma);
+    expect(rel.values[0]).toHaveLength(1);
+    const audit = JSON.parse(run('audit', ...S, '--projection', file, '--scale', String(r.sigma), '--epsilon', '0.1', '--json').stdout);
+    expect(audit.verdict).toBe('pass');
+    expect(audit.mi).toBeLessThanOrEqual(0.1 * (1 + 1e-9));
+    expect(run('audit', ...S, '--projection', file, '--scale', String(r.sigma / 2), '--epsilon', '0.1').status).toBe(1);
+    expect(run('calibrate', ...S, '--projection', 'pca:1').stderr).toMatch(/^error: --projection: pca is not offered/);
+    expect(run('calibrate', ...S, '--projection', file, '--alpha', '2').stderr).toMatch(/^error: --alpha: is not taken with --projection/);
+    expect(run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout).toBe(
+      run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout,
+    );
   });
 });

@@ -60,6 +60,11 @@ const barsNote = (confidence: number, vector: boolean) =>
   `±: a release lies within ± of the true value with probability ${confidence} over the noise${vector ? " (per coordinate of weight 1; coordinate i's is at its own scale wᵢ·scale)" : ''}`;
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
+  if (o.projection !== undefined) {
+    if (o.guarantee !== undefined && o.guarantee !== 'mi')
+      throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
+    return (await import('./projectionCommand.js')).calibrateProjectionCli(o);
+  }
   const guarantee = o.guarantee ?? 'renyi';
   if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
   if (guarantee === 'mi') return runCalibrateMI(o);
@@ -303,6 +308,10 @@ export function calibrateCommand(program: Command): void {
       'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
     )
     .option('--confidence <c>', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)')
+    .option(
+      '--projection <file|random:K>',
+      'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)',
+    )
     .option('--json', 'print {"results": [...]} as JSON')
     .addHelpText(
       'after',

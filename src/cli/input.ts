@@ -54,6 +54,8 @@ export interface CalibrateOptions extends SourceOptions {
   spec?: string;
   /** Error bars: the share of the noise each ± half-width covers. */
   confidence?: string;
+  /** The projection mechanism's k×d matrix: a file, or random:K (a seeded Gaussian sketch). */
+  projection?: string;
   scenario?: string;
   guarantee?: string;
   mechanism?: string;

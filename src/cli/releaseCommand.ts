@@ -118,6 +118,16 @@ function releaseSettings(
 
 async function runRelease(o: ReleaseOptions): Promise<void> {
   const { release } = await import('../release/release.js');
+  if (o.projection !== undefined) {
+    for (const [flag, v] of [
+      ['--out', o.out],
+      ['--ledger', o.ledger],
+      ['--truncate', o.truncate],
+      ['--per-release', o.perRelease],
+    ] as const)
+      if (v !== undefined && v !== false) throw new InputError('is not taken with --projection', flag);
+    return (await import('./projectionCommand.js')).releaseProjectionCli(o);
+  }
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
@@ -451,6 +461,7 @@ export function releaseCommand(program: Command): void {
       'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
     )
     .option('--confidence <c>', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)')
+    .option('--projection <file|random:K>', 'release A·x + N(0, σ²I_k), calibrated for ε-MI Pufferfish (a k×d matrix file, or random:K with --seed)')
     .option(
       '--ledger <file|url>',
       "record the release in this ledger before showing it, refused if the joint level of every recorded release would exceed the ledger's budget",

@@ -33,6 +33,7 @@ export function projection(rows: readonly (readonly number[])[], field = 'projec
 /**
  * A·x in floating point, coordinate by coordinate: the one function both the release and the
  * calibration apply, so the calibration bounds the law of exactly what is released.
+ * @example project(projection([[1, 1], [1, -1]]), [3, 2]) // [5, 1]
  */
 export function project(A: Projection, x: readonly number[]): number[] {
   return A.rows.map((r) => {
@@ -107,8 +108,10 @@ export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A:
     const t = projectedSpread(p, A);
     if (t > spread) [spread, binding] = [t, p.name];
   }
-  // expm1 is within 1 ulp; dividing by a value one step below and rounding the quotient up keeps σ² above the bound.
-  const denom = -nextUp(-(A.k * Math.expm1((2 * epsilon) / A.k) * (1 - 4 * EPS)));
+  // expm1 is within 1 ulp; the denominator is taken 32 ulps low (and the quotient rounded up), so σ²
+  // sits above the bound by more than `projectionMI` charges for its own rounding: a calibrated σ
+  // passes its audit.
+  const denom = -nextUp(-(A.k * Math.expm1((2 * epsilon) / A.k) * (1 - 32 * EPS)));
   const variance = spread === 0 ? 0 : nextUp(nextUp((releases * spread) / denom));
   const sigma = variance === 0 ? 0 : nextUp(Math.sqrt(variance));
   const kText = `k = ${A.k} output coordinate(s) from d = ${A.d}`;

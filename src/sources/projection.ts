@@ -21,6 +21,7 @@ export function randomSketch(k: number, d: number, seed: number): Projection {
  * (an array of rows) or as CSV lines of numbers; `random:K` is a seeded Gaussian sketch. A
  * projection learned from the data (PCA) is not offered: the matrix would itself be a release
  * about the data, outside the guarantee.
+ * @example parseProjection('random:2', 3, 7).rows.length // 2
  */
 export function parseProjection(text: string, d: number, seed: number): Projection {
   const m = /^random:(\d+)$/.exec(text.trim());

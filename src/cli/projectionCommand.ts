@@ -1,0 +1,169 @@
+import type { Scenario } from '../distribution/scenario.js';
+import type { Discrete } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import type { Projection, ProjectionCalibration } from '../mi/projection.js';
+import type { VectorLaw } from '../vector/law.js';
+import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
+import { jsonNumber, numDown, numUp } from './format.js';
+import { parseGrid } from './grid.js';
+import { loadScenario, parseReleases, type CalibrateOptions } from './input.js';
+import { wholeNumber } from './numbers.js';
+
+/** What the projection commands read beyond the common flags. */
+export interface ProjectionOptions extends CalibrateOptions {
+  projection?: string;
+  value?: string;
+  count?: string;
+  scale?: string;
+}
+
+type Laws = Scenario<Discrete | VectorLaw>;
+
+/** The scenario, its dimension and the projection, with every flag the mechanism does not take refused. */
+async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projection; d: number; defaults: { epsilon?: number; releases?: number } }> {
+  const not = 'with --projection (a Gaussian projection for ε-MI Pufferfish: no Rényi order, method, δ, contamination or coordinate scales)';
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--method', o.method],
+      ['--delta', o.delta],
+      ['--contamination', o.contamination],
+      ['--domain', o.domain],
+      ['--cost', o.cost],
+      ['--fit', o.fit],
+      ['--coordinate-scales', o.coordinateScales],
+    ],
+    not,
+  );
+  if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
+  const { scenario, d } = await loadScenario(o, { vector: true });
+  const first = Object.values(scenario.priors[0].conditionals)[0] as Discrete | VectorLaw;
+  const dim = 'points' in first ? first.d : 1;
+  const { parseProjection } = await import('../sources/projection.js');
+  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  let A: Projection;
+  try {
+    A = parseProjection(o.projection!, dim, seed);
+  } catch (e) {
+    throw e instanceof InputError && e.path === 'projection' ? new InputError(e.reason, '--projection') : e;
+  }
+  return { scenario: scenario as Laws, A, d: dim, defaults: { epsilon: d.epsilon, releases: d.releases } };
+}
+
+/** The per-coordinate mi-variance σ of the same query, for the comparison the output reports. */
+async function perCoordinate(scenario: Laws, d: number, epsilon: number, releases: number | undefined) {
+  const settings = { mechanism: 'gaussian' as const, method: 'mi-variance' as const, epsilon, ...(releases ? { releases } : {}) };
+  if (d > 1) return (await import('../vector/mi.js')).calibrateMIVector(scenario as Scenario<VectorLaw>, settings).scale;
+  return (await import('../mi/calibrateMI.js')).calibrateMI(scenario as Scenario, settings).scale;
+}
+
+const resultJson = (c: ProjectionCalibration) => ({ ...c, sigma: jsonNumber(c.sigma), variance: jsonNumber(c.variance) });
+
+/** `calibrate --guarantee mi --projection …`: σ of the projection mechanism beside the per-coordinate bound. */
+export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void> {
+  const { scenario, A, d, defaults } = await load(o);
+  const { calibrateProjection } = await import('../mi/projection.js');
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];
+  const releases = o.releases !== undefined ? parseReleases(o.releases) : defaults.releases;
+  const rows = await Promise.all(
+    epsilons.map(async (epsilon) => {
+      try {
+        const c = calibrateProjection(scenario, A, epsilon, releases ?? 1);
+        const per = await perCoordinate(scenario, d, epsilon, releases);
+        return { c, per, smaller: c.variance <= per * per ? 'projection' : 'mi-variance' };
+      } catch (e) {
+        throw asFlagError(e);
+      }
+    }),
+  );
+  if (o.json) {
+    process.stdout.write(
+      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d, rows: A.rows }, results: rows.map((r) => ({ ...resultJson(r.c), perCoordinateSigma: jsonNumber(r.per), smaller: r.smaller })) }, null, 2)}\n`,
+    );
+    return;
+  }
+  process.stdout.write(`${scenario.name}\nguarantee: I(M; S) ≤ ε nats (ε-MI Pufferfish), M = A·f(X) + N(0, σ²I_${A.k}), A ${A.k}×${A.d}\n\n`);
+  for (const { c, per, smaller } of rows)
+    process.stdout.write(
+      `ε = ${c.epsilon}: projection σ = ${numUp(c.sigma)} (${c.k} released number(s)); per-coordinate mi-variance σ = ${numUp(per)} (${d} number(s)); smaller σ: ${smaller}\n  ${c.explanation}\n`,
+    );
+}
+
+/** `release --projection …`: k numbers A·x + N(0, σ²I_k), each with its error bar. */
+export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> {
+  const confidence = parseConfidence(o.confidence);
+  if (o.value === undefined) throw new InputError('is required (the true value: one number per query column, A,B,…)', '--value');
+  const { scenario, A, d, defaults } = await load(o);
+  const parts = o.value.split(',').map((x) => x.trim());
+  const x = parts.map((t) => (t === '' ? NaN : Number(t)));
+  if (x.length !== d || !x.every(Number.isFinite)) throw new InputError(`must be ${d} finite number(s) separated by commas, got '${o.value}'`, '--value');
+  const count = o.count === undefined ? 1 : wholeNumber(o.count, '--count', 1, 1_000_000);
+  const epsilon = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];
+  if (epsilon.length !== 1) throw new InputError('release takes one ε', '--epsilon');
+  const { calibrateProjection, project } = await import('../mi/projection.js');
+  const { samplerFor } = await import('../release/release.js');
+  const { drawRelease } = await import('../sampling/samplers.js');
+  const { cryptoSource } = await import('../sampling/random.js');
+  const { symmetricInterval } = await import('../release/interval.js');
+  const { mechanismDef, noiseOptions } = await import('../mechanisms/registry.js');
+  let c: ProjectionCalibration;
+  try {
+    c = calibrateProjection(scenario, A, epsilon[0], count);
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  if (c.sigma === 0) throw new InputError(`the calibrated σ is 0 (${c.explanation}); there is nothing to release with noise`, '--projection');
+  const y = project(A, x);
+  const noise = samplerFor({ mechanism: 'gaussian' }, c.sigma);
+  const h = mechanismDef('gaussian').halfWidth(c.sigma, confidence, noiseOptions({}));
+  const values = Array.from({ length: count }, () => y.map((v) => drawRelease(v, noise, { random: cryptoSource })));
+  const guarantee = `I(M; S) ≤ ${c.epsilon} nats for every prior of '${scenario.name}'${count > 1 ? ` for the ${count} releases together` : ''}. ${c.explanation}`;
+  if (o.json) {
+    const releases = values.map((v) => ({ value: v, interval: v.map((vi) => symmetricInterval(vi, h).map(jsonNumber)) }));
+    process.stdout.write(
+      `${JSON.stringify({ scenario: scenario.name, mechanism: 'gaussian', projection: { k: A.k, d: A.d }, sigma: c.sigma, guarantee, confidence, halfWidth: h, values, releases }, null, 2)}\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `${scenario.name}\nprojection mechanism: ${A.k} number(s) A·x + N(0, σ²), σ = ${c.sigma}\nguarantee: ${guarantee}\nerror bars ±${numUp(h)} on each released coordinate of A·x (${confidence} of its noise)\n\nvalue\tintervals\n`,
+  );
+  process.stdout.write(
+    values
+      .map(
+        (v) =>
+          `${v.join(',')}\t${v
+            .map((vi) => symmetricInterval(vi, h))
+            .map(([lo, hi]) => `[${numDown(lo)}, ${numUp(hi)}]`)
+            .join(' ')}\n`,
+      )
+      .join(''),
+  );
+}
+
+/** `audit --guarantee mi --projection … --scale σ`: the ε-MI level a projection release at σ reaches. */
+export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
+  if (o.scale === undefined) throw new InputError('is required (the σ of the projection release to audit)', '--scale');
+  const sigma = Number(o.scale);
+  const { scenario, A, defaults } = await load(o);
+  const releases = o.releases !== undefined ? parseReleases(o.releases) : (defaults.releases ?? 1);
+  const { projectionMI } = await import('../mi/projection.js');
+  let r: { value: number; binding: string | null };
+  try {
+    r = projectionMI(scenario, A, sigma, releases);
+  } catch (e) {
+    throw e instanceof InputError && e.path === 'scale' ? new InputError(e.reason, '--scale') : asFlagError(e);
+  }
+  const epsilon = o.epsilon ? Number(o.epsilon) : defaults.epsilon;
+  const verdict = epsilon === undefined ? null : r.value <= epsilon ? 'pass' : 'fail';
+  if (verdict === 'fail') (await import('./exitCode.js')).setCommandExit((await import('./exitCode.js')).EXIT.checkFailed);
+  if (o.json) {
+    process.stdout.write(
+      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, sigma, releases, mi: r.value, binding: r.binding, epsilon: epsilon ?? null, verdict }, null, 2)}\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `${scenario.name}\nprojection release at σ = ${sigma}${releases > 1 ? `, ${releases} releases together` : ''}: I(M; S) ≤ ${numUp(r.value)} nats (prior '${r.binding}')${verdict ? `\nverdict: ${verdict} (ε = ${epsilon})` : ''}\n`,
+  );
+}
