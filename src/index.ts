@@ -48,6 +48,7 @@ export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js'
 export { calibrateVector, type VectorSettings, type VectorContamination } from './vector/calibrate.js';
 export { calibrateMI, type MiSettings, type MiMethod, type MiSingleMethod, type MiCalibrationResult } from './mi/calibrateMI.js';
 export { exactMutualInformation, type MutualInformation } from './mi/mutualInformation.js';
+export { calibrateMean, meanSampleSize, type MeanCalibration } from './mi/mean.js';
 export { projection, project, calibrateProjection, projectionMI, type Projection, type ProjectionCalibration } from './mi/projection.js';
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
 

@@ -60,6 +60,7 @@ const barsNote = (confidence: number, vector: boolean) =>
   `±: a release lies within ± of the true value with probability ${confidence} over the noise${vector ? " (per coordinate of weight 1; coordinate i's is at its own scale wᵢ·scale)" : ''}`;
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
+  if (o.query?.startsWith('mean:')) return (await import('./projectionCommand.js')).calibrateMeanCli(o);
   if (o.projection !== undefined) {
     if (o.guarantee !== undefined && o.guarantee !== 'mi')
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
@@ -308,6 +309,7 @@ export function calibrateCommand(program: Command): void {
       'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
     )
     .option('--confidence <c>', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)')
+    .option('--target-mse <m>', 'with --query mean:COL: the rows a private mean needs for this expected squared error')
     .option(
       '--projection <file|random:K>',
       'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)',

@@ -56,6 +56,8 @@ export interface CalibrateOptions extends SourceOptions {
   confidence?: string;
   /** The projection mechanism's k×d matrix: a file, or random:K (a seeded Gaussian sketch). */
   projection?: string;
+  /** With a mean query: the expected squared error the rows must reach. */
+  targetMse?: string;
   scenario?: string;
   guarantee?: string;
   mechanism?: string;

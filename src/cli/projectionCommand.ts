@@ -167,3 +167,55 @@ export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
     `${scenario.name}\nprojection release at σ = ${sigma}${releases > 1 ? `, ${releases} releases together` : ''}: I(M; S) ≤ ${numUp(r.value)} nats (prior '${r.binding}')${verdict ? `\nverdict: ${verdict} (ε = ${epsilon})` : ''}\n`,
   );
 }
+
+/**
+ * `calibrate --data T --query mean:COL[,COL…] … --epsilon E [--target-mse M]`: ε-MI noise for the
+ * mean of the table's rows (i.i.d. within the class), its expected squared error, and the rows a
+ * target error needs. n is the number of rows the empirical law was tallied from.
+ */
+export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: string }): Promise<void> {
+  if (!o.data) throw new InputError('mean:COL is a query of a table: give --data', '--query');
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--method', o.method],
+      ['--delta', o.delta],
+      ['--contamination', o.contamination],
+      ['--given', o.given],
+      ['--fit', o.fit],
+      ['--projection', o.projection],
+    ],
+    'with a mean query (Gaussian noise for ε-MI Pufferfish on the mean of i.i.d. rows)',
+  );
+  if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('a private mean adds Gaussian noise', '--mechanism');
+  const columns = o.query!.slice('mean:'.length);
+  if (columns.trim() === '') throw new InputError('names no column: mean:COL[,COL…]', '--query');
+  const { scenario } = await loadScenario({ ...o, query: columns }, { vector: true });
+  const empirical = scenario.priors.find((p) => p.name === 'empirical') ?? scenario.priors[0];
+  const n = Object.values(empirical.conditionals).reduce((a, law) => a + Number((law as Discrete | VectorLaw).denominator), 0);
+  const { calibrateMean, meanSampleSize } = await import('../mi/mean.js');
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
+  const target = o.targetMse === undefined ? undefined : Number(o.targetMse);
+  if (target !== undefined && !(target > 0 && Number.isFinite(target)))
+    throw new InputError(`must be a finite number > 0, got '${o.targetMse}'`, '--target-mse');
+  const rows = epsilons.map((epsilon) => {
+    try {
+      return { c: calibrateMean(scenario as Laws, epsilon, n), needed: target === undefined ? null : meanSampleSize(scenario as Laws, epsilon, target) };
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  });
+  if (o.json) {
+    process.stdout.write(
+      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', query: o.query, rows: n, results: rows.map(({ c, needed }) => ({ ...c, ...(target !== undefined ? { targetMse: target, rowsNeeded: needed } : {}) })) }, null, 2)}\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `${scenario.name}\nguarantee: I(M; S) ≤ ε nats (ε-MI Pufferfish) for the mean of ${n} rows, assumed i.i.d. under every prior of the class\n\n`,
+  );
+  for (const { c, needed } of rows)
+    process.stdout.write(
+      `ε = ${c.epsilon}: σ = ${numUp(c.sigma)} on each of ${c.d} coordinate(s); expected squared error ${numUp(c.mse)} (sampling ${numUp(c.rowSpread / n)} + noise ${numUp(c.d * c.variance)})${needed !== null ? `; rows for MSE ≤ ${target}: ${needed}` : ''}\n  ${c.explanation}\n`,
+    );
+}

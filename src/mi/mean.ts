@@ -1,0 +1,90 @@
+import { secretProbabilities, type Scenario } from '../distribution/scenario.js';
+import type { Discrete } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
+import { EPS, nextUp } from '../numerics/float.js';
+import { atomsOf, coord, type VectorLaw } from '../vector/law.js';
+
+/** A private mean: its noise, the error it implies, and the spread it was set by. */
+export interface MeanCalibration {
+  /** Gaussian σ on each coordinate of the released mean. */
+  sigma: number;
+  variance: number;
+  /** Rows averaged and columns released. */
+  n: number;
+  d: number;
+  epsilon: number;
+  /** The largest tr Cov of one row over the priors (upper bound), and its prior. */
+  rowSpread: number;
+  binding: string | null;
+  /** E‖released mean − population mean‖² (summed over coordinates): sampling plus noise. */
+  mse: number;
+  explanation: string;
+}
+
+/** An upper bound on tr Cov of one row under a prior: E‖x − c‖² about a computed centre c, rounding charged. */
+function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { spread: number; d: number } {
+  const pi = secretProbabilities(prior);
+  const xs: number[][] = [];
+  const ws: number[] = [];
+  for (const [s, law] of Object.entries(prior.conditionals)) {
+    if ('points' in law) for (let k = 0; k < atomsOf(law); k++) xs.push(Array.from({ length: law.d }, (_, i) => coord(law, k, i)));
+    else for (const v of law.values) xs.push([v]);
+    for (const m of law.masses) ws.push(pi[s] * m);
+  }
+  const d = xs[0].length;
+  const c = Array.from({ length: d }, (_, j) => xs.reduce((a, x, i) => a + ws[i] * x[j], 0));
+  const sum = xs.reduce((a, x, i) => a + ws[i] * x.reduce((q, xj, j) => q + (xj - c[j]) ** 2, 0), 0);
+  return { spread: nextUp(sum * (1 + (2 * xs.length + d + 8) * EPS)), d };
+}
+
+/**
+ * ε-MI Pufferfish for the mean of n rows drawn i.i.d. from a law of the class (docs/math.md §16):
+ * the mean has tr Cov = tr Cov(row)/n, so the bound of §15 with A = I gives
+ * σ² = tr Cov(row) / (n·d·(e^{2ε/d} − 1)), and the released mean's squared error about the
+ * population mean is, in expectation, tr Cov(row)/n + d·σ² = (tr Cov(row)/n)·e^{2ε/d}/(e^{2ε/d} − 1).
+ * @example calibrateMean(builtinScenario('heart'), 0.1, 303).mse
+ */
+export function calibrateMean(scenario: Scenario<Discrete | VectorLaw>, epsilon: number, n: number): MeanCalibration {
+  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${n}`, 'rows');
+  let spread = 0;
+  let binding: string | null = null;
+  let d = 1;
+  for (const p of scenario.priors) {
+    const r = rowSpread(p);
+    d = r.d;
+    if (r.spread > spread) [spread, binding] = [r.spread, p.name];
+  }
+  const e = Math.expm1((2 * epsilon) / d);
+  const variance = spread === 0 ? 0 : nextUp(nextUp(spread / (n * d * e * (1 - 32 * EPS))));
+  const sigma = variance === 0 ? 0 : nextUp(Math.sqrt(variance));
+  const mse = spread / n + d * variance;
+  return {
+    sigma,
+    variance,
+    n,
+    d,
+    epsilon,
+    rowSpread: spread,
+    binding,
+    mse,
+    explanation: `mean of n = ${n} i.i.d. rows, ${d} column(s): σ² = tr Cov(row) / (n·d·(e^{2ε/d} − 1)) with tr Cov(row) ≤ ${spread.toPrecision(6)} (prior '${binding}'); MSE = tr Cov(row)/n + d·σ² (docs/math.md §16)`,
+  };
+}
+
+/**
+ * The fewest rows whose private mean (at ε) has expected squared error at most `targetMse`:
+ * n ≥ tr Cov(row)·e^{2ε/d} / ((e^{2ε/d} − 1)·targetMse), checked against `calibrateMean`.
+ * @example meanSampleSize(builtinScenario('heart'), 0.1, 0.01)
+ */
+export function meanSampleSize(scenario: Scenario<Discrete | VectorLaw>, epsilon: number, targetMse: number): number {
+  if (!(targetMse > 0) || !Number.isFinite(targetMse)) throw new InputError(`must be a finite number > 0, got ${targetMse}`, 'target-mse');
+  const probe = calibrateMean(scenario, epsilon, 1);
+  const e = Math.expm1((2 * epsilon) / probe.d);
+  let n = Math.max(1, Math.ceil((probe.rowSpread * (1 + e)) / (e * targetMse)));
+  if (!Number.isSafeInteger(n)) throw new InputError(`would need more than 2⁵³ rows (${n.toPrecision(3)})`, 'target-mse');
+  // The closed form, then the calibration itself: the smallest n it says meets the target.
+  while (calibrateMean(scenario, epsilon, n).mse > targetMse) n++;
+  while (n > 1 && calibrateMean(scenario, epsilon, n - 1).mse <= targetMse) n--;
+  return n;
+}
