@@ -140,4 +140,17 @@ describe('error bars: the interval holds the true value with the stated probabil
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: --confidence: must be a number in \(0, 1\), got 95/);
   });
+
+  it('a truncated column release never prints a row value in its refusal', async () => {
+    const { releaseColumn } = await import('../src/release/release.js');
+    const settings: CalibrationSettings = { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 };
+    let message = '';
+    try {
+      releaseColumn(heart, settings, [1, 2, 97.25], { truncate: [0, 6] });
+    } catch (e) {
+      message = String((e as Error).message);
+    }
+    expect(message).toMatch(/its value is not shown/);
+    expect(message).not.toMatch(/97/);
+  });
 });

@@ -54,7 +54,7 @@ async function year(kind: 'file' | 'postgres') {
     const named = /still fits is ([\d.e+]+)/.exec(r.stderr);
     if (!named) {
       // Once the fitted releases have brought the level to the budget, nothing more fits.
-      expect(r.stderr).toMatch(/no scale fits any more: the budget is spent/);
+      expect(r.stderr).toMatch(/no scale of gaussian noise fits: the recorded releases have spent the budget/);
       spent++;
       continue;
     }
@@ -232,6 +232,22 @@ describe('release ledger (a DuckDB file)', () => {
     expect(c.verdict).toBe('pass');
     expect(c.releases.map((x: { cost: string }) => x.cost)).toEqual(['sqrt', 'sqrt']);
     expect(c.releases[1].scale).toBe(1e300);
+  });
+
+  it('the library refuses a release it could not record faithfully, before writing anything', async () => {
+    const { initLedger, recordRelease } = await import('../src/ledger/ledger.js');
+    const { ledgerStore } = await import('../src/ledger/store.js');
+    const store = ledgerStore(locations('file'));
+    await initLedger(store, heart, { alphas: [2], epsilon: 1 });
+    const ok = { mechanism: 'gaussian', scale: 5, count: 1, query: 'q' } as const;
+    await expect(recordRelease(store, heart, { ...ok, count: 1.5 })).rejects.toThrow(/count: must be a whole number/);
+    await expect(recordRelease(store, heart, { ...ok, count: 2e6 })).rejects.toThrow(/count: must be a whole number in \[1, 1000000\]/);
+    await expect(recordRelease(store, heart, { ...ok, cost: { name: 'zzz', apply: () => 0, variance: () => 1 } })).rejects.toThrow(
+      /cost: must be one of the named costs/,
+    );
+    await expect(recordRelease(store, heart, { ...ok, query: 5 as unknown as string })).rejects.toThrow(/query/);
+    expect((await store.read()).rows).toHaveLength(0);
+    expect((await recordRelease(store, heart, ok)).seq).toBe(1);
   });
 
   it('bad input names the flag', () => {

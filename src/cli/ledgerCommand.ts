@@ -60,6 +60,12 @@ export async function ledgerEntry(
   };
 }
 
+/** Reads the ledger once (no laws needed): a missing, unreadable or tampered ledger is refused before any work. */
+export async function ledgerReadable(location: string): Promise<void> {
+  const store = await storeOf(location);
+  await flagged(() => store.read());
+}
+
 /** The ledger's budget and releases for `scenario`, checked first (its laws, its chain). */
 export async function ledgerPast(location: string, scenario: Scenario | VectorScenario) {
   const store = await storeOf(location);

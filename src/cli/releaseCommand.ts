@@ -39,7 +39,7 @@ function givenScale(o: ReleaseOptions): { scale?: number } {
 }
 
 /** What the ledger needs refused before any work: releases its joint accountant cannot account. */
-function ledgerRefusals(o: ReleaseOptions): void {
+async function ledgerRefusals(o: ReleaseOptions): Promise<void> {
   if (o.ledger === undefined) return;
   const no = (flag: string, v: unknown, why: string) => {
     if (v !== undefined && v !== false) throw new InputError(`is not taken with --ledger: ${why}`, flag);
@@ -48,6 +48,8 @@ function ledgerRefusals(o: ReleaseOptions): void {
   no('--fit', o.fit, 'the joint accountant covers finite laws, not fitted Gaussian priors');
   no('--contamination', o.contamination, "the ledger's budget is for the prior class itself; a contaminated class is not accounted jointly");
   no('--allow-no-noise', o.allowNoNoise, 'a release without noise cannot be accounted');
+  // A missing or unreadable ledger is said before the laws are built (a chain's take seconds).
+  await (await import('./ledgerCommand.js')).ledgerReadable(o.ledger);
 }
 
 /** A ledger for other laws (or a broken one) is refused before the calibration's work. */
@@ -132,7 +134,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
   const truncate = parseTruncate(o.truncate);
-  ledgerRefusals(o);
+  await ledgerRefusals(o);
   const given = givenScale(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   await checkLedgerFirst(o, scenario);
@@ -274,7 +276,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   if (o.truncate !== undefined) throw new InputError('is not taken with --sequence yet', '--truncate');
   const { checkOutput, writeTextAtomically } = await import('../io/atomicWrite.js');
   checkOutput(o.out!, '--out', [{ path: o.data!, flag: '--data' }], [{ path: o.specOut, flag: '--spec-out' }]);
-  ledgerRefusals(o);
+  await ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   await checkLedgerFirst(o, scenario);
   const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);
@@ -349,7 +351,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
-  ledgerRefusals(o);
+  await ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   await checkLedgerFirst(o, scenario);
   const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);

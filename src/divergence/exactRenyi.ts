@@ -435,7 +435,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
 /**
  * D_α of the data itself, P_X vs Q_X (discrete): by data processing D_α(P_Y) ≤ D_α(P_X), so when
  * this meets the budget no noise is needed. ∞ when α ≥ 1 and P has mass where Q has none.
- * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(5/3)
+ * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(7/3)
  */
 export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
   const qm = new Map<number, number>();

@@ -3,6 +3,7 @@ import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type Budge
 import type { Scenario } from '../distribution/scenario.js';
 import type { VectorLaw } from '../vector/law.js';
 import { costs } from '../conditions/costs.js';
+import { MECHANISMS } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
@@ -137,6 +138,7 @@ const budgetWords = (b: Budget) =>
  * (await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' })).level.fits // true
  */
 export async function recordRelease(store: LedgerStore, scenario: LedgerScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+  checkRelease(r);
   // First against the ledger as it stands, without the lock: a release that does not fit now never
   // will (more releases only raise the joint level), so its refusal — and the search for the scale
   // that would fit, which can take a while — holds up no other release.
@@ -172,6 +174,27 @@ export async function recordRelease(store: LedgerStore, scenario: LedgerScenario
   });
 }
 
+/** Most draws one ledger entry may record (as the CLI's --count). */
+const MAX_DRAWS = 1_000_000;
+
+/** A release as the ledger can record it: every field checked, so a stored entry always reads back the same. */
+function checkRelease(r: LedgerRelease): void {
+  if (!(MECHANISMS as readonly string[]).includes(r.mechanism))
+    throw new InputError(`unknown mechanism '${String(r.mechanism)}' (${MECHANISMS.join(', ')})`, 'mechanism');
+  if (typeof r.scale !== 'number' || !(r.scale > 0) || !Number.isFinite(r.scale))
+    throw new InputError(`must be a finite number > 0, got ${String(r.scale)}`, 'scale');
+  if (!Number.isSafeInteger(r.count) || r.count < 1 || r.count > MAX_DRAWS)
+    throw new InputError(`must be a whole number in [1, ${MAX_DRAWS}], got ${String(r.count)}`, 'count');
+  if (r.cost !== undefined && !Object.values(costs).includes(r.cost))
+    throw new InputError(`must be one of the named costs (${Object.keys(costs).join(', ')}): a ledger records costs by name`, 'cost');
+  if (typeof r.query !== 'string' || r.query.length > 10_000) throw new InputError('must be a text of at most 10,000 characters', 'query');
+  if (
+    r.coordinateScales !== undefined &&
+    !(Array.isArray(r.coordinateScales) && r.coordinateScales.every((w) => typeof w === 'number' && w > 0 && Number.isFinite(w)))
+  )
+    throw new InputError('must be finite numbers > 0', 'coordinateScales');
+}
+
 /** The refusal of a release that does not fit: the budget, the level it would reach, and the smallest scale that would fit. */
 function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: LedgerRelease, level: BudgetLevel, budget: Budget): InputError {
   const past = groupsOf(rows);
@@ -186,7 +209,9 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
   const at = level.alpha === Infinity ? '∞' : level.alpha;
   return new InputError(
     `refused: with the ${rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${level.level.toPrecision(6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
-      fit === null ? 'no scale fits any more: the budget is spent' : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
+      fit === null
+        ? `no scale of ${r.mechanism} noise fits: the recorded releases have spent the budget, or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
+        : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
     }. Nothing was recorded or shown.`,
     'ledger',
   );

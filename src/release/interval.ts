@@ -33,10 +33,11 @@ export function symmetricInterval(y: number, h: number): [number, number] {
  * Y = x + Z redrawn until it lies in [lo, hi], G_y(x) = P(Y ≤ y | x) is the truncated law's CDF
  * at y, decreasing in x (log-concave noise: a monotone likelihood ratio). The set
  * {x : (1 − c)/2 ≤ G_y(x) ≤ (1 + c)/2} is an interval that holds the true x with probability
- * exactly c, since G_Y(x) is uniform over the noise. Each end is found by bisection and the end
+ * exactly c, since G_Y(x) is uniform over the noise; the interval returned contains it (so covers
+ * at least c: more where the set is empty and the search still returns an interval about y). Each end is found by bisection and the end
  * returned is one certified to lie outside the set (the quadrature's error bound charged), so
  * the interval only widens; an end not certified within 2⁶⁴ noise scales is ±∞.
- * @example truncatedInterval(1.5, noiseOf('laplace', 1), [0, 2], 0.95) // [lo, hi] with lo < 1.5 < hi
+ * @example truncatedInterval(1.5, noiseOf('laplace', 0.2), [0, 2], 0.95) // [0.9165…, ∞]: near the top of [0, 2] every larger x is as likely
  */
 export function truncatedInterval(y: number, noise: Noise, interval: [number, number], confidence: number): [number, number] {
   const [lo, hi] = interval;

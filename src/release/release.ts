@@ -290,6 +290,23 @@ export function release(scenario: Scenario | GaussianScenario, settings: Calibra
 }
 
 /**
+ * One row's draw, its refusals worded without the row's value: a column's values are data, and
+ * an error message is output too.
+ */
+function drawRow(draw: ReleasePlan['draw'], value: number, random: RandomSource): number {
+  try {
+    return draw(value, random);
+  } catch (e) {
+    if (e instanceof InputError && e.path === 'truncate')
+      throw new InputError(
+        "some row's value lies where the truncated release cannot reach it at this scale (it lands in the interval with negligible probability, or no noise is calibrated to move it there); its value is not shown, being data: widen the interval to cover the column",
+        'truncate',
+      );
+    throw e;
+  }
+}
+
+/**
  * Privatizes a whole column the way the paper's experiments frame it: every row's value gets
  * independent noise calibrated once on the secret-conditional laws of that column. The
  * guarantee covers each row's secret under priors in which rows are independent. Missing
@@ -303,7 +320,7 @@ export function releaseColumn(scenario: Scenario, settings: CalibrationSettings,
   checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
-  const values = rows.map((v) => (v === null ? null : draw(v, random)));
+  const values = rows.map((v) => (v === null ? null : drawRow(draw, v, random)));
   const bars = errorBars(plan, settings, opts.confidence);
   return {
     ...plan,
