@@ -112,6 +112,64 @@ describe('sequence tables: transition counts', () => {
     }
   });
 
+  it('--prior bootstrap:N resamples whole sequences: per-sequence counts add up to the pooled ones; seeded, and refused for one sequence', async () => {
+    const t = await transitionCounts({ kind: 'csv', location: both }, { sequence: 'weather', orderBy: 'date', groupBy: 'location' });
+    expect(t.bySequence).toHaveLength(2);
+    const sum = t.counts.map((row, a) => row.map((_, b) => t.bySequence[0][a][b] + t.bySequence[1][a][b]));
+    expect(sum).toEqual(t.counts);
+    const { chainClass } = await import('../src/sources/sequence.js');
+    const draws = chainClass(t, { kind: 'bootstrap', draws: 6, seed: 3 });
+    expect(draws).toHaveLength(7);
+    expect(chainClass(t, { kind: 'bootstrap', draws: 6, seed: 3 })).toEqual(draws);
+    for (const d of draws) for (const row of d.transition) expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-12);
+    // Each resample is two of the two sequences: one of them twice gives that sequence's own chain.
+    const own = t.bySequence.map((m) => m.map((row) => (row.some((c) => c > 0) ? row.map((c) => c / row.reduce((a, b) => a + b, 0)) : null)));
+    const matchesOne = draws
+      .slice(1)
+      .some((d) => own.some((o) => o.every((row, a) => row === null || row.every((p, b) => Math.abs(p - d.transition[a][b]) < 1e-15))));
+    expect(matchesOne).toBe(true);
+    const args = [
+      'calibrate',
+      '--data',
+      seattle,
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--query',
+      'count:rain',
+      '--length',
+      '10',
+      '--prior',
+      'bootstrap:3',
+    ];
+    expect(cli(...args).stderr).toMatch(/^error: --prior: bootstrap:N resamples whole sequences: give --group-by/);
+    const g = cli(
+      'calibrate',
+      '--data',
+      both,
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--group-by',
+      'location',
+      '--query',
+      'count:rain',
+      '--length',
+      '10',
+      '--alpha',
+      'inf',
+      '--method',
+      'mqm-exact',
+      '--prior',
+      'bootstrap:3',
+      '--json',
+    );
+    expect(g.status, g.stderr).toBe(0);
+    expect(JSON.parse(g.stdout).results[0].scale).toBeGreaterThan(0);
+  });
+
   it('--prior dirichlet:N is seeded and reproducible; --spec-out gives the same scales back', () => {
     const args = ['calibrate', '--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20', '--alpha', 'inf'];
     const a = cli(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');

@@ -23,6 +23,8 @@ export interface TransitionCounts {
   rows: number;
   /** Rows without a state or an order value: never a transition into or out of them. */
   dropped: number;
+  /** Each sequence's own transition counts (same order), for resampling whole sequences. */
+  bySequence: number[][][];
 }
 
 const num = (v: unknown) => Number(v);
@@ -52,12 +54,13 @@ export async function transitionCounts(source: TableSource, q: SequenceQuery): P
     const sql = `WITH base AS (${base}), kept AS (SELECT * FROM base WHERE o IS NOT NULL AND x IS NOT NULL AND g IS NOT NULL),
       w AS (SELECT g, o, x, lag(x) OVER (PARTITION BY g ORDER BY o) AS prev, lag(o) OVER (PARTITION BY g ORDER BY o) AS po,
                    row_number() OVER (PARTITION BY g ORDER BY o) AS rn FROM kept)
-      SELECT 'T' AS k, prev AS a, x AS b, count(*) AS n FROM w WHERE rn > 1 GROUP BY prev, x
-      UNION ALL SELECT 'F', NULL, x, count(*) FROM w WHERE rn = 1 GROUP BY x
-      UNION ALL SELECT 'L', g, NULL, count(*) FROM w GROUP BY g
-      UNION ALL SELECT 'D', g, CAST(o AS VARCHAR), count(*) FROM kept GROUP BY g, o HAVING count(*) > 1
-      UNION ALL SELECT 'R', NULL, NULL, count(*) FROM base
-      UNION ALL SELECT 'K', NULL, NULL, count(*) FROM kept`;
+      SELECT 'T' AS k, prev AS a, x AS b, count(*) AS n, NULL AS h FROM w WHERE rn > 1 GROUP BY prev, x
+      UNION ALL SELECT 'G', prev, x, count(*), g FROM w WHERE rn > 1 GROUP BY g, prev, x
+      UNION ALL SELECT 'F', NULL, x, count(*), NULL FROM w WHERE rn = 1 GROUP BY x
+      UNION ALL SELECT 'L', g, NULL, count(*), NULL FROM w GROUP BY g
+      UNION ALL SELECT 'D', g, CAST(o AS VARCHAR), count(*), NULL FROM kept GROUP BY g, o HAVING count(*) > 1
+      UNION ALL SELECT 'R', NULL, NULL, count(*), NULL FROM base
+      UNION ALL SELECT 'K', NULL, NULL, count(*), NULL FROM kept`;
     let rows: Record<string, unknown>[];
     try {
       rows = await engine.rows(sql);
@@ -94,7 +97,12 @@ function countsFrom(rows: Record<string, unknown>[], q: SequenceQuery): Transiti
   const first = states.map(() => 0);
   for (const r of of('F')) first[at.get(text(r.b)!)!] += num(r.n);
   const total = num(of('R')[0]?.n ?? 0);
-  return { states, counts, first, sequences: lengths.length, longest: Math.max(...lengths), rows: total, dropped: total - num(of('K')[0]?.n ?? 0) };
+  // Sequences in a fixed order (by name), so a seeded resample is reproducible whatever order the engine returns.
+  const groups = [...new Set(of('L').map((r) => text(r.a)!))].sort();
+  const gi = new Map(groups.map((g, i) => [g, i]));
+  const bySequence = groups.map(() => states.map(() => states.map(() => 0)));
+  for (const r of of('G')) bySequence[gi.get(text(r.h)!)!][at.get(text(r.a)!)!][at.get(text(r.b)!)!] += num(r.n);
+  return { states, counts, first, sequences: lengths.length, longest: Math.max(...lengths), rows: total, dropped: total - num(of('K')[0]?.n ?? 0), bySequence };
 }
 
 /** Transition probabilities from counts; a state never followed by another has no row to estimate. */
@@ -108,15 +116,40 @@ export function transitionMatrix(t: TransitionCounts): number[][] {
 }
 
 /**
- * `--prior dirichlet:N[:C]`: N chains whose rows are drawn from Dirichlet(counts + C), seeded;
- * the class also holds the estimated chain itself. (Bootstrap over sequences needs the rows.)
+ * The chain class of a prior-class flag: the estimated chain, plus N seeded draws —
+ * `dirichlet:N[:C]` draws each row from Dirichlet(counts + C); `bootstrap:N` resamples the
+ * sequences (`--group-by`) with replacement and estimates the chain from the resample's pooled
+ * counts, a state the resample never leaves keeping its estimated row.
  */
 export function chainClass(t: TransitionCounts, cls: PriorClass | undefined): { name: string; transition: number[][] }[] {
-  const out = [{ name: 'estimated', transition: transitionMatrix(t) }];
+  const estimated = transitionMatrix(t);
+  const out = [{ name: 'estimated', transition: estimated }];
   if (!cls || cls.kind === 'empirical') return out;
-  if (cls.kind !== 'dirichlet')
-    throw new InputError('takes empirical or dirichlet:N[:C] for a sequence (resampling whole sequences is not implemented)', 'prior');
   const u = seededUniform(cls.seed ?? 0);
+  if (cls.kind === 'bootstrap') {
+    const m = t.bySequence.length;
+    if (m < 2) throw new InputError('bootstrap:N resamples whole sequences: give --group-by with at least two sequences (or use dirichlet:N)', 'prior');
+    for (let d = 1; d <= (cls.draws ?? 0); d++) {
+      const pooled = t.states.map(() => t.states.map(() => 0));
+      for (let j = 0; j < m; j++) {
+        const seq = t.bySequence[Math.min(m - 1, Math.floor(u() * m))];
+        seq.forEach((row, a) => {
+          row.forEach((c, b) => {
+            pooled[a][b] += c;
+          });
+        });
+      }
+      out.push({
+        name: `bootstrap#${d}`,
+        transition: pooled.map((row, a) => {
+          const n = row.reduce((x, y) => x + y, 0);
+          return n === 0 ? estimated[a] : row.map((c) => c / n);
+        }),
+      });
+    }
+    return out;
+  }
+  if (cls.kind !== 'dirichlet') throw new InputError(`takes empirical, bootstrap:N or dirichlet:N[:C] for a sequence, got ${cls.kind}`, 'prior');
   for (let d = 1; d <= (cls.draws ?? 0); d++)
     out.push({
       name: `dirichlet#${d}`,
