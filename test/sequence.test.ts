@@ -263,3 +263,19 @@ describe('a periodic chain', () => {
     expect(approx.stderr).toMatch(/^error: --method: 'mqm-approx' does not apply: .*no time reversal/);
   });
 });
+
+describe('mutual information on a chain', () => {
+  it('is refused with the reason (a chain has no single secret variable), and audit still gives its Rényi rows', () => {
+    const seattle = weather('seattle-weather.csv');
+    const S = ['--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20'];
+    const mi = cli('calibrate', ...S, '--guarantee', 'mi', '--epsilon', '0.1');
+    expect(mi.status).toBe(2);
+    expect(mi.stderr).toMatch(/^error: --guarantee: mutual-information Pufferfish is not computed here: a chain's secrets X_i = a/);
+    expect(cli('calibrate', ...S, '--projection', 'random:1').stderr).toMatch(/mutual-information Pufferfish is not computed here/);
+    const a = cli('audit', ...S, '--scale', '3', '--alpha', 'inf', '--json');
+    expect(a.stderr).toBe('');
+    const j = JSON.parse(a.stdout);
+    expect(j.rows.length).toBeGreaterThan(0);
+    expect(j.mi).toEqual([]);
+  });
+});

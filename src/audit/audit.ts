@@ -9,7 +9,7 @@ import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
-import { massErrorCharge } from '../distribution/scenario.js';
+import { massErrorCharge, checkMiApplicable } from '../distribution/scenario.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
 import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
@@ -127,6 +127,7 @@ export interface MiAuditRow {
 
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
+  checkMiApplicable(scenario);
   const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
   return scenario.priors.map((prior) => {
     // I(Y;S) ≤ I(X;S) (data processing): the data's own MI at scale 0, or where the

@@ -59,7 +59,8 @@ async function runAudit(o: AuditOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  const canMI = mechanism !== 'exponential' || (cost ?? costs.abs) === costs.abs;
+  // The MI rows beside the Rényi ones, where MI applies to these secrets (not a chain's).
+  const canMI = (mechanism !== 'exponential' || (cost ?? costs.abs) === costs.abs) && !scenario.miNotApplicable;
   const mi = canMI ? await auditMI(scenario, { mechanism, scale, cost, eta: d.eta }) : [];
   let empirical: Awaited<ReturnType<typeof auditEmpirical>> = [];
   if (o.empirical) {
@@ -247,7 +248,7 @@ async function auditVectorCommand(
   const bar = await progressBar('audit', !o.json);
   try {
     rows = auditVector(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
-    if (s.mechanism === 'laplace' || s.mechanism === 'gaussian') {
+    if ((s.mechanism === 'laplace' || s.mechanism === 'gaussian') && !scenario.miNotApplicable) {
       const { miBoundsVector } = await import('../vector/mi.js');
       mi = miBoundsVector(scenario, { mechanism: s.mechanism, scale: s.scale, coordinateScales });
     }

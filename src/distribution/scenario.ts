@@ -49,6 +49,19 @@ export interface Scenario<C = Discrete> {
   readonly sourceMethods?: readonly SourceMethod[];
   /** Why the per-pair methods do not apply to these laws (then only `sourceMethods` do). */
   readonly lawsNotApplicable?: string;
+  /**
+   * Why mutual-information Pufferfish does not apply to these secrets as they stand (a chain's
+   * secrets X_i = a at different times are not the values of one variable S).
+   */
+  readonly miNotApplicable?: string;
+}
+
+/**
+ * Refuses an MI computation on secrets that are not the values of one variable: I(Y; S) needs S.
+ * @example checkMiApplicable(builtinScenario('heart')) // no error
+ */
+export function checkMiApplicable(s: Pick<Scenario<unknown>, 'miNotApplicable'>): void {
+  if (s.miNotApplicable) throw new InputError(`mutual-information Pufferfish is not computed here: ${s.miNotApplicable}`, 'guarantee');
 }
 
 /** The settings a source method reads. */

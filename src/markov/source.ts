@@ -167,6 +167,8 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
       pairs,
       massError,
       sourceMethods: methods,
+      miNotApplicable:
+        "a chain's secrets X_i = a at different times i are not the values of one variable, and I(Y; X_i) per time is not implemented; use the Rényi guarantee",
       ...(underflow
         ? {
             lawsNotApplicable: `the law given ${underflow} has masses below 2^-1022, which the accountant's doubles cannot carry; shorten the chain (--length) or use the chain methods`,

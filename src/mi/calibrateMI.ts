@@ -4,7 +4,7 @@ import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { secretProbabilities, type Prior, type Scenario } from '../distribution/scenario.js';
+import { secretProbabilities, type Prior, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -126,6 +126,7 @@ export const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats 
  * @example calibrateMI(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 0.05 }).scale
  */
 export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
+  checkMiApplicable(scenario);
   const def = mechanismDef(st.mechanism);
   const miBound = def.mi;
   if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');

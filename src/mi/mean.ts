@@ -1,4 +1,4 @@
-import { secretProbabilities, type Scenario } from '../distribution/scenario.js';
+import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
@@ -45,6 +45,7 @@ function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { s
  * @example calibrateMean(builtinScenario('heart'), 0.1, 303).mse
  */
 export function calibrateMean(scenario: Scenario<Discrete | VectorLaw>, epsilon: number, n: number): MeanCalibration {
+  checkMiApplicable(scenario);
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${n}`, 'rows');
   let spread = 0;

@@ -1,4 +1,4 @@
-import { secretProbabilities, type Scenario } from '../distribution/scenario.js';
+import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
@@ -100,6 +100,7 @@ export interface ProjectionCalibration {
  * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).sigma
  */
 export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
+  checkMiApplicable(scenario);
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!Number.isSafeInteger(releases) || releases < 1) throw new InputError(`must be a whole number ≥ 1, got ${releases}`, 'releases');
   let spread = 0;
@@ -136,6 +137,7 @@ export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A:
  * @example projectionMI(builtinScenario('heart'), projection([[1]]), 2).value
  */
 export function projectionMI(scenario: Scenario<Discrete | VectorLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
+  checkMiApplicable(scenario);
   if (!(sigma > 0) || !Number.isFinite(sigma)) throw new InputError(`must be a finite number > 0, got ${sigma}`, 'scale');
   let value = 0;
   let binding: string | null = null;

@@ -1,7 +1,7 @@
 import { coordinateWeights } from './law.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
-import { secretProbabilities, type Prior } from '../distribution/scenario.js';
+import { checkMiApplicable, secretProbabilities, type Prior } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';
@@ -44,6 +44,7 @@ export function miBoundsVector(
   scenario: VectorScenario,
   s: { mechanism: MiSettings['mechanism']; scale: number; coordinateScales?: readonly number[] },
 ): { prior: string; atMost: number; how: 'max-entropy' | 'data-processing' }[] {
+  checkMiApplicable(scenario);
   const d = dimensionOf(scenario);
   const w = s.coordinateScales ?? Array(d).fill(1);
   const bound = mechanismDef(s.mechanism).mi;
@@ -73,6 +74,7 @@ export function calibrateMIVector(
   st: MiSettings & { coordinateScales?: readonly number[] },
   opts: { onProgress?: Progress } = {},
 ): MiCalibrationResult {
+  checkMiApplicable(scenario);
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, st.coordinateScales);
   if (d === 1 && w[0] === 1) return calibrateMI(asScalar(scenario), st, opts);
