@@ -114,6 +114,30 @@ async function race(kind: 'file' | 'postgres') {
   expect(new Set(ok.map((r) => json(r).ledger.release))).toEqual(new Set(Array.from({ length: k }, (_, i) => i + 1)));
 }
 
+/** Releases killed (SIGKILL) after a range of delays: every check passes, and shown ⇒ held. */
+async function killed(kind: 'file' | 'postgres') {
+  const L = locations(kind);
+  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '100').status).toBe(0);
+  let held = 0;
+  for (const delay of [0, 60, 120, 180, 240, 300, 360, 420, 520, 700]) {
+    const child = spawn(process.execPath, [BIN, 'release', '--scenario', 'heart', '--value', '1.4', '--mechanism', 'gaussian', '--ledger', L, '--scale', '2']);
+    let out = '';
+    child.stdout.on('data', (b) => {
+      out += String(b);
+    });
+    const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    setTimeout(() => child.kill('SIGKILL'), delay);
+    await done;
+    const c = json(cli('ledger', 'check', '--ledger', L, '--json'));
+    expect(c.verdict, JSON.stringify(c.problems)).toBe('pass');
+    // Shown ⇒ held: the values reach stdout only after the release is committed.
+    if (/^value\tinterval$/m.test(out)) expect(c.releases.length).toBe(held + 1);
+    held = c.releases.length;
+  }
+  const s = json(cli('ledger', 'show', '--ledger', L, '--json'));
+  expect(s.releases.every((r: { status: string }) => r.status === 'shown' || r.status === 'pending')).toBe(true);
+}
+
 describe('release ledger (a DuckDB file)', () => {
   it('a 12-release year: the release that would exceed the budget is refused with the scale that fits, and that scale passes', async () => {
     await year('file');
@@ -124,39 +148,7 @@ describe('release ledger (a DuckDB file)', () => {
   });
 
   it('a process killed at any point leaves a ledger that check accepts, holding the release whenever its values were shown', async () => {
-    const L = locations('file');
-    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '100').status).toBe(0);
-    let held = 0;
-    for (const delay of [0, 60, 120, 180, 240, 300, 360, 420, 520, 700]) {
-      const child = spawn(process.execPath, [
-        BIN,
-        'release',
-        '--scenario',
-        'heart',
-        '--value',
-        '1.4',
-        '--mechanism',
-        'gaussian',
-        '--ledger',
-        L,
-        '--scale',
-        '2',
-      ]);
-      let out = '';
-      child.stdout.on('data', (b) => {
-        out += String(b);
-      });
-      const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
-      setTimeout(() => child.kill('SIGKILL'), delay);
-      await done;
-      const c = json(cli('ledger', 'check', '--ledger', L, '--json'));
-      expect(c.verdict, JSON.stringify(c.problems)).toBe('pass');
-      // Shown ⇒ held: the values reach stdout only after the release is committed.
-      if (/^value\tinterval$/m.test(out)) expect(c.releases.length).toBe(held + 1);
-      held = c.releases.length;
-    }
-    const s = json(cli('ledger', 'show', '--ledger', L, '--json'));
-    expect(s.releases.every((r: { status: string }) => r.status === 'shown' || r.status === 'pending')).toBe(true);
+    await killed('file');
   });
 
   it('a ledger opened for other laws is refused before any work, and init never opens over a file', () => {
@@ -272,5 +264,8 @@ describe.skipIf(!!pgSkipped)(`release ledger (PostgreSQL)${pgSkipped ? ` — SKI
   });
   it('20 concurrent releases: exactly k succeed', async () => {
     await race('postgres');
+  });
+  it('a process killed at any point leaves a ledger that check accepts', async () => {
+    await killed('postgres');
   });
 });
