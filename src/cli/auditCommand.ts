@@ -26,6 +26,12 @@ interface AuditOptions extends CalibrateOptions {
 }
 
 async function runAudit(o: AuditOptions): Promise<void> {
+  if (o.guarantee !== undefined && o.guarantee !== 'renyi' && o.guarantee !== 'mi')
+    throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
+  if (o.guarantee === 'mi') {
+    if (!o.empirical) throw new InputError('takes --empirical here (the sliced-MI test); the certified MI rows are printed with every audit', '--guarantee');
+    return (await import('./projectionCommand.js')).auditSlicedCli(o);
+  }
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).auditProjectionCli(o);
   const { audit, auditEmpirical, auditMI } = await import('../audit/audit.js');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
@@ -348,6 +354,7 @@ export function auditCommand(program: Command): void {
     .option('--samples <n>', 'empirical audit: draws per secret (default 50000)')
     .option('--level <a>', 'empirical audit: false-alarm probability bound (default 1e-3)')
     .option('--releases <n>', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)')
+    .option('--guarantee <g>', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish (default renyi)')
     .option('--projection <file|random:K>', 'the ε-MI level of a projection release A·f(X) + N(0, σ²I_k) at σ = --scale')
     .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
     .option(
