@@ -99,7 +99,16 @@ describe('the sliced-MI audit (docs/math.md §17)', () => {
   it('CLI: audit --empirical --guarantee mi draws through the release path; a leaky scale exits 1, projections and vectors too', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
     const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
-    const S = ['--data', 'examples/heart.csv', '--query', 'age,oldpeak', '--secret', 'older=CAST(age AS DOUBLE) >= 55', '--secret', 'younger=CAST(age AS DOUBLE) < 55'];
+    const S = [
+      '--data',
+      'examples/heart.csv',
+      '--query',
+      'age,oldpeak',
+      '--secret',
+      'older=CAST(age AS DOUBLE) >= 55',
+      '--secret',
+      'younger=CAST(age AS DOUBLE) < 55',
+    ];
     const leaky = run('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '0.5', '--epsilon', '0.01', '--samples', '4000', '--json');
     expect(leaky.status, leaky.stderr).toBe(1);
     const j = JSON.parse(leaky.stdout);
