@@ -150,6 +150,14 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(audit.verdict).toBe('pass');
     expect(audit.mi).toBeLessThanOrEqual(0.1 * (1 + 1e-9));
     expect(run('audit', ...S, '--projection', file, '--scale', String(r.sigma / 2), '--epsilon', '0.1').status).toBe(1);
+    // Two releases at the σ calibrated for two together: the account's joint level is within ε.
+    const two = JSON.parse(run('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--releases', '2', '--json').stdout).results[0].sigma;
+    const acc = JSON.parse(
+      run('account', ...S, '--projection', file, '--release', `mechanism=gaussian,scale=${two}`, '--release', `mechanism=gaussian,scale=${two}`, '--json')
+        .stdout,
+    );
+    expect(acc.mi).toBeLessThanOrEqual(0.1);
+    expect(acc.mi).toBeGreaterThan(0.1 * (1 - 1e-6));
     expect(run('calibrate', ...S, '--projection', 'pca:1').stderr).toMatch(/^error: --projection: pca is not offered/);
     expect(run('calibrate', ...S, '--projection', file, '--alpha', '2').stderr).toMatch(/^error: --alpha: is not taken with --projection/);
     expect(run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout).toBe(

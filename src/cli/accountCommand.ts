@@ -122,6 +122,7 @@ const HOW = {
 } as const;
 
 async function runAccount(o: AccountOptions): Promise<void> {
+  if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o);
   const { account, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
@@ -346,6 +347,7 @@ export function accountCommand(program: Command): void {
       '--threads <n>',
       "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
     )
+    .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
     .option('--ledger <file|url>', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget")
     .option('--json', 'print the accounting as JSON')
     .addHelpText(

@@ -280,3 +280,34 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     `${scenario.name}\n${r.explanation}\nprior '${prior.name}'; ${forDouble !== null ? `${forDouble} draws would detect, with probability ≥ 0.8, a leak whose classifier bound reaches 2ε = ${2 * epsilon}` : ''}\nverdict: ${r.reject ? 'violation' : 'no violation found (not evidence of privacy: the certified bounds decide)'}\n`,
   );
 }
+
+/**
+ * `account --projection … --release mechanism=gaussian,scale=σ …`: the ε-MI level of several
+ * projection releases of the same value together. Their precision-weighted mean is sufficient,
+ * so they are one release at σ_eff = (Σ 1/σᵢ²)^(−1/2) (docs/math.md §15).
+ */
+export async function accountProjectionCli(o: ProjectionOptions & { release?: string[]; next?: string }): Promise<void> {
+  if (o.next !== undefined)
+    throw new InputError('is not taken with --projection (calibrate the next release for the budget left with calibrate --releases)', '--next');
+  const { parseRelease } = await import('./accountCommand.js');
+  const releases = (o.release ?? []).map(parseRelease);
+  if (releases.length === 0) throw new InputError("name the projection releases made (repeat --release 'mechanism=gaussian,scale=S')", '--release');
+  if (releases.some((r) => r.mechanism !== 'gaussian')) throw new InputError('projection releases carry Gaussian noise: mechanism=gaussian', '--release');
+  const { scenario, A } = await load({ ...o, releases: undefined });
+  const { projectionMI } = await import('../mi/projection.js');
+  // Σ 1/σᵢ² rounded down and σ_eff up would only lower the level; round the precision up instead.
+  const precision = releases.reduce((a, r) => a + 1 / (r.scale * r.scale), 0) * (1 + 4 * releases.length * Number.EPSILON);
+  const sigmaEff = 1 / Math.sqrt(precision) / (1 + 2 * Number.EPSILON);
+  const joint = projectionMI(scenario, A, sigmaEff);
+  const each = releases.map((r) => projectionMI(scenario, A, r.scale).value);
+  const naive = each.reduce((a, b) => a + b, 0);
+  if (o.json) {
+    process.stdout.write(
+      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, releases: releases.map((r) => r.scale), sigmaEff, mi: joint.value, binding: joint.binding, each, naiveSum: naive }, null, 2)}\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `${scenario.name}\n${releases.length} projection release(s) of the same value, as one at σ_eff = ${numUp(sigmaEff)}: I(M₁…M_N; S) ≤ ${numUp(joint.value)} nats (prior '${joint.binding}'); each alone: ${each.map(numUp).join(', ')} (naive sum ${numUp(naive)})\n`,
+  );
+}
