@@ -131,6 +131,16 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(() => projection([[1, 2], [3]])).toThrow(/row 2 has 1 entries/);
     expect(() => projection([[0, 0]])).toThrow(/all zeros/);
     expect(() => calibrateProjection(vector, projection([[1, 1]]), 0.1)).toThrow(/has 2 columns, the query has 3/);
+    // A·f(X) overflowing to ∞ is refused, never read as "nothing to hide".
+    expect(() => calibrateProjection(vector, projection([[1e308, 1e308, 1e308]]), 0.1)).toThrow(/overflow/);
+    expect(() => projectionMI(vector, projection([[1e308, 1e308, 1e308]]), 1)).toThrow(/overflow/);
+    // Subnormal spreads are charged absolutely: σ² stays above the bound.
+    const s = 1.94e-163;
+    const tiny: Scenario = {
+      name: 't',
+      priors: [{ name: 'p', conditionals: { a: fromCounts([6 * s, 12 * s], [2, 2]), b: fromCounts([36 * s, 42 * s], [5, 2]) } }],
+    };
+    expect(calibrateProjection(tiny, projection([[1]]), 0.1).variance).toBeGreaterThan(3.7e-323);
   });
 
   it('CLI: calibrate, release and audit take --projection; pca and Rényi flags are refused by name', () => {
@@ -158,6 +168,9 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     );
     expect(acc.mi).toBeLessThanOrEqual(0.1);
     expect(acc.mi).toBeGreaterThan(0.1 * (1 - 1e-6));
+    expect(run('account', ...S, '--projection', file, '--release', 'mechanism=gaussian,scale=1,columns=age').stderr).toMatch(
+      /^error: --release: each projection release publishes A·f\(X\) whole/,
+    );
     expect(run('calibrate', ...S, '--projection', 'pca:1').stderr).toMatch(/^error: --projection: pca is not offered/);
     expect(run('calibrate', ...S, '--projection', file, '--alpha', '2').stderr).toMatch(/^error: --alpha: is not taken with --projection/);
     expect(run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout).toBe(

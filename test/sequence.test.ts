@@ -272,6 +272,9 @@ describe('mutual information on a chain', () => {
     expect(mi.status).toBe(2);
     expect(mi.stderr).toMatch(/^error: --guarantee: mutual-information Pufferfish is not computed here: a chain's secrets X_i = a/);
     expect(cli('calibrate', ...S, '--projection', 'random:1').stderr).toMatch(/mutual-information Pufferfish is not computed here/);
+    expect(cli('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '1', '--samples', '100').stderr).toMatch(
+      /mutual-information Pufferfish is not computed here/,
+    );
     const a = cli('audit', ...S, '--scale', '3', '--alpha', 'inf', '--json');
     expect(a.stderr).toBe('');
     const j = JSON.parse(a.stdout);

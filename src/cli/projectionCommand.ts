@@ -6,7 +6,9 @@ import type { VectorLaw } from '../vector/law.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
 import { jsonNumber, numDown, numUp } from './format.js';
 import { parseGrid } from './grid.js';
-import { loadScenario, parseReleases, type CalibrateOptions } from './input.js';
+import { loadScenario, parseCoordinateScales, parseReleases, type CalibrateOptions } from './input.js';
+import { checkMiApplicable } from '../distribution/scenario.js';
+import { nextUp } from '../numerics/float.js';
 import { wholeNumber } from './numbers.js';
 
 /** What the projection commands read beyond the common flags. */
@@ -245,8 +247,15 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   const epsilon = o.epsilon ? Number(o.epsilon) : (defaults.epsilon ?? 1);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');
   const laws = scenario as Laws;
+  checkMiApplicable(laws);
   const first = Object.values(laws.priors[0].conditionals)[0] as Discrete | VectorLaw;
   const dim = 'points' in first ? first.d : 1;
+  const weights = parseCoordinateScales(o.coordinateScales) ?? (defaults.coordinateScales as number[] | undefined);
+  if (weights && (o.projection !== undefined || weights.length !== dim))
+    throw new InputError(
+      o.projection !== undefined ? 'is not taken with --projection (A·f(X) gets N(0, σ²I_k))' : `needs ${dim} weights`,
+      '--coordinate-scales',
+    );
   const { samplerFor } = await import('../release/release.js');
   const { drawRelease } = await import('../sampling/samplers.js');
   const { cryptoSource } = await import('../sampling/random.js');
@@ -262,8 +271,9 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     const noise = samplerFor({ mechanism: 'gaussian' }, scale);
     release = (x) => project(A, x).map((v) => drawRelease(v, noise, { random: cryptoSource }));
   } else {
-    const noise = samplerFor({ mechanism }, scale);
-    release = (x) => x.map((v) => drawRelease(v, noise, { random: cryptoSource }));
+    // Coordinate i at wᵢ·scale, rounded up, as the release draws it.
+    const noises = Array.from({ length: dim }, (_, i) => samplerFor({ mechanism }, weights && weights[i] !== 1 ? nextUp(weights[i] * scale) : scale));
+    release = (x) => x.map((v, i) => drawRelease(v, noises[i], { random: cryptoSource }));
   }
   const prior = laws.priors[0];
   const { draws, probabilities, secrets } = drawSecretReleases(prior, release, samples);
@@ -293,6 +303,8 @@ export async function accountProjectionCli(o: ProjectionOptions & { release?: st
   const releases = (o.release ?? []).map(parseRelease);
   if (releases.length === 0) throw new InputError("name the projection releases made (repeat --release 'mechanism=gaussian,scale=S')", '--release');
   if (releases.some((r) => r.mechanism !== 'gaussian')) throw new InputError('projection releases carry Gaussian noise: mechanism=gaussian', '--release');
+  if (releases.some((r) => r.columns || r.coordinates))
+    throw new InputError('each projection release publishes A·f(X) whole: columns= and coordinates= are not taken with --projection', '--release');
   const { scenario, A } = await load({ ...o, releases: undefined });
   const { projectionMI } = await import('../mi/projection.js');
   // Σ 1/σᵢ² rounded down and σ_eff up would only lower the level; round the precision up instead.

@@ -34,7 +34,10 @@ function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { s
   const d = xs[0].length;
   const c = Array.from({ length: d }, (_, j) => xs.reduce((a, x, i) => a + ws[i] * x[j], 0));
   const sum = xs.reduce((a, x, i) => a + ws[i] * x.reduce((q, xj, j) => q + (xj - c[j]) ** 2, 0), 0);
-  return { spread: nextUp(sum * (1 + (2 * xs.length + d + 8) * EPS)), d };
+  if (!Number.isFinite(sum))
+    throw new InputError(`the rows' spread overflows under prior '${prior.name}': the query's values are too large to square`, 'query');
+  // As in projection.ts: relative rounding, plus 2⁻¹⁰⁷⁴ per operation for terms in the subnormal range.
+  return { spread: nextUp(sum * (1 + (2 * xs.length + d + 8) * EPS) + (4 * xs.length * (d + 2) + 16) * 2 ** -1074), d };
 }
 
 /**

@@ -74,8 +74,11 @@ function projectedSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]
     for (let j = 0; j < A.k; j++) sq += (y[j] - centre[j]) ** 2;
     sum += ws[i] * sq;
   });
+  if (!Number.isFinite(sum))
+    throw new InputError(`the projected values overflow under prior '${prior.name}' (A·f(X) reaches ±∞): scale A or the query down`, 'projection');
   // Each term carries (k + 4)·EPS of rounding and the sum n·EPS more; weights sum to 1 within n·EPS.
-  return nextUp(sum * (1 + (2 * ys.length + A.k + 8) * EPS));
+  // Terms in the subnormal range lose relative accuracy: each operation may add 2⁻¹⁰⁷⁴ absolutely.
+  return nextUp(sum * (1 + (2 * ys.length + A.k + 8) * EPS) + (4 * ys.length * (A.k + 2) + 16) * 2 ** -1074);
 }
 
 /** Result of a projection calibration: σ, the bound it meets, and the binding prior. */
