@@ -122,7 +122,7 @@ const HOW = {
 } as const;
 
 async function runAccount(o: AccountOptions): Promise<void> {
-  if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o);
+  if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
   const { account, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');

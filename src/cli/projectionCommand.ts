@@ -296,11 +296,12 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
  * projection releases of the same value together. Their precision-weighted mean is sufficient,
  * so they are one release at σ_eff = (Σ 1/σᵢ²)^(−1/2) (docs/math.md §15).
  */
-export async function accountProjectionCli(o: ProjectionOptions & { release?: string[]; next?: string }): Promise<void> {
+export async function accountProjectionCli(
+  o: ProjectionOptions & { next?: string },
+  releases: readonly { mechanism: string; scale: number; columns?: string[]; coordinates?: number[] }[],
+): Promise<void> {
   if (o.next !== undefined)
     throw new InputError('is not taken with --projection (calibrate the next release for the budget left with calibrate --releases)', '--next');
-  const { parseRelease } = await import('./accountCommand.js');
-  const releases = (o.release ?? []).map(parseRelease);
   if (releases.length === 0) throw new InputError("name the projection releases made (repeat --release 'mechanism=gaussian,scale=S')", '--release');
   if (releases.some((r) => r.mechanism !== 'gaussian')) throw new InputError('projection releases carry Gaussian noise: mechanism=gaussian', '--release');
   if (releases.some((r) => r.columns || r.coordinates))
