@@ -171,6 +171,12 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(run('account', ...S, '--projection', file, '--release', 'mechanism=gaussian,scale=1,columns=age').stderr).toMatch(
       /^error: --release: each projection release publishes A·f\(X\) whole/,
     );
+    // Numbers are read as decimals only: hex or blank values are refused, never re-read.
+    expect(run('audit', ...S, '--projection', file, '--scale', '0x10').stderr).toMatch(/^error: --scale: '0x10' is not a decimal number/);
+    expect(run('release', ...S, '--projection', file, '--value', '0x32,1').stderr).toMatch(/^error: --value: must be 2 finite number/);
+    const csv = join(mkdtempSync(join(tmpdir(), 'pf-proj-')), 'A.csv');
+    writeFileSync(csv, '1,0x1\n');
+    expect(run('calibrate', ...S, '--projection', csv).stderr).toMatch(/^error: --projection: entry \(1, 2\) is not a finite number/);
     expect(run('calibrate', ...S, '--projection', 'pca:1').stderr).toMatch(/^error: --projection: pca is not offered/);
     expect(run('calibrate', ...S, '--projection', file, '--alpha', '2').stderr).toMatch(/^error: --alpha: is not taken with --projection/);
     expect(run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout).toBe(

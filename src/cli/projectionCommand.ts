@@ -9,7 +9,8 @@ import { parseGrid } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseReleases, type CalibrateOptions } from './input.js';
 import { checkMiApplicable } from '../distribution/scenario.js';
 import { nextUp } from '../numerics/float.js';
-import { wholeNumber } from './numbers.js';
+import { decimal, wholeNumber } from './numbers.js';
+import { isDecimal } from '../numerics/float.js';
 
 /** What the projection commands read beyond the common flags. */
 export interface ProjectionOptions extends CalibrateOptions {
@@ -97,7 +98,7 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   if (o.value === undefined) throw new InputError('is required (the true value: one number per query column, A,B,…)', '--value');
   const { scenario, A, d, defaults } = await load(o);
   const parts = o.value.split(',').map((x) => x.trim());
-  const x = parts.map((t) => (t === '' ? NaN : Number(t)));
+  const x = parts.map((t) => (isDecimal(t) ? Number(t) : NaN));
   if (x.length !== d || !x.every(Number.isFinite)) throw new InputError(`must be ${d} finite number(s) separated by commas, got '${o.value}'`, '--value');
   const count = o.count === undefined ? 1 : wholeNumber(o.count, '--count', 1, 1_000_000);
   const epsilon = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];
@@ -146,7 +147,7 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
 /** `audit --guarantee mi --projection … --scale σ`: the ε-MI level a projection release at σ reaches. */
 export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
   if (o.scale === undefined) throw new InputError('is required (the σ of the projection release to audit)', '--scale');
-  const sigma = Number(o.scale);
+  const sigma = decimal(o.scale, '--scale');
   const { scenario, A, defaults } = await load(o);
   const releases = o.releases !== undefined ? parseReleases(o.releases) : (defaults.releases ?? 1);
   const { projectionMI } = await import('../mi/projection.js');
@@ -156,7 +157,7 @@ export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
   } catch (e) {
     throw e instanceof InputError && e.path === 'scale' ? new InputError(e.reason, '--scale') : asFlagError(e);
   }
-  const epsilon = o.epsilon ? Number(o.epsilon) : defaults.epsilon;
+  const epsilon = o.epsilon ? decimal(o.epsilon, '--epsilon') : defaults.epsilon;
   const verdict = epsilon === undefined ? null : r.value <= epsilon ? 'pass' : 'fail';
   if (verdict === 'fail') (await import('./exitCode.js')).setCommandExit((await import('./exitCode.js')).EXIT.checkFailed);
   if (o.json) {
@@ -197,7 +198,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   const n = Object.values(empirical.conditionals).reduce((a, law) => a + Number((law as Discrete | VectorLaw).denominator), 0);
   const { calibrateMean, meanSampleSize } = await import('../mi/mean.js');
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
-  const target = o.targetMse === undefined ? undefined : Number(o.targetMse);
+  const target = o.targetMse === undefined ? undefined : decimal(o.targetMse, '--target-mse');
   if (target !== undefined && !(target > 0 && Number.isFinite(target)))
     throw new InputError(`must be a finite number > 0, got '${o.targetMse}'`, '--target-mse');
   const rows = epsilons.map((epsilon) => {
@@ -229,7 +230,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
  */
 export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; level?: string; empirical?: boolean }): Promise<void> {
   if (o.scale === undefined) throw new InputError('is required (the noise scale of the releases to test)', '--scale');
-  const scale = Number(o.scale);
+  const scale = decimal(o.scale, '--scale');
   if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
   refuseUnused(
     [
@@ -241,10 +242,10 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     'with --guarantee mi --empirical (it tests one release against an MI budget)',
   );
   const samples = o.samples === undefined ? 20_000 : wholeNumber(o.samples, '--samples', 40, 10_000_000);
-  const level = o.level === undefined ? 0.05 : Number(o.level);
+  const level = o.level === undefined ? 0.05 : decimal(o.level, '--level');
   if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
   const { scenario, d: defaults } = await loadScenario(o, { vector: true });
-  const epsilon = o.epsilon ? Number(o.epsilon) : (defaults.epsilon ?? 1);
+  const epsilon = o.epsilon ? decimal(o.epsilon, '--epsilon') : (defaults.epsilon ?? 1);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');
   const laws = scenario as Laws;
   checkMiApplicable(laws);

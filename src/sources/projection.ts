@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
+import { isDecimal } from '../numerics/float.js';
 import { projection, type Projection } from '../mi/projection.js';
 import { seededUniform } from './priors.js';
 
@@ -44,7 +45,7 @@ export function parseProjection(text: string, d: number, seed: number): Projecti
       : raw
           .trim()
           .split(/\r?\n/)
-          .map((l) => l.split(',').map((x) => (x.trim() === '' ? NaN : Number(x))));
+          .map((l) => l.split(',').map((x) => (isDecimal(x.trim()) ? Number(x) : NaN)));
   } catch {
     throw new InputError(`'${text}' is not a JSON array of rows`, 'projection');
   }
