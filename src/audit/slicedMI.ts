@@ -1,8 +1,9 @@
 import { secretProbabilities, type Prior } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { cryptoSource, type RandomSource } from '../sampling/random.js';
-import { coord, type VectorLaw } from '../vector/law.js';
+import { cryptoSource, randomBits, type RandomSource } from '../sampling/random.js';
+import type { VectorLaw } from '../vector/law.js';
+import { lawAtoms } from '../mi/projection.js';
 
 /** One draw of the audit: the secret's index and the release. */
 export interface SecretRelease {
@@ -38,13 +39,8 @@ const MIX = 0.1;
 /** Power the `detectable` level is stated for. */
 const POWER = 0.8;
 
-const uniform = (random: RandomSource) => {
-  const b = new Uint8Array(7);
-  random.fill(b);
-  let v = 0;
-  for (const x of b) v = v * 256 + x;
-  return v / 2 ** 56;
-};
+/** A uniform double in [0, 1) from 53 random bits. */
+const uniform = (random: RandomSource) => Number(randomBits(random, 53)) / 2 ** 53;
 
 /** Random unit directions in ℝ^k (k = 1: the line itself). */
 function directions(k: number, m: number, random: RandomSource): number[][] {
@@ -168,13 +164,12 @@ export function drawSecretReleases(
     }
     return ws.length - 1;
   };
+  const atomsBySecret = secrets.map((name) => lawAtoms(prior.conditionals[name]));
   const draws: SecretRelease[] = [];
   for (let i = 0; i < n; i++) {
     const s = pick(probabilities);
-    const law = prior.conditionals[secrets[s]];
-    const a = pick(law.masses);
-    const x = 'points' in law ? Array.from({ length: law.d }, (_, j) => coord(law, a, j)) : [(law as Discrete).values[a]];
-    draws.push({ s, y: release(x) });
+    const { points, masses } = atomsBySecret[s];
+    draws.push({ s, y: release(points[pick(masses)]) });
   }
   return { draws, probabilities, secrets };
 }

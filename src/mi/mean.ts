@@ -1,8 +1,9 @@
-import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
+import { checkMiApplicable, type Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
-import { atomsOf, coord, type VectorLaw } from '../vector/law.js';
+import { lawAtoms, spreadBound } from './projection.js';
+import type { VectorLaw } from '../vector/law.js';
 
 /** A private mean: its noise, the error it implies, and the spread it was set by. */
 export interface MeanCalibration {
@@ -21,23 +22,10 @@ export interface MeanCalibration {
   explanation: string;
 }
 
-/** An upper bound on tr Cov of one row under a prior: E‖x − c‖² about a computed centre c, rounding charged. */
+/** An upper bound on tr Cov of one row under a prior (the spread bound of §15 with A = I), and d. */
 function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { spread: number; d: number } {
-  const pi = secretProbabilities(prior);
-  const xs: number[][] = [];
-  const ws: number[] = [];
-  for (const [s, law] of Object.entries(prior.conditionals)) {
-    if ('points' in law) for (let k = 0; k < atomsOf(law); k++) xs.push(Array.from({ length: law.d }, (_, i) => coord(law, k, i)));
-    else for (const v of law.values) xs.push([v]);
-    for (const m of law.masses) ws.push(pi[s] * m);
-  }
-  const d = xs[0].length;
-  const c = Array.from({ length: d }, (_, j) => xs.reduce((a, x, i) => a + ws[i] * x[j], 0));
-  const sum = xs.reduce((a, x, i) => a + ws[i] * x.reduce((q, xj, j) => q + (xj - c[j]) ** 2, 0), 0);
-  if (!Number.isFinite(sum))
-    throw new InputError(`the rows' spread overflows under prior '${prior.name}': the query's values are too large to square`, 'query');
-  // As in projection.ts: relative rounding, plus 2⁻¹⁰⁷⁴ per operation for terms in the subnormal range.
-  return { spread: nextUp(sum * (1 + (2 * xs.length + d + 8) * EPS) + (4 * xs.length * (d + 2) + 16) * 2 ** -1074), d };
+  const d = lawAtoms(Object.values(prior.conditionals)[0]).points[0].length;
+  return { spread: spreadBound(prior, (x) => x, d, 'query'), d };
 }
 
 /**

@@ -44,41 +44,47 @@ export function project(A: Projection, x: readonly number[]): number[] {
 }
 
 /** The atoms of a conditional as d-vectors (a scalar law is d = 1). */
-function atoms(law: Discrete | VectorLaw): { points: number[][]; masses: Float64Array } {
+export function lawAtoms(law: Discrete | VectorLaw): { points: number[][]; masses: Float64Array } {
   if ('points' in law)
     return { points: Array.from({ length: atomsOf(law) }, (_, k) => Array.from({ length: law.d }, (_, i) => coord(law, k, i))), masses: law.masses };
   return { points: Array.from(law.values, (v) => [v]), masses: law.masses };
 }
 
 /**
- * An upper bound on tr Cov(A·f(X)) under one prior (secrets weighted by their probabilities):
- * E‖Y − c‖² ≥ tr Cov(Y) for every c, so any computed centre gives an upper bound, and only the
- * rounding of a sum of non-negative terms (and of their weights) is charged.
+ * An upper bound on tr Cov(g(X)) for a map g into ℝ^k under one prior (secrets weighted by their
+ * probabilities): E‖Y − c‖² ≥ tr Cov(Y) for every c, so any computed centre gives an upper bound,
+ * and only the rounding of a sum of non-negative terms (and of their weights) is charged. A spread
+ * that overflows is refused, naming `field`.
  */
-function projectedSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number], A: Projection): number {
+export function spreadBound(prior: Scenario<Discrete | VectorLaw>['priors'][number], g: (x: number[]) => number[], k: number, field: string): number {
   const pi = secretProbabilities(prior);
   const ys: number[][] = [];
   const ws: number[] = [];
   for (const [s, law] of Object.entries(prior.conditionals)) {
-    const { points, masses } = atoms(law);
-    if (points[0].length !== A.d) throw new InputError(`has ${A.d} columns, the query has ${points[0].length}`, 'projection');
+    const { points, masses } = lawAtoms(law);
     points.forEach((x, i) => {
-      ys.push(project(A, x));
+      ys.push(g(x));
       ws.push(pi[s] * masses[i]);
     });
   }
-  const centre = Array.from({ length: A.k }, (_, j) => ys.reduce((a, y, i) => a + ws[i] * y[j], 0));
+  const centre = Array.from({ length: k }, (_, j) => ys.reduce((a, y, i) => a + ws[i] * y[j], 0));
   let sum = 0;
   ys.forEach((y, i) => {
     let sq = 0;
-    for (let j = 0; j < A.k; j++) sq += (y[j] - centre[j]) ** 2;
+    for (let j = 0; j < k; j++) sq += (y[j] - centre[j]) ** 2;
     sum += ws[i] * sq;
   });
-  if (!Number.isFinite(sum))
-    throw new InputError(`the projected values overflow under prior '${prior.name}' (A·f(X) reaches ±∞): scale A or the query down`, 'projection');
+  if (!Number.isFinite(sum)) throw new InputError(`the values' spread overflows under prior '${prior.name}' (it reaches ±∞): scale the query down`, field);
   // Each term carries (k + 4)·EPS of rounding and the sum n·EPS more; weights sum to 1 within n·EPS.
   // Terms in the subnormal range lose relative accuracy: each operation may add 2⁻¹⁰⁷⁴ absolutely.
-  return nextUp(sum * (1 + (2 * ys.length + A.k + 8) * EPS) + (4 * ys.length * (A.k + 2) + 16) * 2 ** -1074);
+  return nextUp(sum * (1 + (2 * ys.length + k + 8) * EPS) + (4 * ys.length * (k + 2) + 16) * 2 ** -1074);
+}
+
+/** tr Cov(A·f(X)) under one prior, bounded above, after checking A fits the query's columns. */
+function projectedSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number], A: Projection): number {
+  const d = lawAtoms(Object.values(prior.conditionals)[0]).points[0].length;
+  if (d !== A.d) throw new InputError(`has ${A.d} columns, the query has ${d}`, 'projection');
+  return spreadBound(prior, (x) => project(A, x), A.k, 'projection');
 }
 
 /** Result of a projection calibration: σ, the bound it meets, and the binding prior. */
