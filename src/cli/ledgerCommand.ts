@@ -188,18 +188,20 @@ export function ledgerCommand(program: Command): void {
     .option('--delta <d>', 'an (ε, δ) budget instead of Rényi')
     .option('--json', 'print the ledger opened as JSON')
     .action((o) => runInit(o));
-  withSourceOptions(ledger.command('show'))
-    .description('List the recorded releases, and (with the source) the joint level per α beside the naive sum.')
-    .requiredOption('--ledger <file|url>', 'the ledger')
-    .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
-    .option('--scenario <name>', 'built-in scenario, to recompute the levels')
-    .option('--json', 'print the ledger as JSON')
-    .action((o) => runShow(o));
-  withSourceOptions(ledger.command('check'))
-    .description('Re-verify the ledger: its chain of digests, numbering and budget (with the source: every level recomputed). Exit 1 on a problem.')
-    .requiredOption('--ledger <file|url>', 'the ledger')
-    .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
-    .option('--scenario <name>', 'built-in scenario, to recompute the levels')
-    .option('--json', 'print the check as JSON')
-    .action((o) => runCheck(o));
+  // show and check read the same options: the ledger, and optionally its source to recompute the levels.
+  const reader = (name: string, description: string, json: string) =>
+    withSourceOptions(ledger.command(name))
+      .description(description)
+      .requiredOption('--ledger <file|url>', 'the ledger')
+      .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
+      .option('--scenario <name>', 'built-in scenario, to recompute the levels')
+      .option('--json', json);
+  reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>
+    runShow(o),
+  );
+  reader(
+    'check',
+    'Re-verify the ledger: its chain of digests, numbering and budget (with the source: every level recomputed). Exit 1 on a problem.',
+    'print the check as JSON',
+  ).action((o) => runCheck(o));
 }
