@@ -4,8 +4,8 @@
  */
 const LAYERS = [
   ['base', ['^src/(errors|records)\\.ts$', '^src/(numerics|io|sampling)/']],
-  ['laws', ['^src/distribution/', '^src/markov/', '^src/vector/law\\.ts$']],
-  ['couplings', ['^src/coupling/', '^src/vector/coupling\\.ts$']],
+  ['laws', ['^src/distribution/', '^src/markov/']],
+  ['couplings', ['^src/coupling/']],
   ['divergences', ['^src/divergence/']],
   ['mechanisms', ['^src/mechanisms/', '^src/conditions/']],
   [
@@ -14,10 +14,9 @@ const LAYERS = [
       '^src/calibrate/(?!pool|parallel|parallelWorker|threadWorker|wire)',
       '^src/gaussianPriors/',
       '^src/mi/',
-      '^src/vector/(calibrate|mi)\\.ts$',
     ],
   ],
-  ['release-audit-account', ['^src/(release|audit|account)/', '^src/vector/(audit|release|empirical)\\.ts$']],
+  ['release-audit-account', ['^src/(release|audit|account)/']],
   ['threads', ['^src/calibrate/(pool|parallel|parallelWorker|threadWorker|wire)\\.ts$']],
   ['api', ['^src/(api|sources|spec|uci|scenarios|reproduce|ledger)/', '^src/(index|node)\\.ts$']],
   ['cli-web', ['^src/cli/', '^web/']],

@@ -420,16 +420,16 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
 // 5d. Vector queries (d = 2): the coupled calibration and the transport solve alone, against the
 //     d = 1 comonotone path on the first coordinates of the same atoms, in this run.
 {
-  const { vectorLaw } = await import('../src/vector/law.js');
-  const { calibrateVector } = await import('../src/vector/calibrate.js');
-  const { optimalCoupling, distance } = await import('../src/vector/coupling.js');
+  const { pointLaw } = await import('../src/distribution/points.js');
+  const { calibratePoints } = await import('../src/calibrate/points.js');
+  const { optimalCoupling, distance } = await import('../src/coupling/points.js');
   const once = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 };
   for (const K of [500, 2000]) {
     const make = (seed: number, shift: number) => {
       const r = lcg(seed);
       const pts = Array.from({ length: K }, () => [Math.round(r() * 1000) / 100 + shift, Math.round(r() * 1000) / 100]);
       const counts = Array.from({ length: K }, () => 1 + Math.floor(r() * 9));
-      return { v: vectorLaw(pts, { counts }), s: toDiscrete({ values: pts.map((p) => p[0]), weights: counts }) };
+      return { v: pointLaw(pts, { counts }), s: toDiscrete({ values: pts.map((p) => p[0]), weights: counts }) };
     };
     const [p, q] = [make(1, 0), make(2, 0.5)];
     const vec = { name: 'v', priors: [{ name: 'p', conditionals: { a: p.v, b: q.v } }] };
@@ -438,7 +438,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
       'vector queries (d = 2)',
       `coupled calibration, Gaussian, K=${K}`,
       'd = 1 comonotone coupled',
-      () => calibrateVector(vec, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
+      () => calibratePoints(vec, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
       () => calibrate(one, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
       once,
     );

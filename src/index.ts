@@ -9,9 +9,9 @@ export { InputError, NumericalError } from './errors.js';
 
 // Law sources: finite laws, scenarios (a prior class of secret-conditional laws), built-in and spec scenarios.
 export { fromCounts, fromWeights, pointMass, mean, type Discrete, type Law } from './distribution/discrete.js';
-export { vectorLaw, type VectorLaw, type VectorScenario } from './vector/law.js';
+export { pointLaw, type PointLaw, type PointScenario } from './distribution/points.js';
 export { pairsOf, secretsOf, type Scenario, type Prior, type SourceMethod, type SourceSettings } from './distribution/scenario.js';
-export type { GaussianScenario, GaussianMixture, WeightedComponent } from './gaussianPriors/gaussianScenario.js';
+export type { GaussianScenario, GaussianMixture, WeightedComponent } from './distribution/mixture.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
 export { scenarioFromSpec, parseSpecText, type SpecDefaults } from './spec/load.js';
 
@@ -45,8 +45,9 @@ export {
 export type { Contamination } from './calibrate/contamination.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
 export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js';
-export { calibrateVector, type VectorSettings, type VectorContamination } from './vector/calibrate.js';
-export { calibrateMI, type MiSettings, type MiMethod, type MiSingleMethod, type MiCalibrationResult } from './mi/calibrateMI.js';
+export type { PointSettings, BoxContamination } from './calibrate/points.js';
+export type { MiSettings, MiMethod, MiSingleMethod, MiCalibrationResult } from './mi/calibrateMI.js';
+export { calibrateMI } from './mi/calibrate.js';
 export { exactMutualInformation, type MutualInformation } from './mi/mutualInformation.js';
 export { calibrateMean, meanSampleSize, type MeanCalibration } from './mi/mean.js';
 export { projection, project, calibrateProjection, projectionMI, type Projection, type ProjectionCalibration } from './mi/projection.js';
@@ -55,15 +56,15 @@ export { calibrateTruncated, type TruncatedCalibration } from './release/truncat
 // Audit: what a given scale guarantees.
 export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
-export { auditVector } from './vector/audit.js';
+export { auditPoints } from './account/points.js';
 
 // Releases, with exact samplers and error bars.
 export { release, releaseColumn, type ReleaseOptions, type ReleaseResult } from './release/release.js';
-export { releaseVector } from './vector/release.js';
+export { releasePoints } from './release/points.js';
 export { symmetricInterval, truncatedInterval } from './release/interval.js';
 export { cryptoSource, type RandomSource } from './sampling/random.js';
 
 // Accounting: releases of one value together (Pufferfish levels do not add up).
 export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
-export { accountVector, nextVectorReleaseScale, type VectorRelease, type AccountOptions } from './vector/audit.js';
+export { accountPoints, nextPointsReleaseScale, type PointRelease, type AccountOptions } from './account/points.js';
 export { budgetLevel, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from './account/budget.js';

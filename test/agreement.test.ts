@@ -5,9 +5,9 @@ import { calibrate, certifiedAt } from '../src/calibrate/calibrate.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import { userRecord } from '../src/records.js';
-import { auditVector } from '../src/vector/audit.js';
-import { calibrateVector } from '../src/vector/calibrate.js';
-import { vectorLaw, type VectorScenario } from '../src/vector/law.js';
+import { auditPoints } from '../src/account/points.js';
+import { calibratePoints } from '../src/calibrate/points.js';
+import { pointLaw, type PointScenario } from '../src/distribution/points.js';
 
 // A calibrated scale passes its own audit and account: random specs through calibrate → audit
 // (the certificate calibrate stops on) → account, one and N releases, every mechanism.
@@ -79,7 +79,7 @@ describe('calibrate, audit and account agree on a calibrated scale', () => {
         fc.constantFrom(2, 4),
         fc.constantFrom(1, 2),
         (ls, mechanism, alpha, releases) => {
-          const s: VectorScenario = {
+          const s: PointScenario = {
             name: 'v',
             priors: [
               {
@@ -87,7 +87,7 @@ describe('calibrate, audit and account agree on a calibrated scale', () => {
                 conditionals: userRecord(
                   ls.map((atoms, i) => [
                     `s${i}`,
-                    vectorLaw(
+                    pointLaw(
                       atoms.map((a) => [a[0], a[1]]),
                       { counts: atoms.map((a) => a[2]) },
                     ),
@@ -97,10 +97,10 @@ describe('calibrate, audit and account agree on a calibrated scale', () => {
             ],
           };
           const settings = { mechanism, alpha, epsilon: 1, ...(releases > 1 ? { releases } : {}) } as const;
-          const r = calibrateVector(s, { ...settings, method: 'best' });
+          const r = calibratePoints(s, { ...settings, method: 'best' });
           if (r.scale === 0) return;
-          const rows = auditVector(s, { mechanism, scale: r.scale, alphas: [alpha], epsilon: 1, delta: 1e-6, releases });
-          const again = calibrateVector(s, { ...settings, method: 'best' });
+          const rows = auditPoints(s, { mechanism, scale: r.scale, alphas: [alpha], epsilon: 1, delta: 1e-6, releases });
+          const again = calibratePoints(s, { ...settings, method: 'best' });
           // The audit's rule: rows within ε, or the calibration's certificate at a scale ≤ this one.
           expect(rows.every((row) => row.slack >= 0) || again.scale <= r.scale).toBe(true);
           // And the rows are never far off: the certificate and the audit bound differ by rounding only.

@@ -12,8 +12,8 @@ import { drawRelease } from '../src/sampling/samplers.js';
 import { sqrtCost } from '../src/conditions/costs.js';
 import type { CalibrationSettings } from '../src/calibrate/rules.js';
 import { seededSource } from './seeded.js';
-import { vectorLaw } from '../src/vector/law.js';
-import { releaseVector } from '../src/vector/release.js';
+import { pointLaw } from '../src/distribution/points.js';
+import { releasePoints } from '../src/release/points.js';
 
 const heart = builtinScenario('heart');
 const N = 100_000;
@@ -92,14 +92,14 @@ describe('error bars: the interval holds the true value with the stated probabil
   });
 
   it('vector releases: one interval per coordinate at its own scale, each covering its coordinate', () => {
-    const P = vectorLaw(
+    const P = pointLaw(
       [
         [12, 40],
         [13, 45],
       ],
       { counts: [5, 3] },
     );
-    const Q = vectorLaw(
+    const Q = pointLaw(
       [
         [12, 38],
         [14, 45],
@@ -108,7 +108,7 @@ describe('error bars: the interval holds the true value with the stated probabil
     );
     const s = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
     const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1, 3] } as const;
-    const r = releaseVector(s, settings, [12, 40], { count: 20_000, perRelease: true, confidence: 0.9, random: seededSource(5n) });
+    const r = releasePoints(s, settings, [12, 40], { count: 20_000, perRelease: true, confidence: 0.9, random: seededSource(5n) });
     expect(r.halfWidths[1] / r.halfWidths[0]).toBeCloseTo(3, 9);
     expect(r.halfWidths[0]).toBeGreaterThanOrEqual(r.scale * Math.log(10));
     for (const i of [0, 1]) {

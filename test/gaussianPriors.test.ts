@@ -12,7 +12,7 @@ import type { InputError } from '../src/errors.js';
 import { calibrateGaussianPriors } from '../src/gaussianPriors/calibrate.js';
 import { gaussianRenyi, infiniteBelow } from '../src/gaussianPriors/closedForm.js';
 import { fitMixture, fitScenario } from '../src/gaussianPriors/fit.js';
-import type { GaussianMixture, GaussianScenario } from '../src/gaussianPriors/gaussianScenario.js';
+import type { GaussianMixture, GaussianScenario } from '../src/distribution/mixture.js';
 import { release } from '../src/release/release.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { parseAnySpecText, parseSpecText } from '../src/spec/load.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import { exactLaplaceDInf } from '../src/mechanisms/laplace/dInf.js';
-import { calibrateMI } from '../src/mi/calibrateMI.js';
+import { calibrateMI } from '../src/mi/calibrate.js';
 import { discreteMutualInformation, exactMutualInformation, klEnclosure } from '../src/mi/mutualInformation.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import type { Prior } from '../src/distribution/scenario.js';

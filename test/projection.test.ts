@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
-import { calibrateMI } from '../src/mi/calibrateMI.js';
+import { calibrateMI } from '../src/mi/calibrate.js';
 import { calibrateProjection, project, projection, projectionMI, type Projection } from '../src/mi/projection.js';
 import { randomSketch } from '../src/sources/projection.js';
-import { vectorLaw, type VectorLaw } from '../src/vector/law.js';
-import { calibrateMIVector } from '../src/vector/mi.js';
+import { pointLaw, type PointLaw } from '../src/distribution/points.js';
+import { calibrateMIPoints } from '../src/mi/points.js';
 
 /**
  * I(M; S) of M = A·x + N(0, σ²I_k), x drawn from the secret's law, by direct numerical
@@ -50,7 +50,7 @@ const scalar: Scenario = {
   name: 's',
   priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1, 4], [5, 3, 2]), b: fromCounts([0, 2, 5], [1, 3, 6]) }, probabilities: { a: 0.3, b: 0.7 } }],
 };
-const P = vectorLaw(
+const P = pointLaw(
   [
     [0, 1, 2],
     [1, 3, 0],
@@ -58,7 +58,7 @@ const P = vectorLaw(
   ],
   { counts: [4, 3, 3] },
 );
-const Q = vectorLaw(
+const Q = pointLaw(
   [
     [3, 0, 1],
     [1, 1, 1],
@@ -66,8 +66,8 @@ const Q = vectorLaw(
   ],
   { counts: [2, 2, 6] },
 );
-const vector: Scenario<VectorLaw> = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
-const asLaws = (s: Scenario<VectorLaw>) =>
+const vector: Scenario<PointLaw> = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
+const asLaws = (s: Scenario<PointLaw>) =>
   Object.entries(s.priors[0].conditionals).map(([, m]) => ({
     p: 0.5,
     atoms: Array.from({ length: m.masses.length }, (_, k) => Array.from(m.points.subarray(k * m.d, (k + 1) * m.d))),
@@ -117,7 +117,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       [0, 0, 1],
     ]);
     const c = calibrateProjection(vector, I3, 0.1);
-    const per = calibrateMIVector(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
+    const per = calibrateMIPoints(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
     expect(c.sigma / per.scale).toBeGreaterThan(0.2);
     expect(c.sigma / per.scale).toBeLessThan(5);
     expect(integratedMI(asLaws(vector), projection([[1, 0, 0]]), c.sigma)).toBeLessThan(0.1);

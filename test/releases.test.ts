@@ -208,7 +208,7 @@ describe('progress', () => {
 
 describe('mutual information of repeated releases', () => {
   it('Gaussian: N releases are one at σ/√N (mi-exact and mi-variance); Laplace is refused naming why', async () => {
-    const { calibrateMI } = await import('../src/mi/calibrateMI.js');
+    const { calibrateMI } = await import('../src/mi/calibrate.js');
     const heart = builtinScenario('heart');
     for (const method of ['mi-exact', 'mi-variance'] as const) {
       const one = calibrateMI(heart, { mechanism: 'gaussian', method, epsilon: 0.001 }).scale;

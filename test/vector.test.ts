@@ -12,17 +12,17 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountVector, auditVector, nextVectorReleaseScale, robustnessVector } from '../src/vector/audit.js';
-import { calibrateVector } from '../src/vector/calibrate.js';
-import { calibrateMIVector, miBoundsVector } from '../src/vector/mi.js';
-import { auditEmpiricalVector } from '../src/vector/empirical.js';
-import { calibrateMI } from '../src/mi/calibrateMI.js';
-import { atomsOf, vectorLaw, type VectorLaw, type VectorScenario } from '../src/vector/law.js';
+import { accountPoints, auditPoints, nextPointsReleaseScale, robustnessPoints } from '../src/account/points.js';
+import { calibratePoints } from '../src/calibrate/points.js';
+import { calibrateMIPoints, miBoundsPoints } from '../src/mi/points.js';
+import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
+import { calibrateMI } from '../src/mi/calibrate.js';
+import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
 import { twoReleaseRenyi, vectorRenyi2d } from './quadrature2d.js';
 import { UCI_DIR } from './uci.js';
 
-const scenario = (P: VectorLaw, Q: VectorLaw): VectorScenario => ({ name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] });
-const P = vectorLaw(
+const scenario = (P: PointLaw, Q: PointLaw): PointScenario => ({ name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] });
+const P = pointLaw(
   [
     [12, 40],
     [13, 45],
@@ -30,7 +30,7 @@ const P = vectorLaw(
   ],
   { counts: [5, 3, 2] },
 );
-const Q = vectorLaw(
+const Q = pointLaw(
   [
     [12, 38],
     [14, 45],
@@ -51,18 +51,18 @@ const err = (f: () => unknown) => {
 
 describe('vector queries (docs/math.md §12)', () => {
   it('the 2-D oracle matches closed forms for point masses (Gaussian αΔ²/2σ², Laplace Σ R_α)', () => {
-    const a = vectorLaw([[0, 0]], { counts: [1] }),
-      b = vectorLaw([[1, 2]], { counts: [1] });
+    const a = pointLaw([[0, 0]], { counts: [1] }),
+      b = pointLaw([[1, 2]], { counts: [1] });
     expect(vectorRenyi2d(a, b, noiseOf('gaussian', 1), noiseOf('gaussian', 2), 3)).toBeCloseTo((3 * (1 + 1)) / 2, 8);
     expect(vectorRenyi2d(a, b, noiseOf('laplace', 1), noiseOf('laplace', 1), 2)).toBeCloseTo(laplaceRdp(2, 1) + laplaceRdp(2, 2), 8);
   });
 
   it('d = 1 is the scalar calibration, number for number', () => {
-    const a = vectorLaw([[1], [2], [4]], { counts: [3, 2, 5] });
-    const b = vectorLaw([[2], [3]], { counts: [1, 1] });
+    const a = pointLaw([[1], [2], [4]], { counts: [3, 2, 5] });
+    const b = pointLaw([[2], [3]], { counts: [1, 1] });
     for (const mechanism of ['laplace', 'gaussian'] as const)
       for (const method of ['theorem', 'coupled', 'exact', 'best'] as const) {
-        const v = calibrateVector(scenario(a, b), { mechanism, method, alpha: 2, epsilon: 0.5 });
+        const v = calibratePoints(scenario(a, b), { mechanism, method, alpha: 2, epsilon: 0.5 });
         const s = calibrate(
           { name: 'v', priors: [{ name: 'p', conditionals: { a: fromCounts([1, 2, 4], [3, 2, 5]), b: fromCounts([2, 3], [1, 1]) } }] },
           { mechanism, method, alpha: 2, epsilon: 0.5 },
@@ -81,7 +81,7 @@ describe('vector queries (docs/math.md §12)', () => {
           [1, 1],
           [1, 3],
         ]) {
-          const r = calibrateVector(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
+          const r = calibratePoints(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
           const k1 = noiseOf(family, w[0] * r.scale),
             k2 = noiseOf(family, w[1] * r.scale);
           expect(vectorRenyi2d(P, Q, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
@@ -93,7 +93,7 @@ describe('vector queries (docs/math.md §12)', () => {
     const law = fc
       .array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 4 })
       .map((xs) =>
-        vectorLaw(
+        pointLaw(
           xs.map(([a, b]) => [a, b]),
           { counts: xs.map((x) => x[2]) },
         ),
@@ -101,8 +101,8 @@ describe('vector queries (docs/math.md §12)', () => {
     fc.assert(
       fc.property(law, law, fc.constantFrom('laplace', 'gaussian'), (a, b, mechanism) => {
         const s = scenario(a, b);
-        const coupled = calibrateVector(s, { mechanism, method: 'coupled', alpha: 3, epsilon: 0.5 });
-        const theorem = calibrateVector(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
+        const coupled = calibratePoints(s, { mechanism, method: 'coupled', alpha: 3, epsilon: 0.5 });
+        const theorem = calibratePoints(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
         expect(coupled.scale).toBeLessThanOrEqual(theorem.scale * (1 + 1e-9));
         if (coupled.scale > 0) {
           const k = noiseOf(mechanism, coupled.scale);
@@ -115,35 +115,35 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('N Gaussian releases of a vector: the single-release scale times √N; Laplace N releases need more than one', () => {
-    const one = calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
-    const four = calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;
+    const one = calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const four = calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;
     expect(four / (2 * one) - 1).toBeLessThan(1e-8);
     expect(four).toBeGreaterThanOrEqual(2 * one * (1 - 1e-12));
-    const l1 = calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
-    const l3 = calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
+    const l1 = calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const l3 = calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
     expect(l3.scale).toBeGreaterThan(l1);
     expect(l3.releases).toBe(3);
   });
 
   it('(ε, δ) targets through the best Rényi order, certified at that order by the 2-D quadrature', () => {
-    const r = calibrateEpsDelta(null, { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8], (st) => calibrateVector(scenario(P, Q), st));
+    const r = calibrateEpsDelta(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8]);
     expect([2, 4, 8]).toContain(r.alpha);
     const k = noiseOf('gaussian' as const, r.scale);
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
     for (const a of [2, 4, 8].filter((x) => renyiBudgetFor(2, 1e-6, x) > 0))
       expect(r.scale).toBeLessThanOrEqual(
-        calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
+        calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
       );
   });
 
   it('audit: the coupled upper bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature)', () => {
     for (const mechanism of ['laplace', 'gaussian'] as const) {
-      const at = (scale: number, alphas = [2]) => auditVector(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
+      const at = (scale: number, alphas = [2]) => auditPoints(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
       for (const alpha of [5, 2]) {
-        const c = calibrateVector(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
+        const c = calibratePoints(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
         for (const r of at(c * (1 + 1e-9), [alpha])) expect(r.slack, `${mechanism} α=${alpha}`).toBeGreaterThanOrEqual(0);
       }
-      const cal = calibrateVector(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+      const cal = calibratePoints(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
       expect(at(cal * 0.9).some((r) => r.slack < 0)).toBe(true);
       for (const f of [0.5, 1, 3]) {
         const k = noiseOf(mechanism, cal * f);
@@ -153,16 +153,16 @@ describe('vector queries (docs/math.md §12)', () => {
       }
     }
     // Laplace α = ∞: the W∞ coupling's largest ℓ₁ displacement over b, never below the true sup log-ratio.
-    const inf = auditVector(scenario(P, Q), { mechanism: 'laplace', scale: 2, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
+    const inf = auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 2, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
     expect(inf[0].certificate).toBe('coupled-bound');
     expect(inf[0].divergence).toBeGreaterThan(0);
-    expect(() => auditVector(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
+    expect(() => auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
   });
 
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {
     const [s1, s2] = [1.5, 2.5];
     const eff = 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2);
-    const joint = accountVector(
+    const joint = accountPoints(
       scenario(P, Q),
       [
         { mechanism: 'gaussian', scale: s1 },
@@ -171,7 +171,7 @@ describe('vector queries (docs/math.md §12)', () => {
       { alphas: [2, 5], delta: 1e-6 },
     );
     for (const r of joint.rows) {
-      const one = auditVector(scenario(P, Q), { mechanism: 'gaussian', scale: eff, alphas: [r.alpha], epsilon: 1, delta: 1e-6 });
+      const one = auditPoints(scenario(P, Q), { mechanism: 'gaussian', scale: eff, alphas: [r.alpha], epsilon: 1, delta: 1e-6 });
       const worst = Math.max(...one.map((x) => x.divergence + x.error));
       expect(Math.abs(r.divergence / worst - 1), `α=${r.alpha}`).toBeLessThan(1e-9);
       const k = noiseOf('gaussian' as const, eff);
@@ -180,7 +180,7 @@ describe('vector queries (docs/math.md §12)', () => {
     }
     expect(joint.epsilonDelta?.delta).toBe(1e-6);
     // Laplace releases: the joint bound at α = ∞ is the W∞ move times Σ 1/b; a Gaussian one has none.
-    const lap = accountVector(
+    const lap = accountPoints(
       scenario(P, Q),
       [
         { mechanism: 'laplace', scale: 2 },
@@ -188,22 +188,22 @@ describe('vector queries (docs/math.md §12)', () => {
       ],
       { alphas: [Infinity] },
     ).rows[0];
-    const single = auditVector(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
+    const single = auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
     expect(lap.divergence).toBeCloseTo(Math.max(...single.map((x) => x.divergence + x.error)), 12);
   });
 
   it('account: mixed releases over many orders in one call (shared couplings and warm starts) stay above the joint quadrature', () => {
     // d = 1: the two releases of one vector are the 2-D release the scalar oracle integrates.
     const values = [[0], [1], [2.5], [4]];
-    const p1 = vectorLaw(values, { counts: [4, 3, 2, 1] }),
-      q1 = vectorLaw(values, { counts: [1, 2, 3, 4] });
-    const d = (m: VectorLaw) => fromCounts(Array.from(m.points), Array.from(m.numerators, Number));
+    const p1 = pointLaw(values, { counts: [4, 3, 2, 1] }),
+      q1 = pointLaw(values, { counts: [1, 2, 3, 4] });
+    const d = (m: PointLaw) => fromCounts(Array.from(m.points), Array.from(m.numerators, Number));
     const releases = [
       { mechanism: 'laplace' as const, scale: 1.5 },
       { mechanism: 'laplace' as const, scale: 2.5 },
     ];
     const alphas = [1.5, 2, 3, 5, 10];
-    const joint = accountVector(scenario(p1, q1), releases, { alphas });
+    const joint = accountPoints(scenario(p1, q1), releases, { alphas });
     const k1 = noiseOf('laplace' as const, 1.5),
       k2 = noiseOf('laplace' as const, 2.5);
     for (const r of joint.rows) {
@@ -211,7 +211,7 @@ describe('vector queries (docs/math.md §12)', () => {
       if ([1.5, 3, 10].includes(r.alpha))
         expect(r.divergence, `α=${r.alpha}`).toBeGreaterThanOrEqual(twoReleaseRenyi(d(p1), d(q1), k1, k2, r.alpha) * (1 - 1e-7));
       // Each order alone gives a bound as tight (to the transport's tolerance): nothing carried over loosens it.
-      const alone = accountVector(scenario(p1, q1), releases, { alphas: [r.alpha] }).rows[0];
+      const alone = accountPoints(scenario(p1, q1), releases, { alphas: [r.alpha] }).rows[0];
       expect(Math.abs(r.divergence / alone.divergence - 1), `α=${r.alpha}`).toBeLessThan(1e-6);
     }
   });
@@ -220,26 +220,26 @@ describe('vector queries (docs/math.md §12)', () => {
     const sc = scenario(P, Q);
     for (const alpha of [2, 5]) {
       // Laplace with nothing released yet: the same condition as the coupled calibration.
-      const lap = nextVectorReleaseScale(sc, [], 'laplace', alpha, 1);
-      const cal = calibrateVector(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
+      const lap = nextPointsReleaseScale(sc, [], 'laplace', alpha, 1);
+      const cal = calibratePoints(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
       expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
       expect(lap.binding).not.toBeNull();
       // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
-      const one = nextVectorReleaseScale(sc, [], 'gaussian', alpha, 1).scale;
+      const one = nextPointsReleaseScale(sc, [], 'gaussian', alpha, 1).scale;
       const s1 = 2 * one;
-      const s2 = nextVectorReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], 'gaussian', alpha, 1).scale;
+      const s2 = nextPointsReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], 'gaussian', alpha, 1).scale;
       expect(Math.abs(1 / s1 ** 2 + 1 / s2 ** 2 - 1 / one ** 2) * one ** 2, `α=${alpha}`).toBeLessThan(1e-6);
       const k = noiseOf('gaussian' as const, 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2));
       expect(Math.max(vectorRenyi2d(P, Q, k, k, alpha), vectorRenyi2d(Q, P, k, k, alpha))).toBeLessThanOrEqual(1);
     }
     // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
     const past = [{ mechanism: 'laplace' as const, scale: 20 }];
-    const g = nextVectorReleaseScale(sc, past, 'gaussian', 3, 1).scale;
-    const at = (s: number) => accountVector(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
+    const g = nextPointsReleaseScale(sc, past, 'gaussian', 3, 1).scale;
+    const at = (s: number) => accountPoints(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
     expect(at(g)).toBeLessThanOrEqual(1 + 1e-9);
     expect(at(0.99 * g)).toBeGreaterThan(1);
     // No noise where the data itself is within ε (data processing), refusals by name.
-    const same = vectorLaw(
+    const same = pointLaw(
       [
         [12, 40],
         [13, 45],
@@ -249,15 +249,15 @@ describe('vector queries (docs/math.md §12)', () => {
     );
     const close = scenario(P, same);
     const dataLevel = Math.max(
-      ...auditVector(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error),
+      ...auditPoints(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error),
     );
-    expect(nextVectorReleaseScale(close, [], 'laplace', 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
-    expect(nextVectorReleaseScale(close, [], 'laplace', 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
-    expect(err(() => nextVectorReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], 'laplace', 2, 0.5))).toMatch(/^epsilon: /);
-    expect(err(() => nextVectorReleaseScale(sc, [], 'gaussian', Infinity, 1))).toMatch(/^alpha: /);
+    expect(nextPointsReleaseScale(close, [], 'laplace', 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
+    expect(nextPointsReleaseScale(close, [], 'laplace', 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
+    expect(err(() => nextPointsReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], 'laplace', 2, 0.5))).toMatch(/^epsilon: /);
+    expect(err(() => nextPointsReleaseScale(sc, [], 'gaussian', Infinity, 1))).toMatch(/^alpha: /);
     // α = ∞ (Laplace): W∞·(Σ 1/b) ≤ ε, so 1/b_next = ε/W∞ − 1/b_past.
-    const inf1 = nextVectorReleaseScale(sc, [], 'laplace', Infinity, 1).scale;
-    const inf2 = nextVectorReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], 'laplace', Infinity, 1).scale;
+    const inf1 = nextPointsReleaseScale(sc, [], 'laplace', Infinity, 1).scale;
+    const inf2 = nextPointsReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], 'laplace', Infinity, 1).scale;
     expect(inf2 / (2 * inf1)).toBeCloseTo(1, 8);
   });
 
@@ -267,7 +267,7 @@ describe('vector queries (docs/math.md §12)', () => {
       [8, 15],
       [36, 52],
     ];
-    const mix = (m: VectorLaw, lam: number, corner: number[]) => {
+    const mix = (m: PointLaw, lam: number, corner: number[]) => {
       const points = Float64Array.from([...m.points, ...corner]);
       const masses = Float64Array.from([...Array.from(m.masses, (x) => (1 - lam) * x), lam]);
       return { points, masses };
@@ -280,11 +280,11 @@ describe('vector queries (docs/math.md §12)', () => {
     ];
     for (const mechanism of ['laplace', 'gaussian'] as const) {
       const s = { mechanism, method: 'coupled' as const, alpha: 2, epsilon: 1 };
-      const plain = calibrateVector(sc, s).scale;
-      const robust = calibrateVector(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
+      const plain = calibratePoints(sc, s).scale;
+      const robust = calibratePoints(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
       expect(robust.scale).toBeGreaterThan(plain);
       expect(robust.explanation).toMatch(/moved anywhere in the box \[8, 15\] × \[36, 52\]/);
-      expect(calibrateVector(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
+      expect(calibratePoints(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
       const k = noiseOf(mechanism, robust.scale);
       // The extreme adversaries move λ of each conditional's mass to opposite corners of the box.
       // (Opposite corners, both ways: the largest channel divergence between the moved masses.)
@@ -298,7 +298,7 @@ describe('vector queries (docs/math.md §12)', () => {
         worst = Math.max(worst, vectorRenyi2d(mix(P, 0.05, a), mix(Q, 0.05, b), k, k, 2));
       expect(worst, mechanism).toBeLessThanOrEqual(1 + 1e-9);
       // A second coordinate that never varies and a box of width ~0 there: the scalar contaminated calibration.
-      const flat = (m: VectorLaw) => ({
+      const flat = (m: PointLaw) => ({
         ...m,
         d: 2,
         points: Float64Array.from(
@@ -308,8 +308,8 @@ describe('vector queries (docs/math.md §12)', () => {
           ).flat(),
         ),
       });
-      const one = (m: VectorLaw) => fromCounts(Array.from(m.points.filter((_, i) => i % 2 === 0)), Array.from(m.numerators, Number));
-      const thin = calibrateVector(scenario(flat(P), flat(Q)), {
+      const one = (m: PointLaw) => fromCounts(Array.from(m.points.filter((_, i) => i % 2 === 0)), Array.from(m.numerators, Number));
+      const thin = calibratePoints(scenario(flat(P), flat(Q)), {
         ...s,
         contamination: { lambda: 0.05, domain: box[0], box: [box[0], [40, 40 + 1e-12]] },
       }).scale;
@@ -320,15 +320,15 @@ describe('vector queries (docs/math.md §12)', () => {
       expect(Math.abs(thin / scalar - 1), mechanism).toBeLessThan(1e-6);
       // The robustness report at the robust scale finds the class within ε up to λ = 0.05 (its own
       // transport re-solve may land a hair apart), and at the class's own scale much less.
-      const report = robustnessVector(sc, { mechanism, scale: robust.scale * (1 + 1e-9), alpha: 2, epsilon: 1, box });
+      const report = robustnessPoints(sc, { mechanism, scale: robust.scale * (1 + 1e-9), alpha: 2, epsilon: 1, box });
       expect(report.largestLambda, mechanism).toBeGreaterThan(0.05 * (1 - 1e-6));
       expect(report.largestLambda, mechanism).toBeLessThan(0.05 * (1 + 1e-3));
-      expect(robustnessVector(sc, { mechanism, scale: plain * (1 + 1e-9), alpha: 2, epsilon: 1, box }).largestLambda).toBeLessThan(0.01);
+      expect(robustnessPoints(sc, { mechanism, scale: plain * (1 + 1e-9), alpha: 2, epsilon: 1, box }).largestLambda).toBeLessThan(0.01);
     }
     const s = { mechanism: 'laplace' as const, method: 'coupled' as const, alpha: 2, epsilon: 1 };
     expect(
       err(() =>
-        calibrateVector(sc, {
+        calibratePoints(sc, {
           ...s,
           contamination: {
             lambda: 0.05,
@@ -341,7 +341,7 @@ describe('vector queries (docs/math.md §12)', () => {
         }),
       ),
     ).toMatch(/^domain: coordinate 2 of a value of secret 'b' \(prior 'p'\) is 50, outside \[36, 49\]/);
-    expect(err(() => calibrateVector(sc, { ...s, contamination: { lambda: 0.05, domain: [8, 15], box: [[8, 15]] } }))).toMatch(
+    expect(err(() => calibratePoints(sc, { ...s, contamination: { lambda: 0.05, domain: [8, 15], box: [[8, 15]] } }))).toMatch(
       /^domain: needs one LO,HI range per coordinate \(2\), got 1/,
     );
   });
@@ -349,11 +349,11 @@ describe('vector queries (docs/math.md §12)', () => {
   it('MI for vectors: the per-coordinate bound holds by 2-D quadrature, is met with equality, and one coordinate is the scalar calibration', () => {
     const sc = scenario(P, Q);
     for (const mechanism of ['gaussian', 'laplace'] as const) {
-      const r = calibrateMIVector(sc, { mechanism, method: 'best', epsilon: 0.05 });
+      const r = calibrateMIPoints(sc, { mechanism, method: 'best', epsilon: 0.05 });
       expect(r).toMatchObject({ guarantee: 'mi', winner: 'mi-variance', dimension: 2 });
       // The bound is the sum of the coordinates' scalar bounds, so it meets ε (to its rounding) at the scale.
       const one = (c: number) => {
-        const m = vectorLaw(Array.from({ length: 3 }, (_, k) => [P.points[2 * k + c]]).concat(Array.from({ length: 3 }, (_, k) => [Q.points[2 * k + c]])), {
+        const m = pointLaw(Array.from({ length: 3 }, (_, k) => [P.points[2 * k + c]]).concat(Array.from({ length: 3 }, (_, k) => [Q.points[2 * k + c]])), {
           weights: [...Array.from(P.masses, (x) => x / 2), ...Array.from(Q.masses, (x) => x / 2)],
         });
         return fromWeights(Array.from(m.points), Array.from(m.masses));
@@ -373,21 +373,21 @@ describe('vector queries (docs/math.md §12)', () => {
       const mi = 0.5 * vectorRenyi2d(P, M, k, k, 1.001) + 0.5 * vectorRenyi2d(Q, M, k, k, 1.001);
       expect(mi, mechanism).toBeLessThanOrEqual(0.05);
       // The audit's MI row at that scale: the same bound, ε (to its rounding), above the quadrature.
-      const row = miBoundsVector(sc, { mechanism, scale: r.scale })[0];
+      const row = miBoundsPoints(sc, { mechanism, scale: r.scale })[0];
       expect(row.how).toBe('max-entropy');
       expect(Math.abs(row.atMost / 0.05 - 1)).toBeLessThan(1e-9);
       expect(row.atMost).toBeGreaterThanOrEqual(mi);
       // No noise: the data's own I(X; S) (the secrets' supports differ: log 2).
-      expect(miBoundsVector(sc, { mechanism, scale: 0 })[0]).toMatchObject({ how: 'data-processing' });
-      expect(miBoundsVector(sc, { mechanism, scale: 0 })[0].atMost).toBeCloseTo(Math.LN2, 12);
+      expect(miBoundsPoints(sc, { mechanism, scale: 0 })[0]).toMatchObject({ how: 'data-processing' });
+      expect(miBoundsPoints(sc, { mechanism, scale: 0 })[0].atMost).toBeCloseTo(Math.LN2, 12);
     }
     // One coordinate at weight 1: exactly the scalar calibration.
-    const firsts = (m: VectorLaw) =>
-      vectorLaw(
+    const firsts = (m: PointLaw) =>
+      pointLaw(
         Array.from({ length: atomsOf(m) }, (_, k) => [m.points[2 * k]]),
         { weights: Array.from(m.masses) },
       );
-    const s1 = calibrateMIVector(scenario(firsts(P), firsts(Q)), { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 }).scale;
+    const s1 = calibrateMIPoints(scenario(firsts(P), firsts(Q)), { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 }).scale;
     const scalar = calibrateMI(
       {
         name: 's',
@@ -405,29 +405,29 @@ describe('vector queries (docs/math.md §12)', () => {
     ).scale;
     expect(s1).toBe(scalar);
     // Wider noise on a coordinate (wᵢ > 1) needs a smaller common scale; Laplace releases beyond one are refused by name.
-    expect(calibrateMIVector(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05, coordinateScales: [2, 2] }).scale).toBeCloseTo(
-      calibrateMIVector(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05 }).scale / 2,
+    expect(calibrateMIPoints(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05, coordinateScales: [2, 2] }).scale).toBeCloseTo(
+      calibrateMIPoints(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05 }).scale / 2,
       12,
     );
-    expect(() => calibrateMIVector(sc, { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05, releases: 2 })).toThrow(
+    expect(() => calibrateMIPoints(sc, { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05, releases: 2 })).toThrow(
       /releases: mutual information of 2 releases/,
     );
   });
 
   it('empirical audit of a vector release: quiet at the calibrated scale, finds a far-too-small one through a coordinate', () => {
     const sc = scenario(P, Q);
-    const b = calibrateVector(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const b = calibratePoints(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
     // False-alarm level 1e-6: the calibrated scale is reported as a violation with probability ≤ 1e-6.
-    const ok = auditEmpiricalVector(sc, { mechanism: 'laplace', scale: b, alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    const ok = auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: b, alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
     expect(ok).toHaveLength(1);
     expect(ok[0].result.verdict).toBe('no violation detected');
     expect(ok[0].result.level).toBe(1e-6);
     // Laplace b = 0.05 against a claimed ε = 1 at α = ∞: the second coordinate (38 only under b) gives it away.
-    const bad = auditEmpiricalVector(sc, { mechanism: 'laplace', scale: 0.05, alpha: Infinity, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    const bad = auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: 0.05, alpha: Infinity, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
     expect(bad[0].result.verdict).toBe('violation');
     expect(bad[0].result.lowerBound).toBeGreaterThan(3);
     expect(bad[0].result.witness?.set).toMatch(/^(y2|Σ yᵢ\/wᵢ) /);
-    expect(err(() => auditEmpiricalVector(sc, { mechanism: 'laplace', scale: 0, alpha: 2, epsilon: 1, delta: 1e-6 }))).toMatch(
+    expect(err(() => auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: 0, alpha: 2, epsilon: 1, delta: 1e-6 }))).toMatch(
       /^scale: must be a finite number > 0/,
     );
   });
@@ -439,15 +439,15 @@ describe('vector queries (docs/math.md §12)', () => {
       { mechanism: 'laplace' as const, scale: 8, coordinates: [1] },
     ];
     const alphas = [2, 5, Infinity];
-    const joint = accountVector(sc, parts, { alphas });
+    const joint = accountPoints(sc, parts, { alphas });
     // Coordinate 1 at b = 2 and coordinate 2 at b = 8 together are one release with weights (2, 8) at scale 1.
-    const whole = auditVector(sc, { mechanism: 'laplace', scale: 1, coordinateScales: [2, 8], alphas, epsilon: 1, delta: 1e-6 });
+    const whole = auditPoints(sc, { mechanism: 'laplace', scale: 1, coordinateScales: [2, 8], alphas, epsilon: 1, delta: 1e-6 });
     for (const r of joint.rows) {
       const same = Math.max(...whole.filter((x) => x.alpha === r.alpha).map((x) => x.divergence + x.error));
       expect(Math.abs(r.divergence / same - 1), `α=${r.alpha}`).toBeLessThan(1e-6);
     }
     // One column alone: never below the exact divergence of that column's own laws (certified scalar audit).
-    const col = (m: VectorLaw) =>
+    const col = (m: PointLaw) =>
       fromCounts(
         Array.from({ length: atomsOf(m) }, (_, k) => m.points[2 * k]),
         Array.from(m.numerators, Number),
@@ -456,29 +456,29 @@ describe('vector queries (docs/math.md §12)', () => {
       { name: 'c', priors: [{ name: 'p', conditionals: { a: col(P), b: col(Q) } }] },
       { mechanism: 'laplace', scale: 2, alphas: [2, 5], epsilon: 1, delta: 1e-6 },
     );
-    const first = accountVector(sc, [parts[0]], { alphas: [2, 5] });
+    const first = accountPoints(sc, [parts[0]], { alphas: [2, 5] });
     for (const r of first.rows)
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
     // The next release of the second column only, after the first: the joint level at its scale is ε.
-    const next = nextVectorReleaseScale(sc, [parts[0]], 'laplace', 2, 1, { coordinates: [1] }).scale;
-    const level = (b: number) => accountVector(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
+    const next = nextPointsReleaseScale(sc, [parts[0]], 'laplace', 2, 1, { coordinates: [1] }).scale;
+    const level = (b: number) => accountPoints(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
     expect(level(next)).toBeLessThanOrEqual(1 + 1e-9);
     expect(level(0.99 * next)).toBeGreaterThan(1);
-    expect(err(() => nextVectorReleaseScale(sc, [], 'laplace', 2, 1, { coordinates: [0, 0] }))).toMatch(/^next: a release's coordinates must be distinct/);
-    expect(err(() => accountVector(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
+    expect(err(() => nextPointsReleaseScale(sc, [], 'laplace', 2, 1, { coordinates: [0, 0] }))).toMatch(/^next: a release's coordinates must be distinct/);
+    expect(err(() => accountPoints(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
       /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
     );
   });
 
   it('refuses what it cannot certify, naming the field', () => {
-    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
+    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
       /^method: .*tightest certified method here is coupled/,
     );
-    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
-    expect(err(() => calibrateVector(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
+    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
+    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
       /^coordinateScales: has 1 entries/,
     );
-    expect(err(() => vectorLaw([[1, 2], [3]], { counts: [1, 1] }, 'spec.x'))).toMatch(/^spec\.x\.values\[1\]: has 1 coordinates/);
+    expect(err(() => pointLaw([[1, 2], [3]], { counts: [1, 1] }, 'spec.x'))).toMatch(/^spec\.x\.values\[1\]: has 1 coordinates/);
   });
 });
 
@@ -526,7 +526,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(c.status, c.stderr).toBe(0);
     const r = JSON.parse(c.stdout).results[0];
     expect(r.dimension).toBe(2);
-    expect(r.scale).toBeCloseTo(calibrateVector(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
+    expect(r.scale).toBeCloseTo(calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
     const rel = run('release', '--spec', spec, '--value', '12,40', '--count', '3', '--coordinate-scales', '1,2', '--json');
     expect(rel.status, rel.stderr).toBe(0);
     const out = JSON.parse(rel.stdout);
@@ -604,7 +604,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     ).next;
     expect(nextCol).toMatchObject({ mechanism: 'gaussian', columns: ['2'] });
     expect(nextCol.scale).toBe(
-      nextVectorReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], 'gaussian', 2, 1, { coordinates: [1] }).scale,
+      nextPointsReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], 'gaussian', 2, 1, { coordinates: [1] }).scale,
     );
     expect(run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age').stderr).toMatch(
       /^error: --release: columns=age: a spec's coordinates have no names/,
@@ -623,7 +623,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(boxed.status, boxed.stderr).toBe(0);
     const boxedResult = JSON.parse(boxed.stdout).results[0];
     expect(boxedResult.scale).toBe(
-      calibrateVector(scenario(P, Q), {
+      calibratePoints(scenario(P, Q), {
         mechanism: 'gaussian',
         method: 'coupled',
         alpha: 2,
@@ -684,7 +684,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     // --robustness: the box from --domain (one range per coordinate, or one for all) or the spec.
     const robust = JSON.parse(run('audit', '--spec', spec, '--scale', String(scale), '--robustness', '--domain', '8,15;36,52', '--json').stdout).robustness;
     expect(robust.largestLambda).toBe(
-      robustnessVector(scenario(P, Q), {
+      robustnessPoints(scenario(P, Q), {
         mechanism: 'gaussian',
         scale,
         alpha: 2,

@@ -8,7 +8,6 @@ import {
   checkSettings,
   METHOD_LABEL,
   type CalibrationResult,
-  type CalibrationSettings,
   type Mechanism,
   type SingleMethod,
 } from '../src/calibrate/calibrate.js';
@@ -26,10 +25,10 @@ import { release } from '../src/release/release.js';
 import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import type { Scenario } from '../src/distribution/scenario.js';
-import { auditVector } from '../src/vector/audit.js';
-import { calibrateVector, dimensionOf } from '../src/vector/calibrate.js';
-import { isVectorScenario, vectorScenarioOf, type VectorScenario } from '../src/vector/law.js';
-import { releaseVector } from '../src/vector/release.js';
+import { auditPoints } from '../src/account/points.js';
+import { dimensionOf } from '../src/calibrate/points.js';
+import { isPointScenario, pointScenarioOf, type PointScenario } from '../src/distribution/points.js';
+import { releasePoints } from '../src/release/points.js';
 import { scenarioSpec } from '../src/spec/write.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
@@ -52,7 +51,7 @@ function poolOf(threads: unknown, helpers: unknown): CalibrationPool {
 }
 
 let table: TextTable | null = null;
-let scenario: Scenario | VectorScenario | null = null;
+let scenario: Scenario | PointScenario | null = null;
 /** The contamination class on the form (λ > 0), as calibrate and release settings take it. */
 const contaminationOf = (c: { lambda?: number; domain?: [number, number] } | undefined) =>
   c && (c.lambda ?? 0) > 0 ? { contamination: { lambda: c.lambda as number, domain: c.domain as [number, number] } } : {};
@@ -92,7 +91,7 @@ const rowOf = (r: CalibrationResult & { label: string; renyiEpsilon?: number }) 
  * at the form's α or, with an (ε, δ) target, at each method's best order. No plots yet.
  */
 async function calibrateVectorRows(
-  sc: VectorScenario,
+  sc: PointScenario,
   p: any,
   o: {
     mechanisms: Mechanism[];
@@ -124,8 +123,8 @@ async function calibrateVectorRows(
       try {
         const r =
           p.delta === undefined
-            ? calibrateVector(sc, { mechanism, method, alpha: p.alpha === 'inf' ? Infinity : p.alpha, epsilon: p.epsilon })
-            : calibrateEpsDelta(null, { mechanism, method }, p.epsilon, p.delta, DEFAULT_DELTA_ALPHAS, (st) => calibrateVector(sc, st));
+            ? calibrate(sc, { mechanism, method, alpha: p.alpha === 'inf' ? Infinity : p.alpha, epsilon: p.epsilon })
+            : calibrateEpsDelta(sc, { mechanism, method }, p.epsilon, p.delta, DEFAULT_DELTA_ALPHAS);
         rows.push(rowOf({ ...r, label: METHOD_LABEL[method] }));
       } catch (err) {
         if (!(err instanceof InputError)) throw err;
@@ -240,7 +239,7 @@ self.onmessage = async (e: MessageEvent) => {
           given: p.given || undefined,
           prior: parsePriorClass(p.prior ?? 'empirical'),
         });
-        scenario = h.vectors ? vectorScenarioOf(t.scenario, h.vectors) : t.scenario;
+        scenario = h.vectors ? pointScenarioOf(t.scenario, h.vectors) : t.scenario;
         columns = queries;
         // Rows behind the priors actually built (public values left out are not counted as used).
         let used = 0;
@@ -269,7 +268,7 @@ self.onmessage = async (e: MessageEvent) => {
         const ok = applicableMethods({ mechanism, method: 'best', alpha: a, epsilon: p.epsilon });
         return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
       };
-      if (isVectorScenario(scenario)) {
+      if (isPointScenario(scenario)) {
         await calibrateVectorRows(scenario, p, { mechanisms, skipped, data, cont, applies, post: postMine });
         return;
       }
@@ -400,13 +399,13 @@ self.onmessage = async (e: MessageEvent) => {
       const settings = { mechanism: m.mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 };
       // A vector query: certified upper bounds (the exact divergence would need a d-dimensional integral).
       const sc = scenario;
-      const bound = isVectorScenario(sc);
-      const rows = isVectorScenario(sc) ? auditVector(sc, settings) : audit(sc, settings);
+      const bound = isPointScenario(sc);
+      const rows = isPointScenario(sc) ? auditPoints(sc, settings) : audit(sc, settings);
       post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound });
     } else if (m.type === 'release') {
-      const vector = scenario !== null && isVectorScenario(scenario);
+      const vector = scenario !== null && isPointScenario(scenario);
       // A vector query reads its coordinates from the text as typed; a scalar one, from the number field.
-      const value = vector ? coordinates(m.vector, dimensionOf(scenario as VectorScenario)) : m.value;
+      const value = vector ? coordinates(m.vector, dimensionOf(scenario as PointScenario)) : m.value;
       if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value)))
         throw new InputError('enter the value to privatize (a finite number)', 'value');
       checkedSettings({
@@ -447,14 +446,12 @@ self.onmessage = async (e: MessageEvent) => {
           const ok = applicableMethods({ ...base, method: 'best' });
           const chosen = (Array.isArray(m.methods) ? (m.methods as SingleMethod[]) : []).filter((k) => ok.includes(k));
           const count = typeof m.count === 'number' ? m.count : 1;
-          // A vector query's calibration (no exact method: a d-dimensional integral), else the scalar one.
-          const one = (st: CalibrationSettings) => (isVectorScenario(sc) ? calibrateVector(sc, st) : calibrate(sc, st));
           const scaleOf = (k: SingleMethod) => {
             if (vector && k === 'exact') return Infinity;
             try {
               return delta === undefined
-                ? one({ ...base, method: k, releases: count }).scale
-                : calibrateEpsDelta(null, { ...base, method: k, releases: count }, base.epsilon, delta, DEFAULT_DELTA_ALPHAS, one).scale;
+                ? calibrate(sc, { ...base, method: k, releases: count }).scale
+                : calibrateEpsDelta(sc, { ...base, method: k, releases: count }, base.epsilon, delta, DEFAULT_DELTA_ALPHAS).scale;
             } catch (err) {
               if (err instanceof InputError) return Infinity;
               throw err;
@@ -465,8 +462,8 @@ self.onmessage = async (e: MessageEvent) => {
         };
         const method = typeof m.method === 'string' && m.method !== '' ? (m.method as SingleMethod) : smallest();
         const opts = { count: m.count, allowNoNoise: m.allowNoNoise === true, ...(delta !== undefined ? { delta } : {}) };
-        if (isVectorScenario(sc)) {
-          const v = releaseVector(sc, { ...base, method }, value as number[], opts);
+        if (isPointScenario(sc)) {
+          const v = releasePoints(sc, { ...base, method }, value as number[], opts);
           r = { ...v, together: v.values.length };
         } else {
           const v = release(sc, { ...base, method }, value as number, opts);

@@ -1,8 +1,8 @@
 import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { isVectorScenario, type VectorLaw, type VectorScenario } from '../vector/law.js';
-import { accountVector } from '../vector/audit.js';
+import { isPointScenario, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { accountPoints } from '../account/points.js';
 import { account, type Accounting, type Release } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
@@ -49,10 +49,10 @@ export function checkBudget(b: Budget): Budget {
 }
 
 /** The joint accountant on every release of the list (one dispatch on the law's dimension). */
-function jointAccount(scenario: Scenario | VectorScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+function jointAccount(scenario: Scenario | PointScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
   const alphas = [...b.alphas];
   const delta = b.delta;
-  if (isVectorScenario(scenario)) {
+  if (isPointScenario(scenario)) {
     const weights = groups[0]?.coordinateScales;
     if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
       throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
@@ -61,7 +61,7 @@ function jointAccount(scenario: Scenario | VectorScenario, groups: readonly Rele
         throw new InputError(`vector releases are accounted for laplace or gaussian noise, got '${g.mechanism}'`, 'mechanism');
       return Array.from({ length: g.count }, () => ({ mechanism: g.mechanism as 'laplace' | 'gaussian', scale: g.scale }));
     });
-    return accountVector(scenario, releases, { alphas, ...(delta !== undefined ? { delta } : {}), ...(weights ? { coordinateScales: weights } : {}) });
+    return accountPoints(scenario, releases, { alphas, ...(delta !== undefined ? { delta } : {}), ...(weights ? { coordinateScales: weights } : {}) });
   }
   const releases: Release[] = groups.flatMap((g) =>
     Array.from({ length: g.count }, () => ({ mechanism: g.mechanism, scale: g.scale, ...(g.cost ? { cost: g.cost } : {}) })),
@@ -74,7 +74,7 @@ function jointAccount(scenario: Scenario | VectorScenario, groups: readonly Rele
  * within ε (Rényi), or the best order's ε′ within ε (with δ).
  * @example budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 2 }], { alphas: [2], epsilon: 1 }).fits
  */
-export function budgetLevel(scenario: Scenario | Scenario<VectorLaw>, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
+export function budgetLevel(scenario: Scenario | Scenario<PointLaw>, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
   checkBudget(b);
   if (groups.length === 0 || groups.every((g) => g.count === 0)) throw new InputError('name at least one release', 'release');
   const accounting = jointAccount(scenario, groups, b);
@@ -98,7 +98,7 @@ const SCALE_RTOL = 1e-6;
  * @example smallestFittingScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
  */
 export function smallestFittingScale(
-  scenario: Scenario | Scenario<VectorLaw>,
+  scenario: Scenario | Scenario<PointLaw>,
   past: readonly ReleaseGroup[],
   next: Omit<ReleaseGroup, 'scale'>,
   b: Budget,

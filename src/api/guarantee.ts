@@ -2,13 +2,12 @@ import type { Cost, Eta } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { METHODS, type Method } from '../mechanisms/mechanism.js';
 import type { Mechanism } from '../mechanisms/registry.js';
-import { calibrateMI, MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
+import { MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
+import { calibrateMI } from '../mi/calibrate.js';
 import { calibrateTruncated, type TruncatedCalibration } from '../release/truncated.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, type EpsDeltaResult } from '../calibrate/epsDelta.js';
-import type { Scenario } from '../distribution/scenario.js';
-import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
-import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 
 /** What a release promises, as data: each kind has its own calibration and its own typed result. */
 export type Guarantee =
@@ -52,28 +51,13 @@ const methodFor = <M extends string>(m: string | undefined, allowed: readonly st
  * makes the compiler ask for it).
  * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
  */
-export function calibrateFor<G extends Guarantee>(scenario: Scenario | GaussianScenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
+export function calibrateFor<G extends Guarantee>(scenario: AnyScenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
 export function calibrateFor(
-  scenario: Scenario | GaussianScenario,
+  scenario: AnyScenario,
   g: Guarantee,
   noise: NoiseChoice,
 ): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
   const { mechanism, cost, eta } = noise;
-  if (isGaussianScenario(scenario)) {
-    // Gaussian priors: Rényi guarantees with Gaussian noise, closed forms (docs/math.md §11).
-    if (g.kind === 'epsilon-delta')
-      return calibrateEpsDelta(null, { mechanism, method: methodFor(noise.method, METHODS, 'best') }, g.epsilon, g.delta, g.alphas, (st) =>
-        calibrateGaussianPriors(scenario, st),
-      );
-    if (g.kind !== 'renyi') throw new InputError(`the ${g.kind} guarantee is not available for Gaussian priors yet; use renyi or epsilon-delta`, 'guarantee');
-    return calibrateGaussianPriors(scenario, {
-      mechanism,
-      alpha: g.alpha,
-      epsilon: g.epsilon,
-      releases: g.releases,
-      method: methodFor(noise.method, METHODS, 'best'),
-    });
-  }
   switch (g.kind) {
     case 'renyi':
       return calibrate(scenario, {

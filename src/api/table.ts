@@ -4,7 +4,7 @@ import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
-import { vectorScenarioOf, type VectorScenario } from '../vector/law.js';
+import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 
 /**
  * The scenario of a table, as the CLI's `--data` builds it: the query column's histogram per
@@ -17,7 +17,7 @@ export async function scenarioFromTable(
   location: string | TableSource,
   query: SecretQuery,
   opts: { prior?: string; seed?: number; pairs?: [string, string][]; name?: string } = {},
-): Promise<Scenario | VectorScenario> {
+): Promise<Scenario | PointScenario> {
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const h = await tableHistograms(source, query);
   if (h.secrets.length < 2) throw new InputError(`needs at least two secrets with rows, got ${h.secrets.length}`, 'secretColumn');
@@ -28,5 +28,5 @@ export async function scenarioFromTable(
     ...(opts.pairs ? { pairs: opts.pairs } : {}),
     ...(query.given ? { given: query.given } : {}),
   });
-  return h.vectors ? vectorScenarioOf(scenario, h.vectors) : scenario;
+  return h.vectors ? pointScenarioOf(scenario, h.vectors) : scenario;
 }

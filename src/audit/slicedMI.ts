@@ -2,7 +2,7 @@ import { secretProbabilities, type Prior } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { cryptoSource, randomBits, type RandomSource } from '../sampling/random.js';
-import type { VectorLaw } from '../vector/law.js';
+import type { PointLaw } from '../distribution/points.js';
 import { lawAtoms } from '../mi/projection.js';
 
 /** One draw of the audit: the secret's index and the release. */
@@ -148,7 +148,7 @@ export function slicedMiSamples(target: number, epsilon: number, secrets: number
  * from S's conditional law, M = release(X). Randomness from `random` (the CSPRNG by default).
  */
 export function drawSecretReleases(
-  prior: Prior<Discrete | VectorLaw>,
+  prior: Prior<Discrete | PointLaw>,
   release: (x: number[]) => number[],
   n: number,
   random: RandomSource = cryptoSource,

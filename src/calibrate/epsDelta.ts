@@ -3,7 +3,8 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
 import { calibrate, type CalibrationResult } from './calibrate.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
-import type { Scenario } from '../distribution/scenario.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
+import type { PointSettings } from './points.js';
 
 /**
  * α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond,
@@ -107,20 +108,19 @@ export function epsDeltaBest(
  * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
  * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
  * settings' method (certified as always); the smallest scale wins and its α is reported.
- * Works for every method, mechanism and number of releases `calibrate` supports, and with
- * `calibrateWith` for vector queries and Gaussian priors.
+ * Works for every law source, method, mechanism and number of releases `calibrate` supports.
  * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
  */
 export function calibrateEpsDelta(
-  scenario: Scenario | null,
-  settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>,
+  scenario: AnyScenario,
+  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
   epsilon: number,
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
-  /** Another prior class's calibration (vector queries, Gaussian priors); default `calibrate` on `scenario`. */
-  calibrateWith?: (s: CalibrationSettings) => CalibrationResult,
+  /** The calibration at each order (default `calibrate` on `scenario`; a caller may add progress reports). */
+  calibrateWith: (s: CalibrationSettings) => CalibrationResult = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
-  const run = calibrateWith ?? ((s: CalibrationSettings) => calibrate(scenario!, s));
+  const run = calibrateWith;
   const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
   return epsDeltaBest(
     trials,

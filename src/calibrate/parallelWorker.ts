@@ -7,12 +7,11 @@ import type { ScaleProblem } from '../numerics/smallestScale.js';
 import { calibrate, pairUnits, type CalibrationResult } from './calibrate.js';
 import { build, recheckBuilt, solveBuilt } from './driver.js';
 import type { SingleMethod } from './rules.js';
-import type { Scenario } from '../distribution/scenario.js';
 import { pairCoupling } from '../coupling/pairs.js';
 import { errorToWire, fromWire, type WireError, type WireSettings } from './wire.js';
-import { directionAccount, type DirectionAccount, type VectorRelease } from '../vector/audit.js';
-import type { VectorLaw, VectorScenario } from '../vector/law.js';
-import { calibrateVector, type VectorSettings } from '../vector/calibrate.js';
+import { directionAccount, type DirectionAccount, type PointRelease } from '../account/points.js';
+import type { PointLaw } from '../distribution/points.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 
 /** One (prior, pair) as plain data: its coupling is built on the worker, when a method needs it. */
 export interface WirePair {
@@ -25,9 +24,8 @@ export interface WirePair {
 export type Task =
   | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
   | { kind: 'recheck'; chunk: string; scales: number[] }
-  | { kind: 'whole'; scenario: Scenario; settings: WireSettings }
-  | { kind: 'vector-account'; P: VectorLaw; Q: VectorLaw; releases: VectorRelease[]; w: number[]; alphas: number[] }
-  | { kind: 'vector-whole'; scenario: VectorScenario; settings: VectorSettings };
+  | { kind: 'whole'; scenario: AnyScenario; settings: WireSettings }
+  | { kind: 'vector-account'; P: PointLaw; Q: PointLaw; releases: PointRelease[]; w: number[]; alphas: number[] };
 
 export type TaskResult =
   | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult; vector?: DirectionAccount[] }
@@ -70,8 +68,6 @@ export default function run(t: Task): TaskResult {
         return { ok: true, result: calibrate(t.scenario, fromWire(t.settings)) };
       case 'vector-account':
         return { ok: true, vector: directionAccount(t.P, t.Q, t.releases, t.w, t.alphas) };
-      case 'vector-whole':
-        return { ok: true, result: calibrateVector(t.scenario, t.settings) };
       default: {
         const unknown: never = t;
         throw new Error(`unknown task ${JSON.stringify(unknown)}`);

@@ -1,8 +1,10 @@
 import { NumericalError } from '../errors.js';
-import { bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
+import { applicableMethods, bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import type { PointSettings } from './points.js';
 import { pairCouplings } from '../coupling/pairs.js';
 import runTask, { type Task, type TaskResult, type WirePair } from './parallelWorker.js';
 import { errorFromWire, toWire, type WireSettings } from './wire.js';
@@ -152,11 +154,17 @@ export function taskQueue(threads: number, spawn: (k: number, on: WorkerEvents) 
 let pools = 0;
 
 /** The single methods a calibration runs (`best`: every candidate it tries). */
-const methodsOf = (scenario: Scenario, settings: CalibrationSettings): SingleMethod[] =>
-  settings.method === 'best' ? bestMethods(scenario, settings).methods : [settings.method];
+const methodsOf = (scenario: AnyScenario, settings: CalibrationSettings): SingleMethod[] =>
+  settings.method !== 'best'
+    ? [settings.method]
+    : byLaw(
+        scenario,
+        { finite: (s) => bestMethods(s, settings).methods, points: () => applicableMethods(settings), mixture: () => applicableMethods(settings) },
+        'calibration',
+      );
 
 /** A calibration's (prior, pair) units, per method. */
-const pairCount = (scenario: Scenario) => priorPairs(scenario).units.length;
+const pairCount = (scenario: AnyScenario) => priorPairs(scenario as Scenario<unknown>).units.length;
 
 /**
  * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no
@@ -205,7 +213,22 @@ export class CalibrationPool {
    * chunk keeps its conditions and re-checks them at each method's maximum (the driver's re-check,
    * `driver.ts`); the result is then assembled here from the workers' numbers.
    */
-  async calibrate(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
+  async calibrate(scenario: AnyScenario, settings: PointSettings, onProgress?: Progress): Promise<CalibrationResult> {
+    const wire = toWire(settings);
+    // Finite laws on ℝ spread their units; other laws go whole to one worker (the same code: the same numbers).
+    return byLaw(
+      scenario,
+      {
+        finite: (s) => this.calibrateUnits(s, settings, onProgress),
+        points: async (s) =>
+          this.pool && wire ? (await this.run({ kind: 'whole', scenario: s, settings: wire })).result.result! : calibrate(s, settings, { onProgress }),
+        mixture: async (s) => calibrate(s, settings, { onProgress }),
+      },
+      'calibration',
+    );
+  }
+
+  private async calibrateUnits(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
     const wire = toWire(settings);
     const methods = methodsOf(scenario, settings);
     const count = pairCount(scenario);
@@ -244,7 +267,7 @@ export class CalibrationPool {
    * are plenty (at least four per thread, so the last ones even out), else every calibration's
    * units spread over the workers at once (a few heavy calibrations keep every worker busy).
    */
-  async calibrateAll(jobs: { scenario: Scenario; settings: CalibrationSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
+  async calibrateAll(jobs: { scenario: AnyScenario; settings: PointSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
     const wires = jobs.map((j) => toWire(j.settings));
     if (!this.pool || wires.some((w) => w === null)) {
       const out: CalibrationResult[] = [];
@@ -279,7 +302,7 @@ export class CalibrationPool {
    * Whole calibrations, each on a worker (in this thread with one thread), each settled on its
    * own: a calibration that fails gives its error in place, the others their results.
    */
-  async calibrateSettled(jobs: { scenario: Scenario; settings: CalibrationSettings }[]): Promise<(CalibrationResult | Error)[]> {
+  async calibrateSettled(jobs: { scenario: AnyScenario; settings: PointSettings }[]): Promise<(CalibrationResult | Error)[]> {
     return Promise.all(
       jobs.map(async (j) => {
         const wire = toWire(j.settings);

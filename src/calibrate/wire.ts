@@ -1,6 +1,6 @@
 import { costs, etaPower } from '../conditions/costs.js';
 import { InputError, NumericalError } from '../errors.js';
-import type { CalibrationSettings } from './rules.js';
+import type { PointSettings as CalibrationSettings } from './points.js';
 
 /** Calibration settings as plain data (cost and η by name and power), for worker threads. */
 export type WireSettings = Omit<CalibrationSettings, 'cost' | 'eta'> & { cost?: string; etaPower?: number };

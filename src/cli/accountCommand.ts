@@ -9,7 +9,7 @@ import { asFlagError, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
-import { isVectorScenario, type VectorScenario } from '../vector/law.js';
+import { isPointScenario, type PointScenario } from '../distribution/points.js';
 import { progressBar } from './progress.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -78,7 +78,7 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
  */
 async function runLedgerNext(
   o: AccountOptions,
-  scenario: Scenario | VectorScenario,
+  scenario: Scenario | PointScenario,
   groups: readonly ReleaseGroup[],
   releases: ParsedRelease[],
   budget: Budget,
@@ -145,7 +145,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
     return runLedgerNext(o, loaded, ledger.groups, releases, ledger.budget);
   }
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
-  if (isVectorScenario(loaded))
+  if (isPointScenario(loaded))
     return runAccountVector(o, loaded, releases, alphas, delta, recordedWeights ? { ...d, coordinateScales: [...recordedWeights] } : d);
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
@@ -190,13 +190,13 @@ function nextSettings(
 /** Several releases of one vector: certified upper bounds (docs/math.md §12), and the next release's scale under them. */
 async function runAccountVector(
   o: AccountOptions,
-  scenario: VectorScenario,
+  scenario: PointScenario,
   releases: ParsedRelease[],
   alphas: number[],
   delta: number,
   d: { alpha?: number; epsilon?: number; coordinateScales?: number[] },
 ): Promise<void> {
-  const { accountVector, accountVectorOnPool, nextVectorReleaseScale } = await import('../vector/audit.js');
+  const { accountPoints, accountPointsOnPool, nextPointsReleaseScale } = await import('../account/points.js');
   // Columns by name: the query's own order (a table's --query A,B,…).
   const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
   const indexOf = (columns: string[], flag: string, what: string) =>
@@ -225,7 +225,7 @@ async function runAccountVector(
     if (n) {
       if (n.mechanism !== 'laplace' && n.mechanism !== 'gaussian')
         throw new InputError(`vector queries take laplace or gaussian noise (independent per coordinate), got '${n.mechanism}'`, '--next');
-      const r = nextVectorReleaseScale(scenario, past, n.mechanism, n.alpha, n.epsilon, {
+      const r = nextPointsReleaseScale(scenario, past, n.mechanism, n.alpha, n.epsilon, {
         coordinateScales,
         ...(nextCoordinates ? { coordinates: nextCoordinates } : {}),
         onProgress: (done, total) => bar.update(done, total, 'next release'),
@@ -242,13 +242,13 @@ async function runAccountVector(
         const { withPool } = await import('../calibrate/parallel.js');
         // A direction of two laws of K and L atoms solves K·L-cost transport problems at every order:
         // from about 10⁵ pairs that is seconds per direction, so helpers start at once.
-        const pairsOf = (p: VectorScenario['priors'][number]) => Object.values(p.conditionals).map((m) => m.masses.length);
+        const pairsOf = (p: PointScenario['priors'][number]) => Object.values(p.conditionals).map((m) => m.masses.length);
         const heavy = scenario.priors.some((p) => {
           const sizes = pairsOf(p).sort((a, b) => b - a);
           return sizes.length > 1 && sizes[0] * sizes[1] >= 1e5;
         });
-        acc = await withPool(threads, (pool) => accountVectorOnPool(pool, scenario, past, opts), heavy ? 0 : undefined);
-      } else acc = accountVector(scenario, past, opts);
+        acc = await withPool(threads, (pool) => accountPointsOnPool(pool, scenario, past, opts), heavy ? 0 : undefined);
+      } else acc = accountPoints(scenario, past, opts);
     }
   } catch (e) {
     throw asFlagError(e);

@@ -13,7 +13,7 @@ import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/account.js';
 import type { AuditRow, EmpiricalRow } from '../audit/audit.js';
 import { loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
-import { isVectorScenario, type VectorScenario } from '../vector/law.js';
+import { isPointScenario, type PointScenario } from '../distribution/points.js';
 import { progressBar } from './progress.js';
 
 interface AuditOptions extends CalibrateOptions {
@@ -45,7 +45,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   let rows: AuditRow[];
-  if (isVectorScenario(loaded))
+  if (isPointScenario(loaded))
     return auditVectorCommand(o, loaded, { mechanism, scale, alphas, epsilon: epsilons[0], delta }, d.coordinateScales, d.releases, d.domain);
   const scenario = loaded;
   if (o.coordinateScales !== undefined)
@@ -230,13 +230,13 @@ function empiricalLines(empirical: EmpiricalRow[], decides: string): string {
 }
 
 /**
- * `audit` of a vector query: certified upper bounds on D_α per pair (`auditVector`), and with
+ * `audit` of a vector query: certified upper bounds on D_α per pair (`auditPoints`), and with
  * `--empirical` the sampling test through one-number statistics; the exact, MI, robustness and
  * joint-release parts are for one-column queries.
  */
 async function auditVectorCommand(
   o: AuditOptions,
-  scenario: VectorScenario,
+  scenario: PointScenario,
   s: { mechanism: Mechanism; scale: number; alphas: number[]; epsilon: number; delta: number },
   specScales?: number[],
   specReleases?: number,
@@ -245,7 +245,7 @@ async function auditVectorCommand(
   // --releases N: every row bounds the N releases together (the verdict is theirs).
   const n = o.releases !== undefined ? parseReleases(o.releases) : (specReleases ?? 1);
   if (n > 1 && o.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', '--empirical');
-  const { auditVector } = await import('../vector/audit.js');
+  const { auditPoints } = await import('../account/points.js');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? specScales;
   let rows: AuditRow[];
   let empirical: EmpiricalRow[] = [];
@@ -253,10 +253,10 @@ async function auditVectorCommand(
   let mi: { prior: string; atMost: number; how: string }[] = [];
   const bar = await progressBar('audit', !o.json);
   try {
-    rows = auditVector(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
+    rows = auditPoints(scenario, { ...s, coordinateScales, releases: n }, { onProgress: (done, total) => bar.update(done, total) });
     if ((s.mechanism === 'laplace' || s.mechanism === 'gaussian') && !scenario.miNotApplicable) {
-      const { miBoundsVector } = await import('../vector/mi.js');
-      mi = miBoundsVector(scenario, { mechanism: s.mechanism, scale: s.scale, coordinateScales });
+      const { miBoundsPoints } = await import('../mi/points.js');
+      mi = miBoundsPoints(scenario, { mechanism: s.mechanism, scale: s.scale, coordinateScales });
     }
     if (o.robustness) {
       // The contamination box: one LO,HI per coordinate (or one for all), from --domain or the spec.
@@ -268,16 +268,16 @@ async function auditVectorCommand(
         throw new InputError('is needed with --robustness: LO,HI;LO,HI;… (the box an adversary may move mass to, one range per coordinate)', '--domain');
       if (s.alphas.length !== 1) throw new InputError('the robustness report takes one α', '--alpha');
       if (n > 1) throw new InputError('reports one release; with --releases the certified rows decide', '--robustness');
-      const { robustnessVector } = await import('../vector/audit.js');
+      const { robustnessPoints } = await import('../account/points.js');
       const d = Object.values(scenario.priors[0].conditionals)[0].d;
-      robust = robustnessVector(scenario, { ...s, alpha: s.alphas[0], box: ranges.length === 1 ? Array(d).fill(ranges[0]) : ranges, coordinateScales });
+      robust = robustnessPoints(scenario, { ...s, alpha: s.alphas[0], box: ranges.length === 1 ? Array(d).fill(ranges[0]) : ranges, coordinateScales });
     }
     if (o.empirical) {
       // The real release path through d + 1 one-number statistics (docs/math.md §12).
       const { samples, level } = empiricalOptions(o, s.alphas);
       if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian') throw new InputError('vector queries take laplace or gaussian noise', '--mechanism');
-      const { auditEmpiricalVector } = await import('../vector/empirical.js');
-      empirical = auditEmpiricalVector(scenario, { ...s, mechanism: s.mechanism, alpha: s.alphas[0], samples, level, coordinateScales });
+      const { auditEmpiricalPoints } = await import('../audit/pointsEmpirical.js');
+      empirical = auditEmpiricalPoints(scenario, { ...s, mechanism: s.mechanism, alpha: s.alphas[0], samples, level, coordinateScales });
     }
   } catch (e) {
     throw asFlagError(e);
@@ -290,8 +290,8 @@ async function auditVectorCommand(
   const certified: { alpha: number | 'inf'; by: string[] }[] = [];
   if (s.scale > 0 && (s.mechanism === 'laplace' || s.mechanism === 'gaussian'))
     for (const alpha of new Set(rows.filter((r) => !(r.slack >= 0)).map((r) => r.alpha))) {
-      const { calibrateVector } = await import('../vector/calibrate.js');
-      const c = calibrateVector(scenario, {
+      const { calibratePoints } = await import('../calibrate/points.js');
+      const c = calibratePoints(scenario, {
         mechanism: s.mechanism,
         method: 'best',
         alpha,

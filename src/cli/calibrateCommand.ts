@@ -10,10 +10,6 @@ import { parseGrid, parseNames } from './grid.js';
 import { jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
-import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
-import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
-import { calibrateVector } from '../vector/calibrate.js';
-import { isVectorScenario } from '../vector/law.js';
 import type { Scenario } from '../distribution/scenario.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
@@ -71,10 +67,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   if (guarantee === 'mi') return runCalibrateMI(o);
   const confidence = parseConfidence(o.confidence);
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
-  const gaussian = isGaussianScenario(scenario);
-  const vector = isVectorScenario(scenario);
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
-  if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = parseDelta(o.delta, d.delta);
   const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } =
@@ -85,53 +78,25 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const bar = await progressBar('calibrate', !o.json);
   const fromSetting = (e: unknown) => {
     // Name where the bad setting came from: the flag if given, else the spec field.
-    if (e instanceof InputError && e.path && ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain'].includes(e.path)) {
+    if (
+      e instanceof InputError &&
+      e.path &&
+      ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain', 'coordinateScales'].includes(e.path)
+    ) {
       const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
       return new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
     }
     return e;
   };
   let results: CalibrationResult[];
+  const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
-    // A law source with its own methods or a mass error calibrates through `calibrate` on this thread.
-    const pooled = threads > 1 && !hasSource(scenario as Scenario);
-    if (vector && pooled && settings.length > 1 && !calibrateEpsDelta && settings.every((s) => s.mechanism !== 'exponential')) {
-      // Whole vector calibrations of a grid on worker threads (the same code on the same data: the same numbers).
-      const { withPool } = await import('../calibrate/parallel.js');
-      let done = 0;
-      results = await withPool(threads, (pool) =>
-        Promise.all(
-          settings.map(async ({ cost: _cost, eta: _eta, ...s }) => {
-            // Laplace and Gaussian noise read no cost or η (functions, which a worker cannot receive).
-            const r = await pool.runTask({ kind: 'vector-whole', scenario, settings: { ...s, ...(coordinateScales ? { coordinateScales } : {}) } });
-            bar.update(++done, settings.length);
-            return r.result!;
-          }),
-        ),
-      ).catch((e) => {
-        throw e instanceof InputError && e.path === 'coordinateScales'
-          ? new InputError(e.reason, o.coordinateScales ? '--coordinate-scales' : 'spec.coordinateScales')
-          : fromSetting(e);
-      });
-    } else if (vector)
-      results = settings.map((s, k) => {
-        try {
-          const withScales = (st: CalibrationSettings) => ({ ...st, ...(coordinateScales ? { coordinateScales } : {}) });
-          if (calibrateEpsDelta && delta !== undefined)
-            return calibrateEpsDelta(null, s, s.epsilon, delta, alphas, (st) => calibrateVector(scenario, withScales(st)));
-          return calibrateVector(scenario, withScales(s), { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
-        } catch (e) {
-          throw e instanceof InputError && e.path === 'coordinateScales'
-            ? new InputError(e.reason, o.coordinateScales ? '--coordinate-scales' : 'spec.coordinateScales')
-            : fromSetting(e);
-        }
-      });
-    else if (!gaussian && !calibrateEpsDelta && pooled) {
+    if (threads > 1 && !hasSource(scenario as Scenario) && !calibrateEpsDelta) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       results = await withPool(threads, (pool) =>
         pool.calibrateAll(
-          settings.map((s) => ({ scenario, settings: s })),
+          settings.map((s) => ({ scenario, settings: withScales(s) })),
           (done, total) => bar.update(done, total),
         ),
       ).catch((e) => {
@@ -140,11 +105,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     } else
       results = settings.map((s, k) => {
         try {
-          if (gaussian && calibrateEpsDelta && delta !== undefined)
-            return calibrateEpsDelta(null, s, s.epsilon, delta, alphas, (st) => calibrateGaussianPriors(scenario, st));
-          if (gaussian) return calibrateGaussianPriors(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
-          if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, s, s.epsilon, delta, alphas);
-          return calibrate(scenario, s, { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
+          if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, withScales(s), s.epsilon, delta, alphas);
+          return calibrate(scenario, withScales(s), { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
         } catch (e) {
           throw fromSetting(e);
         }
@@ -176,7 +138,12 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const fitLines = fit
     ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`
     : '';
-  process.stdout.write(`${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(confidence, vector)}\n`);
+  process.stdout.write(
+    `${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(
+      confidence,
+      results.some((r) => r.dimension !== undefined),
+    )}\n`,
+  );
   if (many)
     for (const r of results) {
       const sp = spread(r);
@@ -212,11 +179,9 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     ],
     notTaken,
   );
-  const { calibrateMI, MI_METHODS } = await import('../mi/calibrateMI.js');
-  // A vector query: the per-coordinate bound (docs/math.md §12).
-  const vector = isVectorScenario(scenario) ? { calibrateMIVector: (await import('../vector/mi.js')).calibrateMIVector, scenario } : null;
+  const { MI_METHODS } = await import('../mi/calibrateMI.js');
+  const { calibrateMI } = await import('../mi/calibrate.js');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
-  if (coordinateScales && !vector) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', '--coordinate-scales');
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
   const methods = o.method
     ? parseNames(o.method, 'method', MI_METHODS)
@@ -230,13 +195,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     results = jobs.map(({ method, epsilon }, k) => {
       try {
         const onProgress = (done: number, total: number) => bar.update(k * total + done, jobs.length * total);
-        if (vector)
-          return vector.calibrateMIVector(
-            vector.scenario,
-            { mechanism, method, epsilon, releases, ...(coordinateScales ? { coordinateScales } : {}) },
-            { onProgress },
-          );
-        return calibrateMI(scenario as Scenario, { mechanism, method, epsilon, releases }, { onProgress });
+        return calibrateMI(scenario, { mechanism, method, epsilon, releases, ...(coordinateScales ? { coordinateScales } : {}) }, { onProgress });
       } catch (e) {
         throw asFlagError(e);
       }
@@ -268,7 +227,10 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   }
   const halfWidths = results.map((r) => halfWidthAt(r, {}, confidence));
   process.stdout.write(
-    `${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(confidence, !!vector)}\n`,
+    `${scenario.name}\nguarantee: I(Y; S) ≤ ε nats (ε-MI Pufferfish)\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(
+      confidence,
+      results.some((r) => r.dimension !== undefined),
+    )}\n`,
   );
   for (const r of results) process.stdout.write(`\n${r.method} (ε=${r.epsilon}): ${r.explanation}`);
   process.stdout.write('\n');

@@ -19,10 +19,10 @@ import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import { finiteOrVector, type SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
-import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
-import { isVectorScenario, vectorScenarioOf, type VectorScenario } from '../vector/law.js';
+import { isGaussianScenario } from '../distribution/mixture.js';
+import { isPointScenario, pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
-import type { VectorContamination } from '../vector/calibrate.js';
+import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../calibrate/scenarioKinds.js';
 import { parseGrid, parseNames } from './grid.js';
 
@@ -208,14 +208,14 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
  */
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | VectorScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | PointScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean; vector?: boolean } = {}): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
   if (o.fit === undefined) return loaded;
   const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
   if (isGaussianScenario(loaded.scenario)) throw new InputError('fits finite conditionals; the spec already gives Gaussian ones', '--fit');
-  if (isVectorScenario(loaded.scenario)) throw new InputError('fits one column; vector queries are not fitted yet', '--fit');
+  if (isPointScenario(loaded.scenario)) throw new InputError('fits one column; vector queries are not fitted yet', '--fit');
   const f = fitScenario(loaded.scenario, parseFit(o.fit));
   return { ...loaded, scenario: f.scenario, fit: f.report };
 }
@@ -276,7 +276,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const label = sourceLabel(o.data!);
   const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
   const t = tableScenario(hist, { name, prior, pairs, given: o.given });
-  const scenario: Scenario | VectorScenario = hist.vectors ? vectorScenarioOf(t.scenario, hist.vectors) : t.scenario;
+  const scenario: Scenario | PointScenario = hist.vectors ? pointScenarioOf(t.scenario, hist.vectors) : t.scenario;
   if (o.specOut) {
     const settings = runSettings(o);
     await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...scenarioSpec(scenario), ...settings }, null, 2) + '\n');
@@ -334,8 +334,6 @@ export async function plan(
   const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
-  if (contamination?.box && !isVectorScenario(scenario))
-    throw new InputError('gives one range per coordinate; this query has one column: give LO,HI', o.domain !== undefined ? '--domain' : 'spec.domain');
   const grid = methods.flatMap((method) =>
     alphas.flatMap((alpha) =>
       epsilons.map((epsilon) => ({
@@ -370,7 +368,7 @@ export function parseRanges(text: string): [number, number][] {
  * `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. A vector
  * query may give one range per coordinate, `LO,HI;LO,HI;…` (a spec: `[[LO, HI], …]`), the box.
  */
-export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): VectorContamination | undefined {
+export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): BoxContamination | undefined {
   const lambda = o.contamination !== undefined ? decimal(o.contamination, '--contamination') : d.contamination;
   if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1)))
     throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');

@@ -8,7 +8,7 @@ import { jsonNumber, numUp, table } from './format.js';
 import { parseGrid } from './grid.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 import type { Scenario } from '../distribution/scenario.js';
-import type { VectorScenario } from '../vector/law.js';
+import type { PointScenario } from '../distribution/points.js';
 
 interface LedgerOptions extends CalibrateOptions {
   ledger?: string;
@@ -45,7 +45,7 @@ const hasSource = (o: LedgerOptions) => !!(o.spec || o.scenario || o.data);
  */
 export async function ledgerEntry(
   location: string,
-  scenario: Scenario | VectorScenario,
+  scenario: Scenario | PointScenario,
   release: ReleaseGroup & { query: string },
 ): Promise<{ seq: number; level: number; alpha: number; budget: string; shown(): Promise<void> }> {
   const store = await storeOf(location);
@@ -67,7 +67,7 @@ export async function ledgerReadable(location: string): Promise<void> {
 }
 
 /** The ledger's budget and releases for `scenario`, checked first (its laws, its chain). */
-export async function ledgerPast(location: string, scenario: Scenario | VectorScenario) {
+export async function ledgerPast(location: string, scenario: Scenario | PointScenario) {
   const store = await storeOf(location);
   const { ledgerFor } = await import('../ledger/ledger.js');
   return flagged(() => ledgerFor(store, scenario));

@@ -2,7 +2,8 @@ import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import type { Projection, ProjectionCalibration } from '../mi/projection.js';
-import type { VectorLaw } from '../vector/law.js';
+import type { PointLaw } from '../distribution/points.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
 import { jsonNumber, numDown, numUp } from './format.js';
 import { parseGrid } from './grid.js';
@@ -20,7 +21,7 @@ export interface ProjectionOptions extends CalibrateOptions {
   scale?: string;
 }
 
-type Laws = Scenario<Discrete | VectorLaw>;
+type Laws = Scenario<Discrete | PointLaw>;
 
 /** The scenario, its dimension and the projection, with every flag the mechanism does not take refused. */
 async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projection; d: number; defaults: { epsilon?: number; releases?: number } }> {
@@ -40,7 +41,7 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
   );
   if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
   const { scenario, d } = await loadScenario(o, { vector: true });
-  const first = Object.values(scenario.priors[0].conditionals)[0] as Discrete | VectorLaw;
+  const first = Object.values(scenario.priors[0].conditionals)[0] as Discrete | PointLaw;
   const dim = 'points' in first ? first.d : 1;
   const { parseProjection } = await import('../sources/projection.js');
   const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
@@ -54,10 +55,9 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
 }
 
 /** The per-coordinate mi-variance σ of the same query, for the comparison the output reports. */
-async function perCoordinate(scenario: Laws, d: number, epsilon: number, releases: number | undefined) {
+async function perCoordinate(scenario: Laws, epsilon: number, releases: number | undefined) {
   const settings = { mechanism: 'gaussian' as const, method: 'mi-variance' as const, epsilon, ...(releases ? { releases } : {}) };
-  if (d > 1) return (await import('../vector/mi.js')).calibrateMIVector(scenario as Scenario<VectorLaw>, settings).scale;
-  return (await import('../mi/calibrateMI.js')).calibrateMI(scenario as Scenario, settings).scale;
+  return (await import('../mi/calibrate.js')).calibrateMI(scenario as AnyScenario, settings).scale;
 }
 
 const resultJson = (c: ProjectionCalibration) => ({ ...c, sigma: jsonNumber(c.sigma), variance: jsonNumber(c.variance) });
@@ -72,7 +72,7 @@ export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void
     epsilons.map(async (epsilon) => {
       try {
         const c = calibrateProjection(scenario, A, epsilon, releases ?? 1);
-        const per = await perCoordinate(scenario, d, epsilon, releases);
+        const per = await perCoordinate(scenario, epsilon, releases);
         return { c, per, smaller: c.variance <= per * per ? 'projection' : 'mi-variance' };
       } catch (e) {
         throw asFlagError(e);
@@ -195,7 +195,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   if (columns.trim() === '') throw new InputError('names no column: mean:COL[,COL…]', '--query');
   const { scenario } = await loadScenario({ ...o, query: columns }, { vector: true });
   const empirical = scenario.priors.find((p) => p.name === 'empirical') ?? scenario.priors[0];
-  const n = Object.values(empirical.conditionals).reduce((a, law) => a + Number((law as Discrete | VectorLaw).denominator), 0);
+  const n = Object.values(empirical.conditionals).reduce((a, law) => a + Number((law as Discrete | PointLaw).denominator), 0);
   const { calibrateMean, meanSampleSize } = await import('../mi/mean.js');
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
   const target = o.targetMse === undefined ? undefined : decimal(o.targetMse, '--target-mse');
@@ -249,7 +249,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');
   const laws = scenario as Laws;
   checkMiApplicable(laws);
-  const first = Object.values(laws.priors[0].conditionals)[0] as Discrete | VectorLaw;
+  const first = Object.values(laws.priors[0].conditionals)[0] as Discrete | PointLaw;
   const dim = 'points' in first ? first.d : 1;
   const weights = parseCoordinateScales(o.coordinateScales) ?? (defaults.coordinateScales as number[] | undefined);
   if (weights && (o.projection !== undefined || weights.length !== dim))

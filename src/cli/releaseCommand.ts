@@ -9,8 +9,8 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
 import type { ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
-import { isVectorScenario, type VectorScenario } from '../vector/law.js';
-import { isGaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import { isPointScenario, type PointScenario } from '../distribution/points.js';
+import { isGaussianScenario } from '../distribution/mixture.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { progressBar } from './progress.js';
@@ -57,7 +57,7 @@ async function checkLedgerFirst(o: ReleaseOptions, scenario: unknown): Promise<v
   if (o.ledger === undefined) return;
   if (isGaussianScenario(scenario as Scenario))
     throw new InputError('is not taken with fitted Gaussian priors: the joint accountant covers finite laws', '--ledger');
-  await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, scenario as Scenario | VectorScenario);
+  await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, scenario as Scenario | PointScenario);
 }
 
 /** The released query as the ledger lists it. */
@@ -68,7 +68,7 @@ type Entry = Awaited<ReturnType<typeof import('./ledgerCommand.js')['ledgerEntry
 /** The ledger's entry for a release about to be shown (null without --ledger); refused releases throw. */
 async function recordFirst(
   o: ReleaseOptions,
-  scenario: Scenario | VectorScenario,
+  scenario: Scenario | PointScenario,
   r: { mechanism: CalibrationSettings['mechanism']; scale: number; count: number; cost?: CalibrationSettings['cost']; coordinateScales?: readonly number[] },
 ): Promise<Entry | null> {
   if (o.ledger === undefined) return null;
@@ -140,7 +140,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   await checkLedgerFirst(o, scenario);
   const { settings: one, target: asked0 } = releaseSettings(o, grid, d.delta);
   const target = { ...asked0, ...given };
-  if (isVectorScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
+  if (isPointScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
   const value = isDecimal(o.value) ? Number(o.value) : NaN;
   if (!Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
   // A spec's "releases" is the number of releases when --count is not given.
@@ -218,7 +218,7 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
 /** `release --value A,B,…` of a vector query: independent noise per coordinate (docs/math.md §12). */
 async function runReleaseVector(
   o: ReleaseOptions,
-  scenario: VectorScenario,
+  scenario: PointScenario,
   settings: CalibrationSettings,
   target: { delta?: number; alphas?: number[]; scale?: number },
   asked: number | undefined,
@@ -229,12 +229,12 @@ async function runReleaseVector(
   const value = parts.map(Number);
   if (parts.some((x) => x === '') || !value.every(Number.isFinite))
     throw new InputError(`must be finite numbers separated by commas (one per query column), got '${o.value}'`, '--value');
-  const { releaseVector } = await import('../vector/release.js');
+  const { releasePoints } = await import('../release/points.js');
   const { releases: specReleases, ...rest } = settings;
-  let r: ReturnType<typeof releaseVector>;
+  let r: ReturnType<typeof releasePoints>;
   const confidence = parseConfidence(o.confidence);
   try {
-    r = releaseVector(scenario, { ...rest, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
+    r = releasePoints(scenario, { ...rest, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
       count: asked ?? specReleases ?? 1,
       confidence,
       allowNoNoise: o.allowNoNoise,
@@ -300,8 +300,8 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   const bar = await progressBar('release', !o.json);
   let r: { scale: number; method: string; guarantee: string; values: (number | number[] | null)[]; halfWidth?: number | null; halfWidths?: number[] };
   try {
-    r = isVectorScenario(scenario)
-      ? (await import('../vector/release.js')).releaseVectorColumn(
+    r = isPointScenario(scenario)
+      ? (await import('../release/points.js')).releasePointsColumn(
           scenario,
           settings,
           values.map((v) => v.value as number[]),
@@ -318,13 +318,13 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  const entry = await recordFirst(o, scenario as Scenario | VectorScenario, {
+  const entry = await recordFirst(o, scenario as Scenario | PointScenario, {
     mechanism: settings.mechanism,
     scale: r.scale,
     count: 1,
     ...(settings.cost ? { cost: settings.cost } : {}),
   });
-  const head = ['group', ...(isVectorScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
+  const head = ['group', ...(isPointScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
   await writeTextAtomically(o.out!, '--out', `${[head.map(quote).join(','), ...lines].join('\n')}\n`);
@@ -384,12 +384,12 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
       predicates: secretPredicates(o.secret),
       onProgress: (done, total) => bar.update(done, total, 'calibrating'),
       beforeWrite: async (drawn) => {
-        entry = await recordFirst(o, scenario as Scenario | VectorScenario, {
+        entry = await recordFirst(o, scenario as Scenario | PointScenario, {
           mechanism: settings.mechanism,
           scale: drawn.scale,
           count: 1,
           ...(settings.cost ? { cost: settings.cost } : {}),
-          ...(coordinateScales && isVectorScenario(scenario) ? { coordinateScales } : {}),
+          ...(coordinateScales && isPointScenario(scenario) ? { coordinateScales } : {}),
         });
       },
     });

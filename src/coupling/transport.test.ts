@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lexicographicCoupling, couplingCost, distance, optimalCoupling, wInfVector } from '../vector/coupling.js';
-import { vectorLaw } from '../vector/law.js';
+import { lexicographicCoupling, couplingCost, distance, optimalCoupling, wInfPoints } from '../coupling/points.js';
+import { pointLaw } from '../distribution/points.js';
 import { bottleneck } from './bottleneck.js';
 import { transportPlan } from './transport.js';
 
@@ -44,13 +44,13 @@ describe('optimal transport (network simplex) and W∞ (bottleneck)', () => {
   it('W∞ by max-flow equals the brute-force bottleneck assignment', () => {
     fc.assert(
       fc.property(pointsArb(5, 2), pointsArb(5, 2), (xs, ys) => {
-        const P = vectorLaw(xs, { counts: [1, 1, 1, 1, 1] });
-        const Q = vectorLaw(ys, { counts: [1, 1, 1, 1, 1] });
+        const P = pointLaw(xs, { counts: [1, 1, 1, 1, 1] });
+        const Q = pointLaw(ys, { counts: [1, 1, 1, 1, 1] });
         const norm = { kind: 'l2' as const, weights: [1, 1] };
         const d = (i: number, j: number) => Math.hypot(xs[i][0] - ys[j][0], xs[i][1] - ys[j][1]);
         // Duplicated atoms are merged by the law; brute force on the raw atoms gives the same W∞.
         const brute = Math.min(...permutations(5).map((p) => Math.max(...p.map((j, i) => d(i, j)))));
-        expect(wInfVector(P, Q, norm)).toBeCloseTo(brute, 12);
+        expect(wInfPoints(P, Q, norm)).toBeCloseTo(brute, 12);
         expect(bottleneck([2, 1], [1, 2], (i, j) => Math.abs([0, 10][i] - [1, 4][j]))).toBe(6);
       }),
       { numRuns: 40 },
@@ -60,8 +60,8 @@ describe('optimal transport (network simplex) and W∞ (bottleneck)', () => {
   it('the OT coupling has exact marginals and is never worse than the lexicographic comonotone coupling', () => {
     fc.assert(
       fc.property(pointsArb(7, 2), pointsArb(5, 2), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 12, maxLength: 12 }), (xs, ys, w) => {
-        const P = vectorLaw(xs, { weights: w.slice(0, 7).map((x) => x / 10) });
-        const Q = vectorLaw(ys, { counts: w.slice(7) });
+        const P = pointLaw(xs, { weights: w.slice(0, 7).map((x) => x / 10) });
+        const Q = pointLaw(ys, { counts: w.slice(7) });
         const norm = { kind: 'l1' as const, weights: [1, 2] };
         const cost = (i: number, j: number) => distance(P, Q, i, j, norm) ** 2;
         const ot = optimalCoupling(P, Q, cost);

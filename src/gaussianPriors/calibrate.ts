@@ -1,6 +1,6 @@
 import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/calibrate.js';
+import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/result.js';
 import { checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
@@ -14,7 +14,8 @@ import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { gaussianRenyi, infiniteBelow, logSquareMoment, type Bounded } from './closedForm.js';
-import { checkMixture, commonSd, componentCoupling, type ComponentCoupling, type GaussianMixture, type GaussianScenario } from './gaussianScenario.js';
+import { commonSd, componentCoupling, type ComponentCoupling } from './gaussianScenario.js';
+import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
 
 /** The methods that apply to Gaussian and mixture priors (Gaussian noise). */
 /** In `best`'s order of preference on ties (exact first: for single Gaussians coupled equals it). */

@@ -1,10 +1,6 @@
 import { EPS } from '../numerics/float.js';
 
-/** One Gaussian component N(mean, sd²) of a prior's conditional (sd = 0: a point mass). */
-export interface Component {
-  readonly mean: number;
-  readonly sd: number;
-}
+import type { Component } from '../distribution/mixture.js';
 
 export interface Bounded {
   value: number;

@@ -2,7 +2,7 @@ import { userRecord } from '../records.js';
 import type { Prior, Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import type { GaussianMixture, GaussianScenario } from './gaussianScenario.js';
+import type { GaussianMixture, GaussianScenario } from '../distribution/mixture.js';
 
 /** What to fit to each conditional: one Gaussian, or a K-component mixture by EM. */
 export type FitKind = { kind: 'gaussian' } | { kind: 'mixture'; components: number };

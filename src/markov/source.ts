@@ -2,7 +2,7 @@ import { fromBinaryMasses, type Discrete } from '../distribution/discrete.js';
 import type { Prior, Scenario, SourceMethod, SourceSettings } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { userRecord } from '../records.js';
-import { vectorLaw, type VectorLaw } from '../vector/law.js';
+import { pointLaw, type PointLaw } from '../distribution/points.js';
 import type { MarkovModel } from './chain.js';
 import { forEachChainLaws, type SecretLaw } from './laws.js';
 import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
@@ -12,7 +12,7 @@ export const secretName = (time: number, state: string): string => `X[${time + 1
 
 /** A chain law source: the scenario every method calibrates, and what it was built from. */
 export interface MarkovSource {
-  scenario: Scenario<Discrete> | Scenario<VectorLaw>;
+  scenario: Scenario<Discrete> | Scenario<PointLaw>;
   model: MarkovModel;
   /** The largest relative error of a computed mass (before normalising). */
   relativeError: number;
@@ -140,11 +140,11 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
     if (law.underflow > 0 && !underflow) underflow = secretName(law.time, model.states[law.state]);
   };
   const priors = model.chains.map((_, c) =>
-    chainPrior<Discrete | VectorLaw>(
+    chainPrior<Discrete | PointLaw>(
       model,
       c,
       (law, path) =>
-        law.kind === 'vector' ? vectorLaw(law.vectors, { weights: Array.from(law.masses) }, path) : fromBinaryMasses(Array.from(law.values), law.masses, path),
+        law.kind === 'vector' ? pointLaw(law.vectors, { weights: Array.from(law.masses) }, path) : fromBinaryMasses(Array.from(law.values), law.masses, path),
       track,
     ),
   );

@@ -123,9 +123,9 @@ export const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats 
  * max_c I(Y; S | W = c) ≥ I(Y; S | W)). `mi-exact` searches the exact MI (non-increasing in the
  * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
  * Priors are the units of the one calibration driver (`solveUnits`).
- * @example calibrateMI(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 0.05 }).scale
+ * @example calibrateMIFinite(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 0.05 }).scale
  */
-export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
+export function calibrateMIFinite(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
   checkMiApplicable(scenario);
   const def = mechanismDef(st.mechanism);
   const miBound = def.mi;
@@ -141,7 +141,7 @@ export function calibrateMI(scenario: Scenario, st: MiSettings, opts: { onProgre
   if (st.method === 'best') {
     const rs = (['mi-variance', 'mi-exact'] as const).map((method, k) => ({
       method,
-      r: calibrateMI(scenario, { ...st, method }, { onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, 2 * total)) }),
+      r: calibrateMIFinite(scenario, { ...st, method }, { onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, 2 * total)) }),
     }));
     const win = bestOf(rs.map(({ method, r }) => ({ method, scale: r.scale, r })));
     return {

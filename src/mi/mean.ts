@@ -3,7 +3,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { lawAtoms, spreadBound } from './projection.js';
-import type { VectorLaw } from '../vector/law.js';
+import type { PointLaw } from '../distribution/points.js';
 
 /** A private mean: its noise, the error it implies, and the spread it was set by. */
 export interface MeanCalibration {
@@ -23,7 +23,7 @@ export interface MeanCalibration {
 }
 
 /** An upper bound on tr Cov of one row under a prior (the spread bound of §15 with A = I), and d. */
-function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { spread: number; d: number } {
+function rowSpread(prior: Scenario<Discrete | PointLaw>['priors'][number]): { spread: number; d: number } {
   const d = lawAtoms(Object.values(prior.conditionals)[0]).points[0].length;
   return { spread: spreadBound(prior, (x) => x, d, 'query'), d };
 }
@@ -35,7 +35,7 @@ function rowSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number]): { s
  * population mean is, in expectation, tr Cov(row)/n + d·σ² = (tr Cov(row)/n)·e^{2ε/d}/(e^{2ε/d} − 1).
  * @example calibrateMean(builtinScenario('heart'), 0.1, 303).mse
  */
-export function calibrateMean(scenario: Scenario<Discrete | VectorLaw>, epsilon: number, n: number): MeanCalibration {
+export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: number, n: number): MeanCalibration {
   checkMiApplicable(scenario);
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${n}`, 'rows');
@@ -69,7 +69,7 @@ export function calibrateMean(scenario: Scenario<Discrete | VectorLaw>, epsilon:
  * n ≥ tr Cov(row)·e^{2ε/d} / ((e^{2ε/d} − 1)·targetMse), checked against `calibrateMean`.
  * @example meanSampleSize(builtinScenario('heart'), 0.1, 0.01)
  */
-export function meanSampleSize(scenario: Scenario<Discrete | VectorLaw>, epsilon: number, targetMse: number): number {
+export function meanSampleSize(scenario: Scenario<Discrete | PointLaw>, epsilon: number, targetMse: number): number {
   if (!(targetMse > 0) || !Number.isFinite(targetMse)) throw new InputError(`must be a finite number > 0, got ${targetMse}`, 'target-mse');
   const probe = calibrateMean(scenario, epsilon, 1);
   const e = Math.expm1((2 * epsilon) / probe.d);

@@ -2,7 +2,7 @@ import { secretProbabilities, type Scenario, checkMiApplicable } from '../distri
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
-import { atomsOf, coord, type VectorLaw } from '../vector/law.js';
+import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
 
 /** A fixed k×d matrix A (row-major): the projection mechanism releases A·f(X) + N(0, σ²I_k). */
 export interface Projection {
@@ -44,7 +44,7 @@ export function project(A: Projection, x: readonly number[]): number[] {
 }
 
 /** The atoms of a conditional as d-vectors (a scalar law is d = 1). */
-export function lawAtoms(law: Discrete | VectorLaw): { points: number[][]; masses: Float64Array } {
+export function lawAtoms(law: Discrete | PointLaw): { points: number[][]; masses: Float64Array } {
   if ('points' in law)
     return { points: Array.from({ length: atomsOf(law) }, (_, k) => Array.from({ length: law.d }, (_, i) => coord(law, k, i))), masses: law.masses };
   return { points: Array.from(law.values, (v) => [v]), masses: law.masses };
@@ -56,7 +56,7 @@ export function lawAtoms(law: Discrete | VectorLaw): { points: number[][]; masse
  * and only the rounding of a sum of non-negative terms (and of their weights) is charged. A spread
  * that overflows is refused, naming `field`.
  */
-export function spreadBound(prior: Scenario<Discrete | VectorLaw>['priors'][number], g: (x: number[]) => number[], k: number, field: string): number {
+export function spreadBound(prior: Scenario<Discrete | PointLaw>['priors'][number], g: (x: number[]) => number[], k: number, field: string): number {
   const pi = secretProbabilities(prior);
   const ys: number[][] = [];
   const ws: number[] = [];
@@ -81,7 +81,7 @@ export function spreadBound(prior: Scenario<Discrete | VectorLaw>['priors'][numb
 }
 
 /** tr Cov(A·f(X)) under one prior, bounded above, after checking A fits the query's columns. */
-function projectedSpread(prior: Scenario<Discrete | VectorLaw>['priors'][number], A: Projection): number {
+function projectedSpread(prior: Scenario<Discrete | PointLaw>['priors'][number], A: Projection): number {
   const d = lawAtoms(Object.values(prior.conditionals)[0]).points[0].length;
   if (d !== A.d) throw new InputError(`has ${A.d} columns, the query has ${d}`, 'projection');
   return spreadBound(prior, (x) => project(A, x), A.k, 'projection');
@@ -108,7 +108,7 @@ export interface ProjectionCalibration {
  * release at σ/√N (their mean is sufficient).
  * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).sigma
  */
-export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
+export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
   checkMiApplicable(scenario);
   if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
   if (!Number.isSafeInteger(releases) || releases < 1) throw new InputError(`must be a whole number ≥ 1, got ${releases}`, 'releases');
@@ -145,7 +145,7 @@ export function calibrateProjection(scenario: Scenario<Discrete | VectorLaw>, A:
  * maximised over the priors; for an audit or an account at a given scale.
  * @example projectionMI(builtinScenario('heart'), projection([[1]]), 2).value
  */
-export function projectionMI(scenario: Scenario<Discrete | VectorLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
+export function projectionMI(scenario: Scenario<Discrete | PointLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
   checkMiApplicable(scenario);
   if (!(sigma > 0) || !Number.isFinite(sigma)) throw new InputError(`must be a finite number > 0, got ${sigma}`, 'scale');
   let value = 0;

@@ -11,8 +11,7 @@ import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval, truncatedInterval } from './interval.js';
-import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
-import { isGaussianScenario, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
+import type { GaussianScenario } from '../distribution/mixture.js';
 
 /**
  * The exact sampler for a calibrated mechanism. Where the sampler's parameter is derived
@@ -140,9 +139,7 @@ function planRelease(
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
-  if (truncate && isGaussianScenario(scenario))
-    throw new InputError('truncated releases are calibrated for finite conditionals only (not Gaussian priors)', 'truncate');
-  if (truncate && !isGaussianScenario(scenario)) {
+  if (truncate) {
     const [lo, hi] = truncate;
     if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
       throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
@@ -180,7 +177,7 @@ function planRelease(
       },
     };
   }
-  const c = isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, settings, { onProgress }) : calibrate(scenario, settings, { onProgress });
+  const c = calibrate(scenario, settings, { onProgress });
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   return {
     ...base,
@@ -233,10 +230,10 @@ function planEpsDelta(
   const at = (st: CalibrationSettings) => {
     const i = k++;
     const progress = onProgress && ((done: number, total: number) => onProgress(i * total + done, alphas.length * total));
-    return isGaussianScenario(scenario) ? calibrateGaussianPriors(scenario, st, { onProgress: progress }) : calibrate(scenario, st, { onProgress: progress });
+    return calibrate(scenario, st, { onProgress: progress });
   };
   const { alpha: _ignored, ...rest } = settings;
-  const c = calibrateEpsDelta(null, rest, settings.epsilon, delta, alphas, at);
+  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';

@@ -1,5 +1,6 @@
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
@@ -68,7 +69,11 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
  * least such scale within the bracket found (minimality is local).
  * @example calibrateTruncated(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 3]).scale
  */
-export function calibrateTruncated(scenario: Scenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
+export function calibrateTruncated(scenario: AnyScenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
+  return byLaw(scenario, { finite: (s) => truncatedFinite(s, settings, interval) }, 'a truncated release', 'truncate');
+}
+
+function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   const [lo, hi] = interval;
   if (!(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
   if (!(settings.alpha > 0) || settings.alpha === 1) throw new InputError(`must be in (0, 1) ∪ (1, ∞] for a truncated release, got ${settings.alpha}`, 'alpha');

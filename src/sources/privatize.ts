@@ -7,8 +7,8 @@ import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckdb } from './engines/drivers.js';
 import { duckRelation, ident, literal, type TableSource } from './table.js';
 import { releaseColumn, type ReleaseOptions } from '../release/release.js';
-import { isVectorScenario, type VectorScenario } from '../vector/law.js';
-import { releaseVectorColumn } from '../vector/release.js';
+import { isPointScenario, type PointScenario } from '../distribution/points.js';
+import { releasePointsColumn } from '../release/points.js';
 
 /** Output formats by extension; anything else is refused. */
 const FORMATS: Record<string, string> = {
@@ -33,7 +33,7 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
 
 /**
  * Writes the privatized `query` column(s) of a table, row by row (`releaseColumn`, or for several
- * columns `releaseVectorColumn`: one calibration on the scenario — the columns' joint law for
+ * columns `releasePointsColumn`: one calibration on the scenario — the columns' joint law for
  * several — and independent noise per row; missing values stay missing), plus only the
  * columns named in `keep`: every other column may be correlated with the secret, so none is
  * published unless asked for, and the secret column never is. The file is written to a unique
@@ -43,13 +43,13 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
 export async function privatizeTable(
   source: TableSource,
   query: string | readonly string[],
-  scenario: Scenario | VectorScenario,
+  scenario: Scenario | PointScenario,
   settings: CalibrationSettings & { coordinateScales?: readonly number[] },
   out: string,
   opts: PrivatizeOptions = {},
 ) {
   const queries = typeof query === 'string' ? [query] : [...query];
-  if (isVectorScenario(scenario) && opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
+  if (isPointScenario(scenario) && opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
   if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
@@ -80,8 +80,8 @@ export async function privatizeTable(
     const read = (await con.runAndReadAll(`SELECT ${queries.map((_, i) => `__x${i}`).join(', ')} FROM src ORDER BY __rid`)).getRows();
     const num = (v: unknown) => (v === null ? null : Number(v));
     // One column: the scalar release; several: one vector release per row (calibrated jointly).
-    const r = isVectorScenario(scenario)
-      ? releaseVectorColumn(
+    const r = isPointScenario(scenario)
+      ? releasePointsColumn(
           scenario,
           settings,
           read.map((row) => row.map(num)),

@@ -10,8 +10,8 @@ import { userRecord } from '../records.js';
 import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
 import { markovScenario } from '../markov/source.js';
-import { checkMixture, type GaussianMixture, type GaussianScenario } from '../gaussianPriors/gaussianScenario.js';
-import { vectorLaw, type VectorLaw, type VectorScenario } from '../vector/law.js';
+import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
+import { pointLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** `priors[0].conditionals["Not-in-family"].weights[2]` from a schema issue's path. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -76,7 +76,7 @@ type Defaults = { defaults: SpecDefaults };
 export type AnySpec =
   | ({ kind: 'finite'; scenario: Scenario } & Defaults)
   | ({ kind: 'gaussian'; scenario: GaussianScenario; at: string } & Defaults)
-  | ({ kind: 'vector'; scenario: VectorScenario; at: string } & Defaults);
+  | ({ kind: 'vector'; scenario: PointScenario; at: string } & Defaults);
 
 type Conditional = Spec['priors'][number]['conditionals'] extends ReadonlyMap<string, infer C> ? C : never;
 
@@ -117,9 +117,9 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
   const firstVector = spec.priors.flatMap((p, i) => [...p.conditionals].flatMap(([secret, c]) => (isVec(c) ? [pathOf(i, secret)] : [])))[0];
   if (firstVector && first) throw new InputError('is a vector conditional, and another is Gaussian: a spec takes one kind', firstVector);
   const common = { name: spec.name ?? 'spec', pairs: spec.pairs, ordered: spec.ordered ?? false };
-  const vectorOf = (c: Conditional, path: string): VectorLaw => {
+  const vectorOf = (c: Conditional, path: string): PointLaw => {
     if (!isVec(c)) throw new InputError('must be vectors like the other conditionals (arrays of numbers)', `${path}.values`);
-    return vectorLaw(c.values as number[][], { counts: c.counts, weights: c.weights }, path);
+    return pointLaw(c.values as number[][], { counts: c.counts, weights: c.weights }, path);
   };
   const out: AnySpec = first
     ? { kind: 'gaussian', scenario: { ...common, priors: priorsOf(mixtureOf) }, at: first, defaults: defaultsOf(spec, prefix) }
@@ -149,7 +149,7 @@ function markovSpec(raw: object, prefix: string): AnySpec {
   const { scenario } = markovScenario(model, checked.value.name ?? 'markov chain');
   const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
   return model.query.kind === 'histogram'
-    ? { kind: 'vector', scenario: scenario as VectorScenario, at: `${prefix}.markov.query`, defaults }
+    ? { kind: 'vector', scenario: scenario as PointScenario, at: `${prefix}.markov.query`, defaults }
     : { kind: 'finite', scenario: scenario as Scenario, defaults };
 }
 
@@ -171,7 +171,7 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
 }
 
 /** Finite or vector conditionals (commands that audit vector queries): Gaussian ones are refused as by `finiteOnly`. */
-export function finiteOrVector(s: AnySpec): { scenario: Scenario | VectorScenario; defaults: SpecDefaults } {
+export function finiteOrVector(s: AnySpec): { scenario: Scenario | PointScenario; defaults: SpecDefaults } {
   return s.kind === 'vector' ? s : finiteOnly(s);
 }
 

@@ -1,9 +1,9 @@
 import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
-import type { VectorLaw, VectorScenario } from '../vector/law.js';
+import type { PointLaw, PointScenario } from '../distribution/points.js';
 
 /** A conditional's values as a spec lists them: numbers, or a vector law's atoms as coordinate arrays. */
-const valuesOf = (d: Discrete | VectorLaw): number[] | number[][] =>
+const valuesOf = (d: Discrete | PointLaw): number[] | number[][] =>
   'points' in d ? Array.from({ length: d.masses.length }, (_, k) => Array.from(d.points.subarray(k * d.d, (k + 1) * d.d))) : [...d.values];
 
 /**
@@ -11,13 +11,13 @@ const valuesOf = (d: Discrete | VectorLaw): number[] | number[][] =>
  * counts where the common denominator is below 2⁵³, else the masses as weights.
  * @example scenarioSpec(builtinScenario('heart')).priors[0].conditionals
  */
-export function scenarioSpec(s: Scenario | VectorScenario) {
+export function scenarioSpec(s: Scenario | PointScenario) {
   return {
     name: s.name,
     priors: s.priors.map((p) => ({
       name: p.name,
       conditionals: Object.fromEntries(
-        Object.entries(p.conditionals as Record<string, Discrete | VectorLaw>).map(([k, d]) => [
+        Object.entries(p.conditionals as Record<string, Discrete | PointLaw>).map(([k, d]) => [
           k,
           {
             ...(d.denominator <= BigInt(Number.MAX_SAFE_INTEGER)

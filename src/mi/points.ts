@@ -1,19 +1,19 @@
-import { coordinateWeights } from './law.js';
+import { coordinateWeights } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { checkMiApplicable, secretProbabilities, type Prior } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { calibrateMI, dataProcessing, miReleases, miResult, type MiCalibrationResult, type MiSettings } from '../mi/calibrateMI.js';
+import { calibrateMIFinite, dataProcessing, miReleases, miResult, type MiCalibrationResult, type MiSettings } from '../mi/calibrateMI.js';
 import { discreteMutualInformation } from '../mi/mutualInformation.js';
 import { EPS } from '../numerics/float.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
-import { asScalar, dimensionOf } from './calibrate.js';
-import { atomsOf, coord, idLaws, type VectorLaw, type VectorScenario } from './law.js';
+import { asScalar, dimensionOf } from '../calibrate/points.js';
+import { atomsOf, coord, idLaws, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** Each coordinate's variance and mean absolute deviation under a prior (secrets weighted by π). */
-function coordinateMoments(prior: Prior<VectorLaw>, d: number): PriorMoments[] {
+function coordinateMoments(prior: Prior<PointLaw>, d: number): PriorMoments[] {
   const pi = secretProbabilities(prior);
   return Array.from({ length: d }, (_, c) => {
     const xs: number[] = [],
@@ -29,7 +29,7 @@ function coordinateMoments(prior: Prior<VectorLaw>, d: number): PriorMoments[] {
 }
 
 /** I(X; S) of the data itself under a prior (vectors matched exactly, as atom ids). */
-function dataMI(prior: Prior<VectorLaw>) {
+function dataMI(prior: Prior<PointLaw>) {
   const secrets = Object.keys(prior.conditionals);
   const ids = idLaws(secrets.map((s) => prior.conditionals[s]));
   return discreteMutualInformation({ ...prior, conditionals: userRecord(secrets.map((s, k) => [s, ids[k]])) });
@@ -40,8 +40,8 @@ function dataMI(prior: Prior<VectorLaw>) {
  * docs/math.md §12): the per-coordinate max-entropy bound summed, or the data's own I(X; S)
  * where smaller (data processing); each with its rounding charged.
  */
-export function miBoundsVector(
-  scenario: VectorScenario,
+export function miBoundsPoints(
+  scenario: PointScenario,
   s: { mechanism: MiSettings['mechanism']; scale: number; coordinateScales?: readonly number[] },
 ): { prior: string; atMost: number; how: 'max-entropy' | 'data-processing' }[] {
   checkMiApplicable(scenario);
@@ -67,17 +67,17 @@ export function miBoundsVector(
  * ½ log(1 + Var Xᵢ/(wᵢσ)²), Laplace log(1 + E|Xᵢ − EXᵢ|/(wᵢb)). Exact MI of a d-dimensional
  * release would need a d-dimensional integral (refused; `best` is `mi-variance`). One coordinate
  * at weight 1 is the scalar calibration.
- * @example calibrateMIVector(s, { mechanism: 'gaussian', method: 'best', epsilon: 0.1 }).scale
+ * @example calibrateMIPoints(s, { mechanism: 'gaussian', method: 'best', epsilon: 0.1 }).scale
  */
-export function calibrateMIVector(
-  scenario: VectorScenario,
+export function calibrateMIPoints(
+  scenario: PointScenario,
   st: MiSettings & { coordinateScales?: readonly number[] },
   opts: { onProgress?: Progress } = {},
 ): MiCalibrationResult {
   checkMiApplicable(scenario);
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, st.coordinateScales);
-  if (d === 1 && w[0] === 1) return calibrateMI(asScalar(scenario), st, opts);
+  if (d === 1 && w[0] === 1) return calibrateMIFinite(asScalar(scenario), st, opts);
   const def = mechanismDef(st.mechanism);
   const bound = def.mi;
   if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
@@ -88,7 +88,7 @@ export function calibrateMIVector(
   if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
   const perRelease = miReleases(st);
   const eps = st.epsilon;
-  const units: Unit<Prior<VectorLaw>>[] = scenario.priors.map((prior) => {
+  const units: Unit<Prior<PointLaw>>[] = scenario.priors.map((prior) => {
     const ms = coordinateMoments(prior, d);
     const data = dataMI(prior);
     if (data.value + data.error <= eps) return { label: prior, problem: { zero: dataProcessing(data.value) } };

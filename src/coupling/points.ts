@@ -2,10 +2,10 @@ import { comonotoneCoupling } from '../coupling/comonotone.js';
 import { bottleneck } from '../coupling/bottleneck.js';
 import { transportPlan, type TransportBasis } from '../coupling/transport.js';
 import { ratioToNumber } from '../numerics/float.js';
-import { atomsOf, coord, type VectorLaw } from './law.js';
+import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
 
 /** A coupling of two vector laws: pair k couples atom p[k] of P with atom q[k] of Q, with mass[k]. */
-export interface VectorCoupling {
+export interface PointCoupling {
   p: Int32Array;
   q: Int32Array;
   mass: Float64Array;
@@ -19,7 +19,7 @@ export interface VectorCoupling {
 export type Norm = { kind: 'l1' | 'l2'; weights: readonly number[] };
 
 /** ‖P_i − Q_j‖ in the weighted norm (relative rounding error ≤ (d + 3)·u, covered by the conditions' slack). */
-export function distance(P: VectorLaw, Q: VectorLaw, i: number, j: number, n: Norm): number {
+export function distance(P: PointLaw, Q: PointLaw, i: number, j: number, n: Norm): number {
   let s = 0;
   for (let c = 0; c < P.d; c++) {
     const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / n.weights[c];
@@ -31,7 +31,7 @@ export function distance(P: VectorLaw, Q: VectorLaw, i: number, j: number, n: No
 const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
 /** Both laws' masses as whole numbers over one denominator, or null beyond 2⁵³ (no exact double flows). */
-export function integerMasses(P: VectorLaw, Q: VectorLaw): { a: number[]; b: number[]; total: bigint } | null {
+export function integerMasses(P: PointLaw, Q: PointLaw): { a: number[]; b: number[]; total: bigint } | null {
   const total = (P.denominator / gcd(P.denominator, Q.denominator)) * Q.denominator;
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) return null;
   const fp = total / P.denominator,
@@ -40,8 +40,8 @@ export function integerMasses(P: VectorLaw, Q: VectorLaw): { a: number[]; b: num
 }
 
 /** Atoms in lexicographic order: the comonotone coupling of these ranks (exact masses) is the baseline coupling. */
-export function lexicographicCoupling(P: VectorLaw, Q: VectorLaw): VectorCoupling {
-  const rank = (m: VectorLaw) => {
+export function lexicographicCoupling(P: PointLaw, Q: PointLaw): PointCoupling {
+  const rank = (m: PointLaw) => {
     const order = Array.from({ length: atomsOf(m) }, (_, k) => k).sort((x, y) => {
       for (let c = 0; c < m.d; c++) {
         const dc = coord(m, x, c) - coord(m, y, c);
@@ -52,7 +52,7 @@ export function lexicographicCoupling(P: VectorLaw, Q: VectorLaw): VectorCouplin
     return order;
   };
   const [op, oq] = [rank(P), rank(Q)];
-  const asRanks = (m: VectorLaw, order: number[]) => ({
+  const asRanks = (m: PointLaw, order: number[]) => ({
     values: Float64Array.from(order, (_, r) => r),
     masses: Float64Array.from(order, (k) => m.masses[k]),
     numerators: order.map((k) => m.numerators[k]),
@@ -67,7 +67,7 @@ export function lexicographicCoupling(P: VectorLaw, Q: VectorLaw): VectorCouplin
  * docs/math.md §12). Falls back to the lexicographic coupling (also exact, and valid for every
  * bound, only looser) when the masses have no common denominator below 2⁵³.
  */
-export function optimalCoupling(P: VectorLaw, Q: VectorLaw, cost: (i: number, j: number) => number, warm?: TransportBasis): VectorCoupling {
+export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: (i: number, j: number) => number, warm?: TransportBasis): PointCoupling {
   const ints = integerMasses(P, Q);
   if (!ints)
     return {
@@ -85,14 +85,14 @@ export function optimalCoupling(P: VectorLaw, Q: VectorLaw, cost: (i: number, j:
 }
 
 /** Σ mass·cost of a coupling (for comparisons and tests). */
-export function couplingCost(c: VectorCoupling, cost: (i: number, j: number) => number): number {
+export function couplingCost(c: PointCoupling, cost: (i: number, j: number) => number): number {
   let s = 0;
   for (let k = 0; k < c.mass.length; k++) s += c.mass[k] * cost(c.p[k], c.q[k]);
   return s;
 }
 
 /** W∞ in the norm: exact bottleneck (max-flow) with integer masses; else the lexicographic coupling's largest move (an upper bound). */
-export function wInfVector(P: VectorLaw, Q: VectorLaw, n: Norm): number {
+export function wInfPoints(P: PointLaw, Q: PointLaw, n: Norm): number {
   const ints = integerMasses(P, Q);
   if (ints) return bottleneck(ints.a, ints.b, (i, j) => distance(P, Q, i, j, n));
   const c = lexicographicCoupling(P, Q);

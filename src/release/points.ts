@@ -6,13 +6,13 @@ import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../relea
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
-import { calibrateVector, type VectorSettings } from './calibrate.js';
-import { coordinateWeights, type VectorScenario } from './law.js';
+import { calibratePoints, type PointSettings } from '../calibrate/points.js';
+import { coordinateWeights, type PointScenario } from '../distribution/points.js';
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** A vector release at a given common scale: no calibration, the weights checked as for one. */
-function givenScale(scenario: VectorScenario, settings: VectorSettings, scale: number) {
+function givenScale(scenario: PointScenario, settings: PointSettings, scale: number) {
   if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
   const w = coordinateWeights(scenario, settings.coordinateScales);
   const def = mechanismDef(settings.mechanism);
@@ -30,7 +30,7 @@ function givenScale(scenario: VectorScenario, settings: VectorSettings, scale: n
 }
 
 /** One calibration for vector releases, and how to draw a release of any vector value. */
-function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
+function planVector(scenario: PointScenario, settings: PointSettings, opts: Omit<ReleaseOptions, 'truncate'>) {
   const { delta, onProgress } = opts;
   const confidence = checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   // An (ε, δ) target: the smallest scale over the Rényi orders (calibrateEpsDelta), as for scalar releases.
@@ -38,10 +38,8 @@ function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Om
     opts.scale !== undefined
       ? givenScale(scenario, settings, opts.scale)
       : delta === undefined
-        ? calibrateVector(scenario, settings, { onProgress })
-        : calibrateEpsDelta(null, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, (st) =>
-            calibrateVector(scenario, { ...st, ...(settings.coordinateScales ? { coordinateScales: settings.coordinateScales } : {}) }),
-          );
+        ? calibratePoints(scenario, settings, { onProgress })
+        : calibrateEpsDelta(scenario, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS);
   const label =
     opts.scale !== undefined
       ? 'noise at a given scale, checked by the ledger, not calibrated here:'
@@ -74,9 +72,9 @@ function planVector(scenario: VectorScenario, settings: VectorSettings, opts: Om
  * Privatizes the rows of a vector query (a table's several columns): one calibration, independent
  * noise per row and coordinate; a row missing any coordinate stays missing (counted).
  */
-export function releaseVectorColumn(
-  scenario: VectorScenario,
-  settings: VectorSettings,
+export function releasePointsColumn(
+  scenario: PointScenario,
+  settings: PointSettings,
   rows: readonly (readonly (number | null)[])[],
   opts: Omit<ReleaseOptions, 'truncate' | 'count'> = {},
 ) {
@@ -102,11 +100,11 @@ export function releaseVectorColumn(
  * Privatizes a vector `value`: calibrates on the vector scenario (docs/math.md §12) and draws
  * `count` releases, each with independent noise on every coordinate (coordinate i at wᵢ·scale,
  * rounded up). `count` > 1 is calibrated for all releases together unless `perRelease`.
- * @example releaseVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, [12, 40]).values
+ * @example releasePoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, [12, 40]).values
  */
-export function releaseVector(
-  scenario: VectorScenario,
-  settings: VectorSettings,
+export function releasePoints(
+  scenario: PointScenario,
+  settings: PointSettings,
   value: readonly number[],
   opts: Omit<ReleaseOptions, 'truncate'> = {},
 ): {

@@ -1,9 +1,8 @@
-import { coordinateWeights } from './law.js';
+import { coordinateWeights } from '../distribution/points.js';
 import { userRecord } from '../records.js';
-import { solveUnits, type Progress } from '../calibrate/driver.js';
+import { solveUnits, type Progress } from './driver.js';
 import {
   bestResult,
-  calibrate,
   IDENTICAL,
   noiseVariance,
   zeroExplanation,
@@ -12,8 +11,9 @@ import {
   calibrateWithSource,
   hasSource,
   lawsOnly,
-} from '../calibrate/calibrate.js';
-import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
+} from './result.js';
+import { calibrateFinite } from './finite.js';
+import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Coupling } from '../coupling/comonotone.js';
@@ -23,25 +23,25 @@ import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from '../calibrate/contamination.js';
+import { contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
-import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
-import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
+import { distance, optimalCoupling, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /**
  * The contamination class of a vector query (docs/math.md §10, §12): the moved mass goes anywhere in a
  * box, coordinate i in `box[i]` (default: `domain` on every coordinate).
  */
-export type VectorContamination = Contamination & { box?: readonly (readonly [number, number])[] };
+export type BoxContamination = Contamination & { box?: readonly (readonly [number, number])[] };
 
 /** Settings of a vector calibration: the scalar ones, plus the noise weight of each coordinate. */
-export interface VectorSettings extends CalibrationSettings {
+export interface PointSettings extends CalibrationSettings {
   /** Coordinate i's noise is wᵢ times the calibrated scale (default all 1). */
   coordinateScales?: readonly number[];
-  contamination?: VectorContamination;
+  contamination?: BoxContamination;
 }
 
 /**
@@ -68,8 +68,18 @@ export function boxDivergence(
   return { value: releases * value, error: releases * error + 2 * EPS * releases * Math.abs(value) };
 }
 
+/**
+ * Settings for a law on ℝ: coordinate weights and a contamination box apply to vector-valued
+ * queries only, and are refused rather than ignored.
+ */
+export function oneCoordinate<S extends { coordinateScales?: readonly number[]; contamination?: { box?: unknown } }>(s: S): S {
+  if (s.coordinateScales) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', 'coordinateScales');
+  if (s.contamination?.box) throw new InputError('gives one range per coordinate; this query has one column: give LO,HI', 'domain');
+  return s;
+}
+
 /** The contamination box (one [LO, HI] per coordinate), checked to hold every atom of every conditional. */
-export function contaminationBox(c: VectorContamination, scenario: VectorScenario): [number, number][] {
+export function contaminationBox(c: BoxContamination, scenario: PointScenario): [number, number][] {
   if (!(c.lambda >= 0 && c.lambda <= 1)) throw new InputError(`must be a number in [0, 1], got ${c.lambda}`, 'contamination');
   const d = dimensionOf(scenario);
   const box = c.box ? c.box.map(([lo, hi]): [number, number] => [lo, hi]) : Array.from({ length: d }, (): [number, number] => [c.domain?.[0], c.domain?.[1]]);
@@ -93,10 +103,10 @@ export function contaminationBox(c: VectorContamination, scenario: VectorScenari
 }
 
 /** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
-export const VECTOR_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
+export const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
 
 /** The dimension of a vector scenario, after checking every conditional has it. */
-export function dimensionOf(s: VectorScenario): number {
+export function dimensionOf(s: PointScenario): number {
   const d = Object.values(s.priors[0].conditionals)[0].d;
   s.priors.forEach((p, i) => {
     for (const [secret, m] of Object.entries(p.conditionals))
@@ -106,7 +116,7 @@ export function dimensionOf(s: VectorScenario): number {
 }
 
 /** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
-export function asScalar(s: VectorScenario): Scenario {
+export function asScalar(s: PointScenario): Scenario {
   return {
     ...s,
     priors: s.priors.map((p) => ({
@@ -130,7 +140,7 @@ export function asScalar(s: VectorScenario): Scenario {
 }
 
 /** A coupling seen through its displacements: atom k at 0, its partner at ‖Δ_k‖ (the norm conditions' input). */
-const displacements = (P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: Norm): Coupling => ({
+const displacements = (P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm): Coupling => ({
   x: new Float64Array(c.mass.length),
   y: Float64Array.from(c.mass, (_, k) => distance(P, Q, c.p[k], c.q[k], n)),
   mass: c.mass,
@@ -142,7 +152,7 @@ const displacements = (P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: Norm): 
  * releases. Its feasible end is the one-norm bound's (Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c:
  * (α−1)R_α is a log-sum-exp of affine functions, so convex with R_α(0) = 0, hence superadditive).
  */
-function coupledLaplaceVector(P: VectorLaw, Q: VectorLaw, c: VectorCoupling, n: Norm, alpha: number, epsilon: number, releases: number): ScaleProblem {
+function coupledLaplaceVector(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm, alpha: number, epsilon: number, releases: number): ScaleProblem {
   const t = new Float64Array(c.mass.length);
   const target = (alpha - 1) * epsilon;
   const evaluate = (b: number) => {
@@ -175,8 +185,8 @@ export function laplaceRdpScaled(alpha: number, t: number): number {
 interface PairInput {
   prior: string;
   pair: [string, string];
-  P: VectorLaw;
-  Q: VectorLaw;
+  P: PointLaw;
+  Q: PointLaw;
 }
 
 /**
@@ -186,10 +196,10 @@ interface PairInput {
  * transport coupling, re-solved at the trial scale until it stops improving (every round's
  * coupling is exactly feasible, so every round's scale is certified); pierquin and
  * wasserstein-inf use W∞ by an exact bottleneck solve. One coordinate is the scalar calibration.
- * @example calibrateVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale
+ * @example calibratePoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale
  */
-export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
-  if (hasSource(scenario)) return calibrateWithSource(scenario, s, (st) => calibrateVector(lawsOnly(scenario), st, opts));
+export function calibratePoints(scenario: PointScenario, s: PointSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
+  if (hasSource(scenario)) return calibrateWithSource(scenario, s, (st) => calibratePoints(lawsOnly(scenario), st, opts));
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, s.coordinateScales);
   if (d === 1) {
@@ -197,7 +207,7 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
     // One coordinate: the scalar calibration, with a box's one range as its domain.
     const box1 = s.contamination?.box;
     if (box1 && box1.length !== 1) throw new InputError(`needs one LO,HI range per coordinate (1), got ${box1.length}`, 'domain');
-    return calibrate(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
+    return calibrateFinite(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
   }
   checkSettings(s);
   if (s.mechanism === 'exponential') throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
@@ -217,9 +227,9 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
     );
   if (s.method === 'best') {
     const ok = applicableMethods(s);
-    const methods = VECTOR_METHODS.filter((m) => ok.includes(m));
+    const methods = POINT_METHODS.filter((m) => ok.includes(m));
     return bestResult(
-      methods.map((method) => calibrateVector(scenario, { ...s, method })),
+      methods.map((method) => calibratePoints(scenario, { ...s, method })),
       ` (exact needs a ${d}-dimensional integral)`,
     );
   }
@@ -251,11 +261,11 @@ export function calibrateVector(scenario: VectorScenario, s: VectorSettings, opt
       };
     const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
     if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
-      const W = wInfVector(P, Q, norm);
+      const W = wInfPoints(P, Q, norm);
       return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
     }
     const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
-    const build = (c: VectorCoupling): ScaleProblem | NoNoise =>
+    const build = (c: PointCoupling): ScaleProblem | NoNoise =>
       laplaceCoupled ? coupledLaplaceVector(P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
     // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
     let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);

@@ -7,7 +7,7 @@ import { InputError } from '../errors.js';
  * of atom k) with exact rational masses, as for scalars (docs/math.md §2): identical atoms are
  * merged by adding their numerators, never by adding rounded floats.
  */
-export interface VectorLaw {
+export interface PointLaw {
   readonly d: number;
   readonly points: Float64Array;
   readonly masses: Float64Array;
@@ -16,23 +16,23 @@ export interface VectorLaw {
 }
 
 /** A prior class whose secret-conditional laws are vector laws (a query of several columns). */
-export type VectorScenario = Scenario<VectorLaw>;
+export type PointScenario = Scenario<PointLaw>;
 
 /** Coordinate i of atom k. */
-export const coord = (m: VectorLaw, k: number, i: number): number => m.points[k * m.d + i];
+export const coord = (m: PointLaw, k: number, i: number): number => m.points[k * m.d + i];
 
 /** Number of atoms. */
-export const atomsOf = (m: VectorLaw): number => m.masses.length;
+export const atomsOf = (m: PointLaw): number => m.masses.length;
 
 /**
  * From vector values (all of length d ≥ 1) with counts or weights; errors name `path`.
- * @example vectorLaw([[1, 2], [3, 4], [1, 2]], { counts: [1, 1, 2] }).masses // [3/4, 1/4]
+ * @example pointLaw([[1, 2], [3, 4], [1, 2]], { counts: [1, 1, 2] }).masses // [3/4, 1/4]
  */
-export function vectorLaw(
+export function pointLaw(
   values: readonly (readonly number[])[],
   w: { counts?: readonly number[]; weights?: readonly number[] },
   path = 'distribution',
-): VectorLaw {
+): PointLaw {
   if (values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
   const d = values[0].length;
   const ids = new Map<string, number>();
@@ -69,7 +69,7 @@ export function vectorLaw(
  * atoms were met in (a table engine may return groups in any order), so every computation on the
  * law — transport solves with their tie-breaking among them — is reproducible bit for bit.
  */
-function lexicographic(m: VectorLaw): VectorLaw {
+function lexicographic(m: PointLaw): PointLaw {
   const n = m.masses.length;
   const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => {
     for (let c = 0; c < m.d; c++) {
@@ -96,21 +96,21 @@ function lexicographic(m: VectorLaw): VectorLaw {
  * Two vector laws as scalar laws on shared atom ids (equal vectors, equal ids): what only needs
  * to match atoms — D_α(P_X‖Q_X) of the data itself — reuses the scalar code.
  */
-export function asIdLaws(p: VectorLaw, q: VectorLaw): [Discrete, Discrete] {
+export function asIdLaws(p: PointLaw, q: PointLaw): [Discrete, Discrete] {
   const [a, b] = idLaws([p, q]);
   return [a, b];
 }
 
 /** Several vector laws as scalar laws on shared atom ids (equal vectors, equal ids), in order. */
-export function idLaws(laws: readonly VectorLaw[]): Discrete[] {
+export function idLaws(laws: readonly PointLaw[]): Discrete[] {
   const ids = new Map<string, number>();
-  const idsOf = (m: VectorLaw) =>
+  const idsOf = (m: PointLaw) =>
     Array.from({ length: atomsOf(m) }, (_, k) => {
       const key = Array.from(m.points.subarray(k * m.d, (k + 1) * m.d)).join(',');
       if (!ids.has(key)) ids.set(key, ids.size);
       return ids.get(key)!;
     });
-  const build = (m: VectorLaw, id: number[]): Discrete => {
+  const build = (m: PointLaw, id: number[]): Discrete => {
     const order = id.map((_, k) => k).sort((a, b) => id[a] - id[b]);
     return {
       values: Float64Array.from(order, (k) => id[k]),
@@ -126,7 +126,7 @@ export function idLaws(laws: readonly VectorLaw[]): Discrete[] {
  * A scalar law over atom indices as the vector law of those atoms (a table's vector query is
  * tallied by index): masses unchanged, exactly.
  */
-export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[]): VectorLaw {
+export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[]): PointLaw {
   const dim = atoms[0]?.length ?? 1;
   const points = new Float64Array(d.values.length * dim);
   d.values.forEach((id, k) => {
@@ -138,7 +138,7 @@ export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[])
 }
 
 /** A scenario over atom numbers (a vector query's table histograms) as the vector scenario of those atoms. */
-export function vectorScenarioOf(s: Scenario, atoms: readonly (readonly number[])[]): VectorScenario {
+export function pointScenarioOf(s: Scenario, atoms: readonly (readonly number[])[]): PointScenario {
   return {
     ...s,
     priors: s.priors.map((p) => ({ ...p, conditionals: Object.fromEntries(Object.entries(p.conditionals).map(([k, d]) => [k, fromIndexLaw(d, atoms)])) })),
@@ -146,7 +146,7 @@ export function vectorScenarioOf(s: Scenario, atoms: readonly (readonly number[]
 }
 
 /** Whether a scenario's conditionals are vector laws. */
-export function isVectorScenario(s: Scenario<unknown>): s is VectorScenario {
+export function isPointScenario(s: Scenario<unknown>): s is PointScenario {
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
   return typeof first === 'object' && first !== null && 'points' in first;
 }
@@ -160,7 +160,7 @@ const MAX_WEIGHTED_SPREAD = 1e150;
  * 10¹⁵⁰, so transport costs |Δ|/w and (Δ/w)² never overflow to ∞.
  * @example coordinateWeights(s, [1, 2]) // [1, 2]
  */
-export function coordinateWeights(scenario: VectorScenario, given: readonly number[] | undefined): number[] {
+export function coordinateWeights(scenario: PointScenario, given: readonly number[] | undefined): number[] {
   const laws = scenario.priors.flatMap((p) => Object.values(p.conditionals));
   const d = laws[0].d;
   const w = given ? [...given] : Array<number>(d).fill(1);

@@ -1,4 +1,4 @@
-import { coordinateWeights } from './law.js';
+import { coordinateWeights } from '../distribution/points.js';
 import { atomSampler, type EmpiricalRow } from '../audit/audit.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
 import { priorPairs } from '../distribution/scenario.js';
@@ -7,8 +7,8 @@ import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
-import { dimensionOf } from './calibrate.js';
-import { atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
+import { dimensionOf } from '../calibrate/points.js';
+import { atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /**
  * The sample-based audit of a vector release (docs/math.md §7, §12): the real release path (an
@@ -18,8 +18,8 @@ import { atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
  * one-dimensional audit at level/(d + 1) and a union bound keeps the whole audit's false-alarm
  * rate at `level`. The row reports the statistic with the largest lower bound.
  */
-export function auditEmpiricalVector(
-  scenario: VectorScenario,
+export function auditEmpiricalPoints(
+  scenario: PointScenario,
   s: {
     mechanism: 'laplace' | 'gaussian';
     scale: number;
@@ -37,7 +37,7 @@ export function auditEmpiricalVector(
   const level = s.level ?? 1e-3;
   if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');
   const samplers = w.map((wi) => samplerFor({ mechanism: s.mechanism }, wi === 1 ? s.scale : nextUp(wi * s.scale)));
-  const release = (m: VectorLaw) => {
+  const release = (m: PointLaw) => {
     const atom = atomSampler(m.masses);
     return () => {
       const k = atom();

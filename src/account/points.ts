@@ -1,4 +1,4 @@
-import { coordinateWeights } from './law.js';
+import { coordinateWeights } from '../distribution/points.js';
 import type { Accounting, AccountRow } from '../account/account.js';
 import type { AuditRow, AuditSettings } from '../audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
@@ -13,15 +13,15 @@ import { InputError } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from './calibrate.js';
+import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
-import { distance, optimalCoupling, wInfVector, type Norm, type VectorCoupling } from './coupling.js';
-import { asIdLaws, atomsOf, coord, type VectorLaw, type VectorScenario } from './law.js';
+import { distance, optimalCoupling, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
-export interface VectorRelease {
+export interface PointRelease {
   mechanism: 'laplace' | 'gaussian';
   scale: number;
   /**
@@ -35,7 +35,7 @@ export interface VectorRelease {
 const everyCoordinate: number[][] = [];
 
 /** The coordinates a release publishes. */
-function coordsOf(r: VectorRelease, d: number): readonly number[] {
+function coordsOf(r: PointRelease, d: number): readonly number[] {
   if (r.coordinates) return r.coordinates;
   if (!everyCoordinate[d]) everyCoordinate[d] = Array.from({ length: d }, (_, c) => c);
   return everyCoordinate[d];
@@ -46,7 +46,7 @@ function coordsOf(r: VectorRelease, d: number): readonly number[] {
  * bounded number: per release, Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)) (certified R_α), Gaussian
  * α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²); summed over the releases (their noises are independent).
  */
-function pairExponent(P: VectorLaw, Q: VectorLaw, i: number, j: number, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded {
+function pairExponent(P: PointLaw, Q: PointLaw, i: number, j: number, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
   let value = 0,
     error = 0;
   for (const r of releases) {
@@ -71,7 +71,7 @@ function pairExponent(P: VectorLaw, Q: VectorLaw, i: number, j: number, releases
 }
 
 /** D_α ≤ (1/(α−1))·log E_π exp((α−1)·D_α(pair)) over the coupling π (joint convexity, α > 1), with its error. */
-function coupledBound(c: VectorCoupling, t: (i: number, j: number) => Bounded, alpha: number): Bounded {
+function coupledBound(c: PointCoupling, t: (i: number, j: number) => Bounded, alpha: number): Bounded {
   const values = new Float64Array(c.mass.length);
   let inner = 0;
   for (let k = 0; k < values.length; k++) {
@@ -90,9 +90,9 @@ function coupledBound(c: VectorCoupling, t: (i: number, j: number) => Bounded, a
  * transport basis (a warm start: same masses, new costs).
  */
 interface DirectionMemo {
-  P: VectorLaw;
-  Q: VectorLaw;
-  base: Map<string, VectorCoupling>;
+  P: PointLaw;
+  Q: PointLaw;
+  base: Map<string, PointCoupling>;
   /** W∞ in the weighted ℓ₁ norm, shared with the reverse direction. */
   wInf: { value?: number };
   data: Map<number, Bounded>;
@@ -101,7 +101,7 @@ interface DirectionMemo {
   costs: Map<string, Float64Array>;
 }
 
-const directionMemo = (P: VectorLaw, Q: VectorLaw, wInf: { value?: number }): DirectionMemo => ({
+const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }): DirectionMemo => ({
   P,
   Q,
   base: new Map(),
@@ -111,7 +111,7 @@ const directionMemo = (P: VectorLaw, Q: VectorLaw, wInf: { value?: number }): Di
 });
 
 /** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
-function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): VectorCoupling {
+function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): PointCoupling {
   const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
   let c = m.base.get(norm.kind);
   if (!c) {
@@ -125,12 +125,12 @@ function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]):
  * The releases' pair exponents for every (i, j) in plain floating point: a transport cost, which
  * needs no certificate (any coupling is valid; the bound is certified on the coupling chosen).
  */
-function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Float64Array {
+function exponentCosts(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Float64Array {
   const { P, Q } = m;
   const K = atomsOf(P),
     L = atomsOf(Q);
   // Per release, kept in the memo: the joint cost is their sum, and each release's own bound reuses its part.
-  const part = (r: VectorRelease) => {
+  const part = (r: PointRelease) => {
     const key = `${alpha}|${r.mechanism}|${r.scale}|${r.coordinates?.join(',') ?? ''}`;
     let cost = m.costs.get(key);
     if (cost) return cost;
@@ -159,10 +159,10 @@ function exponentCosts(m: DirectionMemo, releases: readonly VectorRelease[], w: 
 
 /**
  * The transport re-solved for E_π e^{cost}: costs relative to the current coupling's worst pair,
- * capped at e^10 (pairs that costly are never worth using), as calibrateVector does; warm-started
+ * capped at e^10 (pairs that costly are never worth using), as calibratePoints does; warm-started
  * from the direction's last basis.
  */
-function resolved(m: DirectionMemo, current: VectorCoupling, cost: Float64Array): VectorCoupling {
+function resolved(m: DirectionMemo, current: PointCoupling, cost: Float64Array): PointCoupling {
   const L = atomsOf(m.Q);
   let ref = -Infinity;
   for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, cost[current.p[k] * L + current.q[k]]);
@@ -178,12 +178,12 @@ function resolved(m: DirectionMemo, current: VectorCoupling, cost: Float64Array)
  * (Laplace only): the W∞ coupling's largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound
  * applies (Gaussian at α = ∞).
  */
-function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: VectorCoupling } {
+function releaseBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
   const laplace = releases.every((r) => r.mechanism === 'laplace');
   if (alpha === Infinity) {
     if (!laplace) return { value: Infinity, error: 0 };
     if (releases.every((r) => !r.coordinates)) {
-      m.wInf.value ??= wInfVector(m.P, m.Q, { kind: 'l1', weights: w });
+      m.wInf.value ??= wInfPoints(m.P, m.Q, { kind: 'l1', weights: w });
       const v = m.wInf.value * releases.reduce((a, r) => a + 1 / r.scale, 0);
       return { value: v, error: (releases.length + 4) * EPS * v };
     }
@@ -192,7 +192,7 @@ function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: r
     // over couplings — W∞ in that weighted ℓ₁ norm (weights 1/u_c, ∞ where u_c = 0).
     const u = w.map(() => 0);
     for (const r of releases) for (const c of coordsOf(r, m.P.d)) u[c] += 1 / r.scale;
-    const v = wInfVector(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
+    const v = wInfPoints(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
     return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
@@ -209,7 +209,7 @@ function releaseBound(m: DirectionMemo, releases: readonly VectorRelease[], w: r
 }
 
 /** Checks a vector scenario's coordinate weights and the releases (`path`: the setting naming them); the weights (default all 1). */
-function checked(scenario: VectorScenario, releases: readonly VectorRelease[], coordinateScales: readonly number[] | undefined, path: string): number[] {
+function checked(scenario: PointScenario, releases: readonly PointRelease[], coordinateScales: readonly number[] | undefined, path: string): number[] {
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, coordinateScales);
   for (const r of releases) {
@@ -229,7 +229,7 @@ function checked(scenario: VectorScenario, releases: readonly VectorRelease[], c
 }
 
 /** Every (prior, pair, direction) of a vector scenario, with its two laws (in a memo shared by its bounds). */
-function directions(scenario: VectorScenario) {
+function directions(scenario: PointScenario) {
   return priorPairs(scenario).units.flatMap(({ prior, pair }) => {
     // W∞ is symmetric: the pair's two directions share it.
     const wInf = {};
@@ -244,7 +244,7 @@ function directions(scenario: VectorScenario) {
 }
 
 /** The bound that holds for one direction: the releases' coupled bound, or the data's own D_α where smaller (data processing). */
-function directionBound(m: DirectionMemo, releases: readonly VectorRelease[], w: readonly number[], alpha: number) {
+function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number) {
   let own = m.data.get(alpha);
   if (!own) {
     const [ip, iq] = asIdLaws(m.P, m.Q);
@@ -263,10 +263,10 @@ function directionBound(m: DirectionMemo, releases: readonly VectorRelease[], w:
  * released vectors (`releaseBound`, or the data's own D_α where smaller). The exact divergence would
  * need a d-dimensional integral: a row that passes is certified, a row that fails may be the bound's
  * looseness.
- * @example auditVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
+ * @example auditPoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
-export function auditVector(
-  scenario: VectorScenario,
+export function auditPoints(
+  scenario: PointScenario,
   s: AuditSettings & { coordinateScales?: readonly number[]; releases?: number },
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): AuditRow[] {
@@ -279,8 +279,8 @@ export function auditVector(
   if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
   // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
-  const releases: VectorRelease[] =
-    s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism as VectorRelease['mechanism'], scale: s.scale })) : [];
+  const releases: PointRelease[] =
+    s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism as PointRelease['mechanism'], scale: s.scale })) : [];
   const w = checked(scenario, releases, s.coordinateScales, 'mechanism');
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
@@ -326,9 +326,9 @@ export interface DirectionAccount {
  * warm starts from one order to the next): what a worker thread computes for its direction.
  */
 export function directionAccount(
-  P: VectorLaw,
-  Q: VectorLaw,
-  releases: readonly VectorRelease[],
+  P: PointLaw,
+  Q: PointLaw,
+  releases: readonly PointRelease[],
   w: readonly number[],
   alphas: readonly number[],
   wInf: { value?: number } = {},
@@ -355,7 +355,7 @@ export type AccountOptions = {
 };
 
 /** The account's inputs checked; the coordinate weights. */
-function accountChecks(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): number[] {
+function accountChecks(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): number[] {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
   if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
@@ -400,9 +400,9 @@ function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[
  * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
  * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
  * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
- * @example accountVector({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).rows[0].divergence
+ * @example accountPoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).rows[0].divergence
  */
-export function accountVector(scenario: VectorScenario, releases: readonly VectorRelease[], opts: AccountOptions): Accounting {
+export function accountPoints(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): Accounting {
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
   const parts = dirs.map((dir, k) => {
@@ -415,30 +415,30 @@ export function accountVector(scenario: VectorScenario, releases: readonly Vecto
 /** One direction's account to run elsewhere (a worker thread runs `directionAccount` on it). */
 export interface DirectionTask {
   kind: 'vector-account';
-  P: VectorLaw;
-  Q: VectorLaw;
-  releases: VectorRelease[];
+  P: PointLaw;
+  Q: PointLaw;
+  releases: PointRelease[];
   w: number[];
   alphas: number[];
 }
 
-/** What `accountVectorOnPool` needs of a thread pool (the pool of calibrate/pool.ts has it). */
+/** What `accountPointsOnPool` needs of a thread pool (the pool of calibrate/pool.ts has it). */
 export interface DirectionRunner {
   readonly threads: number;
   runTask(task: DirectionTask): Promise<{ vector?: DirectionAccount[] }>;
 }
 
 /**
- * `accountVector` with the directions spread over a pool's threads: each direction is computed
+ * `accountPoints` with the directions spread over a pool's threads: each direction is computed
  * whole by the same code (`directionAccount`), so the numbers are those of one thread.
  */
-export async function accountVectorOnPool(
+export async function accountPointsOnPool(
   pool: DirectionRunner,
-  scenario: VectorScenario,
-  releases: readonly VectorRelease[],
+  scenario: PointScenario,
+  releases: readonly PointRelease[],
   opts: AccountOptions,
 ): Promise<Accounting> {
-  if (pool.threads <= 1) return accountVector(scenario, releases, opts);
+  if (pool.threads <= 1) return accountPoints(scenario, releases, opts);
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
   let done = 0;
@@ -460,12 +460,12 @@ export async function accountVectorOnPool(
  * coupling starts at the one that bounded the past releases (so the search always has a feasible
  * end) and is re-solved at the scale found while the scale falls. InputError when the past releases'
  * bound already reaches ε.
- * @example nextVectorReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: vectorLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: vectorLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], 'gaussian', 2, 1).scale
+ * @example nextPointsReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], 'gaussian', 2, 1).scale
  */
-export function nextVectorReleaseScale(
-  scenario: VectorScenario,
-  past: readonly VectorRelease[],
-  mechanism: VectorRelease['mechanism'],
+export function nextPointsReleaseScale(
+  scenario: PointScenario,
+  past: readonly PointRelease[],
+  mechanism: PointRelease['mechanism'],
   alpha: number,
   epsilon: number,
   /** `coordinates`: the next release publishes only these (0-based; default all). */
@@ -484,7 +484,7 @@ export function nextVectorReleaseScale(
   checked(scenario, [{ mechanism, scale: 1, ...part }], opts.coordinateScales, 'next');
   if (alpha === Infinity && [...past, { mechanism }].some((r) => r.mechanism === 'gaussian'))
     throw new InputError('Gaussian noise has no finite α = ∞ level: give a finite α', 'alpha');
-  const all = (s: number): VectorRelease[] => [...past, { mechanism, scale: s, ...part }];
+  const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
   const units = directions(scenario).map((dir) => {
     const label = { prior: dir.prior, pair: dir.pair };
     const where = `prior '${dir.prior}', ${dir.from} → ${dir.to}`;
@@ -495,7 +495,7 @@ export function nextVectorReleaseScale(
         const data = directionBound(m, [], w, alpha);
         if (data.value + data.error <= epsilon)
           return { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε for the data itself, so no release of it can exceed the budget' };
-        let coupling: VectorCoupling | undefined;
+        let coupling: PointCoupling | undefined;
         if (past.length) {
           const already = releaseBound(m, past, w, alpha);
           if (!(already.value + already.error < epsilon))
@@ -506,7 +506,7 @@ export function nextVectorReleaseScale(
           coupling = already.coupling;
         }
         // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
-        const on = (c: VectorCoupling | undefined): ScaleProblem => {
+        const on = (c: PointCoupling | undefined): ScaleProblem => {
           const evaluate = (s: number) => {
             const rs = all(s);
             return {
@@ -549,8 +549,8 @@ export function nextVectorReleaseScale(
  * noise's divergence between the box's opposite corners, then the contaminated bound per λ and
  * the largest λ within ε (`robustnessFrom`, as for one column).
  */
-export function robustnessVector(
-  scenario: VectorScenario,
+export function robustnessPoints(
+  scenario: PointScenario,
   s: {
     mechanism: Mechanism;
     scale: number;
@@ -567,7 +567,7 @@ export function robustnessVector(
   if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
     throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
   if (s.alpha === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
-  const release: VectorRelease = { mechanism: s.mechanism, scale: s.scale };
+  const release: PointRelease = { mechanism: s.mechanism, scale: s.scale };
   const w = checked(scenario, [release], s.coordinateScales, 'mechanism');
   const box = contaminationBox({ lambda: 0, domain: [s.box[0]?.[0], s.box[0]?.[1]], box: s.box }, scenario);
   const r = boxDivergence(s, box, w, s.scale, s.alpha);

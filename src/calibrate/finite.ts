@@ -1,0 +1,237 @@
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { InputError } from '../errors.js';
+import { isFeasible } from '../numerics/smallestScale.js';
+import { solveUnits, type Unit } from './driver.js';
+import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
+import { EPS } from '../numerics/float.js';
+import { applicableMethods, calibrationRule, type CalibrationSettings, type SingleMethod } from './rules.js';
+import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
+import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
+import { dataDivergence } from '../divergence/dataDivergence.js';
+import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
+import type { NoiseFamily } from '../mechanisms/kernels.js';
+import { sameLaw } from '../distribution/discrete.js';
+import {
+  bestResult,
+  calibrateWithSource,
+  hasSource,
+  IDENTICAL,
+  isSourceMethod,
+  lawsOnly,
+  noiseVariance,
+  zeroExplanation,
+  type CalibrateOptions,
+  type CalibrationResult,
+  type PairScale,
+  type SourceMethodName,
+} from './result.js';
+
+/**
+ * How far exact accounting goes, by the accountant's noise family (atoms in a pair; bench timings):
+ * Laplace (also the exponential mechanism's |z| cost) runs the one-pass gap rule, about 6 µs per
+ * atom and ten evaluations per calibration; Gaussian runs the grid rule, about 0.2–0.3 ms per atom
+ * (10⁵ atoms in a pair at unit spacing: 17 s). `best` includes exact up to `best` atoms (under half
+ * a minute); `--method exact` is refused above `max` (a few minutes or more), with the estimate.
+ */
+export const EXACT_LIMITS = {
+  laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
+  gaussian: { best: 100_000, max: 600_000, msPerAtom: 0.3 },
+} as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;
+
+/** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
+function exactLimits(settings: CalibrationSettings) {
+  const acc = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
+  return EXACT_LIMITS[isNotApplicable(acc) ? 'gaussian' : (acc(1).family as NoiseFamily)];
+}
+
+/** The most atoms any (prior, pair) brings to the exact accountant: the two largest conditionals of a prior. */
+function largestPairSupport(s: Scenario): number {
+  let most = 0;
+  for (const p of s.priors) {
+    const sizes = Object.values(p.conditionals)
+      .map((d) => d.values.length)
+      .sort((a, b) => b - a);
+    most = Math.max(most, (sizes[0] ?? 0) + (sizes[1] ?? 0));
+  }
+  return most;
+}
+
+/**
+ * N releases of X carry no more than X itself: when D_α(P_X‖Q_X) ≤ ε (every required
+ * direction) no noise is needed, whatever the method (data processing, docs/math.md §9). For one
+ * release only `exact` says so, keeping the other methods' single-release numbers as published.
+ */
+function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boolean): NoNoise | null {
+  const worst = dataDivergence(pc, s.alpha, ordered);
+  return worst <= s.epsilon
+    ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` }
+    : null;
+}
+
+/** The methods `best` runs on this scenario, and what it says about the ones left out. */
+export function bestMethods(scenario: Scenario, settings: CalibrationSettings): { methods: SingleMethod[]; note: string } {
+  const atoms = largestPairSupport(scenario);
+  // `best` leaves exact accounting out on supports where it would run for minutes, and says so.
+  const limits = exactLimits(settings);
+  const skipExact = atoms > limits.best;
+  const all = applicableMethods(settings);
+  const methods = all.filter((m) => !(skipExact && m === 'exact'));
+  const note =
+    skipExact && all.includes('exact')
+      ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${limits.best}; ask for --method exact to run it, up to ${limits.max})`
+      : '';
+  return { methods, note };
+}
+
+export type UnitLabel = { prior: string; pair: [string, string] };
+
+/**
+ * The units of one single-method calibration: one per (prior, pair), each building its condition
+ * lazily (the rule's problem, with releases and contamination folded in). Checks the settings
+ * against the whole scenario (exact accounting's size limit, the contamination domain) first.
+ */
+export function calibrationUnits(scenario: Scenario, settings: CalibrationSettings & { method: SingleMethod }): Unit<UnitLabel>[] {
+  const atoms = largestPairSupport(scenario);
+  const limits = settings.method === 'exact' ? exactLimits(settings) : null;
+  if (limits && atoms > limits.max) {
+    throw new InputError(
+      `exact accounting on a pair with ${atoms} atoms would take about ${Math.round((atoms * limits.msPerAtom) / 1000)} s or more (limit ${limits.max} atoms); use coupled or theorem`,
+      'method',
+    );
+  }
+  if (settings.contamination) checkContamination(settings.contamination, scenario);
+  return pairUnits(pairCouplings(scenario), settings, scenario.ordered ?? false);
+}
+
+/**
+ * The units of some (prior, pair) couplings of a scenario whose settings `calibrationUnits` has
+ * checked: what a worker thread builds for its share. A unit depends only on its own pair.
+ */
+export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSettings & { method: SingleMethod }, ordered: boolean): Unit<UnitLabel>[] {
+  const rule = calibrationRule(settings);
+  const n = settings.releases ?? 1;
+  const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
+  const def = mechanismDef(settings.mechanism);
+  // What an adversary moving mass across the domain can add: the noise's divergence between its ends, times N releases.
+  const point = (s: number) => {
+    const r = def.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
+    return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
+  };
+  return pcs.map((pc) => ({
+    label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
+    problem: () => {
+      const base = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+      return cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base;
+    },
+  }));
+}
+
+/**
+ * Calibrates one mechanism: the smallest certified scale for every prior and pair, maximised
+ * over them (the guarantee must hold for every prior in the class and every declared pair).
+ * Each pair's condition is re-checked at the final scale. Method `best` runs every method that
+ * applies and returns the smallest, naming the winner.
+ * @example calibrateFinite(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
+ */
+export function calibrateFinite(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
+  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => calibrateFinite(lawsOnly(scenario), s, opts));
+  if (isSourceMethod(settings.method))
+    throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
+  if (settings.method === 'best') {
+    const { methods, note } = bestMethods(scenario, settings);
+    // Progress over all methods' units together.
+    const results = methods.map((method, k) =>
+      calibrateFinite(
+        scenario,
+        { ...settings, method },
+        {
+          ...opts,
+          onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
+        },
+      ),
+    );
+    return bestResult(results, note);
+  }
+  const single = { ...settings, method: settings.method };
+  const rule = calibrationRule(single);
+  const n = settings.releases ?? 1;
+  const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
+  const def = mechanismDef(settings.mechanism);
+  const units = calibrationUnits(scenario, single);
+  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress, opts.precomputed?.[single.method]);
+  const scale = sol.scale;
+  const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
+  const parameter = def.parameter;
+  const binding = scale > 0 ? sol.top.label : null;
+  const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';
+  const robust = cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '';
+  const explanation =
+    together +
+    (binding
+      ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
+      : zeroExplanation(pairs)) +
+    robust;
+  const exp = def.describe(noiseOptions(settings));
+  return {
+    mechanism: settings.mechanism,
+    method: settings.method,
+    alpha: settings.alpha,
+    epsilon: settings.epsilon,
+    parameter,
+    scale,
+    variance: noiseVariance(settings, scale),
+    rule: rule.rule,
+    binding,
+    explanation,
+    check: sol.check,
+    pairs,
+    ...exp,
+    ...(n > 1 ? { releases: n } : {}),
+    ...(settings.contamination ? { contamination: settings.contamination } : {}),
+  };
+}
+
+/** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */
+export interface Certification {
+  certified: boolean;
+  units: { label: UnitLabel; by: SingleMethod | SourceMethodName | 'zero' | null }[];
+}
+
+/**
+ * Whether `scale` meets the settings for every prior and pair by a condition `calibrate` itself
+ * could stop on: the same rules, units (releases, contamination, data processing), evaluations
+ * and rounding, tried method by method as `best` would. A scale `calibrate` returned passes by
+ * construction, so the audit of a calibrated scale never fails by a rounding the calibration did
+ * not make.
+ * @example certifiedFinite(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
+ */
+export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
+  if (hasSource(scenario)) {
+    // A source method's scale certifies every larger one (its bound falls as the scale grows).
+    const by = (scenario.sourceMethods ?? []).find((m) => {
+      const r = m.scale(settings);
+      return 'scale' in r && r.scale <= scale;
+    });
+    if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
+    if (scenario.lawsNotApplicable) return { certified: false, units: [] };
+    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    if (!(settings.epsilon > charge)) return { certified: false, units: [] };
+    return certifiedFinite(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
+  }
+  const all = { ...settings, method: 'best' as const };
+  const { methods } = bestMethods(scenario, all);
+  let units: Certification['units'] | null = null;
+  for (const method of methods) {
+    const us = calibrationUnits(scenario, { ...settings, method });
+    units ??= us.map((u) => ({ label: u.label, by: null }));
+    us.forEach((u, k) => {
+      if (units![k].by) return;
+      const p = typeof u.problem === 'function' ? u.problem() : u.problem;
+      if ('zero' in p) units![k].by = 'zero';
+      else if (scale > 0 && isFeasible(p.evaluate(scale))) units![k].by = method;
+    });
+    if (units.every((u) => u.by)) break;
+  }
+  const out = units ?? [];
+  return { certified: out.length > 0 && out.every((u) => u.by !== null), units: out };
+}

@@ -1,0 +1,170 @@
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { InputError } from '../errors.js';
+import type { Evaluation } from '../numerics/smallestScale.js';
+import { bestOf, type Precomputed, type Progress } from './driver.js';
+import type { Contamination } from './contamination.js';
+import type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
+import { massErrorCharge, SOURCE_METHOD_NAMES, type Scenario, type SourceMethod } from '../distribution/scenario.js';
+
+/** One (prior, pair)'s own smallest scale; the calibration is their maximum. */
+export interface PairScale {
+  prior: string;
+  pair: [string, string];
+  scale: number;
+  /** Why this pair needs no noise, when scale = 0. */
+  zeroReason?: string;
+}
+
+/** A calibrated scale with its rule, the binding prior and pair, the explanation and the certificate it was checked by. */
+export interface CalibrationResult {
+  mechanism: Mechanism;
+  method: Method | SourceMethodName;
+  /** With method `best`: the method that won, and every candidate's scale. */
+  winner?: SingleMethod | SourceMethodName;
+  candidates?: { method: SingleMethod | SourceMethodName; scale: number }[];
+  alpha: number;
+  epsilon: number;
+  /** Which noise parameter `scale` is: Laplace b, Gaussian σ, exponential θ. */
+  parameter: 'b' | 'sigma' | 'theta';
+  scale: number;
+  variance: number;
+  /** The theorem or equation applied. */
+  rule: string;
+  /** The prior and pair that need the most noise (null when no pair needs any). */
+  binding: { prior: string; pair: [string, string] } | null;
+  explanation: string;
+  /** The binding pair's condition re-evaluated at `scale` (value + error ≤ target). */
+  check: Evaluation | null;
+  pairs: PairScale[];
+  cost?: string;
+  eta?: string;
+  /** Releases of the same value the scale covers together (present when > 1; docs/math.md §9). */
+  releases?: number;
+  /** The contamination class the guarantee covers, when asked for (docs/math.md §10). */
+  contamination?: Contamination;
+  /** Vector queries: the dimension, and each coordinate's noise weight (noise wᵢ·scale; docs/math.md §12). */
+  dimension?: number;
+  coordinateScales?: number[];
+}
+
+/** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */
+export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): number {
+  return scale === 0 ? 0 : mechanismDef(s.mechanism).variance(scale, noiseOptions(s));
+}
+
+/** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
+export function zeroExplanation(pairs: PairScale[]): string {
+  const shown = pairs.slice(0, 3).map((p) => `${p.zeroReason} (prior '${p.prior}', pair ${p.pair.join(' vs ')})`);
+  const more = pairs.length > 3 ? `; and likewise for the other ${pairs.length - 3} (prior, pair) combinations` : '';
+  return `No noise needed for any of the ${pairs.length} (prior, pair) combination(s): ${shown.join('; ')}${more}.`;
+}
+export const IDENTICAL = 'the two conditionals are identical, so Y = X reveals nothing about the pair';
+
+/** How a calibration runs: progress reports and bounds computed elsewhere (worker threads). */
+export interface CalibrateOptions {
+  onProgress?: Progress;
+  /** Per-method unit results computed by worker threads (`calibrate/parallel.ts`); the same numbers. */
+  precomputed?: Partial<Record<SingleMethod, Precomputed>>;
+}
+
+/** `best`'s result: the smallest certified candidate, naming the winner and every candidate; `note` says what was left out. */
+export function bestResult(results: CalibrationResult[], note = ''): CalibrationResult {
+  const win = bestOf(results);
+  return {
+    ...win,
+    method: 'best',
+    winner: win.method as SingleMethod,
+    candidates: results.map((r) => ({ method: r.method as SingleMethod, scale: r.scale })),
+    explanation: `best of ${results.map((r) => r.method).join(', ')}${note}: ${win.method} wins. ${win.explanation}`,
+  };
+}
+
+export type SourceMethodName = (typeof SOURCE_METHOD_NAMES)[number];
+
+/** Whether `method` names one of the law sources' own methods. */
+export const isSourceMethod = (method: string): method is SourceMethodName => (SOURCE_METHOD_NAMES as readonly string[]).includes(method);
+
+/** Whether a scenario carries anything the per-pair calibration alone would ignore. */
+export const hasSource = (s: Scenario<unknown>): boolean => !!(s.sourceMethods?.length || s.massError || s.lawsNotApplicable);
+
+/** The scenario without its source's extras: what the per-pair methods calibrate. */
+export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
+  const { sourceMethods: _m, massError: _e, lawsNotApplicable: _n, ...rest } = s;
+  return rest;
+}
+
+/** A source method's result in the shape of every calibration's. */
+function sourceResult(m: SourceMethod, settings: CalibrationSettings): CalibrationResult | string {
+  const r = m.scale(settings);
+  if ('notApplicable' in r) return r.notApplicable;
+  const def = mechanismDef(settings.mechanism);
+  return {
+    mechanism: settings.mechanism,
+    method: m.name as SourceMethodName,
+    alpha: settings.alpha,
+    epsilon: settings.epsilon,
+    parameter: def.parameter,
+    scale: r.scale,
+    variance: def.variance(r.scale, noiseOptions(settings)),
+    rule: m.rule,
+    binding: null,
+    explanation: `${r.explanation}${settings.alpha === Infinity ? '' : ' ε-Pufferfish privacy implies (α, ε)-Rényi Pufferfish at every α (D_α ≤ D_∞).'}`,
+    check: null,
+    pairs: [],
+  };
+}
+
+/**
+ * Calibration of a scenario whose law source adds methods, a floating-point mass error, or
+ * laws the per-pair methods cannot use: source methods by name; the per-pair methods at the
+ * budget less the mass-error charge (the result reports the budget asked for); `best` the
+ * smallest of both, naming the winner.
+ */
+export function calibrateWithSource(
+  scenario: Scenario<unknown>,
+  settings: CalibrationSettings,
+  perPair: (s: CalibrationSettings) => CalibrationResult,
+): CalibrationResult {
+  const named = scenario.sourceMethods ?? [];
+  if (isSourceMethod(settings.method)) {
+    const m = named.find((x) => x.name === settings.method);
+    if (!m) throw new InputError(`'${settings.method}' applies to Markov-chain sources only`, 'method');
+    const r = sourceResult(m, settings);
+    if (typeof r === 'string') throw new InputError(`'${settings.method}' does not apply: ${r}`, 'method');
+    return r;
+  }
+  const laws = (): CalibrationResult => {
+    if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
+    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    if (!(settings.epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+    const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
+    const note =
+      charge > 0
+        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass) is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.`
+        : '';
+    return { ...r, epsilon: settings.epsilon, explanation: r.explanation + note };
+  };
+  if (settings.method !== 'best') return laws();
+  const results: CalibrationResult[] = [];
+  const left: string[] = [];
+  if (scenario.lawsNotApplicable) left.push(`per-pair methods: ${scenario.lawsNotApplicable}`);
+  else results.push(laws());
+  for (const m of named) {
+    const r = sourceResult(m, settings);
+    if (typeof r === 'string') left.push(`${m.name}: ${r}`);
+    else results.push(r);
+  }
+  if (!results.length) throw new InputError(`no method applies (${left.join('; ')})`, 'method');
+  const win = results.reduce((a, b) => (b.scale < a.scale ? b : a));
+  const winner = (win.method === 'best' ? win.winner : win.method) as CalibrationResult['winner'];
+  const candidates = results.flatMap((r) =>
+    r.method === 'best' ? (r.candidates ?? []) : [{ method: r.method as NonNullable<CalibrationResult['winner']>, scale: r.scale }],
+  );
+  return {
+    ...win,
+    method: 'best',
+    winner,
+    candidates,
+    explanation: `best of the laws' methods and ${named.map((m) => m.name).join(', ')}${left.length ? ` (left out: ${left.join('; ')})` : ''}: ${winner} wins. ${win.explanation}`,
+  };
+}

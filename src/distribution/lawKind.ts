@@ -1,0 +1,50 @@
+import { InputError } from '../errors.js';
+import type { Discrete } from './discrete.js';
+import type { GaussianMixture, GaussianScenario } from './mixture.js';
+import type { PointLaw, PointScenario } from './points.js';
+import type { Scenario } from './scenario.js';
+
+/**
+ * The kinds of secret-conditional law a law source yields: finite laws on ℝ (`finite`, d = 1),
+ * finite laws on ℝ^d (`points`, d > 1, or d = 1 given as vectors) and Gaussian mixtures (`mixture`).
+ */
+export type LawKind = 'finite' | 'points' | 'mixture';
+
+/** A prior class of any kind of law. */
+export type AnyScenario = Scenario | PointScenario | GaussianScenario;
+
+/** One conditional law of any kind. */
+export type AnyLaw = Discrete | PointLaw | GaussianMixture;
+
+/** The kind of a scenario's laws (read off its first conditional; every conditional has the same kind). */
+export function lawKindOf(s: Scenario<unknown>): LawKind {
+  const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
+  if (Array.isArray(first)) return 'mixture';
+  if (typeof first === 'object' && first !== null && 'points' in first) return 'points';
+  return 'finite';
+}
+
+/** One implementation of an operation per kind of law; a kind left out does not support it. */
+export interface ByKind<R> {
+  finite: (s: Scenario) => R;
+  points?: (s: PointScenario) => R;
+  mixture?: (s: GaussianScenario) => R;
+}
+
+const KIND_TEXT: Record<LawKind, string> = {
+  finite: 'finite laws',
+  points: 'vector-valued queries',
+  mixture: 'Gaussian priors',
+};
+
+/**
+ * Runs the operation's implementation for the scenario's kind of law: the one place that
+ * dispatches on it. A kind without one is refused, naming the operation and the field.
+ * @example byLaw(scenario, { finite: (s) => calibrate(s, settings) }, 'calibrate')
+ */
+export function byLaw<R>(s: AnyScenario, impl: ByKind<R>, operation: string, field = 'scenario'): R {
+  const kind = lawKindOf(s);
+  const run = impl[kind] as ((s: AnyScenario) => R) | undefined;
+  if (!run) throw new InputError(`${operation} is not available for ${KIND_TEXT[kind]}`, field);
+  return run(s);
+}
