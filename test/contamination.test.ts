@@ -147,7 +147,7 @@ describe('ε-contamination classes (docs/math.md §10)', () => {
 
 describe('robustness report (audit --robustness)', () => {
   it('the guarantee grows with λ, the largest λ is tight, and it agrees with the contaminated calibration', async () => {
-    const { robustness } = await import('../src/audit/robustness.js');
+    const { robustness } = await import('../src/audit/audit.js');
     const heart = builtinScenario('heart');
     const st = { mechanism: 'laplace' as const, alpha: 2, epsilon: 1, domain: [0, 6.2] as [number, number] };
     const s = calibrate(heart, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, contamination: { lambda: 0.01, domain: st.domain } }).scale;

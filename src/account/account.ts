@@ -1,10 +1,12 @@
 import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import type { Mechanism } from '../calibrate/rules.js';
+import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
+
+export type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
 import { dataDivergence } from '../divergence/dataDivergence.js';
-import { absCost, type Cost, type Eta } from '../conditions/costs.js';
+import { absCost, type Cost } from '../conditions/costs.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
@@ -18,42 +20,6 @@ import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
-
-/** One release of the (same) value: its noise family and calibrated scale. */
-export interface Release {
-  mechanism: Mechanism;
-  /** Laplace b, Gaussian σ, exponential θ; > 0. */
-  scale: number;
-  cost?: Cost;
-  eta?: Eta;
-}
-
-/** How a joint divergence was bounded. */
-export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
-
-/** One order of an account: the certified joint D_α, how it was bounded, and the naive sum beside it. */
-export interface AccountRow {
-  alpha: number;
-  /** Certified upper bound on the joint D_α over every prior, pair and required direction. */
-  divergence: number;
-  method: JointMethod;
-  binding: { prior: string; pair: [string, string] } | null;
-  /** Σ of each release's own divergence, as if Pufferfish budgets added up (they do not). */
-  naiveSum: number;
-  /**
-   * true: the joint level is known (exact accountant) and exceeds the naive sum — adding budgets
-   * would have understated the leak; false: it does not; null: only an upper bound is known here.
-   */
-  understated: boolean | null;
-}
-
-/** The joint level of several releases of one value: one row per order, and the (ε′, δ) they imply. */
-export interface Accounting {
-  releases: number;
-  rows: AccountRow[];
-  /** With `delta`: the smallest ε′ over the α's by the sharper conversion, and its α. */
-  epsilonDelta: { epsilon: number; delta: number; alpha: number } | null;
-}
 
 /** A release's noise as the joint bound sees it: Laplace rate 1/b, Gaussian 1/σ², or a bounded-ratio cost. */
 type Part = { kind: 'laplace'; b: number } | { kind: 'gaussian'; sigma: number } | { kind: 'ratio'; eta: number; cost: Cost };

@@ -1,6 +1,6 @@
 import { coordinateWeights } from '../distribution/points.js';
-import type { Accounting, AccountRow } from '../account/account.js';
-import type { AuditRow, AuditSettings } from '../audit/audit.js';
+import type { Accounting, AccountRow } from './rows.js';
+import type { AuditRow, AuditSettings } from '../audit/rows.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { priorPairs } from '../distribution/scenario.js';

@@ -1,6 +1,16 @@
-import type { Cost, Eta } from '../conditions/costs.js';
+import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import { auditPoints, robustnessPoints } from '../account/points.js';
+import { robustnessFinite, type RobustnessReport, type RobustnessSettings } from './robustness.js';
+import { dimensionOf } from '../calibrate/points.js';
+import { auditEmpiricalPoints } from './pointsEmpirical.js';
+import { miBoundsPoints } from '../mi/points.js';
+import { oneCoordinate } from '../calibrate/points.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
+import { noiseOptions } from '../mechanisms/registry.js';
+
+export { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
-import type { Mechanism } from '../calibrate/rules.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { pairCouplings } from '../coupling/pairs.js';
@@ -11,51 +21,11 @@ import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
 import { massErrorCharge, checkMiApplicable } from '../distribution/scenario.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
-import { empiricalAudit, type EmpiricalAuditResult } from './empirical.js';
+import { empiricalAudit } from './empirical.js';
 import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { cryptoSource } from '../sampling/random.js';
-
-/** What to audit: the noise family and scale, the orders, ε, and optionally δ and the number of releases. */
-export interface AuditSettings {
-  mechanism: Mechanism;
-  /** Laplace b, Gaussian σ, exponential θ. */
-  scale: number;
-  alphas: number[];
-  /** Budget to report the slack against. */
-  epsilon: number;
-  /** δ for the (ε′, δ) conversions. */
-  delta: number;
-  cost?: Cost;
-  eta?: Eta;
-}
-
-/** One audited (α, prior, direction): the certified D_α, its slack against ε and the (ε′, δ) conversions. */
-export interface AuditRow {
-  alpha: number;
-  prior: string;
-  pair: [string, string];
-  /** `from‖to`: the direction of the divergence. */
-  direction: [string, string];
-  divergence: number;
-  error: number;
-  /**
-   * How `error` is proven: `bernstein-ellipse` (certified quadrature, docs/math.md §8) or
-   * `sup-at-atoms` (α = ∞: the supremum is attained at an atom, docs/math.md §4), or
-   * `data-processing` (scale 0, or where the quadrature cannot certify: D_α of the data itself,
-   * an upper bound on D_α of any release of it), or `coupled-bound` (vector queries: an upper bound
-   * by joint convexity over a coupling, docs/math.md §12; `divergence` is then that bound).
-   */
-  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing' | 'coupled-bound';
-  /** ε − (D_α + error): ≥ 0 means the guarantee is certified at this scale. */
-  slack: number;
-  /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */
-  epsilonEq5: number | null;
-  epsilonSharp: number | null;
-  /** Laplace-shaped noise: the exact ε-Pufferfish level sup log p/q (α = ∞). */
-  pufferfishEpsilon: number | null;
-}
 
 /**
  * Audits a noise scale: the exact D_α of the released outputs for every α, prior, pair and
@@ -63,7 +33,7 @@ export interface AuditRow {
  * and for Laplace-shaped noise the exact ε-Pufferfish level.
  * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
-export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
+function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
@@ -116,17 +86,8 @@ export function audit(scenario: Scenario, s: AuditSettings, opts: { onProgress?:
   return rows;
 }
 
-export interface MiAuditRow {
-  prior: string;
-  nats: number;
-  bits: number;
-  error: number;
-  /** Laplace-shaped noise: the MI level the exact ε-PP level implies, ε·tanh(ε/2) (docs/math.md §7). */
-  impliedByPufferfish: number | null;
-}
-
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
-export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
+async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
   checkMiApplicable(scenario);
   const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
   return scenario.priors.map((prior) => {
@@ -148,36 +109,11 @@ export async function auditMI(scenario: Scenario, s: Pick<AuditSettings, 'mechan
 }
 
 /**
- * Draws an atom index with the given masses from the platform CSPRNG (53-bit uniforms; the
- * audit's sampling need not be exact, only independent of the test): the last atom takes what
- * rounding leaves.
- */
-export function atomSampler(masses: ArrayLike<number>): () => number {
-  const u = new Uint32Array(2);
-  return () => {
-    cryptoSource.fill(new Uint8Array(u.buffer));
-    let r = (u[0] * 2 ** 21 + (u[1] >>> 11)) / 2 ** 53,
-      k = 0;
-    while (k < masses.length - 1 && r >= masses[k]) {
-      r -= masses[k];
-      k++;
-    }
-    return k;
-  };
-}
-
-export interface EmpiricalRow {
-  prior: string;
-  pair: [string, string];
-  result: EmpiricalAuditResult;
-}
-
-/**
  * Drives the real release path (the samplers `release` uses, CSPRNG randomness) under each
  * secret of each pair — X drawn from the secret's conditional, then privatized — and tests the
  * claimed (α, ε) guarantee with `empiricalAudit`.
  */
-export async function auditEmpirical(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): Promise<EmpiricalRow[]> {
+function auditEmpiricalFinite(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): EmpiricalRow[] {
   const noise = samplerFor(s, s.scale);
   const draw = (d: Discrete) => {
     const atom = atomSampler(d.masses);
@@ -188,4 +124,83 @@ export async function auditEmpirical(scenario: Scenario, s: AuditSettings & { al
     pair: [pc.pair[0], pc.pair[1]] as [string, string],
     result: empiricalAudit(draw(pc.p), draw(pc.q), { alpha: s.alpha, epsilon: s.epsilon }, { samples: s.samples, level: s.level, delta: s.delta }),
   }));
+}
+
+/** Settings of an audit of any law source: coordinate weights and N releases together apply to vector-valued queries. */
+export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]; releases?: number };
+
+/**
+ * Audits a noise scale: for every α, prior, pair and direction the certified D_α of the released
+ * outputs with its slack to ε and the (ε′, δ) it implies. Finite laws on ℝ get the exact
+ * divergence (and for Laplace-shaped noise the exact ε-Pufferfish level); laws on ℝ^d a certified
+ * upper bound by joint convexity over a transport coupling (docs/math.md §12), of `releases`
+ * releases together. N releases of a value on ℝ are accounted by `account`.
+ * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
+ */
+export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
+  return byLaw(
+    scenario,
+    {
+      finite: (sc) => {
+        if ((s.releases ?? 1) > 1)
+          throw new InputError('audits one release of a value on ℝ: account several releases with `account` (the exact joint accountant)', 'releases');
+        return auditFinite(sc, oneCoordinate(s), opts);
+      },
+      points: (sc) => auditPoints(sc, s, opts),
+    },
+    'the audit',
+  );
+}
+
+/**
+ * Mutual information I(Y; S) per prior at the audited scale: exact (with its error) for finite laws
+ * on ℝ, next to what the ε-Pufferfish level implies; a certified upper bound on ℝ^d (docs/math.md §12).
+ * Empty where the guarantee does not apply (a chain's secrets, noise without an MI bound).
+ */
+export async function auditMI(scenario: AnyScenario, s: Pick<AnySettings, 'mechanism' | 'scale' | 'eta' | 'cost' | 'coordinateScales'>): Promise<MiRow[]> {
+  if (scenario.miNotApplicable) return [];
+  return byLaw<Promise<MiRow[]>>(
+    scenario,
+    {
+      finite: async (sc) => (isNotApplicable(mechanismDef(s.mechanism).accountant(noiseOptions(s))) ? [] : auditMIFinite(sc, s)),
+      points: async (sc) => (isNotApplicable(mechanismDef(s.mechanism).mi) ? [] : miBoundsPoints(sc, s)),
+    },
+    'the MI audit',
+  );
+}
+
+/**
+ * The sample-based audit through the real release path (the samplers `release` uses, CSPRNG
+ * randomness): X drawn from each secret's conditional, privatized, and the claimed (α, ε) tested
+ * with `empiricalAudit` (on ℝ^d through d + 1 one-number statistics, docs/math.md §12).
+ */
+export function auditEmpirical(scenario: AnyScenario, s: AnySettings & { alpha: number; samples?: number; level?: number }): EmpiricalRow[] {
+  return byLaw(scenario, { finite: (sc) => auditEmpiricalFinite(sc, oneCoordinate(s)), points: (sc) => auditEmpiricalPoints(sc, s) }, 'the empirical audit');
+}
+
+/**
+ * The guarantee at a given scale as a function of the contamination λ (docs/math.md §10): every
+ * prior within λ of the class, mass moved anywhere in `domain` — one LO,HI range, or on ℝ^d one
+ * per coordinate (a box; one range is used for every coordinate) — and the largest λ within ε.
+ * @example robustness(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alpha: 2, epsilon: 1, domain: [0, 6.2] }).largestLambda
+ */
+export function robustness(
+  scenario: AnyScenario,
+  s: Omit<RobustnessSettings, 'domain'> & { domain: readonly [number, number] | readonly (readonly [number, number])[]; coordinateScales?: readonly number[] },
+): RobustnessReport {
+  const ranges = (typeof s.domain[0] === 'number' ? [s.domain] : s.domain) as readonly (readonly [number, number])[];
+  return byLaw(
+    scenario,
+    {
+      finite: (sc) => {
+        if (ranges.length !== 1) oneCoordinate({ contamination: { box: ranges } });
+        return robustnessFinite(sc, { ...oneCoordinate(s), domain: [ranges[0][0], ranges[0][1]] });
+      },
+      points: (sc) => {
+        const d = dimensionOf(sc);
+        return robustnessPoints(sc, { ...s, box: ranges.length === 1 ? Array(d).fill(ranges[0]) : ranges });
+      },
+    },
+    'the robustness report',
+  );
 }

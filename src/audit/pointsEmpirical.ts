@@ -1,5 +1,5 @@
 import { coordinateWeights } from '../distribution/points.js';
-import { atomSampler, type EmpiricalRow } from '../audit/audit.js';
+import { atomSampler, type EmpiricalRow } from './rows.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
@@ -8,6 +8,7 @@ import { cryptoSource } from '../sampling/random.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { dimensionOf } from '../calibrate/points.js';
+import type { Mechanism } from '../calibrate/rules.js';
 import { atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /**
@@ -21,7 +22,7 @@ import { atomsOf, coord, type PointLaw, type PointScenario } from '../distributi
 export function auditEmpiricalPoints(
   scenario: PointScenario,
   s: {
-    mechanism: 'laplace' | 'gaussian';
+    mechanism: Mechanism;
     scale: number;
     alpha: number;
     epsilon: number;
@@ -31,6 +32,8 @@ export function auditEmpiricalPoints(
     coordinateScales?: readonly number[];
   },
 ): EmpiricalRow[] {
+  if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
+    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, s.coordinateScales);
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');

@@ -42,9 +42,9 @@ export const SMALL_GROUP = 30;
  * cannot certify), then max(D, 1/(α−1)·log((1−λ)e^{(α−1)D} + λe^{(α−1)ρ})) with ρ the noise's
  * divergence across the domain. The largest λ is found by bisection on this monotone bound,
  * keeping the feasible end.
- * @example robustness(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alpha: 2, epsilon: 1, domain: [0, 6.2] }).largestLambda
+ * @example robustnessFinite(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alpha: 2, epsilon: 1, domain: [0, 6.2] }).largestLambda
  */
-export function robustness(scenario: Scenario, s: RobustnessSettings): RobustnessReport {
+export function robustnessFinite(scenario: Scenario, s: RobustnessSettings): RobustnessReport {
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
   if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');

@@ -3,7 +3,6 @@ import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
 import { calibrateFinite, certifiedFinite, type Certification } from './finite.js';
 import { calibratePoints, oneCoordinate, type PointSettings } from './points.js';
 import type { CalibrateOptions, CalibrationResult } from './result.js';
-import type { CalibrationSettings } from './rules.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
@@ -50,6 +49,19 @@ export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: 
  * them), so the audit of a calibrated scale never fails by a rounding the calibration did not make.
  * @example certifiedAt(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
  */
-export function certifiedAt(scenario: AnyScenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
-  return byLaw(scenario, { finite: (s) => certifiedFinite(s, settings, scale) }, 'the certificate check');
+export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings, 'method'>, scale: number): Certification {
+  return byLaw(
+    scenario,
+    {
+      finite: (s) => certifiedFinite(s, oneCoordinate(settings), scale),
+      // Every bound on ℝ^d is certified on a fixed coupling and falls as the scale grows: a scale at
+      // or above the calibrated one is certified by the same condition.
+      points: (s) => {
+        const c = calibratePoints(s, { ...settings, method: 'best' });
+        const by = (c.winner ?? c.method) as Certification['units'][number]['by'];
+        return { certified: c.scale <= scale, units: [{ label: { prior: s.name, pair: ['*', '*'] }, by: c.scale <= scale ? by : null }] };
+      },
+    },
+    'the certificate check',
+  );
 }
