@@ -1,6 +1,9 @@
 import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
+import { oneCoordinate } from '../calibrate/points.js';
 
 export type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -155,7 +158,7 @@ function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: 
  * guarantees do not compose: the joint level can exceed the sum many times over (docs/math.md §9).
  * @example account(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1 }, { mechanism: 'gaussian', scale: 1 }], { alphas: [2] }).rows[0].divergence
  */
-export function account(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
+function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
   if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
   const parts = releases.map(partOf);
@@ -212,7 +215,7 @@ export function account(scenario: Scenario, releases: Release[], opts: { alphas:
  * the past releases alone already exceed ε (no amount of noise on a new release can undo them).
  * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
  */
-export function nextReleaseScale(
+function nextReleaseFinite(
   scenario: Scenario,
   past: Release[],
   next: Omit<Release, 'scale'>,
@@ -262,4 +265,85 @@ export function nextReleaseScale(
   if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
   const top = units.find((u) => u.label === sol.top.label);
   return { scale: sol.scale, binding: sol.top.label, method: top && 'pc' in top && top.pc ? joint(top.pc, sol.scale).method : 'coupled' };
+}
+
+/** Options of an account of any law source: coordinate weights apply to vector-valued queries. */
+export type AnyAccountOptions = { alphas: number[]; delta?: number; onProgress?: Progress; coordinateScales?: readonly number[] };
+
+/** A release of any law source's value: on ℝ^d it may publish some coordinates only (0-based). */
+export type AnyRelease = Release & { coordinates?: readonly number[] };
+
+/** Finite laws on ℝ: no coordinates to publish apart, no coordinate weights. */
+function oneValue<R extends { coordinates?: readonly number[] }>(
+  releases: readonly R[],
+  opts: { coordinateScales?: readonly number[] },
+  field = 'release',
+): R[] {
+  if (releases.some((r) => r.coordinates))
+    throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', field);
+  oneCoordinate(opts);
+  return [...releases];
+}
+
+/**
+ * The joint level of several releases of one value (docs/math.md §9): per order the certified
+ * joint D_α over every prior, pair and direction, next to the naive sum of each release's own.
+ * Finite laws on ℝ get the exact accountant where it applies (then `understated` says whether
+ * adding budgets would have understated the leak); laws on ℝ^d a coupled upper bound (§12).
+ * @example account(builtinScenario('heart'), [{ mechanism: 'laplace', scale: 1 }, { mechanism: 'gaussian', scale: 1.5 }], { alphas: [2] }).rows[0].divergence
+ */
+export function account(scenario: AnyScenario, releases: readonly AnyRelease[], opts: AnyAccountOptions): Accounting {
+  return byLaw(scenario, { finite: (s) => accountFinite(s, oneValue(releases, opts), opts), points: (s) => accountPoints(s, releases, opts) }, 'the account');
+}
+
+/**
+ * `account` with the work spread over a pool's threads where it is large (the directions of a
+ * vector query's account, each whole on a worker: the numbers of one thread).
+ */
+export async function accountOnPool(
+  pool: DirectionRunner,
+  scenario: AnyScenario,
+  releases: readonly AnyRelease[],
+  opts: AnyAccountOptions,
+): Promise<Accounting> {
+  return byLaw<Promise<Accounting>>(
+    scenario,
+    {
+      finite: async () => {
+        throw new InputError("spread a vector query's account over threads; one column is accounted on one thread", 'threads');
+      },
+      points: (s) => accountPointsOnPool(pool, s, releases, opts),
+    },
+    'the account',
+  );
+}
+
+/**
+ * The smallest scale of one more release (`next`) that keeps the joint level of all releases —
+ * `past` and the new one — within (α, ε) for every prior and pair: the joint bound falls as the
+ * new scale grows, so the driver's bracketed search applies. InputError when the past releases
+ * alone already exceed ε (no amount of noise on a new release can undo them).
+ * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
+ */
+export function nextReleaseScale(
+  scenario: AnyScenario,
+  past: readonly AnyRelease[],
+  next: Omit<AnyRelease, 'scale'>,
+  alpha: number,
+  epsilon: number,
+  opts: { onProgress?: Progress; coordinateScales?: readonly number[] } = {},
+): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+  return byLaw(
+    scenario,
+    {
+      finite: (s) => nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next')[0], alpha, epsilon, opts.onProgress),
+      points: (s) =>
+        nextPointsReleaseScale(s, past, next.mechanism, alpha, epsilon, {
+          ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
+          ...(next.coordinates ? { coordinates: next.coordinates } : {}),
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        }),
+    },
+    'the next-release search',
+  );
 }

@@ -22,7 +22,7 @@ import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
 export interface PointRelease {
-  mechanism: 'laplace' | 'gaussian';
+  mechanism: Mechanism;
   scale: number;
   /**
    * The coordinates this release publishes (0-based; default all): releases of different columns

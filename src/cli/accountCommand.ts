@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Accounting, Release } from '../account/account.js';
+import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -9,7 +9,7 @@ import { asFlagError, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
-import { isPointScenario, type PointScenario } from '../distribution/points.js';
+import type { PointScenario } from '../distribution/points.js';
 import { progressBar } from './progress.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -123,7 +123,7 @@ const HOW = {
 
 async function runAccount(o: AccountOptions): Promise<void> {
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
-  const { account, nextReleaseScale } = await import('../account/account.js');
+  const { account, accountOnPool, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
@@ -145,31 +145,83 @@ async function runAccount(o: AccountOptions): Promise<void> {
     return runLedgerNext(o, loaded, ledger.groups, releases, ledger.budget);
   }
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
-  if (isPointScenario(loaded))
-    return runAccountVector(o, loaded, releases, alphas, delta, recordedWeights ? { ...d, coordinateScales: [...recordedWeights] } : d);
-  if (releases.some((r) => r.columns || r.coordinates))
-    throw new InputError('columns and coordinates name parts of a vector query (several --query columns, or vector values in a spec)', '--release');
-  if (o.nextColumns !== undefined) throw new InputError('name parts of a vector query (several --query columns, or vector values in a spec)', '--next-columns');
-  if (o.threads !== undefined) throw new InputError("spread a vector query's account over threads; one column is accounted on one thread", '--threads');
-  const scenario = loaded;
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? (recordedWeights ? [...recordedWeights] : d.coordinateScales);
+  const { past, nextCoordinates, nextParts } = releaseParts(o, releases);
+  let acc: Accounting | null = null;
   let next: NextRelease | null = null;
-  // A progress bar over (α, prior, pair) units on a terminal (never with --json), with the elapsed time.
+  // A progress bar over the account's units on a terminal (never with --json), with the elapsed time.
   const bar = await progressBar('account', !o.json);
   try {
     const n = nextSettings(o, alphas, d);
-    if (n)
-      next = {
-        ...n,
-        ...nextReleaseScale(scenario, releases, { mechanism: n.mechanism }, n.alpha, n.epsilon, (done, total) => bar.update(done, total, 'next release')),
-      };
+    if (n) {
+      const r = nextReleaseScale(loaded, past, { mechanism: n.mechanism, ...(nextCoordinates ? { coordinates: nextCoordinates } : {}) }, n.alpha, n.epsilon, {
+        ...(coordinateScales ? { coordinateScales } : {}),
+        onProgress: (done, total) => bar.update(done, total, 'next release'),
+      });
+      next = { ...n, ...r, ...(nextParts ? { columns: nextParts } : {}) };
+    }
     if (releases.length === 0 && !next)
       throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
+    if (releases.length) {
+      const opts = {
+        alphas,
+        delta,
+        ...(coordinateScales ? { coordinateScales } : {}),
+        onProgress: (done: number, total: number) => bar.update(done, total, 'joint level'),
+      };
+      const threads = o.threads === undefined ? 1 : parseThreads(o.threads);
+      if (o.threads !== undefined) {
+        // Directions on worker threads (each whole, by the same code): the numbers of one thread.
+        const { withPool } = await import('../calibrate/parallel.js');
+        acc = await withPool(threads, (pool) => accountOnPool(pool, loaded, past, opts), heavyAccount(loaded) ? 0 : undefined);
+      } else acc = account(loaded, past, opts);
+    }
   } catch (e) {
     throw asFlagError(e);
+  } finally {
+    bar.stop();
   }
-  const acc = releases.length ? account(scenario, releases, { alphas, delta, onProgress: (done, total) => bar.update(done, total, 'joint level') }) : null;
-  bar.stop();
-  printAccount(o, scenario.name, releases, acc, next);
+  printAccount(o, loaded.name, releases, acc, next);
+}
+
+/**
+ * A direction of two laws of K and L atoms solves K·L-cost transport problems at every order:
+ * from about 10⁵ pairs that is seconds per direction, so helpers start at once.
+ */
+function heavyAccount(scenario: { priors: readonly { conditionals: Readonly<Record<string, unknown>> }[] }): boolean {
+  return scenario.priors.some((p) => {
+    const sizes = Object.values(p.conditionals)
+      .map((m) => (m as { masses: ArrayLike<number> }).masses.length)
+      .sort((a, b) => b - a);
+    return sizes.length > 1 && sizes[0] * sizes[1] >= 1e5;
+  });
+}
+
+/**
+ * The releases with the coordinates they publish (a vector query's `columns=A+B` by the table's
+ * names, or 1-based `coordinates=1+2`), and `--next-columns` for the next release.
+ */
+function releaseParts(o: AccountOptions, releases: ParsedRelease[]) {
+  // Columns by name: the query's own order (a table's --query A,B,…).
+  const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
+  const indexOf = (columns: string[], flag: string, what: string) =>
+    columns.map((c) => {
+      if (!names) throw new InputError(`${what}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, flag);
+      const k = names.indexOf(c);
+      if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, flag);
+      return k;
+    });
+  const past = releases.map(({ columns, coordinates, ...r }) => {
+    const cs = coordinates ?? (columns && indexOf(columns, '--release', `columns=${columns.join('+')}`));
+    return { ...r, ...(cs ? { coordinates: cs } : {}) };
+  });
+  // --next-columns A+B (a table's names) or 1+2 (1-based coordinates): the next release publishes only those.
+  const nextParts = o.nextColumns?.split('+').map((c) => c.trim());
+  if (nextParts && o.next === undefined) throw new InputError('goes with --next', '--next-columns');
+  const nextCoordinates =
+    nextParts &&
+    (nextParts.every((c) => /^[1-9]\d*$/.test(c)) && !names ? nextParts.map((c) => Number(c) - 1) : indexOf(nextParts, '--next-columns', `'${o.nextColumns}'`));
+  return { past, nextParts, nextCoordinates };
 }
 
 /** `--next` and its single (α, ε): the total budget one more release must keep. */
@@ -185,77 +237,6 @@ function nextSettings(
   if (a.length !== 1 || epsilons.length !== 1)
     throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
   return { mechanism, alpha: a[0], epsilon: epsilons[0] };
-}
-
-/** Several releases of one vector: certified upper bounds (docs/math.md §12), and the next release's scale under them. */
-async function runAccountVector(
-  o: AccountOptions,
-  scenario: PointScenario,
-  releases: ParsedRelease[],
-  alphas: number[],
-  delta: number,
-  d: { alpha?: number; epsilon?: number; coordinateScales?: number[] },
-): Promise<void> {
-  const { accountPoints, accountPointsOnPool, nextPointsReleaseScale } = await import('../account/points.js');
-  // Columns by name: the query's own order (a table's --query A,B,…).
-  const names = o.data ? (o.query ?? '').split(',').map((c) => c.trim()) : null;
-  const indexOf = (columns: string[], flag: string, what: string) =>
-    columns.map((c) => {
-      if (!names) throw new InputError(`${what}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, flag);
-      const k = names.indexOf(c);
-      if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, flag);
-      return k;
-    });
-  const past = releases.map((r) => {
-    const coordinates = r.coordinates ?? (r.columns && indexOf(r.columns, '--release', `columns=${r.columns.join('+')}`));
-    return { mechanism: r.mechanism as 'laplace' | 'gaussian', scale: r.scale, ...(coordinates ? { coordinates } : {}) };
-  });
-  // --next-columns A+B (a table's names) or 1+2 (1-based coordinates): the next release publishes only those.
-  const nextParts = o.nextColumns?.split('+').map((c) => c.trim());
-  if (nextParts && o.next === undefined) throw new InputError('goes with --next', '--next-columns');
-  const nextCoordinates =
-    nextParts &&
-    (nextParts.every((c) => /^[1-9]\d*$/.test(c)) && !names ? nextParts.map((c) => Number(c) - 1) : indexOf(nextParts, '--next-columns', `'${o.nextColumns}'`));
-  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
-  let acc: Accounting | null = null;
-  let next: NextRelease | null = null;
-  const bar = await progressBar('account', !o.json);
-  try {
-    const n = nextSettings(o, alphas, d);
-    if (n) {
-      if (n.mechanism !== 'laplace' && n.mechanism !== 'gaussian')
-        throw new InputError(`vector queries take laplace or gaussian noise (independent per coordinate), got '${n.mechanism}'`, '--next');
-      const r = nextPointsReleaseScale(scenario, past, n.mechanism, n.alpha, n.epsilon, {
-        coordinateScales,
-        ...(nextCoordinates ? { coordinates: nextCoordinates } : {}),
-        onProgress: (done, total) => bar.update(done, total, 'next release'),
-      });
-      next = { ...n, ...r, ...(nextParts ? { columns: nextParts } : {}) };
-    }
-    if (releases.length === 0 && !next)
-      throw new InputError("name the releases made so far (repeat --release 'mechanism=gaussian,scale=1.2'), or ask for --next", '--release');
-    if (releases.length) {
-      const opts = { alphas, delta, coordinateScales, onProgress: (done: number, total: number) => bar.update(done, total, 'joint level') };
-      // Directions on worker threads (each whole, by the same code): the numbers of one thread.
-      const threads = parseThreads(o.threads);
-      if (threads > 1) {
-        const { withPool } = await import('../calibrate/parallel.js');
-        // A direction of two laws of K and L atoms solves K·L-cost transport problems at every order:
-        // from about 10⁵ pairs that is seconds per direction, so helpers start at once.
-        const pairsOf = (p: PointScenario['priors'][number]) => Object.values(p.conditionals).map((m) => m.masses.length);
-        const heavy = scenario.priors.some((p) => {
-          const sizes = pairsOf(p).sort((a, b) => b - a);
-          return sizes.length > 1 && sizes[0] * sizes[1] >= 1e5;
-        });
-        acc = await withPool(threads, (pool) => accountPointsOnPool(pool, scenario, past, opts), heavy ? 0 : undefined);
-      } else acc = accountPoints(scenario, past, opts);
-    }
-  } catch (e) {
-    throw asFlagError(e);
-  } finally {
-    bar.stop();
-  }
-  printAccount(o, scenario.name, releases, acc, next);
 }
 
 /** The scale one more release needs to keep the total within (α, ε). */
