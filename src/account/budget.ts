@@ -1,9 +1,6 @@
-import type { Scenario } from '../distribution/scenario.js';
-import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { isPointScenario, type PointLaw, type PointScenario } from '../distribution/points.js';
-import { accountPoints } from '../account/points.js';
-import { account, type Accounting, type Release } from './account.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
+import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
 
@@ -48,25 +45,19 @@ export function checkBudget(b: Budget): Budget {
   return b;
 }
 
-/** The joint accountant on every release of the list (one dispatch on the law's dimension). */
-function jointAccount(scenario: Scenario | PointScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
-  const alphas = [...b.alphas];
-  const delta = b.delta;
-  if (isPointScenario(scenario)) {
-    const weights = groups[0]?.coordinateScales;
-    if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
-      throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
-    const releases = groups.flatMap((g) => {
-      if (g.mechanism !== 'laplace' && g.mechanism !== 'gaussian')
-        throw new InputError(`vector releases are accounted for laplace or gaussian noise, got '${g.mechanism}'`, 'mechanism');
-      return Array.from({ length: g.count }, () => ({ mechanism: g.mechanism as 'laplace' | 'gaussian', scale: g.scale }));
-    });
-    return accountPoints(scenario, releases, { alphas, ...(delta !== undefined ? { delta } : {}), ...(weights ? { coordinateScales: weights } : {}) });
-  }
-  const releases: Release[] = groups.flatMap((g) =>
+/** The joint accountant on every release of the list (the releases of one ledger share their coordinate weights). */
+function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+  const weights = groups[0]?.coordinateScales;
+  if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
+    throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
+  const releases = groups.flatMap((g) =>
     Array.from({ length: g.count }, () => ({ mechanism: g.mechanism, scale: g.scale, ...(g.cost ? { cost: g.cost } : {}) })),
   );
-  return account(scenario as Scenario<Discrete>, releases, { alphas, ...(delta !== undefined ? { delta } : {}) });
+  return account(scenario, releases, {
+    alphas: [...b.alphas],
+    ...(b.delta !== undefined ? { delta: b.delta } : {}),
+    ...(weights ? { coordinateScales: weights } : {}),
+  });
 }
 
 /**
@@ -74,7 +65,7 @@ function jointAccount(scenario: Scenario | PointScenario, groups: readonly Relea
  * within ε (Rényi), or the best order's ε′ within ε (with δ).
  * @example budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 2 }], { alphas: [2], epsilon: 1 }).fits
  */
-export function budgetLevel(scenario: Scenario | Scenario<PointLaw>, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
+export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
   checkBudget(b);
   if (groups.length === 0 || groups.every((g) => g.count === 0)) throw new InputError('name at least one release', 'release');
   const accounting = jointAccount(scenario, groups, b);
@@ -98,7 +89,7 @@ const SCALE_RTOL = 1e-6;
  * @example smallestFittingScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
  */
 export function smallestFittingScale(
-  scenario: Scenario | Scenario<PointLaw>,
+  scenario: AnyScenario,
   past: readonly ReleaseGroup[],
   next: Omit<ReleaseGroup, 'scale'>,
   b: Budget,

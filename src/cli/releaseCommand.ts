@@ -7,9 +7,9 @@ import { wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
-import type { ReleaseResult } from '../release/release.js';
+import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
-import { isPointScenario, type PointScenario } from '../distribution/points.js';
+import type { PointScenario } from '../distribution/points.js';
 import { isGaussianScenario } from '../distribution/mixture.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -140,48 +140,44 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   await checkLedgerFirst(o, scenario);
   const { settings: one, target: asked0 } = releaseSettings(o, grid, d.delta);
   const target = { ...asked0, ...given };
-  if (isPointScenario(scenario)) return runReleaseVector(o, scenario, one, target, asked, parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales);
-  const value = isDecimal(o.value) ? Number(o.value) : NaN;
-  if (!Number.isFinite(value)) throw new InputError(`must be a finite number, got '${o.value}'`, '--value');
+  const value = parseValue(o.value);
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = one;
   const count = asked ?? specReleases ?? 1;
   const confidence = parseConfidence(o.confidence);
-  let r: ReleaseResult;
+  const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
+  let r: ReleaseResult | PointReleaseResult;
   try {
-    r = release(scenario, settings, value, { count, truncate, allowNoNoise: o.allowNoNoise, perRelease: o.perRelease, confidence, ...target });
+    r = release(scenario, { ...settings, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
+      count,
+      truncate,
+      allowNoNoise: o.allowNoNoise,
+      perRelease: o.perRelease,
+      confidence,
+      ...target,
+    });
   } catch (e) {
-    if (
-      e instanceof InputError &&
-      e.path &&
-      [
-        'alpha',
-        'epsilon',
-        'delta',
-        'method',
-        'mechanism',
-        'truncate',
-        'cost',
-        'allow-no-noise',
-        'count',
-        'releases',
-        'contamination',
-        'domain',
-        'scale',
-      ].includes(e.path)
-    ) {
-      throw asFlagError(e);
-    }
-    throw e;
+    throw asFlagError(e);
   }
   const entry = await recordFirst(o, scenario as Scenario, {
-    mechanism: r.mechanism,
+    mechanism: r.mechanism as CalibrationSettings['mechanism'],
     scale: r.scale,
-    count,
+    count: r.values.length,
     ...(settings.cost ? { cost: settings.cost } : {}),
+    ...('halfWidths' in r && coordinateScales ? { coordinateScales } : {}),
   });
-  printScalar(o, scenario.name, r, entry);
+  if ('halfWidths' in r) printPoints(o, scenario.name, r, entry);
+  else printScalar(o, scenario.name, r, entry);
   await entry?.shown();
+}
+
+/** `--value X` (or `X,Y,…` for a vector query): decimals only. */
+function parseValue(text: string): number | number[] {
+  const parts = text.split(',').map((x) => x.trim());
+  const value = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
+  if (!value.every(Number.isFinite))
+    throw new InputError(`must be a finite number (a vector query: finite numbers separated by commas, one per query column), got '${text}'`, '--value');
+  return value.length === 1 ? value[0] : value;
 }
 
 /** A scalar release, its error bars and its ledger entry, as text or JSON. */
@@ -215,54 +211,19 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
   process.stdout.write(r.values.map((v, i) => `${v}\t${intervalText(r.intervals[i])}\n`).join(''));
 }
 
-/** `release --value A,B,…` of a vector query: independent noise per coordinate (docs/math.md §12). */
-async function runReleaseVector(
-  o: ReleaseOptions,
-  scenario: PointScenario,
-  settings: CalibrationSettings,
-  target: { delta?: number; alphas?: number[]; scale?: number },
-  asked: number | undefined,
-  coordinateScales?: number[],
-): Promise<void> {
-  if (o.truncate !== undefined) throw new InputError('is not available for vector queries yet', '--truncate');
-  const parts = o.value!.split(',').map((x) => x.trim());
-  const value = parts.map(Number);
-  if (parts.some((x) => x === '') || !value.every(Number.isFinite))
-    throw new InputError(`must be finite numbers separated by commas (one per query column), got '${o.value}'`, '--value');
-  const { releasePoints } = await import('../release/points.js');
-  const { releases: specReleases, ...rest } = settings;
-  let r: ReturnType<typeof releasePoints>;
-  const confidence = parseConfidence(o.confidence);
-  try {
-    r = releasePoints(scenario, { ...rest, ...(coordinateScales ? { coordinateScales } : {}) }, value, {
-      count: asked ?? specReleases ?? 1,
-      confidence,
-      allowNoNoise: o.allowNoNoise,
-      perRelease: o.perRelease,
-      ...target,
-    });
-  } catch (e) {
-    throw e instanceof InputError && e.path === 'value' ? new InputError(e.reason, '--value') : asFlagError(e);
-  }
-  const entry = await recordFirst(o, scenario, {
-    mechanism: settings.mechanism,
-    scale: r.scale,
-    count: r.values.length,
-    ...(coordinateScales ? { coordinateScales } : {}),
-  });
+/** A vector query's release, its per-coordinate error bars and its ledger entry, as text or JSON. */
+function printPoints(o: ReleaseOptions, name: string, r: PointReleaseResult, entry: Entry | null): void {
   if (o.json) {
     const { intervals, ...rest } = r;
     const releases = r.values.map((value, i) => ({ value, interval: intervals[i].map(intervalJson) }));
-    process.stdout.write(`${JSON.stringify({ scenario: scenario.name, ...rest, alpha: jsonAlpha(r.alpha), releases, ...ledgerJson(entry) }, null, 2)}\n`);
-    await entry?.shown();
+    process.stdout.write(`${JSON.stringify({ scenario: name, ...rest, alpha: jsonAlpha(r.alpha), releases, ...ledgerJson(entry) }, null, 2)}\n`);
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
   process.stdout.write(
-    `${scenario.name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n${ledgerLine(entry)}\nvalue\tintervals\n`,
+    `${name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n${ledgerLine(entry)}\nvalue\tintervals\n`,
   );
   process.stdout.write(r.values.map((v, i) => `${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`).join(''));
-  await entry?.shown();
 }
 
 /**
@@ -300,19 +261,11 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   const bar = await progressBar('release', !o.json);
   let r: { scale: number; method: string; guarantee: string; values: (number | number[] | null)[]; halfWidth?: number | null; halfWidths?: number[] };
   try {
-    r = isPointScenario(scenario)
-      ? (await import('../release/points.js')).releasePointsColumn(
-          scenario,
-          settings,
-          values.map((v) => v.value as number[]),
-          { ...target, allowNoNoise: o.allowNoNoise, confidence },
-        )
-      : (await import('../release/release.js')).releaseColumn(
-          scenario as Scenario,
-          settings,
-          values.map((v) => v.value as number),
-          { ...target, allowNoNoise: o.allowNoNoise, confidence },
-        );
+    r = (await import('../release/release.js')).releaseColumn(scenario, settings, values.map((v) => v.value) as number[] | number[][], {
+      ...target,
+      allowNoNoise: o.allowNoNoise,
+      confidence,
+    });
   } catch (e) {
     throw asFlagError(e);
   } finally {
@@ -324,7 +277,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
     count: 1,
     ...(settings.cost ? { cost: settings.cost } : {}),
   });
-  const head = ['group', ...(isPointScenario(scenario) ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
+  const head = ['group', ...('histogram' in query ? states.map((s) => `${o.query}:${s}`) : [o.query!])];
   const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = values.map((v, i) => [quote(v.group), ...[r.values[i]].flat().map(String)].join(','));
   await writeTextAtomically(o.out!, '--out', `${[head.map(quote).join(','), ...lines].join('\n')}\n`);
@@ -389,7 +342,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
           scale: drawn.scale,
           count: 1,
           ...(settings.cost ? { cost: settings.cost } : {}),
-          ...(coordinateScales && isPointScenario(scenario) ? { coordinateScales } : {}),
+          ...(coordinateScales && queries.length > 1 ? { coordinateScales } : {}),
         });
       },
     });

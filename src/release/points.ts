@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
-import { consentToNoNoise, samplerFor, type ReleaseOptions } from '../release/release.js';
+import { consentToNoNoise, samplerFor, type ReleaseOptions } from './finite.js';
 import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../release/interval.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';

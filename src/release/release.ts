@@ -1,332 +1,80 @@
-import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
-import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
-import type { CalibrationSettings } from '../calibrate/rules.js';
-import type { Scenario } from '../distribution/scenario.js';
-import { pointMass } from '../distribution/discrete.js';
-import { logMassIn } from '../divergence/exactRenyi.js';
+import type { PointSettings } from '../calibrate/points.js';
+import { oneCoordinate } from '../calibrate/points.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { InputError } from '../errors.js';
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { cryptoSource, type RandomSource } from '../sampling/random.js';
-import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
-import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
-import { mechanismNoise } from '../calibrate/mechanismNoise.js';
-import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval, truncatedInterval } from './interval.js';
-import type { GaussianScenario } from '../distribution/mixture.js';
+import { releaseColumnFinite, releaseFinite, type ReleaseOptions, type ReleaseResult } from './finite.js';
+import { releasePoints, releasePointsColumn } from './points.js';
+
+export * from './finite.js';
+
+/** A release of a vector-valued query: one vector per draw, an error bar per coordinate. */
+export type PointReleaseResult = ReturnType<typeof releasePoints>;
+
+/** A value on ℝ is one number; given as a list, a list of one. */
+function oneNumber(value: number | readonly number[]): number {
+  if (typeof value === 'number') return value;
+  if (value.length !== 1) throw new InputError(`has ${value.length} coordinates; the query has 1`, 'value');
+  return value[0];
+}
 
 /**
- * The exact sampler for a calibrated mechanism. Where the sampler's parameter is derived
- * (exponential: b = 1/η(θ) or rate η(θ)), it is rounded towards *more* noise.
+ * Privatizes `value` (a number, or on ℝ^d a vector): calibrates the mechanism on the scenario
+ * (truncated: on the truncated outputs) and draws `count` independent releases with the exact
+ * samplers, each with its error bar (per coordinate on ℝ^d). `count` > 1 is calibrated for all
+ * releases together unless `perRelease`, and the guarantee says which: Pufferfish guarantees do
+ * not compose.
+ * @example release(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4).values
  */
-export function samplerFor(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): ExactNoise {
-  return mechanismDef(s.mechanism).sampler(scale, noiseOptions(s));
-}
-
-/** How to release: the number of draws, truncation, randomness, an (ε, δ) target, error-bar confidence or a given scale. */
-export interface ReleaseOptions {
-  count?: number;
-  truncate?: [number, number];
-  /** Randomness; the platform CSPRNG unless a test injects its own. */
-  random?: RandomSource;
-  /**
-   * `count` > 1: calibrate for each release alone instead of for all of them together (the
-   * default). Each release then carries the guarantee alone; together they do not (Pufferfish
-   * guarantees do not compose), and the result says so.
-   */
-  perRelease?: boolean;
-  /**
-   * Release the raw value when the calibrated scale is 0 (the data already meets ε under the
-   * prior class). Off by default: "no noise" holds only if the adversary's belief is exactly in
-   * the class, so it must be asked for.
-   */
-  allowNoNoise?: boolean;
-  /** Calibration progress: units done and their total. */
-  onProgress?: (done: number, total: number) => void;
-  /**
-   * An (ε, δ) target instead of a Rényi one: `settings.epsilon` is ε, and the scale is the smallest
-   * over the Rényi orders `alphas` (default: the built-in grid), each calibrated for the Rényi budget
-   * the sharper conversion leaves (docs/math.md §3; `calibrateEpsDelta`). `settings.alpha` is ignored.
-   */
-  delta?: number;
-  alphas?: readonly number[];
-  /** The share of the noise each error bar covers (default 0.95). */
-  confidence?: number;
-  /**
-   * Release at this scale instead of calibrating: the guarantee is then whatever the caller
-   * checked for it (a ledger's joint budget); the result says the scale was given.
-   */
-  scale?: number;
-}
-
-/** Refuses a zero-noise release unless it was asked for, saying why the scale is 0. */
-export function consentToNoNoise(
-  plan: { scale: number; calibration: CalibrationResult | null; truncate: [number, number] | null },
-  opts: ReleaseOptions,
-): void {
-  if (plan.scale > 0 || opts.allowNoNoise) return;
-  const why = plan.calibration?.explanation ?? 'no pair needs noise on this interval';
-  throw new InputError(
-    `the calibrated scale is 0, so the release would be the raw value (${why}) — this holds only if the adversary's belief is exactly in the prior class; pass --allow-no-noise to release it anyway, or widen the class: --contamination λ --domain LO,HI (every prior within λ of it), or --prior bootstrap:N or dirichlet:N`,
-    'allow-no-noise',
+export function release(scenario: AnyScenario, settings: PointSettings, value: number, opts?: ReleaseOptions): ReleaseResult;
+export function release(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  value: number | readonly number[],
+  opts?: ReleaseOptions,
+): ReleaseResult | PointReleaseResult;
+export function release(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  value: number | readonly number[],
+  opts: ReleaseOptions = {},
+): ReleaseResult | PointReleaseResult {
+  const finite = (s: Parameters<typeof releaseFinite>[0]) => releaseFinite(s, oneCoordinate(settings), oneNumber(value), opts);
+  return byLaw<ReleaseResult | PointReleaseResult>(
+    scenario,
+    {
+      finite,
+      mixture: finite,
+      points: (s) => {
+        if (opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
+        return releasePoints(s, settings, typeof value === 'number' ? [value] : value, opts);
+      },
+    },
+    'a release',
   );
 }
 
-/** Released values with their error bars, the scale and method used, and the guarantee in words. */
-export interface ReleaseResult {
-  values: number[];
-  mechanism: CalibrationSettings['mechanism'];
-  /** The method that set the scale (for `best`, the winner). */
-  method: string;
-  alpha: number;
-  epsilon: number;
-  parameter: 'b' | 'sigma' | 'theta';
-  scale: number;
-  truncate: [number, number] | null;
-  guarantee: string;
-  calibration: CalibrationResult | null;
-  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
-  target?: { epsilon: number; delta: number };
-  /** The probability, over the noise, that each interval holds the true value. */
-  confidence: number;
-  /** Untruncated noise: each interval is value ± halfWidth (rounded up); truncated: null, the intervals are exact. */
-  halfWidth: number | null;
-  /** One interval per released value, index for index. */
-  intervals: [number, number][];
-}
-
-/** Truncated draws are refused when they would need more than this many tries on average. */
-export const MAX_EXPECTED_DRAWS = 1e5;
-
-const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
-
-interface ReleasePlan extends Omit<ReleaseResult, 'values' | 'confidence' | 'halfWidth' | 'intervals'> {
-  /** One release of `value` (the value itself when no noise is needed). */
-  draw(value: number, random: RandomSource): number;
-}
-
 /**
- * The error bars of a plan at `confidence`: y ± h for untruncated noise (h the family's
- * half-width, rounded up; 0 without noise), the exact interval of the truncated law otherwise.
- */
-export function errorBars(
-  plan: Pick<ReleaseResult, 'scale' | 'truncate'>,
-  settings: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>,
-  confidence = DEFAULT_CONFIDENCE,
-): { confidence: number; halfWidth: number | null; interval(y: number): [number, number] } {
-  checkConfidence(confidence);
-  if (plan.truncate && plan.scale > 0) {
-    const noise = mechanismNoise(settings, plan.scale);
-    const t = plan.truncate;
-    return { confidence, halfWidth: null, interval: (y) => truncatedInterval(y, noise, t, confidence) };
-  }
-  const h = plan.scale === 0 ? 0 : mechanismDef(settings.mechanism).halfWidth(plan.scale, confidence, noiseOptions(settings));
-  return { confidence, halfWidth: h, interval: (y) => symmetricInterval(y, h) };
-}
-
-/**
- * Calibrates once (truncated: on the truncated outputs) and returns how to draw a release of
- * any value. A truncated draw first refuses a value whose interval probability is negligible,
- * so no draw loops.
- */
-function planRelease(
-  scenario: Scenario | GaussianScenario,
-  settings: CalibrationSettings,
-  truncate?: [number, number],
-  onProgress?: (done: number, total: number) => void,
-  target?: Pick<ReleaseOptions, 'delta' | 'alphas' | 'scale'>,
-): ReleasePlan {
-  if (target?.scale !== undefined) return planGiven(scenario, settings, target.scale, truncate);
-  if (target?.delta !== undefined) return planEpsDelta(scenario, settings, target.delta, target.alphas ?? DEFAULT_DELTA_ALPHAS, truncate, onProgress);
-  const parameter = mechanismDef(settings.mechanism).parameter;
-  const where = `for every prior and secret pair of '${scenario.name}'`;
-  const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
-  if (truncate) {
-    const [lo, hi] = truncate;
-    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
-      throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
-    if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
-    if (settings.contamination) throw new InputError('truncated releases are not calibrated for a contamination class yet', 'contamination');
-    const t = calibrateTruncated(scenario, settings, truncate);
-    const noise = t.scale === 0 ? null : samplerFor(settings, t.scale);
-    return {
-      ...base,
-      method: 'exact (truncated)',
-      scale: t.scale,
-      truncate,
-      calibration: null,
-      guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
-      draw(value, random) {
-        if (!noise) {
-          // Scale 0 (no pair needs noise): the limit law is the value itself, which must lie in the interval.
-          if (value >= lo && value <= hi) return value;
-          throw new InputError(`value ${value} is outside [${lo}, ${hi}] and no noise is calibrated to move it there`, 'truncate');
-        }
-        const logMass = logMassIn(pointMass(value), mechanismNoise(settings, t.scale), truncate).value;
-        const mass = Math.exp(logMass);
-        if (mass < NEGLIGIBLE_MASS)
-          throw new InputError(
-            `value ${value} lands in [${lo}, ${hi}] with probability e^${logMass.toFixed(1)} at this scale: negligible (below ${NEGLIGIBLE_MASS})`,
-            'truncate',
-          );
-        // Rejection sampling costs 1/mass draws on average: refuse, with the estimate, rather than run for hours.
-        if (1 / mass > MAX_EXPECTED_DRAWS)
-          throw new InputError(
-            `value ${value} lands in [${lo}, ${hi}] with probability ${mass.toPrecision(2)} at this scale: about ${(1 / mass).toPrecision(2)} draws per release on average (limit ${MAX_EXPECTED_DRAWS}); widen the interval`,
-            'truncate',
-          );
-        return drawRelease(value, noise, { random, truncate, maxDraws: Math.ceil(1000 / mass) });
-      },
-    };
-  }
-  const c = calibrate(scenario, settings, { onProgress });
-  const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
-  return {
-    ...base,
-    method: c.winner ?? c.method,
-    scale: c.scale,
-    truncate: null,
-    calibration: c,
-    guarantee:
-      c.scale === 0
-        ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-        : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
-    draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
-  };
-}
-
-/** `planRelease` at a given scale: no calibration; the caller vouches for the guarantee. */
-function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, scale: number, truncate?: [number, number]): ReleasePlan {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
-  if (truncate) throw new InputError('a truncated release is calibrated on its truncated outputs; it takes no given scale', 'scale');
-  const noise = samplerFor(settings, scale);
-  const def = mechanismDef(settings.mechanism);
-  return {
-    mechanism: settings.mechanism,
-    alpha: settings.alpha,
-    epsilon: settings.epsilon,
-    parameter: def.parameter,
-    method: 'given scale',
-    scale,
-    truncate: null,
-    calibration: null,
-    guarantee: `${def.title} noise at the given ${def.symbol} = ${scale} for '${scenario.name}': not calibrated here; its guarantee is the joint level the ledger checked`,
-    draw: (value, random) => drawRelease(value, noise, { random }),
-  };
-}
-
-/**
- * `planRelease` for an (ε, δ) target: the smallest scale over the Rényi orders (`calibrateEpsDelta`),
- * then the same draws. Progress counts every order's units.
- */
-function planEpsDelta(
-  scenario: Scenario | GaussianScenario,
-  settings: CalibrationSettings,
-  delta: number,
-  alphas: readonly number[],
-  truncate?: [number, number],
-  onProgress?: (done: number, total: number) => void,
-): ReleasePlan {
-  if (truncate) throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
-  let k = 0;
-  const at = (st: CalibrationSettings) => {
-    const i = k++;
-    const progress = onProgress && ((done: number, total: number) => onProgress(i * total + done, alphas.length * total));
-    return calibrate(scenario, st, { onProgress: progress });
-  };
-  const { alpha: _ignored, ...rest } = settings;
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
-  const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
-  const where = `for every prior and secret pair of '${scenario.name}'`;
-  const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';
-  return {
-    mechanism: settings.mechanism,
-    alpha: c.alpha,
-    epsilon: c.renyiEpsilon,
-    parameter: mechanismDef(settings.mechanism).parameter,
-    method: c.winner ?? c.method,
-    scale: c.scale,
-    truncate: null,
-    calibration: c,
-    target: c.target,
-    guarantee: `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy of ${what} ${where}${c.scale === 0 ? ' with no noise' : ''}. ${c.explanation}`,
-    draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
-  };
-}
-
-/**
- * Privatizes `value`: calibrates the mechanism on the scenario (truncated: on the truncated
- * outputs) and draws `count` independent releases with the exact samplers. Each release alone
- * carries the stated guarantee; together they do **not**: Pufferfish guarantees do not compose
- * (two releases of one value can leak far more than twice the budget), so `guarantee` says so
- * whenever `count` > 1.
- * @example release(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 1.4).values
- */
-export function release(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got ${String(value)}`, 'value');
-  const count = opts.count ?? 1;
-  if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
-  const random = opts.random ?? cryptoSource;
-  // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
-  const joint = count > 1 && !opts.perRelease;
-  if (joint && opts.truncate)
-    throw new InputError(
-      `${count} truncated releases cannot be accounted together here (each truncated law needs its own integral); release one at a time, or ask for per-release calibration (--per-release) knowing the guarantee then holds for each release alone`,
-      'count',
-    );
-  if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
-    throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
-  checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
-  const { draw, ...plan } = planRelease(scenario, joint ? { ...settings, releases: count } : settings, opts.truncate, opts.onProgress, opts);
-  consentToNoNoise(plan, opts);
-  const guarantee =
-    count > 1 && plan.scale > 0 && !joint
-      ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
-      : plan.guarantee;
-  const values = Array.from({ length: count }, () => draw(value, random));
-  const bars = errorBars(plan, settings, opts.confidence);
-  return { ...plan, guarantee, values, confidence: bars.confidence, halfWidth: bars.halfWidth, intervals: values.map(bars.interval) };
-}
-
-/**
- * One row's draw, its refusals worded without the row's value: a column's values are data, and
- * an error message is output too.
- */
-function drawRow(draw: ReleasePlan['draw'], value: number, random: RandomSource): number {
-  try {
-    return draw(value, random);
-  } catch (e) {
-    if (e instanceof InputError && e.path === 'truncate')
-      throw new InputError(
-        "some row's value lies where the truncated release cannot reach it at this scale (it lands in the interval with negligible probability, or no noise is calibrated to move it there); its value is not shown, being data: widen the interval to cover the column",
-        'truncate',
-      );
-    throw e;
-  }
-}
-
-/**
- * Privatizes a whole column the way the paper's experiments frame it: every row's value gets
- * independent noise calibrated once on the secret-conditional laws of that column. The
- * guarantee covers each row's secret under priors in which rows are independent. Missing
- * (non-finite) entries stay null and are counted. `interval(y)` is a released row's error bar.
+ * Privatizes a whole column (on ℝ^d: the rows of several columns) the way the paper's experiments
+ * frame it: every row gets independent noise calibrated once on the secret-conditional laws; the
+ * guarantee covers each row's secret under priors in which rows are independent. Missing entries
+ * stay null and are counted.
  * @example releaseColumn(builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, [1.4, null, 2.3]).missing // 1
  */
-export function releaseColumn(scenario: Scenario, settings: CalibrationSettings, column: readonly (number | null)[], opts: Omit<ReleaseOptions, 'count'> = {}) {
-  const random = opts.random ?? cryptoSource;
-  const rows = column.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
-  if (!rows.some((v) => v !== null)) throw new InputError('has no finite values to release', 'column');
-  checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
-  const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
-  consentToNoNoise(plan, opts);
-  const values = rows.map((v) => (v === null ? null : drawRow(draw, v, random)));
-  const bars = errorBars(plan, settings, opts.confidence);
-  return {
-    ...plan,
-    values,
-    missing: rows.filter((v) => v === null).length,
-    confidence: bars.confidence,
-    halfWidth: bars.halfWidth,
-    /** A released row's error bar (truncated releases: its exact interval, computed on demand). */
-    interval: bars.interval,
-    guarantee: `${plan.guarantee} Applied to each row independently: each row's secret is protected under priors where rows are independent.`,
-  };
+export function releaseColumn(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  rows: readonly (number | null)[] | readonly (readonly (number | null)[])[],
+  opts: Omit<ReleaseOptions, 'count'> = {},
+): ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn> {
+  return byLaw<ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn>>(
+    scenario,
+    {
+      finite: (s) => releaseColumnFinite(s, oneCoordinate(settings), rows as readonly (number | null)[], opts),
+      points: (s) => {
+        if (opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
+        return releasePointsColumn(s, settings, rows as readonly (readonly (number | null)[])[], opts);
+      },
+    },
+    "a column's release",
+  );
 }

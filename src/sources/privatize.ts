@@ -1,14 +1,12 @@
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import type { Scenario } from '../distribution/scenario.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import { InputError } from '../errors.js';
 import { predicateColumns } from './predicate.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckdb } from './engines/drivers.js';
 import { duckRelation, ident, literal, type TableSource } from './table.js';
 import { releaseColumn, type ReleaseOptions } from '../release/release.js';
-import { isPointScenario, type PointScenario } from '../distribution/points.js';
-import { releasePointsColumn } from '../release/points.js';
 
 /** Output formats by extension; anything else is refused. */
 const FORMATS: Record<string, string> = {
@@ -32,9 +30,9 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
 }
 
 /**
- * Writes the privatized `query` column(s) of a table, row by row (`releaseColumn`, or for several
- * columns `releasePointsColumn`: one calibration on the scenario — the columns' joint law for
- * several — and independent noise per row; missing values stay missing), plus only the
+ * Writes the privatized `query` column(s) of a table, row by row (`releaseColumn`: one calibration
+ * on the scenario — the columns' joint law for several — and independent noise per row; missing
+ * values stay missing), plus only the
  * columns named in `keep`: every other column may be correlated with the secret, so none is
  * published unless asked for, and the secret column never is. The file is written to a unique
  * temporary name beside `out` and renamed into place; `out` must not be the input.
@@ -43,13 +41,12 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
 export async function privatizeTable(
   source: TableSource,
   query: string | readonly string[],
-  scenario: Scenario | PointScenario,
+  scenario: AnyScenario,
   settings: CalibrationSettings & { coordinateScales?: readonly number[] },
   out: string,
   opts: PrivatizeOptions = {},
 ) {
   const queries = typeof query === 'string' ? [query] : [...query];
-  if (isPointScenario(scenario) && opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
   if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
@@ -80,19 +77,7 @@ export async function privatizeTable(
     const read = (await con.runAndReadAll(`SELECT ${queries.map((_, i) => `__x${i}`).join(', ')} FROM src ORDER BY __rid`)).getRows();
     const num = (v: unknown) => (v === null ? null : Number(v));
     // One column: the scalar release; several: one vector release per row (calibrated jointly).
-    const r = isPointScenario(scenario)
-      ? releasePointsColumn(
-          scenario,
-          settings,
-          read.map((row) => row.map(num)),
-          opts,
-        )
-      : releaseColumn(
-          scenario,
-          settings,
-          read.map((row) => num(row[0])),
-          opts,
-        );
+    const r = releaseColumn(scenario, settings, queries.length > 1 ? read.map((row) => row.map(num)) : read.map((row) => num(row[0])), opts);
     await con.run(`CREATE TABLE noisy (__rid BIGINT, ${queries.map((_, i) => `v${i} DOUBLE`).join(', ')})`);
     const app = await con.createAppender('noisy');
     r.values.forEach((v, i) => {
