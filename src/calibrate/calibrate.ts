@@ -1,5 +1,6 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { calibrateGaussianPriors } from '../gaussianPriors/calibrate.js';
+import { calibrateGaussianPriors, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
+import { MECHANISMS, type Mechanism } from './rules.js';
 import { calibrateFinite, certifiedFinite, type Certification } from './finite.js';
 import { calibratePoints, oneCoordinate, type PointSettings } from './points.js';
 import type { CalibrateOptions, CalibrationResult } from './result.js';
@@ -64,4 +65,9 @@ export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings,
     },
     'the certificate check',
   );
+}
+
+/** The noise a law source is calibrated with when none is named: Gaussian priors' own family, else the registry's first. */
+export function defaultMechanism(scenario: AnyScenario): Mechanism {
+  return byLaw(scenario, { finite: () => MECHANISMS[0], points: () => MECHANISMS[0], mixture: () => PRIOR_NOISE }, 'calibration');
 }

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { checkOutput, writeTextAtomically } from '../io/atomicWrite.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../uci/formats.js';
-import { MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
+import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -19,11 +19,10 @@ import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import { finiteOrVector, type SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
-import { isGaussianScenario } from '../distribution/mixture.js';
-import { isPointScenario, pointScenarioOf, type PointScenario } from '../distribution/points.js';
+import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
-import type { AnyScenario } from '../calibrate/scenarioKinds.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
@@ -214,9 +213,13 @@ export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boole
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
   if (o.fit === undefined) return loaded;
   const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
-  if (isGaussianScenario(loaded.scenario)) throw new InputError('fits finite conditionals; the spec already gives Gaussian ones', '--fit');
-  if (isPointScenario(loaded.scenario)) throw new InputError('fits one column; vector queries are not fitted yet', '--fit');
-  const f = fitScenario(loaded.scenario, parseFit(o.fit));
+  const kind = parseFit(o.fit);
+  let f: ReturnType<typeof fitScenario>;
+  try {
+    f = fitScenario(loaded.scenario, kind);
+  } catch (e) {
+    throw asFlagError(e);
+  }
   return { ...loaded, scenario: f.scenario, fit: f.report };
 }
 
@@ -321,7 +324,7 @@ export async function plan(
   opts: { gaussian?: boolean } = {},
 ): Promise<{ scenario: AnyScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[]; d: SpecDefaults }> {
   const { scenario, d, source, fit } = opts.gaussian ? await loadScenario(o, { gaussian: true }) : await loadScenario(o);
-  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? (isGaussianScenario(scenario) ? 'gaussian' : 'laplace')];
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? defaultMechanism(scenario)];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   // A law source's own methods (a chain's MQM, GK16, GroupDP) are named like the others.
   const methods = (o.method ? parseNames(o.method, 'method', [...METHODS, ...SOURCE_METHOD_NAMES]) : [d.method ?? 'best']) as Method[];

@@ -1,3 +1,4 @@
+import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Command } from 'commander';
 import type { ReleaseGroup } from '../account/budget.js';
 import { InputError } from '../errors.js';
@@ -67,7 +68,7 @@ export async function ledgerReadable(location: string): Promise<void> {
 }
 
 /** The ledger's budget and releases for `scenario`, checked first (its laws, its chain). */
-export async function ledgerPast(location: string, scenario: Scenario | PointScenario) {
+export async function ledgerPast(location: string, scenario: AnyScenario) {
   const store = await storeOf(location);
   const { ledgerFor } = await import('../ledger/ledger.js');
   return flagged(() => ledgerFor(store, scenario));

@@ -10,7 +10,7 @@ import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
-import { isGaussianScenario } from '../distribution/mixture.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { progressBar } from './progress.js';
@@ -55,9 +55,7 @@ async function ledgerRefusals(o: ReleaseOptions): Promise<void> {
 /** A ledger for other laws (or a broken one) is refused before the calibration's work. */
 async function checkLedgerFirst(o: ReleaseOptions, scenario: unknown): Promise<void> {
   if (o.ledger === undefined) return;
-  if (isGaussianScenario(scenario as Scenario))
-    throw new InputError('is not taken with fitted Gaussian priors: the joint accountant covers finite laws', '--ledger');
-  await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, scenario as Scenario | PointScenario);
+  await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, scenario as AnyScenario);
 }
 
 /** The released query as the ledger lists it. */
@@ -309,7 +307,6 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   await checkLedgerFirst(o, scenario);
   const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);
   const target = { ...asked0, ...givenScale(o) };
-  if (isGaussianScenario(scenario)) throw new InputError("writes a table's own values; fitted Gaussian priors are for --value releases", '--fit');
   if (o.count !== undefined && o.count !== '1')
     throw new InputError('draws one release per row with --out; repeated releases of a table are not supported', '--count');
   const truncate = parseTruncate(o.truncate);

@@ -37,14 +37,21 @@ const KIND_TEXT: Record<LawKind, string> = {
   mixture: 'Gaussian priors',
 };
 
+/** Why a kind does not support an operation, and the field to name (default the scenario). */
+export type Refusals = Partial<Record<LawKind, { reason: string; field?: string }>>;
+
 /**
  * Runs the operation's implementation for the scenario's kind of law: the one place that
- * dispatches on it. A kind without one is refused, naming the operation and the field.
+ * dispatches on it. A kind without one is refused, naming the operation (or the reason given)
+ * and the field.
  * @example byLaw(scenario, { finite: (s) => calibrate(s, settings) }, 'calibrate')
  */
-export function byLaw<R>(s: AnyScenario, impl: ByKind<R>, operation: string, field = 'scenario'): R {
+export function byLaw<R>(s: AnyScenario, impl: ByKind<R>, operation: string, field = 'scenario', refusals: Refusals = {}): R {
   const kind = lawKindOf(s);
   const run = impl[kind] as ((s: AnyScenario) => R) | undefined;
-  if (!run) throw new InputError(`${operation} is not available for ${KIND_TEXT[kind]}`, field);
+  if (!run) {
+    const r = refusals[kind];
+    throw new InputError(r?.reason ?? `${operation} is not available for ${KIND_TEXT[kind]}`, r?.field ?? field);
+  }
   return run(s);
 }

@@ -1,7 +1,7 @@
 import { noiseOf } from '../mechanisms/kernels.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/result.js';
-import { checkSettings, type CalibrationSettings, type SingleMethod } from '../calibrate/rules.js';
+import { checkSettings, type CalibrationSettings, type Mechanism, type SingleMethod } from '../calibrate/rules.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { divideDown } from '../conditions/repeated.js';
@@ -202,9 +202,12 @@ const RULES: Record<GMethod, { rule: string; condition: string }> = {
   pierquin: { rule: 'Cor. 3.1 (Pierquin) with W∞ of equal-width components (Remark 2)', condition: 'σ ≥ W∞·√(α/(2ε))' },
 };
 
+/** The noise family whose divergences between Gaussian components have closed forms (docs/math.md §11). */
+export const PRIOR_NOISE = 'gaussian' satisfies Mechanism;
+
 /** Checks the settings and the scenario for Gaussian priors; the pairs with their couplings. */
 function pairsFor(scenario: GaussianScenario, s: GaussianPriorSettings): Pair[] {
-  if (s.mechanism !== 'gaussian')
+  if (s.mechanism !== PRIOR_NOISE)
     throw new InputError(
       `Gaussian and mixture priors are calibrated for Gaussian noise (closed-form D_α, docs/math.md §11); for ${s.mechanism} noise give the conditionals as values`,
       'mechanism',
@@ -292,7 +295,7 @@ export function calibrateGaussianPriors(scenario: GaussianScenario, s: GaussianP
       ? `${rule}: smallest σ with ${condition}, maximised over ${pairScales.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair.join(' vs ')}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}${finite}`
       : zeroExplanation(pairScales));
   return {
-    mechanism: 'gaussian',
+    mechanism: PRIOR_NOISE,
     method,
     alpha: s.alpha,
     epsilon: s.epsilon,

@@ -3,6 +3,7 @@ import type { Prior, Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import type { GaussianMixture, GaussianScenario } from '../distribution/mixture.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 
 /** What to fit to each conditional: one Gaussian, or a K-component mixture by EM. */
 export type FitKind = { kind: 'gaussian' } | { kind: 'mixture'; components: number };
@@ -120,7 +121,14 @@ export function fitMixture(d: Discrete, components: number): { mixture: Gaussian
  * Every conditional of every prior replaced by its fit. The guarantee then covers the fitted
  * class, not the table's own laws: the report says so, with each fit.
  */
-export function fitScenario(s: Scenario, fit: FitKind): { scenario: GaussianScenario; report: string[] } {
+export function fitScenario(scenario: AnyScenario, fit: FitKind): { scenario: GaussianScenario; report: string[] } {
+  return byLaw(scenario, { finite: (s) => fitFinite(s, fit) }, 'fitting', 'fit', {
+    mixture: { reason: 'fits finite conditionals; the spec already gives Gaussian ones' },
+    points: { reason: 'fits one column; vector queries are not fitted yet' },
+  });
+}
+
+function fitFinite(s: Scenario, fit: FitKind): { scenario: GaussianScenario; report: string[] } {
   const report: string[] = [];
   const fitOne = (p: Prior, secret: string, d: Discrete): GaussianMixture => {
     const label = s.priors.length > 1 ? `prior '${p.name}', ${secret}` : secret;

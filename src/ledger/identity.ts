@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 
 /** A law's atoms and exact masses, whatever its dimension: what the accountant reads of it. */
 function lawText(law: unknown): unknown {
@@ -22,7 +23,12 @@ function lawText(law: unknown): unknown {
  * value that could be read back beyond what the laws are.
  * @example lawsDigest(builtinScenario('heart')) // 'sha256:…'
  */
-export function lawsDigest(scenario: Scenario<unknown>): string {
+export function lawsDigest(scenario: AnyScenario): string {
+  const refuse = { mixture: { reason: 'is not taken with Gaussian priors: the joint accountant covers finite laws', field: 'ledger' } };
+  return byLaw(scenario, { finite: digestOf, points: digestOf }, 'a ledger', 'ledger', refuse);
+}
+
+function digestOf(scenario: Scenario<unknown>): string {
   if (scenario.lawsNotApplicable)
     throw new InputError(`the joint accountant needs the secret-conditional laws, and this source has none: ${scenario.lawsNotApplicable}`, 'ledger');
   const priors = [...scenario.priors]

@@ -1,7 +1,6 @@
+import type { AnyScenario } from '../distribution/lawKind.js';
 import { createHash } from 'node:crypto';
 import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
-import type { Scenario } from '../distribution/scenario.js';
-import type { PointLaw } from '../distribution/points.js';
 import { costs } from '../conditions/costs.js';
 import { MECHANISMS } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
@@ -9,7 +8,7 @@ import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
 
 /** The laws a ledger can account: finite scalar or vector laws. */
-export type LedgerScenario = Scenario | Scenario<PointLaw>;
+export type LedgerScenario = AnyScenario;
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const alphaJson = (a: number) => (a === Infinity ? 'inf' : a);

@@ -76,5 +76,7 @@ export function releaseColumn(
       },
     },
     "a column's release",
+    'scenario',
+    { mixture: { reason: "writes a table's own values; fitted Gaussian priors are for --value releases", field: 'fit' } },
   );
 }
