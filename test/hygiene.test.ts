@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
+const WEB = fileURLToPath(new URL('../web', import.meta.url));
 const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
@@ -17,7 +19,6 @@ describe('library hygiene', () => {
   });
 
   it('the web page never parses data as HTML: no innerHTML, outerHTML, insertAdjacentHTML, document.write or text/html parsing', () => {
-    const WEB = fileURLToPath(new URL('../web', import.meta.url));
     const offenders = [...files(WEB), ...files(SRC)].filter((f) =>
       /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|['"]text\/html['"]|createContextualFragment/.test(readFileSync(f, 'utf8')),
     );
@@ -105,5 +106,45 @@ describe('library hygiene', () => {
     // and the Node entry adds them only behind it
     const nodeText = readFileSync(join(DIST, 'node.js'), 'utf8');
     expect(nodeText).toMatch(/from '\.\/index\.js'/);
+  });
+
+  it('one law model: no directory or exported function is specific to vectors, and only lawKind.ts reads the kind of law', () => {
+    const dirs = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(dirs.filter((d) => /vector/i.test(d))).toEqual([]);
+    const named = files(SRC).flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/export (?:async )?(?:function|const) (\w*vector\w*)/gi)].map((m) => `${f.slice(SRC.length)}: ${m[1]}`),
+    );
+    expect(named).toEqual([]);
+    // The kind of a law source is read in one place (lawKindOf, behind byLaw); everything else
+    // declares its per-kind implementations.
+    const readers = [...files(SRC), ...files(WEB)].filter((f) => /lawKindOf\(|'points' in first|Array\.isArray\(first\)/.test(readFileSync(f, 'utf8')));
+    expect(readers.map((f) => f.slice(SRC.length - 3))).toEqual(['src/distribution/lawKind.ts']);
+  });
+
+  it('the CLI and the web page: no function longer than 120 lines, and the page and worker have no `any`', () => {
+    const CLI = join(SRC, 'cli');
+    const long: string[] = [];
+    const anys: string[] = [];
+    for (const f of [...files(CLI), ...files(WEB)]) {
+      const src = ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (n: ts.Node) => {
+        if (ts.isFunctionLike(n) && 'body' in n && n.body) {
+          const lines = src.getLineAndCharacterOfPosition(n.getEnd()).line - src.getLineAndCharacterOfPosition(n.getStart()).line + 1;
+          if (lines > 120) long.push(`${f}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1} (${lines} lines)`);
+        }
+        if (n.kind === ts.SyntaxKind.AnyKeyword && f.startsWith(WEB)) anys.push(`${f}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
+        ts.forEachChild(n, visit);
+      };
+      visit(src);
+    }
+    expect(long).toEqual([]);
+    expect(anys).toEqual([]);
+    // The checks find what they forbid.
+    const probe = ts.createSourceFile('x.ts', `function f(a: any) {\n${'  a;\n'.repeat(130)}}`, ts.ScriptTarget.Latest, true);
+    const fn = probe.statements[0] as ts.FunctionDeclaration;
+    expect(probe.getLineAndCharacterOfPosition(fn.getEnd()).line + 1).toBeGreaterThan(120);
+    expect(fn.parameters[0].type?.kind).toBe(ts.SyntaxKind.AnyKeyword);
   });
 });

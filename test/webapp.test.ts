@@ -365,7 +365,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
         expect(Math.abs(shown.scale / c.scale - 1), `${mechanism} ${c.method}`).toBeLessThan(1e-7);
       }
     }
-    expect(await page.textContent('#skipped')).toMatch(/exact \(a 2-dimensional release would need a 2-dimensional integral\)/);
+    expect(await page.textContent('#skipped')).toMatch(/exact \(exact accounting of a 2-dimensional release would need a 2-dimensional integral/);
     expect(await page.textContent('#plot-note')).toMatch(/^No plots for a vector query yet/);
     expect(await page.textContent('#recommendation')).toMatch(/95% of each column's releases land within ±/);
     // Audit: certified upper bounds, passing at the coupled scale.

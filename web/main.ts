@@ -3,25 +3,42 @@
 // kind, so results always belong to the current inputs, and Cancel restarts the worker.
 import { csvFormatRows } from 'd3-dsv';
 import { decimalUp, numDown, numUp } from '../src/cli/format.js';
+import type { AuditRow } from '../src/audit/rows.js';
+import type { ColumnSummary } from '../src/sources/csvText.js';
+import type { CalibrateParams, Envelope, FormAlpha, Kind, Request, Response, ResultRow } from './protocol.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-let fileName = '';
-let lastSpec: unknown = null;
-type Kind = 'data' | 'values' | 'calibrate' | 'audit' | 'release' | 'spec';
-let nextId = 0;
-const latest: Partial<Record<Kind, number>> = {};
-/** The last data request (file text or built-in), replayed into a restarted worker. */
-let dataRequest: Record<string, unknown> | null = null;
-let worker = startWorker();
+/** Everything the page keeps between events. */
+const page = {
+  fileName: '',
+  lastSpec: null as unknown,
+  nextId: 0,
+  /** The id of the latest request of each kind: older answers are dropped. */
+  latest: {} as Partial<Record<Kind, number>>,
+  /** The last data request (file text or built-in), replayed into a restarted worker. */
+  dataRequest: null as Request | null,
+  worker: null as unknown as Worker,
+  /** The inputs of the last calibration asked for: the same inputs are not computed twice. */
+  lastRun: '',
+  /** The audit scale the page filled in itself (a value the user typed is never overwritten). */
+  autoScale: '',
+  /** What the exports are made of: the shown results and audit, with the inputs they belong to. */
+  lastResults: null as LastResults | null,
+  lastAudit: null as { caption: string; rows: AuditRow[]; bound: boolean } | null,
+  /** Column summaries of the loaded table (for the contamination range of the query column). */
+  summaries: [] as ColumnSummary[],
+};
+page.worker = startWorker();
 function startWorker(): Worker {
   const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
   w.onmessage = onMessage;
   return w;
 }
-function send(kind: Kind, m: Record<string, unknown>): void {
-  const rid = ++nextId;
-  latest[kind] = rid;
-  worker.postMessage({ ...m, rid, kind });
+function send(kind: Kind, m: Request): void {
+  const rid = ++page.nextId;
+  page.latest[kind] = rid;
+  const envelope: Envelope<Request> = { ...m, rid, kind };
+  page.worker.postMessage(envelope);
 }
 const busy = (on: boolean) => {
   if (on) $('run').setAttribute('aria-busy', 'true');
@@ -79,8 +96,8 @@ const holdResults = (on: boolean) => {
 /** Inputs changed: every result on the page belonged to the old ones, and in-flight answers are dropped. */
 function invalidate(): void {
   holdResults(true);
-  lastRun = '';
-  for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) latest[k] = ++nextId;
+  page.lastRun = '';
+  for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) page.latest[k] = ++page.nextId;
   busy(false);
   $('table').querySelector('tbody')!.replaceChildren();
   $('plot-alpha').replaceChildren();
@@ -90,9 +107,9 @@ function invalidate(): void {
   $('audit-caption').textContent = '';
   $('released').replaceChildren();
   for (const id of ['results-for', 'audit-message', 'release-message', 'data-used', 'recommendation', 'skipped', 'plot-note']) $(id).textContent = '';
-  lastSpec = null;
-  lastResults = null;
-  lastAudit = null;
+  page.lastSpec = null;
+  page.lastResults = null;
+  page.lastAudit = null;
   $<HTMLButtonElement>('download-results').disabled = true;
   $<HTMLButtonElement>('download-audit').disabled = true;
   releaseChoices([]);
@@ -108,22 +125,8 @@ function releaseChoices(rows: { mechanism: string; method: string; label: string
 /** α as the page prints it. */
 const alphaText = (a: unknown) => (a === 'inf' || a === Infinity ? '∞' : String(a));
 
-// What the exports are made of: the shown results and audit, with the inputs they belong to.
-type ResultRow = {
-  mechanism: string;
-  method: string;
-  label: string;
-  rule: string;
-  scale: number;
-  halfWidth: number;
-  variance: number;
-  binding: { prior: string; pair: [string, string] } | null;
-  /** With an (ε, δ) target: the Rényi order and budget this row went through. */
-  alpha?: number;
-  renyiEpsilon?: number;
-};
-let lastResults: {
-  alpha: number | string;
+type LastResults = {
+  alpha: FormAlpha;
   epsilon: number;
   delta?: number;
   scenario: string;
@@ -131,10 +134,7 @@ let lastResults: {
   recommended: ResultRow | null;
   /** The query columns (several: a vector query). */
   columns: string[];
-} | null = null;
-let lastAudit: { caption: string; rows: any[]; bound: boolean } | null = null;
-/** Column summaries of the loaded table (for the contamination range of the query column). */
-let summaries: { name: string; min?: number; max?: number }[] = [];
+};
 
 /** Saves `text` as a file the user downloads (nothing leaves the page otherwise). */
 function download(name: string, type: string, text: string): void {
@@ -150,7 +150,7 @@ const cellText = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 const mdCell = (v: string) => v.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 async function loadFile(file: File) {
-  fileName = file.name;
+  page.fileName = file.name;
   $<HTMLSelectElement>('builtin').value = '';
   message('');
   invalidate();
@@ -161,11 +161,11 @@ async function loadFile(file: File) {
   // Parquet by its magic bytes (or name), read in the worker; everything else as delimited text.
   const bytes = await file.arrayBuffer();
   const magic = String.fromCharCode(...new Uint8Array(bytes, 0, Math.min(4, bytes.byteLength)));
-  dataRequest =
+  page.dataRequest =
     magic === 'PAR1' || /\.parquet$/i.test(file.name)
       ? { type: 'load-parquet', name: file.name, bytes }
       : { type: 'load', name: file.name, text: new TextDecoder().decode(bytes) };
-  send('data', dataRequest);
+  send('data', page.dataRequest);
 }
 
 $<HTMLInputElement>('file').addEventListener('change', (e) => {
@@ -189,8 +189,8 @@ $<HTMLSelectElement>('builtin').addEventListener('change', (e) => {
   if (!id) return;
   message('');
   invalidate();
-  dataRequest = { type: 'builtin', id };
-  send('data', dataRequest);
+  page.dataRequest = { type: 'builtin', id };
+  send('data', page.dataRequest);
 });
 $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
@@ -221,7 +221,7 @@ function markQueryBox(): void {
 }
 /** The contamination range defaults to the query column's observed range. */
 function fillDomain(): void {
-  const c = summaries.find((x) => x.name === $<HTMLSelectElement>('query').value);
+  const c = page.summaries.find((x) => x.name === $<HTMLSelectElement>('query').value);
   $<HTMLInputElement>('domain-lo').value = c?.min !== undefined ? String(c.min) : '';
   $<HTMLInputElement>('domain-hi').value = c?.max !== undefined ? String(c.max) : '';
 }
@@ -240,15 +240,15 @@ $('target-delta').addEventListener('change', () => {
 $('values').addEventListener('change', invalidate);
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
-const params = () => ({
-  fileName,
+const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
+  fileName: page.fileName,
   query: $<HTMLSelectElement>('query').value,
   // Several columns: one vector query (docs/math.md §12).
   also: checked('also-query'),
   secretColumn: $<HTMLSelectElement>('secret').value,
   values: checked('secret-value'),
   given: $<HTMLSelectElement>('given').value,
-  alpha: $<HTMLInputElement>('alpha-inf').checked ? 'inf' : Number($<HTMLInputElement>('alpha').value),
+  alpha: $<HTMLInputElement>('alpha-inf').checked ? ('inf' as const) : Number($<HTMLInputElement>('alpha').value),
   epsilon: Number($<HTMLInputElement>('epsilon').value),
   // An empty δ field is no value (Number('') would be 0): NaN, refused by the worker by name.
   delta: deltaTarget() ? ($<HTMLInputElement>('delta').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('delta').value)) : undefined,
@@ -257,20 +257,15 @@ const params = () => ({
   prior: $<HTMLSelectElement>('prior').value,
   contamination: {
     lambda: Number($<HTMLInputElement>('contamination').value),
-    domain: [Number($<HTMLInputElement>('domain-lo').value || Number.NaN), Number($<HTMLInputElement>('domain-hi').value || Number.NaN)],
+    domain: [Number($<HTMLInputElement>('domain-lo').value || Number.NaN), Number($<HTMLInputElement>('domain-hi').value || Number.NaN)] as [number, number],
   },
 });
-
-/** The inputs of the last calibration asked for: the same inputs are not computed twice. */
-let lastRun = '';
-/** The audit scale the page filled in itself (a value the user typed is never overwritten). */
-let autoScale = '';
 
 function run() {
   const p = params();
   message('');
   invalidate();
-  lastRun = JSON.stringify(p);
+  page.lastRun = JSON.stringify(p);
   busy(true);
   $('results-for').textContent =
     `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${p.query ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : ''}…`;
@@ -290,18 +285,18 @@ $('run').addEventListener('click', run);
 for (const id of ['alpha', 'epsilon', 'delta'])
   $(id).addEventListener('change', () => {
     // A change event can fire again on blur with the value already calibrated: nothing new to do.
-    if (JSON.stringify(params()) === lastRun && !$('message').textContent) return;
+    if (JSON.stringify(params()) === page.lastRun && !$('message').textContent) return;
     if ($('table').querySelector('tbody tr') || $('message').textContent) run();
     else invalidate();
   });
 $('cancel').addEventListener('click', () => {
   // The worker may be deep in a calibration: stop it, start a fresh one and give it the data again.
-  worker.terminate();
-  worker = startWorker();
+  page.worker.terminate();
+  page.worker = startWorker();
   invalidate();
   message('cancelled');
   holdResults(false);
-  if (dataRequest) send('data', dataRequest);
+  if (page.dataRequest) send('data', page.dataRequest);
 });
 
 $('audit').addEventListener('click', () => {
@@ -310,9 +305,9 @@ $('audit').addEventListener('click', () => {
   const mechanism = $<HTMLSelectElement>('audit-mechanism').value;
   // (ε, δ): audited at the Rényi order and budget the family's smallest-noise result went through,
   // which give (ε, δ) by the conversion.
-  let [alpha, epsilon]: [unknown, number] = [p.alpha, p.epsilon];
+  let [alpha, epsilon]: [FormAlpha | number | undefined, number] = [p.alpha, p.epsilon];
   if (p.delta !== undefined) {
-    const via = lastResults?.rows
+    const via = page.lastResults?.rows
       .filter((r) => r.mechanism === mechanism && r.alpha !== undefined)
       .reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
     if (!via) {
@@ -337,7 +332,7 @@ const requestRelease = (allowNoNoise: boolean) => {
   // The noise picked in the release step; else the recommended row's family, the worker choosing
   // its method for the number of draws (exact covers one release).
   const picked = $<HTMLSelectElement>('release-method').value;
-  const [mech, method] = picked ? picked.split(':') : [lastResults?.recommended?.mechanism ?? 'laplace', ''];
+  const [mech, method] = picked ? picked.split(':') : [page.lastResults?.recommended?.mechanism ?? 'laplace', ''];
   send('release', {
     type: 'release',
     mechanism: mech,
@@ -356,11 +351,11 @@ const requestRelease = (allowNoNoise: boolean) => {
   });
 };
 $('release').addEventListener('click', () => requestRelease(false));
-$('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(lastSpec, null, 2)));
-$('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(lastSpec, null, 2)));
+$('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(page.lastSpec, null, 2)));
+$('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(page.lastSpec, null, 2)));
 $('download-results').addEventListener('click', () => {
-  if (!lastResults) return;
-  const r = lastResults;
+  if (!page.lastResults) return;
+  const r = page.lastResults;
   const head = [
     'scenario',
     'alpha',
@@ -397,20 +392,20 @@ $('download-results').addEventListener('click', () => {
   download('pufferfish-results.csv', 'text/csv', `${csvFormatRows([head, ...body])}\n`);
 });
 $('download-audit').addEventListener('click', () => {
-  if (!lastAudit) return;
+  if (!page.lastAudit) return;
   const lines = [
     '# Pufferfish audit',
     '',
-    mdCell(lastAudit.caption),
+    mdCell(page.lastAudit.caption),
     '',
-    `| prior | direction | ${lastAudit.bound ? 'D_α ≤' : 'D_α'} | slack to ε | ε-PP | verdict |`,
+    `| prior | direction | ${page.lastAudit.bound ? 'D_α ≤' : 'D_α'} | slack to ε | ε-PP | verdict |`,
     '|---|---|---:|---:|---:|---|',
-    ...lastAudit.rows.map(
-      (r: any) =>
+    ...page.lastAudit.rows.map(
+      (r) =>
         `| ${mdCell(r.prior)} | ${mdCell(r.direction.join(' ‖ '))} | ${fmt(r.divergence)} | ${numDown(r.slack)} | ${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)} | ${r.slack >= 0 ? 'pass' : 'fail'} |`,
     ),
     '',
-    lastAudit.bound
+    page.lastAudit.bound
       ? 'D_α and ε-PP are rounded up and the slack down; each D_α is a certified upper bound for the vector release (coupled bound, docs/math.md §12).'
       : 'D_α and ε-PP are rounded up and the slack down; each divergence is exact to a proved error bound (docs/math.md §4, §8).',
     '',
@@ -419,7 +414,7 @@ $('download-audit').addEventListener('click', () => {
 });
 
 /** The data preview: per column its type, what is missing, distinct values, and why it cannot be the query. */
-function showPreview(cols: any[]): void {
+function showPreview(cols: ColumnSummary[]): void {
   $('preview').hidden = false;
   $('preview')
     .querySelector('tbody')!
@@ -436,198 +431,233 @@ function showPreview(cols: any[]): void {
               ? `from ${c.min} to ${c.max}`
               : 'empty'
             : c.nonNumeric < c.present / 2
-              ? `cannot be the query: ${c.nonNumeric} entr${c.nonNumeric === 1 ? 'y is' : 'ies are'} not numbers (${c.examples.map((x: string) => `“${x}”`).join(', ')})`
+              ? `cannot be the query: ${c.nonNumeric} entr${c.nonNumeric === 1 ? 'y is' : 'ies are'} not numbers (${c.examples.map((x) => `“${x}”`).join(', ')})`
               : 'secret or public column',
         ]),
       ),
     );
 }
 
-function onMessage(e: MessageEvent) {
-  const m = e.data;
-  // An answer to a request that is no longer the latest of its kind belongs to old inputs.
-  if (m.rid !== latest[m.kind as Kind]) return;
-  if (m.type === 'error') {
-    // Shown beside what it concerns; an audit or release error leaves the results alone.
-    if (m.kind === 'audit') $('audit-message').textContent = m.message;
-    else if (m.kind === 'release') $('release-message').textContent = m.message;
-    else {
-      if (m.kind === 'calibrate' || m.kind === 'data') invalidate();
-      if (m.kind === 'data') $('data-status').textContent = '';
-      message(m.message);
-      holdResults(false);
-    }
+type Shown<T extends Response['type']> = (m: Envelope<Extract<Response, { type: T }>>) => void;
+
+/** An error, shown beside what it concerns; an audit or release error leaves the results alone. */
+const showError: Shown<'error'> = (m) => {
+  if (m.kind === 'audit') $('audit-message').textContent = m.message;
+  else if (m.kind === 'release') $('release-message').textContent = m.message;
+  else {
+    if (m.kind === 'calibrate' || m.kind === 'data') invalidate();
+    if (m.kind === 'data') $('data-status').textContent = '';
+    message(m.message);
+    holdResults(false);
+  }
+};
+
+const showLoaded: Shown<'loaded'> = (m) => {
+  holdResults(false); // new data: nothing is being recomputed
+  $<HTMLFieldSetElement>('table-fields').disabled = false;
+  $<HTMLSelectElement>('prior').disabled = false;
+  options($('query'), m.numeric);
+  fillAlso(m.numeric);
+  options($('secret'), m.columns);
+  options($('given'), m.columns, true);
+  page.summaries = m.summaries;
+  fillDomain();
+  $('data-status').textContent = `${page.fileName}: ${m.rows} rows, ${m.columns.length} columns`;
+  showPreview(m.summaries);
+  send('values', { type: 'values', column: $<HTMLSelectElement>('secret').value });
+};
+
+const showBuiltin: Shown<'loaded-builtin'> = (m) => {
+  holdResults(false);
+  $<HTMLFieldSetElement>('table-fields').disabled = true;
+  // A built-in scenario is its one prior (no table to resample).
+  $<HTMLSelectElement>('prior').value = 'empirical';
+  $<HTMLSelectElement>('prior').disabled = true;
+  $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
+  $('preview').hidden = true;
+  page.summaries = [];
+  $<HTMLInputElement>('domain-lo').value = String(m.range[0]);
+  $<HTMLInputElement>('domain-hi').value = String(m.range[1]);
+  page.fileName = '';
+};
+
+const showValues: Shown<'values'> = (m) => {
+  $('values').replaceChildren(
+    ...m.values.map((v) => {
+      const label = el('label');
+      label.append(el('input', undefined, { type: 'checkbox', name: 'secret-value', value: v }), ` ${v}`);
+      return label;
+    }),
+  );
+  $('values-note').textContent =
+    m.total > m.values.length
+      ? `Showing the ${m.values.length} most frequent of ${m.total} values; none ticked means all ${m.total}.`
+      : 'Tick the secret values to tell apart (none ticked: every pair of values).';
+};
+
+/** What the calibration was computed on: rows used and dropped. */
+function dataUsedText(d: Extract<Response, { type: 'results' }>['data']): string {
+  if (!d) return '';
+  return (
+    `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (a missing or non-numeric query value, or a missing secret or public value)` +
+    (d.used + d.dropped < d.rows ? `; ${d.rows - d.used - d.dropped} have other secret values` : '') +
+    (d.skippedGiven.length ? `; public values left out (rows of fewer than two secrets there): ${d.skippedGiven.join(', ')}` : '') +
+    '.'
+  );
+}
+
+/** The recommendation sentence: the smallest noise among the valid calibrations asked for. */
+function recommendationText(recommended: ResultRow | null, columns: string[]): string {
+  if (!recommended) return '';
+  if (recommended.scale === 0)
+    return `Recommended: ${recommended.mechanism}, ${recommended.label}: no noise is needed (${recommended.rule}). The release would be the raw value; widen the adversary (step 3) if that is not what you expect.`;
+  const vector = columns.length > 1;
+  const unit = columns.length === 1 ? ` ${columns[0]}` : '';
+  const within = vector ? "95% of each column's releases land within ±" : '95% of releases land within ±';
+  const ofTruth = vector ? ' of its true value (the same noise scale on every column).' : ' of the true value.';
+  return `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. ${within}${short(recommended.halfWidth)}${unit}${ofTruth}`;
+}
+
+/** One row of the results table. */
+const resultRow = (r: ResultRow, recommended: ResultRow | null) =>
+  row(
+    [
+      r.mechanism,
+      r === recommended ? `${r.label} (recommended)` : r.label,
+      r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
+      [fmt(r.scale), 'num'],
+      [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
+      [fmt(r.variance), 'num'],
+      r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)',
+    ],
+    { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
+  );
+
+const showResults: Shown<'results'> = (m) => {
+  $('results-for').textContent = `results for ${targetText(m.alpha, m.epsilon, m.delta)}: ${m.scenario}`;
+  if (m.data) $('data-used').textContent = dataUsedText(m.data);
+  const rows = m.rows;
+  // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
+  const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
+  const columns = m.columns ?? [];
+  page.lastResults = {
+    alpha: m.alpha,
+    epsilon: m.epsilon,
+    ...(m.delta !== undefined ? { delta: m.delta } : {}),
+    scenario: m.scenario,
+    rows,
+    recommended,
+    columns,
+  };
+  // A vector query releases one value per column.
+  const vector = columns.length > 1;
+  $('value-one').hidden = vector;
+  $('value-vector').hidden = !vector;
+  if (vector) $('vector-value-label').textContent = `True values to release (${columns.join(', ')}), separated by commas`;
+  $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
+  $('recommendation').textContent = recommendationText(recommended, columns);
+  $('table')
+    .querySelector('tbody')!
+    .replaceChildren(...rows.map((r) => resultRow(r, recommended)));
+  $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
+  releaseChoices(rows);
+  const best = rows.filter((r) => r.mechanism === 'laplace' && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
+  const field = $<HTMLInputElement>('audit-scale');
+  if (best && (field.value === '' || field.value === page.autoScale)) {
+    page.autoScale = String(best.scale);
+    field.value = page.autoScale;
+  }
+};
+
+const showPlots: Shown<'plots'> = (m) => {
+  busy(false); // the last answer of a calibration
+  holdResults(false);
+  if (m.note) {
+    $('plot-note').textContent = m.note;
     return;
   }
-  if (m.type === 'loaded' || m.type === 'loaded-builtin') holdResults(false); // new data: nothing is being recomputed
-  if (m.type === 'loaded') {
-    $<HTMLFieldSetElement>('table-fields').disabled = false;
-    $<HTMLSelectElement>('prior').disabled = false;
-    options($('query'), m.numeric);
-    fillAlso(m.numeric);
-    options($('secret'), m.columns);
-    options($('given'), m.columns, true);
-    summaries = m.summaries;
-    fillDomain();
-    $('data-status').textContent = `${fileName}: ${m.rows} rows, ${m.columns.length} columns`;
-    showPreview(m.summaries);
-    send('values', { type: 'values', column: $<HTMLSelectElement>('secret').value });
-  } else if (m.type === 'loaded-builtin') {
-    $<HTMLFieldSetElement>('table-fields').disabled = true;
-    // A built-in scenario is its one prior (no table to resample).
-    $<HTMLSelectElement>('prior').value = 'empirical';
-    $<HTMLSelectElement>('prior').disabled = true;
-    $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
-    $('preview').hidden = true;
-    summaries = [];
-    $<HTMLInputElement>('domain-lo').value = String(m.range[0]);
-    $<HTMLInputElement>('domain-hi').value = String(m.range[1]);
-    fileName = '';
-  } else if (m.type === 'values') {
-    $('values').replaceChildren(
-      ...m.values.map((v: string) => {
-        const label = el('label');
-        label.append(el('input', undefined, { type: 'checkbox', name: 'secret-value', value: v }), ` ${v}`);
-        return label;
-      }),
+  $('plot-alpha').replaceChildren(safeSvg(m.alpha));
+  if (m.epsilon) $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
+  $('plot-numbers')
+    .querySelector('tbody')!
+    .replaceChildren(
+      row(['plot', 'mechanism', 'method', 'α', 'ε', 'value'], {}, true),
+      ...m.numbers.map((r) => row([r.what, r.mechanism, r.method, String(r.alpha), String(r.epsilon), [fmt(r.value), 'num']])),
     );
-    $('values-note').textContent =
-      m.total > m.values.length
-        ? `Showing the ${m.values.length} most frequent of ${m.total} values; none ticked means all ${m.total}.`
-        : 'Tick the secret values to tell apart (none ticked: every pair of values).';
-  } else if (m.type === 'results') {
-    $('results-for').textContent = `results for ${targetText(m.alpha, m.epsilon, m.delta)}: ${m.scenario}`;
-    if (m.data) {
-      const d = m.data;
-      $('data-used').textContent =
-        `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (a missing or non-numeric query value, or a missing secret or public value)` +
-        (d.used + d.dropped < d.rows ? `; ${d.rows - d.used - d.dropped} have other secret values` : '') +
-        (d.skippedGiven.length ? `; public values left out (rows of fewer than two secrets there): ${d.skippedGiven.join(', ')}` : '') +
-        '.';
-    }
-    const rows: ResultRow[] = m.rows;
-    // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
-    const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
-    const columns: string[] = m.columns ?? [];
-    lastResults = {
-      alpha: m.alpha,
-      epsilon: m.epsilon,
-      ...(m.delta !== undefined ? { delta: m.delta } : {}),
-      scenario: m.scenario,
-      rows,
-      recommended,
-      columns,
-    };
-    // A vector query releases one value per column.
-    const vector = columns.length > 1;
-    $('value-one').hidden = vector;
-    $('value-vector').hidden = !vector;
-    if (vector) $('vector-value-label').textContent = `True values to release (${columns.join(', ')}), separated by commas`;
-    $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
-    const unit = columns.length === 1 ? ` ${columns[0]}` : '';
-    const within = vector ? "95% of each column's releases land within ±" : '95% of releases land within ±';
-    const ofTruth = vector ? ' of its true value (the same noise scale on every column).' : ' of the true value.';
-    $('recommendation').textContent = !recommended
-      ? ''
-      : recommended.scale === 0
-        ? `Recommended: ${recommended.mechanism}, ${recommended.label}: no noise is needed (${recommended.rule}). The release would be the raw value; widen the adversary (step 3) if that is not what you expect.`
-        : `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. ${within}${short(recommended.halfWidth)}${unit}${ofTruth}`;
-    const tb = $('table').querySelector('tbody')!;
-    tb.replaceChildren(
-      ...rows.map((r) =>
-        row(
-          [
-            r.mechanism,
-            r === recommended ? `${r.label} (recommended)` : r.label,
-            r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
-            [fmt(r.scale), 'num'],
-            [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
-            [fmt(r.variance), 'num'],
-            r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)',
-          ],
-          { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
-        ),
+  const notes = ['Curves use the closed-form methods; exact is computed at the chosen α and ε only (one certified quadrature per point).'];
+  if (checked('mechanism').includes('gaussian') && checked('method').includes('theorem') && checked('method').includes('coupled'))
+    notes.push('For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).');
+  if (m.notPlotted.length) notes.push(`Not on the log-variance plot where no noise is needed: ${m.notPlotted.join(', ')}.`);
+  $('plot-note').textContent = notes.join(' ');
+};
+
+const showAudit: Shown<'audit'> = (m) => {
+  const over = m.rows.filter((r) => !(r.slack >= 0)).length;
+  $('audit-caption').textContent =
+    `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}` +
+    (m.bound ? ". A vector query: each D_α is a certified upper bound (coupled bound), so a pass is certified and a fail may be the bound's looseness" : '');
+  page.lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows, bound: m.bound };
+  $<HTMLButtonElement>('download-audit').disabled = false;
+  $('audit-table')
+    .querySelector('tbody')!
+    .replaceChildren(
+      row(['prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
+      ...m.rows.map((r) =>
+        row([
+          r.prior,
+          r.direction.join(' ‖ '),
+          [fmt(r.divergence), 'num'],
+          [numDown(r.slack), 'num'],
+          [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
+          r.slack >= 0 ? 'pass' : 'fail',
+        ]),
       ),
     );
-    $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x: any) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
-    releaseChoices(rows);
-    const best = rows.filter((r) => r.mechanism === 'laplace' && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
-    const field = $<HTMLInputElement>('audit-scale');
-    if (best && (field.value === '' || field.value === autoScale)) {
-      autoScale = String(best.scale);
-      field.value = autoScale;
-    }
-  } else if (m.type === 'plots') {
-    busy(false); // the last answer of a calibration
-    holdResults(false);
-    if (m.note) {
-      $('plot-note').textContent = m.note;
-      return;
-    }
-    $('plot-alpha').replaceChildren(safeSvg(m.alpha));
-    if (m.epsilon) $('plot-epsilon').replaceChildren(safeSvg(m.epsilon));
-    $('plot-numbers')
-      .querySelector('tbody')!
-      .replaceChildren(
-        row(['plot', 'mechanism', 'method', 'α', 'ε', 'value'], {}, true),
-        ...(m.numbers ?? []).map((r: any) => row([r.what, r.mechanism, r.method, String(r.alpha), String(r.epsilon), [fmt(r.value), 'num']])),
-      );
-    const notes = ['Curves use the closed-form methods; exact is computed at the chosen α and ε only (one certified quadrature per point).'];
-    if (checked('mechanism').includes('gaussian') && checked('method').includes('theorem') && checked('method').includes('coupled'))
-      notes.push('For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).');
-    if (m.notPlotted?.length) notes.push(`Not on the log-variance plot where no noise is needed: ${m.notPlotted.join(', ')}.`);
-    $('plot-note').textContent = notes.join(' ');
-  } else if (m.type === 'audit') {
-    const over = m.rows.filter((r: any) => !(r.slack >= 0)).length;
-    $('audit-caption').textContent =
-      `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}` +
-      (m.bound ? ". A vector query: each D_α is a certified upper bound (coupled bound), so a pass is certified and a fail may be the bound's looseness" : '');
-    lastAudit = { caption: $('audit-caption').textContent ?? '', rows: m.rows, bound: m.bound === true };
-    $<HTMLButtonElement>('download-audit').disabled = false;
-    $('audit-table')
-      .querySelector('tbody')!
-      .replaceChildren(
-        row(['prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
-        ...m.rows.map((r: any) =>
-          row([
-            r.prior,
-            r.direction.join(' ‖ '),
-            [fmt(r.divergence), 'num'],
-            [numDown(r.slack), 'num'],
-            [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
-            r.slack >= 0 ? 'pass' : 'fail',
-          ]),
-        ),
-      );
-  } else if (m.type === 'no-noise') {
-    // A zero scale publishes the raw value: say why, and draw only on an explicit second click.
-    const out = $('released');
-    const text = document.createElement('p');
-    text.setAttribute('role', 'alert');
-    text.textContent = `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`;
-    const anyway = document.createElement('button');
-    anyway.type = 'button';
-    anyway.id = 'release-raw';
-    anyway.textContent = 'Release the raw value anyway';
-    anyway.addEventListener('click', () => requestRelease(true));
-    out.replaceChildren(text, anyway);
-  } else if (m.type === 'released') {
-    // A vector release is one line per draw, its coordinates separated by commas; each value
-    // carries its error bar (per coordinate for a vector).
-    const bar = ([lo, hi]: [number, number]) => `[${numDown(lo)}, ${fmt(hi)}]`;
-    const lines = m.values
-      .map((v: number | number[], i: number) =>
-        Array.isArray(v)
-          ? `${v.join(', ')}   intervals ${(m.intervals[i] as [number, number][]).map(bar).join(' ')}`
-          : `${v}   interval ${bar(m.intervals[i])}`,
-      )
-      .join('\n');
-    const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
-    $('released').textContent =
-      m.scale === 0
-        ? `${lines}\n(no noise needed: ${m.guarantee})`
-        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}`;
-  } else if (m.type === 'spec') {
-    lastSpec = m.spec;
-  }
+};
+
+/** A zero scale publishes the raw value: say why, and draw only on an explicit second click. */
+const showNoNoise: Shown<'no-noise'> = (m) => {
+  const text = el('p', `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`, { role: 'alert' });
+  const anyway = el('button', 'Release the raw value anyway', { type: 'button', id: 'release-raw' });
+  anyway.addEventListener('click', () => requestRelease(true));
+  $('released').replaceChildren(text, anyway);
+};
+
+/** The draws, one line each (a vector's coordinates separated by commas), each with its error bar. */
+const showReleased: Shown<'released'> = (m) => {
+  const bar = ([lo, hi]: [number, number]) => `[${numDown(lo)}, ${fmt(hi)}]`;
+  const lines = m.values
+    .map((v, i) =>
+      Array.isArray(v)
+        ? `${v.join(', ')}   intervals ${(m.intervals[i] as [number, number][]).map(bar).join(' ')}`
+        : `${v}   interval ${bar(m.intervals[i] as [number, number])}`,
+    )
+    .join('\n');
+  const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
+  $('released').textContent =
+    m.scale === 0
+      ? `${lines}\n(no noise needed: ${m.guarantee})`
+      : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}`;
+};
+
+const shown: { [T in Response['type']]: Shown<T> } = {
+  error: showError,
+  loaded: showLoaded,
+  'loaded-builtin': showBuiltin,
+  values: showValues,
+  results: showResults,
+  plots: showPlots,
+  audit: showAudit,
+  'no-noise': showNoNoise,
+  released: showReleased,
+  spec: (m) => {
+    page.lastSpec = m.spec;
+  },
+};
+
+function onMessage(e: MessageEvent<Envelope<Response>>) {
+  const m = e.data;
+  // An answer to a request that is no longer the latest of its kind belongs to old inputs.
+  if (m.rid !== page.latest[m.kind]) return;
+  (shown[m.type] as (m: Envelope<Response>) => void)(m);
 }

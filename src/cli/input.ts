@@ -17,7 +17,7 @@ import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
-import { finiteOrVector, type SpecDefaults } from '../spec/load.js';
+import { finiteSupport, type SpecDefaults } from '../spec/load.js';
 import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
@@ -229,7 +229,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
   if (!o.data) refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
   if (o.spec) {
-    const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteOrVector(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
+    const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteSupport(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }
   if (o.scenario) {

@@ -3,7 +3,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import type { Projection, ProjectionCalibration } from '../mi/projection.js';
 import type { PointLaw } from '../distribution/points.js';
-import type { AnyScenario } from '../distribution/lawKind.js';
+import { lawDimension, type AnyScenario } from '../distribution/lawKind.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
 import { jsonNumber, numDown, numUp } from './format.js';
 import { parseGrid } from './grid.js';
@@ -41,8 +41,7 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
   );
   if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
   const { scenario, d } = await loadScenario(o, { vector: true });
-  const first = Object.values(scenario.priors[0].conditionals)[0] as Discrete | PointLaw;
-  const dim = 'points' in first ? first.d : 1;
+  const dim = lawDimension(scenario);
   const { parseProjection } = await import('../sources/projection.js');
   const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   let A: Projection;
@@ -249,8 +248,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');
   const laws = scenario as Laws;
   checkMiApplicable(laws);
-  const first = Object.values(laws.priors[0].conditionals)[0] as Discrete | PointLaw;
-  const dim = 'points' in first ? first.d : 1;
+  const dim = lawDimension(scenario);
   const weights = parseCoordinateScales(o.coordinateScales) ?? (defaults.coordinateScales as number[] | undefined);
   if (weights && (o.projection !== undefined || weights.length !== dim))
     throw new InputError(

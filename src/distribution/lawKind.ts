@@ -55,3 +55,12 @@ export function byLaw<R>(s: AnyScenario, impl: ByKind<R>, operation: string, fie
   }
   return run(s);
 }
+
+/**
+ * The dimension d of a scenario's laws: 1 on ℝ (finite laws, Gaussian mixtures), the vectors'
+ * length on ℝ^d (the first conditional's; calibration checks every conditional has it).
+ * @example lawDimension(builtinScenario('heart')) // 1
+ */
+export function lawDimension(s: AnyScenario): number {
+  return byLaw(s, { finite: () => 1, mixture: () => 1, points: (p) => Object.values(p.priors[0].conditionals)[0].d }, 'the dimension');
+}

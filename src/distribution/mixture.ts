@@ -32,9 +32,3 @@ export function checkMixture(m: GaussianMixture, path: string): void {
   });
   if (!m.some((c) => c.weight > 0)) throw new InputError('weights sum to zero; at least one must be positive', path);
 }
-
-/** Whether a scenario's conditionals are Gaussian mixtures (arrays of components) rather than finite laws. */
-export function isGaussianScenario(s: Scenario<unknown>): s is GaussianScenario {
-  const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
-  return Array.isArray(first);
-}

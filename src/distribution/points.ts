@@ -145,12 +145,6 @@ export function pointScenarioOf(s: Scenario, atoms: readonly (readonly number[])
   };
 }
 
-/** Whether a scenario's conditionals are vector laws. */
-export function isPointScenario(s: Scenario<unknown>): s is PointScenario {
-  const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
-  return typeof first === 'object' && first !== null && 'points' in first;
-}
-
 /** Largest weighted coordinate distance allowed: its square, summed over coordinates, stays finite. */
 const MAX_WEIGHTED_SPREAD = 1e150;
 

@@ -170,8 +170,8 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
   };
 }
 
-/** Finite or vector conditionals (commands that audit vector queries): Gaussian ones are refused as by `finiteOnly`. */
-export function finiteOrVector(s: AnySpec): { scenario: Scenario | PointScenario; defaults: SpecDefaults } {
+/** Laws of finite support, on ℝ or ℝ^d (commands without Gaussian priors): Gaussian ones are refused as by `finiteOnly`. */
+export function finiteSupport(s: AnySpec): { scenario: Scenario | PointScenario; defaults: SpecDefaults } {
   return s.kind === 'vector' ? s : finiteOnly(s);
 }
 

@@ -1,0 +1,166 @@
+// The messages between the page (main.ts) and its worker (worker.ts): one type per request and per
+// answer. Every request carries an id and the kind of request it is; every answer repeats both, so
+// the page shows only answers to the latest request of each kind.
+import type { AuditRow } from '../src/audit/rows.js';
+import type { ColumnSummary } from '../src/sources/csvText.js';
+
+/** The kinds of request; a newer request of a kind makes the older one's answers stale. */
+export type Kind = 'data' | 'values' | 'calibrate' | 'audit' | 'release' | 'spec';
+
+/** α as the form sends it: a number, or 'inf'. */
+export type FormAlpha = number | 'inf';
+
+/** The contamination fields of the form (λ = 0: none). */
+export interface FormContamination {
+  lambda: number;
+  domain: [number, number];
+}
+
+/** The calibration form. */
+export interface CalibrateParams {
+  fileName: string;
+  query: string;
+  /** Further query columns: with them, one vector-valued query (docs/math.md §12). */
+  also: string[];
+  secretColumn: string;
+  values: string[];
+  given: string;
+  alpha: FormAlpha;
+  epsilon: number;
+  /** An (ε, δ) target (the orders are searched); absent: the Rényi target (α, ε). */
+  delta?: number;
+  mechanisms: string[];
+  methods: string[];
+  prior: string;
+  contamination: FormContamination;
+  /** Threads for the calibrations (default: the machine's cores less one); `helpers` 0 starts them at once. */
+  threads?: number;
+  helpers?: number;
+}
+
+/** What the page asks, by `type`. */
+export type Request =
+  | { type: 'load'; name: string; text: string }
+  | { type: 'load-parquet'; name: string; bytes: ArrayBuffer }
+  | { type: 'builtin'; id: string }
+  | { type: 'values'; column: string }
+  | { type: 'calibrate'; params: CalibrateParams }
+  | {
+      type: 'audit';
+      mechanism: string;
+      scale: number;
+      alpha: FormAlpha | number | undefined;
+      epsilon: number;
+      target: { epsilon: number; delta: number } | null;
+    }
+  | {
+      type: 'release';
+      mechanism: string;
+      method: string;
+      alpha: FormAlpha;
+      epsilon: number;
+      delta?: number;
+      /** The value field (a number; NaN when empty). */
+      value: number;
+      /** A vector query's values as typed. */
+      vector: string;
+      methods: string[];
+      contamination: FormContamination;
+      count: number;
+      allowNoNoise: boolean;
+    }
+  | { type: 'spec'; mechanism: string; alpha: FormAlpha; epsilon: number; delta?: number };
+
+/** A request as posted: with its id and kind. */
+export type Envelope<M> = M & { rid: number; kind: Kind };
+
+/** One row of the results table. */
+export interface ResultRow {
+  mechanism: string;
+  method: string;
+  label: string;
+  rule: string;
+  scale: number;
+  /** The 95% half-width of one coordinate's noise. */
+  halfWidth: number;
+  variance: number;
+  binding: { prior: string; pair: [string, string] } | null;
+  explanation: string;
+  /** With an (ε, δ) target: the Rényi order and budget this row went through. */
+  alpha?: number;
+  renyiEpsilon?: number;
+}
+
+/** Rows the table leaves out, and why. */
+export interface Skipped {
+  mechanism: string;
+  method: string;
+  reason: string;
+}
+
+/** Rows behind the priors built from a table. */
+export interface DataUsed {
+  rows: number;
+  used: number;
+  dropped: number;
+  skippedGiven: string[];
+}
+
+/** One number behind a plot, for the text alternative. */
+export interface PlotNumber {
+  what: 'scale' | 'variance';
+  mechanism: string;
+  method: string;
+  alpha: FormAlpha | number;
+  epsilon: number;
+  value: number;
+}
+
+/** What the worker answers, by `type`. */
+export type Response =
+  | { type: 'loaded'; columns: string[]; numeric: string[]; rows: number; summaries: ColumnSummary[] }
+  | { type: 'loaded-builtin'; name: string; secrets: string[]; range: [number, number] }
+  | { type: 'values'; column: string; values: string[]; total: number }
+  | {
+      type: 'results';
+      alpha: FormAlpha;
+      epsilon: number;
+      delta?: number;
+      scenario: string;
+      data: DataUsed | null;
+      skipped: Skipped[];
+      rows: ResultRow[];
+      columns: string[];
+      dimension?: number;
+    }
+  | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string }
+  | {
+      type: 'audit';
+      rows: AuditRow[];
+      mechanism: string;
+      scale: number;
+      alpha: FormAlpha | number | undefined;
+      epsilon: number;
+      target: { epsilon: number; delta: number } | null;
+      /** The rows are certified upper bounds (a vector query), not exact divergences. */
+      bound: boolean;
+    }
+  | { type: 'no-noise'; reason: string }
+  | {
+      type: 'released';
+      values: (number | number[])[];
+      scale: number;
+      method: string;
+      guarantee: string;
+      /** How many of the draws the calibration covered together. */
+      together: number;
+      confidence: number;
+      intervals: ([number, number] | [number, number][])[];
+      /** With an (ε, δ) target: the Rényi order used. */
+      alpha?: number;
+    }
+  | { type: 'spec'; spec: unknown }
+  | { type: 'error'; message: string };
+
+/** The handlers of a message union: one per `type`, each receiving its own message. */
+export type Handlers<M extends { type: string }, R = void> = { [T in M['type']]: (m: Extract<M, { type: T }>) => R };
