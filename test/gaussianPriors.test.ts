@@ -226,8 +226,8 @@ describe('Gaussian priors: specs and fits', () => {
         c: { values: [1, 2], counts: [1, 3] },
       }),
     );
-    expect(s.kind).toBe('gaussian');
-    if (s.kind !== 'gaussian') return;
+    expect(s.kind).toBe('mixture');
+    if (s.kind !== 'mixture') return;
     expect(s.scenario.priors[0].conditionals.a).toEqual([{ weight: 1, mean: 1, sd: 2 }]);
     expect(s.scenario.priors[0].conditionals.c).toEqual([
       { weight: 0.25, mean: 1, sd: 0 },

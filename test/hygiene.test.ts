@@ -147,4 +147,25 @@ describe('library hygiene', () => {
     expect(probe.getLineAndCharacterOfPosition(fn.getEnd()).line + 1).toBeGreaterThan(120);
     expect(fn.parameters[0].type?.kind).toBe(ts.SyntaxKind.AnyKeyword);
   });
+
+  it('noise families are named only in src/mechanisms/: everything else reads the registry (reproduce, tests and bench aside)', () => {
+    const families = new Set(['laplace', 'gaussian', 'exponential']);
+    // `--fit gaussian` names a law fitted to the prior (a Gaussian component), not a noise family.
+    const laws = new Set([join(SRC, 'gaussianPriors', 'fit.ts')]);
+    const outside = [...files(SRC), ...files(WEB)].filter(
+      (f) => !f.startsWith(join(SRC, 'mechanisms')) && !f.startsWith(join(SRC, 'reproduce')) && !laws.has(f),
+    );
+    const named: string[] = [];
+    for (const f of outside) {
+      const src = ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (n: ts.Node) => {
+        if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && families.has(n.text))
+          named.push(`${f.slice(SRC.length - 3)}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1} '${n.text}'`);
+        ts.forEachChild(n, visit);
+      };
+      visit(src);
+    }
+    expect(named).toEqual([]);
+    expect(outside.length).toBeGreaterThan(100);
+  });
 });

@@ -51,6 +51,8 @@ const busy = (on: boolean) => {
 const fmt = numUp;
 /** Four significant digits, rounded up: for sentences. */
 const short = (x: number) => String(Number(decimalUp(x, 4)));
+/** The page's first noise family (the form lists them in the registry's order). */
+const firstMechanism = () => document.querySelector<HTMLInputElement>('input[name=mechanism]')!.value;
 const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
 // Data (secret values, prior names, column names) reaches the DOM only as text: never as markup.
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
@@ -275,7 +277,7 @@ function run() {
   const threads = Number(search.get('threads')) || undefined;
   const helpers = search.get('helpers') === 'now' ? 0 : undefined;
   send('calibrate', { type: 'calibrate', params: { ...p, threads, helpers } });
-  send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? 'laplace', alpha: p.alpha, epsilon: p.epsilon, delta: p.delta });
+  send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? firstMechanism(), alpha: p.alpha, epsilon: p.epsilon, delta: p.delta });
 }
 /** The target as the page prints it. */
 const targetText = (alpha: unknown, epsilon: unknown, delta: unknown) =>
@@ -332,7 +334,7 @@ const requestRelease = (allowNoNoise: boolean) => {
   // The noise picked in the release step; else the recommended row's family, the worker choosing
   // its method for the number of draws (exact covers one release).
   const picked = $<HTMLSelectElement>('release-method').value;
-  const [mech, method] = picked ? picked.split(':') : [page.lastResults?.recommended?.mechanism ?? 'laplace', ''];
+  const [mech, method] = picked ? picked.split(':') : [page.lastResults?.recommended?.mechanism ?? firstMechanism(), ''];
   send('release', {
     type: 'release',
     mechanism: mech,
@@ -561,7 +563,9 @@ const showResults: Shown<'results'> = (m) => {
     .replaceChildren(...rows.map((r) => resultRow(r, recommended)));
   $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
   releaseChoices(rows);
-  const best = rows.filter((r) => r.mechanism === 'laplace' && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
+  // The audit form's family: its smallest calibrated scale fills the scale field.
+  const family = $<HTMLSelectElement>('audit-mechanism').value;
+  const best = rows.filter((r) => r.mechanism === family && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
   const field = $<HTMLInputElement>('audit-scale');
   if (best && (field.value === '' || field.value === page.autoScale)) {
     page.autoScale = String(best.scale);
@@ -585,8 +589,7 @@ const showPlots: Shown<'plots'> = (m) => {
       ...m.numbers.map((r) => row([r.what, r.mechanism, r.method, String(r.alpha), String(r.epsilon), [fmt(r.value), 'num']])),
     );
   const notes = ['Curves use the closed-form methods; exact is computed at the chosen α and ε only (one certified quadrature per point).'];
-  if (checked('mechanism').includes('gaussian') && checked('method').includes('theorem') && checked('method').includes('coupled'))
-    notes.push('For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).');
+  notes.push(...(m.remarks ?? []));
   if (m.notPlotted.length) notes.push(`Not on the log-variance plot where no noise is needed: ${m.notPlotted.join(', ')}.`);
   $('plot-note').textContent = notes.join(' ');
 };

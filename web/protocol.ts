@@ -133,7 +133,7 @@ export type Response =
       columns: string[];
       dimension?: number;
     }
-  | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string }
+  | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string; remarks?: string[] }
   | {
       type: 'audit';
       rows: AuditRow[];

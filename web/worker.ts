@@ -276,8 +276,13 @@ async function plots(
       what: 'variance' as const,
     })),
   ];
+  const remarks = mechanisms.flatMap((m) => {
+    const r = mechanismDef(m).coupledIsTheorem;
+    return r && p.methods.includes('theorem') && p.methods.includes('coupled') ? [r] : [];
+  });
   return {
     type: 'plots',
+    remarks,
     alpha: await svg(scaleVsAlphaChart(byAlpha, { title: `Noise scale against α (ε = ${p.epsilon})`, mark: alpha })),
     numbers,
     notPlotted,

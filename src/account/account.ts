@@ -1,4 +1,5 @@
-import { noiseOf } from '../mechanisms/kernels.js';
+import type { Noise } from '../divergence/kernel.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
@@ -13,7 +14,7 @@ import { absCost, type Cost } from '../conditions/costs.js';
 import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
-import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { exactDInf } from '../mechanisms/kernels.js';
 import { InputError } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { divideDown } from '../conditions/repeated.js';
@@ -24,18 +25,26 @@ import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
 
-/** A release's noise as the joint bound sees it: Laplace rate 1/b, Gaussian 1/σ², or a bounded-ratio cost. */
-type Part = { kind: 'laplace'; b: number } | { kind: 'gaussian'; sigma: number } | { kind: 'ratio'; eta: number; cost: Cost };
+/**
+ * A release's noise as the joint bound sees it: Laplace-shaped at rate 1/b (`rate`), Gaussian at
+ * precision 1/σ² (`precision`: several are one at the precision-weighted σ), or a bounded-ratio cost;
+ * with the exact accountant's noise.
+ */
+type Part =
+  | { kind: 'rate'; b: number; noise: Noise }
+  | { kind: 'precision'; sigma: number; noiseAt: (sigma: number) => Noise }
+  | { kind: 'ratio'; eta: number; cost: Cost };
 
 function partOf(r: Release): Part {
   const def = mechanismDef(r.mechanism);
   if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
   const o = noiseOptions(r);
-  if (def.parameter === 'sigma') return { kind: 'gaussian', sigma: r.scale };
-  if (def.parameter === 'b') return { kind: 'laplace', b: r.scale };
+  const acc = def.accountant(o);
+  if (def.parameter === 'sigma' && !isNotApplicable(acc)) return { kind: 'precision', sigma: r.scale, noiseAt: acc };
+  if (def.parameter === 'b' && !isNotApplicable(acc)) return { kind: 'rate', b: r.scale, noise: acc(r.scale) };
   const eta = o.eta.at(r.scale);
   // c = |z| is Laplace noise with b = 1/η; other costs are bounded only through the density ratio e^{η·c}.
-  return o.cost === absCost ? { kind: 'laplace', b: 1 / eta } : { kind: 'ratio', eta, cost: o.cost };
+  return o.cost === absCost && !isNotApplicable(acc) ? { kind: 'rate', b: 1 / eta, noise: acc(r.scale) } : { kind: 'ratio', eta, cost: o.cost };
 }
 
 /** 1/√(Σ 1/σᵢ²) lowered past its rounding ((R + 4)·2⁻⁵² relative covers the sum, root and division). */
@@ -55,8 +64,8 @@ function effectiveSigma(sigmas: number[]): number {
  *   (α−1)·Σ [R_α(|z|/bᵢ) | α z²/2σⱼ² | ηₖ c(z)]; α = ∞: sup over π* of Σ |z|/bᵢ + ηₖ c(z).
  */
 function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon: number, ordered: boolean): Evaluation & { method: JointMethod } {
-  const gauss = parts.filter((p): p is Extract<Part, { kind: 'gaussian' }> => p.kind === 'gaussian');
-  const lap = parts.filter((p): p is Extract<Part, { kind: 'laplace' }> => p.kind === 'laplace');
+  const gauss = parts.filter((p): p is Extract<Part, { kind: 'precision' }> => p.kind === 'precision');
+  const lap = parts.filter((p): p is Extract<Part, { kind: 'rate' }> => p.kind === 'rate');
   const ratio = parts.filter((p): p is Extract<Part, { kind: 'ratio' }> => p.kind === 'ratio');
   if (alpha === Infinity) {
     if (gauss.length) return { value: Infinity, error: 0, target: epsilon, sense: 'le', method: 'unbounded' };
@@ -70,7 +79,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
       let value = -Infinity,
         error = 0;
       for (const [a, b] of dirs) {
-        const d = exactLaplaceDInf(a, b, lap[0].b);
+        const d = exactDInf(lap[0].noise, a, b)!;
         if (d.value + d.error > value + error) {
           value = d.value;
           error = d.error;
@@ -91,7 +100,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   }
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
-    const noise = lap.length ? noiseOf('laplace' as const, lap[0].b) : noiseOf('gaussian' as const, effectiveSigma(gauss.map((g) => g.sigma)));
+    const noise = lap.length ? lap[0].noise : gauss[0].noiseAt(effectiveSigma(gauss.map((g) => g.sigma)));
     const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
     // The smaller of two certified upper bounds: the quadrature's error can exceed the coupled
     // bound's where the coupled bound is itself exact (point masses).

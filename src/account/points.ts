@@ -7,13 +7,14 @@ import { priorPairs } from '../distribution/scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
-import { scaledLaplaceRdp } from '../conditions/pierquin.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { boxDivergence, contaminationBox, dimensionOf, laplaceRdpScaled } from '../calibrate/points.js';
+import { boxDivergence, contaminationBox, dimensionOf } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
@@ -43,32 +44,29 @@ function coordsOf(r: PointRelease, d: number): readonly number[] {
 
 /**
  * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
- * bounded number: per release, Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)) (certified R_α), Gaussian
- * α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²); summed over the releases (their noises are independent).
+ * bounded number: per release the family's product exponent (Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)),
+ * Gaussian α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²)); summed over the releases (their noises are independent).
  */
 function pairExponent(P: PointLaw, Q: PointLaw, i: number, j: number, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
   let value = 0,
     error = 0;
   for (const r of releases) {
-    let sum = 0,
-      err = 0;
-    for (const c of coordsOf(r, P.d)) {
-      const t = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
-      if (r.mechanism === 'laplace') {
-        const e = scaledLaplaceRdp(alpha, t); // already (α−1)·R_α
-        sum += e.value;
-        err += e.error + EPS * Math.abs(sum);
-      } else {
-        sum += t * t;
-        err += 4 * EPS * Math.abs(sum);
-      }
-    }
-    const k = r.mechanism === 'laplace' ? 1 : (alpha * (alpha - 1)) / 2;
-    value += k * sum;
-    error += k * err + 4 * EPS * Math.abs(value);
+    const e = productOf(r.mechanism, 'release').exponent(alpha, (c: number) => Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale, coordsOf(r, P.d));
+    value += e.value;
+    error += e.error + 4 * EPS * Math.abs(value);
   }
   return { value, error };
 }
+
+/** The family's product noise on ℝ^d, or its reason for having none (naming `path`). */
+function productOf(mechanism: Mechanism, path: string): ProductNoise {
+  const p = mechanismDef(mechanism).product;
+  if (isNotApplicable(p)) throw new InputError(p.notApplicable, path);
+  return p;
+}
+
+/** Whether every release's product noise is a function of the ℓ₁ norm (then W₁ couples, and D∞ is finite). */
+const allL1 = (releases: readonly { mechanism: Mechanism }[]) => releases.every((r) => productOf(r.mechanism, 'release').norm === 'l1');
 
 /** D_α ≤ (1/(α−1))·log E_π exp((α−1)·D_α(pair)) over the coupling π (joint convexity, α > 1), with its error. */
 function coupledBound(c: PointCoupling, t: (i: number, j: number) => Bounded, alpha: number): Bounded {
@@ -136,13 +134,11 @@ function exponentCosts(m: DirectionMemo, releases: readonly PointRelease[], w: r
     if (cost) return cost;
     cost = new Float64Array(K * L);
     const cs = coordsOf(r, P.d);
+    const product = productOf(r.mechanism, 'release');
     for (let i = 0; i < K; i++)
       for (let j = 0; j < L; j++) {
         let e = 0;
-        for (const c of cs) {
-          const z = Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale;
-          e += r.mechanism === 'laplace' ? laplaceRdpScaled(alpha, z) : ((alpha * (alpha - 1)) / 2) * z * z;
-        }
+        for (const c of cs) e += product.cost(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale);
         cost[i * L + j] = e;
       }
     m.costs.set(key, cost);
@@ -179,24 +175,27 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Float64Array):
  * applies (Gaussian at α = ∞).
  */
 function releaseBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
-  const laplace = releases.every((r) => r.mechanism === 'laplace');
+  const l1 = allL1(releases);
   if (alpha === Infinity) {
-    if (!laplace) return { value: Infinity, error: 0 };
+    const rates = releases.map((r) => productOf(r.mechanism, 'release').dInfRate);
+    if (!rates.every((f) => f !== undefined)) return { value: Infinity, error: 0 };
     if (releases.every((r) => !r.coordinates)) {
       m.wInf.value ??= wInfPoints(m.P, m.Q, { kind: 'l1', weights: w });
-      const v = m.wInf.value * releases.reduce((a, r) => a + 1 / r.scale, 0);
+      const v = m.wInf.value * releases.reduce((a, r, k) => a + rates[k]!(r.scale), 0);
       return { value: v, error: (releases.length + 4) * EPS * v };
     }
     // Releases of different coordinates: D∞ ≤ the largest coupled move in the norm Σ_c u_c·|Δ_c|,
     // u_c = Σ over the releases of c of 1/(w_c·b) (0: a coordinate no release publishes), minimised
     // over couplings — W∞ in that weighted ℓ₁ norm (weights 1/u_c, ∞ where u_c = 0).
     const u = w.map(() => 0);
-    for (const r of releases) for (const c of coordsOf(r, m.P.d)) u[c] += 1 / r.scale;
+    releases.forEach((r, k) => {
+      for (const c of coordsOf(r, m.P.d)) u[c] += rates[k]!(r.scale);
+    });
     const v = wInfPoints(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
     return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
-  let coupling = baseCoupling(m, laplace, w);
+  let coupling = baseCoupling(m, l1, w);
   let bound = coupledBound(coupling, t, alpha);
   const cost = exponentCosts(m, releases, w, alpha);
   for (let round = 0; round < 6; round++) {
@@ -213,8 +212,7 @@ function checked(scenario: PointScenario, releases: readonly PointRelease[], coo
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, coordinateScales);
   for (const r of releases) {
-    if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
-      throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', path);
+    productOf(r.mechanism, path);
     if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
     if (r.coordinates) {
       const cs = r.coordinates;
@@ -276,15 +274,13 @@ export function auditPoints(
   if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
-  if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
-    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+  const product = productOf(s.mechanism, 'mechanism');
   // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
-  const releases: PointRelease[] =
-    s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism as PointRelease['mechanism'], scale: s.scale })) : [];
+  const releases: PointRelease[] = s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism, scale: s.scale })) : [];
   const w = checked(scenario, releases, s.coordinateScales, 'mechanism');
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
-    if (a === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
+    if (a === Infinity && !product.dInfRate) throw new InputError(`${mechanismDef(s.mechanism).title} noise has no finite α = ∞ level`, 'alpha');
   }
   const rows: AuditRow[] = [];
   const dirs = directions(scenario);
@@ -477,13 +473,13 @@ export function nextPointsReleaseScale(
   const charge = massErrorCharge(scenario.massError ?? 0, alpha);
   if (!(epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
   epsilon -= charge;
-  if (mechanism !== 'laplace' && mechanism !== 'gaussian')
-    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'next');
+  productOf(mechanism, 'next');
   const w = checked(scenario, past, opts.coordinateScales, 'release');
   const part = opts.coordinates ? { coordinates: opts.coordinates } : {};
   checked(scenario, [{ mechanism, scale: 1, ...part }], opts.coordinateScales, 'next');
-  if (alpha === Infinity && [...past, { mechanism }].some((r) => r.mechanism === 'gaussian'))
-    throw new InputError('Gaussian noise has no finite α = ∞ level: give a finite α', 'alpha');
+  const unbounded = [...past, { mechanism }].find((r) => !productOf(r.mechanism, 'release').dInfRate);
+  if (alpha === Infinity && unbounded)
+    throw new InputError(`${mechanismDef(unbounded.mechanism).title} noise has no finite α = ∞ level: give a finite α`, 'alpha');
   const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
   const units = directions(scenario).map((dir) => {
     const label = { prior: dir.prior, pair: dir.pair };
@@ -519,11 +515,7 @@ export function nextPointsReleaseScale(
           return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
         };
         if (alpha === Infinity) return on(undefined);
-        coupling ??= baseCoupling(
-          m,
-          [...past, { mechanism }].every((r) => r.mechanism === 'laplace'),
-          w,
-        );
+        coupling ??= baseCoupling(m, allL1([...past, { mechanism }]), w);
         let problem = on(coupling);
         let scale = smallestFeasibleScale(problem).scale;
         for (let round = 0; round < 3; round++) {
@@ -564,9 +556,8 @@ export function robustnessPoints(
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
   if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
-  if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
-    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
-  if (s.alpha === Infinity && s.mechanism === 'gaussian') throw new InputError('Gaussian noise has no finite α = ∞ level', 'alpha');
+  if (s.alpha === Infinity && !productOf(s.mechanism, 'mechanism').dInfRate)
+    throw new InputError(`${mechanismDef(s.mechanism).title} noise has no finite α = ∞ level`, 'alpha');
   const release: PointRelease = { mechanism: s.mechanism, scale: s.scale };
   const w = checked(scenario, [release], s.coordinateScales, 'mechanism');
   const box = contaminationBox({ lambda: 0, domain: [s.box[0]?.[0], s.box[0]?.[1]], box: s.box }, scenario);

@@ -16,7 +16,7 @@ import type { Scenario } from '../distribution/scenario.js';
 import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
-import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
 import { massErrorCharge, checkMiApplicable } from '../distribution/scenario.js';
@@ -38,7 +38,6 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
   if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
   if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
   const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
-  const { family, scale: noiseScale } = noise;
   const none = s.scale === 0;
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
@@ -52,12 +51,12 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
     const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
     if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
     for (const [from, to, p, q] of dirs) {
-      const dInf = none ? discreteRenyi(p, q, Infinity).value : family === 'laplace' ? exactLaplaceDInf(p, q, noiseScale).value : null;
+      const dInf = none ? discreteRenyi(p, q, Infinity).value : (exactDInf(noise, p, q)?.value ?? null);
       for (const alpha of s.alphas) {
         let d: Bounded & { certificate: AuditRow['certificate'] } = none
           ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
           : alpha === Infinity
-            ? { ...exactLaplaceDInf(p, q, noiseScale), certificate: 'sup-at-atoms' }
+            ? { ...(exactDInf(noise, p, q) ?? { value: Infinity, error: 0 }), certificate: 'sup-at-atoms' }
             : exactRenyi(p, q, noise, alpha);
         // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
         // divergence bounds any release of it (data processing).
@@ -97,11 +96,10 @@ async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechani
     let r = s.scale > 0 ? exactMutualInformation(prior, noise) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     if (!Number.isFinite(r.error) || r.value - r.error > data.value + data.error) r = { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     let pp: number | null = null;
-    if (noise.family === 'laplace' && s.scale > 0) {
+    if (proportionalTails(noise) && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
-      for (const a of secrets)
-        for (const b of secrets) if (a !== b) e = Math.max(e, exactLaplaceDInf(prior.conditionals[a], prior.conditionals[b], noise.scale).value);
+      for (const a of secrets) for (const b of secrets) if (a !== b) e = Math.max(e, exactDInf(noise, prior.conditionals[a], prior.conditionals[b])!.value);
       pp = e * Math.tanh(e / 2);
     }
     return { prior: prior.name, nats: r.value, bits: r.bits, error: r.error, impliedByPufferfish: pp };

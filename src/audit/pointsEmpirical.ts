@@ -9,6 +9,8 @@ import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { dimensionOf } from '../calibrate/points.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /**
@@ -32,8 +34,8 @@ export function auditEmpiricalPoints(
     coordinateScales?: readonly number[];
   },
 ): EmpiricalRow[] {
-  if (s.mechanism !== 'laplace' && s.mechanism !== 'gaussian')
-    throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+  const product = mechanismDef(s.mechanism).product;
+  if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, s.coordinateScales);
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');

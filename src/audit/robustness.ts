@@ -4,7 +4,7 @@ import { pairCouplings } from '../coupling/pairs.js';
 import { checkContamination } from '../calibrate/contamination.js';
 import type { Cost, Eta } from '../conditions/costs.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
-import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { exactDInf } from '../mechanisms/kernels.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
@@ -63,7 +63,7 @@ export function robustnessFinite(scenario: Scenario, s: RobustnessSettings): Rob
           [pc.p, pc.q],
           [pc.q, pc.p],
         ]) {
-      const e = s.alpha === Infinity ? exactLaplaceDInf(a, b, noise.scale) : exactRenyi(a, b, noise, s.alpha);
+      const e = s.alpha === Infinity ? (exactDInf(noise, a, b) ?? { value: Infinity, error: 0 }) : exactRenyi(a, b, noise, s.alpha);
       const data = discreteRenyi(a, b, s.alpha);
       const bound = Number.isFinite(e.error) ? e.value + e.error : Infinity;
       D = Math.max(D, Math.min(bound, data.value + data.error, rho));

@@ -21,7 +21,7 @@ export {
   type PairScale,
   type SourceMethodName,
 } from './result.js';
-export { EXACT_LIMITS, bestMethods, calibrationUnits, pairUnits, type Certification, type UnitLabel } from './finite.js';
+export { bestMethods, calibrationUnits, pairUnits, type Certification, type UnitLabel } from './finite.js';
 
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and

@@ -9,7 +9,7 @@ import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
 import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
-import type { NoiseFamily } from '../mechanisms/kernels.js';
+import { exactLimits as kernelLimits } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
 import {
   bestResult,
@@ -19,6 +19,7 @@ import {
   isSourceMethod,
   lawsOnly,
   noiseVariance,
+  sourceScale,
   zeroExplanation,
   type CalibrateOptions,
   type CalibrationResult,
@@ -26,22 +27,10 @@ import {
   type SourceMethodName,
 } from './result.js';
 
-/**
- * How far exact accounting goes, by the accountant's noise family (atoms in a pair; bench timings):
- * Laplace (also the exponential mechanism's |z| cost) runs the one-pass gap rule, about 6 µs per
- * atom and ten evaluations per calibration; Gaussian runs the grid rule, about 0.2–0.3 ms per atom
- * (10⁵ atoms in a pair at unit spacing: 17 s). `best` includes exact up to `best` atoms (under half
- * a minute); `--method exact` is refused above `max` (a few minutes or more), with the estimate.
- */
-export const EXACT_LIMITS = {
-  laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
-  gaussian: { best: 100_000, max: 600_000, msPerAtom: 0.3 },
-} as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;
-
 /** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
 function exactLimits(settings: CalibrationSettings) {
   const acc = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
-  return EXACT_LIMITS[isNotApplicable(acc) ? 'gaussian' : (acc(1).family as NoiseFamily)];
+  return kernelLimits(isNotApplicable(acc) ? null : acc(1));
 }
 
 /** The most atoms any (prior, pair) brings to the exact accountant: the two largest conditionals of a prior. */
@@ -209,7 +198,7 @@ export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSe
   if (hasSource(scenario)) {
     // A source method's scale certifies every larger one (its bound falls as the scale grows).
     const by = (scenario.sourceMethods ?? []).find((m) => {
-      const r = m.scale(settings);
+      const r = sourceScale(m, settings);
       return 'scale' in r && r.scale <= scale;
     });
     if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };

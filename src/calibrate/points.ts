@@ -17,11 +17,10 @@ import { applicableMethods, calibrationRule, checkSettings, type CalibrationSett
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Coupling } from '../coupling/comonotone.js';
-import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
-import type { NoNoise } from '../mechanisms/mechanism.js';
+import { isNotApplicable, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
 import { bracketBelow } from '../numerics/bracket.js';
@@ -147,26 +146,31 @@ const displacements = (P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm): Cou
 });
 
 /**
- * Coupled bound for product Laplace noise (docs/math.md §12): joint convexity over the coupling
- * with the exact divergence of each coupled pair, Σ over coordinates of R_α(|Δ_c|/(w_c b)), times N
- * releases. Its feasible end is the one-norm bound's (Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c:
- * (α−1)R_α is a log-sum-exp of affine functions, so convex with R_α(0) = 0, hence superadditive).
+ * Coupled bound for product noise summed per coordinate (docs/math.md §12): joint convexity over the
+ * coupling with the exact divergence of each coupled pair, Σ over coordinates of the family's term
+ * (Laplace: R_α(|Δ_c|/(w_c b))), times N releases. Its feasible end is the one-norm bound's
+ * (Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c: (α−1)R_α is a log-sum-exp of affine functions, so convex
+ * with R_α(0) = 0, hence superadditive).
  */
-function coupledLaplaceVector(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm, alpha: number, epsilon: number, releases: number): ScaleProblem {
+function coupledSumProblem(
+  product: ProductNoise,
+  P: PointLaw,
+  Q: PointLaw,
+  c: PointCoupling,
+  n: Norm,
+  alpha: number,
+  epsilon: number,
+  releases: number,
+): ScaleProblem {
   const t = new Float64Array(c.mass.length);
   const target = (alpha - 1) * epsilon;
+  const all = Array.from({ length: P.d }, (_, i) => i);
   const evaluate = (b: number) => {
     let inner = 0;
     for (let k = 0; k < t.length; k++) {
-      let sum = 0,
-        err = 0;
-      for (let i = 0; i < P.d; i++) {
-        const r = scaledLaplaceRdp(alpha, Math.abs(coord(P, c.p[k], i) - coord(Q, c.q[k], i)) / n.weights[i] / b);
-        sum += r.value;
-        err += r.error + EPS * Math.abs(sum);
-      }
-      t[k] = releases * sum;
-      inner = Math.max(inner, releases * err * (1 + EPS) + EPS * Math.abs(t[k]));
+      const e = product.exponent(alpha, (i: number) => Math.abs(coord(P, c.p[k], i) - coord(Q, c.q[k], i)) / n.weights[i] / b, all);
+      t[k] = releases * e.value;
+      inner = Math.max(inner, releases * e.error * (1 + EPS) + EPS * Math.abs(t[k]));
     }
     const outer = logExpectationExp(c.mass, t);
     return { value: outer.value, error: outer.error + inner, target, sense: 'le' as const };
@@ -175,11 +179,6 @@ function coupledLaplaceVector(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Nor
   for (let k = 0; k < t.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
   // Σ_c R_α ≤ ‖Δ‖₁/b ≤ W/b: b = N·W/ε is feasible (rounded up through the search's own nudge).
   return { evaluate, ...bracketBelow(evaluate, (releases * w) / epsilon) };
-}
-
-/** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
-export function laplaceRdpScaled(alpha: number, t: number): number {
-  return (alpha - 1) * t + Math.log(alpha / (2 * alpha - 1) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp(-(2 * alpha - 1) * t));
 }
 
 interface PairInput {
@@ -210,10 +209,11 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
     return calibrateFinite(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
   }
   checkSettings(s);
-  if (s.mechanism === 'exponential') throw new InputError('vector queries take laplace or gaussian noise (independent per coordinate)', 'mechanism');
+  const product = mechanismDef(s.mechanism).product;
+  if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
   const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
   const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
-  const norm: Norm = { kind: s.mechanism === 'laplace' ? 'l1' : 'l2', weights: w };
+  const norm: Norm = { kind: product.norm, weights: w };
   const pairs: PairInput[] = priorPairs(scenario).units.map(({ prior: p, pair: [a, b] }) => ({
     prior: p.name,
     pair: [a, b] as [string, string],
@@ -237,17 +237,15 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
   const rule = calibrationRule({ ...s, method });
   const n = s.releases ?? 1;
   const { alpha, epsilon } = s;
-  const laplaceCoupled = method === 'coupled' && s.mechanism === 'laplace' && alpha > 1 && alpha < Infinity;
-  const p = s.mechanism === 'laplace' ? 1 : 2;
+  const bySum = method === 'coupled' && product.coupledBySum && alpha > 1 && alpha < Infinity;
+  const p = product.norm === 'l1' ? 1 : 2;
   // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
   // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
   const exponent =
-    alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !laplaceCoupled
-      ? s.mechanism === 'laplace'
-        ? (dist: number, sc: number) => (alpha * n * dist) / sc
-        : (dist: number, sc: number) => (alpha * (alpha - 1) * n * dist * dist) / (2 * sc * sc)
+    alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !bySum
+      ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc)
       : null;
-  const iterate = laplaceCoupled || exponent !== null;
+  const iterate = bySum || exponent !== null;
   // The class's condition for one pair (the contamination is folded in below).
   const baseOf = (pc: PairInput): ScaleProblem | NoNoise => {
     const { P, Q } = pc;
@@ -266,7 +264,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
     }
     const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
     const build = (c: PointCoupling): ScaleProblem | NoNoise =>
-      laplaceCoupled ? coupledLaplaceVector(P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
+      bySum ? coupledSumProblem(product, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
     // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
     let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);
     let problem = build(coupling);
@@ -282,12 +280,12 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
       // any coupling gives a valid bound, and the scale is certified on the true condition).
       for (let i = 0; i < K; i++)
         for (let j = 0; j < L; j++) {
-          if (!laplaceCoupled) {
+          if (!bySum) {
             t[i * L + j] = exponent!(dist(i, j), scale);
             continue;
           }
           let sum = 0;
-          for (let c = 0; c < P.d; c++) sum += laplaceRdpScaled(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
+          for (let c = 0; c < P.d; c++) sum += product.cost(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
           t[i * L + j] = n * sum;
         }
       // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
@@ -319,7 +317,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
   const pairScales: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
   const binding = sol.scale > 0 ? sol.top.label : null;
   const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
-  const rulePrefix = laplaceCoupled ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule;
+  const rulePrefix = bySum ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule;
   const explanation =
     `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. ` +
     (binding

@@ -1,4 +1,4 @@
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { MECHANISMS, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, type Precomputed, type Progress } from './driver.js';
@@ -93,9 +93,18 @@ export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
   return rest;
 }
 
+/** A source method's scale, where the settings' family has the parameter the method calibrates. */
+export function sourceScale(m: SourceMethod, settings: Omit<CalibrationSettings, 'method'>): ReturnType<SourceMethod['scale']> {
+  if (mechanismDef(settings.mechanism).parameter !== m.parameter) {
+    const family = MECHANISMS.find((k) => mechanismDef(k).parameter === m.parameter);
+    return { notApplicable: `${m.name} calibrates ${family ? mechanismDef(family).title : m.parameter} noise (got ${settings.mechanism})` };
+  }
+  return m.scale(settings);
+}
+
 /** A source method's result in the shape of every calibration's. */
 function sourceResult(m: SourceMethod, settings: CalibrationSettings): CalibrationResult | string {
-  const r = m.scale(settings);
+  const r = sourceScale(m, settings);
   if ('notApplicable' in r) return r.notApplicable;
   const def = mechanismDef(settings.mechanism);
   return {

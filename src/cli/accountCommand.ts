@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -273,7 +274,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
   }
   const of = (r: ParsedRelease) =>
     r.columns ? ` of ${r.columns.join('+')}` : r.coordinates ? ` of coordinate(s) ${r.coordinates.map((c) => c + 1).join('+')}` : '';
-  const list = releases.map((r) => `${r.mechanism} ${r.mechanism === 'gaussian' ? 'σ' : r.mechanism === 'laplace' ? 'b' : 'θ'}=${r.scale}${of(r)}`).join(', ');
+  const list = releases.map((r) => `${r.mechanism} ${mechanismDef(r.mechanism).symbol}=${r.scale}${of(r)}`).join(', ');
   process.stdout.write(`${name}\n`);
   if (acc) {
     process.stdout.write(

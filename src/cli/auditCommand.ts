@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, parseDelta } from './flags.js';
-import { MECHANISMS } from '../calibrate/calibrate.js';
+import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { decimal, wholeNumber } from './numbers.js';
@@ -39,7 +39,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const scale = decimal(o.scale, '--scale');
   if (!(scale >= 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
-  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');

@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, flagOf, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { calibrate, EXACT_LIMITS, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { calibrate, defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
+import { exactLimitsText } from '../mechanisms/kernels.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
@@ -182,7 +183,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const { MI_METHODS } = await import('../mi/calibrateMI.js');
   const { calibrateMI } = await import('../mi/calibrate.js');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
-  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? 'laplace');
+  const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const methods = o.method
     ? parseNames(o.method, 'method', MI_METHODS)
     : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
@@ -290,7 +291,7 @@ Methods (docs/math.md §3):
   exact            smallest scale whose exact D_α of the released outputs (+ its error bound) ≤ ε,
                    every prior, pair and direction; 0 when the data alone meets ε (data processing)
   best             the smallest of every method that applies, naming the winner (default); includes
-                   exact up to ${EXACT_LIMITS.laplace.best} atoms in a pair for Laplace-shaped noise, ${EXACT_LIMITS.gaussian.best} for Gaussian
+                   exact up to ${exactLimitsText()}
 
 Gaussian and mixture priors (spec conditionals {"gaussian": {"mean", "sd"}} or {"mixture": [{"weight",
 "mean", "sd"}, …]}, or --fit; Gaussian noise; docs/math.md §11): exact (closed form; equal-width

@@ -8,6 +8,7 @@ import { uciQuirks } from '../uci/formats.js';
 import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
+import { FAMILY_OF } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
@@ -103,7 +104,7 @@ function runSettings(o: CalibrateOptions) {
   };
   const alpha = one(o.alpha, 'alpha', 2, true);
   return {
-    mechanism: o.mechanism ?? 'laplace',
+    mechanism: o.mechanism ?? FAMILY_OF.default,
     ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
     ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
     ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),

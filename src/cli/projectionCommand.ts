@@ -1,6 +1,11 @@
 import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
+import { FAMILY_OF, mechanismDef, type Mechanism } from '../mechanisms/registry.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
+
+/** The projection mechanism's and private means' noise: a Gaussian N(0, σ²I_k). */
+const PROJECTION = FAMILY_OF.projection;
 import type { Projection, ProjectionCalibration } from '../mi/projection.js';
 import type { PointLaw } from '../distribution/points.js';
 import { lawDimension, type AnyScenario } from '../distribution/lawKind.js';
@@ -39,7 +44,7 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
     ],
     not,
   );
-  if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
+  if (o.mechanism !== undefined && o.mechanism !== PROJECTION) throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
   const { scenario, d } = await loadScenario(o, { vector: true });
   const dim = lawDimension(scenario);
   const { parseProjection } = await import('../sources/projection.js');
@@ -55,7 +60,7 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
 
 /** The per-coordinate mi-variance σ of the same query, for the comparison the output reports. */
 async function perCoordinate(scenario: Laws, epsilon: number, releases: number | undefined) {
-  const settings = { mechanism: 'gaussian' as const, method: 'mi-variance' as const, epsilon, ...(releases ? { releases } : {}) };
+  const settings = { mechanism: PROJECTION, method: 'mi-variance' as const, epsilon, ...(releases ? { releases } : {}) };
   return (await import('../mi/calibrate.js')).calibrateMI(scenario as AnyScenario, settings).scale;
 }
 
@@ -107,7 +112,7 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   const { drawRelease } = await import('../sampling/samplers.js');
   const { cryptoSource } = await import('../sampling/random.js');
   const { symmetricInterval } = await import('../release/interval.js');
-  const { mechanismDef, noiseOptions } = await import('../mechanisms/registry.js');
+  const { noiseOptions } = await import('../mechanisms/registry.js');
   let c: ProjectionCalibration;
   try {
     c = calibrateProjection(scenario, A, epsilon[0], count);
@@ -116,14 +121,14 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   }
   if (c.sigma === 0) throw new InputError(`the calibrated σ is 0 (${c.explanation}); there is nothing to release with noise`, '--projection');
   const y = project(A, x);
-  const noise = samplerFor({ mechanism: 'gaussian' }, c.sigma);
-  const h = mechanismDef('gaussian').halfWidth(c.sigma, confidence, noiseOptions({}));
+  const noise = samplerFor({ mechanism: PROJECTION }, c.sigma);
+  const h = mechanismDef(PROJECTION).halfWidth(c.sigma, confidence, noiseOptions({}));
   const values = Array.from({ length: count }, () => y.map((v) => drawRelease(v, noise, { random: cryptoSource })));
   const guarantee = `I(M; S) ≤ ${c.epsilon} nats for every prior of '${scenario.name}'${count > 1 ? ` for the ${count} releases together` : ''}. ${c.explanation}`;
   if (o.json) {
     const releases = values.map((v) => ({ value: v, interval: v.map((vi) => symmetricInterval(vi, h).map(jsonNumber)) }));
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, mechanism: 'gaussian', projection: { k: A.k, d: A.d }, sigma: c.sigma, guarantee, confidence, halfWidth: h, values, releases }, null, 2)}\n`,
+      `${JSON.stringify({ scenario: scenario.name, mechanism: PROJECTION, projection: { k: A.k, d: A.d }, sigma: c.sigma, guarantee, confidence, halfWidth: h, values, releases }, null, 2)}\n`,
     );
     return;
   }
@@ -189,7 +194,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
     ],
     'with a mean query (Gaussian noise for ε-MI Pufferfish on the mean of i.i.d. rows)',
   );
-  if (o.mechanism !== undefined && o.mechanism !== 'gaussian') throw new InputError('a private mean adds Gaussian noise', '--mechanism');
+  if (o.mechanism !== undefined && o.mechanism !== PROJECTION) throw new InputError('a private mean adds Gaussian noise', '--mechanism');
   const columns = o.query!.slice('mean:'.length);
   if (columns.trim() === '') throw new InputError('names no column: mean:COL[,COL…]', '--query');
   const { scenario } = await loadScenario({ ...o, query: columns }, { vector: true });
@@ -259,15 +264,17 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   const { drawRelease } = await import('../sampling/samplers.js');
   const { cryptoSource } = await import('../sampling/random.js');
   const { drawSecretReleases, slicedMiTest, slicedMiSamples } = await import('../audit/slicedMI.js');
-  const mechanism = o.mechanism ?? 'gaussian';
-  if (mechanism !== 'gaussian' && mechanism !== 'laplace') throw new InputError('the sliced-MI audit draws laplace or gaussian releases', '--mechanism');
+  const mechanism = (o.mechanism ?? PROJECTION) as Mechanism;
+  const def = mechanismDef(mechanism);
+  if (isNotApplicable(def.mi))
+    throw new InputError(`the sliced-MI audit draws releases of the noise the MI guarantee covers: ${def.mi.notApplicable}`, '--mechanism');
   let release: (x: number[]) => number[];
   if (o.projection !== undefined) {
-    if (mechanism !== 'gaussian') throw new InputError('the projection mechanism adds Gaussian noise', '--mechanism');
+    if (mechanism !== PROJECTION) throw new InputError('the projection mechanism adds Gaussian noise', '--mechanism');
     const { parseProjection } = await import('../sources/projection.js');
     const { project } = await import('../mi/projection.js');
     const A = parseProjection(o.projection, dim, o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER));
-    const noise = samplerFor({ mechanism: 'gaussian' }, scale);
+    const noise = samplerFor({ mechanism: PROJECTION }, scale);
     release = (x) => project(A, x).map((v) => drawRelease(v, noise, { random: cryptoSource }));
   } else {
     // Coordinate i at wᵢ·scale, rounded up, as the release draws it.
@@ -302,7 +309,7 @@ export async function accountProjectionCli(
   if (o.next !== undefined)
     throw new InputError('is not taken with --projection (calibrate the next release for the budget left with calibrate --releases)', '--next');
   if (releases.length === 0) throw new InputError("name the projection releases made (repeat --release 'mechanism=gaussian,scale=S')", '--release');
-  if (releases.some((r) => r.mechanism !== 'gaussian')) throw new InputError('projection releases carry Gaussian noise: mechanism=gaussian', '--release');
+  if (releases.some((r) => r.mechanism !== PROJECTION)) throw new InputError('projection releases carry Gaussian noise: mechanism=gaussian', '--release');
   if (releases.some((r) => r.columns || r.coordinates))
     throw new InputError('each projection release publishes A·f(X) whole: columns= and coordinates= are not taken with --projection', '--release');
   const { scenario, A } = await load({ ...o, releases: undefined });

@@ -1,6 +1,6 @@
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi, exactRenyiBoth, type ExactOptions } from '../divergence/exactRenyi.js';
-import { exactLaplaceDInf } from '../mechanisms/laplace/dInf.js';
+import { exactDInf, shiftDivergence } from '../mechanisms/kernels.js';
 import type { Noise } from '../divergence/kernel.js';
 import { bracketPredict } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -28,7 +28,11 @@ export function exactEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: n
   // Both directions on one panel set (each mixture evaluated once per node).
   const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
   for (const [k, [a, b]] of dirs.entries()) {
-    const d = both ? both[k] : alpha === Infinity ? exactLaplaceDInf(a, b, noise.scale) : exactRenyi(a, b, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts });
+    const d = both
+      ? both[k]
+      : alpha === Infinity
+        ? (exactDInf(noise, a, b) ?? { value: Infinity, error: 0 })
+        : exactRenyi(a, b, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts });
     // A direction without a certificate (error ∞; value −∞ where the integral underflowed, so
     // value + error is NaN and no comparison holds) bounds nothing: the evaluation is
     // uncertified, never the other direction's number nor the initial −∞ (docs/math.md §8).
@@ -69,8 +73,7 @@ export function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) =>
     hi = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
   const span = hi - lo;
   const bound = (s: number) => {
-    const n = noise(s);
-    return n.family === 'laplace' ? span / n.scale : alpha === Infinity ? Infinity : (alpha * span * span) / (2 * n.scale * n.scale);
+    return shiftDivergence(noise(s), span, alpha);
   };
   if (!(span > 0) || !(epsilon > 0) || !Number.isFinite(span)) return null;
   let s = 1;

@@ -80,6 +80,8 @@ export interface SourceSettings {
 export interface SourceMethod {
   readonly name: string;
   readonly rule: string;
+  /** The noise parameter its scale is (`b`: a Laplace scale); other families do not apply. */
+  readonly parameter: string;
   /** The method's scale for these settings, or why it does not apply. */
   scale(settings: SourceSettings): { scale: number; explanation: string } | { notApplicable: string };
 }

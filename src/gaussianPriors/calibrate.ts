@@ -1,4 +1,5 @@
-import { noiseOf } from '../mechanisms/kernels.js';
+import { FAMILY_OF, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import type { Noise } from '../divergence/kernel.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/result.js';
 import { checkSettings, type CalibrationSettings, type Mechanism, type SingleMethod } from '../calibrate/rules.js';
@@ -166,7 +167,7 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
         pc.Q.map((x) => x.mean),
         pc.Q.map((x) => x.weight),
       );
-      const evaluate = (s: number) => exactEvaluation(p, q, noiseOf('gaussian', widened(tau, s)), alpha, epsilon, ordered);
+      const evaluate = (s: number) => exactEvaluation(p, q, priorNoise(widened(tau, s)), alpha, epsilon, ordered);
       if (tau > 0) {
         const e = evaluate(0);
         if (isFeasible(e))
@@ -175,7 +176,7 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
       return exactProblem({
         p,
         q,
-        noise: (s) => noiseOf('gaussian', widened(tau, s)),
+        noise: (s) => priorNoise(widened(tau, s)),
         alpha,
         epsilon,
         ordered,
@@ -202,8 +203,11 @@ const RULES: Record<GMethod, { rule: string; condition: string }> = {
   pierquin: { rule: 'Cor. 3.1 (Pierquin) with W∞ of equal-width components (Remark 2)', condition: 'σ ≥ W∞·√(α/(2ε))' },
 };
 
+/** The prior family's noise at σ, as the exact accountant sees it. */
+const priorNoise = (sigma: number): Noise => (mechanismDef(PRIOR_NOISE).accountant(noiseOptions({})) as (s: number) => Noise)(sigma);
+
 /** The noise family whose divergences between Gaussian components have closed forms (docs/math.md §11). */
-export const PRIOR_NOISE = 'gaussian' satisfies Mechanism;
+export const PRIOR_NOISE: Mechanism = FAMILY_OF.gaussianPriors;
 
 /** Checks the settings and the scenario for Gaussian priors; the pairs with their couplings. */
 function pairsFor(scenario: GaussianScenario, s: GaussianPriorSettings): Pair[] {

@@ -18,9 +18,8 @@ export interface MarkovSource {
   relativeError: number;
 }
 
-/** The source methods apply to Laplace noise for one release without contamination. */
+/** The source methods calibrate a Laplace scale b (`parameter`) for one release without contamination. */
 function laplaceOnly(s: SourceSettings, name: string): string | null {
-  if (s.mechanism !== 'laplace') return `${name} calibrates Laplace noise (got ${s.mechanism})`;
   if ((s.releases ?? 1) > 1) return `${name} covers one release; Pufferfish guarantees do not compose, and the quilt bound is for one`;
   if (s.contamination) return `${name} has no contamination class`;
   return null;
@@ -30,6 +29,7 @@ function method(name: string, rule: string, scale: (s: SourceSettings) => { scal
   return {
     name,
     rule,
+    parameter: 'b',
     scale: (s) => {
       const why = laplaceOnly(s, name);
       return why ? { notApplicable: why } : scale(s);

@@ -143,4 +143,30 @@ export interface MechanismDef {
   readonly rules: RuleTable;
   /** The mutual-information guarantee's closed-form bound, or why the family has none. */
   readonly mi: MiBound | NotApplicable;
+  /** Independent noise on each coordinate of a vector-valued query (docs/math.md §12), or why the family has none. */
+  readonly product: ProductNoise | NotApplicable;
+  /** Set when this family's coupled bound equals its Theorem (their curves coincide): the remark to show beside a plot. */
+  readonly coupledIsTheorem?: string;
+}
+
+/**
+ * Product noise on ℝ^d: independent noise of this family on every coordinate. Its shift divergence
+ * is a function of one norm of the displacement, and its terms add over coordinates and releases.
+ */
+export interface ProductNoise {
+  /** The norm of the displacement the shift divergence depends on: ℓ₁ (Laplace, through D∞ and R_α), ℓ₂ (Gaussian). */
+  readonly norm: 'l1' | 'l2';
+  /**
+   * (α−1)·D_α between one release's product noise and its shift by t(c) (in units of the scale) on
+   * the coordinates `coords`, with its rounding error: what the coupled bound sums.
+   */
+  exponent(alpha: number, t: (c: number) => number, coords: readonly number[]): { value: number; error: number };
+  /** One coordinate's term of `exponent` in plain floating point: a transport cost, not a certificate. */
+  cost(alpha: number, t: number): number;
+  /** Whether the coupled bound sums exact per-coordinate terms (tighter than the norm form: Laplace) rather than the norm form (Gaussian, where they agree). */
+  readonly coupledBySum: boolean;
+  /** The log-moment exponent of the family's Theorem (1 or 2) for a coupled pair at distance `dist` in the norm, scale `s`, N releases. */
+  normExponent(alpha: number, releases: number, dist: number, s: number): number;
+  /** D∞ per unit of displacement in the norm at scale `s` (absent: D∞ is infinite). */
+  dInfRate?(s: number): number;
 }

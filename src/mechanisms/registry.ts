@@ -32,3 +32,15 @@ export function mechanismDef(name: string): MechanismDef {
 export function noiseOptions(s: { cost?: Cost; eta?: Eta }): NoiseOptions {
   return { cost: s.cost ?? absCost, eta: s.eta ?? etaPower(1) };
 }
+
+/**
+ * The family each family-specific construction is built on, so that code outside this folder
+ * never names a family: the default noise; Gaussian priors' closed forms (Gaussian noise on
+ * Gaussian components, docs/math.md §11); the projection mechanism and private means (a Gaussian
+ * N(0, σ²I_k), docs/math.md §15–§16).
+ */
+export const FAMILY_OF = {
+  default: 'laplace',
+  gaussianPriors: 'gaussian',
+  projection: 'gaussian',
+} as const satisfies Record<string, Mechanism>;

@@ -4,7 +4,7 @@ import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
-import { exactLaplaceDInfTruncated } from '../mechanisms/laplace/dInf.js';
+import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Noise } from '../divergence/kernel.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { mechanismDef } from '../mechanisms/registry.js';
@@ -48,7 +48,7 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
         [p, q],
         [q, p],
       ]) {
-    const d = alpha === Infinity ? exactLaplaceDInfTruncated(a, b, noise.scale, interval) : exactRenyi(a, b, noise, alpha, { interval });
+    const d = alpha === Infinity ? (exactDInf(noise, a, b, interval) ?? { value: Infinity, error: 0 }) : exactRenyi(a, b, noise, alpha, { interval });
     if (!Number.isFinite(d.value)) return { value: Infinity, error: 0, target: epsilon, sense: 'le' };
     if (d.value + d.error > value + error) {
       value = d.value;
@@ -82,7 +82,7 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   if (!(settings.epsilon > 0))
     throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
   const ordered = scenario.ordered ?? false;
-  const laplaceShaped = mechanismNoise(settings, 1).family === 'laplace';
+  const laplaceShaped = proportionalTails(mechanismNoise(settings, 1));
   const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
   const units = pairCouplings(scenario).map((pc) => {
     const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };

@@ -75,7 +75,7 @@ type Defaults = { defaults: SpecDefaults };
 /** `at`: the path of the first Gaussian (or vector) conditional. */
 export type AnySpec =
   | ({ kind: 'finite'; scenario: Scenario } & Defaults)
-  | ({ kind: 'gaussian'; scenario: GaussianScenario; at: string } & Defaults)
+  | ({ kind: 'mixture'; scenario: GaussianScenario; at: string } & Defaults)
   | ({ kind: 'vector'; scenario: PointScenario; at: string } & Defaults);
 
 type Conditional = Spec['priors'][number]['conditionals'] extends ReadonlyMap<string, infer C> ? C : never;
@@ -122,7 +122,7 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
     return pointLaw(c.values as number[][], { counts: c.counts, weights: c.weights }, path);
   };
   const out: AnySpec = first
-    ? { kind: 'gaussian', scenario: { ...common, priors: priorsOf(mixtureOf) }, at: first, defaults: defaultsOf(spec, prefix) }
+    ? { kind: 'mixture', scenario: { ...common, priors: priorsOf(mixtureOf) }, at: first, defaults: defaultsOf(spec, prefix) }
     : firstVector
       ? { kind: 'vector', scenario: { ...common, priors: priorsOf(vectorOf) }, at: firstVector, defaults: defaultsOf(spec, prefix) }
       : {

@@ -59,6 +59,25 @@ export const gaussian: MechanismDef = {
   },
   describe: () => ({}),
   rules,
+  coupledIsTheorem: 'For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).',
+  product: {
+    norm: 'l2',
+    // α(α−1)/2 · Σ_c t_c² (D_α of a shifted Gaussian is αΔ²/2σ²), with the sum's rounding.
+    exponent: (alpha, t, coords) => {
+      let sum = 0,
+        err = 0;
+      for (const c of coords) {
+        const x = t(c);
+        sum += x * x;
+        err += 4 * EPS * Math.abs(sum);
+      }
+      const k = (alpha * (alpha - 1)) / 2;
+      return { value: k * sum, error: k * err };
+    },
+    cost: (alpha, t) => ((alpha * (alpha - 1)) / 2) * t * t,
+    coupledBySum: false,
+    normExponent: (alpha, n, dist, sigma) => (alpha * (alpha - 1) * n * dist * dist) / (2 * sigma * sigma),
+  },
   // h(Y) ≤ ½ log 2πe(Var X + σ²) and h(Y|X) = h(N) (docs/math.md §7).
   mi: {
     rule: 'MI variance bound σ² ≥ Var X/(e^{2ε}−1) (docs/math.md §7)',

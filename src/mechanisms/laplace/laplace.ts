@@ -13,6 +13,11 @@ import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
+/** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
+export function laplaceRdpScaled(alpha: number, t: number): number {
+  return (alpha - 1) * t + Math.log(alpha / (2 * alpha - 1) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp(-(2 * alpha - 1) * t));
+}
+
 /** b ↦ 1/b: the Laplace rate as the W∞ and coupled conditions take it. */
 const rate = powerIntensity(1, 1);
 
@@ -113,6 +118,24 @@ export const laplace: MechanismDef = {
   pointDivergence: (delta, b, alpha) => laplacePointDivergence(delta / b, alpha),
   describe: () => ({}),
   rules,
+  product: {
+    norm: 'l1',
+    // Σ_c (α−1)·R_α(t_c), each certified (Mironov's two-term mixture), with the sum's rounding.
+    exponent: (alpha, t, coords) => {
+      let sum = 0,
+        err = 0;
+      for (const c of coords) {
+        const e = scaledLaplaceRdp(alpha, t(c));
+        sum += e.value;
+        err += e.error + EPS * Math.abs(sum);
+      }
+      return { value: sum, error: err };
+    },
+    cost: (alpha, t) => laplaceRdpScaled(alpha, t),
+    coupledBySum: true,
+    normExponent: (alpha, n, dist, b) => (alpha * n * dist) / b,
+    dInfRate: (b) => 1 / b,
+  },
   // The Laplace law maximises entropy at a given mean absolute deviation (docs/math.md §7).
   mi: {
     rule: 'MI deviation bound b ≥ E|X−EX|/(e^ε−1) (docs/math.md §7)',
