@@ -173,7 +173,7 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     ).toBeOneOf([16, 32]);
     const bad = run('--delta', '2');
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/^error: --delta: must be a number in \(0, 1\)/);
+    expect(bad.stderr).toMatch(/^error: --delta: must be in \(0, 1\)/);
   });
 });
 

@@ -47,7 +47,7 @@ describe('audit', () => {
     for (const [args, msg] of [
       [['--scenario', 'heart'], /^error: --scale: is required/],
       [['--scenario', 'heart', '--scale', '-1'], /^error: --scale: must be a finite number ≥ 0/],
-      [['--scenario', 'heart', '--scale', '1', '--delta', '2'], /^error: --delta: must be a number in \(0, 1\)/],
+      [['--scenario', 'heart', '--scale', '1', '--delta', '2'], /^error: --delta: must be in \(0, 1\)/],
       [['--scenario', 'heart', '--scale', '1', '--alpha', '1'], /^error: --alpha: α must be > 0 and ≠ 1/],
       [['--scenario', 'heart', '--scale', '1', '--mechanism', 'gaussian', '--alpha', 'inf'], /^error: --alpha: Gaussian noise has no finite/],
     ] as [string[], RegExp][]) {

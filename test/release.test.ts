@@ -213,7 +213,7 @@ describe('pufferfish release (CLI)', () => {
     expect(bad.stderr).toMatch(/^error: spec\.delta: must be in \(0, 1\)/);
   });
   it.each([
-    [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be a number in \(0, 1\), got '0'/],
+    [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be in \(0, 1\), got '0'/],
     [['--scenario', 'heart', '--value', '1', '--delta', '1e-6', '--truncate', '0,inf'], /^error: --delta: truncated releases take a Rényi target/],
     [['--scenario', 'heart'], /^error: --value: is required/],
     [['--scenario', 'heart', '--value', 'abc'], /^error: --value: must be a finite number/],

@@ -136,7 +136,7 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
       f,
       JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0], counts: [1] }, b: { values: [1], counts: [1] } } }], releases: 0 }),
     );
-    expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.releases: must be ≥ 1/);
+    expect(run('calibrate', '--spec', f).stderr).toMatch(/^error: spec\.releases: must be a whole number ≥ 1/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
@@ -169,7 +170,7 @@ function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: 
  */
 function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
-  if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
+  if (opts.delta !== undefined) checkSetting('delta', opts.delta);
   const parts = releases.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);
@@ -232,7 +233,7 @@ function nextReleaseFinite(
   epsilon: number,
   onProgress?: Progress,
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  checkSetting('epsilon', epsilon);
   if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
   const outside = mechanismDef(next.mechanism).alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { account, type Accounting } from './account.js';
@@ -38,8 +39,8 @@ export interface BudgetLevel {
 export function checkBudget(b: Budget): Budget {
   if (b.alphas.length === 0) throw new InputError('needs at least one Rényi order', 'alpha');
   for (const a of b.alphas) if (!(a > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${a}`, 'alpha');
-  if (!(b.epsilon > 0) || !Number.isFinite(b.epsilon)) throw new InputError(`must be a finite number > 0, got ${b.epsilon}`, 'epsilon');
-  if (b.delta !== undefined && !(b.delta > 0 && b.delta < 1)) throw new InputError(`must be in (0, 1), got ${b.delta}`, 'delta');
+  checkSetting('epsilon', b.epsilon);
+  if (b.delta !== undefined) checkSetting('delta', b.delta);
   if (b.delta !== undefined && !b.alphas.some((a) => a < Infinity))
     throw new InputError('an (ε, δ) budget is met through a finite order: list at least one finite α', 'alpha');
   return b;

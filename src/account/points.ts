@@ -1,3 +1,4 @@
+import { checkSetting, inRange } from '../settings.js';
 import { coordinateWeights } from '../distribution/points.js';
 import type { Accounting, AccountRow } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
@@ -269,11 +270,11 @@ export function auditPoints(
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): AuditRow[] {
   const n = s.releases ?? 1;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(s.releases)}`, 'releases');
+  checkSetting('releases', n, 'releases', String(s.releases));
   if (n > 1 && !(s.scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
-  if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
-  if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
-  if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
+  inRange('nonNegative', s.scale, 'scale');
+  checkSetting('delta', s.delta);
+  checkSetting('epsilon', s.epsilon);
   const product = productOf(s.mechanism, 'mechanism');
   // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
   const releases: PointRelease[] = s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism, scale: s.scale })) : [];
@@ -353,7 +354,7 @@ export type AccountOptions = {
 /** The account's inputs checked; the coordinate weights. */
 function accountChecks(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): number[] {
   if (releases.length === 0) throw new InputError('name at least one release', 'release');
-  if (opts.delta !== undefined && !(opts.delta > 0 && opts.delta < 1)) throw new InputError(`must be in (0, 1), got ${opts.delta}`, 'delta');
+  if (opts.delta !== undefined) checkSetting('delta', opts.delta);
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
   return w;
@@ -467,7 +468,7 @@ export function nextPointsReleaseScale(
   /** `coordinates`: the next release publishes only these (0-based; default all). */
   opts: { coordinateScales?: readonly number[]; onProgress?: Progress; coordinates?: readonly number[] } = {},
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: 'coupled' | 'data-processing' } {
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
+  checkSetting('epsilon', epsilon);
   if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
   // Laws computed in floating point (a chain's histogram): the budget left is ε less their mass-error charge.
   const charge = massErrorCharge(scenario.massError ?? 0, alpha);
@@ -555,7 +556,7 @@ export function robustnessPoints(
 ): RobustnessReport {
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
   if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
-  if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
+  checkSetting('epsilon', s.epsilon);
   if (s.alpha === Infinity && !productOf(s.mechanism, 'mechanism').dInfRate)
     throw new InputError(`${mechanismDef(s.mechanism).title} noise has no finite α = ∞ level`, 'alpha');
   const release: PointRelease = { mechanism: s.mechanism, scale: s.scale };

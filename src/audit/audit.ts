@@ -1,3 +1,4 @@
+import { checkSetting, inRange } from '../settings.js';
 import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { auditPoints, robustnessPoints } from '../account/points.js';
@@ -34,9 +35,9 @@ import { cryptoSource } from '../sampling/random.js';
  * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
 function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
-  if (!(s.scale >= 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got ${s.scale}`, 'scale');
-  if (!(s.delta > 0 && s.delta < 1)) throw new InputError(`must be in (0, 1), got ${s.delta}`, 'delta');
-  if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
+  inRange('nonNegative', s.scale, 'scale');
+  checkSetting('delta', s.delta);
+  checkSetting('epsilon', s.epsilon);
   const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
   const none = s.scale === 0;
   for (const a of s.alphas) {

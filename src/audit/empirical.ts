@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { logGamma } from '../numerics/float.js';
 import { rdpToDpSharp } from './conversion.js';
@@ -103,8 +104,8 @@ export function empiricalAudit(
   const delta = opts.delta ?? 1e-3;
   const T = opts.thresholds ?? 32;
   if (!Number.isSafeInteger(n) || n < 100) throw new InputError(`must be a whole number ≥ 100, got ${n}`, 'samples');
-  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
+  checkSetting('level', level);
+  checkSetting('delta', delta);
   const claimed = claim.alpha === Infinity ? claim.epsilon : rdpToDpSharp(claim.epsilon, claim.alpha, delta);
   // Pilot: thresholds at the quantiles of a separate sample, so they do not depend on the test data.
   const pilot = [...Array.from({ length: 2000 }, first), ...Array.from({ length: 2000 }, second)].sort((a, b) => a - b);

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { coordinateWeights } from '../distribution/points.js';
 import { atomSampler, type EmpiricalRow } from './rows.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
@@ -40,7 +41,7 @@ export function auditEmpiricalPoints(
   const w = coordinateWeights(scenario, s.coordinateScales);
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');
   const level = s.level ?? 1e-3;
-  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');
+  checkSetting('level', level);
   const samplers = w.map((wi) => samplerFor({ mechanism: s.mechanism }, wi === 1 ? s.scale : nextUp(wi * s.scale)));
   const release = (m: PointLaw) => {
     const atom = atomSampler(m.masses);

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { pairCouplings } from '../coupling/pairs.js';
@@ -47,7 +48,7 @@ export const SMALL_GROUP = 30;
 export function robustnessFinite(scenario: Scenario, s: RobustnessSettings): RobustnessReport {
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
   if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
-  if (!(s.epsilon > 0) || !Number.isFinite(s.epsilon)) throw new InputError(`must be a finite number > 0, got ${s.epsilon}`, 'epsilon');
+  checkSetting('epsilon', s.epsilon);
   checkContamination({ lambda: 0, domain: s.domain }, scenario);
   const outside = mechanismDef(s.mechanism).alphaRange(s.alpha);
   if (outside) throw new InputError(outside, 'alpha');

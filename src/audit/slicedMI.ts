@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { secretProbabilities, type Prior } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -93,7 +94,7 @@ export function slicedMiTest(
   opts: { level?: number; directions?: number; bins?: number; random?: RandomSource } = {},
 ): SlicedMiResult {
   const level = opts.level ?? 0.05;
-  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got ${level}`, 'level');
+  checkSetting('level', level);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got ${epsilon}`, 'epsilon');
   if (draws.length < 20) throw new InputError(`needs at least 20 draws, got ${draws.length}`, 'samples');
   const secrets = probabilities.length;

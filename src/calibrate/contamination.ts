@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -20,7 +21,7 @@ export interface Contamination {
 
 /** Checks λ and the domain, and that every atom of every conditional lies in the domain. */
 export function checkContamination(c: Contamination, scenario: Scenario): void {
-  if (!(c.lambda >= 0 && c.lambda <= 1)) throw new InputError(`must be a number in [0, 1], got ${c.lambda}`, 'contamination');
+  checkSetting('contamination', c.lambda);
   const [lo, hi] = c.domain ?? [];
   if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi)) throw new InputError(`needs finite LO < HI, got [${lo}, ${hi}]`, 'domain');
   for (const p of scenario.priors) {

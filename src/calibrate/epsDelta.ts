@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
@@ -59,8 +60,8 @@ export function epsDeltaTrials(
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
 ): EpsDeltaTrial[] {
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be in (0, 1), got ${delta}`, 'delta');
+  checkSetting('epsilon', epsilon);
+  checkSetting('delta', delta);
   const out: EpsDeltaTrial[] = [];
   for (const alpha of alphas) {
     if (!(alpha > 1) || mechanismDef(settings.mechanism).alphaRange(alpha)) continue;

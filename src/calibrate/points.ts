@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { coordinateWeights } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress } from './driver.js';
@@ -79,7 +80,7 @@ export function oneCoordinate<S extends { coordinateScales?: readonly number[]; 
 
 /** The contamination box (one [LO, HI] per coordinate), checked to hold every atom of every conditional. */
 export function contaminationBox(c: BoxContamination, scenario: PointScenario): [number, number][] {
-  if (!(c.lambda >= 0 && c.lambda <= 1)) throw new InputError(`must be a number in [0, 1], got ${c.lambda}`, 'contamination');
+  checkSetting('contamination', c.lambda);
   const d = dimensionOf(scenario);
   const box = c.box ? c.box.map(([lo, hi]): [number, number] => [lo, hi]) : Array.from({ length: d }, (): [number, number] => [c.domain?.[0], c.domain?.[1]]);
   if (box.length !== d) throw new InputError(`needs one LO,HI range per coordinate (${d}), got ${box.length}`, 'domain');

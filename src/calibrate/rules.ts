@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import type { Cost, Eta } from '../conditions/costs.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import type { Contamination } from './contamination.js';
@@ -43,8 +44,7 @@ export function checkSettings(s: CalibrationSettings): void {
   const { mechanism, method, alpha, epsilon } = s;
   if (typeof alpha !== 'number' || Number.isNaN(alpha) || alpha <= 0) throw new InputError(`must be a number > 0 or "inf", got ${String(alpha)}`, 'alpha');
   if (alpha === 1) throw new InputError('α = 1 (KL divergence) is not a Rényi order these bounds cover; use α ≠ 1, e.g. 1.01', 'alpha');
-  if (typeof epsilon !== 'number' || !Number.isFinite(epsilon) || epsilon <= 0)
-    throw new InputError(`must be a finite number > 0, got ${String(epsilon)}`, 'epsilon');
+  checkSetting('epsilon', epsilon);
   const def = mechanismDef(mechanism);
   if (!(METHODS as readonly string[]).includes(method)) throw new InputError(`unknown method '${String(method)}' (one of ${METHODS.join(', ')})`, 'method');
   const outside = def.alphaRange(alpha);

@@ -1,3 +1,4 @@
+import { checkSetting, inRange } from '../settings.js';
 import { Option, type Command } from 'commander';
 import { asFlagError, parseDelta } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
@@ -37,7 +38,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const { scenario, d } = await loadScenario(o, { vector: true });
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const scale = decimal(o.scale, '--scale');
-  if (!(scale >= 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number ≥ 0 (0: the data's own divergence), got '${o.scale}'`, '--scale');
+  inRange('nonNegative', scale, '--scale', `'${o.scale}'`);
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
@@ -193,7 +194,7 @@ const robustJson = (robust: RobustnessReport) => ({
 function empiricalOptions(o: AuditOptions): { samples: number; level: number } {
   const samples = o.samples === undefined ? 50_000 : wholeNumber(o.samples, '--samples', 100, 10_000_000);
   const level = o.level === undefined ? 1e-3 : decimal(o.level, '--level');
-  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
+  checkSetting('level', level, '--level', `'${o.level}'`);
   return { samples, level };
 }
 

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
@@ -70,7 +71,7 @@ export function refuseUnused(given: readonly (readonly [string, unknown])[], why
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
   if (text === undefined) return fallback;
   const delta = isDecimal(text) ? Number(text) : NaN;
-  if (!(delta > 0 && delta < 1)) throw new InputError(`must be a number in (0, 1), got '${text}'`, '--delta');
+  checkSetting('delta', delta, '--delta', `'${text}'`);
   return delta;
 }
 

@@ -9,6 +9,7 @@ import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type M
 import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
@@ -374,8 +375,8 @@ export function parseRanges(text: string): [number, number][] {
  */
 export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): BoxContamination | undefined {
   const lambda = o.contamination !== undefined ? decimal(o.contamination, '--contamination') : d.contamination;
-  if (o.contamination !== undefined && (o.contamination.trim() === '' || !(lambda! >= 0 && lambda! <= 1)))
-    throw new InputError(`must be a number in [0, 1], got '${o.contamination}'`, '--contamination');
+  if (o.contamination !== undefined)
+    checkSetting('contamination', o.contamination.trim() === '' ? Number.NaN : lambda, '--contamination', `'${o.contamination}'`);
   let ranges: [number, number][] | undefined =
     d.domain === undefined ? undefined : Array.isArray(d.domain[0]) ? (d.domain as [number, number][]) : [d.domain as [number, number]];
   if (o.domain !== undefined) ranges = parseRanges(o.domain);
@@ -404,8 +405,7 @@ export function parseThreads(text: string | undefined): number {
 /** `--releases N`: a whole number ≥ 1, read exactly. */
 export function parseReleases(text: string): number {
   const n = Number(text);
-  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got '${text}'`, '--releases');
-  return n;
+  return checkSetting('releases', /^\s*\d+\s*$/.test(text) ? n : Number.NaN, '--releases', `'${text}'`);
 }
 
 /** The table-source options shared by calibrate, audit and release. */

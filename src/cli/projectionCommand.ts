@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -203,8 +204,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   const { calibrateMean, meanSampleSize } = await import('../mi/mean.js');
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
   const target = o.targetMse === undefined ? undefined : decimal(o.targetMse, '--target-mse');
-  if (target !== undefined && !(target > 0 && Number.isFinite(target)))
-    throw new InputError(`must be a finite number > 0, got '${o.targetMse}'`, '--target-mse');
+  if (target !== undefined) checkSetting('target-mse', target, '--target-mse', `'${o.targetMse}'`);
   const rows = epsilons.map((epsilon) => {
     try {
       return { c: calibrateMean(scenario as Laws, epsilon, n), needed: target === undefined ? null : meanSampleSize(scenario as Laws, epsilon, target) };
@@ -235,7 +235,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
 export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; level?: string; empirical?: boolean }): Promise<void> {
   if (o.scale === undefined) throw new InputError('is required (the noise scale of the releases to test)', '--scale');
   const scale = decimal(o.scale, '--scale');
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
+  checkSetting('scale', scale, '--scale', `'${o.scale}'`);
   refuseUnused(
     [
       ['--alpha', o.alpha],
@@ -247,7 +247,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   );
   const samples = o.samples === undefined ? 20_000 : wholeNumber(o.samples, '--samples', 40, 10_000_000);
   const level = o.level === undefined ? 0.05 : decimal(o.level, '--level');
-  if (!(level > 0 && level < 1)) throw new InputError(`must be in (0, 1), got '${o.level}'`, '--level');
+  checkSetting('level', level, '--level', `'${o.level}'`);
   const { scenario, d: defaults } = await loadScenario(o, { vector: true });
   const epsilon = o.epsilon ? decimal(o.epsilon, '--epsilon') : (defaults.epsilon ?? 1);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');

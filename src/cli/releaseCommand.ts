@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { Option, type Command } from 'commander';
 import { asFlagError, parseConfidence, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
@@ -34,7 +35,7 @@ function givenScale(o: ReleaseOptions): { scale?: number } {
   if (o.ledger === undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint budget check as its guarantee", '--scale');
   const scale = isDecimal(o.scale) ? Number(o.scale) : NaN;
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got '${o.scale}'`, '--scale');
+  checkSetting('scale', scale, '--scale', `'${o.scale}'`);
   return { scale };
 }
 

@@ -4,6 +4,7 @@ import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type Budge
 import { costs } from '../conditions/costs.js';
 import { MECHANISMS } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
+import { checkSetting } from '../settings.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
 
@@ -180,8 +181,7 @@ const MAX_DRAWS = 1_000_000;
 function checkRelease(r: LedgerRelease): void {
   if (!(MECHANISMS as readonly string[]).includes(r.mechanism))
     throw new InputError(`unknown mechanism '${String(r.mechanism)}' (${MECHANISMS.join(', ')})`, 'mechanism');
-  if (typeof r.scale !== 'number' || !(r.scale > 0) || !Number.isFinite(r.scale))
-    throw new InputError(`must be a finite number > 0, got ${String(r.scale)}`, 'scale');
+  checkSetting('scale', r.scale);
   if (!Number.isSafeInteger(r.count) || r.count < 1 || r.count > MAX_DRAWS)
     throw new InputError(`must be a whole number in [1, ${MAX_DRAWS}], got ${String(r.count)}`, 'count');
   if (r.cost !== undefined && !Object.values(costs).includes(r.cost))

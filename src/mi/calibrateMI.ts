@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import type { Mechanism } from '../calibrate/calibrate.js';
 import { bestOf, solveUnits, type Progress, type Solution, type Unit } from '../calibrate/driver.js';
 import { bracketBelow } from '../numerics/bracket.js';
@@ -98,7 +99,7 @@ export interface MiCalibrationResult {
  */
 export function miReleases(st: MiSettings): (p: ScaleProblem) => ScaleProblem {
   const n = st.releases ?? 1;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(st.releases)}`, 'releases');
+  checkSetting('releases', n, 'releases', String(st.releases));
   const sufficient = mechanismDef(st.mechanism).sufficientScale;
   if (n > 1 && !sufficient)
     throw new InputError(
@@ -137,7 +138,7 @@ export function calibrateMIFinite(scenario: Scenario, st: MiSettings, opts: { on
   if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
   if (!(MI_METHODS as readonly string[]).includes(st.method))
     throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
-  if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
+  checkSetting('epsilon', st.epsilon);
   if (st.method === 'best') {
     const rs = (['mi-variance', 'mi-exact'] as const).map((method, k) => ({
       method,

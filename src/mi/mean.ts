@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { checkMiApplicable, type Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -37,8 +38,8 @@ function rowSpread(prior: Scenario<Discrete | PointLaw>['priors'][number]): { sp
  */
 export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: number, n: number): MeanCalibration {
   checkMiApplicable(scenario);
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
-  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`must be a whole number ≥ 1, got ${n}`, 'rows');
+  checkSetting('epsilon', epsilon);
+  checkSetting('rows', n);
   let spread = 0;
   let binding: string | null = null;
   let d = 1;
@@ -70,7 +71,7 @@ export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: 
  * @example meanSampleSize(builtinScenario('heart'), 0.1, 0.01)
  */
 export function meanSampleSize(scenario: Scenario<Discrete | PointLaw>, epsilon: number, targetMse: number): number {
-  if (!(targetMse > 0) || !Number.isFinite(targetMse)) throw new InputError(`must be a finite number > 0, got ${targetMse}`, 'target-mse');
+  checkSetting('target-mse', targetMse);
   const probe = calibrateMean(scenario, epsilon, 1);
   const e = Math.expm1((2 * epsilon) / probe.d);
   let n = Math.max(1, Math.ceil((probe.rowSpread * (1 + e)) / (e * targetMse)));

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { coordinateWeights } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
@@ -85,7 +86,7 @@ export function calibrateMIPoints(
     throw new InputError(`exact mutual information of a ${d}-dimensional release would need a ${d}-dimensional integral; use mi-variance`, 'method');
   if (st.method !== 'mi-variance' && st.method !== 'best')
     throw new InputError(`unknown method '${st.method}' for --guarantee mi (mi-variance, best)`, 'method');
-  if (!(st.epsilon > 0) || !Number.isFinite(st.epsilon)) throw new InputError(`must be a finite number > 0, got ${st.epsilon}`, 'epsilon');
+  checkSetting('epsilon', st.epsilon);
   const perRelease = miReleases(st);
   const eps = st.epsilon;
   const units: Unit<Prior<PointLaw>>[] = scenario.priors.map((prior) => {

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -110,8 +111,8 @@ export interface ProjectionCalibration {
  */
 export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
   checkMiApplicable(scenario);
-  if (!(epsilon > 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number > 0, got ${epsilon}`, 'epsilon');
-  if (!Number.isSafeInteger(releases) || releases < 1) throw new InputError(`must be a whole number ≥ 1, got ${releases}`, 'releases');
+  checkSetting('epsilon', epsilon);
+  checkSetting('releases', releases);
   let spread = 0;
   let binding: string | null = null;
   for (const p of scenario.priors) {
@@ -147,7 +148,7 @@ export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: 
  */
 export function projectionMI(scenario: Scenario<Discrete | PointLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
   checkMiApplicable(scenario);
-  if (!(sigma > 0) || !Number.isFinite(sigma)) throw new InputError(`must be a finite number > 0, got ${sigma}`, 'scale');
+  checkSetting('scale', sigma);
   let value = 0;
   let binding: string | null = null;
   for (const p of scenario.priors) {

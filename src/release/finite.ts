@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
@@ -195,7 +196,7 @@ function planRelease(
 
 /** `planRelease` at a given scale: no calibration; the caller vouches for the guarantee. */
 function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, scale: number, truncate?: [number, number]): ReleasePlan {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
+  checkSetting('scale', scale);
   if (truncate) throw new InputError('a truncated release is calibrated on its truncated outputs; it takes no given scale', 'scale');
   const noise = samplerFor(settings, scale);
   const def = mechanismDef(settings.mechanism);
@@ -263,7 +264,7 @@ function planEpsDelta(
 export function releaseFinite(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got ${String(value)}`, 'value');
   const count = opts.count ?? 1;
-  if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
+  checkSetting('count', count);
   const random = opts.random ?? cryptoSource;
   // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
   const joint = count > 1 && !opts.perRelease;

@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { pointMass } from '../distribution/discrete.js';
 import type { Noise } from '../divergence/kernel.js';
 import { logMassIn } from '../divergence/exactRenyi.js';
@@ -9,7 +10,7 @@ export const DEFAULT_CONFIDENCE = 0.95;
 
 /** A confidence level: a number strictly between 0 and 1. */
 export function checkConfidence(c: number): number {
-  if (!(typeof c === 'number' && c > 0 && c < 1)) throw new InputError(`must be a number in (0, 1), got ${String(c)}`, 'confidence');
+  checkSetting('confidence', c);
   return c;
 }
 

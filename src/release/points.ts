@@ -1,3 +1,4 @@
+import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
@@ -13,7 +14,7 @@ const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** A vector release at a given common scale: no calibration, the weights checked as for one. */
 function givenScale(scenario: PointScenario, settings: PointSettings, scale: number) {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`must be a finite number > 0, got ${scale}`, 'scale');
+  checkSetting('scale', scale);
   const w = coordinateWeights(scenario, settings.coordinateScales);
   const def = mechanismDef(settings.mechanism);
   return {
@@ -127,7 +128,7 @@ export function releasePoints(
   target?: { epsilon: number; delta: number };
 } {
   const count = opts.count ?? 1;
-  if (!Number.isSafeInteger(count) || count < 1) throw new InputError(`must be a whole number ≥ 1, got ${String(count)}`, 'count');
+  checkSetting('count', count);
   const d = Object.values(scenario.priors[0].conditionals)[0].d;
   if (value.length !== d) throw new InputError(`has ${value.length} coordinates; the query has ${d}`, 'value');
   value.forEach((x, i) => {

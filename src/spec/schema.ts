@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RANGES, type RangeName } from '../settings.js';
 import { MECHANISMS } from '../mechanisms/registry.js';
 
 // Valibot rather than zod: the same declarative schema, but it loads in about a quarter of the
@@ -55,6 +56,9 @@ const conditionalSchema = v.pipe(
   ),
 );
 
+/** A number in one of the settings' declared ranges, refused with that range's one message. */
+const inRangeOf = (range: RangeName) => v.check((x: number) => RANGES[range].ok(x), RANGES[range].message);
+
 /**
  * The calibration settings, one schema for every edge that takes them: spec files (below), the
  * web worker's messages (`workerSettingsSchema`), and — through the field↔flag map — CLI errors.
@@ -66,11 +70,11 @@ export const settingsEntries = {
   alpha: v.optional(alphaSchema),
   epsilon: v.optional(finite()),
   /** An (ε, δ) target: ε is met with probability 1 − δ, through the best Rényi order (docs/math.md §3). */
-  delta: v.optional(v.pipe(finite(), v.gtValue(0, 'must be in (0, 1)'), v.ltValue(1, 'must be in (0, 1)'))),
+  delta: v.optional(v.pipe(finite(), inRangeOf('unitOpen'))),
   /** Releases of the same value the guarantee covers together (docs/math.md §9). */
-  releases: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  releases: v.optional(v.pipe(v.number(), inRangeOf('count'))),
   /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
-  contamination: v.optional(v.pipe(finite(), v.minValue(0, 'must be in [0, 1]'), v.maxValue(1, 'must be in [0, 1]'))),
+  contamination: v.optional(v.pipe(finite(), inRangeOf('unitClosed'))),
   /** A vector query may give one [LO, HI] per coordinate: the box. */
   domain: v.optional(
     v.union([range, v.pipe(v.array(range), v.minLength(1, 'needs at least one [LO, HI]'))], 'must be [LO, HI] with LO < HI, or one such pair per coordinate'),
@@ -128,7 +132,7 @@ export const workerSettingsSchema = v.object({
   mechanisms: v.optional(v.array(v.picklist(MECHANISMS))),
   methods: v.optional(v.array(v.string())),
   value: v.optional(finite()),
-  count: v.optional(v.pipe(v.number(), v.safeInteger('must be a whole number'), v.minValue(1, 'must be ≥ 1'), v.maxValue(1000, 'must be ≤ 1000'))),
+  count: v.optional(v.pipe(v.number(), inRangeOf('count'), v.maxValue(1000, 'must be ≤ 1000'))),
   scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
 });
 
