@@ -47,6 +47,14 @@ function nodes1d(atoms: number[], s: number): { y: number[]; w: number[] } {
  * 1e-9 relative on small cases).
  */
 export function twoReleaseRenyi(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel, alpha: number): number {
+  return twoReleaseRenyiAt(p, q, k1, k2, [alpha]).pq[0];
+}
+
+/**
+ * `twoReleaseRenyi` at several orders and in both directions from one pass over the grid: the
+ * same terms summed in the same order, so each number equals its own call's.
+ */
+export function twoReleaseRenyiAt(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel, alphas: readonly number[]): { pq: number[]; qp: number[] } {
   const atoms = [...new Set([...p.values, ...q.values])].sort((a, c) => a - c);
   const a = nodes1d(atoms, k1.scale),
     b = nodes1d(atoms, k2.scale);
@@ -55,7 +63,8 @@ export function twoReleaseRenyi(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel
     p2 = f(p, k2, b.y),
     q1 = f(q, k1, a.y),
     q2 = f(q, k2, b.y);
-  let total = 0;
+  const pq = alphas.map(() => 0),
+    qp = alphas.map(() => 0);
   for (let i = 0; i < a.y.length; i++) {
     for (let j = 0; j < b.y.length; j++) {
       let pp = 0,
@@ -63,10 +72,15 @@ export function twoReleaseRenyi(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel
       for (let m = 0; m < p.values.length; m++) pp += p.masses[m] * p1[i][m] * p2[j][m];
       for (let m = 0; m < q.values.length; m++) qq += q.masses[m] * q1[i][m] * q2[j][m];
       // In logs: far in a Gaussian tail pp^α underflows to 0 while qq^{1−α} overflows.
-      if (pp > 0 && qq > 0) total += a.w[i] * b.w[j] * Math.exp(alpha * Math.log(pp) + (1 - alpha) * Math.log(qq));
+      if (!(pp > 0 && qq > 0)) continue;
+      const [lp, lq, wij] = [Math.log(pp), Math.log(qq), a.w[i] * b.w[j]];
+      alphas.forEach((alpha, k) => {
+        pq[k] += wij * Math.exp(alpha * lp + (1 - alpha) * lq);
+        qp[k] += wij * Math.exp(alpha * lq + (1 - alpha) * lp);
+      });
     }
   }
-  return Math.log(total) / (alpha - 1);
+  return { pq: pq.map((t, k) => Math.log(t) / (alphas[k] - 1)), qp: qp.map((t, k) => Math.log(t) / (alphas[k] - 1)) };
 }
 
 /**
