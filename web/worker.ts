@@ -294,9 +294,9 @@ async function plots(
 
 /** Why the page draws no plots for these results, or null. */
 function noPlots(p: CalibrateParams): string | null {
-  if (p.delta !== undefined) return 'No plots for an (ε, δ) target: each method goes through its own Rényi order (shown in the rule column).';
   if (state.columns.length > 1)
     return `No plots for a vector query yet (${state.columns.length} columns released together); the table lists each method's common noise scale.`;
+  if (p.delta !== undefined) return 'No plots for an (ε, δ) target: each method goes through its own Rényi order (shown in the rule column).';
   return null;
 }
 

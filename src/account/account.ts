@@ -307,6 +307,24 @@ export function account(scenario: AnyScenario, releases: readonly AnyRelease[], 
 }
 
 /**
+ * Whether an account of this law source spreads over threads: a vector query's directions do; a
+ * value on ℝ is accounted on one thread, and an explicit thread count is refused rather than ignored.
+ */
+export function accountThreads(scenario: AnyScenario, asked: boolean): boolean {
+  return byLaw(
+    scenario,
+    {
+      finite: () => {
+        if (asked) throw new InputError("spread a vector query's account over threads; one column is accounted on one thread", 'threads');
+        return false;
+      },
+      points: () => true,
+    },
+    'the account',
+  );
+}
+
+/**
  * `account` with the work spread over a pool's threads where it is large (the directions of a
  * vector query's account, each whole on a worker: the numbers of one thread).
  */
@@ -320,7 +338,8 @@ export async function accountOnPool(
     scenario,
     {
       finite: async () => {
-        throw new InputError("spread a vector query's account over threads; one column is accounted on one thread", 'threads');
+        accountThreads(scenario, true);
+        throw new Error('unreachable');
       },
       points: (s) => accountPointsOnPool(pool, s, releases, opts),
     },
@@ -346,7 +365,7 @@ export function nextReleaseScale(
   return byLaw(
     scenario,
     {
-      finite: (s) => nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next')[0], alpha, epsilon, opts.onProgress),
+      finite: (s) => nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon, opts.onProgress),
       points: (s) =>
         nextPointsReleaseScale(s, past, next.mechanism, alpha, epsilon, {
           ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),

@@ -141,7 +141,7 @@ export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?
     scenario,
     {
       finite: (sc) => {
-        if ((s.releases ?? 1) > 1)
+        if (checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases)) > 1)
           throw new InputError('audits one release of a value on ℝ: account several releases with `account` (the exact joint accountant)', 'releases');
         return auditFinite(sc, oneCoordinate(s), opts);
       },

@@ -4,6 +4,7 @@ import { certifiedAt } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
+import { checkSetting } from '../settings.js';
 import { audit, auditEmpirical, auditMI, robustness, type AnySettings } from './audit.js';
 import type { RobustnessReport } from './robustness.js';
 import type { AuditRow, EmpiricalRow, MiRow } from './rows.js';
@@ -49,7 +50,7 @@ export async function auditReport(
   s: AuditReportSettings,
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): Promise<AuditReport> {
-  const n = s.releases ?? 1;
+  const n = checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases));
   if (n > 1 && s.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', 'empirical');
   if (n > 1 && !(s.scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
   if ((s.empirical || s.robustness) && s.alphas.length !== 1)

@@ -6,7 +6,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, parseDelta, refuseUnused } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -124,7 +124,7 @@ const HOW = {
 
 async function runAccount(o: AccountOptions): Promise<void> {
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
-  const { account, accountOnPool, nextReleaseScale } = await import('../account/account.js');
+  const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
   const { scenario: loaded, d } = await loadScenario(o, { vector: true });
@@ -148,6 +148,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? (recordedWeights ? [...recordedWeights] : d.coordinateScales);
   const { past, nextCoordinates, nextParts } = releaseParts(o, releases);
+  // A vector query's directions spread over threads (default: the machine's cores less one).
+  const pooled = (await flaggedAccount(() => accountThreads(loaded, o.threads !== undefined))) && parseThreads(o.threads) > 1;
   let acc: Accounting | null = null;
   let next: NextRelease | null = null;
   // A progress bar over the account's units on a terminal (never with --json), with the elapsed time.
@@ -170,15 +172,14 @@ async function runAccount(o: AccountOptions): Promise<void> {
         ...(coordinateScales ? { coordinateScales } : {}),
         onProgress: (done: number, total: number) => bar.update(done, total, 'joint level'),
       };
-      const threads = o.threads === undefined ? 1 : parseThreads(o.threads);
-      if (o.threads !== undefined) {
+      if (pooled) {
         // Directions on worker threads (each whole, by the same code): the numbers of one thread.
         const { withPool } = await import('../calibrate/parallel.js');
-        acc = await withPool(threads, (pool) => accountOnPool(pool, loaded, past, opts), heavyAccount(loaded) ? 0 : undefined);
+        acc = await withPool(parseThreads(o.threads), (pool) => accountOnPool(pool, loaded, past, opts), heavyAccount(loaded) ? 0 : undefined);
       } else acc = account(loaded, past, opts);
     }
   } catch (e) {
-    throw asFlagError(e);
+    throw fromSetting(e, o, o.spec !== undefined);
   } finally {
     bar.stop();
   }

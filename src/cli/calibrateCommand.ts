@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, flagOf, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { calibrate, defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -77,18 +77,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   const threads = parseThreads(o.threads);
   const bar = await progressBar('calibrate', !o.json);
-  const fromSetting = (e: unknown) => {
-    // Name where the bad setting came from: the flag if given, else the spec field.
-    if (
-      e instanceof InputError &&
-      e.path &&
-      ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain', 'coordinateScales'].includes(e.path)
-    ) {
-      const fromFlag = o[e.path as keyof CalibrateOptions] !== undefined;
-      return new InputError(e.reason, fromFlag ? flagOf(e.path) : o.spec ? `spec.${e.path}` : e.path);
-    }
-    return e;
-  };
+  const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
+
   let results: CalibrationResult[];
   const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
@@ -101,7 +91,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
           (done, total) => bar.update(done, total),
         ),
       ).catch((e) => {
-        throw fromSetting(e);
+        throw settingError(e);
       });
     } else
       results = settings.map((s, k) => {
@@ -109,7 +99,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
           if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, withScales(s), s.epsilon, delta, alphas);
           return calibrate(scenario, withScales(s), { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
         } catch (e) {
-          throw fromSetting(e);
+          throw settingError(e);
         }
       });
   } finally {

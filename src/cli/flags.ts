@@ -53,6 +53,19 @@ export function flagOf(path: string): string {
   return FIELD_FLAGS[path] ?? (/^[a-z][a-z-]*$/.test(path) ? `--${path}` : path);
 }
 
+/** Settings a spec file may carry as well as a flag. */
+const SPEC_SETTINGS = ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain', 'coordinateScales'];
+
+/**
+ * The same error naming where its setting came from: the flag if it was given, else the spec's
+ * field (a setting read from a spec file), else the flag (`asFlagError`).
+ */
+export function fromSetting(e: unknown, given: object, spec: boolean): unknown {
+  if (e instanceof InputError && e.path && SPEC_SETTINGS.includes(e.path) && spec && (given as Record<string, unknown>)[e.path] === undefined)
+    return new InputError(e.reason, `spec.${e.path}`);
+  return asFlagError(e);
+}
+
 /** The same error naming the flag of its setting (a path already naming a flag or a spec field is kept). */
 export function asFlagError(e: unknown): unknown {
   return e instanceof InputError && e.path && !e.path.startsWith('-') ? new InputError(e.reason, flagOf(e.path)) : e;

@@ -1,6 +1,6 @@
 import { checkSetting } from '../settings.js';
 import { Option, type Command } from 'commander';
-import { asFlagError, parseConfidence, parseDelta } from './flags.js';
+import { fromSetting, parseConfidence, parseDelta } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -156,7 +156,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
       ...target,
     });
   } catch (e) {
-    throw asFlagError(e);
+    throw fromSetting(e, o, o.spec !== undefined);
   }
   const entry = await recordFirst(o, scenario as Scenario, {
     mechanism: r.mechanism as CalibrationSettings['mechanism'],
@@ -266,7 +266,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
       confidence,
     });
   } catch (e) {
-    throw asFlagError(e);
+    throw fromSetting(e, o, o.spec !== undefined);
   } finally {
     bar.stop();
   }
@@ -345,7 +345,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
       },
     });
   } catch (e) {
-    throw asFlagError(e);
+    throw fromSetting(e, o, o.spec !== undefined);
   } finally {
     bar.stop();
   }

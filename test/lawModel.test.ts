@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { account, nextReleaseScale } from '../src/account/account.js';
+import { accountPoints, auditPoints } from '../src/account/points.js';
+import { audit } from '../src/audit/audit.js';
+import { auditReport } from '../src/audit/report.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { calibrateFinite } from '../src/calibrate/finite.js';
+import { calibratePoints } from '../src/calibrate/points.js';
+import { calibrateGaussianPriors } from '../src/gaussianPriors/calibrate.js';
+import { fromCounts } from '../src/distribution/discrete.js';
+import { lawKindOf } from '../src/distribution/lawKind.js';
+import { pointLaw, type PointScenario } from '../src/distribution/points.js';
+import type { Scenario } from '../src/distribution/scenario.js';
+import type { GaussianScenario } from '../src/distribution/mixture.js';
+import { release } from '../src/release/release.js';
+
+const finite: Scenario = { name: 'f', priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1, 2], [3, 2, 1]), b: fromCounts([0, 1, 2], [1, 2, 3]) } }] };
+const points: PointScenario = {
+  name: 'v',
+  priors: [
+    {
+      name: 'p',
+      conditionals: {
+        a: pointLaw(
+          [
+            [0, 0],
+            [1, 2],
+          ],
+          { counts: [3, 1] },
+        ),
+        b: pointLaw(
+          [
+            [0, 1],
+            [2, 2],
+          ],
+          { counts: [1, 3] },
+        ),
+      },
+    },
+  ],
+};
+const mixture: GaussianScenario = {
+  name: 'g',
+  priors: [{ name: 'p', conditionals: { a: [{ mean: 0, sd: 1, weight: 1 }], b: [{ mean: 1, sd: 1, weight: 1 }] } }],
+};
+const renyi = { alpha: 2, epsilon: 1 } as const;
+
+describe('one law model: every operation takes every kind of law through one dispatch', () => {
+  it('reads the kind of each law source', () => {
+    expect([finite, points, mixture].map(lawKindOf)).toEqual(['finite', 'points', 'mixture']);
+  });
+
+  it('calibrate is the kind’s own calibration, to the bit', () => {
+    for (const method of ['theorem', 'coupled', 'best'] as const) {
+      const s = { mechanism: 'gaussian' as const, method, ...renyi };
+      expect(calibrate(finite, s)).toEqual(calibrateFinite(finite, s));
+      expect(calibrate(points, s)).toEqual(calibratePoints(points, s));
+      expect(calibrate(mixture, s)).toEqual(calibrateGaussianPriors(mixture, s));
+    }
+  });
+
+  it('audit and account on ℝ^d are the coupled bounds; on ℝ the exact accountant; both above what the calibration certified', () => {
+    const a = { mechanism: 'laplace' as const, scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 };
+    expect(audit(points, a)).toEqual(auditPoints(points, a));
+    expect(audit(finite, a).every((r) => r.certificate === 'bernstein-ellipse')).toBe(true);
+    const rs = [{ mechanism: 'laplace' as const, scale: 2 }];
+    expect(account(points, rs, { alphas: [2] })).toEqual(accountPoints(points, rs, { alphas: [2] }));
+    const b = calibrate(finite, { mechanism: 'laplace', method: 'theorem', ...renyi }).scale;
+    expect(b).toBeGreaterThan(0);
+    expect(account(finite, [{ mechanism: 'laplace', scale: b }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);
+  });
+
+  it('release takes a number on ℝ and a vector on ℝ^d, and refuses the wrong shape naming the value', () => {
+    const s = { mechanism: 'laplace' as const, method: 'theorem' as const, ...renyi };
+    expect(release(finite, s, 1).values).toHaveLength(1);
+    expect(release(points, s, [1, 2]).values[0]).toHaveLength(2);
+    expect(() => release(points, s, [1, 2, 3])).toThrow(/^value: has 3 coordinates; the query has 2/);
+    expect(() => release(finite, s, [1, 2])).toThrow(/^value: has 2 coordinates; the query has 1/);
+  });
+
+  it('refuses what a kind does not support, naming the operation or the setting, never ignoring it', () => {
+    const s = { mechanism: 'laplace' as const, scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 };
+    expect(() => audit(mixture, s)).toThrow(/^scenario: the audit is not available for Gaussian priors/);
+    expect(() => calibrate(finite, { mechanism: 'laplace', method: 'theorem', ...renyi, coordinateScales: [1] })).toThrow(
+      /^coordinateScales: apply to vector queries/,
+    );
+    expect(() => account(finite, [{ mechanism: 'laplace', scale: 1, coordinates: [0] }], { alphas: [2] })).toThrow(/^release: columns and coordinates/);
+    expect(() => nextReleaseScale(finite, [], { mechanism: 'laplace', coordinates: [0] }, 2, 1)).toThrow(/^next-columns: /);
+    // Releases are a whole number ≥ 1 for every kind (2.5 would have audited two).
+    for (const releases of [2.5, 0, Number.NaN]) {
+      expect(() => audit(finite, { ...s, releases })).toThrow(/^releases: must be a whole number ≥ 1/);
+      expect(() => audit(points, { ...s, releases })).toThrow(/^releases: must be a whole number ≥ 1/);
+    }
+  });
+
+  it('auditReport: N releases on ℝ through the joint accountant, on ℝ^d inside the coupled rows', async () => {
+    const s = { mechanism: 'gaussian' as const, scale: 3, alphas: [2], epsilon: 1, delta: 1e-6, releases: 2 };
+    const f = await auditReport(finite, s);
+    expect(f.joint?.rows[0].alpha).toBe(2);
+    const v = await auditReport(points, s);
+    expect(v.joint).toBeNull();
+    expect(v.rows).toEqual(auditPoints(points, s));
+    await expect(auditReport(finite, { ...s, releases: 2.5 })).rejects.toThrow(/^releases: must be a whole number ≥ 1/);
+  });
+
+  it('CLI: --threads and --next-columns on a one-column account, and a spec box on one column, are refused by name', () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+    const threads = run('account', '--scenario', 'heart', '--next', 'gaussian', '--threads', '2', '--alpha', '2');
+    expect(threads.status).toBe(2);
+    expect(threads.stderr).toMatch(/^error: --threads: spread a vector query's account over threads/);
+    const cols = run('account', '--scenario', 'heart', '--next', 'gaussian', '--next-columns', '1', '--alpha', '2');
+    expect(cols.status).toBe(2);
+    expect(cols.stderr).toMatch(/^error: --next-columns: /);
+    const dir = mkdtempSync(join(tmpdir(), 'pf-law-'));
+    const spec = join(dir, 's.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }],
+        alpha: 2,
+        epsilon: 1,
+        contamination: 0.01,
+        domain: [
+          [0, 1],
+          [0, 1],
+        ],
+      }),
+    );
+    const box = run('release', '--spec', spec, '--value', '1');
+    expect(box.status).toBe(2);
+    expect(box.stderr).toMatch(/^error: spec\.domain: gives one range per coordinate/);
+  });
+});
