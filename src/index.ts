@@ -10,6 +10,7 @@ export { InputError, NumericalError } from './errors.js';
 // Law sources: finite laws, scenarios (a prior class of secret-conditional laws), built-in and spec scenarios.
 export { fromCounts, fromWeights, pointMass, mean, type Discrete, type Law } from './distribution/discrete.js';
 export { pointLaw, type PointLaw, type PointScenario } from './distribution/points.js';
+export { lawKindOf, type AnyScenario, type LawKind } from './distribution/lawKind.js';
 export { pairsOf, secretsOf, type Scenario, type Prior, type SourceMethod, type SourceSettings } from './distribution/scenario.js';
 export type { GaussianScenario, GaussianMixture, WeightedComponent } from './distribution/mixture.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
@@ -22,7 +23,7 @@ export { exactRenyi, discreteRenyi, type ExactOptions, type ExactDivergence } fr
 export type { Noise } from './divergence/kernel.js';
 export { noiseOf, type NoiseFamily } from './mechanisms/kernels.js';
 export { mechanismDef } from './mechanisms/registry.js';
-export type { MechanismDef, NoiseOptions } from './mechanisms/mechanism.js';
+export type { MechanismDef, NoiseOptions, ProductNoise } from './mechanisms/mechanism.js';
 export { costs, type Cost, type Eta } from './conditions/costs.js';
 export type { Bounded } from './numerics/logExpectation.js';
 export type { Evaluation } from './numerics/smallestScale.js';
@@ -54,17 +55,27 @@ export { projection, project, calibrateProjection, projectionMI, type Projection
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
 
 // Audit: what a given scale guarantees.
-export { audit, type AuditRow, type AuditSettings } from './audit/audit.js';
+export { audit, type AnySettings, type AuditRow, type AuditSettings } from './audit/audit.js';
+export type { EmpiricalRow, MiAuditRow, MiBoundRow, MiRow } from './audit/rows.js';
+export type { RobustnessReport } from './audit/robustness.js';
+export type { EmpiricalAuditResult } from './audit/empirical.js';
+export { auditReport, type AuditReport, type AuditReportSettings, type CertifiedOrder } from './audit/report.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
-export { auditPoints } from './account/points.js';
 
 // Releases, with exact samplers and error bars.
 export { release, releaseColumn, type ReleaseOptions, type ReleaseResult } from './release/release.js';
-export { releasePoints } from './release/points.js';
 export { symmetricInterval, truncatedInterval } from './release/interval.js';
 export { cryptoSource, type RandomSource } from './sampling/random.js';
 
 // Accounting: releases of one value together (Pufferfish levels do not add up).
-export { account, nextReleaseScale, type Release, type Accounting, type AccountRow, type JointMethod } from './account/account.js';
-export { accountPoints, nextPointsReleaseScale, type PointRelease, type AccountOptions } from './account/points.js';
+export {
+  account,
+  nextReleaseScale,
+  type AnyAccountOptions,
+  type AnyRelease,
+  type Release,
+  type Accounting,
+  type AccountRow,
+  type JointMethod,
+} from './account/account.js';
 export { budgetLevel, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from './account/budget.js';

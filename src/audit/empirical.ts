@@ -67,6 +67,7 @@ export interface EmpiricalClaim {
   epsilon: number;
 }
 
+/** A sampling test of a claimed (α, ε): the lower bound on ε it found, its verdict and power, and the witness of a violation. */
 export interface EmpiricalAuditResult {
   samples: number;
   level: number;

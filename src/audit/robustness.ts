@@ -23,6 +23,7 @@ export interface RobustnessSettings {
   eta?: Eta;
 }
 
+/** The guarantee at a scale as a function of the contamination λ, and the largest λ that keeps ε. */
 export interface RobustnessReport {
   /** The certified D_α bound for the class within λ, maximised over priors and pairs. */
   rows: { lambda: number; divergence: number; slack: number }[];

@@ -53,6 +53,7 @@ export interface MiBoundRow {
 /** One prior's MI row: exact on ℝ, an upper bound on ℝ^d. */
 export type MiRow = MiAuditRow | MiBoundRow;
 
+/** I(Y; S) of one prior at the audited scale (nats and bits, with its error), and what the ε-Pufferfish level implies. */
 export interface MiAuditRow {
   prior: string;
   nats: number;
@@ -81,6 +82,7 @@ export function atomSampler(masses: ArrayLike<number>): () => number {
   };
 }
 
+/** One pair's sample-based audit: the prior, the pair and the test's result. */
 export interface EmpiricalRow {
   prior: string;
   pair: [string, string];

@@ -16,7 +16,10 @@ export type AnyScenario = Scenario | PointScenario | GaussianScenario;
 /** One conditional law of any kind. */
 export type AnyLaw = Discrete | PointLaw | GaussianMixture;
 
-/** The kind of a scenario's laws (read off its first conditional; every conditional has the same kind). */
+/**
+ * The kind of a scenario's laws (read off its first conditional; every conditional has the same kind).
+ * @example lawKindOf(builtinScenario('heart')) // 'finite'
+ */
 export function lawKindOf(s: Scenario<unknown>): LawKind {
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
   if (Array.isArray(first)) return 'mixture';
