@@ -2,15 +2,7 @@
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
-import {
-  applicableMethods,
-  calibrate,
-  checkSettings,
-  METHOD_LABEL,
-  type CalibrationResult,
-  type Mechanism,
-  type SingleMethod,
-} from '../src/calibrate/calibrate.js';
+import { applicableMethods, checkSettings, METHOD_LABEL, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
 import { audit } from '../src/audit/audit.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { checkContamination } from '../src/calibrate/contamination.js';
@@ -19,7 +11,8 @@ import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
 import { parsePriorClass, tableScenario } from '../src/sources/priors.js';
 import { formatPath } from '../src/spec/load.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
-import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
+import { epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
+import { calibrateFor } from '../src/api/guarantee.js';
 import { InputError } from '../src/errors.js';
 import { release } from '../src/release/release.js';
 import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
@@ -380,9 +373,11 @@ function releaseMethod(m: ReleaseRequest, sc: AnyScenario, base: { mechanism: Me
   const chosen = (m.methods as SingleMethod[]).filter((k) => ok.includes(k));
   const scaleOf = (k: SingleMethod) => {
     try {
+      const noise = { mechanism: base.mechanism, method: k };
+      const held = { releases: m.count, ...contaminationOf(m.contamination) };
       return m.delta === undefined
-        ? calibrate(sc, { ...base, method: k, releases: m.count }).scale
-        : calibrateEpsDelta(sc, { ...base, method: k, releases: m.count }, base.epsilon, m.delta, DEFAULT_DELTA_ALPHAS).scale;
+        ? calibrateFor(sc, { kind: 'renyi', alpha: base.alpha, epsilon: base.epsilon, ...held }, noise).scale
+        : calibrateFor(sc, { kind: 'epsilon-delta', epsilon: base.epsilon, delta: m.delta, alphas: DEFAULT_DELTA_ALPHAS, ...held }, noise).scale;
     } catch (err) {
       if (err instanceof InputError) return Infinity;
       throw err;

@@ -8,17 +8,23 @@ import { calibrateTruncated, type TruncatedCalibration } from '../release/trunca
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, type EpsDeltaResult } from '../calibrate/epsDelta.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
+import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
+import type { BoxContamination } from '../calibrate/points.js';
+import type { Progress } from '../calibrate/driver.js';
 
 /** What a release promises, as data: each kind has its own calibration and its own typed result. */
 export type Guarantee =
-  /** (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish), of `releases` releases of the value together. */
-  | { kind: 'renyi'; alpha: number; epsilon: number; releases?: number }
+  /**
+   * (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish), of `releases` releases of the value
+   * together, for every prior within `contamination` of the class (docs/math.md §10).
+   */
+  | { kind: 'renyi'; alpha: number; epsilon: number; releases?: number; contamination?: BoxContamination }
   /** The same for outputs redrawn until they land in `interval` (docs/math.md §5). */
   | { kind: 'truncated-renyi'; alpha: number; epsilon: number; interval: [number, number] }
   /** I(Y; S) ≤ ε nats under every prior (docs/math.md §7). */
   | { kind: 'mi'; epsilon: number; releases?: number }
   /** (ε, δ)-Pufferfish through the best Rényi order of `alphas` (sharper conversion). */
-  | { kind: 'epsilon-delta'; epsilon: number; delta: number; alphas?: readonly number[] };
+  | { kind: 'epsilon-delta'; epsilon: number; delta: number; alphas?: readonly number[]; releases?: number; contamination?: BoxContamination };
 
 /** The noise to calibrate: family, method (per guarantee) and the exponential mechanism's options. */
 export interface NoiseChoice {
@@ -26,6 +32,8 @@ export interface NoiseChoice {
   method?: Method | MiMethod;
   cost?: Cost;
   eta?: Eta;
+  /** A vector-valued query: coordinate i's noise is wᵢ times the calibrated scale. */
+  coordinateScales?: readonly number[];
 }
 
 /** The result type of `calibrateFor` for each kind of guarantee. */
@@ -39,6 +47,9 @@ export type GuaranteeResult<G extends Guarantee> = G extends { kind: 'renyi' }
         ? MiCalibrationResult
         : never;
 
+/** The Rényi guarantee's methods: the per-pair ones and the law sources' own (a chain's MQM, GK16, GroupDP). */
+const RENYI_METHODS: readonly string[] = [...METHODS, ...SOURCE_METHOD_NAMES];
+
 const methodFor = <M extends string>(m: string | undefined, allowed: readonly string[], fallback: M): M => {
   if (m === undefined) return fallback;
   if (!allowed.includes(m)) throw new InputError(`unknown method '${m}' for this guarantee (one of ${allowed.join(', ')})`, 'method');
@@ -51,30 +62,50 @@ const methodFor = <M extends string>(m: string | undefined, allowed: readonly st
  * makes the compiler ask for it).
  * @example calibrateFor(builtinScenario('heart'), { kind: 'mi', epsilon: 0.05 }, { mechanism: 'gaussian' }).scale
  */
-export function calibrateFor<G extends Guarantee>(scenario: AnyScenario, g: G, noise: NoiseChoice): GuaranteeResult<G>;
+export function calibrateFor<G extends Guarantee>(scenario: AnyScenario, g: G, noise: NoiseChoice, opts?: { onProgress?: Progress }): GuaranteeResult<G>;
 export function calibrateFor(
   scenario: AnyScenario,
   g: Guarantee,
   noise: NoiseChoice,
+  opts: { onProgress?: Progress } = {},
 ): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
   const { mechanism, cost, eta } = noise;
+  const weights = noise.coordinateScales ? { coordinateScales: noise.coordinateScales } : {};
+  const adversary = (c: BoxContamination | undefined) => (c ? { contamination: c } : {});
+  const many = (n: number | undefined) => (n !== undefined ? { releases: n } : {});
   switch (g.kind) {
     case 'renyi':
-      return calibrate(scenario, {
-        mechanism,
-        cost,
-        eta,
-        alpha: g.alpha,
-        epsilon: g.epsilon,
-        releases: g.releases,
-        method: methodFor(noise.method, METHODS, 'best'),
-      });
+      return calibrate(
+        scenario,
+        {
+          mechanism,
+          method: methodFor(noise.method, RENYI_METHODS, 'best'),
+          alpha: g.alpha,
+          epsilon: g.epsilon,
+          cost,
+          eta,
+          ...many(g.releases),
+          ...adversary(g.contamination),
+          ...weights,
+        },
+        opts,
+      );
     case 'truncated-renyi':
       return calibrateTruncated(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: 'exact' }, g.interval);
     case 'epsilon-delta':
-      return calibrateEpsDelta(scenario, { mechanism, cost, eta, method: methodFor(noise.method, METHODS, 'best') }, g.epsilon, g.delta, g.alphas);
+      return calibrateEpsDelta(
+        scenario,
+        { mechanism, method: methodFor(noise.method, RENYI_METHODS, 'best'), cost, eta, ...many(g.releases), ...adversary(g.contamination), ...weights },
+        g.epsilon,
+        g.delta,
+        g.alphas,
+      );
     case 'mi':
-      return calibrateMI(scenario, { mechanism, epsilon: g.epsilon, releases: g.releases, method: methodFor(noise.method, MI_METHODS, 'best') });
+      return calibrateMI(
+        scenario,
+        { mechanism, epsilon: g.epsilon, releases: g.releases, method: methodFor(noise.method, MI_METHODS, 'best'), ...weights },
+        opts,
+      );
     default: {
       const unknown: never = g;
       throw new InputError(`unknown guarantee ${JSON.stringify(unknown)}`, 'guarantee');

@@ -1,8 +1,11 @@
 import { Option, type Command } from 'commander';
 import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { calibrate, defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
+import { calibrateFor } from '../api/guarantee.js';
+import type { MiCalibrationResult } from '../mi/calibrateMI.js';
+import { DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { exactLimitsText } from '../mechanisms/kernels.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -71,10 +74,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = parseDelta(o.delta, d.delta);
-  const { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } =
-    delta === undefined ? { calibrateEpsDelta: null, DEFAULT_DELTA_ALPHAS: [] } : await import('../calibrate/epsDelta.js');
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
-  const settings = calibrateEpsDelta ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
+  const settings = delta !== undefined ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   const threads = parseThreads(o.threads);
   const bar = await progressBar('calibrate', !o.json);
   const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
@@ -82,7 +83,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   let results: CalibrationResult[];
   const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
-    if (threads > 1 && !hasSource(scenario as Scenario) && !calibrateEpsDelta) {
+    if (threads > 1 && !hasSource(scenario as Scenario) && delta === undefined) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       results = await withPool(threads, (pool) =>
@@ -96,8 +97,13 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     } else
       results = settings.map((s, k) => {
         try {
-          if (calibrateEpsDelta && delta !== undefined) return calibrateEpsDelta(scenario, withScales(s), s.epsilon, delta, alphas);
-          return calibrate(scenario, withScales(s), { onProgress: (done, total) => bar.update(k * total + done, settings.length * total) });
+          // The guarantee as data, through the one entry the library and the page share.
+          const noise = { mechanism: s.mechanism, method: s.method, cost: s.cost, eta: s.eta, ...(coordinateScales ? { coordinateScales } : {}) };
+          const held = { ...(s.releases !== undefined ? { releases: s.releases } : {}), ...(s.contamination ? { contamination: s.contamination } : {}) };
+          if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise);
+          return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, {
+            onProgress: (done, total) => bar.update(k * total + done, settings.length * total),
+          });
         } catch (e) {
           throw settingError(e);
         }
@@ -171,7 +177,6 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
     notTaken,
   );
   const { MI_METHODS } = await import('../mi/calibrateMI.js');
-  const { calibrateMI } = await import('../mi/calibrate.js');
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const methods = o.method
@@ -181,12 +186,17 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const bar = await progressBar('calibrate', !o.json);
   const jobs = methods.flatMap((method) => epsilons.map((epsilon) => ({ method, epsilon })));
-  let results: ReturnType<typeof calibrateMI>[];
+  let results: MiCalibrationResult[];
   try {
     results = jobs.map(({ method, epsilon }, k) => {
       try {
         const onProgress = (done: number, total: number) => bar.update(k * total + done, jobs.length * total);
-        return calibrateMI(scenario, { mechanism, method, epsilon, releases, ...(coordinateScales ? { coordinateScales } : {}) }, { onProgress });
+        return calibrateFor(
+          scenario,
+          { kind: 'mi', epsilon, ...(releases !== undefined ? { releases } : {}) },
+          { mechanism, method, ...(coordinateScales ? { coordinateScales } : {}) },
+          { onProgress },
+        );
       } catch (e) {
         throw asFlagError(e);
       }
