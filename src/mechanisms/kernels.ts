@@ -67,8 +67,17 @@ export const proportionalTails = (noise: Noise): boolean => noise.family === 'la
  * αΔ²/(2σ²) (Gaussian; ∞ at α = ∞). A bound for joint quasi-convexity, not a certificate.
  */
 export function shiftDivergence(noise: Noise, shift: number, alpha: number): number {
-  if (noise.family === 'laplace') return shift / noise.scale;
-  return alpha === Infinity ? Infinity : (alpha * shift * shift) / (2 * noise.scale * noise.scale);
+  const family = noise.family as NoiseFamily;
+  switch (family) {
+    case 'laplace':
+      return shift / noise.scale;
+    case 'gaussian':
+      return alpha === Infinity ? Infinity : (alpha * shift * shift) / (2 * noise.scale * noise.scale);
+    default: {
+      const unknown: never = family;
+      throw new Error(`no shift divergence for noise '${String(unknown)}'`);
+    }
+  }
 }
 
 /**
@@ -83,9 +92,11 @@ const EXACT_LIMITS = {
   gaussian: { best: 100_000, max: 600_000, msPerAtom: 0.3 },
 } as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;
 
-/** The exact accountant's limits for a noise (null: a family without an accountant, which gets the strictest). */
+/** The exact accountant's limits for a noise (null: a family without an accountant gets the strictest of all). */
 export function exactLimits(noise: Noise | null): { best: number; max: number; msPerAtom: number } {
-  return EXACT_LIMITS[noise ? (noise.family as NoiseFamily) : 'gaussian'];
+  if (noise) return EXACT_LIMITS[noise.family as NoiseFamily];
+  const all = Object.values(EXACT_LIMITS);
+  return all.reduce((a, b) => (b.best < a.best ? b : a));
 }
 
 /** The limits in words, for help texts. */
