@@ -14,6 +14,7 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { InputError } from '../src/errors.js';
+import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
 import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
 import { uciQuirks } from '../src/uci/formats.js';
@@ -354,9 +355,8 @@ function coordinates(text: string, d: number): number[] {
   const parts = text.trim() !== '' ? text.split(',').map((x) => x.trim()) : [];
   if (parts.length !== d) throw new InputError(`needs ${d} numbers separated by commas (one per query column), got ${parts.length}`, 'value');
   return parts.map((x, i) => {
-    const v = Number(x);
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(x) || !Number.isFinite(v))
-      throw new InputError(`coordinate ${i + 1} ('${x}') is not a finite decimal number`, 'value');
+    const v = isDecimal(x) ? Number(x) : Number.NaN;
+    if (!Number.isFinite(v)) throw new InputError(`coordinate ${i + 1} ('${x}') is not a finite decimal number`, 'value');
     return v;
   });
 }

@@ -5,6 +5,7 @@ import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
+import type { PointScenario } from '../distribution/points.js';
 import { oneCoordinate } from '../calibrate/points.js';
 
 export type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
@@ -334,17 +335,9 @@ export async function accountOnPool(
   releases: readonly AnyRelease[],
   opts: AnyAccountOptions,
 ): Promise<Accounting> {
-  return byLaw<Promise<Accounting>>(
-    scenario,
-    {
-      finite: async () => {
-        accountThreads(scenario, true);
-        throw new Error('unreachable');
-      },
-      points: (s) => accountPointsOnPool(pool, s, releases, opts),
-    },
-    'the account',
-  );
+  // A value on ℝ is accounted on one thread: a pool for it is refused here.
+  if (!accountThreads(scenario, true)) return account(scenario, releases, opts);
+  return accountPointsOnPool(pool, scenario as PointScenario, releases, opts);
 }
 
 /**

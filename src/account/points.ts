@@ -1,5 +1,5 @@
 import { checkSetting, inRange } from '../settings.js';
-import { coordinateWeights } from '../distribution/points.js';
+import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import type { Accounting, AccountRow } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
@@ -15,7 +15,7 @@ import { InputError } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { boxDivergence, contaminationBox, dimensionOf } from '../calibrate/points.js';
+import { boxDivergence, contaminationBox } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';

@@ -3,7 +3,7 @@ import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { auditPoints, robustnessPoints } from '../account/points.js';
 import { robustnessFinite, type RobustnessReport, type RobustnessSettings } from './robustness.js';
-import { dimensionOf } from '../calibrate/points.js';
+import { dimensionOf } from '../distribution/points.js';
 import { auditEmpiricalPoints } from './pointsEmpirical.js';
 import { miBoundsPoints } from '../mi/points.js';
 import { oneCoordinate } from '../calibrate/points.js';

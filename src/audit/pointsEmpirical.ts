@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { coordinateWeights } from '../distribution/points.js';
+import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { atomSampler, type EmpiricalRow } from './rows.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
 import { priorPairs } from '../distribution/scenario.js';
@@ -8,7 +8,6 @@ import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
-import { dimensionOf } from '../calibrate/points.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';

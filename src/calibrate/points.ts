@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { coordinateWeights } from '../distribution/points.js';
+import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress } from './driver.js';
 import {
@@ -104,16 +104,6 @@ export function contaminationBox(c: BoxContamination, scenario: PointScenario): 
 
 /** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
 export const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
-
-/** The dimension of a vector scenario, after checking every conditional has it. */
-export function dimensionOf(s: PointScenario): number {
-  const d = Object.values(s.priors[0].conditionals)[0].d;
-  s.priors.forEach((p, i) => {
-    for (const [secret, m] of Object.entries(p.conditionals))
-      if (m.d !== d) throw new InputError(`has vectors of length ${m.d} but the first conditional has ${d}`, `priors[${i}].conditionals.${secret}`);
-  });
-  return d;
-}
 
 /** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
 export function asScalar(s: PointScenario): Scenario {

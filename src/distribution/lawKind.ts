@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import type { Discrete } from './discrete.js';
 import type { GaussianMixture, GaussianScenario } from './mixture.js';
-import type { PointLaw, PointScenario } from './points.js';
+import { dimensionOf, type PointLaw, type PointScenario } from './points.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -65,5 +65,5 @@ export function byLaw<R>(s: AnyScenario, impl: ByKind<R>, operation: string, fie
  * @example lawDimension(builtinScenario('heart')) // 1
  */
 export function lawDimension(s: AnyScenario): number {
-  return byLaw(s, { finite: () => 1, mixture: () => 1, points: (p) => Object.values(p.priors[0].conditionals)[0].d }, 'the dimension');
+  return byLaw(s, { finite: () => 1, mixture: () => 1, points: dimensionOf }, 'the dimension');
 }

@@ -176,3 +176,13 @@ export function coordinateWeights(scenario: PointScenario, given: readonly numbe
   }
   return w;
 }
+
+/** The dimension of a vector scenario, after checking every conditional has it. */
+export function dimensionOf(s: PointScenario): number {
+  const d = Object.values(s.priors[0].conditionals)[0].d;
+  s.priors.forEach((p, i) => {
+    for (const [secret, m] of Object.entries(p.conditionals))
+      if (m.d !== d) throw new InputError(`has vectors of length ${m.d} but the first conditional has ${d}`, `priors[${i}].conditionals.${secret}`);
+  });
+  return d;
+}

@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { coordinateWeights } from '../distribution/points.js';
+import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { checkMiApplicable, secretProbabilities, type Prior } from '../distribution/scenario.js';
@@ -10,7 +10,7 @@ import { calibrateMIFinite, dataProcessing, miReleases, miResult, type MiCalibra
 import { discreteMutualInformation } from '../mi/mutualInformation.js';
 import { EPS } from '../numerics/float.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
-import { asScalar, dimensionOf } from '../calibrate/points.js';
+import { asScalar } from '../calibrate/points.js';
 import { atomsOf, coord, idLaws, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** Each coordinate's variance and mean absolute deviation under a prior (secrets weighted by π). */
