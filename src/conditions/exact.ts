@@ -1,6 +1,6 @@
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi, exactRenyiBoth, type ExactOptions } from '../divergence/exactRenyi.js';
-import { exactDInf, shiftDivergence } from '../mechanisms/kernels.js';
+import { exactDInf, exactDInfBoth, shiftDivergence } from '../mechanisms/kernels.js';
 import type { Noise } from '../divergence/kernel.js';
 import { bracketPredict } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -26,7 +26,12 @@ export function exactEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: n
   let value = -Infinity,
     error = 0;
   // Both directions on one panel set (each mixture evaluated once per node).
-  const both = !ordered && alpha !== Infinity && !opts?.interval ? exactRenyiBoth(p, q, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts }) : null;
+  const both =
+    ordered || opts?.interval
+      ? null
+      : alpha === Infinity
+        ? exactDInfBoth(noise, p, q)
+        : exactRenyiBoth(p, q, noise, alpha, { rtol: CALIBRATION_RTOL, ...opts });
   for (const [k, [a, b]] of dirs.entries()) {
     const d = both
       ? both[k]

@@ -98,8 +98,8 @@ export function fromWeights(values: readonly number[], weights: readonly number[
 }
 
 /** m = mant·2^exp exactly, mant a whole number below 2^53 (m a positive finite double). */
+const view = new DataView(new ArrayBuffer(8));
 function binaryParts(m: number): { mant: bigint; exp: number } {
-  const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, m);
   const hi = view.getUint32(0);
   const lo = view.getUint32(4);

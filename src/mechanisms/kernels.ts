@@ -5,7 +5,7 @@ import type { BoundedLogDensity, Mixture } from '../divergence/mixture.js';
 import { plainLogDensity, plainLogDensityBounded } from '../divergence/plainDensity.js';
 import type { Discrete } from '../distribution/discrete.js';
 import type { Bounded } from '../numerics/logExpectation.js';
-import { exactLaplaceDInf, exactLaplaceDInfTruncated } from './laplace/dInf.js';
+import { exactLaplaceDInf, exactLaplaceDInfBoth, exactLaplaceDInfTruncated } from './laplace/dInf.js';
 
 /** The additive noise families the exact accountant integrates; a mechanism's `accountant` maps its scale to one. */
 export const KERNELS = { laplace: laplaceKernel, gaussian: gaussianKernel } as const satisfies Record<string, NoiseKernel>;
@@ -57,6 +57,12 @@ export function mixtureLogDensityPlainBounded(m: Mixture, noise: Noise, ys: Floa
 export function exactDInf(noise: Noise, p: Discrete, q: Discrete, interval?: [number, number]): Bounded | null {
   if (noise.family !== 'laplace') return null;
   return interval ? exactLaplaceDInfTruncated(p, q, noise.scale, interval) : exactLaplaceDInf(p, q, noise.scale);
+}
+
+/** `exactDInf` on the whole line in both directions, [D∞(P_Y‖Q_Y), D∞(Q_Y‖P_Y)], from one evaluation of each mixture; null where D∞ is infinite. */
+export function exactDInfBoth(noise: Noise, p: Discrete, q: Discrete): [Bounded, Bounded] | null {
+  if (noise.family !== 'laplace') return null;
+  return exactLaplaceDInfBoth(p, q, noise.scale);
 }
 
 /** Whether the output densities are proportional beyond every atom (Laplace-shaped noise: e^{∓y/b}), so truncating there leaves one law. */

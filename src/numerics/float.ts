@@ -34,10 +34,25 @@ export function toDecimal(x: number): { digits: bigint; exponent: number } {
 /** Number of binary digits of |n| (0 for 0). */
 export function bitLength(n: bigint): number {
   if (n === 0n) return 0;
+  const a = n < 0n ? -n : n;
+  const sign = n < 0n ? 1 : 0;
+  const x = Number(a);
+  if (x < 2 ** 1023) {
+    // x is a rounded to nearest, so 2^k ≤ x < 2^(k+1) puts a's top bit at k − 1 or k: one shift decides.
+    const k = exponentOf(x);
+    return (a >> BigInt(k) === 0n ? k : k + 1) + sign;
+  }
   // Hexadecimal digits are a quarter as many as binary ones: the length of all but the first, plus
   // the first digit's own bits (a negative n counts its sign as one more, as its binary text does).
-  const h = (n < 0n ? -n : n).toString(16);
-  return (h.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(h[0], 16))) + (n < 0n ? 1 : 0);
+  const h = a.toString(16);
+  return (h.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(h[0], 16))) + sign;
+}
+
+const bits = new DataView(new ArrayBuffer(8));
+/** The k with 2^k ≤ x < 2^(k+1), for a normal double x ≥ 1 (its biased exponent field, exactly). */
+function exponentOf(x: number): number {
+  bits.setFloat64(0, x);
+  return ((bits.getUint32(0) >>> 20) & 0x7ff) - 1023;
 }
 
 /** x·2^k for any integer k, scaling in steps so nothing overflows or underflows early. */

@@ -1,6 +1,7 @@
 import type { Discrete } from '../../distribution/discrete.js';
 import { centred, logMassIn } from '../../divergence/exactRenyi.js';
 import type { Noise } from '../../divergence/kernel.js';
+import type { Mixture } from '../../divergence/mixture.js';
 import { EPS, maxOf, minOf } from '../../numerics/float.js';
 import type { Bounded } from '../../numerics/logExpectation.js';
 import { laplaceKernel } from './kernel.js';
@@ -18,6 +19,12 @@ export function exactLaplaceDInf(p: Discrete, q: Discrete, b: number): Bounded {
   return supLogRatio(p, q, b);
 }
 
+/** `exactLaplaceDInf` in both directions at once, [D∞(P_Y‖Q_Y), D∞(Q_Y‖P_Y)], each the same number the one-direction call gives. */
+export function exactLaplaceDInfBoth(p: Discrete, q: Discrete, b: number): [Bounded, Bounded] {
+  const { pq, qp } = supBoth(cachedSupPoints(p, q), b);
+  return [pq, qp];
+}
+
 /**
  * Exact ε-Pufferfish level of the truncated Laplace release: sup over y ∈ I of
  * log p(y)/q(y) − log P(I) + log Q(I); the ratio is monotone between atoms, so the sup is at an
@@ -32,21 +39,54 @@ export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, i
   return { value: sup.value - mp.value + mq.value, error: sup.error + mp.error + mq.error };
 }
 
-/** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
-function supLogRatio(p: Discrete, q: Discrete, b: number, extra: number[] = [], keep: (y: number) => boolean = () => true): Bounded {
+/** A pair's centred mixtures and the points the sup is taken over: built once per pair, not per scale. */
+interface SupPoints {
+  P: Mixture;
+  Q: Mixture;
+  pts: Float64Array;
+}
+
+const pairPoints = new WeakMap<Discrete, WeakMap<Discrete, SupPoints>>();
+
+function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) => boolean): SupPoints {
   // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
   const {
     mixtures: [P, Q],
     shift,
   } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
   const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
+  return { P, Q, pts };
+}
+
+/** `supPoints` of a whole-line pair, remembered (both directions share it: the set of points is symmetric). */
+function cachedSupPoints(p: Discrete, q: Discrete): SupPoints {
+  let byQ = pairPoints.get(p);
+  if (!byQ) pairPoints.set(p, (byQ = new WeakMap()));
+  let hit = byQ.get(q);
+  if (!hit) byQ.set(q, (hit = supPoints(p, q, [], () => true)));
+  return hit;
+}
+
+/**
+ * max of log p/q and of log q/p over the points, with their common rounding bound: one evaluation
+ * of each mixture serves both directions, since lq − lp is exactly −(lp − lq) in floating point.
+ */
+function supBoth({ P, Q, pts }: SupPoints, b: number): { pq: Bounded; qp: Bounded } {
   const lp = laplaceKernel.mixtureLogDensity(P, b, pts).ld,
     lq = laplaceKernel.mixtureLogDensity(Q, b, pts).ld;
-  let value = -Infinity,
+  let up = -Infinity,
+    down = -Infinity,
     mag = 0;
   for (let i = 0; i < pts.length; i++) {
-    value = Math.max(value, lp[i] - lq[i]);
+    up = Math.max(up, lp[i] - lq[i]);
+    down = Math.max(down, lq[i] - lp[i]);
     mag = Math.max(mag, Math.abs(lp[i]), Math.abs(lq[i]));
   }
-  return { value, error: (16 + 4 * pts.length) * EPS * (1 + 2 * mag) };
+  const error = (16 + 4 * pts.length) * EPS * (1 + 2 * mag);
+  return { pq: { value: up, error }, qp: { value: down, error } };
+}
+
+/** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
+function supLogRatio(p: Discrete, q: Discrete, b: number, extra?: number[], keep?: (y: number) => boolean): Bounded {
+  return supBoth(extra && keep ? supPoints(p, q, extra, keep) : cachedSupPoints(p, q), b).pq;
 }
