@@ -60,10 +60,10 @@ function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) 
 
 /** `supPoints` of a whole-line pair, remembered (both directions share it: the set of points is symmetric). */
 function cachedSupPoints(p: Discrete, q: Discrete): SupPoints {
-  let byQ = pairPoints.get(p);
-  if (!byQ) pairPoints.set(p, (byQ = new WeakMap()));
-  let hit = byQ.get(q);
-  if (!hit) byQ.set(q, (hit = supPoints(p, q, [], () => true)));
+  const byQ = pairPoints.get(p) ?? new WeakMap<Discrete, SupPoints>();
+  pairPoints.set(p, byQ);
+  const hit = byQ.get(q) ?? supPoints(p, q, [], () => true);
+  byQ.set(q, hit);
   return hit;
 }
 
