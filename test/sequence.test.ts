@@ -265,20 +265,25 @@ describe('a periodic chain', () => {
 });
 
 describe('mutual information on a chain', () => {
-  it('is refused with the reason (a chain has no single secret variable), and audit still gives its Rényi rows', () => {
+  it('is bounded per time (I(Y; X_i) ≤ ε for every i); computations that take one secret variable say why not', () => {
     const seattle = weather('seattle-weather.csv');
     const S = ['--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20'];
-    const mi = cli('calibrate', ...S, '--guarantee', 'mi', '--epsilon', '0.1');
-    expect(mi.status).toBe(2);
-    expect(mi.stderr).toMatch(/^error: --guarantee: mutual-information Pufferfish is not computed here: a chain's secrets X_i = a/);
-    expect(cli('calibrate', ...S, '--projection', 'random:1').stderr).toMatch(/mutual-information Pufferfish is not computed here/);
-    expect(cli('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '1', '--samples', '100').stderr).toMatch(
-      /mutual-information Pufferfish is not computed here/,
-    );
-    const a = cli('audit', ...S, '--scale', '3', '--alpha', 'inf', '--json');
+    const mi = cli('calibrate', ...S, '--guarantee', 'mi', '--epsilon', '0.01', '--json');
+    expect(mi.status, mi.stderr).toBe(0);
+    const r = JSON.parse(mi.stdout).results[0];
+    expect(r.priors).toHaveLength(20);
+    expect(r.priors[0].prior).toBe('estimated: X[1]');
+    expect(r.scale).toBeGreaterThan(0);
+    expect(r.binding.secrets).toHaveLength(5);
+    const one = /takes one secret variable; 'calibrate --guarantee mi' and 'audit' bound I\(Y; X_i\) for every i/;
+    expect(cli('calibrate', ...S, '--projection', 'random:1').stderr).toMatch(one);
+    expect(cli('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '1', '--samples', '100').stderr).toMatch(one);
+    const a = cli('audit', ...S, '--scale', String(r.scale), '--alpha', 'inf', '--json');
     expect(a.stderr).toBe('');
     const j = JSON.parse(a.stdout);
     expect(j.rows.length).toBeGreaterThan(0);
-    expect(j.mi).toEqual([]);
+    expect(j.mi).toHaveLength(20);
+    // At the calibrated scale every time's I(Y; X_i) is within the budget, with its error.
+    for (const row of j.mi) expect(row.nats - row.error).toBeLessThanOrEqual(0.01);
   });
 });

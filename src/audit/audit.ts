@@ -20,10 +20,10 @@ import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
-import { massErrorCharge, checkMiApplicable } from '../distribution/scenario.js';
+import { massErrorCharge, checkMiApplicable, perVariable } from '../distribution/scenario.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit } from './empirical.js';
-import { discreteMutualInformation, exactMutualInformation } from '../mi/mutualInformation.js';
+import { chargeMassError, discreteMutualInformation, exactMutualInformation, priorMassError } from '../mi/mutualInformation.js';
 import { samplerFor } from '../release/release.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { cryptoSource } from '../sampling/random.js';
@@ -93,14 +93,16 @@ async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechani
   return scenario.priors.map((prior) => {
     // I(Y;S) ≤ I(X;S) (data processing): the data's own MI at scale 0, or where the
     // integration gives no usable answer (tiny scales).
-    const data = discreteMutualInformation(prior);
-    let r = s.scale > 0 ? exactMutualInformation(prior, noise) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
+    const mu = priorMassError(scenario.massError, prior);
+    const data = chargeMassError(discreteMutualInformation(prior), mu);
+    let r = s.scale > 0 ? chargeMassError(exactMutualInformation(prior, noise), mu) : { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     if (!Number.isFinite(r.error) || r.value - r.error > data.value + data.error) r = { value: data.value, error: data.error, bits: data.value / Math.LN2 };
     let pp: number | null = null;
     if (proportionalTails(noise) && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
       for (const a of secrets) for (const b of secrets) if (a !== b) e = Math.max(e, exactDInf(noise, prior.conditionals[a], prior.conditionals[b])!.value);
+      e += massErrorCharge(scenario.massError ?? 0, Infinity);
       pp = e * Math.tanh(e / 2);
     }
     return { prior: prior.name, nats: r.value, bits: r.bits, error: r.error, impliedByPufferfish: pp };
@@ -154,12 +156,11 @@ export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?
 /**
  * Mutual information I(Y; S) per prior at the audited scale: exact (with its error) for finite laws
  * on ℝ, next to what the ε-Pufferfish level implies; a certified upper bound on ℝ^d (docs/math.md §12).
- * Empty where the guarantee does not apply (a chain's secrets, noise without an MI bound).
+ * Per variable for secrets of several (a chain's X_i, `perVariable`); empty for noise without an MI bound.
  */
 export async function auditMI(scenario: AnyScenario, s: Pick<AnySettings, 'mechanism' | 'scale' | 'eta' | 'cost' | 'coordinateScales'>): Promise<MiRow[]> {
-  if (scenario.miNotApplicable) return [];
   return byLaw<Promise<MiRow[]>>(
-    scenario,
+    perVariable(scenario),
     {
       finite: async (sc) => (isNotApplicable(mechanismDef(s.mechanism).accountant(noiseOptions(s))) ? [] : auditMIFinite(sc, s)),
       points: async (sc) => (isNotApplicable(mechanismDef(s.mechanism).mi) ? [] : miBoundsPoints(sc, s)),

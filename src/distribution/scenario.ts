@@ -50,18 +50,61 @@ export interface Scenario<C = Discrete> {
   /** Why the per-pair methods do not apply to these laws (then only `sourceMethods` do). */
   readonly lawsNotApplicable?: string;
   /**
-   * Why mutual-information Pufferfish does not apply to these secrets as they stand (a chain's
-   * secrets X_i = a at different times are not the values of one variable S).
+   * The secrets are the values of several variables (a chain's X_i, one per time), each prior's
+   * `probabilities` giving P(S = s) within each: I(Y; S) is then bounded for every variable, under
+   * every prior (`perVariable`). Absent: the secrets are the values of one variable S.
    */
-  readonly miNotApplicable?: string;
+  readonly variables?: readonly SecretVariable[];
+}
+
+/** One secret variable: its name and the secrets that are its values. */
+export interface SecretVariable {
+  readonly name: string;
+  readonly secrets: readonly string[];
 }
 
 /**
- * Refuses an MI computation on secrets that are not the values of one variable: I(Y; S) needs S.
+ * Refuses an MI computation that takes one secret variable on secrets of several (a chain's):
+ * the per-variable guarantee is `perVariable`'s, which the MI calibration and audit apply.
  * @example checkMiApplicable(builtinScenario('heart')) // no error
  */
-export function checkMiApplicable(s: Pick<Scenario<unknown>, 'miNotApplicable'>): void {
-  if (s.miNotApplicable) throw new InputError(`mutual-information Pufferfish is not computed here: ${s.miNotApplicable}`, 'guarantee');
+export function checkMiApplicable(s: Pick<Scenario<unknown>, 'variables' | 'lawsNotApplicable'>): void {
+  if (s.lawsNotApplicable) throw new InputError(`has no laws for mutual information: ${s.lawsNotApplicable}`, 'spec.markov');
+  if (s.variables)
+    throw new InputError(
+      `the secrets are the values of ${s.variables.length} variables (one per time of a chain), and this computation (a projection, a private mean, the sliced empirical MI audit) takes one secret variable; 'calibrate --guarantee mi' and 'audit' bound I(Y; X_i) for every i`,
+      'guarantee',
+    );
+}
+
+/**
+ * The scenario whose priors are (prior, variable) pairs: for I(Y; S) ≤ ε for every variable S
+ * under every prior, each is one prior of a one-variable scenario, its secrets that variable's
+ * values with the prior's probabilities of them (normalised there: P(X_i = a) sums to 1 over a).
+ * A one-variable scenario is returned as it is.
+ * @example perVariable(markovScenario(m, 'c').scenario).priors[0].name // 'c: X[1]'
+ */
+export function perVariable<S extends Scenario<unknown>>(s: S): S {
+  return s.variables ? (splitByVariable(s, s.variables) as S) : s;
+}
+
+function splitByVariable<C>(s: Scenario<C>, variables: readonly SecretVariable[]): Scenario<C> {
+  const { variables: _v, pairs: _p, ...rest } = s;
+  const priors = s.priors.flatMap((p) =>
+    variables.flatMap((v): Prior<C>[] => {
+      const given = v.secrets.filter((n) => hasKey(p.conditionals, n));
+      // A time with one possible state says nothing about it: I(Y; X_i) = 0 there.
+      if (given.length < 2) return [];
+      return [
+        {
+          name: `${p.name}: ${v.name}`,
+          conditionals: userRecord(given.map((n) => [n, p.conditionals[n]])),
+          ...(p.probabilities ? { probabilities: userRecord(given.map((n) => [n, p.probabilities![n]])) } : {}),
+        },
+      ];
+    }),
+  );
+  return { ...rest, priors };
 }
 
 /** The settings a source method reads. */

@@ -95,6 +95,7 @@ export function chainMethods(model: MarkovModel): SourceMethod[] {
 /** One chain's secrets and laws as a prior: absent secrets where P(X_i = a) = 0. */
 function chainPrior<C>(model: MarkovModel, chain: number, make: (law: SecretLaw, path: string) => C, track: (law: SecretLaw) => void): Prior<C> {
   const entries: [string, C][] = [];
+  const probabilities: [string, number][] = [];
   const absent: string[] = [];
   forEachChainLaws(model, chain, (_start, time, laws) => {
     laws.forEach((law, a) => {
@@ -103,11 +104,21 @@ function chainPrior<C>(model: MarkovModel, chain: number, make: (law: SecretLaw,
       else {
         track(law);
         entries.push([name, make(law, `markov.chains[${chain}]: ${name}`)]);
+        probabilities.push([name, law.probability]);
       }
     });
   });
-  return { name: model.chains[chain].name, conditionals: userRecord(entries), ...(absent.length ? { absent } : {}) };
+  return {
+    name: model.chains[chain].name,
+    conditionals: userRecord(entries),
+    probabilities: userRecord(probabilities),
+    ...(absent.length ? { absent } : {}),
+  };
 }
+
+/** The chain's secret variables: X_i, whose values are the secrets X_i = a. */
+const chainVariables = (model: MarkovModel) =>
+  Array.from({ length: model.length }, (_, i) => ({ name: `X[${i + 1}]`, secrets: model.states.map((a) => secretName(i, a)) }));
 
 /**
  * The scenario of a Markov chain law source (docs/math.md §13): per chain a prior whose
@@ -167,8 +178,7 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
       pairs,
       massError,
       sourceMethods: methods,
-      miNotApplicable:
-        "a chain's secrets X_i = a at different times i are not the values of one variable, and I(Y; X_i) per time is not implemented; use the Rényi guarantee",
+      variables: chainVariables(model),
       ...(underflow
         ? {
             lawsNotApplicable: `the law given ${underflow} has masses below 2^-1022, which the accountant's doubles cannot carry; shorten the chain (--length) or use the chain methods`,

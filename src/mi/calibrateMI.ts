@@ -9,7 +9,7 @@ import { secretProbabilities, type Prior, type Scenario, checkMiApplicable } fro
 import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
-import { discreteMutualInformation, exactMutualInformation } from './mutualInformation.js';
+import { chargeMassError, discreteMutualInformation, exactMutualInformation, momentsCharged, priorMassError } from './mutualInformation.js';
 
 export const MI_METHODS = ['mi-exact', 'mi-variance', 'best'] as const;
 /** A mutual-information calibration method by name. */
@@ -45,8 +45,8 @@ function moments(prior: Prior): PriorMoments {
  * Laplace: the Laplace law maximises entropy at a given mean absolute deviation, so
  * I ≤ log(1 + E|X − EX|/b) and b = E|X − EX|/(e^ε − 1) suffices. Certified like every bound.
  */
-function varianceProblem(prior: Prior, bound: MiBound, epsilon: number): ScaleProblem | null {
-  const m = moments(prior);
+function varianceProblem(prior: Prior, bound: MiBound, epsilon: number, mu: number): ScaleProblem | null {
+  const m = momentsCharged(moments(prior), mu);
   if (m.variance === 0) return null;
   const closed = bound.closed(m, epsilon);
   // log1p and one division or square root: a few ulps; 16·EPS relative covers it with room.
@@ -58,8 +58,8 @@ function varianceProblem(prior: Prior, bound: MiBound, epsilon: number): ScalePr
 }
 
 /** Exact I(Y;S) ≤ ε as a condition at one scale. */
-const exactEvaluation = (prior: Prior, noise: Accountant, s: number, epsilon: number): Evaluation => {
-  const r = exactMutualInformation(prior, noise(s));
+const exactEvaluation = (prior: Prior, noise: Accountant, s: number, epsilon: number, mu: number): Evaluation => {
+  const r = chargeMassError(exactMutualInformation(prior, noise(s)), mu);
   return { value: r.value, error: r.error, target: epsilon, sense: 'le' };
 };
 
@@ -154,17 +154,18 @@ export function calibrateMIFinite(scenario: Scenario, st: MiSettings, opts: { on
     };
   }
   const units: Unit<Prior>[] = scenario.priors.map((prior) => {
-    const single = varianceProblem(prior, miBound, st.epsilon);
+    const mu = priorMassError(scenario.massError, prior);
+    const single = varianceProblem(prior, miBound, st.epsilon, mu);
     const bound = single && perRelease(single);
     if (!bound) return { label: prior, problem: { zero: 'X is constant under this prior' } };
-    const data = discreteMutualInformation(prior);
+    const data = chargeMassError(discreteMutualInformation(prior), mu);
     const dataOk = data.value + data.error <= st.epsilon;
     // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
     if (!(bound.lower > 0) && dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     if (st.method === 'mi-variance') return { label: prior, problem: bound };
     if (dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     const vs = smallestFeasibleScale(bound).scale;
-    const ev = (s: number) => exactEvaluation(prior, noise, n > 1 && sufficient ? sufficient.toSingle(s, n) : s, st.epsilon);
+    const ev = (s: number) => exactEvaluation(prior, noise, n > 1 && sufficient ? sufficient.toSingle(s, n) : s, st.epsilon, mu);
     if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
     return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
   });
@@ -177,8 +178,8 @@ export function miResult<C>(scenario: Scenario<C>, st: MiSettings, rule: string,
   const def = mechanismDef(st.mechanism);
   const n = st.releases ?? 1;
   const units = sol.units;
-  const secrets = Object.keys(scenario.priors[0].conditionals);
   const top = sol.top.label;
+  const secrets = Object.keys((sol.scale > 0 ? top : scenario.priors[0]).conditionals);
   return {
     guarantee: 'mi',
     mechanism: st.mechanism,
@@ -197,7 +198,10 @@ export function miResult<C>(scenario: Scenario<C>, st: MiSettings, rule: string,
         : `No noise needed: ${sol.units
             .map((u) => `${u.zeroReason} (prior '${u.label.name}')`)
             .slice(0, 3)
-            .join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`),
+            .join('; ')}${units.length > 3 ? `; and likewise for ${units.length - 3} more priors` : ''}.`) +
+      (scenario.massError
+        ? ` The laws' floating-point error (relative ${scenario.massError.toPrecision(3)} per mass) is charged to every I(Y; S) (docs/math.md §7).`
+        : ''),
     check: sol.check,
     priors: sol.units.map((u) => ({ prior: u.label.name, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) })),
     ...(n > 1 ? { releases: n } : {}),

@@ -113,3 +113,38 @@ export function discreteMutualInformation(prior: Prior): Bounded {
   }
   return { value, error: (n + 8) * EPS * (1 + 40 * Math.abs(value)) };
 }
+
+/**
+ * I(Y; S) of the true laws from that of computed ones whose masses (conditionals and secret
+ * probabilities) are each within a relative μ of the truth (docs/math.md §7): pointwise the output
+ * densities are within (1 ± μ), the mixture M within (1 ± μ)², so with r = p̂/m̂,
+ * KL(P‖M) ≤ ∫p log r + log((1+μ)/(1−μ)²) ≤ (1+μ)·KL̂ + 2μ + log((1+μ)/(1−μ)²) (∫p̂|log r| ≤ KL̂ + 2),
+ * and I ≤ (1+μ)²·Î + (1+μ)(2μ + log((1+μ)/(1−μ)²)). The bound is charged to the error.
+ * @example chargeMassError({ value: 0.1, error: 0 }, 1e-12).error // ≈ 3.2e-12
+ */
+export function chargeMassError<B extends Bounded>(b: B, mu: number): B {
+  if (!(mu && mu > 0)) return b;
+  const hi = b.value + b.error;
+  const spread = Math.log1p(mu) - 2 * Math.log1p(-mu);
+  const bound = ((1 + mu) ** 2 * hi + (1 + mu) * (2 * mu + spread)) * (1 + 8 * EPS);
+  return { ...b, error: bound - b.value };
+}
+
+/**
+ * The moments of X under the true laws from computed ones within a relative μ per mass: every
+ * mass of the mixture Σ π_s p_s is within (1 ± μ)², and E(X − c)² and E|X − c| about the computed
+ * mean c bound what the max-entropy bounds need (they hold about any centre), so both scale by (1 + μ)².
+ */
+export function momentsCharged<M extends { variance: number; mad: number }>(m: M, mu: number): M {
+  if (!(mu && mu > 0)) return m;
+  const f = (1 + mu) ** 2 * (1 + 4 * EPS);
+  return { ...m, variance: m.variance * f, mad: m.mad * f };
+}
+
+/**
+ * μ for a prior of a scenario whose laws carry `massError`: that, plus the rounding of normalising
+ * the prior's secret probabilities (a sum of n terms and a division); 0 for exact laws.
+ */
+export function priorMassError(massError: number | undefined, prior: Prior<unknown>): number {
+  return massError && massError > 0 ? massError + (Object.keys(prior.conditionals).length + 2) * EPS : 0;
+}

@@ -7,14 +7,14 @@ import { InputError } from '../errors.js';
 import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { calibrateMIFinite, dataProcessing, miReleases, miResult, type MiCalibrationResult, type MiSettings } from '../mi/calibrateMI.js';
-import { discreteMutualInformation } from '../mi/mutualInformation.js';
+import { chargeMassError, discreteMutualInformation, momentsCharged, priorMassError } from '../mi/mutualInformation.js';
 import { EPS } from '../numerics/float.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import { asScalar } from '../calibrate/points.js';
 import { atomsOf, coord, idLaws, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** Each coordinate's variance and mean absolute deviation under a prior (secrets weighted by π). */
-function coordinateMoments(prior: Prior<PointLaw>, d: number): PriorMoments[] {
+function coordinateMoments(prior: Prior<PointLaw>, d: number, mu: number): PriorMoments[] {
   const pi = secretProbabilities(prior);
   return Array.from({ length: d }, (_, c) => {
     const xs: number[] = [],
@@ -25,15 +25,18 @@ function coordinateMoments(prior: Prior<PointLaw>, d: number): PriorMoments[] {
         ws.push(pi[s] * m.masses[k]);
       }
     const mean = xs.reduce((a, x, k) => a + ws[k] * x, 0);
-    return { variance: xs.reduce((a, x, k) => a + ws[k] * (x - mean) ** 2, 0), mad: xs.reduce((a, x, k) => a + ws[k] * Math.abs(x - mean), 0) };
+    return momentsCharged(
+      { variance: xs.reduce((a, x, k) => a + ws[k] * (x - mean) ** 2, 0), mad: xs.reduce((a, x, k) => a + ws[k] * Math.abs(x - mean), 0) },
+      mu,
+    );
   });
 }
 
 /** I(X; S) of the data itself under a prior (vectors matched exactly, as atom ids). */
-function dataMI(prior: Prior<PointLaw>) {
+function dataMI(prior: Prior<PointLaw>, mu: number) {
   const secrets = Object.keys(prior.conditionals);
   const ids = idLaws(secrets.map((s) => prior.conditionals[s]));
-  return discreteMutualInformation({ ...prior, conditionals: userRecord(secrets.map((s, k) => [s, ids[k]])) });
+  return chargeMassError(discreteMutualInformation({ ...prior, conditionals: userRecord(secrets.map((s, k) => [s, ids[k]])) }), mu);
 }
 
 /**
@@ -51,11 +54,12 @@ export function miBoundsPoints(
   const bound = mechanismDef(s.mechanism).mi;
   if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
   return scenario.priors.map((prior) => {
-    const data = dataMI(prior);
+    const mu = priorMassError(scenario.massError, prior);
+    const data = dataMI(prior, mu);
     const own = data.value + data.error;
     if (!(s.scale > 0)) return { prior: prior.name, atMost: own, how: 'data-processing' as const };
     let v = 0;
-    for (const [c, m] of coordinateMoments(prior, d).entries()) if (m.variance > 0) v += bound.value(m, w[c] * s.scale);
+    for (const [c, m] of coordinateMoments(prior, d, mu).entries()) if (m.variance > 0) v += bound.value(m, w[c] * s.scale);
     const sum = v * (1 + (18 + d) * EPS);
     return sum < own ? { prior: prior.name, atMost: sum, how: 'max-entropy' as const } : { prior: prior.name, atMost: own, how: 'data-processing' as const };
   });
@@ -90,8 +94,9 @@ export function calibrateMIPoints(
   const perRelease = miReleases(st);
   const eps = st.epsilon;
   const units: Unit<Prior<PointLaw>>[] = scenario.priors.map((prior) => {
-    const ms = coordinateMoments(prior, d);
-    const data = dataMI(prior);
+    const mu = priorMassError(scenario.massError, prior);
+    const ms = coordinateMoments(prior, d, mu);
+    const data = dataMI(prior, mu);
     if (data.value + data.error <= eps) return { label: prior, problem: { zero: dataProcessing(data.value) } };
     const varying = ms.map((m, c) => ({ m, w: w[c] })).filter((x) => x.m.variance > 0);
     if (!varying.length) return { label: prior, problem: { zero: 'X is constant under this prior' } };
