@@ -9,6 +9,9 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { SEATTLE_COUNTS, SEATTLE_STATES } from '../src/reproduce/markov.js';
 import { transitionCounts } from '../src/sources/sequence.js';
+import { InputError } from '../src/errors.js';
+import { textTransitionCounts } from '../src/sources/chainCounts.js';
+import { parseDelimited } from '../src/sources/csvText.js';
 
 // Sequence tables as Markov chains: transition counts from the engines against a count in plain
 // TypeScript, the CLI's refusals, seeded prior classes and the spec written from a table.
@@ -67,7 +70,39 @@ describe('sequence tables: transition counts', () => {
       expect(t.counts).toEqual(p.counts);
       expect(t.longest).toBe(p.longest);
       expect(t.dropped).toBe(0);
+      // The page's own count of the same text (no engine) is the engine's, record for record.
+      const text = parseDelimited(readFileSync(csv, 'utf8'));
+      expect(textTransitionCounts(text, { sequence: 'weather', orderBy: 'date', ...(groupBy ? { groupBy } : {}) })).toEqual(t);
     }
+  });
+
+  it("the page's count refuses what the engine refuses, naming the field, and counts what it drops", async () => {
+    const table = (csv: string) => parseDelimited(csv);
+    const q = { sequence: 's', orderBy: 't', groupBy: 'g' };
+    const refusal = (csv: string) => {
+      try {
+        textTransitionCounts(table(csv), q);
+      } catch (e) {
+        return e instanceof InputError ? e.message : String(e);
+      }
+      return 'accepted';
+    };
+    for (const csv of ['g,t,s\nx,1,a\nx,1,b\ny,1,a\ny,2,b\n', 'g,t,s\nx,1,a\ny,1,a\ny,2,b\n', 'g,t,s\nx,1,a\nx,2,a\n']) {
+      const f = file(`refuse-${csv.length}.csv`, csv);
+      let engine = 'accepted';
+      await transitionCounts({ kind: 'csv', location: f }, q).catch((e) => {
+        engine = e.message;
+      });
+      expect(refusal(csv)).toBe(engine);
+      expect(engine).not.toBe('accepted');
+    }
+    // Numeric order values sort as numbers (10 after 9), a missing state is dropped and counted.
+    const t = textTransitionCounts(table('g,t,s\nx,9,a\nx,10,b\nx,11,\nx,12,a\n'), q);
+    expect(t.counts).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(t.dropped).toBe(1);
   });
 
   const skipped = process.env.PUFFERFISH_PG_SKIPPED;
@@ -117,7 +152,7 @@ describe('sequence tables: transition counts', () => {
     expect(t.bySequence).toHaveLength(2);
     const sum = t.counts.map((row, a) => row.map((_, b) => t.bySequence[0][a][b] + t.bySequence[1][a][b]));
     expect(sum).toEqual(t.counts);
-    const { chainClass } = await import('../src/sources/sequence.js');
+    const { chainClass } = await import('../src/sources/chainCounts.js');
     const draws = chainClass(t, { kind: 'bootstrap', draws: 6, seed: 3 });
     expect(draws).toHaveLength(7);
     expect(chainClass(t, { kind: 'bootstrap', draws: 6, seed: 3 })).toEqual(draws);

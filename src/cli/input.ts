@@ -130,10 +130,10 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
     'with --sequence (the secrets are X_i = a for every time i and state a)',
   );
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
-  const [{ transitionCounts, chainClass, parseSequenceQuery }, { parsePriorClass }, { validateSpec }, { markovScenario }] = await Promise.all([
+  const [{ transitionCounts }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }, { markovScenario }] = await Promise.all([
     import('../sources/sequence.js'),
+    import('../sources/chainCounts.js'),
     import('../sources/priors.js'),
-    import('../markov/chain.js'),
     import('../markov/source.js'),
   ]);
   const query = (() => {
@@ -149,26 +149,16 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
     throw asFlagError(e);
   });
   const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
-  const chains = (() => {
+  const { markov, model } = (() => {
     try {
-      return chainClass(t, prior);
+      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
     } catch (e) {
-      throw asFlagError(e);
+      if (!(e instanceof InputError)) throw e;
+      // The chain class's own fields are flags (--prior, --sequence); the spec it makes keeps its path, but its query is --query.
+      throw e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e.path?.startsWith('markov') ? e : asFlagError(e);
     }
   })();
-  const markov = {
-    states: t.states,
-    chains: chains.map((c) => ({ name: c.name, transition: c.transition, initial: 'stationary' as const })),
-    length,
-    query,
-  };
-  const model = (() => {
-    try {
-      return validateSpec(markov, 'markov');
-    } catch (e) {
-      throw e instanceof InputError && e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e;
-    }
-  })();
+  const chains = markov.chains;
   const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
   const { scenario } = markovScenario(model, name);
   if (o.specOut) {

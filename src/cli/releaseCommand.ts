@@ -241,7 +241,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   await checkLedgerFirst(o, scenario);
   const { settings, target: asked0 } = releaseSettings(o, grid, d.delta);
   const target = { ...asked0, ...givenScale(o) };
-  const { sequenceValues, parseSequenceQuery } = await import('../sources/sequence.js');
+  const [{ sequenceValues }, { parseSequenceQuery }] = await Promise.all([import('../sources/sequence.js'), import('../sources/chainCounts.js')]);
   const query = parseSequenceQuery(o.query!);
   const { states, values } = await sequenceValues(
     tableSourceOf(o),

@@ -74,7 +74,7 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
 }
 
 /** A missing cell: absent, empty or `?` (the UCI files' mark). */
-const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
+export const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
 /** A cell the query may use: a finite number, read exactly as JavaScript's Number reads it. */
 const isNumberCell = (c: string) => Number.isFinite(Number(c));
 

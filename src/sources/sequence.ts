@@ -1,34 +1,8 @@
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
 import type { MarkovQuery } from '../markov/chain.js';
+import { countsFromRecords, type SequenceQuery, type TransitionCounts } from './chainCounts.js';
 import { short } from './engines/engine.js';
-import { gamma, seededUniform, type PriorClass } from './priors.js';
 import { ident, type TableSource } from './table.js';
-
-/** What a sequence table is read as: the state column, its order, and independent sequences. */
-export interface SequenceQuery {
-  sequence: string;
-  orderBy: string;
-  groupBy?: string;
-}
-
-/** The transition counts of a sequence table, rows and columns in the order of `states`. */
-export interface TransitionCounts {
-  states: string[];
-  counts: number[][];
-  /** How many sequences start in each state. */
-  first: number[];
-  sequences: number;
-  longest: number;
-  rows: number;
-  /** Rows without a state or an order value: never a transition into or out of them. */
-  dropped: number;
-  /** Each sequence's own transition counts (same order), for resampling whole sequences. */
-  bySequence: number[][][];
-}
-
-const num = (v: unknown) => Number(v);
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /**
  * The transition counts of a sequence table by one statement pushed to the engine (DuckDB for
@@ -67,119 +41,10 @@ export async function transitionCounts(source: TableSource, q: SequenceQuery): P
     } catch (e) {
       throw new InputError(`the transition count failed: ${short((e as Error).message)}`, 'data');
     }
-    return countsFrom(rows, q);
+    return countsFromRecords(rows, q);
   } finally {
     await engine.close();
   }
-}
-
-function countsFrom(rows: Record<string, unknown>[], q: SequenceQuery): TransitionCounts {
-  const of = (k: string) => rows.filter((r) => r.k === k);
-  const dup = of('D')[0];
-  if (dup)
-    throw new InputError(
-      `order value ${text(dup.b)} appears ${num(dup.n)} times${q.groupBy ? ` in group '${text(dup.a)}'` : ''}: each step of a sequence needs its own order value`,
-      'orderBy',
-    );
-  const lengths = of('L').map((r) => num(r.n));
-  if (!lengths.length) throw new InputError('has no row with a state and an order value', 'sequence');
-  const short1 = of('L').find((r) => num(r.n) < 2);
-  if (short1)
-    throw new InputError(
-      `sequence${q.groupBy ? ` '${text(short1.a)}'` : ''} has one row: a chain needs at least one transition`,
-      q.groupBy ? 'groupBy' : 'sequence',
-    );
-  const states = [...new Set([...of('T').flatMap((r) => [text(r.a)!, text(r.b)!]), ...of('F').map((r) => text(r.b)!)])].sort();
-  if (states.length < 2) throw new InputError(`has ${states.length} state(s); a secret pair needs two`, 'sequence');
-  const at = new Map(states.map((s, i) => [s, i]));
-  const counts = states.map(() => states.map(() => 0));
-  for (const r of of('T')) counts[at.get(text(r.a)!)!][at.get(text(r.b)!)!] += num(r.n);
-  const first = states.map(() => 0);
-  for (const r of of('F')) first[at.get(text(r.b)!)!] += num(r.n);
-  const total = num(of('R')[0]?.n ?? 0);
-  // Sequences in a fixed order (by name), so a seeded resample is reproducible whatever order the engine returns.
-  const groups = [...new Set(of('L').map((r) => text(r.a)!))].sort();
-  const gi = new Map(groups.map((g, i) => [g, i]));
-  const bySequence = groups.map(() => states.map(() => states.map(() => 0)));
-  for (const r of of('G')) bySequence[gi.get(text(r.h)!)!][at.get(text(r.a)!)!][at.get(text(r.b)!)!] += num(r.n);
-  return { states, counts, first, sequences: lengths.length, longest: Math.max(...lengths), rows: total, dropped: total - num(of('K')[0]?.n ?? 0), bySequence };
-}
-
-/** Transition probabilities from counts; a state never followed by another has no row to estimate. */
-export function transitionMatrix(t: TransitionCounts): number[][] {
-  return t.counts.map((row, i) => {
-    const n = row.reduce((a, b) => a + b, 0);
-    if (n === 0)
-      throw new InputError(`state '${t.states[i]}' is never followed by another (it only ends sequences): its transition row is unknown`, 'sequence');
-    return row.map((c) => c / n);
-  });
-}
-
-/**
- * The chain class of a prior-class flag: the estimated chain, plus N seeded draws —
- * `dirichlet:N[:C]` draws each row from Dirichlet(counts + C); `bootstrap:N` resamples the
- * sequences (`--group-by`) with replacement and estimates the chain from the resample's pooled
- * counts, a state the resample never leaves keeping its estimated row.
- */
-export function chainClass(t: TransitionCounts, cls: PriorClass | undefined): { name: string; transition: number[][] }[] {
-  const estimated = transitionMatrix(t);
-  const out = [{ name: 'estimated', transition: estimated }];
-  if (!cls || cls.kind === 'empirical') return out;
-  const u = seededUniform(cls.seed ?? 0);
-  if (cls.kind === 'bootstrap') {
-    const m = t.bySequence.length;
-    if (m < 2) throw new InputError('bootstrap:N resamples whole sequences: give --group-by with at least two sequences (or use dirichlet:N)', 'prior');
-    for (let d = 1; d <= (cls.draws ?? 0); d++) {
-      const pooled = t.states.map(() => t.states.map(() => 0));
-      for (let j = 0; j < m; j++) {
-        const seq = t.bySequence[Math.min(m - 1, Math.floor(u() * m))];
-        seq.forEach((row, a) => {
-          row.forEach((c, b) => {
-            pooled[a][b] += c;
-          });
-        });
-      }
-      out.push({
-        name: `bootstrap#${d}`,
-        transition: pooled.map((row, a) => {
-          const n = row.reduce((x, y) => x + y, 0);
-          return n === 0 ? estimated[a] : row.map((c) => c / n);
-        }),
-      });
-    }
-    return out;
-  }
-  if (cls.kind !== 'dirichlet') throw new InputError(`takes empirical, bootstrap:N or dirichlet:N[:C] for a sequence, got ${cls.kind}`, 'prior');
-  for (let d = 1; d <= (cls.draws ?? 0); d++)
-    out.push({
-      name: `dirichlet#${d}`,
-      transition: t.counts.map((row) => {
-        const g = row.map((c) => gamma(c + (cls.concentration ?? 1), u));
-        const s = g.reduce((a, b) => a + b, 0);
-        return g.map((x) => x / s);
-      }),
-    });
-  return out;
-}
-
-/**
- * `--query count:STATE | sum:STATE=V,STATE=V,… | histogram` for a sequence.
- * @example parseSequenceQuery('sum:rain=1,snow=2') // { sum: { rain: 1, snow: 2 } }
- */
-export function parseSequenceQuery(textQuery: string): MarkovQuery {
-  const t = textQuery.trim();
-  if (t === 'histogram') return { histogram: true };
-  const m = /^(count|sum):(.+)$/.exec(t);
-  if (!m) throw new InputError(`must be count:STATE, sum:STATE=V,STATE=V,… or histogram, got '${textQuery}'`, 'query');
-  if (m[1] === 'count') return { count: m[2] };
-  const sum: Record<string, number> = Object.create(null);
-  for (const part of m[2].split(',')) {
-    const i = part.lastIndexOf('=');
-    const v = Number(part.slice(i + 1));
-    if (i <= 0 || !isDecimal(part.slice(i + 1)) || !Number.isFinite(v)) throw new InputError(`'${part}' is not STATE=VALUE with a decimal value`, 'query');
-    Object.defineProperty(sum, part.slice(0, i), { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return { sum };
 }
 
 /** One sequence's own query value (a number, or the state histogram in the order of the states) and its length. */
