@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ let server: Server,
   url = '',
   browser: Browser;
 const data = join(UCI_DIR, 'adult/adult.data');
+const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 // Chromium comes from `npm run setup` (Debian's package); without it these tests are skipped
 // with the reason in their name, except under CI=true, where they fail.
 const CHROMIUM = '/usr/bin/chromium';
@@ -579,6 +581,91 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#message')).toMatch(/^error: domain: value \d+ of secret .* lies outside \[0, 5\]/);
     expect(await page.locator('#table tbody tr').count()).toBe(0);
   }, 180_000);
+
+  it("reads a time series as a Markov chain: the CLI's scales per method, the transition matrix as a heat map and as text, a release and the chain spec", async () => {
+    // Seattle's first 90 days (NOAA, public domain; test/fixtures/weather), written as a plain CSV.
+    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-chain-')), 'seattle-90.csv');
+    writeFileSync(csv, `${lines.slice(0, 91).join('\n')}\n`);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    await page.goto(url);
+    await page.setInputFiles('#file', csv);
+    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
+    await page.check('#read-sequence');
+    await page.selectOption('#seq-state', 'weather');
+    await page.selectOption('#seq-order', 'date');
+    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+    await page.selectOption('#seq-query', 'count:rain');
+    await page.fill('#seq-length', '30');
+    await page.check('#alpha-inf');
+    await page.fill('#epsilon', '1');
+    await page.uncheck('input[name=mechanism][value=gaussian]');
+    await page.click('#run');
+    await page.waitForSelector('#chain-heatmap svg', { timeout: 120_000 });
+    const cli = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'calibrate',
+          '--data',
+          csv,
+          '--sequence',
+          'weather',
+          '--order-by',
+          'date',
+          '--query',
+          'count:rain',
+          '--length',
+          '30',
+          '--alpha',
+          'inf',
+          '--mechanism',
+          'laplace',
+          '--method',
+          'theorem,pierquin,wasserstein-inf,coupled,exact,mqm-exact,mqm-approx,group-dp',
+          '--json',
+        ],
+        { encoding: 'utf8' },
+      ).stdout,
+    );
+    const byMethod = new Map<string, number>(cli.results.map((r: { method: string; scale: number }) => [r.method, r.scale]));
+    for (const method of ['exact', 'coupled', 'mqm-exact', 'group-dp']) {
+      const shown = await page.getAttribute(`#table tbody tr[data-method=${method}][data-mechanism=laplace]`, 'data-scale');
+      expect(Math.abs(Number(shown) / byMethod.get(method)! - 1), method).toBeLessThan(1e-12);
+    }
+    // GK16 takes two states only: listed as not shown, with the reason.
+    expect(await page.textContent('#skipped')).toMatch(/gk16 \(.*binary/i);
+    // The matrix as text: counts and probabilities per (from, to), the states as the CLI sorts them.
+    const matrix = await page.locator('#chain-matrix tr').allTextContents();
+    expect(matrix[0]).toMatch(/^from \\ to/);
+    expect(matrix.length).toBe(1 + cli.source.notes[0].match(/states ([^;]+);/)[1].split(', ').length);
+    expect(await page.textContent('#chain-summary')).toMatch(/released over T = 30 steps/);
+    expect(await page.locator('#chain-bars svg rect, #chain-bars svg path').count()).toBeGreaterThan(2);
+    // A release at the recommended (smallest) scale, and the chain's spec for the CLI.
+    await page.fill('#value', '12');
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
+    const specFile = join(tmpdir(), `pufferfish-web-chain-${process.pid}.json`);
+    await download.saveAs(specFile);
+    const spec = JSON.parse(readFileSync(specFile, 'utf8'));
+    expect(spec.markov.length).toBe(30);
+    expect(spec.markov.chains[0].transitionCounts.flat().reduce((a: number, b: number) => a + b, 0)).toBe(89);
+    const again = JSON.parse(spawnSync(process.execPath, [BIN, 'calibrate', '--spec', specFile, '--method', 'exact', '--json'], { encoding: 'utf8' }).stdout);
+    expect(again.results[0].scale).toBe(byMethod.get('exact'));
+    expect(await page.textContent('#message')).toBe('');
+    await page.screenshot({ path: join(tmpdir(), 'pufferfish-webapp-chain.png'), fullPage: true });
+    // The chain's section (heat map, matrix, bars) keeps the page accessible.
+    const { default: AxeBuilder } = await import('@axe-core/playwright');
+    const r = await new AxeBuilder({ page }).include('#chain-block').include('#sequence-fields').analyze();
+    expect(r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    await ctx.close();
+  }, 240_000);
 
   it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {
     const { default: AxeBuilder } = await import('@axe-core/playwright');

@@ -53,7 +53,7 @@ const fmt = numUp;
 const short = (x: number) => String(Number(decimalUp(x, 4)));
 /** The page's first noise family (the form lists them in the registry's order). */
 const firstMechanism = () => document.querySelector<HTMLInputElement>('input[name=mechanism]')!.value;
-const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
+const checked = (name: string) => [...document.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked:not(:disabled)`)].map((i) => i.value);
 // Data (secret values, prior names, column names) reaches the DOM only as text: never as markup.
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
   const e = document.createElement(tag);
@@ -108,6 +108,9 @@ function invalidate(): void {
   $('audit-table').querySelector('tbody')!.replaceChildren();
   $('audit-caption').textContent = '';
   $('released').replaceChildren();
+  $('chain-block').hidden = true;
+  for (const id of ['chain-heatmap', 'chain-bars']) $(id).replaceChildren();
+  $('chain-matrix').querySelector('tbody')!.replaceChildren();
   for (const id of ['results-for', 'audit-message', 'release-message', 'data-used', 'recommendation', 'skipped', 'plot-note']) $(id).textContent = '';
   page.lastSpec = null;
   page.lastResults = null;
@@ -240,10 +243,41 @@ $('target-delta').addEventListener('change', () => {
   $('delta').dispatchEvent(new Event('change'));
 });
 $('values').addEventListener('change', invalidate);
+
+/** The table read as a time series (a Markov chain) rather than as people with a secret each. */
+const sequenceMode = () => $<HTMLInputElement>('read-sequence').checked;
+/** Shows the fields of the way the table is read; the chain's own methods only for a time series. */
+function showMode(): void {
+  const seq = sequenceMode();
+  $('people-fields').hidden = seq;
+  $('sequence-fields').hidden = !seq;
+  $('chain-methods').hidden = !seq;
+  for (const box of $('chain-methods').querySelectorAll<HTMLInputElement>('input')) box.disabled = !seq;
+  invalidate();
+  if (seq && $<HTMLSelectElement>('seq-state').value) send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
+}
+for (const id of ['read-people', 'read-sequence']) $(id).addEventListener('change', showMode);
+$('seq-state').addEventListener('change', () => {
+  invalidate();
+  send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
+});
+for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-length']) $(id).addEventListener('change', invalidate);
+/** The sequence fields as the worker reads them (an empty length: the longest sequence). */
+const sequenceParams = () => {
+  const length = $<HTMLInputElement>('seq-length').value.trim();
+  return {
+    state: $<HTMLSelectElement>('seq-state').value,
+    orderBy: $<HTMLSelectElement>('seq-order').value,
+    groupBy: $<HTMLSelectElement>('seq-group').value,
+    query: $<HTMLSelectElement>('seq-query').value,
+    ...(length !== '' ? { length: Number(length) } : {}),
+  };
+};
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
 const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   fileName: page.fileName,
+  ...(sequenceMode() && page.fileName ? { sequence: sequenceParams() } : {}),
   query: $<HTMLSelectElement>('query').value,
   // Several columns: one vector query (docs/math.md §12).
   also: checked('also-query'),
@@ -462,11 +496,19 @@ const showLoaded: Shown<'loaded'> = (m) => {
   fillAlso(m.numeric);
   options($('secret'), m.columns);
   options($('given'), m.columns, true);
+  options($('seq-state'), m.columns);
+  options($('seq-order'), m.columns);
+  options($('seq-group'), m.columns, true);
+  // A guess a curator corrects: the first text column holds the states, the first other column the order.
+  const text = m.summaries.find((c) => !c.numeric)?.name;
+  if (text) $<HTMLSelectElement>('seq-state').value = text;
+  const order = m.columns.find((c) => c !== $<HTMLSelectElement>('seq-state').value);
+  if (order) $<HTMLSelectElement>('seq-order').value = order;
   page.summaries = m.summaries;
   fillDomain();
   $('data-status').textContent = `${page.fileName}: ${m.rows} rows, ${m.columns.length} columns`;
   showPreview(m.summaries);
-  send('values', { type: 'values', column: $<HTMLSelectElement>('secret').value });
+  send('values', { type: 'values', column: $<HTMLSelectElement>(sequenceMode() ? 'seq-state' : 'secret').value });
 };
 
 const showBuiltin: Shown<'loaded-builtin'> = (m) => {
@@ -484,6 +526,15 @@ const showBuiltin: Shown<'loaded-builtin'> = (m) => {
 };
 
 const showValues: Shown<'values'> = (m) => {
+  if (sequenceMode()) {
+    // The states of the chosen column: count one of them, or the histogram of all.
+    const sel = $<HTMLSelectElement>('seq-query');
+    sel.replaceChildren(
+      ...m.values.map((v) => el('option', `the number of steps in state ${v}`, { value: `count:${v}` })),
+      el('option', 'the histogram of states', { value: 'histogram' }),
+    );
+    return;
+  }
   $('values').replaceChildren(
     ...m.values.map((v) => {
       const label = el('label');
@@ -501,7 +552,7 @@ const showValues: Shown<'values'> = (m) => {
 function dataUsedText(d: Extract<Response, { type: 'results' }>['data']): string {
   if (!d) return '';
   return (
-    `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (a missing or non-numeric query value, or a missing secret or public value)` +
+    `Calibrated on ${d.used} of ${d.rows} rows; ${d.dropped} dropped (${d.droppedWhy ?? 'a missing or non-numeric query value, or a missing secret or public value'})` +
     (d.used + d.dropped < d.rows ? `; ${d.rows - d.used - d.dropped} have other secret values` : '') +
     (d.skippedGiven.length ? `; public values left out (rows of fewer than two secrets there): ${d.skippedGiven.join(', ')}` : '') +
     '.'
@@ -530,7 +581,7 @@ const resultRow = (r: ResultRow, recommended: ResultRow | null) =>
       [fmt(r.scale), 'num'],
       [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
       [fmt(r.variance), 'num'],
-      r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : '— (no noise needed)',
+      r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : r.scale === 0 ? '— (no noise needed)' : '— (the whole chain)',
     ],
     { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
   );
@@ -643,7 +694,26 @@ const showReleased: Shown<'released'> = (m) => {
       : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}`;
 };
 
+/** A chain: what it was estimated from, its transition matrix (a heat map and, as text, a table) and the noise per method. */
+const showChain: Shown<'chain'> = (m) => {
+  $('chain-block').hidden = false;
+  $('chain-summary').textContent =
+    `The chain: ${m.states.length} states (${m.states.join(', ')}), estimated from ${m.sequences} sequence(s), the longest ${m.longest} steps; released over T = ${m.length} steps` +
+    (m.draws ? `, with ${m.draws} more chains drawn for the prior class.` : '.');
+  $('chain-heatmap').replaceChildren(safeSvg(m.heatmap));
+  $('chain-bars').replaceChildren(safeSvg(m.bars));
+  $('chain-matrix')
+    .querySelector('tbody')!
+    .replaceChildren(
+      row(['from \\ to', ...m.states], {}, true),
+      ...m.states.map((from, i) =>
+        row([from, ...m.states.map((_, j): [string, string] => [`${Number(m.transition[i][j].toPrecision(4))} (${m.counts[i][j]})`, 'num'])]),
+      ),
+    );
+};
+
 const shown: { [T in Response['type']]: Shown<T> } = {
+  chain: showChain,
   error: showError,
   loaded: showLoaded,
   'loaded-builtin': showBuiltin,

@@ -16,8 +16,22 @@ export interface FormContamination {
   domain: [number, number];
 }
 
+/** A sequence table read as a Markov chain: its state, order and group columns, the query and the length. */
+export interface SequenceParams {
+  state: string;
+  orderBy: string;
+  /** Independent sequences ('' for one sequence). */
+  groupBy: string;
+  /** count:STATE, sum:STATE=V,… or histogram. */
+  query: string;
+  /** The chain length T; absent: the longest sequence. */
+  length?: number;
+}
+
 /** The calibration form. */
 export interface CalibrateParams {
+  /** Present: the table is a time series, read as a Markov chain (the query and secret fields rest). */
+  sequence?: SequenceParams;
   fileName: string;
   query: string;
   /** Further query columns: with them, one vector-valued query (docs/math.md §12). */
@@ -103,6 +117,8 @@ export interface DataUsed {
   rows: number;
   used: number;
   dropped: number;
+  /** What made a row dropped, where not a table's query, secret or public value (a sequence's state or order). */
+  droppedWhy?: string;
   skippedGiven: string[];
 }
 
@@ -158,6 +174,20 @@ export type Response =
       intervals: ([number, number] | [number, number][])[];
       /** With an (ε, δ) target: the Rényi order used. */
       alpha?: number;
+    }
+  | {
+      type: 'chain';
+      states: string[];
+      /** The estimated chain, rows and columns in the order of `states`, and the counts behind it. */
+      transition: number[][];
+      counts: number[][];
+      sequences: number;
+      longest: number;
+      length: number;
+      /** Other chains of the prior class (dirichlet or bootstrap draws). */
+      draws: number;
+      heatmap: string;
+      bars: string;
     }
   | { type: 'spec'; spec: unknown }
   | { type: 'error'; message: string };

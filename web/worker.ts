@@ -2,7 +2,16 @@
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
-import { applicableMethods, checkSettings, METHOD_LABEL, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
+import {
+  applicableMethods,
+  calibrate,
+  checkSettings,
+  METHOD_LABEL,
+  type CalibrationResult,
+  type Mechanism,
+  type Method,
+  type SingleMethod,
+} from '../src/calibrate/calibrate.js';
 import { audit } from '../src/audit/audit.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { checkContamination } from '../src/calibrate/contamination.js';
@@ -16,7 +25,9 @@ import { calibrateFor } from '../src/api/guarantee.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
-import { scaleVsAlphaChart, varianceChart, type Row } from '../src/reproduce/charts.js';
+import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
+import { parseSequenceQuery, sequenceChain, textTransitionCounts } from '../src/sources/chainCounts.js';
+import { markovScenario } from '../src/markov/source.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import type { AnyScenario } from '../src/distribution/lawKind.js';
@@ -26,12 +37,20 @@ import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
 import type { CalibrateParams, DataUsed, Envelope, FormAlpha, FormContamination, PlotNumber, Request, Response, ResultRow, Skipped } from './protocol.js';
 
-/** What the worker holds between requests: the loaded table, the scenario last built, its query columns. */
-const state: { table: TextTable | null; scenario: Scenario | PointScenario | null; columns: string[]; pool: CalibrationPool | null; helpers?: number } = {
+/** What the worker holds between requests: the loaded table, the scenario last built, its query columns, the chain's spec. */
+const state: {
+  table: TextTable | null;
+  scenario: Scenario | PointScenario | null;
+  columns: string[];
+  pool: CalibrationPool | null;
+  helpers?: number;
+  chain: { name: string; markov: unknown } | null;
+} = {
   table: null,
   scenario: null,
   columns: [],
   pool: null,
+  chain: null,
 };
 
 /**
@@ -294,6 +313,86 @@ function noPlots(p: CalibrateParams): string | null {
   return null;
 }
 
+/** A sequence table as its chain class, the chain's laws as the scenario (the CLI's `--sequence`, same counts and chains). */
+function chainLaws(table: TextTable, p: CalibrateParams) {
+  const s = p.sequence!;
+  if (!s.state || !s.orderBy || !s.query) throw new InputError('choose the state column, the order column and what to release', 'form');
+  const t = textTransitionCounts(table, { sequence: s.state, orderBy: s.orderBy, ...(s.groupBy ? { groupBy: s.groupBy } : {}) });
+  const prior = parsePriorClass(p.prior ?? 'empirical');
+  const { markov, model } = sequenceChain(t, { query: parseSequenceQuery(s.query), ...(s.length !== undefined ? { length: s.length } : {}), prior });
+  const name = `${p.fileName}: ${s.query} over ${s.state}${s.groupBy ? ` by ${s.groupBy}` : ''} (T = ${markov.length})`;
+  const scenario = markovScenario(model, name).scenario;
+  state.scenario = scenario as Scenario | PointScenario;
+  state.columns = 'histogram' in markov.query ? t.states : [s.query];
+  state.chain = { name, markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
+  return {
+    scenario,
+    t,
+    markov,
+    data: { rows: t.rows, used: t.rows - t.dropped, dropped: t.dropped, droppedWhy: 'a missing state, order or group value', skippedGiven: [] },
+  };
+}
+
+/**
+ * A chain: every chosen (mechanism, method) in turn on this worker — the chain's own methods need
+ * the chain, which the pool's tasks do not carry — then the transition matrix and the noise per method.
+ */
+async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], alpha: number, cont: ReturnType<typeof contaminationOf>): Promise<void> {
+  if (p.delta !== undefined)
+    throw new InputError('an (ε, δ) target for a chain is not on this page: give the Rényi order (α = ∞ for the chain methods), or use the CLI', 'delta');
+  const { scenario, t, markov, data } = chainLaws(state.table!, p);
+  const skipped: Skipped[] = [];
+  const rows: ResultRow[] = [];
+  for (const mechanism of mechanisms)
+    for (const method of p.methods) {
+      const label = METHOD_LABEL[method as SingleMethod] ?? method;
+      try {
+        const r = calibrate(scenario, { mechanism, method: method as Method, alpha, epsilon: p.epsilon, ...cont });
+        rows.push(rowOf({ ...r, label }));
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        skipped.push({ mechanism, method: label, reason: err.reason });
+      }
+    }
+  post({
+    type: 'results',
+    alpha: p.alpha,
+    epsilon: p.epsilon,
+    scenario: scenario.name,
+    data,
+    skipped,
+    rows,
+    columns: state.columns,
+    ...(state.columns.length > 1 ? { dimension: state.columns.length } : {}),
+  });
+  const transition = markov.chains[0].transition;
+  post({
+    type: 'chain',
+    states: t.states,
+    transition,
+    counts: t.counts,
+    sequences: t.sequences,
+    longest: t.longest,
+    length: markov.length,
+    draws: markov.chains.length - 1,
+    heatmap: await svg(transitionHeatmap(t.states, transition)),
+    bars: await svg(
+      methodScaleBars(
+        rows.map((r) => ({ method: r.label, mechanism: r.mechanism, scale: r.scale })),
+        `Noise scale per method (α = ${p.alpha === 'inf' ? '∞' : p.alpha}, ε = ${p.epsilon})`,
+      ),
+    ),
+  });
+  post({
+    type: 'plots',
+    alpha: '',
+    epsilon: '',
+    numbers: [],
+    notPlotted: [],
+    note: 'For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).',
+  });
+}
+
 /** The calibration form: the results table, then the plots. */
 async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   // With an (ε, δ) target the orders come from the grid; α = 2 stands in for the up-front checks.
@@ -306,6 +405,13 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     epsilon: p.epsilon,
     contamination: p.contamination?.lambda,
   });
+  state.chain = null;
+  if (state.table && p.sequence) {
+    const mechanisms = familiesFor(p, alpha, []);
+    for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
+    if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
+    return onChain(p, post, mechanisms, alpha, contaminationOf(p.contamination));
+  }
   let data: DataUsed | null = null;
   if (state.table) ({ scenario: state.scenario, data } = tableLaws(state.table, p));
   const sc = state.scenario;
@@ -477,7 +583,7 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
     post({
       type: 'spec',
       spec: {
-        ...scenarioSpec(state.scenario),
+        ...(state.chain ? { name: state.chain.name, markov: state.chain.markov } : scenarioSpec(state.scenario)),
         mechanism: m.mechanism,
         ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
         epsilon: m.epsilon,

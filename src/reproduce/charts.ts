@@ -165,3 +165,63 @@ export function savedChart(rows: Row[], title: string): VegaLiteSpec {
     false,
   );
 }
+
+/**
+ * A chain's transition matrix as a heat map: row = from, column = to, colour and label the
+ * probability P(to | from) (the page's picture of a sequence table).
+ * @example transitionHeatmap(['dry', 'wet'], [[0.8, 0.2], [0.3, 0.7]]).mark // 'rect'
+ */
+export function transitionHeatmap(
+  states: readonly string[],
+  transition: readonly (readonly number[])[],
+  title = 'Transition probabilities P(to | from)',
+): VegaLiteSpec {
+  const values = states.flatMap((from, i) => states.map((to, j) => ({ from, to, p: transition[i][j], label: transition[i][j].toFixed(3) })));
+  const axis = (field: string, title: string) => ({ field, type: 'nominal', sort: [...states], title });
+  return {
+    ...base(title),
+    data: { values },
+    width: Math.max(120, 48 * states.length),
+    height: Math.max(120, 48 * states.length),
+    layer: [
+      {
+        mark: 'rect',
+        encoding: {
+          x: axis('to', 'to'),
+          y: axis('from', 'from'),
+          color: { field: 'p', type: 'quantitative', title: 'P', scale: { domain: [0, 1], scheme: 'blues' } },
+        },
+      },
+      {
+        mark: { type: 'text', fontSize: 11 },
+        encoding: {
+          x: axis('to', 'to'),
+          y: axis('from', 'from'),
+          text: { field: 'label' },
+          color: { condition: { test: 'datum.p > 0.5', value: 'white' }, value: 'black' },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * Noise scale per method as bars, one colour per mechanism and the scale printed beside each bar:
+ * the page's comparison of a chain's methods. Rows: {method, mechanism, scale > 0}.
+ */
+export function methodScaleBars(rows: Row[], title = 'Noise scale per method'): VegaLiteSpec {
+  return {
+    ...base(title),
+    data: { values: rows.filter((r) => Number(r.scale) > 0) },
+    width: 320,
+    encoding: {
+      y: { field: 'method', type: 'nominal', sort: { field: 'scale', order: 'ascending' }, title: null },
+      x: { field: 'scale', type: 'quantitative', title: 'noise scale' },
+      yOffset: { field: 'mechanism' },
+    },
+    layer: [
+      { mark: 'bar', encoding: { color: { field: 'mechanism', type: 'nominal', title: 'mechanism' } } },
+      { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: { text: { field: 'scale', type: 'quantitative', format: '.4~g' } } },
+    ],
+  };
+}
