@@ -1,5 +1,5 @@
 import type { Discrete } from '../distribution/discrete.js';
-import { ratioToNumber } from '../numerics/float.js';
+import { bitLength, ratioToNumber } from '../numerics/float.js';
 
 /**
  * A coupling as a list of atoms (x_k, y_k) with positive masses m_k summing to 1.
@@ -24,6 +24,7 @@ export interface Coupling {
  */
 export function comonotoneCoupling(p: Discrete, q: Discrete): Coupling {
   const den = p.denominator * q.denominator;
+  const denBits = bitLength(den);
   const xs: number[] = [];
   const ys: number[] = [];
   const ms: number[] = [];
@@ -36,7 +37,7 @@ export function comonotoneCoupling(p: Discrete, q: Discrete): Coupling {
     const t = ra < rb ? ra : rb;
     xs.push(p.values[i]);
     ys.push(q.values[j]);
-    ms.push(ratioToNumber(t, den));
+    ms.push(ratioToNumber(t, den, denBits));
     ra -= t;
     rb -= t;
     if (ra === 0n && ++i < p.values.length) ra = p.numerators[i] * q.denominator;

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { minOf, ratioToNumber, toDecimal } from '../numerics/float.js';
+import { bitLength, minOf, ratioToNumber, toDecimal } from '../numerics/float.js';
 
 /**
  * A finite discrete distribution: distinct sorted support points with exact rational masses
@@ -42,9 +42,10 @@ function build(values: readonly number[], nums: bigint[], path: string, field: s
   }
   const denominator = ns.reduce((a, b) => a + b, 0n);
   if (denominator === 0n) throw new InputError(`${field} sum to zero; at least one must be positive`, `${path}.${field}`);
+  const denBits = bitLength(denominator);
   return {
     values: Float64Array.from(vs),
-    masses: Float64Array.from(ns, (n) => ratioToNumber(n, denominator)),
+    masses: Float64Array.from(ns, (n) => ratioToNumber(n, denominator, denBits)),
     numerators: ns,
     denominator,
   };

@@ -42,10 +42,14 @@ export function bitLength(n: bigint): number {
     const k = exponentOf(x);
     return (a >> BigInt(k) === 0n ? k : k + 1) + sign;
   }
-  // Hexadecimal digits are a quarter as many as binary ones: the length of all but the first, plus
-  // the first digit's own bits (a negative n counts its sign as one more, as its binary text does).
-  const h = a.toString(16);
-  return (h.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(h[0], 16))) + sign;
+  // Beyond the doubles: drop 960 bits at a time (a shift is linear in the size) until it fits.
+  let rest = a,
+    dropped = 0;
+  while (!(Number(rest) < 2 ** 1023)) {
+    rest >>= 960n;
+    dropped += 960;
+  }
+  return bitLength(rest) + dropped + sign;
 }
 
 const bits = new DataView(new ArrayBuffer(8));
@@ -68,16 +72,18 @@ export function ldexp(x: number, k: number): number {
   return x * 2 ** k;
 }
 
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
  * num/den (num ≥ 0, den > 0) as a double with relative error at most ~1.0001·2^-53
  * (one rounding of a 64-bit quotient), for integers of any size.
  */
-export function ratioToNumber(num: bigint, den: bigint): number {
+export function ratioToNumber(num: bigint, den: bigint, denBits = -1): number {
   if (den <= 0n) throw new RangeError('ratioToNumber: denominator must be positive');
   if (num === 0n) return 0;
-  const safe = BigInt(Number.MAX_SAFE_INTEGER);
-  if (num <= safe && den <= safe) return Number(num) / Number(den);
-  const shift = 66 - (bitLength(num) - bitLength(den)); // quotient gets ~66 significant bits
+  if (num <= SAFE && den <= SAFE) return Number(num) / Number(den);
+  // `denBits`: bitLength(den), when the caller divides many numerators by one denominator.
+  const shift = 66 - (bitLength(num) - (denBits >= 0 ? denBits : bitLength(den))); // quotient gets ~66 significant bits
   const q = shift >= 0 ? (num << BigInt(shift)) / den : num / (den << BigInt(-shift));
   return ldexp(Number(q), -shift);
 }
