@@ -4,7 +4,6 @@ import { noiseOf } from '../src/mechanisms/kernels.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
 import { calibrate, type Mechanism, type Method } from '../src/calibrate/calibrate.js';
-import type { Scenario } from '../src/distribution/scenario.js';
 import { comonotoneCoupling } from '../src/coupling/comonotone.js';
 import { fromWeights, type Discrete } from '../src/distribution/discrete.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
@@ -15,6 +14,7 @@ import { isFeasible, smallestFeasibleScale } from '../src/numerics/smallestScale
 import { theorem1Problem } from '../src/conditions/theorem1.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';
 import { floatCoupling } from '../test/oracle.js';
+import { markovRows } from './markov.js';
 
 type Row = { group: string; case: string; reference: string; meanMs: number; referenceMs: number; ratio: number; note?: string };
 const rows: Row[] = [];
@@ -558,46 +558,8 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
   });
 }
 
-// Markov chains: the exact conditional laws and the chain's own mechanism on the same chain.
-{
-  const { validateSpec } = await import('../src/markov/chain.js');
-  const { markovScenario } = await import('../src/markov/source.js');
-  const { mqmExact, quiltChains } = await import('../src/markov/mqm.js');
-  const binary = (q: number, p: number) =>
-    validateSpec({
-      states: ['0', '1'],
-      chains: [
-        {
-          name: 'c',
-          transition: [
-            [1 - q, q],
-            [1 - p, p],
-          ],
-          initial: 'stationary',
-        },
-      ],
-      length: 100,
-      query: { count: '1' },
-    });
-  const m = binary(0.2, 0.7);
-  await pair(
-    'markov chains',
-    'laws + exact, α = ∞ (T = 100, q = 0.2, p = 0.7)',
-    'mqm-exact',
-    () => calibrate(markovScenario(m, 'c').scenario as Scenario, { mechanism: 'laplace', method: 'exact', alpha: Infinity, epsilon: 1 }),
-    () => mqmExact(quiltChains(m), 100, 1),
-    heavy,
-  );
-  const grid = [0.1, 0.3, 0.5, 0.7, 0.9].flatMap((q) => [0.1, 0.3, 0.5, 0.7, 0.9].map((p) => binary(q, p)));
-  await pair(
-    'markov chains',
-    "best at α = ∞ on 25 of Song's chains",
-    'mqm-exact on the same chains',
-    () => grid.map((g) => calibrate(markovScenario(g, 'c').scenario as Scenario, { mechanism: 'laplace', method: 'best', alpha: Infinity, epsilon: 1 })),
-    () => grid.map((g) => mqmExact(quiltChains(g), 100, 1)),
-    { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 },
-  );
-}
+// Markov chains: Song's grid and the Seattle chain, against mqm-exact on the same chains (bench/markov.ts).
+rows.push(...(await markovRows()));
 
 // Noise saved: scales and variances of coupled and exact relative to Theorem 1/2.
 type Saved = { scenario: string; mechanism: Mechanism; alpha: number; epsilon: number; theorem: number; pierquin: number; coupled: number; exact: number };
