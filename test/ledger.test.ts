@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetLevel } from '../src/account/budget.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { lawsDigest } from '../src/ledger/identity.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
@@ -28,18 +29,19 @@ const locations = (kind: 'file' | 'postgres') =>
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
 
 /**
+ * (In-process runs: the commands' work is the subject; processes racing and killed are below.)
  * A year of monthly Gaussian releases of heart's oldpeak, each calibrated for ε = 0.05 alone,
  * under a ledger budget of ε = 1 at α = 2: the ledger must refuse the month that would break the
  * budget, name a scale that fits, and take the release at that scale.
  */
 async function year(kind: 'file' | 'postgres') {
   const L = locations(kind);
-  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1').status).toBe(0);
+  expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1')).status).toBe(0);
   let refusals = 0;
   let fitted = 0;
   let spent = 0;
   for (let month = 1; month <= 12; month++) {
-    const r = cli('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--epsilon', '0.05', '--ledger', L, '--json');
+    const r = (await inProcess('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--epsilon', '0.05', '--ledger', L, '--json'));
     if (r.status === 0) {
       expect(json(r).ledger.release).toBe(month - spent);
       continue;
@@ -60,14 +62,14 @@ async function year(kind: 'file' | 'postgres') {
     }
     const fit = named[1];
     fitted++;
-    const ok = cli('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--ledger', L, '--scale', fit, '--json');
+    const ok = (await inProcess('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--ledger', L, '--scale', fit, '--json'));
     expect(ok.status, ok.stderr).toBe(0);
     expect(json(ok).scale).toBe(Number(fit));
     expect(json(ok).ledger.level).toBeLessThanOrEqual(1);
   }
   expect(refusals).toBeGreaterThan(0);
   expect(fitted).toBeGreaterThan(0);
-  const check = cli('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json');
+  const check = (await inProcess('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
   expect(check.status, check.stdout + check.stderr).toBe(0);
   const c = json(check);
   expect(c.verdict).toBe('pass');
@@ -83,7 +85,7 @@ async function year(kind: 'file' | 'postgres') {
     { alphas: [2], epsilon: 1 },
   );
   expect(recomputed.level).toBe(c.current.level);
-  const show = cli('ledger', 'show', '--ledger', L, '--scenario', 'heart');
+  const show = (await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'heart'));
   expect(show.stdout).toMatch(/joint D_α +naive Σ/);
   return L;
 }

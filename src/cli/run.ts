@@ -1,0 +1,87 @@
+import { Command, CommanderError } from 'commander';
+import { commandExit, EXIT, setCommandExit } from './exitCode.js';
+import { InputError } from '../errors.js';
+import { FIELD_FLAGS } from './flags.js';
+type Register = (program: Command) => void;
+
+/** Each command's module, loaded only when that command runs (help and unknown commands load all). */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  calibrate: async () => (await import('./calibrateCommand.js')).calibrateCommand,
+  audit: async () => (await import('./auditCommand.js')).auditCommand,
+  account: async () => (await import('./accountCommand.js')).accountCommand,
+  release: async () => (await import('./releaseCommand.js')).releaseCommand,
+  reproduce: async () => (await import('./reproduceCommand.js')).reproduceCommand,
+  datasets: async () => (await import('./datasetsCommand.js')).datasetsCommand,
+  serve: async () => (await import('./serve.js')).serveCommand,
+  ledger: async () => (await import('./ledgerCommand.js')).ledgerCommand,
+};
+/** Commands registered by another command's module. */
+const HOME: Record<string, string> = { scenarios: 'datasets' };
+
+export async function buildProgram(command?: string): Promise<Command> {
+  const program = new Command('pufferfish')
+    .description(
+      'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +
+        'by the α-Wasserstein mechanisms of Ding, Yang, Zhang (arXiv 2605.05723) and their W∞ baselines.',
+    )
+    .version('0.1.0');
+  const name = command && (HOME[command] ?? command);
+  const wanted = name && Object.hasOwn(COMMANDS, name) ? [name] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(wanted.map((k) => COMMANDS[k]()))) register(program);
+  return program;
+}
+
+/**
+ * Runs one `pufferfish` command line (argv as process.argv: node, script, command, …) and returns
+ * its exit code; output goes to process.stdout and process.stderr. The `pufferfish` binary
+ * (main.ts) is this and the process's own wiring; tests call it in-process where the command's
+ * work, not the process boundary, is what they test.
+ */
+export async function main(argv: string[]): Promise<number> {
+  setCommandExit(EXIT.ok);
+  const program = await buildProgram(argv[2]);
+  program.exitOverride();
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const c of all(program)) c.exitOverride();
+  program.hook('preAction', (_root, action) => refuseEmptyValues(action));
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    await program.parseAsync(argv);
+    return commandExit();
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? EXIT.ok : EXIT.badInput;
+    }
+    if (e instanceof InputError) {
+      const named = e.path && FIELD_FLAGS[e.path] ? new InputError(e.reason, FIELD_FLAGS[e.path]) : e;
+      process.stderr.write(`error: ${escapeControls(named.message)}\n`);
+      return EXIT.badInput;
+    }
+    const err = e as Error;
+    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${escapeControls(err.message)}\n`);
+    if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
+    return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
+  }
+}
+
+/**
+ * An option given an empty value (`--method ''`) is refused, never read as absent: every command
+ * tests `o.method ? …`, so an empty value would silently fall back to the default.
+ */
+function refuseEmptyValues(c: Command): void {
+  for (const opt of c.options) {
+    const v = c.getOptionValue(opt.attributeName());
+    const values = Array.isArray(v) ? v : [v];
+    if (values.some((x) => typeof x === 'string' && x.trim() === ''))
+      throw new InputError('is empty; give a value or leave the option out', opt.long ?? opt.flags);
+  }
+}
+
+/**
+ * Control characters from names and data (an ANSI escape in a secret value, a carriage return in
+ * a column name) are shown as `\xNN`, never sent raw to the terminal; newlines and tabs pass.
+ * JSON output already escapes them. (The progress bar writes its own codes to stderr directly.)
+ */
+export const escapeControls = (s: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
