@@ -41,7 +41,20 @@ async function year(kind: 'file' | 'postgres') {
   let fitted = 0;
   let spent = 0;
   for (let month = 1; month <= 12; month++) {
-    const r = (await inProcess('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--epsilon', '0.05', '--ledger', L, '--json'));
+    const r = await inProcess(
+      'release',
+      '--scenario',
+      'heart',
+      '--value',
+      String(1 + month / 10),
+      '--mechanism',
+      'gaussian',
+      '--epsilon',
+      '0.05',
+      '--ledger',
+      L,
+      '--json',
+    );
     if (r.status === 0) {
       expect(json(r).ledger.release).toBe(month - spent);
       continue;
@@ -62,14 +75,27 @@ async function year(kind: 'file' | 'postgres') {
     }
     const fit = named[1];
     fitted++;
-    const ok = (await inProcess('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', '--ledger', L, '--scale', fit, '--json'));
+    const ok = await inProcess(
+      'release',
+      '--scenario',
+      'heart',
+      '--value',
+      String(1 + month / 10),
+      '--mechanism',
+      'gaussian',
+      '--ledger',
+      L,
+      '--scale',
+      fit,
+      '--json',
+    );
     expect(ok.status, ok.stderr).toBe(0);
     expect(json(ok).scale).toBe(Number(fit));
     expect(json(ok).ledger.level).toBeLessThanOrEqual(1);
   }
   expect(refusals).toBeGreaterThan(0);
   expect(fitted).toBeGreaterThan(0);
-  const check = (await inProcess('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
+  const check = await inProcess('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json');
   expect(check.status, check.stdout + check.stderr).toBe(0);
   const c = json(check);
   expect(c.verdict).toBe('pass');
@@ -85,7 +111,7 @@ async function year(kind: 'file' | 'postgres') {
     { alphas: [2], epsilon: 1 },
   );
   expect(recomputed.level).toBe(c.current.level);
-  const show = (await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'heart'));
+  const show = await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'heart');
   expect(show.stdout).toMatch(/joint D_α +naive Σ/);
   return L;
 }

@@ -194,7 +194,8 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const rows = Array.from({ length: 90 }, (_, i) => `${1 + (i % 7) + (i % 3)},"${hostile[i % 3].replace(/"/g, '""')}"`);
     writeFileSync(f, ['x,group', ...rows].join('\n') + '\n');
     const { page, requests } = await openTable(f, 'x', 'group');
-    await page.waitForSelector('input[name=secret-value]', { state: 'attached' });
+    // The three values of group (an answer about the first column, x, shown before it would be replaced).
+    await page.waitForFunction(() => document.querySelectorAll('input[name=secret-value]').length === 3);
     for (const box of await page.locator('input[name=secret-value]').all()) await box.check();
     await page.click('#run');
     await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
@@ -439,7 +440,8 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     inst.closeSync();
     const { page } = await openTable(file, 'score', 'grp');
     expect(await page.textContent('#data-status')).toBe('people.parquet: 300 rows, 3 columns');
-    await page.waitForSelector('input[name=secret-value]', { state: 'attached' });
+    // The values of grp (an answer about the first column shown before it would be replaced).
+    await page.waitForSelector('input[name=secret-value][value="old"]', { state: 'attached' });
     for (const box of await page.locator('input[name=secret-value]').all()) await box.check();
     await page.click('#run');
     await page.waitForSelector('#table tbody tr[data-method=theorem][data-mechanism=laplace]', { timeout: 60_000 });
