@@ -14,6 +14,7 @@ import { release } from '../src/release/release.js';
 import { calibrateTruncated } from '../src/release/truncated.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { seededSource } from './seeded.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 const point = (x: number) => fromCounts([x], [1]);
 const truncD = (family: 'laplace' | 'gaussian', scale: number, alpha: number, I: [number, number]) =>
@@ -153,14 +154,15 @@ describe('pufferfish release (CLI)', () => {
   });
   it('--delta: an (ε, δ) target — the scale of calibrate --delta, its Rényi order checked independently', async () => {
     const { renyiBudgetFor } = await import('../src/calibrate/epsDelta.js');
-    const calib = (...a: string[]) => JSON.parse(spawnSync(process.execPath, [BIN, 'calibrate', ...a, '--json'], { encoding: 'utf8' }).stdout).results[0];
+    const calib = async (...a: string[]) => JSON.parse((await inProcess('calibrate', ...a, '--json')).stdout).results[0];
+    const release = (...a: string[]) => inProcess('release', ...a);
     for (const mechanism of ['laplace', 'gaussian']) {
-      const r = run('--scenario', 'heart', '--value', '1.4', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6', '--json');
+      const r = await release('--scenario', 'heart', '--value', '1.4', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6', '--json');
       expect(r.status, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout);
       expect(j.target).toEqual({ epsilon: 1, delta: 1e-6 });
       expect(j.guarantee).toMatch(/^\(ε=1, δ=0\.000001\)-Pufferfish privacy of each release/);
-      const c = calib('--scenario', 'heart', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6');
+      const c = await calib('--scenario', 'heart', '--mechanism', mechanism, '--epsilon', '1', '--delta', '1e-6');
       expect(j.scale).toBe(c.scale);
       expect(j.alpha).toBe(c.alpha);
       // The Rényi budget calibrated for is what the sharper conversion allows at that order, and
@@ -184,17 +186,17 @@ describe('pufferfish release (CLI)', () => {
       expect(d.value + d.error).toBeLessThanOrEqual(j.epsilon);
     }
     // --alpha names the orders searched; --count N accounts the N releases together.
-    const two = JSON.parse(run('--scenario', 'heart', '--value', '1.4', '--delta', '1e-5', '--alpha', '16,32,64', '--count', '2', '--json').stdout);
+    const two = JSON.parse((await release('--scenario', 'heart', '--value', '1.4', '--delta', '1e-5', '--alpha', '16,32,64', '--count', '2', '--json')).stdout);
     expect([16, 32, 64]).toContain(two.alpha);
     expect(two.guarantee).toMatch(/\(ε=1, δ=0\.00001\)-Pufferfish privacy of the 2 releases together/);
-    expect(two.scale).toBe(calib('--scenario', 'heart', '--delta', '1e-5', '--alpha', '16,32,64', '--releases', '2').scale);
+    expect(two.scale).toBe((await calib('--scenario', 'heart', '--delta', '1e-5', '--alpha', '16,32,64', '--releases', '2')).scale);
     // A privatized table (--out) takes the same target.
     const { UCI_DIR } = await import('./uci.js');
     const table = ['--data', join(UCI_DIR, 'heart-disease', 'processed.cleveland.data'), '--query', 'oldpeak', '--secret-column', 'fbs', '--delta', '1e-6'];
     const out = join(mkdtempSync(join(tmpdir(), 'pufferfish-delta-')), 'o.csv');
-    const t = run(...table, '--out', out, '--json');
+    const t = await release(...table, '--out', out, '--json');
     expect(t.status, t.stderr).toBe(0);
-    expect(JSON.parse(t.stdout)).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: calib(...table).scale });
+    expect(JSON.parse(t.stdout)).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: (await calib(...table)).scale });
     // A spec may carry the target ("delta", no "alpha needed"); a bad one is named by its field.
     const specDir = mkdtempSync(join(tmpdir(), 'pufferfish-spec-delta-'));
     const spec = (extra: object) => {
@@ -203,12 +205,12 @@ describe('pufferfish release (CLI)', () => {
       writeFileSync(f, JSON.stringify({ priors: [{ name: 'p', conditionals }], mechanism: 'gaussian', epsilon: 1, ...extra }));
       return f;
     };
-    const viaSpec = calib('--spec', spec({ delta: 1e-6 }));
+    const viaSpec = await calib('--spec', spec({ delta: 1e-6 }));
     expect(viaSpec.target).toEqual({ epsilon: 1, delta: 1e-6 });
-    expect(viaSpec.scale).toBe(calib('--spec', spec({ alpha: 2 }), '--delta', '1e-6').scale);
-    const fromSpec = JSON.parse(run('--spec', spec({ delta: 1e-6 }), '--value', '1', '--json').stdout);
+    expect(viaSpec.scale).toBe((await calib('--spec', spec({ alpha: 2 }), '--delta', '1e-6')).scale);
+    const fromSpec = JSON.parse((await release('--spec', spec({ delta: 1e-6 }), '--value', '1', '--json')).stdout);
     expect(fromSpec).toMatchObject({ target: { epsilon: 1, delta: 1e-6 }, scale: viaSpec.scale });
-    const bad = spawnSync(process.execPath, [BIN, 'calibrate', '--spec', spec({ delta: 2 })], { encoding: 'utf8' });
+    const bad = await inProcess('calibrate', '--spec', spec({ delta: 2 }));
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: spec\.delta: must be in \(0, 1\)/);
   });

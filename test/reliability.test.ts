@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { parseAnySpecText } from '../src/spec/load.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 // Defects a hostile or unlucky user found that gave too little noise or published a secret: each
 // test here failed before its fix.
@@ -24,13 +25,13 @@ describe('secrets named like Object.prototype members', () => {
   const rows = names.flatMap((n, k) => Array.from({ length: 12 }, (_, i) => `${n},${3 * k + (i % 4)}`));
   const csv = file('proto.csv', `job,x\n${rows.join('\n')}\n`);
 
-  it('survive --spec-out and give the table scale back from the spec', () => {
+  it('survive --spec-out and give the table scale back from the spec', async () => {
     const out = join(dir, 'proto-spec.json');
-    const t = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'job', '--method', 'theorem,coupled', '--spec-out', out, '--json');
+    const t = await inProcess('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'job', '--method', 'theorem,coupled', '--spec-out', out, '--json');
     expect(t.status, t.stderr).toBe(0);
     const spec = JSON.parse(readFileSync(out, 'utf8'));
     expect(Object.keys(spec.priors[0].conditionals).sort()).toEqual([...names].sort());
-    const s = cli('calibrate', '--spec', out, '--method', 'theorem,coupled', '--json');
+    const s = await inProcess('calibrate', '--spec', out, '--method', 'theorem,coupled', '--json');
     expect(s.status, s.stderr).toBe(0);
     expect(scales(s.stdout)).toEqual(scales(t.stdout));
     // The binding pair involves the far-apart secrets, and no secret vanished on the way.
@@ -56,9 +57,24 @@ describe('--given: a public value without some secret keeps the pairs it has', (
   for (let i = 0; i < 30; i++) lines.push(`1,a,${i % 3}`, `1,b,${i % 4}`, `1,c,${1 + (i % 3)}`, `2,a,${i % 2}`, `2,b,${8 + (i % 3)}`);
   const csv = file('given.csv', `${lines.join('\n')}\n`);
 
-  it('calibrates a vs b in the group that lacks c, says what is left out, and the spec round-trips', () => {
+  it('calibrates a vs b in the group that lacks c, says what is left out, and the spec round-trips', async () => {
     const out = join(dir, 'given-spec.json');
-    const r = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--given', 'g', '--method', 'theorem', '--spec-out', out, '--json');
+    const r = await inProcess(
+      'calibrate',
+      '--data',
+      csv,
+      '--query',
+      'x',
+      '--secret-column',
+      's',
+      '--given',
+      'g',
+      '--method',
+      'theorem',
+      '--spec-out',
+      out,
+      '--json',
+    );
     expect(r.status, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(json.results[0].binding).toEqual({ prior: 'empirical | g=2', pair: ['a', 'b'] });
@@ -71,12 +87,12 @@ describe('--given: a public value without some secret keeps the pairs it has', (
         .map((l) => l.slice(2))
         .join('\n')}\n`,
     );
-    const a = cli('calibrate', '--data', alone, '--query', 'x', '--secret-column', 's', '--method', 'theorem', '--json');
+    const a = await inProcess('calibrate', '--data', alone, '--query', 'x', '--secret-column', 's', '--method', 'theorem', '--json');
     expect(scales(r.stdout)).toEqual(scales(a.stdout));
-    const s = cli('calibrate', '--spec', out, '--method', 'theorem', '--json');
+    const s = await inProcess('calibrate', '--spec', out, '--method', 'theorem', '--json');
     expect(s.status, s.stderr).toBe(0);
     expect(scales(s.stdout)).toEqual(scales(r.stdout));
-    const text = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--given', 'g', '--method', 'theorem');
+    const text = await inProcess('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--given', 'g', '--method', 'theorem');
     expect(text.stdout).toMatch(/pairs left out where a secret has no rows: 2 \(no c\)/);
   });
 
@@ -119,8 +135,8 @@ describe('options a command or guarantee does not take are refused, never ignore
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];
-  it.each(cases)('%s', (_name, args, message) => {
-    const r = cli(...args);
+  it.each(cases)('%s', async (_name, args, message) => {
+    const r = await inProcess(...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
@@ -150,18 +166,18 @@ describe('outputs: never a secret column, never over a special file or another o
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,sex');
   });
 
-  it('a FIFO or device as --out/--spec-out, the same file twice, and a FIFO as --spec are refused', () => {
+  it('a FIFO or device as --out/--spec-out, the same file twice, and a FIFO as --spec are refused', async () => {
     const fifo = join(dir, 'fifo.csv');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     expect(release('--secret-column', 'sex', '--out', fifo).stderr).toMatch(/^error: --out: '.*fifo\.csv' is not a regular file/);
-    expect(cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'sex', '--spec-out', '/dev/null').stderr).toMatch(
+    expect((await inProcess('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'sex', '--spec-out', '/dev/null')).stderr).toMatch(
       /^error: --spec-out: '\/dev\/null' is not a regular file/,
     );
     const same = join(dir, 'same.csv');
     const twice = release('--secret-column', 'sex', '--out', same, '--spec-out', same);
     expect(twice.status).toBe(2);
     expect(twice.stderr).toMatch(/^error: --spec-out: '.*same\.csv' is also the output of --out/);
-    const spec = cli('calibrate', '--spec', fifo);
+    const spec = await inProcess('calibrate', '--spec', fifo);
     expect(spec.status).toBe(2);
     expect(spec.stderr).toMatch(/^error: spec: '.*fifo\.csv' is a FIFO or socket/);
   });
@@ -189,17 +205,17 @@ describe('outputs: never a secret column, never over a special file or another o
 });
 
 describe('work that cannot finish is refused early', () => {
-  it('coordinate weights whose weighted spread overflows: exit 2 naming --coordinate-scales', () => {
+  it('coordinate weights whose weighted spread overflows: exit 2 naming --coordinate-scales', async () => {
     for (const cmd of [['calibrate'], ['audit', '--scale', '1']]) {
-      const r = cli(...cmd, '--spec', 'test/corpus/specs/vector.json', '--coordinate-scales', '1e-308,1');
+      const r = await inProcess(...cmd, '--spec', 'test/corpus/specs/vector.json', '--coordinate-scales', '1e-308,1');
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^error: --coordinate-scales: coordinate 1's spread 3 over its weight 1e-308 exceeds/);
     }
   });
 
-  it('thousands of secret values: the number of (prior, pair) units, before any work', () => {
+  it('thousands of secret values: the number of (prior, pair) units, before any work', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => `v${i},${i % 7}`);
-    const r = cli('calibrate', '--data', file('many.csv', `s,x\n${rows.join('\n')}\n`), '--query', 'x', '--secret-column', 's');
+    const r = await inProcess('calibrate', '--data', file('many.csv', `s,x\n${rows.join('\n')}\n`), '--query', 'x', '--secret-column', 's');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --pairs: 3000 secrets and 1 prior\(s\) make 4498500 \(prior, pair\) units/);
   });
@@ -212,25 +228,37 @@ describe('smaller: what the numbers and messages say', () => {
     return JSON.parse(r.stdout);
   };
 
-  it('an (ε, δ) target takes α = ∞: ε-Pufferfish implies (ε, δ), and it wins when smaller', () => {
+  it('an (ε, δ) target takes α = ∞: ε-Pufferfish implies (ε, δ), and it wins when smaller', async () => {
     const inf = json('calibrate', '--scenario', 'heart', '--alpha', 'inf', '--epsilon', '1', '--delta', '1e-6');
     const pure = json('calibrate', '--scenario', 'heart', '--alpha', 'inf', '--epsilon', '1');
     expect(inf.results[0].scale).toBe(pure.results[0].scale);
     const grid = json('calibrate', '--scenario', 'heart', '--epsilon', '1', '--delta', '1e-6');
     expect(grid.results[0].scale).toBeLessThanOrEqual(pure.results[0].scale);
-    const g = cli('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--alpha', 'inf', '--delta', '1e-6');
+    const g = await inProcess('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--alpha', 'inf', '--delta', '1e-6');
     expect(g.stderr).toMatch(/^error: --epsilon: no Rényi order \(α = ∞\) gives/);
   });
 
-  it('account --next: a budget no release can fit is exit 2 with the reason, at α = 2 and ∞', () => {
+  it('account --next: a budget no release can fit is exit 2 with the reason, at α = 2 and ∞', async () => {
     for (const alpha of ['2', 'inf']) {
-      const r = cli('account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=0.5', '--next', 'laplace', '--alpha', alpha, '--epsilon', '0.1');
+      const r = await inProcess(
+        'account',
+        '--scenario',
+        'heart',
+        '--release',
+        'mechanism=laplace,scale=0.5',
+        '--next',
+        'laplace',
+        '--alpha',
+        alpha,
+        '--epsilon',
+        '0.1',
+      );
       expect(r.status, `${alpha}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/^error: --epsilon: .*no further release fits/);
     }
   });
 
-  it('counts and numbers are decimal: 1e3, 0x10 refused; counts ≥ 2^53 are too large to be exact', () => {
+  it('counts and numbers are decimal: 1e3, 0x10 refused; counts ≥ 2^53 are too large to be exact', async () => {
     const bad: [string[], RegExp][] = [
       [['release', '--scenario', 'heart', '--value', '1', '--count', '1e3'], /^error: --count: must be a whole number/],
       [['release', '--scenario', 'heart', '--value', '0x10'], /^error: --value: must be a finite number/],
@@ -240,7 +268,7 @@ describe('smaller: what the numbers and messages say', () => {
       [['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--releases', '2'], /^error: --empirical: samples one release/],
     ];
     for (const [args, message] of bad) {
-      const r = cli(...args);
+      const r = await inProcess(...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
@@ -248,12 +276,12 @@ describe('smaller: what the numbers and messages say', () => {
       'big.json',
       `{"alpha":2,"epsilon":1,"priors":[{"name":"p","conditionals":{"a":{"values":[0],"counts":[9007199254740992]},"b":{"values":[1],"counts":[1]}}}]}`,
     );
-    expect(cli('calibrate', '--spec', big).stderr).toMatch(/counts\[0\]: count 9007199254740992 is too large to be exact/);
+    expect((await inProcess('calibrate', '--spec', big)).stderr).toMatch(/counts\[0\]: count 9007199254740992 is too large to be exact/);
   });
 
-  it('a newline in a secret value is shown escaped in the table; an overflowing variance is "inf" in JSON', () => {
+  it('a newline in a secret value is shown escaped in the table; an overflowing variance is "inf" in JSON', async () => {
     const csv = file('nl.csv', 's,x\n"a\nb",1\n"a\nb",2\nc,5\nc,6\n');
-    const r = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--method', 'theorem');
+    const r = await inProcess('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--method', 'theorem');
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/empirical: a\\nb vs c/);
     const huge = file(
@@ -268,7 +296,7 @@ describe('smaller: what the numbers and messages say', () => {
 describe('tiny scales: exact accounting certifies or steps aside, and calibrate, audit and account agree', () => {
   const json = (...args: string[]) => JSON.parse(cli(...args, '--json').stdout);
 
-  it('ε = 1e16: every method answers ≈ 2.2e-16 (exact never far below the bound it cannot certify), and the audit passes it', () => {
+  it('ε = 1e16: every method answers ≈ 2.2e-16 (exact never far below the bound it cannot certify), and the audit passes it', async () => {
     // (Gaussian noise at ε = 1e16 is the same defect, but its quadrature runs to the panel cap: ~20 s.)
     for (const [scenario, epsilon, floor] of [
       ['heart', '1e16', 2.2e-16],
@@ -276,7 +304,7 @@ describe('tiny scales: exact accounting certifies or steps aside, and calibrate,
     ] as const) {
       const r = json('calibrate', '--scenario', scenario, '--epsilon', epsilon).results[0];
       for (const c of r.candidates) expect(c.scale, `${scenario} ${c.method}`).toBeGreaterThanOrEqual(floor * (1 - 1e-9));
-      const a = cli('audit', '--scenario', scenario, '--epsilon', epsilon, '--scale', String(r.scale));
+      const a = await inProcess('audit', '--scenario', scenario, '--epsilon', epsilon, '--scale', String(r.scale));
       expect(a.status, a.stdout).toBe(0);
     }
   });

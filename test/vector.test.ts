@@ -20,6 +20,7 @@ import { calibrateMI } from '../src/mi/calibrate.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
 import { twoReleaseRenyiAt, vectorRenyi2d } from './quadrature2d.js';
 import { UCI_DIR } from './uci.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 const scenario = (P: PointLaw, Q: PointLaw): PointScenario => ({ name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] });
 const P = pointLaw(
@@ -544,25 +545,38 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(dd.guarantee).toMatch(/^\(ε=1, δ=0\.000001\)-Pufferfish privacy of each release/);
   });
 
-  it('bad vector input exits 2 naming the field; commands without vector support refuse', () => {
-    const wrong = run('release', '--spec', spec, '--value', '12');
+  it('bad vector input exits 2 naming the field; commands without vector support refuse', async () => {
+    const wrong = await inProcess('release', '--spec', spec, '--value', '12');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/--value: has 1 coordinates; the query has 2/);
     // account takes vectors (coupled upper bounds).
-    const account = run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3', '--release', 'mechanism=gaussian,scale=4', '--json');
+    const account = await inProcess('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3', '--release', 'mechanism=gaussian,scale=4', '--json');
     expect(account.status, account.stderr).toBe(0);
     expect(JSON.parse(account.stdout).rows.map((r: { method: string }) => r.method)).toContain('coupled');
-    const expo = run('account', '--spec', spec, '--release', 'mechanism=exponential,scale=1');
+    const expo = await inProcess('account', '--spec', spec, '--release', 'mechanism=exponential,scale=1');
     expect(expo.status).toBe(2);
     expect(expo.stderr).toMatch(/^error: --release: vector queries take laplace or gaussian noise/);
-    const weights = run('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
+    const weights = await inProcess('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
     expect(weights.status).toBe(2);
     expect(weights.stderr).toMatch(/^error: --coordinate-scales: has 1 entries for vectors of length 2/);
     // --next: the scale the joint bound allows; the account of all releases at it is within ε.
-    const next = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=8', '--next', 'laplace', '--alpha', '2', '--epsilon', '1', '--json');
+    const next = await inProcess(
+      'account',
+      '--spec',
+      spec,
+      '--release',
+      'mechanism=laplace,scale=8',
+      '--next',
+      'laplace',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+      '--json',
+    );
     expect(next.status, next.stderr).toBe(0);
     const nextScale = JSON.parse(next.stdout).next.scale;
-    const both = run(
+    const both = await inProcess(
       'account',
       '--spec',
       spec,
@@ -576,7 +590,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     );
     expect(JSON.parse(both.stdout).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);
     // Releases of single coordinates: by 1-based number in a spec; names belong to a table's --query.
-    const cols = run(
+    const cols = await inProcess(
       'account',
       '--spec',
       spec,
@@ -589,39 +603,53 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(cols.status, cols.stderr).toBe(0);
     expect(JSON.parse(cols.stdout).releases.map((r: { coordinates: number[] }) => r.coordinates)).toEqual([[1], [2]]);
     const nextCol = JSON.parse(
-      run(
-        'account',
-        '--spec',
-        spec,
-        '--release',
-        'mechanism=gaussian,scale=3,coordinates=1',
-        '--next',
-        'gaussian',
-        '--next-columns',
-        '2',
-        '--alpha',
-        '2',
-        '--json',
+      (
+        await inProcess(
+          'account',
+          '--spec',
+          spec,
+          '--release',
+          'mechanism=gaussian,scale=3,coordinates=1',
+          '--next',
+          'gaussian',
+          '--next-columns',
+          '2',
+          '--alpha',
+          '2',
+          '--json',
+        )
       ).stdout,
     ).next;
     expect(nextCol).toMatchObject({ mechanism: 'gaussian', columns: ['2'] });
     expect(nextCol.scale).toBe(
       nextPointsReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], 'gaussian', 2, 1, { coordinates: [1] }).scale,
     );
-    expect(run('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age').stderr).toMatch(
+    expect((await inProcess('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age')).stderr).toMatch(
       /^error: --release: columns=age: a spec's coordinates have no names/,
     );
-    expect(run('account', '--scenario', 'heart', '--release', 'mechanism=gaussian,scale=3,coordinates=1').stderr).toMatch(
+    expect((await inProcess('account', '--scenario', 'heart', '--release', 'mechanism=gaussian,scale=3,coordinates=1')).stderr).toMatch(
       /^error: --release: columns and coordinates name parts of a vector query/,
     );
-    const nextExpo = run('account', '--spec', spec, '--next', 'exponential', '--alpha', '2');
+    const nextExpo = await inProcess('account', '--spec', spec, '--next', 'exponential', '--alpha', '2');
     expect(nextExpo.status).toBe(2);
     expect(nextExpo.stderr).toMatch(/^error: --next: vector queries take laplace or gaussian noise/);
-    const full = run('account', '--spec', spec, '--release', 'mechanism=laplace,scale=0.01', '--next', 'laplace', '--alpha', '2', '--epsilon', '0.5');
+    const full = await inProcess(
+      'account',
+      '--spec',
+      spec,
+      '--release',
+      'mechanism=laplace,scale=0.01',
+      '--next',
+      'laplace',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '0.5',
+    );
     expect(full.status).toBe(2);
     expect(full.stderr).toMatch(/^error: --epsilon: the past releases' certified bound already reaches/);
     // Contamination: one range per coordinate (the box), flags or spec; a box on a one-column query is refused.
-    const boxed = run('calibrate', '--spec', spec, '--method', 'coupled', '--contamination', '0.05', '--domain', '8,15;36,52', '--json');
+    const boxed = await inProcess('calibrate', '--spec', spec, '--method', 'coupled', '--contamination', '0.05', '--domain', '8,15;36,52', '--json');
     expect(boxed.status, boxed.stderr).toBe(0);
     const boxedResult = JSON.parse(boxed.stdout).results[0];
     expect(boxedResult.scale).toBe(
@@ -652,39 +680,55 @@ describe('vector queries: specs, tables and the CLI', () => {
         ],
       }),
     );
-    expect(JSON.parse(run('calibrate', '--spec', boxSpec, '--method', 'coupled', '--json').stdout).results[0].scale).toBe(boxedResult.scale);
-    const badBox = run('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36');
+    expect(JSON.parse((await inProcess('calibrate', '--spec', boxSpec, '--method', 'coupled', '--json')).stdout).results[0].scale).toBe(boxedResult.scale);
+    const badBox = await inProcess('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36');
     expect(badBox.status).toBe(2);
     expect(badBox.stderr).toMatch(/^error: --domain: must be LO,HI with finite LO < HI \(a vector query: one LO,HI per coordinate, separated by ';'\)/);
-    const outside = run('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36,49');
+    const outside = await inProcess('calibrate', '--spec', spec, '--contamination', '0.05', '--domain', '8,15;36,49');
     expect(outside.stderr).toMatch(/^error: --domain: coordinate 2 of a value of secret 'b' \(prior 'p'\) is 50, outside \[36, 49\]/);
-    const scalarBox = run('calibrate', '--scenario', 'heart', '--contamination', '0.1', '--domain', '0,7;0,1');
+    const scalarBox = await inProcess('calibrate', '--scenario', 'heart', '--contamination', '0.1', '--domain', '0,7;0,1');
     expect(scalarBox.status).toBe(2);
     expect(scalarBox.stderr).toMatch(/^error: --domain: gives one range per coordinate; this query has one column: give LO,HI/);
-    const mi = run('calibrate', '--spec', spec, '--guarantee', 'mi', '--method', 'mi-exact');
+    const mi = await inProcess('calibrate', '--spec', spec, '--guarantee', 'mi', '--method', 'mi-exact');
     expect(mi.status).toBe(2);
     expect(mi.stderr).toMatch(/^error: --method: exact mutual information of a 2-dimensional release would need a 2-dimensional integral; use mi-variance/);
     // audit takes vectors (coupled upper bounds, empirical test), but not its one-column parts.
-    const scale = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--json').stdout).results[0].scale;
-    const pass = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--json');
+    const scale = JSON.parse((await inProcess('calibrate', '--spec', spec, '--method', 'coupled', '--json')).stdout).results[0].scale;
+    const pass = await inProcess('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--json');
     expect(pass.status, pass.stderr).toBe(0);
     expect(JSON.parse(pass.stdout)).toMatchObject({ verdict: 'pass', over: 0 });
-    expect(run('audit', '--spec', spec, '--scale', String(scale / 2)).status).toBe(1);
+    expect((await inProcess('audit', '--spec', spec, '--scale', String(scale / 2))).status).toBe(1);
     // --empirical: the sampling test through the coordinates and their sum, beside the certified rows.
-    const emp = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000', '--level', '1e-6', '--json');
+    const emp = await inProcess(
+      'audit',
+      '--spec',
+      spec,
+      '--scale',
+      String(scale * (1 + 1e-9)),
+      '--empirical',
+      '--samples',
+      '2000',
+      '--level',
+      '1e-6',
+      '--json',
+    );
     expect(emp.status, emp.stderr).toBe(0);
     expect(JSON.parse(emp.stdout).empirical[0].result).toMatchObject({ verdict: 'no violation detected', samples: 2000, level: 1e-6 });
-    const empText = run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000');
+    const empText = await inProcess('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--empirical', '--samples', '2000');
     expect(empText.stdout).toMatch(/empirical audit, p: a vs b \(2000 draws per secret, false-alarm level 0\.001\).*the certified bounds above decide/);
     // --releases N: the rows bound the N releases together; the N-release coupled scale passes, the one-release scale fails.
-    const three = JSON.parse(run('calibrate', '--spec', spec, '--method', 'coupled', '--releases', '3', '--json').stdout).results[0].scale;
-    const joint = run('audit', '--spec', spec, '--scale', String(three * (1 + 1e-9)), '--releases', '3', '--json');
+    const three = JSON.parse((await inProcess('calibrate', '--spec', spec, '--method', 'coupled', '--releases', '3', '--json')).stdout).results[0].scale;
+    const joint = await inProcess('audit', '--spec', spec, '--scale', String(three * (1 + 1e-9)), '--releases', '3', '--json');
     expect(joint.status, joint.stderr).toBe(0);
     expect(JSON.parse(joint.stdout)).toMatchObject({ releases: 3, verdict: 'pass' });
-    expect(run('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--releases', '3').status).toBe(1);
-    expect(run('audit', '--spec', spec, '--scale', String(three), '--releases', '3', '--empirical').stderr).toMatch(/^error: --empirical: samples one release/);
+    expect((await inProcess('audit', '--spec', spec, '--scale', String(scale * (1 + 1e-9)), '--releases', '3')).status).toBe(1);
+    expect((await inProcess('audit', '--spec', spec, '--scale', String(three), '--releases', '3', '--empirical')).stderr).toMatch(
+      /^error: --empirical: samples one release/,
+    );
     // --robustness: the box from --domain (one range per coordinate, or one for all) or the spec.
-    const robust = JSON.parse(run('audit', '--spec', spec, '--scale', String(scale), '--robustness', '--domain', '8,15;36,52', '--json').stdout).robustness;
+    const robust = JSON.parse(
+      (await inProcess('audit', '--spec', spec, '--scale', String(scale), '--robustness', '--domain', '8,15;36,52', '--json')).stdout,
+    ).robustness;
     expect(robust.largestLambda).toBe(
       robustnessPoints(scenario(P, Q), {
         mechanism: 'gaussian',
@@ -697,7 +741,7 @@ describe('vector queries: specs, tables and the CLI', () => {
         ],
       }).largestLambda,
     );
-    const noBox = run('audit', '--spec', spec, '--scale', String(scale), '--robustness');
+    const noBox = await inProcess('audit', '--spec', spec, '--scale', String(scale), '--robustness');
     expect(noBox.status).toBe(2);
     expect(noBox.stderr).toMatch(/^error: --domain: is needed with --robustness: LO,HI;LO,HI;…/);
     const mixed = join(dir, 'mixed.json');
@@ -709,10 +753,10 @@ describe('vector queries: specs, tables and the CLI', () => {
         priors: [{ name: 'p', conditionals: { a: { values: [[1, 2]], counts: [1] }, b: { values: [3], counts: [1] } } }],
       }),
     );
-    const m = run('calibrate', '--spec', mixed);
+    const m = await inProcess('calibrate', '--spec', mixed);
     expect(m.status).toBe(2);
     expect(m.stderr).toMatch(/conditionals\.b\.values: must be vectors/);
-    const scales = run('calibrate', '--spec', spec, '--coordinate-scales', '1,0');
+    const scales = await inProcess('calibrate', '--spec', spec, '--coordinate-scales', '1,0');
     expect(scales.status).toBe(2);
     expect(scales.stderr).toMatch(/--coordinate-scales:/);
   });
