@@ -1,13 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { audit } from '../src/audit/audit.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../src/audit/conversion.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
-
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+import { runInProcess as inProcess } from './inProcess.js';
 
 describe('conversions to (ε′, δ)', () => {
   it('eq. (5) and the sharper conversion; the sharper one is never worse', () => {
@@ -37,11 +33,11 @@ describe('audit', () => {
     expect(dir[3].divergence).toBe(dir[0].pufferfishEpsilon);
   });
 
-  it('CLI: table, JSON mirror, and bad input', () => {
-    const t = run('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf');
+  it('CLI: table, JSON mirror, and bad input', async () => {
+    const t = await inProcess('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf');
     expect(t.status).toBe(0);
     expect(t.stdout).toMatch(/D_α\s+± error\s+slack\s+ε′ eq\.\(5\)\s+ε′ sharp\s+ε-PP/);
-    const j = JSON.parse(run('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf', '--json').stdout);
+    const j = JSON.parse((await inProcess('audit', '--scenario', 'heart', '--scale', '0.8', '--alpha', '2,inf', '--json')).stdout);
     expect(j.rows).toHaveLength(4);
     expect(j.rows[1].alpha).toBe('inf');
     for (const [args, msg] of [
@@ -51,21 +47,21 @@ describe('audit', () => {
       [['--scenario', 'heart', '--scale', '1', '--alpha', '1'], /^error: --alpha: α must be > 0 and ≠ 1/],
       [['--scenario', 'heart', '--scale', '1', '--mechanism', 'gaussian', '--alpha', 'inf'], /^error: --alpha: Gaussian noise has no finite/],
     ] as [string[], RegExp][]) {
-      const r = run('audit', ...args);
+      const r = await inProcess('audit', ...args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
 
-  it('ends with a verdict: exit 0 on pass, 1 on fail (rows over ε); JSON carries it', () => {
-    const pass = run('audit', '--scenario', 'heart', '--scale', '3', '--alpha', '2,inf');
+  it('ends with a verdict: exit 0 on pass, 1 on fail (rows over ε); JSON carries it', async () => {
+    const pass = await inProcess('audit', '--scenario', 'heart', '--scale', '3', '--alpha', '2,inf');
     expect(pass.status).toBe(0);
     expect(pass.stdout.trim().split('\n').pop()).toBe('verdict: pass');
-    const fail = run('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2,inf');
+    const fail = await inProcess('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2,inf');
     expect(fail.status).toBe(1);
     expect(fail.stdout.trim().split('\n').pop()).toMatch(/^verdict: fail \(\d+ rows? over ε\)$/);
-    const j = run('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2', '--json');
+    const j = await inProcess('audit', '--scenario', 'heart', '--scale', '0.1', '--alpha', '2', '--json');
     expect(j.status).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.verdict).toBe('fail');
@@ -73,17 +69,17 @@ describe('audit', () => {
     expect(out.over).toBeGreaterThan(0);
   });
 
-  it('scale 0 audits the data itself; tiny scales never print −∞, NaN or negative divergences', () => {
-    const zero = JSON.parse(run('audit', '--scenario', 'adult', '--scale', '0', '--alpha', '2', '--json').stdout);
+  it('scale 0 audits the data itself; tiny scales never print −∞, NaN or negative divergences', async () => {
+    const zero = JSON.parse((await inProcess('audit', '--scenario', 'adult', '--scale', '0', '--alpha', '2', '--json')).stdout);
     expect(zero.verdict).toBe('pass');
     for (const r of zero.rows) expect(r.certificate).toBe('data-processing');
-    const tiny = run('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5', '--json');
+    const tiny = await inProcess('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5', '--json');
     expect(tiny.status).toBe(1);
     for (const r of JSON.parse(tiny.stdout).rows) {
       expect(r.divergence).not.toBeNull(); // JSON has no NaN/∞: non-finite values are written as text
       if (r.divergence !== 'inf') expect(r.divergence).toBeGreaterThanOrEqual(0);
       expect(Number.isNaN(r.error)).toBe(false);
     }
-    expect(run('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5').stdout).not.toMatch(/NaN|-Infinity/);
+    expect((await inProcess('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5')).stdout).not.toMatch(/NaN|-Infinity/);
   });
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,13 +11,12 @@ import { transitionCounts } from '../src/sources/sequence.js';
 import { InputError } from '../src/errors.js';
 import { textTransitionCounts } from '../src/sources/chainCounts.js';
 import { parseDelimited } from '../src/sources/csvText.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 // Sequence tables as Markov chains: transition counts from the engines against a count in plain
 // TypeScript, the CLI's refusals, seeded prior classes and the spec written from a table.
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const FIX = fileURLToPath(new URL('./fixtures/weather/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'pufferfish-sequence-'));
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
 const file = (name: string, text: string) => {
   const f = join(dir, name);
   writeFileSync(f, text);
@@ -121,7 +119,7 @@ describe('sequence tables: transition counts', () => {
     expect(fromPg.states).toEqual(fromFile.states);
   });
 
-  it('bad sequences: exit 2 naming the flag', () => {
+  it('bad sequences: exit 2 naming the flag', async () => {
     const dup = file('dup.csv', 'day,s\n1,a\n2,b\n2,a\n3,b\n');
     const one = file('one.csv', 'g,day,s\nx,1,a\nx,2,b\ny,1,a\n');
     const ok = file('ok.csv', 'day,s\n1,a\n2,b\n3,a\n4,b\n5,b\n6,a\n');
@@ -140,7 +138,7 @@ describe('sequence tables: transition counts', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const r = cli('calibrate', ...args);
+      const r = await inProcess('calibrate', ...args);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -178,8 +176,8 @@ describe('sequence tables: transition counts', () => {
       '--prior',
       'bootstrap:3',
     ];
-    expect(cli(...args).stderr).toMatch(/^error: --prior: bootstrap:N resamples whole sequences: give --group-by/);
-    const g = cli(
+    expect((await inProcess(...args)).stderr).toMatch(/^error: --prior: bootstrap:N resamples whole sequences: give --group-by/);
+    const g = await inProcess(
       'calibrate',
       '--data',
       both,
@@ -205,17 +203,17 @@ describe('sequence tables: transition counts', () => {
     expect(JSON.parse(g.stdout).results[0].scale).toBeGreaterThan(0);
   });
 
-  it('--prior dirichlet:N is seeded and reproducible; --spec-out gives the same scales back', () => {
+  it('--prior dirichlet:N is seeded and reproducible; --spec-out gives the same scales back', async () => {
     const args = ['calibrate', '--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20', '--alpha', 'inf'];
-    const a = cli(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
-    const b = cli(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
-    const c = cli(...args, '--prior', 'dirichlet:3', '--seed', '8', '--method', 'theorem,mqm-exact', '--json');
+    const a = await inProcess(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
+    const b = await inProcess(...args, '--prior', 'dirichlet:3', '--seed', '7', '--method', 'theorem,mqm-exact', '--json');
+    const c = await inProcess(...args, '--prior', 'dirichlet:3', '--seed', '8', '--method', 'theorem,mqm-exact', '--json');
     expect(a.status, a.stderr).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     expect(a.stdout).not.toBe(c.stdout);
     expect(JSON.parse(a.stdout).source.priors).toBe(4);
     const out = join(dir, 'chain.json');
-    const t = cli(...args, '--method', 'exact,mqm-exact', '--spec-out', out, '--json');
+    const t = await inProcess(...args, '--method', 'exact,mqm-exact', '--spec-out', out, '--json');
     expect(t.status, t.stderr).toBe(0);
     const spec = JSON.parse(readFileSync(out, 'utf8'));
     const p = plainCounts(seattle, false);
@@ -224,17 +222,17 @@ describe('sequence tables: transition counts', () => {
     expect(SEATTLE_COUNTS).toEqual(p.counts);
     expect(SEATTLE_STATES).toEqual(p.states);
     expect(spec.markov.states).toEqual(p.states);
-    const s = cli('calibrate', '--spec', out, '--alpha', 'inf', '--method', 'exact,mqm-exact', '--json');
+    const s = await inProcess('calibrate', '--spec', out, '--alpha', 'inf', '--method', 'exact,mqm-exact', '--json');
     expect(s.status, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout).results.map((r: { scale: number }) => r.scale)).toEqual(JSON.parse(t.stdout).results.map((r: { scale: number }) => r.scale));
   });
 
-  it("release --out: each sequence's own count, noised at the chain's scale; never a state; unequal lengths refused", () => {
+  it("release --out: each sequence's own count, noised at the chain's scale; never a state; unequal lengths refused", async () => {
     const rows = ['g,day,s'];
     for (const g of ['x', 'y', 'z']) for (let d = 1; d <= 8; d++) rows.push(`${g},${d},${(d * g.charCodeAt(0)) % 3 ? 'a' : 'b'}`);
     const csv = file('seqs.csv', `${rows.join('\n')}\n`);
     const out = join(dir, 'counts.csv');
-    const r = cli(
+    const r = await inProcess(
       'release',
       '--data',
       csv,
@@ -262,7 +260,7 @@ describe('sequence tables: transition counts', () => {
     for (const l of lines.slice(1)) expect(Number.isFinite(Number(l.split(',')[1]))).toBe(true);
     expect(readFileSync(out, 'utf8')).not.toMatch(/\ba\b|,b\n/);
     const uneven = file('uneven.csv', `${[...rows, 'w,1,a', 'w,2,b'].join('\n')}\n`);
-    const u = cli(
+    const u = await inProcess(
       'release',
       '--data',
       uneven,
@@ -287,23 +285,23 @@ describe('sequence tables: transition counts', () => {
 });
 
 describe('a periodic chain', () => {
-  it('MQMApprox says why it does not apply instead of failing the whole source; the others still calibrate', () => {
+  it('MQMApprox says why it does not apply instead of failing the whole source; the others still calibrate', async () => {
     const csv = file('periodic.csv', 'g,day,s\nx,1,a\nx,2,b\nx,3,c\nx,4,a\ny,1,b\ny,2,c\ny,3,a\ny,4,b\n');
     const args = ['calibrate', '--data', csv, '--sequence', 's', '--order-by', 'day', '--group-by', 'g', '--query', 'count:a', '--alpha', 'inf'];
-    const best = cli(...args, '--json');
+    const best = await inProcess(...args, '--json');
     expect(best.status, best.stderr).toBe(0);
     expect(JSON.parse(best.stdout).results[0].explanation).toMatch(/left out: mqm-approx: .*no time reversal/);
-    const approx = cli(...args, '--method', 'mqm-approx');
+    const approx = await inProcess(...args, '--method', 'mqm-approx');
     expect(approx.status).toBe(2);
     expect(approx.stderr).toMatch(/^error: --method: 'mqm-approx' does not apply: .*no time reversal/);
   });
 });
 
 describe('mutual information on a chain', () => {
-  it('is bounded per time (I(Y; X_i) ≤ ε for every i); computations that take one secret variable say why not', () => {
+  it('is bounded per time (I(Y; X_i) ≤ ε for every i); computations that take one secret variable say why not', async () => {
     const seattle = weather('seattle-weather.csv');
     const S = ['--data', seattle, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '20'];
-    const mi = cli('calibrate', ...S, '--guarantee', 'mi', '--epsilon', '0.01', '--json');
+    const mi = await inProcess('calibrate', ...S, '--guarantee', 'mi', '--epsilon', '0.01', '--json');
     expect(mi.status, mi.stderr).toBe(0);
     const r = JSON.parse(mi.stdout).results[0];
     expect(r.priors).toHaveLength(20);
@@ -311,9 +309,9 @@ describe('mutual information on a chain', () => {
     expect(r.scale).toBeGreaterThan(0);
     expect(r.binding.secrets).toHaveLength(5);
     const one = /takes one secret variable; 'calibrate --guarantee mi' and 'audit' bound I\(Y; X_i\) for every i/;
-    expect(cli('calibrate', ...S, '--projection', 'random:1').stderr).toMatch(one);
-    expect(cli('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '1', '--samples', '100').stderr).toMatch(one);
-    const a = cli('audit', ...S, '--scale', String(r.scale), '--alpha', 'inf', '--json');
+    expect((await inProcess('calibrate', ...S, '--projection', 'random:1')).stderr).toMatch(one);
+    expect((await inProcess('audit', ...S, '--empirical', '--guarantee', 'mi', '--scale', '1', '--samples', '100')).stderr).toMatch(one);
+    const a = await inProcess('audit', ...S, '--scale', String(r.scale), '--alpha', 'inf', '--json');
     expect(a.stderr).toBe('');
     const j = JSON.parse(a.stdout);
     expect(j.rows.length).toBeGreaterThan(0);

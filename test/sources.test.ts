@@ -9,11 +9,12 @@ import { parseDelimited, textHistograms } from '../src/sources/csvText.js';
 import { tableHistograms } from '../src/sources/histograms.js';
 import { binomial, seededUniform } from '../src/sources/priors.js';
 import { HAVE_UCI, UCI_DIR } from './uci.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
 const dir = mkdtempSync(join(tmpdir(), 'pufferfish-src-'));
-const scaleOf = (r: ReturnType<typeof cli>) => JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
+const scaleOf = (r: { stdout: string }) => JSON.parse(r.stdout).results.map((x: { scale: number }) => x.scale);
 
 // A small table written as CSV (with and without header), TSV, Parquet and JSON lines.
 const ROWS = [
@@ -88,7 +89,7 @@ describe('table sources', () => {
     expect(total('older') + total('young')).toBeLessThan(61);
     const gv = await tableHistograms({ kind: 'csv', location: join(dir, 't.csv') }, { query: 'income', secretColumn: 'group', given: 'sex' });
     expect([...gv.groups.keys()]).toEqual(['F', 'M']);
-    const r = cli(
+    const r = await inProcess(
       'calibrate',
       '--data',
       join(dir, 't.csv'),
@@ -141,9 +142,9 @@ describe('table sources', () => {
     }
   });
 
-  it('--spec-out reproduces the run without the data', () => {
+  it('--spec-out reproduces the run without the data', async () => {
     const spec = join(dir, 'derived.json');
-    const a = cli(
+    const a = await inProcess(
       'calibrate',
       '--data',
       join(dir, 't.csv'),
@@ -161,23 +162,23 @@ describe('table sources', () => {
       'theorem',
       '--json',
     );
-    const b = cli('calibrate', '--spec', spec, '--method', 'theorem', '--json');
+    const b = await inProcess('calibrate', '--spec', spec, '--method', 'theorem', '--json');
     expect(scaleOf(b)).toEqual(scaleOf(a));
     expect(JSON.parse(readFileSync(spec, 'utf8')).priors).toHaveLength(4); // empirical + 3 draws
   });
 
-  it('robust prior classes contain the empirical prior, are seeded, and report their spread', () => {
+  it('robust prior classes contain the empirical prior, are seeded, and report their spread', async () => {
     const args = ['calibrate', '--data', join(dir, 't.csv'), '--query', 'income', '--secret-column', 'group', '--method', 'theorem', '--json'];
     for (const cls of ['bootstrap:15', 'dirichlet:15', 'dirichlet:15:3']) {
-      const a = cli(...args, '--prior', cls, '--seed', '7'),
-        b = cli(...args, '--prior', cls, '--seed', '7'),
-        c = cli(...args, '--prior', cls, '--seed', '8');
+      const a = await inProcess(...args, '--prior', cls, '--seed', '7'),
+        b = await inProcess(...args, '--prior', cls, '--seed', '7'),
+        c = await inProcess(...args, '--prior', cls, '--seed', '8');
       expect(a.stdout).toBe(b.stdout);
       expect(a.stdout).not.toBe(c.stdout);
       const r = JSON.parse(a.stdout).results[0];
       expect(r.spread.priors).toBe(16);
       expect(r.pairs.some((p: { prior: string }) => p.prior === 'empirical')).toBe(true);
-      const emp = JSON.parse(cli(...args).stdout).results[0].scale;
+      const emp = JSON.parse((await inProcess(...args)).stdout).results[0].scale;
       expect(r.scale).toBeGreaterThanOrEqual(emp); // the class contains the empirical prior
       expect(r.spread.max).toBe(r.scale);
     }
@@ -197,7 +198,7 @@ describe('release --out: the privatized column, and only the public columns aske
   it('writes the query column row by row (missing stays missing) plus --keep columns unchanged; never the secret column', async () => {
     for (const ext of ['csv', 'parquet', 'jsonl']) {
       const out = join(dir, `private.${ext}`);
-      const r = cli(
+      const r = await inProcess(
         'release',
         '--data',
         join(dir, 't.csv'),
@@ -236,7 +237,7 @@ describe('release --out: the privatized column, and only the public columns aske
     }
   });
 
-  it('hostile outputs: never over the input, never another file, known formats only, --truncate applied, --count refused', () => {
+  it('hostile outputs: never over the input, never another file, known formats only, --truncate applied, --count refused', async () => {
     const t = join(dir, 't.csv');
     const before = readFileSync(t, 'utf8');
     writeFileSync(join(dir, 'tmp_o.csv'), 'keep me');
@@ -249,13 +250,13 @@ describe('release --out: the privatized column, and only the public columns aske
       [['--out', join(dir, 'o.csv'), '--keep', 'group'], /^error: --keep: 'group' is the secret column and is never written/],
       [['--out', join(dir, 'o.csv'), '--count', '3'], /^error: --count: draws one release per row with --out/],
     ] as [string[], RegExp][]) {
-      const r = cli(...base, ...args);
+      const r = await inProcess(...base, ...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(msg);
     }
     expect(readFileSync(t, 'utf8')).toBe(before);
     const out = join(dir, 'o.csv');
-    const r = cli(...base, '--out', out, '--truncate', '0,inf');
+    const r = await inProcess(...base, '--out', out, '--truncate', '0,inf');
     expect(r.status).toBe(0);
     expect(readFileSync(join(dir, 'tmp_o.csv'), 'utf8')).toBe('keep me');
     const xs = readFileSync(out, 'utf8')
@@ -374,33 +375,33 @@ describe('input integrity: values reach the calibration unaltered', () => {
     expect(JSON.parse(late.stdout).source.dropped).toBe(0);
   });
 
-  it('secret texts 01, 1 and 001 stay three secrets; a typed name matches only a unique text', () => {
+  it('secret texts 01, 1 and 001 stay three secrets; a typed name matches only a unique text', async () => {
     const r = coupled('zeros.csv');
     expect(r.status).toBe(0);
     const pairs = JSON.parse(r.stdout)
       .results[0].pairs.map((p: { pair: string[] }) => [...p.pair].sort().join(':'))
       .sort();
     expect(pairs).toEqual(['001:01', '001:1', '01:1']);
-    const amb = cli('calibrate', '--data', join(dir, 'zeros.csv'), '--query', 'x', '--secret-column', 's', '--values', '1.0,001');
+    const amb = await inProcess('calibrate', '--data', join(dir, 'zeros.csv'), '--query', 'x', '--secret-column', 's', '--values', '1.0,001');
     expect(amb.status).toBe(2);
     expect(amb.stderr).toMatch(/secret '1\.0' has no rows \('001', '01', '1' are distinct values with that number; name one\)/);
   });
 
-  it('a repeated --secret name and repeated --values are errors, not silently dropped', () => {
+  it('a repeated --secret name and repeated --values are errors, not silently dropped', async () => {
     const t = join(dir, 't.csv');
-    const r = cli('calibrate', '--data', t, '--query', 'income', '--secret', 'x=age > 30', '--secret', 'x=age <= 30');
+    const r = await inProcess('calibrate', '--data', t, '--query', 'income', '--secret', 'x=age > 30', '--secret', 'x=age <= 30');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --secret: secret 'x' is given twice/);
-    const v = cli('calibrate', '--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,b,a');
+    const v = await inProcess('calibrate', '--data', t, '--query', 'income', '--secret-column', 'group', '--values', 'a,b,a');
     expect(v.status).toBe(2);
     expect(v.stderr).toMatch(/^error: --values: secret 'a' is given twice/);
   });
 
-  it('a path is a path: glob characters read exactly that file, a directory is refused', () => {
+  it('a path is a path: glob characters read exactly that file, a directory is refused', async () => {
     const r = coupled('q[1].csv');
     expect(r.status).toBe(0);
     expect(scaleOf(r)).not.toEqual(scaleOf(coupled('q1.csv')));
-    const d = cli('calibrate', '--data', dir, '--query', 'x', '--secret-column', 's');
+    const d = await inProcess('calibrate', '--data', dir, '--query', 'x', '--secret-column', 's');
     expect(d.status).toBe(2);
     expect(d.stderr).toMatch(/is not a regular file/);
   });
