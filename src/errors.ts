@@ -25,3 +25,21 @@ export class InputError extends Error {
 export class NumericalError extends Error {
   override readonly name = 'NumericalError';
 }
+
+/**
+ * A name that is not one of the known ones, in one wording wherever it is refused:
+ * `unknown WHAT 'NAME'CONTEXT (LISTED…)`, `listed` leading the list (default `WHATs: `).
+ * @example unknownName('column', 'x', ['a', 'b'], 'query').message // "query: unknown column 'x' (columns: a, b)"
+ */
+export function unknownName(what: string, name: string, known: readonly string[], field: string, listed = `${what}s: `, context = ''): InputError {
+  return new InputError(`unknown ${what} '${name}'${context} (${listed}${known.join(', ')})`, field);
+}
+
+/** A list of columns naming one twice. */
+export const columnTwice = (field: string): InputError => new InputError('names a column twice', field);
+
+/** An account or budget asked of no release. */
+export const noRelease = (): InputError => new InputError('name at least one release', 'release');
+
+/** A budget the charge for computed laws' floating-point error leaves nothing of (docs/math.md §13). */
+export const budgetBelowCharge = (charge: number): InputError => new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');

@@ -17,7 +17,7 @@ import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
 import { exactDInf } from '../mechanisms/kernels.js';
-import { InputError } from '../errors.js';
+import { InputError, noRelease, budgetBelowCharge } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { divideDown } from '../conditions/repeated.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
@@ -170,7 +170,7 @@ function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: 
  * @example account(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1 }, { mechanism: 'gaussian', scale: 1 }], { alphas: [2] }).rows[0].divergence
  */
 function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
-  if (releases.length === 0) throw new InputError('name at least one release', 'release');
+  if (releases.length === 0) throw noRelease();
   if (opts.delta !== undefined) checkSetting('delta', opts.delta);
   const parts = releases.map(partOf);
   const ordered = scenario.ordered ?? false;
@@ -241,7 +241,7 @@ function nextReleaseFinite(
   // Laws computed in floating point (a chain's): the budget left is ε less their mass-error charge.
   const asked = epsilon;
   epsilon = asked - massErrorCharge(scenario.massError ?? 0, alpha);
-  if (!(epsilon > 0)) throw new InputError(`must exceed the laws' floating-point error charge ${asked - epsilon}`, 'epsilon');
+  if (!(epsilon > 0)) throw budgetBelowCharge(asked - epsilon);
   const pastParts = past.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);

@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { InputError } from '../errors.js';
+import { InputError, noRelease } from '../errors.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
@@ -68,7 +68,7 @@ function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b:
  */
 export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
   checkBudget(b);
-  if (groups.length === 0 || groups.every((g) => g.count === 0)) throw new InputError('name at least one release', 'release');
+  if (groups.length === 0 || groups.every((g) => g.count === 0)) throw noRelease();
   const accounting = jointAccount(scenario, groups, b);
   if (b.delta !== undefined) {
     const e = accounting.epsilonDelta;

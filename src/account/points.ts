@@ -11,7 +11,7 @@ import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestSc
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
-import { InputError } from '../errors.js';
+import { InputError, noRelease, budgetBelowCharge } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
@@ -353,7 +353,7 @@ export type AccountOptions = {
 
 /** The account's inputs checked; the coordinate weights. */
 function accountChecks(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): number[] {
-  if (releases.length === 0) throw new InputError('name at least one release', 'release');
+  if (releases.length === 0) throw noRelease();
   if (opts.delta !== undefined) checkSetting('delta', opts.delta);
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
@@ -472,7 +472,7 @@ export function nextPointsReleaseScale(
   if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
   // Laws computed in floating point (a chain's histogram): the budget left is ε less their mass-error charge.
   const charge = massErrorCharge(scenario.massError ?? 0, alpha);
-  if (!(epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+  if (!(epsilon > charge)) throw budgetBelowCharge(charge);
   epsilon -= charge;
   productOf(mechanism, 'next');
   const w = checked(scenario, past, opts.coordinateScales, 'release');

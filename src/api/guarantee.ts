@@ -1,5 +1,5 @@
 import type { Cost, Eta } from '../conditions/costs.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { METHODS, type Method } from '../mechanisms/mechanism.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calibrateMI.js';
@@ -52,7 +52,7 @@ const RENYI_METHODS: readonly string[] = [...METHODS, ...SOURCE_METHOD_NAMES];
 
 const methodFor = <M extends string>(m: string | undefined, allowed: readonly string[], fallback: M): M => {
   if (m === undefined) return fallback;
-  if (!allowed.includes(m)) throw new InputError(`unknown method '${m}' for this guarantee (one of ${allowed.join(', ')})`, 'method');
+  if (!allowed.includes(m)) throw unknownName('method', m, allowed, 'method', 'one of ', ' for this guarantee');
   return m as M;
 };
 

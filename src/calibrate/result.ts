@@ -1,5 +1,5 @@
 import { MECHANISMS, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { InputError } from '../errors.js';
+import { InputError, budgetBelowCharge } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, type Precomputed, type Progress } from './driver.js';
 import type { Contamination } from './contamination.js';
@@ -145,7 +145,7 @@ export function calibrateWithSource(
   const laws = (): CalibrationResult => {
     if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
     const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
-    if (!(settings.epsilon > charge)) throw new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+    if (!(settings.epsilon > charge)) throw budgetBelowCharge(charge);
     const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
     const note =
       charge > 0

@@ -2,7 +2,7 @@ import { checkSetting } from '../settings.js';
 import type { Cost, Eta } from '../conditions/costs.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import type { Contamination } from './contamination.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import {
   isNotApplicable,
   METHODS,
@@ -46,7 +46,7 @@ export function checkSettings(s: CalibrationSettings): void {
   if (alpha === 1) throw new InputError('α = 1 (KL divergence) is not a Rényi order these bounds cover; use α ≠ 1, e.g. 1.01', 'alpha');
   checkSetting('epsilon', epsilon);
   const def = mechanismDef(mechanism);
-  if (!(METHODS as readonly string[]).includes(method)) throw new InputError(`unknown method '${String(method)}' (one of ${METHODS.join(', ')})`, 'method');
+  if (!(METHODS as readonly string[]).includes(method)) throw unknownName('method', String(method), METHODS, 'method', 'one of ');
   const outside = def.alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
   const n = s.releases ?? 1;

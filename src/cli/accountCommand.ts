@@ -3,7 +3,7 @@ import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, fromSetting, parseDelta, refuseUnused } from './flags.js';
@@ -210,7 +210,7 @@ function releaseParts(o: AccountOptions, releases: ParsedRelease[]) {
     columns.map((c) => {
       if (!names) throw new InputError(`${what}: a spec's coordinates have no names; give coordinates=1+2 (1-based)`, flag);
       const k = names.indexOf(c);
-      if (k < 0) throw new InputError(`unknown column '${c}' (the query's columns: ${names.join(', ')})`, flag);
+      if (k < 0) throw unknownName('column', c, names, flag, "the query's columns: ");
       return k;
     });
   const past = releases.map(({ columns, coordinates, ...r }) => {

@@ -10,7 +10,7 @@ import type { Scenario } from '../distribution/scenario.js';
 import { costs } from '../conditions/costs.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
 import { checkSetting } from '../settings.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
@@ -263,7 +263,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const pairs = o.pairs?.split(',').map((p) => {
     const [a, b, extra] = p.split(':').map((x) => x.trim());
     if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
-    for (const x of [a, b]) if (!hist.secrets.includes(x)) throw new InputError(`unknown secret '${x}' (secrets: ${hist.secrets.join(', ')})`, '--pairs');
+    for (const x of [a, b]) if (!hist.secrets.includes(x)) throw unknownName('secret', x, hist.secrets, '--pairs');
     return [a, b] as [string, string];
   });
   const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);

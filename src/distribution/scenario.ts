@@ -1,6 +1,6 @@
 import { maxOf } from '../numerics/float.js';
 import type { Discrete } from './discrete.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { hasKey, userRecord } from '../records.js';
 
 /** One adversary prior: the conditional law of X under each secret value. */
@@ -204,7 +204,7 @@ export function pairsOf<C>(s: Scenario<C>): [string, string][] {
       [a, 0],
       [b, 1],
     ] as const) {
-      if (!secrets.includes(name)) throw new InputError(`unknown secret '${name}' (known: ${secrets.join(', ')})`, `pairs[${k}][${idx}]`);
+      if (!secrets.includes(name)) throw unknownName('secret', name, secrets, `pairs[${k}][${idx}]`, 'known: ');
     }
     if (a === b) throw new InputError(`pairs a secret with itself ('${a}')`, `pairs[${k}]`);
     return [a, b];

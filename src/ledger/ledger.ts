@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
 import { costs } from '../conditions/costs.js';
 import { MECHANISMS } from '../mechanisms/registry.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
@@ -179,8 +179,7 @@ const MAX_DRAWS = 1_000_000;
 
 /** A release as the ledger can record it: every field checked, so a stored entry always reads back the same. */
 function checkRelease(r: LedgerRelease): void {
-  if (!(MECHANISMS as readonly string[]).includes(r.mechanism))
-    throw new InputError(`unknown mechanism '${String(r.mechanism)}' (${MECHANISMS.join(', ')})`, 'mechanism');
+  if (!(MECHANISMS as readonly string[]).includes(r.mechanism)) throw unknownName('mechanism', String(r.mechanism), MECHANISMS, 'mechanism', '');
   checkSetting('scale', r.scale);
   if (!Number.isSafeInteger(r.count) || r.count < 1 || r.count > MAX_DRAWS)
     throw new InputError(`must be a whole number in [1, ${MAX_DRAWS}], got ${String(r.count)}`, 'count');

@@ -1,5 +1,5 @@
 import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
-import { InputError } from '../errors.js';
+import { unknownName } from '../errors.js';
 import { exponential } from './exponential/exponential.js';
 import { gaussian } from './gaussian/gaussian.js';
 import { laplace } from './laplace/laplace.js';
@@ -24,7 +24,7 @@ export const MECHANISMS = Object.keys(REGISTRY) as Mechanism[];
  * @example mechanismDef('gaussian').parameter // 'sigma'
  */
 export function mechanismDef(name: string): MechanismDef {
-  if (!Object.hasOwn(REGISTRY, name)) throw new InputError(`unknown mechanism '${String(name)}' (one of ${MECHANISMS.join(', ')})`, 'mechanism');
+  if (!Object.hasOwn(REGISTRY, name)) throw unknownName('mechanism', String(name), MECHANISMS, 'mechanism', 'one of ');
   return REGISTRY[name as Mechanism];
 }
 

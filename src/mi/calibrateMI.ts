@@ -6,7 +6,7 @@ import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { secretProbabilities, type Prior, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { chargeMassError, discreteMutualInformation, exactMutualInformation, momentsCharged, priorMassError } from './mutualInformation.js';
@@ -136,8 +136,7 @@ export function calibrateMIFinite(scenario: Scenario, st: MiSettings, opts: { on
   const sufficient = def.sufficientScale;
   const perRelease = miReleases(st);
   if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
-  if (!(MI_METHODS as readonly string[]).includes(st.method))
-    throw new InputError(`unknown method '${st.method}' for --guarantee mi (one of ${MI_METHODS.join(', ')})`, 'method');
+  if (!(MI_METHODS as readonly string[]).includes(st.method)) throw unknownName('method', st.method, MI_METHODS, 'method', 'one of ', ' for --guarantee mi');
   checkSetting('epsilon', st.epsilon);
   if (st.method === 'best') {
     const rs = (['mi-variance', 'mi-exact'] as const).map((method, k) => ({

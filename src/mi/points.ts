@@ -3,7 +3,7 @@ import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { userRecord } from '../records.js';
 import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
 import { checkMiApplicable, secretProbabilities, type Prior } from '../distribution/scenario.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { calibrateMIFinite, dataProcessing, miReleases, miResult, type MiCalibrationResult, type MiSettings } from '../mi/calibrateMI.js';
@@ -88,8 +88,7 @@ export function calibrateMIPoints(
   if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
   if (st.method === 'mi-exact')
     throw new InputError(`exact mutual information of a ${d}-dimensional release would need a ${d}-dimensional integral; use mi-variance`, 'method');
-  if (st.method !== 'mi-variance' && st.method !== 'best')
-    throw new InputError(`unknown method '${st.method}' for --guarantee mi (mi-variance, best)`, 'method');
+  if (st.method !== 'mi-variance' && st.method !== 'best') throw unknownName('method', st.method, ['mi-variance', 'best'], 'method', '', ' for --guarantee mi');
   checkSetting('epsilon', st.epsilon);
   const perRelease = miReleases(st);
   const eps = st.epsilon;

@@ -1,7 +1,7 @@
 import { userRecord } from '../records.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { fromCounts } from '../distribution/discrete.js';
-import { InputError } from '../errors.js';
+import { unknownName } from '../errors.js';
 import { EMBEDDED_COUNTS } from '../uci/embedded.js';
 import { UCI_SCENARIOS, type UciScenarioDef } from '../uci/scenarios.js';
 
@@ -18,7 +18,7 @@ export const BUILTIN_IDS = UCI_SCENARIOS.map((d) => d.id);
  */
 export function builtinScenario(id: string): Scenario {
   const def = UCI_SCENARIOS.find((d) => d.id === id);
-  if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
+  if (!def) throw unknownName('scenario', id, BUILTIN_IDS, 'scenario', 'built-in: ');
   return histogramScenario(def, EMBEDDED_COUNTS[def.id]);
 }
 

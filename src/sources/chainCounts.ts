@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import type { MarkovQuery } from '../markov/chain.js';
 import { isMissing, type TextTable } from './csvText.js';
@@ -146,6 +146,18 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
 }
 
 /**
+ * The state, order and group columns of a sequence query, each checked to be a column of the
+ * table and the three distinct (the group absent: undefined), refused by flag.
+ */
+export function sequenceColumns(columns: readonly string[], q: SequenceQuery): [string, string, string | undefined] {
+  const named: [string, string][] = [[q.sequence, 'sequence'], [q.orderBy, 'orderBy'], ...(q.groupBy ? [[q.groupBy, 'groupBy'] as [string, string]] : [])];
+  for (const [name, flag] of named) if (!columns.includes(name)) throw unknownName('column', name, columns, flag);
+  if (new Set(named.map(([n]) => n)).size !== named.length)
+    throw new InputError('names the same column as --sequence or --order-by', q.groupBy ? 'groupBy' : 'orderBy');
+  return [q.sequence, q.orderBy, q.groupBy];
+}
+
+/**
  * The transition counts of a table already in memory (the web page's), read as `transitionCounts`
  * reads a file: rows without a state, order or group value dropped and counted, each group's rows
  * in the order of the order column — by number when every order value is a decimal number, else
@@ -153,15 +165,7 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
  * @example textTransitionCounts({ columns: ['t', 's'], rows: [['1', 'a'], ['2', 'b']] }, { sequence: 's', orderBy: 't' }).counts // [[0, 1], [0, 0]]
  */
 export function textTransitionCounts(t: TextTable, q: SequenceQuery): TransitionCounts {
-  const col = (name: string, flag: string) => {
-    const j = t.columns.indexOf(name);
-    if (j < 0) throw new InputError(`unknown column '${name}' (columns: ${t.columns.join(', ')})`, flag);
-    return j;
-  };
-  const [xs, os] = [col(q.sequence, 'sequence'), col(q.orderBy, 'orderBy')];
-  const gs = q.groupBy ? col(q.groupBy, 'groupBy') : -1;
-  const used = q.groupBy ? [xs, os, gs] : [xs, os];
-  if (new Set(used).size !== used.length) throw new InputError('names the same column as --sequence or --order-by', q.groupBy ? 'groupBy' : 'orderBy');
+  const [xs, os, gs] = sequenceColumns(t.columns, q).map((name) => (name === undefined ? -1 : t.columns.indexOf(name)));
   const kept = t.rows.filter((r) => !isMissing(r[xs]) && !isMissing(r[os]) && (gs < 0 || !isMissing(r[gs])));
   const numeric = kept.every((r) => isDecimal(r[os].trim()));
   const key = (r: string[]) => (numeric ? Number(r[os]) : r[os]);

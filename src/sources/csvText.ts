@@ -3,7 +3,7 @@
  * quotes, a sniffed separator, `?` and empty cells as missing, and the UCI quirks by file name.
  */
 import { dsvFormat } from 'd3-dsv';
-import { InputError } from '../errors.js';
+import { InputError, unknownName, columnTwice } from '../errors.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
@@ -189,11 +189,11 @@ export function textHistograms(
 ): TableHistograms {
   const need = (c: string, flag: string) => {
     const j = t.columns.indexOf(c);
-    if (j < 0) throw new InputError(`unknown column '${c}' (columns: ${t.columns.join(', ')})`, flag);
+    if (j < 0) throw unknownName('column', c, t.columns, flag);
     return j;
   };
   const queries = q.queries ?? [q.query];
-  if (new Set(queries).size !== queries.length) throw new InputError('names a column twice', 'query');
+  if (new Set(queries).size !== queries.length) throw columnTwice('query');
   const numeric = numericColumns(t);
   const qis = queries.map((c) => {
     const j = need(c, 'query');

@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, unknownName, columnTwice } from '../errors.js';
 import { canonical, secretText, Tally, VectorAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
@@ -20,7 +20,7 @@ export { checkPredicate } from './predicate.js';
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files).
   const queries = q.queries ?? [q.query];
-  if (new Set(queries).size !== queries.length) throw new InputError('names a column twice', 'query');
+  if (new Set(queries).size !== queries.length) throw columnTwice('query');
   const textColumns = [...queries, q.secretColumn, q.given].filter((c): c is string => !!c);
   // Each engine's driver is loaded when a source needs it (DuckDB's takes about 0.2 s to load, pg 0.06 s).
   const engine =
@@ -37,7 +37,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       const names = cols.map((c) => c.name);
       const need = (name: string, flag: string) => {
         const c = cols.find((x) => x.name === name);
-        if (!c) throw new InputError(`unknown column '${name}' (columns: ${names.join(', ')})`, flag);
+        if (!c) throw unknownName('column', name, names, flag);
         return c;
       };
       // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.

@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName, columnTwice } from '../errors.js';
 import { predicateColumns } from './predicate.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckdb } from './engines/drivers.js';
@@ -62,14 +62,13 @@ export async function privatizeTable(
         throw new InputError(`'${k}' is read by the predicate of secret '${name}', so it reveals the secret and is never written`, 'keep');
     }
   }
-  if (new Set(keep).size !== keep.length) throw new InputError('names a column twice', 'keep');
+  if (new Set(keep).size !== keep.length) throw columnTwice('keep');
   const inst = await duckdb().DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   try {
     // Names are checked against the file's own columns before any is used in a query.
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${duckRelation(source)}`)).getRowObjects().map((r) => String(r.column_name));
-    for (const k of [...queries, ...keep])
-      if (!cols.includes(k)) throw new InputError(`unknown column '${k}' (columns: ${cols.join(', ')})`, queries.includes(k) ? 'query' : 'keep');
+    for (const k of [...queries, ...keep]) if (!cols.includes(k)) throw unknownName('column', k, cols, queries.includes(k) ? 'query' : 'keep');
     const rel = duckRelation(source, [...queries, ...keep]);
     const kept = keep.map(ident).join(', ');
     const xs = queries.map((q, i) => `TRY_CAST(${ident(q)} AS DOUBLE) AS __x${i}`).join(', ');

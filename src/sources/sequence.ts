@@ -1,6 +1,6 @@
 import { InputError } from '../errors.js';
 import type { MarkovQuery } from '../markov/chain.js';
-import { countsFromRecords, type SequenceQuery, type TransitionCounts } from './chainCounts.js';
+import { countsFromRecords, sequenceColumns, type SequenceQuery, type TransitionCounts } from './chainCounts.js';
 import { short } from './engines/engine.js';
 import { ident, type TableSource } from './table.js';
 
@@ -13,16 +13,16 @@ import { ident, type TableSource } from './table.js';
  * counted, and no transition is counted across them.
  */
 export async function transitionCounts(source: TableSource, q: SequenceQuery): Promise<TransitionCounts> {
-  const columns = [q.sequence, q.orderBy, ...(q.groupBy ? [q.groupBy] : [])];
   const engine =
     source.kind === 'postgres'
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
       : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence, ...(q.groupBy ? [q.groupBy] : [])], false);
   try {
     const cols = await engine.columns();
-    for (const [name, flag] of [[q.sequence, 'sequence'], [q.orderBy, 'orderBy'], ...(q.groupBy ? [[q.groupBy, 'groupBy']] : [])] as const)
-      if (!cols.some((c) => c.name === name)) throw new InputError(`unknown column '${name}' (columns: ${cols.map((c) => c.name).join(', ')})`, flag);
-    if (new Set(columns).size !== columns.length) throw new InputError('names the same column as --sequence or --order-by', q.groupBy ? 'groupBy' : 'orderBy');
+    sequenceColumns(
+      cols.map((c) => c.name),
+      q,
+    );
     const g = q.groupBy ? `CAST(${ident(q.groupBy)} AS VARCHAR)` : `'all'`;
     const base = `SELECT ${g} AS g, ${ident(q.orderBy)} AS o, CAST(${ident(q.sequence)} AS VARCHAR) AS x FROM ${engine.relation}`;
     const sql = `WITH base AS (${base}), kept AS (SELECT * FROM base WHERE o IS NOT NULL AND x IS NOT NULL AND g IS NOT NULL),

@@ -2,7 +2,7 @@ import { userRecord } from '../records.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../distribution/scenario.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { canonical, parseDelimited } from '../sources/csvText.js';
 import { BUILTIN_IDS, builtinScenario, histogramScenario } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS, type UciScenarioDef } from './scenarios.js';
@@ -57,6 +57,6 @@ export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms 
 export function uciScenario(id: string, dataDir?: string): Scenario {
   if (!dataDir) return builtinScenario(id);
   const def = UCI_SCENARIOS.find((d) => d.id === id);
-  if (!def) throw new InputError(`unknown scenario '${id}' (built-in: ${BUILTIN_IDS.join(', ')})`, 'scenario');
+  if (!def) throw unknownName('scenario', id, BUILTIN_IDS, 'scenario', 'built-in: ');
   return histogramScenario(def, uciHistograms(def, dataDir).conditionals);
 }
