@@ -55,3 +55,27 @@ export function inRange(range: RangeName, value: unknown, field: string, shown: 
 export function checkSetting(name: keyof typeof SETTING_RANGES, value: unknown, field: string = name, shown?: string): number {
   return inRange(SETTING_RANGES[name], value, field, shown);
 }
+
+/** Joint accounting and the robustness report bound D_α for α > 1 (and ∞) only. */
+export function checkJointOrder(alpha: number, what = 'joint accounting'): void {
+  if (!(alpha > 1)) throw new InputError(`${what} covers α > 1 (and ∞), got ${alpha}`, 'alpha');
+}
+
+/** The scale of a robustness report: a finite number > 0, at an order α > 1. */
+export function checkRobustnessSettings(s: { scale: number; alpha: number }): void {
+  if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
+  checkJointOrder(s.alpha, 'the robustness report');
+}
+
+/** A recorded or planned release's scale: finite and > 0 (a release without noise has no level to account). */
+export function checkReleaseScale(r: { mechanism: string; scale: number }): void {
+  if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+}
+
+/** Several releases audited together need noise: the data's own divergence does not grow with N. */
+export function checkSeveralReleases(n: number, scale: number): void {
+  if (n > 1 && !(scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
+}
+
+/** A family whose D∞ is infinite (Gaussian) has no ε-Pufferfish level to report. */
+export const noDInfLevel = (title: string, hint = ''): InputError => new InputError(`${title} noise has no finite α = ∞ level${hint}`, 'alpha');

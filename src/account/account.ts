@@ -1,4 +1,4 @@
-import { checkSetting } from '../settings.js';
+import { checkSetting, checkJointOrder, checkReleaseScale } from '../settings.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
@@ -39,7 +39,7 @@ type Part =
 
 function partOf(r: Release): Part {
   const def = mechanismDef(r.mechanism);
-  if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+  checkReleaseScale(r);
   const o = noiseOptions(r);
   const acc = def.accountant(o);
   if (def.parameter === 'sigma' && !isNotApplicable(acc)) return { kind: 'precision', sigma: r.scale, noiseAt: acc };
@@ -100,7 +100,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
     }
     return { value: worst, error: 8 * (parts.length + 2) * EPS * worst, target: epsilon, sense: 'le', method: 'coupled' };
   }
-  if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
+  checkJointOrder(alpha);
   if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
     const noise = lap.length ? lap[0].noise : gauss[0].noiseAt(effectiveSigma(gauss.map((g) => g.sigma)));
     const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
@@ -235,7 +235,7 @@ function nextReleaseFinite(
   onProgress?: Progress,
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
   checkSetting('epsilon', epsilon);
-  if (!(alpha > 1)) throw new InputError(`joint accounting covers α > 1 (and ∞), got ${alpha}`, 'alpha');
+  checkJointOrder(alpha);
   const outside = mechanismDef(next.mechanism).alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
   // Laws computed in floating point (a chain's): the budget left is ε less their mass-error charge.

@@ -1,4 +1,4 @@
-import { checkSetting, inRange } from '../settings.js';
+import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import type { Accounting, AccountRow } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
@@ -214,7 +214,7 @@ function checked(scenario: PointScenario, releases: readonly PointRelease[], coo
   const w = coordinateWeights(scenario, coordinateScales);
   for (const r of releases) {
     productOf(r.mechanism, path);
-    if (!(r.scale > 0) || !Number.isFinite(r.scale)) throw new InputError(`a ${r.mechanism} release needs a finite scale > 0, got ${r.scale}`, 'release');
+    checkReleaseScale(r);
     if (r.coordinates) {
       const cs = r.coordinates;
       if (!cs.length || new Set(cs).size !== cs.length || !cs.every((c) => Number.isInteger(c) && c >= 0 && c < d))
@@ -271,7 +271,7 @@ export function auditPoints(
 ): AuditRow[] {
   const n = s.releases ?? 1;
   checkSetting('releases', n, 'releases', String(s.releases));
-  if (n > 1 && !(s.scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
+  checkSeveralReleases(n, s.scale);
   inRange('nonNegative', s.scale, 'scale');
   checkSetting('delta', s.delta);
   checkSetting('epsilon', s.epsilon);
@@ -281,7 +281,7 @@ export function auditPoints(
   const w = checked(scenario, releases, s.coordinateScales, 'mechanism');
   for (const a of s.alphas) {
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
-    if (a === Infinity && !product.dInfRate) throw new InputError(`${mechanismDef(s.mechanism).title} noise has no finite α = ∞ level`, 'alpha');
+    if (a === Infinity && !product.dInfRate) throw noDInfLevel(mechanismDef(s.mechanism).title);
   }
   const rows: AuditRow[] = [];
   const dirs = directions(scenario);
@@ -479,8 +479,7 @@ export function nextPointsReleaseScale(
   const part = opts.coordinates ? { coordinates: opts.coordinates } : {};
   checked(scenario, [{ mechanism, scale: 1, ...part }], opts.coordinateScales, 'next');
   const unbounded = [...past, { mechanism }].find((r) => !productOf(r.mechanism, 'release').dInfRate);
-  if (alpha === Infinity && unbounded)
-    throw new InputError(`${mechanismDef(unbounded.mechanism).title} noise has no finite α = ∞ level: give a finite α`, 'alpha');
+  if (alpha === Infinity && unbounded) throw noDInfLevel(mechanismDef(unbounded.mechanism).title, ': give a finite α');
   const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
   const units = directions(scenario).map((dir) => {
     const label = { prior: dir.prior, pair: dir.pair };
@@ -554,11 +553,9 @@ export function robustnessPoints(
     coordinateScales?: readonly number[];
   },
 ): RobustnessReport {
-  if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
-  if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
+  checkRobustnessSettings(s);
   checkSetting('epsilon', s.epsilon);
-  if (s.alpha === Infinity && !productOf(s.mechanism, 'mechanism').dInfRate)
-    throw new InputError(`${mechanismDef(s.mechanism).title} noise has no finite α = ∞ level`, 'alpha');
+  if (s.alpha === Infinity && !productOf(s.mechanism, 'mechanism').dInfRate) throw noDInfLevel(mechanismDef(s.mechanism).title);
   const release: PointRelease = { mechanism: s.mechanism, scale: s.scale };
   const w = checked(scenario, [release], s.coordinateScales, 'mechanism');
   const box = contaminationBox({ lambda: 0, domain: [s.box[0]?.[0], s.box[0]?.[1]], box: s.box }, scenario);

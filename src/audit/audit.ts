@@ -1,4 +1,4 @@
-import { checkSetting, inRange } from '../settings.js';
+import { checkSetting, inRange, noDInfLevel } from '../settings.js';
 import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { auditPoints, robustnessPoints } from '../account/points.js';
@@ -43,7 +43,7 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
     const def = mechanismDef(s.mechanism);
-    if (a === Infinity && def.alphaRange(a)) throw new InputError(`${def.title} noise has no finite α = ∞ level`, 'alpha');
+    if (a === Infinity && def.alphaRange(a)) throw noDInfLevel(def.title);
   }
   const rows: AuditRow[] = [];
   const pcs = pairCouplings(scenario);

@@ -4,7 +4,7 @@ import { certifiedAt } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
-import { checkSetting } from '../settings.js';
+import { checkSetting, checkSeveralReleases } from '../settings.js';
 import { audit, auditEmpirical, auditMI, robustness, type AnySettings } from './audit.js';
 import type { RobustnessReport } from './robustness.js';
 import type { AuditRow, EmpiricalRow, MiRow } from './rows.js';
@@ -52,7 +52,7 @@ export async function auditReport(
 ): Promise<AuditReport> {
   const n = checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases));
   if (n > 1 && s.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', 'empirical');
-  if (n > 1 && !(s.scale > 0)) throw new InputError('auditing several releases needs a scale > 0', 'scale');
+  checkSeveralReleases(n, s.scale);
   if ((s.empirical || s.robustness) && s.alphas.length !== 1)
     throw new InputError(`the ${s.empirical ? 'empirical audit tests one claimed α' : 'robustness report takes one α'}`, 'alpha');
   // On ℝ the rows are one release's exact divergences and the joint accountant decides N; on ℝ^d

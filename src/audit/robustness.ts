@@ -1,4 +1,4 @@
-import { checkSetting } from '../settings.js';
+import { checkSetting, checkRobustnessSettings } from '../settings.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { pairCouplings } from '../coupling/pairs.js';
@@ -47,8 +47,7 @@ export const SMALL_GROUP = 30;
  * @example robustnessFinite(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alpha: 2, epsilon: 1, domain: [0, 6.2] }).largestLambda
  */
 export function robustnessFinite(scenario: Scenario, s: RobustnessSettings): RobustnessReport {
-  if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for a robustness report, got ${s.scale}`, 'scale');
-  if (!(s.alpha > 1)) throw new InputError(`the robustness report covers α > 1 (and ∞), got ${s.alpha}`, 'alpha');
+  checkRobustnessSettings(s);
   checkSetting('epsilon', s.epsilon);
   checkContamination({ lambda: 0, domain: s.domain }, scenario);
   const outside = mechanismDef(s.mechanism).alphaRange(s.alpha);

@@ -6,7 +6,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, fromSetting, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, parseDelta, refuseUnused, checkColumnNames } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -58,7 +58,7 @@ export function parseRelease(text: string): ParsedRelease {
     .map((c) => c.trim());
   if (coordText && !coordText.every((c) => /^[1-9]\d*$/.test(c)))
     throw new InputError(`coordinates are 1-based whole numbers joined by '+', in '${text}'`, '--release');
-  if (columns?.some((c) => c === '')) throw new InputError(`has an empty column name in '${text}'`, '--release');
+  checkColumnNames(columns, text, '--release');
   return {
     mechanism: mechanism as Mechanism,
     scale,

@@ -1,6 +1,6 @@
 import { checkSetting, inRange } from '../settings.js';
 import { Option, type Command } from 'commander';
-import { asFlagError, parseDelta } from './flags.js';
+import { asFlagError, parseDelta, parseGuarantee } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -27,8 +27,7 @@ interface AuditOptions extends CalibrateOptions {
 }
 
 async function runAudit(o: AuditOptions): Promise<void> {
-  if (o.guarantee !== undefined && o.guarantee !== 'renyi' && o.guarantee !== 'mi')
-    throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
+  parseGuarantee(o.guarantee);
   if (o.guarantee === 'mi') {
     if (!o.empirical) throw new InputError('takes --empirical here (the sliced-MI test); the certified MI rows are printed with every audit', '--guarantee');
     return (await import('./projectionCommand.js')).auditSlicedCli(o);

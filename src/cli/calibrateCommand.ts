@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused, parseGuarantee } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -66,8 +66,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
     return (await import('./projectionCommand.js')).calibrateProjectionCli(o);
   }
-  const guarantee = o.guarantee ?? 'renyi';
-  if (guarantee !== 'renyi' && guarantee !== 'mi') throw new InputError(`must be renyi or mi, got '${o.guarantee}'`, '--guarantee');
+  const guarantee = parseGuarantee(o.guarantee);
   if (guarantee === 'mi') return runCalibrateMI(o);
   const confidence = parseConfidence(o.confidence);
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });

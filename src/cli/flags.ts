@@ -98,3 +98,15 @@ export function parseConfidence(text: string | undefined): number {
     throw asFlagError(e);
   }
 }
+
+/** `--guarantee renyi | mi` (default renyi). */
+export function parseGuarantee(text: string | undefined): 'renyi' | 'mi' {
+  const g = text ?? 'renyi';
+  if (g !== 'renyi' && g !== 'mi') throw new InputError(`must be renyi or mi, got '${text}'`, '--guarantee');
+  return g;
+}
+
+/** A comma-separated column list without an empty name (`a,,b`). */
+export function checkColumnNames(columns: readonly string[] | undefined, text: string, flag: string): void {
+  if (columns?.some((c) => c === '')) throw new InputError(`has an empty column name in '${text}'`, flag);
+}

@@ -14,7 +14,7 @@ import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
-import { asFlagError, refuseUnused } from './flags.js';
+import { asFlagError, refuseUnused, checkColumnNames } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -251,7 +251,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const queries = o.query.split(',').map((c) => c.trim());
   if (queries.length > 1 && !gaussian && !vector)
     throw new InputError('takes one column for this command; several columns (a vector query) are taken by calibrate, release, audit and account', '--query');
-  if (queries.some((c) => c === '')) throw new InputError(`has an empty column name in '${o.query}'`, '--query');
+  checkColumnNames(queries, o.query!, '--query');
   const hist = await tableHistograms(source, {
     query: queries[0],
     ...(queries.length > 1 ? { queries } : {}),

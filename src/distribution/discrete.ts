@@ -19,8 +19,13 @@ export interface Discrete {
  */
 export type Law = Pick<Discrete, 'values' | 'masses'>;
 
-function checkValues(values: readonly number[], path: string): void {
+/** A law's list of values is given and not empty. */
+export function checkNotEmpty(values: unknown, path: string): void {
   if (!Array.isArray(values) || values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
+}
+
+function checkValues(values: readonly number[], path: string): void {
+  checkNotEmpty(values, path);
   values.forEach((v, i) => {
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       throw new InputError(`value ${String(v)} is not a finite number`, `${path}.values[${i}]`);

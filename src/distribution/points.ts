@@ -1,5 +1,5 @@
 import type { Scenario } from '../distribution/scenario.js';
-import { fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
+import { checkNotEmpty, fromCounts, fromWeights, type Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 
 /**
@@ -33,7 +33,7 @@ export function pointLaw(
   w: { counts?: readonly number[]; weights?: readonly number[] },
   path = 'distribution',
 ): PointLaw {
-  if (values.length === 0) throw new InputError('needs at least one value', `${path}.values`);
+  checkNotEmpty(values, path);
   const d = values[0].length;
   const ids = new Map<string, number>();
   const firsts: (readonly number[])[] = [];

@@ -125,6 +125,12 @@ const headIn = (pairs: { key: unknown; value: unknown }[]) => {
 };
 
 /** A ledger that cannot be read as one: reported, never reset. */
+/** A ledger file is never created over an existing file. */
+const ledgerExists = (path: string) => new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
+
+/** A location without a ledger: how to make one. */
+const noLedger = (label: string) => new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
+
 export const corrupted = (where: string, why: string) =>
   new InputError(`'${where}' is not a readable ledger (${why}); it was left as it is — restore it from a copy, or start a new ledger elsewhere`, 'ledger');
 
@@ -217,7 +223,7 @@ export function duckdbStore(path: string): LedgerStore {
   return {
     label: path,
     async create(meta) {
-      if (existsSync(path)) throw new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
+      if (existsSync(path)) throw ledgerExists(path);
       const dir = dirname(resolve(path));
       if (!existsSync(dir)) throw new InputError(`folder '${dirname(path)}' does not exist`, 'ledger');
       // Built beside it and linked into place: the name appears complete, and never over a file.
@@ -230,8 +236,7 @@ export function duckdbStore(path: string): LedgerStore {
         }, tmp);
         linkSync(tmp, path);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw ledgerExists(path);
         throw e;
       } finally {
         rmSync(tmp, { force: true });
@@ -314,8 +319,7 @@ export function postgresStore(url: string): LedgerStore {
       meta = (await c.query(`SELECT key, value FROM ${tables.meta}`)).rows;
       rows = (await c.query(`SELECT * FROM ${tables.rows} ORDER BY seq`)).rows;
     } catch (e) {
-      if ((e as { code?: string }).code === '42P01')
-        throw new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
+      if ((e as { code?: string }).code === '42P01') throw noLedger(label);
       throw corrupted(label, (e as Error).message.split('\n')[0]);
     }
     return { meta: metaOf(meta, label), rows: rows.map((r) => rowOf(r, label)), head: headIn(meta) };
@@ -340,8 +344,7 @@ export function postgresStore(url: string): LedgerStore {
         try {
           await c.query(`LOCK TABLE ${tables.rows} IN EXCLUSIVE MODE`);
         } catch (e) {
-          if ((e as { code?: string }).code === '42P01')
-            throw new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
+          if ((e as { code?: string }).code === '42P01') throw noLedger(label);
           throw e;
         }
         const { append, result } = decide(await readAll(c));

@@ -9,6 +9,11 @@ import { InputError, NumericalError } from '../errors.js';
 import { ratioToNumber } from '../numerics/float.js';
 import { dyadic } from './extended.js';
 
+/** The spec's shape errors, one wording each. */
+const notObject = (path: string, shape = '') => new InputError(`is not an object${shape}`, path);
+const notName = (path: string) => new InputError('is not a non-empty string', path);
+const notFinite = (v: unknown, path: string) => new InputError(`${String(v)} is not a finite number`, path);
+
 /** Where the chain starts: its stationary law, a given law, or any law at all (the class of all of them). */
 export type Initial = 'stationary' | number[] | 'any';
 
@@ -76,7 +81,7 @@ function checkStates(raw: unknown, path: string): { states: string[]; stateIndex
   if (!Array.isArray(raw) || raw.length < 2) throw new InputError('needs a list of at least two states', path);
   const stateIndex = new Map<string, number>();
   raw.forEach((s, i) => {
-    if (typeof s !== 'string' || s.length === 0) throw new InputError('is not a non-empty string', `${path}[${i}]`);
+    if (typeof s !== 'string' || s.length === 0) throw notName(`${path}[${i}]`);
     if (stateIndex.has(s)) throw new InputError(`state "${s}" is listed twice`, `${path}[${i}]`);
     stateIndex.set(s, i);
   });
@@ -93,7 +98,7 @@ export function checkProbabilities(raw: unknown, k: number, path: string, what =
   }
   let sum = 0;
   raw.forEach((v, j) => {
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${String(v)} is not a finite number`, `${path}[${j}]`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw notFinite(v, `${path}[${j}]`);
     if (v < 0) throw new InputError(`${v} is negative`, `${path}[${j}]`);
     sum += v;
   });
@@ -123,10 +128,10 @@ function onlyKeys(raw: Record<string, unknown>, known: readonly string[], path: 
 }
 
 function checkChain(raw: unknown, k: number, path: string): ValidChain {
-  if (!isRecord(raw)) throw new InputError('is not an object', path);
+  if (!isRecord(raw)) throw notObject(path);
   onlyKeys(raw, ['name', 'transition', 'initial', 'transitionCounts'], path);
   const name = field(raw, 'name', path);
-  if (typeof name !== 'string' || name.length === 0) throw new InputError('is not a non-empty string', `${path}.name`);
+  if (typeof name !== 'string' || name.length === 0) throw notName(`${path}.name`);
   const transition = checkTransition(field(raw, 'transition', path), k, `${path}.transition`);
   const initial = Object.hasOwn(raw, 'initial') ? raw.initial : 'stationary'; // the usual prior for a chain
   return { name, transition, ...checkInitial(initial, transition, `${path}.initial`) };
@@ -155,21 +160,21 @@ function stateOf(name: unknown, stateIndex: Map<string, number>, path: string): 
 }
 
 function checkSum(raw: unknown, stateIndex: Map<string, number>, path: string): StepQuery {
-  if (!isRecord(raw)) throw new InputError('is not an object {state: value, …}', path);
+  if (!isRecord(raw)) throw notObject(path, ' {state: value, …}');
   const values = new Array<number>(stateIndex.size).fill(0);
   const keys = Object.keys(raw);
   if (keys.length === 0) throw new InputError('names no state', path);
   for (const key of keys) {
     const v = raw[key];
     const x = stateOf(key, stateIndex, `${path}.${key}`);
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${String(v)} is not a finite number`, `${path}.${key}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw notFinite(v, `${path}.${key}`);
     values[x] = v;
   }
   return { kind: 'sum', values };
 }
 
 function checkQuery(raw: unknown, stateIndex: Map<string, number>, path: string): StepQuery {
-  if (!isRecord(raw)) throw new InputError('is not an object', path);
+  if (!isRecord(raw)) throw notObject(path);
   const keys = Object.keys(raw);
   if (keys.length !== 1) throw new InputError('needs exactly one of "count", "sum", "histogram"', path);
   const [kind] = keys;
@@ -197,7 +202,7 @@ export function lipschitzOf(query: StepQuery): number {
  *   length: 100, query: { count: 'wet' } }).chains[0].initial // { law: [0.6, 0.4], roundings: … }
  */
 export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
-  if (!isRecord(raw)) throw new InputError('is not an object', path);
+  if (!isRecord(raw)) throw notObject(path);
   onlyKeys(raw, ['states', 'chains', 'length', 'query'], path);
   const { states, stateIndex } = checkStates(field(raw, 'states', path), `${path}.states`);
   const chains = checkChains(field(raw, 'chains', path), states.length, `${path}.chains`);

@@ -81,10 +81,15 @@ export function spreadBound(prior: Scenario<Discrete | PointLaw>['priors'][numbe
   return nextUp(sum * (1 + (2 * ys.length + k + 8) * EPS) + (4 * ys.length * (k + 2) + 16) * 2 ** -1074);
 }
 
+/** A projection fits a query of d columns. */
+export function checkProjectionWidth(A: Projection, d: number): void {
+  if (d !== A.d) throw new InputError(`has ${A.d} columns, the query has ${d}`, 'projection');
+}
+
 /** tr Cov(A·f(X)) under one prior, bounded above, after checking A fits the query's columns. */
 function projectedSpread(prior: Scenario<Discrete | PointLaw>['priors'][number], A: Projection): number {
   const d = lawAtoms(Object.values(prior.conditionals)[0]).points[0].length;
-  if (d !== A.d) throw new InputError(`has ${A.d} columns, the query has ${d}`, 'projection');
+  checkProjectionWidth(A, d);
   return spreadBound(prior, (x) => project(A, x), A.k, 'projection');
 }
 

@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
-import { calibrateTruncated, NEGLIGIBLE_MASS } from './truncated.js';
+import { calibrateTruncated, NEGLIGIBLE_MASS, checkTruncation } from './truncated.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval, truncatedInterval } from './interval.js';
 import type { GaussianScenario } from '../distribution/mixture.js';
@@ -142,8 +142,7 @@ function planRelease(
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
   if (truncate) {
     const [lo, hi] = truncate;
-    if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
-      throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+    checkTruncation(lo, hi);
     if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
     if (settings.contamination) throw new InputError('truncated releases are not calibrated for a contamination class yet', 'contamination');
     const t = calibrateTruncated(scenario, settings, truncate);

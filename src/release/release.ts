@@ -5,6 +5,9 @@ import { InputError } from '../errors.js';
 import { releaseColumnFinite, releaseFinite, type ReleaseOptions, type ReleaseResult } from './finite.js';
 import { releasePoints, releasePointsColumn } from './points.js';
 
+/** Truncated releases are for one number: the truncated law of a vector is not accounted. */
+const noVectorTruncation = () => new InputError('is not available for vector queries yet', 'truncate');
+
 export * from './finite.js';
 
 /** A release of a vector-valued query: one vector per draw, an error bar per coordinate. */
@@ -45,7 +48,7 @@ export function release(
       finite,
       mixture: finite,
       points: (s) => {
-        if (opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
+        if (opts.truncate) throw noVectorTruncation();
         return releasePoints(s, settings, typeof value === 'number' ? [value] : value, opts);
       },
     },
@@ -71,7 +74,7 @@ export function releaseColumn(
     {
       finite: (s) => releaseColumnFinite(s, oneCoordinate(settings), rows as readonly (number | null)[], opts),
       points: (s) => {
-        if (opts.truncate) throw new InputError('is not available for vector queries yet', 'truncate');
+        if (opts.truncate) throw noVectorTruncation();
         return releasePointsColumn(s, settings, rows as readonly (readonly (number | null)[])[], opts);
       },
     },

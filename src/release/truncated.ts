@@ -69,13 +69,19 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
  * least such scale within the bracket found (minimality is local).
  * @example calibrateTruncated(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 3]).scale
  */
+/** A truncation interval [LO, HI] with LO < HI (an end may be infinite). */
+export function checkTruncation(lo: number, hi: number): void {
+  if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
+    throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+}
+
 export function calibrateTruncated(scenario: AnyScenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   return byLaw(scenario, { finite: (s) => truncatedFinite(s, settings, interval) }, 'a truncated release', 'truncate');
 }
 
 function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   const [lo, hi] = interval;
-  if (!(lo < hi)) throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+  checkTruncation(lo, hi);
   if (!(settings.alpha > 0) || settings.alpha === 1) throw new InputError(`must be in (0, 1) ∪ (1, ∞] for a truncated release, got ${settings.alpha}`, 'alpha');
   const outside = settings.alpha === Infinity ? mechanismDef(settings.mechanism).alphaRange(Infinity) : null;
   if (outside) throw new InputError(outside, 'alpha');

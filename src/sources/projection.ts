@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
-import { projection, type Projection } from '../mi/projection.js';
+import { checkProjectionWidth, projection, type Projection } from '../mi/projection.js';
 import { seededUniform } from './priors.js';
 
 /**
@@ -50,6 +50,6 @@ export function parseProjection(text: string, d: number, seed: number): Projecti
     throw new InputError(`'${text}' is not a JSON array of rows`, 'projection');
   }
   const A = projection(rows);
-  if (A.d !== d) throw new InputError(`has ${A.d} columns, the query has ${d}`, 'projection');
+  checkProjectionWidth(A, d);
   return A;
 }
