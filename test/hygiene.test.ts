@@ -168,4 +168,18 @@ describe('library hygiene', () => {
     expect(named).toEqual([]);
     expect(outside.length).toBeGreaterThan(100);
   });
+
+  it('every refusal is worded once: no message given to InputError twice in src/ (a shared check or helper says it)', () => {
+    const seen = new Map<string, string[]>();
+    for (const f of files(SRC)) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/InputError\(\s*(['`])((?:\\.|(?!\1).)*)\1/gs)) {
+        if (m[2].length < 12) continue;
+        seen.set(m[2], [...(seen.get(m[2]) ?? []), f.slice(SRC.length + 1)]);
+      }
+    }
+    const twice = [...seen].filter(([, where]) => where.length > 1).map(([msg, where]) => `${msg} (${where.join(', ')})`);
+    expect(twice).toEqual([]);
+    expect(seen.size).toBeGreaterThan(300);
+  });
 });
