@@ -18,6 +18,7 @@ import { applicableMethods, calibrationRule, checkSettings, type CalibrationSett
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Coupling } from '../coupling/comonotone.js';
+import { wInf } from '../coupling/wasserstein.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
@@ -248,7 +249,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
       return {
         zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
       };
-    const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c });
+    const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: wInf(c) });
     if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
       const W = wInfPoints(P, Q, norm);
       return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
@@ -301,7 +302,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
       if (!cont) return base;
       const [p, q] = asIdLaws(pc.P, pc.Q);
       const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
-      return contaminatedProblem(base, { prior: pc.prior, pair: pc.pair, p, q, coupling: none }, cont, { alpha, epsilon, ordered: false }, point);
+      return contaminatedProblem(base, { prior: pc.prior, pair: pc.pair, p, q, coupling: none, wInf: 0 }, cont, { alpha, epsilon, ordered: false }, point);
     },
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);

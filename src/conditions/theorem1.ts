@@ -2,6 +2,7 @@ import type { Coupling } from '../coupling/comonotone.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import { absCost, etaPower } from './costs.js';
 import { corollary1Problem } from './corollary1.js';
+import { supProblem } from './moment.js';
 
 /**
  * Theorem 1 (eq. 7/13) of Ding, Yang, Zhang (arXiv 2605.05723), Laplace noise, α ∈ (1, ∞):
@@ -12,4 +13,13 @@ import { corollary1Problem } from './corollary1.js';
  */
 export function theorem1Problem(c: Coupling, alpha: number, epsilon: number): ScaleProblem {
   return corollary1Problem(c, alpha, epsilon, absCost, etaPower(1));
+}
+
+/**
+ * Remark 1 (α = ∞) from W∞ alone: Theorem 1's condition at α = ∞, the same problem
+ * `theorem1Problem(c, Infinity, ε)` builds from the coupling (Corollary 1's sup of |x − x′| is W∞).
+ * @example remark1Problem(2, 1).lower // 2
+ */
+export function remark1Problem(wInf: number, epsilon: number): ScaleProblem {
+  return supProblem(wInf, etaPower(1), epsilon);
 }

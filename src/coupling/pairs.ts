@@ -1,6 +1,8 @@
 import type { Discrete } from '../distribution/discrete.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import { comonotoneCoupling, type Coupling } from './comonotone.js';
+import { wInf } from './wasserstein.js';
+import { comonotoneWInf } from './wInfWalk.js';
 
 /** One (prior, pair): the two conditionals P_X|s_i, P_X|s_j and their π* coupling. */
 export interface PairCoupling {
@@ -9,6 +11,8 @@ export interface PairCoupling {
   readonly p: Discrete;
   readonly q: Discrete;
   readonly coupling: Coupling;
+  /** W∞ of the coupling: read off it once built, else by the walk alone (`comonotoneWInf`), the same number. */
+  readonly wInf: number;
 }
 
 /**
@@ -18,6 +22,7 @@ export interface PairCoupling {
  */
 export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete): PairCoupling {
   let coupling: Coupling | undefined;
+  let w: number | undefined;
   return {
     prior,
     pair,
@@ -26,6 +31,11 @@ export function pairCoupling(prior: string, pair: readonly [string, string], p: 
     get coupling() {
       coupling ??= comonotoneCoupling(p, q);
       return coupling;
+    },
+    // The α = ∞ rules read W∞ only: on large supports the coupling's exact masses cost far more.
+    get wInf() {
+      w ??= coupling ? wInf(coupling) : comonotoneWInf(p, q);
+      return w;
     },
   };
 }

@@ -1,6 +1,5 @@
 import { noiseOf } from '../kernels.js';
 import { exactRule } from '../exactRule.js';
-import { wInf } from '../../coupling/wasserstein.js';
 import { pierquinGaussianProblem } from '../../conditions/pierquin.js';
 import { theorem2Problem } from '../../conditions/theorem2.js';
 import { divideDown } from '../../conditions/repeated.js';
@@ -19,7 +18,7 @@ const rules: RuleTable = {
   pierquin: ({ alpha, epsilon }) => ({
     rule: 'Pierquin et al. 2024, Cor. 3.1 (Gaussian)',
     condition: 'σ ≥ W∞·√(α/(2ε))',
-    problem: (pc) => pierquinGaussianProblem(wInf(pc.coupling), alpha, epsilon),
+    problem: (pc) => pierquinGaussianProblem(pc.wInf, alpha, epsilon),
   }),
   'wasserstein-inf': () => notApplicable('the W∞ mechanism is a Laplace (ε-Pufferfish) mechanism; use pierquin for a W∞-based Gaussian baseline'),
   // The coupled bound's inner term for Gaussian noise is α(x−x′)²/(2σ²): it *is* Theorem 2.

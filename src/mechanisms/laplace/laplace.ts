@@ -1,12 +1,11 @@
 import { noiseOf } from '../kernels.js';
 import { exactRule } from '../exactRule.js';
-import { wInf } from '../../coupling/wasserstein.js';
 import { coupledLaplaceProblem } from '../../conditions/coupled.js';
 import { powerIntensity } from '../../conditions/moment.js';
 import { pierquinLaplaceProblem, scaledLaplaceRdp } from '../../conditions/pierquin.js';
 import { proposition1Problem } from '../../conditions/proposition1.js';
 import { songProblem } from '../../conditions/song.js';
-import { theorem1Problem } from '../../conditions/theorem1.js';
+import { remark1Problem, theorem1Problem } from '../../conditions/theorem1.js';
 import { atSingleScale, divideDown, timesReleases } from '../../conditions/repeated.js';
 import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
@@ -49,7 +48,7 @@ const rules: RuleTable = {
       return {
         rule: `Remark 1 (α = ∞)${many}`,
         condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
-        problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
+        problem: (pc) => atBoverN(remark1Problem(pc.wInf, epsilon)),
       };
     return {
       rule: `Theorem 1 (eq. 7)${many}`,
@@ -64,7 +63,7 @@ const rules: RuleTable = {
           rule: `Pierquin et al. 2024, Cor. 3.1 (Laplace)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
           condition: n > 1 ? `${n}·R_α(W∞/b) ≤ ε` : 'R_α(W∞/b) ≤ ε',
           problem: (pc) => {
-            const p = pierquinLaplaceProblem(wInf(pc.coupling), alpha, epsilon);
+            const p = pierquinLaplaceProblem(pc.wInf, alpha, epsilon);
             return n === 1 ? p : timesReleases(p, n);
           },
         },
@@ -72,7 +71,7 @@ const rules: RuleTable = {
     rule: `Song et al. 2017 (W∞ mechanism)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
     condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
     // The product density ratio of N releases is at most e^{N·W∞/b}; N·W∞ rounded up.
-    problem: (pc) => songProblem(n === 1 ? wInf(pc.coupling) : nextUp(n * wInf(pc.coupling)), epsilon, rate),
+    problem: (pc) => songProblem(n === 1 ? pc.wInf : nextUp(n * pc.wInf), epsilon, rate),
   }),
   coupled: ({ alpha, epsilon, releases: n }) => {
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
@@ -80,7 +79,7 @@ const rules: RuleTable = {
       return {
         rule: `coupled bound at α = ∞ (= Remark 1)${n > 1 ? `, ${n} releases` : ''}`,
         condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
-        problem: (pc) => (n === 1 ? theorem1Problem(pc.coupling, alpha, epsilon) : songProblem(nextUp(n * wInf(pc.coupling)), epsilon, rate)),
+        problem: (pc) => (n === 1 ? remark1Problem(pc.wInf, epsilon) : songProblem(nextUp(n * pc.wInf), epsilon, rate)),
       };
     }
     return {
