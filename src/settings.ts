@@ -20,22 +20,53 @@ export const RANGES = {
 
 export type RangeName = keyof typeof RANGES;
 
+/** One setting, declared once: how the CLI names it, the range its numbers lie in, whether a spec file carries it. */
+export interface SettingDecl {
+  /** The CLI flag. */
+  readonly flag: string;
+  /** The flag's argument as the help shows it; absent for a switch. */
+  readonly arg?: string;
+  /** The argument where a command takes one value of a setting that is otherwise a list or grid. */
+  readonly one?: string;
+  /** The range of `RANGES` a number must lie in (the library, the spec schema and the flags check it). */
+  readonly range?: RangeName;
+  /** A spec file may carry it (as the field of the same name). */
+  readonly spec?: boolean;
+  /** What the setting is, for the help; a command may say more about what it means there. */
+  readonly help: string;
+}
+
 /**
- * Each setting's range, declared once: what the library checks, the spec schema validates and
- * the CLI's flag parsing refuses.
+ * The settings, each declared once. The CLI's flags are made from these (`settingOption`), its
+ * map from setting names to flags and the spec fields a flag may override are read off them, and
+ * the library and the spec schema (shared by the web worker) check the ranges declared here.
  */
-export const SETTING_RANGES = {
-  epsilon: 'positive',
-  delta: 'unitOpen',
-  level: 'unitOpen',
-  confidence: 'unitOpen',
-  contamination: 'unitClosed',
-  releases: 'count',
-  count: 'count',
-  rows: 'count',
-  scale: 'positive',
-  'target-mse': 'positive',
-} as const satisfies Record<string, RangeName>;
+export const SETTINGS = {
+  alpha: { flag: '--alpha', arg: '<grid>', one: '<a>', spec: true, help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf' },
+  epsilon: { flag: '--epsilon', arg: '<grid>', one: '<e>', range: 'positive', spec: true, help: 'budget(s): E | E,F,… | FROM:TO:STEP' },
+  delta: { flag: '--delta', arg: '<d>', range: 'unitOpen', spec: true, help: 'δ of an (ε, δ) guarantee, in (0, 1)' },
+  mechanism: { flag: '--mechanism', arg: '<m>', spec: true, help: 'the noise family' },
+  method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, help: 'calibration method(s), comma-separated' },
+  releases: { flag: '--releases', arg: '<n>', range: 'count', spec: true, help: 'releases of the same value covered together' },
+  contamination: { flag: '--contamination', arg: '<λ>', range: 'unitClosed', spec: true, help: 'the share λ of each conditional an adversary may move' },
+  domain: { flag: '--domain', arg: '<lo,hi>', spec: true, help: 'the interval contaminated mass may go to' },
+  coordinateScales: { flag: '--coordinate-scales', arg: '<w1,w2,…>', spec: true, help: 'vector queries: coordinate i gets wᵢ × the scale' },
+  threads: { flag: '--threads', arg: '<n>', help: 'threads: this one plus workers started when the work repays them' },
+  confidence: { flag: '--confidence', arg: '<c>', range: 'unitOpen', help: 'error bars: the share of the noise the ± covers, in (0, 1) (default 0.95)' },
+  level: { flag: '--level', arg: '<a>', range: 'unitOpen', help: 'false-alarm level of a statistical test, in (0, 1)' },
+  scale: { flag: '--scale', arg: '<s>', range: 'positive', help: 'a noise scale' },
+  count: { flag: '--count', arg: '<n>', range: 'count', help: 'draws' },
+  rows: { flag: '--rows', arg: '<n>', range: 'count', help: 'rows of a table' },
+  'target-mse': { flag: '--target-mse', arg: '<m>', range: 'positive', help: 'a target expected squared error' },
+  json: { flag: '--json', help: 'print JSON' },
+} as const satisfies Record<string, SettingDecl>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** Each ranged setting's range (read off `SETTINGS`). */
+export const SETTING_RANGES = Object.fromEntries(Object.entries(SETTINGS).flatMap(([k, d]) => ('range' in d ? [[k, d.range]] : []))) as {
+  readonly [K in SettingName as (typeof SETTINGS)[K] extends { range: RangeName } ? K : never]: RangeName;
+};
 
 /**
  * `value` when it lies in `range`, else an InputError naming `field` with the range's message

@@ -6,7 +6,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, fromSetting, parseDelta, refuseUnused, checkColumnNames } from './flags.js';
+import { asFlagError, fromSetting, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -320,19 +320,21 @@ export function accountCommand(program: Command): void {
       "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
       collect,
     )
-    .option('--alpha <grid>', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)')
-    .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)')
-    .option('--delta <d>', 'δ for the (ε′, δ) conversion (default 1e-6)')
+    .addOption(settingOption('alpha', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)'))
+    .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)'))
+    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversion (default 1e-6)'))
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
-    .option('--epsilon <e>', 'with --next: the total budget (default: spec, else 1)')
+    .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', true))
     .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
-    .option(
-      '--threads <n>',
-      "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
+    .addOption(
+      settingOption(
+        'threads',
+        "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
+      ),
     )
     .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
     .option('--ledger <file|url>', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget")
-    .option('--json', 'print the accounting as JSON')
+    .addOption(settingOption('json', 'print the accounting as JSON'))
     .addHelpText(
       'after',
       `

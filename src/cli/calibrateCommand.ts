@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused, parseGuarantee } from './flags.js';
+import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused, parseGuarantee, settingOption } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -242,41 +242,53 @@ export function calibrateCommand(program: Command): void {
     .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
     .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
     .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
-    .option('--mechanism <m>', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`)
-    .option('--method <list>', `comma list of ${METHODS.join(', ')} (default: spec, else best)`)
-    .option(
-      '--alpha <grid>',
-      'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: the spec value, which a spec must give; 2 with --scenario or --data)',
+    .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
+    .addOption(settingOption('method', `comma list of ${METHODS.join(', ')} (default: spec, else best)`))
+    .addOption(
+      settingOption(
+        'alpha',
+        'Rényi order(s): A | A,B,… | FROM:TO:STEP; "inf" for ε-Pufferfish (default: the spec value, which a spec must give; 2 with --scenario or --data)',
+      ),
     )
-    .option('--epsilon <grid>', 'budget(s): E | E,F,… | FROM:TO:STEP (default: the spec value, which a spec must give; 1 with --scenario or --data)')
-    .option('--releases <n>', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose')
-    .option(
-      '--contamination <λ>',
-      'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)',
+    .addOption(settingOption('epsilon', 'budget(s): E | E,F,… | FROM:TO:STEP (default: the spec value, which a spec must give; 1 with --scenario or --data)'))
+    .addOption(
+      settingOption('releases', 'releases of the same value the guarantee must cover together (default: spec, else 1); Pufferfish guarantees do not compose'),
     )
-    .option(
-      '--domain <lo,hi>',
-      "with --contamination: the interval the moved mass may go to (must cover every value; a vector query may give one range per coordinate, 'LO,HI;LO,HI')",
+    .addOption(
+      settingOption(
+        'contamination',
+        'guarantee for every prior within λ of the class: up to λ of each conditional moved anywhere in --domain (default: spec, else 0)',
+      ),
     )
-    .option(
-      '--delta <d>',
-      '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
+    .addOption(
+      settingOption(
+        'domain',
+        "with --contamination: the interval the moved mass may go to (must cover every value; a vector query may give one range per coordinate, 'LO,HI;LO,HI')",
+      ),
+    )
+    .addOption(
+      settingOption(
+        'delta',
+        '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
+      ),
     )
     .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
     .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
     .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
-    .option('--coordinate-scales <w1,w2,…>', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)')
-    .option(
-      '--threads <n>',
-      'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
+    .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
+    .addOption(
+      settingOption(
+        'threads',
+        'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
+      ),
     )
-    .option('--confidence <c>', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)')
-    .option('--target-mse <m>', 'with --query mean:COL: the rows a private mean needs for this expected squared error')
+    .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)'))
+    .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))
     .option(
       '--projection <file|random:K>',
       'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)',
     )
-    .option('--json', 'print {"results": [...]} as JSON')
+    .addOption(settingOption('json', 'print {"results": [...]} as JSON'))
     .addHelpText(
       'after',
       `

@@ -1,4 +1,5 @@
-import { checkSetting } from '../settings.js';
+import { Option } from 'commander';
+import { checkSetting, SETTINGS, type SettingName } from '../settings.js';
 import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
 import { isDecimal } from '../numerics/float.js';
@@ -8,21 +9,13 @@ import { isDecimal } from '../numerics/float.js';
  * flags. The library never names a flag; the CLI shows the flag for a setting it recognises.
  */
 export const FIELD_FLAGS: Readonly<Record<string, string>> = {
-  alpha: '--alpha',
-  epsilon: '--epsilon',
-  mechanism: '--mechanism',
-  method: '--method',
+  ...Object.fromEntries(Object.entries(SETTINGS).map(([name, d]) => [name, d.flag])),
   guarantee: '--guarantee',
   cost: '--cost',
   eta: '--eta',
-  scale: '--scale',
-  delta: '--delta',
-  confidence: '--confidence',
   ledger: '--ledger',
   samples: '--samples',
-  level: '--level',
   value: '--value',
-  count: '--count',
   truncate: '--truncate',
   'allow-no-noise': '--allow-no-noise',
   scenario: '--scenario',
@@ -39,14 +32,22 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   prior: '--prior',
   out: '--out',
   keep: '--keep',
-  releases: '--releases',
-  contamination: '--contamination',
-  domain: '--domain',
-  coordinateScales: '--coordinate-scales',
   sequence: '--sequence',
   orderBy: '--order-by',
   groupBy: '--group-by',
 };
+
+/**
+ * A declared setting's flag (`SETTINGS`): its name and argument from the declaration, the help
+ * the command gives it (what the setting means there), else the declaration's; `one`: the command
+ * takes a single value of a setting that is otherwise a list (`--alpha <a>`).
+ * @example settingOption('delta').flags // '--delta <d>'
+ */
+export function settingOption(name: SettingName, help?: string, one = false): Option {
+  const d: { flag: string; arg?: string; one?: string; help: string } = SETTINGS[name];
+  const arg = one && d.one ? d.one : d.arg;
+  return new Option(arg ? `${d.flag} ${arg}` : d.flag, help ?? d.help);
+}
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */
 export function flagOf(path: string): string {
@@ -54,7 +55,7 @@ export function flagOf(path: string): string {
 }
 
 /** Settings a spec file may carry as well as a flag. */
-const SPEC_SETTINGS = ['alpha', 'epsilon', 'method', 'mechanism', 'releases', 'contamination', 'domain', 'coordinateScales'];
+const SPEC_SETTINGS = Object.entries(SETTINGS).flatMap(([name, d]) => ('spec' in d && d.spec ? [name] : []));
 
 /**
  * The same error naming where its setting came from: the flag if it was given, else the spec's

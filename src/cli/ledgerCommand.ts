@@ -4,7 +4,7 @@ import type { ReleaseGroup } from '../account/budget.js';
 import { InputError } from '../errors.js';
 import type { LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
-import { asFlagError, parseDelta } from './flags.js';
+import { asFlagError, parseDelta, settingOption } from './flags.js';
 import { jsonNumber, numUp, table } from './format.js';
 import { parseGrid } from './grid.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -184,10 +184,10 @@ export function ledgerCommand(program: Command): void {
     .requiredOption('--ledger <file|url>', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]')
     .option('--spec <file>', 'scenario spec (JSON)')
     .option('--scenario <name>', 'built-in scenario')
-    .option('--alpha <a,…>', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)')
-    .option('--epsilon <e>', 'the total budget of every release together')
-    .option('--delta <d>', 'an (ε, δ) budget instead of Rényi')
-    .option('--json', 'print the ledger opened as JSON')
+    .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)'))
+    .addOption(settingOption('epsilon', 'the total budget of every release together'))
+    .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi'))
+    .addOption(settingOption('json', 'print the ledger opened as JSON'))
     .action((o) => runInit(o));
   // show and check read the same options: the ledger, and optionally its source to recompute the levels.
   const reader = (name: string, description: string, json: string) =>
@@ -196,7 +196,7 @@ export function ledgerCommand(program: Command): void {
       .requiredOption('--ledger <file|url>', 'the ledger')
       .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
       .option('--scenario <name>', 'built-in scenario, to recompute the levels')
-      .option('--json', json);
+      .addOption(settingOption('json', json));
   reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>
     runShow(o),
   );

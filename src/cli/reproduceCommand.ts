@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { progressBar } from './progress.js';
+import { settingOption } from './flags.js';
 
 interface ReproduceCliOptions {
   out: string;
@@ -72,6 +73,6 @@ export function reproduceCommand(program: Command): void {
       "Song et al.'s Markov-chain experiment (noise over (q, p) for GroupDP, GK16, MQMApprox, MQMExact and the exact laws) and the weather example",
     )
     .option('--data-dir <dir>', 'UCI files as shipped (adult/adult.data, heart-disease/…, student/…); default: embedded counts')
-    .option('--json', 'print the list of files as JSON (no progress bar)')
+    .addOption(settingOption('json', 'print the list of files as JSON (no progress bar)'))
     .action((o: ReproduceCliOptions) => runReproduce(o));
 }

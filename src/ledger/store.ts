@@ -124,13 +124,13 @@ const headIn = (pairs: { key: unknown; value: unknown }[]) => {
   return h ? String(h.value) : null;
 };
 
-/** A ledger that cannot be read as one: reported, never reset. */
 /** A ledger file is never created over an existing file. */
 const ledgerExists = (path: string) => new InputError(`'${path}' already exists; a ledger is never opened over another file`, 'ledger');
 
 /** A location without a ledger: how to make one. */
 const noLedger = (label: string) => new InputError(`no ledger in ${label}: create it with 'pufferfish ledger init --ledger …'`, 'ledger');
 
+/** A ledger that cannot be read as one: reported, never reset. */
 export const corrupted = (where: string, why: string) =>
   new InputError(`'${where}' is not a readable ledger (${why}); it was left as it is — restore it from a copy, or start a new ledger elsewhere`, 'ledger');
 

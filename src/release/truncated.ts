@@ -58,6 +58,12 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
   return { value, error, target: epsilon, sense: 'le' };
 }
 
+/** A truncation interval [LO, HI] with LO < HI (an end may be infinite). */
+export function checkTruncation(lo: number, hi: number): void {
+  if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
+    throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
+}
+
 /**
  * Calibrates a truncated release (Fu et al.; docs/math.md §5): outputs outside [lo, hi] are redrawn,
  * so each secret's output law is its mixture restricted to the interval and renormalised, and
@@ -69,12 +75,6 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
  * least such scale within the bracket found (minimality is local).
  * @example calibrateTruncated(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 3]).scale
  */
-/** A truncation interval [LO, HI] with LO < HI (an end may be infinite). */
-export function checkTruncation(lo: number, hi: number): void {
-  if (!(Number.isFinite(lo) || lo === -Infinity) || !(Number.isFinite(hi) || hi === Infinity) || !(lo < hi))
-    throw new InputError(`needs LO < HI, got [${lo}, ${hi}]`, 'truncate');
-}
-
 export function calibrateTruncated(scenario: AnyScenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
   return byLaw(scenario, { finite: (s) => truncatedFinite(s, settings, interval) }, 'a truncated release', 'truncate');
 }
