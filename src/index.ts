@@ -11,7 +11,16 @@ export { InputError, NumericalError } from './errors.js';
 export { fromCounts, fromWeights, pointMass, mean, type Discrete, type Law } from './distribution/discrete.js';
 export { pointLaw, type PointLaw, type PointScenario } from './distribution/points.js';
 export { lawKindOf, type AnyScenario, type LawKind } from './distribution/lawKind.js';
-export { pairsOf, secretsOf, type Scenario, type Prior, type SourceMethod, type SourceSettings } from './distribution/scenario.js';
+export {
+  pairsOf,
+  perVariable,
+  secretsOf,
+  type Scenario,
+  type Prior,
+  type SecretVariable,
+  type SourceMethod,
+  type SourceSettings,
+} from './distribution/scenario.js';
 export type { GaussianScenario, GaussianMixture, WeightedComponent } from './distribution/mixture.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
 export { scenarioFromSpec, parseSpecText, type SpecDefaults } from './spec/load.js';

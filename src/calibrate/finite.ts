@@ -5,7 +5,7 @@ import { solveUnits, type Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type SingleMethod } from './rules.js';
-import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
+import { lawsError, massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
 import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
@@ -203,7 +203,7 @@ export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSe
     });
     if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
     if (scenario.lawsNotApplicable) return { certified: false, units: [] };
-    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    const charge = massErrorCharge(lawsError(scenario), settings.alpha);
     if (!(settings.epsilon > charge)) return { certified: false, units: [] };
     return certifiedFinite(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
   }

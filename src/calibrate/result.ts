@@ -4,7 +4,7 @@ import type { Evaluation } from '../numerics/smallestScale.js';
 import { bestOf, type Precomputed, type Progress } from './driver.js';
 import type { Contamination } from './contamination.js';
 import type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
-import { massErrorCharge, SOURCE_METHOD_NAMES, type Scenario, type SourceMethod } from '../distribution/scenario.js';
+import { lawsError, massErrorCharge, SOURCE_METHOD_NAMES, TIE_TOLERANCE, type Scenario, type SourceMethod } from '../distribution/scenario.js';
 
 /** One (prior, pair)'s own smallest scale; the calibration is their maximum. */
 export interface PairScale {
@@ -87,10 +87,14 @@ export const isSourceMethod = (method: string): method is SourceMethodName => (S
 /** Whether a scenario carries anything the per-pair calibration alone would ignore. */
 export const hasSource = (s: Scenario<unknown>): boolean => !!(s.sourceMethods?.length || s.massError || s.lawsNotApplicable);
 
-/** The scenario without its source's extras: what the per-pair methods calibrate. */
+/**
+ * The scenario without its source's extras: what the per-pair methods calibrate. Computed laws
+ * (a mass error) let W∞ be read within `TIE_TOLERANCE` of them; the caller charges both
+ * (`lawsError`, docs/math.md §13).
+ */
 export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
   const { sourceMethods: _m, massError: _e, lawsNotApplicable: _n, ...rest } = s;
-  return rest;
+  return (s.massError ?? 0) > 0 ? { ...rest, tieTolerance: TIE_TOLERANCE } : rest;
 }
 
 /** A source method's scale, where the settings' family has the parameter the method calibrates. */
@@ -144,12 +148,12 @@ export function calibrateWithSource(
   }
   const laws = (): CalibrationResult => {
     if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
-    const charge = massErrorCharge(scenario.massError ?? 0, settings.alpha);
+    const charge = massErrorCharge(lawsError(scenario), settings.alpha);
     if (!(settings.epsilon > charge)) throw budgetBelowCharge(charge);
     const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
     const note =
       charge > 0
-        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass) is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.`
+        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass, and W∞ read within ${TIE_TOLERANCE.toPrecision(3)} of them) is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.`
         : '';
     return { ...r, epsilon: settings.epsilon, explanation: r.explanation + note };
   };

@@ -11,7 +11,10 @@ export interface PairCoupling {
   readonly p: Discrete;
   readonly q: Discrete;
   readonly coupling: Coupling;
-  /** W∞ of the coupling: read off it once built, else by the walk alone (`comonotoneWInf`), the same number. */
+  /**
+   * W∞ of the coupling: read off it once built, else by the walk alone (`comonotoneWInf`), the same
+   * number; for a scenario with `tieTolerance`, the W∞ of laws within that relative tolerance.
+   */
   readonly wInf: number;
 }
 
@@ -20,7 +23,7 @@ export interface PairCoupling {
  * data-processing checks never need it, and on 10⁵-atom laws it costs about as much as a
  * Theorem 1 calibration.
  */
-export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete): PairCoupling {
+export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete, tie = 0): PairCoupling {
   let coupling: Coupling | undefined;
   let w: number | undefined;
   return {
@@ -34,7 +37,7 @@ export function pairCoupling(prior: string, pair: readonly [string, string], p: 
     },
     // The α = ∞ rules read W∞ only: on large supports the coupling's exact masses cost far more.
     get wInf() {
-      w ??= coupling ? wInf(coupling) : comonotoneWInf(p, q);
+      w ??= coupling && tie === 0 ? wInf(coupling) : comonotoneWInf(p, q, tie);
       return w;
     },
   };
@@ -50,7 +53,7 @@ const cache = new WeakMap<Scenario, PairCoupling[]>();
 export function pairCouplings(s: Scenario): PairCoupling[] {
   let out = cache.get(s);
   if (!out) {
-    out = priorPairs(s).units.map(({ prior: pr, pair: [a, b] }) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b]));
+    out = priorPairs(s).units.map(({ prior: pr, pair: [a, b] }) => pairCoupling(pr.name, [a, b], pr.conditionals[a], pr.conditionals[b], s.tieTolerance ?? 0));
     cache.set(s, out);
   }
   return out;

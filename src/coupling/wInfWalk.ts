@@ -16,11 +16,17 @@ const U = 2 ** -53;
  * sum likewise of the exact 1 − F(i); the sign is taken from whichever of F(i) − G(j) and
  * (1 − G(j)) − (1 − F(i)) exceeds its error bound (the tails keep their digits where F is near
  * 1), and from F(i)·D_Q versus G(j)·D_P in integers where neither does (ties and near ties).
+ * With `tie` > 0, a step where F(i) and G(j) are certainly within (tie/2)·min(p_i, p_{i+1}) is
+ * taken as the tie it is up to that: the W∞ of π*(P′, Q) for a law P′ whose every mass is within a
+ * relative `tie` of P's (each adjustment moves mass between atoms i and i + 1 only, and each atom
+ * takes part in at most two). For laws computed in floating point (a chain's), whose masses carry
+ * rounding that breaks the exact ties of the true laws, the caller charges `tie` with the laws' own
+ * error. `tie` = 0: exactly the coupling's W∞.
  * It reads `masses` as the doubles of `numerators / denominator`, as every law built by
  * `distribution/discrete.ts` carries them. O(K) double operations plus a few integer comparisons.
  * @example comonotoneWInf(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])) // 1
  */
-export function comonotoneWInf(p: Discrete, q: Discrete): number {
+export function comonotoneWInf(p: Discrete, q: Discrete, tie = 0): number {
   const [K, L] = [p.values.length, q.values.length];
   const [Fp, Tp] = cumulative(p.masses);
   const [Fq, Tq] = cumulative(q.masses);
@@ -31,12 +37,29 @@ export function comonotoneWInf(p: Discrete, q: Discrete): number {
   while (i < K && j < L) {
     const d = Math.abs(p.values[i] - q.values[j]);
     if (d > w) w = d;
-    const byTails = sign(Tp[i], Tq[j], (K - i + 2) * 1.01 * U, (L - j + 2) * 1.01 * U);
-    const c = sign(Fp[i], Fq[j], (i + 3) * 1.01 * U, (j + 3) * 1.01 * U) ?? (byTails === null ? exact(i, j) : -byTails);
+    const [rp, rq, tp, tq] = [(i + 3) * 1.01 * U, (j + 3) * 1.01 * U, (K - i + 2) * 1.01 * U, (L - j + 2) * 1.01 * U];
+    let c: number;
+    if (tie > 0 && i + 1 < K && (nearTie(Fp[i], Fq[j], rp, rq, p.masses, i, tie) || nearTie(Tp[i], Tq[j], tp, tq, p.masses, i, tie))) c = 0;
+    else {
+      const byTails = sign(Tp[i], Tq[j], tp, tq);
+      c = sign(Fp[i], Fq[j], rp, rq) ?? (byTails === null ? exact(i, j) : -byTails);
+    }
     if (c <= 0) i++;
     if (c >= 0) j++;
   }
   return w;
+}
+
+/**
+ * Whether F(i) and G(j) (or their tails) are certainly within (tie/2)·min(p_i, p_{i+1}) of each
+ * other: then moving that much mass between P's atoms i and i + 1 makes F(i) = G(j) exactly and
+ * leaves every other value of F, and so every other step of the walk, as it was (docs/math.md §13).
+ */
+function nearTie(a: number, b: number, ra: number, rb: number, m: Float64Array, i: number, tie: number): boolean {
+  const slack = (a * ra + b * rb) * (1 + 2 * (ra + rb) + 8 * U);
+  // The masses are within 1.0001·u of the exact ones: the bound read off them is shrunk by more.
+  const room = (tie / 2) * Math.min(m[i], m[i + 1]) * (1 - 1e-9);
+  return Math.abs(a - b) + slack <= room;
 }
 
 /**

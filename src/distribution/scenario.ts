@@ -45,6 +45,11 @@ export interface Scenario<C = Discrete> {
    * relative error of the true one (after normalising), and the calibration charges it to the budget.
    */
   readonly massError?: number;
+  /**
+   * W∞ may be read on laws within this relative tolerance of these (ties broken only by rounding
+   * taken as ties, `comonotoneWInf`): set where the calibration charges it with `massError`.
+   */
+  readonly tieTolerance?: number;
   /** Methods of the law source itself (a chain's quilt mechanism needs the chain, not the pair laws). */
   readonly sourceMethods?: readonly SourceMethod[];
   /** Why the per-pair methods do not apply to these laws (then only `sourceMethods` do). */
@@ -82,7 +87,7 @@ export function checkMiApplicable(s: Pick<Scenario<unknown>, 'variables' | 'laws
  * under every prior, each is one prior of a one-variable scenario, its secrets that variable's
  * values with the prior's probabilities of them (normalised there: P(X_i = a) sums to 1 over a).
  * A one-variable scenario is returned as it is.
- * @example perVariable(markovScenario(m, 'c').scenario).priors[0].name // 'c: X[1]'
+ * @example perVariable({ name: 's', priors: [{ name: 'c', conditionals: { a: pointMass(0), b: pointMass(1) } }], variables: [{ name: 'X', secrets: ['a', 'b'] }] }).priors[0].name // 'c: X'
  */
 export function perVariable<S extends Scenario<unknown>>(s: S): S {
   return s.variables ? (splitByVariable(s, s.variables) as S) : s;
@@ -232,4 +237,18 @@ export function priorPairs<C>(s: Scenario<C>): { units: PriorPair<C>[]; leftOut:
     }
   if (units.length === 0) throw new InputError('no prior gives a law to both secrets of any pair', 'pairs');
   return { units, leftOut };
+}
+
+/** The relative tolerance within which W∞ is read on computed laws (2⁻⁴⁰), charged with their own error. */
+export const TIE_TOLERANCE = 2 ** -40;
+
+/**
+ * The relative error to charge for a scenario's computed laws when the per-pair methods may also
+ * read W∞ within `TIE_TOLERANCE` of them: (μ + τ)/(1 − τ) bounds the true laws against the
+ * adjusted ones (docs/math.md §13); 0 for exact laws.
+ * @example lawsError({ massError: 1e-12 } as Scenario) // ≈ 1.91e-12
+ */
+export function lawsError(s: Pick<Scenario<unknown>, 'massError'>): number {
+  const mu = s.massError ?? 0;
+  return mu > 0 ? ((mu + TIE_TOLERANCE) / (1 - TIE_TOLERANCE)) * (1 + 4 * Number.EPSILON) : 0;
 }
