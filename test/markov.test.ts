@@ -772,6 +772,18 @@ describe("the laws' floating-point error is charged to the budget", () => {
     expect(scenario.massError).toBe((2 * source.relativeError) / (1 - source.relativeError));
   });
 
+  it('a truncated release of computed laws is charged too (each truncated density within 2μ/(1 − μ))', async () => {
+    const { calibrateTruncated } = await import('../src/release/truncated.js');
+    const settings = { mechanism: 'laplace' as const, method: 'exact' as const, alpha: Infinity, epsilon: 1 };
+    const r = calibrateTruncated(scenario, settings, [0, 20]);
+    const mu = scenario.massError!;
+    const charge = massErrorCharge((2 * mu) / (1 - mu), Infinity);
+    expect(r.explanation).toContain(`ε − ${charge.toPrecision(3)}`);
+    expect(r.check.target).toBeLessThanOrEqual(1 - charge);
+    const { massError: _m, sourceMethods: _s, ...lawsOnly } = scenario;
+    expect(calibrateTruncated(lawsOnly, settings, [0, 20]).scale).toBeLessThanOrEqual(r.scale);
+  });
+
   for (const alpha of [Infinity, 2])
     it(`α = ${alpha}: the explanation says so, and the check is feasible against ε − charge`, () => {
       // The laws' own error and the tolerance W∞ is read within, together (docs/math.md §13).

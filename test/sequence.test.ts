@@ -94,13 +94,18 @@ describe('sequence tables: transition counts', () => {
       expect(refusal(csv)).toBe(engine);
       expect(engine).not.toBe('accepted');
     }
-    // Numeric order values sort as numbers (10 after 9), a missing state is dropped and counted.
-    const t = textTransitionCounts(table('g,t,s\nx,9,a\nx,10,b\nx,11,\nx,12,a\n'), q);
+    // Numeric order values sort as numbers (10 after 9); a missing state is dropped, counted, and
+    // breaks the sequence there: no transition b → a across it. DuckDB counts the same.
+    const broken = 'g,t,s\nx,9,a\nx,10,b\nx,11,\nx,12,a\nx,13,b\n';
+    const t = textTransitionCounts(table(broken), q);
     expect(t.counts).toEqual([
-      [0, 1],
-      [1, 0],
+      [0, 2],
+      [0, 0],
     ]);
     expect(t.dropped).toBe(1);
+    expect(await transitionCounts({ kind: 'csv', location: file('broken.csv', broken) }, q)).toEqual(t);
+    // The page orders numbers and ISO dates only; other order texts are refused by name.
+    expect(() => textTransitionCounts(table('g,t,s\nx,1/9/2020,a\nx,1/10/2020,b\n'), q)).toThrow(/orderBy: '1\/9\/2020' is neither a number nor an ISO date/);
   });
 
   const skipped = process.env.PUFFERFISH_PG_SKIPPED;

@@ -1,5 +1,5 @@
 import { NumericalError } from '../errors.js';
-import { applicableMethods, bestMethods, calibrate, calibrationUnits, type CalibrationResult } from './calibrate.js';
+import { applicableMethods, bestMethods, calibrate, calibrationUnits, hasSource, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
@@ -232,7 +232,9 @@ export class CalibrationPool {
     const wire = toWire(settings);
     const methods = methodsOf(scenario, settings);
     const count = pairCount(scenario);
-    if (!this.pool || !wire || count < 2) return calibrate(scenario, settings, { onProgress });
+    // A law source's extras (its own methods, the charge of computed laws, W∞'s tie tolerance) do
+    // not travel with a chunk of pairs: such a scenario is calibrated here, whole.
+    if (!this.pool || !wire || count < 2 || hasSource(scenario)) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
     const pairs: WirePair[] = pairCouplings(scenario).map((pc) => ({ prior: pc.prior, pair: [pc.pair[0], pc.pair[1]], p: pc.p, q: pc.q }));

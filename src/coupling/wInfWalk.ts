@@ -56,6 +56,7 @@ export function comonotoneWInf(p: Discrete, q: Discrete, tie = 0): number {
  * leaves every other value of F, and so every other step of the walk, as it was (docs/math.md §13).
  */
 function nearTie(a: number, b: number, ra: number, rb: number, m: Float64Array, i: number, tie: number): boolean {
+  if (a < NORMAL || b < NORMAL || m[i] < NORMAL || m[i + 1] < NORMAL) return false;
   const slack = (a * ra + b * rb) * (1 + 2 * (ra + rb) + 8 * U);
   // The masses are within 1.0001·u of the exact ones: the bound read off them is shrunk by more.
   const room = (tie / 2) * Math.min(m[i], m[i + 1]) * (1 - 1e-9);
@@ -82,8 +83,15 @@ function cumulative(m: Float64Array): [Float64Array, Float64Array] {
   return [F, T];
 }
 
+/**
+ * Below 2^-1000 the doubles of the masses (subnormals near 2^-1074) carry an absolute, not a
+ * relative, error: such sums are left to the integers.
+ */
+const NORMAL = 2 ** -1000;
+
 /** The sign of a − b when the relative error bounds ra, rb of a and b cannot change it, else null. */
 function sign(a: number, b: number, ra: number, rb: number): -1 | 1 | null {
+  if (a < NORMAL || b < NORMAL) return null;
   // The bounds are relative to the exact sums, read here from the computed ones (a factor 1 + r
   // more), and the slack and the difference are rounded once or twice each: 8u covers them.
   const slack = (a * ra + b * rb) * (1 + 2 * (ra + rb) + 8 * U);

@@ -147,7 +147,10 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
   let eta = 0;
   let underflow: string | null = null;
   const track = (law: SecretLaw) => {
-    eta = Math.max(eta, law.relativeError);
+    // A histogram's masses reach its point law as weights read as the decimals they print as: each
+    // within 2^-53 of the double, so the law within a further 2·2^-53 after normalising.
+    const read = law.kind === 'vector' ? ((1 + law.relativeError) * (1 + 2.02 * 2 ** -53) - 1) * (1 + 2 ** -50) : law.relativeError;
+    eta = Math.max(eta, read);
     if (law.underflow > 0 && !underflow) underflow = secretName(law.time, model.states[law.state]);
   };
   const priors = model.chains.map((_, c) =>

@@ -120,7 +120,7 @@ export function discreteMutualInformation(prior: Prior): Bounded {
  * densities are within (1 ± μ), the mixture M within (1 ± μ)², so with r = p̂/m̂,
  * KL(P‖M) ≤ ∫p log r + log((1+μ)/(1−μ)²) ≤ (1+μ)·KL̂ + 2μ + log((1+μ)/(1−μ)²) (∫p̂|log r| ≤ KL̂ + 2),
  * and I ≤ (1+μ)²·Î + (1+μ)(2μ + log((1+μ)/(1−μ)²)). The bound is charged to the error.
- * @example chargeMassError({ value: 0.1, error: 0 }, 1e-12).error // ≈ 3.2e-12
+ * @example chargeMassError({ value: 0.1, error: 0 }, 1e-12).error // ≈ 5.2e-12
  */
 export function chargeMassError<B extends Bounded>(b: B, mu: number): B {
   if (!(mu && mu > 0)) return b;

@@ -1,5 +1,5 @@
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import type { Scenario } from '../distribution/scenario.js';
+import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pairCouplings } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
@@ -8,7 +8,7 @@ import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Noise } from '../divergence/kernel.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { InputError } from '../errors.js';
+import { budgetBelowCharge, InputError } from '../errors.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { solveUnits } from '../calibrate/driver.js';
@@ -87,14 +87,21 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   if (outside) throw new InputError(outside, 'alpha');
   if (!(settings.epsilon > 0))
     throw new InputError(`must be > 0 for a truncated release (ε = 0 would need identical output laws), got ${settings.epsilon}`, 'epsilon');
+  if (scenario.lawsNotApplicable) throw new InputError(`has no laws for a truncated release: ${scenario.lawsNotApplicable}`, 'truncate');
+  // Computed laws (a chain's): each truncated density is the law's within (1 ± μ) over its mass in
+  // the interval, also within (1 ± μ), so within 2μ/(1 − μ) of the true one: charged to the budget.
+  const mu = scenario.massError ?? 0;
+  const charge = mu > 0 ? massErrorCharge((2 * mu) / (1 - mu), settings.alpha) : 0;
+  if (!(settings.epsilon > charge)) throw budgetBelowCharge(charge);
+  const epsilon = settings.epsilon - charge;
   const ordered = scenario.ordered ?? false;
   const laplaceShaped = proportionalTails(mechanismNoise(settings, 1));
   const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
   const units = pairCouplings(scenario).map((pc) => {
     const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
     if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) return { label, problem: { zero: beyond } };
-    const evaluate = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, settings.epsilon, ordered, interval);
-    const start = Math.max(wInf(pc.coupling) / settings.epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
+    const evaluate = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, epsilon, ordered, interval);
+    const start = Math.max(wInf(pc.coupling) / epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
     const up = bracketAbove(evaluate, start, `truncated calibration, prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
     // Not known to be monotone: the bracket follows the last feasible scale (minimality is local).
     return { label, problem: { evaluate, ...bracketBelow(evaluate, up, { halvings: 80, tighten: true }), rtol: 1e-10 } };
@@ -127,6 +134,8 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
     binding: { prior: best.prior, pair: best.pair },
     check: best.check,
     minMass,
-    explanation: `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law restricted to the interval and renormalised ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.`,
+    explanation:
+      `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law restricted to the interval and renormalised ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
+      (charge > 0 ? ` The laws' floating-point error is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.` : ''),
   };
 }

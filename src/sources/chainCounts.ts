@@ -157,20 +157,50 @@ export function sequenceColumns(columns: readonly string[], q: SequenceQuery): [
   return [q.sequence, q.orderBy, q.groupBy];
 }
 
+/** ISO dates and times without a zone offset (2024-05-03, 2024-05-03T09:00:00.5): their text order is their time order. */
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
+
+/**
+ * How the page orders a sequence's steps without an engine's types: numbers as numbers (each
+ * below 2^53, so told apart exactly), ISO dates and times as text; anything else is refused
+ * rather than sorted in a way a database would not.
+ */
+function orderKey(values: readonly string[]): (v: string) => number | string {
+  const t = values.map((v) => v.trim());
+  if (t.every((v) => isDecimal(v))) {
+    const big = t.find((v) => !(Math.abs(Number(v)) < 2 ** 53) || v.replace(/[^0-9]/g, '').replace(/^0+/, '').length > 15);
+    if (big !== undefined)
+      throw new InputError(
+        `order value '${big}' has more digits than doubles tell apart; order by it with the CLI (its engine compares it exactly)`,
+        'orderBy',
+      );
+    return (v) => Number(v);
+  }
+  const odd = t.find((v) => !ISO.test(v));
+  if (odd !== undefined)
+    throw new InputError(
+      `'${odd}' is neither a number nor an ISO date or time (2024-05-03, 2024-05-03T09:00); the page orders only those — use the CLI, whose engine reads the column's type`,
+      'orderBy',
+    );
+  return (v) => v.trim();
+}
+
 /**
  * The transition counts of a table already in memory (the web page's), read as `transitionCounts`
- * reads a file: rows without a state, order or group value dropped and counted, each group's rows
- * in the order of the order column — by number when every order value is a decimal number, else
- * as text (ISO dates sort right) — and the same records, so the same refusals.
+ * reads a file: rows without a state, order or group value dropped and counted (a step without a
+ * state breaks its sequence), each group's rows in the order of the order column — numbers, or
+ * ISO dates and times (`orderKey`) — and the same records, so the same refusals.
  * @example textTransitionCounts({ columns: ['t', 's'], rows: [['1', 'a'], ['2', 'b']] }, { sequence: 's', orderBy: 't' }).counts // [[0, 1], [0, 0]]
  */
 export function textTransitionCounts(t: TextTable, q: SequenceQuery): TransitionCounts {
   const [xs, os, gs] = sequenceColumns(t.columns, q).map((name) => (name === undefined ? -1 : t.columns.indexOf(name)));
-  const kept = t.rows.filter((r) => !isMissing(r[xs]) && !isMissing(r[os]) && (gs < 0 || !isMissing(r[gs])));
-  const numeric = kept.every((r) => isDecimal(r[os].trim()));
-  const key = (r: string[]) => (numeric ? Number(r[os]) : r[os]);
+  // Steps: rows with an order and a group value, in order; one without a state breaks the sequence
+  // there (no transition across it, as the engines' statement counts).
+  const placed = t.rows.filter((r) => !isMissing(r[os]) && (gs < 0 || !isMissing(r[gs])));
+  const kept = placed.filter((r) => !isMissing(r[xs]));
+  const key = orderKey(placed.map((r) => r[os]));
   const groups = new Map<string, string[][]>();
-  for (const r of kept) {
+  for (const r of placed) {
     const g = gs < 0 ? 'all' : r[gs];
     const rows = groups.get(g) ?? [];
     rows.push(r);
@@ -185,12 +215,15 @@ export function textTransitionCounts(t: TextTable, q: SequenceQuery): Transition
     tally.set(id, e);
   };
   for (const [g, rows] of groups) {
-    rows.sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-    records.push({ k: 'L', a: g, b: null, n: rows.length, h: null });
+    rows.sort((x, y) => (key(x[os]) < key(y[os]) ? -1 : key(x[os]) > key(y[os]) ? 1 : 0));
+    const states = rows.filter((r) => !isMissing(r[xs]));
+    if (states.length) {
+      records.push({ k: 'L', a: g, b: null, n: states.length, h: null });
+      count('F', null, states[0][xs]);
+    }
     rows.forEach((r, i) => {
-      if (i > 0 && key(rows[i - 1]) === key(r)) count('D', g, r[os]);
-      if (i === 0) count('F', null, r[xs]);
-      else {
+      if (i > 0 && key(rows[i - 1][os]) === key(r[os])) count('D', g, r[os]);
+      if (i > 0 && !isMissing(r[xs]) && !isMissing(rows[i - 1][xs])) {
         count('T', rows[i - 1][xs], r[xs]);
         count('G', rows[i - 1][xs], r[xs], g);
       }

@@ -25,14 +25,17 @@ export async function transitionCounts(source: TableSource, q: SequenceQuery): P
     );
     const g = q.groupBy ? `CAST(${ident(q.groupBy)} AS VARCHAR)` : `'all'`;
     const base = `SELECT ${g} AS g, ${ident(q.orderBy)} AS o, CAST(${ident(q.sequence)} AS VARCHAR) AS x FROM ${engine.relation}`;
-    const sql = `WITH base AS (${base}), kept AS (SELECT * FROM base WHERE o IS NOT NULL AND x IS NOT NULL AND g IS NOT NULL),
-      w AS (SELECT g, o, x, lag(x) OVER (PARTITION BY g ORDER BY o) AS prev, lag(o) OVER (PARTITION BY g ORDER BY o) AS po,
-                   row_number() OVER (PARTITION BY g ORDER BY o) AS rn FROM kept)
-      SELECT 'T' AS k, prev AS a, x AS b, count(*) AS n, NULL AS h FROM w WHERE rn > 1 GROUP BY prev, x
-      UNION ALL SELECT 'G', prev, x, count(*), g FROM w WHERE rn > 1 GROUP BY g, prev, x
+    // Steps are the rows with an order and a group value, in order; a step without a state breaks
+    // the sequence there (no transition is counted across it); the states' rows are what is kept.
+    const sql = `WITH base AS (${base}), placed AS (SELECT * FROM base WHERE o IS NOT NULL AND g IS NOT NULL),
+      kept AS (SELECT * FROM placed WHERE x IS NOT NULL),
+      steps AS (SELECT g, x, lag(x) OVER (PARTITION BY g ORDER BY o) AS prev, row_number() OVER (PARTITION BY g ORDER BY o) AS pn FROM placed),
+      w AS (SELECT g, x, row_number() OVER (PARTITION BY g ORDER BY o) AS rn FROM kept)
+      SELECT 'T' AS k, prev AS a, x AS b, count(*) AS n, NULL AS h FROM steps WHERE pn > 1 AND x IS NOT NULL AND prev IS NOT NULL GROUP BY prev, x
+      UNION ALL SELECT 'G', prev, x, count(*), g FROM steps WHERE pn > 1 AND x IS NOT NULL AND prev IS NOT NULL GROUP BY g, prev, x
       UNION ALL SELECT 'F', NULL, x, count(*), NULL FROM w WHERE rn = 1 GROUP BY x
       UNION ALL SELECT 'L', g, NULL, count(*), NULL FROM w GROUP BY g
-      UNION ALL SELECT 'D', g, CAST(o AS VARCHAR), count(*), NULL FROM kept GROUP BY g, o HAVING count(*) > 1
+      UNION ALL SELECT 'D', g, CAST(o AS VARCHAR), count(*), NULL FROM placed GROUP BY g, o HAVING count(*) > 1
       UNION ALL SELECT 'R', NULL, NULL, count(*), NULL FROM base
       UNION ALL SELECT 'K', NULL, NULL, count(*), NULL FROM kept`;
     let rows: Record<string, unknown>[];
