@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -314,7 +314,7 @@ export function accountCommand(program: Command): void {
   withSourceOptions(program.command('account'))
     .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
     .option('--spec <file>', 'scenario spec (JSON)')
-    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .option(
       '--release <fields>',
       "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
@@ -324,7 +324,7 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)'))
     .addOption(settingOption('delta', 'δ for the (ε′, δ) conversion (default 1e-6)'))
     .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
-    .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', true))
+    .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
     .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
     .addOption(
       settingOption(
@@ -333,7 +333,7 @@ export function accountCommand(program: Command): void {
       ),
     )
     .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
-    .option('--ledger <file|url>', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget")
+    .addOption(settingOption('ledger', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget"))
     .addOption(settingOption('json', 'print the accounting as JSON'))
     .addHelpText(
       'after',

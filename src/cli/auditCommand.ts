@@ -1,5 +1,5 @@
 import { checkSetting, inRange } from '../settings.js';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { asFlagError, parseDelta, parseGuarantee, settingOption } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -214,19 +214,19 @@ export function auditCommand(program: Command): void {
   withSourceOptions(program.command('audit'))
     .description('Exact Rényi divergence of the released outputs at a given noise scale, per prior, pair and direction.')
     .option('--spec <file>', 'scenario spec (JSON)')
-    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('scale', 'noise scale to audit: Laplace b, Gaussian σ, exponential θ (required)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × the scale (default all 1)'))
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('alpha', 'Rényi order(s): A | A,B,… | FROM:TO:STEP | inf (Laplace) (default: spec, else 2)'))
-    .addOption(settingOption('epsilon', 'budget the slack is measured against (default: spec, else 1)', true))
+    .addOption(settingOption('epsilon', 'budget the slack is measured against (default: spec, else 1)', { one: true }))
     .addOption(settingOption('delta', 'δ for the (ε′, δ) conversions (default 1e-6)'))
-    .option('--cost <c>', 'exponential mechanism cost (exact accounting: abs only)')
+    .addOption(settingOption('cost', 'exponential mechanism cost (exact accounting: abs only)'))
     .option('--empirical', 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)')
-    .option('--samples <n>', 'empirical audit: draws per secret (default 50000)')
+    .addOption(settingOption('samples', 'empirical audit: draws per secret (default 50000)'))
     .addOption(settingOption('level', 'empirical audit: false-alarm probability bound (default 1e-3)'))
     .addOption(settingOption('releases', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)'))
-    .option('--guarantee <g>', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish (default renyi)')
+    .addOption(settingOption('guarantee', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish (default renyi)'))
     .option('--projection <file|random:K>', 'the ε-MI level of a projection release A·f(X) + N(0, σ²I_k) at σ = --scale')
     .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
     .addOption(

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused, parseGuarantee, settingOption } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
@@ -241,7 +241,7 @@ export function calibrateCommand(program: Command): void {
   withSourceOptions(program.command('calibrate'))
     .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
     .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
-    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
+    .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('method', `comma list of ${METHODS.join(', ')} (default: spec, else best)`))
     .addOption(
@@ -273,8 +273,8 @@ export function calibrateCommand(program: Command): void {
       ),
     )
     .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
-    .option('--cost <c>', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`)
-    .option('--guarantee <g>', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best')
+    .addOption(settingOption('cost', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`))
+    .addOption(settingOption('guarantee', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
     .addOption(
       settingOption(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { availableDir, cacheDir, DATASETS, dataset, fetchDataset } from '../uci/datasets.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
+import { settingOption } from './flags.js';
 
 /** Registers `datasets` and `scenarios`. */
 export function datasetsCommand(program: Command): void {
@@ -17,7 +18,7 @@ export function datasetsCommand(program: Command): void {
     });
   ds.command('fetch <name>')
     .description(`Download from UCI into the cache (${'$'}PUFFERFISH_CACHE_DIR, default ~/.cache/pufferfish/uci), or copy a local copy with --data-dir.`)
-    .option('--data-dir <dir>', 'copy from this folder (laid out like UCI: adult/adult.data, …) instead of downloading')
+    .addOption(settingOption('dataDir', 'copy from this folder (laid out like UCI: adult/adult.data, …) instead of downloading'))
     .action(async (name: string, o: { dataDir?: string }) => {
       const dir = await fetchDataset(name, { from: o.dataDir });
       process.stdout.write(`${name}: ${dataset(name).files.length} files verified in ${dir}\n`);

@@ -8,44 +8,18 @@ import { isDecimal } from '../numerics/float.js';
  * The one map between the library's setting names (what its InputErrors name) and the CLI's
  * flags. The library never names a flag; the CLI shows the flag for a setting it recognises.
  */
-export const FIELD_FLAGS: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(Object.entries(SETTINGS).map(([name, d]) => [name, d.flag])),
-  guarantee: '--guarantee',
-  cost: '--cost',
-  eta: '--eta',
-  ledger: '--ledger',
-  samples: '--samples',
-  value: '--value',
-  truncate: '--truncate',
-  'allow-no-noise': '--allow-no-noise',
-  scenario: '--scenario',
-  pairs: '--pairs',
-  data: '--data',
-  dataDir: '--data-dir',
-  table: '--table',
-  sql: '--sql',
-  query: '--query',
-  secretColumn: '--secret-column',
-  secret: '--secret',
-  values: '--values',
-  given: '--given',
-  prior: '--prior',
-  out: '--out',
-  keep: '--keep',
-  sequence: '--sequence',
-  orderBy: '--order-by',
-  groupBy: '--group-by',
-};
+export const FIELD_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(SETTINGS).map(([name, d]) => [name, d.flag]));
 
 /**
  * A declared setting's flag (`SETTINGS`): its name and argument from the declaration, the help
- * the command gives it (what the setting means there), else the declaration's; `one`: the command
- * takes a single value of a setting that is otherwise a list (`--alpha <a>`).
+ * the command gives it (what the setting means there), else the declaration's; `form.one`: the
+ * command takes a single value of a setting that is otherwise a list (`--alpha <a>`); `form.arg`:
+ * what its argument is there (`--out <dir>`).
  * @example settingOption('delta').flags // '--delta <d>'
  */
-export function settingOption(name: SettingName, help?: string, one = false): Option {
+export function settingOption(name: SettingName, help?: string, form: { one?: boolean; arg?: string } = {}): Option {
   const d: { flag: string; arg?: string; one?: string; help: string } = SETTINGS[name];
-  const arg = one && d.one ? d.one : d.arg;
+  const arg = form.arg ?? (form.one && d.one ? d.one : d.arg);
   return new Option(arg ? `${d.flag} ${arg}` : d.flag, help ?? d.help);
 }
 

@@ -14,7 +14,7 @@ import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { isDecimal } from '../numerics/float.js';
-import { asFlagError, refuseUnused, checkColumnNames } from './flags.js';
+import { asFlagError, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -400,25 +400,12 @@ export function parseReleases(text: string): number {
 
 /** The table-source options shared by calibrate, audit and release. */
 export function withSourceOptions(c: Command): Command {
-  return c
-    .option('--data <file|url>', 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)')
-    .option('--query <col>', 'with --data: the numeric column to release')
-    .option('--secret-column <col>', 'with --data: each value of this column is a secret')
-    .option('--values <a,b,…>', 'with --secret-column: only these values')
-    .option('--secret <name=predicate>', 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)', collect)
-    .option('--pairs <a:b,…>', 'secret pairs to protect (default: every unordered pair)')
-    .option('--given <col>', 'public column: split every pair by its value, take the maximum, name the binding one')
-    .option('--prior <class>', 'empirical (default) | bootstrap:N | dirichlet:N[:CONCENTRATION]')
-    .option('--seed <n>', 'seed of the prior class draws (reproducible)', '0')
-    .option('--header', 'CSV has a header row')
-    .option('--no-header', 'CSV has no header row')
-    .option('--separator <s>', 'CSV separator (\\t for tab)')
-    .option('--columns <a,b,…>', 'column names for a CSV without header')
-    .option('--table <t>', 'PostgreSQL table')
-    .option('--sql <select>', 'PostgreSQL query instead of --table')
-    .option('--spec-out <file>', 'write the derived scenario as a JSON spec (reproducible without the data)')
-    .option('--sequence <col>', 'with --data: the state column of a time series (a Markov chain; --query count:S | sum:S=V,… | histogram)')
-    .option('--order-by <col>', 'with --sequence: the column giving the order of the steps')
-    .option('--group-by <col>', 'with --sequence: independent sequences (their transitions are pooled)')
-    .option('--length <T>', 'with --sequence: the chain length the release is about (default: the longest sequence)');
+  const o = (name: Parameters<typeof settingOption>[0]) => c.addOption(settingOption(name));
+  for (const name of ['data', 'query', 'secretColumn', 'values'] as const) o(name);
+  c.addOption(settingOption('secret').argParser(collect));
+  for (const name of ['pairs', 'given', 'prior'] as const) o(name);
+  c.addOption(settingOption('seed').default('0'));
+  c.option('--header', 'CSV has a header row').option('--no-header', 'CSV has no header row');
+  for (const name of ['separator', 'columns', 'table', 'sql', 'specOut', 'sequence', 'orderBy', 'groupBy', 'length'] as const) o(name);
+  return c;
 }

@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { fromSetting, parseConfidence, parseDelta, settingOption } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -386,42 +386,49 @@ export function releaseCommand(program: Command): void {
   withSourceOptions(program.command('release'))
     .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
     .option('--spec <file>', 'scenario spec (JSON)')
-    .addOption(new Option('--scenario <name>', 'built-in scenario of the paper').choices(BUILTIN_IDS))
-    .option('--value <v>', 'the true value to privatize (a vector query: one number per column, A,B,…)')
+    .addOption(settingOption('scenario').choices(BUILTIN_IDS))
+    .addOption(settingOption('value', 'the true value to privatize (a vector query: one number per column, A,B,…)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
     .option('--fit <kind>', 'with --value: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K')
-    .option('--out <file>', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically')
-    .option(
-      '--keep <cols>',
-      'with --out: public columns to copy unchanged beside the privatized one (never the secret column; every other column is left out, since it may be correlated with the secret)',
+    .addOption(
+      settingOption('out', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically'),
+    )
+    .addOption(
+      settingOption(
+        'keep',
+        'with --out: public columns to copy unchanged beside the privatized one (never the secret column; every other column is left out, since it may be correlated with the secret)',
+        { arg: '<cols>' },
+      ),
     )
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
-    .addOption(settingOption('method', 'calibration method (default: spec, else best)', true))
-    .addOption(settingOption('alpha', 'Rényi order, or "inf" (default: the spec value, which a spec must give; 2 with --scenario or --data)', true))
-    .addOption(settingOption('epsilon', 'budget (default: the spec value, which a spec must give; 1 with --scenario or --data)', true))
+    .addOption(settingOption('method', 'calibration method (default: spec, else best)', { one: true }))
+    .addOption(settingOption('alpha', 'Rényi order, or "inf" (default: the spec value, which a spec must give; 2 with --scenario or --data)', { one: true }))
+    .addOption(settingOption('epsilon', 'budget (default: the spec value, which a spec must give; 1 with --scenario or --data)', { one: true }))
     .addOption(
       settingOption(
         'delta',
         'an (ε, δ) target: the scale meeting (ε, δ)-Pufferfish through the best Rényi order (α from --alpha, one or a list, else a built-in grid of 61 orders)',
       ),
     )
-    .option('--cost <c>', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`)
+    .addOption(settingOption('cost', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`))
     .addOption(settingOption('contamination', 'guarantee for every prior within λ of the class (with --domain)'))
     .addOption(
       settingOption('domain', "with --contamination: the interval the moved mass may go to (a vector query may give one range per coordinate, 'LO,HI;LO,HI')"),
     )
     .addOption(settingOption('count', 'number of releases of --value, calibrated to hold together (default 1)'))
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
-    .option('--truncate <lo,hi>', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)')
+    .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))
     .option(
       '--allow-no-noise',
       'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
     )
     .addOption(settingOption('confidence', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)'))
     .option('--projection <file|random:K>', 'release A·x + N(0, σ²I_k), calibrated for ε-MI Pufferfish (a k×d matrix file, or random:K with --seed)')
-    .option(
-      '--ledger <file|url>',
-      "record the release in this ledger before showing it, refused if the joint level of every recorded release would exceed the ledger's budget",
+    .addOption(
+      settingOption(
+        'ledger',
+        "record the release in this ledger before showing it, refused if the joint level of every recorded release would exceed the ledger's budget",
+      ),
     )
     .addOption(settingOption('scale', 'with --ledger: release at this scale (say, the one a refusal named) instead of calibrating'))
     .addOption(settingOption('json', 'print the result as JSON, draws under "values", each with its interval under "releases"'))
