@@ -104,6 +104,16 @@ describe('sequence tables: transition counts', () => {
     ]);
     expect(t.dropped).toBe(1);
     expect(await transitionCounts({ kind: 'csv', location: file('broken.csv', broken) }, q)).toEqual(t);
+    // ISO times in either spelling are one instant each: T and space, with or without seconds.
+    const mixed = 'g,t,s\nx,2024-01-01T08:00,a\nx,2024-01-01 09:00,b\nx,2024-01-01T10:00:00,a\n';
+    expect(textTransitionCounts(table(mixed), q).counts).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(await transitionCounts({ kind: 'csv', location: file('mixed.csv', mixed) }, q)).toEqual(textTransitionCounts(table(mixed), q));
+    expect(() => textTransitionCounts(table('g,t,s\nx,2024-01-01 09:00,a\nx,2024-01-01T09:00:00,b\n'), q)).toThrow(
+      /orderBy: order value 2024-01-01 09:00 appears 2 times/,
+    );
     // The page orders numbers and ISO dates only; other order texts are refused by name.
     expect(() => textTransitionCounts(table('g,t,s\nx,1/9/2020,a\nx,1/10/2020,b\n'), q)).toThrow(/orderBy: '1\/9\/2020' is neither a number nor an ISO date/);
   });

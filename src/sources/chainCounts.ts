@@ -161,6 +161,20 @@ export function sequenceColumns(columns: readonly string[], q: SequenceQuery): [
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
 
 /**
+ * An ISO date or time in one spelling, so that text order is time order and one instant is one
+ * text: `T` between date and time, seconds always, no trailing zeros in a fraction, a date alone
+ * at midnight (as an engine reading a column of dates and times takes it).
+ * @example isoInstant('2024-05-03 09:00') // '2024-05-03T09:00:00'
+ */
+function isoInstant(v: string): string {
+  const [date, time = '00:00:00'] = v.trim().split(/[T ]/);
+  const [hms, frac = ''] = time.split('.');
+  const full = hms.length === 5 ? `${hms}:00` : hms;
+  const f = frac.replace(/0+$/, '');
+  return `${date}T${full}${f ? `.${f}` : ''}`;
+}
+
+/**
  * How the page orders a sequence's steps without an engine's types: numbers as numbers (each
  * below 2^53, so told apart exactly), ISO dates and times as text; anything else is refused
  * rather than sorted in a way a database would not.
@@ -182,7 +196,7 @@ function orderKey(values: readonly string[]): (v: string) => number | string {
       `'${odd}' is neither a number nor an ISO date or time (2024-05-03, 2024-05-03T09:00); the page orders only those — use the CLI, whose engine reads the column's type`,
       'orderBy',
     );
-  return (v) => v.trim();
+  return isoInstant;
 }
 
 /**
@@ -221,15 +235,21 @@ export function textTransitionCounts(t: TextTable, q: SequenceQuery): Transition
       records.push({ k: 'L', a: g, b: null, n: states.length, h: null });
       count('F', null, states[0][xs]);
     }
+    // A run of equal order values (one instant or number, however spelt) is one duplicate, named by its first spelling.
+    for (let i = 0; i < rows.length; ) {
+      let j = i + 1;
+      while (j < rows.length && key(rows[j][os]) === key(rows[i][os])) j++;
+      if (j - i > 1) records.push({ k: 'D', a: g, b: rows[i][os], n: j - i, h: null });
+      i = j;
+    }
     rows.forEach((r, i) => {
-      if (i > 0 && key(rows[i - 1][os]) === key(r[os])) count('D', g, r[os]);
       if (i > 0 && !isMissing(r[xs]) && !isMissing(rows[i - 1][xs])) {
         count('T', rows[i - 1][xs], r[xs]);
         count('G', rows[i - 1][xs], r[xs], g);
       }
     });
   }
-  for (const e of tally.values()) records.push(e.k === 'D' ? { ...e, n: e.n + 1 } : e);
+  records.push(...tally.values());
   records.push({ k: 'R', a: null, b: null, n: t.rows.length, h: null }, { k: 'K', a: null, b: null, n: kept.length, h: null });
   return countsFromRecords(records, q);
 }
