@@ -46,7 +46,7 @@ interface SupPoints {
   pts: Float64Array;
 }
 
-const pairPoints = new WeakMap<Discrete, WeakMap<Discrete, SupPoints>>();
+let last: { p: Discrete; q: Discrete; points: SupPoints } | null = null;
 
 function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) => boolean): SupPoints {
   // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
@@ -58,13 +58,14 @@ function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) 
   return { P, Q, pts };
 }
 
-/** `supPoints` of a whole-line pair, remembered (both directions share it: the set of points is symmetric). */
+/**
+ * `supPoints` of a whole-line pair, remembered for the pair last asked about: a calibration
+ * searches one pair's scales in a row, and keeping every pair's points would hold a copy of every
+ * law's atoms until the scenario goes.
+ */
 function cachedSupPoints(p: Discrete, q: Discrete): SupPoints {
-  const byQ = pairPoints.get(p) ?? new WeakMap<Discrete, SupPoints>();
-  pairPoints.set(p, byQ);
-  const hit = byQ.get(q) ?? supPoints(p, q, [], () => true);
-  byQ.set(q, hit);
-  return hit;
+  if (last?.p !== p || last.q !== q) last = { p, q, points: supPoints(p, q, [], () => true) };
+  return last.points;
 }
 
 /**
