@@ -40,21 +40,11 @@ async function year(kind: 'file' | 'postgres') {
   let refusals = 0;
   let fitted = 0;
   let spent = 0;
+  // One month's release of heart's oldpeak under the ledger, calibrated (--epsilon) or at a named --scale.
+  const monthly = (month: number, ...how: string[]) =>
+    inProcess('release', '--scenario', 'heart', '--value', String(1 + month / 10), '--mechanism', 'gaussian', ...how, '--ledger', L, '--json');
   for (let month = 1; month <= 12; month++) {
-    const r = await inProcess(
-      'release',
-      '--scenario',
-      'heart',
-      '--value',
-      String(1 + month / 10),
-      '--mechanism',
-      'gaussian',
-      '--epsilon',
-      '0.05',
-      '--ledger',
-      L,
-      '--json',
-    );
+    const r = await monthly(month, '--epsilon', '0.05');
     if (r.status === 0) {
       expect(json(r).ledger.release).toBe(month - spent);
       continue;
@@ -75,20 +65,7 @@ async function year(kind: 'file' | 'postgres') {
     }
     const fit = named[1];
     fitted++;
-    const ok = await inProcess(
-      'release',
-      '--scenario',
-      'heart',
-      '--value',
-      String(1 + month / 10),
-      '--mechanism',
-      'gaussian',
-      '--ledger',
-      L,
-      '--scale',
-      fit,
-      '--json',
-    );
+    const ok = await monthly(month, '--scale', fit);
     expect(ok.status, ok.stderr).toBe(0);
     expect(json(ok).scale).toBe(Number(fit));
     expect(json(ok).ledger.level).toBeLessThanOrEqual(1);
