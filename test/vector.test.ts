@@ -12,7 +12,7 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountPoints, auditPoints, nextPointsReleaseScale, robustnessPoints } from '../src/account/points.js';
+import { accountPoints, auditPoints, nextPointsReleaseScale, pairAccount, robustnessPoints } from '../src/account/points.js';
 import { calibratePoints } from '../src/calibrate/points.js';
 import { calibrateMIPoints, miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
@@ -158,6 +158,35 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(inf[0].certificate).toBe('coupled-bound');
     expect(inf[0].divergence).toBeGreaterThan(0);
     expect(() => auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
+  });
+
+  it("a pair's two directions share its coupled bound (|Δ| alone sets the noise's divergence); the data's own D_α stays per direction", () => {
+    const releases = [
+      { mechanism: 'laplace' as const, scale: 0.7 },
+      { mechanism: 'laplace' as const, scale: 1.1 },
+    ];
+    const [ab, ba] = pairAccount(P, Q, releases, [1, 1], [2, 5], false);
+    const alone = pairAccount(Q, P, releases, [1, 1], [2, 5], true)[0];
+    for (let k = 0; k < 2; k++) {
+      expect(ab[k].how).toBe('coupled');
+      // The reverse reads the forward's coupling: the same bound, bit for bit.
+      expect(ba[k].value).toBe(ab[k].value);
+      // Solved on its own, the reverse direction reaches the same optimum to the transport's tolerance.
+      expect(Math.abs(alone[k].value / ba[k].value - 1)).toBeLessThan(1e-6);
+    }
+    // At a scale where the data's own D_α binds in one direction only, the directions differ.
+    const big = [{ mechanism: 'laplace' as const, scale: 1e-3 }];
+    const P2 = pointLaw(
+      [
+        [12, 40],
+        [13, 45],
+        [9, 40],
+      ],
+      { counts: [1, 3, 6] },
+    );
+    const [f, r] = pairAccount(P, P2, big, [1, 1], [2], false);
+    expect([f[0].how, r[0].how]).toEqual(['data-processing', 'data-processing']);
+    expect(f[0].value).not.toBe(r[0].value);
   });
 
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {

@@ -19,7 +19,7 @@ import { boxDivergence, contaminationBox } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
-import { distance, optimalCoupling, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import { distance, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
@@ -83,10 +83,18 @@ function coupledBound(c: PointCoupling, t: (i: number, j: number) => Bounded, al
   return { value, error: (outer.error + inner) / (alpha - 1) + 2 * EPS * Math.abs(value) };
 }
 
+/** A coupled bound found for one direction of a pair, kept for the other (`P`: the law it coupled first). */
+interface SharedBound extends Bounded {
+  P: PointLaw;
+  coupling?: PointCoupling;
+}
+
 /**
  * What the bounds of one direction (P, Q) share across orders and release sets: the W₁/W₂ base
- * couplings and W∞ (independent of α and the scales), the data's own D_α per α, and the last
- * transport basis (a warm start: same masses, new costs).
+ * couplings (independent of α and the scales), the data's own D_α per α, and the last transport
+ * basis (a warm start: same masses, new costs); and, with the reverse direction, W∞ and the coupled
+ * bounds found (the noise's divergence between two points depends on |Δ| alone, so a coupling's
+ * bound is the same read either way: docs/math.md §12).
  */
 interface DirectionMemo {
   P: PointLaw;
@@ -94,20 +102,41 @@ interface DirectionMemo {
   base: Map<string, PointCoupling>;
   /** W∞ in the weighted ℓ₁ norm, shared with the reverse direction. */
   wInf: { value?: number };
+  /** Coupled bounds by order and releases, shared with the reverse direction. */
+  bounds: Map<string, SharedBound>;
   data: Map<number, Bounded>;
   warm?: TransportBasis;
   /** One release's transport costs at an order (K·L numbers each): scratch, cleared by the caller when done with the direction. */
   costs: Map<string, Float64Array>;
+  /** The transport's K·L costs of a re-solve (reused: each solve reads them before the next is written). */
+  scratch?: Float64Array;
 }
 
-const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }): DirectionMemo => ({
+const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>): DirectionMemo => ({
   P,
   Q,
   base: new Map(),
   wInf,
+  bounds,
   data: new Map(),
   costs: new Map(),
 });
+
+/** The memos of a pair's two directions, (P, Q) and (Q, P), sharing W∞ and the coupled bounds. */
+function pairMemos(P: PointLaw, Q: PointLaw): [DirectionMemo, DirectionMemo] {
+  const wInf = {},
+    bounds = new Map<string, SharedBound>();
+  return [directionMemo(P, Q, wInf, bounds), directionMemo(Q, P, wInf, bounds)];
+}
+
+/** A release's identity in a memo's keys. */
+const releaseKey = (r: PointRelease) => `${r.mechanism}|${r.scale}|${r.coordinates?.join(',') ?? ''}`;
+
+/** Drops a direction's K·L scratch (costs and the re-solve's matrix) once its bounds at an order are done. */
+function clearScratch(m: DirectionMemo): void {
+  m.costs.clear();
+  m.scratch = undefined;
+}
 
 /** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
 function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): PointCoupling {
@@ -130,18 +159,11 @@ function exponentCosts(m: DirectionMemo, releases: readonly PointRelease[], w: r
     L = atomsOf(Q);
   // Per release, kept in the memo: the joint cost is their sum, and each release's own bound reuses its part.
   const part = (r: PointRelease) => {
-    const key = `${alpha}|${r.mechanism}|${r.scale}|${r.coordinates?.join(',') ?? ''}`;
+    const key = `${alpha}|${releaseKey(r)}`;
     let cost = m.costs.get(key);
     if (cost) return cost;
-    cost = new Float64Array(K * L);
-    const cs = coordsOf(r, P.d);
     const product = productOf(r.mechanism, 'release');
-    for (let i = 0; i < K; i++)
-      for (let j = 0; j < L; j++) {
-        let e = 0;
-        for (const c of cs) e += product.cost(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale);
-        cost[i * L + j] = e;
-      }
+    cost = separableCosts(P, Q, coordsOf(r, P.d), (c, diff) => product.cost(alpha, diff / w[c] / r.scale));
     m.costs.set(key, cost);
     return cost;
   };
@@ -163,7 +185,10 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Float64Array):
   const L = atomsOf(m.Q);
   let ref = -Infinity;
   for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, cost[current.p[k] * L + current.q[k]]);
-  const next = optimalCoupling(m.P, m.Q, (i, j) => Math.exp(Math.min(cost[i * L + j] - ref, 10)), m.warm ?? current.basis);
+  m.scratch ??= new Float64Array(cost.length);
+  const e = m.scratch;
+  for (let k = 0; k < e.length; k++) e[k] = Math.exp(Math.min(cost[k] - ref, 10));
+  const next = optimalCoupling(m.P, m.Q, e, m.warm ?? current.basis);
   if (next.basis) m.warm = next.basis;
   return next;
 }
@@ -176,6 +201,19 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Float64Array):
  * applies (Gaussian at α = ∞).
  */
 function releaseBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
+  const key = `${alpha}‖${releases.map(releaseKey).join('‖')}`;
+  const seen = m.bounds.get(key);
+  if (seen) return seen.P === m.P ? seen : { ...seen, ...(seen.coupling ? { coupling: transposed(seen.coupling) } : {}) };
+  const b = directBound(m, releases, w, alpha);
+  m.bounds.set(key, { ...b, P: m.P });
+  return b;
+}
+
+/** A coupling of (P, Q) read as one of (Q, P) (no transport basis: that belongs to the solve of (P, Q)). */
+const transposed = (c: PointCoupling): PointCoupling => ({ p: c.q, q: c.p, mass: c.mass, how: c.how });
+
+/** `releaseBound` computed for this direction. */
+function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
   const l1 = allL1(releases);
   if (alpha === Infinity) {
     const rates = releases.map((r) => productOf(r.mechanism, 'release').dInfRate);
@@ -230,14 +268,13 @@ function checked(scenario: PointScenario, releases: readonly PointRelease[], coo
 /** Every (prior, pair, direction) of a vector scenario, with its two laws (in a memo shared by its bounds). */
 function directions(scenario: PointScenario) {
   return priorPairs(scenario).units.flatMap(({ prior, pair }) => {
-    // W∞ is symmetric: the pair's two directions share it.
-    const wInf = {};
-    return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to]) => ({
+    const memos = pairMemos(prior.conditionals[pair[0]], prior.conditionals[pair[1]]);
+    return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to], k) => ({
       prior: prior.name,
       pair: [pair[0], pair[1]] as [string, string],
       from,
       to,
-      memo: directionMemo(prior.conditionals[from], prior.conditionals[to], wInf),
+      memo: memos[k],
     }));
   });
 }
@@ -289,7 +326,7 @@ export function auditPoints(
     for (const alpha of s.alphas) {
       opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
       const b = directionBound(dir.memo, releases, w, alpha);
-      dir.memo.costs.clear();
+      clearScratch(dir.memo);
       // Laws computed in floating point (a chain's histogram): their mass error widens the bound (docs/math.md §13).
       const error = b.error + massErrorCharge(scenario.massError ?? 0, alpha);
       const total = b.value + error;
@@ -319,25 +356,31 @@ export interface DirectionAccount {
 }
 
 /**
- * One direction (P, Q) of a vector account at every order, in order (its memo carries couplings and
- * warm starts from one order to the next): what a worker thread computes for its direction.
+ * A pair's directions of a vector account, (P, Q) and unless `ordered` (Q, P), each at every order:
+ * what a worker thread computes for its pair. The second direction reads the first's coupled bounds.
+ * @example pairAccount(pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }), [{ mechanism: 'laplace', scale: 2 }], [1, 1], [2], false).length // 2
  */
-export function directionAccount(
+export function pairAccount(
   P: PointLaw,
   Q: PointLaw,
   releases: readonly PointRelease[],
   w: readonly number[],
   alphas: readonly number[],
-  wInf: { value?: number } = {},
-): DirectionAccount[] {
-  const m = directionMemo(P, Q, wInf);
+  ordered: boolean,
+): DirectionAccount[][] {
+  const memos = pairMemos(P, Q);
+  return (ordered ? memos.slice(0, 1) : memos).map((m) => directionAccount(m, releases, w, alphas));
+}
+
+/** One direction of a vector account at every order, in order (its memo carries couplings and warm starts from one order to the next). */
+function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alphas: readonly number[]): DirectionAccount[] {
   return alphas.map((alpha) => {
     const b = directionBound(m, releases, w, alpha);
     const naive = releases.reduce((a, r) => {
       const one = directionBound(m, [r], w, alpha);
       return a + one.value + one.error;
     }, 0);
-    m.costs.clear();
+    clearScratch(m);
     return { value: b.value + b.error, how: b.how, naive };
   });
 }
@@ -404,12 +447,12 @@ export function accountPoints(scenario: PointScenario, releases: readonly PointR
   const dirs = directions(scenario);
   const parts = dirs.map((dir, k) => {
     opts.onProgress?.(k, dirs.length);
-    return directionAccount(dir.memo.P, dir.memo.Q, releases, w, opts.alphas, dir.memo.wInf);
+    return directionAccount(dir.memo, releases, w, opts.alphas);
   });
   return accountOf(dirs, parts, releases.length, opts, scenario.massError);
 }
 
-/** One direction's account to run elsewhere (a worker thread runs `directionAccount` on it). */
+/** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
 export interface DirectionTask {
   kind: 'vector-account';
   P: PointLaw;
@@ -417,17 +460,18 @@ export interface DirectionTask {
   releases: PointRelease[];
   w: number[];
   alphas: number[];
+  ordered: boolean;
 }
 
 /** What `accountPointsOnPool` needs of a thread pool (the pool of calibrate/pool.ts has it). */
 export interface DirectionRunner {
   readonly threads: number;
-  runTask(task: DirectionTask): Promise<{ vector?: DirectionAccount[] }>;
+  runTask(task: DirectionTask): Promise<{ vector?: DirectionAccount[][] }>;
 }
 
 /**
- * `accountPoints` with the directions spread over a pool's threads: each direction is computed
- * whole by the same code (`directionAccount`), so the numbers are those of one thread.
+ * `accountPoints` with the pairs spread over a pool's threads: each pair's directions are computed
+ * whole by the same code (`pairAccount`), so the numbers are those of one thread.
  */
 export async function accountPointsOnPool(
   pool: DirectionRunner,
@@ -438,15 +482,19 @@ export async function accountPointsOnPool(
   if (pool.threads <= 1) return accountPoints(scenario, releases, opts);
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
+  const ordered = scenario.ordered === true;
   let done = 0;
+  // A pair's directions are consecutive in `dirs`, its first direction first.
+  const firsts = dirs.filter((_, k) => ordered || k % 2 === 0);
   const parts = await Promise.all(
-    dirs.map(async (dir) => {
-      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: [...opts.alphas] });
-      opts.onProgress?.(++done, dirs.length);
+    firsts.map(async (dir) => {
+      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: [...opts.alphas], ordered });
+      done += r.vector!.length;
+      opts.onProgress?.(done, dirs.length);
       return r.vector!;
     }),
   );
-  return accountOf(dirs, parts, releases.length, opts, scenario.massError);
+  return accountOf(dirs, parts.flat(), releases.length, opts, scenario.massError);
 }
 
 /**
@@ -525,7 +573,7 @@ export function nextPointsReleaseScale(
           if (!(ns < scale * (1 - 1e-9))) break;
           [coupling, problem, scale] = [next, np, ns];
         }
-        m.costs.clear();
+        clearScratch(m);
         return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
       },
     };
@@ -565,7 +613,7 @@ export function robustnessPoints(
   for (const dir of directions(scenario)) {
     const key = `${dir.prior}\u0000${dir.pair.join('\u0000')}`;
     const b = directionBound(dir.memo, [release], w, s.alpha);
-    dir.memo.costs.clear();
+    clearScratch(dir.memo);
     const D = Math.min(b.value + b.error, rho);
     const counts: [number, number] = [Number(dir.memo.P.denominator), Number(dir.memo.Q.denominator)];
     const seen = pairs.get(key);

@@ -9,7 +9,7 @@ import { build, recheckBuilt, solveBuilt } from './driver.js';
 import type { SingleMethod } from './rules.js';
 import { pairCoupling } from '../coupling/pairs.js';
 import { errorToWire, fromWire, type WireError, type WireSettings } from './wire.js';
-import { directionAccount, type DirectionAccount, type PointRelease } from '../account/points.js';
+import { pairAccount, type DirectionAccount, type PointRelease } from '../account/points.js';
 import type { PointLaw } from '../distribution/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 
@@ -25,10 +25,10 @@ export type Task =
   | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
   | { kind: 'recheck'; chunk: string; scales: number[] }
   | { kind: 'whole'; scenario: AnyScenario; settings: WireSettings }
-  | { kind: 'vector-account'; P: PointLaw; Q: PointLaw; releases: PointRelease[]; w: number[]; alphas: number[] };
+  | { kind: 'vector-account'; P: PointLaw; Q: PointLaw; releases: PointRelease[]; w: number[]; alphas: number[]; ordered: boolean };
 
 export type TaskResult =
-  | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult; vector?: DirectionAccount[] }
+  | { ok: true; solved?: { scale: number; zeroReason?: string }[][]; feasible?: boolean[][]; result?: CalibrationResult; vector?: DirectionAccount[][] }
   | { ok: false; error: WireError };
 
 type Built = ScaleProblem | NoNoise;
@@ -67,7 +67,7 @@ export default function run(t: Task): TaskResult {
       case 'whole':
         return { ok: true, result: calibrate(t.scenario, fromWire(t.settings)) };
       case 'vector-account':
-        return { ok: true, vector: directionAccount(t.P, t.Q, t.releases, t.w, t.alphas) };
+        return { ok: true, vector: pairAccount(t.P, t.Q, t.releases, t.w, t.alphas, t.ordered) };
       default: {
         const unknown: never = t;
         throw new Error(`unknown task ${JSON.stringify(unknown)}`);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lexicographicCoupling, couplingCost, distance, optimalCoupling, wInfPoints } from '../coupling/points.js';
+import { lexicographicCoupling, couplingCost, distance, optimalCoupling, separableCosts, wInfPoints } from '../coupling/points.js';
 import { pointLaw } from '../distribution/points.js';
 import { bottleneck } from './bottleneck.js';
 import { transportPlan } from './transport.js';
@@ -78,5 +78,42 @@ describe('optimal transport (network simplex) and W∞ (bottleneck)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('transport costs as a matrix, and separable costs from per-coordinate tables', () => {
+  it('separableCosts are the same doubles as the pair-by-pair sum, in coordinate order', () => {
+    const coordArb = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -5, max: 5, noNaN: true }));
+    const lawArb = fc.array(fc.array(coordArb, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(lawArb, lawArb, fc.subarray([0, 1, 2], { minLength: 1 }), (ps, qs, coords) => {
+        const P = pointLaw(ps, { counts: ps.map(() => 1) }),
+          Q = pointLaw(qs, { counts: qs.map(() => 1) });
+        const f = (c: number, d: number) => Math.log1p(d * (c + 1)) + d * d;
+        const got = separableCosts(P, Q, coords, f);
+        const K = P.masses.length,
+          L = Q.masses.length;
+        expect(got.length).toBe(K * L);
+        for (let i = 0; i < K; i++)
+          for (let j = 0; j < L; j++) {
+            let e = 0;
+            for (const c of coords) e += f(c, Math.abs(P.points[i * 3 + c] - Q.points[j * 3 + c]));
+            expect(Object.is(got[i * L + j], e)).toBe(true);
+          }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a cost matrix gives the plan of the same costs as a function, and is not written', () => {
+    const P = pointLaw([[0, 0], [1, 3], [2, 1], [4, 4]], { counts: [3, 1, 2, 2] }),
+      Q = pointLaw([[0, 1], [3, 3], [1, 1]], { counts: [2, 3, 3] });
+    const fn = (i: number, j: number) => distance(P, Q, i, j, { kind: 'l2', weights: [1, 2] }) ** 2;
+    const m = Float64Array.from({ length: 12 }, (_, k) => fn(Math.floor(k / 3), k % 3));
+    const copy = Float64Array.from(m);
+    const [a, b] = [optimalCoupling(P, Q, fn), optimalCoupling(P, Q, m)];
+    expect([Array.from(b.p), Array.from(b.q), Array.from(b.mass)]).toEqual([Array.from(a.p), Array.from(a.q), Array.from(a.mass)]);
+    expect(m).toEqual(copy);
+    expect(() => transportPlan([1, 1], [2], new Float64Array(3))).toThrow(/3 costs for 2·1 arcs/);
   });
 });

@@ -31,7 +31,28 @@ export interface TransportBasis {
   flow: Float64Array;
 }
 
-export function transportPlan(a: readonly number[], b: readonly number[], cost: (i: number, j: number) => number, warm?: TransportBasis): TransportPlan {
+/** The K·L costs row-major: the given matrix itself, or the function evaluated once per arc. */
+function costMatrix(cost: ((i: number, j: number) => number) | Float64Array, K: number, L: number): Float64Array {
+  if (cost instanceof Float64Array) {
+    if (cost.length !== K * L) throw new RangeError(`transportPlan: ${cost.length} costs for ${K}·${L} arcs`);
+    return cost;
+  }
+  const c = new Float64Array(K * L);
+  for (let i = 0; i < K; i++) for (let j = 0; j < L; j++) c[i * L + j] = cost(i, j);
+  return c;
+}
+
+/**
+ * The optimal plan for the masses `a` (sources) and `b` (sinks) under `cost` — a function of
+ * (source, sink), or the K·L costs row-major (read, never written) — optionally warm-started.
+ * @example transportPlan([1, 1], [1, 1], (i, j) => Math.abs(i - j)).cost // 0
+ */
+export function transportPlan(
+  a: readonly number[],
+  b: readonly number[],
+  cost: ((i: number, j: number) => number) | Float64Array,
+  warm?: TransportBasis,
+): TransportPlan {
   const K = a.length,
     L = b.length;
   const total = a.reduce((s, x) => s + x, 0);
@@ -39,15 +60,13 @@ export function transportPlan(a: readonly number[], b: readonly number[], cost: 
     throw new RangeError('transportPlan: masses must be whole numbers with equal totals below 2^53');
   for (const x of [...a, ...b]) if (!(Number.isSafeInteger(x) && x > 0)) throw new RangeError('transportPlan: every mass must be a positive whole number');
   const arcsReal = K * L;
-  const c = new Float64Array(arcsReal);
+  const c = costMatrix(cost, K, L);
   let maxCost = 0;
-  for (let i = 0; i < K; i++)
-    for (let j = 0; j < L; j++) {
-      const x = cost(i, j);
-      if (!Number.isFinite(x)) throw new RangeError(`transportPlan: cost(${i}, ${j}) = ${x} is not finite`);
-      c[i * L + j] = x;
-      if (Math.abs(x) > maxCost) maxCost = Math.abs(x);
-    }
+  for (let e = 0; e < arcsReal; e++) {
+    const x = c[e];
+    if (!Number.isFinite(x)) throw new RangeError(`transportPlan: cost(${Math.floor(e / L)}, ${e % L}) = ${x} is not finite`);
+    if (Math.abs(x) > maxCost) maxCost = Math.abs(x);
+  }
   const N = K + L + 1;
   const root = K + L;
   const M = (maxCost + 1) * N;
