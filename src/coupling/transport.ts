@@ -31,6 +31,53 @@ export interface TransportBasis {
   flow: Float64Array;
 }
 
+function price(c: Float64Array, pi: Float64Array, piSink: Float64Array, K: number, L: number, block: number, tol: number, state: Int32Array): number {
+  let enter = -1,
+    best = -tol,
+    scanned = 0,
+    ci = state[0],
+    cj = state[1];
+  const arcsReal = K * L;
+  while (scanned < arcsReal && enter < 0) {
+    const stop = Math.min(scanned + block, arcsReal);
+    while (scanned < stop) {
+      const piI = pi[ci],
+        base = ci * L,
+        end = Math.min(L, cj + (stop - scanned));
+      for (let j = cj; j < end; j++) {
+        const rc = c[base + j] - piI + piSink[j];
+        if (rc < best) {
+          best = rc;
+          enter = base + j;
+        }
+      }
+      scanned += end - cj;
+      cj = end;
+      if (cj === L) {
+        cj = 0;
+        ci = ci + 1 === K ? 0 : ci + 1;
+      }
+    }
+  }
+  state[0] = ci;
+  state[1] = cj;
+  return enter;
+}
+
+/** The largest |cost|; a RangeError naming the arc if any cost is not finite. */
+function largestCost(c: Float64Array, L: number): number {
+  let maxCost = 0,
+    bad = -1;
+  for (let e = 0; e < c.length; e++) {
+    const x = Math.abs(c[e]);
+    if (x > maxCost) maxCost = x;
+    else if (x !== x) bad = e;
+  }
+  if (maxCost === Infinity) bad = c.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new RangeError(`transportPlan: cost(${Math.floor(bad / L)}, ${bad % L}) = ${c[bad]} is not finite`);
+  return maxCost;
+}
+
 /** The K·L costs row-major: the given matrix itself, or the function evaluated once per arc. */
 function costMatrix(cost: ((i: number, j: number) => number) | Float64Array, K: number, L: number): Float64Array {
   if (cost instanceof Float64Array) {
@@ -40,6 +87,189 @@ function costMatrix(cost: ((i: number, j: number) => number) | Float64Array, K: 
   const c = new Float64Array(K * L);
   for (let i = 0; i < K; i++) for (let j = 0; j < L; j++) c[i * L + j] = cost(i, j);
   return c;
+}
+
+/**
+ * The spanning tree of the network simplex with its flows, potentials and adjacency. Nodes 0…K−1
+ * are the sources, K…K+L−1 the sinks, K+L the root; arc e < K·L is source ⌊e/L⌋ → sink e mod L,
+ * arc K·L + v joins node v and the root (artificial, cost M).
+ */
+class SpanningTree {
+  readonly parent: Int32Array;
+  /** The slot of the arc to the parent. */
+  readonly pred: Int32Array;
+  readonly depth: Int32Array;
+  /** 1: the pred arc points from the node to its parent. */
+  readonly up: Uint8Array;
+  readonly pi: Float64Array;
+  // Slot k holds arc treeArcs[k] as half-edges 2k (at its tail) and 2k+1 (at its head), doubly linked per node.
+  readonly headH: Int32Array;
+  readonly nextH: Int32Array;
+  readonly prevH: Int32Array;
+  // Each slot's tail, head and cost, kept beside the tree: re-hanging a subtree then reads these small
+  // arrays instead of jumping around the K·L cost matrix (cache misses dominated otherwise).
+  readonly slotTail: Int32Array;
+  readonly slotHead: Int32Array;
+  readonly slotCost: Float64Array;
+  readonly stack: Int32Array;
+  readonly pathU: Int32Array;
+  readonly pathV: Int32Array;
+  readonly arcsReal: number;
+  readonly root: number;
+
+  constructor(
+    readonly K: number,
+    readonly L: number,
+    readonly c: Float64Array,
+    readonly M: number,
+    readonly treeArcs: Int32Array,
+    readonly slotFlow: Float64Array,
+  ) {
+    const N = K + L + 1;
+    this.arcsReal = K * L;
+    this.root = K + L;
+    this.parent = new Int32Array(N);
+    this.pred = new Int32Array(N);
+    this.depth = new Int32Array(N);
+    this.up = new Uint8Array(N);
+    this.pi = new Float64Array(N);
+    this.headH = new Int32Array(N).fill(-1);
+    this.nextH = new Int32Array(2 * (N - 1));
+    this.prevH = new Int32Array(2 * (N - 1));
+    this.slotTail = new Int32Array(N - 1);
+    this.slotHead = new Int32Array(N - 1);
+    this.slotCost = new Float64Array(N - 1);
+    this.stack = new Int32Array(N);
+    this.pathU = new Int32Array(N);
+    this.pathV = new Int32Array(N);
+    for (let k = 0; k < N - 1; k++) this.fillSlot(k);
+    for (let k = 0; k < N - 1; k++) {
+      this.link(2 * k);
+      this.link(2 * k + 1);
+    }
+    this.parent[this.root] = -1;
+    this.hang(this.root);
+  }
+
+  from(e: number): number {
+    const { arcsReal, K } = this;
+    return e < arcsReal ? Math.floor(e / this.L) : e - arcsReal < K ? e - arcsReal : this.root;
+  }
+
+  to(e: number): number {
+    const { arcsReal, K } = this;
+    return e < arcsReal ? K + (e % this.L) : e - arcsReal < K ? this.root : e - arcsReal;
+  }
+
+  fillSlot(k: number): void {
+    const e = this.treeArcs[k];
+    this.slotTail[k] = this.from(e);
+    this.slotHead[k] = this.to(e);
+    this.slotCost[k] = e < this.arcsReal ? this.c[e] : this.M;
+  }
+
+  link(h: number): void {
+    const { headH, nextH, prevH } = this;
+    const v = h & 1 ? this.slotHead[h >> 1] : this.slotTail[h >> 1];
+    nextH[h] = headH[v];
+    prevH[h] = -1;
+    if (headH[v] !== -1) prevH[headH[v]] = h;
+    headH[v] = h;
+  }
+
+  unlink(h: number): void {
+    const { headH, nextH, prevH } = this;
+    const v = h & 1 ? this.slotHead[h >> 1] : this.slotTail[h >> 1];
+    if (prevH[h] !== -1) nextH[prevH[h]] = nextH[h];
+    else headH[v] = nextH[h];
+    if (nextH[h] !== -1) prevH[nextH[h]] = prevH[h];
+  }
+
+  /** Parent pointers, depths and potentials (reduced cost c − π_u + π_v = 0 on tree arcs) below `top`, whose own are set. */
+  hang(top: number): void {
+    const { stack, headH, nextH, parent, pred, depth, up, pi, slotTail, slotHead, slotCost } = this;
+    let sp = 0;
+    stack[sp++] = top;
+    while (sp > 0) {
+      const u = stack[--sp];
+      for (let h = headH[u]; h !== -1; h = nextH[h]) {
+        const k = h >> 1;
+        const v = h & 1 ? slotTail[k] : slotHead[k];
+        if (v === parent[u]) continue;
+        parent[v] = u;
+        pred[v] = k;
+        depth[v] = depth[u] + 1;
+        up[v] = slotTail[k] === v ? 1 : 0;
+        // u → v: π_v = π_u − c; v → u: π_v = π_u + c.
+        pi[v] = up[v] ? pi[u] + slotCost[k] : pi[u] - slotCost[k];
+        stack[sp++] = v;
+      }
+    }
+  }
+
+  /** One pivot on the entering arc: push the blocking flow round its cycle and swap it into the tree. */
+  pivot(enter: number): void {
+    const { parent, depth, up, pred, slotFlow, pathU, pathV, pi, slotTail, slotCost } = this;
+    // The cycle: u → v by the entering arc, then v up to the join and down to u.
+    const u = this.from(enter),
+      v = this.to(enter);
+    let nu = 0,
+      nv = 0,
+      x = u,
+      y = v;
+    while (x !== y) {
+      if (depth[x] >= depth[y]) {
+        pathU[nu++] = x;
+        x = parent[x];
+      } else {
+        pathV[nv++] = y;
+        y = parent[y];
+      }
+    }
+    // Backward arcs (flow decreases): on v's side, arcs pointing down (parent → child); on u's side, arcs pointing up.
+    let delta = Infinity;
+    for (let k = 0; k < nv; k++) if (!up[pathV[k]]) delta = Math.min(delta, slotFlow[pred[pathV[k]]]);
+    for (let k = 0; k < nu; k++) if (up[pathU[k]]) delta = Math.min(delta, slotFlow[pred[pathU[k]]]);
+    // Strongly feasible rule: the last blocking arc met going join → u → v → join.
+    let leave = -1,
+      leftV = false;
+    for (let k = nv - 1; k >= 0 && leave < 0; k--) {
+      const w = pathV[k];
+      if (!up[w] && slotFlow[pred[w]] === delta) {
+        leave = pred[w];
+        leftV = true;
+      }
+    }
+    if (leave < 0)
+      for (let k = 0; k < nu; k++) {
+        const w = pathU[k];
+        if (up[w] && slotFlow[pred[w]] === delta) {
+          leave = pred[w];
+          break;
+        }
+      }
+    if (leave < 0) throw new Error('transportPlan: unbounded cycle (cannot happen with a big-M start)');
+    for (let k = 0; k < nv; k++) slotFlow[pred[pathV[k]]] += up[pathV[k]] ? delta : -delta;
+    for (let k = 0; k < nu; k++) slotFlow[pred[pathU[k]]] += up[pathU[k]] ? -delta : delta;
+    // Swap the arcs in the tree (the entering arc takes the leaving one's slot, with flow δ); the
+    // subtree cut off by the leaving arc is re-hung from the entering arc.
+    const slot = leave;
+    const q = leftV ? v : u,
+      r = leftV ? u : v;
+    this.unlink(2 * slot);
+    this.unlink(2 * slot + 1);
+    this.treeArcs[slot] = enter;
+    slotFlow[slot] = delta;
+    this.fillSlot(slot);
+    this.link(2 * slot);
+    this.link(2 * slot + 1);
+    parent[q] = r;
+    pred[q] = slot;
+    depth[q] = depth[r] + 1;
+    up[q] = slotTail[slot] === q ? 1 : 0;
+    pi[q] = up[q] ? pi[r] + slotCost[slot] : pi[r] - slotCost[slot];
+    this.hang(q);
+  }
 }
 
 /**
@@ -61,18 +291,8 @@ export function transportPlan(
   for (const x of [...a, ...b]) if (!(Number.isSafeInteger(x) && x > 0)) throw new RangeError('transportPlan: every mass must be a positive whole number');
   const arcsReal = K * L;
   const c = costMatrix(cost, K, L);
-  let maxCost = 0;
-  for (let e = 0; e < arcsReal; e++) {
-    const x = c[e];
-    if (!Number.isFinite(x)) throw new RangeError(`transportPlan: cost(${Math.floor(e / L)}, ${e % L}) = ${x} is not finite`);
-    if (Math.abs(x) > maxCost) maxCost = Math.abs(x);
-  }
+  const maxCost = largestCost(c, L);
   const N = K + L + 1;
-  const root = K + L;
-  const M = (maxCost + 1) * N;
-  const from = (e: number) => (e < arcsReal ? Math.floor(e / L) : e - arcsReal < K ? e - arcsReal : root);
-  const to = (e: number) => (e < arcsReal ? K + (e % L) : e - arcsReal < K ? root : e - arcsReal);
-  const costOf = (e: number) => (e < arcsReal ? c[e] : M);
   // Start: every source sends its mass to the root, the root sends every sink its demand (a star:
   // shallow, so the first pivots are cheap) — or a previous optimum for the same masses, still
   // feasible and strongly so (only the costs changed).
@@ -85,160 +305,17 @@ export function transportPlan(
       treeArcs[v] = arcsReal + v;
       slotFlow[v] = v < K ? a[v] : b[v - K];
     }
-  const parent = new Int32Array(N),
-    pred = new Int32Array(N), // the slot of the arc to the parent
-    depth = new Int32Array(N);
-  const up = new Uint8Array(N); // 1: pred arc points from the node to its parent
-  const pi = new Float64Array(N);
-  // The tree's adjacency: slot k holds arc treeArcs[k] as half-edges 2k (at its tail) and 2k+1 (at its head), doubly linked per node.
-  const headH = new Int32Array(N).fill(-1),
-    nextH = new Int32Array(2 * (N - 1)),
-    prevH = new Int32Array(2 * (N - 1));
-  // Each slot's tail, head and cost, kept beside the tree: re-hanging a subtree then reads these small
-  // arrays instead of jumping around the K·L cost matrix (cache misses dominated otherwise).
-  const slotTail = new Int32Array(N - 1),
-    slotHead = new Int32Array(N - 1),
-    slotCost = new Float64Array(N - 1);
-  const fillSlot = (k: number) => {
-    const e = treeArcs[k];
-    slotTail[k] = from(e);
-    slotHead[k] = to(e);
-    slotCost[k] = costOf(e);
-  };
-  for (let k = 0; k < N - 1; k++) fillSlot(k);
-  const nodeOfHalf = (h: number) => (h & 1 ? slotHead[h >> 1] : slotTail[h >> 1]);
-  const otherOfHalf = (h: number) => (h & 1 ? slotTail[h >> 1] : slotHead[h >> 1]);
-  const link = (h: number) => {
-    const v = nodeOfHalf(h);
-    nextH[h] = headH[v];
-    prevH[h] = -1;
-    if (headH[v] !== -1) prevH[headH[v]] = h;
-    headH[v] = h;
-  };
-  const unlink = (h: number) => {
-    const v = nodeOfHalf(h);
-    if (prevH[h] !== -1) nextH[prevH[h]] = nextH[h];
-    else headH[v] = nextH[h];
-    if (nextH[h] !== -1) prevH[nextH[h]] = prevH[h];
-  };
-  for (let k = 0; k < N - 1; k++) {
-    link(2 * k);
-    link(2 * k + 1);
-  }
-  const stack = new Int32Array(N);
-  // Parent pointers, depths and potentials (reduced cost c − π_u + π_v = 0 on tree arcs) below `top`, whose own are set.
-  const hang = (top: number) => {
-    let sp = 0;
-    stack[sp++] = top;
-    while (sp > 0) {
-      const u = stack[--sp];
-      for (let h = headH[u]; h !== -1; h = nextH[h]) {
-        const v = otherOfHalf(h);
-        if (v === parent[u]) continue;
-        const k = h >> 1;
-        parent[v] = u;
-        pred[v] = k;
-        depth[v] = depth[u] + 1;
-        up[v] = slotTail[k] === v ? 1 : 0;
-        // u → v: π_v = π_u − c; v → u: π_v = π_u + c.
-        pi[v] = up[v] ? pi[u] + slotCost[k] : pi[u] - slotCost[k];
-        stack[sp++] = v;
-      }
-    }
-  };
-  parent[root] = -1;
-  hang(root);
+  const tree = new SpanningTree(K, L, c, (maxCost + 1) * N, treeArcs, slotFlow);
   const tol = 1e-12 * (maxCost + 1) * N;
   const block = Math.max(64, Math.ceil(Math.sqrt(arcsReal)));
-  let cursor = 0,
-    ci = 0,
-    cj = 0,
-    pivots = 0;
-  const pathU: number[] = [],
-    pathV: number[] = [];
+  let pivots = 0;
+  const cursor = new Int32Array(2);
+  const piSink = tree.pi.subarray(K, K + L);
   for (;;) {
-    // Block search: the most negative reduced cost among the next `block` arcs; a whole lap without one is optimal.
-    let enter = -1,
-      best = -tol,
-      scanned = 0;
-    while (scanned < arcsReal) {
-      const stop = Math.min(scanned + block, arcsReal);
-      // Arc e = ci·L + cj, walked with its row and column (no division per arc).
-      let piI = pi[ci];
-      for (; scanned < stop; scanned++) {
-        const rc = c[cursor] - piI + pi[K + cj];
-        if (rc < best) {
-          best = rc;
-          enter = cursor;
-        }
-        cursor++;
-        if (++cj === L) {
-          cj = 0;
-          if (++ci === K) {
-            ci = 0;
-            cursor = 0;
-          }
-          piI = pi[ci];
-        }
-      }
-      if (enter >= 0) break;
-    }
+    const enter = price(c, tree.pi, piSink, K, L, block, tol, cursor);
     if (enter < 0) break;
     pivots++;
-    // The cycle: u → v by the entering arc, then v up to the join and down to u.
-    const u = from(enter),
-      v = to(enter);
-    pathU.length = 0;
-    pathV.length = 0;
-    let x = u,
-      y = v;
-    while (x !== y) {
-      if (depth[x] >= depth[y]) {
-        pathU.push(x);
-        x = parent[x];
-      } else {
-        pathV.push(y);
-        y = parent[y];
-      }
-    }
-    // Backward arcs (flow decreases): on v's side, arcs pointing down (parent → child); on u's side, arcs pointing up.
-    let delta = Infinity;
-    for (const w of pathV) if (!up[w]) delta = Math.min(delta, slotFlow[pred[w]]);
-    for (const w of pathU) if (up[w]) delta = Math.min(delta, slotFlow[pred[w]]);
-    // Strongly feasible rule: the last blocking arc met going join → u → v → join.
-    let leave = -1;
-    for (let k = pathV.length - 1; k >= 0 && leave < 0; k--) {
-      const w = pathV[k];
-      if (!up[w] && slotFlow[pred[w]] === delta) leave = pred[w];
-    }
-    if (leave < 0)
-      for (const w of pathU) {
-        if (up[w] && slotFlow[pred[w]] === delta) {
-          leave = pred[w];
-          break;
-        }
-      }
-    if (leave < 0) throw new Error('transportPlan: unbounded cycle (cannot happen with a big-M start)');
-    for (const w of pathV) slotFlow[pred[w]] += up[w] ? delta : -delta;
-    for (const w of pathU) slotFlow[pred[w]] += up[w] ? -delta : delta;
-    // Swap the arcs in the tree (the entering arc takes the leaving one's slot, with flow δ); the
-    // subtree cut off by the leaving arc is re-hung from the entering arc.
-    const slot = leave;
-    const leftV = pathV.some((w) => pred[w] === slot);
-    const [q, r] = leftV ? [v, u] : [u, v];
-    unlink(2 * slot);
-    unlink(2 * slot + 1);
-    treeArcs[slot] = enter;
-    slotFlow[slot] = delta;
-    fillSlot(slot);
-    link(2 * slot);
-    link(2 * slot + 1);
-    parent[q] = r;
-    pred[q] = slot;
-    depth[q] = depth[r] + 1;
-    up[q] = slotTail[slot] === q ? 1 : 0;
-    pi[q] = up[q] ? pi[r] + slotCost[slot] : pi[r] - slotCost[slot];
-    hang(q);
+    tree.pivot(enter);
   }
   const is: number[] = [],
     js: number[] = [],
