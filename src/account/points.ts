@@ -19,7 +19,17 @@ import { boxDivergence, contaminationBox } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
-import { distance, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import {
+  comboCosts,
+  distance,
+  optimalCoupling,
+  pairDiffs,
+  separableCosts,
+  wInfPoints,
+  type Norm,
+  type PairDiffs,
+  type PointCoupling,
+} from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
@@ -110,6 +120,8 @@ interface DirectionMemo {
   costs: Map<string, Float64Array>;
   /** The transport's K·L costs of a re-solve (reused: each solve reads them before the next is written). */
   scratch?: Float64Array;
+  /** The pairs' coordinate-difference combinations (null: too many; undefined: not looked for yet). */
+  diffs?: PairDiffs | null;
 }
 
 const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>): DirectionMemo => ({
@@ -132,10 +144,11 @@ function pairMemos(P: PointLaw, Q: PointLaw): [DirectionMemo, DirectionMemo] {
 /** A release's identity in a memo's keys. */
 const releaseKey = (r: PointRelease) => `${r.mechanism}|${r.scale}|${r.coordinates?.join(',') ?? ''}`;
 
-/** Drops a direction's K·L scratch (costs and the re-solve's matrix) once its bounds at an order are done. */
+/** Drops a direction's K·L scratch (costs, the re-solve's matrix, the pairs' combinations) once its bounds at an order are done. */
 function clearScratch(m: DirectionMemo): void {
   m.costs.clear();
   m.scratch = undefined;
+  m.diffs = undefined;
 }
 
 /** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
@@ -150,44 +163,67 @@ function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]):
 }
 
 /**
+ * Transport costs: one value per atom pair (i·L + j), or, with `arc`, one per combination of the
+ * pairs' coordinate differences (`pairDiffs`), pair k's being values[arc[k]].
+ */
+interface Costs {
+  values: Float64Array;
+  arc: Int32Array | null;
+}
+
+/** The direction's difference combinations, looked for once (null: costs per pair). */
+function diffsOf(m: DirectionMemo): PairDiffs | null {
+  if (m.diffs === undefined) m.diffs = pairDiffs(m.P, m.Q, (atomsOf(m.P) * atomsOf(m.Q)) / 4);
+  return m.diffs;
+}
+
+/**
  * The releases' pair exponents for every (i, j) in plain floating point: a transport cost, which
  * needs no certificate (any coupling is valid; the bound is certified on the coupling chosen).
  */
-function exponentCosts(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Float64Array {
+function exponentCosts(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Costs {
   const { P, Q } = m;
-  const K = atomsOf(P),
-    L = atomsOf(Q);
+  const pd = diffsOf(m);
   // Per release, kept in the memo: the joint cost is their sum, and each release's own bound reuses its part.
   const part = (r: PointRelease) => {
     const key = `${alpha}|${releaseKey(r)}`;
     let cost = m.costs.get(key);
     if (cost) return cost;
     const product = productOf(r.mechanism, 'release');
-    cost = separableCosts(P, Q, coordsOf(r, P.d), (c, diff) => product.cost(alpha, diff / w[c] / r.scale));
+    const f = (c: number, diff: number) => product.cost(alpha, diff / w[c] / r.scale);
+    cost = pd ? comboCosts(pd, coordsOf(r, P.d), f) : separableCosts(P, Q, coordsOf(r, P.d), f);
     m.costs.set(key, cost);
     return cost;
   };
-  if (releases.length === 1) return part(releases[0]);
-  const sum = new Float64Array(K * L);
+  const arc = pd ? pd.arc : null;
+  if (releases.length === 1) return { values: part(releases[0]), arc };
+  const sum = new Float64Array(pd ? pd.combos : atomsOf(P) * atomsOf(Q));
   for (const r of releases) {
     const c = part(r);
     for (let k = 0; k < sum.length; k++) sum[k] += c[k];
   }
-  return sum;
+  return { values: sum, arc };
 }
+
+/** Pair k's cost. */
+const costAt = (cost: Costs, k: number) => cost.values[cost.arc ? cost.arc[k] : k];
 
 /**
  * The transport re-solved for E_π e^{cost}: costs relative to the current coupling's worst pair,
  * capped at e^10 (pairs that costly are never worth using), as calibratePoints does; warm-started
  * from the direction's last basis.
  */
-function resolved(m: DirectionMemo, current: PointCoupling, cost: Float64Array): PointCoupling {
+function resolved(m: DirectionMemo, current: PointCoupling, cost: Costs): PointCoupling {
   const L = atomsOf(m.Q);
   let ref = -Infinity;
-  for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, cost[current.p[k] * L + current.q[k]]);
-  m.scratch ??= new Float64Array(cost.length);
+  for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, costAt(cost, current.p[k] * L + current.q[k]));
+  m.scratch ??= new Float64Array(atomsOf(m.P) * L);
   const e = m.scratch;
-  for (let k = 0; k < e.length; k++) e[k] = Math.exp(Math.min(cost[k] - ref, 10));
+  const relative = (x: number) => Math.exp(Math.min(x - ref, 10));
+  if (cost.arc) {
+    const byCombo = cost.values.map(relative);
+    for (let k = 0; k < e.length; k++) e[k] = byCombo[cost.arc[k]];
+  } else for (let k = 0; k < e.length; k++) e[k] = relative(cost.values[k]);
   const next = optimalCoupling(m.P, m.Q, e, m.warm ?? current.basis);
   if (next.basis) m.warm = next.basis;
   return next;

@@ -59,7 +59,7 @@ function levelsOf(m: PointLaw, c: number): Levels {
  * K·L row-major: f is evaluated once per pair of distinct coordinate values and read from that
  * table per atom pair, so columns with few distinct values (ages, counts) cost a lookup. The sums
  * are the same doubles as adding f's values pair by pair.
- * @example separableCosts(pointLaw([[0, 1]], { counts: [1] }), pointLaw([[2, 1], [0, 0]], { counts: [1, 1] }), [0, 1], (_c, d) => d) // Float64Array [2, 1]
+ * @example separableCosts(pointLaw([[0, 1]], { counts: [1] }), pointLaw([[2, 1], [0, 0]], { counts: [1, 1] }), [0, 1], (_c, d) => d) // Float64Array [1, 2] (Q's atoms in lexicographic order)
  */
 export function separableCosts(P: PointLaw, Q: PointLaw, coords: readonly number[], f: (c: number, diff: number) => number): Float64Array {
   const K = atomsOf(P),
@@ -75,6 +75,87 @@ export function separableCosts(P: PointLaw, Q: PointLaw, coords: readonly number
       const row = lp.index[i] * V;
       for (let j = 0; j < L; j++) out[i * L + j] += table[row + lq.index[j]];
     }
+  }
+  return out;
+}
+
+/**
+ * Every atom pair's coordinate differences as one index among their distinct combinations, where
+ * those are few (columns of whole numbers: ages, counts): a cost that is a function of the |Δ_c|
+ * is then evaluated once per combination and read per pair.
+ */
+export interface PairDiffs {
+  /** Per coordinate, the distinct |P_i,c − Q_j,c| over all pairs, ascending. */
+  diffs: Float64Array[];
+  /** Combination k has coordinate c's difference diffs[c][⌊k / strides[c]⌋ mod diffs[c].length]. */
+  strides: number[];
+  combos: number;
+  /** Pair (i, j)'s combination, at i·L + j. */
+  arc: Int32Array;
+}
+
+/** Value pairs per coordinate up to which `pairDiffs` looks for repeated differences. */
+const VALUE_PAIRS = 1 << 16;
+
+/** One coordinate's distinct differences between the two laws' values, and each value pair's index among them. */
+function coordinateDiffs(lp: Levels, lq: Levels): { diffs: Float64Array; of: Int32Array } {
+  const V = lq.values.length;
+  const all = new Float64Array(lp.values.length * V);
+  for (let r = 0; r < lp.values.length; r++) for (let s = 0; s < V; s++) all[r * V + s] = Math.abs(lp.values[r] - lq.values[s]);
+  const sorted = Float64Array.from(all).sort();
+  let u = 0;
+  for (let k = 0; k < sorted.length; k++) if (k === 0 || sorted[k] !== sorted[u - 1]) sorted[u++] = sorted[k];
+  const diffs = sorted.slice(0, u);
+  const at = new Map<number, number>();
+  for (let k = 0; k < u; k++) at.set(diffs[k], k);
+  return { diffs, of: Int32Array.from(all, (x) => at.get(x) as number) };
+}
+
+/**
+ * The pairs' difference combinations over all d coordinates, or null when there are more than
+ * `limit`, or a coordinate has over 2¹⁶ pairs of distinct values (then costs are better computed per
+ * pair).
+ * @example pairDiffs(pointLaw([[0, 1]], { counts: [1] }), pointLaw([[2, 1], [0, 0]], { counts: [1, 1] }), 16)?.combos // 4
+ */
+export function pairDiffs(P: PointLaw, Q: PointLaw, limit: number): PairDiffs | null {
+  const per = Array.from({ length: P.d }, (_, c) => [levelsOf(P, c), levelsOf(Q, c)] as const);
+  // A coordinate of many distinct values on both sides has about as many differences as pairs.
+  if (per.some(([lp, lq]) => lp.values.length * lq.values.length > VALUE_PAIRS)) return null;
+  const cds = per.map(([lp, lq]) => coordinateDiffs(lp, lq));
+  const strides: number[] = [];
+  let combos = 1;
+  for (const cd of cds) {
+    strides.push(combos);
+    combos *= cd.diffs.length;
+    if (combos > limit) return null;
+  }
+  const K = atomsOf(P),
+    L = atomsOf(Q);
+  const arc = new Int32Array(K * L);
+  per.forEach(([lp, lq], c) => {
+    const V = lq.values.length,
+      { of } = cds[c],
+      stride = strides[c];
+    for (let i = 0; i < K; i++) {
+      const row = lp.index[i] * V;
+      for (let j = 0; j < L; j++) arc[i * L + j] += of[row + lq.index[j]] * stride;
+    }
+  });
+  return { diffs: cds.map((cd) => cd.diffs), strides, combos, arc };
+}
+
+/**
+ * Σ over the coordinates `coords` (in their order) of f(c, |Δ_c|) for every combination of
+ * `pairDiffs`: the same doubles `separableCosts` gives each pair of that combination.
+ * @example comboCosts(pairDiffs(pointLaw([[0, 1]], { counts: [1] }), pointLaw([[2, 1], [0, 0]], { counts: [1, 1] }), 16)!, [0, 1], (_c, d) => d) // Float64Array [0, 2, 1, 3]
+ */
+export function comboCosts(pd: PairDiffs, coords: readonly number[], f: (c: number, diff: number) => number): Float64Array {
+  const out = new Float64Array(pd.combos);
+  for (const c of coords) {
+    const values = pd.diffs[c].map((x) => f(c, x));
+    const n = values.length,
+      stride = pd.strides[c];
+    for (let k = 0; k < pd.combos; k++) out[k] += values[Math.floor(k / stride) % n];
   }
   return out;
 }

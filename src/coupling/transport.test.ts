@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lexicographicCoupling, couplingCost, distance, optimalCoupling, separableCosts, wInfPoints } from '../coupling/points.js';
+import { comboCosts, lexicographicCoupling, couplingCost, distance, optimalCoupling, pairDiffs, separableCosts, wInfPoints } from '../coupling/points.js';
 import { pointLaw } from '../distribution/points.js';
 import { bottleneck } from './bottleneck.js';
 import { transportPlan } from './transport.js';
@@ -105,9 +105,47 @@ describe('transport costs as a matrix, and separable costs from per-coordinate t
     );
   });
 
+  it('difference combinations: each pair reads the same double separableCosts gives it; too many combinations is null', () => {
+    const lawArb = fc.array(fc.array(fc.integer({ min: -6, max: 6 }), { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 15 });
+    fc.assert(
+      fc.property(lawArb, lawArb, fc.subarray([0, 1], { minLength: 1 }), (ps, qs, coords) => {
+        const P = pointLaw(ps, { counts: ps.map(() => 1) }),
+          Q = pointLaw(qs, { counts: qs.map(() => 1) });
+        const f = (c: number, d: number) => Math.expm1(d / (c + 2)) + 0.1 * d;
+        const pd = pairDiffs(P, Q, Infinity);
+        expect(pd).not.toBeNull();
+        const byCombo = comboCosts(pd!, coords, f);
+        const byPair = separableCosts(P, Q, coords, f);
+        expect(pd!.arc.length).toBe(byPair.length);
+        byPair.forEach((x, k) => expect(Object.is(byCombo[pd!.arc[k]], x)).toBe(true));
+        expect(pairDiffs(P, Q, pd!.combos - 1)).toBeNull();
+      }),
+      { numRuns: 200 },
+    );
+    // Real-valued coordinates with many distinct values on both sides: not looked for.
+    const many = Array.from({ length: 300 }, (_, k) => [k / 7, 1]);
+    const M = pointLaw(many, { counts: many.map(() => 1) });
+    expect(pairDiffs(M, M, Infinity)).toBeNull();
+  });
+
   it('a cost matrix gives the plan of the same costs as a function, and is not written', () => {
-    const P = pointLaw([[0, 0], [1, 3], [2, 1], [4, 4]], { counts: [3, 1, 2, 2] }),
-      Q = pointLaw([[0, 1], [3, 3], [1, 1]], { counts: [2, 3, 3] });
+    const P = pointLaw(
+        [
+          [0, 0],
+          [1, 3],
+          [2, 1],
+          [4, 4],
+        ],
+        { counts: [3, 1, 2, 2] },
+      ),
+      Q = pointLaw(
+        [
+          [0, 1],
+          [3, 3],
+          [1, 1],
+        ],
+        { counts: [2, 3, 3] },
+      );
     const fn = (i: number, j: number) => distance(P, Q, i, j, { kind: 'l2', weights: [1, 2] }) ** 2;
     const m = Float64Array.from({ length: 12 }, (_, k) => fn(Math.floor(k / 3), k % 3));
     const copy = Float64Array.from(m);
