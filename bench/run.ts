@@ -249,6 +249,35 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     const r = spawnSync(process.execPath, ['dist/cli/main.js', ...args, ...releases, '--threads', String(threads), '--json'], { cwd: root, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`account: ${r.stderr}`);
   };
+  // The curator's planning case: two Laplace releases of (age, education-num) over all six
+  // relationship values (15 pairs, orders 2 and 5), against Theorem 1 on age alone; default threads.
+  const run = (args: string[]) => () => {
+    const r = spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: root, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args[0]}: ${r.stderr}`);
+  };
+  await pair(
+    'vector queries (d = 2), whole processes',
+    'account: adult age,education-num, all 6 relationship values, 2 Laplace releases (b = 20, 30), α 2,5',
+    'calibrate --method theorem of age on the same table',
+    run([
+      'account',
+      '--data',
+      adult,
+      '--query',
+      'age,education-num',
+      '--secret-column',
+      'relationship',
+      '--release',
+      'mechanism=laplace,scale=20',
+      '--release',
+      'mechanism=laplace,scale=30',
+      '--alpha',
+      '2,5',
+      '--json',
+    ]),
+    run(['calibrate', '--data', adult, '--query', 'age', '--secret-column', 'relationship', '--method', 'theorem', '--alpha', '2', '--epsilon', '1', '--json']),
+    { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 },
+  );
   await pair(
     'worker threads (CLI processes)',
     'vector account (adult age,education-num, 3 relationship values, 2 releases, α 2,5): --threads 2',

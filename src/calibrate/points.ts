@@ -29,7 +29,7 @@ import { bracketBelow } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
-import { distance, optimalCoupling, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import { distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /**
@@ -254,37 +254,30 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
       const W = wInfPoints(P, Q, norm);
       return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
     }
-    const dist = (i: number, j: number) => distance(P, Q, i, j, norm);
     const build = (c: PointCoupling): ScaleProblem | NoNoise =>
       bySum ? coupledSumProblem(product, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
+    // Every pair's distance in the norm, once (the same doubles as `distance`).
+    const dist = distances(P, Q, norm);
     // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
-    let coupling = optimalCoupling(P, Q, (i, j) => dist(i, j) ** p);
+    let coupling = optimalCoupling(P, Q, p === 1 ? dist : dist.map((x) => x ** p));
     let problem = build(coupling);
     if ('zero' in problem || !iterate) return problem;
     let scale = smallestFeasibleScale(problem).scale;
     // Re-solve the transport for the condition's own cost at the scale found: its value there can
     // only drop, so the next scale is no larger; stop when it no longer moves.
-    const K = atomsOf(P),
-      L = atomsOf(Q);
-    const t = new Float64Array(K * L);
+    const L = atomsOf(Q);
+    const all = Array.from({ length: P.d }, (_, c) => c);
     for (let round = 0; round < 3; round++) {
       // The condition's exponent per pair at this scale (the transport cost needs no certificate:
       // any coupling gives a valid bound, and the scale is certified on the true condition).
-      for (let i = 0; i < K; i++)
-        for (let j = 0; j < L; j++) {
-          if (!bySum) {
-            t[i * L + j] = exponent!(dist(i, j), scale);
-            continue;
-          }
-          let sum = 0;
-          for (let c = 0; c < P.d; c++) sum += product.cost(alpha, Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / scale);
-          t[i * L + j] = n * sum;
-        }
+      const at = scale;
+      const t = bySum ? separableCosts(P, Q, all, (c, diff) => product.cost(alpha, diff / w[c] / at)).map((x) => n * x) : dist.map((x) => exponent!(x, at));
       // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
       // never worth using), so the solve's tolerance sees the pairs that matter.
       let ref = -Infinity;
       for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
-      const next = optimalCoupling(P, Q, (i, j) => Math.exp(Math.min(t[i * L + j] - ref, 10)), coupling.basis);
+      for (let k = 0; k < t.length; k++) t[k] = Math.exp(Math.min(t[k] - ref, 10));
+      const next = optimalCoupling(P, Q, t, coupling.basis);
       const np = build(next);
       if ('zero' in np) return np;
       const ns = smallestFeasibleScale(np).scale;

@@ -17,6 +17,18 @@ export interface PointCoupling {
 /** The norm a noise family measures displacement in, coordinate i divided by its noise weight wᵢ. */
 export type Norm = { kind: 'l1' | 'l2'; weights: readonly number[] };
 
+/** ‖P_i − Q_j‖ in the weighted norm for every atom pair, K·L row-major: the same doubles as `distance`. */
+export function distances(P: PointLaw, Q: PointLaw, n: Norm): Float64Array {
+  const all = Array.from({ length: P.d }, (_, c) => c);
+  if (n.kind === 'l1') return separableCosts(P, Q, all, (c, d) => d / n.weights[c]);
+  const squares = separableCosts(P, Q, all, (c, d) => {
+    const z = d / n.weights[c];
+    return z * z;
+  });
+  for (let k = 0; k < squares.length; k++) squares[k] = Math.sqrt(squares[k]);
+  return squares;
+}
+
 /** ‖P_i − Q_j‖ in the weighted norm (relative rounding error ≤ (d + 3)·u, covered by the conditions' slack). */
 export function distance(P: PointLaw, Q: PointLaw, i: number, j: number, n: Norm): number {
   let s = 0;
