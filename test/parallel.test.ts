@@ -116,7 +116,7 @@ describe('worker threads (--threads): the numbers of one thread, bit for bit', (
     expect(j.results.every((r) => r.scale > 0)).toBe(true);
   });
 
-  it("a vector query's account: each direction whole on a worker, the same bytes as one thread", () => {
+  it("a vector query's account: each pair (both directions) whole on a worker, the same bytes as one thread", () => {
     const adult = join(UCI_DIR, 'adult', 'adult.data');
     const args = [
       'account',

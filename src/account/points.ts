@@ -565,9 +565,48 @@ export function nextPointsReleaseScale(
   const unbounded = [...past, { mechanism }].find((r) => !productOf(r.mechanism, 'release').dInfRate);
   if (alpha === Infinity && unbounded) throw noDInfLevel(mechanismDef(unbounded.mechanism).title, ': give a finite α');
   const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
+  // The coupled search of one direction (m); its pair's other direction has the same problem (docs/math.md §12).
+  const coupledNext = (m: DirectionMemo, where: string): ScaleProblem => {
+    let coupling: PointCoupling | undefined;
+    if (past.length) {
+      const already = releaseBound(m, past, w, alpha);
+      if (!(already.value + already.error < epsilon))
+        throw new InputError(
+          `the past releases' certified bound already reaches D_α ≤ ${(already.value + already.error).toPrecision(4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
+          'epsilon',
+        );
+      coupling = already.coupling;
+    }
+    // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
+    const on = (c: PointCoupling | undefined): ScaleProblem => {
+      const evaluate = (s: number) => {
+        const rs = all(s);
+        return {
+          ...(c ? coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, rs, w, alpha), alpha) : releaseBound(m, rs, w, alpha)),
+          target: epsilon,
+          sense: 'le' as const,
+        };
+      };
+      const up = bracketAbove(evaluate, 1, `next release for ${where}`);
+      return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
+    };
+    if (alpha === Infinity) return on(undefined);
+    coupling ??= baseCoupling(m, allL1([...past, { mechanism }]), w);
+    let problem = on(coupling);
+    let scale = smallestFeasibleScale(problem).scale;
+    for (let round = 0; round < 3; round++) {
+      const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
+      const np = on(next);
+      const ns = smallestFeasibleScale(np).scale;
+      if (!(ns < scale * (1 - 1e-9))) break;
+      [coupling, problem, scale] = [next, np, ns];
+    }
+    clearScratch(m);
+    return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+  };
+  const solved = new Map<Map<string, SharedBound>, ScaleProblem>();
   const units = directions(scenario).map((dir) => {
     const label = { prior: dir.prior, pair: dir.pair };
-    const where = `prior '${dir.prior}', ${dir.from} → ${dir.to}`;
     return {
       label,
       problem: (): ScaleProblem | NoNoise => {
@@ -575,42 +614,12 @@ export function nextPointsReleaseScale(
         const data = directionBound(m, [], w, alpha);
         if (data.value + data.error <= epsilon)
           return { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε for the data itself, so no release of it can exceed the budget' };
-        let coupling: PointCoupling | undefined;
-        if (past.length) {
-          const already = releaseBound(m, past, w, alpha);
-          if (!(already.value + already.error < epsilon))
-            throw new InputError(
-              `the past releases' certified bound already reaches D_α ≤ ${(already.value + already.error).toPrecision(4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
-              'epsilon',
-            );
-          coupling = already.coupling;
+        let problem = solved.get(m.bounds);
+        if (!problem) {
+          problem = coupledNext(m, `prior '${dir.prior}', ${dir.from} → ${dir.to}`);
+          solved.set(m.bounds, problem);
         }
-        // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
-        const on = (c: PointCoupling | undefined): ScaleProblem => {
-          const evaluate = (s: number) => {
-            const rs = all(s);
-            return {
-              ...(c ? coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, rs, w, alpha), alpha) : releaseBound(m, rs, w, alpha)),
-              target: epsilon,
-              sense: 'le' as const,
-            };
-          };
-          const up = bracketAbove(evaluate, 1, `next release for ${where}`);
-          return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
-        };
-        if (alpha === Infinity) return on(undefined);
-        coupling ??= baseCoupling(m, allL1([...past, { mechanism }]), w);
-        let problem = on(coupling);
-        let scale = smallestFeasibleScale(problem).scale;
-        for (let round = 0; round < 3; round++) {
-          const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
-          const np = on(next);
-          const ns = smallestFeasibleScale(np).scale;
-          if (!(ns < scale * (1 - 1e-9))) break;
-          [coupling, problem, scale] = [next, np, ns];
-        }
-        clearScratch(m);
-        return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+        return problem;
       },
     };
   });

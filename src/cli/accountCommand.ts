@@ -148,7 +148,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? (recordedWeights ? [...recordedWeights] : d.coordinateScales);
   const { past, nextCoordinates, nextParts } = releaseParts(o, releases);
-  // A vector query's directions spread over threads (default: the machine's cores less one).
+  // A vector query's pairs spread over threads (default: the machine's cores less one).
   const pooled = (await flaggedAccount(() => accountThreads(loaded, o.threads !== undefined))) && parseThreads(o.threads) > 1;
   let acc: Accounting | null = null;
   let next: NextRelease | null = null;
@@ -327,10 +327,7 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
     .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
     .addOption(
-      settingOption(
-        'threads',
-        "vector queries: threads for the pairs' directions (default: one fewer than the cores available, at least 1); results are identical",
-      ),
+      settingOption('threads', 'vector queries: threads for the secret pairs (default: one fewer than the cores available, at least 1); results are identical'),
     )
     .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
     .addOption(settingOption('ledger', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget"))
