@@ -12,7 +12,15 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountPoints, auditPoints, nextPointsReleaseScale, pairAccount, robustnessPoints } from '../src/account/points.js';
+import {
+  accountPoints,
+  accountPointsOnPool,
+  auditPoints,
+  nextPointsReleaseScale,
+  pairAccount,
+  robustnessPoints,
+  type DirectionTask,
+} from '../src/account/points.js';
 import { calibratePoints } from '../src/calibrate/points.js';
 import { calibrateMIPoints, miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
@@ -187,6 +195,60 @@ describe('vector queries (docs/math.md §12)', () => {
     const [f, r] = pairAccount(P, P2, big, [1, 1], [2], false);
     expect([f[0].how, r[0].how]).toEqual(['data-processing', 'data-processing']);
     expect(f[0].value).not.toBe(r[0].value);
+  });
+
+  it('account on a pool: one task per pair gives the rows of one thread, ordered or not', async () => {
+    const conds = {
+      a: pointLaw(
+        [
+          [0, 0],
+          [1, 2],
+          [3, 1],
+        ],
+        { counts: [1, 2, 3] },
+      ),
+      b: pointLaw(
+        [
+          [1, 1],
+          [2, 2],
+        ],
+        { counts: [2, 1] },
+      ),
+      c: pointLaw(
+        [
+          [0, 9],
+          [2, 0],
+          [1, 1],
+        ],
+        { counts: [1, 1, 4] },
+      ),
+    };
+    const releases = [{ mechanism: 'laplace' as const, scale: 1 }];
+    const tasks: boolean[] = [];
+    const pool = {
+      threads: 3,
+      runTask: async (t: DirectionTask) => {
+        tasks.push(t.ordered);
+        return { vector: pairAccount(t.P, t.Q, t.releases, t.w, t.alphas, t.ordered) };
+      },
+    };
+    // `ordered` as a plain-JS caller might pass it (truthy, not `true`) as well as the booleans.
+    for (const ordered of [false, true, 1 as unknown as boolean]) {
+      const sc: PointScenario = {
+        name: 's',
+        ordered,
+        priors: [{ name: 'p', conditionals: conds }],
+        pairs: [
+          ['a', 'b'],
+          ['a', 'c'],
+        ],
+      };
+      tasks.length = 0;
+      const one = accountPoints(sc, releases, { alphas: [2, 5] });
+      const many = await accountPointsOnPool(pool, sc, releases, { alphas: [2, 5] });
+      expect(many.rows).toEqual(one.rows);
+      expect(tasks).toEqual([!!ordered, !!ordered]);
+    }
   });
 
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {

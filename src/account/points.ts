@@ -239,7 +239,10 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Costs): PointC
 function releaseBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
   const key = `${alpha}‖${releases.map(releaseKey).join('‖')}`;
   const seen = m.bounds.get(key);
-  if (seen) return seen.P === m.P ? seen : { ...seen, ...(seen.coupling ? { coupling: transposed(seen.coupling) } : {}) };
+  if (seen) {
+    const { value, error, coupling } = seen;
+    return { value, error, ...(coupling ? { coupling: seen.P === m.P ? coupling : transposed(coupling) } : {}) };
+  }
   const b = directBound(m, releases, w, alpha);
   m.bounds.set(key, { ...b, P: m.P });
   return b;
@@ -305,12 +308,16 @@ function checked(scenario: PointScenario, releases: readonly PointRelease[], coo
 function directions(scenario: PointScenario) {
   return priorPairs(scenario).units.flatMap(({ prior, pair }) => {
     const memos = pairMemos(prior.conditionals[pair[0]], prior.conditionals[pair[1]]);
-    return (scenario.ordered ? [pair] : [pair, [pair[1], pair[0]] as [string, string]]).map(([from, to], k) => ({
+    const both = !scenario.ordered;
+    return (both ? [pair, [pair[1], pair[0]] as [string, string]] : [pair]).map(([from, to], k) => ({
       prior: prior.name,
       pair: [pair[0], pair[1]] as [string, string],
       from,
       to,
       memo: memos[k],
+      /** The pair's first direction, and whether the pair has its reverse too (a pool task computes both). */
+      first: k === 0,
+      both,
     }));
   });
 }
@@ -518,13 +525,20 @@ export async function accountPointsOnPool(
   if (pool.threads <= 1) return accountPoints(scenario, releases, opts);
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
-  const ordered = scenario.ordered === true;
   let done = 0;
-  // A pair's directions are consecutive in `dirs`, its first direction first.
-  const firsts = dirs.filter((_, k) => ordered || k % 2 === 0);
+  // A pair's directions are consecutive in `dirs`, its first direction first: one task per pair.
+  const firsts = dirs.filter((dir) => dir.first);
   const parts = await Promise.all(
     firsts.map(async (dir) => {
-      const r = await pool.runTask({ kind: 'vector-account', P: dir.memo.P, Q: dir.memo.Q, releases: [...releases], w, alphas: [...opts.alphas], ordered });
+      const r = await pool.runTask({
+        kind: 'vector-account',
+        P: dir.memo.P,
+        Q: dir.memo.Q,
+        releases: [...releases],
+        w,
+        alphas: [...opts.alphas],
+        ordered: !dir.both,
+      });
       done += r.vector!.length;
       opts.onProgress?.(done, dirs.length);
       return r.vector!;

@@ -71,7 +71,7 @@ function largestCost(c: Float64Array, L: number): number {
   for (let e = 0; e < c.length; e++) {
     const x = Math.abs(c[e]);
     if (x > maxCost) maxCost = x;
-    else if (Number.isNaN(x)) bad = e;
+    else if (bad < 0 && Number.isNaN(x)) bad = e;
   }
   if (maxCost === Infinity) bad = c.findIndex((x) => !Number.isFinite(x));
   if (bad >= 0) throw new RangeError(`transportPlan: cost(${Math.floor(bad / L)}, ${bad % L}) = ${c[bad]} is not finite`);
