@@ -1,7 +1,7 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { calibrateGaussianPriors, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism } from './rules.js';
-import { calibrateFinite, certifiedFinite, type Certification } from './finite.js';
+import { calibrateFinite, certainlyTooSmall, certifiedFinite, type Certification } from './finite.js';
 import { calibratePoints, oneCoordinate, type PointSettings } from './points.js';
 import type { CalibrateOptions, CalibrationResult } from './result.js';
 
@@ -64,6 +64,24 @@ export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings,
       },
     },
     'the certificate check',
+  );
+}
+
+/**
+ * Whether `scale` is certainly below every scale `calibrate` could certify for these settings,
+ * by the exact divergence of the (prior, pair) `label` (`certainlyTooSmall`: finite laws on ℝ;
+ * other law sources claim nothing).
+ * @example tooSmall(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 0.01, { prior: 'empirical', pair: ['0', '1'] }) // true
+ */
+export function tooSmall(scenario: AnyScenario, settings: PointSettings, scale: number, label: { prior: string; pair: readonly string[] }): boolean {
+  return byLaw(
+    scenario,
+    {
+      finite: (s) => certainlyTooSmall(s, oneCoordinate(settings), scale, { prior: label.prior, pair: [label.pair[0], label.pair[1]] }),
+      points: () => false,
+      mixture: () => false,
+    },
+    'calibration',
   );
 }
 

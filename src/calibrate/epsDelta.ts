@@ -2,7 +2,7 @@ import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
-import { calibrate, type CalibrationResult } from './calibrate.js';
+import { calibrate, tooSmall, type CalibrationResult } from './calibrate.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { PointSettings } from './points.js';
@@ -121,14 +121,18 @@ export function calibrateEpsDelta(
   /** The calibration at each order (default `calibrate` on `scenario`; a caller may add progress reports). */
   calibrateWith: (s: CalibrationSettings) => CalibrationResult = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
-  const run = calibrateWith;
-  const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
-  return epsDeltaBest(
-    trials,
-    trials.map((t) => run(t.settings)),
-    epsilon,
-    delta,
-    settings.method,
-    alphas,
-  );
+  const kept: EpsDeltaTrial[] = [],
+    results: CalibrationResult[] = [];
+  let best: CalibrationResult | null = null;
+  for (const t of epsDeltaTrials(settings, epsilon, delta, alphas)) {
+    // An order that cannot beat the smallest scale so far is passed over (the same result: the
+    // smallest scale wins, the first on ties): nothing is below zero, and a scale the exact
+    // accountant certifies too small for this order is below every scale the order could give.
+    if (best && (best.scale === 0 || (best.binding && tooSmall(scenario, t.settings, best.scale, best.binding)))) continue;
+    const r = calibrateWith(t.settings);
+    kept.push(t);
+    results.push(r);
+    if (!best || r.scale < best.scale) best = r;
+  }
+  return epsDeltaBest(kept, results, epsilon, delta, settings.method, alphas);
 }

@@ -11,6 +11,7 @@ import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
 import { exactLimits as kernelLimits } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
+import { exactEvaluation } from '../conditions/exact.js';
 import {
   bestResult,
   calibrateWithSource,
@@ -73,6 +74,26 @@ export function bestMethods(scenario: Scenario, settings: CalibrationSettings): 
 }
 
 export type UnitLabel = { prior: string; pair: [string, string] };
+
+/**
+ * Whether `scale` is certainly below every scale these settings could certify: at `scale` the exact
+ * divergence of the (prior, pair) `label`, less its certified error, exceeds ε. D_α of the outputs
+ * falls as the scale grows (docs/math.md §4), and every method certifies a scale where the true
+ * D_α is at most ε, so each of their scales is then larger. Answered only where the exact
+ * accountant runs anyway (`exact`, or `best` within the exact limits; one release, no
+ * contamination, laws given exactly); false claims nothing.
+ * @example certainlyTooSmall(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 0.01, { prior: 'empirical', pair: ['0', '1'] }) // true
+ */
+export function certainlyTooSmall(scenario: Scenario, settings: CalibrationSettings, scale: number, label: UnitLabel): boolean {
+  if ((settings.releases ?? 1) !== 1 || settings.contamination || hasSource(scenario) || !(scale > 0)) return false;
+  if (settings.method !== 'exact' && !(settings.method === 'best' && bestMethods(scenario, settings).methods.includes('exact'))) return false;
+  const accountant = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
+  const prior = scenario.priors.find((p) => p.name === label.prior);
+  const [p, q] = label.pair.map((s) => prior?.conditionals[s]);
+  if (isNotApplicable(accountant) || !p || !q) return false;
+  const e = exactEvaluation(p, q, accountant(scale), settings.alpha, settings.epsilon, scenario.ordered ?? false);
+  return e.value - e.error > settings.epsilon;
+}
 
 /**
  * The units of one single-method calibration: one per (prior, pair), each building its condition

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { calibrate, tooSmall } from '../src/calibrate/calibrate.js';
+import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials } from '../src/calibrate/epsDelta.js';
+import type { CalibrationSettings } from '../src/calibrate/rules.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+
+describe('(ε, δ) targets: orders that cannot win are passed over, with the same result', () => {
+  it('equals trying every order, and passes over most of them where the best order comes early', () => {
+    const cases = [
+      ['heart', 'gaussian', 1, 1e-6],
+      ['student-mat', 'gaussian', 0.5, 1e-9],
+      ['heart', 'laplace', 1, 1e-6],
+    ] as const;
+    for (const [id, mechanism, epsilon, delta] of cases) {
+      const scenario = builtinScenario(id);
+      const settings = { mechanism, method: 'best' as const };
+      const trials = epsDeltaTrials(settings, epsilon, delta);
+      const every = epsDeltaBest(
+        trials,
+        trials.map((t) => calibrate(scenario, t.settings)),
+        epsilon,
+        delta,
+        'best',
+      );
+      let calls = 0;
+      const pruned = calibrateEpsDelta(scenario, settings, epsilon, delta, undefined, (s: CalibrationSettings) => {
+        calls++;
+        return calibrate(scenario, s);
+      });
+      expect(pruned, `${id} ${mechanism} ε=${epsilon} δ=${delta}`).toEqual(every);
+      // Gaussian noise: the best order is among the first few, and the later ones are passed over.
+      if (mechanism === 'gaussian') expect(calls).toBeLessThan(trials.length / 2);
+    }
+  });
+
+  it('a scale is called too small only when the calibration at that order needs more', () => {
+    const scenario = builtinScenario('heart');
+    let claims = 0;
+    for (const mechanism of ['laplace', 'gaussian'] as const)
+      for (const alpha of [1.5, 2, 8, 64, Infinity]) {
+        if (mechanism === 'gaussian' && alpha === Infinity) continue;
+        const s = { mechanism, method: 'best' as const, alpha, epsilon: 0.5 };
+        const c = calibrate(scenario, s);
+        for (const f of [0.5, 0.9, 0.99, 0.999, 1, 1.01, 2]) {
+          const at = c.scale * f;
+          if (!tooSmall(scenario, s, at, c.binding!)) continue;
+          claims++;
+          expect(at, `${mechanism} α=${alpha} ×${f}`).toBeLessThan(c.scale);
+        }
+        // No claim for methods that do not run the exact accountant, or several releases.
+        expect(tooSmall(scenario, { ...s, method: 'theorem' }, c.scale / 2, c.binding!)).toBe(false);
+        expect(tooSmall(scenario, { ...s, releases: 2 }, c.scale / 2, c.binding!)).toBe(false);
+      }
+    expect(claims).toBeGreaterThan(20);
+  });
+});
