@@ -121,18 +121,30 @@ export function calibrateEpsDelta(
   /** The calibration at each order (default `calibrate` on `scenario`; a caller may add progress reports). */
   calibrateWith: (s: CalibrationSettings) => CalibrationResult = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
-  const kept: EpsDeltaTrial[] = [],
-    results: CalibrationResult[] = [];
-  let best: CalibrationResult | null = null;
-  for (const t of epsDeltaTrials(settings, epsilon, delta, alphas)) {
-    // An order that cannot beat the smallest scale so far is passed over (the same result: the
-    // smallest scale wins, the first on ties): nothing is below zero, and a scale the exact
-    // accountant certifies too small for this order is below every scale the order could give.
-    if (best && (best.scale === 0 || (best.binding && tooSmall(scenario, t.settings, best.scale, best.binding)))) continue;
+  const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
+  const results: (CalibrationResult | null)[] = trials.map(() => null);
+  let best: { r: CalibrationResult; k: number } | null = null;
+  // α = ∞ first where the grid has it (often the smallest scale for Laplace noise), then in order.
+  const last = trials.length - 1;
+  const all = [...trials.keys()];
+  const order = last >= 0 && trials[last].alpha === Infinity ? [last, ...all.slice(0, last)] : all;
+  for (const k of order) {
+    const t = trials[k];
+    // An order that cannot beat the smallest scale so far is passed over, with the same result
+    // (the smallest scale wins, the first order on ties): nothing is below zero, and a scale the
+    // exact accountant certifies too small for this order is below every scale it could give.
+    if (best && ((best.r.scale === 0 && k > best.k) || (best.r.binding && tooSmall(scenario, t.settings, best.r.scale, best.r.binding)))) continue;
     const r = calibrateWith(t.settings);
-    kept.push(t);
-    results.push(r);
-    if (!best || r.scale < best.scale) best = r;
+    results[k] = r;
+    if (!best || r.scale < best.r.scale || (r.scale === best.r.scale && k < best.k)) best = { r, k };
   }
-  return epsDeltaBest(kept, results, epsilon, delta, settings.method, alphas);
+  const kept = trials.filter((_, k) => results[k] !== null);
+  return epsDeltaBest(
+    kept,
+    results.filter((r): r is CalibrationResult => r !== null),
+    epsilon,
+    delta,
+    settings.method,
+    alphas,
+  );
 }
