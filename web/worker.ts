@@ -8,6 +8,7 @@ import {
   checkSettings,
   METHOD_LABEL,
   type CalibrationResult,
+  type CalibrationSettings,
   type Mechanism,
   type Method,
   type SingleMethod,
@@ -20,7 +21,7 @@ import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
 import { parsePriorClass, tableScenario } from '../src/sources/priors.js';
 import { formatPath } from '../src/spec/load.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
-import { epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
+import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
@@ -155,23 +156,38 @@ async function settled(p: CalibrateParams, sc: AnyScenario, jobs: Job[], cont: R
   return out as (CalibrationResult | InputError)[];
 }
 
-/** (ε, δ): every (mechanism, method) tries the orders of the grid, all on the pool at once; each keeps its smallest scale. */
+/** One calibration on this worker: an InputError is returned (its order is passed over), anything else thrown. */
+function calibrateOrReason(sc: AnyScenario, s: CalibrationSettings): CalibrationResult | InputError {
+  try {
+    return calibrate(sc, s);
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+}
+
+/** (ε, δ): every (mechanism, method) tries the orders of the grid (on the pool at once, exact here in turn); each keeps its smallest scale. */
 async function epsDeltaRows(p: CalibrateParams, sc: AnyScenario, mechanisms: Mechanism[], skipped: Skipped[], cont: ReturnType<typeof contaminationOf>) {
   const delta = p.delta as number;
-  const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number }[] = [];
+  const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number; direct: boolean }[] = [];
   const jobs: Job[] = [];
   for (const mechanism of mechanisms)
     for (const method of p.methods as SingleMethod[]) {
       // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
       const trials = epsDeltaTrials({ mechanism, method, ...cont }, p.epsilon, delta);
-      groups.push({ mechanism, method, trials, from: jobs.length });
-      for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
+      // The exact accountant's orders run here, one after another: most are passed over once the
+      // best is known (calibrateEpsDelta), which beats running them all on the pool.
+      const direct = method === 'exact';
+      groups.push({ mechanism, method, trials, from: jobs.length, direct });
+      if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
     }
   const out = await settled(p, sc, jobs, cont);
   const rows: ResultRow[] = [];
   for (const g of groups) {
     try {
-      const r = epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, delta, g.method);
+      const r = g.direct
+        ? calibrateEpsDelta(sc, { mechanism: g.mechanism, method: g.method, ...cont }, p.epsilon, delta, undefined, (s) => calibrateOrReason(sc, s))
+        : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, delta, g.method);
       rows.push(rowOf({ ...r, label: METHOD_LABEL[g.method] }));
     } catch (err) {
       if (!(err instanceof InputError)) throw err;

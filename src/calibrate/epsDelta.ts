@@ -118,11 +118,14 @@ export function calibrateEpsDelta(
   epsilon: number,
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
-  /** The calibration at each order (default `calibrate` on `scenario`; a caller may add progress reports). */
-  calibrateWith: (s: CalibrationSettings) => CalibrationResult = (s) => calibrate(scenario, s),
+  /**
+   * The calibration at each order (default `calibrate` on `scenario`; a caller may add progress
+   * reports). An Error it returns (not throws) marks an order that could not be calibrated: passed over.
+   */
+  calibrateWith: (s: CalibrationSettings) => CalibrationResult | Error = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
   const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
-  const results: (CalibrationResult | null)[] = trials.map(() => null);
+  const results: (CalibrationResult | Error | null)[] = trials.map(() => null);
   let best: { r: CalibrationResult; k: number } | null = null;
   // α = ∞ first where the grid has it (often the smallest scale for Laplace noise), then in order.
   const last = trials.length - 1;
@@ -136,12 +139,13 @@ export function calibrateEpsDelta(
     if (best && ((best.r.scale === 0 && k > best.k) || (best.r.binding && tooSmall(scenario, t.settings, best.r.scale, best.r.binding)))) continue;
     const r = calibrateWith(t.settings);
     results[k] = r;
+    if (r instanceof Error) continue;
     if (!best || r.scale < best.r.scale || (r.scale === best.r.scale && k < best.k)) best = { r, k };
   }
   const kept = trials.filter((_, k) => results[k] !== null);
   return epsDeltaBest(
     kept,
-    results.filter((r): r is CalibrationResult => r !== null),
+    results.filter((r): r is CalibrationResult | Error => r !== null),
     epsilon,
     delta,
     settings.method,
