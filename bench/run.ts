@@ -147,6 +147,24 @@ for (const id of BUILTIN_IDS) {
   }
 }
 
+// 4′. An (ε, δ) target (ε = 1, δ = 1e-6, `best`) on heart against the calibration at the order it
+//     finds alone: the grid's other orders cost what is left (most are passed over).
+{
+  const { calibrateEpsDelta } = await import('../src/calibrate/epsDelta.js');
+  const heart = builtinScenario('heart');
+  for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
+    const r = calibrateEpsDelta(heart, { mechanism, method: 'best' }, 1, 1e-6);
+    await pair(
+      '(ε, δ) target',
+      `heart ${mechanism}, ε = 1, δ = 1e-6, best (found α = ${r.alpha})`,
+      'best at that α alone',
+      () => calibrateEpsDelta(heart, { mechanism, method: 'best' }, 1, 1e-6),
+      () => calibrate(heart, { mechanism, method: 'best', alpha: r.alpha, epsilon: r.renyiEpsilon }),
+      heavy,
+    );
+  }
+}
+
 // 5. The paper's Figure 1 grid: 4 scenarios × α 1.1..5 (0.1) × ε ∈ {0.5, 1} × {Laplace, Gaussian}.
 const alphas = Array.from({ length: 40 }, (_, i) => Number((1.1 + 0.1 * i).toFixed(1)));
 const grid = (method: Method) => () => {
