@@ -131,17 +131,28 @@ export function calibrateEpsDelta(
   const last = trials.length - 1;
   const all = [...trials.keys()];
   const order = last >= 0 && trials[last].alpha === Infinity ? [last, ...all.slice(0, last)] : all;
+  let deferred: unknown = null;
   for (const k of order) {
     const t = trials[k];
     // An order that cannot beat the smallest scale so far is passed over, with the same result
     // (the smallest scale wins, the first order on ties): nothing is below zero, and a scale the
     // exact accountant certifies too small for this order is below every scale it could give.
     if (best && ((best.r.scale === 0 && k > best.k) || (best.r.binding && tooSmall(scenario, t.settings, best.r.scale, best.r.binding)))) continue;
-    const r = calibrateWith(t.settings);
+    let r: CalibrationResult | Error;
+    try {
+      r = calibrateWith(t.settings);
+    } catch (e) {
+      // α = ∞ came first only to prune: a failure there is raised where the grid reaches it, after
+      // any earlier order's own failure.
+      if (k !== order[0] || k !== last || k === 0) throw e;
+      deferred = e;
+      continue;
+    }
     results[k] = r;
     if (r instanceof Error) continue;
     if (!best || r.scale < best.r.scale || (r.scale === best.r.scale && k < best.k)) best = { r, k };
   }
+  if (deferred !== null) throw deferred;
   const kept = trials.filter((_, k) => results[k] !== null);
   return epsDeltaBest(
     kept,
