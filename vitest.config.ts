@@ -9,6 +9,10 @@ export default defineConfig({
     // Two files at a time even on two cores: about half the suite waits on child processes
     // (CLI runs, the browser, PostgreSQL), so a second worker fills that time (326 s → 239 s here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A worker keeps its imported modules from one file to the next instead of loading the
+    // sources again for each of the ~60 files; no test patches a module or the environment
+    // without restoring it.
+    isolate: false,
     reporters: ['default', new SummaryReporter()],
     globalSetup: ['test/globalSetup.ts'],
   },

@@ -58,26 +58,35 @@ export function twoReleaseRenyiAt(p: Discrete, q: Discrete, k1: Kernel, k2: Kern
   const atoms = [...new Set([...p.values, ...q.values])].sort((a, c) => a - c);
   const a = nodes1d(atoms, k1.scale),
     b = nodes1d(atoms, k2.scale);
-  const f = (d: Discrete, k: Kernel, ys: number[]) => ys.map((y) => Array.from(d.values, (x) => density(k, y - x)));
+  const f = (d: Discrete, k: Kernel, ys: number[]) => ys.map((y) => Float64Array.from(d.values, (x) => density(k, y - x)));
   const p1 = f(p, k1, a.y),
     p2 = f(p, k2, b.y),
     q1 = f(q, k1, a.y),
     q2 = f(q, k2, b.y);
   const pq = alphas.map(() => 0),
     qp = alphas.map(() => 0);
+  // Row i's mass × first-coordinate density, formed once: the same products as inline.
+  const pm = new Float64Array(p.values.length),
+    qm = new Float64Array(q.values.length);
   for (let i = 0; i < a.y.length; i++) {
+    for (let m = 0; m < pm.length; m++) pm[m] = p.masses[m] * p1[i][m];
+    for (let m = 0; m < qm.length; m++) qm[m] = q.masses[m] * q1[i][m];
     for (let j = 0; j < b.y.length; j++) {
+      const [pr, qr] = [p2[j], q2[j]];
       let pp = 0,
         qq = 0;
-      for (let m = 0; m < p.values.length; m++) pp += p.masses[m] * p1[i][m] * p2[j][m];
-      for (let m = 0; m < q.values.length; m++) qq += q.masses[m] * q1[i][m] * q2[j][m];
+      for (let m = 0; m < pm.length; m++) pp += pm[m] * pr[m];
+      for (let m = 0; m < qm.length; m++) qq += qm[m] * qr[m];
       // In logs: far in a Gaussian tail pp^α underflows to 0 while qq^{1−α} overflows.
       if (!(pp > 0 && qq > 0)) continue;
-      const [lp, lq, wij] = [Math.log(pp), Math.log(qq), a.w[i] * b.w[j]];
-      alphas.forEach((alpha, k) => {
+      const lp = Math.log(pp),
+        lq = Math.log(qq),
+        wij = a.w[i] * b.w[j];
+      for (let k = 0; k < alphas.length; k++) {
+        const alpha = alphas[k];
         pq[k] += wij * Math.exp(alpha * lp + (1 - alpha) * lq);
         qp[k] += wij * Math.exp(alpha * lq + (1 - alpha) * lp);
-      });
+      }
     }
   }
   return { pq: pq.map((t, k) => Math.log(t) / (alphas[k] - 1)), qp: qp.map((t, k) => Math.log(t) / (alphas[k] - 1)) };
@@ -98,20 +107,26 @@ export function vectorRenyi2d(
   const a = lightNodes(coords(0), k1.scale),
     b = lightNodes(coords(1), k2.scale);
   const dens = (m: { points: Float64Array }, k: Kernel, ys: number[], c: number) =>
-    ys.map((y) => Array.from({ length: m.points.length / 2 }, (_, j) => density(k, y - m.points[2 * j + c])));
+    ys.map((y) => Float64Array.from({ length: m.points.length / 2 }, (_, j) => density(k, y - m.points[2 * j + c])));
   const p1 = dens(p, k1, a.y, 0),
     p2 = dens(p, k2, b.y, 1),
     q1 = dens(q, k1, a.y, 0),
     q2 = dens(q, k2, b.y, 1);
+  const pm = new Float64Array(p.masses.length),
+    qm = new Float64Array(q.masses.length);
   let total = 0;
-  for (let i = 0; i < a.y.length; i++)
+  for (let i = 0; i < a.y.length; i++) {
+    for (let m = 0; m < pm.length; m++) pm[m] = p.masses[m] * p1[i][m];
+    for (let m = 0; m < qm.length; m++) qm[m] = q.masses[m] * q1[i][m];
     for (let j = 0; j < b.y.length; j++) {
+      const [pr, qr] = [p2[j], q2[j]];
       let pp = 0,
         qq = 0;
-      for (let m = 0; m < p.masses.length; m++) pp += p.masses[m] * p1[i][m] * p2[j][m];
-      for (let m = 0; m < q.masses.length; m++) qq += q.masses[m] * q1[i][m] * q2[j][m];
+      for (let m = 0; m < pm.length; m++) pp += pm[m] * pr[m];
+      for (let m = 0; m < qm.length; m++) qq += qm[m] * qr[m];
       if (pp > 0 && qq > 0) total += a.w[i] * b.w[j] * Math.exp(alpha * Math.log(pp) + (1 - alpha) * Math.log(qq));
     }
+  }
   return Math.log(total) / (alpha - 1);
 }
 

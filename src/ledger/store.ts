@@ -186,7 +186,9 @@ export function duckdbStore(path: string): LedgerStore {
     for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
       let inst: import('@duckdb/node-api').DuckDBInstance;
       try {
-        inst = await DuckDBInstance.create(file);
+        // One thread: a ledger transaction is a few rows, and releases racing for the lock would
+        // otherwise each start a pool of threads per attempt.
+        inst = await DuckDBInstance.create(file, { threads: '1' });
       } catch (e) {
         const msg = (e as Error).message;
         if (/Could not set lock|Conflicting lock/i.test(msg) && Date.now() < deadline) {
