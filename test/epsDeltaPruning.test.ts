@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { calibrate, tooSmall } from '../src/calibrate/calibrate.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials } from '../src/calibrate/epsDelta.js';
 import type { CalibrationSettings } from '../src/calibrate/rules.js';
+import { release } from '../src/release/release.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 
 describe('(ε, δ) targets: orders that cannot win are passed over, with the same result', () => {
@@ -53,5 +54,16 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
         expect(tooSmall(scenario, { ...s, releases: 2 }, c.scale / 2, c.binding!)).toBe(false);
       }
     expect(claims).toBeGreaterThan(20);
+  });
+
+  it("a release's progress moves through the orders passed over and ends full", () => {
+    const seen: [number, number][] = [];
+    const settings = { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 } as const;
+    release(builtinScenario('heart'), settings, 1.4, { delta: 1e-6, onProgress: (done, total) => seen.push([done, total]) });
+    expect(seen.length).toBeGreaterThan(1);
+    const total = seen[seen.length - 1][1];
+    expect(seen.every(([, t]) => t === total)).toBe(true);
+    for (let k = 1; k < seen.length; k++) expect(seen[k][0]).toBeGreaterThanOrEqual(seen[k - 1][0]);
+    expect(seen[seen.length - 1][0]).toBe(total);
   });
 });

@@ -120,9 +120,10 @@ export function calibrateEpsDelta(
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
   /**
    * The calibration at each order (default `calibrate` on `scenario`; a caller may add progress
-   * reports). An Error it returns (not throws) marks an order that could not be calibrated: passed over.
+   * reports: `tried` orders, calibrated or passed over, come before this one). An Error it returns
+   * (not throws) marks an order that could not be calibrated: passed over.
    */
-  calibrateWith: (s: CalibrationSettings) => CalibrationResult | Error = (s) => calibrate(scenario, s),
+  calibrateWith: (s: CalibrationSettings, tried: number) => CalibrationResult | Error = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
   const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
   const results: (CalibrationResult | Error | null)[] = trials.map(() => null);
@@ -131,8 +132,9 @@ export function calibrateEpsDelta(
   const last = trials.length - 1;
   const all = [...trials.keys()];
   const order = last >= 0 && trials[last].alpha === Infinity ? [last, ...all.slice(0, last)] : all;
+  const infinityFirst = order[0] === last && last > 0;
   let deferred: unknown = null;
-  for (const k of order) {
+  for (const [tried, k] of order.entries()) {
     const t = trials[k];
     // An order that cannot beat the smallest scale so far is passed over, with the same result
     // (the smallest scale wins, the first order on ties): nothing is below zero, and a scale the
@@ -140,11 +142,11 @@ export function calibrateEpsDelta(
     if (best && ((best.r.scale === 0 && k > best.k) || (best.r.binding && tooSmall(scenario, t.settings, best.r.scale, best.r.binding)))) continue;
     let r: CalibrationResult | Error;
     try {
-      r = calibrateWith(t.settings);
+      r = calibrateWith(t.settings, tried);
     } catch (e) {
       // α = ∞ came first only to prune: a failure there is raised where the grid reaches it, after
       // any earlier order's own failure.
-      if (k !== order[0] || k !== last || k === 0) throw e;
+      if (!(infinityFirst && k === last)) throw e;
       deferred = e;
       continue;
     }

@@ -215,7 +215,7 @@ function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationS
 
 /**
  * `planRelease` for an (ε, δ) target: the smallest scale over the Rényi orders (`calibrateEpsDelta`),
- * then the same draws. Progress counts every order's units.
+ * then the same draws. Progress counts every order's units, those passed over included.
  */
 function planEpsDelta(
   scenario: Scenario | GaussianScenario,
@@ -226,14 +226,20 @@ function planEpsDelta(
   onProgress?: (done: number, total: number) => void,
 ): ReleasePlan {
   if (truncate) throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
-  let k = 0;
-  const at = (st: CalibrationSettings) => {
-    const i = k++;
-    const progress = onProgress && ((done: number, total: number) => onProgress(i * total + done, alphas.length * total));
+  // Orders passed over count as done: the bar moves through them and ends full.
+  let units = 0;
+  const at = (st: CalibrationSettings, tried: number) => {
+    const progress =
+      onProgress &&
+      ((done: number, total: number) => {
+        units = total;
+        onProgress(tried * total + done, alphas.length * total);
+      });
     return calibrate(scenario, st, { onProgress: progress });
   };
   const { alpha: _ignored, ...rest } = settings;
   const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
+  if (units) onProgress?.(alphas.length * units, alphas.length * units);
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';
