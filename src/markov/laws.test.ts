@@ -5,7 +5,7 @@ import { bruteForceLaws, type ExactLaw } from './bruteForce.js';
 import type { StepQuery } from './chain.js';
 import { stationaryLaw, validateSpec } from './chain.js';
 import { dyadic } from './extended.js';
-import { forEachChainLaws, forEachPointStartLaws, type ScalarSecretLaw, type SecretLaw, secretLaws, stepModel, sumGrid } from './laws.js';
+import { forEachChainLaws, forEachPointStartLaws, type FiniteSecretLaw, type SecretLaw, secretLaws, stepModel, sumGrid } from './laws.js';
 
 /** |computed − exact|/exact for a double against an exact rational num/den (num > 0), in exact arithmetic. */
 function relativeDeviation(computed: number, num: bigint, den: bigint): number {
@@ -142,7 +142,7 @@ describe('independent steps (all rows equal)', () => {
     const laws = secretLaws(stepModel([row, row, row], T, { kind: 'count', state: 1 }), { law: row, roundings: 0 });
     for (const i of [0, 13, T - 1]) {
       for (let a = 0; a < 3; a++) {
-        const law = laws[i][a] as ScalarSecretLaw;
+        const law = laws[i][a] as FiniteSecretLaw;
         const shift = a === 1 ? 1 : 0;
         expect(Array.from(law.values)).toEqual(Array.from({ length: T }, (_, j) => j + shift));
         law.values.forEach((v, j) => {
@@ -163,7 +163,7 @@ describe('independent steps (all rows equal)', () => {
       stepModel([row, row], T, { kind: 'count', state: 1 }),
       { law: row, roundings: 0 },
       { times: [200] },
-    ) as ScalarSecretLaw[][];
+    ) as FiniteSecretLaw[][];
     expect(law1.underflow).toBeGreaterThan(0); // the top counts are below 2^−1022 as doubles
     for (const [law, shift] of [
       [law0, 0],
@@ -186,9 +186,9 @@ describe("'any' initial law: the point-start components", () => {
   ];
   const T = 4;
   const model = stepModel(P, T, { kind: 'count', state: 0 });
-  const components: (ScalarSecretLaw | null)[][][] = [[], [], []];
+  const components: (FiniteSecretLaw | null)[][][] = [[], [], []];
   forEachPointStartLaws(model, (x, i, laws) => {
-    components[x][i] = laws as (ScalarSecretLaw | null)[];
+    components[x][i] = laws as (FiniteSecretLaw | null)[];
   });
 
   /** The law of F given X_i = a under start q, as the mixture of the components. */
@@ -211,7 +211,7 @@ describe("'any' initial law: the point-start components", () => {
     const direct = secretLaws(model, { law: q, roundings: 0 });
     for (let i = 0; i < T; i++) {
       for (let a = 0; a < 3; a++) {
-        const law = direct[i][a] as ScalarSecretLaw;
+        const law = direct[i][a] as FiniteSecretLaw;
         const mix = mixture(q, i, a);
         law.values.forEach((v, j) => {
           expect(Math.abs(mix.get(v)! / law.masses[j] - 1)).toBeLessThan(1e-13);

@@ -61,19 +61,19 @@ interface LawCore {
   underflow: number;
 }
 
-export interface ScalarSecretLaw extends LawCore {
+export interface FiniteSecretLaw extends LawCore {
   kind: 'scalar';
   /** The atoms of F, increasing. */
   values: Float64Array;
 }
 
-export interface VectorSecretLaw extends LawCore {
+export interface PointSecretLaw extends LawCore {
   kind: 'vector';
   /** The atoms of F (histograms, one count per state), in lexicographic order. */
   vectors: number[][];
 }
 
-export type SecretLaw = ScalarSecretLaw | VectorSecretLaw;
+export type SecretLaw = FiniteSecretLaw | PointSecretLaw;
 
 export interface LawOptions {
   /** The times i to compute (0-based); all of 0..T−1 when absent. */

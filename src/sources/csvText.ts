@@ -160,10 +160,10 @@ export function distinctValues(t: TextTable, column: string, limit = 100): { val
 }
 
 /**
- * The distinct row vectors of a vector query, numbered as met: a vector is tallied by its number.
+ * The distinct rows of a query of several columns (points of ℝ^d), numbered as met: a vector is tallied by its number.
  * Exact: the key is its doubles' shortest texts (−0 folded into 0, as for scalar values).
  */
-export class VectorAtoms {
+export class PointAtoms {
   readonly vectors: number[][] = [];
   private readonly ids = new Map<string, number>();
 
@@ -203,7 +203,7 @@ export function textHistograms(
   const si = need(q.secretColumn, 'secretColumn'),
     gi = q.given ? need(q.given, 'given') : -1;
   const tally = new Tally();
-  const atoms = queries.length > 1 ? new VectorAtoms() : null;
+  const atoms = queries.length > 1 ? new PointAtoms() : null;
   let dropped = 0;
   for (const r of t.rows) {
     const xs = qis.map((qi) => (r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi])));

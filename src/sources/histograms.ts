@@ -1,5 +1,5 @@
 import { InputError, unknownName, columnTwice } from '../errors.js';
-import { canonical, secretText, Tally, VectorAtoms } from './csvText.js';
+import { canonical, secretText, Tally, PointAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -88,7 +88,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       dropped = 0;
     const numeric = queries.map(() => 0);
     // A vector query tallies each distinct row vector by its number.
-    const atoms = new VectorAtoms();
+    const atoms = new PointAtoms();
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     for (const r of rows) {
       const n = Number(r.n);
