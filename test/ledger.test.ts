@@ -95,7 +95,7 @@ async function year(kind: 'file' | 'postgres') {
 
 /**
  * 20 processes release at one scale at once against a budget that fits exactly k of them:
- * exactly k succeed, the ledger holds exactly those, and its check passes.
+ * exactly k succeed, the ledger holds exactly those, and its check (in this process) passes.
  */
 async function race(kind: 'file' | 'postgres') {
   const L = locations(kind);
@@ -104,7 +104,7 @@ async function race(kind: 'file' | 'postgres') {
   const k = 7;
   const epsilon = (level(k) + level(k + 1)) / 2;
   expect(level(k)).toBeLessThan(epsilon);
-  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', String(epsilon)).status).toBe(0);
+  expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', String(epsilon))).status).toBe(0);
   const runs = await Promise.all(
     Array.from({ length: 20 }, () =>
       cliAsync('release', '--scenario', 'heart', '--value', '1.4', '--mechanism', 'gaussian', '--ledger', L, '--scale', '3', '--json'),
@@ -113,16 +113,19 @@ async function race(kind: 'file' | 'postgres') {
   const ok = runs.filter((r) => r.code === 0);
   expect(ok).toHaveLength(k);
   for (const r of runs.filter((x) => x.code !== 0)) expect(r.stderr).toMatch(/refused/);
-  const c = json(cli('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
+  const c = json(await inProcess('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
   expect(c.verdict).toBe('pass');
   expect(c.releases).toHaveLength(k);
   expect(new Set(ok.map((r) => json(r).ledger.release))).toEqual(new Set(Array.from({ length: k }, (_, i) => i + 1)));
 }
 
-/** Releases killed (SIGKILL) after a range of delays: every check passes, and shown ⇒ held. */
+/**
+ * Releases killed (SIGKILL) after a range of delays: every check passes, and shown ⇒ held. (The
+ * releases are real processes; the checks of what they left run in this one.)
+ */
 async function killed(kind: 'file' | 'postgres') {
   const L = locations(kind);
-  expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '100').status).toBe(0);
+  expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '100')).status).toBe(0);
   let held = 0;
   for (const delay of [0, 60, 120, 180, 240, 300, 360, 420, 520, 700]) {
     const child = spawn(process.execPath, [BIN, 'release', '--scenario', 'heart', '--value', '1.4', '--mechanism', 'gaussian', '--ledger', L, '--scale', '2']);
@@ -133,13 +136,13 @@ async function killed(kind: 'file' | 'postgres') {
     const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
     setTimeout(() => child.kill('SIGKILL'), delay);
     await done;
-    const c = json(cli('ledger', 'check', '--ledger', L, '--json'));
+    const c = json(await inProcess('ledger', 'check', '--ledger', L, '--json'));
     expect(c.verdict, JSON.stringify(c.problems)).toBe('pass');
     // Shown ⇒ held: the values reach stdout only after the release is committed.
     if (/^value\tinterval$/m.test(out)) expect(c.releases.length).toBe(held + 1);
     held = c.releases.length;
   }
-  const s = json(cli('ledger', 'show', '--ledger', L, '--json'));
+  const s = json(await inProcess('ledger', 'show', '--ledger', L, '--json'));
   expect(s.releases.every((r: { status: string }) => r.status === 'shown' || r.status === 'pending')).toBe(true);
 }
 
@@ -156,18 +159,18 @@ describe('release ledger (a DuckDB file)', () => {
     await killed('file');
   });
 
-  it('a ledger opened for other laws is refused before any work, and init never opens over a file', () => {
+  it('a ledger opened for other laws is refused before any work, and init never opens over a file', async () => {
     const L = locations('file');
-    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1').status).toBe(0);
-    const r = cli('release', '--scenario', 'adult', '--value', '3', '--ledger', L);
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const r = await inProcess('release', '--scenario', 'adult', '--value', '3', '--ledger', L);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --ledger: was opened for other secret-conditional laws \(scenario 'heart/);
-    const again = cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '5');
+    const again = await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '5');
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/already exists/);
-    expect(json(cli('ledger', 'show', '--ledger', L, '--json')).budget.epsilon).toBe(1);
-    expect(cli('account', '--scenario', 'adult', '--ledger', L).stderr).toMatch(/other secret-conditional laws/);
-    expect(lawsDigest(heart)).toBe(json(cli('ledger', 'show', '--ledger', L, '--json')).laws);
+    expect(json(await inProcess('ledger', 'show', '--ledger', L, '--json')).budget.epsilon).toBe(1);
+    expect((await inProcess('account', '--scenario', 'adult', '--ledger', L)).stderr).toMatch(/other secret-conditional laws/);
+    expect(lawsDigest(heart)).toBe(json(await inProcess('ledger', 'show', '--ledger', L, '--json')).laws);
   });
 
   it('a corrupted ledger is reported and left as it is, never reset', async () => {
@@ -180,52 +183,52 @@ describe('release ledger (a DuckDB file)', () => {
       ['ledger', 'check', '--ledger', junk],
       ['release', '--scenario', 'heart', '--value', '1', '--ledger', junk],
     ]) {
-      const r = cli(...args);
+      const r = await inProcess(...args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/is not a readable ledger .* it was left as it is/);
     }
     expect(readFileSync(junk).equals(before)).toBe(true);
     // A row changed behind the ledger's back (its scale raised in the database): check fails, releases are refused.
     const L = join(dir, 'tampered.ledger');
-    cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
-    expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1').status).toBe(0);
+    await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1')).status).toBe(0);
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const inst = await DuckDBInstance.create(L);
     const con = await inst.connect();
     await con.run('UPDATE ledger_releases SET scale = 100');
     con.closeSync();
     inst.closeSync();
-    const c = cli('ledger', 'check', '--ledger', L);
+    const c = await inProcess('ledger', 'check', '--ledger', L);
     expect(c.status).toBe(1);
     expect(c.stdout).toMatch(/release 1 differs from what was recorded \(digest mismatch\)/);
-    expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1').stderr).toMatch(
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', L, '--scale', '1')).stderr).toMatch(
       /not a readable ledger/,
     );
     // Releases removed from the end (the budget would look unspent): the head entry names them.
     const T = join(dir, 'truncated.ledger');
-    cli('ledger', 'init', '--ledger', T, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
+    await inProcess('ledger', 'init', '--ledger', T, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
     for (const scale of ['2', '3'])
-      expect(cli('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', T, '--scale', scale).status).toBe(0);
+      expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'gaussian', '--ledger', T, '--scale', scale)).status).toBe(0);
     const inst2 = await DuckDBInstance.create(T);
     const con2 = await inst2.connect();
     await con2.run('DELETE FROM ledger_releases WHERE seq = 2');
     con2.closeSync();
     inst2.closeSync();
-    const t = cli('ledger', 'check', '--ledger', T);
+    const t = await inProcess('ledger', 'check', '--ledger', T);
     expect(t.status).toBe(1);
     expect(t.stdout).toMatch(/release\(s\) 2–2 were removed/);
   });
 
-  it('a release of a table records its own noise (cost included), and any scale is stored exactly', () => {
+  it('a release of a table records its own noise (cost included), and any scale is stored exactly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
     const L = join(dir, 'table.ledger');
     const S = ['--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs'];
-    expect(cli('ledger', 'init', '--ledger', L, ...S, '--alpha', '2', '--epsilon', '1').status).toBe(0);
-    const r = cli('release', ...S, '--mechanism', 'exponential', '--cost', 'sqrt', '--out', join(dir, 'o.csv'), '--ledger', L, '--json');
+    expect((await inProcess('ledger', 'init', '--ledger', L, ...S, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const r = await inProcess('release', ...S, '--mechanism', 'exponential', '--cost', 'sqrt', '--out', join(dir, 'o.csv'), '--ledger', L, '--json');
     expect(r.status, r.stderr).toBe(0);
-    const huge = cli('release', ...S, '--value', '1', '--mechanism', 'exponential', '--cost', 'sqrt', '--ledger', L, '--scale', '1e300', '--json');
+    const huge = await inProcess('release', ...S, '--value', '1', '--mechanism', 'exponential', '--cost', 'sqrt', '--ledger', L, '--scale', '1e300', '--json');
     expect(huge.status, huge.stderr).toBe(0);
-    const c = json(cli('ledger', 'check', '--ledger', L, ...S, '--json'));
+    const c = json(await inProcess('ledger', 'check', '--ledger', L, ...S, '--json'));
     expect(c.verdict).toBe('pass');
     expect(c.releases.map((x: { cost: string }) => x.cost)).toEqual(['sqrt', 'sqrt']);
     expect(c.releases[1].scale).toBe(1e300);
@@ -247,15 +250,15 @@ describe('release ledger (a DuckDB file)', () => {
     expect((await recordRelease(store, heart, ok)).seq).toBe(1);
   });
 
-  it('bad input names the flag', () => {
-    expect(cli('release', '--scenario', 'heart', '--value', '1', '--scale', '2').stderr).toMatch(/^error: --scale: goes with --ledger/);
+  it('bad input names the flag', async () => {
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--scale', '2')).stderr).toMatch(/^error: --scale: goes with --ledger/);
     const L = locations('file');
-    expect(cli('release', '--scenario', 'heart', '--value', '1', '--ledger', L).stderr).toMatch(/^error: --ledger: no ledger at/);
-    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--epsilon', '1').stderr).toMatch(/^error: --alpha: is required/);
-    expect(cli('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '0.5', '--epsilon', '1').stderr).toMatch(
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--ledger', L)).stderr).toMatch(/^error: --ledger: no ledger at/);
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--epsilon', '1')).stderr).toMatch(/^error: --alpha: is required/);
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '0.5', '--epsilon', '1')).stderr).toMatch(
       /^error: --alpha: joint accounting covers α > 1/,
     );
-    expect(cli('release', '--scenario', 'heart', '--value', '1', '--ledger', L, '--truncate', '0,3').stderr).toMatch(
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--ledger', L, '--truncate', '0,3')).stderr).toMatch(
       /^error: --truncate: is not taken with --ledger/,
     );
   });
