@@ -219,7 +219,11 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
-  if (!o.data) refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
+  if (!o.data) {
+    refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
+    // A table's options would silently change nothing (a prior class asked for and not applied: less noise than meant).
+    refuseUnused(tableOnly(o), `with ${given[0]}: it reads a table (--data)`);
+  }
   if (o.spec) {
     const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteSupport(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
@@ -290,9 +294,31 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   };
 }
 
+/** The options that only a table (`--data`) reads, with their values. */
+const tableOnly = (o: SourceOptions): [string, unknown][] => [
+  ['--query', o.query],
+  ['--secret-column', o.secretColumn],
+  ['--secret', o.secret],
+  ['--values', o.values],
+  ['--pairs', o.pairs],
+  ['--given', o.given],
+  ['--prior', o.prior],
+  ['--header', o.header === undefined ? undefined : true],
+  ['--separator', o.separator],
+  ['--columns', o.columns],
+  ['--table', o.table],
+  ['--sql', o.sql],
+  ['--sequence', o.sequence],
+  ['--order-by', o.orderBy],
+  ['--group-by', o.groupBy],
+  ['--length', o.length],
+];
+
 /** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */
 export function tableSourceOf(o: SourceOptions): TableSource {
   const kind = sourceKind(o.data!);
+  // A file is one table: a table name or a query belongs to a database.
+  if (kind !== 'postgres') refuseUnused([['--table', o.table], ['--sql', o.sql]], 'with a file: it names a table or query of a postgres:// database');
   return {
     kind,
     location: o.data!,

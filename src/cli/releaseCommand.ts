@@ -1,6 +1,6 @@
 import { checkSetting } from '../settings.js';
 import type { Command } from 'commander';
-import { fromSetting, parseConfidence, parseDelta, settingOption } from './flags.js';
+import { fromSetting, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
@@ -131,6 +131,8 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   }
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
+  refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');
+  if (o.perRelease && o.count === undefined) throw new InputError('goes with --count N (N releases, each calibrated alone)', '--per-release');
   const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
   const truncate = parseTruncate(o.truncate);
   await ledgerRefusals(o);

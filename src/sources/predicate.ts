@@ -30,18 +30,26 @@ export function checkPredicate(name: string, text: string): void {
   if (text.trim() === '') throw bad('is empty');
 }
 
+/** Names through which a predicate may reach columns it does not name. */
+const ROW_READERS = ['columns', 'select', 'from', 'read_csv', 'read_csv_auto', 'read_parquet', 'parquet_scan', 'read_json', 'read_json_auto', 'query', 'query_table'];
+
 /**
  * The column names a predicate may read, lower-cased (SQL folds unquoted names; DuckDB matches
  * quoted ones without case too), or `'any'` when it may read columns it does not name
- * (`*`, `COLUMNS(…)`). A column a secret
+ * (`*`, `COLUMNS(…)`, a position `#3`, the relation's name, a subquery). A string literal counts as
+ * a name too (`struct_extract(t, 'fbs')`). A column a secret
  * predicate reads determines the secret, so it is as secret as the secret column.
- * @example predicateColumns("age >= 50 AND \"Sex\" = 'F'") // Set { 'age', 'sex', 'and', … }
+ * @example predicateColumns("age >= 50 AND \"Sex\" = 'F'") // Set { 'age', 'and', 'sex', 'f' }
  */
 export function predicateColumns(text: string): Set<string> | 'any' {
   const names = new Set<string>();
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === "'") i = Math.max(i, text.indexOf("'", i + 1));
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      names.add(text.slice(i + 1, end < 0 ? undefined : end).toLowerCase());
+      i = end < 0 ? text.length : end;
+    } else if (c === '#') return 'any';
     else if (c === '"') {
       const end = text.indexOf('"', i + 1);
       names.add(text.slice(i + 1, end < 0 ? undefined : end).toLowerCase());
@@ -54,7 +62,8 @@ export function predicateColumns(text: string): Set<string> | 'any' {
       i = j - 1;
     }
   }
-  // COLUMNS('regex') reaches columns by a pattern, not by name.
-  if (names.has('columns')) return 'any';
+  // COLUMNS('regex') reaches columns by a pattern; the relation's own name reads the row as a struct
+  // (`read_csv['f' || 'bs']`); a subquery can read the file again.
+  if (ROW_READERS.some((n) => names.has(n))) return 'any';
   return names;
 }
