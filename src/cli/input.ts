@@ -318,7 +318,14 @@ const tableOnly = (o: SourceOptions): [string, unknown][] => [
 export function tableSourceOf(o: SourceOptions): TableSource {
   const kind = sourceKind(o.data!);
   // A file is one table: a table name or a query belongs to a database.
-  if (kind !== 'postgres') refuseUnused([['--table', o.table], ['--sql', o.sql]], 'with a file: it names a table or query of a postgres:// database');
+  if (kind !== 'postgres')
+    refuseUnused(
+      [
+        ['--table', o.table],
+        ['--sql', o.sql],
+      ],
+      'with a file: it names a table or query of a postgres:// database',
+    );
   return {
     kind,
     location: o.data!,

@@ -66,7 +66,7 @@ export async function writeAtomically(out: string, flag: string, write: (tmp: st
   }
 }
 
-/** `writeAtomically` for text. */
-export function writeTextAtomically(out: string, flag: string, text: string): Promise<void> {
+/** `writeAtomically` for text (or bytes). */
+export function writeTextAtomically(out: string, flag: string, text: string | Uint8Array): Promise<void> {
   return writeAtomically(out, flag, (tmp) => writeFileSync(tmp, text));
 }

@@ -218,6 +218,16 @@ export function duckdbStore(path: string): LedgerStore {
     }
     return { meta: metaOf(meta, where), rows: rows.map((r) => rowOf(r, where)), head: headIn(meta) };
   };
+  // The new file alone must hold the ledger: a write-ahead log left beside it (a checkpoint that
+  // failed, a full disk) would go with the temporary name, and an unreadable file is no ledger.
+  const readBack = async (tmp: string) => {
+    if (existsSync(`${tmp}.wal`)) throw new Error('the database was not written through (is the disk full?)');
+    try {
+      await open(readAll, tmp);
+    } catch (e) {
+      throw new Error((e as Error).message);
+    }
+  };
   const mustExist = () => {
     if (!existsSync(path)) throw new InputError(`no ledger at '${path}': create it with 'pufferfish ledger init --ledger ${path} …'`, 'ledger');
     if (!statSync(path).isFile()) throw new InputError(`'${path}' is not a regular file`, 'ledger');
@@ -236,10 +246,12 @@ export function duckdbStore(path: string): LedgerStore {
           for (const k of META_FIELDS) await con.run(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
           await con.run(`INSERT INTO ${tables.meta} VALUES ('head', $1)`, [headOf(0, meta.digest)]);
         }, tmp);
+        await readBack(tmp);
         linkSync(tmp, path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw ledgerExists(path);
-        throw e;
+        if (e instanceof InputError) throw e;
+        throw new InputError(`could not write '${path}': ${(e as Error).message.split('\n')[0]}; nothing was created`, 'ledger');
       } finally {
         rmSync(tmp, { force: true });
         rmSync(`${tmp}.wal`, { force: true });
@@ -253,15 +265,23 @@ export function duckdbStore(path: string): LedgerStore {
       mustExist();
       return open(async (con) => {
         await con.run('BEGIN TRANSACTION');
+        let decided: ReturnType<typeof decide>;
         try {
-          const { append, result } = decide(await readAll(con));
-          await appendRows((sql, v) => con.run(sql, v as never), tables, 'DOUBLE', append);
-          await con.run('COMMIT');
-          return result;
+          decided = decide(await readAll(con));
         } catch (e) {
           await con.run('ROLLBACK');
           throw e;
         }
+        try {
+          await appendRows((sql, v) => con.run(sql, v as never), tables, 'DOUBLE', decided.append);
+          await con.run('COMMIT');
+        } catch (e) {
+          // A failed COMMIT (a full disk) has already ended the transaction: its own error is the one to report.
+          await con.run('ROLLBACK').catch(() => {});
+          const msg = (e as Error).message.split('\n')[0];
+          throw new InputError(`could not record the release in '${where}': ${msg}; nothing was recorded or shown`, 'ledger');
+        }
+        return decided.result;
       });
     },
     async markShown(seqs) {

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeTextAtomically } from '../io/atomicWrite.js';
 import { join } from 'node:path';
 import { calibrate, type CalibrationResult, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -106,11 +107,11 @@ export async function reproduceMarkov(o: { out: string; quick?: boolean; onProgr
   const weather = markovWeather(365);
   o.onProgress?.(++done, total, 'weather');
   mkdirSync(o.out, { recursive: true });
-  writeFileSync(join(o.out, 'markov-grid.csv'), toCsv(grid));
-  writeFileSync(join(o.out, 'markov-weather.csv'), toCsv(weather));
+  await writeTextAtomically(join(o.out, 'markov-grid.csv'), '--out', toCsv(grid));
+  await writeTextAtomically(join(o.out, 'markov-weather.csv'), '--out', toCsv(weather));
   const svg = await toSvg(markovChart(grid));
-  writeFileSync(join(o.out, 'markov-grid.svg'), svg);
-  writeFileSync(join(o.out, 'markov-grid.png'), toPng(svg));
+  await writeTextAtomically(join(o.out, 'markov-grid.svg'), '--out', svg);
+  await writeTextAtomically(join(o.out, 'markov-grid.png'), '--out', toPng(svg));
   const at = (q: number, p: number, method: string) => grid.find((r) => r.q === q && r.p === p && r.alpha === 'inf' && r.method === method)?.scale;
   const ratios = points.flatMap((q) => points.map((p) => Number(at(q, p, 'mqm-exact')) / Number(at(q, p, 'exact'))));
   const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
@@ -137,6 +138,6 @@ export async function reproduceMarkov(o: { out: string; quick?: boolean; onProgr
     ...weather.map((r) => `- ${r.method}: b = ${fmt(r.scale)}`),
     '',
   ];
-  writeFileSync(join(o.out, 'REPORT-markov.md'), report.join('\n'));
+  await writeTextAtomically(join(o.out, 'REPORT-markov.md'), '--out', report.join('\n'));
   return { files: ['markov-grid.csv', 'markov-weather.csv', 'markov-grid.svg', 'markov-grid.png', 'REPORT-markov.md'] };
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeTextAtomically } from '../io/atomicWrite.js';
 import { join } from 'node:path';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -54,10 +55,10 @@ export async function reproduce(o: ReproduceOptions): Promise<ReproduceResult> {
   mkdirSync(o.out, { recursive: true });
   const files: string[] = [];
   const emit = async (name: string, rows: Row[], spec: VegaLiteSpec) => {
-    writeFileSync(join(o.out, `${name}.csv`), toCsv(rows));
+    await writeTextAtomically(join(o.out, `${name}.csv`), '--out', toCsv(rows));
     const svg = await toSvg(spec);
-    writeFileSync(join(o.out, `${name}.svg`), svg);
-    writeFileSync(join(o.out, `${name}.png`), toPng(svg));
+    await writeTextAtomically(join(o.out, `${name}.svg`), '--out', svg);
+    await writeTextAtomically(join(o.out, `${name}.png`), '--out', toPng(svg));
     files.push(`${name}.csv`, `${name}.svg`, `${name}.png`);
   };
   const report: string[] = [
@@ -189,7 +190,7 @@ export async function reproduce(o: ReproduceOptions): Promise<ReproduceResult> {
         limit: limits,
       }),
     );
-    writeFileSync(join(o.out, 'fig3-limits.csv'), toCsv(limits));
+    await writeTextAtomically(join(o.out, 'fig3-limits.csv'), '--out', toCsv(limits));
     files.push('fig3-limits.csv');
     const last = grid.large[grid.large.length - 1];
     report.push(
@@ -246,7 +247,7 @@ export async function reproduce(o: ReproduceOptions): Promise<ReproduceResult> {
       }
     report.push('');
   }
-  writeFileSync(join(o.out, 'REPORT.md'), report.join('\n'));
+  await writeTextAtomically(join(o.out, 'REPORT.md'), '--out', report.join('\n'));
   files.push('REPORT.md');
   return { files, source };
 }

@@ -31,7 +31,19 @@ export function checkPredicate(name: string, text: string): void {
 }
 
 /** Names through which a predicate may reach columns it does not name. */
-const ROW_READERS = ['columns', 'select', 'from', 'read_csv', 'read_csv_auto', 'read_parquet', 'parquet_scan', 'read_json', 'read_json_auto', 'query', 'query_table'];
+const ROW_READERS = [
+  'columns',
+  'select',
+  'from',
+  'read_csv',
+  'read_csv_auto',
+  'read_parquet',
+  'parquet_scan',
+  'read_json',
+  'read_json_auto',
+  'query',
+  'query_table',
+];
 
 /**
  * The column names a predicate may read, lower-cased (SQL folds unquoted names; DuckDB matches
