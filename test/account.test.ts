@@ -119,7 +119,7 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
       err = e;
     }
     expect(err).toBeInstanceOf(InputError);
-    expect((err as InputError).message).toMatch(/^epsilon: the past releases already reach D_α ≥ .* no further release fits/);
+    expect((err as InputError).message).toMatch(/^epsilon: the past releases' certified bound already reaches D_α ≤ .* no further release fits/);
     expect(() => nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, Infinity, 1)).toThrow(/alpha: Gaussian noise cannot give α = ∞/);
   });
 

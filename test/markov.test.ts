@@ -13,6 +13,7 @@ import { type MarkovModel, validateSpec } from '../src/markov/chain.js';
 import { stepModel } from '../src/markov/laws.js';
 import { markovScenario } from '../src/markov/source.js';
 import { isFeasible } from '../src/numerics/smallestScale.js';
+import { precisionUp } from '../src/numerics/decimal.js';
 import { specFromRaw } from '../src/spec/load.js';
 import { SYNTHETIC } from './fixtures/markov/songReference.js';
 
@@ -778,7 +779,7 @@ describe("the laws' floating-point error is charged to the budget", () => {
     const r = calibrateTruncated(scenario, settings, [0, 20]);
     const mu = scenario.massError!;
     const charge = massErrorCharge((2 * mu) / (1 - mu), Infinity);
-    expect(r.explanation).toContain(`ε − ${charge.toPrecision(3)}`);
+    expect(r.explanation).toContain(`ε − ${precisionUp(charge, 3)}`);
     expect(r.check.target).toBeLessThanOrEqual(1 - charge);
     const { massError: _m, sourceMethods: _s, ...lawsOnly } = scenario;
     expect(calibrateTruncated(lawsOnly, settings, [0, 20]).scale).toBeLessThanOrEqual(r.scale);
@@ -792,7 +793,7 @@ describe("the laws' floating-point error is charged to the budget", () => {
       const r = cal(scenario, 'exact', alpha);
       expect(r.epsilon).toBe(1); // the budget asked for is reported
       expect(r.explanation).toContain('charged to the budget');
-      expect(r.explanation).toContain(`ε − ${charge.toPrecision(3)}`);
+      expect(r.explanation).toContain(`ε − ${precisionUp(charge, 3)}`);
       expect(r.check).not.toBeNull();
       expect(isFeasible(r.check!)).toBe(true);
       expect(r.check!.sense).toBe('le');

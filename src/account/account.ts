@@ -26,6 +26,7 @@ import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /**
  * A release's noise as the joint bound sees it: Laplace-shaped at rate 1/b (`rate`), Gaussian at
@@ -254,7 +255,7 @@ function nextReleaseFinite(
       const already = jointEvaluation(pc, pastParts, alpha, epsilon, ordered);
       if (!(already.value + already.error < epsilon)) {
         throw new InputError(
-          `the past releases already reach D_α ≥ ${(already.value + already.error).toPrecision(4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`,
+          `the past releases' certified bound already reaches D_α ≤ ${precisionUp(already.value + already.error, 4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`,
           'epsilon',
         );
       }
@@ -265,7 +266,7 @@ function nextReleaseFinite(
     const limit = joint(pc, 1e300);
     if (!(limit.value + limit.error < epsilon))
       throw new InputError(
-        `with the past releases the joint bound (${limit.method}) stays at ${(limit.value + limit.error).toPrecision(4)} ≥ ε = ${epsilon} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} however noisy the next release: no further release fits`,
+        `with the past releases the joint bound (${limit.method}) stays at ${precisionUp(limit.value + limit.error, 4)} ≥ ε = ${epsilon} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} however noisy the next release: no further release fits`,
         'epsilon',
       );
     const up = bracketAbove(evaluate, 1, `next release for prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);

@@ -31,6 +31,7 @@ import {
   type PointCoupling,
 } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
 export interface PointRelease {
@@ -586,7 +587,7 @@ export function nextPointsReleaseScale(
       const already = releaseBound(m, past, w, alpha);
       if (!(already.value + already.error < epsilon))
         throw new InputError(
-          `the past releases' certified bound already reaches D_α ≤ ${(already.value + already.error).toPrecision(4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
+          `the past releases' certified bound already reaches D_α ≤ ${precisionUp(already.value + already.error, 4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
           'epsilon',
         );
       coupling = already.coupling;

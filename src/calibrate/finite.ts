@@ -27,6 +27,7 @@ import {
   type PairScale,
   type SourceMethodName,
 } from './result.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
 function exactLimits(settings: CalibrationSettings) {
@@ -54,7 +55,7 @@ function largestPairSupport(s: Scenario): number {
 function dataAlreadyMeets(pc: PairCoupling, s: CalibrationSettings, ordered: boolean): NoNoise | null {
   const worst = dataDivergence(pc, s.alpha, ordered);
   return worst <= s.epsilon
-    ? { zero: `data processing: D_α(P_X‖Q_X) = ${worst.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` }
+    ? { zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(worst, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget` }
     : null;
 }
 

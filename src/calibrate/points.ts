@@ -31,6 +31,7 @@ import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /**
  * The contamination class of a vector query (docs/math.md §10, §12): the moved mass goes anywhere in a
@@ -247,7 +248,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
     const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
     if (data <= epsilon)
       return {
-        zero: `data processing: D_α(P_X‖Q_X) = ${data.toPrecision(6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+        zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
       };
     const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: wInf(c) });
     if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {

@@ -47,9 +47,14 @@ export interface CalibrationResult {
   coordinateScales?: number[];
 }
 
-/** Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. */
+/**
+ * Noise variance at a scale: Laplace 2b², Gaussian σ², exponential per its cost and η. A variance
+ * below the smallest double (scales near 1e-300) is reported as that double, not 0: noise there is.
+ */
 export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>, scale: number): number {
-  return scale === 0 ? 0 : mechanismDef(s.mechanism).variance(scale, noiseOptions(s));
+  if (scale === 0) return 0;
+  const v = mechanismDef(s.mechanism).variance(scale, noiseOptions(s));
+  return v > 0 ? v : Number.MIN_VALUE;
 }
 
 /** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
@@ -118,7 +123,7 @@ function sourceResult(m: SourceMethod, settings: CalibrationSettings): Calibrati
     epsilon: settings.epsilon,
     parameter: def.parameter,
     scale: r.scale,
-    variance: def.variance(r.scale, noiseOptions(settings)),
+    variance: noiseVariance(settings, r.scale),
     rule: m.rule,
     binding: null,
     explanation: `${r.explanation}${settings.alpha === Infinity ? '' : ' ε-Pufferfish privacy implies (α, ε)-Rényi Pufferfish at every α (D_α ≤ D_∞).'}`,

@@ -16,6 +16,7 @@ import type { AuditReport } from '../audit/report.js';
 import type { SpecDefaults } from '../spec/load.js';
 import { loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 import { progressBar } from './progress.js';
+import { precisionDown, precisionUp } from '../numerics/decimal.js';
 
 interface AuditOptions extends CalibrateOptions {
   scale?: string;
@@ -148,7 +149,7 @@ function miLines(mi: MiRow[]): string {
   const line = (m: MiRow) =>
     'atMost' in m
       ? `  ${m.prior}: ≤ ${numUp(m.atMost)} nats (${m.how === 'max-entropy' ? 'max-entropy bound summed over the coordinates, docs/math.md §12' : "the data's own I(X; S), data processing"})`
-      : `  ${m.prior}: ${m.nats.toPrecision(6)} nats = ${m.bits.toPrecision(6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${m.impliedByPufferfish.toPrecision(6)} nats` : ''}`;
+      : `  ${m.prior}: ${precisionUp(m.nats, 6)} nats = ${precisionUp(m.bits, 6)} bits (± ${m.error.toExponential(1)})${m.impliedByPufferfish !== null ? `; the exact ε-PP level implies ≤ ${precisionUp(m.impliedByPufferfish, 6)} nats` : ''}`;
   const bounds = mi.some((m) => 'atMost' in m) ? ', upper bounds' : '';
   return `\nmutual information I(Y; S) (secrets weighted by their probabilities)${bounds}:\n${mi.map(line).join('\n')}\n`;
 }
@@ -204,7 +205,7 @@ function empiricalLines(empirical: EmpiricalRow[], decides: string): string {
       const r = e.result;
       const power = `a sampling test of limited power${r.resolution !== null ? `: its confidence bounds cost about ${r.resolution.toPrecision(2)} in ε here, so smaller violations go unseen` : ''}`;
       const witness = r.verdict === 'violation' && r.witness ? ` (witness: ${r.witness.set}, ${r.witness.direction})` : '';
-      return `\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${r.lowerBound.toPrecision(4)}; the claim implies ≤ ${r.claimed.toPrecision(4)} → ${r.verdict}${r.verdict === 'violation' ? witness : ` (${power}; not evidence of privacy — ${decides})`}\n`;
+      return `\nempirical audit, ${e.prior}: ${e.pair.join(' vs ')} (${r.samples} draws per secret, false-alarm level ${r.level}): ε at δ = ${r.delta} is at least ${precisionDown(r.lowerBound, 4)}; the claim implies ≤ ${precisionUp(r.claimed, 4)} → ${r.verdict}${r.verdict === 'violation' ? witness : ` (${power}; not evidence of privacy — ${decides})`}\n`;
     })
     .join('');
 }

@@ -1,6 +1,7 @@
 import type { AuditRow } from '../audit/audit.js';
 import type { CalibrationResult } from '../calibrate/calibrate.js';
 import type { MiCalibrationResult } from '../mi/calibrateMI.js';
+import { decimalUp } from '../numerics/decimal.js';
 
 /** α for JSON: a number, or "inf" (JSON has no Infinity). */
 export const jsonAlpha = (a: number): number | 'inf' => (a === Infinity ? 'inf' : a);
@@ -32,31 +33,7 @@ export const num = (x: number) =>
           ? String(Number(x.toPrecision(10)))
           : x.toExponential(9);
 
-/**
- * `digits` significant digits rounded toward +∞: the printed text, read back, is ≥ x. Noise
- * scales and divergences printed for people round this way (more noise, more leakage), so a
- * scale copied from the table never under-noises.
- */
-export function decimalUp(x: number, digits = 10): string {
-  if (!Number.isFinite(x) || x === 0) return String(x);
-  const near = x.toExponential(digits - 1);
-  if (Number(near) >= x) return near;
-  const [mant, exp] = near.split('e');
-  const neg = mant.startsWith('-');
-  // x < 0 and |x| rounded up in magnitude went below x: step the magnitude down instead.
-  const digitsOnly = BigInt(mant.replace(/[-.]/g, '')) + (neg ? -1n : 1n);
-  let e = Number(exp);
-  let d = digitsOnly.toString();
-  if (d.length > digits) {
-    d = d.slice(0, digits);
-    e++;
-  }
-  if (d.length < digits) {
-    d = d.padEnd(digits, '9');
-    e--;
-  } // 1000…0 − 1 = 999…9 one place lower
-  return `${neg ? '-' : ''}${d[0]}.${d.slice(1)}e${e >= 0 ? '+' : ''}${e}`;
-}
+export { decimalUp };
 
 /** `num`, rounded toward +∞ (scales, variances, divergences, ε levels). */
 export const numUp = (x: number) => {

@@ -4,6 +4,7 @@ import { exactDInf, exactDInfBoth, shiftDivergence } from '../mechanisms/kernels
 import type { Noise } from '../divergence/kernel.js';
 import { bracketPredict } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /**
  * Quadrature accuracy for calibration: the search stops at a relative scale width of 1e-10, so
@@ -106,7 +107,7 @@ export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: strin
   const data = [discreteRenyi(i.p, i.q, i.alpha), ...(i.ordered ? [] : [discreteRenyi(i.q, i.p, i.alpha)])];
   const worst = data.reduce((a, b) => (b.value + b.error > a.value + a.error ? b : a));
   if (worst.value + worst.error <= i.epsilon) {
-    return { zero: `data processing: D_α(P_X‖Q_X) = ${worst.value.toPrecision(6)} ≤ ε for the data itself, so Y = X already meets the budget` };
+    return { zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(worst.value, 6)} ≤ ε for the data itself, so Y = X already meets the budget` };
   }
   // The search, the driver's re-check and the reported check all evaluate the final scale (and the
   // bracket ends twice): each exact evaluation is a quadrature, so recent ones are remembered.

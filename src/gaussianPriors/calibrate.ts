@@ -17,6 +17,7 @@ import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem }
 import { gaussianRenyi, infiniteBelow, logSquareMoment, type Bounded } from './closedForm.js';
 import { commonSd, componentCoupling, type ComponentCoupling } from './gaussianScenario.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** The methods that apply to Gaussian and mixture priors (Gaussian noise). */
 /** In `best`'s order of preference on ties (exact first: for single Gaussians coupled equals it). */
@@ -60,7 +61,7 @@ function zeroAtData(evaluate: (s: number) => Evaluation, pc: Pair, what: string)
   if (![...pc.P, ...pc.Q].every((x) => x.sd > 0 || x.weight === 0)) return null;
   const e = evaluate(0);
   return isFeasible(e)
-    ? { zero: `the Gaussian conditionals themselves already meet ε (${what} at σ = 0: ${e.value.toPrecision(6)} ≤ ${e.target.toPrecision(6)})` }
+    ? { zero: `the Gaussian conditionals themselves already meet ε (${what} at σ = 0: ${precisionUp(e.value, 6)} ≤ ${e.target.toPrecision(6)})` }
     : null;
 }
 
@@ -171,7 +172,7 @@ function pairProblem(pc: Pair, method: GMethod, alpha: number, epsilon: number, 
       if (tau > 0) {
         const e = evaluate(0);
         if (isFeasible(e))
-          return { zero: `the Gaussian-mixture conditionals themselves already meet ε (exact D_α(P_X‖Q_X) = ${e.value.toPrecision(6)} ≤ ${epsilon})` };
+          return { zero: `the Gaussian-mixture conditionals themselves already meet ε (exact D_α(P_X‖Q_X) = ${precisionUp(e.value, 6)} ≤ ${epsilon})` };
       }
       return exactProblem({
         p,

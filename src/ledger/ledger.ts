@@ -7,6 +7,7 @@ import { InputError, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** The laws a ledger can account: finite scalar or vector laws. */
 export type LedgerScenario = AnyScenario;
@@ -152,7 +153,7 @@ export async function recordRelease(store: LedgerStore, scenario: LedgerScenario
     const level = s.rows.length === snapshot.rows.length ? before : budgetLevel(scenario, [...groupsOf(s.rows), r], budget);
     if (!level.fits)
       throw new InputError(
-        `refused: the ${s.rows.length - snapshot.rows.length} release(s) recorded while this one was checked leave no room for it (joint level ${level.level.toPrecision(6)}, budget ${budgetWords(budget)}); run it again for the scale that still fits. Nothing was recorded or shown.`,
+        `refused: the ${s.rows.length - snapshot.rows.length} release(s) recorded while this one was checked leave no room for it (joint level ${precisionUp(level.level, 6)}, budget ${budgetWords(budget)}); run it again for the scale that still fits. Nothing was recorded or shown.`,
         'ledger',
       );
     const seq = s.rows.length + 1;
@@ -206,9 +207,9 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
   const fit = smallestFittingScale(scenario, past, next, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
   const at = level.alpha === Infinity ? '∞' : level.alpha;
   return new InputError(
-    `refused: with the ${rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${level.level.toPrecision(6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
+    `refused: with the ${rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${precisionUp(level.level, 6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
       fit === null
-        ? `no scale of ${r.mechanism} noise fits: the recorded releases have spent the budget, or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
+        ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
         : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
     }. Nothing was recorded or shown.`,
     'ledger',

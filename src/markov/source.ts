@@ -6,6 +6,7 @@ import { pointLaw, type PointLaw } from '../distribution/points.js';
 import type { MarkovModel } from './chain.js';
 import { forEachChainLaws, type SecretLaw } from './laws.js';
 import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
+import { precisionDown } from '../numerics/decimal.js';
 
 /** The secret "X_i = a" (1-based i, as people count days). */
 export const secretName = (time: number, state: string): string => `X[${time + 1}]=${state}`;
@@ -69,7 +70,7 @@ export function chainMethods(model: MarkovModel): SourceMethod[] {
         const g = eigengap();
         return {
           scale: mqmApprox(g, T, s.epsilon, L),
-          explanation: `MQMApprox for chains with eigengap ≥ ${g.gap.toPrecision(6)} and π_min ≥ ${g.piMin.toPrecision(6)}.`,
+          explanation: `MQMApprox for chains with eigengap ≥ ${precisionDown(g.gap, 6)} and π_min ≥ ${precisionDown(g.piMin, 6)}.`,
         };
       }),
     ),

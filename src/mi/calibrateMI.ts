@@ -1,6 +1,7 @@
 import { checkSetting } from '../settings.js';
 import type { Mechanism } from '../calibrate/calibrate.js';
 import { bestOf, solveUnits, type Progress, type Solution, type Unit } from '../calibrate/driver.js';
+import { noiseVariance } from '../calibrate/result.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
 import { isNotApplicable, type Accountant, type MechanismDef, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
@@ -10,6 +11,7 @@ import { InputError, unknownName } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { chargeMassError, discreteMutualInformation, exactMutualInformation, momentsCharged, priorMassError } from './mutualInformation.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 export const MI_METHODS = ['mi-exact', 'mi-variance', 'best'] as const;
 /** A mutual-information calibration method by name. */
@@ -116,7 +118,7 @@ export function miReleases(st: MiSettings): (p: ScaleProblem) => ScaleProblem {
       : p;
 }
 
-export const dataProcessing = (v: number) => `I(X;S) = ${v.toPrecision(6)} nats ≤ ε for the data itself (data processing)`;
+export const dataProcessing = (v: number) => `I(X;S) = ${precisionUp(v, 6)} nats ≤ ε for the data itself (data processing)`;
 
 /**
  * Calibrates for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): the smallest scale with
@@ -186,7 +188,7 @@ export function miResult<C>(scenario: Scenario<C>, st: MiSettings, rule: string,
     epsilon: st.epsilon,
     parameter: def.parameter,
     scale: sol.scale,
-    variance: sol.scale === 0 ? 0 : def.variance(sol.scale, noiseOptions({})),
+    variance: noiseVariance({ mechanism: st.mechanism }, sol.scale),
     rule,
     binding: sol.scale > 0 ? { prior: top.name, secrets } : null,
     explanation:

@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { lawAtoms, spreadBound } from './projection.js';
 import type { PointLaw } from '../distribution/points.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** A private mean: its noise, the error it implies, and the spread it was set by. */
 export interface MeanCalibration {
@@ -61,7 +62,7 @@ export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: 
     rowSpread: spread,
     binding,
     mse,
-    explanation: `mean of n = ${n} i.i.d. rows, ${d} column(s): σ² = tr Cov(row) / (n·d·(e^{2ε/d} − 1)) with tr Cov(row) ≤ ${spread.toPrecision(6)} (prior '${binding}'); MSE = tr Cov(row)/n + d·σ² (docs/math.md §16)`,
+    explanation: `mean of n = ${n} i.i.d. rows, ${d} column(s): σ² = tr Cov(row) / (n·d·(e^{2ε/d} − 1)) with tr Cov(row) ≤ ${precisionUp(spread, 6)} (prior '${binding}'); MSE = tr Cov(row)/n + d·σ² (docs/math.md §16)`,
   };
 }
 

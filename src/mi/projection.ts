@@ -4,6 +4,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** A fixed k×d matrix A (row-major): the projection mechanism releases A·f(X) + N(0, σ²I_k). */
 export interface Projection {
@@ -142,7 +143,7 @@ export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: 
     explanation:
       spread === 0
         ? `A·f(X) has one value under every prior: nothing to hide, no noise needed (${kText})`
-        : `projection mechanism, ${kText}: σ² = N·tr(A Cov(f) Aᵀ) / (k(e^{2ε/k} − 1)) with tr ≤ ${spread.toPrecision(6)} (prior '${binding}')${releases > 1 ? `, N = ${releases} releases together` : ''} (docs/math.md §15)`,
+        : `projection mechanism, ${kText}: σ² = N·tr(A Cov(f) Aᵀ) / (k(e^{2ε/k} − 1)) with tr ≤ ${precisionUp(spread, 6)} (prior '${binding}')${releases > 1 ? `, N = ${releases} releases together` : ''} (docs/math.md §15)`,
   };
 }
 

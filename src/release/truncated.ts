@@ -13,6 +13,7 @@ import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { solveUnits } from '../calibrate/driver.js';
 import { wInf } from '../coupling/wasserstein.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** Below this probability of landing in the interval, a truncated release is refused. */
 export const NEGLIGIBLE_MASS = 1e-9;
@@ -136,6 +137,6 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
     minMass,
     explanation:
       `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law restricted to the interval and renormalised ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
-      (charge > 0 ? ` The laws' floating-point error is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.` : ''),
+      (charge > 0 ? ` The laws' floating-point error is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.` : ''),
   };
 }
