@@ -110,6 +110,14 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(calibrate(ok.scenario, { mechanism: 'laplace', method: 'wasserstein-inf', alpha: 2, epsilon: 1 }).scale).toBeCloseTo(5, 9);
     expect(() => parseAnySpecText(spec({ name: 'q', conditionals: two, absent: ['d'] }))).toThrow(/absent: names secret 'd'/);
   });
+
+  it('a number in a spec beyond a double (read by JSON as ∞ or 0) is refused by its path', () => {
+    const text =
+      '{"name": "t", "alpha": 1e400, "epsilon": 1, "priors": [{"name": "p", "conditionals": {"a": {"values": [0, 1e-400], "counts": [1, 1]}, "b": {"values": [0, 1], "counts": [1, 2]}}}]}';
+    expect(() => parseAnySpecText(text)).toThrow(/^spec\.alpha: 1e400 is beyond the range of a double \(it would be read as Infinity\)/);
+    expect(() => parseAnySpecText(text.replace('1e400', '2'))).toThrow(/^spec\.priors\[0\]\.conditionals\.a\.values\[1\]: 1e-400 is beyond/);
+    expect(parseAnySpecText(text.replace('1e400', '2').replace('1e-400', '1e-300')).kind).toBe('finite');
+  });
 });
 
 describe('options a command or guarantee does not take are refused, never ignored', () => {
@@ -158,6 +166,21 @@ describe('options a command or guarantee does not take are refused, never ignore
     ],
     ['--keep with --value', ['release', '--scenario', 'heart', '--value', '1', '--keep', 'age'], /^error: --keep: is not taken with --value/],
     ['--per-release without --count', ['release', '--scenario', 'heart', '--value', '1', '--per-release'], /^error: --per-release: goes with --count/],
+    // A number beyond a double is never read as ∞ or 0.
+    ['--alpha 1e400', ['calibrate', '--scenario', 'heart', '--alpha', '1e400'], /^error: --alpha: '1e400' is beyond the range of a double; give "inf"/],
+    [
+      '--contamination 1e-400',
+      ['calibrate', '--scenario', 'heart', '--contamination', '1e-400', '--domain', '0,7'],
+      /^error: --contamination: '1e-400' is beyond the range of a double \(it would be read as 0\)/,
+    ],
+    [
+      '--alpha in a grid, 1e-400',
+      ['audit', '--scenario', 'heart', '--scale', '1', '--alpha', '2,1e-400'],
+      /^error: --alpha: '1e-400' is beyond the range of a double/,
+    ],
+    ['--scale 1e999', ['audit', '--scenario', 'heart', '--scale', '1e999'], /^error: --scale: /],
+    ['--port in hexadecimal', ['serve', '--port', '0x50'], /^error: --port: must be a whole number from 0 to 65535, got '0x50'/],
+    ['--figure as 1e0', ['reproduce', '--quick', '--figure', '1e0', '--out', join(dir, 'fig')], /^error: --figure: unknown figure '1e0'/],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

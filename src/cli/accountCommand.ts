@@ -4,7 +4,7 @@ import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, fromSetting, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
@@ -43,7 +43,7 @@ export function parseRelease(text: string): ParsedRelease {
   if (!mechanism || !(MECHANISMS as readonly string[]).includes(mechanism))
     throw new InputError(`needs mechanism=${MECHANISMS.join('|')} in '${text}'`, '--release');
   const scaleText = fields.get('scale') ?? '';
-  const scale = isDecimal(scaleText) ? Number(scaleText) : NaN;
+  const scale = decimalValue(scaleText);
   if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
   const cost = fields.get('cost');
   if (cost !== undefined && !(cost in costs)) throw new InputError(`unknown cost '${cost}' in '${text}' (${Object.keys(costs).join(', ')})`, '--release');

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { checkSetting, SETTINGS, type SettingName } from '../settings.js';
 import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 
 /**
  * The one map between the library's setting names (what its InputErrors name) and the CLI's
@@ -58,7 +58,7 @@ export function refuseUnused(given: readonly (readonly [string, unknown])[], why
 /** `--delta D`: a number in (0, 1); `fallback` when the flag is absent. */
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
   if (text === undefined) return fallback;
-  const delta = isDecimal(text) ? Number(text) : NaN;
+  const delta = decimalValue(text);
   checkSetting('delta', delta, '--delta', `'${text}'`);
   return delta;
 }
@@ -66,7 +66,7 @@ export function parseDelta<F extends number | undefined>(text: string | undefine
 /** `--confidence C` (default 0.95): the share of the noise each error bar covers. */
 export function parseConfidence(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONFIDENCE;
-  const c = isDecimal(text) ? Number(text) : NaN;
+  const c = decimalValue(text);
   try {
     return checkConfidence(c);
   } catch (e) {

@@ -1,6 +1,7 @@
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue, isDecimal } from '../numerics/float.js';
 import { toDecimal } from '../numerics/float.js';
+import { beyondDouble } from './numbers.js';
 import { parseAlpha } from '../spec/load.js';
 
 /**
@@ -25,12 +26,13 @@ export function parseGrid(text: string, flag: string, allowInf = false): number[
   const one = (s: string) => {
     if (allowInf) return parseAlpha(s, path);
     if (!isDecimal(s)) throw new InputError(`'${s}' is not a number`, path);
+    if (Number.isNaN(decimalValue(s))) throw beyondDouble(s, path);
     return Number(s);
   };
   if (text.includes(':')) {
     const parts = text.split(':');
     if (parts.length !== 3) throw new InputError(`range must be FROM:TO:STEP, got '${text}'`, path);
-    const [from, to, step] = parts.map((p) => (isDecimal(p) ? Number(p) : NaN));
+    const [from, to, step] = parts.map((p) => decimalValue(p));
     if (![from, to, step].every(Number.isFinite)) throw new InputError(`range '${text}' needs three finite numbers`, path);
     if (!(step > 0)) throw new InputError(`range step must be > 0, got ${step}`, path);
     if (to < from) throw new InputError(`range end ${to} is below its start ${from}`, path);

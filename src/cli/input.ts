@@ -13,7 +13,7 @@ import { checkSetting } from '../settings.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 import { asFlagError, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
@@ -385,7 +385,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 export function parseRanges(text: string): [number, number][] {
   return text.split(';').map((range) => {
     const parts = range.split(',').map((x) => x.trim());
-    const [lo, hi] = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
+    const [lo, hi] = parts.map((x) => decimalValue(x));
     if (parts.length !== 2 || parts.some((x) => x === '') || !(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi))
       throw new InputError(`must be LO,HI with finite LO < HI (a vector query: one LO,HI per coordinate, separated by ';'), got '${text}'`, '--domain');
     return [lo, hi];
@@ -413,7 +413,7 @@ export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): BoxContam
 export function parseCoordinateScales(text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',').map((x) => x.trim());
-  const ws = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
+  const ws = parts.map((x) => decimalValue(x));
   if (parts.some((x) => x === '') || !ws.every((w) => Number.isFinite(w) && w > 0))
     throw new InputError(`must be positive numbers separated by commas, got '${text}'`, '--coordinate-scales');
   return ws;

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue, isDecimal } from '../numerics/float.js';
 
 /**
  * Reads a decimal number typed on the command line; anything `Number()` would also accept
@@ -8,8 +8,13 @@ import { isDecimal } from '../numerics/float.js';
  */
 export function decimal(text: string, flag: string): number {
   if (!isDecimal(text)) throw new InputError(`'${text}' is not a decimal number`, flag);
+  if (Number.isNaN(decimalValue(text))) throw beyondDouble(text, flag);
   return Number(text);
 }
+
+/** A decimal text whose value is not a double (`1e400` → ∞, `1e-400` → 0), refused by flag. */
+export const beyondDouble = (text: string, flag: string) =>
+  new InputError(`'${text}' is beyond the range of a double (it would be read as ${Number(text)})`, flag);
 
 /**
  * Reads a count: decimal digits only (`1e3`, `0x10`, `1.0` are refused), from `min` to `max`.

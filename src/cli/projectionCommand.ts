@@ -17,7 +17,7 @@ import { loadScenario, parseCoordinateScales, parseReleases, type CalibrateOptio
 import { checkMiApplicable } from '../distribution/scenario.js';
 import { nextUp } from '../numerics/float.js';
 import { decimal, wholeNumber } from './numbers.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 
 /** What the projection commands read beyond the common flags. */
 export interface ProjectionOptions extends CalibrateOptions {
@@ -103,7 +103,7 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   if (o.value === undefined) throw new InputError('is required (the true value: one number per query column, A,B,…)', '--value');
   const { scenario, A, d, defaults } = await load(o);
   const parts = o.value.split(',').map((x) => x.trim());
-  const x = parts.map((t) => (isDecimal(t) ? Number(t) : NaN));
+  const x = parts.map((t) => decimalValue(t));
   if (x.length !== d || !x.every(Number.isFinite)) throw new InputError(`must be ${d} finite number(s) separated by commas, got '${o.value}'`, '--value');
   const count = o.count === undefined ? 1 : wholeNumber(o.count, '--count', 1, 1_000_000);
   const epsilon = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];

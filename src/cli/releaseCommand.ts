@@ -5,7 +5,7 @@ import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { wholeNumber } from './numbers.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
@@ -34,7 +34,7 @@ function givenScale(o: ReleaseOptions): { scale?: number } {
   if (o.scale === undefined) return {};
   if (o.ledger === undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint budget check as its guarantee", '--scale');
-  const scale = isDecimal(o.scale) ? Number(o.scale) : NaN;
+  const scale = decimalValue(o.scale);
   checkSetting('scale', scale, '--scale', `'${o.scale}'`);
   return { scale };
 }
@@ -95,7 +95,7 @@ const intervalJson = ([lo, hi]: readonly [number, number]) => [jsonNumber(lo), j
 function parseTruncate(text: string | undefined): [number, number] | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',').map((t) => t.trim());
-  const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : isDecimal(t) ? Number(t) : NaN));
+  const nums = parts.map((t) => (/^-inf(inity)?$/i.test(t) ? -Infinity : /^\+?inf(inity)?$/i.test(t) ? Infinity : decimalValue(t)));
   if (parts.length !== 2 || nums.some(Number.isNaN) || !(nums[0] < nums[1]))
     throw new InputError(`must be LO,HI with LO < HI (inf allowed), got '${text}'`, '--truncate');
   return [nums[0], nums[1]];
@@ -175,7 +175,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
 /** `--value X` (or `X,Y,…` for a vector query): decimals only. */
 function parseValue(text: string): number | number[] {
   const parts = text.split(',').map((x) => x.trim());
-  const value = parts.map((x) => (isDecimal(x) ? Number(x) : NaN));
+  const value = parts.map((x) => decimalValue(x));
   if (!value.every(Number.isFinite))
     throw new InputError(`must be a finite number (a vector query: finite numbers separated by commas, one per query column), got '${text}'`, '--value');
   return value.length === 1 ? value[0] : value;

@@ -18,7 +18,7 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
   const figures = o.figure
     ?.flatMap((f) => f.split(','))
     .map((f) => {
-      const n = Number(f.trim());
+      const n = /^\s*\d+\s*$/.test(f) ? Number(f) : NaN;
       if (![1, 2, 3, 4].includes(n)) throw new InputError(`unknown figure '${f}' (1, 2, 3 or 4)`, '--figure');
       return n;
     });

@@ -4,6 +4,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
+import { wholeNumber } from './numbers.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -84,8 +85,7 @@ export function serveCommand(program: Command): void {
     .description('Serve the local web calibrator on 127.0.0.1 (the table never leaves the machine).')
     .option('--port <p>', 'port (0 = any free one)', '8737')
     .action(async (o: { port: string }) => {
-      const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`must be a port number, got '${o.port}'`, '--port');
+      const port = wholeNumber(o.port, '--port', 0, 65535);
       const { url } = await serveApp(port);
       process.stdout.write(`Pufferfish web calibrator: ${url}  (Ctrl-C to stop)\n`);
       await new Promise(() => {}); // serve until interrupted

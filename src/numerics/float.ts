@@ -122,3 +122,15 @@ export function minOf(xs: Iterable<number>): number {
  * @example isDecimal('0x10') // false
  */
 export const isDecimal = (text: string): boolean => /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(text);
+
+/**
+ * A decimal text's value, or NaN when the text is not decimal (`isDecimal`) or its value is not a
+ * double: `1e400` would be read as ∞ and `1e-400` as 0, silently another setting.
+ * @example decimalValue('1e-400') // NaN
+ */
+export function decimalValue(text: string): number {
+  if (!isDecimal(text)) return NaN;
+  const v = Number(text);
+  if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(text.replace(/[eE].*$/, '')))) return NaN;
+  return v;
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue } from '../numerics/float.js';
 import { checkProjectionWidth, projection, type Projection } from '../mi/projection.js';
 import { seededUniform } from './priors.js';
 
@@ -45,7 +45,7 @@ export function parseProjection(text: string, d: number, seed: number): Projecti
       : raw
           .trim()
           .split(/\r?\n/)
-          .map((l) => l.split(',').map((x) => (isDecimal(x.trim()) ? Number(x) : NaN)));
+          .map((l) => l.split(',').map((x) => decimalValue(x.trim())));
   } catch {
     throw new InputError(`'${text}' is not a JSON array of rows`, 'projection');
   }

@@ -1,11 +1,13 @@
 import { InputError } from '../errors.js';
+import { decimalValue } from '../numerics/float.js';
 
 /**
- * Finds a key repeated within one JSON object — `JSON.parse` keeps the last silently, which
- * would drop a whole secret's conditional. Returns its path (`spec.priors[0].conditionals.a`) or
- * null. Assumes `text` is valid JSON (run after `JSON.parse` succeeded).
+ * The first place in valid JSON text (run after `JSON.parse` succeeded) that `JSON.parse` reads
+ * silently wrong: a key repeated within one object (the last is kept, which would drop a whole
+ * secret's conditional), or a number beyond a double (`1e400` read as ∞, `1e-400` as 0). Returns
+ * its path (`spec.priors[0].conditionals.a`) and what is wrong, or null.
  */
-export function duplicateKeyPath(text: string): string | null {
+function jsonHazard(text: string): { path: string; why: string } | null {
   // One frame per open object/array: the keys seen (objects), the current key or index.
   const stack: { keys?: Set<string>; at: string | number; expectKey: boolean }[] = [];
   const path = () => `spec${stack.map((f) => (typeof f.at === 'number' ? `[${f.at}]` : `.${f.at}`)).join('')}`;
@@ -18,11 +20,16 @@ export function duplicateKeyPath(text: string): string | null {
       if (top?.keys && top.expectKey) {
         const key = JSON.parse(text.slice(i, j + 1)) as string;
         top.at = key;
-        if (top.keys.has(key)) return path();
+        if (top.keys.has(key)) return { path: path(), why: 'is given twice (a repeated key would silently replace the first)' };
         top.keys.add(key);
         top.expectKey = false;
       }
       i = j;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      const literal = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))![0];
+      if (Number.isNaN(decimalValue(literal)))
+        return { path: path(), why: `${literal} is beyond the range of a double (it would be read as ${Number(literal)})` };
+      i += literal.length - 1;
     } else if (c === '{') stack.push({ keys: new Set(), at: '', expectKey: true });
     else if (c === '[') stack.push({ at: 0, expectKey: false });
     else if (c === '}' || c === ']') stack.pop();
@@ -35,8 +42,8 @@ export function duplicateKeyPath(text: string): string | null {
   return null;
 }
 
-/** Throws an InputError naming the first repeated key, if any. */
+/** Throws an InputError naming the first repeated key or out-of-range number, if any. */
 export function rejectDuplicateKeys(text: string): void {
-  const p = duplicateKeyPath(text);
-  if (p) throw new InputError('is given twice (a repeated key would silently replace the first)', p);
+  const h = jsonHazard(text);
+  if (h) throw new InputError(h.why, h.path);
 }

@@ -5,7 +5,7 @@ import { pairsOf } from '../distribution/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue, isDecimal } from '../numerics/float.js';
 import { userRecord } from '../records.js';
 import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
@@ -55,6 +55,8 @@ export function parseAlpha(a: number | string, path = 'alpha'): number {
   if (typeof a === 'number') return a;
   if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
   if (!isDecimal(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
+  // 1e400 is not a way to ask for α = ∞: "inf" is.
+  if (Number.isNaN(decimalValue(a))) throw new InputError(`'${a}' is beyond the range of a double; give "inf" for α = ∞`, path);
   return Number(a);
 }
 
