@@ -181,6 +181,16 @@ describe('options a command or guarantee does not take are refused, never ignore
     ['--scale 1e999', ['audit', '--scenario', 'heart', '--scale', '1e999'], /^error: --scale: /],
     ['--port in hexadecimal', ['serve', '--port', '0x50'], /^error: --port: must be a whole number from 0 to 65535, got '0x50'/],
     ['--figure as 1e0', ['reproduce', '--quick', '--figure', '1e0', '--out', join(dir, 'fig')], /^error: --figure: unknown figure '1e0'/],
+    // An option given twice is refused (commander would keep the last silently); --secret and --release collect.
+    ['--scale twice', ['audit', '--scenario', 'heart', '--scale', '0.1', '--scale', '5'], /^error: --scale: is given twice/],
+    ['--value twice', ['release', '--scenario', 'heart', '--value', '1', '--value', '5'], /^error: --value: is given twice/],
+    ['--scenario twice', ['calibrate', '--scenario', 'heart', '--scenario', 'adult'], /^error: --scenario: is given twice/],
+    ['--alpha=… twice', ['calibrate', '--scenario', 'heart', '--alpha=2', '--alpha=3'], /^error: --alpha: is given twice/],
+    [
+      '--header and --no-header',
+      ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--header', '--no-header'],
+      /^error: --no-header: is given twice \(as --header and --no-header\)/,
+    ],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

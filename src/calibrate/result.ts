@@ -5,6 +5,7 @@ import { bestOf, type Precomputed, type Progress } from './driver.js';
 import type { Contamination } from './contamination.js';
 import type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 import { lawsError, massErrorCharge, SOURCE_METHOD_NAMES, TIE_TOLERANCE, type Scenario, type SourceMethod } from '../distribution/scenario.js';
+import { precisionUp } from '../numerics/decimal.js';
 
 /** One (prior, pair)'s own smallest scale; the calibration is their maximum. */
 export interface PairScale {
@@ -158,7 +159,7 @@ export function calibrateWithSource(
     const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
     const note =
       charge > 0
-        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass, and W∞ read within ${TIE_TOLERANCE.toPrecision(3)} of them) is charged to the budget: calibrated at ε − ${charge.toPrecision(3)}.`
+        ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass, and W∞ read within ${TIE_TOLERANCE.toPrecision(3)} of them) is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.`
         : '';
     return { ...r, epsilon: settings.epsilon, explanation: r.explanation + note };
   };

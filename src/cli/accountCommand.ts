@@ -6,7 +6,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, fromSetting, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, fromSetting, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -310,7 +310,6 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
 
 /** Registers `account`. */
 export function accountCommand(program: Command): void {
-  const collect = (v: string, prev: string[] = []) => [...prev, v];
   withSourceOptions(program.command('account'))
     .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
     .option('--spec <file>', 'scenario spec (JSON)')

@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { checkSetting, SETTINGS, type SettingName } from '../settings.js';
 import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
@@ -84,4 +84,24 @@ export function parseGuarantee(text: string | undefined): 'renyi' | 'mi' {
 /** A comma-separated column list without an empty name (`a,,b`). */
 export function checkColumnNames(columns: readonly string[] | undefined, text: string, flag: string): void {
   if (columns?.some((c) => c === '')) throw new InputError(`has an empty column name in '${text}'`, flag);
+}
+
+/** The parser of an option that may be given more than once (`--secret`, `--release`): each value is kept. */
+export const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+/**
+ * Refuses an option given twice on the command line unless it collects its values (`collect`)
+ * or is variadic: commander keeps the last value silently, so `--scale 0.1 --scale 5` would audit 5.
+ * `--header` and `--no-header` count as one option.
+ */
+export function refuseRepeats(c: Command): void {
+  const seen = new Map<string, string>();
+  for (const o of c.options) {
+    if (o.variadic || o.parseArg === collect) continue;
+    c.on(`option:${o.name()}`, () => {
+      const first = seen.get(o.attributeName());
+      if (first !== undefined) throw new InputError(first === o.long ? 'is given twice' : `is given twice (as ${first} and ${o.long})`, o.long ?? o.flags);
+      seen.set(o.attributeName(), o.long ?? o.flags);
+    });
+  }
 }

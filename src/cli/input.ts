@@ -14,7 +14,7 @@ import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
-import { asFlagError, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -378,8 +378,6 @@ export async function plan(
   );
   return { scenario, grid, source, d, ...(fit ? { fit } : {}) };
 }
-
-const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** `--domain LO,HI` or, for a vector query, `LO,HI;LO,HI;…` (one range per coordinate). */
 export function parseRanges(text: string): [number, number][] {

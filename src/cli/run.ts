@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT, setCommandExit } from './exitCode.js';
 import { InputError } from '../errors.js';
-import { FIELD_FLAGS } from './flags.js';
+import { FIELD_FLAGS, refuseRepeats } from './flags.js';
 type Register = (program: Command) => void;
 
 /** Each command's module, loaded only when that command runs (help and unknown commands load all). */
@@ -42,7 +42,10 @@ export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv[2]);
   program.exitOverride();
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
-  for (const c of all(program)) c.exitOverride();
+  for (const c of all(program)) {
+    c.exitOverride();
+    refuseRepeats(c);
+  }
   program.hook('preAction', (_root, action) => refuseEmptyValues(action));
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
