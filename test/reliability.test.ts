@@ -111,6 +111,27 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(() => parseAnySpecText(spec({ name: 'q', conditionals: two, absent: ['d'] }))).toThrow(/absent: names secret 'd'/);
   });
 
+  it("a chain's sum: query names each state once (the last value won)", async () => {
+    const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
+    const r = await inProcess(
+      'calibrate',
+      '--data',
+      csv,
+      '--sequence',
+      'w',
+      '--order-by',
+      'day',
+      '--query',
+      'sum:rain=1,rain=2',
+      '--length',
+      '4',
+      '--alpha',
+      'inf',
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --query: state 'rain' is given twice/);
+  });
+
   it('a number in a spec beyond a double (read by JSON as ∞ or 0) is refused by its path', () => {
     const text =
       '{"name": "t", "alpha": 1e400, "epsilon": 1, "priors": [{"name": "p", "conditionals": {"a": {"values": [0, 1e-400], "counts": [1, 1]}, "b": {"values": [0, 1], "counts": [1, 2]}}}]}';

@@ -1,5 +1,5 @@
 import { InputError, unknownName } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
+import { decimalValue, isDecimal } from '../numerics/float.js';
 import type { MarkovQuery } from '../markov/chain.js';
 import { isMissing, type TextTable } from './csvText.js';
 import { validateSpec, type MarkovModel } from '../markov/chain.js';
@@ -138,9 +138,11 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
   const sum: Record<string, number> = Object.create(null);
   for (const part of m[2].split(',')) {
     const i = part.lastIndexOf('=');
-    const v = Number(part.slice(i + 1));
-    if (i <= 0 || !isDecimal(part.slice(i + 1)) || !Number.isFinite(v)) throw new InputError(`'${part}' is not STATE=VALUE with a decimal value`, 'query');
-    Object.defineProperty(sum, part.slice(0, i), { value: v, enumerable: true, writable: true, configurable: true });
+    const v = decimalValue(part.slice(i + 1));
+    if (i <= 0 || Number.isNaN(v)) throw new InputError(`'${part}' is not STATE=VALUE with a decimal value`, 'query');
+    const state = part.slice(0, i);
+    if (Object.hasOwn(sum, state)) throw new InputError(`state '${state}' is given twice (sum:STATE=V names each state once)`, 'query');
+    Object.defineProperty(sum, state, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return { sum };
 }
