@@ -111,6 +111,14 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(() => parseAnySpecText(spec({ name: 'q', conditionals: two, absent: ['d'] }))).toThrow(/absent: names secret 'd'/);
   });
 
+  it('an error message is one line: a newline or tab inside a secret value is shown escaped', async () => {
+    const csv = file('nl.csv', 'x,s\n1,a\n2,"b\nc"\n3,"d\te"\n');
+    const r = await inProcess('calibrate', '--data', csv, '--query', 'x', '--secret-column', 's', '--values', 'zz');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --values: secret 'zz' has no rows .*b\\x0ac.*d\\x09e/);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
   it("a chain's sum: query names each state once (the last value won)", async () => {
     const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
     const r = await inProcess(

@@ -57,11 +57,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof InputError) {
       const named = e.path && FIELD_FLAGS[e.path] ? new InputError(e.reason, FIELD_FLAGS[e.path]) : e;
-      process.stderr.write(`error: ${escapeControls(named.message)}\n`);
+      process.stderr.write(`error: ${oneLine(named.message)}\n`);
       return EXIT.badInput;
     }
     const err = e as Error;
-    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${escapeControls(err.message)}\n`);
+    process.stderr.write(`error: ${err.name === 'NumericalError' ? 'numerical failure' : 'internal error'}: ${oneLine(err.message)}\n`);
     if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
     return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
   }
@@ -88,3 +88,6 @@ function refuseEmptyValues(c: Command): void {
 export const escapeControls = (s: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/** An error message on one line: `escapeControls`, and newlines and tabs (in a secret value, a column name) shown as `\x0a`, `\x09`. */
+const oneLine = (s: string) => escapeControls(s).replace(/[\n\t\r]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
