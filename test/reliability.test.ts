@@ -220,6 +220,23 @@ describe('options a command or guarantee does not take are refused, never ignore
       ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--header', '--no-header'],
       /^error: --no-header: is given twice \(as --header and --no-header\)/,
     ],
+    // A family option or a test's setting that would change nothing.
+    ['--cost with Laplace noise', ['calibrate', '--scenario', 'heart', '--cost', 'sqrt'], /^error: --cost: Laplace noise takes no cost/],
+    [
+      'cost= in a Gaussian release',
+      ['account', '--scenario', 'heart', '--release', 'mechanism=gaussian,scale=1,cost=sqrt'],
+      /^error: --release: Gaussian noise takes no cost in 'mechanism=gaussian,scale=1,cost=sqrt'/,
+    ],
+    [
+      '--samples without --empirical',
+      ['audit', '--scenario', 'heart', '--scale', '1', '--samples', '500'],
+      /^error: --samples: is not taken without --empirical/,
+    ],
+    [
+      'a ledger order twice',
+      ['ledger', 'init', '--ledger', join(dir, 'twice.ledger'), '--scenario', 'heart', '--alpha', '2,2', '--epsilon', '1'],
+      /^error: --alpha: names an order twice/,
+    ],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

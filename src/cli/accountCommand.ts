@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
-import { costs } from '../conditions/costs.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, collect, fromSetting, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -45,8 +44,7 @@ export function parseRelease(text: string): ParsedRelease {
   const scaleText = fields.get('scale') ?? '';
   const scale = decimalValue(scaleText);
   if (!(scale > 0) || !Number.isFinite(scale)) throw new InputError(`needs a finite scale > 0 in '${text}'`, '--release');
-  const cost = fields.get('cost');
-  if (cost !== undefined && !(cost in costs)) throw new InputError(`unknown cost '${cost}' in '${text}' (${Object.keys(costs).join(', ')})`, '--release');
+  const cost = parseCost(fields.get('cost'), mechanism, '--release', ` in '${text}'`);
   if (fields.has('columns') && fields.has('coordinates')) throw new InputError(`give columns or coordinates, not both, in '${text}'`, '--release');
   const columns = fields
     .get('columns')
@@ -62,7 +60,7 @@ export function parseRelease(text: string): ParsedRelease {
   return {
     mechanism: mechanism as Mechanism,
     scale,
-    ...(cost ? { cost: costs[cost] } : {}),
+    ...(cost ? { cost } : {}),
     ...(columns ? { columns } : {}),
     ...(coordText ? { coordinates: coordText.map((c) => Number(c) - 1) } : {}),
   };

@@ -1,8 +1,7 @@
 import { checkSetting, inRange } from '../settings.js';
 import type { Command } from 'commander';
-import { asFlagError, parseDelta, parseGuarantee, settingOption } from './flags.js';
+import { asFlagError, parseCost, parseDelta, parseGuarantee, refuseUnused, settingOption } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
-import { costs } from '../conditions/costs.js';
 import { InputError } from '../errors.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { EXIT, setCommandExit } from './exitCode.js';
@@ -29,6 +28,14 @@ interface AuditOptions extends CalibrateOptions {
 
 async function runAudit(o: AuditOptions): Promise<void> {
   parseGuarantee(o.guarantee);
+  if (!o.empirical)
+    refuseUnused(
+      [
+        ['--samples', o.samples],
+        ['--level', o.level],
+      ],
+      'without --empirical (the sampling test they set)',
+    );
   if (o.guarantee === 'mi') {
     if (!o.empirical) throw new InputError('takes --empirical here (the sliced-MI test); the certified MI rows are printed with every audit', '--guarantee');
     return (await import('./projectionCommand.js')).auditSlicedCli(o);
@@ -45,7 +52,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const epsilon = epsilons[0];
-  const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  const cost = parseCost(o.cost, mechanism, '--cost') ?? d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : (d.releases ?? 1);
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   const bar = await progressBar('audit', !o.json);

@@ -3,6 +3,8 @@ import { checkSetting, SETTINGS, type SettingName } from '../settings.js';
 import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
 import { InputError } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
+import { costs, type Cost } from '../conditions/costs.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 
 /**
  * The one map between the library's setting names (what its InputErrors name) and the CLI's
@@ -104,4 +106,16 @@ export function refuseRepeats(c: Command): void {
       seen.set(o.attributeName(), o.long ?? o.flags);
     });
   }
+}
+
+/**
+ * `--cost NAME` (or a release's `cost=NAME`): a cost of the exponential-mechanism family, refused
+ * for a noise that reads none (it would be ignored).
+ */
+export function parseCost(text: string | undefined, mechanism: string, flag: string, where = ''): Cost | undefined {
+  if (text === undefined) return undefined;
+  if (!Object.hasOwn(costs, text)) throw new InputError(`unknown cost '${text}'${where} (${Object.keys(costs).join(', ')})`, flag);
+  const def = mechanismDef(mechanism);
+  if (!def.options.includes('cost')) throw new InputError(`${def.title} noise takes no cost${where}`, flag);
+  return costs[text];
 }

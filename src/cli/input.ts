@@ -7,14 +7,13 @@ import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../uci/formats.js';
 import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
-import { costs } from '../conditions/costs.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
 import { checkSetting } from '../settings.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
-import { asFlagError, collect, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, parseCost, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -359,7 +358,7 @@ export async function plan(
   // An (ε, δ) target searches the orders itself.
   if (d.alpha === undefined && !o.alpha && o.spec && d.delta === undefined && o.delta === undefined)
     throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
-  const cost = o.cost ? costs[parseNames(o.cost, 'cost', Object.keys(costs))[0]] : d.cost;
+  const cost = parseCost(o.cost, mechanism[0], '--cost') ?? d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
   const grid = methods.flatMap((method) =>

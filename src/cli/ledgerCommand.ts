@@ -79,6 +79,7 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   if (!o.alpha) throw new InputError('is required: the Rényi order(s) the budget holds at (with --delta: the orders searched)', '--alpha');
   if (!o.epsilon) throw new InputError('is required: the total budget every release together must keep', '--epsilon');
   const alphas = parseGrid(o.alpha, 'alpha', true);
+  if (new Set(alphas).size !== alphas.length) throw new InputError(`names an order twice in '${o.alpha}'`, '--alpha');
   const epsilons = parseGrid(o.epsilon, 'epsilon');
   if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
   const delta = parseDelta(o.delta, undefined);

@@ -140,6 +140,8 @@ export interface MechanismDef {
   pointDivergence(delta: number, scale: number, alpha: number, o: NoiseOptions): { value: number; error: number };
   /** Options worth printing with a result (exponential: cost and η). */
   describe(o: NoiseOptions): { cost?: string; eta?: string };
+  /** The family options this noise reads (others given are refused, never ignored). */
+  readonly options: readonly (keyof NoiseOptions)[];
   readonly rules: RuleTable;
   /** The mutual-information guarantee's closed-form bound, or why the family has none. */
   readonly mi: MiBound | NotApplicable;

@@ -103,6 +103,7 @@ export const exponential: MechanismDef = {
     const value = e * cost.apply(delta);
     return { value, error: 8 * EPS * value };
   },
+  options: ['cost', 'eta'],
   describe: ({ cost, eta }) => ({ cost: cost.name, eta: eta.name }),
   rules,
   mi: notApplicable('the MI guarantee covers Laplace and Gaussian noise'),

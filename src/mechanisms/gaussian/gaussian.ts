@@ -56,6 +56,7 @@ export const gaussian: MechanismDef = {
     const value = (alpha * delta * delta) / (2 * sigma * sigma);
     return { value, error: 8 * EPS * value };
   },
+  options: [],
   describe: () => ({}),
   rules,
   coupledIsTheorem: 'For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).',

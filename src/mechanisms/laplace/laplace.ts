@@ -115,6 +115,7 @@ export const laplace: MechanismDef = {
   sampler: (b) => laplaceNoise(b),
   // Mironov's R_α(Δ/b) for α > 1; D∞ = Δ/b bounds every α (D_α is non-decreasing in α).
   pointDivergence: (delta, b, alpha) => laplacePointDivergence(delta / b, alpha),
+  options: [],
   describe: () => ({}),
   rules,
   product: {
