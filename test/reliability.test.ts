@@ -237,6 +237,17 @@ describe('options a command or guarantee does not take are refused, never ignore
       ['ledger', 'init', '--ledger', join(dir, 'twice.ledger'), '--scenario', 'heart', '--alpha', '2,2', '--epsilon', '1'],
       /^error: --alpha: names an order twice/,
     ],
+    [
+      '--given the secret column',
+      ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--given', 'fbs'],
+      /^error: --given: names the secret column 'fbs'/,
+    ],
+    [
+      'a pair of one secret',
+      ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--pairs', '0:0'],
+      /^error: --pairs: pairs secret '0' with itself/,
+    ],
+    ['an empty file', ['calibrate', '--data', file('empty.csv', ''), '--query', 'a', '--secret-column', 'b'], /^error: --data: '.*empty\.csv' is empty/],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

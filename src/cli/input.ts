@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { userRecord } from '../records.js';
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
@@ -243,6 +244,10 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     'without --sequence',
   );
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
+  if (o.given !== undefined && o.given === o.secretColumn)
+    throw new InputError(`names the secret column '${o.given}'; --given names a public column whose value the adversary knows`, '--given');
+  if (sourceKind(o.data!) !== 'postgres' && existsSync(o.data!) && statSync(o.data!).isFile() && statSync(o.data!).size === 0)
+    throw new InputError(`'${o.data}' is empty (no header, no rows)`, '--data');
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   // DuckDB and pg load only when a table is read.
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
@@ -266,6 +271,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const pairs = o.pairs?.split(',').map((p) => {
     const [a, b, extra] = p.split(':').map((x) => x.trim());
     if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
+    if (a === b) throw new InputError(`pairs secret '${a}' with itself in '${p}'`, '--pairs');
     for (const x of [a, b]) if (!hist.secrets.includes(x)) throw unknownName('secret', x, hist.secrets, '--pairs');
     return [a, b] as [string, string];
   });
