@@ -119,6 +119,27 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it("a chain too long for its laws' table is refused by --length", async () => {
+    const csv = file('days2.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
+    const r = await inProcess(
+      'calibrate',
+      '--data',
+      csv,
+      '--sequence',
+      'w',
+      '--order-by',
+      'day',
+      '--query',
+      'count:rain',
+      '--length',
+      '100000',
+      '--alpha',
+      'inf',
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --length: the exact laws need a table of/);
+  });
+
   it("a chain's sum: query names each state once (the last value won)", async () => {
     const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
     const r = await inProcess(

@@ -160,7 +160,14 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   })();
   const chains = markov.chains;
   const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
-  const { scenario } = markovScenario(model, name);
+  const { scenario } = (() => {
+    try {
+      return markovScenario(model, name);
+    } catch (e) {
+      // The laws' table grows with the chain length (and the query's grid): named by --length.
+      throw e instanceof InputError && e.path === 'markov.length' ? new InputError(e.reason, '--length') : e;
+    }
+  })();
   if (o.specOut) {
     const spec = { name, ...runSettings(o), markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
     await writeTextAtomically(o.specOut, '--spec-out', `${JSON.stringify(spec, null, 2)}\n`);

@@ -367,7 +367,7 @@ function checkSize(model: StepModel, options: LawOptions): void {
   if (entries > limit) {
     throw new InputError(
       `the exact laws need a table of ${entries.toExponential(2)} entries (T = ${T}, ${W} grid steps per time), more than the limit ${limit}`,
-      options.path ?? 'markov.query',
+      options.path ?? 'markov.length',
     );
   }
 }
