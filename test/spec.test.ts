@@ -53,6 +53,7 @@ describe('scenario spec', () => {
     ['unknown field', (s) => (s.epsilonn = 1), 'spec: Unrecognized key'],
     ['bad alpha string', (s) => (s.alpha = 'big'), 'spec.alpha'],
     ['no priors', (s) => (s.priors = []), 'spec.priors: needs at least one prior'],
+    ['the priors key left out', (s) => delete s.priors, 'spec: is missing the required key "priors"'],
     ['duplicate prior', (s) => s.priors.push(s.priors[0]), "spec.priors[1].name: duplicate prior name 'empirical'"],
   ];
   it.each(bad)('rejects %s with the path of the bad field', (_name, mutate, message) => {

@@ -153,7 +153,10 @@ export function validate<S extends v.GenericSchema>(
   const path = (issue.path ?? []).map((p) => p.key as PropertyKey);
   // An unknown key is reported at its object, naming the key.
   const last = issue.path?.[issue.path.length - 1];
-  if (issue.type === 'strict_object' && last && last.origin === 'key')
+  if (issue.type === 'strict_object' && last && last.origin === 'key') {
+    // A required key left out is reported at the same place as an unknown one: tell them apart.
+    if (issue.received === 'undefined') return { ok: false, path: path.slice(0, -1), message: `is missing the required key ${JSON.stringify(last.key)}` };
     return { ok: false, path: path.slice(0, -1), message: `Unrecognized key: ${JSON.stringify(last.key)}` };
+  }
   return { ok: false, path, message: issue.message };
 }
