@@ -9,6 +9,10 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
     ...rest,
   )) as typeof process.stdout.write;
 
+// A library's runtime warning (pg's notice about SSL modes runs to eight lines) is one line on stderr.
+process.removeAllListeners('warning');
+process.on('warning', (w) => process.stderr.write(`warning: ${escapeControls(w.message.split('\n')[0])}\n`));
+
 // A closed pipe (`pufferfish … | head`) is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(0);
