@@ -305,6 +305,31 @@ describe('outputs: never a secret column, never over a special file or another o
       expect(r.status, pred).toBe(2);
       expect(r.stderr, pred).toMatch(/^error: --keep: the predicate of secret 'm' may read any column/);
     }
+    // Names as DuckDB reads them: a doubled quote inside a quoted name, non-ASCII characters unquoted.
+    const odd = file('odd.csv', 'x,"s""x",temp°,age\n1,M,1,30\n2,F,2,60\n3,M,3,55\n4,F,4,20\n');
+    for (const [pred, keep] of [
+      ['"s""x" = \'M\'', 's"x'],
+      ['temp° >= 2', 'temp°'],
+    ]) {
+      const r = cli(
+        'release',
+        '--data',
+        odd,
+        '--query',
+        'x',
+        '--allow-no-noise',
+        '--secret',
+        `m=${pred}`,
+        '--secret',
+        `f=NOT (${pred})`,
+        '--keep',
+        keep,
+        '--out',
+        out,
+      );
+      expect(r.status, pred).toBe(2);
+      expect(r.stderr, pred).toMatch(/^error: --keep: '.*' is read by the predicate of secret 'm'/);
+    }
     const named = release('--secret', "m=age >= 50 AND 'SEX' <> ''", '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
     expect(named.stderr).toMatch(/^error: --keep: 'sex' is read by the predicate of secret 'm'/);
     const ok = release('--secret', 'older=age >= 50', '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);

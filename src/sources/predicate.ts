@@ -15,10 +15,13 @@ export function checkPredicate(name: string, text: string): void {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "'" || c === '"') {
+      // A prefixed string (E'\'', X'…') reads a backslash as an escape: its end is not the next quote.
+      if (c === "'" && i > 0 && /[\p{L}\p{N}_$]/u.test(text[i - 1])) throw bad(`uses a prefixed string (${text[i - 1]}'…'); write plain '…' strings`);
       const end = text.indexOf(c, i + 1);
       if (end < 0) throw bad(`has an unterminated ${c === "'" ? 'string' : 'quoted name'}`);
       i = end; // a doubled quote ('') simply starts the next literal
-    } else if (c === ';') semicolon = true;
+    } else if (c === '$') throw bad("uses '$' (dollar quoting or a parameter); write plain '…' strings");
+    else if (c === ';') semicolon = true;
     else if ((c === '-' && text[i + 1] === '-') || (c === '/' && text[i + 1] === '*')) comment = true;
     else if (c === '(') depth++;
     else if (c === ')' && --depth < 0) closesEarly = true;
@@ -29,6 +32,10 @@ export function checkPredicate(name: string, text: string): void {
   if (depth !== 0) throw bad('leaves a parenthesis open');
   if (text.trim() === '') throw bad('is empty');
 }
+
+// An unquoted name as DuckDB reads it: a letter, `_` or any non-ASCII character first, then digits and `$` too.
+const NAME_START = /[A-Za-z_\u0080-\u{10FFFF}]/u;
+const NAME_PART = /[A-Za-z0-9_$\u0080-\u{10FFFF}]/u;
 
 /** Names through which a predicate may reach columns it does not name. */
 const ROW_READERS = [
@@ -57,19 +64,23 @@ export function predicateColumns(text: string): Set<string> | 'any' {
   const names = new Set<string>();
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === "'") {
-      const end = text.indexOf("'", i + 1);
-      names.add(text.slice(i + 1, end < 0 ? undefined : end).toLowerCase());
-      i = end < 0 ? text.length : end;
-    } else if (c === '#') return 'any';
-    else if (c === '"') {
-      const end = text.indexOf('"', i + 1);
-      names.add(text.slice(i + 1, end < 0 ? undefined : end).toLowerCase());
-      i = end < 0 ? text.length : end;
-    } else if (c === '*') return 'any';
-    else if (/[\p{L}_]/u.test(c)) {
+    if (c === "'" || c === '"') {
+      // Where a string's or a name's end is not simply the next quote (a prefix E'…', dollar quoting), no column is kept.
+      if (c === "'" && i > 0 && NAME_PART.test(text[i - 1])) return 'any';
+      // A doubled quote is one quote inside: "fb""s" is the name fb"s.
+      let j = i + 1,
+        body = '';
+      for (; j < text.length; j++) {
+        if (text[j] !== c) body += text[j];
+        else if (text[j + 1] === c) body += text[j++];
+        else break;
+      }
+      names.add(body.toLowerCase());
+      i = j;
+    } else if (c === '#' || c === '*' || c === '$') return 'any';
+    else if (NAME_START.test(c)) {
       let j = i;
-      while (j < text.length && /[\p{L}\p{N}_$]/u.test(text[j])) j++;
+      while (j < text.length && NAME_PART.test(text[j])) j++;
       names.add(text.slice(i, j).toLowerCase());
       i = j - 1;
     }
