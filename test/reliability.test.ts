@@ -167,6 +167,9 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(() => parseAnySpecText(text)).toThrow(/^spec\.alpha: 1e400 is beyond the range of a double \(it would be read as Infinity\)/);
     expect(() => parseAnySpecText(text.replace('1e400', '2'))).toThrow(/^spec\.priors\[0\]\.conditionals\.a\.values\[1\]: 1e-400 is beyond/);
     expect(parseAnySpecText(text.replace('1e400', '2').replace('1e-400', '1e-300')).kind).toBe('finite');
+    // Read whole, however long: in range with 400 digits, out of range with 500 zeros.
+    expect(parseAnySpecText(text.replace('1e400', `0.${'0'.repeat(397)}2e397`).replace('1e-400', '1')).kind).toBe('finite');
+    expect(() => parseAnySpecText(text.replace('1e400', '2').replace('1e-400', `0.${'0'.repeat(500)}1`))).toThrow(/conditionals\.a\.values\[1\]: 0\.0+1 is beyond/);
   });
 });
 

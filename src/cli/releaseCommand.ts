@@ -305,6 +305,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
+  refuseUnused([['--per-release', o.perRelease]], 'with --out: each row gets one release');
   await ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   await checkLedgerFirst(o, scenario);

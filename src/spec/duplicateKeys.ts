@@ -7,6 +7,9 @@ import { decimalValue } from '../numerics/float.js';
  * secret's conditional), or a number beyond a double (`1e400` read as ∞, `1e-400` as 0). Returns
  * its path (`spec.priors[0].conditionals.a`) and what is wrong, or null.
  */
+/** A JSON number, read whole from where it starts (sticky: no copy of the text, no length cap). */
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
 function jsonHazard(text: string): { path: string; why: string } | null {
   // One frame per open object/array: the keys seen (objects), the current key or index.
   const stack: { keys?: Set<string>; at: string | number; expectKey: boolean }[] = [];
@@ -26,7 +29,8 @@ function jsonHazard(text: string): { path: string; why: string } | null {
       }
       i = j;
     } else if (c === '-' || (c >= '0' && c <= '9')) {
-      const literal = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))![0];
+      NUMBER.lastIndex = i;
+      const literal = NUMBER.exec(text)![0];
       if (Number.isNaN(decimalValue(literal)))
         return { path: path(), why: `${literal} is beyond the range of a double (it would be read as ${Number(literal)})` };
       i += literal.length - 1;
