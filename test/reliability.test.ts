@@ -169,7 +169,9 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(parseAnySpecText(text.replace('1e400', '2').replace('1e-400', '1e-300')).kind).toBe('finite');
     // Read whole, however long: in range with 400 digits, out of range with 500 zeros.
     expect(parseAnySpecText(text.replace('1e400', `0.${'0'.repeat(397)}2e397`).replace('1e-400', '1')).kind).toBe('finite');
-    expect(() => parseAnySpecText(text.replace('1e400', '2').replace('1e-400', `0.${'0'.repeat(500)}1`))).toThrow(/conditionals\.a\.values\[1\]: 0\.0+1 is beyond/);
+    expect(() => parseAnySpecText(text.replace('1e400', '2').replace('1e-400', `0.${'0'.repeat(500)}1`))).toThrow(
+      /conditionals\.a\.values\[1\]: 0\.0+1 is beyond/,
+    );
   });
 });
 
@@ -286,8 +288,9 @@ describe('options a command or guarantee does not take are refused, never ignore
 describe('outputs: never a secret column, never over a special file or another output', () => {
   const csv = file('people.csv', 'age,x,sex\n30,1,M\n60,2,F\n55,3,M\n20,1,F\n70,2,M\n');
   const release = (...extra: string[]) => cli('release', '--data', csv, '--query', 'x', '--allow-no-noise', ...extra);
+  const releaseIn = (...extra: string[]) => inProcess('release', '--data', csv, '--query', 'x', '--allow-no-noise', ...extra);
 
-  it('--keep refuses a column a secret predicate reads (any case, quoted or not), and * or COLUMNS()', () => {
+  it('--keep refuses a column a secret predicate reads (any case, quoted or not), and * or COLUMNS()', async () => {
     const out = join(dir, 'o.csv');
     for (const [pred, keep] of [
       ['age >= 50', 'age'],
@@ -295,16 +298,16 @@ describe('outputs: never a secret column, never over a special file or another o
       ['"Age" >= 50', 'age'],
       ['age >= 50', 'AGE'],
     ]) {
-      const r = release('--secret', `older=${pred}`, '--secret', 'younger=age < 50', '--keep', keep, '--out', out);
+      const r = await releaseIn('--secret', `older=${pred}`, '--secret', 'younger=age < 50', '--keep', keep, '--out', out);
       expect(r.status, `${pred} / ${keep}`).toBe(2);
       expect(r.stderr).toMatch(/^error: --keep: '.*' is read by the predicate of secret 'older'/);
     }
-    const star = release('--secret', "older=COLUMNS('ag.*') >= 50", '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
+    const star = await releaseIn('--secret', "older=COLUMNS('ag.*') >= 50", '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
     expect(star.stderr).toMatch(/may read any column/);
     // Columns reached without their name: by position, through the row as a struct (by a name in a
     // string, or one built from strings), or by reading the file again in a subquery.
     for (const pred of ["#3 = 'M'", "struct_extract(read_csv, 'sex') = 'M'", "read_csv['s' || 'ex'] = 'M'", 'age >= (SELECT 50)']) {
-      const r = release('--secret', `m=${pred}`, '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
+      const r = await releaseIn('--secret', `m=${pred}`, '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
       expect(r.status, pred).toBe(2);
       expect(r.stderr, pred).toMatch(/^error: --keep: the predicate of secret 'm' may read any column/);
     }
@@ -314,7 +317,7 @@ describe('outputs: never a secret column, never over a special file or another o
       ['"s""x" = \'M\'', 's"x'],
       ['temp° >= 2', 'temp°'],
     ]) {
-      const r = cli(
+      const r = await inProcess(
         'release',
         '--data',
         odd,
@@ -333,9 +336,9 @@ describe('outputs: never a secret column, never over a special file or another o
       expect(r.status, pred).toBe(2);
       expect(r.stderr, pred).toMatch(/^error: --keep: '.*' is read by the predicate of secret 'm'/);
     }
-    const named = release('--secret', "m=age >= 50 AND 'SEX' <> ''", '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
+    const named = await releaseIn('--secret', "m=age >= 50 AND 'SEX' <> ''", '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
     expect(named.stderr).toMatch(/^error: --keep: 'sex' is read by the predicate of secret 'm'/);
-    const ok = release('--secret', 'older=age >= 50', '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
+    const ok = await releaseIn('--secret', 'older=age >= 50', '--secret', 'younger=age < 50', '--keep', 'sex', '--out', out);
     expect(ok.status, ok.stderr).toBe(0);
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,sex');
   });
