@@ -1,9 +1,7 @@
 import { noiseOf } from '../src/mechanisms/kernels.js';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
@@ -577,8 +575,6 @@ describe('vector queries (docs/math.md §12)', () => {
 });
 
 describe('vector queries: specs, tables and the CLI', () => {
-  const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-  const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
   const dir = mkdtempSync(join(tmpdir(), 'pf-vec-'));
   const adult = join(UCI_DIR, 'adult', 'adult.data');
   const adultPair = ['--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--values', 'Husband,Not-in-family'];
@@ -615,21 +611,21 @@ describe('vector queries: specs, tables and the CLI', () => {
     }),
   );
 
-  it('a spec with vector values calibrates and releases vectors', () => {
-    const c = run('calibrate', '--spec', spec, '--json');
+  it('a spec with vector values calibrates and releases vectors', async () => {
+    const c = await inProcess('calibrate', '--spec', spec, '--json');
     expect(c.status, c.stderr).toBe(0);
     const r = JSON.parse(c.stdout).results[0];
     expect(r.dimension).toBe(2);
     expect(r.scale).toBeCloseTo(calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
-    const rel = run('release', '--spec', spec, '--value', '12,40', '--count', '3', '--coordinate-scales', '1,2', '--json');
+    const rel = await inProcess('release', '--spec', spec, '--value', '12,40', '--count', '3', '--coordinate-scales', '1,2', '--json');
     expect(rel.status, rel.stderr).toBe(0);
     const out = JSON.parse(rel.stdout);
     expect(out.values).toHaveLength(3);
     expect(out.values.every((v: number[]) => v.length === 2)).toBe(true);
     expect(out.guarantee).toMatch(/the 3 releases together/);
     // An (ε, δ) target: the scale of calibrate --delta on the same spec.
-    const dd = JSON.parse(run('release', '--spec', spec, '--value', '12,40', '--delta', '1e-6', '--alpha', '16,32,64', '--json').stdout);
-    const cd = JSON.parse(run('calibrate', '--spec', spec, '--delta', '1e-6', '--alpha', '16,32,64', '--json').stdout).results[0];
+    const dd = JSON.parse((await inProcess('release', '--spec', spec, '--value', '12,40', '--delta', '1e-6', '--alpha', '16,32,64', '--json')).stdout);
+    const cd = JSON.parse((await inProcess('calibrate', '--spec', spec, '--delta', '1e-6', '--alpha', '16,32,64', '--json')).stdout).results[0];
     expect(dd.target).toEqual({ epsilon: 1, delta: 1e-6 });
     expect(dd.scale).toBe(cd.scale);
     expect(dd.alpha).toBe(cd.alpha);
@@ -852,24 +848,24 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(scales.stderr).toMatch(/--coordinate-scales:/);
   });
 
-  it('the adult example: --query education-num,hours-per-week gives the joint laws, calibrated together', () => {
+  it('the adult example: --query education-num,hours-per-week gives the joint laws, calibrated together', async () => {
     const specOut = join(dir, 'pair-spec.json');
-    const r = run('calibrate', ...adultPair, '--method', 'coupled,theorem', '--spec-out', specOut, '--json');
+    const r = await inProcess('calibrate', ...adultPair, '--method', 'coupled,theorem', '--spec-out', specOut, '--json');
     expect(r.status, r.stderr).toBe(0);
     const [coupled, theorem] = JSON.parse(r.stdout).results;
     // --spec-out writes the joint laws' vectors (not the table's atom numbering): the spec gives the same scales.
     const spec = JSON.parse(readFileSync(specOut, 'utf8'));
     expect(Object.values(spec.priors[0].conditionals).every((c: any) => c.values.every((v: unknown) => Array.isArray(v) && v.length === 2))).toBe(true);
-    const again = JSON.parse(run('calibrate', '--spec', specOut, '--method', 'coupled,theorem', '--json').stdout).results;
+    const again = JSON.parse((await inProcess('calibrate', '--spec', specOut, '--method', 'coupled,theorem', '--json')).stdout).results;
     expect(again.map((x: { scale: number }) => x.scale)).toEqual([coupled.scale, theorem.scale]);
     expect(coupled.dimension).toBe(2);
     expect(coupled.scale).toBeGreaterThan(0);
     expect(coupled.scale).toBeLessThanOrEqual(theorem.scale);
     // audit takes the columns together (coupled upper bounds); MI does not yet.
-    const audited = run('audit', ...adultPair, '--scale', String(coupled.scale * (1 + 1e-9)), '--json');
+    const audited = await inProcess('audit', ...adultPair, '--scale', String(coupled.scale * (1 + 1e-9)), '--json');
     expect(audited.status, audited.stderr).toBe(0);
     // Columns released at different times are accounted jointly, by name.
-    const byName = run(
+    const byName = await inProcess(
       'account',
       ...adultPair,
       '--release',
@@ -881,21 +877,32 @@ describe('vector queries: specs, tables and the CLI', () => {
       '--json',
     );
     expect(byName.status, byName.stderr).toBe(0);
-    const weighted = JSON.parse(run('audit', ...adultPair, '--scale', '1', '--coordinate-scales', '2,8', '--alpha', '2', '--json').stdout).rows;
+    const weighted = JSON.parse((await inProcess('audit', ...adultPair, '--scale', '1', '--coordinate-scales', '2,8', '--alpha', '2', '--json')).stdout).rows;
     expect(JSON.parse(byName.stdout).rows[0].divergence).toBeCloseTo(
       Math.max(...weighted.map((r: { divergence: number; error: number }) => r.divergence + r.error)),
       6,
     );
-    expect(run('account', ...adultPair, '--release', 'mechanism=laplace,scale=2,columns=age').stderr).toMatch(
+    expect((await inProcess('account', ...adultPair, '--release', 'mechanism=laplace,scale=2,columns=age')).stderr).toMatch(
       /^error: --release: unknown column 'age' \(the query's columns: education-num, hours-per-week\)/,
     );
     // MI: the per-coordinate bound over the joint laws of every relationship value.
-    const one = run('calibrate', '--data', adult, '--query', 'education-num,hours-per-week', '--secret-column', 'relationship', '--guarantee', 'mi', '--json');
+    const one = await inProcess(
+      'calibrate',
+      '--data',
+      adult,
+      '--query',
+      'education-num,hours-per-week',
+      '--secret-column',
+      'relationship',
+      '--guarantee',
+      'mi',
+      '--json',
+    );
     expect(one.status, one.stderr).toBe(0);
     expect(JSON.parse(one.stdout).results[0]).toMatchObject({ guarantee: 'mi', winner: 'mi-variance', dimension: 2 });
   }, 60_000);
 
-  it('the joint laws do not depend on the order rows arrive in: shuffled tables give the same bytes', () => {
+  it('the joint laws do not depend on the order rows arrive in: shuffled tables give the same bytes', async () => {
     const lines = readFileSync(adult, 'utf8').trim().split('\n').slice(0, 3000);
     // Named adult.data, so the UCI quirks (separator, column names) apply to both.
     const [a, b] = ['order-a', 'order-b'].map((d) => {
@@ -905,8 +912,8 @@ describe('vector queries: specs, tables and the CLI', () => {
     writeFileSync(a, `${lines.join('\n')}\n`);
     writeFileSync(b, `${[...lines].reverse().join('\n')}\n`);
     const args = ['--query', 'age,education-num', '--secret-column', 'relationship', '--values', 'Husband,Own-child,Wife'];
-    const out = (f: string) => {
-      const r = run(
+    const out = async (f: string) => {
+      const r = await inProcess(
         'account',
         '--data',
         f,
@@ -922,12 +929,12 @@ describe('vector queries: specs, tables and the CLI', () => {
       expect(r.status, r.stderr).toBe(0);
       return JSON.stringify(JSON.parse(r.stdout).rows);
     };
-    expect(out(b)).toBe(out(a));
+    expect(await out(b)).toBe(await out(a));
   });
 
-  it('release --out privatizes several columns together, row by row, and writes no other column', () => {
+  it('release --out privatizes several columns together, row by row, and writes no other column', async () => {
     const out = join(dir, 'noisy.csv');
-    const r = run('release', ...adultPair, '--method', 'coupled', '--out', out, '--json');
+    const r = await inProcess('release', ...adultPair, '--method', 'coupled', '--out', out, '--json');
     expect(r.status, r.stderr).toBe(0);
     const info = JSON.parse(r.stdout);
     expect(info.columns).toEqual(['education-num', 'hours-per-week']);
@@ -938,7 +945,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(lines).toHaveLength(32562);
     // Noise at the calibrated scale: values are no longer the table's whole numbers.
     expect(lines.slice(1, 50).every((l) => l.split(',').every((x) => !Number.isInteger(Number(x))))).toBe(true);
-    const truncated = run(
+    const truncated = await inProcess(
       'release',
       '--data',
       adult,
