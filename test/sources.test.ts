@@ -109,7 +109,7 @@ describe('table sources', () => {
     expect(res.pairs).toHaveLength(6); // 3 pairs × 2 public values
   });
 
-  it.runIf(HAVE_UCI)('the UCI files give exactly the built-in scenarios', () => {
+  it.runIf(HAVE_UCI)('the UCI files give exactly the built-in scenarios', async () => {
     const cases: [string, string[], string][] = [
       [
         'adult',
@@ -134,8 +134,8 @@ describe('table sources', () => {
     ];
     for (const [, args, id] of cases) {
       const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
-      const fromData = JSON.parse(cli('calibrate', ...args, ...common).stdout).results;
-      const builtin = JSON.parse(cli('calibrate', '--scenario', id, ...common).stdout).results;
+      const fromData = JSON.parse((await inProcess('calibrate', ...args, ...common)).stdout).results;
+      const builtin = JSON.parse((await inProcess('calibrate', '--scenario', id, ...common)).stdout).results;
       expect(fromData.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding])).toEqual(
         builtin.map((r: { scale: number; binding: unknown }) => [r.scale, r.binding]),
       );
@@ -353,8 +353,8 @@ describe('table source bad input: exit 2, one line', () => {
       ['--data', 'postgres://nobody@127.0.0.1:1/none', '--table', 't', '--query', 'x', '--secret-column', 'y'],
       /^error: --data: cannot reach the database/,
     ],
-  ])('%s', (_n, args, msg) => {
-    const r = cli('calibrate', ...(args as string[]));
+  ])('%s', async (_n, args, msg) => {
+    const r = await inProcess('calibrate', ...(args as string[]));
     expect(existsSync(join(dir, 'pwned.csv')) || existsSync(join(dir, 'pwned2.csv'))).toBe(false);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(msg as RegExp);
