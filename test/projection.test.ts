@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
@@ -11,6 +9,7 @@ import { calibrateProjection, project, projection, projectionMI, type Projection
 import { randomSketch } from '../src/sources/projection.js';
 import { pointLaw, type PointLaw } from '../src/distribution/points.js';
 import { calibrateMIPoints } from '../src/mi/points.js';
+import { runInProcess as inProcess } from './inProcess.js';
 
 /**
  * I(M; S) of M = A·x + N(0, σ²I_k), x drawn from the secret's law, by direct numerical
@@ -143,44 +142,53 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(calibrateProjection(tiny, projection([[1]]), 0.1).variance).toBeGreaterThanOrEqual(8 * 2 ** -1074); // the bound is about 3.7e-323
   });
 
-  it('CLI: calibrate, release and audit take --projection; pca and Rényi flags are refused by name', () => {
-    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+  it('CLI: calibrate, release and audit take --projection; pca and Rényi flags are refused by name', async () => {
     const S = ['--data', 'examples/heart.csv', '--query', 'age,oldpeak', '--secret-column', 'fbs'];
     const file = join(mkdtempSync(join(tmpdir(), 'pf-proj-')), 'A.json');
     writeFileSync(file, '[[1, 0.1]]');
-    const c = JSON.parse(run('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--json').stdout);
+    const c = JSON.parse((await inProcess('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--json')).stdout);
     const r = c.results[0];
     expect(r.k).toBe(1);
     expect(['projection', 'mi-variance']).toContain(r.smaller);
-    const rel = JSON.parse(run('release', ...S, '--projection', file, '--value', '50,1.2', '--epsilon', '0.1', '--json').stdout);
+    const rel = JSON.parse((await inProcess('release', ...S, '--projection', file, '--value', '50,1.2', '--epsilon', '0.1', '--json')).stdout);
     expect(rel.sigma).toBe(r.sigma);
     expect(rel.values[0]).toHaveLength(1);
-    const audit = JSON.parse(run('audit', ...S, '--projection', file, '--scale', String(r.sigma), '--epsilon', '0.1', '--json').stdout);
+    const audit = JSON.parse((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.sigma), '--epsilon', '0.1', '--json')).stdout);
     expect(audit.verdict).toBe('pass');
     expect(audit.mi).toBeLessThanOrEqual(0.1 * (1 + 1e-9));
-    expect(run('audit', ...S, '--projection', file, '--scale', String(r.sigma / 2), '--epsilon', '0.1').status).toBe(1);
+    expect((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.sigma / 2), '--epsilon', '0.1')).status).toBe(1);
     // Two releases at the σ calibrated for two together: the account's joint level is within ε.
-    const two = JSON.parse(run('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--releases', '2', '--json').stdout).results[0].sigma;
+    const two = JSON.parse((await inProcess('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--releases', '2', '--json')).stdout).results[0].sigma;
     const acc = JSON.parse(
-      run('account', ...S, '--projection', file, '--release', `mechanism=gaussian,scale=${two}`, '--release', `mechanism=gaussian,scale=${two}`, '--json')
-        .stdout,
+      (
+        await inProcess(
+          'account',
+          ...S,
+          '--projection',
+          file,
+          '--release',
+          `mechanism=gaussian,scale=${two}`,
+          '--release',
+          `mechanism=gaussian,scale=${two}`,
+          '--json',
+        )
+      ).stdout,
     );
     expect(acc.mi).toBeLessThanOrEqual(0.1);
     expect(acc.mi).toBeGreaterThan(0.1 * (1 - 1e-6));
-    expect(run('account', ...S, '--projection', file, '--release', 'mechanism=gaussian,scale=1,columns=age').stderr).toMatch(
+    expect((await inProcess('account', ...S, '--projection', file, '--release', 'mechanism=gaussian,scale=1,columns=age')).stderr).toMatch(
       /^error: --release: each projection release publishes A·f\(X\) whole/,
     );
     // Numbers are read as decimals only: hex or blank values are refused, never re-read.
-    expect(run('audit', ...S, '--projection', file, '--scale', '0x10').stderr).toMatch(/^error: --scale: '0x10' is not a decimal number/);
-    expect(run('release', ...S, '--projection', file, '--value', '0x32,1').stderr).toMatch(/^error: --value: must be 2 finite number/);
+    expect((await inProcess('audit', ...S, '--projection', file, '--scale', '0x10')).stderr).toMatch(/^error: --scale: '0x10' is not a decimal number/);
+    expect((await inProcess('release', ...S, '--projection', file, '--value', '0x32,1')).stderr).toMatch(/^error: --value: must be 2 finite number/);
     const csv = join(mkdtempSync(join(tmpdir(), 'pf-proj-')), 'A.csv');
     writeFileSync(csv, '1,0x1\n');
-    expect(run('calibrate', ...S, '--projection', csv).stderr).toMatch(/^error: --projection: entry \(1, 2\) is not a finite number/);
-    expect(run('calibrate', ...S, '--projection', 'pca:1').stderr).toMatch(/^error: --projection: pca is not offered/);
-    expect(run('calibrate', ...S, '--projection', file, '--alpha', '2').stderr).toMatch(/^error: --alpha: is not taken with --projection/);
-    expect(run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout).toBe(
-      run('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json').stdout,
+    expect((await inProcess('calibrate', ...S, '--projection', csv)).stderr).toMatch(/^error: --projection: entry \(1, 2\) is not a finite number/);
+    expect((await inProcess('calibrate', ...S, '--projection', 'pca:1')).stderr).toMatch(/^error: --projection: pca is not offered/);
+    expect((await inProcess('calibrate', ...S, '--projection', file, '--alpha', '2')).stderr).toMatch(/^error: --alpha: is not taken with --projection/);
+    expect((await inProcess('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json')).stdout).toBe(
+      (await inProcess('calibrate', ...S, '--projection', 'random:2', '--seed', '3', '--json')).stdout,
     );
   });
 });
@@ -227,33 +235,33 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
     expect(calibrateMean(heart, 0.1, n - 1).mse).toBeGreaterThan(0.01);
   });
 
-  it('CLI: calibrate --query mean:COL reports σ, the MSE and the rows a target needs', () => {
-    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-    const run = (...a: string[]) => spawnSync(process.execPath, [BIN, ...a], { encoding: 'utf8' });
+  it('CLI: calibrate --query mean:COL reports σ, the MSE and the rows a target needs', async () => {
     const j = JSON.parse(
-      run(
-        'calibrate',
-        '--data',
-        'examples/heart.csv',
-        '--query',
-        'mean:oldpeak',
-        '--secret-column',
-        'fbs',
-        '--epsilon',
-        '0.1',
-        '--target-mse',
-        '0.01',
-        '--json',
+      (
+        await inProcess(
+          'calibrate',
+          '--data',
+          'examples/heart.csv',
+          '--query',
+          'mean:oldpeak',
+          '--secret-column',
+          'fbs',
+          '--epsilon',
+          '0.1',
+          '--target-mse',
+          '0.01',
+          '--json',
+        )
       ).stdout,
     );
     expect(j.rows).toBe(303);
     expect(j.results[0].rowsNeeded).toBeGreaterThan(303);
     expect(j.results[0].mse).toBeGreaterThan(0.01);
-    expect(run('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--alpha', '2').stderr).toMatch(
+    expect((await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--alpha', '2')).stderr).toMatch(
       /^error: --alpha: is not taken with a mean query/,
     );
-    expect(run('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--target-mse', '-1').stderr).toMatch(
-      /^error: --target-mse: must be a finite number > 0/,
-    );
+    expect(
+      (await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--target-mse', '-1')).stderr,
+    ).toMatch(/^error: --target-mse: must be a finite number > 0/);
   });
 });
