@@ -274,6 +274,11 @@ describe('options a command or guarantee does not take are refused, never ignore
       /^error: --pairs: pairs secret '0' with itself/,
     ],
     ['an empty file', ['calibrate', '--data', file('empty.csv', ''), '--query', 'a', '--secret-column', 'b'], /^error: --data: '.*empty\.csv' is empty/],
+    [
+      'Gaussian noise at α = 1e155',
+      ['calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--alpha', '1e155'],
+      /^error: --alpha: Gaussian calibration covers α up to 1e150/,
+    ],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

@@ -42,7 +42,10 @@ export const gaussian: MechanismDef = {
       ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'
       : alpha < 1
         ? 'Gaussian calibration (Theorem 2) needs α > 1'
-        : null,
+        : // σ grows as √α and the conditions carry α²Δ²/σ²: past 1e150 their brackets leave the doubles.
+          alpha > 1e150
+          ? 'Gaussian calibration covers α up to 1e150 (the noise grows as √α; beyond, its search leaves the range of a double)'
+          : null,
   variance: (sigma) => sigma * sigma,
   // σ·Φ⁻¹((1 + coverage)/2), widened past the approximation's 1.2·10⁻⁹ relative error.
   // The lower tail (1 − c)/2 keeps its digits when c is near 1 (0.5 + c/2 would round to 1).
