@@ -279,6 +279,11 @@ describe('options a command or guarantee does not take are refused, never ignore
       ['calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--alpha', '1e155'],
       /^error: --alpha: Gaussian calibration covers α up to 1e150/,
     ],
+    [
+      '--seed with nothing to seed',
+      ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--seed', '7'],
+      /^error: --seed: seeds the draws of --prior/,
+    ],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

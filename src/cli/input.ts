@@ -223,6 +223,8 @@ export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boole
 }
 
 async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false): Promise<Loaded<AnyScenario>> {
+  if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)
+    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N or --projection random:K; neither is given', '--seed');
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
@@ -447,7 +449,7 @@ export function withSourceOptions(c: Command): Command {
   for (const name of ['data', 'query', 'secretColumn', 'values'] as const) o(name);
   c.addOption(settingOption('secret').argParser(collect));
   for (const name of ['pairs', 'given', 'prior'] as const) o(name);
-  c.addOption(settingOption('seed').default('0'));
+  o('seed');
   c.option('--header', 'CSV has a header row').option('--no-header', 'CSV has no header row');
   for (const name of ['separator', 'columns', 'table', 'sql', 'specOut', 'sequence', 'orderBy', 'groupBy', 'length'] as const) o(name);
   return c;
