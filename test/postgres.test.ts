@@ -127,9 +127,31 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
         'b=true',
       ),
     ).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --secret: the predicate of 'a' must be one SQL expression/) });
+    // A server that reads \' as an escaped quote (standard_conforming_strings off) would end a
+    // string where the predicate check does not: the session turns it on, and queries take one statement.
+    const off = new URL(url!);
+    off.searchParams.set('options', '-c standard_conforming_strings=off');
+    const sneaky = "'x' <> '\\''); COMMIT; BEGIN READ WRITE; CREATE TABLE pwned2 (); COMMIT; --'";
+    // Read as one string comparison now, it may calibrate or fail; it never runs a statement.
+    await run(
+      'calibrate',
+      '--data',
+      off.toString(),
+      '--table',
+      'heart',
+      '--query',
+      'oldpeak',
+      '--secret',
+      `a=${sneaky}`,
+      '--secret',
+      'b=fbs = 1',
+      '--method',
+      'theorem',
+    ).catch(() => {});
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     expect((await c.query("SELECT to_regclass('pwned') AS t")).rows[0].t).toBeNull();
+    expect((await c.query("SELECT to_regclass('pwned2') AS t")).rows[0].t).toBeNull();
     await c.end();
   });
 });

@@ -316,7 +316,13 @@ describe('outputs: never a secret column, never over a special file or another o
     expect(star.stderr).toMatch(/may read any column/);
     // Columns reached without their name: by position, through the row as a struct (by a name in a
     // string, or one built from strings), or by reading the file again in a subquery.
-    for (const pred of ["#3 = 'M'", "struct_extract(read_csv, 'sex') = 'M'", "read_csv['s' || 'ex'] = 'M'", 'age >= (SELECT 50)']) {
+    for (const pred of [
+      "#3 = 'M'",
+      "struct_extract(read_csv, 'sex') = 'M'",
+      "read_csv['s' || 'ex'] = 'M'",
+      'age >= (SELECT 50)',
+      `age >= 50 AND EXISTS (TABLE "${csv}")`,
+    ]) {
       const r = await releaseIn('--secret', `m=${pred}`, '--secret', 'f=age < 50', '--keep', 'sex', '--out', out);
       expect(r.status, pred).toBe(2);
       expect(r.stderr, pred).toMatch(/^error: --keep: the predicate of secret 'm' may read any column/);

@@ -32,5 +32,6 @@ describe('directed decimal texts', () => {
     expect(decimalUp(0.1, 3)).toBe('1.01e-1');
     expect(decimalUp(0.5, 3)).toBe('5.00e-1');
     expect(precisionUp(1.5e-323, 3)).toBe('1.49e-323');
+    expect(decimalUp(4.27695419262048e288, 1)).toBe('5e+288');
   });
 });

@@ -30,7 +30,7 @@ export function decimalUp(x: number, digits = 10): string {
     d = '9'.repeat(digits);
     e--;
   }
-  return `${neg ? '-' : ''}${d[0]}.${d.slice(1)}e${e >= 0 ? '+' : ''}${e}`;
+  return `${neg ? '-' : ''}${d[0]}${digits > 1 ? `.${d.slice(1)}` : ''}e${e >= 0 ? '+' : ''}${e}`;
 }
 
 /**

@@ -42,6 +42,13 @@ const ROW_READERS = [
   'columns',
   'select',
   'from',
+  'table',
+  'values',
+  'pivot',
+  'unpivot',
+  'summarize',
+  'describe',
+  'show',
   'read_csv',
   'read_csv_auto',
   'read_parquet',
@@ -75,6 +82,8 @@ export function predicateColumns(text: string): Set<string> | 'any' {
         else if (text[j + 1] === c) body += text[j++];
         else break;
       }
+      // A quoted name with a path in it ("/data/x.csv") names a file: a table of its own.
+      if (c === '"' && /[/\\.]/.test(body)) return 'any';
       names.add(body.toLowerCase());
       i = j;
     } else if (c === '#' || c === '*' || c === '$') return 'any';

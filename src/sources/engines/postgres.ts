@@ -17,15 +17,21 @@ export async function postgresEngine(s: TableSource): Promise<Engine> {
   } catch (e) {
     throw new InputError(`cannot reach the database: ${short((e as Error).message)}`, 'data');
   }
-  // Everything this tool runs only reads: make the session refuse writes too.
+  // Everything this tool runs only reads: make the session refuse writes too. Strings read '\' as
+  // a plain character, as the predicate check assumes (a server set otherwise would end a string
+  // at \' and let a predicate run on), and every query goes by the extended protocol, which takes
+  // one statement only.
   await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-  const run = async (sql: string) => (await client.query(sql)).rows as Record<string, unknown>[];
+  await client.query('SET standard_conforming_strings = on');
+  // (queryMode is pg's own option; its type declarations do not list it yet.)
+  const one = (sql: string) => client.query({ text: sql, queryMode: 'extended' } as { text: string });
+  const run = async (sql: string) => (await one(sql)).rows as Record<string, unknown>[];
   return {
     relation,
     tryCast: (e) => `CAST(${e} AS double precision)`,
     async columns() {
       try {
-        const r = await client.query(`SELECT * FROM ${relation} LIMIT 0`);
+        const r = await one(`SELECT * FROM ${relation} LIMIT 0`);
         return r.fields.map((f) => ({ name: f.name, type: `oid ${f.dataTypeID}`, numeric: PG_NUMERIC.has(f.dataTypeID) }));
       } catch (e) {
         throw new InputError(`cannot read ${s.table ? `table '${s.table}'` : 'the --sql query'}: ${short((e as Error).message)}`, s.table ? 'table' : 'sql');
