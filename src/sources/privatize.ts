@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -69,6 +70,7 @@ export async function privatizeTable(
     // Names are checked against the file's own columns before any is used in a query.
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${duckRelation(source)}`)).getRowObjects().map((r) => String(r.column_name));
     for (const k of [...queries, ...keep]) if (!cols.includes(k)) throw unknownName('column', k, cols, queries.includes(k) ? 'query' : 'keep');
+    if (keep.length) await refuseKeptReads(con, source, cols, keep, opts.predicates ?? {});
     const rel = duckRelation(source, [...queries, ...keep]);
     const kept = keep.map(ident).join(', ');
     const xs = queries.map((q, i) => `TRY_CAST(${ident(q)} AS DOUBLE) AS __x${i}`).join(', ');
@@ -101,5 +103,29 @@ export async function privatizeTable(
   } finally {
     con.closeSync();
     inst.closeSync();
+  }
+}
+
+/**
+ * The engine's own word on `--keep`, beside the scan (`predicateColumns`): each predicate must bind
+ * on the table without the kept columns (typed as for the histograms), under a name no predicate
+ * can know. A predicate that reads a kept column by any spelling fails to bind there, and is refused.
+ */
+async function refuseKeptReads(
+  con: import('@duckdb/node-api').DuckDBConnection,
+  source: TableSource,
+  cols: readonly string[],
+  keep: readonly string[],
+  predicates: Record<string, string>,
+): Promise<void> {
+  const rest = cols.filter((c) => !keep.includes(c));
+  const alias = `__pf_${randomUUID().replace(/-/g, '')}`;
+  const without = `(SELECT ${rest.length ? rest.map(ident).join(', ') : '1 AS __none'} FROM ${duckRelation(source, [], true)}) AS ${alias}`;
+  for (const [name, text] of Object.entries(predicates)) {
+    try {
+      await con.run(`EXPLAIN SELECT 1 FROM ${without} WHERE (${text})`);
+    } catch {
+      throw new InputError(`the predicate of secret '${name}' reads a column of --keep (${keep.join(', ')}), so none of them is kept`, 'keep');
+    }
   }
 }
