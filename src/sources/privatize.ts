@@ -111,7 +111,7 @@ export async function privatizeTable(
  * on the table without the kept columns (typed as for the histograms), under a name no predicate
  * can know. A predicate that reads a kept column by any spelling fails to bind there, and is refused.
  */
-async function refuseKeptReads(
+export async function refuseKeptReads(
   con: import('@duckdb/node-api').DuckDBConnection,
   source: TableSource,
   cols: readonly string[],
