@@ -284,6 +284,11 @@ describe('options a command or guarantee does not take are refused, never ignore
       ['calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--seed', '7'],
       /^error: --seed: seeds the draws of --prior/,
     ],
+    [
+      'a random projection of 10⁹ rows',
+      ['calibrate', '--data', 'examples/heart.csv', '--query', 'age,oldpeak', '--secret-column', 'fbs', '--projection', 'random:1000000000'],
+      /^error: --projection: random:1000000000 for 2 column\(s\) is more than 100000 rows/,
+    ],
     ['empty --method', ['calibrate', '--scenario', 'heart', '--method', ''], /^error: --method: is empty/],
     ['empty --mechanism', ['audit', '--scenario', 'heart', '--scale', '1', '--mechanism', ' '], /^error: --mechanism: is empty/],
   ];

@@ -4,6 +4,10 @@ import { decimalValue } from '../numerics/float.js';
 import { checkProjectionWidth, projection, type Projection } from '../mi/projection.js';
 import { seededUniform } from './priors.js';
 
+/** The largest sketch drawn: rows, and rows × columns. */
+const MAX_SKETCH_ROWS = 100_000;
+const MAX_SKETCH_ENTRIES = 10_000_000;
+
 /**
  * A seeded Gaussian sketch: k×d entries N(0, 1/k) (Box–Muller on the seeded generator), so a
  * projection is reproduced exactly from (k, d, seed). The matrix is public; it never depends on
@@ -12,6 +16,9 @@ import { seededUniform } from './priors.js';
  */
 export function randomSketch(k: number, d: number, seed: number): Projection {
   if (!Number.isSafeInteger(k) || k < 1) throw new InputError(`needs k ≥ 1 rows, got ${k}`, 'projection');
+  // A sketch is drawn whole: bounded so a typo (random:1000000000) is an error, not an hour of work.
+  if (k > MAX_SKETCH_ROWS || k * d > MAX_SKETCH_ENTRIES)
+    throw new InputError(`random:${k} for ${d} column(s) is more than ${MAX_SKETCH_ROWS} rows or ${MAX_SKETCH_ENTRIES} entries`, 'projection');
   const u = seededUniform(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
   return projection(Array.from({ length: k }, () => Array.from({ length: d }, () => normal() / Math.sqrt(k))));
