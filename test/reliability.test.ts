@@ -119,44 +119,20 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
+  /** A calibration of a five-day weather sequence as a Markov chain, with this query and length. */
+  const chain = (query: string, length: string) => {
+    const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
+    return inProcess('calibrate', '--data', csv, '--sequence', 'w', '--order-by', 'day', '--query', query, '--length', length, '--alpha', 'inf');
+  };
+
   it("a chain too long for its laws' table is refused by --length", async () => {
-    const csv = file('days2.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
-    const r = await inProcess(
-      'calibrate',
-      '--data',
-      csv,
-      '--sequence',
-      'w',
-      '--order-by',
-      'day',
-      '--query',
-      'count:rain',
-      '--length',
-      '100000',
-      '--alpha',
-      'inf',
-    );
+    const r = await chain('count:rain', '100000');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --length: the exact laws need a table of/);
   });
 
   it("a chain's sum: query names each state once (the last value won)", async () => {
-    const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
-    const r = await inProcess(
-      'calibrate',
-      '--data',
-      csv,
-      '--sequence',
-      'w',
-      '--order-by',
-      'day',
-      '--query',
-      'sum:rain=1,rain=2',
-      '--length',
-      '4',
-      '--alpha',
-      'inf',
-    );
+    const r = await chain('sum:rain=1,rain=2', '4');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: --query: state 'rain' is given twice/);
   });

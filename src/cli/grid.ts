@@ -1,6 +1,5 @@
 import { InputError } from '../errors.js';
-import { decimalValue, isDecimal } from '../numerics/float.js';
-import { toDecimal } from '../numerics/float.js';
+import { decimalValue, isDecimal, toDecimal } from '../numerics/float.js';
 import { beyondDouble } from './numbers.js';
 import { parseAlpha } from '../spec/load.js';
 

@@ -255,8 +255,8 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   if (o.given !== undefined && o.given === o.secretColumn)
     throw new InputError(`names the secret column '${o.given}'; --given names a public column whose value the adversary knows`, '--given');
-  if (sourceKind(o.data!) !== 'postgres' && existsSync(o.data!) && statSync(o.data!).isFile() && statSync(o.data!).size === 0)
-    throw new InputError(`'${o.data}' is empty (no header, no rows)`, '--data');
+  const file = sourceKind(o.data!) !== 'postgres' && existsSync(o.data!) ? statSync(o.data!) : null;
+  if (file?.isFile() && file.size === 0) throw new InputError(`'${o.data}' is empty (no header, no rows)`, '--data');
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   // DuckDB and pg load only when a table is read.
   const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);

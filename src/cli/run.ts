@@ -90,4 +90,4 @@ export const escapeControls = (s: string) =>
   s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /** An error message on one line: `escapeControls`, and newlines and tabs (in a secret value, a column name) shown as `\x0a`, `\x09`. */
-const oneLine = (s: string) => escapeControls(s).replace(/[\n\t\r]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const oneLine = (s: string) => escapeControls(s).replace(/[\n\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);

@@ -222,11 +222,9 @@ export function duckdbStore(path: string): LedgerStore {
   // failed, a full disk) would go with the temporary name, and an unreadable file is no ledger.
   const readBack = async (tmp: string) => {
     if (existsSync(`${tmp}.wal`)) throw new Error('the database was not written through (is the disk full?)');
-    try {
-      await open(readAll, tmp);
-    } catch (e) {
-      throw new Error((e as Error).message);
-    }
+    await open(readAll, tmp).catch(() => {
+      throw new Error('the new file does not read back as a ledger (is the disk full?)');
+    });
   };
   const mustExist = () => {
     if (!existsSync(path)) throw new InputError(`no ledger at '${path}': create it with 'pufferfish ledger init --ledger ${path} …'`, 'ledger');

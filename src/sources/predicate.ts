@@ -1,5 +1,9 @@
 import { InputError } from '../errors.js';
 
+// An unquoted name as DuckDB reads it: a letter, `_` or any non-ASCII character first, then digits and `$` too.
+const NAME_START = /[A-Za-z_\u0080-\u{10FFFF}]/u;
+const NAME_PART = /[A-Za-z0-9_$\u0080-\u{10FFFF}]/u;
+
 /**
  * A secret predicate must be one SQL expression: it is spliced into `WHERE (…)` and
  * `FILTER (WHERE (…))`, so a `;`, a comment or a parenthesis closing past its own level would
@@ -16,7 +20,7 @@ export function checkPredicate(name: string, text: string): void {
     const c = text[i];
     if (c === "'" || c === '"') {
       // A prefixed string (E'\'', X'…') reads a backslash as an escape: its end is not the next quote.
-      if (c === "'" && i > 0 && /[\p{L}\p{N}_$]/u.test(text[i - 1])) throw bad(`uses a prefixed string (${text[i - 1]}'…'); write plain '…' strings`);
+      if (c === "'" && i > 0 && NAME_PART.test(text[i - 1])) throw bad(`uses a prefixed string (${text[i - 1]}'…'); write plain '…' strings`);
       const end = text.indexOf(c, i + 1);
       if (end < 0) throw bad(`has an unterminated ${c === "'" ? 'string' : 'quoted name'}`);
       i = end; // a doubled quote ('') simply starts the next literal
@@ -32,10 +36,6 @@ export function checkPredicate(name: string, text: string): void {
   if (depth !== 0) throw bad('leaves a parenthesis open');
   if (text.trim() === '') throw bad('is empty');
 }
-
-// An unquoted name as DuckDB reads it: a letter, `_` or any non-ASCII character first, then digits and `$` too.
-const NAME_START = /[A-Za-z_\u0080-\u{10FFFF}]/u;
-const NAME_PART = /[A-Za-z0-9_$\u0080-\u{10FFFF}]/u;
 
 /** Names through which a predicate may reach columns it does not name. */
 const ROW_READERS = [
@@ -62,8 +62,9 @@ const ROW_READERS = [
 /**
  * The column names a predicate may read, lower-cased (SQL folds unquoted names; DuckDB matches
  * quoted ones without case too), or `'any'` when it may read columns it does not name
- * (`*`, `COLUMNS(…)`, a position `#3`, the relation's name, a subquery). A string literal counts as
- * a name too (`struct_extract(t, 'fbs')`). A column a secret
+ * (`*`, `COLUMNS(…)`, a position `#3`, the relation's name, a subquery, a quoted path) or where its
+ * quotes do not end where they seem to (`$$…$$`, `E'…'`). A string literal counts as a name too
+ * (`struct_extract(t, 'fbs')`). A column a secret
  * predicate reads determines the secret, so it is as secret as the secret column.
  * @example predicateColumns("age >= 50 AND \"Sex\" = 'F'") // Set { 'age', 'and', 'sex', 'f' }
  */
