@@ -329,6 +329,12 @@ describe('table source bad input: exit 2, one line', () => {
       /^error: --secret: the predicate of 'x' uses a prefixed string \(E'…'\)/,
     ],
     [
+      // A cast of another file's text would echo it in the engine's error; the engine may read only the data file.
+      'a predicate reading another file',
+      ['--data', t, '--query', 'income', '--secret', `x=CAST((SELECT content FROM read_text('${join(dir, 'private.txt')}')) AS INT) > 0`, '--secret', 'y=true'],
+      /^error: --secret: the predicate of 'x' was rejected: Cannot access file .*private\.txt" - file system operations are disabled/,
+    ],
+    [
       'predicate escaping its parentheses',
       ['--data', t, '--query', 'income', '--secret', 'x=1=1) OR (1=1', '--secret', 'y=true'],
       /^error: --secret: the predicate of 'x' closes a parenthesis it did not open/,
@@ -354,7 +360,9 @@ describe('table source bad input: exit 2, one line', () => {
       /^error: --data: cannot reach the database/,
     ],
   ])('%s', async (_n, args, msg) => {
+    writeFileSync(join(dir, 'private.txt'), 'the curator-only note\n');
     const r = await inProcess('calibrate', ...(args as string[]));
+    expect(r.stderr).not.toMatch(/curator-only/);
     expect(existsSync(join(dir, 'pwned.csv')) || existsSync(join(dir, 'pwned2.csv'))).toBe(false);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(msg as RegExp);

@@ -54,13 +54,17 @@ export const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const GLOB = /[*?[\]{}]/;
 let linkDir: string | null = null;
 let links = 0;
+/** The link made for each globbing name (one per name and process). */
+const linked = new Map<string, string>();
 
 /**
  * A path DuckDB reads as exactly that file: DuckDB expands glob characters (`q[1].csv` would
  * read `q1.csv`) and unions every file below a directory, so a name with glob characters is
  * read through a symbolic link with a plain name, and directories are refused.
  */
-function literalPath(location: string): string {
+export function literalPath(location: string): string {
+  const seen = linked.get(location);
+  if (seen) return seen;
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(location);
@@ -76,6 +80,7 @@ function literalPath(location: string): string {
   }
   const link = join(linkDir, `f${links++}${extname(location).replace(GLOB, '')}`);
   symlinkSync(resolve(location), link);
+  linked.set(location, link);
   return link;
 }
 

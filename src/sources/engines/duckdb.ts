@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
-import { duckRelation, type TableSource } from '../table.js';
+import { resolve } from 'node:path';
+import { duckRelation, literal, literalPath, type TableSource } from '../table.js';
 import { duckdb } from './drivers.js';
 import { short, type Engine } from './engine.js';
 
@@ -12,6 +13,7 @@ import { short, type Engine } from './engine.js';
 export async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean): Promise<Engine> {
   const inst = await duckdb().DuckDBInstance.create(':memory:');
   const con = await inst.connect();
+  await lockToFile(con, s);
   const side = await inst.connect();
   const run = async (sql: string, c = con) => (await c.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
   const relation = duckRelation(s, textColumns, typedColumnsMatter);
@@ -46,4 +48,15 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
       inst.closeSync();
     },
   };
+}
+
+/**
+ * Confines the instance to the one file it reads: a secret's SQL predicate could otherwise read any
+ * file the process can (`read_text`, `read_csv`, `glob`) and bring its contents into the counts or
+ * an error message. Once external access is off it cannot be turned back on from SQL.
+ */
+export async function lockToFile(con: import('@duckdb/node-api').DuckDBConnection, s: TableSource): Promise<void> {
+  const paths = [...new Set([literalPath(s.location), resolve(s.location)])];
+  await con.run(`SET allowed_paths = [${paths.map(literal).join(', ')}]`);
+  await con.run('SET enable_external_access = false');
 }
