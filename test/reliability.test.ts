@@ -465,6 +465,19 @@ describe('smaller: what the numbers and messages say', () => {
     const h = json('calibrate', '--spec', huge, '--method', 'wasserstein-inf');
     expect(h.results[0].variance).toBe('inf');
   });
+
+  it('a newline or tab in a secret or column name is shown escaped in titles and sentences too; the layout keeps its own lines', () => {
+    const csv = file('nl2.csv', 'x,"g\th"\n1,"a\nb"\n2,"a\nb"\n5,c\n6,c\n');
+    const text = cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'g\th', '--method', 'theorem');
+    expect(text.status, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).toBe('nl2.csv: x by g\\th');
+    expect(lines.find((l) => l.startsWith('theorem (α=2'))).toMatch(/pair a\\nb vs c\.$/);
+    expect(text.stdout).not.toMatch(/a\nb|g\th/);
+    // JSON keeps the names as they are (its own escapes).
+    const j = JSON.parse(cli('calibrate', '--data', csv, '--query', 'x', '--secret-column', 'g\th', '--method', 'theorem', '--json').stdout);
+    expect(j.results[0].binding.pair).toEqual(['a\nb', 'c']);
+  });
 });
 
 describe('tiny scales: exact accounting certifies or steps aside, and calibrate, audit and account agree', () => {

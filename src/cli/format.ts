@@ -44,10 +44,40 @@ export const numUp = (x: number) => {
 /** `num`, rounded toward −∞ (slack). */
 export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`);
 
+/** A newline, carriage return or tab inside a name (a secret value, a column) would break the layout: shown escaped. */
+const shown = (c: string) => c.replace(/[\n\r\t]/g, (m) => (m === '\n' ? '\\n' : m === '\r' ? '\\r' : '\\t'));
+
+/** The run's names that hold a newline, carriage return or tab (`layoutNames`). */
+const namesToShow = new Set<string>();
+
+/**
+ * Marks every string of a loaded scenario (its name, priors, secrets, columns, states) that holds a
+ * newline, carriage return or tab, so `showNames` prints it escaped wherever a sentence or title
+ * quotes it, as the tables do. JSON output escapes them already.
+ */
+export function layoutNames(x: unknown, depth = 0): void {
+  if (typeof x === 'string') {
+    if (/[\n\r\t]/.test(x)) namesToShow.add(x);
+    return;
+  }
+  if (x === null || typeof x !== 'object' || ArrayBuffer.isView(x) || depth > 8) return;
+  // Arrays of numbers (atoms, masses, numerators) hold no names: their first element decides.
+  if (Array.isArray(x) && (x.length === 0 || typeof x[0] === 'number' || typeof x[0] === 'bigint')) return;
+  const entries = x instanceof Map ? [...x] : Array.isArray(x) ? x.map((v) => ['', v]) : Object.entries(x);
+  for (const [k, v] of entries) {
+    layoutNames(k, depth + 1);
+    layoutNames(v, depth + 1);
+  }
+}
+
+/** Text for the terminal with the marked names escaped (`layoutNames`); the layout's own newlines stay. */
+export function showNames(text: string): string {
+  for (const n of namesToShow) if (text.includes(n)) text = text.replaceAll(n, shown(n));
+  return text;
+}
+
 /** Aligned columns; `right` lists the right-aligned (numeric) ones. */
 export function table(head: string[], rawRows: string[][], right: number[]): string {
-  // A newline or tab inside a name (a secret value, a column) would break the layout: shown escaped.
-  const shown = (c: string) => c.replace(/[\n\r\t]/g, (m) => (m === '\n' ? '\\n' : m === '\r' ? '\\r' : '\\t'));
   const rows = rawRows.map((row) => row.map(shown));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>

@@ -1,3 +1,4 @@
+import { layoutNames } from './format.js';
 import { existsSync, statSync } from 'node:fs';
 import { userRecord } from '../records.js';
 import type { Command } from 'commander';
@@ -210,6 +211,8 @@ export async function loadScenario(o: CalibrateOptions, opts: { vector: true }):
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean; vector?: boolean } = {}): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
+  layoutNames(loaded.scenario);
+  layoutNames(loaded.source);
   if (o.fit === undefined) return loaded;
   const { fitScenario, parseFit } = await import('../gaussianPriors/fit.js');
   const kind = parseFit(o.fit);

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The `pufferfish` binary: the command line (run.ts) with this process's output wiring.
+import { showNames } from './format.js';
 import { escapeControls, main } from './run.js';
 
 const rawWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
   (rawWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(
-    typeof chunk === 'string' ? escapeControls(chunk) : chunk,
+    typeof chunk === 'string' ? escapeControls(showNames(chunk)) : chunk,
     ...rest,
   )) as typeof process.stdout.write;
 
