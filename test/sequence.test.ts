@@ -147,6 +147,15 @@ describe('sequence tables: transition counts', () => {
       [['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'mean:a'], /^error: --query: must be count:STATE/],
       [['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'count:a', '--length', '0'], /^error: --length: must be a whole number/],
       [['--data', ok, '--order-by', 'day', '--query', 'x'], /^error: --order-by: is not taken without --sequence/],
+      [['--data', ok, '--sequence', 's', '--order-by', 's', '--query', 'count:a'], /^error: --order-by: names the same column as --sequence \('s'\)/],
+      [
+        ['--data', one, '--sequence', 's', '--order-by', 'day', '--group-by', 'day', '--query', 'count:a'],
+        /^error: --group-by: names the same column as --order-by \('day'\)/,
+      ],
+      [
+        ['--data', one, '--sequence', 's', '--order-by', 'day', '--group-by', 's', '--query', 'count:a'],
+        /^error: --group-by: names the same column as --sequence \('s'\)/,
+      ],
       [
         ['--data', ok, '--sequence', 's', '--order-by', 'day', '--query', 'count:a', '--secret-column', 's'],
         /^error: --secret-column: is not taken with --sequence/,

@@ -141,6 +141,10 @@ describe('validateSpec: bad input names its field', () => {
     expect(inputError(() => validateSpec(spec({ length: 2.5 }))).path).toBe('markov.length');
     const { length: _, ...noLength } = spec();
     expect(inputError(() => validateSpec(noLength)).path).toBe('markov.length');
+    // A number written as a string is named as one, not called "not an integer".
+    expect(inputError(() => validateSpec(spec({ length: '100' }))).message).toBe(
+      'markov.length: the string "100" (numbers are written without quotes) is not an integer ≥ 1',
+    );
   });
 
   it('a query state that is not a state, an unknown query, a bad sum value', () => {

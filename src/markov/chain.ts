@@ -12,7 +12,9 @@ import { dyadic } from './extended.js';
 /** The spec's shape errors, one wording each. */
 const notObject = (path: string, shape = '') => new InputError(`is not an object${shape}`, path);
 const notName = (path: string) => new InputError('is not a non-empty string', path);
-const notFinite = (v: unknown, path: string) => new InputError(`${String(v)} is not a finite number`, path);
+/** A spec value as the message quotes it: a string says so (JSON numbers are written without quotes). */
+const asGiven = (v: unknown) => (typeof v === 'string' ? `the string ${JSON.stringify(v)} (numbers are written without quotes)` : String(v));
+const notFinite = (v: unknown, path: string) => new InputError(`${asGiven(v)} is not a finite number`, path);
 
 /** Where the chain starts: its stationary law, a given law, or any law at all (the class of all of them). */
 export type Initial = 'stationary' | number[] | 'any';
@@ -149,7 +151,7 @@ function checkChains(raw: unknown, k: number, path: string): ValidChain[] {
 }
 
 function checkLength(raw: unknown, path: string): number {
-  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) throw new InputError(`${String(raw)} is not an integer ≥ 1`, path);
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 1) throw new InputError(`${asGiven(raw)} is not an integer ≥ 1`, path);
   return raw;
 }
 

@@ -154,8 +154,11 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
 export function sequenceColumns(columns: readonly string[], q: SequenceQuery): [string, string, string | undefined] {
   const named: [string, string][] = [[q.sequence, 'sequence'], [q.orderBy, 'orderBy'], ...(q.groupBy ? [[q.groupBy, 'groupBy'] as [string, string]] : [])];
   for (const [name, flag] of named) if (!columns.includes(name)) throw unknownName('column', name, columns, flag);
-  if (new Set(named.map(([n]) => n)).size !== named.length)
-    throw new InputError('names the same column as --sequence or --order-by', q.groupBy ? 'groupBy' : 'orderBy');
+  // Each later flag is blamed for repeating an earlier one, which it names.
+  for (let k = 1; k < named.length; k++) {
+    const earlier = named.slice(0, k).find(([n]) => n === named[k][0]);
+    if (earlier) throw new InputError(`names the same column as --${earlier[1] === 'orderBy' ? 'order-by' : 'sequence'} ('${named[k][0]}')`, named[k][1]);
+  }
   return [q.sequence, q.orderBy, q.groupBy];
 }
 
