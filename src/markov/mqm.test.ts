@@ -160,6 +160,19 @@ describe('groupDp, mqmApprox, gk16', () => {
     expect(groupDp(1461, 0.5, 2)).toBe(5844);
   });
 
+  it("MQMApprox's π_min is never above the exact stationary law's (P^100's first row overstates a slowly mixing chain's rare state)", () => {
+    // π = (0.0099…, 0.9900…); P^100's first row is still near (0.5, 0.5): that π_min gave b = 1428 < the exact influence's 2000.
+    const slow = [
+      [0.993, 0.007],
+      [0.00007, 0.99993],
+    ];
+    const cls = eigengapOf(slow, 'binary');
+    expect(cls.piMin).toBeLessThanOrEqual(Math.min(...stationaryLaw(slow).law));
+    const quilts = quiltChains(
+      validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: slow, initial: 'stationary' }], length: 2000, query: { count: 'wet' } }),
+    );
+    expect(mqmApprox(cls, 2000, 1)).toBeGreaterThanOrEqual(mqmExact(quilts, 2000, 1).scale);
+  });
   it('MQMApprox needs more noise than MQMExact on the same chain, and less than group DP', () => {
     const approx = mqmApprox(eigengapOf(binary, 'binary'), 100, 1);
     expect(approx).toBeGreaterThan(mqmExact([{ transition: binary, initial: stationaryLaw(binary).law }], 100, 1).scale);

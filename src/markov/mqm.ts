@@ -12,7 +12,7 @@
  * the mechanism the worst node.
  */
 import { InputError } from '../errors.js';
-import type { MarkovModel } from './chain.js';
+import { stationaryLaw, type MarkovModel } from './chain.js';
 
 /** A chain of a finite class for MQMExact: its initial law (a vector, e.g. the stationary law) or every initial law. */
 export interface QuiltChain {
@@ -396,12 +396,15 @@ function secondEigenvalueOfReversal(P: readonly (readonly number[])[], pi: reado
  * The eigengap class of one chain as the reference scripts compute it. 'binary' (run_synthetic.m,
  * 2 states): gap = 1 − |λ₂(P)|. 'multi' (run_realData.m): gap = (1 − |λ₂(P·P*)|)/2, with P* the
  * reversal under the first row of P^4096. Both take piMin = min of the first row of P^100 (an
- * approximate stationary law, off by |λ₂|^100 for a slowly mixing chain).
+ * approximate stationary law, off by |λ₂|^100 for a slowly mixing chain); here the exact
+ * stationary law's minimum is taken where it is smaller.
  * @example eigengapOf([[0.8, 0.2], [0.3, 0.7]], 'binary') // { gap: 0.5, piMin: 0.4 } (to rounding)
  */
 export function eigengapOf(transition: readonly (readonly number[])[], convention: 'binary' | 'multi'): EigengapClass {
   const k = transition.length;
-  const piMin = Math.min(...referenceStationary(transition));
+  // The scripts' π_min (P^100's first row) overstates a slowly mixing chain's rare state, and a larger
+  // π_min means too little noise: the smaller of it and the exact stationary law's is taken.
+  const piMin = Math.min(...referenceStationary(transition), ...stationaryLaw(transition, 'transition').law);
   if (convention === 'binary') {
     if (k !== 2) throw new InputError(`the 'binary' eigengap convention needs 2 states, not ${k}`, 'transition');
     return { gap: 1 - Math.abs(transition[0][0] + transition[1][1] - 1), piMin };
