@@ -480,6 +480,41 @@ describe('smaller: what the numbers and messages say', () => {
   });
 });
 
+describe('a chain whose two secrets have the same law up to rounding', () => {
+  it('every method calibrates (W∞ = 0 needs no noise for that pair) and best equals exact', () => {
+    // X[2] = x and X[2] = z give one law in exact arithmetic; the floating-point laws differ by a few ulps.
+    const spec = JSON.stringify({
+      markov: {
+        states: ['x', 'y', 'z'],
+        chains: [
+          {
+            name: 'c0',
+            transition: [
+              [0.01, 0.98, 0.01],
+              [0.01, 0.01, 0.98],
+              [0.98, 0.01, 0.01],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 3,
+        query: { count: 'y' },
+      },
+      alpha: 'inf',
+      epsilon: 1,
+    });
+    const s = parseAnySpecText(spec);
+    const at = (method: string) =>
+      calibrate((s as unknown as { scenario: never }).scenario, { mechanism: 'laplace', method: method as never, alpha: Infinity, epsilon: 1 });
+    for (const m of ['wasserstein-inf', 'pierquin', 'theorem', 'coupled']) {
+      const r = at(m);
+      expect(r.scale, m).toBeGreaterThan(0);
+      expect(r.pairs?.some((p) => p.zeroReason?.startsWith('W∞ = 0'))).toBe(true);
+    }
+    expect(at('best').scale).toBe(at('exact').scale);
+  });
+});
+
 describe('tiny scales: exact accounting certifies or steps aside, and calibrate, audit and account agree', () => {
   const json = (...args: string[]) => JSON.parse(cli(...args, '--json').stdout);
 

@@ -114,6 +114,8 @@ export function calibrationUnits(scenario: Scenario, settings: CalibrationSettin
   return pairUnits(pairCouplings(scenario), settings, scenario.ordered ?? false);
 }
 
+const NO_MOVE = 'W∞ = 0: the two conditionals coincide up to their rounding (charged to the budget), so Y = X reveals nothing about the pair';
+
 /**
  * The units of some (prior, pair) couplings of a scenario whose settings `calibrationUnits` has
  * checked: what a worker thread builds for its share. A unit depends only on its own pair.
@@ -131,7 +133,10 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
   return pcs.map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
     problem: () => {
-      const base = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+      const built = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
+      // A W∞ rule on laws equal up to their floating-point rounding (a chain's laws: W∞ is read with
+      // the rounding as a tie, which the mass-error charge covers) has the bracket [0, 0]: no noise.
+      const base = 'upper' in built && built.upper === 0 && pc.wInf === 0 ? { zero: NO_MOVE } : built;
       return cont ? contaminatedProblem(base, pc, cont, { alpha: settings.alpha, epsilon: settings.epsilon, ordered }, point) : base;
     },
   }));
