@@ -1,4 +1,5 @@
 import { InputError } from './errors.js';
+import { decimalValue, isDecimal } from './numerics/float.js';
 
 /**
  * The ranges settings take, each with the one message a value outside it gets: the library, the
@@ -142,3 +143,13 @@ export function checkSeveralReleases(n: number, scale: number): void {
 
 /** A family whose D∞ is infinite (Gaussian) has no ε-Pufferfish level to report. */
 export const noDInfLevel = (title: string, hint = ''): InputError => new InputError(`${title} noise has no finite α = ∞ level${hint}`, 'alpha');
+
+/** Parses α as given in a spec or on the command line: a number or "inf". */
+export function parseAlpha(a: number | string, path = 'alpha'): number {
+  if (typeof a === 'number') return a;
+  if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
+  if (!isDecimal(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
+  // 1e400 is not a way to ask for α = ∞: "inf" is.
+  if (Number.isNaN(decimalValue(a))) throw new InputError(`'${a}' is beyond the range of a double; give "inf" for α = ∞`, path);
+  return Number(a);
+}

@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import { decimalValue, isDecimal, toDecimal } from '../numerics/float.js';
 import { beyondDouble } from './numbers.js';
-import { parseAlpha } from '../spec/load.js';
+import { parseAlpha } from '../settings.js';
 
 /**
  * `from + i·step` in exact decimal arithmetic, then rounded once to the nearest double: the

@@ -20,8 +20,7 @@ import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
-import { finiteSupport, type SpecDefaults } from '../spec/load.js';
-import { loadAnySpecFile, loadSpecFile } from '../spec/loadFile.js';
+import type { SpecDefaults } from '../spec/load.js';
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
@@ -237,6 +236,8 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     refuseUnused(tableOnly(o), `with ${given[0]}: it reads a table (--data)`);
   }
   if (o.spec) {
+    // The spec loader (with the chain models a spec may hold) is read only when a spec is given.
+    const [{ finiteSupport }, { loadAnySpecFile, loadSpecFile }] = await Promise.all([import('../spec/load.js'), import('../spec/loadFile.js')]);
     const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteSupport(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
     return { scenario, d: defaults };
   }

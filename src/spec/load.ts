@@ -5,7 +5,7 @@ import { pairsOf } from '../distribution/scenario.js';
 import { costs, etaPower } from '../conditions/costs.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { decimalValue, isDecimal } from '../numerics/float.js';
+import { parseAlpha } from '../settings.js';
 import { userRecord } from '../records.js';
 import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
@@ -48,16 +48,6 @@ function probabilitiesOf(conds: ReadonlyMap<string, { counts?: number[]; weights
   }
   if (entries.every(([, c]) => c.counts)) return userRecord(entries.map(([k, c]) => [k, c.counts!.reduce((a, b) => a + b, 0)]));
   return userRecord(entries.map(([k]) => [k, 1]));
-}
-
-/** Parses α as given in a spec or on the command line: a number or "inf". */
-export function parseAlpha(a: number | string, path = 'alpha'): number {
-  if (typeof a === 'number') return a;
-  if (/^(inf|infinity|∞)$/i.test(a.trim())) return Infinity;
-  if (!isDecimal(a)) throw new InputError(`'${a}' is not a number or "inf"`, path);
-  // 1e400 is not a way to ask for α = ∞: "inf" is.
-  if (Number.isNaN(decimalValue(a))) throw new InputError(`'${a}' is beyond the range of a double; give "inf" for α = ∞`, path);
-  return Number(a);
 }
 
 /** Defaults of a spec that the CLI may override: mechanism, method, α, ε, cost. */
