@@ -20,6 +20,7 @@ import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
+import { nextUp } from '../numerics/float.js';
 import { massErrorCharge, checkMiApplicable, perVariable } from '../distribution/scenario.js';
 import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
 import { empiricalAudit } from './empirical.js';
@@ -52,7 +53,7 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
     const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
     if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
     for (const [from, to, p, q] of dirs) {
-      const dInf = none ? discreteRenyi(p, q, Infinity).value : (exactDInf(noise, p, q)?.value ?? null);
+      const dInf = pufferfishLevel(none ? discreteRenyi(p, q, Infinity) : exactDInf(noise, p, q), scenario.massError);
       for (const alpha of s.alphas) {
         let d: Bounded & { certificate: AuditRow['certificate'] } = none
           ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
@@ -86,6 +87,17 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
   return rows;
 }
 
+/**
+ * The ε-Pufferfish level a row states: D∞ with its proven error and the laws' mass error added,
+ * rounded up. The bare value can sit below the true D∞ by rounding (log p − log q of nearly equal
+ * densities), and a stated level is a guarantee, so it is never below the truth.
+ */
+function pufferfishLevel(d: Bounded | null, massError: number | undefined): number | null {
+  if (d === null) return null;
+  const level = Math.max(0, d.value) + d.error + (massError ? massErrorCharge(massError, Infinity) : 0);
+  return level === 0 || !Number.isFinite(level) ? level : nextUp(level);
+}
+
 /** I(Y; S) per prior at the audited scale, next to what the ε-Pufferfish level implies. */
 async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechanism' | 'scale' | 'eta' | 'cost'>): Promise<MiAuditRow[]> {
   checkMiApplicable(scenario);
@@ -101,9 +113,10 @@ async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechani
     if (proportionalTails(noise) && s.scale > 0) {
       const secrets = Object.keys(prior.conditionals);
       let e = 0;
-      for (const a of secrets) for (const b of secrets) if (a !== b) e = Math.max(e, exactDInf(noise, prior.conditionals[a], prior.conditionals[b])!.value);
-      e += massErrorCharge(scenario.massError ?? 0, Infinity);
-      pp = e * Math.tanh(e / 2);
+      for (const a of secrets)
+        for (const b of secrets)
+          if (a !== b) e = Math.max(e, pufferfishLevel(exactDInf(noise, prior.conditionals[a], prior.conditionals[b]), scenario.massError)!);
+      pp = e === 0 ? 0 : nextUp(e * Math.tanh(e / 2));
     }
     return { prior: prior.name, nats: r.value, bits: r.bits, error: r.error, impliedByPufferfish: pp };
   });

@@ -39,7 +39,7 @@ export interface AuditRow {
   /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */
   epsilonEq5: number | null;
   epsilonSharp: number | null;
-  /** Laplace-shaped noise: the exact ε-Pufferfish level sup log p/q (α = ∞). */
+  /** Laplace-shaped noise: the ε-Pufferfish level sup log p/q (α = ∞) with its proven error added, rounded up. */
   pufferfishEpsilon: number | null;
 }
 
