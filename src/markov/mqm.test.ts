@@ -161,17 +161,24 @@ describe('groupDp, mqmApprox, gk16', () => {
   });
 
   it("MQMApprox's π_min is never above the exact stationary law's (P^100's first row overstates a slowly mixing chain's rare state)", () => {
-    // π = (0.0099…, 0.9900…); P^100's first row is still near (0.5, 0.5): that π_min gave b = 1428 < the exact influence's 2000.
+    // π = (0.0099…, 0.9900…) with |λ₂|^100 ≈ 0.49: P^100's first row is still near (0.5, 0.5).
     const slow = [
       [0.993, 0.007],
       [0.00007, 0.99993],
     ];
-    const cls = eigengapOf(slow, 'binary');
-    expect(cls.piMin).toBeLessThanOrEqual(Math.min(...stationaryLaw(slow).law));
+    expect(eigengapOf(slow, 'binary').piMin).toBeLessThanOrEqual(Math.min(...stationaryLaw(slow).law));
+    // The same shape mixing faster, so MQMExact is cheap: P^100's π_min (0.058, not 0.01) gave b = 507.4,
+    // below the exact influence's 550.2, at T = 600.
+    const faster = [
+      [0.9703, 0.0297],
+      [0.0003, 0.9997],
+    ];
+    const cls = eigengapOf(faster, 'binary');
+    expect(cls.piMin).toBeLessThanOrEqual(Math.min(...stationaryLaw(faster).law));
     const quilts = quiltChains(
-      validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: slow, initial: 'stationary' }], length: 2000, query: { count: 'wet' } }),
+      validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: faster, initial: 'stationary' }], length: 600, query: { count: 'wet' } }),
     );
-    expect(mqmApprox(cls, 2000, 1)).toBeGreaterThanOrEqual(mqmExact(quilts, 2000, 1).scale);
+    expect(mqmApprox(cls, 600, 1)).toBeGreaterThanOrEqual(mqmExact(quilts, 600, 1).scale);
   });
   it('MQMApprox needs more noise than MQMExact on the same chain, and less than group DP', () => {
     const approx = mqmApprox(eigengapOf(binary, 'binary'), 100, 1);
@@ -209,6 +216,30 @@ describe('groupDp, mqmApprox, gk16', () => {
     expect(field(() => groupDp(10, 0))).toBe('epsilon');
     expect(field(() => gk16(binary, 10, 1, -1))).toBe('lipschitz');
     expect(field(() => eigengapOf(three, 'binary'))).toBe('transition');
+  });
+
+  it('a periodic chain is refused by MQMApprox for what it is, not for a number it produced', () => {
+    const message = (run: () => unknown) => {
+      try {
+        run();
+      } catch (e) {
+        return e instanceof InputError ? e.message : String(e);
+      }
+      return 'no error';
+    };
+    const flip = [
+      [0, 1],
+      [1, 0],
+    ];
+    const cycle = [
+      [0, 1, 0],
+      [0, 0, 1],
+      [1, 0, 0],
+    ];
+    expect(message(() => eigengapOf(flip, 'binary'))).toMatch(/^transition: the eigengap is 0 \(\|λ₂\| = 1: the chain is periodic or reducible/);
+    expect(message(() => eigengapOf(flip, 'multi'))).toMatch(/^transition: the chain is periodic or has a transient state/);
+    // The 3-cycle's stationary law is uniform; its powers cycle, so the reference's P^4096 row is a unit vector.
+    expect(message(() => eigengapOf(cycle, 'multi'))).toMatch(/^transition: the chain is periodic or has a transient state .*aperiodic irreducible/);
   });
 });
 

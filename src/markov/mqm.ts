@@ -407,11 +407,26 @@ export function eigengapOf(transition: readonly (readonly number[])[], conventio
   const piMin = Math.min(...referenceStationary(transition), ...stationaryLaw(transition, 'transition').law);
   if (convention === 'binary') {
     if (k !== 2) throw new InputError(`the 'binary' eigengap convention needs 2 states, not ${k}`, 'transition');
-    return { gap: 1 - Math.abs(transition[0][0] + transition[1][1] - 1), piMin };
+    return withGap(1 - Math.abs(transition[0][0] + transition[1][1] - 1), piMin);
   }
   const pi = matrixPower(transition, 4096)[0];
-  if (!pi.every((v) => v > 0)) throw new InputError('the chain has a state of stationary probability 0, so it has no time reversal', 'transition');
-  return { gap: (1 - secondEigenvalueOfReversal(transition, pi)) / 2, piMin };
+  // A periodic chain's powers do not converge (a 3-cycle's P^4096 is P): the reversal is undefined.
+  if (!pi.every((v) => v > 0))
+    throw new InputError(
+      "the chain is periodic or has a transient state (P^4096's first row, the reference's stationary law, has a 0), so it has no time reversal; MQMApprox needs an aperiodic irreducible chain",
+      'transition',
+    );
+  return withGap((1 - secondEigenvalueOfReversal(transition, pi)) / 2, piMin);
+}
+
+/** The class, refused where its gap is 0: a chain that never forgets its start (periodic or reducible) has no eigengap bound. */
+function withGap(gap: number, piMin: number): EigengapClass {
+  if (!(gap > 0))
+    throw new InputError(
+      `the eigengap is ${gap === 0 ? '0' : String(gap)} (|λ₂| = 1: the chain is periodic or reducible, so it never forgets its start); MQMApprox needs an aperiodic irreducible chain`,
+      'transition',
+    );
+  return { gap, piMin };
 }
 
 /**
