@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { audit } from '../src/audit/audit.js';
+import { auditReport } from '../src/audit/report.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../src/audit/conversion.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
@@ -35,6 +36,20 @@ describe('audit', () => {
     // The stated level is the α = ∞ row's certified bound (value + error), rounded up.
     expect(dir[0].pufferfishEpsilon).toBeGreaterThan(dir[3].divergence + dir[3].error);
     expect(dir[0].pufferfishEpsilon).toBeLessThan((dir[3].divergence + dir[3].error) * (1 + 1e-15));
+  });
+
+  it('Gaussian noise at α < 1 with rows over ε: a verdict, not a refusal (no calibration condition exists there to certify by)', async () => {
+    const scenario = scenarioFromSpec({
+      name: 'apart',
+      priors: [{ name: 'p', conditionals: { a: { values: [0, 1], weights: [1, 1] }, b: { values: [5, 6], weights: [1, 3] } } }],
+    }).scenario;
+    const r = await auditReport(scenario, { mechanism: 'gaussian', scale: 1, alphas: [0.5], epsilon: 0.1, delta: 1e-6 });
+    expect(r.over).toBe(2);
+    expect(r.certified).toEqual([]);
+    const cli = await inProcess('audit', '--scenario', 'heart', '--mechanism', 'gaussian', '--scale', '0.01', '--alpha', '0.5', '--epsilon', '0.001');
+    expect(cli.stderr).toBe('');
+    expect(cli.status).toBe(1);
+    expect(cli.stdout.trim().split('\n').pop()).toMatch(/^verdict: fail/);
   });
 
   it('the stated ε-PP level is never below the true D∞, where log p − log q of nearly equal laws loses digits', () => {

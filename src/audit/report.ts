@@ -4,6 +4,7 @@ import { certifiedAt } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 import { checkSetting, checkSeveralReleases } from '../settings.js';
 import { audit, auditEmpirical, auditMI, robustness, type AnySettings } from './audit.js';
 import type { RobustnessReport } from './robustness.js';
@@ -79,6 +80,8 @@ export async function auditReport(
   const certified: CertifiedOrder[] = [];
   if (s.scale > 0)
     for (const alpha of new Set(failing.map((r) => r.alpha))) {
+      // No calibration condition exists at this order (Gaussian noise at α < 1): nothing to certify by.
+      if (mechanismDef(s.mechanism).alphaRange(alpha)) continue;
       const settings = { mechanism: s.mechanism, alpha, epsilon: s.epsilon, cost: s.cost, eta: s.eta, ...(n > 1 ? { releases: n } : {}) };
       const c = certifiedAt(scenario, s.coordinateScales ? { ...settings, coordinateScales: s.coordinateScales } : settings, s.scale);
       if (c.certified) certified.push({ alpha, by: [...new Set(c.units.map((u) => String(u.by)))] });

@@ -170,3 +170,22 @@ describe('exactLaplaceDInf', () => {
     );
   });
 });
+
+describe('noise a millionth of the atoms’ spacing', () => {
+  // Log-densities of 10¹¹–10¹³ nats: their rounding alone exceeds any tolerance, so no panel width
+  // certifies. The bisection stops at its panel budget (a few thousand panels per atom) with an
+  // honest infinite error, instead of doubling to 2·10⁶ panels (6·10⁷ nodes, gigabytes).
+  const p = fromWeights([-2.4536, -0.146, 0.215, 0.7238], [0.5, 2, 3, 0.5]);
+  const q = fromWeights([-2.2013, -1.557, -1.5, -1.0, 0.1], [1e9, 0.5, 1e-9, 2, 1e-9]);
+  it('gives up within its budget, and a converging case keeps its certificate', () => {
+    const atoms = 9;
+    for (const sigma of [1e-5, 1e-6]) {
+      const r = exactRenyi(p, q, noiseOf('gaussian', sigma), 2);
+      expect(r.error).toBe(Infinity);
+      expect(r.nodes).toBeLessThanOrEqual(21 * 2 * (20_000 + 2_000 * atoms));
+    }
+    const ok = exactRenyi(p, q, noiseOf('gaussian', 1e-4), 2);
+    expect(ok.error / ok.value).toBeLessThan(1e-12);
+    expect(ok.nodes).toBeLessThan(21 * 1_000);
+  });
+});

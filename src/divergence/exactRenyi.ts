@@ -30,6 +30,14 @@ export interface ExactDivergence extends Bounded {
 
 const MAX_ROUNDS = 80;
 const MAX_PANELS = 2_000_000;
+/**
+ * Panels allowed per atom of the joint support (plus a base). Certified panels need not be many:
+ * a few dozen per gap at the start, a few doublings where the integrand is sharp. Far beyond that
+ * the bisection is fighting a floor — log-densities of 10¹⁰ nats (noise a millionth of the atoms'
+ * spacing), whose rounding no panel width removes — and would fill memory before certifying.
+ */
+const PANELS_PER_ATOM = 2_000;
+const PANELS_BASE = 20_000;
 
 /**
  * Both laws (and the interval) shifted by a common c so the quadrature works near 0: D_α is
@@ -294,6 +302,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
   };
   let nodes = 2;
   const done: (Integral | null)[] = fs.map(() => null);
+  const panelCap = Math.min(MAX_PANELS, PANELS_BASE + PANELS_PER_ATOM * atoms.length);
   for (let round = 0; ; round++) {
     const n = pending.length / 2;
     const ys = new Float64Array(n * 21);
@@ -414,7 +423,7 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
             splits++;
           }
     }
-    if (hopeless || splits === 0 || A.length + splits > MAX_PANELS) return done.map((d) => ({ ...d!, nodes }));
+    if (hopeless || splits === 0 || A.length + splits > panelCap) return done.map((d) => ({ ...d!, nodes }));
     // Bisect the panels carrying more than their share of some integrand's error.
     const kA: number[] = [],
       kB: number[] = [],

@@ -230,7 +230,8 @@ describe("'any' initial law: the point-start components", () => {
     expect(Math.max(...points)).toBeCloseTo(1.6293, 4);
     expect(mixed).toBeCloseTo(2.1388, 4);
     // The reverse direction (X_2 = 0 over X_2 = 2) likewise: a mixed start beats every point start.
-    const reverse = (q: number[]) => Math.max(...Array.from({ length: T + 1 }, (_, y) => Math.log(density(mixture(q, 1, 0), y) / density(mixture(q, 1, 2), y))));
+    const reverse = (q: number[]) =>
+      Math.max(...Array.from({ length: T + 1 }, (_, y) => Math.log(density(mixture(q, 1, 0), y) / density(mixture(q, 1, 2), y))));
     const reversePoints = Math.max(...[0, 1, 2].map((x) => reverse([0, 1, 2].map((z) => (z === x ? 1 : 0)))));
     let reverseMixed = -Infinity;
     for (let i = 0; i <= 100; i++) for (let j = 0; i + j <= 100; j++) reverseMixed = Math.max(reverseMixed, reverse([i / 100, j / 100, (100 - i - j) / 100]));
