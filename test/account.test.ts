@@ -212,3 +212,49 @@ describe('account progress', () => {
     expect(tty.stdout).toMatch(/account: done in \d+\.\d s/);
   }, 120_000);
 });
+
+describe('the joint level is an upper bound to the last bit', () => {
+  /** A double as an exact rational n/d (d a power of two). */
+  const exact = (x: number): [bigint, bigint] => {
+    const v = new DataView(new ArrayBuffer(8));
+    v.setFloat64(0, x);
+    const bits = v.getBigUint64(0);
+    const e = Number((bits >> 52n) & 0x7ffn);
+    const m = (bits & ((1n << 52n) - 1n)) | (e ? 1n << 52n : 0n);
+    const k = (e || 1) - 1075;
+    return k >= 0 ? [m << BigInt(k), 1n] : [m, 1n << BigInt(-k)];
+  };
+  it('Gaussian releases between point masses: never below αΔ²Σσ⁻²/2 in exact arithmetic', () => {
+    // Δ, σ and α exact in binary, so the true level is the rational α·Δ²·(1/σ₁² + 1/σ₂²)/2.
+    let checked = 0;
+    for (const d of [0.75, 0.3125, 1.5, 4.25])
+      for (const [s1, s2] of [
+        [2, 5],
+        [3, 1.25],
+        [0.75, 7],
+      ])
+        for (const alpha of [2, 3, 5]) {
+          const scenario: Scenario = { name: 'pt', priors: [{ name: 'p', conditionals: { a: fromCounts([0], [1]), b: fromCounts([d], [1]) } }] };
+          const v = account(
+            scenario,
+            [
+              { mechanism: 'gaussian', scale: s1 },
+              { mechanism: 'gaussian', scale: s2 },
+            ],
+            { alphas: [alpha] },
+          ).rows[0].divergence;
+          const [vn, vd] = exact(v);
+          const [dn, dd] = exact(d);
+          const [an, ad] = exact(alpha);
+          const [s1n, s1d] = exact(s1);
+          const [s2n, s2d] = exact(s2);
+          // truth = (an/ad)·(dn/dd)²·((s1d/s1n)² + (s2d/s2n)²)/2
+          const num = an * dn * dn * (s1d * s1d * s2n * s2n + s2d * s2d * s1n * s1n);
+          const den = 2n * ad * dd * dd * s1n * s1n * s2n * s2n;
+          expect(vn * den >= num * vd, `Δ = ${d}, σ = ${s1}, ${s2}, α = ${alpha}: ${v}`).toBe(true);
+          expect(v).toBeLessThan((Number(num) / Number(den)) * (1 + 1e-13));
+          checked++;
+        }
+    expect(checked).toBe(36);
+  });
+});

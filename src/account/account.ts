@@ -144,9 +144,11 @@ function coupledEvaluation(
     }
     if (gauss.length) v += ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
     for (const p of ratio) v += (alpha - 1) * p.eta * p.cost.apply(d[k]);
-    // Each added term is exact to a few ulps of itself; the sum of R terms adds R ulps of the total.
+    // Each added term is exact to a few ulps of itself, the sum of R terms adds R ulps of the total,
+    // and Σ 1/σ² over G releases G more: (8 + 2R + G) ulps. A lone Laplace group's error is in `err`.
     t[k] = v;
-    inner = Math.max(inner, err + (terms > 1 ? (8 + 2 * terms) * EPS * Math.abs(v) : 0));
+    const charged = terms > 1 || gauss.length > 0 || ratio.length > 0;
+    inner = Math.max(inner, err + (charged ? (8 + 2 * terms + gauss.length) * EPS * Math.abs(v) : 0));
   }
   const outer = logExpectationExp(pc.coupling.mass, t);
   // log E_π e^t ≤ max t (quasi-convexity, the bound of Cor. 3.1): certified without the outer
