@@ -857,3 +857,27 @@ describe('initial "any"', () => {
     }
   });
 });
+
+describe('the text output of chain methods', () => {
+  it('a chain method over many priors prints no per-prior spread (it bounds the whole chain): no "undefined"', async () => {
+    const { runInProcess } = await import('./inProcess.js');
+    const f = specFile({
+      name: 'two chains',
+      markov: {
+        states: ['0', '1'],
+        chains: [
+          { name: 'a', transition: binaryP(0.2, 0.7), initial: 'stationary' },
+          { name: 'b', transition: binaryP(0.4, 0.5), initial: 'stationary' },
+        ],
+        length: 8,
+        query: { count: '1' },
+      },
+    });
+    for (const method of ['mqm-exact', 'group-dp', 'best']) {
+      const r = await runInProcess('calibrate', '--spec', f, '--alpha', 'inf', '--epsilon', '1', '--method', method);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(/undefined|NaN/);
+      expect(r.stdout.includes('spread over 0 priors')).toBe(false);
+    }
+  });
+});

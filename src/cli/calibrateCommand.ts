@@ -143,6 +143,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   if (many)
     for (const r of results) {
       const sp = spread(r);
+      // A chain method (mqm-exact, group-dp) bounds the whole chain, not per prior: no spread to show.
+      if (sp.priors === 0) continue;
       process.stdout.write(
         `\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`,
       );
