@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
-import { fromCounts } from '../src/distribution/discrete.js';
+import { fromCounts, type Discrete } from '../src/distribution/discrete.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
 import { InputError } from '../src/errors.js';
 import { release } from '../src/release/release.js';
@@ -48,13 +49,24 @@ describe('truncated mechanisms (seed 004, docs/math.md §5)', () => {
     const s = builtinScenario('heart');
     const t = calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 7]);
     const c = s.priors[0].conditionals;
+    // Each atom's output renormalised on its own (the value stays, the noise is redrawn): the law is
+    // the mixture reweighted by 1/F_x([0, 7]), F_x in closed form here.
+    const b = t.scale;
+    const cdf = (z: number) => (z < 0 ? Math.exp(z / b) / 2 : 1 - Math.exp(-z / b) / 2);
+    const redrawn = (d: Discrete) => {
+      const w = Array.from(d.values, (x, i) => d.masses[i] / (cdf(7 - x) - cdf(-x)));
+      const total = w.reduce((a, x) => a + x, 0);
+      return { values: d.values, masses: Float64Array.from(w, (x) => x / total) };
+    };
     for (const [p, q] of [
       [c['0'], c['1']],
       [c['1'], c['0']],
     ]) {
-      expect(exactRenyi(p, q, noiseOf('laplace', t.scale), 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
+      expect(exactRenyi(redrawn(p), redrawn(q), noiseOf('laplace', b), 2, { interval: [0, 7] }).value).toBeLessThanOrEqual(1);
     }
-    expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 1e-300])).toThrow(/negligible/);
+    expect(() => calibrateTruncated(s, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 1e-300])).toThrow(
+      /narrower than the doubles resolve at the value 0\.1/,
+    );
     expect(() => release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 50, { truncate: [0, 7] })).toThrow(
       /value 50 lands in \[0, 7\] with probability .*negligible/,
     );
@@ -221,7 +233,7 @@ describe('pufferfish release (CLI)', () => {
     [['--scenario', 'heart', '--value', 'abc'], /^error: --value: must be a finite number/],
     [['--scenario', 'heart', '--value', '1', '--count', '0'], /^error: --count: must be a whole number/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '3,1'], /^error: --truncate: must be LO,HI with LO < HI/],
-    [['--scenario', 'heart', '--value', '1', '--truncate', '0,1e-300'], /^error: --truncate: .*negligible/],
+    [['--scenario', 'heart', '--value', '1', '--truncate', '0,1e-300'], /^error: --truncate: \[0, 1e-300\] is narrower than the doubles resolve/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '100,101', '--allow-no-noise'], /^error: --truncate: value 1 is outside \[100, 101\]/],
     [['--scenario', 'adult', '--value', '10', '--count', '3'], /^error: --allow-no-noise: the calibrated scale is 0, so the release would be the raw value/],
     [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one method, α and ε/],
@@ -244,5 +256,37 @@ describe('releaseColumn', () => {
     expect(r.values[4]).toBeNull();
     expect(r.missing).toBe(2);
     expect(r.values.filter((v) => v !== null).every((v, i) => v !== [1, 2, 3][i])).toBe(true);
+  });
+});
+
+describe('truncated releases: the value stays, only the noise is redrawn', () => {
+  it("each atom's output is renormalised on its own: the law that leaked the secret at b ≈ 1e-13 now needs b ≈ 0.67", async () => {
+    const { calibrateTruncated } = await import('../src/release/truncated.js');
+    // a = {0, 3}, b = {0, −2}, I = [0, 1]: x = 3 lands near 1, x = −2 near 0. Renormalising the pooled
+    // mixture instead (as if X were redrawn too) hid both, and b → 0 looked private (D∞ ≈ 0).
+    const scenario: Scenario = {
+      name: 'edges',
+      priors: [{ name: 'p', conditionals: { a: fromCounts([0, 3], [1, 1]), b: fromCounts([-2, 0], [1, 1]) } }],
+    };
+    const [lo, hi] = [0, 1];
+    const r = calibrateTruncated(scenario, { mechanism: 'laplace', method: 'exact', alpha: Infinity, epsilon: 1 }, [lo, hi]);
+    // Independently: F_x(I) in closed form, the per-atom truncated densities summed by hand; the
+    // sup of log p/q over I is at an atom or an end (Laplace mixtures, docs/math.md §4).
+    const b = r.scale;
+    const cdf = (t: number) => (t < 0 ? Math.exp(t / b) / 2 : 1 - Math.exp(-t / b) / 2);
+    const density = (atoms: [number, number][], y: number) =>
+      atoms.reduce((s, [x, w]) => s + (w * Math.exp(-Math.abs(y - x) / b)) / (2 * b) / (cdf(hi - x) - cdf(lo - x)), 0);
+    const A: [number, number][] = [
+      [0, 0.5],
+      [3, 0.5],
+    ];
+    const B: [number, number][] = [
+      [-2, 0.5],
+      [0, 0.5],
+    ];
+    const sup = Math.max(...[0, 0.25, 0.5, 0.75, 1].flatMap((y) => [Math.log(density(A, y) / density(B, y)), Math.log(density(B, y) / density(A, y))]));
+    expect(sup).toBeLessThanOrEqual(1 + 1e-9);
+    expect(sup).toBeGreaterThan(0.999);
+    expect(b).toBeGreaterThan(0.6);
   });
 });

@@ -114,7 +114,7 @@ export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: Ex
 }
 
 /** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
-export function logMassIn(p: Discrete, noise: Noise, interval: [number, number]): Bounded {
+export function logMassIn(p: Law, noise: Noise, interval: [number, number]): Bounded {
   const {
     mixtures: [P],
     interval: I,

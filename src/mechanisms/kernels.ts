@@ -3,7 +3,7 @@ import { laplaceKernel } from './laplace/kernel.js';
 import type { Noise, NoiseKernel } from '../divergence/kernel.js';
 import type { BoundedLogDensity, Mixture } from '../divergence/mixture.js';
 import { plainLogDensity, plainLogDensityBounded } from '../divergence/plainDensity.js';
-import type { Discrete } from '../distribution/discrete.js';
+import type { Discrete, Law } from '../distribution/discrete.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { exactLaplaceDInf, exactLaplaceDInfBoth, exactLaplaceDInfTruncated } from './laplace/dInf.js';
 
@@ -54,7 +54,7 @@ export function mixtureLogDensityPlainBounded(m: Mixture, noise: Noise, ys: Floa
  * §4), of the outputs truncated to `interval` when given; null where D∞ is infinite (Gaussian).
  * @example exactDInf(noiseOf('laplace', 1), fromCounts([0], [1]), fromCounts([1], [1]))?.value // 1
  */
-export function exactDInf(noise: Noise, p: Discrete, q: Discrete, interval?: [number, number]): Bounded | null {
+export function exactDInf(noise: Noise, p: Law, q: Law, interval?: [number, number]): Bounded | null {
   if (noise.family !== 'laplace') return null;
   return interval ? exactLaplaceDInfTruncated(p, q, noise.scale, interval) : exactLaplaceDInf(p, q, noise.scale);
 }

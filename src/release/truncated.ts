@@ -2,7 +2,9 @@ import type { CalibrationSettings } from '../calibrate/rules.js';
 import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pairCouplings } from '../coupling/pairs.js';
-import type { Discrete } from '../distribution/discrete.js';
+import type { Discrete, Law } from '../distribution/discrete.js';
+import type { Bounded } from '../numerics/logExpectation.js';
+import { EPS } from '../numerics/float.js';
 import { exactRenyi, logMassIn } from '../divergence/exactRenyi.js';
 import { exactDInf, proportionalTails } from '../mechanisms/kernels.js';
 import type { Noise } from '../divergence/kernel.js';
@@ -24,7 +26,7 @@ export interface TruncatedCalibration {
   /** null when no pair needs noise. */
   binding: { prior: string; pair: [string, string] } | null;
   check: Evaluation;
-  /** Smallest probability of the interval under any secret's output law at `scale`. */
+  /** Smallest probability of the interval for a value of the support at `scale` (each value's noise is redrawn until it lands there). */
   minMass: number;
   explanation: string;
 }
@@ -39,15 +41,51 @@ function beyondAllAtoms(p: Discrete, q: Discrete, [lo, hi]: [number, number]): b
   return max <= lo || min >= hi;
 }
 
-/** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε. */
-function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
+/**
+ * A secret's output law under truncation (docs/math.md §5). X = x is the data and only the noise is
+ * redrawn, so atom x releases f(y − x)·1_I/F_x(I), F_x(I) its own chance of landing in I, and the
+ * secret's law is Σ_x P(x)·f(y − x)·1_I/F_x(I): the mixture of P reweighted by 1/F_x(I), restricted
+ * to I and renormalised. Each log F_x(I) is certified within δ_x, so each reweighted mass is within
+ * e^{±2δ} of the true one, plus the few ulps of normalising: returned as `massError` (relative).
+ */
+function redrawnLaw(d: Law, logF: Map<number, Bounded>): { law: Law; massError: number } {
+  const n = d.values.length;
+  const lw = new Float64Array(n);
+  let top = -Infinity,
+    delta = 0;
+  for (let i = 0; i < n; i++) {
+    const f = logF.get(d.values[i])!;
+    lw[i] = d.masses[i] > 0 ? Math.log(d.masses[i]) - f.value : -Infinity;
+    if (d.masses[i] > 0) delta = Math.max(delta, f.error);
+    top = Math.max(top, lw[i]);
+  }
+  const w = lw.map((l) => Math.exp(l - top));
+  const total = w.reduce((a, x) => a + x, 0);
+  const masses = w.map((x) => x / total);
+  return { law: { values: d.values, masses }, massError: Math.expm1(2 * delta + (n + 8) * EPS) };
+}
+
+/** log F_x(I) of every atom of the pair at one noise scale: each atom's chance of landing in I. */
+function atomMasses(p: Law, q: Law, noise: Noise, interval: [number, number]): Map<number, Bounded> {
+  const out = new Map<number, Bounded>();
+  for (const x of [...p.values, ...q.values])
+    if (!out.has(x)) out.set(x, logMassIn({ values: Float64Array.of(x), masses: Float64Array.of(1) }, noise, interval));
+  return out;
+}
+
+/** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε (the reweighting's error charged). */
+function truncatedEvaluation(p: Law, q: Law, noise: Noise, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
+  const logF = atomMasses(p, q, noise, interval);
+  for (const f of logF.values()) if (!Number.isFinite(f.value) || !Number.isFinite(f.error)) return { value: Infinity, error: 0, target: epsilon, sense: 'le' };
+  const [rp, rq] = [redrawnLaw(p, logF), redrawnLaw(q, logF)];
+  const charge = massErrorCharge(Math.max(rp.massError, rq.massError), alpha);
   let value = -Infinity,
     error = 0;
   for (const [a, b] of ordered
-    ? [[p, q]]
+    ? [[rp.law, rq.law]]
     : [
-        [p, q],
-        [q, p],
+        [rp.law, rq.law],
+        [rq.law, rp.law],
       ]) {
     const d = alpha === Infinity ? (exactDInf(noise, a, b, interval) ?? { value: Infinity, error: 0 }) : exactRenyi(a, b, noise, alpha, { interval });
     if (!Number.isFinite(d.value)) return { value: Infinity, error: 0, target: epsilon, sense: 'le' };
@@ -56,7 +94,7 @@ function truncatedEvaluation(p: Discrete, q: Discrete, noise: Noise, alpha: numb
       error = d.error;
     }
   }
-  return { value, error, target: epsilon, sense: 'le' };
+  return { value, error: error + charge, target: epsilon, sense: 'le' };
 }
 
 /** A truncation interval [LO, HI] with LO < HI (an end may be infinite). */
@@ -98,6 +136,11 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   const ordered = scenario.ordered ?? false;
   const laplaceShaped = proportionalTails(mechanismNoise(settings, 1));
   const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
+  // Each atom's noise must range over [lo − x, hi − x]: an interval whose ends are one double there cannot be integrated.
+  for (const pc of pairCouplings(scenario))
+    for (const x of [...pc.p.values, ...pc.q.values])
+      if (!(hi - x > lo - x))
+        throw new InputError(`[${lo}, ${hi}] is narrower than the doubles resolve at the value ${x} (its ends coincide there): widen it`, 'truncate');
   const units = pairCouplings(scenario).map((pc) => {
     const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
     if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) return { label, problem: { zero: beyond } };
@@ -121,12 +164,19 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   }
   const best = { scale: sol.scale, prior: sol.top.label.prior, pair: sol.top.label.pair, check: sol.check! };
   const solved = sol.units.filter((u) => u.problem).map((u) => u.label);
-  let logMin = 0;
-  for (const s of solved) for (const d of [s.p, s.q]) logMin = Math.min(logMin, logMassIn(d, mechanismNoise(settings, best.scale), interval).value);
+  // The noise is redrawn until it lands in I: a release checks its own value's chance; here the
+  // interval is refused only when no value of the support has a usable one.
+  let logMin = 0,
+    logMax = -Infinity;
+  for (const s of solved)
+    for (const f of atomMasses(s.p, s.q, mechanismNoise(settings, best.scale), interval).values()) {
+      logMin = Math.min(logMin, f.value);
+      logMax = Math.max(logMax, f.value);
+    }
   const minMass = Math.exp(logMin);
-  if (minMass < NEGLIGIBLE_MASS) {
+  if (Math.exp(logMax) < NEGLIGIBLE_MASS) {
     throw new InputError(
-      `[${lo}, ${hi}] has probability e^${logMin.toFixed(1)} under some secret's output law at the calibrated scale: negligible (below ${NEGLIGIBLE_MASS}); widen it`,
+      `[${lo}, ${hi}] has probability at most e^${logMax.toFixed(1)} for every value of the support at the calibrated scale: negligible (below ${NEGLIGIBLE_MASS}); widen it`,
       'truncate',
     );
   }

@@ -1,4 +1,4 @@
-import type { Discrete } from '../../distribution/discrete.js';
+import type { Discrete, Law } from '../../distribution/discrete.js';
 import { centred, logMassIn } from '../../divergence/exactRenyi.js';
 import type { Noise } from '../../divergence/kernel.js';
 import type { Mixture } from '../../divergence/mixture.js';
@@ -15,7 +15,7 @@ const laplaceNoise = (b: number): Noise => ({ family: 'laplace', scale: b, kerne
  * monotone there, and beyond the outermost atoms the ratio is constant; so the sup is attained
  * at an atom. Evaluated at every atom of either support.
  */
-export function exactLaplaceDInf(p: Discrete, q: Discrete, b: number): Bounded {
+export function exactLaplaceDInf(p: Law, q: Law, b: number): Bounded {
   return supLogRatio(p, q, b);
 }
 
@@ -30,7 +30,7 @@ export function exactLaplaceDInfBoth(p: Discrete, q: Discrete, b: number): [Boun
  * log p(y)/q(y) − log P(I) + log Q(I); the ratio is monotone between atoms, so the sup is at an
  * atom inside I or at a finite end of I.
  */
-export function exactLaplaceDInfTruncated(p: Discrete, q: Discrete, b: number, interval: [number, number]): Bounded {
+export function exactLaplaceDInfTruncated(p: Law, q: Law, b: number, interval: [number, number]): Bounded {
   const [lo, hi] = interval;
   const sup = supLogRatio(p, q, b, [lo, hi].filter(Number.isFinite), (y) => y >= lo && y <= hi);
   const noise = laplaceNoise(b);
@@ -46,9 +46,9 @@ interface SupPoints {
   pts: Float64Array;
 }
 
-let last: { p: Discrete; q: Discrete; points: SupPoints } | null = null;
+let last: { p: Law; q: Law; points: SupPoints } | null = null;
 
-function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) => boolean): SupPoints {
+function supPoints(p: Law, q: Law, extra: number[], keep: (y: number) => boolean): SupPoints {
   // Centred like the quadrature (`extra` are interval ends, so the shift stays exact).
   const {
     mixtures: [P, Q],
@@ -63,7 +63,7 @@ function supPoints(p: Discrete, q: Discrete, extra: number[], keep: (y: number) 
  * searches one pair's scales in a row, and keeping every pair's points would hold a copy of every
  * law's atoms until the scenario goes.
  */
-function cachedSupPoints(p: Discrete, q: Discrete): SupPoints {
+function cachedSupPoints(p: Law, q: Law): SupPoints {
   if (last?.p !== p || last.q !== q) last = { p, q, points: supPoints(p, q, [], () => true) };
   return last.points;
 }
@@ -88,6 +88,6 @@ function supBoth({ P, Q, pts }: SupPoints, b: number): { pq: Bounded; qp: Bounde
 }
 
 /** max of log p/q over the atoms of either mixture (plus `extra` points), kept where `keep` holds. */
-function supLogRatio(p: Discrete, q: Discrete, b: number, extra?: number[], keep?: (y: number) => boolean): Bounded {
+function supLogRatio(p: Law, q: Law, b: number, extra?: number[], keep?: (y: number) => boolean): Bounded {
   return supBoth(extra && keep ? supPoints(p, q, extra, keep) : cachedSupPoints(p, q), b).pq;
 }
