@@ -201,15 +201,19 @@ describe('groupDp, mqmApprox, gk16', () => {
     expect(gk16(binary, 100, 1)).toHaveProperty('notApplicable');
   });
 
+  /** What a call is refused with: the InputError's field and message, or what else it did. */
+  const refusal = (run: () => unknown): { path: string | undefined; message: string } => {
+    try {
+      run();
+    } catch (e) {
+      return e instanceof InputError ? { path: e.path, message: e.message } : { path: String(e), message: String(e) };
+    }
+    return { path: 'no error', message: 'no error' };
+  };
+  const field = (run: () => unknown) => refusal(run).path;
+  const message = (run: () => unknown) => refusal(run).message;
+
   it('bad arguments name their field', () => {
-    const field = (run: () => unknown) => {
-      try {
-        run();
-      } catch (e) {
-        return e instanceof InputError ? e.path : String(e);
-      }
-      return 'no error';
-    };
     expect(field(() => mqmApprox({ gap: 0, piMin: 0.4 }, 100, 1))).toBe('eigengap.gap');
     expect(field(() => mqmApprox({ gap: 0.5, piMin: -1 }, 100, 1))).toBe('eigengap.piMin');
     expect(field(() => mqmExact([{ transition: binary, initial: 'any' }], 0, 1))).toBe('length');
@@ -219,14 +223,6 @@ describe('groupDp, mqmApprox, gk16', () => {
   });
 
   it('a periodic chain is refused by MQMApprox for what it is, not for a number it produced', () => {
-    const message = (run: () => unknown) => {
-      try {
-        run();
-      } catch (e) {
-        return e instanceof InputError ? e.message : String(e);
-      }
-      return 'no error';
-    };
     const flip = [
       [0, 1],
       [1, 0],

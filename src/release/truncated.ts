@@ -65,17 +65,17 @@ function redrawnLaw(d: Law, logF: Map<number, Bounded>): { law: Law; massError: 
   return { law: { values: d.values, masses }, massError: Math.expm1(2 * delta + (n + 8) * EPS) };
 }
 
-/** log F_x(I) of every atom of the pair at one noise scale: each atom's chance of landing in I. */
-function atomMasses(p: Law, q: Law, noise: Noise, interval: [number, number]): Map<number, Bounded> {
+/** log F_x(I) of every atom of the laws at one noise scale: each atom's chance of landing in I. */
+function atomMasses(laws: readonly Law[], noise: Noise, interval: [number, number]): Map<number, Bounded> {
   const out = new Map<number, Bounded>();
-  for (const x of [...p.values, ...q.values])
-    if (!out.has(x)) out.set(x, logMassIn({ values: Float64Array.of(x), masses: Float64Array.of(1) }, noise, interval));
+  for (const d of laws)
+    for (const x of d.values) if (!out.has(x)) out.set(x, logMassIn({ values: Float64Array.of(x), masses: Float64Array.of(1) }, noise, interval));
   return out;
 }
 
 /** Exact D_α of the truncated outputs, worst direction, as a condition ≤ ε (the reweighting's error charged). */
 function truncatedEvaluation(p: Law, q: Law, noise: Noise, alpha: number, epsilon: number, ordered: boolean, interval: [number, number]): Evaluation {
-  const logF = atomMasses(p, q, noise, interval);
+  const logF = atomMasses([p, q], noise, interval);
   for (const f of logF.values()) if (!Number.isFinite(f.value) || !Number.isFinite(f.error)) return { value: Infinity, error: 0, target: epsilon, sense: 'le' };
   const [rp, rq] = [redrawnLaw(p, logF), redrawnLaw(q, logF)];
   const charge = massErrorCharge(Math.max(rp.massError, rq.massError), alpha);
@@ -137,11 +137,12 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   const laplaceShaped = proportionalTails(mechanismNoise(settings, 1));
   const beyond = `[${lo}, ${hi}] lies beyond every atom of the pair, where each Laplace-shaped output density is proportional to the same e^{∓y/b}: the truncated outputs are one law at every scale`;
   // Each atom's noise must range over [lo − x, hi − x]: an interval whose ends are one double there cannot be integrated.
-  for (const pc of pairCouplings(scenario))
+  const pcs = pairCouplings(scenario);
+  for (const pc of pcs)
     for (const x of [...pc.p.values, ...pc.q.values])
       if (!(hi - x > lo - x))
         throw new InputError(`[${lo}, ${hi}] is narrower than the doubles resolve at the value ${x} (its ends coincide there): widen it`, 'truncate');
-  const units = pairCouplings(scenario).map((pc) => {
+  const units = pcs.map((pc) => {
     const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
     if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) return { label, problem: { zero: beyond } };
     const evaluate = (s: number) => truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, epsilon, ordered, interval);
@@ -168,11 +169,14 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   // interval is refused only when no value of the support has a usable one.
   let logMin = 0,
     logMax = -Infinity;
-  for (const s of solved)
-    for (const f of atomMasses(s.p, s.q, mechanismNoise(settings, best.scale), interval).values()) {
-      logMin = Math.min(logMin, f.value);
-      logMax = Math.max(logMax, f.value);
-    }
+  for (const f of atomMasses(
+    solved.flatMap((s) => [s.p, s.q]),
+    mechanismNoise(settings, best.scale),
+    interval,
+  ).values()) {
+    logMin = Math.min(logMin, f.value);
+    logMax = Math.max(logMax, f.value);
+  }
   const minMass = Math.exp(logMin);
   if (Math.exp(logMax) < NEGLIGIBLE_MASS) {
     throw new InputError(
