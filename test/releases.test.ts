@@ -174,10 +174,9 @@ describe('progress', () => {
     expect(seen.every(([, t]) => t === total)).toBe(true);
   });
 
-  it('CLI: a bar and the elapsed time on a terminal once the work runs past a second; nothing on a pipe', () => {
+  it('CLI: a bar and the elapsed time on a terminal once the work runs past its threshold; nothing on a pipe', () => {
     const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-    // Enough priors that the work runs well past a second (about 3 s on the dev machine).
-    const priors = Array.from({ length: 300 }, (_, i) => ({
+    const priors = Array.from({ length: 24 }, (_, i) => ({
       name: `p${i}`,
       conditionals: {
         a: { values: [0, 1, 2, 3, 4, 5, 6, 7].map((v) => v + i / 1000), counts: [5, 3, 2, 1, 1, 2, 3, 4] },
@@ -187,25 +186,22 @@ describe('progress', () => {
     const f = join(mkdtempSync(join(tmpdir(), 'prog-')), 'many.json');
     writeFileSync(f, JSON.stringify({ priors, alpha: 2, epsilon: 1 }));
     const args = [BIN, 'calibrate', '--spec', f, '--mechanism', 'gaussian', '--method', 'exact'];
-    const piped = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    // The bar's threshold at 0 ms: on a pipe it would show at once, were pipes not excluded.
+    const now = { ...process.env, PUFFERFISH_PROGRESS_AFTER_MS: '0' };
+    const piped = spawnSync(process.execPath, args, { encoding: 'utf8', env: now });
     expect(piped.status).toBe(0);
     expect(piped.stderr).toBe('');
     // util-linux `script` gives the command a pseudo-terminal.
-    const tty = spawnSync(
-      'script',
-      [
-        '-qec',
-        args
-          .map((a) => `'${a}'`)
-          .join(' ')
-          .replace(/^/, `'${process.execPath}' `),
-        '/dev/null',
-      ],
-      { encoding: 'utf8', env: { ...process.env, PUFFERFISH_PROGRESS_AFTER_MS: '0' } },
-    );
+    const onTerminal = (env: NodeJS.ProcessEnv) =>
+      spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8', env });
+    const tty = onTerminal(now);
     expect(tty.status).toBe(0);
-    expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/300/);
+    expect(tty.stdout).toMatch(/calibrate \[[█░]+\] \d+\/24/);
     expect(tty.stdout).toMatch(/calibrate: done in \d+\.\d s/);
+    // At the default threshold (a second), this quick run prints no bar on a terminal either.
+    const quick = onTerminal({ ...process.env, PUFFERFISH_PROGRESS_AFTER_MS: undefined });
+    expect(quick.status).toBe(0);
+    expect(quick.stdout).not.toMatch(/\[[█░]+\]|done in/);
   });
 });
 

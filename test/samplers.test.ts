@@ -59,6 +59,33 @@ describe('exact dyadics round once, to nearest even', () => {
   });
 });
 
+describe('the exp(−η√|z|) sampler is the Gamma(2) construction, resolved exactly', () => {
+  // Its two uniforms as drawRelease reads them: 64 bits each, then 64 more each per refinement.
+  const uniforms = (seed: bigint, refinements: number) => {
+    const src = seededSource(seed);
+    const us = [new LazyUniform(src), new LazyUniform(src)];
+    for (let k = 0; k < refinements; k++) for (const u of us) u.refine(64);
+    return us;
+  };
+  it('a draw equals the rounding of a much more precise enclosure of the same digits', () => {
+    for (let i = 0; i < 200; i++) {
+      const y = drawRelease(3, sqrtCostNoise(0.5), { random: seededSource(BigInt(i + 1)) });
+      const z = sqrtCostNoise(0.5).enclose(uniforms(BigInt(i + 1), 8), 600)!;
+      expect(toDouble(add(fromDouble(3), z[0]))).toBe(y);
+      expect(toDouble(add(fromDouble(3), z[1]))).toBe(y);
+    }
+  });
+  it('matches sign(2U − 1)·ln(s·v)²/η² in doubles from the same digits (s = 1 − |2U − 1|, v = 1 − W)', () => {
+    for (let i = 0; i < 200; i++) {
+      const [u, w] = uniforms(BigInt(1000 + i), 0).map((x) => Number(x.num) / 2 ** 64);
+      const g = -Math.log(1 - Math.abs(2 * u - 1)) - Math.log1p(-w);
+      const expected = Math.sign(2 * u - 1) * (g / 0.5) ** 2;
+      const y = drawRelease(0, sqrtCostNoise(0.5), { random: seededSource(BigInt(1000 + i)) });
+      expect(Math.abs(y / expected - 1), `draw ${i}`).toBeLessThan(1e-9);
+    }
+  });
+});
+
 describe('randomness', () => {
   it('injected sources are reproducible; the default CSPRNG is not', () => {
     const a = drawRelease(1, gaussianNoise(1), { random: seededSource(42n) });

@@ -439,7 +439,7 @@ export function releaseCommand(program: Command): void {
       'after',
       `
 Sampling: the output is round-to-nearest(x + Z) for an exact continuous sample Z (Laplace by the
-inverse CDF, Gaussian by ratio-of-uniforms, √|z| cost by the Gamma(2) inverse survival), computed
+inverse CDF, Gaussian by ratio-of-uniforms, √|z| cost as a Gamma(2) sum of two exponentials), computed
 from lazily drawn CSPRNG bits with a rigorous fixed-point logarithm: a post-processing of the exact
 mechanism, so the calibration holds for the released doubles (docs/cli.md, "Releasing values").
 

@@ -73,51 +73,40 @@ export function laplaceNoise(b: number): ExactNoise {
 }
 
 /**
- * Exponential mechanism with c(z) = √|z| and rate η (density ∝ e^{−η√|z|}): |Z| = u²/η² where
- * u ~ Gamma(2, 1), i.e. u solves the survival equation (1+u)e^{−u} = s, φ(u) = u − ln(1+u) = −ln s.
- * u is found by Newton in doubles, one Newton step in fixed point (≈ 2× the digits), then
- * enclosed and the enclosure verified with φ's own rigorous bounds.
+ * Exponential mechanism with c(z) = √|z| and rate η (density ∝ e^{−η√|z|}): |Z| = g²/η² with
+ * g ~ Gamma(2, 1) (the density of g = η√|Z| is ∝ g·e^{−g}), the sum of two standard exponentials,
+ * g = −ln(s·v) for independent uniforms s, v ∈ (0, 1]. The sign and s come from the first uniform
+ * as in `symmetric`, v = 1 − W from the second; |Z| falls as s or v grows, so the box's corners
+ * enclose it, and one logarithm of the exact product s·v per corner does.
  */
 export function sqrtCostNoise(eta: number): ExactNoise {
   const E2 = mul(fromDouble(eta), fromDouble(eta));
-  const lnOnePlus = (u: Dyadic, P: number) => {
-    const one = dy(1n << BigInt(Math.max(0, -u.e)), Math.min(0, u.e));
-    const v = add(one, u); // 1 + u as n/2^k
-    return v.e <= 0 ? lnEnclosure(v.m, -v.e, P) : lnEnclosure(v.m << BigInt(v.e), 0, P);
+  // g at a corner s·v = n/2^k, rounded down (up = false) or up; g ≥ 0 however the enclosure rounds.
+  const gAt = (n: bigint, k: number, P: number, up: boolean): Dyadic => {
+    const [lo, hi] = lnEnclosure(n, k, P);
+    const g = up ? -lo : -hi;
+    return dy(g > 0n ? g : 0n, -P);
   };
-  return symmetric(`exp(−${eta}·√|z|)`, (n, k, P0, up) => {
-    // φ′(u) = u/(1+u) is small for small u, so the enclosure check needs ~2·log2(1/u) more bits.
-    const s0 = Number(n) / 2 ** Math.min(k, 1074);
-    const uGuess = Math.sqrt(2 * Math.max(-Math.log(s0 > 0 ? s0 : Number.MIN_VALUE), Number.MIN_VALUE));
-    const P = P0 + 2 * Math.max(0, Math.ceil(-Math.log2(uGuess))) + 16;
-    const [sLo, sHi] = lnEnclosure(n, k, P);
-    const L = dy(-(sLo + sHi) / 2n, -P),
-      Lerr = (sHi - sLo) / 2n + 1n; // −ln s = L ± Lerr·2^-P
-    if (sHi === sLo && sLo === 0n) return dy(0n, 0);
-    const l = toDouble(L);
-    if (l === 0) return up ? null : dy(0n, 0);
-    let g = Math.max(Math.sqrt(2 * l), l + Math.log1p(l));
-    for (let i = 0; i < 60; i++) g -= ((g - Math.log1p(g) - l) * (1 + g)) / g;
-    // Fixed-point Newton steps u ← u − (u − ln(1+u) − L)(1+u)/u until the step is negligible.
-    let u1 = fromDouble(g);
-    for (let i = 0; i < 6; i++) {
-      const [a, b] = lnOnePlus(u1, P);
-      const phi = add(u1, dy(-(a + b) / 2n, -P));
-      const step = divDyadic(mul(add(phi, neg(L)), add(u1, dy(1n, 0))), u1, P, false);
-      u1 = add(u1, neg(step));
-      const rel = mul(step, dy(1n, P - 40));
-      if (cmp(mul(rel, rel), mul(u1, u1)) < 0) break; // |step| < |u|·2^-(P−40)
-    }
-    const delta = dy((u1.m < 0n ? -u1.m : u1.m) + 1n, u1.e - (P0 - 24)); // relative 2^-(P0−24): ≫ the ln error at P bits
-    const uLo = add(u1, neg(delta)),
-      uHi = add(u1, delta);
-    // Verify φ(uLo) < L − Lerr and φ(uHi) > L + Lerr.
-    const phiUp = add(uLo, dy(-lnOnePlus(uLo, P)[0], -P));
-    const phiDown = add(uHi, dy(-lnOnePlus(uHi, P)[1], -P));
-    if (!(cmp(phiUp, add(L, dy(-Lerr, -P))) < 0 && cmp(phiDown, add(L, dy(Lerr, -P))) > 0)) return null;
-    const u = up ? uHi : uLo;
-    return divDyadic(mul(u, u), E2, P, up);
-  });
+  return {
+    name: `exp(−${eta}·√|z|)`,
+    uniforms: 2,
+    enclose([u, w], P) {
+      const half = 1n << BigInt(u.bits - 1);
+      const positive = u.num >= half;
+      // s = 1 − |2U − 1| over U's box [num, num + 1]·2^-bits, as numerators over 2^bits.
+      const [sLo, sHi] = positive ? [2n * (2n * half - u.num - 1n), 2n * (2n * half - u.num)] : [2n * u.num, 2n * u.num + 2n];
+      // v = 1 − W over W's box.
+      const top = 1n << BigInt(w.bits);
+      const [vLo, vHi] = [top - w.num - 1n, top - w.num];
+      if (sLo === 0n || vLo === 0n) return null; // g may be unbounded on this box
+      const k = u.bits + w.bits;
+      const gMin = gAt(sHi * vHi, k, P, false),
+        gMax = gAt(sLo * vLo, k, P, true);
+      const zMin = divDyadic(mul(gMin, gMin), E2, P, false),
+        zMax = divDyadic(mul(gMax, gMax), E2, P, true);
+      return positive ? [zMin, zMax] : [neg(zMax), neg(zMin)];
+    },
+  };
 }
 
 /** 220/256 ≥ √(2/e) = 0.85776…: the v-range of the ratio-of-uniforms box for the normal. */
