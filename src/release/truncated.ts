@@ -105,7 +105,8 @@ export function checkTruncation(lo: number, hi: number): void {
 
 /**
  * Calibrates a truncated release (Fu et al.; docs/math.md §5): outputs outside [lo, hi] are redrawn,
- * so each secret's output law is its mixture restricted to the interval and renormalised, and
+ * the noise only, so each secret's output law is the mixture over its values x of x + noise
+ * restricted to the interval and renormalised on its own, and
  * the untruncated calibration does not carry over (the Laplace counterexamples exceed the
  * untruncated RDP). For each prior and pair the exact D_α of the truncated outputs is searched:
  * up by doubling from the W∞ scale until it meets ε, down by halving until it fails, then
@@ -190,7 +191,7 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
     check: best.check,
     minMass,
     explanation:
-      `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law restricted to the interval and renormalised ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
+      `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law (each value's noise restricted to the interval and renormalised on its own) ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
       (charge > 0 ? ` The laws' floating-point error is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.` : ''),
   };
 }
