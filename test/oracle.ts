@@ -27,7 +27,7 @@ export function unitCoupling(p: { values: number[]; counts: number[] }, q: { val
 }
 
 /** Plain bisection (300 halvings) for the root of a decreasing f; returns the upper end. */
-export function bisect(f: (s: number) => number, lo: number, hi: number): number {
+function bisect(f: (s: number) => number, lo: number, hi: number): number {
   for (let i = 0; i < 300; i++) {
     const mid = (lo + hi) / 2;
     if (mid === lo || mid === hi) break;

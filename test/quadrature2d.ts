@@ -44,15 +44,7 @@ function nodes1d(atoms: number[], s: number): { y: number[]; w: number[] } {
 /**
  * D_α of two releases Y₁ = X + N₁, Y₂ = X + N₂ of the same X (independent noise), by plain 2-D
  * tensor quadrature — an oracle independent of the library's certified engine (accurate to about
- * 1e-9 relative on small cases).
- */
-export function twoReleaseRenyi(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel, alpha: number): number {
-  return twoReleaseRenyiAt(p, q, k1, k2, [alpha]).pq[0];
-}
-
-/**
- * `twoReleaseRenyi` at several orders and in both directions from one pass over the grid: the
- * same terms summed in the same order, so each number equals its own call's.
+ * 1e-9 relative on small cases), at several orders and in both directions from one pass over the grid.
  */
 export function twoReleaseRenyiAt(p: Discrete, q: Discrete, k1: Kernel, k2: Kernel, alphas: readonly number[]): { pq: number[]; qp: number[] } {
   const atoms = [...new Set([...p.values, ...q.values])].sort((a, c) => a - c);

@@ -8,7 +8,7 @@ import { mixtureOf, type Mixture } from '../src/divergence/mixture.js';
 import type { NoiseFamily } from '../src/mechanisms/kernels.js';
 
 /** Deterministic uniforms in [0, 1) (a linear congruential generator), for reproducible test supports. */
-export function lcg(seed: number) {
+function lcg(seed: number) {
   let s = seed >>> 0;
   return () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -41,7 +41,7 @@ export const DEGENERATE_PAIRS: [Discrete, Discrete][] = [
 ];
 
 /** Random laws: 1–6 atoms 10⁻⁶ to 10 apart, weights from 10⁻³⁰⁰ to 1. */
-export const randomLaw = fc
+const randomLaw = fc
   .array(fc.tuple(fc.double({ min: -6, max: 1, noNaN: true }), fc.double({ min: -300, max: 0, noNaN: true })), { minLength: 1, maxLength: 6 })
   .map((a) => {
     let x = 0;

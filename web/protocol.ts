@@ -17,7 +17,7 @@ export interface FormContamination {
 }
 
 /** A sequence table read as a Markov chain: its state, order and group columns, the query and the length. */
-export interface SequenceParams {
+interface SequenceParams {
   state: string;
   orderBy: string;
   /** Independent sequences ('' for one sequence). */
@@ -191,6 +191,3 @@ export type Response =
     }
   | { type: 'spec'; spec: unknown }
   | { type: 'error'; message: string };
-
-/** The handlers of a message union: one per `type`, each receiving its own message. */
-export type Handlers<M extends { type: string }, R = void> = { [T in M['type']]: (m: Extract<M, { type: T }>) => R };

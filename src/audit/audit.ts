@@ -10,7 +10,7 @@ import { oneCoordinate } from '../calibrate/points.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { noiseOptions } from '../mechanisms/registry.js';
 
-export { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
+export type { AuditRow, AuditSettings, EmpiricalRow, MiRow } from './rows.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import type { Scenario } from '../distribution/scenario.js';

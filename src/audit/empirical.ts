@@ -32,7 +32,7 @@ function betacf(a: number, b: number, x: number): number {
   }
   return h;
 }
-export function incompleteBeta(x: number, a: number, b: number): number {
+function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(a * Math.log(x) + b * Math.log1p(-x) - logBeta(a, b));
@@ -57,7 +57,7 @@ function betaQuantile(q: number, a: number, b: number, down: boolean): number {
  * Clopper–Pearson one-sided bounds for a binomial proportion k/n, each holding with
  * probability ≥ 1 − a: lower = Beta(a; k, n−k+1), upper = Beta(1−a; k+1, n−k).
  */
-export function clopperPearson(k: number, n: number, a: number): { lower: number; upper: number } {
+function clopperPearson(k: number, n: number, a: number): { lower: number; upper: number } {
   return { lower: k === 0 ? 0 : betaQuantile(a, k, n - k + 1, true), upper: k === n ? 1 : betaQuantile(1 - a, k + 1, n - k, false) };
 }
 

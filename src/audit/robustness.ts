@@ -36,7 +36,7 @@ export interface RobustnessReport {
 }
 
 /** Smallest group the class trusts without comment. */
-export const SMALL_GROUP = 30;
+const SMALL_GROUP = 30;
 
 /**
  * The guarantee at a given scale as a function of the contamination λ (docs/math.md §10): for each

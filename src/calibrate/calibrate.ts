@@ -5,23 +5,10 @@ import { calibrateFinite, certainlyTooSmall, certifiedFinite, type Certification
 import { calibratePoints, oneCoordinate, type PointSettings } from './points.js';
 import type { CalibrateOptions, CalibrationResult } from './result.js';
 
-export { MECHANISMS, METHODS, METHOD_LABEL, SINGLE_METHODS, applicableMethods, calibrationRule, checkSettings } from './rules.js';
-export type { CalibrationRule, CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
-export {
-  bestResult,
-  calibrateWithSource,
-  hasSource,
-  IDENTICAL,
-  isSourceMethod,
-  lawsOnly,
-  noiseVariance,
-  zeroExplanation,
-  type CalibrateOptions,
-  type CalibrationResult,
-  type PairScale,
-  type SourceMethodName,
-} from './result.js';
-export { bestMethods, calibrationUnits, pairUnits, type Certification, type UnitLabel } from './finite.js';
+export { MECHANISMS, METHODS, METHOD_LABEL, applicableMethods, calibrationRule, checkSettings } from './rules.js';
+export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
+export { hasSource, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
+export { bestMethods, calibrationUnits, pairUnits, type Certification } from './finite.js';
 
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and

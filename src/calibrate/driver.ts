@@ -15,7 +15,7 @@ export interface Unit<L> {
   problem: ScaleProblem | NoNoise | (() => ScaleProblem | NoNoise);
 }
 
-export interface SolvedUnit<L> {
+interface SolvedUnit<L> {
   label: L;
   scale: number;
   /** Why this unit needs no noise, when scale = 0 (the one representation of "no noise"). */

@@ -9,7 +9,7 @@ export { CalibrationPool } from './pool.js';
  * When worker threads start: `PUFFERFISH_HELPERS_WORTH_MS` (ms of this thread's work waiting; 0 =
  * at once), else `HELPERS_WORTH_MS`.
  */
-export function helpersWorthMs(env: Record<string, string | undefined> = process.env): number {
+function helpersWorthMs(env: Record<string, string | undefined> = process.env): number {
   const text = env.PUFFERFISH_HELPERS_WORTH_MS;
   if (text === undefined || text === '') return HELPERS_WORTH_MS;
   const ms = Number(text);
@@ -19,7 +19,7 @@ export function helpersWorthMs(env: Record<string, string | undefined> = process
 }
 
 /** This thread and Node worker threads, each running `threadWorker.ts` (the compiled modules), started when worth it. */
-export function threadRunner(threads: number, worth = helpersWorthMs()): TaskRunner {
+function threadRunner(threads: number, worth = helpersWorthMs()): TaskRunner {
   return taskQueue(
     threads,
     (_, on) => {

@@ -105,7 +105,7 @@ export function contaminationBox(c: BoxContamination, scenario: PointScenario): 
 }
 
 /** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
-export const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
+const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
 
 /** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
 export function asScalar(s: PointScenario): Scenario {

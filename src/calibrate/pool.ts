@@ -45,7 +45,7 @@ const soon: (f: () => void) => void =
       };
 
 /** This thread as a worker: each task runs here, one at a time, between the thread's other events. */
-export function localWorker(on: WorkerEvents): WorkerPort {
+function localWorker(on: WorkerEvents): WorkerPort {
   return { post: ({ id, task }) => soon(() => on.done(id, runTask(task))), stop: async () => {} };
 }
 

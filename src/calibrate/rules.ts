@@ -16,7 +16,7 @@ import {
 import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 
 export { MECHANISMS, type Mechanism } from '../mechanisms/registry.js';
-export { METHODS, METHOD_LABEL, SINGLE_METHODS, type CalibrationRule, type Method, type NoNoise, type SingleMethod } from '../mechanisms/mechanism.js';
+export { METHODS, METHOD_LABEL, type CalibrationRule, type Method, type SingleMethod } from '../mechanisms/mechanism.js';
 
 /** What to calibrate: the noise family, the method, the Rényi order α and budget ε, and optional releases, contamination class and exponential-mechanism cost. */
 export interface CalibrationSettings {
@@ -35,7 +35,7 @@ export interface CalibrationSettings {
 }
 
 /** The most releases accounted jointly (beyond, the noise would swamp any use of the value). */
-export const MAX_RELEASES = 1_000_000;
+const MAX_RELEASES = 1_000_000;
 
 const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 

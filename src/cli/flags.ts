@@ -26,7 +26,7 @@ export function settingOption(name: SettingName, help?: string, form: { one?: bo
 }
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */
-export function flagOf(path: string): string {
+function flagOf(path: string): string {
   return FIELD_FLAGS[path] ?? (/^[a-z][a-z-]*$/.test(path) ? `--${path}` : path);
 }
 

@@ -22,7 +22,7 @@ export function resultJson(r: CalibrationResult) {
   };
 }
 
-export const num = (x: number) =>
+const num = (x: number) =>
   x === Infinity
     ? '∞'
     : x === -Infinity

@@ -412,7 +412,7 @@ export function parseRanges(text: string): [number, number][] {
  * `--contamination λ --domain LO,HI` (flags override the spec's fields); both or neither. A vector
  * query may give one range per coordinate, `LO,HI;LO,HI;…` (a spec: `[[LO, HI], …]`), the box.
  */
-export function contaminationOf(o: CalibrateOptions, d: SpecDefaults): BoxContamination | undefined {
+function contaminationOf(o: CalibrateOptions, d: SpecDefaults): BoxContamination | undefined {
   const lambda = o.contamination !== undefined ? decimal(o.contamination, '--contamination') : d.contamination;
   if (o.contamination !== undefined)
     checkSetting('contamination', o.contamination.trim() === '' ? Number.NaN : lambda, '--contamination', `'${o.contamination}'`);

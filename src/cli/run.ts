@@ -18,7 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 /** Commands registered by another command's module. */
 const HOME: Record<string, string> = { scenarios: 'datasets' };
 
-export async function buildProgram(command?: string): Promise<Command> {
+async function buildProgram(command?: string): Promise<Command> {
   const program = new Command('pufferfish')
     .description(
       'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +

@@ -74,7 +74,7 @@ export interface ExactProblemInput {
  * via D∞) or α·span²/2σ² (Gaussian), span = the spread of all atoms. Found on powers of 2 of the
  * mechanism scale. Only a starting point: the exact check must certify it before it is used.
  */
-export function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) => Noise, alpha: number, epsilon: number): number | null {
+function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) => Noise, alpha: number, epsilon: number): number | null {
   const lo = Math.min(p.values[0], q.values[0]),
     hi = Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]);
   const span = hi - lo;

@@ -175,7 +175,7 @@ export function comboCosts(pd: PairDiffs, coords: readonly number[], f: (c: numb
 const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
 /** Both laws' masses as whole numbers over one denominator, or null beyond 2⁵³ (no exact double flows). */
-export function integerMasses(P: PointLaw, Q: PointLaw): { a: number[]; b: number[]; total: bigint } | null {
+function integerMasses(P: PointLaw, Q: PointLaw): { a: number[]; b: number[]; total: bigint } | null {
   let byQ = integerCache.get(P);
   if (!byQ) {
     byQ = new WeakMap();

@@ -1,7 +1,6 @@
 import { InputError } from '../errors.js';
-import type { Discrete } from './discrete.js';
-import type { GaussianMixture, GaussianScenario } from './mixture.js';
-import { dimensionOf, type PointLaw, type PointScenario } from './points.js';
+import type { GaussianScenario } from './mixture.js';
+import { dimensionOf, type PointScenario } from './points.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -12,9 +11,6 @@ export type LawKind = 'finite' | 'points' | 'mixture';
 
 /** A prior class of any kind of law. */
 export type AnyScenario = Scenario | PointScenario | GaussianScenario;
-
-/** One conditional law of any kind. */
-export type AnyLaw = Discrete | PointLaw | GaussianMixture;
 
 /**
  * The kind of a scenario's laws (read off its first conditional; every conditional has the same kind).

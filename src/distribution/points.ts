@@ -126,7 +126,7 @@ export function idLaws(laws: readonly PointLaw[]): Discrete[] {
  * A scalar law over atom indices as the vector law of those atoms (a table's vector query is
  * tallied by index): masses unchanged, exactly.
  */
-export function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[]): PointLaw {
+function fromIndexLaw(d: Discrete, atoms: readonly (readonly number[])[]): PointLaw {
   const dim = atoms[0]?.length ?? 1;
   const points = new Float64Array(d.values.length * dim);
   d.values.forEach((id, k) => {

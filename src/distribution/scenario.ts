@@ -184,7 +184,7 @@ export function secretsOf<C>(s: Scenario<C>): string[] {
 }
 
 /** Most (prior, pair) units a scenario may ask for: each is calibrated, so more would run out of memory or time. */
-export const MAX_PAIR_UNITS = 1_000_000;
+const MAX_PAIR_UNITS = 1_000_000;
 
 /**
  * The declared pairs, or every unordered pair; each checked against the known secrets.

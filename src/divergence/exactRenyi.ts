@@ -6,8 +6,6 @@ import { renyiIntegrand, type Integrand, type Noise, type OnePassIntegral } from
 import { plainLogDensityBounded } from './plainDensity.js';
 import { mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
 
-export type { Integrand } from './kernel.js';
-
 /** Options of the exact accountant: a truncation interval, the tolerance, the evaluator. */
 export interface ExactOptions {
   /** Target relative accuracy of ∫p^α q^{1−α}. Default 1e-12. */
@@ -138,7 +136,7 @@ function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: Exac
 }
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */
-export function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
+function integrateRetry(f: Integrand, noise: Noise, opts: ExactOptions) {
   return integrateRetryAll([f], noise, opts)[0];
 }
 

@@ -21,7 +21,7 @@ import { precisionUp } from '../numerics/decimal.js';
 
 /** The methods that apply to Gaussian and mixture priors (Gaussian noise). */
 /** In `best`'s order of preference on ties (exact first: for single Gaussians coupled equals it). */
-export const GAUSSIAN_PRIOR_METHODS = ['exact', 'coupled', 'theorem', 'pierquin'] as const satisfies readonly SingleMethod[];
+const GAUSSIAN_PRIOR_METHODS = ['exact', 'coupled', 'theorem', 'pierquin'] as const satisfies readonly SingleMethod[];
 type GMethod = (typeof GAUSSIAN_PRIOR_METHODS)[number];
 
 export type GaussianPriorSettings = Pick<CalibrationSettings, 'mechanism' | 'method' | 'alpha' | 'epsilon' | 'releases' | 'contamination'>;

@@ -9,7 +9,7 @@ import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 export type FitKind = { kind: 'gaussian' } | { kind: 'mixture'; components: number };
 
 /** The most mixture components `--fit mixture:K` takes. */
-export const MAX_FIT_COMPONENTS = 20;
+const MAX_FIT_COMPONENTS = 20;
 
 /** `gaussian` or `mixture:K` (K from 1 to 20); errors name `--fit`. */
 export function parseFit(text: string): FitKind {

@@ -43,7 +43,7 @@ function writeProblem(e: unknown): string | null {
 }
 
 /** A unique temporary name beside `out` (same folder, so the final rename is atomic). */
-export function temporaryBeside(out: string): string {
+function temporaryBeside(out: string): string {
   return join(dirname(resolve(out)), `.${basename(out)}.${process.pid}.${randomUUID()}.tmp`);
 }
 

@@ -21,7 +21,7 @@ export function budgetText(b: Budget): string {
 }
 
 /** The stored budget read back. */
-export function budgetOf(meta: LedgerMeta, where: string): Budget {
+function budgetOf(meta: LedgerMeta, where: string): Budget {
   try {
     const j = JSON.parse(meta.budget) as { alphas: (number | 'inf')[]; epsilon: number; delta?: number };
     return checkBudget({ alphas: j.alphas.map((a) => (a === 'inf' ? Infinity : a)), epsilon: j.epsilon, ...(j.delta !== undefined ? { delta: j.delta } : {}) });

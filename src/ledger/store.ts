@@ -177,7 +177,7 @@ const LOCK_WAIT_MS = 120_000;
  * write-ahead log). Chosen over SQLite because DuckDB is already the table engine: no second
  * native dependency.
  */
-export function duckdbStore(path: string): LedgerStore {
+function duckdbStore(path: string): LedgerStore {
   const tables = { meta: 'ledger_meta', rows: 'ledger_releases' };
   const where = path;
   const open = async <T>(fn: (con: import('@duckdb/node-api').DuckDBConnection) => Promise<T>, file = path): Promise<T> => {
@@ -297,7 +297,7 @@ export function duckdbStore(path: string): LedgerStore {
  * `pufferfish_ledger_NAME_…`). The transaction takes `LOCK TABLE … IN EXCLUSIVE MODE` on the
  * releases, so concurrent releases queue behind each other's budget check.
  */
-export function postgresStore(url: string): LedgerStore {
+function postgresStore(url: string): LedgerStore {
   const u = new URL(url);
   const name = decodeURIComponent(u.hash.slice(1));
   if (name && !/^[a-z][a-z0-9_]{0,40}$/.test(name)) throw new InputError(`ledger name '#${name}' must be lower-case letters, digits and _`, 'ledger');

@@ -17,7 +17,7 @@ const asGiven = (v: unknown) => (typeof v === 'string' ? `the string ${JSON.stri
 const notFinite = (v: unknown, path: string) => new InputError(`${asGiven(v)} is not a finite number`, path);
 
 /** Where the chain starts: its stationary law, a given law, or any law at all (the class of all of them). */
-export type Initial = 'stationary' | number[] | 'any';
+type Initial = 'stationary' | number[] | 'any';
 
 export interface MarkovChain {
   name: string;
@@ -29,18 +29,11 @@ export interface MarkovChain {
 /** The released statistic: a count of one state, a sum of per-state values, or the histogram of states. */
 export type MarkovQuery = { count: string } | { sum: Record<string, number> } | { histogram: true };
 
-export interface MarkovSpec {
-  states: string[];
-  chains: MarkovChain[];
-  length: number;
-  query: MarkovQuery;
-}
-
 /** The query with states as indices: `values[x]` is the per-step value of state x (0 when not named). */
 export type StepQuery = { kind: 'count'; state: number } | { kind: 'sum'; values: number[] } | { kind: 'histogram' };
 
 /** A validated chain; `initial` is the stationary law already computed when the spec asked for it. */
-export interface ValidChain {
+interface ValidChain {
   name: string;
   transition: number[][];
   initial: InitialLaw | 'any';
@@ -68,7 +61,7 @@ export interface MarkovModel {
 }
 
 /** Rows must sum to 1 within this (the spec is typed by people and rounded by machines). */
-export const ROW_SUM_TOLERANCE = 1e-12;
+const ROW_SUM_TOLERANCE = 1e-12;
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -94,7 +87,7 @@ function checkStates(raw: unknown, path: string): { states: string[]; stateIndex
  * Checks that `raw` is a probability vector of length k: finite, non-negative, summing to 1 within 1e-12.
  * @example checkProbabilities([0.5, 0.5], 2, 'p') // [0.5, 0.5]; checkProbabilities([0.5, 0.4], 2, 'p') throws "p: row sums to 0.9, …"
  */
-export function checkProbabilities(raw: unknown, k: number, path: string, what = 'row'): number[] {
+function checkProbabilities(raw: unknown, k: number, path: string, what = 'row'): number[] {
   if (!Array.isArray(raw) || raw.length !== k) {
     throw new InputError(`needs ${k} entries, one per state, but has ${Array.isArray(raw) ? raw.length : 'none'}`, path);
   }

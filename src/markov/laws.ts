@@ -28,7 +28,7 @@ import type { InitialLaw, MarkovModel, StepQuery } from './chain.js';
 import { DROP_GAP, type ExtArray, addExt, extArray, POW2, POW2_OFFSET, setExt, toDouble, toLog, ZERO_EXPONENT } from './extended.js';
 
 /** u, the unit roundoff of doubles (round to nearest). */
-export const UNIT_ROUNDOFF = 2 ** -53;
+const UNIT_ROUNDOFF = 2 ** -53;
 
 /** The chain and query as the sweeps read them: each state adds `shifts[x]` (≥ 0) to F's integer code. */
 export interface StepModel {
@@ -67,7 +67,7 @@ export interface FiniteSecretLaw extends LawCore {
   values: Float64Array;
 }
 
-export interface PointSecretLaw extends LawCore {
+interface PointSecretLaw extends LawCore {
   kind: 'vector';
   /** The atoms of F (histograms, one count per state), in lexicographic order. */
   vectors: number[][];
@@ -99,7 +99,7 @@ const BLOCK_SPREAD = 480;
  * γ(r) = r·u/(1 − r·u): the relative error after r rounding factors (Higham's γ_r; ≥ (1−u)^−r − 1).
  * @example gamma(1000) // 1.11e-13
  */
-export function gamma(r: number): number {
+function gamma(r: number): number {
   const ru = r * UNIT_ROUNDOFF;
   return ru < 1 ? ru / (1 - ru) : Infinity;
 }
@@ -410,7 +410,7 @@ function sweep(model: StepModel, w: ExtArray, betas: ExtArray[], initial: Initia
 }
 
 /** Receives the laws at one time i: laws[a] given X_i = a, null where P(X_i = a) = 0. */
-export type Visit = (time: number, laws: (SecretLaw | null)[]) => void;
+type Visit = (time: number, laws: (SecretLaw | null)[]) => void;
 
 /**
  * Streams the laws of F given X_i = a for each wanted time i (increasing) and every state a,
@@ -418,7 +418,7 @@ export type Visit = (time: number, laws: (SecretLaw | null)[]) => void;
  * @example forEachSecretLaws(stepModel(P, 100, { kind: 'count', state: 1 }), { law: [0.6, 0.4], roundings: 0 },
  *   (i, laws) => console.log(i, laws[0]?.masses, laws[1]?.masses))
  */
-export function forEachSecretLaws(model: StepModel, initial: InitialLaw, visit: Visit, options: LawOptions = {}): void {
+function forEachSecretLaws(model: StepModel, initial: InitialLaw, visit: Visit, options: LawOptions = {}): void {
   checkSize(model, options);
   const times = wantedTimes(model, options);
   if (times.size === 0) return;

@@ -9,7 +9,7 @@ import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type Eigen
 import { precisionDown } from '../numerics/decimal.js';
 
 /** The secret "X_i = a" (1-based i, as people count days). */
-export const secretName = (time: number, state: string): string => `X[${time + 1}]=${state}`;
+const secretName = (time: number, state: string): string => `X[${time + 1}]=${state}`;
 
 /** A chain law source: the scenario every method calibrates, and what it was built from. */
 export interface MarkovSource {
@@ -43,7 +43,7 @@ function method(name: string, rule: string, scale: (s: SourceSettings) => { scal
  * a query with Lipschitz constant L (docs/math.md §13): GroupDP, GK16 (binary chains),
  * MQMApprox (the eigengap class) and MQMExact (the chains themselves).
  */
-export function chainMethods(model: MarkovModel): SourceMethod[] {
+function chainMethods(model: MarkovModel): SourceMethod[] {
   const [T, L] = [model.length, model.lipschitz];
   // The chains' eigengap class, as the reference code computes it; computed on first use, and a
   // chain it cannot handle (no time reversal) leaves MQMApprox out with the reason.

@@ -19,7 +19,7 @@ export function isFeasible(e: Evaluation): boolean {
 }
 
 /** Worst-case distance to violating the condition (≥ 0 when feasible); negative when it fails. */
-export function slack(e: Evaluation): number {
+function slack(e: Evaluation): number {
   return e.sense === 'le' ? e.target - (e.value + e.error) : e.value - e.error - e.target;
 }
 

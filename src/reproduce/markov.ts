@@ -45,7 +45,7 @@ function scales(states: string[], chain: MarkovChain, length: number, query: Mar
  * the count of state 1, ε = 1): the noise scale over (q, p) for GroupDP, GK16, MQMApprox, MQMExact
  * and the exact conditional laws, at α = ∞ (and, for `exact`, α = 2 on `alpha2` of the points).
  */
-export function markovGrid(points: number[], alpha2: number[], tick: () => void): Row[] {
+function markovGrid(points: number[], alpha2: number[], tick: () => void): Row[] {
   const rows: Row[] = [];
   for (const q of points)
     for (const p of points) {
@@ -67,14 +67,14 @@ export function markovGrid(points: number[], alpha2: number[], tick: () => void)
 }
 
 /** The weather example: Seattle's rainy days in `length` days, every method at α = ∞. */
-export function markovWeather(length: number): Row[] {
+function markovWeather(length: number): Row[] {
   const transition = SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0)));
   const s = scales(SEATTLE_STATES, { name: 'seattle', transition, initial: 'stationary' }, length, { count: 'rain' }, Infinity);
   return Object.entries(s).flatMap(([method, scale]) => (scale === null ? [] : [{ example: `Seattle, rainy days in ${length} days`, method, scale }]));
 }
 
 /** Scale over q, one panel per p: each method a line (log scale), as in Song et al.'s figure. */
-export function markovChart(rows: Row[]): VegaLiteSpec {
+function markovChart(rows: Row[]): VegaLiteSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: 'Laplace scale for ε-Pufferfish (ε = 1, T = 100, count of state 1)',

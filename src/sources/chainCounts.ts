@@ -69,7 +69,7 @@ export function countsFromRecords(rows: Record<string, unknown>[], q: SequenceQu
 }
 
 /** Transition probabilities from counts; a state never followed by another has no row to estimate. */
-export function transitionMatrix(t: TransitionCounts): number[][] {
+function transitionMatrix(t: TransitionCounts): number[][] {
   return t.counts.map((row, i) => {
     const n = row.reduce((a, b) => a + b, 0);
     if (n === 0)

@@ -1,14 +1,11 @@
 import { InputError, unknownName, columnTwice } from '../errors.js';
-import { canonical, secretText, Tally, PointAtoms } from './csvText.js';
+import { secretText, Tally, PointAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
 import { checkPredicate } from './predicate.js';
 
-export { canonical };
-
-export type { Histogram, SecretQuery, TableHistograms } from './histogramTypes.js';
-export { checkPredicate } from './predicate.js';
+export type { SecretQuery, TableHistograms } from './histogramTypes.js';
 
 /**
  * The conditional histograms of `query` under each secret, by one aggregating query pushed to

@@ -130,7 +130,7 @@ export interface TableScenario {
 }
 
 /** Most priors a table scenario may build (draws × public values). */
-export const MAX_PRIORS = 20_000;
+const MAX_PRIORS = 20_000;
 
 /**
  * A scenario from table histograms: per public value, the empirical conditionals plus, for a

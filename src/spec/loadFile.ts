@@ -4,7 +4,7 @@ import { parseAnySpecText, parseSpecText, type AnySpec, type SpecDefaults } from
 import type { Scenario } from '../distribution/scenario.js';
 
 /** Specs larger than this are refused (a spec is a summary; `--spec /dev/zero` must not eat memory). */
-export const MAX_SPEC_BYTES = 256 * 1024 * 1024;
+const MAX_SPEC_BYTES = 256 * 1024 * 1024;
 
 /** Reads at most `cap` bytes (devices and pipes report no size, so the cap is enforced by reading). */
 function readCapped(file: string, cap: number): string {

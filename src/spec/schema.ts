@@ -14,7 +14,7 @@ const range = v.pipe(
 );
 
 /** `alpha`: a positive number, or "inf" for ε-Pufferfish privacy (α = ∞). */
-export const alphaSchema = v.union([v.number(), v.pipe(v.string(), v.regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"'))], 'must be a number or "inf"');
+const alphaSchema = v.union([v.number(), v.pipe(v.string(), v.regex(/^(inf|infinity|∞)$/i, 'must be a number or "inf"'))], 'must be a number or "inf"');
 
 const sdSchema = () => v.pipe(finite(), v.minValue(0, 'must be ≥ 0'));
 const componentSchema = v.strictObject({ weight: v.pipe(finite(), v.minValue(0, 'must be ≥ 0')), mean: finite(), sd: sdSchema() });

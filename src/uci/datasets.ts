@@ -20,7 +20,7 @@ export interface Dataset {
 }
 
 /** Official UCI locations (the legacy file tree; CC BY 4.0). Hashes: as in test/fixtures/uci/SHA256SUMS (the vendored copies). */
-export const UCI_BASE_URL = 'https://archive.ics.uci.edu/ml/machine-learning-databases';
+const UCI_BASE_URL = 'https://archive.ics.uci.edu/ml/machine-learning-databases';
 
 export const DATASETS: readonly Dataset[] = [
   {

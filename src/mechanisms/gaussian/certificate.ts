@@ -2,7 +2,7 @@ import { U } from '../../divergence/mixture.js';
 import { ellipse, entirePower, logBernstein } from '../../divergence/certificate.js';
 
 /** Ellipses tried for Gaussian panels (each costs two mixture evaluations per side). */
-export const GAUSSIAN_RHOS = [1.5, 2.5, 4.5] as const;
+const GAUSSIAN_RHOS = [1.5, 2.5, 4.5] as const;
 
 /** A Gaussian mixture's values at sample points: log m(y), and the posterior mean and second moment of x − y. */
 export interface GaussianSamples {

@@ -13,7 +13,7 @@ import { laplaceNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
-export function laplaceRdpScaled(alpha: number, t: number): number {
+function laplaceRdpScaled(alpha: number, t: number): number {
   return (alpha - 1) * t + Math.log(alpha / (2 * alpha - 1) + ((alpha - 1) / (2 * alpha - 1)) * Math.exp(-(2 * alpha - 1) * t));
 }
 

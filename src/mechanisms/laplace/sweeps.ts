@@ -10,7 +10,7 @@ import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
  * `err` bounds the accumulated rounding of either sweep: each step adds at most a few units of
  * 2^-53 times the magnitudes it touches, and errors are damped (∂A_j/∂A_{j−1} ≤ 1), never amplified.
  */
-export function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Float64Array; err: number } {
+function laplaceSweeps(m: Mixture, b: number): { A: Float64Array; C: Float64Array; err: number } {
   const K = m.x.length;
   const A = new Float64Array(K);
   const C = new Float64Array(K);
