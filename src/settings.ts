@@ -33,6 +33,8 @@ export interface SettingDecl {
   readonly range?: RangeName;
   /** A spec file may carry it (as the field of the same name). */
   readonly spec?: boolean;
+  /** A file the command reads (never written over by one of its outputs) or writes. */
+  readonly file?: 'input' | 'output';
   /** What the setting is, for the help; a command may say more about what it means there. */
   readonly help: string;
 }
@@ -65,9 +67,9 @@ export const SETTINGS = {
   samples: { flag: '--samples', arg: '<n>', help: 'empirical audit: draws per secret' },
   value: { flag: '--value', arg: '<v>', help: 'the true value to privatize' },
   truncate: { flag: '--truncate', arg: '<lo,hi>', help: 'redraw until the output lies in [LO, HI]' },
-  ledger: { flag: '--ledger', arg: '<file|url>', help: 'a release ledger (DuckDB file or postgres://…)' },
+  ledger: { flag: '--ledger', arg: '<file|url>', file: 'input', help: 'a release ledger (DuckDB file or postgres://…)' },
   scenario: { flag: '--scenario', arg: '<name>', help: 'built-in scenario of the paper' },
-  data: { flag: '--data', arg: '<file|url>', help: 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)' },
+  data: { flag: '--data', arg: '<file|url>', file: 'input', help: 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)' },
   dataDir: { flag: '--data-dir', arg: '<dir>', help: 'UCI files as shipped' },
   query: { flag: '--query', arg: '<col>', help: 'with --data: the numeric column to release' },
   secretColumn: { flag: '--secret-column', arg: '<col>', help: 'with --data: each value of this column is a secret' },
@@ -81,7 +83,7 @@ export const SETTINGS = {
   columns: { flag: '--columns', arg: '<a,b,…>', help: 'column names for a CSV without header' },
   table: { flag: '--table', arg: '<t>', help: 'PostgreSQL table' },
   sql: { flag: '--sql', arg: '<select>', help: 'PostgreSQL query instead of --table' },
-  specOut: { flag: '--spec-out', arg: '<file>', help: 'write the derived scenario as a JSON spec (reproducible without the data)' },
+  specOut: { flag: '--spec-out', arg: '<file>', file: 'output', help: 'write the derived scenario as a JSON spec (reproducible without the data)' },
   sequence: {
     flag: '--sequence',
     arg: '<col>',
@@ -90,7 +92,9 @@ export const SETTINGS = {
   orderBy: { flag: '--order-by', arg: '<col>', help: 'with --sequence: the column giving the order of the steps' },
   groupBy: { flag: '--group-by', arg: '<col>', help: 'with --sequence: independent sequences (their transitions are pooled)' },
   length: { flag: '--length', arg: '<T>', help: 'with --sequence: the chain length the release is about (default: the longest sequence)' },
-  out: { flag: '--out', arg: '<file>', help: 'the output file' },
+  out: { flag: '--out', arg: '<file>', file: 'output', help: 'the output file' },
+  spec: { flag: '--spec', arg: '<file>', file: 'input', help: 'scenario spec (JSON)' },
+  projection: { flag: '--projection', arg: '<file|random:K>', file: 'input', help: 'a projection matrix file, or random:K' },
   keep: { flag: '--keep', arg: '<a,b,…>', help: 'columns written beside the privatized one' },
 } as const satisfies Record<string, SettingDecl>;
 

@@ -1,5 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,6 +219,17 @@ describe('release ledger (a DuckDB file)', () => {
     const t = await inProcess('ledger', 'check', '--ledger', T);
     expect(t.status).toBe(1);
     expect(t.stdout).toMatch(/release\(s\) 2–2 were removed/);
+    // Blocks of a real ledger overwritten: DuckDB's checksum error (it names a 'block') is a
+    // corrupted ledger, never 'stayed locked by another process'.
+    const B = join(dir, 'blocks.ledger');
+    await inProcess('ledger', 'init', '--ledger', B, '--scenario', 'heart', '--alpha', '2', '--epsilon', '10');
+    const bytes = readFileSync(B);
+    bytes.fill(0xab, 4096, 12288);
+    writeFileSync(B, bytes);
+    const b = await inProcess('ledger', 'show', '--ledger', B);
+    expect(b.status).toBe(2);
+    expect(b.stderr).toMatch(/is not a readable ledger .* it was left as it is/);
+    expect(readFileSync(B).equals(bytes)).toBe(true);
   });
 
   it('a release of a table records its own noise (cost included), and any scale is stored exactly', async () => {
@@ -250,6 +261,32 @@ describe('release ledger (a DuckDB file)', () => {
     await expect(recordRelease(store, heart, { ...ok, query: 5 as unknown as string })).rejects.toThrow(/query/);
     expect((await store.read()).rows).toHaveLength(0);
     expect((await recordRelease(store, heart, ok)).seq).toBe(1);
+  });
+
+  it('no output is written over the ledger (or a spec) it reads: refused before any work, the file unchanged', async () => {
+    const L = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '5')).status).toBe(0);
+    const before = readFileSync(L);
+    const dir = mkdtempSync(join(tmpdir(), 'pf-over-'));
+    const table = join(dir, 't.csv');
+    writeFileSync(table, 'x,s\n1,a\n2,b\n3,a\n');
+    const runs = [
+      ['release', '--data', table, '--query', 'x', '--secret-column', 's', '--out', L, '--ledger', L, '--scale', '5'],
+      ['release', '--scenario', 'heart', '--value', '1.4', '--ledger', L, '--scale', '5', '--spec-out', L],
+      ['ledger', 'init', '--ledger', join(dir, 'new.ledger'), '--scenario', 'heart', '--alpha', '2', '--epsilon', '1', '--spec-out', join(dir, 'new.ledger')],
+    ];
+    for (const args of runs) {
+      const r = await inProcess(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^error: --(out|spec-out): '.*' is the input of --ledger; refusing to write over it\n$/);
+    }
+    expect(readFileSync(L).equals(before)).toBe(true);
+    expect(existsSync(join(dir, 'new.ledger'))).toBe(false);
+    const spec = join(dir, 's.json');
+    writeFileSync(spec, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1] }, b: { values: [0], counts: [1] } } }] }));
+    const r = await inProcess('calibrate', '--spec', spec, '--spec-out', spec);
+    expect(r.stderr).toMatch(/^error: --spec-out: '.*' is the input of --spec; refusing to write over it/);
+    expect(JSON.parse(readFileSync(spec, 'utf8')).priors).toHaveLength(1);
   });
 
   it('bad input names the flag', async () => {

@@ -310,7 +310,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
 export function accountCommand(program: Command): void {
   withSourceOptions(program.command('account'))
     .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
-    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .option(
       '--release <fields>',

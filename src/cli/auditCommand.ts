@@ -221,7 +221,7 @@ function empiricalLines(empirical: EmpiricalRow[], decides: string): string {
 export function auditCommand(program: Command): void {
   withSourceOptions(program.command('audit'))
     .description('Exact Rényi divergence of the released outputs at a given noise scale, per prior, pair and direction.')
-    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('scale', 'noise scale to audit: Laplace b, Gaussian σ, exponential θ (required)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × the scale (default all 1)'))
@@ -235,7 +235,7 @@ export function auditCommand(program: Command): void {
     .addOption(settingOption('level', 'empirical audit: false-alarm probability bound (default 1e-3)'))
     .addOption(settingOption('releases', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)'))
     .addOption(settingOption('guarantee', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish (default renyi)'))
-    .option('--projection <file|random:K>', 'the ε-MI level of a projection release A·f(X) + N(0, σ²I_k) at σ = --scale')
+    .addOption(settingOption('projection', 'the ε-MI level of a projection release A·f(X) + N(0, σ²I_k) at σ = --scale'))
     .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
     .addOption(
       settingOption(

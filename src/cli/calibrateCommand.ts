@@ -242,7 +242,7 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
 export function calibrateCommand(program: Command): void {
   withSourceOptions(program.command('calibrate'))
     .description('Smallest noise scale meeting (α, ε)-Rényi Pufferfish privacy for every prior and secret pair.')
-    .option('--spec <file>', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method')
+    .addOption(settingOption('spec', 'scenario spec (JSON): priors, conditionals, pairs, mechanism, alpha, epsilon, method'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('method', `comma list of ${METHODS.join(', ')} (default: spec, else best)`))

@@ -183,7 +183,7 @@ export function ledgerCommand(program: Command): void {
   withSourceOptions(ledger.command('init'))
     .description('Open a ledger: fix the budget and the laws (scenario) it protects.')
     .requiredOption('--ledger <file|url>', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]')
-    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(settingOption('spec'))
     .option('--scenario <name>', 'built-in scenario')
     .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)'))
     .addOption(settingOption('epsilon', 'the total budget of every release together'))
@@ -195,7 +195,7 @@ export function ledgerCommand(program: Command): void {
     withSourceOptions(ledger.command(name))
       .description(description)
       .requiredOption('--ledger <file|url>', 'the ledger')
-      .option('--spec <file>', 'scenario spec (JSON), to recompute the levels')
+      .addOption(settingOption('spec', 'scenario spec (JSON), to recompute the levels'))
       .option('--scenario <name>', 'built-in scenario, to recompute the levels')
       .addOption(settingOption('json', json));
   reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>

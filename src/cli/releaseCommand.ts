@@ -388,7 +388,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
 export function releaseCommand(program: Command): void {
   withSourceOptions(program.command('release'))
     .description('Calibrate, then draw privatized release(s) of a value with floating-point-safe samplers and the platform CSPRNG.')
-    .option('--spec <file>', 'scenario spec (JSON)')
+    .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('value', 'the true value to privatize (a vector query: one number per column, A,B,…)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
@@ -426,7 +426,7 @@ export function releaseCommand(program: Command): void {
       'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
     )
     .addOption(settingOption('confidence', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)'))
-    .option('--projection <file|random:K>', 'release A·x + N(0, σ²I_k), calibrated for ε-MI Pufferfish (a k×d matrix file, or random:K with --seed)')
+    .addOption(settingOption('projection', 'release A·x + N(0, σ²I_k), calibrated for ε-MI Pufferfish (a k×d matrix file, or random:K with --seed)'))
     .addOption(
       settingOption(
         'ledger',

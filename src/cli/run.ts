@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT, setCommandExit } from './exitCode.js';
 import { InputError } from '../errors.js';
 import { FIELD_FLAGS, refuseRepeats } from './flags.js';
+import { refuseOverwrite } from '../io/atomicWrite.js';
+import { SETTINGS, type SettingDecl } from '../settings.js';
 type Register = (program: Command) => void;
 
 /** Each command's module, loaded only when that command runs (help and unknown commands load all). */
@@ -46,7 +48,10 @@ export async function main(argv: string[]): Promise<number> {
     c.exitOverride();
     refuseRepeats(c);
   }
-  program.hook('preAction', (_root, action) => refuseEmptyValues(action));
+  program.hook('preAction', (_root, action) => {
+    refuseEmptyValues(action);
+    refuseOverwrites(action);
+  });
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
@@ -65,6 +70,23 @@ export async function main(argv: string[]): Promise<number> {
     if (process.env.PUFFERFISH_DEBUG) process.stderr.write(`${err.stack}\n`);
     return err.name === 'NumericalError' ? EXIT.numerical : EXIT.internal;
   }
+}
+
+/**
+ * Before any work, no output flag (`--out`, `--spec-out`) names a file the command reads
+ * (`--data`, `--spec`, `--ledger`, `--projection`) or another output: the file roles are declared
+ * with the settings.
+ */
+function refuseOverwrites(c: Command): void {
+  const given = (role: 'input' | 'output') =>
+    c.options.flatMap((opt) => {
+      const name = opt.attributeName();
+      const d: SettingDecl | undefined = Object.hasOwn(SETTINGS, name) ? SETTINGS[name as keyof typeof SETTINGS] : undefined;
+      const v = c.getOptionValue(name);
+      return d?.file === role && typeof v === 'string' && !/^random:/i.test(v) ? [{ path: v, flag: d.flag }] : [];
+    });
+  const outputs = given('output');
+  outputs.forEach((o, k) => refuseOverwrite(o.path, o.flag, given('input'), outputs.slice(k + 1)));
 }
 
 /**

@@ -26,6 +26,15 @@ export function checkOutput(out: string, flag: string, inputs: { path: string; f
     if (st.isDirectory()) throw new InputError(`'${out}' is a folder; name a file`, flag);
     if (!st.isFile()) throw new InputError(`'${out}' is not a regular file (a FIFO, socket or device); name a file`, flag);
   }
+  refuseOverwrite(out, flag, inputs, outputs);
+}
+
+/**
+ * Refuses an output that is one of the run's inputs (a table, a spec, a ledger: writing over it
+ * would lose it) or another of its outputs. PostgreSQL locations are never files.
+ * @example refuseOverwrite('out.csv', '--out', [{ path: 'in.csv', flag: '--data' }]) // undefined: two files
+ */
+export function refuseOverwrite(out: string, flag: string, inputs: { path: string; flag: string }[], outputs: { path?: string; flag: string }[] = []): void {
   for (const i of inputs)
     if (!/^postgres(ql)?:\/\//i.test(i.path) && samePath(out, i.path))
       throw new InputError(`'${out}' is the input of ${i.flag}; refusing to write over it`, flag);

@@ -191,11 +191,12 @@ function duckdbStore(path: string): LedgerStore {
         inst = await DuckDBInstance.create(file, { threads: '1' });
       } catch (e) {
         const msg = (e as Error).message;
-        if (/Could not set lock|Conflicting lock/i.test(msg) && Date.now() < deadline) {
+        const locked = /Could not set lock|Conflicting lock/i.test(msg);
+        if (locked && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, wait / 2 + randomInt(wait + 1)));
           continue;
         }
-        if (/lock/i.test(msg)) throw new InputError(`'${where}' stayed locked by another process for ${LOCK_WAIT_MS / 1000} s`, 'ledger');
+        if (locked) throw new InputError(`'${where}' stayed locked by another process for ${LOCK_WAIT_MS / 1000} s`, 'ledger');
         throw corrupted(where, msg.split('\n')[0]);
       }
       const con = await inst.connect();
