@@ -86,7 +86,7 @@ function refuseOverwrites(c: Command): void {
       return d?.file === role && typeof v === 'string' && !/^random:/i.test(v) ? [{ path: v, flag: d.flag }] : [];
     });
   const outputs = given('output');
-  outputs.forEach((o, k) => refuseOverwrite(o.path, o.flag, given('input'), outputs.slice(k + 1)));
+  for (const [k, o] of outputs.entries()) refuseOverwrite(o.path, o.flag, given('input'), outputs.slice(k + 1));
 }
 
 /**
