@@ -80,7 +80,7 @@ describe('pufferfish calibrate', () => {
   });
 
   const bad: [string, string[], RegExp][] = [
-    ['unreadable spec', ['--spec', join(dir, 'missing.json')], /^error: spec: cannot read spec file/],
+    ['unreadable spec', ['--spec', join(dir, 'missing.json')], /^error: --spec: cannot read spec file/],
     [
       'invalid JSON',
       [
@@ -91,7 +91,7 @@ describe('pufferfish calibrate', () => {
           return f;
         })(),
       ],
-      /^error: spec: .* is not valid JSON/,
+      /^error: --spec: .* is not valid JSON/,
     ],
     ['α ≤ 0', ['--scenario', 'adult', '--alpha', '-1'], /^error: --alpha: must be a number > 0/],
     ['α = 1', ['--scenario', 'adult', '--alpha', '1'], /^error: --alpha: α = 1/],

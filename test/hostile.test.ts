@@ -40,7 +40,7 @@ describe('hostile inputs: exit 2 with one line', () => {
       ['calibrate', '--spec', spec('eta.json', pair({ eta: { power: 1e300 } })), '--mechanism', 'exponential'],
       /^error: spec\.eta\.power: .*power ≤ 64/,
     ],
-    ['a spec without end (/dev/zero)', ['calibrate', '--spec', '/dev/zero'], /^error: spec: is larger than 256 MiB/],
+    ['a spec without end (/dev/zero)', ['calibrate', '--spec', '/dev/zero'], /^error: --spec: is larger than 256 MiB/],
     [
       'empirical audit of 10¹² samples',
       ['audit', '--scenario', 'heart', '--scale', '1', '--empirical', '--samples', '1e12'],

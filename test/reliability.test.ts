@@ -353,7 +353,7 @@ describe('outputs: never a secret column, never over a special file or another o
     expect(twice.stderr).toMatch(/^error: --spec-out: '.*same\.csv' is also the output of --out/);
     const spec = await inProcess('calibrate', '--spec', fifo);
     expect(spec.status).toBe(2);
-    expect(spec.stderr).toMatch(/^error: spec: '.*fifo\.csv' is a FIFO or socket/);
+    expect(spec.stderr).toMatch(/^error: --spec: '.*fifo\.csv' is a FIFO or socket/);
   });
 
   it('a quoted --keep name is an unknown column, not an internal error', () => {
@@ -375,6 +375,61 @@ describe('outputs: never a secret column, never over a special file or another o
     const duck = new Error('IO Error: Could not write file "x": No space left on device');
     await expect(writeAtomically(target, '--out', () => Promise.reject(duck))).rejects.toThrow(/\(No space left on device\)/);
     expect(spawnSync('ls', ['-a', dir], { encoding: 'utf8' }).stdout).not.toMatch(/full\.json/);
+  });
+});
+
+describe('orders and scales at the edge of the doubles', () => {
+  it('α = 10¹² and 10³⁰⁸ audit through D_α ≤ D∞ (no V8 crash, no ∞ row); calibrate and account refuse finite α past 1e150 by name', async () => {
+    for (const alpha of ['1e12', '1e308']) {
+      const r = await inProcess('audit', '--scenario', 'heart', '--alpha', alpha, '--scale', '1', '--json');
+      expect(r.status, r.stderr).toBe(0);
+      const rows = JSON.parse(r.stdout).rows as { divergence: number; error: number; certificate: string; pufferfishEpsilon: number }[];
+      for (const row of rows) {
+        expect(row.certificate).toBe('order-monotone');
+        expect(row.divergence + row.error).toBe(row.pufferfishEpsilon);
+      }
+      expect(JSON.parse(r.stdout).verdict).toBe('pass');
+    }
+    for (const args of [
+      ['calibrate', '--scenario', 'heart', '--alpha', '1e308'],
+      ['calibrate', '--scenario', 'heart', '--alpha', '1e200', '--mechanism', 'exponential'],
+      ['account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--alpha', '1e308'],
+    ]) {
+      const r = await inProcess(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^error: --alpha: \S+ calibration covers finite α up to 1e150 .*α = inf covers every order/);
+    }
+    // Up to 1e150 the orders calibrate, and the audit passes the scale found.
+    const big = await inProcess('calibrate', '--scenario', 'heart', '--alpha', '1e150', '--method', 'exact', '--json');
+    expect(big.status, big.stderr).toBe(0);
+    const b = scales(big.stdout)[0];
+    expect(Number.isFinite(b) && b > 0).toBe(true);
+    const audited = await inProcess('audit', '--scenario', 'heart', '--alpha', '1e150', '--scale', String(b), '--json');
+    expect(JSON.parse(audited.stdout).verdict).toBe('pass');
+  });
+
+  it('Gaussian σ whose square underflows: the account says ∞ (never NaN), a ledger refuses it with the scale that fits', async () => {
+    for (const sigma of ['1e-160', '1e-200', '5e-324']) {
+      const r = await inProcess(
+        'account',
+        '--scenario',
+        'heart',
+        '--release',
+        `mechanism=gaussian,scale=${sigma}`,
+        '--release',
+        'mechanism=gaussian,scale=1',
+        '--alpha',
+        '2',
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(/NaN/);
+      expect(r.stdout).toMatch(/\n2 +∞ /);
+    }
+    const L = join(mkdtempSync(join(tmpdir(), 'pf-edge-')), 'l.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const r = await inProcess('release', '--scenario', 'heart', '--value', '1.4', '--mechanism', 'gaussian', '--ledger', L, '--scale', '5e-324');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --ledger: refused: .* would bring the joint level to ∞ .* the smallest scale that still fits is [\d.e+-]+/);
   });
 });
 

@@ -102,8 +102,10 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
     return { value: worst, error: 8 * (parts.length + 2) * EPS * worst, target: epsilon, sense: 'le', method: 'coupled' };
   }
   checkJointOrder(alpha);
-  if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1) {
-    const noise = lap.length ? lap[0].noise : gauss[0].noiseAt(effectiveSigma(gauss.map((g) => g.sigma)));
+  // One noise of one family has the exact accountant; not where the releases' σ combine below the doubles (Σ 1/σ² = ∞).
+  const sigma = gauss.length ? effectiveSigma(gauss.map((g) => g.sigma)) : 1;
+  if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1 && sigma > 0) {
+    const noise = lap.length ? lap[0].noise : gauss[0].noiseAt(sigma);
     const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
     // The smaller of two certified upper bounds: the quadrature's error can exceed the coupled
     // bound's where the coupled bound is itself exact (point masses).
@@ -142,7 +144,8 @@ function coupledEvaluation(
       v += tv;
       err += count === 1 ? r.error : count * r.error * (1 + EPS) + EPS * Math.abs(tv);
     }
-    if (gauss.length) v += ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
+    // A pair that does not move adds nothing (Σ 1/σ² may be ∞ when σ² underflows: never ∞·0).
+    if (gauss.length && d[k] > 0) v += ((alpha - 1) * alpha * d[k] * d[k] * invVar) / 2;
     for (const p of ratio) v += (alpha - 1) * p.eta * p.cost.apply(d[k]);
     // Each added term is exact to a few ulps of itself, the sum of R terms adds R ulps of the total,
     // and Σ 1/σ² over G releases G more: (8 + 2R + G) ulps. A lone Laplace group's error is in `err`.
@@ -150,11 +153,13 @@ function coupledEvaluation(
     const charged = terms > 1 || gauss.length > 0 || ratio.length > 0;
     inner = Math.max(inner, err + (charged ? (8 + 2 * terms + gauss.length) * EPS * Math.abs(v) : 0));
   }
+  let top = -Infinity;
+  for (const x of t) top = Math.max(top, x);
+  // A pair whose exponent overflows (σ² or b below the doubles' reach): no finite bound, said as ∞.
+  if (top === Infinity) return { value: Infinity, error: 0, target: epsilon, sense: 'le', method: 'coupled' };
   const outer = logExpectationExp(pc.coupling.mass, t);
   // log E_π e^t ≤ max t (quasi-convexity, the bound of Cor. 3.1): certified without the outer
   // sum's rounding, so the smaller of the two where the coupling is one atom pair.
-  let top = -Infinity;
-  for (const x of t) top = Math.max(top, x);
   const [value, error] = top + inner < outer.value + outer.error + inner ? [top, inner] : [outer.value, outer.error + inner];
   return { value: value / (alpha - 1), error: error / (alpha - 1), target: epsilon, sense: 'le', method: 'coupled' };
 }
@@ -307,6 +312,12 @@ function oneValue<R extends { coordinates?: readonly number[] }>(
  * @example account(builtinScenario('heart'), [{ mechanism: 'laplace', scale: 1 }, { mechanism: 'gaussian', scale: 1.5 }], { alphas: [2] }).rows[0].divergence
  */
 export function account(scenario: AnyScenario, releases: readonly AnyRelease[], opts: AnyAccountOptions): Accounting {
+  // A finite order a release's family cannot give (past 1e150) is refused by its reason, never a NaN row.
+  for (const alpha of opts.alphas)
+    for (const r of releases) {
+      const outside = alpha > 1 && alpha < Infinity ? mechanismDef(r.mechanism).alphaRange(alpha) : null;
+      if (outside) throw new InputError(outside, 'alpha');
+    }
   return byLaw(scenario, { finite: (s) => accountFinite(s, oneValue(releases, opts), opts), points: (s) => accountPoints(s, releases, opts) }, 'the account');
 }
 

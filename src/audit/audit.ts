@@ -63,6 +63,10 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
         // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
         // divergence bounds any release of it (data processing).
         if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
+        // Where neither certifies (an order so large that (α − 1)·log overflows), D_α ≤ D∞ at every
+        // order (Rényi divergence is non-decreasing in α): the exact ε-Pufferfish level bounds it.
+        if (!Number.isFinite(d.value + d.error) && dInf !== null && Number.isFinite(dInf) && alpha !== Infinity)
+          d = { value: dInf, error: 0, certificate: 'order-monotone' };
         // Divergences are ≥ 0: a computed −1e-16 is shown as 0 (the error bound still covers it).
         d = { ...d, value: Math.max(0, d.value) };
         // Laws computed in floating point (a chain's): their mass error widens the bound (docs/math.md §13).

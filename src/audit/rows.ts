@@ -33,7 +33,7 @@ export interface AuditRow {
    * an upper bound on D_α of any release of it), or `coupled-bound` (vector queries: an upper bound
    * by joint convexity over a coupling, docs/math.md §12; `divergence` is then that bound).
    */
-  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing' | 'coupled-bound';
+  certificate: 'bernstein-ellipse' | 'sup-at-atoms' | 'data-processing' | 'order-monotone' | 'coupled-bound';
   /** ε − (D_α + error): ≥ 0 means the guarantee is certified at this scale. */
   slack: number;
   /** (ε′, δ) by eq. (5) and by the sharper conversion; null for α < 1. */

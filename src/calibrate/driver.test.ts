@@ -171,7 +171,7 @@ describe('(ε, δ) targets through the best Rényi order', () => {
         const budget = renyiBudgetFor(1, 1e-6, a);
         if (budget > 0) expect(r.scale).toBeLessThanOrEqual(calibrate(heart, { mechanism, method: 'coupled', alpha: a, epsilon: budget }).scale);
       }
-      expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha} `)).toBe(true);
+      expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha === Infinity ? '∞' : r.alpha} `)).toBe(true);
     }
     expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(
       /no Rényi order \(α in \[1\.5, 2\]\) gives \(ε = 0\.001, δ = 1e-12\) with method best: the orders leave no positive budget/,

@@ -1,3 +1,4 @@
+import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { mechanismDef } from '../mechanisms/registry.js';
@@ -101,7 +102,7 @@ export function epsDeltaBest(
   const b: EpsDeltaResult = best;
   return {
     ...b,
-    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${b.alpha} (${b.alpha === Infinity ? `ε-Pufferfish at ε = ${b.renyiEpsilon} implies it for every δ` : `sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices`}; smallest scale over ${alphas.length} orders). ${b.explanation}`,
+    explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${numberText(b.alpha)} (${b.alpha === Infinity ? `ε-Pufferfish at ε = ${b.renyiEpsilon} implies it for every δ` : `sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices`}; smallest scale over ${alphas.length} orders). ${b.explanation}`,
   };
 }
 

@@ -1,3 +1,4 @@
+import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
 import type { Cost, Eta } from '../conditions/costs.js';
 import { atSingleScale } from '../conditions/repeated.js';
@@ -36,8 +37,6 @@ export interface CalibrationSettings {
 
 /** The most releases accounted jointly (beyond, the noise would swamp any use of the value). */
 const MAX_RELEASES = 1_000_000;
-
-const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** Checks α, ε, the mechanism and the method; throws InputError naming the field. */
 export function checkSettings(s: CalibrationSettings): void {
@@ -97,7 +96,7 @@ function ruleOrReason(s: CalibrationSettings & { method: SingleMethod }): Calibr
 export function calibrationRule(s: CalibrationSettings & { method: SingleMethod }): CalibrationRule {
   checkSettings(s);
   const r = ruleOrReason(s);
-  if (isNotApplicable(r)) throw new InputError(`${s.method} does not apply to ${s.mechanism} at α = ${fmtAlpha(s.alpha)}: ${r.notApplicable}`, 'method');
+  if (isNotApplicable(r)) throw new InputError(`${s.method} does not apply to ${s.mechanism} at α = ${numberText(s.alpha)}: ${r.notApplicable}`, 'method');
   return r;
 }
 

@@ -125,6 +125,7 @@ const CERT = {
   'bernstein-ellipse': 'certified quadrature (Bernstein-ellipse bounds, docs/math.md §8)',
   'sup-at-atoms': 'α = ∞: exact supremum at the atoms (docs/math.md §4)',
   'data-processing': "the data's own divergence, an upper bound on any release of it (data processing, docs/math.md §4)",
+  'order-monotone': 'the exact ε-Pufferfish level: D_α ≤ D∞ at every order α (used where the quadrature cannot certify, e.g. α = 10¹²)',
   'coupled-bound': "coupled bound over a transport coupling (an upper bound, docs/math.md §12): a pass is certified, a fail may be the bound's looseness",
 } as const;
 

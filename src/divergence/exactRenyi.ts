@@ -253,6 +253,9 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
   if (!(hi > lo)) pts = new Float64Array(0);
   pts = kernel.panelEnds(pts, s);
   const w0 = kernel.firstPanel(s, sharp);
+  // An order so large that the integrand's spike at an atom is narrower than the doubles resolve
+  // (its width underflows): no quadrature certifies anything there.
+  if (!(w0 > 0)) return fs.map(() => ({ value: Infinity, error: Infinity, nodes: 0, tailShare: 0 }));
   // Panels as flat [a0, b0, a1, b1, …], kept in increasing order so each round's nodes are sorted.
   let pending: number[] = [];
   const even = kernel.evenPanel?.(s, sharp);

@@ -151,6 +151,20 @@ export interface MechanismDef {
   readonly coupledIsTheorem?: string;
 }
 
+/** Finite orders beyond this are refused by families with a D∞ level: D_α there equals D∞ within rounding, and (α − 1)·ε leaves the doubles. */
+const FINITE_ORDER_MAX = 1e150;
+
+/**
+ * A family whose α = ∞ calibration exists refuses finite orders past 1e150 and points to α = ∞,
+ * which covers every order (D_α is non-decreasing in α).
+ * @example beyondFiniteOrders('Laplace', 1e200) // 'Laplace calibration covers finite α up to 1e150 …'
+ */
+export function beyondFiniteOrders(title: string, alpha: number): string | null {
+  return alpha > FINITE_ORDER_MAX && alpha < Infinity
+    ? `${title} calibration covers finite α up to 1e150 (beyond, (α − 1)·ε leaves the range of a double); α = inf covers every order (D_α ≤ D∞)`
+    : null;
+}
+
 /**
  * Product noise on ℝ^d: independent noise of this family on every coordinate. Its shift divergence
  * is a function of one norm of the displacement, and its terms add over coordinates and releases.

@@ -34,12 +34,21 @@ export function decimalUp(x: number, digits = 10): string {
 }
 
 /**
+ * A number as text shows it: ±∞ for infinities (an order α = ∞, an interval's open end, a level
+ * with no finite bound), else JavaScript's shortest round-trip form.
+ * @example numberText(Infinity) // '∞'
+ */
+export function numberText(x: number): string {
+  return x === Infinity ? '∞' : x === -Infinity ? '−∞' : String(x);
+}
+
+/**
  * `x.toPrecision(p)` rounded toward +∞: the text read back is ≥ x (a divergence, an MI level, a
  * charge printed in a sentence).
  * @example precisionUp(0.0009999704186, 6) // '0.000999971'
  */
 export function precisionUp(x: number, p: number): string {
-  if (!Number.isFinite(x) || x === 0) return x.toPrecision(p);
+  if (!Number.isFinite(x) || x === 0) return Number.isNaN(x) || x === 0 ? x.toPrecision(p) : numberText(x);
   return precisionText(decimalUp(x, p));
 }
 
@@ -62,7 +71,7 @@ function precisionText(exponential: string): string {
  * @example precisionDown(1.1609418149, 3) // '1.16'
  */
 export function precisionDown(x: number, p: number): string {
-  if (!Number.isFinite(x) || x === 0) return x.toPrecision(p);
+  if (!Number.isFinite(x) || x === 0) return Number.isNaN(x) || x === 0 ? x.toPrecision(p) : numberText(x);
   const up = precisionUp(-x, p);
   return up.startsWith('-') ? up.slice(1) : `-${up}`;
 }

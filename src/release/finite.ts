@@ -1,3 +1,4 @@
+import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
@@ -97,8 +98,6 @@ export interface ReleaseResult {
 /** Truncated draws are refused when they would need more than this many tries on average. */
 export const MAX_EXPECTED_DRAWS = 1e5;
 
-const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
-
 interface ReleasePlan extends Omit<ReleaseResult, 'values' | 'confidence' | 'halfWidth' | 'intervals'> {
   /** One release of `value` (the value itself when no noise is needed). */
   draw(value: number, random: RandomSource): number;
@@ -153,7 +152,7 @@ function planRelease(
       scale: t.scale,
       truncate,
       calibration: null,
-      guarantee: `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${lo}, ${hi}], ${where}. ${t.explanation}`,
+      guarantee: `(α=${numberText(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of each release, truncated to [${numberText(lo)}, ${numberText(hi)}], ${where}. ${t.explanation}`,
       draw(value, random) {
         if (!noise) {
           // Scale 0 (no pair needs noise): the limit law is the value itself, which must lie in the interval.
@@ -187,8 +186,8 @@ function planRelease(
     calibration: c,
     guarantee:
       c.scale === 0
-        ? `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
-        : `(α=${fmtAlpha(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
+        ? `(α=${numberText(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy ${where} with no noise: ${c.explanation}`
+        : `(α=${numberText(settings.alpha)}, ε=${settings.epsilon})-Rényi Pufferfish privacy of ${(settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release'} ${where}. ${c.explanation}`,
     draw: (value, random) => (noise ? drawRelease(value, noise, { random }) : value),
   };
 }

@@ -1,3 +1,4 @@
+import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
@@ -9,8 +10,6 @@ import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import { calibratePoints, type PointSettings } from '../calibrate/points.js';
 import { coordinateWeights, type PointScenario } from '../distribution/points.js';
-
-const fmtAlpha = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /** A vector release at a given common scale: no calibration, the weights checked as for one. */
 function givenScale(scenario: PointScenario, settings: PointSettings, scale: number) {
@@ -45,7 +44,7 @@ function planVector(scenario: PointScenario, settings: PointSettings, opts: Omit
     opts.scale !== undefined
       ? 'noise at a given scale, checked by the ledger, not calibrated here:'
       : delta === undefined
-        ? `(α=${fmtAlpha(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy`
+        ? `(α=${numberText(c.alpha)}, ε=${c.epsilon})-Rényi Pufferfish privacy`
         : `(ε=${settings.epsilon}, δ=${delta})-Pufferfish privacy`;
   if ('check' in c) consentToNoNoise({ scale: c.scale, calibration: c, truncate: null }, opts);
   const d = Object.values(scenario.priors[0].conditionals)[0].d;

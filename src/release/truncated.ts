@@ -15,7 +15,7 @@ import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
 import { solveUnits } from '../calibrate/driver.js';
 import { wInf } from '../coupling/wasserstein.js';
-import { precisionUp } from '../numerics/decimal.js';
+import { numberText, precisionUp } from '../numerics/decimal.js';
 
 /** Below this probability of landing in the interval, a truncated release is refused. */
 export const NEGLIGIBLE_MASS = 1e-9;
@@ -191,7 +191,7 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
     check: best.check,
     minMass,
     explanation:
-      `exact accountant of the truncated release on [${lo}, ${hi}]: D_α of each secret's output law (each value's noise restricted to the interval and renormalised on its own) ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
+      `exact accountant of the truncated release on [${numberText(lo)}, ${numberText(hi)}]: D_α of each secret's output law (each value's noise restricted to the interval and renormalised on its own) ≤ ε (verified); bound by prior '${best.prior}', pair ${best.pair.join(' vs ')}.` +
       (charge > 0 ? ` The laws' floating-point error is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.` : ''),
   };
 }

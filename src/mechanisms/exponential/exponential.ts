@@ -9,7 +9,7 @@ import { InputError } from '../../errors.js';
 import { EPS, maxOf, nextUp } from '../../numerics/float.js';
 import { laplacePointDivergence } from '../laplace/laplace.js';
 import { laplaceNoise, sqrtCostNoise } from '../../sampling/samplers.js';
-import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { beyondFiniteOrders, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 const maxCost = (pc: PairCoupling, cost: Cost) => maxOf(pc.coupling.x.map((x, k) => cost.apply(x - pc.coupling.y[k])));
 
@@ -68,7 +68,7 @@ export const exponential: MechanismDef = {
   symbol: 'θ',
   theoremLabel: 'Corollary 1',
   varianceFormula: 'Var(η(θ), c)',
-  alphaRange: () => null,
+  alphaRange: (alpha) => beyondFiniteOrders('exponential-mechanism', alpha),
   variance: (theta, { cost, eta }) => cost.variance(eta.at(theta)),
   halfWidth: (theta, coverage, { cost, eta }) => {
     const e = eta.at(theta);

@@ -10,7 +10,7 @@ import { atSingleScale, divideDown, timesReleases } from '../../conditions/repea
 import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../sampling/samplers.js';
-import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { beyondFiniteOrders, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
 function laplaceRdpScaled(alpha: number, t: number): number {
@@ -107,7 +107,7 @@ export const laplace: MechanismDef = {
   symbol: 'b',
   theoremLabel: 'Theorem 1',
   varianceFormula: '2b²',
-  alphaRange: () => null,
+  alphaRange: (alpha) => beyondFiniteOrders('Laplace', alpha),
   variance: (b) => 2 * b * b,
   // P(|Z| > x) = e^{−x/b}.
   halfWidth: (b, coverage) => nextUp(nextUp(-b * Math.log1p(-coverage))),
