@@ -282,6 +282,10 @@ describe('release ledger (a DuckDB file)', () => {
     }
     expect(readFileSync(L).equals(before)).toBe(true);
     expect(existsSync(join(dir, 'new.ledger'))).toBe(false);
+    // Shown with another source's laws: says so, never asks for the source it was given.
+    const shown = await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'student-mat');
+    expect(shown.stdout).toMatch(/the joint level is not recomputed:\n {2}the laws given are not the ledger's/);
+    expect(shown.stdout).not.toMatch(/give the ledger’s source/);
     const spec = join(dir, 's.json');
     writeFileSync(spec, JSON.stringify({ priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [1, 1] }, b: { values: [0], counts: [1] } } }] }));
     const r = await inProcess('calibrate', '--spec', spec, '--spec-out', spec);

@@ -149,9 +149,11 @@ function reportText(r: LedgerReport): string {
         r.current.accounting.rows.map((row) => [alphaText(row.alpha), numUp(row.divergence), numUp(row.naiveSum), row.method]),
         [0, 1, 2],
       )}${r.current.accounting.epsilonDelta ? `\n(ε, δ): ε′ = ${numUp(r.current.accounting.epsilonDelta.epsilon)} at δ = ${r.current.accounting.epsilonDelta.delta} (α = ${alphaText(r.current.accounting.epsilonDelta.alpha)})` : ''}`
-    : r.rows.length
-      ? '\n\n(give the ledger’s source — --spec, --scenario or --data … — to recompute the joint level per α and the naive sum)'
-      : '';
+    : r.problems.length
+      ? `\n\nthe joint level is not recomputed:\n${r.problems.map((p) => `  ${p}`).join('\n')}`
+      : r.rows.length
+        ? '\n\n(give the ledger’s source — --spec, --scenario or --data … — to recompute the joint level per α and the naive sum)'
+        : '';
   return `${head}\n${releases}${current}\n`;
 }
 
