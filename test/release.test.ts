@@ -106,6 +106,13 @@ describe('truncated calibration: input checks and intervals beyond the data', ()
 
 describe('release', () => {
   const s = builtinScenario('heart');
+  it("notes a value outside every secret's law, and doubles coarser than the noise there; says nothing otherwise", () => {
+    const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } as const;
+    expect(release(s, settings, 1.4, { random: seededSource(1n) }).note).toBeUndefined();
+    expect(release(s, settings, -3, { random: seededSource(1n) }).note).toMatch(/^the value -3 lies outside every secret's law \(atoms in \[0, 6\.2\]\)/);
+    const far = release(s, settings, 1e17, { random: seededSource(1n) });
+    expect(far.note).toMatch(/lies outside every secret's law.*; doubles near 100000000000000000 are 16 apart, wider than the noise's error bar/);
+  });
   it('draws calibrated releases and states the guarantee', () => {
     const r = release(s, { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }, 1.4, { count: 5, random: seededSource(7n) });
     expect(r.values).toHaveLength(5);

@@ -207,7 +207,7 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
       ? `${r.confidence} intervals of the truncated law (exact, not symmetric): ${barsMeaning(r.confidence)}`
       : `error bars ±${numUp(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
   process.stdout.write(
-    `${name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}\nvalue\tinterval\n`,
+    `${name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${r.note ? `note: ${r.note}\n` : ''}${ledgerLine(entry)}\nvalue\tinterval\n`,
   );
   process.stdout.write(r.values.map((v, i) => `${v}\t${intervalText(r.intervals[i])}\n`).join(''));
 }

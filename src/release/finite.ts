@@ -1,4 +1,5 @@
 import { numberText } from '../numerics/decimal.js';
+import { nextUp } from '../numerics/float.js';
 import { checkSetting } from '../settings.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
@@ -93,6 +94,8 @@ export interface ReleaseResult {
   halfWidth: number | null;
   /** One interval per released value, index for index. */
   intervals: [number, number][];
+  /** What the curator should know about this value's release (outside the laws, doubles coarser than the noise). */
+  note?: string;
 }
 
 /** Truncated draws are refused when they would need more than this many tries on average. */
@@ -288,7 +291,45 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
       : plan.guarantee;
   const values = Array.from({ length: count }, () => draw(value, random));
   const bars = errorBars(plan, settings, opts.confidence);
-  return { ...plan, guarantee, values, confidence: bars.confidence, halfWidth: bars.halfWidth, intervals: values.map(bars.interval) };
+  const note = releaseNote(scenario, value, bars.halfWidth);
+  return {
+    ...plan,
+    guarantee,
+    values,
+    confidence: bars.confidence,
+    halfWidth: bars.halfWidth,
+    intervals: values.map(bars.interval),
+    ...(note ? { note } : {}),
+  };
+}
+
+/**
+ * What a curator should know about releasing `value`: it lies outside every secret's finite law
+ * (the guarantee is about values the laws can produce), or the doubles there are further apart
+ * than the noise's error bar (the released double may then be the value itself; the guarantee
+ * still holds, rounding being post-processing of the exact output).
+ * @example releaseNote(builtinScenario('heart'), 1e17, 0.8) // "the value 1e+17 lies outside …"
+ */
+function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfWidth: number | null): string | undefined {
+  const notes: string[] = [];
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const p of scenario.priors)
+    for (const c of Object.values(p.conditionals))
+      if ('values' in c && c.values.length) {
+        lo = Math.min(lo, c.values[0]);
+        hi = Math.max(hi, c.values[c.values.length - 1]);
+      }
+  if (lo <= hi && (value < lo || value > hi))
+    notes.push(
+      `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
+    );
+  const spacing = nextUp(Math.abs(value)) - Math.abs(value);
+  if (halfWidth !== null && halfWidth > 0 && spacing > halfWidth)
+    notes.push(
+      `doubles near ${value} are ${spacing} apart, wider than the noise's error bar ±${halfWidth}: the released double may be the value itself (the guarantee holds: rounding is post-processing of the exact output)`,
+    );
+  return notes.length ? notes.join('; ') : undefined;
 }
 
 /**
