@@ -881,3 +881,27 @@ describe('the text output of chain methods', () => {
     }
   });
 });
+
+describe('a chain too long for the exact laws: the chain methods need none', () => {
+  it('T = 10⁵: group-dp and mqm-exact calibrate without computing the laws; exact is refused naming the table', async () => {
+    const { runInProcess } = await import('./inProcess.js');
+    const f = specFile({
+      markov: { states: ['0', '1'], chains: [{ name: 'c', transition: binaryP(0.1, 0.7), initial: 'stationary' }], length: 100_000, query: { count: '1' } },
+    });
+    const run = (method: string) => runInProcess('calibrate', '--spec', f, '--alpha', 'inf', '--epsilon', '2', '--method', method, '--json');
+    const group = await run('group-dp');
+    expect(group.status, group.stderr).toBe(0);
+    expect(JSON.parse(group.stdout).results[0].scale).toBe(50_000); // L·T/ε
+    const quilt = await run('mqm-exact');
+    expect(quilt.status, quilt.stderr).toBe(0);
+    // Past its quilt's reach the chain's length no longer matters: the same scale as at T = 2000.
+    const short = specFile({
+      markov: { states: ['0', '1'], chains: [{ name: 'c', transition: binaryP(0.1, 0.7), initial: 'stationary' }], length: 2000, query: { count: '1' } },
+    });
+    const atShort = await runInProcess('calibrate', '--spec', short, '--alpha', 'inf', '--epsilon', '2', '--method', 'mqm-exact', '--json');
+    expect(JSON.parse(quilt.stdout).results[0].scale).toBe(JSON.parse(atShort.stdout).results[0].scale);
+    const exact = await run('exact');
+    expect(exact.status).toBe(2);
+    expect(exact.stderr).toMatch(/^error: --method: 'exact' does not apply: markov\.length: the exact laws need a table of 1\.00e\+10 entries/);
+  });
+});

@@ -120,15 +120,18 @@ describe('--given: a public value without some secret keeps the pairs it has', (
   });
 
   /** A calibration of a five-day weather sequence as a Markov chain, with this query and length. */
-  const chain = (query: string, length: string) => {
+  const chain = (query: string, length: string, ...more: string[]) => {
     const csv = file('days.csv', 'day,w\n1,rain\n2,sun\n3,rain\n4,sun\n5,sun\n');
-    return inProcess('calibrate', '--data', csv, '--sequence', 'w', '--order-by', 'day', '--query', query, '--length', length, '--alpha', 'inf');
+    return inProcess('calibrate', '--data', csv, '--sequence', 'w', '--order-by', 'day', '--query', query, '--length', length, '--alpha', 'inf', ...more);
   };
 
-  it("a chain too long for its laws' table is refused by --length", async () => {
-    const r = await chain('count:rain', '100000');
+  it("a chain too long for its laws' table: the per-pair methods are refused by --length, the chain methods calibrate", async () => {
+    const r = await chain('count:rain', '100000', '--method', 'exact');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: --length: the exact laws need a table of/);
+    expect(r.stderr).toMatch(/^error: --method: 'exact' does not apply: --length: the exact laws need a table of/);
+    const g = await chain('count:rain', '100000', '--method', 'group-dp', '--json');
+    expect(g.status, g.stderr).toBe(0);
+    expect(JSON.parse(g.stdout).results[0].scale).toBe(100_000);
   });
 
   it("a chain's sum: query names each state once (the last value won)", async () => {

@@ -110,7 +110,9 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   } finally {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
-  const many = scenario.priors.length > 1;
+  // Per-prior spreads come from per-pair results; reading the priors only then leaves a chain's laws
+  // uncomputed when only its chain methods ran.
+  const many = results.some((r) => (r.pairs?.length ?? 0) > 0) && scenario.priors.length > 1;
   const halfWidths = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
   if (o.json) {
     process.stdout.write(

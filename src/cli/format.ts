@@ -63,7 +63,14 @@ export function layoutNames(x: unknown, depth = 0): void {
   if (x === null || typeof x !== 'object' || ArrayBuffer.isView(x) || depth > 8) return;
   // Arrays of numbers (atoms, masses, numerators) hold no names: their first element decides.
   if (Array.isArray(x) && (x.length === 0 || typeof x[0] === 'number' || typeof x[0] === 'bigint')) return;
-  const entries = x instanceof Map ? [...x] : Array.isArray(x) ? x.map((v) => ['', v]) : Object.entries(x);
+  // Accessors are left alone: a lazy part (a chain's laws) is computed only by the methods that need
+  // it, and its names are those of the parts beside it (the chain's secret variables).
+  const entries =
+    x instanceof Map
+      ? [...x]
+      : Array.isArray(x)
+        ? x.map((v) => ['', v])
+        : Object.entries(Object.getOwnPropertyDescriptors(x)).flatMap(([k, d]) => ('value' in d ? [[k, d.value]] : []));
   for (const [k, v] of entries) {
     layoutNames(k, depth + 1);
     layoutNames(v, depth + 1);

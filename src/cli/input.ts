@@ -160,14 +160,8 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   })();
   const chains = markov.chains;
   const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
-  const { scenario } = (() => {
-    try {
-      return markovScenario(model, name);
-    } catch (e) {
-      // The laws' table grows with the chain length (and the query's grid): named by --length.
-      throw e instanceof InputError && e.path === 'markov.length' ? new InputError(e.reason, '--length') : e;
-    }
-  })();
+  // The laws' table grows with the chain length (and the query's grid): a refusal names --length.
+  const { scenario } = markovScenario(model, name, '--length');
   if (o.specOut) {
     const spec = { name, ...runSettings(o), markov: { ...markov, chains: markov.chains.map((c, i) => (i === 0 ? { ...c, transitionCounts: t.counts } : c)) } };
     await writeTextAtomically(o.specOut, '--spec-out', `${JSON.stringify(spec, null, 2)}\n`);

@@ -17,6 +17,7 @@ export type AnyScenario = Scenario | PointScenario | GaussianScenario;
  * @example lawKindOf(builtinScenario('heart')) // 'finite'
  */
 export function lawKindOf(s: Scenario<unknown>): LawKind {
+  if (s.lawKind) return s.lawKind;
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
   if (Array.isArray(first)) return 'mixture';
   if (typeof first === 'object' && first !== null && 'points' in first) return 'points';

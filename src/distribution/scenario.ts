@@ -60,6 +60,8 @@ export interface Scenario<C = Discrete> {
    * every prior (`perVariable`). Absent: the secrets are the values of one variable S.
    */
   readonly variables?: readonly SecretVariable[];
+  /** The kind of the laws when the source knows it before computing them (a chain's: from its query). */
+  readonly lawKind?: 'finite' | 'points' | 'mixture';
 }
 
 /** One secret variable: its name and the secrets that are its values. */

@@ -359,6 +359,9 @@ function finish(model: StepModel, out: ExtArray, time: number, state: number, jo
   return { ...core, kind: 'scalar', values: Float64Array.from(codes, model.value) };
 }
 
+/** How a refusal of the laws' table begins: the chain methods, which need no table, still apply then. */
+export const TABLE_REFUSAL = 'the exact laws need a table of';
+
 function checkSize(model: StepModel, options: LawOptions): void {
   const T = model.length;
   const W = widthOf(model);
@@ -366,7 +369,7 @@ function checkSize(model: StepModel, options: LawOptions): void {
   const limit = options.maxTableEntries ?? DEFAULT_MAX_TABLE;
   if (entries > limit) {
     throw new InputError(
-      `the exact laws need a table of ${entries.toExponential(2)} entries (T = ${T}, ${W} grid steps per time), more than the limit ${limit}`,
+      `${TABLE_REFUSAL} ${entries.toExponential(2)} entries (T = ${T}, ${W} grid steps per time), more than the limit ${limit}`,
       options.path ?? 'markov.length',
     );
   }

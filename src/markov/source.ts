@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { userRecord } from '../records.js';
 import { pointLaw, type PointLaw } from '../distribution/points.js';
 import type { MarkovModel } from './chain.js';
-import { forEachChainLaws, type SecretLaw } from './laws.js';
+import { forEachChainLaws, TABLE_REFUSAL, type SecretLaw } from './laws.js';
 import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
 import { precisionDown } from '../numerics/decimal.js';
 
@@ -130,8 +130,7 @@ const chainVariables = (model: MarkovModel) =>
  * methods (MQM, GK16, GroupDP) always apply.
  * @example markovScenario(validateSpec(spec), 'weather').scenario.pairs?.length
  */
-export function markovScenario(model: MarkovModel, name: string): MarkovSource {
-  const T = model.length;
+export function markovScenario(model: MarkovModel, name: string, lengthField = 'markov.length'): MarkovSource {
   const methods = chainMethods(model);
   const anyStart = model.chains.find((c) => c.initial === 'any');
   if (anyStart)
@@ -145,6 +144,59 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
         lawsNotApplicable: `chain '${anyStart.name}' may start anywhere ("initial": "any"): its conditional laws are mixtures over the start whose worst case is not one law; use a given or stationary initial law`,
       },
     };
+  // The laws are computed on first use: the chain methods need none, so a chain too long for the
+  // exact laws' table still gets them (and `best` says why the per-pair methods are left out).
+  let computed: ReturnType<typeof chainLaws> | { refused: InputError } | undefined;
+  const laws = () =>
+    (computed ??= (() => {
+      try {
+        return chainLaws(model);
+      } catch (e) {
+        if (e instanceof InputError && e.reason.startsWith(TABLE_REFUSAL)) return { refused: new InputError(e.reason, lengthField) };
+        throw e;
+      }
+    })());
+  const lawsOr = () => {
+    const l = laws();
+    if ('refused' in l) throw l.refused;
+    return l;
+  };
+  const scenario = {
+    name,
+    get priors() {
+      return lawsOr().priors;
+    },
+    get pairs() {
+      return lawsOr().pairs;
+    },
+    get massError() {
+      const l = laws();
+      return 'refused' in l ? undefined : l.massError;
+    },
+    get lawsNotApplicable() {
+      const l = laws();
+      if ('refused' in l) return l.refused.message;
+      return l.underflow
+        ? `the law given ${l.underflow} has masses below 2^-1022, which the accountant's doubles cannot carry; shorten the chain (--length) or use the chain methods`
+        : undefined;
+    },
+    sourceMethods: methods,
+    variables: chainVariables(model),
+    lawKind: model.query.kind === 'histogram' ? ('points' as const) : ('finite' as const),
+  };
+  return {
+    model,
+    get relativeError() {
+      const l = laws();
+      return 'refused' in l ? 0 : l.eta;
+    },
+    scenario: scenario as unknown as Scenario<Discrete>,
+  };
+}
+
+/** Every chain's prior of exact conditional laws, the secret pairs, and the laws' mass error (docs/math.md §13). */
+function chainLaws(model: MarkovModel) {
+  const T = model.length;
   let eta = 0;
   let underflow: string | null = null;
   const track = (law: SecretLaw) => {
@@ -172,22 +224,5 @@ export function markovScenario(model: MarkovModel, name: string): MarkovSource {
       }
   if (!pairs.length) throw new InputError('no time has two possible states under any chain: there is no secret pair to protect', 'markov');
   // Normalising the computed masses doubles their relative error (docs/math.md §13).
-  const massError = (2 * eta) / (1 - eta);
-  return {
-    model,
-    relativeError: eta,
-    scenario: {
-      name,
-      priors: priors as Prior<Discrete>[],
-      pairs,
-      massError,
-      sourceMethods: methods,
-      variables: chainVariables(model),
-      ...(underflow
-        ? {
-            lawsNotApplicable: `the law given ${underflow} has masses below 2^-1022, which the accountant's doubles cannot carry; shorten the chain (--length) or use the chain methods`,
-          }
-        : {}),
-    },
-  };
+  return { priors: priors as Prior<Discrete>[], pairs, massError: (2 * eta) / (1 - eta), eta, underflow };
 }
