@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import RecordedTimings from './test/sequencer.js';
 import SummaryReporter from './test/summaryReporter.js';
 
 export default defineConfig({
@@ -14,6 +15,7 @@ export default defineConfig({
     // without restoring it.
     isolate: false,
     reporters: ['default', new SummaryReporter()],
+    sequence: { sequencer: RecordedTimings },
     globalSetup: ['test/globalSetup.ts'],
   },
 });
