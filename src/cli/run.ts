@@ -85,8 +85,8 @@ function refuseOverwrites(c: Command): void {
       const v = c.getOptionValue(name);
       return d?.file === role && typeof v === 'string' && !/^random:/i.test(v) ? [{ path: v, flag: d.flag }] : [];
     });
-  const outputs = given('output');
-  for (const [k, o] of outputs.entries()) refuseOverwrite(o.path, o.flag, given('input'), outputs.slice(k + 1));
+  const [inputs, outputs] = [given('input'), given('output')];
+  for (const [k, o] of outputs.entries()) refuseOverwrite(o.path, o.flag, inputs, outputs.slice(k + 1));
 }
 
 /**

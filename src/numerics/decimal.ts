@@ -48,7 +48,8 @@ export function numberText(x: number): string {
  * @example precisionUp(0.0009999704186, 6) // '0.000999971'
  */
 export function precisionUp(x: number, p: number): string {
-  if (!Number.isFinite(x) || x === 0) return Number.isNaN(x) || x === 0 ? x.toPrecision(p) : numberText(x);
+  if (x === 0 || Number.isNaN(x)) return x.toPrecision(p);
+  if (!Number.isFinite(x)) return numberText(x);
   return precisionText(decimalUp(x, p));
 }
 
@@ -71,7 +72,8 @@ function precisionText(exponential: string): string {
  * @example precisionDown(1.1609418149, 3) // '1.16'
  */
 export function precisionDown(x: number, p: number): string {
-  if (!Number.isFinite(x) || x === 0) return Number.isNaN(x) || x === 0 ? x.toPrecision(p) : numberText(x);
+  if (x === 0 || Number.isNaN(x)) return x.toPrecision(p);
+  if (!Number.isFinite(x)) return numberText(x);
   const up = precisionUp(-x, p);
   return up.startsWith('-') ? up.slice(1) : `-${up}`;
 }

@@ -308,7 +308,7 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
  * (the guarantee is about values the laws can produce), or the doubles there are further apart
  * than the noise's error bar (the released double may then be the value itself; the guarantee
  * still holds, rounding being post-processing of the exact output).
- * @example releaseNote(builtinScenario('heart'), 1e17, 0.8) // "the value 1e+17 lies outside …"
+ * @example releaseNote(builtinScenario('heart'), -3, 0.8) // "the value -3 lies outside every secret's law (atoms in [0, 6.2]): …"
  */
 function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfWidth: number | null): string | undefined {
   const notes: string[] = [];
