@@ -223,10 +223,14 @@ describe('vector queries (docs/math.md §12)', () => {
     };
     const releases = [{ mechanism: 'laplace' as const, scale: 1 }];
     const tasks: boolean[] = [];
+    const arcs: number[] = [];
     const pool = {
       threads: 3,
       runTask: async (t: DirectionTask) => {
         tasks.push(t.ordered);
+        arcs.push(atomsOf(t.P) * atomsOf(t.Q));
+        // Later tasks finish first: the rows must still come back in the pairs' order.
+        await new Promise((r) => setTimeout(r, 10 - 5 * tasks.length));
         return { vector: pairAccount(t.P, t.Q, t.releases, t.w, t.alphas, t.ordered) };
       },
     };
@@ -242,10 +246,13 @@ describe('vector queries (docs/math.md §12)', () => {
         ],
       };
       tasks.length = 0;
+      arcs.length = 0;
       const one = accountPoints(sc, releases, { alphas: [2, 5] });
       const many = await accountPointsOnPool(pool, sc, releases, { alphas: [2, 5] });
       expect(many.rows).toEqual(one.rows);
       expect(tasks).toEqual([!!ordered, !!ordered]);
+      // The larger pair (a, c: 3 × 3 atoms) is queued before (a, b: 3 × 2).
+      expect(arcs).toEqual([9, 6]);
     }
   });
 

@@ -21,7 +21,7 @@ import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
 import {
   comboCosts,
-  distance,
+  distances,
   optimalCoupling,
   pairDiffs,
   separableCosts,
@@ -157,7 +157,9 @@ function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]):
   const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
   let c = m.base.get(norm.kind);
   if (!c) {
-    c = optimalCoupling(m.P, m.Q, (i, j) => distance(m.P, m.Q, i, j, norm) ** (laplace ? 1 : 2));
+    // All K·L distances at once (the same doubles as `distance` pair by pair, a table lookup per coordinate).
+    const dist = distances(m.P, m.Q, norm);
+    c = optimalCoupling(m.P, m.Q, laplace ? dist : dist.map((x) => x ** 2));
     m.base.set(norm.kind, c);
   }
   return c;
@@ -529,8 +531,14 @@ export async function accountPointsOnPool(
   let done = 0;
   // A pair's directions are consecutive in `dirs`, its first direction first: one task per pair.
   const firsts = dirs.filter((dir) => dir.first);
-  const parts = await Promise.all(
-    firsts.map(async (dir) => {
+  // Queued largest first (a pair's work grows with its K·L transport arcs), so the last task to
+  // finish is a small one and no thread waits long on another; the rows keep the pairs' order.
+  const arcs = (k: number) => atomsOf(firsts[k].memo.P) * atomsOf(firsts[k].memo.Q);
+  const order = firsts.map((_, k) => k).sort((x, y) => arcs(y) - arcs(x) || x - y);
+  const parts: DirectionAccount[][][] = [];
+  await Promise.all(
+    order.map(async (k) => {
+      const dir = firsts[k];
       const r = await pool.runTask({
         kind: 'vector-account',
         P: dir.memo.P,
@@ -542,7 +550,7 @@ export async function accountPointsOnPool(
       });
       done += r.vector!.length;
       opts.onProgress?.(done, dirs.length);
-      return r.vector!;
+      parts[k] = r.vector!;
     }),
   );
   return accountOf(dirs, parts.flat(), releases.length, opts, scenario.massError);

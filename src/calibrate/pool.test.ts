@@ -161,4 +161,9 @@ describe('defaultThreads', () => {
     expect(defaultThreads(64, 8)).toBe(8);
     expect(defaultThreads(0)).toBe(1);
   });
+  it('gives heavy work every core, within the cap', () => {
+    expect([1, 2, 8].map((c) => defaultThreads(c, 256, true))).toEqual([1, 2, 8]);
+    expect(defaultThreads(64, 8, true)).toBe(8);
+    expect(defaultThreads(0, 256, true)).toBe(1);
+  });
 });

@@ -170,11 +170,14 @@ const pairCount = (scenario: AnyScenario) => priorPairs(scenario as Scenario<unk
  * Threads to use by default on a machine with `cores` cores: one fewer, at least one (then no
  * pool). V8's concurrent compiler and GC keep a second core busy for a single-threaded calibration,
  * and two threads slow each other on a 2-vCPU machine: two one-thread processes at once take
- * 1.3–1.85× as long as one alone (docs/benchmarks.md).
+ * 1.3–1.85× as long as one alone (docs/benchmarks.md). `heavy` work — seconds in each unit, such as
+ * a vector query's transport solves — repays a helper's start and second compile, so it takes
+ * every core (on 2 cores: 0.83× of one thread's time, docs/benchmarks.md).
  * @example defaultThreads(8) // 7
+ * @example defaultThreads(2, 256, true) // 2
  */
-export function defaultThreads(cores: number, cap = 256): number {
-  return Math.max(1, Math.min(cap, Math.floor(cores) - 1));
+export function defaultThreads(cores: number, cap = 256, heavy = false): number {
+  return Math.max(1, Math.min(cap, Math.floor(cores) - (heavy ? 0 : 1)));
 }
 
 /**

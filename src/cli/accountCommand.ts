@@ -146,8 +146,11 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? (recordedWeights ? [...recordedWeights] : d.coordinateScales);
   const { past, nextCoordinates, nextParts } = releaseParts(o, releases);
-  // A vector query's pairs spread over threads (default: the machine's cores less one).
-  const pooled = (await flaggedAccount(() => accountThreads(loaded, o.threads !== undefined))) && parseThreads(o.threads) > 1;
+  // A vector query's pairs spread over threads (default: the machine's cores less one; every core
+  // where each pair's transports take seconds).
+  const spread = await flaggedAccount(() => accountThreads(loaded, o.threads !== undefined));
+  const heavy = spread && heavyAccount(loaded);
+  const pooled = spread && parseThreads(o.threads, heavy) > 1;
   let acc: Accounting | null = null;
   let next: NextRelease | null = null;
   // A progress bar over the account's units on a terminal (never with --json), with the elapsed time.
@@ -173,7 +176,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
       if (pooled) {
         // Directions on worker threads (each whole, by the same code): the numbers of one thread.
         const { withPool } = await import('../calibrate/parallel.js');
-        acc = await withPool(parseThreads(o.threads), (pool) => accountOnPool(pool, loaded, past, opts), heavyAccount(loaded) ? 0 : undefined);
+        acc = await withPool(parseThreads(o.threads, heavy), (pool) => accountOnPool(pool, loaded, past, opts), heavy ? 0 : undefined);
       } else acc = account(loaded, past, opts);
     }
   } catch (e) {
@@ -324,7 +327,10 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
     .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
     .addOption(
-      settingOption('threads', 'vector queries: threads for the secret pairs (default: one fewer than the cores available, at least 1); results are identical'),
+      settingOption(
+        'threads',
+        'vector queries: threads for the secret pairs (default: one fewer than the cores available, at least 1; every core when a pair has 10⁵ atom pairs or more); results are identical',
+      ),
     )
     .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
     .addOption(settingOption('ledger', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget"))

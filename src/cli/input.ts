@@ -429,9 +429,12 @@ export function parseCoordinateScales(text: string | undefined): number[] | unde
   return ws;
 }
 
-/** `--threads N`: 1 to 256; default one fewer than the cores this process may use (`defaultThreads`). */
-export function parseThreads(text: string | undefined): number {
-  if (text === undefined) return defaultThreads(availableParallelism());
+/**
+ * `--threads N`: 1 to 256; default one fewer than the cores this process may use, or every core for
+ * `heavy` work (`defaultThreads`).
+ */
+export function parseThreads(text: string | undefined, heavy = false): number {
+  if (text === undefined) return defaultThreads(availableParallelism(), 256, heavy);
   return wholeNumber(text, '--threads', 1, 256);
 }
 
