@@ -296,6 +296,31 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     run(['calibrate', '--data', adult, '--query', 'age', '--secret-column', 'relationship', '--method', 'theorem', '--alpha', '2', '--epsilon', '1', '--json']),
     { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 },
   );
+  // The same query calibrated by `best` (theorem, coupled, pierquin, wasserstein-inf: one W∞ and one
+  // base transport per pair, shared by the methods), against Theorem 1 on age alone.
+  await pair(
+    'vector queries (d = 2), whole processes',
+    'calibrate --method best: adult age,education-num, all 6 relationship values, Laplace',
+    'calibrate --method theorem of age on the same table',
+    run([
+      'calibrate',
+      '--data',
+      adult,
+      '--query',
+      'age,education-num',
+      '--secret-column',
+      'relationship',
+      '--method',
+      'best',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+      '--json',
+    ]),
+    run(['calibrate', '--data', adult, '--query', 'age', '--secret-column', 'relationship', '--method', 'theorem', '--alpha', '2', '--epsilon', '1', '--json']),
+    { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 },
+  );
   await pair(
     'worker threads (CLI processes)',
     'vector account (adult age,education-num, 3 relationship values, 2 releases, α 2,5): --threads 2',

@@ -19,17 +19,7 @@ import { boxDivergence, contaminationBox } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
-import {
-  comboCosts,
-  distances,
-  optimalCoupling,
-  pairDiffs,
-  separableCosts,
-  wInfPoints,
-  type Norm,
-  type PairDiffs,
-  type PointCoupling,
-} from '../coupling/points.js';
+import { comboCosts, baseCoupling, optimalCoupling, pairDiffs, separableCosts, wInfPoints, type PairDiffs, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { precisionUp } from '../numerics/decimal.js';
 
@@ -101,8 +91,8 @@ interface SharedBound extends Bounded {
 }
 
 /**
- * What the bounds of one direction (P, Q) share across orders and release sets: the W₁/W₂ base
- * couplings (independent of α and the scales), the data's own D_α per α, and the last transport
+ * What the bounds of one direction (P, Q) share across orders and release sets (besides the W₁/W₂
+ * base couplings, which `baseCoupling` keeps per pair of laws): the data's own D_α per α, the last transport
  * basis (a warm start: same masses, new costs); and, with the reverse direction, W∞ and the coupled
  * bounds found (the noise's divergence between two points depends on |Δ| alone, so a coupling's
  * bound is the same read either way: docs/math.md §12).
@@ -110,7 +100,6 @@ interface SharedBound extends Bounded {
 interface DirectionMemo {
   P: PointLaw;
   Q: PointLaw;
-  base: Map<string, PointCoupling>;
   /** W∞ in the weighted ℓ₁ norm, shared with the reverse direction. */
   wInf: { value?: number };
   /** Coupled bounds by order and releases, shared with the reverse direction. */
@@ -128,7 +117,6 @@ interface DirectionMemo {
 const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>): DirectionMemo => ({
   P,
   Q,
-  base: new Map(),
   wInf,
   bounds,
   data: new Map(),
@@ -152,18 +140,9 @@ function clearScratch(m: DirectionMemo): void {
   m.diffs = undefined;
 }
 
-/** The memo's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
-function baseCoupling(m: DirectionMemo, laplace: boolean, w: readonly number[]): PointCoupling {
-  const norm: Norm = { kind: laplace ? 'l1' : 'l2', weights: w };
-  let c = m.base.get(norm.kind);
-  if (!c) {
-    // All K·L distances at once (the same doubles as `distance` pair by pair, a table lookup per coordinate).
-    const dist = distances(m.P, m.Q, norm);
-    c = optimalCoupling(m.P, m.Q, laplace ? dist : dist.map((x) => x ** 2));
-    m.base.set(norm.kind, c);
-  }
-  return c;
-}
+/** The direction's W₁ (all-Laplace releases: ℓ₁ cost) or W₂ (squared ℓ₂ cost) optimal coupling, the first one tried. */
+const directionBase = (m: DirectionMemo, laplace: boolean, w: readonly number[]): PointCoupling =>
+  baseCoupling(m.P, m.Q, { kind: laplace ? 'l1' : 'l2', weights: w });
 
 /**
  * Transport costs: one value per atom pair (i·L + j), or, with `arc`, one per combination of the
@@ -276,7 +255,7 @@ function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: rea
     return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
-  let coupling = baseCoupling(m, l1, w);
+  let coupling = directionBase(m, l1, w);
   let bound = coupledBound(coupling, t, alpha);
   const cost = exponentCosts(m, releases, w, alpha);
   for (let round = 0; round < 6; round++) {
@@ -614,7 +593,7 @@ export function nextPointsReleaseScale(
       return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     };
     if (alpha === Infinity) return on(undefined);
-    coupling ??= baseCoupling(m, allL1([...past, { mechanism }]), w);
+    coupling ??= directionBase(m, allL1([...past, { mechanism }]), w);
     let problem = on(coupling);
     let scale = smallestFeasibleScale(problem).scale;
     for (let round = 0; round < 3; round++) {

@@ -29,7 +29,7 @@ import { bracketBelow } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
-import { distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import { baseCoupling, distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { precisionUp } from '../numerics/decimal.js';
 
@@ -231,7 +231,6 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
   const n = s.releases ?? 1;
   const { alpha, epsilon } = s;
   const bySum = method === 'coupled' && product.coupledBySum && alpha > 1 && alpha < Infinity;
-  const p = product.norm === 'l1' ? 1 : 2;
   // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
   // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
   const exponent =
@@ -259,8 +258,8 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
       bySum ? coupledSumProblem(product, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
     // Every pair's distance in the norm, once (the same doubles as `distance`).
     const dist = distances(P, Q, norm);
-    // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling.
-    let coupling = optimalCoupling(P, Q, p === 1 ? dist : dist.map((x) => x ** p));
+    // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
+    let coupling = baseCoupling(P, Q, norm);
     let problem = build(coupling);
     if ('zero' in problem || !iterate) return problem;
     let scale = smallestFeasibleScale(problem).scale;

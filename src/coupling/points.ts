@@ -245,6 +245,46 @@ export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: 
   };
 }
 
+/** Values found per pair of laws and norm (laws never change once made). */
+type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
+
+/** `f()`, computed once per (P, Q, norm) in `memo`. */
+function perPairAndNorm<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, n: Norm, f: () => T): T {
+  let byQ = memo.get(P);
+  if (!byQ) {
+    byQ = new WeakMap();
+    memo.set(P, byQ);
+  }
+  let byNorm = byQ.get(Q);
+  if (!byNorm) {
+    byNorm = new Map();
+    byQ.set(Q, byNorm);
+  }
+  const key = `${n.kind}|${n.weights.join(',')}`;
+  let v = byNorm.get(key);
+  if (v === undefined) {
+    v = f();
+    byNorm.set(key, v);
+  }
+  return v;
+}
+
+/** Base couplings found: `best`'s theorem and coupled start from the same one. */
+const baseCache: PairMemo<PointCoupling> = new WeakMap();
+
+/**
+ * The W₁ (ℓ₁ norm) or W₂ (ℓ₂ norm, cost its square) optimal coupling: the transport every bound
+ * on a pair starts from, solved once per pair of laws and norm (its basis is only ever read: a
+ * warm start copies it).
+ */
+export function baseCoupling(P: PointLaw, Q: PointLaw, n: Norm): PointCoupling {
+  return perPairAndNorm(baseCache, P, Q, n, () => {
+    // Every pair's distance at once (the same doubles as `distance`).
+    const dist = distances(P, Q, n);
+    return optimalCoupling(P, Q, n.kind === 'l1' ? dist : dist.map((x) => x ** 2));
+  });
+}
+
 /** Σ mass·cost of a coupling (for comparisons and tests). */
 export function couplingCost(c: PointCoupling, cost: (i: number, j: number) => number): number {
   let s = 0;
@@ -252,10 +292,21 @@ export function couplingCost(c: PointCoupling, cost: (i: number, j: number) => n
   return s;
 }
 
-/** W∞ in the norm: exact bottleneck (max-flow) with integer masses; else the lexicographic coupling's largest move (an upper bound). */
+/** W∞ values found: `best` asks for the same W∞ for pierquin and wasserstein-inf. */
+const wInfCache: PairMemo<number> = new WeakMap();
+
+/**
+ * W∞ in the norm: exact bottleneck (max-flow) with integer masses; else the lexicographic coupling's
+ * largest move (an upper bound). Computed once per pair of laws and norm.
+ */
 export function wInfPoints(P: PointLaw, Q: PointLaw, n: Norm): number {
+  return perPairAndNorm(wInfCache, P, Q, n, () => wInfUncached(P, Q, n));
+}
+
+function wInfUncached(P: PointLaw, Q: PointLaw, n: Norm): number {
   const ints = integerMasses(P, Q);
-  if (ints) return bottleneck(ints.a, ints.b, (i, j) => distance(P, Q, i, j, n));
+  // Every pair's distance at once (the same doubles as `distance`).
+  if (ints) return bottleneck(ints.a, ints.b, distances(P, Q, n));
   const c = lexicographicCoupling(P, Q);
   let w = 0;
   for (let k = 0; k < c.mass.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));

@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { comboCosts, lexicographicCoupling, couplingCost, distance, optimalCoupling, pairDiffs, separableCosts, wInfPoints } from '../coupling/points.js';
+import {
+  baseCoupling,
+  comboCosts,
+  lexicographicCoupling,
+  couplingCost,
+  distance,
+  distances,
+  optimalCoupling,
+  pairDiffs,
+  separableCosts,
+  wInfPoints,
+} from '../coupling/points.js';
 import { pointLaw } from '../distribution/points.js';
 import { bottleneck } from './bottleneck.js';
 import { transportPlan } from './transport.js';
@@ -55,6 +66,61 @@ describe('optimal transport (network simplex) and W∞ (bottleneck)', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('W∞ of laws with unequal masses: the distance matrix gives the threshold the pair function gives, and wInfPoints is that threshold', () => {
+    fc.assert(
+      fc.property(pointsArb(7, 2), pointsArb(5, 2), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 12, maxLength: 12 }), (xs, ys, m) => {
+        const P = pointLaw(xs, { counts: m.slice(0, 7) });
+        const Q = pointLaw(ys, { counts: m.slice(7) });
+        for (const norm of [
+          { kind: 'l1' as const, weights: [1, 2.5] },
+          { kind: 'l2' as const, weights: [3, 1] },
+        ]) {
+          const K = P.masses.length,
+            L = Q.masses.length;
+          // Masses over one denominator: nᵢ/D_P and mⱼ/D_Q as nᵢ·D_Q and mⱼ·D_P.
+          const a = P.numerators.map((x) => Number(x * Q.denominator));
+          const b = Q.numerators.map((x) => Number(x * P.denominator));
+          const byPair = bottleneck(a, b, (i, j) => distance(P, Q, i, j, norm));
+          const matrix = distances(P, Q, norm);
+          expect(matrix.length).toBe(K * L);
+          expect(bottleneck(a, b, matrix)).toBe(byPair);
+          expect(wInfPoints(P, Q, norm)).toBe(byPair);
+          expect(wInfPoints(P, Q, norm)).toBe(byPair); // the second call reads the first's answer
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the base coupling is the optimal plan for the norm (its square for ℓ₂), solved once per pair of laws and norm', () => {
+    const P = pointLaw(
+      [
+        [0, 0],
+        [1, 3],
+        [4, 1],
+      ],
+      { counts: [2, 1, 3] },
+    );
+    const Q = pointLaw(
+      [
+        [1, 1],
+        [3, 0],
+      ],
+      { counts: [4, 1] },
+    );
+    for (const norm of [
+      { kind: 'l1' as const, weights: [1, 2] },
+      { kind: 'l2' as const, weights: [1, 2] },
+    ]) {
+      const c = baseCoupling(P, Q, norm);
+      const d = distances(P, Q, norm);
+      const direct = optimalCoupling(P, Q, norm.kind === 'l1' ? d : d.map((x) => x ** 2));
+      expect([c.p, c.q, c.mass]).toEqual([direct.p, direct.q, direct.mass]);
+      expect(baseCoupling(P, Q, norm)).toBe(c);
+      expect(baseCoupling(P, Q, { ...norm, weights: [2, 1] })).not.toBe(c);
+    }
   });
 
   it('the OT coupling has exact marginals and is never worse than the lexicographic comonotone coupling', () => {
