@@ -50,6 +50,44 @@ describe('worker threads (--threads): the numbers of one thread, bit for bit', (
     expect(j.results).toHaveLength(16);
   }, 120_000);
 
+  it("a Markov chain's laws spread over workers, its own methods and its laws' charge here: one calibration and a grid", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-chain-'));
+    const spec = (length: number) => {
+      const f = join(dir, `chain-${length}.json`);
+      const chains = [
+        {
+          name: 'a',
+          transition: [
+            [0.8, 0.2],
+            [0.3, 0.7],
+          ],
+          initial: 'stationary',
+        },
+        {
+          name: 'b',
+          transition: [
+            [0.9, 0.1],
+            [0.1, 0.9],
+          ],
+          initial: [0.5, 0.5],
+        },
+      ];
+      writeFileSync(
+        f,
+        JSON.stringify({ name: 'chain', markov: { states: ['0', '1'], chains, length, query: { count: '1' } }, mechanism: 'laplace', epsilon: 1 }),
+      );
+      return f;
+    };
+    const one = sameAcrossThreads('--spec', spec(20), '--alpha', '2', '--method', 'best') as { results: { winner: string; pairs: unknown[] }[] };
+    expect(one.results[0].pairs).toHaveLength(40);
+    // Eight calibrations (at least four per thread): a law source's go one by one, never whole to a worker.
+    const grid = sameAcrossThreads('--spec', spec(20), '--alpha', '2,inf', '--epsilon', '0.5,1', '--method', 'exact,mqm-exact') as { results: unknown[] };
+    expect(grid.results).toHaveLength(8);
+    // A chain too long for the laws' table: its own methods never compute the laws, on a pool too.
+    const long = run('0', '--spec', spec(100_000), '--alpha', 'inf', '--method', 'mqm-exact,group-dp', '--threads', '2');
+    expect(long.status, long.stderr).toBe(0);
+  }, 120_000);
+
   it('refuses a bad thread count with exit 2, and keeps a setting error naming its flag', () => {
     const bad = spawnSync(process.execPath, [BIN, 'calibrate', '--scenario', 'heart', '--threads', '0'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);

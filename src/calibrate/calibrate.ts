@@ -7,8 +7,8 @@ import type { CalibrateOptions, CalibrationResult } from './result.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
-export { hasSource, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
-export { bestMethods, calibrationUnits, pairUnits, type Certification } from './finite.js';
+export { hasSource, lawSettings, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
+export { bestMethods, calibrationUnits, heavyCalibration, pairUnits, type Certification } from './finite.js';
 
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and

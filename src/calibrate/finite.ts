@@ -5,12 +5,13 @@ import { solveUnits, type Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type SingleMethod } from './rules.js';
-import { lawsError, massErrorCharge, type Scenario } from '../distribution/scenario.js';
+import { lawsError, massErrorCharge, priorPairs, type Scenario } from '../distribution/scenario.js';
 import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
 import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
 import { exactLimits as kernelLimits } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import {
   bestResult,
@@ -18,6 +19,7 @@ import {
   hasSource,
   IDENTICAL,
   isSourceMethod,
+  lawSettings,
   lawsOnly,
   noiseVariance,
   sourceScale,
@@ -72,6 +74,36 @@ export function bestMethods(scenario: Scenario, settings: CalibrationSettings): 
       ? ` (exact accounting left out: a pair has ${atoms} atoms, above ${limits.best}; ask for --method exact to run it, up to ${limits.max})`
       : '';
   return { methods, note };
+}
+
+/** Atoms the exact accountant reads over a calibration's units from which it repays every core (seconds of work a unit). */
+const HEAVY_EXACT_ATOMS = 200_000;
+
+/**
+ * Whether a calibration is heavy enough to take every core by default (`defaultThreads`): exact
+ * accounting runs (`exact`, or `best` with exact in it) and its (prior, pair) units' atoms add up to
+ * 2·10⁵ or more. A Seattle weather chain of 120 days (1 200 units of 242 atoms) calibrates 1.5×
+ * faster on two threads than on one; at 60 days (7·10⁴ atoms) two threads gain nothing. A law
+ * source's laws are read only where exact would read them.
+ * @example heavyCalibration(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }) // false
+ */
+export function heavyCalibration(scenario: AnyScenario, settings: CalibrationSettings): boolean {
+  try {
+    return byLaw(scenario, { finite: (s) => heavyFinite(s, settings), points: () => false, mixture: () => false }, 'the thread count');
+  } catch {
+    // Input the calibration refuses is not heavy: the calibration itself says what is wrong.
+    return false;
+  }
+}
+
+function heavyFinite(scenario: Scenario, settings: CalibrationSettings): boolean {
+  if (settings.method !== 'exact' && settings.method !== 'best') return false;
+  if (hasSource(scenario) && (scenario.lawsNotApplicable || lawSettings(scenario, settings) === null)) return false;
+  const laws = hasSource(scenario) ? lawsOnly(scenario) : scenario;
+  if (settings.method === 'best' && !bestMethods(laws, settings).methods.includes('exact')) return false;
+  let atoms = 0;
+  for (const { prior, pair } of priorPairs(laws).units) atoms += prior.conditionals[pair[0]].values.length + prior.conditionals[pair[1]].values.length;
+  return atoms >= HEAVY_EXACT_ATOMS;
 }
 
 export type UnitLabel = { prior: string; pair: [string, string] };
@@ -150,7 +182,7 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
  * @example calibrateFinite(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrateFinite(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
-  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => calibrateFinite(lawsOnly(scenario), s, opts));
+  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => opts.laws ?? calibrateFinite(lawsOnly(scenario), s, opts));
   if (isSourceMethod(settings.method))
     throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
   if (settings.method === 'best') {

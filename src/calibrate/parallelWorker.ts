@@ -22,7 +22,7 @@ export interface WirePair {
 }
 
 export type Task =
-  | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; settings: WireSettings; methods: SingleMethod[] }
+  | { kind: 'solve'; chunk: string; pairs: WirePair[]; ordered: boolean; tieTolerance: number; settings: WireSettings; methods: SingleMethod[] }
   | { kind: 'recheck'; chunk: string; scales: number[] }
   | { kind: 'whole'; scenario: AnyScenario; settings: WireSettings }
   | { kind: 'vector-account'; P: PointLaw; Q: PointLaw; releases: PointRelease[]; w: number[]; alphas: number[]; ordered: boolean };
@@ -42,7 +42,7 @@ const kept = new Map<string, Built[][]>();
 const KEPT_CHUNKS = 4096;
 
 function solve(t: Extract<Task, { kind: 'solve' }>): TaskResult {
-  const pcs = t.pairs.map((w) => pairCoupling(w.prior, w.pair, w.p, w.q));
+  const pcs = t.pairs.map((w) => pairCoupling(w.prior, w.pair, w.p, w.q, t.tieTolerance));
   const built = t.methods.map((method) => pairUnits(pcs, { ...fromWire(t.settings), method }, t.ordered).map(build));
   const solved = built.map((ps) => ps.map(solveBuilt));
   if (kept.size >= KEPT_CHUNKS) kept.delete(kept.keys().next().value as string);

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors.js';
 import { fromCounts } from '../distribution/discrete.js';
 import { builtinScenario } from '../scenarios/builtin.js';
-import { calibrate } from './calibrate.js';
+import { calibrate, heavyCalibration } from './calibrate.js';
 import runTask, { type Task } from './parallelWorker.js';
 import { CalibrationPool, defaultThreads, taskQueue, type WorkerEvents } from './pool.js';
 import type { Scenario } from '../distribution/scenario.js';
+import { markovScenario } from '../markov/source.js';
+import { validateSpec } from '../markov/chain.js';
 
 /** `threads` workers on the pool's queue that run the workers' code here, a tick later; counts tasks and where they ran. */
 function localRunner(threads: number) {
@@ -165,5 +167,47 @@ describe('defaultThreads', () => {
     expect([1, 2, 8].map((c) => defaultThreads(c, 256, true))).toEqual([1, 2, 8]);
     expect(defaultThreads(64, 8, true)).toBe(8);
     expect(defaultThreads(0, 256, true)).toBe(1);
+  });
+});
+
+describe('heavyCalibration', () => {
+  const chain = (length: number) =>
+    markovScenario(
+      validateSpec({
+        states: ['0', '1', '2'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.8, 0.1, 0.1],
+              [0.2, 0.7, 0.1],
+              [0.1, 0.2, 0.7],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length,
+        query: { count: '1' },
+      }),
+      'c',
+    ).scenario;
+  const exact = { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 } as const;
+
+  it('is exact accounting over 2·10⁵ atoms or more in all the units', () => {
+    // 3 pairs a day, each two laws of length + 1 atoms: 3·100·202 = 60 600 and 3·200·402 = 241 200.
+    expect(heavyCalibration(chain(100), exact)).toBe(false);
+    expect(heavyCalibration(chain(200), exact)).toBe(true);
+    expect(heavyCalibration(chain(200), { ...exact, method: 'best' })).toBe(true);
+    expect(heavyCalibration(builtinScenario('adult'), exact)).toBe(false);
+  });
+
+  it('is never a method that reads no exact divergence, and never computes a chain law for one', () => {
+    expect(heavyCalibration(chain(200), { ...exact, method: 'theorem' })).toBe(false);
+    // Laws too many for the table: the chain's own methods run without them, and nothing here asks.
+    const long = chain(100_000);
+    expect(heavyCalibration(long, { ...exact, method: 'mqm-exact' })).toBe(false);
+    expect(heavyCalibration(long, exact)).toBe(false);
+    // Settings the calibration refuses are not heavy (the calibration says why).
+    expect(heavyCalibration(builtinScenario('heart'), { ...exact, epsilon: -1 })).toBe(false);
   });
 });

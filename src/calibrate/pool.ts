@@ -1,5 +1,5 @@
 import { NumericalError } from '../errors.js';
-import { applicableMethods, bestMethods, calibrate, calibrationUnits, hasSource, type CalibrationResult } from './calibrate.js';
+import { applicableMethods, bestMethods, calibrate, calibrationUnits, hasSource, lawSettings, lawsOnly, type CalibrationResult } from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
@@ -224,7 +224,9 @@ export class CalibrationPool {
       {
         finite: (s) => this.calibrateUnits(s, settings, onProgress),
         points: async (s) =>
-          this.pool && wire ? (await this.run({ kind: 'whole', scenario: s, settings: wire })).result.result! : calibrate(s, settings, { onProgress }),
+          this.pool && wire && !hasSource(s)
+            ? (await this.run({ kind: 'whole', scenario: s, settings: wire })).result.result!
+            : calibrate(s, settings, { onProgress }),
         mixture: async (s) => calibrate(s, settings, { onProgress }),
       },
       'calibration',
@@ -233,11 +235,18 @@ export class CalibrationPool {
 
   private async calibrateUnits(scenario: Scenario, settings: CalibrationSettings, onProgress?: Progress): Promise<CalibrationResult> {
     const wire = toWire(settings);
+    if (!this.pool || !wire) return calibrate(scenario, settings, { onProgress });
+    // A law source's own methods and the charge of its computed laws stay here; its laws' pairs go
+    // to the workers (with W∞'s tie tolerance), calibrated at the budget the source leaves them.
+    // Its laws are read only when a method needs them (a chain computes them on first use).
+    if (hasSource(scenario)) {
+      const st = lawSettings(scenario, settings);
+      const laws = st ? await this.calibrateUnits(lawsOnly(scenario), st, onProgress) : null;
+      return calibrate(scenario, settings, { onProgress, ...(laws ? { laws } : {}) });
+    }
     const methods = methodsOf(scenario, settings);
     const count = pairCount(scenario);
-    // A law source's extras (its own methods, the charge of computed laws, W∞'s tie tolerance) do
-    // not travel with a chunk of pairs: such a scenario is calibrated here, whole.
-    if (!this.pool || !wire || count < 2 || hasSource(scenario)) return calibrate(scenario, settings, { onProgress });
+    if (count < 2) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
     const pairs: WirePair[] = pairCouplings(scenario).map((pc) => ({ prior: pc.prior, pair: [pc.pair[0], pc.pair[1]], p: pc.p, q: pc.q }));
@@ -250,7 +259,15 @@ export class CalibrationPool {
     const solved = await Promise.all(
       starts.map(async (start, c) => {
         const chunk = pairs.slice(start, start + size);
-        const { result, worker } = await this.run({ kind: 'solve', chunk: `${job}:${c}`, pairs: chunk, ordered, settings: wire, methods });
+        const { result, worker } = await this.run({
+          kind: 'solve',
+          chunk: `${job}:${c}`,
+          pairs: chunk,
+          ordered,
+          tieTolerance: scenario.tieTolerance ?? 0,
+          settings: wire,
+          methods,
+        });
         done += chunk.length * methods.length;
         onProgress?.(done, total);
         return { solved: result.solved!, worker };
@@ -274,7 +291,9 @@ export class CalibrationPool {
    */
   async calibrateAll(jobs: { scenario: AnyScenario; settings: PointSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
     const wires = jobs.map((j) => toWire(j.settings));
-    if (!this.pool || wires.some((w) => w === null)) {
+    // A law source's calibrations go one by one, each spreading its laws' pairs where a method reads
+    // them (counting its pairs up front would compute laws its methods may never read).
+    if (!this.pool || wires.some((w) => w === null) || jobs.some((j) => hasSource(j.scenario as Scenario))) {
       const out: CalibrationResult[] = [];
       for (const [k, j] of jobs.entries())
         out.push(await this.calibrate(j.scenario, j.settings, onProgress && ((d, t) => onProgress(k * t + d, jobs.length * t))));
@@ -312,7 +331,7 @@ export class CalibrationPool {
       jobs.map(async (j) => {
         const wire = toWire(j.settings);
         try {
-          if (!this.pool || !wire) return calibrate(j.scenario, j.settings);
+          if (!this.pool || !wire || hasSource(j.scenario as Scenario)) return calibrate(j.scenario, j.settings);
           return (await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!;
         } catch (e) {
           return e instanceof Error ? e : new Error(String(e));

@@ -71,6 +71,8 @@ export interface CalibrateOptions {
   onProgress?: Progress;
   /** Per-method unit results computed by worker threads (`calibrate/parallel.ts`); the same numbers. */
   precomputed?: Partial<Record<SingleMethod, Precomputed>>;
+  /** A law source's laws calibrated elsewhere (worker threads) at `lawSettings`: the same result. */
+  laws?: CalibrationResult;
 }
 
 /** `best`'s result: the smallest certified candidate, naming the winner and every candidate; `note` says what was left out. */
@@ -134,6 +136,17 @@ function sourceResult(m: SourceMethod, settings: CalibrationSettings): Calibrati
 }
 
 /**
+ * The settings `calibrateWithSource` calibrates a source's laws with (ε less the laws' mass-error
+ * charge), or null where it calibrates none (a source method, laws it has none of, or a budget the
+ * charge exhausts, which it refuses itself): a thread pool calibrates them first, on its workers.
+ */
+export function lawSettings(scenario: Scenario<unknown>, settings: CalibrationSettings): CalibrationSettings | null {
+  if (isSourceMethod(settings.method) || scenario.lawsNotApplicable) return null;
+  const charge = massErrorCharge(lawsError(scenario), settings.alpha);
+  return settings.epsilon > charge ? { ...settings, epsilon: settings.epsilon - charge } : null;
+}
+
+/**
  * Calibration of a scenario whose law source adds methods, a floating-point mass error, or
  * laws the per-pair methods cannot use: source methods by name; the per-pair methods at the
  * budget less the mass-error charge (the result reports the budget asked for); `best` the
@@ -156,7 +169,7 @@ export function calibrateWithSource(
     if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
     const charge = massErrorCharge(lawsError(scenario), settings.alpha);
     if (!(settings.epsilon > charge)) throw budgetBelowCharge(charge);
-    const r = perPair({ ...settings, epsilon: settings.epsilon - charge });
+    const r = perPair(lawSettings(scenario, settings) as CalibrationSettings);
     const note =
       charge > 0
         ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass, and W∞ read within ${TIE_TOLERANCE.toPrecision(3)} of them) is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.`

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused, parseGuarantee, settingOption } from './flags.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { defaultMechanism, hasSource, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
+import { defaultMechanism, heavyCalibration, MECHANISMS, METHODS, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { calibrateFor } from '../api/guarantee.js';
 import type { MiCalibrationResult } from '../mi/calibrateMI.js';
@@ -14,7 +14,6 @@ import { parseGrid, parseNames } from './grid.js';
 import { jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
-import type { Scenario } from '../distribution/scenario.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -75,14 +74,15 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const delta = parseDelta(o.delta, d.delta);
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = delta !== undefined ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
-  const threads = parseThreads(o.threads);
+  // Every core by default where exact accounting reads many atoms (seconds a unit).
+  const threads = parseThreads(o.threads, o.threads === undefined && delta === undefined && settings.some((s) => heavyCalibration(scenario, s)));
   const bar = await progressBar('calibrate', !o.json);
   const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
 
   let results: CalibrationResult[];
   const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
-    if (threads > 1 && !hasSource(scenario as Scenario) && delta === undefined) {
+    if (threads > 1 && delta === undefined) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       results = await withPool(threads, (pool) =>
