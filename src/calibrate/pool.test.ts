@@ -205,7 +205,7 @@ describe('heavyCalibration', () => {
     expect(heavyCalibration(chain(200), { ...exact, method: 'theorem' })).toBe(false);
     // Laws too many for the table: the chain's own methods run without them, and nothing here asks.
     const long = chain(100_000);
-    expect(heavyCalibration(long, { ...exact, method: 'mqm-exact' })).toBe(false);
+    expect(heavyCalibration(long, { ...exact, method: 'mqm-exact' as string as typeof exact.method })).toBe(false);
     expect(heavyCalibration(long, exact)).toBe(false);
     // Settings the calibration refuses are not heavy (the calibration says why).
     expect(heavyCalibration(builtinScenario('heart'), { ...exact, epsilon: -1 })).toBe(false);
