@@ -19,7 +19,17 @@ import { boxDivergence, contaminationBox } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
-import { comboCosts, baseCoupling, optimalCoupling, pairDiffs, separableCosts, wInfPoints, type PairDiffs, type PointCoupling } from '../coupling/points.js';
+import {
+  comboCosts,
+  baseCoupling,
+  optimalCoupling,
+  pairDiffs,
+  separableCosts,
+  wInfOnce,
+  wInfPoints,
+  type PairDiffs,
+  type PointCoupling,
+} from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { precisionUp } from '../numerics/decimal.js';
 
@@ -251,7 +261,8 @@ function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: rea
     releases.forEach((r, k) => {
       for (const c of coordsOf(r, m.P.d)) u[c] += rates[k]!(r.scale);
     });
-    const v = wInfPoints(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
+    // Weights that follow the releases' scales (a `--next` search tries many): solved, not kept.
+    const v = wInfOnce(m.P, m.Q, { kind: 'l1', weights: w.map((wc, c) => (u[c] > 0 ? wc / u[c] : Infinity)) });
     return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);

@@ -300,10 +300,11 @@ const wInfCache: PairMemo<number> = new WeakMap();
  * largest move (an upper bound). Computed once per pair of laws and norm.
  */
 export function wInfPoints(P: PointLaw, Q: PointLaw, n: Norm): number {
-  return perPairAndNorm(wInfCache, P, Q, n, () => wInfUncached(P, Q, n));
+  return perPairAndNorm(wInfCache, P, Q, n, () => wInfOnce(P, Q, n));
 }
 
-function wInfUncached(P: PointLaw, Q: PointLaw, n: Norm): number {
+/** `wInfPoints` solved afresh, keeping nothing: for norms asked once (a search's trial weights). */
+export function wInfOnce(P: PointLaw, Q: PointLaw, n: Norm): number {
   const ints = integerMasses(P, Q);
   // Every pair's distance at once (the same doubles as `distance`).
   if (ints) return bottleneck(ints.a, ints.b, distances(P, Q, n));
