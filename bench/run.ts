@@ -273,28 +273,32 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     const r = spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: root, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${args[0]}: ${r.stderr}`);
   };
+  // The reference of both: Theorem 1 on age alone, the same table, three runs each.
+  const theoremOfAge = run([
+    'calibrate',
+    '--data',
+    adult,
+    '--query',
+    'age',
+    '--secret-column',
+    'relationship',
+    '--method',
+    'theorem',
+    '--alpha',
+    '2',
+    '--epsilon',
+    '1',
+    '--json',
+  ]);
+  const threeRuns = { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 };
+  const vectorQuery = ['--data', adult, '--query', 'age,education-num', '--secret-column', 'relationship'];
   await pair(
     'vector queries (d = 2), whole processes',
     'account: adult age,education-num, all 6 relationship values, 2 Laplace releases (b = 20, 30), α 2,5',
     'calibrate --method theorem of age on the same table',
-    run([
-      'account',
-      '--data',
-      adult,
-      '--query',
-      'age,education-num',
-      '--secret-column',
-      'relationship',
-      '--release',
-      'mechanism=laplace,scale=20',
-      '--release',
-      'mechanism=laplace,scale=30',
-      '--alpha',
-      '2,5',
-      '--json',
-    ]),
-    run(['calibrate', '--data', adult, '--query', 'age', '--secret-column', 'relationship', '--method', 'theorem', '--alpha', '2', '--epsilon', '1', '--json']),
-    { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 },
+    run(['account', ...vectorQuery, '--release', 'mechanism=laplace,scale=20', '--release', 'mechanism=laplace,scale=30', '--alpha', '2,5', '--json']),
+    theoremOfAge,
+    threeRuns,
   );
   // The same query calibrated by `best` (theorem, coupled, pierquin, wasserstein-inf: one W∞ and one
   // base transport per pair, shared by the methods), against Theorem 1 on age alone.
@@ -302,24 +306,9 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     'vector queries (d = 2), whole processes',
     'calibrate --method best: adult age,education-num, all 6 relationship values, Laplace',
     'calibrate --method theorem of age on the same table',
-    run([
-      'calibrate',
-      '--data',
-      adult,
-      '--query',
-      'age,education-num',
-      '--secret-column',
-      'relationship',
-      '--method',
-      'best',
-      '--alpha',
-      '2',
-      '--epsilon',
-      '1',
-      '--json',
-    ]),
-    run(['calibrate', '--data', adult, '--query', 'age', '--secret-column', 'relationship', '--method', 'theorem', '--alpha', '2', '--epsilon', '1', '--json']),
-    { time: 0, iterations: 3, warmupIterations: 0, warmupTime: 0 },
+    run(['calibrate', ...vectorQuery, '--method', 'best', '--alpha', '2', '--epsilon', '1', '--json']),
+    theoremOfAge,
+    threeRuns,
   );
   await pair(
     'worker threads (CLI processes)',
