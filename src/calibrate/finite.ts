@@ -98,7 +98,7 @@ export function heavyCalibration(scenario: AnyScenario, settings: CalibrationSet
 
 function heavyFinite(scenario: Scenario, settings: CalibrationSettings): boolean {
   if (settings.method !== 'exact' && settings.method !== 'best') return false;
-  if (hasSource(scenario) && (scenario.lawsNotApplicable || lawSettings(scenario, settings) === null)) return false;
+  if (hasSource(scenario) && lawSettings(scenario, settings) === null) return false;
   const laws = hasSource(scenario) ? lawsOnly(scenario) : scenario;
   if (settings.method === 'best' && !bestMethods(laws, settings).methods.includes('exact')) return false;
   let atoms = 0;

@@ -259,7 +259,7 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
     // Every pair's distance in the norm, once (the same doubles as `distance`).
     const dist = distances(P, Q, norm);
     // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
-    let coupling = baseCoupling(P, Q, norm);
+    let coupling = baseCoupling(P, Q, norm, dist);
     let problem = build(coupling);
     if ('zero' in problem || !iterate) return problem;
     let scale = smallestFeasibleScale(problem).scale;

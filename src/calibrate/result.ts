@@ -168,8 +168,9 @@ export function calibrateWithSource(
   const laws = (): CalibrationResult => {
     if (scenario.lawsNotApplicable) throw new InputError(`'${settings.method}' does not apply: ${scenario.lawsNotApplicable}`, 'method');
     const charge = massErrorCharge(lawsError(scenario), settings.alpha);
-    if (!(settings.epsilon > charge)) throw budgetBelowCharge(charge);
-    const r = perPair(lawSettings(scenario, settings) as CalibrationSettings);
+    const st = lawSettings(scenario, settings);
+    if (!st) throw budgetBelowCharge(charge);
+    const r = perPair(st);
     const note =
       charge > 0
         ? ` The laws' floating-point error (relative ${scenario.massError!.toPrecision(3)} per mass, and W∞ read within ${TIE_TOLERANCE.toPrecision(3)} of them) is charged to the budget: calibrated at ε − ${precisionUp(charge, 3)}.`

@@ -174,21 +174,41 @@ export function comboCosts(pd: PairDiffs, coords: readonly number[], f: (c: numb
 
 const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
-/** Both laws' masses as whole numbers over one denominator, or null beyond 2⁵³ (no exact double flows). */
-function integerMasses(P: PointLaw, Q: PointLaw): { a: number[]; b: number[]; total: bigint } | null {
-  let byQ = integerCache.get(P);
+/** Values found per pair of laws and key (laws never change once made). */
+type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
+
+/** `f()`, computed once per (P, Q, key) in `memo`. */
+function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: string, f: () => T): T {
+  let byQ = memo.get(P);
   if (!byQ) {
     byQ = new WeakMap();
-    integerCache.set(P, byQ);
+    memo.set(P, byQ);
   }
-  if (!byQ.has(Q)) byQ.set(Q, integerMassesOf(P, Q));
-  return byQ.get(Q) as IntegerMasses | null;
+  let byKey = byQ.get(Q);
+  if (!byKey) {
+    byKey = new Map();
+    byQ.set(Q, byKey);
+  }
+  let v = byKey.get(key);
+  if (v === undefined) {
+    v = f();
+    byKey.set(key, v);
+  }
+  return v;
+}
+
+/** A norm as a memo key. */
+const normKey = (n: Norm) => `${n.kind}|${n.weights.join(',')}`;
+
+/** Both laws' masses as whole numbers over one denominator, or null beyond 2⁵³ (no exact double flows). */
+function integerMasses(P: PointLaw, Q: PointLaw): IntegerMasses | null {
+  return perPair(integerCache, P, Q, '', () => integerMassesOf(P, Q));
 }
 
 type IntegerMasses = { a: number[]; b: number[]; total: bigint };
 
 /** Each pair's integer masses, computed once (a pair's bounds solve many transports on them). */
-const integerCache = new WeakMap<PointLaw, WeakMap<PointLaw, IntegerMasses | null>>();
+const integerCache: PairMemo<IntegerMasses | null> = new WeakMap();
 
 function integerMassesOf(P: PointLaw, Q: PointLaw): IntegerMasses | null {
   const total = (P.denominator / gcd(P.denominator, Q.denominator)) * Q.denominator;
@@ -245,43 +265,19 @@ export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: 
   };
 }
 
-/** Values found per pair of laws and norm (laws never change once made). */
-type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
-
-/** `f()`, computed once per (P, Q, norm) in `memo`. */
-function perPairAndNorm<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, n: Norm, f: () => T): T {
-  let byQ = memo.get(P);
-  if (!byQ) {
-    byQ = new WeakMap();
-    memo.set(P, byQ);
-  }
-  let byNorm = byQ.get(Q);
-  if (!byNorm) {
-    byNorm = new Map();
-    byQ.set(Q, byNorm);
-  }
-  const key = `${n.kind}|${n.weights.join(',')}`;
-  let v = byNorm.get(key);
-  if (v === undefined) {
-    v = f();
-    byNorm.set(key, v);
-  }
-  return v;
-}
-
 /** Base couplings found: `best`'s theorem and coupled start from the same one. */
 const baseCache: PairMemo<PointCoupling> = new WeakMap();
 
 /**
  * The W₁ (ℓ₁ norm) or W₂ (ℓ₂ norm, cost its square) optimal coupling: the transport every bound
  * on a pair starts from, solved once per pair of laws and norm (its basis is only ever read: a
- * warm start copies it).
+ * warm start copies it). `dist`: the K·L distances `distances` gives, where the caller has them.
  */
-export function baseCoupling(P: PointLaw, Q: PointLaw, n: Norm): PointCoupling {
-  return perPairAndNorm(baseCache, P, Q, n, () => {
-    // Every pair's distance at once (the same doubles as `distance`).
-    const dist = distances(P, Q, n);
-    return optimalCoupling(P, Q, n.kind === 'l1' ? dist : dist.map((x) => x ** 2));
+export function baseCoupling(P: PointLaw, Q: PointLaw, n: Norm, dist?: Float64Array): PointCoupling {
+  return perPair(baseCache, P, Q, normKey(n), () => {
+    // Every pair's distance at once (the same doubles as `distance`), unless the caller has them.
+    const d = dist ?? distances(P, Q, n);
+    return optimalCoupling(P, Q, n.kind === 'l1' ? d : d.map((x) => x ** 2));
   });
 }
 
@@ -300,7 +296,7 @@ const wInfCache: PairMemo<number> = new WeakMap();
  * largest move (an upper bound). Computed once per pair of laws and norm.
  */
 export function wInfPoints(P: PointLaw, Q: PointLaw, n: Norm): number {
-  return perPairAndNorm(wInfCache, P, Q, n, () => wInfOnce(P, Q, n));
+  return perPair(wInfCache, P, Q, normKey(n), () => wInfOnce(P, Q, n));
 }
 
 /** `wInfPoints` solved afresh, keeping nothing: for norms asked once (a search's trial weights). */
