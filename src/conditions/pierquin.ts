@@ -1,5 +1,5 @@
 import { EPS } from '../numerics/float.js';
-import { logExpectationExp } from '../numerics/logExpectation.js';
+import { logExpectationExp2 } from '../numerics/logExpectation.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import { supProblem, powerIntensity } from './moment.js';
 import { remark2Problem } from './theorem2.js';
@@ -10,8 +10,7 @@ import { remark2Problem } from './theorem2.js';
  * Returns (α−1)·R_α(t) with its error bound (the weights sum to 1, so `logExpectationExp` applies).
  */
 export function scaledLaplaceRdp(alpha: number, t: number) {
-  const w = [alpha / (2 * alpha - 1), (alpha - 1) / (2 * alpha - 1)];
-  const r = logExpectationExp(w, [(alpha - 1) * t, -alpha * t]);
+  const r = logExpectationExp2(alpha / (2 * alpha - 1), (alpha - 1) / (2 * alpha - 1), (alpha - 1) * t, -alpha * t);
   return { value: r.value, error: r.error + 8 * EPS * Math.abs(r.value) };
 }
 

@@ -58,13 +58,22 @@ export function centred(ds: Law[], interval?: [number, number]): { mixtures: Mix
     }
   const c = lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
   return {
-    mixtures: ds.map((d) => {
-      const m = mixtureOf(d);
-      return c === 0 ? m : { ...m, x: m.x.map((x) => x - c) };
-    }),
+    mixtures: ds.map((d) => shiftedMixture(d, c)),
     interval: interval && (c === 0 ? interval : [interval[0] - c, interval[1] - c]),
     shift: c,
   };
+}
+
+// A calibration evaluates the same laws at every trial scale: each law's mixture (the logs of its
+// masses, its shifted atoms) is built once per shift. Laws are never written after they are built.
+const mixtures = new WeakMap<Law, { c: number; m: Mixture }>();
+function shiftedMixture(d: Law, c: number): Mixture {
+  const hit = mixtures.get(d);
+  if (hit && hit.c === c) return hit.m;
+  const m0 = mixtureOf(d);
+  const m = c === 0 ? m0 : { ...m0, x: m0.x.map((x) => x - c) };
+  mixtures.set(d, { c, m });
+  return m;
 }
 
 /**
@@ -443,16 +452,37 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
 }
 
 /**
+ * For each value of `xs`, the index of the equal value in `ys`, or −1. Laws keep their support
+ * sorted and distinct, so a merge finds them in O(K + L); any other input is looked up by a map.
+ * @example partnerIndex(Float64Array.of(1, 2, 4), Float64Array.of(2, 3, 4)) // Int32Array [-1, 0, 2]
+ */
+function partnerIndex(xs: Float64Array, ys: Float64Array): Int32Array {
+  const at = new Int32Array(xs.length).fill(-1);
+  if (!(increasing(xs) && increasing(ys))) {
+    const index = new Map<number, number>();
+    for (let j = 0; j < ys.length; j++) index.set(ys[j], j);
+    for (let i = 0; i < xs.length; i++) at[i] = index.get(xs[i]) ?? -1;
+    return at;
+  }
+  for (let i = 0, j = 0; i < xs.length; i++) {
+    while (j < ys.length && ys[j] < xs[i]) j++;
+    if (j < ys.length && ys[j] === xs[i]) at[i] = j;
+  }
+  return at;
+}
+
+const increasing = (v: Float64Array) => v.every((x, i) => i === 0 || v[i - 1] < x);
+
+/**
  * D_α of the data itself, P_X vs Q_X (discrete): by data processing D_α(P_Y) ≤ D_α(P_X), so when
  * this meets the budget no noise is needed. ∞ when α ≥ 1 and P has mass where Q has none.
  * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(7/3)
  */
 export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
-  const qm = new Map<number, number>();
-  for (let i = 0; i < q.values.length; i++) qm.set(q.values[i], q.masses[i]);
+  const at = partnerIndex(p.values, q.values);
   const terms: number[] = [];
   for (let i = 0; i < p.values.length; i++) {
-    const qq = qm.get(p.values[i]);
+    const qq = at[i] < 0 ? undefined : q.masses[at[i]];
     if (qq === undefined) {
       if (alpha > 1) return { value: Infinity, error: 0 };
       continue;
@@ -460,7 +490,7 @@ export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded 
     terms.push(alpha * Math.log(p.masses[i]) + (1 - alpha) * Math.log(qq));
   }
   if (alpha === Infinity) {
-    return { value: maxOf(Array.from(p.values, (v, i) => Math.log(p.masses[i]) - Math.log(qm.get(v)!))), error: 8 * EPS * 40 };
+    return { value: maxOf(Array.from(p.values, (_, i) => Math.log(p.masses[i]) - Math.log(q.masses[at[i]]))), error: 8 * EPS * 40 };
   }
   if (terms.length === 0) return { value: Infinity, error: 0 };
   const M = maxOf(terms);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { logExpectationExp } from './logExpectation.js';
+import { logExpectationExp, logExpectationExp2 } from './logExpectation.js';
 
 /** Σ m e^t in double-double-free but extended form: compensated (Kahan) sum of exact-ish terms. */
 function reference(m: number[], t: number[]): number {
@@ -35,5 +35,17 @@ describe('logExpectationExp', () => {
     const r = logExpectationExp([0.25, 0.75], [1e6, 1e6 - Math.log(3)]);
     expect(r.value).toBeCloseTo(1e6 + Math.log(0.5), 8);
     expect(Number.isFinite(r.error)).toBe(true);
+  });
+
+  it('two terms without arrays: the very same doubles as the array form, value and error', () => {
+    const t = fc.oneof(fc.double({ noNaN: true }), fc.double({ min: -2, max: 2 }), fc.constantFrom(0, -0, 1, -1, Infinity, -Infinity, 1e-300));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1 }), t, t, (m0, t0, t1) => {
+        const a = logExpectationExp([m0, 1 - m0], [t0, t1]);
+        const b = logExpectationExp2(m0, 1 - m0, t0, t1);
+        expect(Object.is(a.value, b.value) && Object.is(a.error, b.error), `${m0} ${t0} ${t1}`).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
