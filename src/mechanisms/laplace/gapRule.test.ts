@@ -61,11 +61,41 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
     expect(r[0].nodes).toBeLessThanOrEqual(2 * 3999); // 3 999 gaps
   });
 
-  it('declines gaps hundreds of scales wide (the adaptive quadrature takes them)', () => {
-    const p = fromWeights([0, 1e4], [0.5, 0.5]),
-      q = fromWeights([0, 1e4 + 1], [0.5, 0.5]);
-    expect(laplaceGapRule(mixtureOf(p), mixtureOf(q), 2, 1, 1e-10, false)).toBeNull();
-    const e = exactRenyi(p, q, noiseOf('laplace', 1), 2);
-    expect(e.error).toBeLessThan(1e-9);
+  it('integrates gaps hundreds to millions of scales wide by panels at both ends and a bound on the middle, within the stated errors', () => {
+    const pairs = [
+      [fromWeights([0, 1e4], [0.5, 0.5]), fromWeights([0, 1e4 + 1], [0.5, 0.5])],
+      [fromWeights([0, 5, 3000, 3001], [0.1, 0.2, 0.3, 0.4]), fromWeights([0, 4, 3000, 3002.5], [0.4, 0.3, 0.2, 0.1])],
+    ];
+    for (const [p, q] of pairs)
+      for (const alpha of [1.0001, 0.3, 0.5, 2, 8])
+        for (const scale of [1, 0.1, 1e-3]) {
+          const r = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true);
+          expect(r, `α ${alpha}, b ${scale}`).not.toBeNull();
+          // Hundreds of thousands of scales wide, yet a few thousand nodes: the middle is never cut into panels.
+          expect(r![0].nodes).toBeLessThan(20_000);
+          for (const [k, [a, b]] of [
+            [p, q],
+            [q, p],
+          ].entries()) {
+            const oracle = exactRenyi(a, b, noiseOf('laplace', scale), alpha, { rtol: 1e-10, evaluator: 'plain' });
+            const value = r![k].value / (alpha - 1),
+              error = r![k].error / Math.abs(alpha - 1);
+            // No looser than the adaptive quadrature's own certificate (both sit on the sweeps' rounding floor).
+            expect(error).toBeLessThanOrEqual(2 * oracle.error + 1e-12);
+            expect(Math.abs(value - oracle.value), `α ${alpha}, b ${scale}, direction ${k}`).toBeLessThanOrEqual(error + oracle.error);
+          }
+        }
+  });
+
+  it('declines a wide gap whose middle is not negligible, or where the powers could overflow (the adaptive quadrature takes them)', () => {
+    // p all left of the gap, q all right: at α = ½ the integrand √(pq) is flat across it.
+    const p = fromWeights([0], [1]),
+      q = fromWeights([1e4], [1]);
+    expect(laplaceGapRule(mixtureOf(p), mixtureOf(q), 0.5, 1, 1e-10, false)).toBeNull();
+    const flat = exactRenyi(p, q, noiseOf('laplace', 1), 0.5);
+    expect(Math.abs(flat.value - exactRenyi(p, q, noiseOf('laplace', 1), 0.5, { evaluator: 'plain' }).value)).toBeLessThan(1e-8);
+    const [a, b] = [fromWeights([0, 1e4], [0.5, 0.5]), fromWeights([0, 1e4 + 1], [0.5, 0.5])];
+    expect(laplaceGapRule(mixtureOf(a), mixtureOf(b), 50, 1, 1e-10, false)).toBeNull();
+    expect(exactRenyi(a, b, noiseOf('laplace', 1), 50).error).toBeLessThan(1e-8);
   });
 });

@@ -82,8 +82,9 @@ const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
  * where many atoms lie within one noise scale a gap is one panel of one or two nodes. The tails
  * beyond the outer atoms are exact (b·f at the end atom).
  *
- * Returns null when some gap would need more than 512 panels (atoms hundreds of scales apart):
- * the adaptive quadrature handles that case.
+ * A gap that would need more than 512 panels (atoms hundreds of scales apart) takes panels near
+ * its two atoms and a closed-form bound on its middle (`wideGap`). Returns null where that middle
+ * is not negligible or the powers could overflow: the adaptive quadrature handles those cases.
  */
 export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean): OnePassIntegral[] | null {
   const S = alpha + Math.abs(1 - alpha),
@@ -125,53 +126,34 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     if (D === 2) add(1, alpha * lq + (1 - alpha) * lp, b, 0, b * (Math.expm1(delta) + 16 * U));
   };
 
-  // Walk the union of the atoms; jp/jq = last atom of each mixture ≤ z.
-  let ip = 0,
-    iq = 0,
-    jp = -1,
-    jq = -1;
-  let z = Math.min(px[0], qx[0]);
-  const z0 = z;
-  if (px[0] === z) jp = ip++;
-  if (qx[0] === z) jq = iq++;
-  halves();
-  tail();
-  let nodes = 0,
-    panels = 0;
-  while (ip < KP || iq < KQ) {
-    const a = ip < KP ? px[ip] : Infinity,
-      c0 = iq < KQ ? qx[iq] : Infinity;
-    const zn = Math.min(a, c0);
-    const h = zn - z; // a gap of the union: no atom strictly inside
-    const hb = h / b;
-    // The order with the fewest nodes: a single panel of the lowest order that covers the gap when
-    // that is at most 2 nodes (nothing cheaper exists), else the best order × panel count.
+  // The order with the fewest nodes for a span of `sb` noise scales: a single panel of the lowest
+  // order that covers it when that is at most 2 nodes (nothing cheaper exists), else the best
+  // order × panel count; null when no order certifies.
+  const panelsFor = (sb: number): { n: number; m: number } | null => {
     let n = 1,
       m = 1;
-    while (n <= 2 && !(hb <= 2 * rmax[n])) n++;
-    if (n > 2) {
-      let cost = Infinity;
-      // Order k costs at least k nodes: stop once that is no better.
-      for (let k = 1; k <= MAX_ORDER && k < cost; k++) {
-        if (!(rmax[k] > 0)) continue;
-        const mk = Math.max(1, Math.ceil(hb * perWidth[k]));
-        if (mk * k < cost) {
-          cost = mk * k;
-          n = k;
-          m = mk;
-        }
+    while (n <= 2 && !(sb <= 2 * rmax[n])) n++;
+    if (n <= 2) return { n, m };
+    let cost = Infinity;
+    // Order k costs at least k nodes: stop once that is no better.
+    for (let k = 1; k <= MAX_ORDER && k < cost; k++) {
+      if (!(rmax[k] > 0)) continue;
+      const mk = Math.max(1, Math.ceil(sb * perWidth[k]));
+      if (mk * k < cost) {
+        cost = mk * k;
+        n = k;
+        m = mk;
       }
-      if (m > MAX_PANELS_PER_GAP || !(cost < Infinity)) return null;
     }
+    return cost < Infinity ? { n, m } : null;
+  };
+  // m equal panels of the n-point rule over `span` (units of y) starting `off` noise scales past the
+  // current atom z, added to the sums; δ bounds the node values' relative rounding.
+  const integrate = (off: number, span: number, n: number, m: number, delta: number) => {
     const { nodes: xs, weights: ws } = RULES[n];
     const near = n >> 1;
-    const r = h / (2 * m); // panel half-width (units of y)
+    const r = span / (2 * m); // panel half-width (units of y)
     const rb = r / b;
-    const mag = magnitude() + hb + 1;
-    // Node values are exact to a factor e^{±δ}: the halves' rounding, the few operations per node
-    // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
-    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
-    if (!(delta < 0.5)) return null;
     const grow = delta * (1 + delta); // ≥ e^δ − 1 for δ ≤ 1/2
     const round = grow + (2 * n + 10) * U;
     const cert = coef[n] * (1 + 2 * grow);
@@ -189,7 +171,7 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
       Lq = hv[3],
       Rq = hv[4];
     for (let j = 0; j < m; j++) {
-      const c = (2 * j + 1) * rb; // panel centre, from z, in units of b
+      const c = off + (2 * j + 1) * rb; // panel centre, from z, in units of b
       // m(z + c + u) = e^{ℓ}(a·e^{−u} + d·e^{u}) with max(a, d) = 1: |u| ≤ rb keeps the bracket
       // within [e^{−rb}, 2e^{rb}], so f = Q·(P/Q)^α and q^α p^{1−α} = P/(P/Q)^α need no logs.
       const lpL = Lp - c,
@@ -229,6 +211,44 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     }
     nodes += n * m;
     panels += m;
+  };
+
+  // Walk the union of the atoms; jp/jq = last atom of each mixture ≤ z.
+  let ip = 0,
+    iq = 0,
+    jp = -1,
+    jq = -1;
+  let z = Math.min(px[0], qx[0]);
+  const z0 = z;
+  if (px[0] === z) jp = ip++;
+  if (qx[0] === z) jq = iq++;
+  halves();
+  tail();
+  let nodes = 0,
+    panels = 0;
+  while (ip < KP || iq < KQ) {
+    const a = ip < KP ? px[ip] : Infinity,
+      c0 = iq < KQ ? qx[iq] : Infinity;
+    const zn = Math.min(a, c0);
+    const h = zn - z; // a gap of the union: no atom strictly inside
+    const hb = h / b;
+    const mag = magnitude() + hb + 1;
+    // Node values are exact to a factor e^{±δ}: the halves' rounding, the few operations per node
+    // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
+    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
+    const whole = panelsFor(hb);
+    if (whole && whole.m <= MAX_PANELS_PER_GAP) {
+      if (!(delta < 0.5)) return null;
+      integrate(0, h, whole.n, whole.m, delta);
+    } else {
+      // Atoms hundreds of scales apart: panels near both ends, the middle bounded (docs/math.md §8).
+      const w = wideGap(alpha, hv, hb, D, rtol);
+      const ends = w === null ? null : panelsFor(w.W);
+      if (!w || !ends || ends.m > MAX_PANELS_PER_GAP || !(delta < 0.5)) return null;
+      integrate(0, w.W * b, ends.n, ends.m, delta);
+      integrate(hb - w.W, w.W * b, ends.n, ends.m, delta);
+      for (let k = 0; k < D; k++) add(k, w.logBound[k], 0, b, 0);
+    }
     z = zn;
     if (a === z) jp = ip++;
     if (c0 === z) jq = iq++;
@@ -245,6 +265,77 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     out.push({ value, error: rel < 0.5 ? rel / (1 - rel) + 2 * U * Math.abs(value) : Infinity, nodes, tailShare: 0 });
   }
   return out;
+}
+
+/**
+ * g(s) = α·max(A − s, B + s) + (1−α)·max(C − s, D + s): on a gap, s noise scales past its left atom,
+ * with A, B the log halves of the first mixture there and C, D the second's, each mixture lies within
+ * a factor 2 of e^{max}, so the integrand lies within 2^{lc}·e^g and 2^{uc}·e^g (`wideGap`).
+ */
+const hull = (alpha: number, h: Float64Array, s: number) => alpha * Math.max(h[0] - s, h[1] + s) + (1 - alpha) * Math.max(h[2] - s, h[3] + s);
+
+/**
+ * log of an upper bound on ∫_u^v e^{g(s)} ds. g is piecewise linear with slopes −1, ±(2α − 1), +1 in
+ * that order (each mixture switches once from its left half to its right), so it is quasi-convex:
+ * on each piece between the switches its maximum is at an end and it falls away from there at the
+ * piece's exact slope k: ∫ ≤ e^{max}·(1 − e^{−|k|·len})/|k|. A margin covers the rounding.
+ */
+function logHullIntegral(alpha: number, h: Float64Array, u: number, v: number): number {
+  const cuts = [u, v];
+  for (const t of [(h[0] - h[1]) / 2, (h[2] - h[3]) / 2]) if (t > u && t < v) cuts.push(t);
+  cuts.sort((x, y) => x - y);
+  let top = -Infinity;
+  const logs: number[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const a = cuts[i],
+      c = cuts[i + 1],
+      len = c - a;
+    if (!(len > 0)) continue;
+    const mid = (a + c) / 2;
+    const k = Math.abs(alpha * (mid < (h[0] - h[1]) / 2 ? -1 : 1) + (1 - alpha) * (mid < (h[2] - h[3]) / 2 ? -1 : 1));
+    const gmax = Math.max(hull(alpha, h, a), hull(alpha, h, c));
+    const l = gmax + (k > 0 ? Math.log(-Math.expm1(-k * len)) - Math.log(k) : Math.log(len));
+    logs.push(l);
+    top = Math.max(top, l);
+  }
+  let sum = 0;
+  for (const l of logs) sum += Math.exp(l - top);
+  const value = top + Math.log(sum);
+  const fin = (x: number) => (Number.isFinite(x) ? Math.abs(x) : 0);
+  const size = (Math.abs(alpha) + Math.abs(1 - alpha)) * (1 + fin(h[0]) + fin(h[1]) + fin(h[2]) + fin(h[3]) + 2 * Math.abs(v));
+  return value + 64 * U * (size + Math.abs(value) + logs.length);
+}
+
+const hullScratch = new Float64Array(4);
+
+/**
+ * A gap `hb` noise scales wide (docs/math.md §8, "Wide gaps"): the span W integrated by panels at
+ * each end, and per direction the log of a bound on ∫ f dy/b over the middle (charged as error),
+ * for the smallest W in 24·2^k whose middle bound is at most rtol/64 of what the two ends hold
+ * (by the same hull, from below). Null when the middle never becomes negligible before the ends meet.
+ */
+function wideGap(alpha: number, hv: Float64Array, hb: number, D: number, rtol: number): { W: number; logBound: number[] } | null {
+  const uc = (alpha > 1 ? alpha : 1) * Math.LN2,
+    lc = (alpha > 1 ? 1 - alpha : 0) * Math.LN2;
+  for (let W = 24; 2 * W < hb; W *= 2) {
+    const logBound: number[] = [];
+    for (let k = 0; k < D; k++) {
+      // Direction 0 integrates p^α q^{1−α}; direction 1 q^α p^{1−α}.
+      const [a, b2, c, d] = k === 0 ? [hv[0], hv[1], hv[3], hv[4]] : [hv[3], hv[4], hv[0], hv[1]];
+      hullScratch.set([a, b2, c, d]);
+      const mid = logHullIntegral(alpha, hullScratch, W, hb - W);
+      const left = logHullIntegral(alpha, hullScratch, 0, W),
+        right = logHullIntegral(alpha, hullScratch, hb - W, hb);
+      // W only decides how tight the result is (the middle is charged in full whatever W is):
+      // the larger end stands for what the ends hold, the hull within its small margin.
+      const ends = Math.max(left, right);
+      if (!(uc + mid <= lc + ends + Math.log(rtol) - 6 * Math.LN2 - 1e-6 * (1 + Math.abs(ends)))) break;
+      // The halves' own rounding moves g by at most (|α| + |1 − α|) times it.
+      logBound.push(uc + mid + (Math.abs(alpha) + Math.abs(1 - alpha)) * Math.max(hv[2], hv[5]));
+    }
+    if (logBound.length === D) return { W, logBound };
+  }
+  return null;
 }
 
 const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math.max(1, n)));
