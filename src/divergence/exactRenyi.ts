@@ -64,15 +64,18 @@ export function centred(ds: Law[], interval?: [number, number]): { mixtures: Mix
   };
 }
 
-// A calibration evaluates the same laws at every trial scale: each law's mixture (the logs of its
-// masses, its shifted atoms) is built once per shift. Laws are never written after they are built.
-const mixtures = new WeakMap<Law, { c: number; m: Mixture }>();
+// A calibration evaluates one pair's laws at every trial scale in a row: the mixtures (the logs of
+// the masses, the shifted atoms) of the last few laws are kept, not every law's (a long chain has
+// thousands). Laws are never written after they are built.
+const RECENT = 4;
+const recent: { d: Law; c: number; m: Mixture }[] = [];
 function shiftedMixture(d: Law, c: number): Mixture {
-  const hit = mixtures.get(d);
-  if (hit && hit.c === c) return hit.m;
+  const hit = recent.find((r) => r.d === d && r.c === c);
+  if (hit) return hit.m;
   const m0 = mixtureOf(d);
   const m = c === 0 ? m0 : { ...m0, x: m0.x.map((x) => x - c) };
-  mixtures.set(d, { c, m });
+  recent.unshift({ d, c, m });
+  if (recent.length > RECENT) recent.pop();
   return m;
 }
 
