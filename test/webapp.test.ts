@@ -669,6 +669,109 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await ctx.close();
   }, 240_000);
 
+  it('guesses the columns a curator would: the secret is neither the query nor an identifier; a time series is ordered by its date with the weather as state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-web-guess-'));
+    const employees = join(dir, 'employees.csv');
+    const rows = Array.from(
+      { length: 40 },
+      (_, i) => `${1001 + i},${['sales', 'lab', 'office'][i % 3]},${41000 + ((i * 7919) % 23000)},${i % 4 === 0 ? 'yes' : 'no'}`,
+    );
+    writeFileSync(employees, `employee_id,department,salary,got_raise\n${rows.join('\n')}\n`);
+    const page = await browser.newPage();
+    await page.goto(url);
+    const roles = async (file: string) => {
+      await page.setInputFiles('#file', file);
+      await page.waitForFunction(() => (document.getElementById('data-status')?.textContent ?? '').includes('rows'));
+      return page.evaluate(() => ({
+        query: (document.getElementById('query') as HTMLSelectElement).value,
+        secret: (document.getElementById('secret') as HTMLSelectElement).value,
+        state: (document.getElementById('seq-state') as HTMLSelectElement).value,
+        order: (document.getElementById('seq-order') as HTMLSelectElement).value,
+        lo: (document.getElementById('domain-lo') as HTMLInputElement).value,
+        hi: (document.getElementById('domain-hi') as HTMLInputElement).value,
+      }));
+    };
+    const heart = await roles(join(UCI_DIR, 'heart-disease/processed.cleveland.data'));
+    expect(heart.secret).not.toBe(heart.query);
+    expect(heart.query).toBe('age');
+    expect([heart.lo, heart.hi]).toEqual(['29', '77']); // the query column's own range
+    const staff = await roles(employees);
+    expect(staff.query).toBe('salary');
+    expect(staff.secret).not.toBe('salary');
+    expect(staff.secret).not.toBe('employee_id');
+    // Seattle's first 60 days: read as a time series with the guessed columns, calibrated at the defaults.
+    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const weather = join(dir, 'seattle-60.csv');
+    writeFileSync(weather, `${lines.slice(0, 61).join('\n')}\n`);
+    const seattle = await roles(weather);
+    expect([seattle.order, seattle.state]).toEqual(['date', 'weather']);
+    await page.check('#read-sequence');
+    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+    expect([await page.inputValue('#domain-lo'), await page.inputValue('#domain-hi')]).toEqual(['0', '60']);
+    await page.uncheck('input[name=method][value=exact]'); // the rest of the defaults: α = 2, ε = 1, both families
+    await page.click('#run');
+    expect(await page.textContent('#results-for')).toMatch(/over weather ordered by date/);
+    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 120_000 });
+    expect(await page.textContent('#message')).toBe('');
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(2);
+    await page.close();
+  }, 180_000);
+
+  it('shows the progress of a long chain calculation within 2 s and stops it on cancel', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-long-')), 'seattle.csv');
+    writeFileSync(csv, gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz'))));
+    await page.setInputFiles('#file', csv);
+    await page.waitForFunction(() => (document.getElementById('data-status')?.textContent ?? '').includes('rows'));
+    await page.check('#read-sequence');
+    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+    await page.fill('#seq-length', '365');
+    await page.click('#run');
+    const t0 = Date.now();
+    await page.waitForSelector('#progress:not([hidden])', { timeout: 2000 });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(await page.textContent('#progress-text')).toMatch(/%/);
+    await page.click('#cancel');
+    expect(await page.textContent('#message')).toBe('cancelled');
+    expect(await page.isHidden('#progress')).toBe(true);
+    expect(await page.getAttribute('#run', 'aria-busy')).toBeNull();
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it("at 390 px keeps each result row's scale and ± in view and the plot text at least 10 px", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    await page.goto(url);
+    await page.selectOption('#builtin', 'heart');
+    await page.click('#run');
+    await page.waitForSelector('#plot-alpha svg', { timeout: 60_000 });
+    const boxes = await page.$$eval('#table thead th', (ths) =>
+      ths.map((th) => ({ text: th.textContent, right: th.getBoundingClientRect().right, width: th.getBoundingClientRect().width })),
+    );
+    for (const name of ['method', 'scale', '95% of noise within ±']) {
+      const b = boxes.find((x) => x.text === name)!;
+      expect(b.width, name).toBeGreaterThan(0);
+      expect(b.right, name).toBeLessThanOrEqual(390);
+    }
+    // The rule is still there, folded into the method cell.
+    expect(await page.isVisible('#table tbody tr .narrow')).toBe(true);
+    const smallest = await page.$$eval('#plot-alpha svg text, #plot-epsilon svg text', (ts) =>
+      Math.min(
+        ...ts.map((t) => {
+          const svg = t.ownerSVGElement!;
+          const shrink = svg.getBoundingClientRect().width / svg.width.baseVal.value;
+          return Number.parseFloat(getComputedStyle(t).fontSize) * shrink;
+        }),
+      ),
+    );
+    expect(smallest).toBeGreaterThanOrEqual(10);
+    await page.close();
+  }, 120_000);
+
   it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {
     const { default: AxeBuilder } = await import('@axe-core/playwright');
     const widths = [1280, 390];

@@ -5,6 +5,7 @@ import { csvFormatRows } from 'd3-dsv';
 import { decimalUp, numDown, numUp } from '../src/cli/format.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { ColumnSummary } from '../src/sources/csvText.js';
+import { guessColumns } from '../src/sources/columnGuess.js';
 import type { CalibrateParams, Envelope, FormAlpha, Kind, Request, Response, ResultRow } from './protocol.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -27,6 +28,10 @@ const page = {
   lastAudit: null as { caption: string; rows: AuditRow[]; bound: boolean } | null,
   /** Column summaries of the loaded table (for the contamination range of the query column). */
   summaries: [] as ColumnSummary[],
+  /** Rows of the loaded table (a chain's count lies in [0, T], T at most this). */
+  rows: 0,
+  /** When the running calibration started (for its elapsed time). */
+  started: 0,
 };
 page.worker = startWorker();
 function startWorker(): Worker {
@@ -44,6 +49,7 @@ const busy = (on: boolean) => {
   if (on) $('run').setAttribute('aria-busy', 'true');
   else $('run').removeAttribute('aria-busy');
   $('cancel').hidden = !on;
+  if (!on) showProgress(null);
 };
 
 // Numbers for humans as the CLI prints them: scales, variances, divergences and ε levels rounded
@@ -224,8 +230,17 @@ function markQueryBox(): void {
     if (box.disabled) box.checked = false;
   }
 }
-/** The contamination range defaults to the query column's observed range. */
+/**
+ * The contamination range defaults to the released quantity's range: the query column's observed
+ * range, or for a time series' count [0, T] (T the chain length, or the table's rows at most).
+ */
 function fillDomain(): void {
+  if (sequenceMode()) {
+    const length = $<HTMLInputElement>('seq-length').value.trim();
+    $<HTMLInputElement>('domain-lo').value = '0';
+    $<HTMLInputElement>('domain-hi').value = length !== '' ? length : String(page.rows);
+    return;
+  }
   const c = page.summaries.find((x) => x.name === $<HTMLSelectElement>('query').value);
   $<HTMLInputElement>('domain-lo').value = c?.min !== undefined ? String(c.min) : '';
   $<HTMLInputElement>('domain-hi').value = c?.max !== undefined ? String(c.max) : '';
@@ -253,6 +268,7 @@ function showMode(): void {
   $('sequence-fields').hidden = !seq;
   $('chain-methods').hidden = !seq;
   for (const box of $('chain-methods').querySelectorAll<HTMLInputElement>('input')) box.disabled = !seq;
+  if (page.summaries.length) fillDomain();
   invalidate();
   if (seq && $<HTMLSelectElement>('seq-state').value) send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
 }
@@ -262,6 +278,7 @@ $('seq-state').addEventListener('change', () => {
   send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
 });
 for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-length']) $(id).addEventListener('change', invalidate);
+$('seq-length').addEventListener('change', fillDomain);
 /** The sequence fields as the worker reads them (an empty length: the longest sequence). */
 const sequenceParams = () => {
   const length = $<HTMLInputElement>('seq-length').value.trim();
@@ -302,9 +319,10 @@ function run() {
   message('');
   invalidate();
   page.lastRun = JSON.stringify(p);
+  page.started = performance.now();
   busy(true);
-  $('results-for').textContent =
-    `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${p.query ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : ''}…`;
+  $('results-for').textContent = `computing: ${targetText(p.alpha, p.epsilon, p.delta)}${whatText(p)}…`;
+  showProgress(null);
   // Thread count for the calibrations: the machine's cores unless the address says `?threads=N`;
   // `?helpers=now` starts the nested workers at once instead of when the work repays them.
   const search = new URLSearchParams(location.search);
@@ -312,6 +330,23 @@ function run() {
   const helpers = search.get('helpers') === 'now' ? 0 : undefined;
   send('calibrate', { type: 'calibrate', params: { ...p, threads, helpers } });
   send('spec', { type: 'spec', mechanism: p.mechanisms[0] ?? firstMechanism(), alpha: p.alpha, epsilon: p.epsilon, delta: p.delta });
+}
+/** What is calibrated, as the page prints it: the chain's release, or the query columns by the secret. */
+function whatText(p: ReturnType<typeof params>): string {
+  if (p.sequence) return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
+  return p.query && page.fileName ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : '';
+}
+/** The progress of the running calibration (units done of the total, and what is running), or none. */
+function showProgress(m: { done: number; total: number; step: string } | null): void {
+  const bar = $<HTMLProgressElement>('progress');
+  bar.hidden = m === null;
+  if (!m) {
+    $('progress-text').textContent = '';
+    return;
+  }
+  bar.max = m.total;
+  bar.value = m.done;
+  $('progress-text').textContent = `${m.step}: ${Math.floor((100 * m.done) / m.total)}% (${((performance.now() - page.started) / 1000).toFixed(0)} s)`;
 }
 /** The target as the page prints it. */
 const targetText = (alpha: unknown, epsilon: unknown, delta: unknown) =>
@@ -499,12 +534,19 @@ const showLoaded: Shown<'loaded'> = (m) => {
   options($('seq-state'), m.columns);
   options($('seq-order'), m.columns);
   options($('seq-group'), m.columns, true);
-  // A guess a curator corrects: the first text column holds the states, the first other column the order.
-  const text = m.summaries.find((c) => !c.numeric)?.name;
-  if (text) $<HTMLSelectElement>('seq-state').value = text;
-  const order = m.columns.find((c) => c !== $<HTMLSelectElement>('seq-state').value);
-  if (order) $<HTMLSelectElement>('seq-order').value = order;
+  // Guesses a curator corrects (columnGuess.ts): never an identifier, the secret not the query,
+  // a date-like order and a state column of few values.
+  const guess = guessColumns(m.summaries);
+  const pick = (id: string, v: string | undefined) => {
+    if (v !== undefined) $<HTMLSelectElement>(id).value = v;
+  };
+  pick('query', guess.query);
+  pick('secret', guess.secret);
+  pick('seq-state', guess.state);
+  pick('seq-order', guess.order);
+  markQueryBox();
   page.summaries = m.summaries;
+  page.rows = m.rows;
   fillDomain();
   $('data-status').textContent = `${page.fileName}: ${m.rows} rows, ${m.columns.length} columns`;
   showPreview(m.summaries);
@@ -571,20 +613,29 @@ function recommendationText(recommended: ResultRow | null, columns: string[]): s
   return `Recommended: ${recommended.mechanism} noise, ${recommended.label} (scale ${short(recommended.scale)}): the smallest noise among the valid calibrations you asked for. ${within}${short(recommended.halfWidth)}${unit}${ofTruth}`;
 }
 
-/** One row of the results table. */
-const resultRow = (r: ResultRow, recommended: ResultRow | null) =>
-  row(
+/**
+ * One row of the results table. On a narrow screen the mechanism, rule, variance and binding
+ * columns fold into the method cell (style.css), so the scale and ± columns stay in view.
+ */
+const resultRow = (r: ResultRow, recommended: ResultRow | null) => {
+  const rule = r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule;
+  const binding = r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : r.scale === 0 ? '— (no noise needed)' : '— (the whole chain)';
+  const tr = row(
     [
-      r.mechanism,
+      [r.mechanism, 'wide'],
       r === recommended ? `${r.label} (recommended)` : r.label,
-      r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule,
+      [rule, 'wide'],
       [fmt(r.scale), 'num'],
       [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
-      [fmt(r.variance), 'num'],
-      r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : r.scale === 0 ? '— (no noise needed)' : '— (the whole chain)',
+      [fmt(r.variance), 'num wide'],
+      [binding, 'wide'],
     ],
     { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
   );
+  tr.children[1].prepend(el('span', r.mechanism, { class: 'narrow mechanism', 'aria-hidden': 'true' }));
+  tr.children[1].append(el('span', `${rule}; variance ${fmt(r.variance)}; binding ${binding}`, { class: 'narrow', 'aria-hidden': 'true' }));
+  return tr;
+};
 
 const showResults: Shown<'results'> = (m) => {
   $('results-for').textContent = `results for ${targetText(m.alpha, m.epsilon, m.delta)}: ${m.scenario}`;
@@ -655,15 +706,16 @@ const showAudit: Shown<'audit'> = (m) => {
   $('audit-table')
     .querySelector('tbody')!
     .replaceChildren(
-      row(['prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP', 'verdict'], {}, true),
+      // The verdict first: on a narrow screen it stays in view.
+      row(['verdict', 'prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP'], {}, true),
       ...m.rows.map((r) =>
         row([
+          r.slack >= 0 ? 'pass' : 'fail',
           r.prior,
           r.direction.join(' ‖ '),
           [fmt(r.divergence), 'num'],
           [numDown(r.slack), 'num'],
           [r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon), 'num'],
-          r.slack >= 0 ? 'pass' : 'fail',
         ]),
       ),
     );
@@ -713,6 +765,7 @@ const showChain: Shown<'chain'> = (m) => {
 };
 
 const shown: { [T in Response['type']]: Shown<T> } = {
+  progress: (m) => showProgress(m),
   chain: showChain,
   error: showError,
   loaded: showLoaded,

@@ -134,6 +134,8 @@ export interface PlotNumber {
 
 /** What the worker answers, by `type`. */
 export type Response =
+  /** A long calculation's progress: units done of the total, and what runs now. */
+  | { type: 'progress'; done: number; total: number; step: string }
   | { type: 'loaded'; columns: string[]; numeric: string[]; rows: number; summaries: ColumnSummary[] }
   | { type: 'loaded-builtin'; name: string; secrets: string[]; range: [number, number] }
   | { type: 'values'; column: string; values: string[]; total: number }

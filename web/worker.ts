@@ -105,6 +105,30 @@ function checkedSettings(settings: Record<string, unknown>): void {
 }
 
 type Post = (r: Response) => void;
+
+/**
+ * Progress of `total` jobs as the page shows it: `step(k, label)` when job k starts, `within(k)`
+ * a callback for job k's own units; posted at most every 200 ms (and at each job's start), so a
+ * long calculation shows movement within a second and the page is not flooded.
+ */
+function progressOf(post: Post, total: number) {
+  let last = 0;
+  let label = '';
+  const send = (done: number, force: boolean) => {
+    const now = performance.now();
+    if (!force && now - last < 200) return;
+    last = now;
+    post({ type: 'progress', done: Math.min(done, total), total, step: label });
+  };
+  return {
+    step(k: number, what: string) {
+      label = what;
+      send(k, true);
+    },
+    within: (k: number) => (done: number, of: number) => send(k + (of > 0 ? done / of : 0), false),
+    done: (k: number) => send(k, false),
+  };
+}
 type Job = { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number };
 
 /** The form's table scenario (several query columns: a vector query), with the rows behind it. */
@@ -150,8 +174,13 @@ function familiesFor(p: CalibrateParams, alpha: number, skipped: Skipped[]): Mec
 }
 
 /** Calibrations on the pool, each settled: an InputError is the caller's to list; any other error stops the request. */
-async function settled(p: CalibrateParams, sc: AnyScenario, jobs: Job[], cont: ReturnType<typeof contaminationOf>) {
-  const out = await poolOf(p.threads, p.helpers).calibrateSettled(jobs.map((j) => ({ scenario: sc, settings: { ...j, ...cont } })));
+async function settled(p: CalibrateParams, sc: AnyScenario, jobs: Job[], cont: ReturnType<typeof contaminationOf>, post?: Post) {
+  const progress = post && jobs.length ? progressOf(post, jobs.length) : null;
+  progress?.step(0, `${jobs.length} calibration${jobs.length === 1 ? '' : 's'}`);
+  const out = await poolOf(p.threads, p.helpers).calibrateSettled(
+    jobs.map((j) => ({ scenario: sc, settings: { ...j, ...cont } })),
+    progress ? (done) => progress.done(done) : undefined,
+  );
   for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
   return out as (CalibrationResult | InputError)[];
 }
@@ -167,7 +196,14 @@ function calibrateOrReason(sc: AnyScenario, s: CalibrationSettings): Calibration
 }
 
 /** (ε, δ): every (mechanism, method) tries the orders of the grid (on the pool at once, exact here in turn); each keeps its smallest scale. */
-async function epsDeltaRows(p: CalibrateParams, sc: AnyScenario, mechanisms: Mechanism[], skipped: Skipped[], cont: ReturnType<typeof contaminationOf>) {
+async function epsDeltaRows(
+  p: CalibrateParams,
+  sc: AnyScenario,
+  mechanisms: Mechanism[],
+  skipped: Skipped[],
+  cont: ReturnType<typeof contaminationOf>,
+  post: Post,
+) {
   const delta = p.delta as number;
   const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number; direct: boolean }[] = [];
   const jobs: Job[] = [];
@@ -181,9 +217,12 @@ async function epsDeltaRows(p: CalibrateParams, sc: AnyScenario, mechanisms: Mec
       groups.push({ mechanism, method, trials, from: jobs.length, direct });
       if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
     }
-  const out = await settled(p, sc, jobs, cont);
+  const out = await settled(p, sc, jobs, cont, post);
   const rows: ResultRow[] = [];
+  const direct = groups.filter((g) => g.direct);
+  const progress = direct.length ? progressOf(post, direct.length) : null;
   for (const g of groups) {
+    if (g.direct) progress?.step(direct.indexOf(g), `${g.mechanism} ${METHOD_LABEL[g.method]}: searching the orders`);
     try {
       const r = g.direct
         ? calibrateEpsDelta(sc, { mechanism: g.mechanism, method: g.method, ...cont }, p.epsilon, delta, undefined, (s) => calibrateOrReason(sc, s))
@@ -205,6 +244,7 @@ async function renyiRows(
   alpha: number,
   skipped: Skipped[],
   cont: ReturnType<typeof contaminationOf>,
+  post: Post,
 ) {
   const asked: Job[] = [];
   for (const mechanism of mechanisms) {
@@ -215,7 +255,7 @@ async function renyiRows(
     }
   }
   const rows: (CalibrationResult & { label: string })[] = [];
-  for (const [k, r] of (await settled(p, sc, asked, cont)).entries()) {
+  for (const [k, r] of (await settled(p, sc, asked, cont, post)).entries()) {
     const { mechanism, method } = asked[k];
     if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
     else rows.push({ ...r, label: METHOD_LABEL[method] });
@@ -359,11 +399,14 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
   const { scenario, t, markov, data } = chainLaws(state.table!, p);
   const skipped: Skipped[] = [];
   const rows: ResultRow[] = [];
+  const progress = progressOf(post, mechanisms.length * p.methods.length);
+  let k = 0;
   for (const mechanism of mechanisms)
     for (const method of p.methods) {
       const label = METHOD_LABEL[method as SingleMethod] ?? method;
+      progress.step(k, `${mechanism} ${label}`);
       try {
-        const r = calibrate(scenario, { mechanism, method: method as Method, alpha, epsilon: p.epsilon, ...cont });
+        const r = calibrate(scenario, { mechanism, method: method as Method, alpha, epsilon: p.epsilon, ...cont }, { onProgress: progress.within(k++) });
         rows.push(rowOf({ ...r, label }));
       } catch (err) {
         if (!(err instanceof InputError)) throw err;
@@ -459,11 +502,11 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     ...(columns.length > 1 ? { dimension: columns.length } : {}),
   });
   if (p.delta !== undefined) {
-    post(results(await epsDeltaRows(p, sc, mechanisms, skipped, cont)));
+    post(results(await epsDeltaRows(p, sc, mechanisms, skipped, cont, post)));
     post({ type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note: noPlots(p) ?? '' });
     return;
   }
-  const rows = await renyiRows(p, sc, mechanisms, alpha, skipped, cont);
+  const rows = await renyiRows(p, sc, mechanisms, alpha, skipped, cont, post);
   post(results(rows.map(rowOf)));
   const none = noPlots(p);
   post(none ? { type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note: none } : await plots(p, sc, mechanisms, alpha, rows, cont));

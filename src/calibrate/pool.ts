@@ -326,15 +326,21 @@ export class CalibrationPool {
    * Whole calibrations, each on a worker (in this thread with one thread), each settled on its
    * own: a calibration that fails gives its error in place, the others their results.
    */
-  async calibrateSettled(jobs: { scenario: AnyScenario; settings: PointSettings }[]): Promise<(CalibrationResult | Error)[]> {
+  async calibrateSettled(jobs: { scenario: AnyScenario; settings: PointSettings }[], onDone?: (done: number) => void): Promise<(CalibrationResult | Error)[]> {
+    let done = 0;
+    // Each job reports as it settles (on this thread, before the next one starts).
+    const settled = <T>(r: T): T => {
+      onDone?.(++done);
+      return r;
+    };
     return Promise.all(
       jobs.map(async (j) => {
         const wire = toWire(j.settings);
         try {
-          if (!this.pool || !wire || hasSource(j.scenario as Scenario)) return calibrate(j.scenario, j.settings);
-          return (await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!;
+          if (!this.pool || !wire || hasSource(j.scenario as Scenario)) return settled(calibrate(j.scenario, j.settings));
+          return settled((await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!);
         } catch (e) {
-          return e instanceof Error ? e : new Error(String(e));
+          return settled(e instanceof Error ? e : new Error(String(e)));
         }
       }),
     );
