@@ -191,6 +191,11 @@ describe('progress', () => {
     const piped = spawnSync(process.execPath, args, { encoding: 'utf8', env: now });
     expect(piped.status).toBe(0);
     expect(piped.stderr).toBe('');
+    // A pipe gets a line per period instead (every 0 ms here: a line per update, then the time).
+    const lines = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...now, PUFFERFISH_PROGRESS_EVERY_MS: '0' } });
+    expect(lines.status).toBe(0);
+    expect(lines.stderr).toMatch(/^calibrate: \d+\/24 units \(\d+%\), \d+\.\d s/m);
+    expect(lines.stderr).toMatch(/calibrate: done in \d+\.\d s\n$/);
     // util-linux `script` gives the command a pseudo-terminal.
     const onTerminal = (env: NodeJS.ProcessEnv) =>
       spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8', env });
