@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
-import { availableDir, cacheDir, DATASETS, dataset, fetchDataset } from '../uci/datasets.js';
+import { availableDir, cacheDir, DATASETS, dataset, fetchDataset, vendoredDir } from '../uci/datasets.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { settingOption } from './flags.js';
 
@@ -17,11 +17,14 @@ export function datasetsCommand(program: Command): void {
       }
     });
   ds.command('fetch <name>')
-    .description(`Download from UCI into the cache (${'$'}PUFFERFISH_CACHE_DIR, default ~/.cache/pufferfish/uci), or copy a local copy with --data-dir.`)
-    .addOption(settingOption('dataDir', 'copy from this folder (laid out like UCI: adult/adult.data, …) instead of downloading'))
+    .description(
+      `Put a verified copy in the cache (${'$'}PUFFERFISH_CACHE_DIR, default ~/.cache/pufferfish/uci): from --data-dir, else from the repository's vendored copies (offline, in a clone), else downloaded from UCI.`,
+    )
+    .addOption(settingOption('dataDir', 'copy from this folder (laid out like UCI: adult/adult.data, …; plain or .gz) instead of downloading'))
     .action(async (name: string, o: { dataDir?: string }) => {
-      const dir = await fetchDataset(name, { from: o.dataDir });
-      process.stdout.write(`${name}: ${dataset(name).files.length} files verified in ${dir}\n`);
+      const from = o.dataDir ?? vendoredDir();
+      const dir = await fetchDataset(name, { ...(from ? { from } : {}) });
+      process.stdout.write(`${name}: ${dataset(name).files.length} files verified in ${dir}${from ? ` (copied from ${from})` : ' (downloaded from UCI)'}\n`);
     });
   ds.command('path <name>')
     .description('Print the folder holding a verified copy (exit 2 if there is none).')

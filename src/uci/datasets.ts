@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
 
 /** A file of a dataset: where it lands (relative to the data folder) and its SHA-256. */
@@ -109,18 +111,33 @@ async function download(url: string): Promise<Uint8Array> {
 }
 
 /**
- * Downloads a dataset from UCI (or `baseUrl`), or copies it from a local folder, into `dir`,
+ * The copies vendored in the repository (test/fixtures/uci, gzip, checked against the same
+ * SHA-256 sums), when this package runs from a clone of it; null in an installed package.
+ */
+export function vendoredDir(): string | null {
+  const dir = fileURLToPath(new URL('../../test/fixtures/uci', import.meta.url));
+  return existsSync(join(dir, 'SHA256SUMS')) ? dir : null;
+}
+
+/**
+ * Copies a dataset from a local folder (`from`, plain or gzipped files), else from the copies
+ * vendored in the repository when run from a clone (offline), else downloads it from UCI (or
+ * `baseUrl`), into `dir`,
  * checking every file's SHA-256; a file that does not match is removed, never used. Zipped
  * archives (student) are unpacked in memory and their members checked the same way.
  */
 export async function fetchDataset(name: string, opts: { dir?: string; from?: string; baseUrl?: string } = {}): Promise<string> {
   const d = dataset(name);
   const dir = opts.dir ?? cacheDir();
-  if (opts.from) {
+  const from = opts.from ?? (opts.baseUrl === undefined && !process.env.PUFFERFISH_UCI_BASE_URL ? vendoredDir() : null);
+  if (from) {
     for (const f of d.files) {
-      const src = join(opts.from, f.path);
-      if (!existsSync(src)) throw new InputError(`${src} does not exist`, 'dataDir');
-      if (src !== join(dir, f.path)) place(dir, f, readFileSync(src), src);
+      const src = join(from, f.path);
+      // A folder may hold the files gzipped (as the repository vendors them): the same bytes once unpacked.
+      if (existsSync(src)) {
+        if (src !== join(dir, f.path)) place(dir, f, readFileSync(src), src);
+      } else if (existsSync(`${src}.gz`)) place(dir, f, gunzipSync(readFileSync(`${src}.gz`)), `${src}.gz`);
+      else throw new InputError(`${src} does not exist (nor ${src}.gz)`, 'data-dir');
     }
     return dir;
   }

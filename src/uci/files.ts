@@ -1,5 +1,6 @@
 import { userRecord } from '../records.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError, unknownName } from '../errors.js';
@@ -18,11 +19,13 @@ export interface Histograms {
 
 /** Histogram of the query column under each secret value of one UCI scenario. */
 export function uciHistograms(def: UciScenarioDef, dataDir: string): Histograms {
+  const path = join(dataDir, def.file);
   let text: string;
   try {
-    text = readFileSync(join(dataDir, def.file), 'utf8');
+    // The file as UCI ships it, or gzipped (the repository's vendored copies: the same bytes unpacked).
+    text = existsSync(path) || !existsSync(`${path}.gz`) ? readFileSync(path, 'utf8') : gunzipSync(readFileSync(`${path}.gz`)).toString('utf8');
   } catch {
-    throw new InputError(`cannot read ${join(dataDir, def.file)}`, 'data-dir');
+    throw new InputError(`cannot read ${path} (nor ${path}.gz)`, '--data-dir');
   }
   const table = parseDelimited(text, { separator: def.separator, header: def.columns === undefined, ...(def.columns ? { columns: def.columns } : {}) });
   const columns = table.columns;

@@ -12,7 +12,8 @@ const HEART = columnsOf('heart');
  * Options the user gives explicitly win.
  */
 export function uciQuirks(path: string): Partial<TableSource> {
-  const name = path.split(/[\\/]/).pop() ?? path;
+  // A gzip copy (the repository's vendored files) is the same table: DuckDB reads it directly.
+  const name = (path.split(/[\\/]/).pop() ?? path).replace(/\.gz$/, '');
   if (name === 'adult.data') return { header: false, separator: ', ', columns: ADULT };
   if (name === 'adult.test') return { header: false, separator: ', ', columns: ADULT, skip: 1 };
   if (/^processed\.(cleveland|hungarian|switzerland|va)\.data$/.test(name)) return { header: false, separator: ',', columns: HEART };
