@@ -35,6 +35,19 @@ export function unknownName(what: string, name: string, known: readonly string[]
   return new InputError(`unknown ${what} '${name}'${context} (${listed}${known.join(', ')})`, field);
 }
 
+/**
+ * A column the table does not have. A table read as one column whose name holds a separator
+ * (`age,sex,fbs`) was split at the wrong one: the message says which it probably is.
+ * @example unknownColumn('age', ['age;sex'], 'query').message // "query: unknown column 'age' (columns: age;sex); the table was read as one column 'age;sex': is the separator ';'? (--separator)"
+ */
+export function unknownColumn(name: string, columns: readonly string[], field: string): InputError {
+  const e = unknownName('column', name, columns, field);
+  const sep = columns.length === 1 ? [',', ';', '\t', '|'].find((c) => columns[0].includes(c)) : undefined;
+  if (sep === undefined) return e;
+  const shown = sep === '\t' ? 'a tab' : `'${sep}'`;
+  return new InputError(`${e.reason}; the table was read as one column '${columns[0]}': is the separator ${shown}? (--separator)`, field);
+}
+
 /** A list of columns naming one twice. */
 export const columnTwice = (field: string): InputError => new InputError('names a column twice', field);
 

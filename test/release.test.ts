@@ -243,7 +243,13 @@ describe('pufferfish release (CLI)', () => {
     [['--scenario', 'heart', '--value', '1', '--truncate', '0,1e-300'], /^error: --truncate: \[0, 1e-300\] is narrower than the doubles resolve/],
     [['--scenario', 'heart', '--value', '1', '--truncate', '100,101', '--allow-no-noise'], /^error: --truncate: value 1 is outside \[100, 101\]/],
     [['--scenario', 'adult', '--value', '10', '--count', '3'], /^error: --allow-no-noise: the calibrated scale is 0, so the release would be the raw value/],
-    [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one method, α and ε/],
+    [['--scenario', 'heart', '--value', '1', '--alpha', '2,3'], /^error: --alpha: release takes one α, got 2 \(2, 3\)/],
+    [['--scenario', 'heart', '--value', '1', '--epsilon', '0.5,1'], /^error: --epsilon: release takes one ε, got 2 \(0\.5, 1\)/],
+    [
+      ['--scenario', 'heart', '--value', '1', '--method', 'exact,theorem'],
+      /^error: --method: release takes one method, got 2 \(exact, theorem\) \(--method best/,
+    ],
+    [['--scenario', 'heart', '--value', '1', '--delta', '1e-6', '--epsilon', '0.5,1'], /^error: --epsilon: release takes one ε/],
   ])('bad input %#: exit 2, one line', (args, msg) => {
     const r = run(...(args as string[]));
     expect(r.status).toBe(2);

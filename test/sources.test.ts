@@ -284,6 +284,11 @@ describe('table source bad input: exit 2, one line', () => {
       ['--data', join(dir, 'cases.csv'), '--query', 'AGE', '--secret-column', 'group'],
       /^error: --query: unknown column 'AGE' \(columns: age, AGE_1, group\)/,
     ],
+    [
+      'a separator the file does not use: the one it probably does',
+      ['--data', t, '--query', 'income', '--secret-column', 'group', '--separator', ';'],
+      /^error: --query: unknown column 'income' \(columns: age,sex,income,group\); the table was read as one column 'age,sex,income,group': is the separator ','\? \(--separator\)\n$/,
+    ],
     ['unknown secret column', ['--data', t, '--query', 'income', '--secret-column', 'Group'], /^error: --secret-column: unknown column 'Group'/],
     ['unknown public column', ['--data', t, '--query', 'income', '--secret-column', 'group', '--given', 'gender'], /^error: --given: unknown column 'gender'/],
     [

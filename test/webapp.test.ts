@@ -663,7 +663,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#message')).toBe('');
     await page.screenshot({ path: join(tmpdir(), 'pufferfish-webapp-chain.png'), fullPage: true });
     // The chain's section (heat map, matrix, bars) keeps the page accessible.
-    const { default: AxeBuilder } = await import('@axe-core/playwright');
+    const { AxeBuilder } = await import('@axe-core/playwright');
     const r = await new AxeBuilder({ page }).include('#chain-block').include('#sequence-fields').analyze();
     expect(r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     await ctx.close();
@@ -762,7 +762,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const smallest = await page.$$eval('#plot-alpha svg text, #plot-epsilon svg text', (ts) =>
       Math.min(
         ...ts.map((t) => {
-          const svg = t.ownerSVGElement!;
+          const svg = (t as SVGTextElement).ownerSVGElement!;
           const shrink = svg.getBoundingClientRect().width / svg.width.baseVal.value;
           return Number.parseFloat(getComputedStyle(t).fontSize) * shrink;
         }),
@@ -773,7 +773,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
   }, 120_000);
 
   it('is accessible at 1280 and 390 px: no serious or critical axe violation, no sideways scrolling', async () => {
-    const { default: AxeBuilder } = await import('@axe-core/playwright');
+    const { AxeBuilder } = await import('@axe-core/playwright');
     const widths = [1280, 390];
     const ctx = await browser.newContext({ viewport: { width: widths[0], height: 900 } });
     const page = await ctx.newPage();

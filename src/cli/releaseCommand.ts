@@ -101,6 +101,19 @@ function parseTruncate(text: string | undefined): [number, number] | undefined {
   return [nums[0], nums[1]];
 }
 
+/** A release given several methods, orders or budgets: the flag that lists several, with its values. */
+function manyTargets(grid: CalibrationSettings[]): InputError {
+  const keys = [
+    ['method', '--method', 'method'],
+    ['alpha', '--alpha', 'α'],
+    ['epsilon', '--epsilon', 'ε'],
+  ] as const;
+  const [key, flag, what] = keys.find(([k]) => new Set(grid.map((s) => s[k])).size > 1) ?? keys[0];
+  const values = [...new Set(grid.map((s) => String(s[key])))];
+  const hint = key === 'method' ? ' (--method best takes the one with the least noise)' : '';
+  return new InputError(`release takes one ${what}, got ${values.length} (${values.join(', ')})${hint}`, flag);
+}
+
 /**
  * The one setting a release calibrates for. With `--delta`, an (ε, δ) target: `--alpha` (one or a
  * list) names the Rényi orders searched, else the built-in grid.
@@ -112,7 +125,7 @@ function releaseSettings(
 ): { settings: CalibrationSettings; target: { delta?: number; alphas?: number[] } } {
   const delta = parseDelta(o.delta, specDelta);
   const one = delta === undefined ? grid : grid.filter((s) => s.alpha === grid[0].alpha);
-  if (one.length !== 1) throw new InputError('release takes one method, α and ε', grid.length > 1 && delta === undefined ? '--alpha' : '--method');
+  if (one.length !== 1) throw manyTargets(one);
   if (delta === undefined) return { settings: one[0], target: {} };
   return { settings: one[0], target: { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((s) => s.alpha))] } : {}) } };
 }

@@ -5,7 +5,7 @@
  * transition matrix P and initial law q. Every user-chosen name (state, chain) is kept in a Map
  * or an array, never as an object key, so "constructor" or "__proto__" are ordinary names.
  */
-import { InputError, NumericalError } from '../errors.js';
+import { InputError, NumericalError, unknownName } from '../errors.js';
 import { ratioToNumber } from '../numerics/float.js';
 import { dyadic } from './extended.js';
 
@@ -150,7 +150,7 @@ function checkLength(raw: unknown, path: string): number {
 
 function stateOf(name: unknown, stateIndex: Map<string, number>, path: string): number {
   const i = typeof name === 'string' ? stateIndex.get(name) : undefined;
-  if (i === undefined) throw new InputError(`${JSON.stringify(name)} is not one of the states`, path);
+  if (i === undefined) throw unknownName('state', typeof name === 'string' ? name : JSON.stringify(name), [...stateIndex.keys()], path);
   return i;
 }
 

@@ -1,4 +1,4 @@
-import { InputError, unknownName } from '../errors.js';
+import { InputError, unknownColumn } from '../errors.js';
 import { decimalValue, isDecimal } from '../numerics/float.js';
 import type { MarkovQuery } from '../markov/chain.js';
 import { isMissing, type TextTable } from './csvText.js';
@@ -153,7 +153,7 @@ export function parseSequenceQuery(textQuery: string): MarkovQuery {
  */
 export function sequenceColumns(columns: readonly string[], q: SequenceQuery): [string, string, string | undefined] {
   const named: [string, string][] = [[q.sequence, 'sequence'], [q.orderBy, 'orderBy'], ...(q.groupBy ? [[q.groupBy, 'groupBy'] as [string, string]] : [])];
-  for (const [name, flag] of named) if (!columns.includes(name)) throw unknownName('column', name, columns, flag);
+  for (const [name, flag] of named) if (!columns.includes(name)) throw unknownColumn(name, columns, flag);
   // Each later flag is blamed for repeating an earlier one, which it names.
   for (let k = 1; k < named.length; k++) {
     const earlier = named.slice(0, k).find(([n]) => n === named[k][0]);

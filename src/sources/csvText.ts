@@ -3,7 +3,7 @@
  * quotes, a sniffed separator, `?` and empty cells as missing, and the UCI quirks by file name.
  */
 import { dsvFormat } from 'd3-dsv';
-import { InputError, unknownName, columnTwice } from '../errors.js';
+import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
@@ -189,7 +189,7 @@ export function textHistograms(
 ): TableHistograms {
   const need = (c: string, flag: string) => {
     const j = t.columns.indexOf(c);
-    if (j < 0) throw unknownName('column', c, t.columns, flag);
+    if (j < 0) throw unknownColumn(c, t.columns, flag);
     return j;
   };
   const queries = q.queries ?? [q.query];

@@ -1,4 +1,4 @@
-import { InputError, unknownName, columnTwice } from '../errors.js';
+import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import { secretText, Tally, PointAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
@@ -34,7 +34,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       const names = cols.map((c) => c.name);
       const need = (name: string, flag: string) => {
         const c = cols.find((x) => x.name === name);
-        if (!c) throw unknownName('column', name, names, flag);
+        if (!c) throw unknownColumn(name, names, flag);
         return c;
       };
       // Text columns (DuckDB files) are cast value by value; typed non-numeric columns are refused.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
-import { InputError, unknownName, columnTwice } from '../errors.js';
+import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import { predicateColumns } from './predicate.js';
 import { checkOutput, writeAtomically } from '../io/atomicWrite.js';
 import { duckdb } from './engines/drivers.js';
@@ -69,7 +69,7 @@ export async function privatizeTable(
   try {
     // Names are checked against the file's own columns before any is used in a query.
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${duckRelation(source)}`)).getRowObjects().map((r) => String(r.column_name));
-    for (const k of [...queries, ...keep]) if (!cols.includes(k)) throw unknownName('column', k, cols, queries.includes(k) ? 'query' : 'keep');
+    for (const k of [...queries, ...keep]) if (!cols.includes(k)) throw unknownColumn(k, cols, queries.includes(k) ? 'query' : 'keep');
     if (keep.length) await refuseKeptReads(con, source, cols, keep, opts.predicates ?? {});
     const rel = duckRelation(source, [...queries, ...keep]);
     const kept = keep.map(ident).join(', ');
