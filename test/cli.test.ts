@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
+import { decimalUp } from '../src/numerics/decimal.js';
 
 // The CLI as users run it: the built `bin` (npm test builds first).
 const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -173,5 +174,62 @@ describe('pufferfish serve', () => {
     } finally {
       child.kill();
     }
+  });
+});
+
+describe('answers people can read (text; JSON keeps every digit)', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  it('a release prints its values to a tenth of the error bar, the intervals rounded outward around the exact ones', () => {
+    const t = cli('release', '--scenario', 'heart', '--value', '1.4', '--count', '3');
+    const j = JSON.parse(cli('release', '--scenario', 'heart', '--value', '1.4', '--count', '3', '--json').stdout);
+    const h = j.halfWidth as number;
+    expect(t.stdout).toMatch(new RegExp(`error bars ±${Number(decimalUp(h, 4))} \\(`));
+    const lines = t.stdout.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^\(values to a tenth of their error bar/);
+    for (const l of lines.slice(-4, -1)) {
+      const [v, bar] = l.split('\t');
+      const decimals = v.split('.')[1]?.length ?? 0;
+      expect(decimals).toBe(Math.max(0, 1 - Math.floor(Math.log10(h))));
+      const [lo, hi] = bar.slice(1, -1).split(', ').map(Number);
+      // The exact interval is value ± h: the printed one holds it.
+      expect(lo).toBeLessThanOrEqual(Number(v) - h + 10 ** -decimals);
+      expect(hi).toBeGreaterThanOrEqual(Number(v) + h - 10 ** -decimals);
+    }
+    // JSON: full precision.
+    expect(String(j.releases[0].value).replace('-', '').length).toBeGreaterThan(8);
+  });
+
+  it('an (ε, δ) target shows ε and δ as asked and the Rényi budget under D_α ≤, never under ε', () => {
+    const t = cli('calibrate', '--scenario', 'heart', '--epsilon', '1', '--delta', '1e-6', '--mechanism', 'gaussian');
+    expect(t.status).toBe(0);
+    const [head, , row] = t.stdout.split('\n').slice(2);
+    expect(head).toMatch(/\sε, δ\s+D_α ≤\s+param/);
+    expect(row).toMatch(/\s1, 0\.000001\s+0\.0\d+\s+sigma/);
+    expect(t.stdout).toMatch(/\(α=[\d.]+, D_α ≤ 0\.0\d+ for \(ε=1, δ=0\.000001\)\)/);
+  });
+
+  it('a long audit says its verdict and each order’s worst pair before its rows', () => {
+    const t = cli(
+      'audit',
+      '--data',
+      'examples/heart.csv',
+      '--query',
+      'oldpeak',
+      '--secret-column',
+      'sex',
+      '--given',
+      'fbs',
+      '--scale',
+      '1',
+      '--alpha',
+      '2,inf',
+      '--prior',
+      'bootstrap:5',
+      '--seed',
+      '1',
+    );
+    const lines = t.stdout.split('\n');
+    expect(lines[2]).toMatch(/^summary: fail, \d+ of 48 rows over ε = 1; α = 2: \d+ of 24 over, largest D_α [\d.]+ \(.+\); α = ∞: \d+ of 24 over/);
+    expect(t.stdout).toMatch(/\nverdict: fail/);
   });
 });

@@ -135,7 +135,9 @@ function auditText(name: string, s: { mechanism: string; scale: number; epsilon:
   const certs = [...new Set(r.rows.map((row) => row.certificate))];
   const bounds = r.rows.some((row) => row.certificate === 'coupled-bound');
   return (
-    `${name}\n${s.mechanism} noise${bounds ? ' per coordinate' : ''}, scale ${s.scale}${together}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n\n${auditTable(r.rows)}\n` +
+    `${name}\n${s.mechanism} noise${bounds ? ' per coordinate' : ''}, scale ${s.scale}${together}; slack to ε = ${s.epsilon}; (ε′, δ) at δ = ${s.delta}\n` +
+    summaryLine(r, s.epsilon) +
+    `\n${auditTable(r.rows)}\n` +
     `\nerror bounds: ${certs.map((c) => CERT[c]).join('; ')}\n` +
     r.certified
       .map(
@@ -149,6 +151,22 @@ function auditText(name: string, s: { mechanism: string; scale: number; epsilon:
     robustLines(r.robustness) +
     `\nverdict: ${r.over === 0 ? 'pass' : `fail (${r.over} row${r.over === 1 ? '' : 's'} over ε)`}\n`
   );
+}
+
+/**
+ * A long audit's verdict before its rows: per order, the rows over ε and the largest D_α with
+ * its pair (the rows follow; the verdict is repeated at the end).
+ */
+function summaryLine(r: AuditReport, epsilon: number): string {
+  if (r.rows.length <= 20) return '';
+  const orders = [...new Set(r.rows.map((row) => row.alpha))];
+  const per = orders.map((a) => {
+    const rows = r.rows.filter((row) => row.alpha === a);
+    const top = rows.reduce((x, y) => (y.divergence > x.divergence ? y : x));
+    const over = rows.filter((row) => !(row.slack >= 0)).length;
+    return `α = ${a === Infinity ? '∞' : a}: ${over} of ${rows.length} over, largest D_α ${numUp(top.divergence)} (${top.prior}: ${top.direction.join(' ‖ ')})`;
+  });
+  return `summary: ${r.over === 0 ? 'pass' : `fail, ${r.over} of ${r.rows.length} rows over ε = ${epsilon}`}; ${per.join('; ')}\n`;
 }
 
 /** The MI rows: exact values on ℝ, upper bounds on ℝ^d. */

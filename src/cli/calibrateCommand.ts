@@ -11,7 +11,7 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
-import { jsonNumber, resultJson, resultsTable } from './format.js';
+import { decimalUp, jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 
@@ -28,7 +28,12 @@ function spread(r: CalibrationResult) {
  * (the same method over a grid of α and ε) share one paragraph listing the settings.
  */
 function explanations(results: CalibrationResult[]): string {
-  const setting = (r: CalibrationResult) => `α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}`;
+  // An (ε, δ) target: the Rényi budget the order leaves is not ε, and is not printed as it.
+  const setting = (r: CalibrationResult) => {
+    const t = (r as CalibrationResult & { target?: { epsilon: number; delta: number } }).target;
+    const a = `α=${r.alpha === Infinity ? '∞' : r.alpha}`;
+    return t ? `${a}, D_α ≤ ${Number(decimalUp(r.epsilon, 6))} for (ε=${t.epsilon}, δ=${t.delta})` : `${a}, ε=${r.epsilon}`;
+  };
   const groups = new Map<string, { method: string; text: string; settings: string[] }>();
   for (const r of results) {
     const method = r.winner ? `best→${r.winner}` : r.method;

@@ -41,6 +41,27 @@ export const numUp = (x: number) => {
   const t = decimalUp(x, 10);
   return Math.abs(x) >= 1e-4 && Math.abs(x) < 1e7 ? String(Number(t)) : t;
 };
+/**
+ * A released value for people, to the digits its error bar justifies: down to a tenth of the
+ * half-width's leading digit (h = 0.82: hundredths), the value rounded to nearest and its
+ * interval's ends outward, so the printed interval still holds the exact one. Without a finite
+ * positive half-width, `num`'s ten digits. (Rounding a release is post-processing: no privacy cost;
+ * JSON keeps every digit.)
+ * @example barDigits(0.82).value(1.8296112951) // "1.83"
+ * @example barDigits(0.82).interval([1.0096, 2.6496]) // "[1.00, 2.65]"
+ */
+export function barDigits(h: number) {
+  if (!(h > 0 && Number.isFinite(h))) return { value: num, interval: ([lo, hi]: readonly [number, number]) => `[${numDown(lo)}, ${numUp(hi)}]` };
+  const k = Math.floor(Math.log10(h)) - 1;
+  const unit = 10 ** k;
+  const text = (m: number) => (Number.isFinite(m) ? (k < 0 ? (m * unit).toFixed(-k) : String(m * unit)) : num(m));
+  const end = (x: number, round: (y: number) => number) => (Number.isFinite(x) ? text(round(x / unit)) : num(x));
+  return {
+    value: (v: number) => (Number.isFinite(v) ? text(Math.round(v / unit)) : num(v)),
+    interval: ([lo, hi]: readonly [number, number]) => `[${end(lo, Math.floor)}, ${end(hi, Math.ceil)}]`,
+  };
+}
+
 /** `num`, rounded toward −∞ (slack). */
 export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`);
 
@@ -115,37 +136,39 @@ export function auditTable(rows: AuditRow[]): string {
   return table(head, body, [0, 3, 4, 5, 6, 7, 8]);
 }
 
-/** Aligned plain-text table: one row per result. */
+/**
+ * Aligned plain-text table: one row per result. An (ε, δ) target shows the target under "ε, δ"
+ * and the Rényi budget each method went through under "D_α ≤" (never the budget as if it were ε).
+ */
 export function resultsTable(results: CalibrationResult[] | MiCalibrationResult[], bars?: { confidence: number; halfWidths: readonly number[] }): string {
+  type R = (typeof results)[number];
   const mi = results.some((r) => 'guarantee' in r);
-  const head = [
-    'method',
-    'rule',
-    ...(mi ? [] : ['α']),
-    'ε',
-    'param',
-    'scale',
-    ...(bars ? [`± (${bars.confidence})`] : []),
-    'variance',
-    mi ? 'binding (prior: secrets)' : 'binding (prior: pair)',
+  const target = (r: R) => ('target' in r ? (r.target as { epsilon: number; delta: number } | undefined) : undefined);
+  const delta = results.some((r) => target(r) !== undefined);
+  const columns: { head: string; cell: (r: R, k: number) => string; right?: boolean }[] = [
+    { head: 'method', cell: (r) => (r.winner ? `best→${r.winner}` : r.method) },
+    { head: 'rule', cell: (r) => r.rule },
+    ...(mi ? [] : [{ head: 'α', cell: (r: R) => ('alpha' in r ? alphaText(r.alpha) : ''), right: true }]),
+    delta
+      ? { head: 'ε, δ', cell: (r: R) => (target(r) ? `${target(r)!.epsilon}, ${target(r)!.delta}` : String(r.epsilon)), right: true }
+      : { head: 'ε', cell: (r: R) => String(r.epsilon), right: true },
+    ...(delta ? [{ head: 'D_α ≤', cell: (r: R) => (target(r) ? String(Number(decimalUp(r.epsilon, 6))) : ''), right: true }] : []),
+    { head: 'param', cell: (r) => r.parameter },
+    { head: 'scale', cell: (r) => numUp(r.scale), right: true },
+    ...(bars ? [{ head: `± (${bars.confidence})`, cell: (_r: R, k: number) => numUp(bars.halfWidths[k]), right: true }] : []),
+    { head: 'variance', cell: (r) => numUp(r.variance), right: true },
+    { head: mi ? 'binding (prior: secrets)' : 'binding (prior: pair)', cell: bindingText },
   ];
-  const rows = results.map((r, k) => [
-    r.winner ? `best→${r.winner}` : r.method,
-    r.rule,
-    ...('alpha' in r ? [alphaText(r.alpha)] : []),
-    String(r.epsilon),
-    r.parameter,
-    numUp(r.scale),
-    ...(bars ? [numUp(bars.halfWidths[k])] : []),
-    numUp(r.variance),
-    !r.binding
-      ? r.scale === 0
-        ? '— (no noise needed)'
-        : '— (the whole chain)'
-      : 'pair' in r.binding
-        ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}`
-        : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`,
-  ]);
-  const numeric = mi ? [2, 4, 5] : [2, 3, 5, 6];
-  return table(head, rows, bars ? [...numeric, numeric[numeric.length - 1] + 1] : numeric);
+  const rows = results.map((r, k) => columns.map((c) => c.cell(r, k)));
+  return table(
+    columns.map((c) => c.head),
+    rows,
+    columns.flatMap((c, i) => (c.right ? [i] : [])),
+  );
+}
+
+/** Who binds a result: its prior and pair (or secrets), or why none does. */
+function bindingText(r: CalibrationResult | MiCalibrationResult): string {
+  if (!r.binding) return r.scale === 0 ? '— (no noise needed)' : '— (the whole chain)';
+  return 'pair' in r.binding ? `${r.binding.prior}: ${r.binding.pair[0]} vs ${r.binding.pair[1]}` : `${r.binding.prior}: ${r.binding.secrets.join(', ')}`;
 }

@@ -7,7 +7,7 @@ import { InputError } from '../errors.js';
 import { wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { jsonAlpha, jsonNumber, numDown, numUp } from './format.js';
+import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -87,8 +87,11 @@ const ledgerLine = (e: Entry | null) =>
 const barsMeaning = (c: number, what = 'the true value') =>
   `each interval holds ${what} with probability ${c} over the noise (not a statement about the data's sampling)`;
 
-/** An interval for people and JSON: ends rounded outward to 10 digits, ±∞ as "inf". */
-const intervalText = ([lo, hi]: readonly [number, number]) => `[${numDown(lo)}, ${numUp(hi)}]`;
+/** A scale or half-width for people: four significant digits, rounded up (`--json` has every digit). */
+const scaleText = (s: number) => (s === 0 || !Number.isFinite(s) ? String(s) : String(Number(decimalUp(s, 4))));
+/** Said under rounded values, once. */
+const ROUNDED = '(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n';
+/** An interval for JSON: ±∞ as "inf". */
 const intervalJson = ([lo, hi]: readonly [number, number]) => [jsonNumber(lo), jsonNumber(hi)];
 
 /** `--truncate LO,HI` (ends may be ±inf). */
@@ -215,14 +218,17 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter];
+  // A truncated release's bars differ per value: each is rounded to its own half-width.
+  const digits = (i: number) => barDigits(r.halfWidth ?? (r.intervals[i][1] - r.intervals[i][0]) / 2);
   const bars =
     r.halfWidth === null
       ? `${r.confidence} intervals of the truncated law (exact, not symmetric): ${barsMeaning(r.confidence)}`
-      : `error bars ±${numUp(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
+      : `error bars ±${scaleText(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
   process.stdout.write(
-    `${name}\n${r.mechanism} noise, ${sym} = ${r.scale} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${r.note ? `note: ${r.note}\n` : ''}${ledgerLine(entry)}\nvalue\tinterval\n`,
+    `${name}\n${r.mechanism} noise, ${sym} = ${scaleText(r.scale)} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${r.note ? `note: ${r.note}\n` : ''}${ledgerLine(entry)}\nvalue\tinterval\n`,
   );
-  process.stdout.write(r.values.map((v, i) => `${v}\t${intervalText(r.intervals[i])}\n`).join(''));
+  process.stdout.write(r.values.map((v, i) => `${digits(i).value(v)}\t${digits(i).interval(r.intervals[i])}\n`).join(''));
+  process.stdout.write(ROUNDED);
 }
 
 /** A vector query's release, its per-coordinate error bars and its ledger entry, as text or JSON. */
@@ -235,9 +241,13 @@ function printPoints(o: ReleaseOptions, name: string, r: PointReleaseResult, ent
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
   process.stdout.write(
-    `${name}\n${r.mechanism} noise per coordinate, ${sym} = ${r.scale} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(numUp).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n${ledgerLine(entry)}\nvalue\tintervals\n`,
+    `${name}\n${r.mechanism} noise per coordinate, ${sym} = ${scaleText(r.scale)} × (${r.coordinateScales.join(', ')}) (method ${r.method})\nguarantee: ${r.guarantee}\nerror bars ±(${r.halfWidths.map(scaleText).join(', ')}) per coordinate (${r.confidence} of each coordinate's noise): ${barsMeaning(r.confidence, "that coordinate's true value")}, each coordinate alone\n${ledgerLine(entry)}\nvalue\tintervals\n`,
   );
-  process.stdout.write(r.values.map((v, i) => `${v.join(',')}\t${r.intervals[i].map(intervalText).join(' ')}\n`).join(''));
+  const digits = r.halfWidths.map(barDigits);
+  process.stdout.write(
+    r.values.map((v, i) => `${v.map((x, j) => digits[j].value(x)).join(',')}\t${r.intervals[i].map((iv, j) => digits[j].interval(iv)).join(' ')}\n`).join(''),
+  );
+  process.stdout.write(ROUNDED);
 }
 
 /**
@@ -385,16 +395,26 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const bars =
     info.halfWidth === null
       ? `error bars: each row's exact ${confidence} interval of the truncated law depends on its released value (library: releaseColumn(…).interval(y)); not written to the file`
-      : `error bars: each released value ±${h.map((x) => numUp(x as number)).join(', ')}; ${barsMeaning(confidence)}`;
+      : `error bars: each released value ±${h.map((x) => scaleText(x as number)).join(', ')}; ${barsMeaning(confidence)}`;
   if (o.json)
     process.stdout.write(
       JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n',
     );
   else
     process.stdout.write(
-      `wrote ${o.out}: ${o.query.includes(',') ? `columns ${o.query} privatized together` : `column '${o.query}' privatized`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${r.scale} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,
+      `wrote ${o.out}: noise added to ${o.query.includes(',') ? `columns ${o.query} together` : `column '${o.query}'`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${scaleText(r.scale)} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\n${protectsOnly(o, r.kept, h)}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,
     );
   await (entry as Entry | null)?.shown();
+}
+
+/**
+ * What a privatized column protects, said plainly: only the secret attribute; the noisy column
+ * still reads as the data to within its error bar, and kept columns are the data.
+ */
+function protectsOnly(o: ReleaseOptions, kept: string[], h: unknown[]): string {
+  const secret = o.secretColumn ? `'${o.secretColumn}'` : 'the --secret predicates';
+  const near = h.every((x) => typeof x === 'number') ? `to within about ±${(h as number[]).map(scaleText).join(', ')}` : 'to within its error bar';
+  return `protects only each row's secret (${secret}): the noisy column still reads as the data ${near}${kept.length ? `, and ${kept.join(', ')} ${kept.length === 1 ? 'is' : 'are'} published unchanged` : ''}`;
 }
 
 /** Registers `release`. */
