@@ -233,3 +233,45 @@ describe('answers people can read (text; JSON keeps every digit)', () => {
     expect(t.stdout).toMatch(/\nverdict: fail/);
   });
 });
+
+describe('JSON conventions', () => {
+  it('±∞ and NaN are the strings "inf", "-inf" and "nan" in every field; null means not applicable', async () => {
+    const { jsonText } = await import('../src/cli/format.js');
+    expect(JSON.parse(jsonText({ a: Infinity, b: [-Infinity, 1], c: { d: Number.NaN }, e: null }))).toEqual({
+      a: 'inf',
+      b: ['-inf', 1],
+      c: { d: 'nan' },
+      e: null,
+    });
+  });
+  it('every calibration names its noise parameter scale (projection results too)', () => {
+    const j = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'calibrate',
+          '--data',
+          'examples/heart.csv',
+          '--query',
+          'age,oldpeak',
+          '--secret-column',
+          'fbs',
+          '--projection',
+          'random:1',
+          '--seed',
+          '3',
+          '--epsilon',
+          '0.1',
+          '--json',
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    );
+    expect(j.results[0].parameter).toBe('sigma');
+    expect(j.results[0].scale).toBeGreaterThan(0);
+    expect(j.results[0]).not.toHaveProperty('sigma');
+  });
+});

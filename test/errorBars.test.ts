@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { release, samplerFor } from '../src/release/release.js';
-import { truncatedInterval } from '../src/release/interval.js';
+import { logTruncatedCdf, truncatedInterval } from '../src/release/interval.js';
 import { calibrateTruncated } from '../src/release/truncated.js';
 import { mechanismNoise } from '../src/calibrate/mechanismNoise.js';
 import { logMassIn } from '../src/divergence/exactRenyi.js';
@@ -74,8 +74,47 @@ describe('error bars: the interval holds the true value with the stated probabil
     // The library's release returns the same intervals.
     const r = release(heart, settings, x, { truncate: interval, confidence: c, random: seededSource(12n) });
     expect(r.halfWidth).toBeNull();
-    expect(r.intervals[0]).toEqual(truncatedInterval(r.values[0], noise, interval, c));
+    // …within the range heart's laws take (their atoms: 0 to 6.2).
+    expect(r.intervals[0]).toEqual(truncatedInterval(r.values[0], noise, interval, c, [0, 6.2]));
   });
+
+  // The exact set within a support [s0, s1]: a(x) ≤ G_y(x) ≤ a(x) + c with the tail share a(x)
+  // ramping from 0 at s0 to 1 − c at s1 over three noise scales (src/release/interval.ts).
+  const share = (x: number, c: number, [s0, s1]: [number, number], r: number) =>
+    ((1 - c) / 2) * (Math.min(1, Math.max(0, (x - s0) / r)) + 1 - Math.min(1, Math.max(0, (s1 - x) / r)));
+  for (const family of ['laplace', 'gaussian'] as const)
+    it(`truncated ${family}: coverage over 10⁵ draws within 0.5% of c for true values at and inside the truncation's ends and the support's; every interval finite`, () => {
+      const settings: CalibrationSettings = { mechanism: family, method: 'theorem', alpha: 2, epsilon: 1 };
+      const s = 0.5;
+      const noise = mechanismNoise(settings, s);
+      const interval: [number, number] = [0, 2];
+      const support: [number, number] = [-0.5, 2.5];
+      const c = 0.9;
+      const sampler = samplerFor(settings, s);
+      const random = seededSource(BigInt(family.length));
+      // The closed-form G the interval uses, against the certified quadrature (independent).
+      const quadrature = (x: number, y: number) => logMassIn(pointMass(x), noise, [0, y]).value - logMassIn(pointMass(x), noise, interval).value;
+      for (const x of [-0.5, 0, 1, 2, 2.5])
+        for (const y of [1e-6, 0.3, 1, 1.9, 2]) expect(logTruncatedCdf(noise, interval, y, x)[0]).toBeCloseTo(quadrature(x, y), 9);
+      // The support's low end and the truncation's (Laplace), the truncation's high end and the support's (Gaussian), and the middle.
+      for (const x of family === 'laplace' ? [-0.5, 0, 1] : [1, 2, 2.5]) {
+        const ys = Array.from({ length: 100_000 }, () => drawRelease(x, sampler, { random, truncate: interval }));
+        const a = share(x, c, support, 3 * s);
+        const member = (y: number) => {
+          const g = Math.exp(logTruncatedCdf(noise, interval, y, x)[0]);
+          return g >= a && g <= a + c;
+        };
+        // The intervals hold x exactly when it is in the set (300 draws; every interval finite, within the support)…
+        for (const y of ys.slice(0, 300)) {
+          const [lo, hi] = truncatedInterval(y, noise, interval, c, support);
+          expect(lo >= -0.5 && hi <= 2.5 && lo <= hi).toBe(true);
+          const g = Math.exp(logTruncatedCdf(noise, interval, y, x)[0]);
+          if (Math.abs(g - a) > 1e-7 && Math.abs(g - a - c) > 1e-7) expect(lo <= x && x <= hi, `x = ${x}, y = ${y}`).toBe(member(y));
+        }
+        // …and the set holds x with probability c.
+        expect(Math.abs(ys.filter(member).length / ys.length - c), `x = ${x}`).toBeLessThan(0.005);
+      }
+    }, 120_000);
 
   it('truncated interval ends: G at each end sits at its level, the end rounded outward', () => {
     const settings: CalibrationSettings = { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 };

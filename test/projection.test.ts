@@ -81,7 +81,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
         { p: 0.3, atoms: [[0], [1], [4]], masses: [0.5, 0.3, 0.2] },
         { p: 0.7, atoms: [[0], [2], [5]], masses: [0.1, 0.3, 0.6] },
       ];
-      const I = integratedMI(laws, projection([[1]]), c.sigma);
+      const I = integratedMI(laws, projection([[1]]), c.scale);
       expect(I).toBeLessThanOrEqual(eps);
       expect(I).toBeGreaterThan(eps / 20); // a bound, but not a vacuous one
       const mi = calibrateMI(scalar, { mechanism: 'gaussian', method: 'mi-variance', epsilon: eps });
@@ -98,14 +98,14 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     for (const eps of [0.05, 0.3]) {
       const c = calibrateProjection(vector, A, eps);
       expect(c.k).toBe(2);
-      const I = integratedMI(asLaws(vector), A, c.sigma);
+      const I = integratedMI(asLaws(vector), A, c.scale);
       expect(I).toBeLessThanOrEqual(eps);
       expect(I).toBeGreaterThan(eps / 50);
-      const level = projectionMI(vector, A, c.sigma).value;
+      const level = projectionMI(vector, A, c.scale).value;
       expect(level).toBeLessThanOrEqual(eps * (1 + 1e-9));
       expect(level).toBeGreaterThan(eps * (1 - 1e-9));
       // N releases together are one at σ/√N: the calibrated σ grows by √N.
-      expect(calibrateProjection(vector, A, eps, 4).sigma / c.sigma).toBeCloseTo(2, 9);
+      expect(calibrateProjection(vector, A, eps, 4).scale / c.scale).toBeCloseTo(2, 9);
     }
   });
 
@@ -117,9 +117,9 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     ]);
     const c = calibrateProjection(vector, I3, 0.1);
     const per = calibrateMIPoints(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
-    expect(c.sigma / per.scale).toBeGreaterThan(0.2);
-    expect(c.sigma / per.scale).toBeLessThan(5);
-    expect(integratedMI(asLaws(vector), projection([[1, 0, 0]]), c.sigma)).toBeLessThan(0.1);
+    expect(c.scale / per.scale).toBeGreaterThan(0.2);
+    expect(c.scale / per.scale).toBeLessThan(5);
+    expect(integratedMI(asLaws(vector), projection([[1, 0, 0]]), c.scale)).toBeLessThan(0.1);
   });
 
   it('a random sketch is reproducible from its seed, and bad matrices are refused by field', () => {
@@ -151,14 +151,14 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(r.k).toBe(1);
     expect(['projection', 'mi-variance']).toContain(r.smaller);
     const rel = JSON.parse((await inProcess('release', ...S, '--projection', file, '--value', '50,1.2', '--epsilon', '0.1', '--json')).stdout);
-    expect(rel.sigma).toBe(r.sigma);
+    expect(rel.scale).toBe(r.scale);
     expect(rel.values[0]).toHaveLength(1);
-    const audit = JSON.parse((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.sigma), '--epsilon', '0.1', '--json')).stdout);
+    const audit = JSON.parse((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.scale), '--epsilon', '0.1', '--json')).stdout);
     expect(audit.verdict).toBe('pass');
     expect(audit.mi).toBeLessThanOrEqual(0.1 * (1 + 1e-9));
-    expect((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.sigma / 2), '--epsilon', '0.1')).status).toBe(1);
+    expect((await inProcess('audit', ...S, '--projection', file, '--scale', String(r.scale / 2), '--epsilon', '0.1')).status).toBe(1);
     // Two releases at the σ calibrated for two together: the account's joint level is within ε.
-    const two = JSON.parse((await inProcess('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--releases', '2', '--json')).stdout).results[0].sigma;
+    const two = JSON.parse((await inProcess('calibrate', ...S, '--projection', file, '--epsilon', '0.1', '--releases', '2', '--json')).stdout).results[0].scale;
     const acc = JSON.parse(
       (
         await inProcess(
@@ -226,7 +226,7 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
       for (let t = 0; t < draws; t++) {
         let s = 0;
         for (let i = 0; i < n; i++) s += row();
-        se += (s / n + c.sigma * normal() - mu) ** 2;
+        se += (s / n + c.scale * normal() - mu) ** 2;
       }
       expect(Math.abs(se / draws / c.mse - 1)).toBeLessThan(0.05);
     }

@@ -160,7 +160,7 @@ describe('pufferfish release (CLI)', () => {
       t.stdout
         .trim()
         .split('\n')
-        .slice(-3)
+        .slice(-4, -1)
         .every((l) => Number.isFinite(Number(l.split('\t')[0])) && /^\[-?[\d.e+-]+, -?[\d.e+-]+\]$/.test(l.split('\t')[1])),
     ).toBe(true);
     expect(run('--scenario', 'heart', '--value', '1.4', '--count', '2', '--truncate', '0,inf').stderr).toMatch(

@@ -53,24 +53,33 @@ function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: 
     const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
     if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
     for (const [from, to, p, q] of dirs) {
-      const dInf = pufferfishLevel(none ? discreteRenyi(p, q, Infinity) : exactDInf(noise, p, q), scenario.massError);
+      const sup = none ? discreteRenyi(p, q, Infinity) : exactDInf(noise, p, q);
+      const dInf = pufferfishLevel(sup, scenario.massError);
+      // Laws computed in floating point (a chain's): their mass error widens a bound at order a (docs/math.md §13).
+      const charged = <B extends Bounded>(b: B, a: number): B => (scenario.massError ? { ...b, error: b.error + massErrorCharge(scenario.massError, a) } : b);
       for (const alpha of s.alphas) {
-        let d: Bounded & { certificate: AuditRow['certificate'] } = none
-          ? { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }
-          : alpha === Infinity
-            ? { ...(exactDInf(noise, p, q) ?? { value: Infinity, error: 0 }), certificate: 'sup-at-atoms' }
-            : exactRenyi(p, q, noise, alpha);
-        // No certificate at this scale (e.g. 1e-18: every panel underflows): the data's own
-        // divergence bounds any release of it (data processing).
-        if (!Number.isFinite(d.value) || !Number.isFinite(d.error)) d = { ...discreteRenyi(p, q, alpha), certificate: 'data-processing' };
-        // Where neither certifies (an order so large that (α − 1)·log overflows), D_α ≤ D∞ at every
-        // order (Rényi divergence is non-decreasing in α): the exact ε-Pufferfish level bounds it.
-        if (!Number.isFinite(d.value + d.error) && dInf !== null && Number.isFinite(dInf) && alpha !== Infinity)
-          d = { value: dInf, error: 0, certificate: 'order-monotone' };
+        // Every certified upper bound on D_α that applies, the smallest kept (the first on a tie):
+        // the exact divergence (or sup at the atoms at α = ∞); the data's own D_α (data processing);
+        // and at every finite order the ε-Pufferfish level, since D_α ≤ D∞ (Rényi divergence is
+        // non-decreasing in α) — the very number of the α = ∞ row, so a scale passing at α = ∞ passes every order.
+        const bounds: (Bounded & { certificate: AuditRow['certificate'] })[] = [];
+        if (none) bounds.push(charged({ ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }, alpha));
+        else {
+          bounds.push(
+            charged(
+              alpha === Infinity
+                ? { ...(exactDInf(noise, p, q) ?? { value: Infinity, error: 0 }), certificate: 'sup-at-atoms' }
+                : exactRenyi(p, q, noise, alpha),
+              alpha,
+            ),
+          );
+          bounds.push(charged({ ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }, alpha));
+        }
+        if (alpha !== Infinity && sup) bounds.push(charged({ value: sup.value, error: sup.error, certificate: 'order-monotone' }, Infinity));
+        const total = (b: Bounded) => Math.max(0, b.value) + b.error;
+        let d = bounds.reduce((a, b) => (total(b) < total(a) || Number.isNaN(total(a)) ? b : a));
         // Divergences are ≥ 0: a computed −1e-16 is shown as 0 (the error bound still covers it).
         d = { ...d, value: Math.max(0, d.value) };
-        // Laws computed in floating point (a chain's): their mass error widens the bound (docs/math.md §13).
-        if (scenario.massError) d = { ...d, error: d.error + massErrorCharge(scenario.massError, alpha) };
         const finite = alpha > 1 && alpha < Infinity;
         rows.push({
           alpha,

@@ -22,6 +22,8 @@ import {
   lawSettings,
   lawsOnly,
   noiseVariance,
+  MONOTONE_METHODS,
+  orderMonotone,
   sourceScale,
   zeroExplanation,
   type CalibrateOptions,
@@ -182,6 +184,18 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
  * @example calibrateFinite(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrateFinite(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
+  // The tool's own answers (best, exact) never need more noise at α than at ∞; a paper's rule
+  // (Theorem 1, Pierquin, W∞, coupled) is its own condition at α, as published.
+  if (!MONOTONE_METHODS.has(settings.method)) return calibrateAtOrder(scenario, settings, opts);
+  return orderMonotone(
+    settings,
+    opts,
+    () => calibrateAtOrder(scenario, settings, opts),
+    () => calibrateAtOrder(scenario, { ...settings, alpha: Infinity }, {}),
+  );
+}
+
+function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions): CalibrationResult {
   if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => opts.laws ?? calibrateFinite(lawsOnly(scenario), s, opts));
   if (isSourceMethod(settings.method))
     throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
@@ -254,6 +268,19 @@ export interface Certification {
  * @example certifiedFinite(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
  */
 export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
+  const own = certifiedAtOrder(scenario, settings, scale);
+  // D_α ≤ D_∞ (docs/math.md §4): what certifies α = ∞ certifies every finite order, as calibrate takes it.
+  if (own.certified || settings.alpha === Infinity || mechanismDef(settings.mechanism).alphaRange(Infinity)) return own;
+  try {
+    const inf = certifiedAtOrder(scenario, { ...settings, alpha: Infinity }, scale);
+    return inf.certified ? inf : own;
+  } catch (e) {
+    if (e instanceof InputError) return own;
+    throw e;
+  }
+}
+
+function certifiedAtOrder(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
   if (hasSource(scenario)) {
     // A source method's scale certifies every larger one (its bound falls as the scale grows).
     const by = (scenario.sourceMethods ?? []).find((m) => {
@@ -264,7 +291,7 @@ export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSe
     if (scenario.lawsNotApplicable) return { certified: false, units: [] };
     const charge = massErrorCharge(lawsError(scenario), settings.alpha);
     if (!(settings.epsilon > charge)) return { certified: false, units: [] };
-    return certifiedFinite(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
+    return certifiedAtOrder(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
   }
   const all = { ...settings, method: 'best' as const };
   const { methods } = bestMethods(scenario, all);

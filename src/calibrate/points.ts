@@ -6,6 +6,8 @@ import {
   bestResult,
   IDENTICAL,
   noiseVariance,
+  MONOTONE_METHODS,
+  orderMonotone,
   zeroExplanation,
   type CalibrationResult,
   type PairScale,
@@ -201,6 +203,18 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
     if (box1 && box1.length !== 1) throw new InputError(`needs one LO,HI range per coordinate (1), got ${box1.length}`, 'domain');
     return calibrateFinite(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
   }
+  if (!MONOTONE_METHODS.has(s.method)) return calibratePointsAtOrder(scenario, s, opts);
+  return orderMonotone(
+    s,
+    {},
+    () => calibratePointsAtOrder(scenario, s, opts),
+    () => calibratePointsAtOrder(scenario, { ...s, alpha: Infinity }, {}),
+  );
+}
+
+function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts: { onProgress?: Progress }): CalibrationResult {
+  const d = dimensionOf(scenario);
+  const w = coordinateWeights(scenario, s.coordinateScales);
   checkSettings(s);
   const product = mechanismDef(s.mechanism).product;
   if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');

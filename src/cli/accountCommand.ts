@@ -6,7 +6,7 @@ import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
-import { jsonAlpha, jsonNumber, numUp, table } from './format.js';
+import { jsonAlpha, jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -260,17 +260,13 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
     process.stdout.write(
-      JSON.stringify(
-        {
-          scenario: name,
-          releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}), ...part(r) })),
-          rows,
-          epsilonDelta: acc?.epsilonDelta ?? null,
-          next: next && { ...next, alpha: jsonAlpha(next.alpha) },
-        },
-        null,
-        2,
-      ) + '\n',
+      jsonText({
+        scenario: name,
+        releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}), ...part(r) })),
+        rows,
+        epsilonDelta: acc?.epsilonDelta ?? null,
+        next: next && { ...next, alpha: jsonAlpha(next.alpha) },
+      }) + '\n',
     );
     return;
   }

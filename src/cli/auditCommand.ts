@@ -7,7 +7,7 @@ import { decimal, wholeNumber } from './numbers.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
-import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table } from './format.js';
+import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table, jsonText } from './format.js';
 import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/rows.js';
 import type { EmpiricalRow, MiRow } from '../audit/rows.js';
@@ -81,7 +81,7 @@ async function runAudit(o: AuditOptions): Promise<void> {
     bar.stop();
   }
   setCommandExit(report.over === 0 ? EXIT.ok : EXIT.checkFailed);
-  if (o.json) process.stdout.write(`${JSON.stringify(auditJson(scenario.name, { mechanism, scale, epsilon, delta }, report, !!o.empirical), null, 2)}\n`);
+  if (o.json) process.stdout.write(`${jsonText(auditJson(scenario.name, { mechanism, scale, epsilon, delta }, report, !!o.empirical))}\n`);
   else process.stdout.write(auditText(scenario.name, { mechanism, scale, epsilon, delta }, report));
 }
 

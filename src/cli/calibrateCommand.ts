@@ -11,7 +11,7 @@ import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
-import { decimalUp, jsonNumber, resultJson, resultsTable } from './format.js';
+import { decimalUp, jsonNumber, resultJson, resultsTable, jsonText } from './format.js';
 import { progressBar } from './progress.js';
 import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
 
@@ -121,17 +121,13 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const halfWidths = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
   if (o.json) {
     process.stdout.write(
-      JSON.stringify(
-        {
-          scenario: scenario.name,
-          ...(source ? { source } : {}),
-          ...(fit ? { fit } : {}),
-          confidence,
-          results: results.map((r, k) => ({ ...resultJson(r), halfWidth: jsonNumber(halfWidths[k]), ...(many ? { spread: spread(r) } : {}) })),
-        },
-        null,
-        2,
-      ) + '\n',
+      jsonText({
+        scenario: scenario.name,
+        ...(source ? { source } : {}),
+        ...(fit ? { fit } : {}),
+        confidence,
+        results: results.map((r, k) => ({ ...resultJson(r), halfWidth: jsonNumber(halfWidths[k]), ...(many ? { spread: spread(r) } : {}) })),
+      }) + '\n',
     );
     return;
   }
@@ -214,23 +210,19 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   }
   if (o.json) {
     process.stdout.write(
-      JSON.stringify(
-        {
-          scenario: scenario.name,
-          guarantee: 'mi',
-          ...(source ? { source } : {}),
-          confidence,
-          results: results.map((r) => ({
-            ...r,
-            alpha: null,
-            scale: jsonNumber(r.scale),
-            variance: jsonNumber(r.variance),
-            halfWidth: jsonNumber(halfWidthAt(r, {}, confidence)),
-          })),
-        },
-        null,
-        2,
-      ) + '\n',
+      jsonText({
+        scenario: scenario.name,
+        guarantee: 'mi',
+        ...(source ? { source } : {}),
+        confidence,
+        results: results.map((r) => ({
+          ...r,
+          alpha: null,
+          scale: jsonNumber(r.scale),
+          variance: jsonNumber(r.variance),
+          halfWidth: jsonNumber(halfWidthAt(r, {}, confidence)),
+        })),
+      }) + '\n',
     );
     return;
   }

@@ -6,6 +6,14 @@ import { decimalUp } from '../numerics/decimal.js';
 /** α for JSON: a number, or "inf" (JSON has no Infinity). */
 export const jsonAlpha = (a: number): number | 'inf' => (a === Infinity ? 'inf' : a);
 
+/**
+ * Output as JSON, two-space indented, with ±∞ as "inf"/"-inf" and NaN as "nan" in every field:
+ * JSON has none of them, and JSON.stringify's null means "not applicable" here.
+ * @example jsonText({ scale: Infinity, alpha: null }) // '{\n  "scale": "inf",\n  "alpha": null\n}'
+ */
+export const jsonText = (value: unknown): string =>
+  JSON.stringify(value, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? (Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf') : x), 2);
+
 /** ±∞ as "inf"/"-inf" (JSON would write null); other values unchanged. */
 export const jsonNumber = (v: unknown): unknown => (v === Infinity ? 'inf' : v === -Infinity ? '-inf' : v);
 

@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import type { LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
 import { asFlagError, parseDelta, settingOption } from './flags.js';
-import { jsonNumber, numUp, table } from './format.js';
+import { jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 import type { Scenario } from '../distribution/scenario.js';
@@ -88,7 +88,7 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
   process.stdout.write(
     o.json
-      ? `${JSON.stringify({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created }, null, 2)}\n`
+      ? `${jsonText({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created })}\n`
       : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\n`,
   );
 }
@@ -159,7 +159,7 @@ function reportText(r: LedgerReport): string {
 
 async function runShow(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const r = await report(o);
-  process.stdout.write(o.json ? `${JSON.stringify(reportJson(r), null, 2)}\n` : reportText(r));
+  process.stdout.write(o.json ? `${jsonText(reportJson(r))}\n` : reportText(r));
 }
 
 async function runCheck(o: LedgerOptions & { json?: boolean }): Promise<void> {
@@ -167,7 +167,7 @@ async function runCheck(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const ok = r.problems.length === 0;
   if (!ok) setCommandExit(EXIT.checkFailed);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ ...reportJson(r), verdict: ok ? 'pass' : 'fail' }, null, 2)}\n`);
+    process.stdout.write(`${jsonText({ ...reportJson(r), verdict: ok ? 'pass' : 'fail' })}\n`);
     return;
   }
   process.stdout.write(

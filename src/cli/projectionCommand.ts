@@ -11,7 +11,7 @@ import type { Projection, ProjectionCalibration } from '../mi/projection.js';
 import type { PointLaw } from '../distribution/points.js';
 import { lawDimension, type AnyScenario } from '../distribution/lawKind.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
-import { jsonNumber, numDown, numUp } from './format.js';
+import { jsonNumber, numDown, numUp, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseReleases, type CalibrateOptions } from './input.js';
 import { checkMiApplicable } from '../distribution/scenario.js';
@@ -65,7 +65,7 @@ async function perCoordinate(scenario: Laws, epsilon: number, releases: number |
   return (await import('../mi/calibrate.js')).calibrateMI(scenario as AnyScenario, settings).scale;
 }
 
-const resultJson = (c: ProjectionCalibration) => ({ ...c, sigma: jsonNumber(c.sigma), variance: jsonNumber(c.variance) });
+const resultJson = (c: ProjectionCalibration) => ({ ...c, scale: jsonNumber(c.scale), variance: jsonNumber(c.variance) });
 
 /** `calibrate --guarantee mi --projection …`: σ of the projection mechanism beside the per-coordinate bound. */
 export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void> {
@@ -86,14 +86,14 @@ export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void
   );
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d, rows: A.rows }, results: rows.map((r) => ({ ...resultJson(r.c), perCoordinateSigma: jsonNumber(r.per), smaller: r.smaller })) }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d, rows: A.rows }, results: rows.map((r) => ({ ...resultJson(r.c), perCoordinateScale: jsonNumber(r.per), smaller: r.smaller })) })}\n`,
     );
     return;
   }
   process.stdout.write(`${scenario.name}\nguarantee: I(M; S) ≤ ε nats (ε-MI Pufferfish), M = A·f(X) + N(0, σ²I_${A.k}), A ${A.k}×${A.d}\n\n`);
   for (const { c, per, smaller } of rows)
     process.stdout.write(
-      `ε = ${c.epsilon}: projection σ = ${numUp(c.sigma)} (${c.k} released number(s)); per-coordinate mi-variance σ = ${numUp(per)} (${d} number(s)); smaller σ: ${smaller}\n  ${c.explanation}\n`,
+      `ε = ${c.epsilon}: projection σ = ${numUp(c.scale)} (${c.k} released number(s)); per-coordinate mi-variance σ = ${numUp(per)} (${d} number(s)); smaller σ: ${smaller}\n  ${c.explanation}\n`,
     );
 }
 
@@ -120,21 +120,21 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   } catch (e) {
     throw asFlagError(e);
   }
-  if (c.sigma === 0) throw new InputError(`the calibrated σ is 0 (${c.explanation}); there is nothing to release with noise`, '--projection');
+  if (c.scale === 0) throw new InputError(`the calibrated σ is 0 (${c.explanation}); there is nothing to release with noise`, '--projection');
   const y = project(A, x);
-  const noise = samplerFor({ mechanism: PROJECTION }, c.sigma);
-  const h = mechanismDef(PROJECTION).halfWidth(c.sigma, confidence, noiseOptions({}));
+  const noise = samplerFor({ mechanism: PROJECTION }, c.scale);
+  const h = mechanismDef(PROJECTION).halfWidth(c.scale, confidence, noiseOptions({}));
   const values = Array.from({ length: count }, () => y.map((v) => drawRelease(v, noise, { random: cryptoSource })));
   const guarantee = `I(M; S) ≤ ${c.epsilon} nats for every prior of '${scenario.name}'${count > 1 ? ` for the ${count} releases together` : ''}. ${c.explanation}`;
   if (o.json) {
     const releases = values.map((v) => ({ value: v, interval: v.map((vi) => symmetricInterval(vi, h).map(jsonNumber)) }));
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, mechanism: PROJECTION, projection: { k: A.k, d: A.d }, sigma: c.sigma, guarantee, confidence, halfWidth: h, values, releases }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, mechanism: PROJECTION, projection: { k: A.k, d: A.d }, parameter: 'sigma', scale: c.scale, guarantee, confidence, halfWidth: h, values, releases })}\n`,
     );
     return;
   }
   process.stdout.write(
-    `${scenario.name}\nprojection mechanism: ${A.k} number(s) A·x + N(0, σ²), σ = ${c.sigma}\nguarantee: ${guarantee}\nerror bars ±${numUp(h)} on each released coordinate of A·x (${confidence} of its noise)\n\nvalue\tintervals\n`,
+    `${scenario.name}\nprojection mechanism: ${A.k} number(s) A·x + N(0, σ²), σ = ${c.scale}\nguarantee: ${guarantee}\nerror bars ±${numUp(h)} on each released coordinate of A·x (${confidence} of its noise)\n\nvalue\tintervals\n`,
   );
   process.stdout.write(
     values
@@ -167,7 +167,7 @@ export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
   if (verdict === 'fail') (await import('./exitCode.js')).setCommandExit((await import('./exitCode.js')).EXIT.checkFailed);
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, sigma, releases, mi: r.value, binding: r.binding, epsilon: epsilon ?? null, verdict }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, parameter: 'sigma', scale: sigma, releases, mi: r.value, binding: r.binding, epsilon: epsilon ?? null, verdict })}\n`,
     );
     return;
   }
@@ -214,7 +214,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   });
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', query: o.query, rows: n, results: rows.map(({ c, needed }) => ({ ...c, ...(target !== undefined ? { targetMse: target, rowsNeeded: needed } : {}) })) }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, guarantee: 'mi', query: o.query, rows: n, results: rows.map(({ c, needed }) => ({ ...c, ...(target !== undefined ? { targetMse: target, rowsNeeded: needed } : {}) })) })}\n`,
     );
     return;
   }
@@ -223,7 +223,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   );
   for (const { c, needed } of rows)
     process.stdout.write(
-      `ε = ${c.epsilon}: σ = ${numUp(c.sigma)} on each of ${c.d} coordinate(s); expected squared error ${numUp(c.mse)} (sampling ${numUp(c.rowSpread / n)} + noise ${numUp(c.d * c.variance)})${needed !== null ? `; rows for MSE ≤ ${target}: ${needed}` : ''}\n  ${c.explanation}\n`,
+      `ε = ${c.epsilon}: σ = ${numUp(c.scale)} on each of ${c.d} coordinate(s); expected squared error ${numUp(c.mse)} (sampling ${numUp(c.rowSpread / n)} + noise ${numUp(c.d * c.variance)})${needed !== null ? `; rows for MSE ≤ ${target}: ${needed}` : ''}\n  ${c.explanation}\n`,
     );
 }
 
@@ -288,7 +288,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   if (r.reject) (await import('./exitCode.js')).setCommandExit((await import('./exitCode.js')).EXIT.checkFailed);
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', prior: prior.name, mechanism, scale, samples, ...r, verdict: r.reject ? 'violation' : 'no violation found', samplesToDetectTwiceEpsilon: forDouble }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, guarantee: 'mi', prior: prior.name, mechanism, scale, samples, ...r, verdict: r.reject ? 'violation' : 'no violation found', samplesToDetectTwiceEpsilon: forDouble })}\n`,
     );
     return;
   }
@@ -322,7 +322,7 @@ export async function accountProjectionCli(
   const naive = each.reduce((a, b) => a + b, 0);
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, releases: releases.map((r) => r.scale), sigmaEff, mi: joint.value, binding: joint.binding, each, naiveSum: naive }, null, 2)}\n`,
+      `${jsonText({ scenario: scenario.name, guarantee: 'mi', projection: { k: A.k, d: A.d }, releases: releases.map((r) => r.scale), parameter: 'sigma', effectiveScale: sigmaEff, mi: joint.value, binding: joint.binding, each, naiveSum: naive })}\n`,
     );
     return;
   }

@@ -7,7 +7,7 @@ import { InputError } from '../errors.js';
 import { wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp } from './format.js';
+import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
 import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -202,18 +202,14 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
   if (o.json) {
     const { calibration: _c, intervals, ...rest } = r;
     process.stdout.write(
-      JSON.stringify(
-        {
-          scenario: name,
-          ...rest,
-          alpha: jsonAlpha(r.alpha),
-          truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null,
-          releases: r.values.map((value, i) => ({ value, interval: intervalJson(intervals[i]) })),
-          ...ledgerJson(entry),
-        },
-        null,
-        2,
-      ) + '\n',
+      jsonText({
+        scenario: name,
+        ...rest,
+        alpha: jsonAlpha(r.alpha),
+        truncate: r.truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null,
+        releases: r.values.map((value, i) => ({ value, interval: intervalJson(intervals[i]) })),
+        ...ledgerJson(entry),
+      }) + '\n',
     );
     return;
   }
@@ -236,7 +232,7 @@ function printPoints(o: ReleaseOptions, name: string, r: PointReleaseResult, ent
   if (o.json) {
     const { intervals, ...rest } = r;
     const releases = r.values.map((value, i) => ({ value, interval: intervals[i].map(intervalJson) }));
-    process.stdout.write(`${JSON.stringify({ scenario: name, ...rest, alpha: jsonAlpha(r.alpha), releases, ...ledgerJson(entry) }, null, 2)}\n`);
+    process.stdout.write(`${jsonText({ scenario: name, ...rest, alpha: jsonAlpha(r.alpha), releases, ...ledgerJson(entry) })}\n`);
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[r.parameter as 'b' | 'sigma' | 'theta'];
@@ -317,7 +313,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
   };
   process.stdout.write(
     o.json
-      ? `${JSON.stringify(summary, null, 2)}\n`
+      ? `${jsonText(summary)}\n`
       : `wrote ${o.out}: ${values.length} sequence value(s) released, laplace b = ${r.scale} (${r.method})\nguarantee: ${r.guarantee}\nerror bars: each released number ±${numUp(Math.max(...h))}; ${barsMeaning(confidence)}\n${ledgerLine(entry)}`,
   );
   await entry?.shown();
@@ -396,10 +392,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     info.halfWidth === null
       ? `error bars: each row's exact ${confidence} interval of the truncated law depends on its released value (library: releaseColumn(…).interval(y)); not written to the file`
       : `error bars: each released value ±${h.map((x) => scaleText(x as number)).join(', ')}; ${barsMeaning(confidence)}`;
-  if (o.json)
-    process.stdout.write(
-      JSON.stringify({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }, null, 2) + '\n',
-    );
+  if (o.json) process.stdout.write(jsonText({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }) + '\n');
   else
     process.stdout.write(
       `wrote ${o.out}: noise added to ${o.query.includes(',') ? `columns ${o.query} together` : `column '${o.query}'`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${scaleText(r.scale)} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\n${protectsOnly(o, r.kept, h)}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,

@@ -1,3 +1,4 @@
+import { jsonText } from './format.js';
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -43,7 +44,7 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
     const { reproduceMarkov } = await import('../reproduce/markov.js');
     const r = await reproduceMarkov({ out: o.out, quick: o.quick, onProgress: (done, total, label) => bar.update(done, total, label) });
     bar.stop();
-    if (o.json) process.stdout.write(`${JSON.stringify({ out: o.out, files: r.files }, null, 2)}\n`);
+    if (o.json) process.stdout.write(`${jsonText({ out: o.out, files: r.files })}\n`);
     else process.stdout.write(`wrote ${r.files.length} files to ${o.out}; see ${join(o.out, 'REPORT-markov.md')}\n`);
     return;
   }
@@ -56,7 +57,7 @@ async function runReproduce(o: ReproduceCliOptions): Promise<void> {
     onProgress: (done, total, label) => bar.update(done, total, label),
   });
   bar.stop();
-  if (o.json) process.stdout.write(JSON.stringify({ out: o.out, source: r.source, files: r.files }, null, 2) + '\n');
+  if (o.json) process.stdout.write(jsonText({ out: o.out, source: r.source, files: r.files }) + '\n');
   else process.stdout.write(`wrote ${r.files.length} files to ${o.out} (data: ${r.source}); see ${join(o.out, 'REPORT.md')}\n`);
 }
 

@@ -58,6 +58,12 @@ export interface MarkovModel {
   query: StepQuery;
   /** How much one X_t moves the query: 1 for a count, the range of the values for a sum, 2 (ℓ₁) for the histogram. */
   lipschitz: number;
+  /**
+   * The class of every chain on `states` with eigengap ≥ gap and stationary π_min ≥ piMin (Song et
+   * al. 2017, MQMApprox), given instead of `chains` (which is then empty): only the methods that
+   * read no transition matrix apply.
+   */
+  eigengap?: { gap: number; piMin: number };
 }
 
 /** Rows must sum to 1 within this (the spec is typed by people and rounded by machines). */
@@ -191,6 +197,25 @@ export function lipschitzOf(query: StepQuery): number {
 }
 
 /**
+ * The eigengap class {gap, piMin}: every chain on k states whose eigengap is at least `gap`
+ * (0 < gap ≤ 1: 1 − |λ₂| of a reversible chain, (1 − |λ₂(P·P*)|)/2 otherwise) and whose stationary
+ * law's least entry is at least `piMin` (0 < piMin ≤ 1/k: k entries sum to 1).
+ */
+function checkEigengap(raw: unknown, k: number, path: string): { gap: number; piMin: number } {
+  if (!isRecord(raw)) throw notObject(path, ' {"gap": g, "piMin": p}');
+  onlyKeys(raw, ['gap', 'piMin'], path);
+  const gap = field(raw, 'gap', path),
+    piMin = field(raw, 'piMin', path);
+  if (typeof gap !== 'number' || !Number.isFinite(gap)) throw notFinite(gap, `${path}.gap`);
+  if (!(gap > 0 && gap <= 1)) throw new InputError(`${gap} is not in (0, 1]: a chain's eigengap is at most 1, and 0 bounds nothing`, `${path}.gap`);
+  if (typeof piMin !== 'number' || !Number.isFinite(piMin)) throw notFinite(piMin, `${path}.piMin`);
+  // Within the rows' tolerance: an approximate stationary law (the reference's first row of P^100) can exceed 1/k by rounding.
+  if (!(piMin > 0 && piMin <= 1 / k + ROW_SUM_TOLERANCE))
+    throw new InputError(`${piMin} is not in (0, 1/${k}]: the least of ${k} stationary probabilities is at most 1/${k}`, `${path}.piMin`);
+  return { gap, piMin };
+}
+
+/**
  * Validates a `markov` spec and computes what it implies (stationary laws, the query's indices,
  * its Lipschitz constant). Throws InputError naming the offending field under `path`.
  * @example validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: [[0.8, 0.2], [0.3, 0.7]], initial: 'stationary' }],
@@ -198,12 +223,18 @@ export function lipschitzOf(query: StepQuery): number {
  */
 export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   if (!isRecord(raw)) throw notObject(path);
-  onlyKeys(raw, ['states', 'chains', 'length', 'query'], path);
+  onlyKeys(raw, ['states', 'chains', 'eigengap', 'length', 'query'], path);
   const { states, stateIndex } = checkStates(field(raw, 'states', path), `${path}.states`);
-  const chains = checkChains(field(raw, 'chains', path), states.length, `${path}.chains`);
+  const byClass = Object.hasOwn(raw, 'eigengap');
+  if (byClass && Object.hasOwn(raw, 'chains'))
+    throw new InputError('gives both "chains" and "eigengap": give the chains, or the eigengap class of chains (MQMApprox only)', path);
+  if (!byClass && !Object.hasOwn(raw, 'chains'))
+    throw new InputError('needs "chains" (the transition matrices) or "eigengap" (a class of chains: {"gap", "piMin"})', path);
+  const chains = byClass ? [] : checkChains(raw.chains, states.length, `${path}.chains`);
+  const eigengap = byClass ? checkEigengap(raw.eigengap, states.length, `${path}.eigengap`) : undefined;
   const length = checkLength(field(raw, 'length', path), `${path}.length`);
   const query = checkQuery(field(raw, 'query', path), stateIndex, `${path}.query`);
-  return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query) };
+  return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query), ...(eigengap ? { eigengap } : {}) };
 }
 
 /** reach[i][j]: j can be reached from i in zero or more steps (Warshall's closure; k is small). */

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { stationaryLaw } from './chain.js';
 import { SYNTHETIC } from '../../test/fixtures/markov/songReference.js';
 import { eigengapOf, gk16, mqmApprox, mqmExact, referenceSearchLength, referenceStationary } from './mqm.js';
+import { calibrate, type Method } from '../calibrate/calibrate.js';
+import { specFromRaw } from '../spec/load.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 // Song et al.'s synthetic grid as their code computes it: see test/fixtures/markov/songReference.ts.
 
@@ -175,6 +178,33 @@ describe("the reference code's multi-state path (exactRatioMultiGenerate with ev
       expect(referenceSearchLength(1, cls.gap, cls.piMin)).toBe(l);
       expect(rel(mqmApprox(cls, l, 1), approx)).toBeLessThan(1e-12);
       expect(rel(mqmExact([{ transition: CHAINS[name], initial: 'any' }], l, 1).scale, exact)).toBeLessThan(1e-12);
+    }
+  });
+});
+
+describe('a "markov" spec given as an eigengap class ({gap, piMin}, no chains)', () => {
+  const spec = (k: number, gap: number, piMin: number, length: number) => ({
+    markov: { states: Array.from({ length: k }, (_, i) => `s${i}`), eigengap: { gap, piMin }, length, query: { count: 's0' } },
+    alpha: 'inf',
+    epsilon: 1,
+  });
+  const mqm = (raw: unknown) =>
+    calibrate(specFromRaw(raw).scenario as Scenario, { mechanism: 'laplace', method: 'mqm-approx' as Method, alpha: Infinity, epsilon: 1 }).scale;
+
+  it("mqm-approx equals run_realData.m's MQMApprox on its (eigengap, π_min, l)", () => {
+    for (const [name, l, gap, piMin, approx] of REAL_DATA) expect(mqm(spec(CHAINS[name].length, gap, piMin, l))).toBe(approx);
+  });
+
+  it("mqm-approx equals run_synthetic.m's MQMApprox on each chain's class (1 − |λ₂|, π_min of M^100)", () => {
+    for (const [q, p, , approx] of SYNTHETIC) {
+      const piMin = Math.min(
+        ...referenceStationary([
+          [1 - q, q],
+          [1 - p, p],
+        ]),
+      );
+      const gap = 1 - Math.abs(1 - q - (1 - p)); // 1 − |λ₂|, λ₂ = p − q, as eig(M) gives it to rounding
+      expect(rel(mqm(spec(2, gap, piMin, 100)), approx)).toBeLessThan(1e-12);
     }
   });
 });

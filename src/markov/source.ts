@@ -38,6 +38,10 @@ function method(name: string, rule: string, scale: (s: SourceSettings) => { scal
   };
 }
 
+/** Why a method reading the transition matrices does not apply to an eigengap class. */
+const NO_MATRIX = (what: string) =>
+  `${what} reads the chains' transition matrices; an eigengap class gives only (gap, π_min), which MQMApprox and GroupDP need`;
+
 /**
  * The chain-level methods of Song, Wang and Chaudhuri (SIGMOD 2017) for ε-Pufferfish privacy of
  * a query with Lipschitz constant L (docs/math.md §13): GroupDP, GK16 (binary chains),
@@ -47,7 +51,7 @@ function chainMethods(model: MarkovModel): SourceMethod[] {
   const [T, L] = [model.length, model.lipschitz];
   // The chains' eigengap class, as the reference code computes it; computed on first use, and a
   // chain it cannot handle (no time reversal) leaves MQMApprox out with the reason.
-  let gapClass: EigengapClass | undefined;
+  let gapClass: EigengapClass | undefined = model.eigengap;
   const eigengap = () =>
     (gapClass ??= model.chains
       .map((c) => eigengapOf(c.transition, c.transition.length === 2 ? 'binary' : 'multi'))
@@ -75,6 +79,7 @@ function chainMethods(model: MarkovModel): SourceMethod[] {
       }),
     ),
     method('mqm-exact', 'Markov Quilt Mechanism, exact max-influence (Song et al. 2017)', (s) => {
+      if (model.eigengap) return { notApplicable: NO_MATRIX('MQMExact') };
       const r = mqmExact(quiltChains(model), T, s.epsilon, { lipschitz: L });
       return {
         scale: r.scale,
@@ -82,6 +87,7 @@ function chainMethods(model: MarkovModel): SourceMethod[] {
       };
     }),
     method('gk16', 'Ghosh–Kleinberg inferential privacy (binary chains)', (s) => {
+      if (model.eigengap) return { notApplicable: NO_MATRIX('GK16') };
       let worst = 0;
       for (const c of model.chains) {
         const r = gk16(c.transition, T, s.epsilon, L);
@@ -132,6 +138,18 @@ const chainVariables = (model: MarkovModel) =>
  */
 export function markovScenario(model: MarkovModel, name: string, lengthField = 'markov.length'): MarkovSource {
   const methods = chainMethods(model);
+  if (model.eigengap)
+    return {
+      model,
+      relativeError: 0,
+      scenario: {
+        name,
+        priors: [],
+        sourceMethods: methods,
+        lawsNotApplicable:
+          'an eigengap class ("eigengap": {gap, piMin}) names no chain, so there are no conditional laws; give "chains" (transition matrices) for the per-pair methods',
+      },
+    };
   const anyStart = model.chains.find((c) => c.initial === 'any');
   if (anyStart)
     return {

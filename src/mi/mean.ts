@@ -9,8 +9,9 @@ import { precisionUp } from '../numerics/decimal.js';
 
 /** A private mean: its noise, the error it implies, and the spread it was set by. */
 export interface MeanCalibration {
-  /** Gaussian σ on each coordinate of the released mean. */
-  sigma: number;
+  /** Gaussian σ on each coordinate of the released mean (named `scale`, as every calibration names its noise). */
+  scale: number;
+  parameter: 'sigma';
   variance: number;
   /** Rows averaged and columns released. */
   n: number;
@@ -54,7 +55,8 @@ export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: 
   const sigma = variance === 0 ? 0 : nextUp(Math.sqrt(variance));
   const mse = spread / n + d * variance;
   return {
-    sigma,
+    scale: sigma,
+    parameter: 'sigma',
     variance,
     n,
     d,

@@ -94,9 +94,11 @@ function projectedSpread(prior: Scenario<Discrete | PointLaw>['priors'][number],
   return spreadBound(prior, (x) => project(A, x), A.k, 'projection');
 }
 
-/** Result of a projection calibration: σ, the bound it meets, and the binding prior. */
+/** Result of a projection calibration: its scale σ (the Gaussian noise's), the bound it meets, and the binding prior. */
 export interface ProjectionCalibration {
-  sigma: number;
+  /** σ of the Gaussian noise on each released coordinate (named `scale`, as every calibration names its noise). */
+  scale: number;
+  parameter: 'sigma';
   variance: number;
   k: number;
   d: number;
@@ -113,7 +115,7 @@ export interface ProjectionCalibration {
  * (k/2)·log(1 + tr(A Cov(f) Aᵀ)/(kσ²)), so σ² = max over priors of tr/(k·(e^{2ε/k} − 1))
  * suffices; the noise grows with k, not with d. `releases` of the same value at one σ are one
  * release at σ/√N (their mean is sufficient).
- * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).sigma
+ * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).scale
  */
 export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
   checkMiApplicable(scenario);
@@ -133,7 +135,8 @@ export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: 
   const sigma = variance === 0 ? 0 : nextUp(Math.sqrt(variance));
   const kText = `k = ${A.k} output coordinate(s) from d = ${A.d}`;
   return {
-    sigma,
+    scale: sigma,
+    parameter: 'sigma',
     variance,
     k: A.k,
     d: A.d,

@@ -108,18 +108,20 @@ interface ReleasePlan extends Omit<ReleaseResult, 'values' | 'confidence' | 'hal
 
 /**
  * The error bars of a plan at `confidence`: y ± h for untruncated noise (h the family's
- * half-width, rounded up; 0 without noise), the exact interval of the truncated law otherwise.
+ * half-width, rounded up; 0 without noise), the exact interval of the truncated law otherwise,
+ * within `support`, the range the true value can take (the laws' atoms).
  */
 export function errorBars(
   plan: Pick<ReleaseResult, 'scale' | 'truncate'>,
   settings: Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>,
   confidence = DEFAULT_CONFIDENCE,
+  support: [number, number] = [-Infinity, Infinity],
 ): { confidence: number; halfWidth: number | null; interval(y: number): [number, number] } {
   checkConfidence(confidence);
   if (plan.truncate && plan.scale > 0) {
     const noise = mechanismNoise(settings, plan.scale);
     const t = plan.truncate;
-    return { confidence, halfWidth: null, interval: (y) => truncatedInterval(y, noise, t, confidence) };
+    return { confidence, halfWidth: null, interval: (y) => truncatedInterval(y, noise, t, confidence, support) };
   }
   const h = plan.scale === 0 ? 0 : mechanismDef(settings.mechanism).halfWidth(plan.scale, confidence, noiseOptions(settings));
   return { confidence, halfWidth: h, interval: (y) => symmetricInterval(y, h) };
@@ -290,7 +292,7 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
       ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
       : plan.guarantee;
   const values = Array.from({ length: count }, () => draw(value, random));
-  const bars = errorBars(plan, settings, opts.confidence);
+  const bars = errorBars(plan, settings, opts.confidence, atomRange(scenario));
   const note = releaseNote(scenario, value, bars.halfWidth);
   return {
     ...plan,
@@ -303,6 +305,19 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
   };
 }
 
+/** The range of every secret's finite law (its smallest and largest atom); ℝ for laws with a density (fitted Gaussians). */
+function atomRange(scenario: Scenario | GaussianScenario): [number, number] {
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const p of scenario.priors)
+    for (const c of Object.values(p.conditionals))
+      if ('values' in c && c.values.length) {
+        lo = Math.min(lo, c.values[0]);
+        hi = Math.max(hi, c.values[c.values.length - 1]);
+      } else return [-Infinity, Infinity];
+  return lo <= hi ? [lo, hi] : [-Infinity, Infinity];
+}
+
 /**
  * What a curator should know about releasing `value`: it lies outside every secret's finite law
  * (the guarantee is about values the laws can produce), or the doubles there are further apart
@@ -312,15 +327,8 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
  */
 function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfWidth: number | null): string | undefined {
   const notes: string[] = [];
-  let lo = Infinity,
-    hi = -Infinity;
-  for (const p of scenario.priors)
-    for (const c of Object.values(p.conditionals))
-      if ('values' in c && c.values.length) {
-        lo = Math.min(lo, c.values[0]);
-        hi = Math.max(hi, c.values[c.values.length - 1]);
-      }
-  if (lo <= hi && (value < lo || value > hi))
+  const [lo, hi] = atomRange(scenario);
+  if (Number.isFinite(lo) && (value < lo || value > hi))
     notes.push(
       `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
     );
@@ -369,7 +377,7 @@ export function releaseColumnFinite(
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : drawRow(draw, v, random)));
-  const bars = errorBars(plan, settings, opts.confidence);
+  const bars = errorBars(plan, settings, opts.confidence, atomRange(scenario));
   return {
     ...plan,
     values,

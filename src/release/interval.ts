@@ -1,7 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { pointMass } from '../distribution/discrete.js';
 import type { Noise } from '../divergence/kernel.js';
-import { logMassIn } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 
@@ -30,58 +28,184 @@ export function symmetricInterval(y: number, h: number): [number, number] {
 }
 
 /**
- * The exact confidence interval of a truncated release (docs/math.md §14): with
- * Y = x + Z redrawn until it lies in [lo, hi], G_y(x) = P(Y ≤ y | x) is the truncated law's CDF
- * at y, decreasing in x (log-concave noise: a monotone likelihood ratio). The set
- * {x : (1 − c)/2 ≤ G_y(x) ≤ (1 + c)/2} is an interval that holds the true x with probability
- * exactly c, since G_Y(x) is uniform over the noise; the interval returned contains it (so covers
- * at least c: more where the set is empty and the search still returns an interval about y). Each end is found by bisection and the end
- * returned is one certified to lie outside the set (the quadrature's error bound charged), so
- * the interval only widens; an end not certified within 2⁶⁴ noise scales is ±∞.
- * @example truncatedInterval(1.5, noiseOf('laplace', 0.2), [0, 2], 0.95) // [0.9165…, ∞]: near the top of [0, 2] every larger x is as likely
+ * The exact confidence interval of a truncated release (docs/math.md §14). With Y = x + Z redrawn
+ * until it lies in [lo, hi], G_y(x) = P(Y ≤ y | x) is the truncated law's CDF at y, non-increasing
+ * in x (log-concave noise: a monotone likelihood ratio), and G_Y(x) is uniform over the noise. So
+ * for any tail share a(x) ∈ [0, 1 − c], the set {x ∈ support : a(x) ≤ G_y(x) ≤ a(x) + c} holds the
+ * true x with probability exactly c. Equal tails, a = (1 − c)/2, leave the set empty for some y
+ * near the truncation's ends; `a` instead ramps from 0 at the support's low end to 1 − c at its
+ * high end over three noise scales (equal tails in between), non-decreasing, so the set is an
+ * interval and never empty (by continuity: G_y − a goes from ≥ 0 to ≤ c). `support` is the range
+ * of values the true x can take (the laws' atoms); its finite ends make the interval finite.
+ * G is computed in closed form in log space (each tail directly, never 1 minus the other) and its
+ * rounding charged by a margin of 1e-9 in log G, so each returned end lies outside the exact set.
+ * @example truncatedInterval(1.5, noiseOf('laplace', 0.2), [0, 2], 0.95, [0, 6]) // [0.91…, 6]: near the top of [0, 2] every larger x is as likely
  */
-export function truncatedInterval(y: number, noise: Noise, interval: [number, number], confidence: number): [number, number] {
+export function truncatedInterval(
+  y: number,
+  noise: Noise,
+  interval: [number, number],
+  confidence: number,
+  support: [number, number] = [-Infinity, Infinity],
+): [number, number] {
   const [lo, hi] = interval;
-  if (noise.scale === 0) return [y, y];
+  if (noise.family !== 'laplace' && noise.family !== 'gaussian') throw new InputError(`no truncated interval for ${noise.family} noise`, 'truncate');
   if (!(y >= lo && y <= hi)) throw new InputError(`released value ${y} lies outside [${lo}, ${hi}]`, 'truncate');
-  // log G_y(x) with its error bound: the two interval masses are certified, their ratio charged both errors.
-  const logG = (x: number) => {
-    const below = logMassIn(pointMass(x), noise, [lo, y]);
-    const all = logMassIn(pointMass(x), noise, [lo, hi]);
-    return { value: below.value - all.value, error: below.error + all.error + 1e-12 * (Math.abs(below.value) + Math.abs(all.value)) };
-  };
-  // Certified: G_y(x) > level (x below the set's lower end) or G_y(x) < level (above its upper end).
-  const above = (x: number, level: number) => {
-    const g = logG(x);
-    return g.value - g.error > Math.log(level);
-  };
-  const below = (x: number, level: number) => {
-    const g = logG(x);
-    return g.value + g.error < Math.log(level);
-  };
-  const s = noise.scale;
-  return [outerEnd(y, -s, (x) => above(x, (1 + confidence) / 2)), outerEnd(y, s, (x) => below(x, (1 - confidence) / 2))];
+  const [s0, s1] = support;
+  if (s0 === s1) return [s0, s1];
+  if (noise.scale === 0) return [y, y];
+  const share = tailShare(confidence, support, RAMP_SCALES * noise.scale);
+  const cdf = (x: number) => logTruncatedCdf(noise, interval, y, x);
+  const x0 = Math.min(Math.max(y, s0), s1);
+  // U = sup{x : G_y(x) ≥ a(x)}, L = inf{x : 1 − G_y(x) ≥ 1 − c − a(x)}: kept unless certified outside.
+  const U = supOfLowerSet((x) => cdf(x)[0] + LOG_MARGIN >= Math.log(share(x)), s0, s1, x0, noise.scale);
+  const negL = supOfLowerSet((x) => cdf(-x)[1] + LOG_MARGIN >= Math.log(1 - confidence - share(-x)), -s1, -s0, -x0, noise.scale);
+  // Empty only over an unbounded support (no ramp at an infinite end): then nothing narrower is certain.
+  if (U === null || negL === null || -negL > U) return [s0, s1];
+  return [-negL, U];
+}
+
+/** Noise scales over which the tail share ramps to a one-sided test at a finite end of the support. */
+const RAMP_SCALES = 3;
+/** The log-space margin charged for the closed forms' rounding (they agree with 50-digit values to ~1e-13). */
+const LOG_MARGIN = 1e-9;
+
+/**
+ * a(x): the share of the truncated law left below the acceptance region at x, from 0 at a finite
+ * low end of the support to 1 − c at a finite high end, (1 − c)/2 at least `ramp` inside both.
+ */
+function tailShare(c: number, [s0, s1]: [number, number], ramp: number): (x: number) => number {
+  const r = Math.min(ramp, (s1 - s0) / 2);
+  const rise = (d: number) => Math.min(1, Math.max(0, d / r));
+  return (x) => ((1 - c) / 2) * ((Number.isFinite(s0) ? rise(x - s0) : 1) + 1 - (Number.isFinite(s1) ? rise(s1 - x) : 1));
+}
+
+const LOG_HALF = Math.log(0.5);
+const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+
+/** log(1 − e^d), d ≤ 0, accurate near 0 and far below it. */
+function log1mexp(d: number): number {
+  if (d === -Infinity) return 0;
+  return d > -Math.LN2 ? Math.log(-Math.expm1(d)) : Math.log1p(-Math.exp(d));
+}
+
+/** erf(x) for 0 ≤ x ≤ 2.2 by its series e^{−x²}·(2/√π)·Σ 2ⁿx^{2n+1}/(2n+1)!! (positive terms: no cancellation). */
+function erfSeries(x: number): number {
+  let term = x;
+  let sum = x;
+  for (let n = 0; n < 200 && term > 1e-17 * sum; n++) {
+    term *= (2 * x * x) / (2 * n + 3);
+    sum += term;
+  }
+  return (2 / Math.sqrt(Math.PI)) * Math.exp(-x * x) * sum;
+}
+
+/** The Mills ratio Q(t)/φ(t) for t ≥ 3: the continued fraction 1/(t + 1/(t + 2/(t + …))), by modified Lentz. */
+function mills(t: number): number {
+  let f = t;
+  let C = t;
+  let D = 0;
+  for (let n = 1; n < 500; n++) {
+    D = 1 / (t + n * D);
+    C = t + n / C;
+    f *= C * D;
+    if (Math.abs(C * D - 1) < 1e-16) break;
+  }
+  return 1 / f;
+}
+
+/** log P(Z ≥ t) for the unit-scale family (Laplace: ½e^{−t}; Gaussian: Q(t)). */
+function logTail(family: string, t: number): number {
+  if (t === Infinity) return -Infinity;
+  if (t === -Infinity) return 0;
+  if (family === 'laplace') return t >= 0 ? LOG_HALF - t : Math.log1p(-0.5 * Math.exp(t));
+  if (t >= 3) return -0.5 * t * t - LOG_SQRT_2PI + Math.log(mills(t));
+  if (t >= 0) return Math.log(0.5 - 0.5 * erfSeries(t / Math.SQRT2));
+  if (t > -3) return Math.log(0.5 + 0.5 * erfSeries(-t / Math.SQRT2));
+  return log1mexp(logTail(family, -t));
+}
+
+/** log P(Z ≥ A + w)/P(Z ≥ A) for A, w ≥ 0, without subtracting two large logarithms. */
+function logTailRatio(family: string, A: number, w: number): number {
+  if (w === 0) return 0;
+  if (w === Infinity) return -Infinity;
+  if (family === 'laplace') return -w;
+  if (A >= 3) return -w * (A + w / 2) + Math.log(mills(A + w) / mills(A));
+  return logTail(family, A + w) - logTail(family, A);
+}
+
+/** log P(a ≤ x + sZ ≤ b), for x between a and b. */
+function logMass(family: string, x: number, s: number, a: number, b: number): number {
+  if (!(a < b)) return -Infinity;
+  const A = (a - x) / s;
+  const B = (b - x) / s;
+  if (A >= 0) return logTail(family, A) + log1mexp(logTailRatio(family, A, B - A));
+  if (B <= 0) return logTail(family, -B) + log1mexp(logTailRatio(family, -B, B - A));
+  return Math.log1p(-(Math.exp(logTail(family, -A)) + Math.exp(logTail(family, B))));
 }
 
 /**
- * The end of the confidence set on the side of `step`'s sign: a point `outside` certifies
- * beyond it, bisected towards `y` (which need not be inside) and returned as the certified
- * outside point, so the set never loses a value it holds.
+ * [log G_y(x), log(1 − G_y(x))], G_y(x) = P(Y ≤ y | x) for Y = x + sZ conditioned on [lo, hi]:
+ * outside [lo, hi] anchored at the nearer end (A noise scales away), so both stay accurate as
+ * x → ±∞; each computed directly, never as 1 minus the other.
  */
-function outerEnd(y: number, step: number, outside: (x: number) => boolean): number {
-  let near = y;
-  let far = y + step;
-  for (let k = 0; !outside(far); k++) {
-    if (k === 64) return step > 0 ? Infinity : -Infinity;
-    near = far;
-    far = y + step * 2 ** (k + 1);
+export function logTruncatedCdf(noise: Noise, [lo, hi]: [number, number], y: number, x: number): [number, number] {
+  const { family, scale: s } = noise;
+  const u = (y - lo) / s;
+  const v = (hi - y) / s;
+  const W = (hi - lo) / s;
+  const anchored = (A: number, near: number, far: number): [number, number] => {
+    const all = log1mexp(logTailRatio(family, A, W));
+    const dn = logTailRatio(family, A, near);
+    return [log1mexp(dn) - all, dn + log1mexp(logTailRatio(family, A + near, far)) - all];
+  };
+  if (x <= lo) return anchored((lo - x) / s, u, v);
+  if (x >= hi) {
+    const [g, gBar] = anchored((x - hi) / s, v, u); // the mirror: −Y given −x on [−hi, −lo]
+    return [gBar, g];
   }
-  // outside(far) holds; shrink towards near while keeping a certified outside point.
-  for (let i = 0; i < 200; i++) {
-    const mid = near + (far - near) / 2;
-    if (mid === near || mid === far) break;
-    if (outside(mid)) far = mid;
-    else near = mid;
+  const all = logMass(family, x, s, lo, hi);
+  return [logMass(family, x, s, lo, y) - all, logMass(family, x, s, y, hi) - all];
+}
+
+/**
+ * sup{x ∈ [s0, s1] : keep(x)} for `keep` true on a lower part of [s0, s1] ("not certified
+ * outside"); null when it fails everywhere. Starts at x0 ∈ [s0, s1]; an infinite side is searched
+ * by doubling steps up to 2⁶⁴·step (beyond: ±∞). The bisection returns its outside point, so the
+ * end only moves outward.
+ */
+function supOfLowerSet(keep: (x: number) => boolean, s0: number, s1: number, x0: number, step: number): number | null {
+  let inside: number;
+  let outside: number;
+  if (keep(x0)) {
+    const far = firstChange(keep, s1, x0, step, false);
+    if (far === null) return s1;
+    [inside, outside] = far;
+  } else {
+    const far = firstChange(keep, s0, x0, -step, true);
+    if (far === null) return null;
+    [outside, inside] = far;
   }
-  return far;
+  for (let i = 0; i < 1100; i++) {
+    const mid = inside + (outside - inside) / 2;
+    if (mid === inside || mid === outside) break;
+    if (keep(mid)) inside = mid;
+    else outside = mid;
+  }
+  return outside;
+}
+
+/**
+ * From x0 towards `end` by doubling steps: [the last point like x0, the first with keep = `want`];
+ * null when none is found up to `end` (an infinite end: within 2⁶⁴ steps).
+ */
+function firstChange(keep: (x: number) => boolean, end: number, x0: number, step: number, want: boolean): [number, number] | null {
+  if (Number.isFinite(end)) return keep(end) === want ? [x0, end] : null;
+  let last = x0;
+  for (let k = 0; k < 64; k++) {
+    const t = x0 + step * 2 ** k;
+    if (keep(t) === want) return [last, t];
+    last = t;
+  }
+  return null;
 }
