@@ -322,3 +322,19 @@ describe.skipIf(!!pgSkipped)(`release ledger (PostgreSQL)${pgSkipped ? ` — SKI
     await killed('postgres');
   });
 });
+
+describe('a refused Laplace release names what Gaussian noise would need', () => {
+  it('the σ it names for N Gaussian releases from the start fits the budget', async () => {
+    const L = join(mkdtempSync(join(tmpdir(), 'pufferfish-ledger-hint-')), 'year.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2,8', '--epsilon', '1')).status).toBe(0);
+    const laplace = () => inProcess('release', '--scenario', 'heart', '--value', '1', '--mechanism', 'laplace', '--scale', '2', '--ledger', L);
+    expect((await laplace()).status).toBe(0);
+    const r = await laplace();
+    expect(r.status).toBe(2);
+    const m = /a ledger of (\d+) Gaussian releases from the start fits this budget at σ = ([\d.e+]+) each/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    const [n, sigma] = [Number(m![1]), Number(m![2])];
+    expect(n).toBe(2);
+    expect(budgetLevel(heart, [{ mechanism: 'gaussian', scale: sigma, count: n }], { alphas: [2, 8], epsilon: 1 }).level).toBeLessThanOrEqual(1);
+  });
+});

@@ -211,9 +211,21 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
         : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
-    }. Nothing was recorded or shown.`,
+    }. Nothing was recorded or shown.${gaussianHint(scenario, rows.length + r.count, r.mechanism, budget)}`,
     'ledger',
   );
+}
+
+/**
+ * Releases of one value by Laplace-shaped noise are accounted by a coupled bound that grows
+ * quickly with their number, where Gaussian noise composes exactly (N releases at σ are one at
+ * σ/√N): at a finite order the refusal says what N Gaussian releases from the start would need.
+ */
+function gaussianHint(scenario: LedgerScenario, n: number, mechanism: string, budget: Budget): string {
+  if (mechanism === 'gaussian' || budget.alphas.every((a) => a === Infinity)) return '';
+  const sigma = smallestFittingScale(scenario, [], { mechanism: 'gaussian', count: n }, budget, 1);
+  if (sigma === null) return '';
+  return ` Releases of one value compose poorly with ${mechanism} noise here, exactly with Gaussian noise: a ledger of ${n} Gaussian releases from the start fits this budget at σ = ${precisionUp(sigma, 4)} each (plan a year with 'calibrate … --mechanism gaussian --releases N').`;
 }
 
 const budgetLevelWhere = (b: Budget, at: number | string) => (b.delta !== undefined ? ` (ε′ at δ = ${b.delta}, via α = ${at})` : ` (D_α at α = ${at})`);
