@@ -3,7 +3,7 @@
  * nothing imports in a circle (docs/architecture.md). Tests may import any layer.
  */
 const LAYERS = [
-  ['base', ['^src/(errors|records|settings)\\.ts$', '^src/(numerics|io|sampling)/']],
+  ['base', ['^src/(errors|records|settings|shapes)\\.ts$', '^src/(numerics|io|sampling)/']],
   ['laws', ['^src/distribution/', '^src/markov/']],
   ['couplings', ['^src/coupling/']],
   ['divergences', ['^src/divergence/']],

@@ -67,7 +67,7 @@ export { calibrateTruncated, type TruncatedCalibration } from './release/truncat
 export { audit, type AnySettings, type AuditRow, type AuditSettings } from './audit/audit.js';
 export type { EmpiricalRow, MiAuditRow, MiBoundRow, MiRow } from './audit/rows.js';
 export type { RobustnessReport } from './audit/robustness.js';
-export type { EmpiricalAuditResult } from './audit/empirical.js';
+export { empiricalAudit, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
 export { auditReport, type AuditReport, type AuditReportSettings, type CertifiedOrder } from './audit/report.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 

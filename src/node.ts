@@ -3,7 +3,7 @@
 // ledger, Vega and resvg with `reproduce`).
 export * from './index.js';
 export { loadSpecFile } from './spec/loadFile.js';
-export { scenarioFromTable } from './api/table.js';
+export { chainFromTable, scenarioFromTable } from './api/table.js';
 export { tableHistograms } from './sources/histograms.js';
 export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';
 export type { TableSource } from './sources/table.js';

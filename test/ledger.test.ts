@@ -331,7 +331,7 @@ describe('a refused Laplace release names what Gaussian noise would need', () =>
     expect((await laplace()).status).toBe(0);
     const r = await laplace();
     expect(r.status).toBe(2);
-    const m = /a ledger of (\d+) Gaussian releases from the start fits this budget at σ = ([\d.e+]+) each/.exec(r.stderr);
+    const m = /a ledger of (\d+) gaussian releases from the start fits this budget at σ = ([\d.e+]+) each/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
     const [n, sigma] = [Number(m![1]), Number(m![2])];
     expect(n).toBe(2);

@@ -1,4 +1,5 @@
 import { checkSetting, checkJointOrder, checkReleaseScale } from '../settings.js';
+import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
@@ -312,6 +313,8 @@ function oneValue<R extends { coordinates?: readonly number[] }>(
  * @example account(builtinScenario('heart'), [{ mechanism: 'laplace', scale: 1 }, { mechanism: 'gaussian', scale: 1.5 }], { alphas: [2] }).rows[0].divergence
  */
 export function account(scenario: AnyScenario, releases: readonly AnyRelease[], opts: AnyAccountOptions): Accounting {
+  checkShape(ARRAY, releases, 'releases');
+  checkShape(OBJECT, opts, 'options');
   // A finite order a release's family cannot give (past 1e150) is refused by its reason, never a NaN row.
   for (const alpha of opts.alphas)
     for (const r of releases) {
@@ -369,6 +372,10 @@ export function nextReleaseScale(
   epsilon: number,
   opts: { onProgress?: Progress; coordinateScales?: readonly number[] } = {},
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+  checkShape(ARRAY, past, 'past');
+  checkShape(OBJECT, next, 'next');
+  checkShape(NUMBER, alpha, 'alpha');
+  checkShape(NUMBER, epsilon, 'epsilon');
   return byLaw(
     scenario,
     {

@@ -1,4 +1,5 @@
 import { checkSetting } from '../settings.js';
+import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { InputError, noRelease } from '../errors.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { account, type Accounting } from './account.js';
@@ -67,6 +68,8 @@ function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b:
  * @example budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 2 }], { alphas: [2], epsilon: 1 }).fits
  */
 export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
+  checkShape(ARRAY, groups, 'groups');
+  checkShape(OBJECT, b, 'budget');
   checkBudget(b);
   if (groups.length === 0 || groups.every((g) => g.count === 0)) throw noRelease();
   const accounting = jointAccount(scenario, groups, b);
@@ -96,6 +99,9 @@ export function smallestFittingScale(
   b: Budget,
   start = 1,
 ): number | null {
+  checkShape(ARRAY, past, 'past');
+  checkShape(OBJECT, next, 'next');
+  checkShape(OBJECT, b, 'budget');
   const fits = (s: number) => budgetLevel(scenario, [...past, { ...next, scale: s }], b).fits;
   if (!fits(1e300)) return null;
   let lo = start;

@@ -1,4 +1,5 @@
 import type { Cost, Eta } from '../conditions/costs.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import { InputError, unknownName } from '../errors.js';
 import { METHODS, type Method } from '../mechanisms/mechanism.js';
 import type { Mechanism } from '../mechanisms/registry.js';
@@ -69,6 +70,8 @@ export function calibrateFor(
   noise: NoiseChoice,
   opts: { onProgress?: Progress } = {},
 ): CalibrationResult | TruncatedCalibration | MiCalibrationResult | EpsDeltaResult {
+  checkShape(OBJECT, g, 'guarantee');
+  checkShape(OBJECT, noise, 'noise');
   const { mechanism, cost, eta } = noise;
   const weights = noise.coordinateScales ? { coordinateScales: noise.coordinateScales } : {};
   const adversary = (c: BoxContamination | undefined) => (c ? { contamination: c } : {});

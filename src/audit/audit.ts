@@ -1,4 +1,5 @@
 import { checkSetting, inRange, noDInfLevel } from '../settings.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { auditPoints, robustnessPoints } from '../account/points.js';
@@ -165,6 +166,7 @@ export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]
  * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
 export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
+  checkShape(OBJECT, s, 'settings');
   return byLaw(
     scenario,
     {

@@ -61,6 +61,7 @@ function clopperPearson(k: number, n: number, a: number): { lower: number; upper
   return { lower: k === 0 ? 0 : betaQuantile(a, k, n - k + 1, true), upper: k === n ? 1 : betaQuantile(1 - a, k + 1, n - k, false) };
 }
 
+/** The guarantee an empirical audit tests: (α, ε)-Rényi Pufferfish privacy (α = ∞: ε-Pufferfish). */
 export interface EmpiricalClaim {
   /** Claimed (α, ε)-RPP; α = ∞ is ε-Pufferfish privacy. */
   alpha: number;
@@ -93,6 +94,9 @@ export interface EmpiricalAuditResult {
  * ε ≥ log((P₁(E) − δ)/P₂(E)) for any mechanism that is (ε, δ)-indistinguishable. With a union
  * bound over all sets and both directions, a "violation" is reported with probability at most
  * `level` when the claimed guarantee holds: the test can only reject wrongly that rarely.
+ * @example
+ * let k = 0;
+ * empiricalAudit(() => k++ % 7, () => k++ % 7, { alpha: Infinity, epsilon: 1 }, { samples: 1000 }).verdict // "no violation detected": the same law twice
  */
 export function empiricalAudit(
   first: () => number,

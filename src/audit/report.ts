@@ -1,4 +1,5 @@
 import { account } from '../account/account.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import type { Accounting } from '../account/rows.js';
 import { certifiedAt } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
@@ -51,6 +52,7 @@ export async function auditReport(
   s: AuditReportSettings,
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): Promise<AuditReport> {
+  checkShape(OBJECT, s, 'settings');
   const n = checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases));
   if (n > 1 && s.empirical) throw new InputError('samples one release; with --releases the certified rows decide for the releases together', 'empirical');
   checkSeveralReleases(n, s.scale);

@@ -1,4 +1,5 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import { calibrateGaussianPriors, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism } from './rules.js';
 import { calibrateFinite, certainlyTooSmall, certifiedFinite, type Certification } from './finite.js';
@@ -20,6 +21,8 @@ export { bestMethods, calibrationUnits, heavyCalibration, pairUnits, type Certif
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions = {}): CalibrationResult {
+  checkShape(OBJECT, settings, 'settings');
+  checkShape(OBJECT, opts, 'options');
   return byLaw(
     scenario,
     {

@@ -1,4 +1,5 @@
 import { numberText } from '../numerics/decimal.js';
+import { checkShape, NUMBER, OBJECT } from '../shapes.js';
 import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { mechanismDef } from '../mechanisms/registry.js';
@@ -126,6 +127,9 @@ export function calibrateEpsDelta(
    */
   calibrateWith: (s: CalibrationSettings, tried: number) => CalibrationResult | Error = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
+  checkShape(OBJECT, settings, 'settings');
+  checkShape(NUMBER, epsilon, 'epsilon');
+  checkShape(NUMBER, delta, 'delta');
   const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
   const results: (CalibrationResult | Error | null)[] = trials.map(() => null);
   let best: { r: CalibrationResult; k: number } | null = null;

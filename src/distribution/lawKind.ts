@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { checkScenarioShape } from '../shapes.js';
 import type { GaussianScenario } from './mixture.js';
 import { dimensionOf, type PointScenario } from './points.js';
 import type { Scenario } from './scenario.js';
@@ -17,6 +18,7 @@ export type AnyScenario = Scenario | PointScenario | GaussianScenario;
  * @example lawKindOf(builtinScenario('heart')) // 'finite'
  */
 export function lawKindOf(s: Scenario<unknown>): LawKind {
+  checkScenarioShape(s);
   if (s.lawKind) return s.lawKind;
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
   if (Array.isArray(first)) return 'mixture';

@@ -1,8 +1,9 @@
 import type { AnyScenario } from '../distribution/lawKind.js';
+import { checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
 import { createHash } from 'node:crypto';
 import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
 import { costs } from '../conditions/costs.js';
-import { MECHANISMS } from '../mechanisms/registry.js';
+import { MECHANISMS, mechanismDef, type Mechanism } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { lawsDigest } from './identity.js';
@@ -79,6 +80,9 @@ const groupsOf = (rows: readonly LedgerRow[]): ReleaseGroup[] =>
  * @example (await initLedger(ledgerStore(`${scratch}/year.ledger`), builtinScenario('heart'), { alphas: [2], epsilon: 3 })).laws // 'sha256:…' (scratch: a folder of yours)
  */
 export async function initLedger(store: LedgerStore, scenario: LedgerScenario, budget: Budget, now = new Date()): Promise<LedgerMeta> {
+  checkShape(OBJECT, store, 'store');
+  checkScenarioShape(scenario);
+  checkShape(OBJECT, budget, 'budget');
   checkBudget(budget);
   const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws: lawsDigest(scenario), scenario: scenario.name };
   const meta = { ...base, digest: metaDigest(base) };
@@ -139,6 +143,9 @@ const budgetWords = (b: Budget) =>
  * (await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' })).level.fits // true
  */
 export async function recordRelease(store: LedgerStore, scenario: LedgerScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+  checkShape(OBJECT, store, 'store');
+  checkScenarioShape(scenario);
+  checkShape(OBJECT, r, 'release');
   checkRelease(r);
   // First against the ledger as it stands, without the lock: a release that does not fit now never
   // will (more releases only raise the joint level), so its refusal — and the search for the scale
@@ -211,7 +218,7 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
         : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
-    }. Nothing was recorded or shown.${gaussianHint(scenario, rows.length + r.count, r.mechanism, budget)}`,
+    }. Nothing was recorded or shown.${exactFamilyHint(scenario, rows.length + r.count, r.mechanism, budget)}`,
     'ledger',
   );
 }
@@ -221,11 +228,14 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
  * quickly with their number, where Gaussian noise composes exactly (N releases at σ are one at
  * σ/√N): at a finite order the refusal says what N Gaussian releases from the start would need.
  */
-function gaussianHint(scenario: LedgerScenario, n: number, mechanism: string, budget: Budget): string {
-  if (mechanism === 'gaussian' || budget.alphas.every((a) => a === Infinity)) return '';
-  const sigma = smallestFittingScale(scenario, [], { mechanism: 'gaussian', count: n }, budget, 1);
-  if (sigma === null) return '';
-  return ` Releases of one value compose poorly with ${mechanism} noise here, exactly with Gaussian noise: a ledger of ${n} Gaussian releases from the start fits this budget at σ = ${precisionUp(sigma, 4)} each (plan a year with 'calibrate … --mechanism gaussian --releases N').`;
+function exactFamilyHint(scenario: LedgerScenario, n: number, mechanism: Mechanism, budget: Budget): string {
+  // The family whose releases of one value compose exactly (a sufficient statistic: Gaussian).
+  const exact = MECHANISMS.find((m) => mechanismDef(m).sufficientScale);
+  if (!exact || mechanismDef(mechanism).sufficientScale || budget.alphas.every((a) => a === Infinity)) return '';
+  const scale = smallestFittingScale(scenario, [], { mechanism: exact, count: n }, budget, 1);
+  if (scale === null) return '';
+  const sym = mechanismDef(exact).parameter === 'sigma' ? 'σ' : 'scale';
+  return ` Releases of one value compose poorly with ${mechanism} noise here, exactly with ${exact} noise: a ledger of ${n} ${exact} releases from the start fits this budget at ${sym} = ${precisionUp(scale, 4)} each (plan a year with 'calibrate … --mechanism ${exact} --releases N').`;
 }
 
 const budgetLevelWhere = (b: Budget, at: number | string) => (b.delta !== undefined ? ` (ε′ at δ = ${b.delta}, via α = ${at})` : ` (D_α at α = ${at})`);

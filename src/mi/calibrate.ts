@@ -1,4 +1,5 @@
 import type { Progress } from '../calibrate/driver.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { calibrateMIFinite, type MiCalibrationResult, type MiSettings } from './calibrateMI.js';
 import { calibrateMIPoints } from './points.js';
@@ -17,6 +18,7 @@ export function calibrateMI(
   st: MiSettings & { coordinateScales?: readonly number[] },
   opts: { onProgress?: Progress } = {},
 ): MiCalibrationResult {
+  checkShape(OBJECT, st, 'settings');
   return byLaw(
     perVariable(scenario),
     { finite: (s) => calibrateMIFinite(s, oneCoordinate(st), opts), points: (s) => calibrateMIPoints(s, st, opts) },

@@ -2,6 +2,7 @@ import { checkSetting } from '../settings.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
+import { log1mexp, tailsOf, type Tails } from '../mechanisms/tails.js';
 
 /** The share of the noise an error bar covers unless asked otherwise. */
 export const DEFAULT_CONFIDENCE = 0.95;
@@ -49,7 +50,6 @@ export function truncatedInterval(
   support: [number, number] = [-Infinity, Infinity],
 ): [number, number] {
   const [lo, hi] = interval;
-  if (noise.family !== 'laplace' && noise.family !== 'gaussian') throw new InputError(`no truncated interval for ${noise.family} noise`, 'truncate');
   if (!(y >= lo && y <= hi)) throw new InputError(`released value ${y} lies outside [${lo}, ${hi}]`, 'truncate');
   const [s0, s1] = support;
   if (s0 === s1) return [s0, s1];
@@ -80,68 +80,14 @@ function tailShare(c: number, [s0, s1]: [number, number], ramp: number): (x: num
   return (x) => ((1 - c) / 2) * ((Number.isFinite(s0) ? rise(x - s0) : 1) + 1 - (Number.isFinite(s1) ? rise(s1 - x) : 1));
 }
 
-const LOG_HALF = Math.log(0.5);
-const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-
-/** log(1 − e^d), d ≤ 0, accurate near 0 and far below it. */
-function log1mexp(d: number): number {
-  if (d === -Infinity) return 0;
-  return d > -Math.LN2 ? Math.log(-Math.expm1(d)) : Math.log1p(-Math.exp(d));
-}
-
-/** erf(x) for 0 ≤ x ≤ 2.2 by its series e^{−x²}·(2/√π)·Σ 2ⁿx^{2n+1}/(2n+1)!! (positive terms: no cancellation). */
-function erfSeries(x: number): number {
-  let term = x;
-  let sum = x;
-  for (let n = 0; n < 200 && term > 1e-17 * sum; n++) {
-    term *= (2 * x * x) / (2 * n + 3);
-    sum += term;
-  }
-  return (2 / Math.sqrt(Math.PI)) * Math.exp(-x * x) * sum;
-}
-
-/** The Mills ratio Q(t)/φ(t) for t ≥ 3: the continued fraction 1/(t + 1/(t + 2/(t + …))), by modified Lentz. */
-function mills(t: number): number {
-  let f = t;
-  let C = t;
-  let D = 0;
-  for (let n = 1; n < 500; n++) {
-    D = 1 / (t + n * D);
-    C = t + n / C;
-    f *= C * D;
-    if (Math.abs(C * D - 1) < 1e-16) break;
-  }
-  return 1 / f;
-}
-
-/** log P(Z ≥ t) for the unit-scale family (Laplace: ½e^{−t}; Gaussian: Q(t)). */
-function logTail(family: string, t: number): number {
-  if (t === Infinity) return -Infinity;
-  if (t === -Infinity) return 0;
-  if (family === 'laplace') return t >= 0 ? LOG_HALF - t : Math.log1p(-0.5 * Math.exp(t));
-  if (t >= 3) return -0.5 * t * t - LOG_SQRT_2PI + Math.log(mills(t));
-  if (t >= 0) return Math.log(0.5 - 0.5 * erfSeries(t / Math.SQRT2));
-  if (t > -3) return Math.log(0.5 + 0.5 * erfSeries(-t / Math.SQRT2));
-  return log1mexp(logTail(family, -t));
-}
-
-/** log P(Z ≥ A + w)/P(Z ≥ A) for A, w ≥ 0, without subtracting two large logarithms. */
-function logTailRatio(family: string, A: number, w: number): number {
-  if (w === 0) return 0;
-  if (w === Infinity) return -Infinity;
-  if (family === 'laplace') return -w;
-  if (A >= 3) return -w * (A + w / 2) + Math.log(mills(A + w) / mills(A));
-  return logTail(family, A + w) - logTail(family, A);
-}
-
 /** log P(a ≤ x + sZ ≤ b), for x between a and b. */
-function logMass(family: string, x: number, s: number, a: number, b: number): number {
+function logMass(t: Tails, x: number, s: number, a: number, b: number): number {
   if (!(a < b)) return -Infinity;
   const A = (a - x) / s;
   const B = (b - x) / s;
-  if (A >= 0) return logTail(family, A) + log1mexp(logTailRatio(family, A, B - A));
-  if (B <= 0) return logTail(family, -B) + log1mexp(logTailRatio(family, -B, B - A));
-  return Math.log1p(-(Math.exp(logTail(family, -A)) + Math.exp(logTail(family, B))));
+  if (A >= 0) return t.logTail(A) + log1mexp(t.logTailRatio(A, B - A));
+  if (B <= 0) return t.logTail(-B) + log1mexp(t.logTailRatio(-B, B - A));
+  return Math.log1p(-(Math.exp(t.logTail(-A)) + Math.exp(t.logTail(B))));
 }
 
 /**
@@ -150,14 +96,16 @@ function logMass(family: string, x: number, s: number, a: number, b: number): nu
  * x → ±∞; each computed directly, never as 1 minus the other.
  */
 export function logTruncatedCdf(noise: Noise, [lo, hi]: [number, number], y: number, x: number): [number, number] {
-  const { family, scale: s } = noise;
+  const family = tailsOf(noise.family);
+  if (!family) throw new InputError(`no truncated interval for ${noise.family} noise`, 'truncate');
+  const s = noise.scale;
   const u = (y - lo) / s;
   const v = (hi - y) / s;
   const W = (hi - lo) / s;
   const anchored = (A: number, near: number, far: number): [number, number] => {
-    const all = log1mexp(logTailRatio(family, A, W));
-    const dn = logTailRatio(family, A, near);
-    return [log1mexp(dn) - all, dn + log1mexp(logTailRatio(family, A + near, far)) - all];
+    const all = log1mexp(family.logTailRatio(A, W));
+    const dn = family.logTailRatio(A, near);
+    return [log1mexp(dn) - all, dn + log1mexp(family.logTailRatio(A + near, far)) - all];
   };
   if (x <= lo) return anchored((lo - x) / s, u, v);
   if (x >= hi) {

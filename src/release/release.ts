@@ -1,4 +1,5 @@
 import type { PointSettings } from '../calibrate/points.js';
+import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import { oneCoordinate } from '../calibrate/points.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { InputError } from '../errors.js';
@@ -41,6 +42,8 @@ export function release(
   value: number | readonly number[],
   opts: ReleaseOptions = {},
 ): ReleaseResult | PointReleaseResult {
+  checkShape(OBJECT, settings, 'settings');
+  if (!Array.isArray(value)) checkShape(NUMBER, value, 'value');
   const finite = (s: Parameters<typeof releaseFinite>[0]) => releaseFinite(s, oneCoordinate(settings), oneNumber(value), opts);
   return byLaw<ReleaseResult | PointReleaseResult>(
     scenario,
@@ -69,6 +72,8 @@ export function releaseColumn(
   rows: readonly (number | null)[] | readonly (readonly (number | null)[])[],
   opts: Omit<ReleaseOptions, 'count'> = {},
 ): ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn> {
+  checkShape(OBJECT, settings, 'settings');
+  checkShape(ARRAY, rows, 'column');
   return byLaw<ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn>>(
     scenario,
     {

@@ -1,4 +1,5 @@
 import type { CalibrationSettings } from '../calibrate/rules.js';
+import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pairCouplings } from '../coupling/pairs.js';
@@ -116,6 +117,8 @@ export function checkTruncation(lo: number, hi: number): void {
  * @example calibrateTruncated(builtinScenario('heart'), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, [0, 3]).scale
  */
 export function calibrateTruncated(scenario: AnyScenario, settings: CalibrationSettings, interval: [number, number]): TruncatedCalibration {
+  checkShape(OBJECT, settings, 'settings');
+  checkShape(ARRAY, interval, 'interval');
   return byLaw(scenario, { finite: (s) => truncatedFinite(s, settings, interval) }, 'a truncated release', 'truncate');
 }
 

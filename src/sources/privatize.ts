@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -47,6 +48,9 @@ export async function privatizeTable(
   out: string,
   opts: PrivatizeOptions = {},
 ) {
+  checkShape(OBJECT, source, 'source');
+  checkScenarioShape(scenario);
+  checkShape(OBJECT, settings, 'settings');
   const queries = typeof query === 'string' ? [query] : [...query];
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];

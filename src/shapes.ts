@@ -1,0 +1,68 @@
+import * as v from 'valibot';
+import { InputError } from './errors.js';
+
+// The shapes of the library's arguments, checked where a call enters it (valibot, as the spec
+// files are): a wrong shape is an InputError naming the argument and the path inside it, never a
+// TypeError from deep inside. Values are checked where they are used (checkSetting).
+
+/** What a value is, for a message: its type, or `null`, or an array. */
+const kindOf = (x: unknown) =>
+  x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'object' ? 'an object' : `${typeof x} ${String(x).slice(0, 40)}`;
+
+/** A plain object (not null, not an array). */
+export const OBJECT = v.custom<Record<string, unknown>>(
+  (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+  (i) => `must be an object, got ${kindOf(i.input)}`,
+);
+/** An array. */
+export const ARRAY = v.custom<unknown[]>(
+  (x) => Array.isArray(x),
+  (i) => `must be an array, got ${kindOf(i.input)}`,
+);
+/** A number (its range is the setting's own check). */
+export const NUMBER = v.custom<number>(
+  (x) => typeof x === 'number',
+  (i) => `must be a number, got ${kindOf(i.input)}`,
+);
+
+/** One prior of a scenario: a name and its secret-conditional laws. */
+const PRIOR = v.looseObject(
+  {
+    name: v.string((i) => `must be a string (the prior's name), got ${kindOf(i.input)}`),
+    conditionals: OBJECT,
+  },
+  (i) => `must be an object {name, conditionals}, got ${kindOf(i.input)}`,
+);
+
+/**
+ * Checks `value` against `schema`, throwing the first problem as an InputError at `field` (and
+ * the path inside it: `settings.alpha`, `scenario.priors.0.conditionals`); returns the value itself.
+ * @example checkShape(OBJECT, 5, 'settings') // throws "settings: must be an object, got number 5"
+ */
+export function checkShape<T>(schema: v.GenericSchema<unknown, T>, value: unknown, field: string): T {
+  const r = v.safeParse(schema, value, { abortEarly: true });
+  if (r.success) return value as T;
+  const issue = r.issues[0];
+  const path = (issue.path ?? []).map((p) => String(p.key)).join('.');
+  throw new InputError(issue.message, path ? `${field}.${path}` : field);
+}
+
+/**
+ * A scenario's shape: an object whose `priors` is a list of {name, conditionals} (checked when
+ * given as data; a law source computing its laws on first use is not made to compute them here).
+ */
+export function checkScenarioShape(s: unknown, field = 'scenario'): void {
+  checkShape(OBJECT, s, field);
+  const priors = Object.getOwnPropertyDescriptor(s, 'priors');
+  if (priors === undefined) {
+    if (!('priors' in (s as object)))
+      throw new InputError('must have "priors" (a prior class: builtinScenario, scenarioFromSpec or scenarioFromTable make one)', field);
+    return;
+  }
+  if ('value' in priors)
+    checkShape(
+      v.array(PRIOR, (i) => `must be an array of priors, got ${kindOf(i.input)}`),
+      priors.value,
+      `${field}.priors`,
+    );
+}
