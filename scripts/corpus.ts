@@ -5,7 +5,7 @@
  *   tsx scripts/corpus.ts record test/corpus/expected.json   # before the change
  *   tsx scripts/corpus.ts compare test/corpus/expected.json  # after: lists every run that differs
  *
- * Release draws are random by design (the CSPRNG); their `values` are dropped before comparing,
+ * Release draws are random by design (the CSPRNG); their `values` (and `drawNote`, which depends on them) are dropped before comparing,
  * everything else (scale, guarantee, explanation) must match byte for byte.
  */
 import { spawnSync } from 'node:child_process';
@@ -29,7 +29,7 @@ function stable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stable);
   if (value === null || typeof value !== 'object') return typeof value === 'string' ? value.replaceAll(UCI_DIR, '{UCI}').replaceAll(SPECS, '{SPECS}') : value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (k !== 'values' && k !== 'intervals' && !isDrawList(k, v)) out[k] = stable(v);
+  for (const [k, v] of Object.entries(value)) if (k !== 'values' && k !== 'intervals' && k !== 'drawNote' && !isDrawList(k, v)) out[k] = stable(v);
   return out;
 }
 

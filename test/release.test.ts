@@ -303,3 +303,18 @@ describe('truncated releases: the value stays, only the noise is redrawn', () =>
     expect(b).toBeGreaterThan(0.6);
   });
 });
+
+describe('released values outside the data’s range are explained, not hidden', () => {
+  it('a note names how many, that publishing them is safe, and how to keep releases in range', () => {
+    const heart = builtinScenario('heart');
+    const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } as const;
+    const r = release(heart, settings, 0, { count: 40, perRelease: true, random: seededSource(7n) });
+    const below = (r.values as number[]).filter((y) => y < 0).length;
+    expect(below).toBeGreaterThan(0);
+    expect('drawNote' in r && r.drawNote).toMatch(
+      new RegExp(`^${below} released value\\(s\\) lie outside the range the data takes \\(\\[0, 6\\.2\\]\\).*--truncate 0,6\\.2`),
+    );
+    const inside = release(heart, settings, 3, { count: 1, random: seededSource(1n) });
+    expect((inside.values as number[]).every((y) => y >= 0 && y <= 6.2) ? 'drawNote' in inside : true).toBe(false);
+  });
+});

@@ -221,7 +221,7 @@ function printScalar(o: ReleaseOptions, name: string, r: ReleaseResult, entry: E
       ? `${r.confidence} intervals of the truncated law (exact, not symmetric): ${barsMeaning(r.confidence)}`
       : `error bars ±${scaleText(r.halfWidth)} (${r.confidence} of the noise): ${barsMeaning(r.confidence)}`;
   process.stdout.write(
-    `${name}\n${r.mechanism} noise, ${sym} = ${scaleText(r.scale)} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${r.note ? `note: ${r.note}\n` : ''}${ledgerLine(entry)}\nvalue\tinterval\n`,
+    `${name}\n${r.mechanism} noise, ${sym} = ${scaleText(r.scale)} (method ${r.method})${r.truncate ? `, truncated to [${r.truncate.join(', ')}]` : ''}\nguarantee: ${r.guarantee}\n${bars}\n${r.note ? `note: ${r.note}\n` : ''}${r.drawNote ? `note: ${r.drawNote}\n` : ''}${ledgerLine(entry)}\nvalue\tinterval\n`,
   );
   process.stdout.write(r.values.map((v, i) => `${digits(i).value(v)}\t${digits(i).interval(r.intervals[i])}\n`).join(''));
   process.stdout.write(ROUNDED);

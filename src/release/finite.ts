@@ -96,6 +96,8 @@ export interface ReleaseResult {
   intervals: [number, number][];
   /** What the curator should know about this value's release (outside the laws, doubles coarser than the noise). */
   note?: string;
+  /** What the draws themselves call for (some lie outside the data's range); depends on the draws. */
+  drawNote?: string;
 }
 
 /** Truncated draws are refused when they would need more than this many tries on average. */
@@ -294,6 +296,7 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
   const values = Array.from({ length: count }, () => draw(value, random));
   const bars = errorBars(plan, settings, opts.confidence, atomRange(scenario));
   const note = releaseNote(scenario, value, bars.halfWidth);
+  const drawNote = rangeNote(scenario, plan.truncate ? [] : values);
   return {
     ...plan,
     guarantee,
@@ -302,6 +305,7 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
     halfWidth: bars.halfWidth,
     intervals: values.map(bars.interval),
     ...(note ? { note } : {}),
+    ...(drawNote ? { drawNote } : {}),
   };
 }
 
@@ -319,6 +323,17 @@ function atomRange(scenario: Scenario | GaussianScenario): [number, number] {
 }
 
 /**
+ * Released values outside the range the data takes (a negative count): the noise at work, safe to
+ * publish, but readers ask; says how to keep releases in range. (Depends on the draws.)
+ */
+function rangeNote(scenario: Scenario | GaussianScenario, released: readonly number[]): string | undefined {
+  const [lo, hi] = atomRange(scenario);
+  const out = Number.isFinite(lo) ? released.filter((y) => y < lo || y > hi).length : 0;
+  if (out === 0) return undefined;
+  return `${out} released value(s) lie outside the range the data takes ([${lo}, ${hi}]): that is the noise, and publishing them keeps the guarantee; to keep releases in range, clip them (post-processing: the guarantee holds) or release with --truncate ${lo},${hi} (calibrated for the truncated law)`;
+}
+
+/**
  * What a curator should know about releasing `value`: it lies outside every secret's finite law
  * (the guarantee is about values the laws can produce), or the doubles there are further apart
  * than the noise's error bar (the released double may then be the value itself; the guarantee
@@ -332,6 +347,7 @@ function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfW
     notes.push(
       `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
     );
+
   const spacing = nextUp(Math.abs(value)) - Math.abs(value);
   if (halfWidth !== null && halfWidth > 0 && spacing > halfWidth)
     notes.push(
