@@ -743,7 +743,7 @@ const showReleased: Shown<'released'> = (m) => {
   $('released').textContent =
     m.scale === 0
       ? `${lines}\n(no noise needed: ${m.guarantee})`
-      : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}`;
+      : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`;
 };
 
 /** A chain: what it was estimated from, its transition matrix (a heat map and, as text, a table) and the noise per method. */

@@ -174,6 +174,8 @@ export type Response =
       together: number;
       confidence: number;
       intervals: ([number, number] | [number, number][])[];
+      /** What the curator should know about this release (the value outside the laws, draws outside the data's range). */
+      note?: string;
       /** With an (ε, δ) target: the Rényi order used. */
       alpha?: number;
     }

@@ -552,6 +552,9 @@ function releaseMethod(m: ReleaseRequest, sc: AnyScenario, base: { mechanism: Me
   return fits.length ? fits.reduce((x, y) => (y.s < x.s ? y : x)).k : 'best';
 }
 
+/** A release's notes for the curator, joined (none: undefined). */
+const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?: string }).drawNote].filter((x): x is string => !!x).join(' ') || undefined;
+
 /** A release of the value (a vector query: the coordinates as typed), after the page's confirmation of what it publishes. */
 function onRelease(m: ReleaseRequest, post: Post): void {
   const sc = state.scenario;
@@ -595,6 +598,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     confidence: r.confidence,
     intervals: r.intervals,
     ...(r.target ? { alpha: r.alpha } : {}),
+    ...(notesOf(r) ? { note: notesOf(r) } : {}),
   });
 }
 
