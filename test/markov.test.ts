@@ -668,8 +668,8 @@ describe('bad input through the CLI: exit 2, one line naming the field, no stack
   });
 
   it('a query state that is not a state', () => {
-    refuse({ markov: { ...good.markov, query: { count: 'rain' } } }, 'spec.markov.query.count', /not one of the states/);
-    refuse({ markov: { ...good.markov, query: { sum: { '1': 1, rain: 2 } } } }, 'spec.markov.query.sum.rain', /not one of the states/);
+    refuse({ markov: { ...good.markov, query: { count: 'rain' } } }, 'spec.markov.query.count', /unknown state 'rain' \(states: /);
+    refuse({ markov: { ...good.markov, query: { sum: { '1': 1, rain: 2 } } } }, 'spec.markov.query.sum.rain', /unknown state 'rain' \(states: /);
   });
 
   it('an unknown key beside "markov" is refused', () => {
