@@ -66,3 +66,29 @@ export function checkScenarioShape(s: unknown, field = 'scenario'): void {
       `${field}.priors`,
     );
 }
+
+const floats = (what: string) =>
+  v.custom<Float64Array>(
+    (x) => x instanceof Float64Array,
+    (i) => `must be a Float64Array (${what}), got ${kindOf(i.input)}`,
+  );
+/** A finite law as `fromCounts`/`fromWeights` make it: sorted values and masses. */
+export const LAW = v.looseObject(
+  { values: floats('the sorted values'), masses: floats('the masses') },
+  (i) => `must be a law (fromCounts or fromWeights make one), got ${kindOf(i.input)}`,
+);
+/** A coupling as `comonotoneCoupling` makes it. */
+export const COUPLING = v.looseObject(
+  { x: floats('the first law’s atoms'), y: floats('the second law’s atoms'), mass: floats('the masses') },
+  (i) => `must be a coupling (comonotoneCoupling makes one), got ${kindOf(i.input)}`,
+);
+/** A noise as `noiseOf` makes it: a family and a scale. */
+export const NOISE = v.looseObject(
+  { family: v.string((i) => `must be a noise family's name, got ${kindOf(i.input)}`), scale: NUMBER },
+  (i) => `must be a noise (noiseOf makes one), got ${kindOf(i.input)}`,
+);
+/** A projection as `projection` makes it: k rows of d numbers. */
+export const PROJECTION = v.looseObject(
+  { k: NUMBER, d: NUMBER, rows: ARRAY },
+  (i) => `must be a projection (projection([[…]]) makes one), got ${kindOf(i.input)}`,
+);

@@ -35,6 +35,19 @@ const calls: [string, () => unknown, RegExp][] = [
   ['budgetLevel: no budget', () => core.budgetLevel(heart, [], undefined as never), /^budget$/],
   ['smallestFittingScale: next missing', () => core.smallestFittingScale(heart, [], undefined as never, budget), /^next$/],
   ['fromCounts: counts not numbers', () => core.fromCounts([1, 2], ['a', 'b'] as never), /./],
+  ['comonotoneCoupling: q not a law', () => core.comonotoneCoupling(core.fromCounts([1], [1]), {} as never), /^q(\.values)?$/],
+  ['wInf: a number', () => core.wInf(5 as never), /^coupling$/],
+  ['wassersteinP: order 0', () => core.wassersteinP(core.comonotoneCoupling(core.fromCounts([1], [1]), core.fromCounts([2], [1])), 0), /^p$/],
+  ['exactRenyi: no noise', () => core.exactRenyi(core.fromCounts([1], [1]), core.fromCounts([2], [1]), undefined as never, 2), /^noise$/],
+  ['discreteRenyi: α a string', () => core.discreteRenyi(core.fromCounts([1], [1]), core.fromCounts([2], [1]), '2' as never), /^alpha$/],
+  ['noiseOf: an unknown family', () => core.noiseOf('x' as never, 1), /^family$/],
+  ['noiseOf: a negative scale', () => core.noiseOf('laplace', -1), /^scale$/],
+  ['rdpToDpEq5: α ≤ 1', () => core.rdpToDpEq5(1, 0.5, 1e-6), /^alpha$/],
+  ['rdpToDpSharp: δ = 2', () => core.rdpToDpSharp(1, 2, 2), /^delta$/],
+  ['symmetricInterval: a negative half-width', () => core.symmetricInterval(1, -1), /^halfWidth$/],
+  ['project: a wrong dimension', () => core.project(core.projection([[1, 0]]), [1]), /^x$/],
+  ['projectionMI: no projection', () => core.projectionMI(heart, null as never, 1), /^projection$/],
+  ['exactMutualInformation: no noise', () => core.exactMutualInformation(heart.priors[0], 5 as never), /^noise$/],
 ];
 
 const asyncCalls: [string, () => Promise<unknown>, RegExp][] = [

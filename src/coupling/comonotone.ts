@@ -1,4 +1,5 @@
 import type { Discrete } from '../distribution/discrete.js';
+import { checkShape, LAW } from '../shapes.js';
 import { bitLength, ratioToNumber } from '../numerics/float.js';
 
 /**
@@ -23,6 +24,8 @@ export interface Coupling {
  * @example comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])).y // [0, 2]: pairs (0, 0) and (1, 2), ½ each
  */
 export function comonotoneCoupling(p: Discrete, q: Discrete): Coupling {
+  checkShape(LAW, p, 'p');
+  checkShape(LAW, q, 'q');
   const den = p.denominator * q.denominator;
   const denBits = bitLength(den);
   const xs: number[] = [];

@@ -1,4 +1,6 @@
 import type { Coupling } from './comonotone.js';
+import { checkShape, COUPLING } from '../shapes.js';
+import { InputError } from '../errors.js';
 import { distances } from './comonotone.js';
 
 /**
@@ -6,6 +8,7 @@ import { distances } from './comonotone.js';
  * @example wInf(comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1]))) // 1
  */
 export function wInf(c: Coupling): number {
+  checkShape(COUPLING, c, 'coupling');
   let m = 0;
   for (const d of distances(c)) if (d > m) m = d;
   return m;
@@ -17,6 +20,8 @@ export function wInf(c: Coupling): number {
  * @example wassersteinP(comonotoneCoupling(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])), 2) // √½
  */
 export function wassersteinP(c: Coupling, p: number): number {
+  checkShape(COUPLING, c, 'coupling');
+  if (!(typeof p === 'number' && p >= 1)) throw new InputError(`must be a number ≥ 1 (the order of W_p), got ${String(p)}`, 'p');
   if (p === Infinity) return wInf(c);
   if (!(p >= 1)) throw new RangeError(`wassersteinP: p must be ≥ 1, got ${p}`);
   const w = wInf(c);

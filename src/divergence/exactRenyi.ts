@@ -1,4 +1,5 @@
 import type { Discrete, Law } from '../distribution/discrete.js';
+import { checkShape, LAW, NOISE, NUMBER } from '../shapes.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
@@ -101,6 +102,8 @@ function shiftedMixture(d: Law, c: number): Mixture {
  * @example exactRenyi(fromCounts([0], [1]), fromCounts([1], [1]), noiseOf('gaussian', 1), 2).value // α/2 = 1
  */
 export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: ExactOptions = {}): ExactDivergence {
+  checkShape(NOISE, noise, 'noise');
+  checkShape(NUMBER, alpha, 'alpha');
   if (!(alpha > 0) || alpha === 1 || alpha === Infinity) throw new RangeError(`exactRenyi: α must be in (0,1) ∪ (1,∞), got ${alpha}`);
   if (!(noise.scale > 0)) throw new RangeError(`exactRenyi: noise scale must be > 0, got ${noise.scale}`);
   const {
@@ -482,6 +485,9 @@ const increasing = (v: Float64Array) => v.every((x, i) => i === 0 || v[i - 1] < 
  * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(7/3)
  */
 export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
+  checkShape(LAW, p, 'p');
+  checkShape(LAW, q, 'q');
+  checkShape(NUMBER, alpha, 'alpha');
   const at = partnerIndex(p.values, q.values);
   const terms: number[] = [];
   for (let i = 0; i < p.values.length; i++) {

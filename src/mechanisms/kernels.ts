@@ -1,4 +1,6 @@
 import { gaussianKernel } from './gaussian/kernel.js';
+import { InputError, unknownName } from '../errors.js';
+
 import { laplaceKernel } from './laplace/kernel.js';
 import type { Noise, NoiseKernel } from '../divergence/kernel.js';
 import type { BoundedLogDensity, Mixture } from '../divergence/mixture.js';
@@ -18,6 +20,8 @@ export type NoiseFamily = keyof typeof KERNELS;
  * @example noiseOf('laplace', 1).family // 'laplace'
  */
 export function noiseOf(family: NoiseFamily, scale: number): Noise {
+  if (!Object.hasOwn(KERNELS, family)) throw unknownName('noise family', String(family), Object.keys(KERNELS), 'family', 'families: ');
+  if (!(typeof scale === 'number' && scale >= 0)) throw new InputError(`must be a number ≥ 0, got ${String(scale)}`, 'scale');
   return { family, scale, kernel: KERNELS[family] };
 }
 

@@ -1,4 +1,5 @@
 import { secretProbabilities, type Prior } from '../distribution/scenario.js';
+import { checkShape, NOISE, OBJECT } from '../shapes.js';
 import { sameLaw, type Law } from '../distribution/discrete.js';
 import { exactRenyi } from '../divergence/exactRenyi.js';
 import type { Noise } from '../divergence/kernel.js';
@@ -69,6 +70,8 @@ export function klEnclosure(p: Law, m: Law, noise: Noise, cap = Infinity): { lo:
  * @example exactMutualInformation(builtinScenario('heart').priors[0], noiseOf('laplace', 1)).value
  */
 export function exactMutualInformation(prior: Prior, noise: Noise): MutualInformation {
+  checkShape(OBJECT, prior, 'prior');
+  checkShape(NOISE, noise, 'noise');
   const pi = secretProbabilities(prior);
   const names = Object.keys(prior.conditionals).filter((s) => pi[s] > 0);
   const laws = names.map((s) => prior.conditionals[s]);

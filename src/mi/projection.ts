@@ -1,4 +1,5 @@
 import { checkSetting } from '../settings.js';
+import { ARRAY, checkShape, PROJECTION } from '../shapes.js';
 import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -38,6 +39,9 @@ export function projection(rows: readonly (readonly number[])[], field = 'projec
  * @example project(projection([[1, 1], [1, -1]]), [3, 2]) // [5, 1]
  */
 export function project(A: Projection, x: readonly number[]): number[] {
+  checkShape(PROJECTION, A, 'projection');
+  checkShape(ARRAY, x, 'x');
+  if (x.length !== A.d) throw new InputError(`has ${x.length} coordinates; the projection takes ${A.d}`, 'x');
   return A.rows.map((r) => {
     let s = 0;
     for (let j = 0; j < A.d; j++) s += r[j] * x[j];
@@ -118,6 +122,7 @@ export interface ProjectionCalibration {
  * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).scale
  */
 export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
+  checkShape(PROJECTION, A, 'projection');
   checkMiApplicable(scenario);
   checkSetting('epsilon', epsilon);
   checkSetting('releases', releases);
@@ -156,6 +161,7 @@ export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: 
  * @example projectionMI(builtinScenario('heart'), projection([[1]]), 2).value
  */
 export function projectionMI(scenario: Scenario<Discrete | PointLaw>, A: Projection, sigma: number, releases = 1): { value: number; binding: string | null } {
+  checkShape(PROJECTION, A, 'projection');
   checkMiApplicable(scenario);
   checkSetting('scale', sigma);
   let value = 0;

@@ -1,4 +1,5 @@
 import { checkSetting } from '../settings.js';
+import { checkShape, NUMBER } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
@@ -24,6 +25,8 @@ const nextDown = (x: number) => -nextUp(-x);
  * @example symmetricInterval(10, 2) // [7.999999999999999, 12.000000000000002]
  */
 export function symmetricInterval(y: number, h: number): [number, number] {
+  checkShape(NUMBER, y, 'y');
+  if (!(typeof h === 'number' && h >= 0)) throw new InputError(`must be a half-width ≥ 0, got ${String(h)}`, 'halfWidth');
   if (h === 0) return [y, y];
   return [nextDown(y - h), nextUp(y + h)];
 }
