@@ -16,7 +16,7 @@ export const OBJECT = v.custom<Record<string, unknown>>(
 );
 /** An array. */
 export const ARRAY = v.custom<unknown[]>(
-  (x) => Array.isArray(x),
+  (x) => Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView)),
   (i) => `must be an array, got ${kindOf(i.input)}`,
 );
 /** A number (its range is the setting's own check). */

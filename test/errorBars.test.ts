@@ -198,3 +198,18 @@ describe('error bars: the interval holds the true value with the stated probabil
     expect(message).not.toMatch(/97/);
   });
 });
+
+describe('truncated intervals assume what is public: the laws’ atoms and the truncation interval', () => {
+  it('a true value above the atoms but inside the truncation interval is covered at the stated rate', () => {
+    const settings: CalibrationSettings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 };
+    const r = release(heart, settings, 8, { truncate: [0, 30], count: 2000, perRelease: true, confidence: 0.9, random: seededSource(21n) });
+    expect(r.note).toMatch(/outside every secret's law/);
+    expect(Math.abs(coverage(8, r.intervals) - 0.9)).toBeLessThan(4 * Math.sqrt((0.9 * 0.1) / 2000));
+    const outside = release(heart, settings, 40, { truncate: [0, 50], count: 1, confidence: 0.9, random: seededSource(22n) });
+    expect(outside.note).not.toMatch(/do not cover/); // 40 lies in the truncation interval [0, 50]
+  });
+  it('a bar far below any double’s digits prints ten digits, never an internal error', () => {
+    const r = spawnSync(process.execPath, [BIN, 'release', '--scenario', 'heart', '--value', '1', '--epsilon', '1e100'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  });
+});

@@ -196,7 +196,8 @@ export function calibrateFinite(scenario: Scenario, settings: CalibrationSetting
 }
 
 function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions): CalibrationResult {
-  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => opts.laws ?? calibrateFinite(lawsOnly(scenario), s, opts));
+  // The laws at the order itself: the source's own α = ∞ run (orderMonotone) covers the rest.
+  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => opts.laws ?? calibrateAtOrder(lawsOnly(scenario), s, opts));
   if (isSourceMethod(settings.method))
     throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
   if (settings.method === 'best') {

@@ -59,14 +59,24 @@ export const numUp = (x: number) => {
  * @example barDigits(0.82).interval([1.0096, 2.6496]) // "[1.00, 2.65]"
  */
 export function barDigits(h: number) {
-  if (!(h > 0 && Number.isFinite(h))) return { value: num, interval: ([lo, hi]: readonly [number, number]) => `[${numDown(lo)}, ${numUp(hi)}]` };
+  const plain = { value: num, interval: ([lo, hi]: readonly [number, number]) => `[${numDown(lo)}, ${numUp(hi)}]` };
+  if (!(h > 0 && Number.isFinite(h))) return plain;
   const k = Math.floor(Math.log10(h)) - 1;
+  // Beyond 100 decimals (toFixed's limit) the bar is far below any value's digits: ten digits suffice.
+  if (k < -100) return plain;
   const unit = 10 ** k;
-  const text = (m: number) => (Number.isFinite(m) ? (k < 0 ? (m * unit).toFixed(-k) : String(m * unit)) : num(m));
-  const end = (x: number, round: (y: number) => number) => (Number.isFinite(x) ? text(round(x / unit)) : num(x));
+  const text = (m: number) => (k < 0 ? (m * unit).toFixed(-k) : String(m * unit));
+  // Outward exactly: a printed end whose double is not strictly beyond the exact end (an equal double
+  // may be a decimal just inside it) moves one unit out.
+  const end = (x: number, round: (y: number) => number, out: number) => {
+    if (!Number.isFinite(x)) return num(x);
+    const m = round(x / unit);
+    return (out < 0 ? Number(text(m)) < x : Number(text(m)) > x) ? text(m) : text(m + out);
+  };
   return {
-    value: (v: number) => (Number.isFinite(v) ? text(Math.round(v / unit)) : num(v)),
-    interval: ([lo, hi]: readonly [number, number]) => `[${end(lo, Math.floor)}, ${end(hi, Math.ceil)}]`,
+    // A value whose doubles are coarser than the bar keeps its own digits (ten, as elsewhere).
+    value: (v: number) => (Number.isFinite(v) && Math.abs(v) * 1e-15 < h ? text(Math.round(v / unit)) : num(v)),
+    interval: ([lo, hi]: readonly [number, number]) => `[${end(lo, Math.floor, -1)}, ${end(hi, Math.ceil, 1)}]`,
   };
 }
 

@@ -218,7 +218,7 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
         : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
-    }. Nothing was recorded or shown.${exactFamilyHint(scenario, rows.length + r.count, r.mechanism, budget)}`,
+    }. Nothing was recorded or shown.${exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
     'ledger',
   );
 }

@@ -39,10 +39,12 @@ function mills(t: number): number {
   return 1 / f;
 }
 
-/** A family's tails: log P(Z ≥ t), and log P(Z ≥ A + w)/P(Z ≥ A) for A, w ≥ 0. */
+/** A family's tails: log P(Z ≥ t), log P(Z ≥ A + w)/P(Z ≥ A) for A, w ≥ 0, and log P(a ≤ Z ≤ b) for a < 0 < b. */
 export interface Tails {
   logTail(t: number): number;
   logTailRatio(A: number, w: number): number;
+  /** The mass about the centre as a sum of two positive parts (no 1 − P − P′ cancellation for narrow windows). */
+  logCentral(a: number, b: number): number;
 }
 
 const ends = (t: number) => (t === Infinity ? -Infinity : t === -Infinity ? 0 : null);
@@ -50,7 +52,12 @@ const ends = (t: number) => (t === Infinity ? -Infinity : t === -Infinity ? 0 : 
 const laplace: Tails = {
   logTail: (t) => ends(t) ?? (t >= 0 ? LOG_HALF - t : Math.log1p(-0.5 * Math.exp(t))),
   logTailRatio: (_A, w) => (w === Infinity ? -Infinity : -w),
+  // P(a ≤ Z ≤ 0) + P(0 ≤ Z ≤ b) = −½·expm1(a) − ½·expm1(−b).
+  logCentral: (a, b) => Math.log(-0.5 * Math.expm1(a) - 0.5 * Math.expm1(-b)),
 };
+
+/** erf(z) for z ≥ 0: the series up to 2.2, else 1 − 2Q(z√2) (Q small there). */
+const erfPositive = (z: number) => (z === Infinity ? 1 : z <= 2.2 ? erfSeries(z) : 1 - 2 * Math.exp(gaussianLogTail(z * Math.SQRT2)));
 
 /** Q(t): the series below 3 (each side of 0 without cancellation beyond 1e-13), Mills' ratio above. */
 function gaussianLogTail(t: number): number {
@@ -64,6 +71,8 @@ function gaussianLogTail(t: number): number {
 
 const gaussian: Tails = {
   logTail: gaussianLogTail,
+  // Φ(b) − Φ(a) = (erf(b/√2) + erf(−a/√2))/2, both parts positive.
+  logCentral: (a, b) => Math.log(0.5 * (erfPositive(b / Math.SQRT2) + erfPositive(-a / Math.SQRT2))),
   logTailRatio: (A, w) => {
     if (w === 0) return 0;
     if (w === Infinity) return -Infinity;

@@ -294,8 +294,8 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
       ? `${plan.guarantee} This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
       : plan.guarantee;
   const values = Array.from({ length: count }, () => draw(value, random));
-  const bars = errorBars(plan, settings, opts.confidence, atomRange(scenario));
-  const note = releaseNote(scenario, value, bars.halfWidth);
+  const bars = errorBars(plan, settings, opts.confidence, supportOf(scenario, plan.truncate));
+  const note = releaseNote(scenario, value, bars.halfWidth, plan.truncate);
   const drawNote = rangeNote(scenario, plan.truncate ? [] : values);
   return {
     ...plan,
@@ -307,6 +307,16 @@ export function releaseFinite(scenario: Scenario | GaussianScenario, settings: C
     ...(note ? { note } : {}),
     ...(drawNote ? { drawNote } : {}),
   };
+}
+
+/**
+ * The values a truncated release's true value may take, as its interval assumes: the laws' atoms
+ * and the truncation interval (both public settings; never widened by the value itself, whose
+ * interval would then reveal it).
+ */
+function supportOf(scenario: Scenario | GaussianScenario, truncate: [number, number] | null | undefined): [number, number] {
+  const [lo, hi] = atomRange(scenario);
+  return truncate ? [Math.min(lo, truncate[0]), Math.max(hi, truncate[1])] : [lo, hi];
 }
 
 /** The range of every secret's finite law (its smallest and largest atom); ℝ for laws with a density (fitted Gaussians). */
@@ -340,12 +350,17 @@ function rangeNote(scenario: Scenario | GaussianScenario, released: readonly num
  * still holds, rounding being post-processing of the exact output).
  * @example releaseNote(builtinScenario('heart'), -3, 0.8) // "the value -3 lies outside every secret's law (atoms in [0, 6.2]): …"
  */
-function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfWidth: number | null): string | undefined {
+function releaseNote(scenario: Scenario | GaussianScenario, value: number, halfWidth: number | null, truncate?: [number, number] | null): string | undefined {
   const notes: string[] = [];
   const [lo, hi] = atomRange(scenario);
   if (Number.isFinite(lo) && (value < lo || value > hi))
     notes.push(
       `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
+    );
+  const [s0, s1] = supportOf(scenario, truncate);
+  if (truncate && (value < s0 || value > s1))
+    notes.push(
+      `the truncated release's intervals assume the true value lies in [${s0}, ${s1}] (the laws' atoms and the truncation interval); they do not cover ${value}`,
     );
 
   const spacing = nextUp(Math.abs(value)) - Math.abs(value);
@@ -393,7 +408,7 @@ export function releaseColumnFinite(
   const { draw, ...plan } = planRelease(scenario, settings, opts.truncate, opts.onProgress, opts);
   consentToNoNoise(plan, opts);
   const values = rows.map((v) => (v === null ? null : drawRow(draw, v, random)));
-  const bars = errorBars(plan, settings, opts.confidence, atomRange(scenario));
+  const bars = errorBars(plan, settings, opts.confidence, supportOf(scenario, plan.truncate));
   return {
     ...plan,
     values,

@@ -54,7 +54,9 @@ export function truncatedInterval(
 ): [number, number] {
   const [lo, hi] = interval;
   if (!(y >= lo && y <= hi)) throw new InputError(`released value ${y} lies outside [${lo}, ${hi}]`, 'truncate');
+  checkConfidence(confidence);
   const [s0, s1] = support;
+  if (!(s0 <= s1)) throw new InputError(`must be [LO, HI] with LO ≤ HI, got [${s0}, ${s1}]`, 'support');
   if (s0 === s1) return [s0, s1];
   if (noise.scale === 0) return [y, y];
   const share = tailShare(confidence, support, RAMP_SCALES * noise.scale);
@@ -88,9 +90,10 @@ function logMass(t: Tails, x: number, s: number, a: number, b: number): number {
   if (!(a < b)) return -Infinity;
   const A = (a - x) / s;
   const B = (b - x) / s;
-  if (A >= 0) return t.logTail(A) + log1mexp(t.logTailRatio(A, B - A));
-  if (B <= 0) return t.logTail(-B) + log1mexp(t.logTailRatio(-B, B - A));
-  return Math.log1p(-(Math.exp(t.logTail(-A)) + Math.exp(t.logTail(B))));
+  const w = (b - a) / s; // the width itself, not B − A (two rounded values)
+  if (A >= 0) return t.logTail(A) + log1mexp(t.logTailRatio(A, w));
+  if (B <= 0) return t.logTail(-B) + log1mexp(t.logTailRatio(-B, w));
+  return t.logCentral(A, B);
 }
 
 /**
@@ -110,13 +113,14 @@ export function logTruncatedCdf(noise: Noise, [lo, hi]: [number, number], y: num
     const dn = family.logTailRatio(A, near);
     return [log1mexp(dn) - all, dn + log1mexp(family.logTailRatio(A + near, far)) - all];
   };
-  if (x <= lo) return anchored((lo - x) / s, u, v);
+  if (x <= lo) return anchored((lo - x) / s, u, v).map((g) => Math.min(0, g)) as [number, number];
   if (x >= hi) {
     const [g, gBar] = anchored((x - hi) / s, v, u); // the mirror: −Y given −x on [−hi, −lo]
-    return [gBar, g];
+    return [Math.min(0, gBar), Math.min(0, g)];
   }
   const all = logMass(family, x, s, lo, hi);
-  return [logMass(family, x, s, lo, y) - all, logMass(family, x, s, y, hi) - all];
+  // A probability: rounding never makes it exceed 1.
+  return [Math.min(0, logMass(family, x, s, lo, y) - all), Math.min(0, logMass(family, x, s, y, hi) - all)];
 }
 
 /**

@@ -43,7 +43,7 @@ export function release(
   opts: ReleaseOptions = {},
 ): ReleaseResult | PointReleaseResult {
   checkShape(OBJECT, settings, 'settings');
-  if (!Array.isArray(value)) checkShape(NUMBER, value, 'value');
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) checkShape(NUMBER, value, 'value');
   const finite = (s: Parameters<typeof releaseFinite>[0]) => releaseFinite(s, oneCoordinate(settings), oneNumber(value), opts);
   return byLaw<ReleaseResult | PointReleaseResult>(
     scenario,

@@ -110,6 +110,15 @@ async function download(url: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+/** A gzip file's bytes unpacked; a file that is not gzip is refused naming it. */
+function gunzipped(path: string): Uint8Array {
+  try {
+    return gunzipSync(readFileSync(path));
+  } catch (e) {
+    throw new InputError(`${path} is not a readable gzip file (${(e as Error).message})`, 'data-dir');
+  }
+}
+
 /**
  * The copies vendored in the repository (test/fixtures/uci, gzip, checked against the same
  * SHA-256 sums), when this package runs from a clone of it; null in an installed package.
@@ -136,7 +145,7 @@ export async function fetchDataset(name: string, opts: { dir?: string; from?: st
       // A folder may hold the files gzipped (as the repository vendors them): the same bytes once unpacked.
       if (existsSync(src)) {
         if (src !== join(dir, f.path)) place(dir, f, readFileSync(src), src);
-      } else if (existsSync(`${src}.gz`)) place(dir, f, gunzipSync(readFileSync(`${src}.gz`)), `${src}.gz`);
+      } else if (existsSync(`${src}.gz`)) place(dir, f, gunzipped(`${src}.gz`), `${src}.gz`);
       else throw new InputError(`${src} does not exist (nor ${src}.gz)`, 'data-dir');
     }
     return dir;
