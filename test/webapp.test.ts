@@ -559,12 +559,12 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
 
     // α = ∞: Gaussian noise does not apply (said, not hidden); Laplace still calibrates.
     await page.check('#alpha-inf');
-    await page.waitForFunction(() => /α = ∞/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => /^results for α = ∞/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
     expect(await page.locator('#table tbody tr[data-mechanism=gaussian]').count()).toBe(0);
     expect(await page.textContent('#skipped')).toMatch(/gaussian every method \(Gaussian noise cannot give α = ∞/);
     const lapInf = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=exact]', 'data-scale'));
     await page.uncheck('#alpha-inf');
-    await page.waitForFunction(() => /α = 2,/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => /^results for α = 2,/.test(document.getElementById('results-for')?.textContent ?? ''), undefined, { timeout: 60_000 });
     const lap2 = Number(await page.getAttribute('#table tbody tr[data-mechanism=laplace][data-method=exact]', 'data-scale'));
     // ∞-order privacy implies order 2: its least noise is at least order 2's (Theorem 1 itself can be looser at α = 2).
     expect(lapInf).toBeGreaterThanOrEqual(lap2);
