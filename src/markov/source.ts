@@ -138,30 +138,17 @@ const chainVariables = (model: MarkovModel) =>
  */
 export function markovScenario(model: MarkovModel, name: string, lengthField = 'markov.length'): MarkovSource {
   const methods = chainMethods(model);
+  // Only the chain methods apply where the model gives no one law per secret: say why.
+  const noLaws = (why: string): MarkovSource => ({ model, relativeError: 0, scenario: { name, priors: [], sourceMethods: methods, lawsNotApplicable: why } });
   if (model.eigengap)
-    return {
-      model,
-      relativeError: 0,
-      scenario: {
-        name,
-        priors: [],
-        sourceMethods: methods,
-        lawsNotApplicable:
-          'an eigengap class ("eigengap": {gap, piMin}) names no chain, so there are no conditional laws; give "chains" (transition matrices) for the per-pair methods',
-      },
-    };
+    return noLaws(
+      'an eigengap class ("eigengap": {gap, piMin}) names no chain, so there are no conditional laws; give "chains" (transition matrices) for the per-pair methods',
+    );
   const anyStart = model.chains.find((c) => c.initial === 'any');
   if (anyStart)
-    return {
-      model,
-      relativeError: 0,
-      scenario: {
-        name,
-        priors: [],
-        sourceMethods: methods,
-        lawsNotApplicable: `chain '${anyStart.name}' may start anywhere ("initial": "any"): its conditional laws are mixtures over the start whose worst case is not one law; use a given or stationary initial law`,
-      },
-    };
+    return noLaws(
+      `chain '${anyStart.name}' may start anywhere ("initial": "any"): its conditional laws are mixtures over the start whose worst case is not one law; use a given or stationary initial law`,
+    );
   // The laws are computed on first use: the chain methods need none, so a chain too long for the
   // exact laws' table still gets them (and `best` says why the per-pair methods are left out).
   let computed: ReturnType<typeof chainLaws> | { refused: InputError } | undefined;
