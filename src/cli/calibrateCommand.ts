@@ -13,7 +13,9 @@ import { UCI_SCENARIOS } from '../uci/scenarios.js';
 import { parseGrid, parseNames } from './grid.js';
 import { decimalUp, jsonNumber, resultJson, resultsTable, jsonText } from './format.js';
 import { progressBar } from './progress.js';
-import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, type CalibrateOptions } from './input.js';
+import { parseCoordinateScales, parseReleases, parseThreads, loadScenario, plan, withSourceOptions, parseStatisticFlag, type CalibrateOptions } from './input.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
+import type { SpecDefaults } from '../spec/load.js';
 
 /** Spread of the per-prior scale across a prior class (each prior's max over its pairs). */
 function spread(r: CalibrationResult) {
@@ -54,7 +56,7 @@ function explanations(results: CalibrationResult[]): string {
  * The error bar a calibrated scale implies: the noise's `confidence` half-width in the query's
  * units, rounded up (0 without noise). A vector's is that of a coordinate of weight 1.
  */
-function halfWidthAt(r: { mechanism: string; scale: number }, s: Pick<CalibrationSettings, 'cost' | 'eta'>, confidence: number): number {
+export function halfWidthAt(r: { mechanism: string; scale: number }, s: Pick<CalibrationSettings, 'cost' | 'eta'>, confidence: number): number {
   if (r.scale === 0) return 0;
   if (r.scale === Infinity) return Infinity;
   return mechanismDef(r.mechanism as CalibrationSettings['mechanism']).halfWidth(r.scale, confidence, noiseOptions(s));
@@ -64,16 +66,74 @@ const barsNote = (confidence: number, vector: boolean) =>
   `±: a release lies within ± of the true value with probability ${confidence} over the noise${vector ? " (per coordinate of weight 1; coordinate i's is at its own scale wᵢ·scale)" : ''}`;
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
-  if (o.query?.startsWith('mean:')) return (await import('./projectionCommand.js')).calibrateMeanCli(o);
+  const guarantee = parseGuarantee(o.guarantee);
+  // A mean under ε-MI keeps its own calibration over i.i.d. rows (docs/math.md §7); every other
+  // statistic, and a mean under the other guarantees, is a law source of contributions (§19).
+  if (o.query?.startsWith('mean:') && guarantee === 'mi') return (await import('./projectionCommand.js')).calibrateMeanCli(o);
   if (o.projection !== undefined) {
     if (o.guarantee !== undefined && o.guarantee !== 'mi')
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
     return (await import('./projectionCommand.js')).calibrateProjectionCli(o);
   }
-  const guarantee = parseGuarantee(o.guarantee);
-  if (guarantee === 'mi') return runCalibrateMI(o);
+  const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
+  if (guarantee === 'mi') {
+    if (statistic) throw new InputError('a sum, count or share is calibrated for Rényi or ε-Pufferfish; under ε-MI only mean:COL is (over i.i.d. rows)', '--guarantee');
+    return runCalibrateMI(o);
+  }
+  if (statistic) return (await import('./statisticCommand.js')).calibrateStatisticCli(o, statistic);
   const confidence = parseConfidence(o.confidence);
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
+  const { results, settings } = await calibrateGrid(o, scenario, grid, d);
+  const halfWidths = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
+  if (o.json) {
+    process.stdout.write(jsonText({ scenario: scenario.name, ...(source ? { source } : {}), ...(fit ? { fit } : {}), confidence, results: resultsJson(results, scenario, halfWidths) }) + '\n');
+    return;
+  }
+  const srcLine = source
+    ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values with rows of fewer than two secrets, left out: ${source.skippedGiven.join(', ')}` : ''}${source.absentGiven.length ? `\npairs left out where a secret has no rows: ${source.absentGiven.map((g) => `${g.value} (no ${g.absent.join(', ')})`).join('; ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
+    : '';
+  const fitLines = fit
+    ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`
+    : '';
+  process.stdout.write(`${scenario.name}${srcLine}${fitLines}\n\n${calibrationText(results, scenario, { confidence, halfWidths })}`);
+}
+
+/** A calibration's results as JSON, with their error bars and, over a prior class, their spread. */
+export function resultsJson(results: CalibrationResult[], scenario: AnyScenario, halfWidths: number[]) {
+  const many = manyPriors(results, scenario);
+  return results.map((r, k) => ({ ...resultJson(r), halfWidth: jsonNumber(halfWidths[k]), ...(many ? { spread: spread(r) } : {}) }));
+}
+
+// Per-prior spreads come from per-pair results; reading the priors only then leaves a chain's laws
+// uncomputed when only its chain methods ran.
+const manyPriors = (results: CalibrationResult[], scenario: AnyScenario) => results.some((r) => (r.pairs?.length ?? 0) > 0) && scenario.priors.length > 1;
+
+/** The results table, the error bars' meaning, each prior class's spread and the explanations. */
+export function calibrationText(results: CalibrationResult[], scenario: AnyScenario, bars: { confidence: number; halfWidths: number[] }): string {
+  let text = `${resultsTable(results, bars)}\n${barsNote(
+    bars.confidence,
+    results.some((r) => r.dimension !== undefined),
+  )}\n`;
+  if (manyPriors(results, scenario))
+    for (const r of results) {
+      const sp = spread(r);
+      // A chain method (mqm-exact, group-dp) bounds the whole chain, not per prior: no spread to show.
+      if (sp.priors === 0) continue;
+      text += `\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`;
+    }
+  return `${text}${explanations(results)}\n`;
+}
+
+/**
+ * Every setting of the grid calibrated: a Rényi target, or with `--delta` an (ε, δ) target met
+ * through the best order; on worker threads where the work repays them (the same numbers).
+ */
+export async function calibrateGrid(
+  o: CalibrateOptions,
+  scenario: AnyScenario,
+  grid: CalibrationSettings[],
+  d: SpecDefaults,
+): Promise<{ results: CalibrationResult[]; settings: CalibrationSettings[] }> {
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = parseDelta(o.delta, d.delta);
@@ -83,14 +143,12 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const threads = parseThreads(o.threads, o.threads === undefined && delta === undefined && settings.some((s) => heavyCalibration(scenario, s)));
   const bar = await progressBar('calibrate', !o.json);
   const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
-
-  let results: CalibrationResult[];
   const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
     if (threads > 1 && delta === undefined) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
-      results = await withPool(threads, (pool) =>
+      const results = await withPool(threads, (pool) =>
         pool.calibrateAll(
           settings.map((s) => ({ scenario, settings: withScales(s) })),
           (done, total) => bar.update(done, total),
@@ -98,62 +156,25 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       ).catch((e) => {
         throw settingError(e);
       });
-    } else
-      results = settings.map((s, k) => {
-        try {
-          // The guarantee as data, through the one entry the library and the page share.
-          const noise = { mechanism: s.mechanism, method: s.method, cost: s.cost, eta: s.eta, ...(coordinateScales ? { coordinateScales } : {}) };
-          const held = { ...(s.releases !== undefined ? { releases: s.releases } : {}), ...(s.contamination ? { contamination: s.contamination } : {}) };
-          if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise);
-          return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, {
-            onProgress: (done, total) => bar.update(k * total + done, settings.length * total),
-          });
-        } catch (e) {
-          throw settingError(e);
-        }
-      });
+      return { results, settings };
+    }
+    const results = settings.map((s, k) => {
+      try {
+        // The guarantee as data, through the one entry the library and the page share.
+        const noise = { mechanism: s.mechanism, method: s.method, cost: s.cost, eta: s.eta, ...(coordinateScales ? { coordinateScales } : {}) };
+        const held = { ...(s.releases !== undefined ? { releases: s.releases } : {}), ...(s.contamination ? { contamination: s.contamination } : {}) };
+        if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise);
+        return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, {
+          onProgress: (done, total) => bar.update(k * total + done, settings.length * total),
+        });
+      } catch (e) {
+        throw settingError(e);
+      }
+    });
+    return { results, settings };
   } finally {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
-  // Per-prior spreads come from per-pair results; reading the priors only then leaves a chain's laws
-  // uncomputed when only its chain methods ran.
-  const many = results.some((r) => (r.pairs?.length ?? 0) > 0) && scenario.priors.length > 1;
-  const halfWidths = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
-  if (o.json) {
-    process.stdout.write(
-      jsonText({
-        scenario: scenario.name,
-        ...(source ? { source } : {}),
-        ...(fit ? { fit } : {}),
-        confidence,
-        results: results.map((r, k) => ({ ...resultJson(r), halfWidth: jsonNumber(halfWidths[k]), ...(many ? { spread: spread(r) } : {}) })),
-      }) + '\n',
-    );
-    return;
-  }
-  const srcLine = source
-    ? `\n${source.rows} rows, ${source.dropped} dropped (missing query, secret or public value); ${source.priors} prior(s)${source.skippedGiven.length ? `; public values with rows of fewer than two secrets, left out: ${source.skippedGiven.join(', ')}` : ''}${source.absentGiven.length ? `\npairs left out where a secret has no rows: ${source.absentGiven.map((g) => `${g.value} (no ${g.absent.join(', ')})`).join('; ')}` : ''}${source.notes.length ? `\n${source.notes.join('; ')}` : ''}`
-    : '';
-  const fitLines = fit
-    ? `\nfitted priors (the guarantee covers these laws, not the table's own; docs/math.md §11):\n${fit.map((l) => `  ${l}`).join('\n')}`
-    : '';
-  process.stdout.write(
-    `${scenario.name}${srcLine}${fitLines}\n\n${resultsTable(results, { confidence, halfWidths })}\n${barsNote(
-      confidence,
-      results.some((r) => r.dimension !== undefined),
-    )}\n`,
-  );
-  if (many)
-    for (const r of results) {
-      const sp = spread(r);
-      // A chain method (mqm-exact, group-dp) bounds the whole chain, not per prior: no spread to show.
-      if (sp.priors === 0) continue;
-      process.stdout.write(
-        `\nspread over ${sp.priors} priors (${r.method}, α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): min ${sp.min}, median ${sp.median}, max ${sp.max}`,
-      );
-    }
-  process.stdout.write(explanations(results));
-  process.stdout.write('\n');
 }
 
 /** `calibrate --guarantee mi`: ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7). */
@@ -284,6 +305,7 @@ export function calibrateCommand(program: Command): void {
       ),
     )
     .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)'))
+    .addOption(settingOption('targetHalfwidth'))
     .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))
     .option(
       '--projection <file|random:K>',

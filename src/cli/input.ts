@@ -26,6 +26,7 @@ import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
+import { parseStatistic, type Statistic } from '../sources/statistic.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
 export interface SourceOptions {
@@ -49,6 +50,8 @@ export interface SourceOptions {
   orderBy?: string;
   groupBy?: string;
   length?: string;
+  /** A statistic's unit column (docs/math.md §19). */
+  unit?: string;
 }
 
 export interface CalibrateOptions extends SourceOptions {
@@ -180,6 +183,26 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   };
 }
 
+/** `--query` as a statistic of the table (`sum:COL`, `mean:COL`, `count[:P]`, `share[:P]`), or null for a column. */
+export function parseStatisticFlag(text: string): Statistic | null {
+  try {
+    return parseStatistic(text);
+  } catch (e) {
+    throw asFlagError(e);
+  }
+}
+
+/** `--pairs A:B,C:D`: the secret pairs, each of two different secrets (of `secrets`, when known). */
+export function parsePairs(text: string, secrets?: readonly string[]): [string, string][] {
+  return text.split(',').map((p) => {
+    const [a, b, extra] = p.split(':').map((x) => x.trim());
+    if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
+    if (a === b) throw new InputError(`pairs secret '${a}' with itself in '${p}'`, '--pairs');
+    if (secrets) for (const x of [a, b]) if (!secrets.includes(x)) throw unknownName('secret', x, secrets, '--pairs');
+    return [a, b] as [string, string];
+  });
+}
+
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
 export function secretPredicates(texts: readonly string[] | undefined): Record<string, string> | undefined {
   if (!texts?.length) return undefined;
@@ -275,13 +298,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     predicates,
     given: o.given,
   });
-  const pairs = o.pairs?.split(',').map((p) => {
-    const [a, b, extra] = p.split(':').map((x) => x.trim());
-    if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
-    if (a === b) throw new InputError(`pairs secret '${a}' with itself in '${p}'`, '--pairs');
-    for (const x of [a, b]) if (!hist.secrets.includes(x)) throw unknownName('secret', x, hist.secrets, '--pairs');
-    return [a, b] as [string, string];
-  });
+  const pairs = o.pairs === undefined ? undefined : parsePairs(o.pairs, hist.secrets);
   const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const label = sourceLabel(o.data!);
@@ -361,6 +378,11 @@ export async function plan(
   opts: { gaussian?: boolean } = {},
 ): Promise<{ scenario: AnyScenario; grid: CalibrationSettings[]; source?: SourceInfo; fit?: string[]; d: SpecDefaults }> {
   const { scenario, d, source, fit } = opts.gaussian ? await loadScenario(o, { gaussian: true }) : await loadScenario(o);
+  return { scenario, grid: settingsGrid(o, scenario, d), source, d, ...(fit ? { fit } : {}) };
+}
+
+/** The grid method × α × ε of settings for a scenario (flags override the spec's defaults `d`). */
+export function settingsGrid(o: CalibrateOptions, scenario: AnyScenario, d: SpecDefaults): CalibrationSettings[] {
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? defaultMechanism(scenario)];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   // A law source's own methods (a chain's MQM, GK16, GroupDP) are named like the others.
@@ -374,7 +396,7 @@ export async function plan(
   const cost = parseCost(o.cost, mechanism[0], '--cost') ?? d.cost;
   const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
-  const grid = methods.flatMap((method) =>
+  return methods.flatMap((method) =>
     alphas.flatMap((alpha) =>
       epsilons.map((epsilon) => ({
         mechanism: mechanism[0],
@@ -388,7 +410,6 @@ export async function plan(
       })),
     ),
   );
-  return { scenario, grid, source, d, ...(fit ? { fit } : {}) };
 }
 
 /** `--domain LO,HI` or, for a vector query, `LO,HI;LO,HI;…` (one range per coordinate). */
@@ -452,6 +473,6 @@ export function withSourceOptions(c: Command): Command {
   for (const name of ['pairs', 'given', 'prior'] as const) o(name);
   o('seed');
   c.option('--header', 'CSV has a header row').option('--no-header', 'CSV has no header row');
-  for (const name of ['separator', 'columns', 'table', 'sql', 'specOut', 'sequence', 'orderBy', 'groupBy', 'length'] as const) o(name);
+  for (const name of ['separator', 'columns', 'table', 'sql', 'specOut', 'sequence', 'orderBy', 'groupBy', 'length', 'unit'] as const) o(name);
   return c;
 }

@@ -9,7 +9,7 @@ import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
-import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates } from './input.js';
+import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates, parseStatisticFlag } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
@@ -145,6 +145,8 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
       if (v !== undefined && v !== false) throw new InputError('is not taken with --projection', flag);
     return (await import('./projectionCommand.js')).releaseProjectionCli(o);
   }
+  const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
+  if (statistic) return (await import('./statisticCommand.js')).releaseStatisticCli(o, statistic);
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');

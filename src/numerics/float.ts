@@ -134,3 +134,44 @@ export function decimalValue(text: string): number {
   if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(text.replace(/[eE].*$/, '')))) return NaN;
   return v;
 }
+
+/**
+ * Splits a double into two halves of 26 bits each (Veltkamp), so products of halves are exact.
+ * Inputs below 2^996 in magnitude (no overflow of the splitter).
+ */
+function split(a: number): [number, number] {
+  const c = 134217729 * a; // 2^27 + 1
+  const hi = c - (c - a);
+  return [hi, a - hi];
+}
+
+/** The rounding error of `a * b`: a·b = fl(a·b) + e exactly (Dekker's TwoProduct, no fused multiply-add). */
+function productError(a: number, b: number, p: number): number {
+  const [ah, al] = split(a);
+  const [bh, bl] = split(b);
+  return al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+}
+
+/**
+ * x / n rounded up: the smallest double q with q·n ≥ x exactly (n > 0). A scale divided by a
+ * public count (a mean's noise from its sum's) never loses a bit of noise to rounding.
+ * @example divideUp(1, 3) > 1 / 3 // true
+ */
+export function divideUp(x: number, n: number): number {
+  let q = x / n;
+  if (!Number.isFinite(q) || q === 0) return q === 0 && x > 0 ? Number.MIN_VALUE : q;
+  // q·n = p + e exactly; step up while that is still below x.
+  for (;;) {
+    const p = q * n;
+    if (p > x || (p === x && productError(q, n, p) >= 0)) return q;
+    q = nextUp(q);
+  }
+}
+
+/**
+ * x / n rounded down (n > 0): the largest double q with q·n ≤ x exactly (an interval's lower end).
+ * @example divideDown(1, 3) < 1 / 3 // true
+ */
+export function divideDown(x: number, n: number): number {
+  return -divideUp(-x, n);
+}

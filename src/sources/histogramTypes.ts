@@ -1,5 +1,6 @@
 // The shared data model of table sources: what to histogram, and what comes back. Engine-free
 // (browser-safe): the DuckDB and PostgreSQL engines live in engines/.
+import type { Statistic } from './statistic.js';
 
 /** What to histogram: the numeric query column, and the secrets (a column's values or predicates). */
 export interface SecretQuery {
@@ -13,6 +14,10 @@ export interface SecretQuery {
   predicates?: Record<string, string>;
   /** Public column: every pair is split by its value (structured secrets of Nuradha–Goldfeld). */
   given?: string;
+  /** The flag that named `given`, for errors (default 'given'; a statistic's groups: '--group-by'). */
+  givenFlag?: string;
+  /** A statistic's one-unit contribution replaces the query column (docs/math.md §19). */
+  contribution?: Statistic;
 }
 
 /** Distinct values with their counts. */

@@ -4,8 +4,21 @@ import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
 import { checkPredicate } from './predicate.js';
+import { rowContribution, UNIT_TOTAL, withUnitTotals } from './statistic.js';
+import type { Engine } from './engines/engine.js';
 
 export type { SecretQuery, TableHistograms } from './histogramTypes.js';
+
+/**
+ * The engine of a source: DuckDB for files (`textColumns` read as text, `typed` when SQL
+ * predicates need the other columns' types), PostgreSQL for databases. Each driver is loaded
+ * when a source needs it.
+ */
+export async function openEngine(source: TableSource, textColumns: string[], typed: boolean): Promise<Engine> {
+  return source.kind === 'postgres'
+    ? (await import('./engines/postgres.js')).postgresEngine(source)
+    : (await import('./engines/duckdb.js')).duckEngine(source, textColumns, typed);
+}
 
 /**
  * The conditional histograms of `query` under each secret, by one aggregating query pushed to
@@ -15,15 +28,13 @@ export type { SecretQuery, TableHistograms } from './histogramTypes.js';
  * @example (await tableHistograms({ kind: 'csv', location: 'examples/heart.csv' }, { query: 'oldpeak', secretColumn: 'fbs' })).rows // 303
  */
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
-  // Query, secret and public columns are read as text and cast exactly (DuckDB files).
-  const queries = q.queries ?? [q.query];
+  // Query, secret and public columns are read as text and cast exactly (DuckDB files). A
+  // statistic's contribution (docs/math.md §19) replaces the query column: a count has none.
+  const c = q.contribution;
+  const queries = c ? (c.column === undefined ? [] : [c.column]) : (q.queries ?? [q.query]);
   if (new Set(queries).size !== queries.length) throw columnTwice('query');
-  const textColumns = [...queries, q.secretColumn, q.given].filter((c): c is string => !!c);
-  // Each engine's driver is loaded when a source needs it (DuckDB's takes about 0.2 s to load, pg 0.06 s).
-  const engine =
-    source.kind === 'postgres'
-      ? await (await import('./engines/postgres.js')).postgresEngine(source)
-      : await (await import('./engines/duckdb.js')).duckEngine(source, textColumns, !!q.predicates);
+  const textColumns = [...queries, q.secretColumn, q.given, c?.unit].filter((x): x is string => !!x);
+  const engine = await openEngine(source, textColumns, !!q.predicates || c?.predicate !== undefined);
   try {
     if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
     // Where the engine reads the columns as text (DuckDB), they are described alongside the
@@ -45,12 +56,21 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         return asText;
       });
       if (q.secretColumn) need(q.secretColumn, 'secretColumn');
-      if (q.given) need(q.given, 'given');
+      if (q.given) need(q.given, q.givenFlag ?? 'given');
+      if (c?.unit) need(c.unit, 'unit');
       return text;
     };
     const asText = engine.readsAsText ? queries.map(() => true) : await checkColumns();
-    const xs = queries.map((name, i) => `${engine.tryCast(ident(name))} AS x${i}`).join(', ');
-    const groupX = queries.map((_, i) => i + 3).join(', ');
+    const xs = c
+      ? `${c.unit ? UNIT_TOTAL : rowContribution(c, engine.tryCast)} AS x0`
+      : queries.map((name, i) => `${engine.tryCast(ident(name))} AS x${i}`).join(', ');
+    const dims = c ? [0] : queries.map((_, i) => i);
+    const groupX = dims.map((i) => i + 3).join(', ');
+    const relation = c?.unit ? withUnitTotals(engine.relation, c, engine.tryCast, q.given) : engine.relation;
+    if (c?.predicate !== undefined && !engine.readsAsText)
+      await engine.check(c.predicate).catch((e) => {
+        throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
+      });
     const g = q.given ? `${ident(q.given)}` : 'NULL';
     let sql: string;
     let predicateNames: string[] = [];
@@ -64,39 +84,43 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       }
     };
     if (q.secretColumn) {
-      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${engine.relation} GROUP BY 1, 2, ${groupX}`;
+      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${relation} GROUP BY 1, 2, ${groupX}`;
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
-      sql = `SELECT ${g} AS g, ${xs}, count(*) AS n, ${filters} FROM ${engine.relation} GROUP BY 1, ${queries.map((_, i) => i + 2).join(', ')}`;
+      sql = `SELECT ${g} AS g, ${xs}, count(*) AS n, ${filters} FROM ${relation} GROUP BY 1, ${dims.map((i) => i + 2).join(', ')}`;
     }
     const described = engine.readsAsText ? checkColumns() : null;
     const [names, result] = await Promise.allSettled([described, engine.rows(sql)]);
     if (names.status === 'rejected') throw names.reason;
     if (result.status === 'rejected') {
       if (described && q.predicates) await checkPredicates(); // names the predicate at fault
+      if (c?.predicate !== undefined)
+        await engine.check(c.predicate).catch((e) => {
+          throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
+        });
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
     const rows = result.value;
     const tally = new Tally();
     let total = 0,
       dropped = 0;
-    const numeric = queries.map(() => 0);
+    const numeric = dims.map(() => 0);
     // A vector query tallies each distinct row vector by its number.
     const atoms = new PointAtoms();
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     for (const r of rows) {
       const n = Number(r.n);
       total += n;
-      const coords = queries.map((_, i) => num(r[`x${i}`]));
+      const coords = dims.map((i) => num(r[`x${i}`]));
       coords.forEach((c, i) => {
         if (c !== null && Number.isFinite(c)) numeric[i] += n;
       });
       const gv = q.given ? secretText(r.g) : '';
       let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
-      if (xv !== null && queries.length > 1) xv = atoms.id(coords as number[]);
+      if (xv !== null && dims.length > 1) xv = atoms.id(coords as number[]);
       const s = q.secretColumn ? secretText(r.s) : '';
       if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
         dropped += n;

@@ -1,0 +1,141 @@
+import type { Scenario } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+import { checkShape, OBJECT } from '../shapes.js';
+import { tableHistograms } from '../sources/histograms.js';
+import { parsePriorClass, tableScenario } from '../sources/priors.js';
+import { checkStatistic, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
+import { statisticValues } from '../sources/statisticValues.js';
+import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
+import { divideDown, divideUp, nextUp } from '../numerics/float.js';
+import type { Discrete } from '../distribution/discrete.js';
+
+/** One group's statistic: its contribution laws, its true total and its public number of units. */
+export interface StatisticGroup {
+  /** The group's value ('' without `groupBy`). */
+  group: string;
+  /** The laws of one unit's contribution per secret (docs/math.md §19), in the sum's units. */
+  scenario: Scenario;
+  /** The statistic's total over the group's units (a mean's before dividing by `units`). */
+  total: number;
+  /** n: the group's number of units, taken as public. */
+  units: number;
+  /** What a scale, value or interval of the contribution laws is divided by: n for a mean or share, else 1. */
+  divisor: number;
+}
+
+/** A statistic of a table as a law source, per group. */
+export interface TableStatistic {
+  statistic: Statistic;
+  label: string;
+  groups: StatisticGroup[];
+  /** Rows read; rows left out of the laws (no value or no secret) and of the statistic (no value). */
+  rows: number;
+  droppedFromLaws: number;
+  droppedFromValue: number;
+  /** Groups left out, with the reason (rows of fewer than two secrets: no pair to protect there). */
+  skipped: { group: string; why: string }[];
+  /** Whether every group's contribution laws are equal under every secret (no noise is needed). */
+  uninformative: boolean;
+  notes: string[];
+}
+
+/**
+ * A statistic of a table (sum, mean, count or share, optionally per `unit` and per public
+ * `groupBy` group) as a law source: per group, the laws of one unit's contribution given each
+ * secret (docs/math.md §19), so every guarantee and method applies unchanged; a mean's or a
+ * share's scale is the sum's divided by n (`toStatistic`). Two aggregates pushed to the engine.
+ * @example (await statisticFromTable('test/fixtures/weather/seattle-weather.csv.gz', { statistic: { kind: 'mean', column: 'temp_max' }, secretColumn: 'weather', values: ['rain', 'sun'] })).groups[0].units // 1461
+ */
+export async function statisticFromTable(
+  location: string | TableSource,
+  o: {
+    statistic: Statistic;
+    secretColumn?: string;
+    values?: string[];
+    predicates?: Record<string, string>;
+    groupBy?: string;
+    pairs?: [string, string][];
+    prior?: string;
+    seed?: number;
+    name?: string;
+  },
+): Promise<TableStatistic> {
+  if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
+  checkShape(OBJECT, o, 'options');
+  const s = o.statistic;
+  checkStatistic(s, o.secretColumn);
+  if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
+    throw new InputError(`names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the public column whose groups are released apart`, '--group-by');
+  const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
+  const [h, v] = await Promise.all([
+    tableHistograms(source, {
+      query: s.column ?? '',
+      contribution: s,
+      secretColumn: o.secretColumn,
+      values: o.values,
+      predicates: o.predicates,
+      ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
+    }),
+    statisticValues(source, s, o.groupBy),
+  ]);
+  if (v.groups.size === 0) throw new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
+  const label = statisticLabel(s);
+  const base = o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${label}`;
+  const prior = o.prior ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
+  const groups: StatisticGroup[] = [];
+  const skipped: TableStatistic['skipped'] = [];
+  for (const [group, { total, units }] of [...v.groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const hist = h.groups.get(group);
+    const present = hist ? h.secrets.filter((x) => hist.has(x)) : [];
+    if (present.length < 2) {
+      skipped.push({ group, why: present.length ? `rows of one secret only (${present[0]})` : 'no row with a secret' });
+      continue;
+    }
+    const name = o.groupBy ? `${base} | ${o.groupBy}=${group}` : base;
+    const { scenario } = tableScenario({ ...h, groups: new Map([[group, hist!]]) }, { name, ...(prior ? { prior } : {}), ...(o.pairs ? { pairs: o.pairs } : {}) });
+    groups.push({ group, scenario, total, units, divisor: perUnit(s) ? units : 1 });
+  }
+  if (groups.length === 0)
+    throw new InputError(
+      o.groupBy ? `no group of '${o.groupBy}' has rows of two secrets: ${skipped.map((x) => `${x.group}: ${x.why}`).join('; ')}` : 'needs rows of at least two secrets',
+      o.groupBy ? '--group-by' : 'secretColumn',
+    );
+  return {
+    statistic: s,
+    label,
+    groups,
+    rows: h.rows,
+    droppedFromLaws: h.dropped,
+    droppedFromValue: v.dropped,
+    skipped,
+    uninformative: groups.every((g) => equalLaws(g.scenario)),
+    notes: h.notes ?? [],
+  };
+}
+
+/** Whether each prior's conditionals are one and the same law, exactly (the statistic tells nothing of the secret). */
+function equalLaws(s: Scenario): boolean {
+  const same = (a: Discrete, b: Discrete) =>
+    a.values.length === b.values.length && a.values.every((x, i) => x === b.values[i] && a.numerators[i] * b.denominator === b.numerators[i] * a.denominator);
+  return s.priors.every((p) => {
+    const laws = Object.values(p.conditionals) as Discrete[];
+    return laws.every((l) => same(l, laws[0]));
+  });
+}
+
+/**
+ * A scale, value or interval of a group's contribution laws in the statistic's own units:
+ * divided by n for a mean or share, rounded so that no noise is lost (a scale up, an interval
+ * outward).
+ * @example toStatistic({ divisor: 3 }).scale(1) > 1 / 3 // true
+ */
+export function toStatistic(g: Pick<StatisticGroup, 'divisor'>) {
+  const n = g.divisor;
+  return {
+    scale: (x: number) => (n === 1 ? x : divideUp(x, n)),
+    value: (x: number) => (n === 1 ? x : x / n),
+    interval: ([lo, hi]: readonly [number, number]): [number, number] => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
+    /** A scale given in the statistic's units as one of the contribution laws (down: the check is then conservative). */
+    fromScale: (x: number) => (n === 1 ? x : -nextUp(-(x * n))),
+  };
+}

@@ -1,0 +1,259 @@
+// `calibrate` and `release` of a statistic of a table (`--query sum:COL | mean:COL | count[:P] |
+// share[:P]`, `--unit`, `--group-by`; docs/math.md §19): parse, call the api per group, format.
+import { InputError } from '../errors.js';
+import type { CalibrationResult } from '../calibrate/result.js';
+import type { CalibrationSettings } from '../calibrate/rules.js';
+import { statisticFromTable, toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import { smallestEpsilon } from '../api/accuracy.js';
+import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibrateCommand.js';
+import { fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText } from './format.js';
+import { parsePairs, secretPredicates, settingsGrid, tableSourceOf, type CalibrateOptions } from './input.js';
+import { checkSetting } from '../settings.js';
+import { decimal, wholeNumber } from './numbers.js';
+import { perUnit, type Statistic } from '../sources/statistic.js';
+import type { ReleaseResult } from '../release/finite.js';
+
+/** Options of a statistic's calibration or release. */
+export interface StatisticOptions extends CalibrateOptions {
+  targetHalfwidth?: string;
+  value?: string;
+  out?: string;
+  ledger?: string;
+  truncate?: string;
+  count?: string;
+  scale?: string;
+  keep?: string;
+  perRelease?: boolean;
+  allowNoNoise?: boolean;
+}
+
+/** The table's statistic per group, after refusing what a statistic does not take. */
+async function loadStatistic(o: StatisticOptions, s: Statistic): Promise<TableStatistic> {
+  refuseUnused(
+    [
+      ['--given', o.groupBy !== undefined ? o.given : undefined],
+      ['--fit', o.fit],
+      ['--coordinate-scales', o.coordinateScales],
+      ['--spec-out', o.specOut],
+      ['--order-by', o.orderBy],
+      ['--length', o.length],
+      ['--projection', o.projection],
+    ],
+    'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
+  );
+  const statistic = { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) };
+  const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  try {
+    return await statisticFromTable(tableSourceOf(o), {
+      statistic,
+      ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
+      ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
+      ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
+      ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
+      ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
+      ...(o.prior !== undefined ? { prior: o.prior } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      name: `${o.data!.split(/[\\/]/).pop()}: ${o.query} by ${o.secretColumn ?? 'predicates'}`,
+    });
+  } catch (e) {
+    throw fromSetting(e, o, false);
+  }
+}
+
+/** A calibration of the contribution laws in the statistic's units (divided by n for a mean or share, rounded up). */
+function inUnits(r: CalibrationResult, g: StatisticGroup): CalibrationResult {
+  const to = toStatistic(g);
+  return {
+    ...r,
+    scale: to.scale(r.scale),
+    variance: to.scale(to.scale(r.variance)),
+    pairs: r.pairs.map((p) => ({ ...p, scale: to.scale(p.scale) })),
+    ...(r.candidates ? { candidates: r.candidates.map((c) => ({ ...c, scale: to.scale(c.scale) })) } : {}),
+  };
+}
+
+/** What the output says the statistic assumes: n public, the other units possibly known, groups public. */
+function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
+  const s = t.statistic;
+  const n = t.groups.map((g) => g.units);
+  const lines = [
+    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? n[0] : `${Math.min(...n)}–${Math.max(...n)} per group`} unit(s), taken as public`,
+    `each unit's contribution is one ${s.unit ? `${s.unit}'s total` : "row's value"}${s.column === undefined ? ` of 1[${s.predicate ?? 'row'}]` : ` of ${s.column}`}; the noise covers an adversary who knows every other unit (docs/math.md §19)${s.unit ? '; rows of different units are taken to be independent' : ''}`,
+  ];
+  const groupBy = o.groupBy ?? o.given;
+  if (groupBy)
+    lines.push(
+      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` : ''}`,
+    );
+  lines.push(`${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`);
+  if (t.uninformative)
+    lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
+  return [...lines, ...t.notes];
+}
+
+/** `calibrate --data T --query sum:COL|mean:COL|count[:P]|share[:P] [--unit U] [--group-by G] [--target-halfwidth H]`. */
+export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+  const confidence = parseConfidence(o.confidence);
+  const target = o.targetHalfwidth === undefined ? undefined : decimal(o.targetHalfwidth, '--target-halfwidth');
+  if (target !== undefined) {
+    checkSetting('targetHalfwidth', target, '--target-halfwidth', `'${o.targetHalfwidth}'`);
+    if (o.epsilon !== undefined) throw new InputError('is not taken with --target-halfwidth (the budget is what the plan finds)', '--epsilon');
+  }
+  const t = await loadStatistic(o, s);
+  const perGroup: { g: StatisticGroup; results: CalibrationResult[]; halfWidths: number[]; plan?: { epsilon: number; halfWidth: number } }[] = [];
+  for (const g of t.groups) {
+    const grid = settingsGrid(o, g.scenario, {});
+    const bars = (rs: CalibrationResult[], st: CalibrationSettings[]) => rs.map((r, k) => halfWidthAt(r, st[k], confidence));
+    if (target !== undefined) {
+      if (grid.length !== 1) throw new InputError('plans one method at one order: give one --method and one --alpha', '--target-halfwidth');
+      const at = async (epsilon: number) => {
+        const { results, settings } = await calibrateGrid({ ...o, json: true }, g.scenario, [{ ...grid[0], epsilon }], {});
+        const r = inUnits(results[0], g);
+        return { r, halfWidth: bars([r], settings)[0] };
+      };
+      const plan = await smallestEpsilon(async (e) => (await at(e)).halfWidth, target);
+      const { r, halfWidth } = await at(plan.epsilon);
+      perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan: { epsilon: plan.epsilon, halfWidth } });
+      continue;
+    }
+    const { results, settings } = await calibrateGrid(o, g.scenario, grid, {});
+    const converted = results.map((r) => inUnits(r, g));
+    perGroup.push({ g, results: converted, halfWidths: bars(converted, settings) });
+  }
+  const groupBy = o.groupBy ?? o.given;
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({
+        statistic: { ...t.statistic, label: t.label },
+        source: { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+        confidence,
+        ...(target !== undefined ? { targetHalfwidth: target, epsilon: Math.max(...perGroup.map((p) => p.plan!.epsilon)) } : {}),
+        groups: perGroup.map(({ g, results, halfWidths, plan }) => ({
+          ...(groupBy ? { group: g.group } : {}),
+          units: g.units,
+          scenario: g.scenario.name,
+          ...(plan ? { epsilon: plan.epsilon } : {}),
+          results: resultsJson(results, g.scenario, halfWidths),
+        })),
+      })}\n`,
+    );
+    return;
+  }
+  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${assumptions(t, o).join('\n')}\n`;
+  if (target !== undefined) {
+    const eps = Math.max(...perGroup.map((p) => p.plan!.epsilon));
+    text += `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t)}); 1% less ε does not reach it\n`;
+  }
+  for (const { g, results, halfWidths, plan } of perGroup) {
+    if (groupBy) text += `\n${groupBy} = ${g.group} (n = ${g.units})${plan ? `: ε = ${Number(decimalUp(plan.epsilon, 4))}` : ''}`;
+    text += `\n${calibrationText(results, g.scenario, { confidence, halfWidths })}`;
+  }
+  process.stdout.write(text);
+}
+
+/** The order the plan used, as printed. */
+const grid0 = (o: StatisticOptions, t: TableStatistic) => {
+  const a = settingsGrid(o, t.groups[0].scenario, {})[0].alpha;
+  return a === Infinity ? '∞' : a;
+};
+
+/** The guarantee's first sentence, for every group (each group's own text is in the JSON). */
+const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined) => {
+  const sentence = r.guarantee.split(/(?<=\.) /)[0];
+  return groupBy ? sentence.replace(/ \| [^']*'/, "' (each group)") : sentence;
+};
+
+/**
+ * `release --data T --query mean:COL … [--group-by G]`: the tool computes the statistic (one
+ * aggregate in the engine), adds the calibrated noise per group and prints each value with its
+ * interval in the statistic's units.
+ */
+export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+  const notYet = 'with a statistic query yet';
+  refuseUnused(
+    [
+      ['--value', o.value],
+      ['--out', o.out],
+      ['--keep', o.keep],
+    ],
+    'with a statistic query: the tool computes the statistic from --data and releases it',
+  );
+  refuseUnused(
+    [
+      ['--ledger', o.ledger],
+      ['--scale', o.scale],
+      ['--truncate', o.truncate],
+      ['--count', o.count],
+      ['--per-release', o.perRelease],
+    ],
+    notYet,
+  );
+  const confidence = parseConfidence(o.confidence);
+  const delta = parseDelta(o.delta, undefined);
+  const t = await loadStatistic(o, s);
+  const { release } = await import('../release/release.js');
+  const released = t.groups.map((g) => {
+    const grid = settingsGrid(o, g.scenario, {});
+    const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
+    if (one.length !== 1) throw new InputError('release takes one method, one α and one ε', one.length && new Set(one.map((x) => x.method)).size > 1 ? '--method' : '--epsilon');
+    const { releases: _r, ...settings } = one[0];
+    let r: ReleaseResult;
+    try {
+      r = release(g.scenario, settings, g.total, {
+        count: 1,
+        confidence,
+        allowNoNoise: o.allowNoNoise,
+        ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
+      });
+    } catch (e) {
+      throw fromSetting(e, o, false);
+    }
+    const to = toStatistic(g);
+    return {
+      g,
+      r,
+      value: to.value(r.values[0]),
+      interval: to.interval(r.intervals[0]),
+      scale: to.scale(r.scale),
+      halfWidth: r.halfWidth === null ? null : to.scale(r.halfWidth),
+    };
+  });
+  const groupBy = o.groupBy ?? o.given;
+  const first = released[0].r;
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({
+        statistic: { ...t.statistic, label: t.label },
+        mechanism: first.mechanism,
+        parameter: first.parameter,
+        alpha: jsonAlpha(first.alpha),
+        epsilon: first.epsilon,
+        ...(first.target ? { target: first.target } : {}),
+        confidence,
+        guarantee: guaranteeOf(first, groupBy),
+        source: { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+        releases: released.map((x) => ({
+          ...(groupBy ? { group: x.g.group } : {}),
+          units: x.g.units,
+          method: x.r.method,
+          guarantee: x.r.guarantee,
+          scale: jsonNumber(x.scale),
+          halfWidth: x.halfWidth === null ? null : jsonNumber(x.halfWidth),
+          value: x.value,
+          interval: x.interval.map(jsonNumber),
+        })),
+      })}\n`,
+    );
+    return;
+  }
+  const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[first.parameter];
+  const scaleText = (v: number) => (v === 0 || !Number.isFinite(v) ? String(v) : String(Number(decimalUp(v, 4))));
+  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${assumptions(t, o).join('\n')}\n${first.mechanism} noise; guarantee: ${guaranteeOf(first, groupBy)}\neach interval holds the true statistic with probability ${confidence} over the noise (not a statement about the data's sampling)\n\n`;
+  text += `${groupBy ? `${groupBy}\t` : ''}n\t${sym}\tvalue\tinterval\n`;
+  for (const x of released) {
+    const digits = barDigits(x.halfWidth ?? (x.interval[1] - x.interval[0]) / 2);
+    text += `${groupBy ? `${x.g.group}\t` : ''}${x.g.units}\t${scaleText(x.scale)} (${x.r.method})\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
+  }
+  process.stdout.write(`${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`);
+}

@@ -1,0 +1,105 @@
+// Statistics of a table (docs/math.md §19): a sum, mean, count or share of one unit's
+// contributions. Engine-free (browser-safe): the SQL is text, run by the engines of engines/.
+import { InputError } from '../errors.js';
+import { checkPredicate } from './predicate.js';
+import { ident } from './table.js';
+
+/** What a statistic adds up: a column's values (sum, mean) or a predicate's 0/1 (count, share). */
+export type StatisticKind = 'sum' | 'mean' | 'count' | 'share';
+
+/**
+ * A statistic of a table: the sum over units of each unit's contribution. A mean and a share
+ * divide by n, the number of units, which is public.
+ */
+export interface Statistic {
+  kind: StatisticKind;
+  /** sum, mean: the numeric column. */
+  column?: string;
+  /** count, share: the SQL predicate a row meets (absent: every row). */
+  predicate?: string;
+  /** Rows with one value of this column are one unit; its contribution is their total. */
+  unit?: string;
+}
+
+/**
+ * `--query sum:COL | mean:COL | count[:PREDICATE] | share[:PREDICATE]` as a statistic; `null` for
+ * a plain column name.
+ * @example parseStatistic('count:chol > 240') // { kind: 'count', predicate: 'chol > 240' }
+ */
+export function parseStatistic(text: string): Statistic | null {
+  const m = /^\s*(sum|mean|count|share)\s*(?::(.*))?$/s.exec(text);
+  if (!m) return null;
+  const kind = m[1] as StatisticKind;
+  const rest = m[2]?.trim();
+  if (kind === 'sum' || kind === 'mean') {
+    if (!rest) throw new InputError(`${kind}: names no column (${kind}:COL)`, 'query');
+    return { kind, column: rest };
+  }
+  if (rest === undefined) return { kind };
+  try {
+    checkPredicate(kind, rest);
+  } catch (e) {
+    throw new InputError((e as InputError).reason, 'query');
+  }
+  return { kind, predicate: rest };
+}
+
+/** Whether a statistic divides by the number of units (a mean, a share). */
+export const perUnit = (s: Statistic): boolean => s.kind === 'mean' || s.kind === 'share';
+
+/**
+ * The statistic in words.
+ * @example statisticLabel({ kind: 'mean', column: 'chol', unit: 'household' }) // "mean of chol (units: household)"
+ */
+export function statisticLabel(s: Statistic): string {
+  const of = s.column ?? (s.predicate === undefined ? 'rows' : `rows with ${s.predicate}`);
+  return `${s.kind} of ${of}${s.unit ? ` (units: ${s.unit})` : ''}`;
+}
+
+/** Names a statistic must not share: its unit is not its column. */
+export function checkStatistic(s: Statistic, secretColumn?: string): void {
+  if (s.unit !== undefined && s.unit === s.column)
+    throw new InputError(`names the query column '${s.unit}'; --unit names the column whose value groups rows into one unit (a household, a person)`, '--unit');
+  if (secretColumn !== undefined && s.column === secretColumn)
+    throw new InputError(`releases the secret column '${secretColumn}' itself; name another column`, '--query');
+}
+
+/** One row's contribution in SQL: the column cast to a number, or 1 where the predicate holds, else 0. */
+export function rowContribution(s: Statistic, tryCast: (e: string) => string): string {
+  if (s.column !== undefined) return tryCast(ident(s.column));
+  return s.predicate === undefined ? '1' : `CASE WHEN (${s.predicate}) THEN 1 ELSE 0 END`;
+}
+
+/** The column a unit's total is attached as (see `withUnitTotals`). */
+export const UNIT_TOTAL = '"__pufferfish_unit_total"';
+
+/**
+ * The relation with each row's unit total attached as `UNIT_TOTAL`: NULL where the unit is missing
+ * or any row of it has no value (a unit is kept whole or not at all). With `group`, a unit is its
+ * rows within one group.
+ */
+export function withUnitTotals(relation: string, s: Statistic, tryCast: (e: string) => string, group?: string): string {
+  const x = rowContribution(s, tryCast);
+  const u = ident(s.unit!);
+  const w = `(PARTITION BY ${u}${group ? `, ${ident(group)}` : ''})`;
+  return `(SELECT *, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) OVER ${w} = count(${x}) OVER ${w} THEN sum(${x}) OVER ${w} END AS ${UNIT_TOTAL} FROM ${relation}) AS pufferfish_units`;
+}
+
+/**
+ * One aggregate giving, per group (`g`; NULL without a group column), the statistic's total in
+ * contribution units, the units counted, the rows they hold and the rows read (`total`, `units`,
+ * `kept`, `rows`).
+ */
+export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: string) => string, group?: string): string {
+  const g = group ? ident(group) : 'NULL';
+  const x = rowContribution(s, tryCast);
+  if (s.unit === undefined) return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows FROM ${relation} GROUP BY 1`;
+  const u = ident(s.unit);
+  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k FROM ${relation} GROUP BY 1, ${u}`;
+  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows FROM (${per}) AS pufferfish_units GROUP BY 1`;
+}
+
+/** A unit whose rows lie in two groups (SQL; no row when every unit keeps to one group). */
+export function unitAcrossGroupsSql(relation: string, unit: string, group: string): string {
+  return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING min(${ident(group)}) <> max(${ident(group)}) LIMIT 1`;
+}
