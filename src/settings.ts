@@ -76,7 +76,11 @@ export const SETTINGS = {
     arg: '<col>',
     help: 'with --data: the numeric column to release, or a statistic of the table: sum:COL | mean:COL | count[:PREDICATE] | share[:PREDICATE]',
   },
-  unit: { flag: '--unit', arg: '<col>', help: "with a statistic: rows with one value of this column are one unit, contributing their total (a household's rows)" },
+  unit: {
+    flag: '--unit',
+    arg: '<col>',
+    help: "with a statistic: rows with one value of this column are one unit, contributing their total (a household's rows)",
+  },
   targetHalfwidth: {
     flag: '--target-halfwidth',
     arg: '<h>',

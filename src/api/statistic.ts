@@ -1,5 +1,5 @@
 import type { Scenario } from '../distribution/scenario.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { tableHistograms } from '../sources/histograms.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
@@ -65,19 +65,22 @@ export async function statisticFromTable(
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
   if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
-    throw new InputError(`names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the public column whose groups are released apart`, '--group-by');
+    throw new InputError(
+      `names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the public column whose groups are released apart`,
+      '--group-by',
+    );
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
-  const [h, v] = await Promise.all([
-    tableHistograms(source, {
-      query: s.column ?? '',
-      contribution: s,
-      secretColumn: o.secretColumn,
-      values: o.values,
-      predicates: o.predicates,
-      ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
-    }),
-    statisticValues(source, s, o.groupBy),
-  ]);
+  // The laws first: their query names the column or predicate at fault before the value's runs.
+  const h = await tableHistograms(source, {
+    query: s.column ?? '',
+    contribution: s,
+    secretColumn: o.secretColumn,
+    values: o.values,
+    predicates: o.predicates,
+    ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
+  });
+  if (o.pairs) parsePairsOf(o.pairs, h.secrets);
+  const v = await statisticValues(source, s, o.groupBy);
   if (v.groups.size === 0) throw new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
   const label = statisticLabel(s);
   const base = o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${label}`;
@@ -92,12 +95,17 @@ export async function statisticFromTable(
       continue;
     }
     const name = o.groupBy ? `${base} | ${o.groupBy}=${group}` : base;
-    const { scenario } = tableScenario({ ...h, groups: new Map([[group, hist!]]) }, { name, ...(prior ? { prior } : {}), ...(o.pairs ? { pairs: o.pairs } : {}) });
+    const { scenario } = tableScenario(
+      { ...h, groups: new Map([[group, hist!]]) },
+      { name, ...(prior ? { prior } : {}), ...(o.pairs ? { pairs: o.pairs } : {}) },
+    );
     groups.push({ group, scenario, total, units, divisor: perUnit(s) ? units : 1 });
   }
   if (groups.length === 0)
     throw new InputError(
-      o.groupBy ? `no group of '${o.groupBy}' has rows of two secrets: ${skipped.map((x) => `${x.group}: ${x.why}`).join('; ')}` : 'needs rows of at least two secrets',
+      o.groupBy
+        ? `no group of '${o.groupBy}' has rows of two secrets: ${skipped.map((x) => `${x.group}: ${x.why}`).join('; ')}`
+        : 'needs rows of at least two secrets',
       o.groupBy ? '--group-by' : 'secretColumn',
     );
   return {
@@ -111,6 +119,11 @@ export async function statisticFromTable(
     uninformative: groups.every((g) => equalLaws(g.scenario)),
     notes: h.notes ?? [],
   };
+}
+
+/** Each pair names two secrets the table has. */
+function parsePairsOf(pairs: [string, string][], secrets: string[]): void {
+  for (const pair of pairs) for (const x of pair) if (!secrets.includes(x)) throw unknownName('secret', x, secrets, '--pairs');
 }
 
 /** Whether each prior's conditionals are one and the same law, exactly (the statistic tells nothing of the secret). */

@@ -5,7 +5,7 @@ import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { statisticFromTable, toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
-import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibrateCommand.js';
+import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText } from './format.js';
 import { parsePairs, secretPredicates, settingsGrid, tableSourceOf, type CalibrateOptions } from './input.js';
@@ -196,7 +196,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   const released = t.groups.map((g) => {
     const grid = settingsGrid(o, g.scenario, {});
     const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
-    if (one.length !== 1) throw new InputError('release takes one method, one α and one ε', one.length && new Set(one.map((x) => x.method)).size > 1 ? '--method' : '--epsilon');
+    if (one.length !== 1)
+      throw new InputError('release takes one method, one α and one ε', one.length && new Set(one.map((x) => x.method)).size > 1 ? '--method' : '--epsilon');
     const { releases: _r, ...settings } = one[0];
     let r: ReleaseResult;
     try {

@@ -149,7 +149,7 @@ function split(a: number): [number, number] {
 function productError(a: number, b: number, p: number): number {
   const [ah, al] = split(a);
   const [bh, bl] = split(b);
-  return al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+  return al * bl - (p - ah * bh - al * bh - ah * bl);
 }
 
 /**

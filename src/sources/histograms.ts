@@ -67,10 +67,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const dims = c ? [0] : queries.map((_, i) => i);
     const groupX = dims.map((i) => i + 3).join(', ');
     const relation = c?.unit ? withUnitTotals(engine.relation, c, engine.tryCast, q.given) : engine.relation;
-    if (c?.predicate !== undefined && !engine.readsAsText)
-      await engine.check(c.predicate).catch((e) => {
-        throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
-      });
+    // A statistic's predicate is checked before the aggregation where the engine types its columns.
+    const checkContribution = async () => {
+      await checkContribution();
+    };
+    if (!engine.readsAsText) await checkContribution();
     const g = q.given ? `${ident(q.given)}` : 'NULL';
     let sql: string;
     let predicateNames: string[] = [];
@@ -97,10 +98,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     if (names.status === 'rejected') throw names.reason;
     if (result.status === 'rejected') {
       if (described && q.predicates) await checkPredicates(); // names the predicate at fault
-      if (c?.predicate !== undefined)
-        await engine.check(c.predicate).catch((e) => {
-          throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
-        });
+      await checkContribution();
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
     const rows = result.value;

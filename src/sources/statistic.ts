@@ -5,7 +5,7 @@ import { checkPredicate } from './predicate.js';
 import { ident } from './table.js';
 
 /** What a statistic adds up: a column's values (sum, mean) or a predicate's 0/1 (count, share). */
-export type StatisticKind = 'sum' | 'mean' | 'count' | 'share';
+type StatisticKind = 'sum' | 'mean' | 'count' | 'share';
 
 /**
  * A statistic of a table: the sum over units of each unit's contribution. A mean and a share
@@ -93,7 +93,8 @@ export function withUnitTotals(relation: string, s: Statistic, tryCast: (e: stri
 export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: string) => string, group?: string): string {
   const g = group ? ident(group) : 'NULL';
   const x = rowContribution(s, tryCast);
-  if (s.unit === undefined) return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows FROM ${relation} GROUP BY 1`;
+  if (s.unit === undefined)
+    return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows FROM ${relation} GROUP BY 1`;
   const u = ident(s.unit);
   const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k FROM ${relation} GROUP BY 1, ${u}`;
   return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows FROM (${per}) AS pufferfish_units GROUP BY 1`;

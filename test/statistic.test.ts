@@ -1,0 +1,250 @@
+// Statistics of a table as law sources (docs/math.md §19): sums, means, counts and shares of one
+// unit's contribution, units, public groups, releases computed by the tool, plans by accuracy.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { calibrateFor } from '../src/api/guarantee.js';
+import { statisticFromTable, toStatistic } from '../src/api/statistic.js';
+import { smallestEpsilon } from '../src/api/accuracy.js';
+import { audit } from '../src/audit/audit.js';
+import type { Discrete } from '../src/distribution/discrete.js';
+import { divideDown, divideUp } from '../src/numerics/float.js';
+import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
+import { release } from '../src/release/release.js';
+import { parseStatistic } from '../src/sources/statistic.js';
+import { uciQuirks } from '../src/uci/formats.js';
+import { runInProcess as inProcess } from './inProcess.js';
+import { seededSource } from './seeded.js';
+
+const HEART = { kind: 'csv' as const, location: 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz' };
+const heart = async (q: string, extra: Record<string, unknown> = {}) =>
+  statisticFromTable({ ...HEART, ...uciQuirks(HEART.location) }, { statistic: parseStatistic(q)!, secretColumn: 'fbs', ...extra });
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-stat-'));
+const csv = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const lawOf = (d: Discrete) => Array.from(d.values).map((v, i) => [v, Number(d.numerators[i]) / Number(d.denominator)]);
+
+describe('directed division', () => {
+  it('divideUp/divideDown bracket x/n exactly and stay within one ulp', () => {
+    for (const [x, n] of [
+      [1, 3],
+      [17.78, 303],
+      [1e-300, 7],
+      [123456.789, 1461],
+    ]) {
+      const up = divideUp(x, n);
+      const down = divideDown(x, n);
+      expect(up).toBeGreaterThanOrEqual(x / n);
+      expect(down).toBeLessThanOrEqual(x / n);
+      expect(up - down).toBeLessThanOrEqual(2 * Number.EPSILON * Math.abs(x / n) + Number.MIN_VALUE);
+      // Exactness: BigInt check of up·n ≥ x on the doubles' exact values.
+      expect(BigInt(Math.round(up * 2 ** 60)) * BigInt(n) >= BigInt(Math.round(x * 2 ** 60)) || x < 1e-200).toBe(true);
+    }
+  });
+});
+
+describe('statistics as law sources', () => {
+  it("a mean's scale is the sum's contribution scale divided by n, rounded up, for every method and order", async () => {
+    const sum = await heart('sum:chol');
+    const mean = await heart('mean:chol');
+    const [gs, gm] = [sum.groups[0], mean.groups[0]];
+    expect(gm.units).toBe(303);
+    expect(gm.divisor).toBe(303);
+    expect(gs.divisor).toBe(1);
+    // The mean's laws are the sum's: one row's cholesterol per secret.
+    for (const s of ['0.0', '1.0'])
+      expect(lawOf(gm.scenario.priors[0].conditionals[s] as Discrete)).toEqual(lawOf(gs.scenario.priors[0].conditionals[s] as Discrete));
+    for (const method of ['theorem', 'wasserstein-inf', 'coupled', 'exact'] as const)
+      for (const alpha of [0.5, 2, 8, Infinity]) {
+        if (alpha < 1 && method === 'coupled') continue;
+        const noise = { mechanism: 'laplace' as const, method };
+        const b = calibrateFor(gs.scenario, { kind: 'renyi', alpha, epsilon: 1 }, noise).scale;
+        const m = toStatistic(gm).scale(calibrateFor(gm.scenario, { kind: 'renyi', alpha, epsilon: 1 }, noise).scale);
+        expect(m).toBe(divideUp(b, 303));
+        expect(m).toBeGreaterThanOrEqual(b / 303);
+        expect(m).toBeLessThanOrEqual(b / 303 + 2 * Number.EPSILON * (b / 303));
+      }
+  });
+
+  it('a statistic whose contribution laws agree under every secret needs no noise, and says why', async () => {
+    const t = await heart('count');
+    expect(t.uninformative).toBe(true);
+    const r = await inProcess('calibrate', '--data', HEART.location, '--query', 'count', '--secret-column', 'fbs');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/the same under every secret: the statistic tells nothing about the secret, so no noise is needed/);
+    // A predicate no row meets: every contribution is 0.
+    expect((await heart('count:chol > 10000')).uninformative).toBe(true);
+  });
+
+  it("a count's exact D_α equals an independent Bernoulli-mixture integral", async () => {
+    const t = await heart('count:chol > 240');
+    const { scenario } = t.groups[0];
+    const p = (s: string) => {
+      const d = scenario.priors[0].conditionals[s] as Discrete;
+      const i = Array.from(d.values).indexOf(1);
+      return Number(d.numerators[i]) / Number(d.denominator);
+    };
+    const [p0, p1] = [p('0.0'), p('1.0')];
+    expect(p0).toBeGreaterThan(0);
+    expect(p1).not.toBe(p0);
+    for (const [alpha, b] of [
+      [2, 0.5],
+      [4, 0.2],
+      [1.5, 1],
+    ]) {
+      const lap = (y: number) => Math.exp(-Math.abs(y) / b) / (2 * b);
+      const dens = (q: number, y: number) => (1 - q) * lap(y) + q * lap(y - 1);
+      // Simpson's rule on each smooth piece (the kinks at 0 and 1 are ends); tails beyond 60b are e^-60 small.
+      const f = (u: number) => dens(p0, u) ** alpha * dens(p1, u) ** (1 - alpha);
+      const simpson = (lo: number, hi: number, m = 20000) => {
+        const h = (hi - lo) / m;
+        let acc = f(lo) + f(hi);
+        for (let k = 1; k < m; k++) acc += (k % 2 ? 4 : 2) * f(lo + k * h);
+        return (acc * h) / 3;
+      };
+      const sum = simpson(-60 * b, 0) + simpson(0, 1) + simpson(1, 1 + 60 * b);
+      const independent = Math.log(sum) / (alpha - 1);
+      const rows = audit(scenario, { mechanism: 'laplace', scale: b, alphas: [alpha], epsilon: 1, delta: 1e-6 });
+      const row = rows.find((x) => x.direction[0] === '0.0')!;
+      expect(Math.abs(row.divergence - independent)).toBeLessThan(1e-9 + row.error);
+    }
+  });
+
+  it("--unit: a household's rows contribute their total, each member under its own secret", async () => {
+    const f = csv('households.csv', 'hh,x,s\n1,10,a\n1,20,b\n2,5,a\n3,7,b\n3,1,b\n4,3,a\n');
+    const t = await statisticFromTable(f, { statistic: { kind: 'mean', column: 'x', unit: 'hh' }, secretColumn: 's' });
+    const g = t.groups[0];
+    expect(g.units).toBe(4);
+    expect(g.total).toBe(46);
+    expect(lawOf(g.scenario.priors[0].conditionals.a as Discrete)).toEqual([
+      [3, 1 / 3],
+      [5, 1 / 3],
+      [30, 1 / 3],
+    ]);
+    expect(lawOf(g.scenario.priors[0].conditionals.b as Discrete)).toEqual([
+      [8, 2 / 3],
+      [30, 1 / 3],
+    ]);
+    // A household with a missing value is left out whole, and counted.
+    const m = csv('missing.csv', 'hh,x,s\n1,10,a\n1,,b\n2,5,a\n3,7,b\n');
+    const t2 = await statisticFromTable(m, { statistic: { kind: 'sum', column: 'x', unit: 'hh' }, secretColumn: 's' });
+    expect(t2.groups[0].units).toBe(2);
+    expect(t2.droppedFromValue).toBe(2);
+    expect(t2.groups[0].total).toBe(12);
+  });
+
+  it("public groups: each group's scale is that group's own calibration", async () => {
+    const rows = ['g,x,s'];
+    for (let i = 0; i < 60; i++) rows.push(`${i % 3 === 0 ? 'north' : 'south'},${(i * 7) % 11},${i % 2 ? 'yes' : 'no'}`);
+    const all = csv('groups.csv', `${rows.join('\n')}\n`);
+    const only = (g: string) => csv(`only-${g}.csv`, `${[rows[0], ...rows.slice(1).filter((r) => r.startsWith(`${g},`))].join('\n')}\n`);
+    const t = await statisticFromTable(all, { statistic: { kind: 'mean', column: 'x' }, secretColumn: 's', groupBy: 'g' });
+    expect(t.groups.map((g) => g.group)).toEqual(['north', 'south']);
+    for (const g of t.groups) {
+      const alone = (await statisticFromTable(only(g.group), { statistic: { kind: 'mean', column: 'x' }, secretColumn: 's' })).groups[0];
+      expect(g.units).toBe(alone.units);
+      const noise = { mechanism: 'laplace' as const, method: 'exact' as const };
+      const a = calibrateFor(g.scenario, { kind: 'renyi', alpha: 2, epsilon: 1 }, noise).scale;
+      const b = calibrateFor(alone.scenario, { kind: 'renyi', alpha: 2, epsilon: 1 }, noise).scale;
+      expect(a).toBe(b);
+    }
+  });
+
+  it("a released mean is unbiased: 2,000 seeded draws average within 4 standard errors of the table's mean", async () => {
+    const t = await heart('mean:chol');
+    const g = t.groups[0];
+    const r = release(g.scenario, { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, g.total, { count: 2000, random: seededSource(7n) });
+    const to = toStatistic(g);
+    const values = r.values.map(to.value);
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const sd = Math.SQRT2 * to.scale(r.scale);
+    expect(Math.abs(mean - g.total / g.units)).toBeLessThan((4 * sd) / Math.sqrt(2000));
+    expect(g.total / g.units).toBeCloseTo(246.693, 3);
+  });
+
+  it('plans by accuracy: the ε found gives ±H or better, and 1% less ε does not', async () => {
+    const g = (await heart('share:chol > 240')).groups[0];
+    const halfWidth = (epsilon: number) => {
+      const r = calibrateFor(g.scenario, { kind: 'renyi', alpha: 2, epsilon }, { mechanism: 'laplace', method: 'exact' });
+      return mechanismDef('laplace').halfWidth(toStatistic(g).scale(r.scale), 0.95, noiseOptions({}));
+    };
+    const H = 0.02;
+    const { epsilon } = await smallestEpsilon(async (e) => halfWidth(e), H);
+    expect(halfWidth(epsilon)).toBeLessThanOrEqual(H);
+    expect(halfWidth(epsilon * 0.99)).toBeGreaterThan(H);
+    const cli = await inProcess(
+      'calibrate',
+      '--data',
+      HEART.location,
+      '--query',
+      'share:chol > 240',
+      '--secret-column',
+      'fbs',
+      '--method',
+      'exact',
+      '--target-halfwidth',
+      '0.02',
+      '--json',
+    );
+    expect(cli.status).toBe(0);
+    const out = JSON.parse(cli.stdout);
+    expect(out.epsilon).toBe(epsilon);
+    expect(out.groups[0].results[0].halfWidth).toBeLessThanOrEqual(H);
+  });
+
+  it('release computes the statistic and prints it per group in its own units', async () => {
+    const r = await inProcess('release', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--group-by', 'sex', '--json');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.releases.map((x: { group: string; units: number }) => [x.group, x.units])).toEqual([
+      ['0.0', 97],
+      ['1.0', 206],
+    ]);
+    for (const x of out.releases) {
+      expect(x.interval[0]).toBeLessThanOrEqual(x.value);
+      expect(x.interval[1]).toBeGreaterThanOrEqual(x.value);
+      expect(x.value).toBeGreaterThan(150);
+      expect(x.value).toBeLessThan(350);
+    }
+  });
+});
+
+describe('statistics: bad input', () => {
+  const run = (...args: string[]) => inProcess('calibrate', '--data', HEART.location, '--secret-column', 'fbs', ...args);
+  it.each([
+    [['--query', 'mean:nosuch'], /--query: unknown column 'nosuch'/],
+    [['--query', 'sum:'], /--query: sum: names no column/],
+    [['--query', 'count:chol > 1; DROP TABLE x'], /--query: the predicate of 'count' must be one SQL expression/],
+    [['--query', 'count:nosuch > 1'], /--query: the predicate was rejected/],
+    [['--query', 'mean:chol', '--unit', 'chol'], /--unit: names the query column 'chol'/],
+    [['--query', 'mean:fbs'], /--query: releases the secret column 'fbs' itself/],
+    [['--query', 'mean:chol', '--group-by', 'fbs'], /--group-by: names the secret column 'fbs'/],
+    [['--query', 'mean:chol', '--group-by', 'age', '--method', 'theorem', '--values', '0.0,1.0', '--unit', 'sex'], /--unit: unit '.*' has rows in two groups/],
+  ])('%j exits 2 naming the field', async (args, message) => {
+    const r = await run(...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('a text column, an all-missing column and n = 0 are clear errors', async () => {
+    const f = csv('bad.csv', 'x,y,s\na,,p\nb,,q\n');
+    const text = await inProcess('calibrate', '--data', f, '--query', 'mean:x', '--secret-column', 's');
+    expect(text.status).toBe(2);
+    expect(text.stderr).toMatch(/--query: column 'x' is not numeric/);
+    const empty = await inProcess('calibrate', '--data', f, '--query', 'mean:y', '--secret-column', 's');
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/--query: /);
+  });
+
+  it('a group with rows of one secret is left out and named, not released without noise', async () => {
+    const f = csv('small.csv', 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\n');
+    const r = await inProcess('release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--group-by', 'g', '--method', 'theorem');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/left out, not released: lone \(rows of one secret only \(a\)\)/);
+    expect(r.stdout).not.toMatch(/^lone\t/m);
+  });
+});
