@@ -69,7 +69,10 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const relation = c?.unit ? withUnitTotals(engine.relation, c, engine.tryCast, q.given) : engine.relation;
     // A statistic's predicate is checked before the aggregation where the engine types its columns.
     const checkContribution = async () => {
-      await checkContribution();
+      if (c?.predicate !== undefined)
+        await engine.check(c.predicate).catch((e) => {
+          throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
+        });
     };
     if (!engine.readsAsText) await checkContribution();
     const g = q.given ? `${ident(q.given)}` : 'NULL';
