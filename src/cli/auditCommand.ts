@@ -13,6 +13,7 @@ import type { Accounting } from '../account/rows.js';
 import type { EmpiricalRow, MiRow } from '../audit/rows.js';
 import type { AuditReport } from '../audit/report.js';
 import type { SpecDefaults } from '../spec/load.js';
+import { toStatistic } from '../api/statistic.js';
 import { loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 import { progressBar } from './progress.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
@@ -42,10 +43,12 @@ async function runAudit(o: AuditOptions): Promise<void> {
   }
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).auditProjectionCli(o);
   const { auditReport } = await import('../audit/report.js');
-  const { scenario, d } = await loadScenario(o, { vector: true });
+  const { scenario, d, statistic } = await loadScenario(o, { vector: true, statistic: true });
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
-  const scale = decimal(o.scale, '--scale');
-  inRange('nonNegative', scale, '--scale', `'${o.scale}'`);
+  const given = decimal(o.scale, '--scale');
+  inRange('nonNegative', given, '--scale', `'${o.scale}'`);
+  // A mean's or share's scale is in its own units: one unit's contribution sees it times n (rounded down: the audit stays conservative).
+  const scale = statistic ? toStatistic(statistic).fromScale(given) : given;
   const delta = parseDelta(o.delta, d.delta ?? 1e-6);
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
@@ -81,8 +84,9 @@ async function runAudit(o: AuditOptions): Promise<void> {
     bar.stop();
   }
   setCommandExit(report.over === 0 ? EXIT.ok : EXIT.checkFailed);
-  if (o.json) process.stdout.write(`${jsonText(auditJson(scenario.name, { mechanism, scale, epsilon, delta }, report, !!o.empirical))}\n`);
-  else process.stdout.write(auditText(scenario.name, { mechanism, scale, epsilon, delta }, report));
+  const name = statistic && statistic.divisor !== 1 ? `${scenario.name} (${statistic.label}: scale ${given} = ${scale} on one unit's contribution, n = ${statistic.units} public)` : scenario.name;
+  if (o.json) process.stdout.write(`${jsonText(auditJson(name, { mechanism, scale: given, epsilon, delta }, report, !!o.empirical))}\n`);
+  else process.stdout.write(auditText(name, { mechanism, scale: given, epsilon, delta }, report));
 }
 
 /** `--domain` (or the spec's) for the robustness report: one LO,HI, or one per coordinate. */

@@ -98,7 +98,14 @@ export interface SourceInfo {
   notes: string[];
 }
 
-type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: string[] };
+/** A statistic's laws (docs/math.md §19): what its scales are divided by, in words and as n. */
+export interface LoadedStatistic {
+  label: string;
+  units: number;
+  divisor: number;
+}
+
+type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: string[]; statistic?: LoadedStatistic };
 
 /** The run's settings that travel with a spec written from a table: single-valued flags (or the defaults). */
 function runSettings(o: CalibrateOptions) {
@@ -203,6 +210,19 @@ export function parsePairs(text: string, secrets?: readonly string[]): [string, 
   });
 }
 
+/**
+ * A statistic's contribution laws for a command that takes one scale for the whole table (audit):
+ * one group, and the divisor its scales are converted by. Other commands refuse statistics.
+ */
+async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boolean): Promise<Loaded<Scenario>> {
+  if (!taken) throw new InputError('a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit; its account and ledger are not built yet', '--query');
+  refuseUnused([['--group-by', o.groupBy]], 'here: per-group statistics are calibrated and released by calibrate and release');
+  const { loadStatistic } = await import('./statisticCommand.js');
+  const t = await loadStatistic(o, s);
+  const g = t.groups[0];
+  return { scenario: g.scenario, d: {}, statistic: { label: t.label, units: g.units, divisor: g.divisor } };
+}
+
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
 export function secretPredicates(texts: readonly string[] | undefined): Record<string, string> | undefined {
   if (!texts?.length) return undefined;
@@ -223,9 +243,14 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
  */
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { vector: true }): Promise<Loaded<Scenario | PointScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { gaussian?: boolean; vector?: boolean } = {}): Promise<Loaded<AnyScenario>> {
+export async function loadScenario(o: CalibrateOptions, opts: { vector: true; statistic?: boolean }): Promise<Loaded<Scenario | PointScenario>>;
+export async function loadScenario(
+  o: CalibrateOptions,
+  opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean } = {},
+): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
+  const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
+  if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
   layoutNames(loaded.scenario);
   layoutNames(loaded.source);

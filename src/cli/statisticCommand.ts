@@ -29,7 +29,7 @@ export interface StatisticOptions extends CalibrateOptions {
 }
 
 /** The table's statistic per group, after refusing what a statistic does not take. */
-async function loadStatistic(o: StatisticOptions, s: Statistic): Promise<TableStatistic> {
+export async function loadStatistic(o: StatisticOptions, s: Statistic): Promise<TableStatistic> {
   refuseUnused(
     [
       ['--given', o.groupBy !== undefined ? o.given : undefined],
