@@ -257,7 +257,7 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
     expect(j.rows).toBe(303);
     expect(j.results[0].rowsNeeded).toBeGreaterThan(303);
     expect(j.results[0].mse).toBeGreaterThan(0.01);
-    expect((await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--alpha', '2')).stderr).toMatch(
+    expect((await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--guarantee', 'mi', '--alpha', '2')).stderr).toMatch(
       /^error: --alpha: is not taken with a mean query/,
     );
     expect(

@@ -1,4 +1,4 @@
-// Statistics of a table as law sources (docs/math.md §19): sums, means, counts and shares of one
+// Statistics of a table as law sources (docs/math.md §18): sums, means, counts and shares of one
 // unit's contribution, units, public groups, releases computed by the tool, plans by accuracy.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

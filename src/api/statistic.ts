@@ -13,7 +13,7 @@ import type { Discrete } from '../distribution/discrete.js';
 export interface StatisticGroup {
   /** The group's value ('' without `groupBy`). */
   group: string;
-  /** The laws of one unit's contribution per secret (docs/math.md §19), in the sum's units. */
+  /** The laws of one unit's contribution per secret (docs/math.md §18), in the sum's units. */
   scenario: Scenario;
   /** The statistic's total over the group's units (a mean's before dividing by `units`). */
   total: number;
@@ -42,7 +42,7 @@ export interface TableStatistic {
 /**
  * A statistic of a table (sum, mean, count or share, optionally per `unit` and per public
  * `groupBy` group) as a law source: per group, the laws of one unit's contribution given each
- * secret (docs/math.md §19), so every guarantee and method applies unchanged; a mean's or a
+ * secret (docs/math.md §18), so every guarantee and method applies unchanged; a mean's or a
  * share's scale is the sum's divided by n (`toStatistic`). Two aggregates pushed to the engine.
  * @example (await statisticFromTable('test/fixtures/weather/seattle-weather.csv.gz', { statistic: { kind: 'mean', column: 'temp_max' }, secretColumn: 'weather', values: ['rain', 'sun'] })).groups[0].units // 1461
  */

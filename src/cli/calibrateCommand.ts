@@ -17,8 +17,9 @@ import { parseCoordinateScales, parseReleases, loadScenario, plan, withSourceOpt
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = parseGuarantee(o.guarantee);
   // A mean under ε-MI keeps its own calibration over i.i.d. rows (docs/math.md §7); every other
-  // statistic, and a mean under the other guarantees, is a law source of contributions (§19).
-  if (o.query?.startsWith('mean:') && guarantee === 'mi') return (await import('./projectionCommand.js')).calibrateMeanCli(o);
+  // statistic, and a mean under the other guarantees, is a law source of contributions (§18).
+  // (--target-mse, the rows a target error needs, belongs to that calibration.)
+  if (o.query?.startsWith('mean:') && (guarantee === 'mi' || o.targetMse !== undefined)) return (await import('./projectionCommand.js')).calibrateMeanCli(o);
   if (o.projection !== undefined) {
     if (o.guarantee !== undefined && o.guarantee !== 'mi')
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');

@@ -50,7 +50,7 @@ export interface SourceOptions {
   orderBy?: string;
   groupBy?: string;
   length?: string;
-  /** A statistic's unit column (docs/math.md §19). */
+  /** A statistic's unit column (docs/math.md §18). */
   unit?: string;
 }
 
@@ -98,7 +98,7 @@ export interface SourceInfo {
   notes: string[];
 }
 
-/** A statistic's laws (docs/math.md §19): what its scales are divided by, in words and as n. */
+/** A statistic's laws (docs/math.md §18): what its scales are divided by, in words and as n. */
 export interface LoadedStatistic {
   label: string;
   units: number;

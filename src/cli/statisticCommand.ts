@@ -1,5 +1,5 @@
 // `calibrate` and `release` of a statistic of a table (`--query sum:COL | mean:COL | count[:P] |
-// share[:P]`, `--unit`, `--group-by`; docs/math.md §19): parse, call the api per group, format.
+// share[:P]`, `--unit`, `--group-by`; docs/math.md §18): parse, call the api per group, format.
 import { InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
@@ -77,9 +77,10 @@ function inUnits(r: CalibrationResult, g: StatisticGroup): CalibrationResult {
 function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
   const s = t.statistic;
   const n = t.groups.map((g) => g.units);
+  const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
   const lines = [
-    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? n[0] : `${Math.min(...n)}–${Math.max(...n)} per group`} unit(s), taken as public`,
-    `each unit's contribution is one ${s.unit ? `${s.unit}'s total` : "row's value"}${s.column === undefined ? ` of 1[${s.predicate ?? 'row'}]` : ` of ${s.column}`}; the noise covers an adversary who knows every other unit (docs/math.md §19)${s.unit ? '; rows of different units are taken to be independent' : ''}`,
+    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? n[0] : `${Math.min(...n)}–${Math.max(...n)} per group`} units, taken as public`,
+    `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18)${s.unit ? '; units are taken to be independent of each other' : ''}`,
   ];
   const groupBy = o.groupBy ?? o.given;
   if (groupBy)

@@ -16,7 +16,7 @@ export interface SecretQuery {
   given?: string;
   /** The flag that named `given`, for errors (default 'given'; a statistic's groups: '--group-by'). */
   givenFlag?: string;
-  /** A statistic's one-unit contribution replaces the query column (docs/math.md §19). */
+  /** A statistic's one-unit contribution replaces the query column (docs/math.md §18). */
   contribution?: Statistic;
 }
 

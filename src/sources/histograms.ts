@@ -29,7 +29,7 @@ export async function openEngine(source: TableSource, textColumns: string[], typ
  */
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files). A
-  // statistic's contribution (docs/math.md §19) replaces the query column: a count has none.
+  // statistic's contribution (docs/math.md §18) replaces the query column: a count has none.
   const c = q.contribution;
   const queries = c ? (c.column === undefined ? [] : [c.column]) : (q.queries ?? [q.query]);
   if (new Set(queries).size !== queries.length) throw columnTwice('query');

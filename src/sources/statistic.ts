@@ -1,4 +1,4 @@
-// Statistics of a table (docs/math.md §19): a sum, mean, count or share of one unit's
+// Statistics of a table (docs/math.md §18): a sum, mean, count or share of one unit's
 // contributions. Engine-free (browser-safe): the SQL is text, run by the engines of engines/.
 import { InputError } from '../errors.js';
 import { checkPredicate } from './predicate.js';
