@@ -17,7 +17,7 @@ export interface StatisticValues {
 /**
  * The statistic's totals per group by one aggregate pushed to the engine (no row reaches
  * JavaScript). A unit with any row missing its value is left out whole, and counted.
- * @example (await statisticValues({ kind: 'csv', location: 'examples/heart.csv' }, { kind: 'mean', column: 'chol' })).groups.get('')?.units // 303
+ * @example (await statisticValues({ kind: 'csv', location: 'examples/heart.csv' }, { kind: 'mean', column: 'oldpeak' })).groups.get('')?.units // 303
  */
 export async function statisticValues(source: TableSource, s: Statistic, group?: string): Promise<StatisticValues> {
   const text = [s.column, s.unit, group].filter((c): c is string => !!c);
