@@ -36,6 +36,25 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
     expect(h.rows).toBe(303);
   });
 
+  it('a statistic aggregates in the database: the same laws, totals and units as the file', async () => {
+    const { statisticFromTable } = await import('../src/api/statistic.js');
+    const { uciQuirks } = await import('../src/uci/formats.js');
+    const file = { kind: 'csv' as const, location: join(UCI_DIR, 'heart-disease/processed.cleveland.data'), ...uciQuirks('processed.cleveland.data') };
+    for (const statistic of [
+      { kind: 'mean' as const, column: 'oldpeak' },
+      { kind: 'count' as const, predicate: 'oldpeak > 1' },
+    ]) {
+      const o = { statistic, secretColumn: 'fbs', values: ['0', '1'], groupBy: 'sex' };
+      const [db, csv] = await Promise.all([
+        statisticFromTable({ kind: 'postgres', location: url!, table: 'heart' }, o),
+        statisticFromTable(file, { ...o, values: ['0.0', '1.0'] }),
+      ]);
+      expect(db.groups.map((g) => [g.total, g.units])).toEqual(csv.groups.map((g) => [g.total, g.units]));
+      const laws = (t: typeof db) => t.groups.map((g) => Object.values(g.scenario.priors[0].conditionals).map((d) => Array.from((d as { values: Float64Array }).values)));
+      expect(laws(db)).toEqual(laws(csv));
+    }
+  });
+
   it('CLI with --table, --sql, predicates and --given equals the built-in heart scenario where it should', async () => {
     const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
     const builtin = JSON.parse((await run('calibrate', '--scenario', 'heart', ...common)).stdout).results[0].scale;
