@@ -50,7 +50,8 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
         statisticFromTable(file, { ...o, values: ['0.0', '1.0'] }),
       ]);
       expect(db.groups.map((g) => [g.total, g.units])).toEqual(csv.groups.map((g) => [g.total, g.units]));
-      const laws = (t: typeof db) => t.groups.map((g) => Object.values(g.scenario.priors[0].conditionals).map((d) => Array.from((d as { values: Float64Array }).values)));
+      const laws = (t: typeof db) =>
+        t.groups.map((g) => Object.values(g.scenario.priors[0].conditionals).map((d) => Array.from((d as { values: Float64Array }).values)));
       expect(laws(db)).toEqual(laws(csv));
     }
   });

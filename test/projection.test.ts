@@ -257,9 +257,10 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
     expect(j.rows).toBe(303);
     expect(j.results[0].rowsNeeded).toBeGreaterThan(303);
     expect(j.results[0].mse).toBeGreaterThan(0.01);
-    expect((await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--guarantee', 'mi', '--alpha', '2')).stderr).toMatch(
-      /^error: --alpha: is not taken with a mean query/,
-    );
+    expect(
+      (await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--guarantee', 'mi', '--alpha', '2'))
+        .stderr,
+    ).toMatch(/^error: --alpha: is not taken with a mean query/);
     expect(
       (await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'mean:oldpeak', '--secret-column', 'fbs', '--target-mse', '-1')).stderr,
     ).toMatch(/^error: --target-mse: must be a finite number > 0/);

@@ -221,6 +221,7 @@ describe('statistics: bad input', () => {
     [['--query', 'count:chol > 1; DROP TABLE x'], /--query: the predicate of 'count' must be one SQL expression/],
     [['--query', 'count:nosuch > 1'], /--query: the predicate was rejected/],
     [['--query', 'mean:chol', '--unit', 'chol'], /--unit: names the query column 'chol'/],
+    [['--query', "count:(SELECT max(chol) FROM read_csv('x.csv')) > 1"], /--query: count: the predicate may read only the row's own columns/],
     [['--query', 'mean:fbs'], /--query: releases the secret column 'fbs' itself/],
     [['--query', 'mean:chol', '--group-by', 'fbs'], /--group-by: names the secret column 'fbs'/],
     [['--query', 'mean:chol', '--group-by', 'age', '--method', 'theorem', '--values', '0.0,1.0', '--unit', 'sex'], /--unit: unit '.*' has rows in two groups/],
@@ -228,6 +229,14 @@ describe('statistics: bad input', () => {
     const r = await run(...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  it('audit takes no public groups for a statistic (one scale for the whole table)', async () => {
+    for (const flag of ['--given', '--group-by']) {
+      const r = await inProcess('audit', '--data', HEART.location, '--secret-column', 'fbs', '--query', 'sum:chol', '--scale', '20', flag, 'cp');
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: ${flag}: is not taken here`));
+    }
   });
 
   it('a text column, an all-missing column and n = 0 are clear errors', async () => {
@@ -244,7 +253,9 @@ describe('statistics: bad input', () => {
     const f = csv('small.csv', 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\n');
     const r = await inProcess('release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--group-by', 'g', '--method', 'theorem');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/left out, not released: lone \(rows of one secret only \(a\)\)/);
+    expect(r.stdout).toMatch(/left out, not released: lone \(rows of fewer than two secret values: no noise can be calibrated for it\)/);
+    // Which secret the lone group holds is not said.
+    expect(r.stdout).not.toMatch(/lone \(.*\ba\b/);
     expect(r.stdout).not.toMatch(/^lone\t/m);
   });
 });

@@ -91,7 +91,8 @@ export async function statisticFromTable(
     const hist = h.groups.get(group);
     const present = hist ? h.secrets.filter((x) => hist.has(x)) : [];
     if (present.length < 2) {
-      skipped.push({ group, why: present.length ? `rows of one secret only (${present[0]})` : 'no row with a secret' });
+      // Which secret value the group holds is not said: that would disclose its members' secret.
+      skipped.push({ group, why: 'rows of fewer than two secret values: no noise can be calibrated for it' });
       continue;
     }
     const name = o.groupBy ? `${base} | ${o.groupBy}=${group}` : base;

@@ -84,7 +84,10 @@ async function runAudit(o: AuditOptions): Promise<void> {
     bar.stop();
   }
   setCommandExit(report.over === 0 ? EXIT.ok : EXIT.checkFailed);
-  const name = statistic && statistic.divisor !== 1 ? `${scenario.name} (${statistic.label}: scale ${given} = ${scale} on one unit's contribution, n = ${statistic.units} public)` : scenario.name;
+  const name =
+    statistic && statistic.divisor !== 1
+      ? `${scenario.name} (${statistic.label}: scale ${given} = ${scale} on one unit's contribution, n = ${statistic.units} public)`
+      : scenario.name;
   if (o.json) process.stdout.write(`${jsonText(auditJson(name, { mechanism, scale: given, epsilon, delta }, report, !!o.empirical))}\n`);
   else process.stdout.write(auditText(name, { mechanism, scale: given, epsilon, delta }, report));
 }

@@ -99,7 +99,7 @@ export interface SourceInfo {
 }
 
 /** A statistic's laws (docs/math.md §18): what its scales are divided by, in words and as n. */
-export interface LoadedStatistic {
+interface LoadedStatistic {
   label: string;
   units: number;
   divisor: number;
@@ -215,8 +215,18 @@ export function parsePairs(text: string, secrets?: readonly string[]): [string, 
  * one group, and the divisor its scales are converted by. Other commands refuse statistics.
  */
 async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boolean): Promise<Loaded<Scenario>> {
-  if (!taken) throw new InputError('a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit; its account and ledger are not built yet', '--query');
-  refuseUnused([['--group-by', o.groupBy]], 'here: per-group statistics are calibrated and released by calibrate and release');
+  if (!taken)
+    throw new InputError(
+      'a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit; its account and ledger are not built yet',
+      '--query',
+    );
+  refuseUnused(
+    [
+      ['--group-by', o.groupBy],
+      ['--given', o.given],
+    ],
+    'here: per-group statistics are calibrated and released by calibrate and release',
+  );
   const { loadStatistic } = await import('./statisticCommand.js');
   const t = await loadStatistic(o, s);
   const g = t.groups[0];

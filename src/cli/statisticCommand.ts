@@ -42,6 +42,8 @@ export async function loadStatistic(o: StatisticOptions, s: Statistic): Promise<
     ],
     'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
   );
+  if (o.seed !== undefined && o.prior === undefined)
+    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
   const statistic = { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) };
   const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   try {
@@ -79,7 +81,7 @@ function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
   const n = t.groups.map((g) => g.units);
   const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
   const lines = [
-    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? n[0] : `${Math.min(...n)}–${Math.max(...n)} per group`} units, taken as public`,
+    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public`,
     `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18)${s.unit ? '; units are taken to be independent of each other' : ''}`,
   ];
   const groupBy = o.groupBy ?? o.given;
@@ -102,7 +104,8 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
     if (o.epsilon !== undefined) throw new InputError('is not taken with --target-halfwidth (the budget is what the plan finds)', '--epsilon');
   }
   const t = await loadStatistic(o, s);
-  const perGroup: { g: StatisticGroup; results: CalibrationResult[]; halfWidths: number[]; plan?: { epsilon: number; halfWidth: number } }[] = [];
+  const perGroup: { g: StatisticGroup; results: CalibrationResult[]; halfWidths: number[]; plan?: { epsilon: number; halfWidth: number; floor: boolean } }[] =
+    [];
   for (const g of t.groups) {
     const grid = settingsGrid(o, g.scenario, {});
     const bars = (rs: CalibrationResult[], st: CalibrationSettings[]) => rs.map((r, k) => halfWidthAt(r, st[k], confidence));
@@ -115,7 +118,7 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
       };
       const plan = await smallestEpsilon(async (e) => (await at(e)).halfWidth, target);
       const { r, halfWidth } = await at(plan.epsilon);
-      perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan: { epsilon: plan.epsilon, halfWidth } });
+      perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan: { epsilon: plan.epsilon, halfWidth, floor: plan.floor } });
       continue;
     }
     const { results, settings } = await calibrateGrid(o, g.scenario, grid, {});
@@ -144,7 +147,10 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
   let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${assumptions(t, o).join('\n')}\n`;
   if (target !== undefined) {
     const eps = Math.max(...perGroup.map((p) => p.plan!.epsilon));
-    text += `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t)}); 1% less ε does not reach it\n`;
+    const floor = perGroup.every((p) => p.plan!.floor);
+    text += floor
+      ? `\nplan: ±${target} with probability ${confidence} is reached at every ε down to ${eps} (α = ${grid0(o, t)}): the data needs little or no noise\n`
+      : `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t)}); 1% less ε does not reach it\n`;
   }
   for (const { g, results, halfWidths, plan } of perGroup) {
     if (groupBy) text += `\n${groupBy} = ${g.group} (n = ${g.units})${plan ? `: ε = ${Number(decimalUp(plan.epsilon, 4))}` : ''}`;
@@ -187,6 +193,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
       ['--truncate', o.truncate],
       ['--count', o.count],
       ['--per-release', o.perRelease],
+      ['--releases', o.releases],
     ],
     notYet,
   );
@@ -197,8 +204,10 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   const released = t.groups.map((g) => {
     const grid = settingsGrid(o, g.scenario, {});
     const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
-    if (one.length !== 1)
-      throw new InputError('release takes one method, one α and one ε', one.length && new Set(one.map((x) => x.method)).size > 1 ? '--method' : '--epsilon');
+    if (one.length !== 1) {
+      const flag = (['method', 'alpha', 'epsilon'] as const).find((k) => new Set(one.map((x) => x[k])).size > 1) ?? 'epsilon';
+      throw new InputError('release takes one method, one α and one ε', `--${flag}`);
+    }
     const { releases: _r, ...settings } = one[0];
     let r: ReleaseResult;
     try {

@@ -1,7 +1,7 @@
 // Statistics of a table (docs/math.md §18): a sum, mean, count or share of one unit's
 // contributions. Engine-free (browser-safe): the SQL is text, run by the engines of engines/.
 import { InputError } from '../errors.js';
-import { checkPredicate } from './predicate.js';
+import { checkPredicate, predicateColumns } from './predicate.js';
 import { ident } from './table.js';
 
 /** What a statistic adds up: a column's values (sum, mean) or a predicate's 0/1 (count, share). */
@@ -41,6 +41,10 @@ export function parseStatistic(text: string): Statistic | null {
   } catch (e) {
     throw new InputError((e as InputError).reason, 'query');
   }
+  // A contribution must be a function of its own row (docs/math.md §18): a subquery or a table
+  // function could read other rows, and one unit's secret would flow into the count.
+  if (predicateColumns(rest) === 'any')
+    throw new InputError(`${kind}: the predicate may read only the row's own columns by name (no subquery, table function, * or quoted path)`, 'query');
   return { kind, predicate: rest };
 }
 
@@ -102,5 +106,5 @@ export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: s
 
 /** A unit whose rows lie in two groups (SQL; no row when every unit keeps to one group). */
 export function unitAcrossGroupsSql(relation: string, unit: string, group: string): string {
-  return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING min(${ident(group)}) <> max(${ident(group)}) LIMIT 1`;
+  return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING min(CAST(${ident(group)} AS TEXT)) <> max(CAST(${ident(group)} AS TEXT)) LIMIT 1`;
 }

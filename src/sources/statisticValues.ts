@@ -24,7 +24,9 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
   const engine = await openEngine(source, text, s.predicate !== undefined);
   try {
     if (s.unit !== undefined && group !== undefined) {
-      const across = await engine.rows(unitAcrossGroupsSql(engine.relation, s.unit, group)).catch(() => []);
+      const across = await engine.rows(unitAcrossGroupsSql(engine.relation, s.unit, group)).catch((e) => {
+        throw new InputError(`cannot check that each unit keeps to one group: ${short((e as Error).message)}`, '--group-by');
+      });
       if (across.length)
         throw new InputError(
           `unit '${secretText(across[0].u)}' has rows in two groups of '${group}': a public group must hold each unit whole (or give no --group-by)`,
@@ -42,7 +44,10 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       const g = group === undefined ? '' : secretText(r.g);
       const units = Number(r.units);
       if (g === null || units === 0) continue;
-      groups.set(g, { total: Number(r.total), units });
+      const total = Number(r.total);
+      // An infinite or NaN value (or a sum past the largest double) has no noise that covers it.
+      if (!Number.isFinite(total)) throw new InputError(`the statistic is ${total} (an infinite or NaN value, or a sum beyond the largest number)`, 'query');
+      groups.set(g, { total, units });
       kept += Number(r.kept);
     }
     return { groups, rows: read, dropped: read - kept };
