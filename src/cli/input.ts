@@ -15,7 +15,7 @@ import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
-import { asFlagError, collect, parseCost, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, parseCost, refuseUnused, checkColumnNames, settingOption, fromSetting } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -27,6 +27,7 @@ import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
+import type { TableStatistic } from '../api/statistic.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
 export interface SourceOptions {
@@ -200,7 +201,7 @@ export function parseStatisticFlag(text: string): Statistic | null {
 }
 
 /** `--pairs A:B,C:D`: the secret pairs, each of two different secrets (of `secrets`, when known). */
-export function parsePairs(text: string, secrets?: readonly string[]): [string, string][] {
+function parsePairs(text: string, secrets?: readonly string[]): [string, string][] {
   return text.split(',').map((p) => {
     const [a, b, extra] = p.split(':').map((x) => x.trim());
     if (!a || !b || extra !== undefined) throw new InputError(`must be A:B[,C:D…], got '${p}'`, '--pairs');
@@ -227,10 +228,45 @@ async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boole
     ],
     'here: per-group statistics are calibrated and released by calibrate and release',
   );
-  const { loadStatistic } = await import('./statisticCommand.js');
   const t = await loadStatistic(o, s);
   const g = t.groups[0];
   return { scenario: g.scenario, d: {}, statistic: { label: t.label, units: g.units, divisor: g.divisor } };
+}
+
+/** The table's statistic per group, after refusing what a statistic does not take. */
+export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<TableStatistic> {
+  refuseUnused(
+    [
+      ['--given', o.groupBy !== undefined ? o.given : undefined],
+      ['--fit', o.fit],
+      ['--coordinate-scales', o.coordinateScales],
+      ['--spec-out', o.specOut],
+      ['--order-by', o.orderBy],
+      ['--length', o.length],
+      ['--projection', o.projection],
+    ],
+    'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
+  );
+  if (o.seed !== undefined && o.prior === undefined)
+    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
+  const statistic = { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) };
+  const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const { statisticFromTable } = await import('../api/statistic.js');
+  try {
+    return await statisticFromTable(tableSourceOf(o), {
+      statistic,
+      ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
+      ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
+      ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
+      ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
+      ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
+      ...(o.prior !== undefined ? { prior: o.prior } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      name: `${o.data!.split(/[\\/]/).pop()}: ${o.query} by ${o.secretColumn ?? 'predicates'}`,
+    });
+  } catch (e) {
+    throw fromSetting(e, o, false);
+  }
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */

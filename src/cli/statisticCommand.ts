@@ -3,14 +3,14 @@
 import { InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import { statisticFromTable, toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import { toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText } from './format.js';
-import { parsePairs, secretPredicates, settingsGrid, tableSourceOf, type CalibrateOptions } from './input.js';
+import { loadStatistic, settingsGrid, type CalibrateOptions } from './input.js';
 import { checkSetting } from '../settings.js';
-import { decimal, wholeNumber } from './numbers.js';
+import { decimal } from './numbers.js';
 import { perUnit, type Statistic } from '../sources/statistic.js';
 import type { ReleaseResult } from '../release/finite.js';
 
@@ -26,41 +26,6 @@ export interface StatisticOptions extends CalibrateOptions {
   keep?: string;
   perRelease?: boolean;
   allowNoNoise?: boolean;
-}
-
-/** The table's statistic per group, after refusing what a statistic does not take. */
-export async function loadStatistic(o: StatisticOptions, s: Statistic): Promise<TableStatistic> {
-  refuseUnused(
-    [
-      ['--given', o.groupBy !== undefined ? o.given : undefined],
-      ['--fit', o.fit],
-      ['--coordinate-scales', o.coordinateScales],
-      ['--spec-out', o.specOut],
-      ['--order-by', o.orderBy],
-      ['--length', o.length],
-      ['--projection', o.projection],
-    ],
-    'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
-  );
-  if (o.seed !== undefined && o.prior === undefined)
-    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
-  const statistic = { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) };
-  const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
-  try {
-    return await statisticFromTable(tableSourceOf(o), {
-      statistic,
-      ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
-      ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
-      ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
-      ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
-      ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
-      ...(o.prior !== undefined ? { prior: o.prior } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      name: `${o.data!.split(/[\\/]/).pop()}: ${o.query} by ${o.secretColumn ?? 'predicates'}`,
-    });
-  } catch (e) {
-    throw fromSetting(e, o, false);
-  }
 }
 
 /** A calibration of the contribution laws in the statistic's units (divided by n for a mean or share, rounded up). */
