@@ -4,9 +4,9 @@
 export * from './index.js';
 export { loadSpecFile } from './spec/loadFile.js';
 export { chainFromTable, scenarioFromTable } from './api/table.js';
-export { statisticFromTable, toStatistic, type TableStatistic, type StatisticGroup } from './api/statistic.js';
+export { statisticFromTable, toStatistic, type TableStatistic, type StatisticGroup, type StatisticUnits } from './api/statistic.js';
 export { smallestEpsilon } from './api/accuracy.js';
-export { parseStatistic, type Statistic } from './sources/statistic.js';
+export { parseStatistic, type Statistic, type StatisticKind } from './sources/statistic.js';
 export { statisticValues, type StatisticValues } from './sources/statisticValues.js';
 export { tableHistograms } from './sources/histograms.js';
 export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';

@@ -137,19 +137,30 @@ function equalLaws(s: Scenario): boolean {
   });
 }
 
+/** Conversions from a group's contribution laws to the statistic's own units (see `toStatistic`). */
+export interface StatisticUnits {
+  /** A noise scale or error bar, divided by n and rounded up (no noise is lost). */
+  scale: (x: number) => number;
+  /** A released value, divided by n. */
+  value: (x: number) => number;
+  /** An interval, divided by n and rounded outward. */
+  interval: (iv: readonly [number, number]) => [number, number];
+  /** A scale given in the statistic's units as one of the contribution laws: times n, rounded down (a check at it is then conservative). */
+  fromScale: (x: number) => number;
+}
+
 /**
  * A scale, value or interval of a group's contribution laws in the statistic's own units:
  * divided by n for a mean or share, rounded so that no noise is lost (a scale up, an interval
  * outward).
  * @example toStatistic({ divisor: 3 }).scale(1) > 1 / 3 // true
  */
-export function toStatistic(g: Pick<StatisticGroup, 'divisor'>) {
+export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits {
   const n = g.divisor;
   return {
-    scale: (x: number) => (n === 1 ? x : divideUp(x, n)),
-    value: (x: number) => (n === 1 ? x : x / n),
-    interval: ([lo, hi]: readonly [number, number]): [number, number] => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
-    /** A scale given in the statistic's units as one of the contribution laws (down: the check is then conservative). */
-    fromScale: (x: number) => (n === 1 ? x : -nextUp(-(x * n))),
+    scale: (x) => (n === 1 ? x : divideUp(x, n)),
+    value: (x) => (n === 1 ? x : x / n),
+    interval: ([lo, hi]) => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
+    fromScale: (x) => (n === 1 ? x : -nextUp(-(x * n))),
   };
 }

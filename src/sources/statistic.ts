@@ -5,7 +5,7 @@ import { checkPredicate, predicateColumns } from './predicate.js';
 import { ident } from './table.js';
 
 /** What a statistic adds up: a column's values (sum, mean) or a predicate's 0/1 (count, share). */
-type StatisticKind = 'sum' | 'mean' | 'count' | 'share';
+export type StatisticKind = 'sum' | 'mean' | 'count' | 'share';
 
 /**
  * A statistic of a table: the sum over units of each unit's contribution. A mean and a share
