@@ -1,0 +1,140 @@
+// Calibrating the noise of a chain's window counts (docs/math.md §19): the path-coupled bound at
+// finite α > 1, the Markov Quilt Mechanism and group DP for the whole vector at every α.
+import { InputError } from '../errors.js';
+import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
+import type { MarkovModel } from './chain.js';
+import { groupDp, mqmExact, quiltChains } from './mqm.js';
+import { pathCoupledBound, type WindowBound } from './windows.js';
+
+/** The methods a window vector takes. */
+export const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
+export type WindowMethod = (typeof WINDOW_METHODS)[number];
+
+/** One window calibration: the per-window noise scale, or why the method does not apply. */
+export interface WindowResult {
+  method: Exclude<WindowMethod, 'best'>;
+  /** With `best`: the method that won. */
+  winner?: Exclude<WindowMethod, 'best'>;
+  mechanism: Mechanism;
+  alpha: number;
+  epsilon: number;
+  /** Each window's noise scale (the same for every window), or null where the method does not apply. */
+  scale: number | null;
+  /** The secret time (1-based) and states that need the most noise (path-coupled). */
+  binding?: { time: number; pair: [string, string] };
+  explanation: string;
+}
+
+/**
+ * Checks that window lengths tile the chain's T steps, each at least 1.
+ * @example checkWindows([31, 28], 59) // undefined
+ */
+export function checkWindows(lengths: readonly number[], T: number, flag = '--window'): void {
+  if (lengths.length === 0 || !lengths.every((L) => Number.isSafeInteger(L) && L >= 1))
+    throw new InputError('every window must be a whole number of steps ≥ 1', flag);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (total !== T) throw new InputError(`the windows cover ${total} steps but the series has ${T}: they must tile it exactly`, flag);
+}
+
+/** The per-step contribution of a count query: 1 for the counted state, else 0. */
+function contribution(model: MarkovModel): number[] {
+  const q = model.query;
+  if (q.kind !== 'count') throw new InputError('window queries count one state: count:STATE', '--query');
+  return model.states.map((_, x) => (x === q.state ? 1 : 0));
+}
+
+/** The path-coupled bound's largest exponent over the class's chains at one scale. */
+function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number): WindowBound {
+  const def = mechanismDef(mechanism);
+  const o = noiseOptions({});
+  const factor = (d: number) => {
+    if (d === 0) return 1;
+    const r = def.pointDivergence(d, scale, alpha, o);
+    return Math.exp((alpha - 1) * (r.value + r.error));
+  };
+  const f = contribution(model);
+  let worst: WindowBound = { exponent: -Infinity, binding: null };
+  for (const c of model.chains) {
+    if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
+    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor);
+    if (b.exponent > worst.exponent) worst = b;
+  }
+  return worst;
+}
+
+/**
+ * The smallest per-window scale whose path-coupled bound meets (α, ε): the bound decreases in the
+ * scale, so a geometric bisection keeps the end that meets it (relative width 10⁻⁶).
+ */
+function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, epsilon: number): WindowResult {
+  const base = { method: 'path-coupled' as const, mechanism, alpha, epsilon };
+  if (!(alpha > 1 && Number.isFinite(alpha)))
+    return {
+      ...base,
+      scale: null,
+      explanation:
+        alpha === Infinity
+          ? 'the path bound charges every coupled path as a shift, and at α = ∞ its worst path is group DP: the MQM and group DP apply there'
+          : 'the path bound is a joint-convexity bound, for α > 1 (smaller orders are bounded by any larger one)',
+    };
+  const target = (alpha - 1) * epsilon;
+  const meets = (b: number) => boundAt(model, lengths, mechanism, alpha, b).exponent <= target;
+  let hi = Math.max(...lengths);
+  while (!meets(hi)) hi *= 2;
+  let lo = hi / 2;
+  while (meets(lo) && lo > 1e-12) {
+    hi = lo;
+    lo /= 2;
+  }
+  while (hi / lo > 1 + 1e-6) {
+    const mid = Math.sqrt(lo * hi);
+    if (meets(mid)) hi = mid;
+    else lo = mid;
+  }
+  const at = boundAt(model, lengths, mechanism, alpha, hi);
+  const binding = at.binding ? { time: at.binding.time + 1, pair: [model.states[at.binding.a], model.states[at.binding.b]] as [string, string] } : undefined;
+  return {
+    ...base,
+    scale: hi,
+    ...(binding ? { binding } : {}),
+    explanation: `path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ≤ e^{(α−1)ε} for every time and pair; bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
+  };
+}
+
+/**
+ * The noise per window of the vector of window counts of a chain class: `path-coupled` (α > 1),
+ * `mqm-exact` and `group-dp` (ε-Pufferfish of the whole vector, so every α; the vector is
+ * ℓ₁-Lipschitz like the whole count), or `best`, the smallest that applies.
+ * @example calibrateWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 6, query: { count: 'b' } }), [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale // 6
+ */
+export function calibrateWindows(
+  model: MarkovModel,
+  lengths: readonly number[],
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+): WindowResult {
+  checkWindows(lengths, model.length);
+  const base = { mechanism: s.mechanism, alpha: s.alpha, epsilon: s.epsilon };
+  const laplaceOnly = (method: 'mqm-exact' | 'group-dp') =>
+    s.mechanism === FAMILY_OF.default ? null : `${method} calibrates ${FAMILY_OF.default} noise for ε-Pufferfish`;
+  const one = (method: Exclude<WindowMethod, 'best'>): WindowResult => {
+    if (method === 'path-coupled') return pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon);
+    const why = laplaceOnly(method);
+    if (why) return { ...base, method, scale: null, explanation: why };
+    const L = model.lipschitz;
+    const scale = method === 'group-dp' ? groupDp(model.length, s.epsilon, L) : mqmExact(quiltChains(model), model.length, s.epsilon, { lipschitz: L }).scale;
+    return {
+      ...base,
+      method,
+      scale,
+      explanation: `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count), so for every α`,
+    };
+  };
+  if (s.method !== 'best') return one(s.method);
+  const all = (['path-coupled', 'mqm-exact', 'group-dp'] as const).map(one);
+  const won = all.filter((r) => r.scale !== null).reduce((a, b) => (b.scale! < a.scale! ? b : a));
+  return {
+    ...won,
+    winner: won.method,
+    explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : r.scale.toPrecision(6)}`).join(', ')}: ${won.method} wins. ${won.explanation}`,
+  };
+}

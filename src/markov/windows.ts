@@ -1,0 +1,298 @@
+// Window counts of a Markov chain (docs/math.md §19): the path-coupled bound on the Rényi
+// divergence of the vector (C_1 + N_1, …, C_m + N_m), C_w the count of one state over window w,
+// between the chain conditioned on X_i = a and on X_i = b. The two conditioned chains are coupled
+// step by step with the maximal coupling of their kernel rows (the future forwards, the past
+// through the reversed chain); by joint convexity (docs/math.md §4)
+//   e^{(α−1)D_α} ≤ E_γ[ Π_w e^{(α−1)ρ(Δ_w)} ],  Δ_w = C_w^a − C_w^b,
+// ρ the noise's shift divergence. The expectation is a dynamic programme over (pair of states,
+// running difference of the current window); once the pair has met, every later difference is 0.
+import { EPS } from '../numerics/float.js';
+
+/** A chain as the bound reads it: its kernel, the law of X_1, the per-step contribution f. */
+export interface WindowChain {
+  /** Row x is the law of X_{t+1} given X_t = x. */
+  transition: readonly (readonly number[])[];
+  /** The law of X_1. */
+  initial: readonly number[];
+  /** The whole-number contribution f(x) of each state to its window's count (a count: 0 or 1). */
+  contribution: readonly number[];
+}
+
+/** One successor of a pair of states under the maximal coupling: the two next states (-1: the pair met), and its mass. */
+type Step = { u: number; v: number; p: number };
+
+/**
+ * The maximal coupling of two laws on the states: the pair meets at z with mass min(p_z, q_z),
+ * and otherwise moves to (z₁, z₂) by the product of the normalised residuals (disjoint supports,
+ * so z₁ ≠ z₂ there).
+ */
+function maximalCoupling(p: readonly number[], q: readonly number[]): Step[] {
+  let met = 0;
+  const ru: number[] = [];
+  const rv: number[] = [];
+  for (let z = 0; z < p.length; z++) {
+    const c = Math.min(p[z], q[z]);
+    met += c;
+    ru.push(p[z] - c);
+    rv.push(q[z] - c);
+  }
+  const steps: Step[] = met > 0 ? [{ u: -1, v: -1, p: met }] : [];
+  const rest = 1 - met;
+  if (rest <= 0) return steps;
+  for (let x = 0; x < p.length; x++) if (ru[x] > 0) for (let y = 0; y < q.length; y++) if (rv[y] > 0) steps.push({ u: x, v: y, p: (ru[x] * rv[y]) / rest });
+  return steps;
+}
+
+/** The windows' layout: each time's window, and each window's first and last time (0-based). */
+interface Layout {
+  of: Int32Array;
+  start: Int32Array;
+  end: Int32Array;
+}
+
+/** Windows of the given lengths, tiling 0 … T−1. */
+function layout(lengths: readonly number[]): Layout {
+  const T = lengths.reduce((a, b) => a + b, 0);
+  const of = new Int32Array(T);
+  const start = new Int32Array(lengths.length);
+  const end = new Int32Array(lengths.length);
+  let t = 0;
+  lengths.forEach((L, w) => {
+    start[w] = t;
+    for (let k = 0; k < L; k++) of[t++] = w;
+    end[w] = t - 1;
+  });
+  return { of, start, end };
+}
+
+/** The result of the bound at one scale: the largest bound over secret times and pairs, and where. */
+export interface WindowBound {
+  /** An upper bound on (α−1)·D_α over every time i and pair (a, b), with its rounding charged. */
+  exponent: number;
+  /** The secret time (0-based) and states that attain it. */
+  binding: { time: number; a: number; b: number } | null;
+}
+
+/**
+ * The path-coupled bound for one chain at one noise scale. `factor(d)` is e^{(α−1)ρ(|d|)} for a
+ * window difference d (1 at d = 0), an upper bound on the shifted noise's exp-divergence.
+ * @example pathCoupledBound({ transition: [[0.9, 0.1], [0.1, 0.9]], initial: [0.5, 0.5], contribution: [0, 1] }, [2, 2], (d) => Math.exp(d * d)).binding?.time
+ */
+export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number) => number): WindowBound {
+  const k = chain.initial.length;
+  const T = lengths.reduce((a, b) => a + b, 0);
+  const f = chain.contribution;
+  const spread = Math.max(...f) - Math.min(...f);
+  const D = Math.max(...lengths) * spread;
+  const width = 2 * D + 1;
+  const F = new Float64Array(width);
+  for (let d = -D; d <= D; d++) F[d + D] = factor(Math.abs(d));
+  const L = layout(lengths);
+  const mu = marginals(chain, T);
+  const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
+  const h = futureValues(k, T, D, F, L, f, forward);
+  // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
+  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t) : null));
+  const q = pastValues(k, T, D, F, L, f, rev);
+  let best = 0;
+  let binding: WindowBound['binding'] = null;
+  for (let w = 0; w < lengths.length; w++) {
+    const M = windowPast(k, D, L, w, f, rev, q);
+    for (let i = L.start[w]; i <= L.end[w]; i++)
+      for (let a = 0; a < k; a++)
+        for (let b = a + 1; b < k; b++) {
+          if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
+          const value = secretValue(i, a, b, { k, D, L, f, rev, h, q, M });
+          if (value > best || binding === null) {
+            best = value;
+            binding = { time: i, a, b };
+          }
+        }
+  }
+  // Every value is a sum of positive products of at most 2T + 2 rounded factors; each rounding is
+  // relative 2^-53, so the computed value is within (1 + EPS)^(4T + 8k² + 16) of the exact one.
+  const rounding = (4 * T + 8 * k * k + 16) * EPS * 1.01;
+  return { exponent: Math.log(best) + rounding, binding };
+}
+
+/** μ_t, the law of X_t for t = 0 … T−1. */
+function marginals(chain: WindowChain, T: number): number[][] {
+  const mu = [chain.initial.slice()];
+  for (let t = 1; t < T; t++) {
+    const prev = mu[t - 1];
+    mu.push(chain.transition[0].map((_, y) => prev.reduce((s, px, x) => s + px * chain.transition[x][y], 0)));
+  }
+  return mu;
+}
+
+/** The reversed kernel's maximal couplings from time t to t − 1: rows μ_{t−1}(u)P(u, v)/μ_t(v). */
+function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t: number): Step[][][] {
+  const k = P.length;
+  const row = (v: number) => Array.from({ length: k }, (_, u) => (mu[t][v] > 0 ? (mu[t - 1][u] * P[u][v]) / mu[t][v] : 0));
+  const rows = Array.from({ length: k }, (_, v) => row(v));
+  return rows.map((_, u) => rows.map((__, v) => (u === v || !(mu[t][u] > 0 && mu[t][v] > 0) ? [] : maximalCoupling(rows[u], rows[v]))));
+}
+
+/** Flat index of (pair u, v; difference d) in a value table. */
+const at = (k: number, width: number, u: number, v: number, d: number, D: number) => (u * k + v) * width + d + D;
+
+/**
+ * h_t(u, v, d): the expected product of the window factors from time t on, given the pair (u, v)
+ * at t and the current window's difference d so far (time t included). Computed backwards.
+ */
+function futureValues(k: number, T: number, D: number, F: Float64Array, L: Layout, f: readonly number[], steps: Step[][][]): Float64Array[] {
+  const width = 2 * D + 1;
+  const h: Float64Array[] = new Array(T);
+  for (let t = T - 1; t >= 0; t--) {
+    const cur = new Float64Array(k * k * width);
+    const closes = t === L.end[L.of[t]];
+    const next = h[t + 1];
+    for (let u = 0; u < k; u++)
+      for (let v = 0; v < k; v++) {
+        if (u === v) continue;
+        for (let d = -D; d <= D; d++) {
+          if (t === T - 1) {
+            cur[at(k, width, u, v, d, D)] = F[d + D];
+            continue;
+          }
+          let s = 0;
+          for (const st of steps[u][v]) {
+            if (st.u < 0) s += st.p * (closes ? 1 : F[d + D]);
+            else {
+              const dn = (closes ? 0 : d) + f[st.u] - f[st.v];
+              s += st.p * (Math.abs(dn) <= D ? next[at(k, width, st.u, st.v, dn, D)] : Infinity);
+            }
+          }
+          cur[at(k, width, u, v, d, D)] = closes ? F[d + D] * s : s;
+        }
+      }
+    h[t] = cur;
+  }
+  return h;
+}
+
+/**
+ * q_t(u, v, d): the same for the past, through the reversed chain from time t down to 0, d being
+ * the difference of t's window over its times from t up to where the traversal entered it.
+ */
+function pastValues(k: number, T: number, D: number, F: Float64Array, L: Layout, f: readonly number[], rev: (Step[][][] | null)[]): Float64Array[] {
+  const width = 2 * D + 1;
+  const q: Float64Array[] = new Array(T);
+  for (let t = 0; t < T; t++) {
+    const cur = new Float64Array(k * k * width);
+    const opens = t === L.start[L.of[t]];
+    const steps = rev[t];
+    for (let u = 0; u < k; u++)
+      for (let v = 0; v < k; v++) {
+        if (u === v) continue;
+        for (let d = -D; d <= D; d++) {
+          if (!steps) {
+            cur[at(k, width, u, v, d, D)] = F[d + D];
+            continue;
+          }
+          let s = 0;
+          for (const st of steps[u][v]) {
+            if (st.u < 0) s += st.p * (opens ? 1 : F[d + D]);
+            else {
+              const dn = (opens ? 0 : d) + f[st.u] - f[st.v];
+              s += st.p * (Math.abs(dn) <= D ? q[t - 1][at(k, width, st.u, st.v, dn, D)] : Infinity);
+            }
+          }
+          cur[at(k, width, u, v, d, D)] = opens ? F[d + D] * s : s;
+        }
+      }
+    q[t] = cur;
+  }
+  return q;
+}
+
+/**
+ * The past of the secret's window w: M_t(u, v)[x] for t in w, the mass of reversed coupled paths
+ * from (u, v) at t whose difference over w's times s … t is x, each weighted by the expected
+ * product of the windows before w (the outer past). M_s(u, v) is that outer value at x = δ(u, v).
+ */
+function windowPast(k: number, D: number, L: Layout, w: number, f: readonly number[], rev: (Step[][][] | null)[], q: Float64Array[]): Float64Array[] {
+  const width = 2 * D + 1;
+  const s = L.start[w];
+  const M: Float64Array[] = [];
+  for (let t = s; t < L.end[w]; t++) {
+    const cur = new Float64Array(k * k * width);
+    const steps = rev[t];
+    for (let u = 0; u < k; u++)
+      for (let v = 0; v < k; v++) {
+        if (u === v) continue;
+        const delta = f[u] - f[v];
+        if (t === s) {
+          cur[at(k, width, u, v, delta, D)] = outerPast(k, D, f, steps, q, s, u, v);
+          continue;
+        }
+        const prev = M[t - 1 - s];
+        for (const st of steps![u][v]) {
+          if (st.u < 0) {
+            cur[at(k, width, u, v, delta, D)] += st.p;
+            continue;
+          }
+          const base = (st.u * k + st.v) * width;
+          for (let x = -D; x <= D; x++) {
+            const m = prev[base + x + D];
+            if (m === 0) continue;
+            const y = x + delta;
+            cur[at(k, width, u, v, y, D)] += st.p * m;
+          }
+        }
+      }
+    M.push(cur);
+  }
+  return M;
+}
+
+/** The expected product of the windows before time s, from the pair (u, v) at s (1 at s = 0 or once met). */
+function outerPast(k: number, D: number, f: readonly number[], steps: Step[][][] | null, q: Float64Array[], s: number, u: number, v: number): number {
+  if (!steps) return 1;
+  const width = 2 * D + 1;
+  let sum = 0;
+  for (const st of steps[u][v]) sum += st.p * (st.u < 0 ? 1 : q[s - 1][at(k, width, st.u, st.v, f[st.u] - f[st.v], D)]);
+  return sum;
+}
+
+/** The bound's expectation for the secret X_i = a against X_i = b: the past of i's window convolved with its future. */
+function secretValue(
+  i: number,
+  a: number,
+  b: number,
+  c: {
+    k: number;
+    D: number;
+    L: Layout;
+    f: readonly number[];
+    rev: (Step[][][] | null)[];
+    h: Float64Array[];
+    q: Float64Array[];
+    M: Float64Array[];
+  },
+): number {
+  const { k, D, L, f } = c;
+  const width = 2 * D + 1;
+  const s = L.start[L.of[i]];
+  const steps = c.rev[i];
+  // A(x): the past of the window (times s … i−1) has difference x, weighted by the outer past.
+  const A = new Float64Array(width);
+  if (i === s) A[D] = outerPast(k, D, f, steps, c.q, s, a, b);
+  else
+    for (const st of steps![a][b]) {
+      if (st.u < 0) {
+        A[D] += st.p;
+        continue;
+      }
+      const base = (st.u * k + st.v) * width;
+      for (let x = 0; x < width; x++) A[x] += st.p * c.M[i - 1 - s][base + x];
+    }
+  const own = f[a] - f[b];
+  let total = 0;
+  for (let x = -D; x <= D; x++) {
+    if (A[x + D] === 0) continue;
+    const d0 = x + own;
+    total += A[x + D] * (Math.abs(d0) <= D ? c.h[i][at(k, width, a, b, d0, D)] : Infinity);
+  }
+  return total;
+}

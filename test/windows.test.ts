@@ -1,0 +1,157 @@
+// Window counts of a Markov chain (docs/math.md §19): the path-coupled bound against the true
+// joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
+import { describe, expect, it } from 'vitest';
+import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
+import { calibrateWindows, checkWindows } from '../src/markov/windowCalibration.js';
+import { pathCoupledBound } from '../src/markov/windows.js';
+import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/mechanisms/registry.js';
+import { transitionCounts } from '../src/sources/sequence.js';
+import { sequenceChain } from '../src/sources/chainCounts.js';
+import { vectorRenyi2d } from './quadrature2d.js';
+import { runInProcess as inProcess } from './inProcess.js';
+
+const model = (transition: number[][], T: number, counted: string): MarkovModel => {
+  const states = transition.map((_, i) => String.fromCharCode(97 + i));
+  return validateSpec({ states, chains: [{ name: 'c', transition, initial: 'stationary' }], length: T, query: { count: counted } });
+};
+
+/** The joint law of the two window counts given X_i = a, by enumerating every path. */
+function windowLaw(m: MarkovModel, lengths: [number, number], i: number, a: number) {
+  const P = m.chains[0].transition;
+  const init = (m.chains[0].initial as { law: number[] }).law;
+  const k = P.length;
+  const T = m.length;
+  const counted = m.query.kind === 'count' ? m.query.state : -1;
+  const mass = new Map<string, number>();
+  const path = new Array<number>(T);
+  const walk = (t: number, p: number) => {
+    if (p === 0) return;
+    if (t === T) {
+      if (path[i] !== a) return;
+      let c1 = 0,
+        c2 = 0;
+      for (let s = 0; s < T; s++) if (path[s] === counted) s < lengths[0] ? c1++ : c2++;
+      const key = `${c1},${c2}`;
+      mass.set(key, (mass.get(key) ?? 0) + p);
+      return;
+    }
+    for (let x = 0; x < k; x++) {
+      path[t] = x;
+      walk(t + 1, t === 0 ? init[x] : p * P[path[t - 1]][x]);
+    }
+  };
+  walk(0, 1);
+  const total = [...mass.values()].reduce((s, x) => s + x, 0);
+  const keys = [...mass.keys()];
+  return { points: Float64Array.from(keys.flatMap((key) => key.split(',').map(Number))), masses: Float64Array.from(keys, (key) => mass.get(key)! / total) };
+}
+
+/** Small chains, each with the noise families and orders checked (the 2-D oracle is slow: a few of each). */
+const CASES: { name: string; P: number[][]; lengths: [number, number]; counted: string; runs: [string, number][] }[] = [
+  {
+    name: 'sticky binary',
+    P: [
+      [0.9, 0.1],
+      [0.2, 0.8],
+    ],
+    lengths: [3, 3],
+    counted: 'b',
+    runs: [
+      [FAMILY_OF.default, 2],
+      [FAMILY_OF.projection, 4],
+    ],
+  },
+  {
+    name: 'three states',
+    P: [
+      [0.6, 0.3, 0.1],
+      [0.2, 0.5, 0.3],
+      [0.3, 0.3, 0.4],
+    ],
+    lengths: [2, 3],
+    counted: 'c',
+    runs: [
+      [FAMILY_OF.default, 2],
+      [FAMILY_OF.projection, 2],
+    ],
+  },
+];
+
+/** The largest true D_α over every time and ordered pair, by 2-D quadrature on the enumerated laws. */
+function trueWorst(m: MarkovModel, lengths: [number, number], mechanism: string, scale: number, alpha: number): number {
+  const k = m.states.length;
+  const laws = Array.from({ length: m.length }, (_, i) => Array.from({ length: k }, (__, a) => windowLaw(m, lengths, i, a)));
+  const kernel = { family: mechanism, scale };
+  let worst = 0;
+  for (let i = 0; i < m.length; i++)
+    for (let a = 0; a < k; a++) for (let c = 0; c < k; c++) if (a !== c) worst = Math.max(worst, vectorRenyi2d(laws[i][a], laws[i][c], kernel, kernel, alpha));
+  return worst;
+}
+
+describe('the path-coupled bound on window counts', () => {
+  for (const { name, P, lengths, counted, runs } of CASES)
+    for (const [mechanism, alpha] of runs)
+      it(`${name}, ${mechanism}, α = ${alpha}: the true joint D_α at the calibrated scale is ≤ ε; 2% less noise breaks the bound`, () => {
+        const m = model(P, lengths[0] + lengths[1], counted);
+        const epsilon = 1;
+        const r = calibrateWindows(m, lengths, { mechanism: mechanism as Mechanism, method: 'path-coupled', alpha, epsilon });
+        expect(r.scale).not.toBeNull();
+        const b = r.scale!;
+        expect(trueWorst(m, lengths, mechanism, b, alpha)).toBeLessThanOrEqual(epsilon + 1e-6);
+        const def = mechanismDef(mechanism);
+        const f = m.states.map((_, x) => (x === (m.query as { state: number }).state ? 1 : 0));
+        const chain = { transition: P, initial: (m.chains[0].initial as { law: number[] }).law, contribution: f };
+        const factorAt = (s: number) => (d: number) => (d === 0 ? 1 : Math.exp((alpha - 1) * def.pointDivergence(d, s, alpha, noiseOptions({})).value));
+        expect(pathCoupledBound(chain, lengths, factorAt(0.98 * b)).exponent).toBeGreaterThan((alpha - 1) * epsilon);
+        // At another scale the bound still holds: never below the true divergence.
+        if (name === 'sticky binary' && mechanism === FAMILY_OF.default) {
+          const bound = pathCoupledBound(chain, lengths, factorAt(0.5 * b)).exponent / (alpha - 1);
+          expect(trueWorst(m, lengths, mechanism, 0.5 * b, alpha)).toBeLessThanOrEqual(bound + 1e-6);
+        }
+      });
+
+  it("Seattle's 12 months of rain counts at α = 2, ε = 1 (Laplace): at most the reference 2.546, six times below the MQM", async () => {
+    const t = await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' });
+    const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 365 });
+    const months = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    const s = { mechanism: FAMILY_OF.default, alpha: 2, epsilon: 1 };
+    const path = calibrateWindows(m, months, { ...s, method: 'path-coupled' });
+    expect(path.scale!).toBeLessThanOrEqual(2.546 * 1.001);
+    expect(path.binding?.pair.sort()).toEqual(['rain', 'sun']);
+    const mqm = calibrateWindows(m, months, { ...s, method: 'mqm-exact' });
+    expect(mqm.scale! / path.scale!).toBeGreaterThan(5);
+    const best = calibrateWindows(m, months, { ...s, method: 'best' });
+    expect(best.winner).toBe('path-coupled');
+    expect(best.scale).toBe(path.scale);
+    expect(calibrateWindows(m, months, { ...s, alpha: Infinity, method: 'path-coupled' }).scale).toBeNull();
+  });
+
+  it('windows must tile the series', () => {
+    expect(() => checkWindows([3, 3], 7)).toThrow(/cover 6 steps but the series has 7/);
+    expect(() => checkWindows([0, 7], 7)).toThrow(/whole number of steps ≥ 1/);
+  });
+});
+
+describe('CLI: --window', () => {
+  const base = ['calibrate', '--data', 'test/fixtures/weather/seattle-weather.csv.gz', '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain'];
+  it('a fixed window length and a list; MQM for the vector equals MQM for the whole count', async () => {
+    const r = await inProcess(...base, '--length', '60', '--window', '30', '--alpha', 'inf', '--method', 'mqm-exact', '--json');
+    expect(r.status).toBe(0);
+    const whole = await inProcess(...base, '--length', '60', '--alpha', 'inf', '--method', 'mqm-exact', '--json');
+    expect(JSON.parse(r.stdout).results[0].scale).toBe(JSON.parse(whole.stdout).results[0].scale);
+  });
+  it.each([
+    [['--length', '60', '--window', '7'], /--window: the windows cover 63 steps but the series has 60/],
+    [['--length', '60', '--window', '61'], /--window: /],
+    [['--length', '60', '--window', 'x'], /--window: /],
+  ])('%j exits 2 naming --window', async (args, message) => {
+    const r = await inProcess(...base, ...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+  it('--window on a table without --sequence exits 2', async () => {
+    const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--window: /);
+  });
+});
