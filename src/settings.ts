@@ -76,6 +76,12 @@ export const SETTINGS = {
     arg: '<col>',
     help: 'with --data: the numeric column to release, or a statistic of the table: sum:COL | mean:COL | count[:PREDICATE] | share[:PREDICATE]',
   },
+  window: {
+    flag: '--window',
+    arg: '<month|N|L1,L2,…>',
+    help: 'with --sequence and count:STATE: release one count per window (calendar months of the order column, N steps each, or the lengths listed)',
+  },
+  windowsReleased: { flag: '--windows-released', arg: '<k>', help: 'with --window: only the first K windows are released so far' },
   unit: {
     flag: '--unit',
     arg: '<col>',

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
 import { calibrateWindows, checkWindows } from '../src/markov/windowCalibration.js';
+import { monthWindows } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
 import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/mechanisms/registry.js';
 import { transitionCounts } from '../src/sources/sequence.js';
@@ -141,13 +142,29 @@ describe('CLI: --window', () => {
     expect(JSON.parse(r.stdout).results[0].scale).toBe(JSON.parse(whole.stdout).results[0].scale);
   });
   it.each([
-    [['--length', '60', '--window', '7'], /--window: the windows cover 63 steps but the series has 60/],
+    [['--length', '60', '--window', '7'], /--window: windows of 7 steps do not tile the series of 60/],
+    [['--length', '60', '--window', '20,20'], /--window: the windows cover 40 steps but the series has 60/],
     [['--length', '60', '--window', '61'], /--window: /],
     [['--length', '60', '--window', 'x'], /--window: /],
   ])('%j exits 2 naming --window', async (args, message) => {
     const r = await inProcess(...base, ...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+  it('month windows are the calendar months of the order column; a gap in the dates is refused', async () => {
+    const r = await inProcess(...base, '--length', '365', '--window', 'month', '--method', 'mqm-exact', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).windows.lengths).toEqual([31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 30]);
+    expect(() => monthWindows(['2015-01-01', '2015-01-03'], 2)).toThrow(/2015-01-01 is followed by 2015-01-03/);
+    expect(() => monthWindows(['2015-01-01', '2015-01-01'], 2)).toThrow(/a gap or a repeated date/);
+    expect(monthWindows(['2015-01-31', '2015-02-01', '2015-02-02'], 3)).toEqual([1, 2]);
+  });
+  it('--windows-released K bounds only the first K windows: never more noise than all of them', async () => {
+    const all = JSON.parse((await inProcess(...base, '--length', '60', '--window', '30', '--method', 'path-coupled', '--json')).stdout).results[0].scale;
+    const first = JSON.parse(
+      (await inProcess(...base, '--length', '60', '--window', '30', '--windows-released', '1', '--method', 'path-coupled', '--json')).stdout,
+    ).results[0].scale;
+    expect(first).toBeLessThanOrEqual(all);
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

@@ -25,6 +25,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
     return (await import('./projectionCommand.js')).calibrateProjectionCli(o);
   }
+  if ((o as { window?: string }).window !== undefined) return (await import('./windowCommand.js')).calibrateWindowsCli(o);
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (guarantee === 'mi') {
     if (statistic)
@@ -186,6 +187,8 @@ export function calibrateCommand(program: Command): void {
     )
     .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)'))
     .addOption(settingOption('targetHalfwidth'))
+    .addOption(settingOption('window'))
+    .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))
     .option(
       '--projection <file|random:K>',

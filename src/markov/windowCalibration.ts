@@ -44,7 +44,7 @@ function contribution(model: MarkovModel): number[] {
 }
 
 /** The path-coupled bound's largest exponent over the class's chains at one scale. */
-function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number): WindowBound {
+function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number, released: number): WindowBound {
   const def = mechanismDef(mechanism);
   const o = noiseOptions({});
   const factor = (d: number) => {
@@ -56,7 +56,7 @@ function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mech
   let worst: WindowBound = { exponent: -Infinity, binding: null };
   for (const c of model.chains) {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor);
+    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, released);
     if (b.exponent > worst.exponent) worst = b;
   }
   return worst;
@@ -66,7 +66,7 @@ function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mech
  * The smallest per-window scale whose path-coupled bound meets (α, ε): the bound decreases in the
  * scale, so a geometric bisection keeps the end that meets it (relative width 10⁻⁶).
  */
-function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, epsilon: number): WindowResult {
+function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, epsilon: number, released: number): WindowResult {
   const base = { method: 'path-coupled' as const, mechanism, alpha, epsilon };
   if (!(alpha > 1 && Number.isFinite(alpha)))
     return {
@@ -78,7 +78,7 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
           : 'the path bound is a joint-convexity bound, for α > 1 (smaller orders are bounded by any larger one)',
     };
   const target = (alpha - 1) * epsilon;
-  const meets = (b: number) => boundAt(model, lengths, mechanism, alpha, b).exponent <= target;
+  const meets = (b: number) => boundAt(model, lengths, mechanism, alpha, b, released).exponent <= target;
   let hi = Math.max(...lengths);
   while (!meets(hi)) hi *= 2;
   let lo = hi / 2;
@@ -91,7 +91,7 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
     if (meets(mid)) hi = mid;
     else lo = mid;
   }
-  const at = boundAt(model, lengths, mechanism, alpha, hi);
+  const at = boundAt(model, lengths, mechanism, alpha, hi, released);
   const binding = at.binding ? { time: at.binding.time + 1, pair: [model.states[at.binding.a], model.states[at.binding.b]] as [string, string] } : undefined;
   return {
     ...base,
@@ -104,20 +104,24 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
 /**
  * The noise per window of the vector of window counts of a chain class: `path-coupled` (α > 1),
  * `mqm-exact` and `group-dp` (ε-Pufferfish of the whole vector, so every α; the vector is
- * ℓ₁-Lipschitz like the whole count), or `best`, the smallest that applies.
+ * ℓ₁-Lipschitz like the whole count), or `best`, the smallest that applies. With `released` = K,
+ * only the first K windows are out (a series released as it happens).
  * @example calibrateWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 6, query: { count: 'b' } }), [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale // 6
  */
 export function calibrateWindows(
   model: MarkovModel,
   lengths: readonly number[],
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; released?: number },
 ): WindowResult {
   checkWindows(lengths, model.length);
+  const released = s.released ?? lengths.length;
+  if (!(Number.isSafeInteger(released) && released >= 1 && released <= lengths.length))
+    throw new InputError(`must be a whole number from 1 to the ${lengths.length} windows`, '--windows-released');
   const base = { mechanism: s.mechanism, alpha: s.alpha, epsilon: s.epsilon };
   const laplaceOnly = (method: 'mqm-exact' | 'group-dp') =>
     s.mechanism === FAMILY_OF.default ? null : `${method} calibrates ${FAMILY_OF.default} noise for ε-Pufferfish`;
   const one = (method: Exclude<WindowMethod, 'best'>): WindowResult => {
-    if (method === 'path-coupled') return pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon);
+    if (method === 'path-coupled') return pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released);
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
     const L = model.lipschitz;

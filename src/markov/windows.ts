@@ -75,10 +75,12 @@ export interface WindowBound {
 
 /**
  * The path-coupled bound for one chain at one noise scale. `factor(d)` is e^{(α−1)ρ(|d|)} for a
- * window difference d (1 at d = 0), an upper bound on the shifted noise's exp-divergence.
+ * window difference d (1 at d = 0), an upper bound on the shifted noise's exp-divergence. Only
+ * the first `released` windows are released (a series published as it happens); the secret may
+ * lie at any time, a later window's included.
  * @example pathCoupledBound({ transition: [[0.9, 0.1], [0.1, 0.9]], initial: [0.5, 0.5], contribution: [0, 1] }, [2, 2], (d) => Math.exp(d * d)).binding?.time
  */
-export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number) => number): WindowBound {
+export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number) => number, released = lengths.length): WindowBound {
   const k = chain.initial.length;
   const T = lengths.reduce((a, b) => a + b, 0);
   const f = chain.contribution;
@@ -87,13 +89,16 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   const width = 2 * D + 1;
   const F = new Float64Array(width);
   for (let d = -D; d <= D; d++) F[d + D] = factor(Math.abs(d));
+  // A window not released (yet) moves no output: its factor is 1.
+  const ones = new Float64Array(width).fill(1);
+  const Fs = lengths.map((_, w) => (w < released ? F : ones));
   const L = layout(lengths);
   const mu = marginals(chain, T);
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
-  const h = futureValues(k, T, D, F, L, f, forward);
+  const h = futureValues(k, T, D, Fs, L, f, forward);
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
   const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t) : null));
-  const q = pastValues(k, T, D, F, L, f, rev);
+  const q = pastValues(k, T, D, Fs, L, f, rev);
   let best = 0;
   let binding: WindowBound['binding'] = null;
   for (let w = 0; w < lengths.length; w++) {
@@ -140,12 +145,13 @@ const at = (k: number, width: number, u: number, v: number, d: number, D: number
  * h_t(u, v, d): the expected product of the window factors from time t on, given the pair (u, v)
  * at t and the current window's difference d so far (time t included). Computed backwards.
  */
-function futureValues(k: number, T: number, D: number, F: Float64Array, L: Layout, f: readonly number[], steps: Step[][][]): Float64Array[] {
+function futureValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, f: readonly number[], steps: Step[][][]): Float64Array[] {
   const width = 2 * D + 1;
   const h: Float64Array[] = new Array(T);
   for (let t = T - 1; t >= 0; t--) {
     const cur = new Float64Array(k * k * width);
     const closes = t === L.end[L.of[t]];
+    const F = Fs[L.of[t]];
     const next = h[t + 1];
     for (let u = 0; u < k; u++)
       for (let v = 0; v < k; v++) {
@@ -175,12 +181,13 @@ function futureValues(k: number, T: number, D: number, F: Float64Array, L: Layou
  * q_t(u, v, d): the same for the past, through the reversed chain from time t down to 0, d being
  * the difference of t's window over its times from t up to where the traversal entered it.
  */
-function pastValues(k: number, T: number, D: number, F: Float64Array, L: Layout, f: readonly number[], rev: (Step[][][] | null)[]): Float64Array[] {
+function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, f: readonly number[], rev: (Step[][][] | null)[]): Float64Array[] {
   const width = 2 * D + 1;
   const q: Float64Array[] = new Array(T);
   for (let t = 0; t < T; t++) {
     const cur = new Float64Array(k * k * width);
     const opens = t === L.start[L.of[t]];
+    const F = Fs[L.of[t]];
     const steps = rev[t];
     for (let u = 0; u < k; u++)
       for (let v = 0; v < k; v++) {

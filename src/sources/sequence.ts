@@ -96,3 +96,21 @@ export async function sequenceValues(source: TableSource, q: SequenceQuery, quer
     await engine.close();
   }
 }
+
+/**
+ * The first `length` values of the order column (sorted, as the chain's steps are), as text: the
+ * dates calendar windows are read from. One sequence only (no groups).
+ */
+export async function orderValues(source: TableSource, q: SequenceQuery, length: number): Promise<string[]> {
+  const engine =
+    source.kind === 'postgres'
+      ? await (await import('./engines/postgres.js')).postgresEngine(source)
+      : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence], false);
+  try {
+    const o = ident(q.orderBy);
+    const rows = await engine.rows(`SELECT CAST(${o} AS VARCHAR) AS d FROM ${engine.relation} WHERE ${o} IS NOT NULL ORDER BY ${o} LIMIT ${length + 1}`);
+    return rows.map((r) => String(r.d));
+  } finally {
+    await engine.close();
+  }
+}
