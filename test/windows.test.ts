@@ -2,7 +2,7 @@
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
 import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
-import { calibrateWindows, checkWindows } from '../src/markov/windowCalibration.js';
+import { calibrateWindows, checkWindows } from '../src/calibrate/windows.js';
 import { monthWindows } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
 import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/mechanisms/registry.js';
@@ -165,6 +165,39 @@ describe('CLI: --window', () => {
       (await inProcess(...base, '--length', '60', '--window', '30', '--windows-released', '1', '--method', 'path-coupled', '--json')).stdout,
     ).results[0].scale;
     expect(first).toBeLessThanOrEqual(all);
+  });
+  it("release computes each window's count in the engine and adds noise around it", async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const { readFileSync } = await import('node:fs');
+    const rows = gunzipSync(readFileSync('test/fixtures/weather/seattle-weather.csv.gz')).toString('utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    rows.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const months = new Map<string, number>();
+    for (const r of rows.slice(0, 90)) months.set(r[0].slice(0, 7), (months.get(r[0].slice(0, 7)) ?? 0) + (r[5] === 'rain' ? 1 : 0));
+    const { windowCounts } = await import('../src/sources/sequence.js');
+    const counts = await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31, 29, 30]);
+    expect(counts).toEqual([...months.values()]);
+    const r = await inProcess('release', ...base.slice(1), '--length', '365', '--window', 'month', '--windows-released', '3', '--method', 'mqm-exact', '--json');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.releases.map((x: { window: string }) => x.window)).toEqual(['2012-01', '2012-02', '2012-03']);
+    for (const x of out.releases) expect(x.interval[1] - x.interval[0]).toBeCloseTo(2 * out.halfWidth, 9);
+    // Seeded draws average within 4 standard errors of the true counts.
+    const t = await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' });
+    const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 90 });
+    const { releaseWindows } = await import('../src/release/windows.js');
+    const { seededSource } = await import('./seeded.js');
+    const random = seededSource(5n);
+    const sums = [0, 0, 0];
+    const n = 400;
+    let scale = 0;
+    for (let k = 0; k < n; k++) {
+      const rel = releaseWindows(m, [31, 29, 30], counts, { mechanism: FAMILY_OF.default, method: 'group-dp', alpha: 2, epsilon: 1 }, { random });
+      rel.values.forEach((v, i) => {
+        sums[i] += v;
+      });
+      scale = rel.scale;
+    }
+    sums.forEach((s, i) => expect(Math.abs(s / n - counts[i])).toBeLessThan((4 * Math.SQRT2 * scale) / Math.sqrt(n)));
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

@@ -145,6 +145,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
       if (v !== undefined && v !== false) throw new InputError('is not taken with --projection', flag);
     return (await import('./projectionCommand.js')).releaseProjectionCli(o);
   }
+  if ((o as { window?: string }).window !== undefined) return (await import('./windowCommand.js')).releaseWindowsCli(o);
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return (await import('./statisticCommand.js')).releaseStatisticCli(o, statistic);
   if (o.out) return runReleaseTable(o);
@@ -448,6 +449,8 @@ export function releaseCommand(program: Command): void {
     )
     .addOption(settingOption('count', 'number of releases of --value, calibrated to hold together (default 1)'))
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
+    .addOption(settingOption('window'))
+    .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))
     .option(
       '--allow-no-noise',

@@ -4,12 +4,14 @@ import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
 import { parseWindows } from '../markov/calendar.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../markov/windowCalibration.js';
+import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
-import { decimalUp, jsonNumber, jsonText } from './format.js';
+import { barDigits, decimalUp, jsonNumber, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { tableSourceOf, type CalibrateOptions } from './input.js';
+import type { TableSource } from '../sources/table.js';
+import type { SequenceQuery } from '../sources/chainCounts.js';
 import { wholeNumber } from './numbers.js';
 import { progressBar } from './progress.js';
 import { halfWidthAt } from './calibration.js';
@@ -21,7 +23,14 @@ export interface WindowOptions extends CalibrateOptions {
 }
 
 /** The chain class of a sequence table and its window lengths. */
-async function loadWindows(o: WindowOptions): Promise<{ model: MarkovModel; lengths: number[]; sequences: number }> {
+async function loadWindows(o: WindowOptions): Promise<{
+  model: MarkovModel;
+  lengths: number[];
+  labels: string[];
+  source: TableSource;
+  q: SequenceQuery;
+  state: string;
+}> {
   if (o.sequence === undefined || o.data === undefined)
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
   if (!o.orderBy) throw new InputError('is required with --sequence (the column giving the order of the steps)', '--order-by');
@@ -56,8 +65,16 @@ async function loadWindows(o: WindowOptions): Promise<{ model: MarkovModel; leng
   })();
   if (o.window!.trim() === 'month' && o.groupBy)
     throw new InputError('month windows read the dates of one series; give no --group-by, or window lengths', '--window');
-  const lengths = await parseWindows(o.window!, length, () => orderValues(source, q, length));
-  return { model, lengths, sequences: t.sequences };
+  let dates: string[] = [];
+  const lengths = await parseWindows(o.window!, length, async () => (dates = await orderValues(source, q, length)));
+  // Each window by its first date (month windows) or its steps.
+  let start = 0;
+  const labels = lengths.map((L) => {
+    const label = dates.length ? dates[start].slice(0, 7) : `${start + 1}–${start + L}`;
+    start += L;
+    return label;
+  });
+  return { model, lengths, labels, source, q, state: query.count };
 }
 
 /** `calibrate … --sequence … --window …`: each method × α × ε, the noise each window gets. */
@@ -128,4 +145,72 @@ function windowText(
   });
   const notes = results.map((r) => `${r.winner ? `best→${r.winner}` : r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
   return `${head}\neach window's count gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
+}
+
+/** The one value of a flag a release takes. */
+function one<T>(values: readonly T[], flag: string): T {
+  if (values.length !== 1) throw new InputError('release takes one value', flag);
+  return values[0];
+}
+
+/**
+ * `release --data T --sequence … --query count:S --window … [--windows-released K]`: each closed
+ * window's count computed in the engine, released with independent noise at the scale that
+ * covers the K released windows together.
+ */
+export async function releaseWindowsCli(
+  o: WindowOptions & { value?: string; out?: string; ledger?: string; truncate?: string; count?: string; scale?: string },
+): Promise<void> {
+  refuseUnused(
+    [
+      ['--value', o.value],
+      ['--out', o.out],
+    ],
+    "with --window: the tool computes each window's count from --data",
+  );
+  refuseUnused(
+    [
+      ['--ledger', o.ledger],
+      ['--truncate', o.truncate],
+      ['--count', o.count],
+      ['--scale', o.scale],
+      ['--delta', o.delta],
+      ['--releases', o.releases],
+      ['--contamination', o.contamination],
+    ],
+    'with --window yet',
+  );
+  const confidence = parseConfidence(o.confidence);
+  const w = await loadWindows(o);
+  const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
+  const s = {
+    mechanism: one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [FAMILY_OF.default], '--mechanism'),
+    method: one(o.method ? parseNames(o.method, 'method', WINDOW_METHODS) : ['best' as const], '--method'),
+    alpha: one(o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2], '--alpha'),
+    epsilon: one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1], '--epsilon'),
+  };
+  const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
+  const counts = await windowCounts(w.source, w.q, w.state, w.lengths.slice(0, released));
+  let r: ReturnType<typeof releaseWindows>;
+  try {
+    r = releaseWindows(w.model, w.lengths, counts, s, { confidence });
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  const c = r.calibration;
+  if (o.json) {
+    const windows = { lengths: w.lengths, labels: w.labels, released, length: w.model.length };
+    const releases = r.values.map((value, i) => ({ window: w.labels[i], value, interval: r.intervals[i].map(jsonNumber) }));
+    process.stdout.write(
+      `${jsonText({ query: o.query, windows, calibration: { ...c, scale: jsonNumber(r.scale) }, confidence, halfWidth: jsonNumber(r.halfWidth), releases })}\n`,
+    );
+    return;
+  }
+  const up = (x: number) => String(Number(decimalUp(x, 4)));
+  const digits = barDigits(r.halfWidth);
+  const lines = r.values.map((v, i) => `${w.labels[i]}\t${digits.value(v)}\t${digits.interval(r.intervals[i])}`);
+  const method = c.winner ? `best→${c.winner}` : c.method;
+  process.stdout.write(
+    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): (α=${c.alpha === Infinity ? '∞' : c.alpha}, ε=${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
+  );
 }

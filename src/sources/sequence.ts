@@ -114,3 +114,27 @@ export async function orderValues(source: TableSource, q: SequenceQuery, length:
     await engine.close();
   }
 }
+
+/**
+ * The count of `state` in each window of the series' first steps (windows of the given lengths,
+ * in the order column's order), by one aggregate in the engine. One sequence only (no groups).
+ */
+export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[]): Promise<number[]> {
+  const engine =
+    source.kind === 'postgres'
+      ? await (await import('./engines/postgres.js')).postgresEngine(source)
+      : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence], false);
+  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+  try {
+    const o = ident(q.orderBy);
+    let end = 0;
+    const cases = lengths.map((L, w) => `WHEN rn <= ${(end += L)} THEN ${w}`).join(' ');
+    const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${o} IS NOT NULL`;
+    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    const counts = new Array<number>(lengths.length).fill(0);
+    for (const r of await engine.rows(sql)) counts[Number(r.w)] = Number(r.c);
+    return counts;
+  } finally {
+    await engine.close();
+  }
+}

@@ -2,9 +2,9 @@
 // finite α > 1, the Markov Quilt Mechanism and group DP for the whole vector at every α.
 import { InputError } from '../errors.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
-import type { MarkovModel } from './chain.js';
-import { groupDp, mqmExact, quiltChains } from './mqm.js';
-import { pathCoupledBound, type WindowBound } from './windows.js';
+import type { MarkovModel } from '../markov/chain.js';
+import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
+import { pathCoupledBound, type WindowBound } from '../markov/windows.js';
 
 /** The methods a window vector takes. */
 export const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;

@@ -1,0 +1,43 @@
+import type { MarkovModel } from '../markov/chain.js';
+import { calibrateWindows, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
+import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
+import { cryptoSource, type RandomSource } from '../sampling/random.js';
+import { drawRelease } from '../sampling/samplers.js';
+import { NumericalError } from '../errors.js';
+import { nextUp } from '../numerics/float.js';
+
+/** Released window counts: each window's noisy count and its interval, at the calibrated scale. */
+export interface WindowRelease {
+  calibration: WindowResult;
+  scale: number;
+  halfWidth: number;
+  confidence: number;
+  values: number[];
+  intervals: [number, number][];
+}
+
+/**
+ * Releases the first `counts.length` window counts of a chain's series with independent noise at
+ * the scale calibrated for them together (`calibrateWindows` with `released` = the windows given):
+ * one exact draw per window from the platform CSPRNG.
+ * @example releaseWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 6, query: { count: 'b' } }), [3, 3], [1, 2], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).values.length // 2
+ */
+export function releaseWindows(
+  model: MarkovModel,
+  lengths: readonly number[],
+  counts: readonly number[],
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+  opts: { confidence?: number; random?: RandomSource } = {},
+): WindowRelease {
+  const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
+  if (calibration.scale === null) throw new NumericalError(`${calibration.method} does not apply: ${calibration.explanation}`);
+  const scale = calibration.scale;
+  const o = noiseOptions({});
+  const def = mechanismDef(s.mechanism);
+  const noise = def.sampler(scale, o);
+  const confidence = opts.confidence ?? 0.95;
+  const halfWidth = def.halfWidth(scale, confidence, o);
+  const random = opts.random ?? cryptoSource;
+  const values = counts.map((c) => drawRelease(c, noise, { random }));
+  return { calibration, scale, halfWidth, confidence, values, intervals: values.map((v) => [-nextUp(halfWidth - v), nextUp(v + halfWidth)]) };
+}
