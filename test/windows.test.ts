@@ -169,14 +169,36 @@ describe('CLI: --window', () => {
   it("release computes each window's count in the engine and adds noise around it", async () => {
     const { gunzipSync } = await import('node:zlib');
     const { readFileSync } = await import('node:fs');
-    const rows = gunzipSync(readFileSync('test/fixtures/weather/seattle-weather.csv.gz')).toString('utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const rows = gunzipSync(readFileSync('test/fixtures/weather/seattle-weather.csv.gz'))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     rows.sort((a, b) => (a[0] < b[0] ? -1 : 1));
     const months = new Map<string, number>();
     for (const r of rows.slice(0, 90)) months.set(r[0].slice(0, 7), (months.get(r[0].slice(0, 7)) ?? 0) + (r[5] === 'rain' ? 1 : 0));
     const { windowCounts } = await import('../src/sources/sequence.js');
-    const counts = await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31, 29, 30]);
+    const counts = await windowCounts(
+      { kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' },
+      { sequence: 'weather', orderBy: 'date' },
+      'rain',
+      [31, 29, 30],
+    );
     expect(counts).toEqual([...months.values()]);
-    const r = await inProcess('release', ...base.slice(1), '--length', '365', '--window', 'month', '--windows-released', '3', '--method', 'mqm-exact', '--json');
+    const r = await inProcess(
+      'release',
+      ...base.slice(1),
+      '--length',
+      '365',
+      '--window',
+      'month',
+      '--windows-released',
+      '3',
+      '--method',
+      'mqm-exact',
+      '--json',
+    );
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.releases.map((x: { window: string }) => x.window)).toEqual(['2012-01', '2012-02', '2012-03']);

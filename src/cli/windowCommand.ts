@@ -33,7 +33,7 @@ async function loadWindows(o: WindowOptions): Promise<{
 }> {
   if (o.sequence === undefined || o.data === undefined)
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
-  if (!o.orderBy) throw new InputError('is required with --sequence (the column giving the order of the steps)', '--order-by');
+  if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for month windows)', '--order-by');
   if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
   const [{ transitionCounts, orderValues }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }] = await Promise.all([
     import('../sources/sequence.js'),
@@ -47,7 +47,8 @@ async function loadWindows(o: WindowOptions): Promise<{
       throw asFlagError(e);
     }
   })();
-  if (!('count' in query)) throw new InputError('window queries count one state: count:STATE', '--query');
+  // Another query is refused by the calibration (a window count counts one state).
+  const state = 'count' in query ? query.count : '';
   const source = tableSourceOf(o);
   const q = { sequence: o.sequence, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
   const t = await transitionCounts(source, q).catch((e) => {
@@ -74,7 +75,7 @@ async function loadWindows(o: WindowOptions): Promise<{
     start += L;
     return label;
   });
-  return { model, lengths, labels, source, q, state: query.count };
+  return { model, lengths, labels, source, q, state };
 }
 
 /** `calibrate … --sequence … --window …`: each method × α × ε, the noise each window gets. */
@@ -95,7 +96,7 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
   const { model, lengths } = await loadWindows(o);
   const released = o.windowsReleased === undefined ? lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, lengths.length);
   const mechanisms = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [FAMILY_OF.default];
-  if (mechanisms.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
+  if (mechanisms.length !== 1) throw new InputError('takes one noise family for window counts', '--mechanism');
   const methods = o.method ? parseNames(o.method, 'method', WINDOW_METHODS) : (['best'] as const);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
