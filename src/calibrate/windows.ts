@@ -57,7 +57,8 @@ function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mech
   for (const c of model.chains) {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
     const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, released);
-    if (b.exponent > worst.exponent) worst = b;
+    // NaN is never below the worst so far: it is taken as the worst (and fails every target).
+    if (!(b.exponent <= worst.exponent)) worst = Number.isNaN(b.exponent) ? { ...b, exponent: Infinity } : b;
   }
   return worst;
 }
@@ -80,7 +81,13 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
   const target = (alpha - 1) * epsilon;
   const meets = (b: number) => boundAt(model, lengths, mechanism, alpha, b, released).exponent <= target;
   let hi = Math.max(...lengths);
-  while (!meets(hi)) hi *= 2;
+  // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
+  // charge is met by no scale.
+  while (!meets(hi)) {
+    hi *= 2;
+    if (hi > 1e15 * Math.max(...lengths))
+      throw new InputError(`(α−1)ε = ${target} is below what the bound can certify at any scale; give a larger ε`, 'epsilon');
+  }
   let lo = hi / 2;
   while (meets(lo) && lo > 1e-12) {
     hi = lo;
@@ -135,7 +142,9 @@ export function calibrateWindows(
   };
   if (s.method !== 'best') return one(s.method);
   const all = (['path-coupled', 'mqm-exact', 'group-dp'] as const).map(one);
-  const won = all.filter((r) => r.scale !== null).reduce((a, b) => (b.scale! < a.scale! ? b : a));
+  const applies = all.filter((r) => r.scale !== null);
+  if (applies.length === 0) throw new InputError(`no window method applies: ${all.map((r) => `${r.method}: ${r.explanation}`).join('; ')}`, 'method');
+  const won = applies.reduce((a, b) => (b.scale! < a.scale! ? b : a));
   return {
     ...won,
     winner: won.method,

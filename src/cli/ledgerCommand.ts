@@ -89,9 +89,16 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   process.stdout.write(
     o.json
       ? `${jsonText({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created })}\n`
-      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\n`,
+      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${ONE_VALUE}\n`,
   );
 }
+
+/**
+ * What a laws ledger assumes, said at init, at every release and in show: it accounts repeats of
+ * one value, not different statistics (a typed value could be a statistic of anything).
+ */
+const ONE_VALUE =
+  'every release recorded here is taken to be of one and the same value of these laws (a repeat of one query on one table); a different statistic of the same people is not accounted here, and budgets of two ledgers do not add up';
 
 const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: number }) =>
   b.delta !== undefined
@@ -128,7 +135,7 @@ function reportJson(r: LedgerReport) {
 }
 
 function reportText(r: LedgerReport): string {
-  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\n`;
+  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${ONE_VALUE}\n`;
   const rows = r.rows.map((x) => [
     String(x.seq),
     x.at,

@@ -80,7 +80,7 @@ const ledgerJson = (e: Entry | null) =>
   e ? { ledger: { release: e.seq, level: jsonNumber(e.level), alpha: jsonAlpha(e.alpha), budget: JSON.parse(e.budget) } } : {};
 const ledgerLine = (e: Entry | null) =>
   e
-    ? `ledger: recorded as release ${e.seq}; the joint level of every recorded release is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha})\n`
+    ? `ledger: recorded as release ${e.seq}; the joint level of every recorded release is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha}); the ledger takes all its releases to be of one and the same value\n`
     : '';
 
 /** What an error bar means, said once beside the values. */

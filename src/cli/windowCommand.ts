@@ -89,8 +89,9 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
       ['--coordinate-scales', o.coordinateScales],
       ['--spec-out', o.specOut],
       ['--guarantee', o.guarantee],
+      ['--cost', o.cost],
     ],
-    'with --window yet (window counts are calibrated for Rényi and ε-Pufferfish targets)',
+    'with --window yet (window counts are calibrated for Rényi and ε-Pufferfish targets, with the default cost)',
   );
   const confidence = parseConfidence(o.confidence);
   const { model, lengths } = await loadWindows(o);
@@ -178,6 +179,7 @@ export async function releaseWindowsCli(
       ['--delta', o.delta],
       ['--releases', o.releases],
       ['--contamination', o.contamination],
+      ['--cost', o.cost],
     ],
     'with --window yet',
   );

@@ -37,7 +37,8 @@ function maximalCoupling(p: readonly number[], q: readonly number[]): Step[] {
     rv.push(q[z] - c);
   }
   const steps: Step[] = met > 0 ? [{ u: -1, v: -1, p: met }] : [];
-  const rest = 1 - met;
+  // The residual mass summed, not 1 − met: no cancellation when the rows nearly agree.
+  const rest = ru.reduce((a, b) => a + b, 0);
   if (rest <= 0) return steps;
   for (let x = 0; x < p.length; x++) if (ru[x] > 0) for (let y = 0; y < q.length; y++) if (rv[y] > 0) steps.push({ u: x, v: y, p: (ru[x] * rv[y]) / rest });
   return steps;
@@ -114,9 +115,12 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
           }
         }
   }
-  // Every value is a sum of positive products of at most 2T + 2 rounded factors; each rounding is
-  // relative 2^-53, so the computed value is within (1 + EPS)^(4T + 8k² + 16) of the exact one.
-  const rounding = (4 * T + 8 * k * k + 16) * EPS * 1.01;
+  // Every value is a sum of positive terms (no cancellation). Along the T + 1 steps of either side a
+  // term meets one coupling mass (at most 4 roundings: a min, a difference, a product, a quotient),
+  // one factor, one product and a sum of at most k² + 1 terms (k² roundings); so each term, and the
+  // total, is within relative n·2⁻⁵³/(1 − n·2⁻⁵³) of the exact value, n = (T + 1)(k² + 8) + 16.
+  const n = (T + 1) * (k * k + 8) + 16;
+  const rounding = (n * EPS) / (1 - n * EPS);
   return { exponent: Math.log(best) + rounding, binding };
 }
 
