@@ -219,7 +219,7 @@ describe('CLI: --window', () => {
       });
       scale = rel.scale;
     }
-    sums.forEach((s, i) => expect(Math.abs(s / n - counts[i])).toBeLessThan((4 * Math.SQRT2 * scale) / Math.sqrt(n)));
+    for (const [i, s] of sums.entries()) expect(Math.abs(s / n - counts[i])).toBeLessThan((4 * Math.SQRT2 * scale) / Math.sqrt(n));
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

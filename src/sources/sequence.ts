@@ -127,8 +127,10 @@ export async function windowCounts(source: TableSource, q: SequenceQuery, state:
   const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   try {
     const o = ident(q.orderBy);
-    let end = 0;
-    const cases = lengths.map((L, w) => `WHEN rn <= ${(end += L)} THEN ${w}`).join(' ');
+    // Window w holds the steps up to the sum of the first w + 1 lengths.
+    const ends = lengths.map((_, w) => lengths.slice(0, w + 1).reduce((a, b) => a + b, 0));
+    const end = ends[ends.length - 1];
+    const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
     const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${o} IS NOT NULL`;
     const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
