@@ -2,7 +2,8 @@
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
 import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
-import { calibrateWindows, checkWindows } from '../src/calibrate/windows.js';
+import { calibrateWindows } from '../src/calibrate/windows.js';
+import { checkWindows } from '../src/markov/calendar.js';
 import { monthWindows } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
 import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/mechanisms/registry.js';
@@ -220,6 +221,47 @@ describe('CLI: --window', () => {
       scale = rel.scale;
     }
     for (const [i, s] of sums.entries()) expect(Math.abs(s / n - counts[i])).toBeLessThan((4 * Math.SQRT2 * scale) / Math.sqrt(n));
+  });
+  it('a ledger of the series: each window once, in order, accounted together; a release that would exceed the budget is refused with the scale that fits', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const ledger = join(mkdtempSync(join(tmpdir(), 'pufferfish-win-')), 'months.ledger');
+    const series = [...base.slice(1), '--length', '60', '--window', '30'];
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...series, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const first = await inProcess('release', ...series, '--ledger', ledger, '--json');
+    expect(first.status).toBe(0);
+    const one = JSON.parse(first.stdout);
+    expect(one.release.index).toBe(1);
+    expect(one.ledger.level).toBeLessThanOrEqual(1);
+    // Too little noise for the second window: refused, naming the scale that fits; nothing recorded.
+    const refused = await inProcess('release', ...series, '--ledger', ledger, '--scale', '1');
+    expect(refused.status).toBe(2);
+    const fit = Number(/release with --scale ([0-9.e+-]+)/.exec(refused.stderr)![1]);
+    expect(fit).toBeGreaterThan(1);
+    const second = await inProcess('release', ...series, '--ledger', ledger, '--scale', String(fit), '--json');
+    expect(second.status).toBe(0);
+    const two = JSON.parse(second.stdout);
+    expect(two.release.index).toBe(2);
+    expect(two.ledger.level).toBeLessThanOrEqual(1);
+    // The joint level is the path-coupled bound over both windows at their scales.
+    const t = await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' });
+    const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 60 });
+    const { windowsExponent } = await import('../src/calibrate/windows.js');
+    const joint = windowsExponent(m, [30, 30], 2, [
+      { mechanism: FAMILY_OF.default, scale: JSON.parse(first.stdout).scale },
+      { mechanism: FAMILY_OF.default, scale: fit },
+    ]).exponent;
+    expect(two.ledger.level).toBeCloseTo(joint, 12);
+    const third = await inProcess('release', ...series, '--ledger', ledger);
+    expect(third.status).toBe(2);
+    expect(third.stderr).toMatch(/--ledger: all 2 windows of the series are recorded/);
+    const show = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
+    expect(show.status).toBe(0);
+    // Another series (another window layout) is not this ledger's.
+    const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(/--ledger: was opened for other secret-conditional laws/);
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

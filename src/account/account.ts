@@ -4,6 +4,7 @@ import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
+import { accountWindows } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -321,7 +322,15 @@ export function account(scenario: AnyScenario, releases: readonly AnyRelease[], 
       const outside = alpha > 1 && alpha < Infinity ? mechanismDef(r.mechanism).alphaRange(alpha) : null;
       if (outside) throw new InputError(outside, 'alpha');
     }
-  return byLaw(scenario, { finite: (s) => accountFinite(s, oneValue(releases, opts), opts), points: (s) => accountPoints(s, releases, opts) }, 'the account');
+  return byLaw(
+    scenario,
+    {
+      finite: (s) => accountFinite(s, oneValue(releases, opts), opts),
+      points: (s) => accountPoints(s, releases, opts),
+      windows: (s) => accountWindows(s, oneValue(releases, opts), opts),
+    },
+    'the account',
+  );
 }
 
 /**

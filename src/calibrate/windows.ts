@@ -5,6 +5,7 @@ import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechan
 import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { pathCoupledBound, type WindowBound } from '../markov/windows.js';
+import { checkWindows } from '../markov/calendar.js';
 
 /** The methods a window vector takes. */
 export const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
@@ -25,17 +26,6 @@ export interface WindowResult {
   explanation: string;
 }
 
-/**
- * Checks that window lengths tile the chain's T steps, each at least 1.
- * @example checkWindows([31, 28], 59) // undefined
- */
-export function checkWindows(lengths: readonly number[], T: number, flag = '--window'): void {
-  if (lengths.length === 0 || !lengths.every((L) => Number.isSafeInteger(L) && L >= 1))
-    throw new InputError('every window must be a whole number of steps ≥ 1', flag);
-  const total = lengths.reduce((a, b) => a + b, 0);
-  if (total !== T) throw new InputError(`the windows cover ${total} steps but the series has ${T}: they must tile it exactly`, flag);
-}
-
 /** The per-step contribution of a count query: 1 for the counted state, else 0. */
 function contribution(model: MarkovModel): number[] {
   const q = model.query;
@@ -43,25 +33,41 @@ function contribution(model: MarkovModel): number[] {
   return model.states.map((_, x) => (x === q.state ? 1 : 0));
 }
 
-/** The path-coupled bound's largest exponent over the class's chains at one scale. */
-function boundAt(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number, released: number): WindowBound {
-  const def = mechanismDef(mechanism);
+/** One window's noise; null for a window not released. */
+export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
+
+/**
+ * The path-coupled bound's largest exponent (α−1)·D_α over the class's chains, every secret time
+ * and pair, with each window's own noise (docs/math.md §19).
+ * @example windowsExponent(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 2, [{ mechanism: 'laplace', scale: 3 }, null]).exponent > 0 // true
+ */
+export function windowsExponent(model: MarkovModel, lengths: readonly number[], alpha: number, noises: readonly WindowNoise[]): WindowBound {
   const o = noiseOptions({});
-  const factor = (d: number) => {
-    if (d === 0) return 1;
-    const r = def.pointDivergence(d, scale, alpha, o);
+  const factor = (d: number, w: number) => {
+    const n = noises[w];
+    if (!n) return 1;
+    const r = mechanismDef(n.mechanism).pointDivergence(d, n.scale, alpha, o);
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
   const f = contribution(model);
   let worst: WindowBound = { exponent: -Infinity, binding: null };
   for (const c of model.chains) {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, released);
+    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor);
     // NaN is never below the worst so far: it is taken as the worst (and fails every target).
     if (!(b.exponent <= worst.exponent)) worst = Number.isNaN(b.exponent) ? { ...b, exponent: Infinity } : b;
   }
   return worst;
 }
+
+/** The bound with one scale for the first `released` windows. */
+const boundAt = (model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number, released: number) =>
+  windowsExponent(
+    model,
+    lengths,
+    alpha,
+    lengths.map((_, w) => (w < released ? { mechanism, scale } : null)),
+  );
 
 /**
  * The smallest per-window scale whose path-coupled bound meets (α, ε): the bound decreases in the

@@ -28,6 +28,10 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableStatistic } from '../api/statistic.js';
+import type { MarkovModel } from '../markov/chain.js';
+import type { SequenceQuery } from '../sources/chainCounts.js';
+import { parseWindows } from '../markov/calendar.js';
+import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
 export interface SourceOptions {
@@ -269,6 +273,78 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
   }
 }
 
+/** A series' window counts as a law source (its ledger's identity). */
+export async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
+  return windowScenarioOf(o, await loadWindows(o));
+}
+
+/** The law source of windows already loaded, named as its ledger lists it. */
+export function windowScenarioOf(o: WindowOptions, w: Awaited<ReturnType<typeof loadWindows>>): WindowScenario {
+  return windowScenario(w.model, w.lengths, `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length})`, w.labels);
+}
+
+/** Options of a window calibration, release or ledger. */
+export interface WindowOptions extends CalibrateOptions {
+  window?: string;
+  windowsReleased?: string;
+}
+
+/** The chain class of a sequence table and its window lengths. */
+export async function loadWindows(o: WindowOptions): Promise<{
+  model: MarkovModel;
+  lengths: number[];
+  labels: string[];
+  source: TableSource;
+  q: SequenceQuery;
+  state: string;
+}> {
+  if (o.sequence === undefined || o.data === undefined)
+    throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
+  if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for month windows)', '--order-by');
+  if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
+  const [{ transitionCounts, orderValues }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }] = await Promise.all([
+    import('../sources/sequence.js'),
+    import('../sources/chainCounts.js'),
+    import('../sources/priors.js'),
+  ]);
+  const query = (() => {
+    try {
+      return parseSequenceQuery(o.query!);
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  })();
+  // Another query is refused by the calibration (a window count counts one state).
+  const state = 'count' in query ? query.count : '';
+  const source = tableSourceOf(o);
+  const q = { sequence: o.sequence, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
+  const t = await transitionCounts(source, q).catch((e) => {
+    throw asFlagError(e);
+  });
+  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
+  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
+  const { model } = (() => {
+    try {
+      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  })();
+  if (o.window!.trim() === 'month' && o.groupBy)
+    throw new InputError('month windows read the dates of one series; give no --group-by, or window lengths', '--window');
+  let dates: string[] = [];
+  const lengths = await parseWindows(o.window!, length, async () => (dates = await orderValues(source, q, length)));
+  // Each window by its first date (month windows) or its steps.
+  let start = 0;
+  const labels = lengths.map((L) => {
+    const label = dates.length ? dates[start].slice(0, 7) : `${start + 1}–${start + L}`;
+    start += L;
+    return label;
+  });
+  return { model, lengths, labels, source, q, state };
+}
+
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
 export function secretPredicates(texts: readonly string[] | undefined): Record<string, string> | undefined {
   if (!texts?.length) return undefined;
@@ -290,11 +366,13 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { vector: true; statistic?: boolean }): Promise<Loaded<Scenario | PointScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { vector: true; windows: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(
   o: CalibrateOptions,
-  opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean } = {},
+  opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean; windows?: boolean } = {},
 ): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
+  if (opts.windows && (o as WindowOptions).window !== undefined) return { scenario: await windowsOf(o), d: {} };
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);

@@ -83,13 +83,13 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const epsilons = parseGrid(o.epsilon, 'epsilon');
   if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
   const delta = parseDelta(o.delta, undefined);
-  const { scenario } = await loadScenario(o, { vector: true });
+  const { scenario } = await loadScenario(o, { vector: true, windows: true });
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
   process.stdout.write(
     o.json
       ? `${jsonText({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created })}\n`
-      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${ONE_VALUE}\n`,
+      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${assumes(meta.scenario)}\n`,
   );
 }
 
@@ -100,6 +100,13 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
 const ONE_VALUE =
   'every release recorded here is taken to be of one and the same value of these laws (a repeat of one query on one table); a different statistic of the same people is not accounted here, and budgets of two ledgers do not add up';
 
+/** What a series' window ledger assumes: its releases are the series' windows, one each, in order. */
+const ONE_WINDOW_EACH =
+  'each release recorded here is the next window of this series, in order, once; the joint level is the path-coupled bound over the windows released (docs/math.md §19)';
+
+/** The assumption a ledger states, by the name its law source gave it (a series' windows are named "… per window over …"). */
+const assumes = (scenario: string) => (/ per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);
+
 const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: number }) =>
   b.delta !== undefined
     ? `(ε = ${b.epsilon}, δ = ${b.delta})-Pufferfish through the best of α ∈ {${b.alphas.map((a) => (a === 'inf' ? '∞' : a)).join(', ')}}`
@@ -107,7 +114,7 @@ const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: nu
 
 async function report(o: LedgerOptions): Promise<LedgerReport> {
   const store = await storeOf(o.ledger);
-  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true })).scenario : undefined;
+  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true })).scenario : undefined;
   const { checkLedger } = await import('../ledger/ledger.js');
   return flagged(() => checkLedger(store, scenario));
 }
@@ -135,7 +142,7 @@ function reportJson(r: LedgerReport) {
 }
 
 function reportText(r: LedgerReport): string {
-  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${ONE_VALUE}\n`;
+  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario)}\n`;
   const rows = r.rows.map((x) => [
     String(x.seq),
     x.at,
@@ -197,6 +204,7 @@ export function ledgerCommand(program: Command): void {
     .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)'))
     .addOption(settingOption('epsilon', 'the total budget of every release together'))
     .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi'))
+    .addOption(settingOption('window', "with --sequence: a ledger for the series' window counts, released one window at a time"))
     .addOption(settingOption('json', 'print the ledger opened as JSON'))
     .action((o) => runInit(o));
   // show and check read the same options: the ledger, and optionally its source to recompute the levels.
@@ -206,6 +214,7 @@ export function ledgerCommand(program: Command): void {
       .requiredOption('--ledger <file|url>', 'the ledger')
       .addOption(settingOption('spec', 'scenario spec (JSON), to recompute the levels'))
       .option('--scenario <name>', 'built-in scenario, to recompute the levels')
+      .addOption(settingOption('window', "with --sequence: the series' windows, to recompute the levels"))
       .addOption(settingOption('json', json));
   reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>
     runShow(o),

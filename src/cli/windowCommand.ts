@@ -3,80 +3,18 @@
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
-import { parseWindows } from '../markov/calendar.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
-import { tableSourceOf, type CalibrateOptions } from './input.js';
-import type { TableSource } from '../sources/table.js';
-import type { SequenceQuery } from '../sources/chainCounts.js';
+import { loadWindows, windowScenarioOf, type WindowOptions } from './input.js';
+import { decimalValue } from '../numerics/float.js';
+import { checkSetting } from '../settings.js';
+import type { Mechanism } from '../mechanisms/registry.js';
 import { wholeNumber } from './numbers.js';
 import { progressBar } from './progress.js';
 import { halfWidthAt } from './calibration.js';
-
-/** Options of a window calibration. */
-export interface WindowOptions extends CalibrateOptions {
-  window?: string;
-  windowsReleased?: string;
-}
-
-/** The chain class of a sequence table and its window lengths. */
-async function loadWindows(o: WindowOptions): Promise<{
-  model: MarkovModel;
-  lengths: number[];
-  labels: string[];
-  source: TableSource;
-  q: SequenceQuery;
-  state: string;
-}> {
-  if (o.sequence === undefined || o.data === undefined)
-    throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
-  if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for month windows)', '--order-by');
-  if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
-  const [{ transitionCounts, orderValues }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }] = await Promise.all([
-    import('../sources/sequence.js'),
-    import('../sources/chainCounts.js'),
-    import('../sources/priors.js'),
-  ]);
-  const query = (() => {
-    try {
-      return parseSequenceQuery(o.query!);
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  })();
-  // Another query is refused by the calibration (a window count counts one state).
-  const state = 'count' in query ? query.count : '';
-  const source = tableSourceOf(o);
-  const q = { sequence: o.sequence, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
-  const t = await transitionCounts(source, q).catch((e) => {
-    throw asFlagError(e);
-  });
-  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
-  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
-  const { model } = (() => {
-    try {
-      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  })();
-  if (o.window!.trim() === 'month' && o.groupBy)
-    throw new InputError('month windows read the dates of one series; give no --group-by, or window lengths', '--window');
-  let dates: string[] = [];
-  const lengths = await parseWindows(o.window!, length, async () => (dates = await orderValues(source, q, length)));
-  // Each window by its first date (month windows) or its steps.
-  let start = 0;
-  const labels = lengths.map((L) => {
-    const label = dates.length ? dates[start].slice(0, 7) : `${start + 1}–${start + L}`;
-    start += L;
-    return label;
-  });
-  return { model, lengths, labels, source, q, state };
-}
 
 /** `calibrate … --sequence … --window …`: each method × α × ε, the noise each window gets. */
 export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
@@ -172,10 +110,8 @@ export async function releaseWindowsCli(
   );
   refuseUnused(
     [
-      ['--ledger', o.ledger],
       ['--truncate', o.truncate],
       ['--count', o.count],
-      ['--scale', o.scale],
       ['--delta', o.delta],
       ['--releases', o.releases],
       ['--contamination', o.contamination],
@@ -192,6 +128,9 @@ export async function releaseWindowsCli(
     alpha: one(o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2], '--alpha'),
     epsilon: one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1], '--epsilon'),
   };
+  if (o.ledger !== undefined) return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s, confidence);
+  if (o.scale !== undefined)
+    throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = await windowCounts(w.source, w.q, w.state, w.lengths.slice(0, released));
   let r: ReturnType<typeof releaseWindows>;
@@ -216,4 +155,56 @@ export async function releaseWindowsCli(
   process.stdout.write(
     `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): (α=${c.alpha === Infinity ? '∞' : c.alpha}, ε=${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
   );
+}
+
+/**
+ * `release … --window … --ledger L`: the next window not yet recorded in the series' ledger,
+ * at `--scale` or at the scale planned for every window of the series; the ledger records it
+ * (refusing it, with the scale that would fit, when the joint bound of every window released so
+ * far and this one exceeds the budget) before its value is drawn and shown.
+ */
+async function releaseNextWindow(
+  o: WindowOptions & { ledger: string; scale?: string },
+  w: Awaited<ReturnType<typeof loadWindows>>,
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+  confidence: number,
+): Promise<void> {
+  if (o.windowsReleased !== undefined) throw new InputError('is not taken with --ledger: the ledger records which windows are out', '--windows-released');
+  const scenario = windowScenarioOf(o, w);
+  const { ledgerPast, ledgerEntry } = await import('./ledgerCommand.js');
+  const { rows } = await ledgerPast(o.ledger, scenario);
+  const next = rows.length;
+  const m = w.lengths.length;
+  if (next >= m) throw new InputError(`all ${m} windows of the series are recorded in this ledger`, '--ledger');
+  let scale: number;
+  if (o.scale !== undefined) {
+    scale = decimalValue(o.scale);
+    checkSetting('scale', scale, '--scale', `'${o.scale}'`);
+  } else {
+    const plan = calibrateWindows(w.model, w.lengths, s);
+    if (plan.scale === null) throw new InputError(`no scale for the series: ${plan.explanation}`, '--method');
+    scale = plan.scale;
+  }
+  const entry = await ledgerEntry(o.ledger, scenario as never, {
+    mechanism: s.mechanism,
+    scale,
+    count: 1,
+    query: `window ${next + 1} of ${m} (${w.labels[next]})`,
+  });
+  const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
+  const counts = await windowCounts(w.source, w.q, w.state, w.lengths.slice(0, next + 1));
+  const r = drawWindows([counts[next]], s.mechanism, scale, { confidence });
+  if (o.json) {
+    const release = { window: w.labels[next], index: next + 1, value: r.values[0], interval: r.intervals[0].map(jsonNumber) };
+    process.stdout.write(
+      `${jsonText({ query: o.query, scale: jsonNumber(scale), confidence, halfWidth: jsonNumber(r.halfWidth), release, ledger: { release: entry.seq, level: jsonNumber(entry.level), alpha: entry.alpha } })}\n`,
+    );
+  } else {
+    const up = (x: number) => String(Number(decimalUp(x, 4)));
+    const digits = barDigits(r.halfWidth);
+    process.stdout.write(
+      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${s.mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), path-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
+    );
+  }
+  await entry.shown();
 }

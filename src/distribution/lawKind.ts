@@ -3,21 +3,23 @@ import { checkScenarioShape } from '../shapes.js';
 import type { GaussianScenario } from './mixture.js';
 import { dimensionOf, type PointScenario } from './points.js';
 import type { Scenario } from './scenario.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 
 /**
  * The kinds of secret-conditional law a law source yields: finite laws on ℝ (`finite`, d = 1),
- * finite laws on ℝ^d (`points`, d > 1, or d = 1 given as vectors) and Gaussian mixtures (`mixture`).
+ * finite laws on ℝ^d (`points`, d > 1, or d = 1 given as vectors), Gaussian mixtures (`mixture`)
+ * and the window counts of a chain (`windows`, read from the chain itself).
  */
-export type LawKind = 'finite' | 'points' | 'mixture';
+export type LawKind = 'finite' | 'points' | 'mixture' | 'windows';
 
 /** A prior class of any kind of law. */
-export type AnyScenario = Scenario | PointScenario | GaussianScenario;
+export type AnyScenario = Scenario | PointScenario | GaussianScenario | WindowScenario;
 
 /**
  * The kind of a scenario's laws (read off its first conditional; every conditional has the same kind).
  * @example lawKindOf(builtinScenario('heart')) // 'finite'
  */
-export function lawKindOf(s: Scenario<unknown>): LawKind {
+export function lawKindOf(s: Scenario<unknown> | WindowScenario): LawKind {
   checkScenarioShape(s);
   if (s.lawKind) return s.lawKind;
   const first = s.priors[0] && Object.values(s.priors[0].conditionals)[0];
@@ -31,12 +33,14 @@ export interface ByKind<R> {
   finite: (s: Scenario) => R;
   points?: (s: PointScenario) => R;
   mixture?: (s: GaussianScenario) => R;
+  windows?: (s: WindowScenario) => R;
 }
 
 const KIND_TEXT: Record<LawKind, string> = {
   finite: 'finite laws',
   points: 'vector-valued queries',
   mixture: 'Gaussian priors',
+  windows: 'window counts of a chain',
 };
 
 /** Why a kind does not support an operation, and the field to name (default the scenario). */

@@ -61,7 +61,7 @@ export interface Scenario<C = Discrete> {
    */
   readonly variables?: readonly SecretVariable[];
   /** The kind of the laws when the source knows it before computing them (a chain's: from its query). */
-  readonly lawKind?: 'finite' | 'points' | 'mixture';
+  readonly lawKind?: 'finite' | 'points' | 'mixture' | 'windows';
 }
 
 /** One secret variable: its name and the secrets that are its values. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 
 /** A law's atoms and exact masses, whatever its dimension: what the accountant reads of it. */
 function lawText(law: unknown): unknown {
@@ -25,7 +26,15 @@ function lawText(law: unknown): unknown {
  */
 export function lawsDigest(scenario: AnyScenario): string {
   const refuse = { mixture: { reason: 'is not taken with Gaussian priors: the joint accountant covers finite laws', field: 'ledger' } };
-  return byLaw(scenario, { finite: digestOf, points: digestOf }, 'a ledger', 'ledger', refuse);
+  return byLaw(scenario, { finite: digestOf, points: digestOf, windows: windowsDigest }, 'a ledger', 'ledger', refuse);
+}
+
+/** A series' window counts: the chains (kernels and initial laws), the states, the query and the windows. */
+function windowsDigest(s: WindowScenario): string {
+  const m = s.model;
+  const chains = m.chains.map((c) => ({ transition: c.transition, initial: c.initial === 'any' ? 'any' : c.initial.law }));
+  const text = JSON.stringify({ windows: s.lengths, states: m.states, query: m.query, length: m.length, chains });
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
 function digestOf(scenario: Scenario<unknown>): string {

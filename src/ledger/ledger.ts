@@ -1,4 +1,4 @@
-import type { AnyScenario } from '../distribution/lawKind.js';
+import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
 import { createHash } from 'node:crypto';
 import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
@@ -229,6 +229,12 @@ function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: Ledger
  * σ/√N): at a finite order the refusal says what N Gaussian releases from the start would need.
  */
 function exactFamilyHint(scenario: LedgerScenario, n: number, mechanism: Mechanism, budget: Budget): string {
+  // A series' windows are different values, one release each: the hint is about repeats of one value.
+  const hint = () => repeatHint(scenario, n, mechanism, budget);
+  return byLaw(scenario, { finite: hint, points: hint, mixture: hint, windows: () => '' }, 'a refusal hint');
+}
+
+function repeatHint(scenario: LedgerScenario, n: number, mechanism: Mechanism, budget: Budget): string {
   // The family whose releases of one value compose exactly (a sufficient statistic: Gaussian).
   const exact = MECHANISMS.find((m) => mechanismDef(m).sufficientScale);
   if (!exact || mechanismDef(mechanism).sufficientScale || budget.alphas.every((a) => a === Infinity)) return '';

@@ -45,3 +45,14 @@ export function parseWindows(text: string, length: number, dates?: () => Promise
     throw new InputError(`windows of ${ns[0]} steps do not tile the series of ${length} (give --length a multiple, or the lengths L1,L2,…)`, '--window');
   return new Array<number>(length / ns[0]).fill(ns[0]);
 }
+
+/**
+ * Checks that window lengths tile the chain's T steps, each at least 1.
+ * @example checkWindows([31, 28], 59) // undefined
+ */
+export function checkWindows(lengths: readonly number[], T: number, flag = '--window'): void {
+  if (lengths.length === 0 || !lengths.every((L) => Number.isSafeInteger(L) && L >= 1))
+    throw new InputError('every window must be a whole number of steps ≥ 1', flag);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (total !== T) throw new InputError(`the windows cover ${total} steps but the series has ${T}: they must tile it exactly`, flag);
+}

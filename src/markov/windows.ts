@@ -75,24 +75,24 @@ export interface WindowBound {
 }
 
 /**
- * The path-coupled bound for one chain at one noise scale. `factor(d)` is e^{(α−1)ρ(|d|)} for a
- * window difference d (1 at d = 0), an upper bound on the shifted noise's exp-divergence. Only
- * the first `released` windows are released (a series published as it happens); the secret may
- * lie at any time, a later window's included.
+ * The path-coupled bound for one chain. `factor(d, w)` is e^{(α−1)ρ(|d|)} for a difference d in
+ * window w at that window's noise (1 at d = 0), an upper bound on the shifted noise's
+ * exp-divergence; a window not released (yet) has the factor 1: it moves no output. The secret
+ * may lie at any time, an unreleased window's included.
  * @example pathCoupledBound({ transition: [[0.9, 0.1], [0.1, 0.9]], initial: [0.5, 0.5], contribution: [0, 1] }, [2, 2], (d) => Math.exp(d * d)).binding?.time
  */
-export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number) => number, released = lengths.length): WindowBound {
+export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number, window: number) => number): WindowBound {
   const k = chain.initial.length;
   const T = lengths.reduce((a, b) => a + b, 0);
   const f = chain.contribution;
   const spread = Math.max(...f) - Math.min(...f);
   const D = Math.max(...lengths) * spread;
   const width = 2 * D + 1;
-  const F = new Float64Array(width);
-  for (let d = -D; d <= D; d++) F[d + D] = factor(Math.abs(d));
-  // A window not released (yet) moves no output: its factor is 1.
-  const ones = new Float64Array(width).fill(1);
-  const Fs = lengths.map((_, w) => (w < released ? F : ones));
+  const Fs = lengths.map((_, w) => {
+    const F = new Float64Array(width);
+    for (let d = -D; d <= D; d++) F[d + D] = d === 0 ? 1 : factor(Math.abs(d), w);
+    return F;
+  });
   const L = layout(lengths);
   const mu = marginals(chain, T);
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));

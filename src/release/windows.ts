@@ -31,13 +31,26 @@ export function releaseWindows(
 ): WindowRelease {
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
   if (calibration.scale === null) throw new NumericalError(`${calibration.method} does not apply: ${calibration.explanation}`);
-  const scale = calibration.scale;
+  return { calibration, ...drawWindows(counts, s.mechanism, calibration.scale, opts) };
+}
+
+/**
+ * Window counts released at a given scale: one exact draw each from the platform CSPRNG (the
+ * scale's guarantee is the caller's: a calibration, or a ledger's joint check).
+ * @example drawWindows([3, 5], 'laplace', 2).values.length // 2
+ */
+export function drawWindows(
+  counts: readonly number[],
+  mechanism: Mechanism,
+  scale: number,
+  opts: { confidence?: number; random?: RandomSource } = {},
+): Omit<WindowRelease, 'calibration'> {
   const o = noiseOptions({});
-  const def = mechanismDef(s.mechanism);
+  const def = mechanismDef(mechanism);
   const noise = def.sampler(scale, o);
   const confidence = opts.confidence ?? 0.95;
   const halfWidth = def.halfWidth(scale, confidence, o);
   const random = opts.random ?? cryptoSource;
   const values = counts.map((c) => drawRelease(c, noise, { random }));
-  return { calibration, scale, halfWidth, confidence, values, intervals: values.map((v) => [-nextUp(halfWidth - v), nextUp(v + halfWidth)]) };
+  return { scale, halfWidth, confidence, values, intervals: values.map((v) => [-nextUp(halfWidth - v), nextUp(v + halfWidth)]) };
 }
