@@ -258,6 +258,13 @@ describe('CLI: --window', () => {
     expect(third.stderr).toMatch(/--ledger: all 2 windows of the series are recorded/);
     const show = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
     expect(show.status).toBe(0);
+    // account reads the same ledger: both windows out, no third to plan.
+    const acc = await inProcess('account', '--ledger', ledger, ...series, '--json');
+    expect(acc.status).toBe(0);
+    expect(JSON.parse(acc.stdout).rows[0].divergence).toBeCloseTo(joint, 12);
+    const next = await inProcess('account', '--ledger', ledger, ...series, '--next', FAMILY_OF.default);
+    expect(next.status).toBe(2);
+    expect(next.stderr).toMatch(/3 window releases, but the series has 2 windows/);
     // Another series (another window layout) is not this ledger's.
     const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
     expect(other.status).toBe(2);

@@ -346,6 +346,10 @@ export function accountThreads(scenario: AnyScenario, asked: boolean): boolean {
         return false;
       },
       points: () => true,
+      windows: () => {
+        if (asked) throw new InputError("a series' windows are accounted on one thread", 'threads');
+        return false;
+      },
     },
     'the account',
   );

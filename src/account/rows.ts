@@ -11,7 +11,7 @@ export interface Release {
 }
 
 /** How a joint divergence was bounded. */
-export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
+export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'path-coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
 
 /** One order of an account: the certified joint D_α, how it was bounded, and the naive sum beside it. */
 export interface AccountRow {
@@ -35,4 +35,6 @@ export interface Accounting {
   rows: AccountRow[];
   /** With `delta`: the smallest ε′ over the α's by the sharper conversion, and its α. */
   epsilonDelta: { epsilon: number; delta: number; alpha: number } | null;
+  /** What the releases are of, where not repeats of one value (a series' windows, in order). */
+  releasesOf?: string;
 }

@@ -2,6 +2,7 @@ import { windowsExponent } from '../calibrate/windows.js';
 import { InputError } from '../errors.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import type { Accounting, Release } from './rows.js';
+import { rdpToDpSharp } from '../audit/conversion.js';
 
 /**
  * The joint level of a series' window releases, released in order (release k is window k): per
@@ -11,7 +12,6 @@ import type { Accounting, Release } from './rows.js';
  * @example accountWindows(windowScenario(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 'toy'), [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] }).rows[0].divergence > 0 // true
  */
 export function accountWindows(s: WindowScenario, releases: readonly Release[], opts: { alphas: readonly number[]; delta?: number }): Accounting {
-  if (opts.delta !== undefined) throw new InputError('window releases are accounted at Rényi orders; an (ε, δ) budget is not taken for them yet', 'delta');
   if (releases.length > s.lengths.length)
     throw new InputError(
       `${releases.length} window releases, but the series has ${s.lengths.length} windows: every window is released once, in order`,
@@ -25,7 +25,15 @@ export function accountWindows(s: WindowScenario, releases: readonly Release[], 
     const binding = b.binding
       ? { prior: `X[${b.binding.time + 1}]`, pair: [s.model.states[b.binding.a], s.model.states[b.binding.b]] as [string, string] }
       : null;
-    return { alpha, divergence: b.exponent / (alpha - 1), method: 'coupled' as const, binding, naiveSum: Number.NaN, understated: null };
+    return { alpha, divergence: b.exponent / (alpha - 1), method: 'path-coupled' as const, binding, naiveSum: Number.NaN, understated: null };
   });
-  return { releases: releases.length, rows, epsilonDelta: null };
+  // With δ: the best order's (ε′, δ) by the sharper conversion, as for one value's releases.
+  let epsilonDelta: Accounting['epsilonDelta'] = null;
+  if (opts.delta !== undefined)
+    for (const r of rows) {
+      if (!Number.isFinite(r.divergence)) continue;
+      const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
+      if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
+    }
+  return { releases: releases.length, rows, epsilonDelta, releasesOf: `the first ${releases.length} of ${s.lengths.length} windows of one series, in order` };
 }

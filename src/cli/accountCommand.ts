@@ -9,10 +9,9 @@ import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused,
 import { jsonAlpha, jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
-import type { PointScenario } from '../distribution/points.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import { progressBar } from './progress.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
-import type { Scenario } from '../distribution/scenario.js';
 
 interface AccountOptions extends CalibrateOptions {
   ledger?: string;
@@ -77,7 +76,7 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
  */
 async function runLedgerNext(
   o: AccountOptions,
-  scenario: Scenario | PointScenario,
+  scenario: AnyScenario,
   groups: readonly ReleaseGroup[],
   releases: ParsedRelease[],
   budget: Budget,
@@ -115,6 +114,7 @@ const HOW = {
   exact: 'exact accountant',
   'exact (Gaussian mean)': 'exact, Gaussian releases as one at σ_eff (sufficient mean)',
   coupled: 'coupled bound, inner divergences summed over releases',
+  'path-coupled': 'path-coupled bound over the windows (docs/math.md §19)',
   'sup-at-atoms': 'exact sup at the atoms (α = ∞)',
   'data-processing': "data processing (the data's own divergence)",
   unbounded: 'Gaussian noise has no finite α = ∞ level',
@@ -125,7 +125,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
-  const { scenario: loaded, d } = await loadScenario(o, { vector: true });
+  const { scenario: loaded, d } = await loadScenario(o, { vector: true, windows: true });
   const ledger = o.ledger === undefined ? null : await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, loaded);
   // A ledger's recorded releases come first (each draw one release), then any typed with --release.
   const releases = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
@@ -276,7 +276,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
   process.stdout.write(`${name}\n`);
   if (acc) {
     process.stdout.write(
-      `${releases.length} release(s) of the same ${releases.some((r) => r.columns || r.coordinates) ? "people's values" : 'value'}: ${list}\n\n`,
+      `${releases.length} release(s) of ${acc.releasesOf ?? `the same ${releases.some((r) => r.columns || r.coordinates) ? "people's values" : 'value'}`}: ${list}\n\n`,
     );
     const body = acc.rows.map((r) => [
       r.alpha === Infinity ? '∞' : String(r.alpha),
@@ -295,7 +295,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
       process.stdout.write(
         `\nAdding each release's own level would have understated the leak at α = ${under.join(', ')}: Pufferfish guarantees do not compose (docs/math.md §9).\n`,
       );
-    if (acc.rows.some((r) => r.understated === null))
+    if (acc.rows.some((r) => r.understated === null) && !acc.releasesOf)
       process.stdout.write(`\n'?': only an upper bound on the joint level is known there (coupled bound), so whether the sum understates it is not decided.\n`);
   }
   if (next) {
@@ -311,6 +311,7 @@ export function accountCommand(program: Command): void {
     .description('The joint Rényi Pufferfish level of several releases of the same value, and the scale one more release needs.')
     .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
+    .addOption(settingOption('window', "with --sequence: the series' window counts, released in order (one --release per window)"))
     .option(
       '--release <fields>',
       "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",

@@ -274,7 +274,7 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
 }
 
 /** A series' window counts as a law source (its ledger's identity). */
-export async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
+async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
   return windowScenarioOf(o, await loadWindows(o));
 }
 
