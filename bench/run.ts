@@ -15,6 +15,7 @@ import { theorem1Problem } from '../src/conditions/theorem1.js';
 import { BUILTIN_IDS, builtinScenario } from '../src/scenarios/builtin.js';
 import { floatCoupling } from '../test/oracle.js';
 import { markovRows } from './markov.js';
+import { newSourceRows } from './newSources.js';
 
 type Row = { group: string; case: string; reference: string; meanMs: number; referenceMs: number; ratio: number; note?: string };
 const rows: Row[] = [];
@@ -622,6 +623,9 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
 
 // Markov chains: Song's grid and the Seattle chain, against mqm-exact on the same chains (bench/markov.ts).
 rows.push(...(await markovRows()));
+
+// Window counts of a series and a statistic of a large table, as whole processes (bench/newSources.ts).
+rows.push(...newSourceRows());
 
 // Noise saved: scales and variances of coupled and exact relative to Theorem 1/2.
 type Saved = { scenario: string; mechanism: Mechanism; alpha: number; epsilon: number; theorem: number; pierquin: number; coupled: number; exact: number };

@@ -1,0 +1,92 @@
+// The window-count and table-statistic cases of `npm run bench`, also alone: `npx tsx
+// bench/newSources.ts`. Whole CLI processes (needs `npm run build`), each timed once against a
+// reference run in the same process.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+type Row = { group: string; case: string; reference: string; meanMs: number; referenceMs: number; ratio: number; note?: string };
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** One whole process, timed; its stdout parsed as JSON when asked. */
+function run(args: string[]): { ms: number; out: string } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${args.join(' ')}: ${r.stderr}`);
+  return { ms, out: r.stdout };
+}
+const cli = (...args: string[]) => run(['dist/cli/main.js', ...args]);
+
+const SEATTLE = [
+  '--data',
+  'test/fixtures/weather/seattle-weather.csv.gz',
+  '--sequence',
+  'weather',
+  '--order-by',
+  'date',
+  '--query',
+  'count:rain',
+  '--length',
+  '365',
+];
+const MONTHS_2015 = '31,28,31,30,31,30,31,31,30,31,30,31';
+
+/** Seattle's 12 monthly rain counts at α = 2 (path-coupled) against the yearly count's exact calibration at α = ∞. */
+function windows(): Row[] {
+  const path = cli('calibrate', ...SEATTLE, '--window', MONTHS_2015, '--method', 'path-coupled', '--alpha', '2', '--threads', '1', '--json');
+  const year = cli('calibrate', ...SEATTLE, '--alpha', 'inf', '--method', 'exact', '--threads', '1', '--json');
+  const mqm = cli('calibrate', ...SEATTLE, '--window', MONTHS_2015, '--method', 'mqm-exact', '--alpha', '2', '--json');
+  const scale = (o: string) => Number(JSON.parse(o).results[0].scale);
+  const b = scale(path.out);
+  return [
+    {
+      group: 'window counts',
+      case: "Seattle, 12 months' rain counts, path-coupled, α = 2, ε = 1 (whole process)",
+      reference: 'exact calibration of the yearly count at α = ∞ (whole process)',
+      meanMs: path.ms,
+      referenceMs: year.ms,
+      ratio: path.ms / year.ms,
+      note: `b = ${b.toPrecision(5)} per month; mqm-exact ${scale(mqm.out).toPrecision(5)} (${(scale(mqm.out) / b).toFixed(2)}×); the yearly count at α = ∞ ${scale(year.out).toPrecision(5)}`,
+    },
+  ];
+}
+
+/** A mean over a 10⁷-row CSV (two aggregates in DuckDB, then the calibration) against a plain SELECT avg of the same file. */
+function statistic(rows = 10_000_000): Row[] {
+  const dir = mkdtempSync(join(tmpdir(), 'pufferfish-bench-'));
+  const file = join(dir, 'big.csv');
+  try {
+    // Benchmark data, written by DuckDB itself (its random() is not a release path).
+    const make = `const { DuckDBInstance } = await import('@duckdb/node-api'); const c = await (await DuckDBInstance.create(':memory:')).connect(); await c.run("COPY (SELECT (100 + floor(random() * 300))::INT AS chol, (random() < 0.15)::INT AS fbs FROM range(${rows})) TO '${file}' (HEADER)");`;
+    run(['--input-type=module', '-e', make]);
+    const avg = `const { DuckDBInstance } = await import('@duckdb/node-api'); const c = await (await DuckDBInstance.create(':memory:')).connect(); const r = await c.runAndReadAll("SELECT avg(chol) FROM read_csv('${file}')"); console.log(r.getRows()[0][0]);`;
+    const plain = run(['--input-type=module', '-e', avg]);
+    const ours = cli('calibrate', '--data', file, '--query', 'mean:chol', '--secret-column', 'fbs', '--method', 'theorem', '--json');
+    return [
+      {
+        group: 'statistics',
+        case: `mean of a column over a ${rows.toExponential(0)}-row CSV, calibrated (whole process)`,
+        reference: 'SELECT avg(col) of the same file in DuckDB (whole process)',
+        meanMs: ours.ms,
+        referenceMs: plain.ms,
+        ratio: ours.ms / plain.ms,
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The rows of both. */
+export function newSourceRows(): Row[] {
+  return [...windows(), ...statistic()];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href)
+  for (const r of newSourceRows())
+    console.log(
+      `${r.case}: ${(r.meanMs / 1000).toFixed(2)} s; ${r.reference}: ${(r.referenceMs / 1000).toFixed(2)} s; ratio ${r.ratio.toFixed(2)}${r.note ? `; ${r.note}` : ''}`,
+    );
