@@ -228,6 +228,9 @@ describe('CLI: --window', () => {
     const { join } = await import('node:path');
     const ledger = join(mkdtempSync(join(tmpdir(), 'pufferfish-win-')), 'months.ledger');
     const series = [...base.slice(1), '--length', '60', '--window', '30'];
+    const inf = await inProcess('ledger', 'init', '--ledger', `${ledger}.inf`, ...series, '--alpha', '2,inf', '--epsilon', '1');
+    expect(inf.status).toBe(2);
+    expect(inf.stderr).toMatch(/--alpha: a series' window ledger holds at finite orders/);
     expect((await inProcess('ledger', 'init', '--ledger', ledger, ...series, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
     const first = await inProcess('release', ...series, '--ledger', ledger, '--json');
     expect(first.status).toBe(0);
@@ -256,6 +259,20 @@ describe('CLI: --window', () => {
     const third = await inProcess('release', ...series, '--ledger', ledger);
     expect(third.status).toBe(2);
     expect(third.stderr).toMatch(/--ledger: all 2 windows of the series are recorded/);
+    // A release bound to window 2 while the ledger has moved on is refused, never misfiled.
+    const { ledgerStore } = await import('../src/ledger/store.js');
+    const { recordRelease } = await import('../src/ledger/ledger.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const name = `seattle-weather.csv.gz: count:rain per window over weather (T = 60)`;
+    await expect(
+      recordRelease(ledgerStore(ledger), windowScenario(m, [30, 30], name), {
+        mechanism: FAMILY_OF.default,
+        scale: 50,
+        count: 1,
+        position: 2,
+        query: 'window 2',
+      }),
+    ).rejects.toThrow(/was to be release 2, but the ledger now has 2/);
     const show = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
     expect(show.status).toBe(0);
     // account reads the same ledger: both windows out, no third to plan.
@@ -269,6 +286,40 @@ describe('CLI: --window', () => {
     const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/--ledger: was opened for other secret-conditional laws/);
+  });
+  it('a spec gives windows in its chain query: calibrate takes it, the commands of one value refuse it', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const markov = {
+      states: ['dry', 'wet'],
+      chains: [
+        {
+          name: 'c',
+          transition: [
+            [0.8, 0.2],
+            [0.3, 0.7],
+          ],
+          initial: 'stationary',
+        },
+      ],
+      length: 12,
+      query: { count: 'wet', windows: [5, 7] },
+    };
+    const file = join(mkdtempSync(join(tmpdir(), 'pufferfish-spec-')), 'windows.json');
+    writeFileSync(file, JSON.stringify({ name: 'toy', alpha: 2, epsilon: 1, markov }));
+    const r = await inProcess('calibrate', '--spec', file, '--method', 'path-coupled', '--json');
+    expect(r.status).toBe(0);
+    const m = validateSpec(markov);
+    expect(m.windows).toEqual([5, 7]);
+    expect(JSON.parse(r.stdout).results[0].scale).toBe(
+      calibrateWindows(m, [5, 7], { mechanism: FAMILY_OF.default, method: 'path-coupled', alpha: 2, epsilon: 1 }).scale,
+    );
+    const audit = await inProcess('audit', '--spec', file, '--scale', '3');
+    expect(audit.status).toBe(2);
+    expect(audit.stderr).toMatch(/spec\.markov\.query: gives windows/);
+    expect(() => validateSpec({ ...markov, query: { count: 'wet', windows: [5, 6] } })).toThrow(/cover 11 steps but the chain has 12/);
+    expect(() => validateSpec({ ...markov, query: { histogram: true, windowLength: 6 } })).toThrow(/windows count one state/);
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

@@ -12,7 +12,7 @@ import { parseGrid, parseNames } from './grid.js';
 import { jsonNumber, resultsTable, jsonText } from './format.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson, barsNote } from './calibration.js';
 import { progressBar } from './progress.js';
-import { parseCoordinateScales, parseReleases, loadScenario, plan, withSourceOptions, parseStatisticFlag, type CalibrateOptions } from './input.js';
+import { parseCoordinateScales, parseReleases, loadScenario, plan, withSourceOptions, parseStatisticFlag, givesWindows, type CalibrateOptions } from './input.js';
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = parseGuarantee(o.guarantee);
@@ -25,7 +25,7 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
       throw new InputError('the projection mechanism is calibrated for ε-MI Pufferfish: --guarantee mi', '--guarantee');
     return (await import('./projectionCommand.js')).calibrateProjectionCli(o);
   }
-  if ((o as { window?: string }).window !== undefined) return (await import('./windowCommand.js')).calibrateWindowsCli(o);
+  if (await givesWindows(o)) return (await import('./windowCommand.js')).calibrateWindowsCli(o);
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (guarantee === 'mi') {
     if (statistic)

@@ -275,11 +275,11 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
 
 /** A series' window counts as a law source (its ledger's identity). */
 async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
-  return windowScenarioOf(o, await loadWindows(o));
+  return windowScenarioOf(o, await tableWindows(o));
 }
 
 /** The law source of windows already loaded, named as its ledger lists it. */
-export function windowScenarioOf(o: WindowOptions, w: Awaited<ReturnType<typeof loadWindows>>): WindowScenario {
+export function windowScenarioOf(o: WindowOptions, w: { model: MarkovModel; lengths: number[]; labels: string[] }): WindowScenario {
   return windowScenario(w.model, w.lengths, `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length})`, w.labels);
 }
 
@@ -290,7 +290,41 @@ export interface WindowOptions extends CalibrateOptions {
 }
 
 /** The chain class of a sequence table and its window lengths. */
-export async function loadWindows(o: WindowOptions): Promise<{
+/** A spec whose chain query gives windows (docs/math.md §19), or null for any other spec. */
+export async function specWindows(file: string): Promise<{ scenario: WindowScenario; d: SpecDefaults } | null> {
+  const { loadAnySpecFile } = await import('../spec/loadFile.js');
+  const spec = loadAnySpecFile(file);
+  return spec.kind === 'windows' ? { scenario: spec.scenario, d: spec.defaults } : null;
+}
+
+/** Whether `--spec` names a spec with windows (an unreadable one is not: its own path reports it). */
+export async function givesWindows(o: WindowOptions): Promise<boolean> {
+  if (o.window !== undefined) return true;
+  if (o.spec === undefined) return false;
+  return (await specWindows(o.spec).catch(() => null)) !== null;
+}
+
+type LoadedWindows = {
+  model: MarkovModel;
+  lengths: number[];
+  labels: string[];
+  d: SpecDefaults;
+  table?: { source: TableSource; q: SequenceQuery; state: string };
+};
+
+/** The chain class and windows of `--spec` (its query's windows) or of a sequence table with `--window`. */
+export async function loadWindows(o: WindowOptions): Promise<LoadedWindows> {
+  if (o.spec !== undefined) {
+    if (o.window !== undefined) throw new InputError("is not taken with --spec: the spec's query gives the windows", '--window');
+    const w = await specWindows(o.spec);
+    if (!w) throw new InputError('gives no windows: its markov query needs "windows" or "windowLength"', 'spec');
+    return { model: w.scenario.model, lengths: [...w.scenario.lengths], labels: [...w.scenario.labels], d: w.d };
+  }
+  const t = await tableWindows(o);
+  return { model: t.model, lengths: t.lengths, labels: t.labels, d: {}, table: { source: t.source, q: t.q, state: t.state } };
+}
+
+async function tableWindows(o: WindowOptions): Promise<{
   model: MarkovModel;
   lengths: number[];
   labels: string[];
@@ -373,6 +407,10 @@ export async function loadScenario(
 ): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
   if (opts.windows && (o as WindowOptions).window !== undefined) return { scenario: await windowsOf(o), d: {} };
+  if (opts.windows && o.spec !== undefined) {
+    const w = await specWindows(o.spec).catch(() => null);
+    if (w) return w;
+  }
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);

@@ -7,6 +7,7 @@ import { setCommandExit, EXIT } from './exitCode.js';
 import { asFlagError, parseDelta, settingOption } from './flags.js';
 import { jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
+import { lawKindOf } from '../distribution/lawKind.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -47,7 +48,7 @@ const hasSource = (o: LedgerOptions) => !!(o.spec || o.scenario || o.data);
 export async function ledgerEntry(
   location: string,
   scenario: Scenario | PointScenario,
-  release: ReleaseGroup & { query: string },
+  release: ReleaseGroup & { query: string; position?: number },
 ): Promise<{ seq: number; level: number; alpha: number; budget: string; shown(): Promise<void> }> {
   const store = await storeOf(location);
   const { recordRelease, confirmShown, budgetText } = await import('../ledger/ledger.js');
@@ -84,6 +85,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
   const delta = parseDelta(o.delta, undefined);
   const { scenario } = await loadScenario(o, { vector: true, windows: true });
+  if (alphas.includes(Infinity) && lawKindOf(scenario) === 'windows')
+    throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
   process.stdout.write(

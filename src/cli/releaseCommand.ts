@@ -9,7 +9,7 @@ import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
-import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates, parseStatisticFlag } from './input.js';
+import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates, parseStatisticFlag, givesWindows } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
@@ -145,7 +145,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
       if (v !== undefined && v !== false) throw new InputError('is not taken with --projection', flag);
     return (await import('./projectionCommand.js')).releaseProjectionCli(o);
   }
-  if ((o as { window?: string }).window !== undefined) return (await import('./windowCommand.js')).releaseWindowsCli(o);
+  if (await givesWindows(o)) return (await import('./windowCommand.js')).releaseWindowsCli(o);
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return (await import('./statisticCommand.js')).releaseStatisticCli(o, statistic);
   if (o.out) return runReleaseTable(o);

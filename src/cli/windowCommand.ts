@@ -3,7 +3,7 @@
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText } from './format.js';
@@ -32,13 +32,13 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
     'with --window yet (window counts are calibrated for Rényi and ε-Pufferfish targets, with the default cost)',
   );
   const confidence = parseConfidence(o.confidence);
-  const { model, lengths } = await loadWindows(o);
+  const { model, lengths, d } = await loadWindows(o);
   const released = o.windowsReleased === undefined ? lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, lengths.length);
-  const mechanisms = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [FAMILY_OF.default];
+  const mechanisms = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? FAMILY_OF.default];
   if (mechanisms.length !== 1) throw new InputError('takes one noise family for window counts', '--mechanism');
-  const methods = o.method ? parseNames(o.method, 'method', WINDOW_METHODS) : (['best'] as const);
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
+  const methods = parseNames(o.method ?? d.method ?? 'best', o.method ? 'method' : 'spec.method', WINDOW_METHODS);
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
+  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
   const grid = methods.flatMap((method) =>
     alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanisms[0], method, alpha, epsilon, released }))),
   );
@@ -77,7 +77,8 @@ function windowText(
   confidence: number,
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
-  const head = `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.length}; ${w.lengths.length} windows of ${[...new Set(w.lengths)].join('/')} steps${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
+  const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
+  const head = `${what} (T = ${w.length}; ${w.lengths.length} windows of ${[...new Set(w.lengths)].join('/')} steps${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
@@ -85,6 +86,11 @@ function windowText(
   });
   const notes = results.map((r) => `${r.winner ? `best→${r.winner}` : r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
   return `${head}\neach window's count gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
+}
+
+/** A release computes the windows' counts from a table: a spec has none. */
+function noTable(): never {
+  throw new InputError("a release computes each window's count from --data … --sequence …; a spec gives the chain, not the data", 'spec');
 }
 
 /** The one value of a flag a release takes. */
@@ -121,6 +127,7 @@ export async function releaseWindowsCli(
   );
   const confidence = parseConfidence(o.confidence);
   const w = await loadWindows(o);
+  const table = w.table ?? noTable();
   const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
   const s = {
     mechanism: one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [FAMILY_OF.default], '--mechanism'),
@@ -128,11 +135,11 @@ export async function releaseWindowsCli(
     alpha: one(o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2], '--alpha'),
     epsilon: one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1], '--epsilon'),
   };
-  if (o.ledger !== undefined) return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s, confidence);
+  if (o.ledger !== undefined) return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
   if (o.scale !== undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = await windowCounts(w.source, w.q, w.state, w.lengths.slice(0, released));
+  const counts = await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released));
   let r: ReturnType<typeof releaseWindows>;
   try {
     r = releaseWindows(w.model, w.lengths, counts, s, { confidence });
@@ -158,21 +165,31 @@ export async function releaseWindowsCli(
 }
 
 /**
- * `release … --window … --ledger L`: the next window not yet recorded in the series' ledger,
- * at `--scale` or at the scale planned for every window of the series; the ledger records it
- * (refusing it, with the scale that would fit, when the joint bound of every window released so
- * far and this one exceeds the budget) before its value is drawn and shown.
+ * `release … --window … --ledger L`: the next window not yet recorded in the series' ledger, at
+ * `--scale` or at the largest scale at which every window of the series fits the ledger's budget
+ * (the plan for the whole series); the ledger records it — as exactly that window: a release
+ * recorded meanwhile makes it refuse — before its value is drawn and shown. A release that would
+ * exceed the budget is refused with the scale that would fit.
  */
 async function releaseNextWindow(
   o: WindowOptions & { ledger: string; scale?: string },
   w: Awaited<ReturnType<typeof loadWindows>>,
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+  mechanism: Mechanism,
   confidence: number,
 ): Promise<void> {
-  if (o.windowsReleased !== undefined) throw new InputError('is not taken with --ledger: the ledger records which windows are out', '--windows-released');
+  refuseUnused(
+    [
+      ['--windows-released', o.windowsReleased],
+      ['--alpha', o.alpha],
+      ['--epsilon', o.epsilon],
+      ['--method', o.method],
+    ],
+    "with --ledger: the ledger's budget applies, and it records which windows are out",
+  );
+  const table = w.table ?? noTable();
   const scenario = windowScenarioOf(o, w);
   const { ledgerPast, ledgerEntry } = await import('./ledgerCommand.js');
-  const { rows } = await ledgerPast(o.ledger, scenario);
+  const { rows, budget } = await ledgerPast(o.ledger, scenario);
   const next = rows.length;
   const m = w.lengths.length;
   if (next >= m) throw new InputError(`all ${m} windows of the series are recorded in this ledger`, '--ledger');
@@ -181,19 +198,22 @@ async function releaseNextWindow(
     scale = decimalValue(o.scale);
     checkSetting('scale', scale, '--scale', `'${o.scale}'`);
   } else {
-    const plan = calibrateWindows(w.model, w.lengths, s);
-    if (plan.scale === null) throw new InputError(`no scale for the series: ${plan.explanation}`, '--method');
-    scale = plan.scale;
+    // The plan: one scale at which all m windows fit the ledger's budget together.
+    const { smallestFittingScale } = await import('../account/budget.js');
+    const plan = smallestFittingScale(scenario, [], { mechanism, count: m }, budget, 1);
+    if (plan === null) throw new InputError(`no scale of ${mechanism} noise lets all ${m} windows fit the ledger's budget`, '--ledger');
+    scale = plan;
   }
   const entry = await ledgerEntry(o.ledger, scenario as never, {
-    mechanism: s.mechanism,
+    mechanism,
     scale,
     count: 1,
+    position: next + 1,
     query: `window ${next + 1} of ${m} (${w.labels[next]})`,
   });
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = await windowCounts(w.source, w.q, w.state, w.lengths.slice(0, next + 1));
-  const r = drawWindows([counts[next]], s.mechanism, scale, { confidence });
+  const counts = await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1));
+  const r = drawWindows([counts[next]], mechanism, scale, { confidence });
   if (o.json) {
     const release = { window: w.labels[next], index: next + 1, value: r.values[0], interval: r.intervals[0].map(jsonNumber) };
     process.stdout.write(
@@ -203,7 +223,7 @@ async function releaseNextWindow(
     const up = (x: number) => String(Number(decimalUp(x, 4)));
     const digits = barDigits(r.halfWidth);
     process.stdout.write(
-      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${s.mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), path-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
+      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), path-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
     );
   }
   await entry.shown();

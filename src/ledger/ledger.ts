@@ -93,6 +93,11 @@ export async function initLedger(store: LedgerStore, scenario: LedgerScenario, b
 /** A release to record: its noise, how many draws, and the query it released (for people). */
 export interface LedgerRelease extends ReleaseGroup {
   readonly query: string;
+  /**
+   * The release number this must be recorded as (1-based), when what it releases depends on it
+   * (a series' next window): a release recorded meanwhile makes it refuse rather than misfile.
+   */
+  readonly position?: number;
 }
 
 /** What recording a release decided. */
@@ -152,10 +157,12 @@ export async function recordRelease(store: LedgerStore, scenario: LedgerScenario
   // that would fit, which can take a while — holds up no other release.
   const snapshot = await store.read();
   const budget = usable(snapshot, scenario, store.label);
+  checkPosition(r, snapshot.rows.length);
   const before = budgetLevel(scenario, [...groupsOf(snapshot.rows), r], budget);
   if (!before.fits) throw refusal(scenario, snapshot.rows, r, before, budget);
   return store.exclusive((s) => {
     usable(s, scenario, store.label);
+    checkPosition(r, s.rows.length);
     // Checked again under the lock: releases recorded meanwhile count too.
     const level = s.rows.length === snapshot.rows.length ? before : budgetLevel(scenario, [...groupsOf(s.rows), r], budget);
     if (!level.fits)
@@ -182,6 +189,15 @@ export async function recordRelease(store: LedgerStore, scenario: LedgerScenario
   });
 }
 
+/** A release bound to a position is refused where the ledger has moved past it (`recorded` releases so far). */
+function checkPosition(r: LedgerRelease, recorded: number): void {
+  if (r.position !== undefined && r.position !== recorded + 1)
+    throw new InputError(
+      `refused: this release was to be release ${r.position}, but the ledger now has ${recorded} (another was recorded meanwhile); run it again. Nothing was recorded or shown.`,
+      'ledger',
+    );
+}
+
 /** Most draws one ledger entry may record (as the CLI's --count). */
 const MAX_DRAWS = 1_000_000;
 
@@ -194,6 +210,7 @@ function checkRelease(r: LedgerRelease): void {
   if (r.cost !== undefined && !Object.values(costs).includes(r.cost))
     throw new InputError(`must be one of the named costs (${Object.keys(costs).join(', ')}): a ledger records costs by name`, 'cost');
   if (typeof r.query !== 'string' || r.query.length > 10_000) throw new InputError('must be a text of at most 10,000 characters', 'query');
+  if (r.position !== undefined && !(Number.isSafeInteger(r.position) && r.position >= 1)) throw new InputError('must be a whole number ≥ 1', 'position');
   if (
     r.coordinateScales !== undefined &&
     !(Array.isArray(r.coordinateScales) && r.coordinateScales.every((w) => typeof w === 'number' && w > 0 && Number.isFinite(w)))

@@ -64,6 +64,8 @@ export interface MarkovModel {
    * read no transition matrix apply.
    */
   eigengap?: { gap: number; piMin: number };
+  /** A count released per window (docs/math.md §19): the windows' lengths, tiling `length`. */
+  windows?: number[];
 }
 
 /** Rows must sum to 1 within this (the spec is typed by people and rounded by machines). */
@@ -174,9 +176,14 @@ function checkSum(raw: unknown, stateIndex: Map<string, number>, path: string): 
   return { kind: 'sum', values };
 }
 
+/** The window keys a count query may carry (docs/math.md §19). */
+const WINDOW_KEYS = ['windows', 'windowLength'];
+
 function checkQuery(raw: unknown, stateIndex: Map<string, number>, path: string): StepQuery {
   if (!isRecord(raw)) throw notObject(path);
-  const keys = Object.keys(raw);
+  const keys = Object.keys(raw).filter((k) => !WINDOW_KEYS.includes(k));
+  if (keys.length < Object.keys(raw).length && keys[0] !== 'count')
+    throw new InputError('windows count one state: give "count" with "windows" or "windowLength"', path);
   if (keys.length !== 1) throw new InputError('needs exactly one of "count", "sum", "histogram"', path);
   const [kind] = keys;
   if (kind === 'count') return { kind: 'count', state: stateOf(raw.count, stateIndex, `${path}.count`) };
@@ -234,7 +241,27 @@ export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   const eigengap = byClass ? checkEigengap(raw.eigengap, states.length, `${path}.eigengap`) : undefined;
   const length = checkLength(field(raw, 'length', path), `${path}.length`);
   const query = checkQuery(field(raw, 'query', path), stateIndex, `${path}.query`);
-  return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query), ...(eigengap ? { eigengap } : {}) };
+  const windows = windowsOfQuery(raw.query as Record<string, unknown>, length, `${path}.query`);
+  return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query), ...(eigengap ? { eigengap } : {}), ...(windows ? { windows } : {}) };
+}
+
+/** A count query's windows: `"windows": [L1, L2, …]` tiling the length, or `"windowLength": N` dividing it. */
+function windowsOfQuery(q: Record<string, unknown>, length: number, path: string): number[] | undefined {
+  const has = (k: string) => Object.hasOwn(q, k);
+  if (has('windows') && has('windowLength')) throw new InputError('gives both "windows" and "windowLength": give one', path);
+  const whole = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 1;
+  if (has('windowLength')) {
+    const n = q.windowLength;
+    if (!whole(n)) throw new InputError(`${asGiven(n)} is not a whole number of steps ≥ 1`, `${path}.windowLength`);
+    if (length % (n as number) !== 0) throw new InputError(`windows of ${n} steps do not tile the chain's ${length}`, `${path}.windowLength`);
+    return new Array<number>(length / (n as number)).fill(n as number);
+  }
+  if (!has('windows')) return undefined;
+  const w = q.windows;
+  if (!Array.isArray(w) || w.length === 0 || !w.every(whole)) throw new InputError('must be a list of whole numbers of steps ≥ 1', `${path}.windows`);
+  const total = (w as number[]).reduce((a, b) => a + b, 0);
+  if (total !== length) throw new InputError(`the windows cover ${total} steps but the chain has ${length}: they must tile it`, `${path}.windows`);
+  return [...(w as number[])];
 }
 
 /** reach[i][j]: j can be reached from i in zero or more steps (Warshall's closure; k is small). */

@@ -10,6 +10,7 @@ import { userRecord } from '../records.js';
 import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
 import { markovScenario } from '../markov/source.js';
+import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
 import { pointLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
@@ -68,7 +69,8 @@ type Defaults = { defaults: SpecDefaults };
 export type AnySpec =
   | ({ kind: 'finite'; scenario: Scenario } & Defaults)
   | ({ kind: 'mixture'; scenario: GaussianScenario; at: string } & Defaults)
-  | ({ kind: 'vector'; scenario: PointScenario; at: string } & Defaults);
+  | ({ kind: 'vector'; scenario: PointScenario; at: string } & Defaults)
+  | ({ kind: 'windows'; scenario: WindowScenario; at: string } & Defaults);
 
 type Conditional = Spec['priors'][number]['conditionals'] extends ReadonlyMap<string, infer C> ? C : never;
 
@@ -138,8 +140,15 @@ function markovSpec(raw: object, prefix: string): AnySpec {
   const checked = validate(markovSpecSchema, raw);
   if (!checked.ok) throw schemaError(checked, prefix);
   const model = validateSpec(checked.value.markov, `${prefix}.markov`);
-  const { scenario } = markovScenario(model, checked.value.name ?? 'markov chain');
   const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
+  if (model.windows)
+    return {
+      kind: 'windows',
+      scenario: windowScenario(model, model.windows, checked.value.name ?? 'markov chain windows'),
+      at: `${prefix}.markov.query`,
+      defaults,
+    };
+  const { scenario } = markovScenario(model, checked.value.name ?? 'markov chain');
   return model.query.kind === 'histogram'
     ? { kind: 'vector', scenario: scenario as PointScenario, at: `${prefix}.markov.query`, defaults }
     : { kind: 'finite', scenario: scenario as Scenario, defaults };
@@ -170,6 +179,11 @@ export function finiteSupport(s: AnySpec): { scenario: Scenario | PointScenario;
 /** Only finite conditionals: Gaussian ones are refused, naming the first and where they are taken. */
 function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } {
   if (s.kind === 'finite') return s;
+  if (s.kind === 'windows')
+    throw new InputError(
+      "gives windows: a series' window counts are calibrated by `pufferfish calibrate`, accounted by `pufferfish account` and kept by `pufferfish ledger` (docs/math.md §19)",
+      s.at,
+    );
   if (s.kind === 'vector')
     throw new InputError(
       'is a vector conditional: this command takes numbers; vector queries are calibrated by `pufferfish calibrate`, released by `pufferfish release`, audited by `pufferfish audit` and accounted by `pufferfish account` (docs/math.md §12)',
