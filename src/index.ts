@@ -71,6 +71,12 @@ export { empiricalAudit, type EmpiricalAuditResult, type EmpiricalClaim } from '
 export { auditReport, type AuditReport, type AuditReportSettings, type CertifiedOrder } from './audit/report.js';
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 
+// Window counts of a Markov chain (docs/math.md §19): a count per window, all windows together.
+export { validateSpec, type MarkovModel } from './markov/chain.js';
+export { windowScenario, type WindowScenario } from './markov/windowScenario.js';
+export { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowMethod, type WindowNoise, type WindowResult } from './calibrate/windows.js';
+export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';
+
 // Releases, with exact samplers and error bars.
 export { release, releaseColumn, type ReleaseOptions, type ReleaseResult } from './release/release.js';
 export { symmetricInterval, truncatedInterval } from './release/interval.js';

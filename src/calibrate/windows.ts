@@ -7,8 +7,12 @@ import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { pathCoupledBound, type WindowBound } from '../markov/windows.js';
 import { checkWindows } from '../markov/calendar.js';
 
-/** The methods a window vector takes. */
+/**
+ * The methods a vector of window counts takes (docs/math.md §19).
+ * @example WINDOW_METHODS // ['path-coupled', 'mqm-exact', 'group-dp', 'best']
+ */
 export const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
+/** A method for window counts. */
 export type WindowMethod = (typeof WINDOW_METHODS)[number];
 
 /** One window calibration: the per-window noise scale, or why the method does not apply. */

@@ -12,7 +12,16 @@ import { parseGrid, parseNames } from './grid.js';
 import { jsonNumber, resultsTable, jsonText } from './format.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson, barsNote } from './calibration.js';
 import { progressBar } from './progress.js';
-import { parseCoordinateScales, parseReleases, loadScenario, plan, withSourceOptions, parseStatisticFlag, givesWindows, type CalibrateOptions } from './input.js';
+import {
+  parseCoordinateScales,
+  parseReleases,
+  loadScenario,
+  plan,
+  withSourceOptions,
+  parseStatisticFlag,
+  givesWindows,
+  type CalibrateOptions,
+} from './input.js';
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
   const guarantee = parseGuarantee(o.guarantee);

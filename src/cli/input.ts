@@ -291,7 +291,7 @@ export interface WindowOptions extends CalibrateOptions {
 
 /** The chain class of a sequence table and its window lengths. */
 /** A spec whose chain query gives windows (docs/math.md §19), or null for any other spec. */
-export async function specWindows(file: string): Promise<{ scenario: WindowScenario; d: SpecDefaults } | null> {
+async function specWindows(file: string): Promise<{ scenario: WindowScenario; d: SpecDefaults } | null> {
   const { loadAnySpecFile } = await import('../spec/loadFile.js');
   const spec = loadAnySpecFile(file);
   return spec.kind === 'windows' ? { scenario: spec.scenario, d: spec.defaults } : null;

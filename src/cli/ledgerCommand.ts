@@ -7,7 +7,7 @@ import { setCommandExit, EXIT } from './exitCode.js';
 import { asFlagError, parseDelta, settingOption } from './flags.js';
 import { jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
-import { lawKindOf } from '../distribution/lawKind.js';
+import { byLaw } from '../distribution/lawKind.js';
 import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -85,7 +85,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
   const delta = parseDelta(o.delta, undefined);
   const { scenario } = await loadScenario(o, { vector: true, windows: true });
-  if (alphas.includes(Infinity) && lawKindOf(scenario) === 'windows')
+  const windows = byLaw(scenario, { finite: () => false, points: () => false, mixture: () => false, windows: () => true }, 'a ledger');
+  if (alphas.includes(Infinity) && windows)
     throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));

@@ -9,7 +9,16 @@ import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
 import type { PointReleaseResult, ReleaseResult } from '../release/release.js';
-import { parseCoordinateScales, plan, tableSourceOf, withSourceOptions, type CalibrateOptions, secretPredicates, parseStatisticFlag, givesWindows } from './input.js';
+import {
+  parseCoordinateScales,
+  plan,
+  tableSourceOf,
+  withSourceOptions,
+  type CalibrateOptions,
+  secretPredicates,
+  parseStatisticFlag,
+  givesWindows,
+} from './input.js';
 import type { PointScenario } from '../distribution/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';

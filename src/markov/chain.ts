@@ -50,6 +50,7 @@ export interface InitialLaw {
   roundings: number;
 }
 
+/** A validated chain class with its query (and windows), as `validateSpec` makes it. */
 export interface MarkovModel {
   states: string[];
   stateIndex: Map<string, number>;
@@ -225,8 +226,7 @@ function checkEigengap(raw: unknown, k: number, path: string): { gap: number; pi
 /**
  * Validates a `markov` spec and computes what it implies (stationary laws, the query's indices,
  * its Lipschitz constant). Throws InputError naming the offending field under `path`.
- * @example validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: [[0.8, 0.2], [0.3, 0.7]], initial: 'stationary' }],
- *   length: 100, query: { count: 'wet' } }).chains[0].initial // { law: [0.6, 0.4], roundings: … }
+ * @example validateSpec({ states: ['dry', 'wet'], chains: [{ name: 'c', transition: [[0.8, 0.2], [0.3, 0.7]], initial: 'stationary' }], length: 100, query: { count: 'wet', windowLength: 50 } }).windows // [50, 50]
  */
 export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   if (!isRecord(raw)) throw notObject(path);
