@@ -72,7 +72,8 @@ export { auditReport, type AuditReport, type AuditReportSettings, type Certified
 export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 
 // Window counts of a Markov chain (docs/math.md §19): a count per window, all windows together.
-export { validateSpec, type MarkovModel } from './markov/chain.js';
+export { validateSpec, type MarkovModel, type ValidChain, type StepQuery, type InitialLaw } from './markov/chain.js';
+export type { WindowBound } from './markov/windows.js';
 export { windowScenario, type WindowScenario } from './markov/windowScenario.js';
 export { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowMethod, type WindowNoise, type WindowResult } from './calibrate/windows.js';
 export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';

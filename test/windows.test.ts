@@ -128,6 +128,22 @@ describe('the path-coupled bound on window counts', () => {
     expect(calibrateWindows(m, months, { ...s, alpha: Infinity, method: 'path-coupled' }).scale).toBeNull();
   });
 
+  it('a chain with independent steps (identical rows): the coupled pair meets at once, so every layout needs the one-step shift', () => {
+    const P = [
+      [0.3, 0.7],
+      [0.3, 0.7],
+    ];
+    const s = { mechanism: FAMILY_OF.default, method: 'path-coupled' as const, alpha: 2, epsilon: 1 };
+    const scales = [[12], [6, 6], [4, 4, 4], [1, 11]].map((lengths) => calibrateWindows(model(P, 12, 'b'), lengths, s).scale!);
+    // The smallest b with ρ(1) ≤ ε, to the bisection's 10⁻⁶.
+    const rho = (b: number) => mechanismDef(FAMILY_OF.default).pointDivergence(1, b, 2, noiseOptions({}));
+    for (const b of scales) {
+      expect(rho(b).value + rho(b).error).toBeLessThanOrEqual(1 + 1e-9);
+      expect(rho(b / (1 + 2e-6)).value).toBeGreaterThan(1);
+      expect(b / scales[0]).toBeCloseTo(1, 5);
+    }
+  });
+
   it('windows must tile the series', () => {
     expect(() => checkWindows([3, 3], 7)).toThrow(/cover 6 steps but the series has 7/);
     expect(() => checkWindows([0, 7], 7)).toThrow(/whole number of steps ≥ 1/);

@@ -33,7 +33,7 @@ export type MarkovQuery = { count: string } | { sum: Record<string, number> } | 
 export type StepQuery = { kind: 'count'; state: number } | { kind: 'sum'; values: number[] } | { kind: 'histogram' };
 
 /** A validated chain; `initial` is the stationary law already computed when the spec asked for it. */
-interface ValidChain {
+export interface ValidChain {
   name: string;
   transition: number[][];
   initial: InitialLaw | 'any';
