@@ -144,6 +144,30 @@ describe('the path-coupled bound on window counts', () => {
     }
   });
 
+  it('an (ε, δ) target goes through the best order: the converted level at the scale found is within ε', async () => {
+    const { windowsExponent } = await import('../src/calibrate/windows.js');
+    const { rdpToDpSharp } = await import('../src/audit/conversion.js');
+    const m = model(
+      [
+        [0.8, 0.2],
+        [0.3, 0.7],
+      ],
+      12,
+      'b',
+    );
+    const r = calibrateWindows(m, [6, 6], { mechanism: FAMILY_OF.default, method: 'path-coupled', alpha: Infinity, epsilon: 2, delta: 1e-3 });
+    expect(r.target).toEqual({ epsilon: 2, delta: 1e-3 });
+    const D =
+      windowsExponent(m, [6, 6], r.alpha, [
+        { mechanism: FAMILY_OF.default, scale: r.scale! },
+        { mechanism: FAMILY_OF.default, scale: r.scale! },
+      ]).exponent /
+      (r.alpha - 1);
+    expect(rdpToDpSharp(D, r.alpha, 1e-3)).toBeLessThanOrEqual(2);
+    // The pure methods meet (ε, δ) at their ε-Pufferfish scale.
+    expect(calibrateWindows(m, [6, 6], { mechanism: FAMILY_OF.default, method: 'group-dp', alpha: Infinity, epsilon: 2, delta: 1e-3 }).scale).toBe(6);
+  });
+
   it('windows must tile the series', () => {
     expect(() => checkWindows([3, 3], 7)).toThrow(/cover 6 steps but the series has 7/);
     expect(() => checkWindows([0, 7], 7)).toThrow(/whole number of steps ≥ 1/);

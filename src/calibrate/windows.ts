@@ -25,6 +25,8 @@ export interface WindowResult {
   epsilon: number;
   /** Each window's noise scale (the same for every window), or null where the method does not apply. */
   scale: number | null;
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the order and Rényi budget used. */
+  target?: { epsilon: number; delta: number };
   /** The secret time (1-based) and states that need the most noise (path-coupled). */
   binding?: { time: number; pair: [string, string] };
   explanation: string;
@@ -118,27 +120,78 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
   };
 }
 
+/** Orders searched for an (ε, δ) target of window counts (each is a whole calibration: a coarse grid). */
+const WINDOW_DELTA_ALPHAS: readonly number[] = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64];
+
+/**
+ * An (ε, δ) target through the best order: at each α, the Rényi budget whose sharper conversion
+ * (Canonne, Kamath, Steinke 2020) gives ε at δ, ε_α = ε − log((α−1)/α) + (log δ + log α)/(α−1)
+ * (lowered by a relative 10⁻¹² for its own rounding); the smallest path-coupled scale over α.
+ */
+function pathCoupledDelta(
+  model: MarkovModel,
+  lengths: readonly number[],
+  mechanism: Mechanism,
+  target: { epsilon: number; delta: number },
+  released: number,
+  alphas: readonly number[],
+): WindowResult {
+  let best: WindowResult | null = null;
+  for (const alpha of alphas) {
+    if (!(alpha > 1 && Number.isFinite(alpha))) continue;
+    const budget = (target.epsilon - Math.log((alpha - 1) / alpha) + (Math.log(target.delta) + Math.log(alpha)) / (alpha - 1)) * (1 - 1e-12);
+    if (!(budget > 0)) continue;
+    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released);
+    if (r.scale !== null && (best === null || r.scale < best.scale!)) best = r;
+  }
+  if (best === null)
+    return {
+      method: 'path-coupled',
+      mechanism,
+      alpha: Infinity,
+      epsilon: target.epsilon,
+      scale: null,
+      target,
+      explanation: `no order in {${alphas.join(', ')}} leaves a positive Rényi budget for (ε = ${target.epsilon}, δ = ${target.delta})`,
+    };
+  return {
+    ...best,
+    target,
+    explanation: `(ε = ${target.epsilon}, δ = ${target.delta}) through α = ${best.alpha} (Rényi budget ${best.epsilon.toPrecision(6)} by the sharper conversion), the best of ${alphas.filter((a) => a > 1 && Number.isFinite(a)).length} orders. ${best.explanation}`,
+  };
+}
+
 /**
  * The noise per window of the vector of window counts of a chain class: `path-coupled` (α > 1),
  * `mqm-exact` and `group-dp` (ε-Pufferfish of the whole vector, so every α; the vector is
  * ℓ₁-Lipschitz like the whole count), or `best`, the smallest that applies. With `released` = K,
- * only the first K windows are out (a series released as it happens).
+ * only the first K windows are out (a series released as it happens). With `delta`, an (ε, δ)
+ * target through the best of `alphas` (default `WINDOW_DELTA_ALPHAS`).
  * @example calibrateWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 6, query: { count: 'b' } }), [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale // 6
  */
 export function calibrateWindows(
   model: MarkovModel,
   lengths: readonly number[],
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; released?: number },
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; released?: number; delta?: number; alphas?: readonly number[] },
 ): WindowResult {
   checkWindows(lengths, model.length);
   const released = s.released ?? lengths.length;
   if (!(Number.isSafeInteger(released) && released >= 1 && released <= lengths.length))
     throw new InputError(`must be a whole number from 1 to the ${lengths.length} windows`, '--windows-released');
-  const base = { mechanism: s.mechanism, alpha: s.alpha, epsilon: s.epsilon };
+  // ε-Pufferfish (the MQM, group DP) is (ε, δ) for every δ: their scale at ε meets the target.
+  const base = {
+    mechanism: s.mechanism,
+    alpha: s.delta === undefined ? s.alpha : Infinity,
+    epsilon: s.epsilon,
+    ...(s.delta !== undefined ? { target: { epsilon: s.epsilon, delta: s.delta } } : {}),
+  };
   const laplaceOnly = (method: 'mqm-exact' | 'group-dp') =>
     s.mechanism === FAMILY_OF.default ? null : `${method} calibrates ${FAMILY_OF.default} noise for ε-Pufferfish`;
   const one = (method: Exclude<WindowMethod, 'best'>): WindowResult => {
-    if (method === 'path-coupled') return pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released);
+    if (method === 'path-coupled')
+      return s.delta === undefined
+        ? pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released)
+        : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS);
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
     const L = model.lipschitz;

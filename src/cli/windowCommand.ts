@@ -5,7 +5,7 @@ import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
 import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
-import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
+import { asFlagError, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadWindows, windowScenarioOf, type WindowOptions } from './input.js';
@@ -20,7 +20,6 @@ import { halfWidthAt } from './calibration.js';
 export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
   refuseUnused(
     [
-      ['--delta', o.delta],
       ['--releases', o.releases],
       ['--contamination', o.contamination],
       ['--fit', o.fit],
@@ -39,9 +38,14 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
   const methods = parseNames(o.method ?? d.method ?? 'best', o.method ? 'method' : 'spec.method', WINDOW_METHODS);
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
   const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
-  const grid = methods.flatMap((method) =>
-    alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanisms[0], method, alpha, epsilon, released }))),
-  );
+  // An (ε, δ) target searches the orders itself (--alpha lists them).
+  const delta = parseDelta(o.delta, d.delta);
+  const grid =
+    delta === undefined
+      ? methods.flatMap((method) => alphas.flatMap((alpha) => epsilons.map((epsilon) => ({ mechanism: mechanisms[0], method, alpha, epsilon, released }))))
+      : methods.flatMap((method) =>
+          epsilons.map((epsilon) => ({ mechanism: mechanisms[0], method, alpha: Infinity, epsilon, released, delta, ...(o.alpha ? { alphas } : {}) })),
+        );
   const bar = await progressBar('calibrate', !o.json);
   let results: WindowResult[];
   try {
@@ -82,7 +86,7 @@ function windowText(
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
-    return `${name}\t${a}\t${r.epsilon}\t${r.scale === null ? 'n/a' : up(r.scale)}\t${bars[i] === null ? '' : `±${up(bars[i]!)}`}\t${r.binding ? `X[${r.binding.time}]: ${r.binding.pair.join(' vs ')}` : ''}`;
+    return `${name}\t${a}\t${r.target ? `${r.target.epsilon}, δ=${r.target.delta}` : r.epsilon}\t${r.scale === null ? 'n/a' : up(r.scale)}\t${bars[i] === null ? '' : `±${up(bars[i]!)}`}\t${r.binding ? `X[${r.binding.time}]: ${r.binding.pair.join(' vs ')}` : ''}`;
   });
   const notes = results.map((r) => `${r.winner ? `best→${r.winner}` : r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
   return `${head}\neach window's count gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
