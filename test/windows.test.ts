@@ -327,7 +327,7 @@ describe('CLI: --window', () => {
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/--ledger: was opened for other secret-conditional laws/);
   });
-  it('a spec gives windows in its chain query: calibrate takes it, the commands of one value refuse it', async () => {
+  it('a spec gives windows in its chain query: calibrate and audit take it, a loader of one value refuses it', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -355,11 +355,23 @@ describe('CLI: --window', () => {
     expect(JSON.parse(r.stdout).results[0].scale).toBe(
       calibrateWindows(m, [5, 7], { mechanism: FAMILY_OF.default, method: 'path-coupled', alpha: 2, epsilon: 1 }).scale,
     );
-    const audit = await inProcess('audit', '--spec', file, '--scale', '3');
-    expect(audit.status).toBe(2);
-    expect(audit.stderr).toMatch(/spec\.markov\.query: gives windows/);
+    expect((await inProcess('audit', '--spec', file, '--scale', '3')).status).toBe(0);
+    const { loadSpecFile } = await import('../src/spec/loadFile.js');
+    expect(() => loadSpecFile(file)).toThrow(/gives windows/);
     expect(() => validateSpec({ ...markov, query: { count: 'wet', windows: [5, 6] } })).toThrow(/cover 11 steps but the chain has 12/);
     expect(() => validateSpec({ ...markov, query: { histogram: true, windowLength: 6 } })).toThrow(/windows count one state/);
+  });
+  it('audit gives the bound per secret time: passes at the calibrated scale, fails 2% below it, binding where calibrate said', async () => {
+    const series = [...base.slice(1), '--length', '60', '--window', '30'];
+    const cal = JSON.parse((await inProcess('calibrate', ...series, '--method', 'path-coupled', '--json')).stdout).results[0];
+    const at = async (scale: number) => inProcess('audit', ...series, '--scale', String(scale), '--json');
+    const pass = await at(cal.scale);
+    expect(pass.status).toBe(0);
+    const row = JSON.parse(pass.stdout).rows[0];
+    expect(row.perTime).toHaveLength(60);
+    expect(row.binding).toEqual(cal.binding);
+    expect(row.bound).toBeLessThanOrEqual(1);
+    expect((await at(0.98 * cal.scale)).status).toBe(1);
   });
   it('--window on a table without --sequence exits 2', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');

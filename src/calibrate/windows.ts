@@ -56,14 +56,18 @@ export function windowsExponent(model: MarkovModel, lengths: readonly number[], 
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
   const f = contribution(model);
-  let worst: WindowBound = { exponent: -Infinity, binding: null };
+  let worst: WindowBound = { exponent: -Infinity, binding: null, perTime: new Float64Array(model.length).fill(-Infinity) };
+  const perTime = worst.perTime.slice();
   for (const c of model.chains) {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
     const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor);
     // NaN is never below the worst so far: it is taken as the worst (and fails every target).
     if (!(b.exponent <= worst.exponent)) worst = Number.isNaN(b.exponent) ? { ...b, exponent: Infinity } : b;
+    b.perTime.forEach((x, i) => {
+      if (!(x <= perTime[i])) perTime[i] = Number.isNaN(x) ? Infinity : x;
+    });
   }
-  return worst;
+  return { ...worst, perTime };
 }
 
 /** The bound with one scale for the first `released` windows. */

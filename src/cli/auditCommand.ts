@@ -14,7 +14,7 @@ import type { EmpiricalRow, MiRow } from '../audit/rows.js';
 import type { AuditReport } from '../audit/report.js';
 import type { SpecDefaults } from '../spec/load.js';
 import { toStatistic } from '../api/statistic.js';
-import { loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
+import { givesWindows, loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
 import { progressBar } from './progress.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
 
@@ -29,6 +29,7 @@ interface AuditOptions extends CalibrateOptions {
 
 async function runAudit(o: AuditOptions): Promise<void> {
   parseGuarantee(o.guarantee);
+  if (await givesWindows(o)) return (await import('./windowCommand.js')).auditWindowsCli(o);
   if (!o.empirical)
     refuseUnused(
       [
@@ -250,6 +251,8 @@ export function auditCommand(program: Command): void {
     .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('scale', 'noise scale to audit: Laplace b, Gaussian σ, exponential θ (required)'))
+    .addOption(settingOption('window', "with --sequence: audit the series' window counts, every window at --scale (the bound per secret time)"))
+    .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × the scale (default all 1)'))
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('alpha', 'Rényi order(s): A | A,B,… | FROM:TO:STEP | inf (Laplace) (default: spec, else 2)'))

@@ -3,10 +3,11 @@
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, parseConfidence, parseDelta, refuseUnused } from './flags.js';
-import { barDigits, decimalUp, jsonNumber, jsonText } from './format.js';
+import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
+import { EXIT, setCommandExit } from './exitCode.js';
 import { parseGrid, parseNames } from './grid.js';
 import { loadWindows, windowScenarioOf, type WindowOptions } from './input.js';
 import { decimalValue } from '../numerics/float.js';
@@ -231,4 +232,58 @@ async function releaseNextWindow(
     );
   }
   await entry.shown();
+}
+
+/**
+ * `audit … --window … --scale S`: the path-coupled bound on D_α at every order asked, every
+ * released window at S, with the secret time and pair that bind it and the times that need the
+ * most (docs/math.md §19). Exit 1 where an order is over ε.
+ */
+export async function auditWindowsCli(o: WindowOptions & { scale?: string; empirical?: boolean }): Promise<void> {
+  refuseUnused(
+    [
+      ['--empirical', o.empirical ? true : undefined],
+      ['--delta', o.delta],
+      ['--releases', o.releases],
+      ['--contamination', o.contamination],
+      ['--cost', o.cost],
+    ],
+    'with --window yet (the audit bounds the window counts at Rényi orders)',
+  );
+  if (o.scale === undefined) throw new InputError('is required (the noise scale of every window)', '--scale');
+  const scale = decimalValue(o.scale);
+  checkSetting('scale', scale, '--scale', `'${o.scale}'`);
+  const w = await loadWindows(o);
+  const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
+  const mechanism = one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [w.d.mechanism ?? FAMILY_OF.default], '--mechanism');
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [w.d.alpha ?? 2];
+  const epsilon = one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [w.d.epsilon ?? 1], '--epsilon');
+  const noises = w.lengths.map((_, k) => (k < released ? { mechanism, scale } : null));
+  const rows = alphas.map((alpha) => {
+    if (!(alpha > 1 && Number.isFinite(alpha))) throw new InputError(`the path-coupled bound holds at finite orders α > 1; got ${alpha}`, '--alpha');
+    const b = windowsExponent(w.model, w.lengths, alpha, noises);
+    const perTime = Array.from(b.perTime, (x) => x / (alpha - 1));
+    const top = perTime
+      .map((d, t) => ({ time: t + 1, bound: d }))
+      .sort((x, y) => y.bound - x.bound)
+      .slice(0, 5);
+    const binding = b.binding ? { time: b.binding.time + 1, pair: [w.model.states[b.binding.a], w.model.states[b.binding.b]] } : null;
+    return { alpha, bound: b.exponent / (alpha - 1), binding, top, perTime };
+  });
+  const over = rows.filter((r) => !(r.bound <= epsilon)).length;
+  setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
+  const verdict = over === 0 ? 'pass' : `fail (${over} order(s) over ε)`;
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({ windows: { lengths: w.lengths, released }, mechanism, scale, epsilon, verdict: over === 0 ? 'pass' : 'fail', rows: rows.map((r) => ({ ...r, bound: jsonNumber(r.bound), perTime: r.perTime.map(jsonNumber) })) })}\n`,
+    );
+    return;
+  }
+  const lines = rows.map(
+    (r) =>
+      `α = ${r.alpha}: D_α ≤ ${numUp(r.bound)}${r.binding ? ` (binding X[${r.binding.time}]: ${r.binding.pair.join(' vs ')})` : ''}; the times needing most: ${r.top.map((x) => `${x.time} (${numUp(x.bound)})`).join(', ')}`,
+  );
+  process.stdout.write(
+    `${o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window` : `${o.spec}: the count per window`} (${released} of ${w.lengths.length} windows at ${mechanism} scale ${scale})\npath-coupled bound per secret time (docs/math.md §19), ε = ${epsilon}\n\n${lines.join('\n')}\n\nverdict: ${verdict}\n`,
+  );
 }

@@ -72,6 +72,8 @@ export interface WindowBound {
   exponent: number;
   /** The secret time (0-based) and states that attain it. */
   binding: { time: number; a: number; b: number } | null;
+  /** Per secret time (0-based), the largest exponent over its pairs, rounding charged (−∞: no pair there). */
+  perTime: Float64Array;
 }
 
 /**
@@ -102,6 +104,7 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   const q = pastValues(k, T, D, Fs, L, f, rev);
   let best = 0;
   let binding: WindowBound['binding'] = null;
+  const perTime = new Float64Array(T).fill(0);
   for (let w = 0; w < lengths.length; w++) {
     const M = windowPast(k, D, L, w, f, rev, q);
     for (let i = L.start[w]; i <= L.end[w]; i++)
@@ -109,6 +112,7 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
         for (let b = a + 1; b < k; b++) {
           if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
           const value = secretValue(i, a, b, { k, D, L, f, rev, h, q, M });
+          if (!(value <= perTime[i])) perTime[i] = value;
           if (value > best || binding === null) {
             best = value;
             binding = { time: i, a, b };
@@ -121,7 +125,7 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   // total, is within relative n·2⁻⁵³/(1 − n·2⁻⁵³) of the exact value, n = (T + 1)(k² + 8) + 16.
   const n = (T + 1) * (k * k + 8) + 16;
   const rounding = (n * EPS) / (1 - n * EPS);
-  return { exponent: Math.log(best) + rounding, binding };
+  return { exponent: Math.log(best) + rounding, binding, perTime: perTime.map((v) => (v > 0 ? Math.log(v) + rounding : -Infinity)) };
 }
 
 /** μ_t, the law of X_t for t = 0 … T−1. */
