@@ -95,7 +95,10 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
           : 'the path bound is a joint-convexity bound, for α > 1 (smaller orders are bounded by any larger one)',
     };
   const target = (alpha - 1) * epsilon;
-  const meets = (b: number) => boundAt(model, lengths, mechanism, alpha, b, released).exponent <= target;
+  // The bound at each scale tried, kept: the answer's binding is read from the one already computed.
+  const tried = new Map<number, WindowBound>();
+  const boundOf = (b: number) => tried.get(b) ?? (tried.set(b, boundAt(model, lengths, mechanism, alpha, b, released)).get(b) as WindowBound);
+  const meets = (b: number) => boundOf(b).exponent <= target;
   let hi = Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
@@ -114,7 +117,7 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
     if (meets(mid)) hi = mid;
     else lo = mid;
   }
-  const at = boundAt(model, lengths, mechanism, alpha, hi, released);
+  const at = boundOf(hi);
   const binding = at.binding ? { time: at.binding.time + 1, pair: [model.states[at.binding.a], model.states[at.binding.b]] as [string, string] } : undefined;
   return {
     ...base,

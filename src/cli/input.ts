@@ -129,6 +129,43 @@ function runSettings(o: CalibrateOptions) {
 }
 
 /**
+ * A sequence table's chain class, as `--sequence` reads it: the query, the transition counts (one
+ * aggregate in the engine), the chain length and the model; errors name the flags.
+ */
+async function sequenceModel(o: SourceOptions) {
+  const [{ transitionCounts }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }] = await Promise.all([
+    import('../sources/sequence.js'),
+    import('../sources/chainCounts.js'),
+    import('../sources/priors.js'),
+  ]);
+  const query = (() => {
+    try {
+      return parseSequenceQuery(o.query!);
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  })();
+  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
+  const source = tableSourceOf(o);
+  const q: SequenceQuery = { sequence: o.sequence!, orderBy: o.orderBy!, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
+  const t = await transitionCounts(source, q).catch((e) => {
+    throw asFlagError(e);
+  });
+  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
+  const { markov, model } = (() => {
+    try {
+      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      // The chain class's own fields are flags (--prior, --sequence); the spec it makes keeps its path, but its query is --query.
+      throw e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e.path?.startsWith('markov') ? e : asFlagError(e);
+    }
+  })();
+  return { query, source, q, t, length, markov, model };
+}
+
+/**
  * `--data T --sequence COL --order-by COL [--group-by COL] --query count:S|sum:…|histogram`: the
  * chain estimated from the table's transition counts (docs/math.md §13) as a law source.
  */
@@ -145,34 +182,7 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
     'with --sequence (the secrets are X_i = a for every time i and state a)',
   );
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
-  const [{ transitionCounts }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }, { markovScenario }] = await Promise.all([
-    import('../sources/sequence.js'),
-    import('../sources/chainCounts.js'),
-    import('../sources/priors.js'),
-    import('../markov/source.js'),
-  ]);
-  const query = (() => {
-    try {
-      return parseSequenceQuery(o.query!);
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  })();
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
-  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
-  const t = await transitionCounts(tableSourceOf(o), { sequence: o.sequence!, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) }).catch((e) => {
-    throw asFlagError(e);
-  });
-  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
-  const { markov, model } = (() => {
-    try {
-      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      // The chain class's own fields are flags (--prior, --sequence); the spec it makes keeps its path, but its query is --query.
-      throw e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e.path?.startsWith('markov') ? e : asFlagError(e);
-    }
-  })();
+  const [{ t, length, markov, model }, { markovScenario }] = await Promise.all([sequenceModel(o), import('../markov/source.js')]);
   const chains = markov.chains;
   const name = `${basename(o.data!)}: ${o.query} over ${o.sequence}${o.groupBy ? ` by ${o.groupBy}` : ''} (T = ${length})`;
   // The laws' table grows with the chain length (and the query's grid): a refusal names --length.
@@ -301,7 +311,16 @@ async function specWindows(file: string): Promise<{ scenario: WindowScenario; d:
 export async function givesWindows(o: WindowOptions): Promise<boolean> {
   if (o.window !== undefined) return true;
   if (o.spec === undefined) return false;
-  return (await specWindows(o.spec).catch(() => null)) !== null;
+  const { mayGiveWindows } = await import('../spec/loadFile.js');
+  // Only a spec that names windows is validated here; any other is read by its own path, once.
+  const names = (() => {
+    try {
+      return mayGiveWindows(o.spec!);
+    } catch {
+      return false;
+    }
+  })();
+  return names && (await specWindows(o.spec).catch(() => null)) !== null;
 }
 
 type LoadedWindows = {
@@ -336,35 +355,9 @@ async function tableWindows(o: WindowOptions): Promise<{
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
   if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for month windows)', '--order-by');
   if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
-  const [{ transitionCounts, orderValues }, { sequenceChain, parseSequenceQuery }, { parsePriorClass }] = await Promise.all([
-    import('../sources/sequence.js'),
-    import('../sources/chainCounts.js'),
-    import('../sources/priors.js'),
-  ]);
-  const query = (() => {
-    try {
-      return parseSequenceQuery(o.query!);
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  })();
+  const [{ query, source, q, length, model }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
   // Another query is refused by the calibration (a window count counts one state).
   const state = 'count' in query ? query.count : '';
-  const source = tableSourceOf(o);
-  const q = { sequence: o.sequence, orderBy: o.orderBy, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
-  const t = await transitionCounts(source, q).catch((e) => {
-    throw asFlagError(e);
-  });
-  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
-  const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
-  const { model } = (() => {
-    try {
-      return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
-    } catch (e) {
-      throw asFlagError(e);
-    }
-  })();
   if (o.window!.trim() === 'month' && o.groupBy)
     throw new InputError('month windows read the dates of one series; give no --group-by, or window lengths', '--window');
   let dates: string[] = [];

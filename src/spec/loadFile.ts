@@ -43,6 +43,15 @@ export function loadAnySpecFile(file: string): AnySpec {
   return parseAnySpecText(readSpec(file), file);
 }
 
+/**
+ * Whether a spec file's text names windows (`"windows"` or `"windowLength"`): a cheap test on its
+ * text, so that only such a spec is validated twice (as a series' windows, docs/math.md §19).
+ * @example mayGiveWindows('examples/spec.json') // false
+ */
+export function mayGiveWindows(file: string): boolean {
+  return /"window(s|Length)"\s*:/.test(readSpec(file));
+}
+
 function readSpec(file: string): string {
   let text: string;
   try {
