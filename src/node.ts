@@ -4,6 +4,16 @@
 export * from './index.js';
 export { loadSpecFile } from './spec/loadFile.js';
 export { chainFromTable, scenarioFromTable } from './api/table.js';
+export {
+  sourceIdentity,
+  statisticsScenario,
+  recordStatistics,
+  sourceLedgerLaws,
+  recordedStatistic,
+  recordedLabel,
+  type StatisticsSource,
+  type RecordedStatistic,
+} from './api/sourceLedger.js';
 export { statisticFromTable, toStatistic, type TableStatistic, type StatisticGroup, type StatisticUnits } from './api/statistic.js';
 export { smallestEpsilon } from './api/accuracy.js';
 export { parseStatistic, type Statistic, type StatisticKind } from './sources/statistic.js';
@@ -18,6 +28,8 @@ export { reproduce, type ReproduceOptions, type ReproduceResult } from './reprod
 export {
   initLedger,
   recordRelease,
+  recordReleases,
+  type LedgerBinding,
   confirmShown,
   checkLedger,
   ledgerFor,

@@ -3,7 +3,7 @@ import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import type { Accounting, AccountRow, JointMethod, Release } from './rows.js';
+import { bestEpsilonDelta, type Accounting, type AccountRow, type JointMethod, type Release } from './rows.js';
 import { accountWindows } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
@@ -27,7 +27,6 @@ import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
-import { rdpToDpSharp } from '../audit/conversion.js';
 import { precisionUp } from '../numerics/decimal.js';
 
 /**
@@ -218,15 +217,7 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
       understated: b.lower === null ? null : naive < b.lower,
     };
   });
-  let epsilonDelta: Accounting['epsilonDelta'] = null;
-  if (opts.delta !== undefined) {
-    for (const r of rows) {
-      if (!(r.alpha > 1) || r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
-      const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
-      if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
-    }
-  }
-  return { releases: releases.length, rows, epsilonDelta };
+  return { releases: releases.length, rows, epsilonDelta: bestEpsilonDelta(rows, opts.delta) };
 }
 
 /**

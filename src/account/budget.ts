@@ -1,7 +1,12 @@
 import { checkSetting } from '../settings.js';
 import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { InputError, noRelease } from '../errors.js';
-import type { AnyScenario } from '../distribution/lawKind.js';
+import { byLaw, lawDimension, type AnyScenario } from '../distribution/lawKind.js';
+import { atomsOf, coord, reducedPriors, type PointScenario } from '../distribution/points.js';
+import { bestEpsilonDelta, type Release } from './rows.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
+import { EPS } from '../numerics/float.js';
 import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
@@ -24,6 +29,12 @@ export interface ReleaseGroup {
   readonly cost?: Cost;
   readonly count: number;
   readonly coordinateScales?: readonly number[];
+  /**
+   * The coordinates of the source's vector this release publishes (0-based; a source ledger's
+   * release k publishes coordinate k, the statistic it recorded): releases of different
+   * statistics of one source are accounted jointly, prior by prior (docs/math.md §20).
+   */
+  readonly coordinates?: readonly number[];
 }
 
 /** The joint level of a list of releases against a budget. */
@@ -49,6 +60,7 @@ export function checkBudget(b: Budget): Budget {
 
 /** The joint accountant on every release of the list (the releases of one ledger share their coordinate weights). */
 function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+  if (groups.some((g) => g.coordinates)) return statisticsAccount(scenario, groups, b);
   const weights = groups[0]?.coordinateScales;
   if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
     throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
@@ -60,6 +72,92 @@ function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b:
     ...(b.delta !== undefined ? { delta: b.delta } : {}),
     ...(weights ? { coordinateScales: weights } : {}),
   });
+}
+
+/** Each group's draws as single releases of the account. */
+const drawsOf = (g: ReleaseGroup, coordinates?: readonly number[]) =>
+  Array.from({ length: g.count }, () => ({
+    mechanism: g.mechanism,
+    scale: g.scale,
+    ...(g.cost ? { cost: g.cost } : {}),
+    ...(coordinates ? { coordinates } : {}),
+  }));
+
+/**
+ * Releases that each publish some coordinates of a source's vector (different statistics of one
+ * table, docs/math.md §20): per prior, on the coordinates that vary under it (`reducedPriors`), so
+ * one statistic alone gets the exact accountant on ℝ; the level is the largest over the priors
+ * (each prior's guarantee is its own: per order the largest D_α, with δ the largest ε′).
+ */
+function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+  if (groups.some((g) => !g.coordinates || g.coordinateScales))
+    throw new InputError('releases of a source ledger each publish their own coordinates, without coordinate weights', 'coordinates');
+  const keep = [...new Set(groups.flatMap((g) => g.coordinates!))].sort((x, y) => x - y);
+  const points = byLaw(scenario, { finite: () => null, points: (s) => s }, 'the statistics account');
+  if (!points) throw new InputError('name coordinates of a vector law source', 'coordinates');
+  const alphas = [...b.alphas];
+  const parts = reducedPriors(points, keep).map(({ scenario: s, to }) => {
+    const d = lawDimension(s);
+    const releases = groups.flatMap((g) => {
+      const cs = [...new Set(g.coordinates!.map((c) => to[keep.indexOf(c)]).filter((c) => c >= 0))];
+      return cs.length === 0 ? [] : drawsOf(g, d === 1 ? undefined : cs);
+    });
+    if (!releases.length) return null;
+    const coupled = account(s, releases, { alphas, ...(b.delta !== undefined ? { delta: b.delta } : {}) });
+    return d === 1 ? coupled : tighterByChain(s as PointScenario, releases as ChainRelease[], coupled, b.delta);
+  });
+  const accounts = parts.filter((a): a is Accounting => a !== null);
+  const releases = groups.reduce((n, g) => n + g.count, 0);
+  if (accounts.length === 0)
+    return {
+      releases,
+      rows: alphas.map((alpha) => ({ alpha, divergence: 0, method: 'data-processing', binding: null, naiveSum: 0, understated: null })),
+      epsilonDelta: b.delta !== undefined ? { epsilon: 0, delta: b.delta, alpha: alphas.find((a) => a < Infinity)! } : null,
+    };
+  const rows = alphas.map((_, i) => accounts.map((a) => a.rows[i]).reduce((x, y) => (y.divergence > x.divergence || Number.isNaN(y.divergence) ? y : x)));
+  const eds = accounts.map((a) => a.epsilonDelta);
+  const epsilonDelta = eds.some((e) => e === null) ? null : eds.reduce((x, y) => (y!.epsilon > x!.epsilon ? y : x));
+  return { releases, rows: rows.map((r, i) => ({ ...r, naiveSum: Math.max(...accounts.map((a) => a.rows[i].naiveSum)) })), epsilonDelta };
+}
+
+/** A release of one coordinate of a source's vector. */
+type ChainRelease = Release & { coordinates: readonly number[] };
+
+/**
+ * Per order, the smaller of the coupled bound and the chain bound (docs/math.md §20): for any
+ * coordinate c, D_α(joint) ≤ D_α(releases of c) + sup over the released values of c of the
+ * conditional divergence of the rest, and the rest's conditional laws are mixtures of the noise
+ * centred on the atoms, so (joint quasi-convexity) their divergence is at most the noise's own at
+ * each other coordinate's widest spread, summed over its releases. c's own term is its exact account.
+ */
+function tighterByChain(s: PointScenario, releases: readonly ChainRelease[], coupled: Accounting, delta: number | undefined): Accounting {
+  const d = lawDimension(s);
+  if (releases.some((r) => r.coordinates.length !== 1)) return coupled;
+  const laws = s.priors.flatMap((p) => Object.values(p.conditionals));
+  const spread = Array.from({ length: d }, (_, c) => {
+    const xs = laws.flatMap((m) => Array.from({ length: atomsOf(m) }, (_, k) => coord(m, k, c)));
+    return Math.max(...xs) - Math.min(...xs);
+  });
+  const alphas = coupled.rows.map((r) => r.alpha);
+  // Each release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
+  const widest = (r: ChainRelease, alpha: number) => {
+    const product = mechanismDef(r.mechanism).product;
+    if (isNotApplicable(product) || alpha === Infinity) return Infinity;
+    const e = product.exponent(alpha, () => spread[r.coordinates[0]] / r.scale, [0]);
+    return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
+  };
+  let rows = coupled.rows;
+  for (let c = 0; c < d; c++) {
+    const own = releases.filter((r) => r.coordinates[0] === c).map(({ coordinates: _c, ...r }) => r);
+    const rest = releases.filter((r) => r.coordinates[0] !== c);
+    const [marginal] = reducedPriors(s, [c]);
+    const exact = marginal && own.length ? account(marginal.scenario, own, { alphas }).rows : null;
+    rows = rows.map((row, i) => {
+      const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, row.alpha), 0)) * (1 + 4 * EPS);
+      return bound < row.divergence ? { ...row, divergence: bound, method: 'chained', binding: exact?.[i].binding ?? null, understated: null } : row;
+    });
+  }
+  return { ...coupled, rows, epsilonDelta: bestEpsilonDelta(rows, delta) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
-import type { Accounting, AccountRow } from './rows.js';
+import { bestEpsilonDelta, type Accounting, type AccountRow } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
 import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
@@ -465,14 +465,7 @@ function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[
       understated: null,
     };
   });
-  let epsilonDelta: Accounting['epsilonDelta'] = null;
-  if (opts.delta !== undefined)
-    for (const r of rows) {
-      if (r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
-      const e = rdpToDpSharp(r.divergence, r.alpha, opts.delta);
-      if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
-    }
-  return { releases, rows, epsilonDelta };
+  return { releases, rows, epsilonDelta: bestEpsilonDelta(rows, opts.delta) };
 }
 
 /**

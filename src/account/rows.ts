@@ -1,5 +1,6 @@
 import type { Cost, Eta } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import { rdpToDpSharp } from '../audit/conversion.js';
 
 /** One release of the (same) value: its noise family and calibrated scale. */
 export interface Release {
@@ -11,7 +12,7 @@ export interface Release {
 }
 
 /** How a joint divergence was bounded. */
-export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'path-coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
+export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'chained' | 'path-coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
 
 /** One order of an account: the certified joint D_α, how it was bounded, and the naive sum beside it. */
 export interface AccountRow {
@@ -37,4 +38,19 @@ export interface Accounting {
   epsilonDelta: { epsilon: number; delta: number; alpha: number } | null;
   /** What the releases are of, where not repeats of one value (a series' windows, in order). */
   releasesOf?: string;
+}
+
+/**
+ * The smallest ε′ at `delta` over the finite orders of an account's rows (the sharper conversion,
+ * docs/math.md §3), or null without `delta` or a finite row.
+ */
+export function bestEpsilonDelta(rows: readonly AccountRow[], delta: number | undefined): Accounting['epsilonDelta'] {
+  let best: Accounting['epsilonDelta'] = null;
+  if (delta === undefined) return best;
+  for (const r of rows) {
+    if (!(r.alpha > 1) || r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
+    const e = rdpToDpSharp(r.divergence, r.alpha, delta);
+    if (!best || e < best.epsilon) best = { epsilon: e, delta, alpha: r.alpha };
+  }
+  return best;
 }

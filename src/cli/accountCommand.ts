@@ -114,6 +114,7 @@ const HOW = {
   exact: 'exact accountant',
   'exact (Gaussian mean)': 'exact, Gaussian releases as one at σ_eff (sufficient mean)',
   coupled: 'coupled bound, inner divergences summed over releases',
+  chained: 'exact on one statistic, the others at their widest shift (chain rule, docs/math.md §20)',
   'path-coupled': 'path-coupled bound over the windows (docs/math.md §19)',
   'sup-at-atoms': 'exact sup at the atoms (α = ∞)',
   'data-processing': "data processing (the data's own divergence)",

@@ -28,6 +28,7 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableStatistic } from '../api/statistic.js';
+import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
 import { parseWindows } from '../markov/calendar.js';
@@ -281,6 +282,33 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
   } catch (e) {
     throw fromSetting(e, o, false);
   }
+}
+
+/**
+ * The data source a source ledger accounts (`ledger init --data T --secret-column S [--unit U]`,
+ * and every release of a statistic into it): the table, the secret, the unit.
+ */
+export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
+  refuseUnused(
+    [
+      ['--prior', o.prior],
+      ['--seed', o.seed],
+      ['--given', o.given],
+      ['--fit', o.fit],
+      ['--order-by', o.orderBy],
+      ['--projection', o.projection],
+    ],
+    'with a source ledger yet: its statistics are accounted under the empirical laws of the table, groups given by --group-by',
+  );
+  if (o.data === undefined) throw new InputError('is required: the table whose statistics the ledger accounts', '--data');
+  return {
+    source: tableSourceOf(o),
+    ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
+    ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
+    ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
+    ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
+    ...(o.unit !== undefined ? { unit: o.unit } : {}),
+  };
 }
 
 /** A series' window counts as a law source (its ledger's identity). */

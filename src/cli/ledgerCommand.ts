@@ -8,7 +8,9 @@ import { asFlagError, parseDelta, settingOption } from './flags.js';
 import { jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
-import { loadScenario, withSourceOptions, type CalibrateOptions } from './input.js';
+import { loadScenario, statisticsSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { recordedLabel, recordedStatistic } from '../api/sourceLedger.js';
+import type { Budget } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
 
@@ -84,6 +86,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const epsilons = parseGrid(o.epsilon, 'epsilon');
   if (epsilons.length !== 1) throw new InputError('takes one budget', '--epsilon');
   const delta = parseDelta(o.delta, undefined);
+  const budget = { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) };
+  if (opensSource(o)) return initSource(o, store, budget);
   const { scenario } = await loadScenario(o, { vector: true, windows: true });
   const windows = byLaw(scenario, { finite: () => false, points: () => false, mixture: () => false, windows: () => true }, 'a ledger');
   if (alphas.includes(Infinity) && windows)
@@ -97,6 +101,27 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   );
 }
 
+/** A ledger opened on a table without a query is a source ledger: it takes any statistic of the table afterwards. */
+const opensSource = (o: LedgerOptions) => o.data !== undefined && o.query === undefined && o.sequence === undefined;
+
+/** `ledger init --data T --secret-column S [--unit U]`: a source ledger, bound to the table's rows, the secret and the unit. */
+async function initSource(o: LedgerOptions & { json?: boolean }, store: Awaited<ReturnType<typeof storeOf>>, budget: Budget): Promise<void> {
+  const { sourceIdentity } = await import('../api/sourceLedger.js');
+  const src = statisticsSourceOf(o);
+  const { identity, name, rows } = await flagged(() => sourceIdentity(src));
+  const { initLedger } = await import('../ledger/ledger.js');
+  const meta = await flagged(() => initLedger(store, { identity, name }, budget));
+  process.stdout.write(
+    o.json
+      ? `${jsonText({ ledger: store.label, scenario: meta.scenario, source: meta.laws, rows, budget: JSON.parse(meta.budget), created: meta.created })}\n`
+      : `opened ledger ${store.label} for '${meta.scenario}' (${rows} rows, fingerprint ${meta.laws.slice(14, 26)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${ONE_SOURCE}\n`,
+  );
+}
+
+/** What a source ledger assumes, said at init, at every release and in show. */
+export const ONE_SOURCE =
+  "each release recorded here is a statistic of this table (release --data … --query sum:|mean:|count|share: --ledger), computed by the tool; the joint level is that of the vector of every recorded statistic, one unit's contributions (docs/math.md §20); n is public, units are independent of each other, a --group-by column is public from its first release on, and the table must not change (its rows are fingerprinted)";
+
 /**
  * What a laws ledger assumes, said at init, at every release and in show: it accounts repeats of
  * one value, not different statistics (a typed value could be a statistic of anything).
@@ -109,7 +134,7 @@ const ONE_WINDOW_EACH =
   'each release recorded here is the next window of this series, in order, once; the joint level is the path-coupled bound over the windows released (docs/math.md §19)';
 
 /** The assumption a ledger states, by the name its law source gave it (a series' windows are named "… per window over …"). */
-const assumes = (scenario: string) => (/ per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);
+const assumes = (scenario: string, laws = '') => (laws.startsWith('source:') ? ONE_SOURCE : / per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);
 
 const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: number }) =>
   b.delta !== undefined
@@ -118,8 +143,13 @@ const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: nu
 
 async function report(o: LedgerOptions): Promise<LedgerReport> {
   const store = await storeOf(o.ledger);
-  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true })).scenario : undefined;
   const { checkLedger } = await import('../ledger/ledger.js');
+  if (opensSource(o)) {
+    const { sourceLedgerLaws } = await import('../api/sourceLedger.js');
+    const laws = await flagged(async () => sourceLedgerLaws(store, statisticsSourceOf(o)));
+    return flagged(() => checkLedger(store, laws));
+  }
+  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true })).scenario : undefined;
   return flagged(() => checkLedger(store, scenario));
 }
 
@@ -145,15 +175,21 @@ function reportJson(r: LedgerReport) {
   };
 }
 
+/** A recorded query for people: a source ledger's statistic in words (it is stored as JSON). */
+const queryText = (q: string) => {
+  const st = recordedStatistic(q);
+  return st ? recordedLabel(st) : q;
+};
+
 function reportText(r: LedgerReport): string {
-  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario)}\n`;
+  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario, r.meta.laws)}\n`;
   const rows = r.rows.map((x) => [
     String(x.seq),
     x.at,
     x.mechanism + (x.cost ? ` (${x.cost})` : ''),
     numUp(x.scale),
     String(x.count),
-    x.query,
+    queryText(x.query),
     numUp(x.level),
     alphaText(x.alpha),
     x.status === 'shown' ? 'shown' : 'pending (counted; its values may not have been shown)',

@@ -6,9 +6,11 @@ import type { CalibrationSettings } from '../calibrate/rules.js';
 import { toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
-import { fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
-import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText } from './format.js';
-import { loadStatistic, settingsGrid, type CalibrateOptions } from './input.js';
+import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
+import { loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
+import type { StatisticsSource } from '../api/sourceLedger.js';
+import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
 import { perUnit, type Statistic } from '../sources/statistic.js';
@@ -153,7 +155,6 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   );
   refuseUnused(
     [
-      ['--ledger', o.ledger],
       ['--scale', o.scale],
       ['--truncate', o.truncate],
       ['--count', o.count],
@@ -164,6 +165,9 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   );
   const confidence = parseConfidence(o.confidence);
   const delta = parseDelta(o.delta, undefined);
+  // A source ledger's table and secret are checked before any work; a missing ledger is said first.
+  const ledger = o.ledger === undefined ? null : { location: o.ledger, source: statisticsSourceOf(o) };
+  if (ledger) await (await import('./ledgerCommand.js')).ledgerReadable(ledger.location);
   const t = await loadStatistic(o, s);
   const { release } = await import('../release/release.js');
   const released = t.groups.map((g) => {
@@ -189,6 +193,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
     return {
       g,
       r,
+      cost: settings.cost,
       value: to.value(r.values[0]),
       interval: to.interval(r.intervals[0]),
       scale: to.scale(r.scale),
@@ -197,6 +202,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   });
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
+  const entry = ledger && (await recordInLedger(ledger, o.query!.trim(), groupBy, released));
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -209,6 +215,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
         confidence,
         guarantee: guaranteeOf(first, groupBy),
         source: { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+        ...(entry ? { ledger: { releases: entry.seqs, level: jsonNumber(entry.level), alpha: jsonAlpha(entry.alpha), budget: entry.budget } } : {}),
         releases: released.map((x) => ({
           ...(groupBy ? { group: x.g.group } : {}),
           units: x.g.units,
@@ -221,6 +228,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
         })),
       })}\n`,
     );
+    await entry?.shown();
     return;
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[first.parameter];
@@ -231,5 +239,58 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
     const digits = barDigits(x.halfWidth ?? (x.interval[1] - x.interval[0]) / 2);
     text += `${groupBy ? `${x.g.group}\t` : ''}${x.g.units}\t${scaleText(x.scale)} (${x.r.method})\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
   }
-  process.stdout.write(`${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`);
+  process.stdout.write(
+    `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${ledgerText(entry)}\n` : ''}`,
+  );
+  await entry?.shown();
 }
+
+/** What recording a statistic's groups in a source ledger gave: their numbers, the joint level after them. */
+interface StatisticEntry {
+  seqs: number[];
+  level: number;
+  alpha: number;
+  budget: unknown;
+  shown(): Promise<void>;
+}
+
+/**
+ * Records every group's release in the source ledger before any value is shown (all or none): the
+ * ledger refuses when the joint level of every recorded statistic and these would pass its budget.
+ */
+async function recordInLedger(
+  ledger: { location: string; source: StatisticsSource },
+  query: string,
+  groupBy: string | undefined,
+  released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost }[],
+): Promise<StatisticEntry> {
+  if (released.some((x) => !(x.r.scale > 0))) throw new InputError('a release without noise cannot be recorded', '--ledger');
+  const { ledgerStore } = await import('../ledger/store.js');
+  const { recordStatistics } = await import('../api/sourceLedger.js');
+  const { confirmShown, budgetText } = await import('../ledger/ledger.js');
+  const store = ledgerStore(ledger.location);
+  const batch = released.map(({ g, r, cost }) => ({
+    statistic: { query, ...(groupBy !== undefined ? { groupBy, group: g.group } : {}) },
+    release: { mechanism: r.mechanism, scale: r.scale, count: 1, ...(cost ? { cost } : {}) },
+  }));
+  let recorded: Awaited<ReturnType<typeof recordStatistics>>;
+  try {
+    recorded = await recordStatistics(store, ledger.source, batch);
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  const last = recorded[recorded.length - 1];
+  return {
+    seqs: recorded.map((x) => x.seq),
+    level: last.level.level,
+    alpha: last.level.alpha,
+    budget: JSON.parse(budgetText(last.budget)),
+    shown: async () => {
+      for (const x of recorded) await confirmShown(store, x.seq);
+    },
+  };
+}
+
+/** The ledger's line under a statistic's release. */
+const ledgerText = (e: StatisticEntry) =>
+  `ledger: recorded as release${e.seqs.length > 1 ? `s ${e.seqs[0]}–${e.seqs[e.seqs.length - 1]}` : ` ${e.seqs[0]}`}; the joint level of every statistic recorded is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha}), accounted together as one vector of each unit's contributions (docs/math.md §20)`;

@@ -30,7 +30,7 @@ export const atomsOf = (m: PointLaw): number => m.masses.length;
  */
 export function pointLaw(
   values: readonly (readonly number[])[],
-  w: { counts?: readonly number[]; weights?: readonly number[] },
+  w: { counts?: readonly (number | bigint)[]; weights?: readonly number[] },
   path = 'distribution',
 ): PointLaw {
   checkNotEmpty(values, path);
@@ -185,4 +185,56 @@ export function dimensionOf(s: PointScenario): number {
       if (m.d !== d) throw new InputError(`has vectors of length ${m.d} but the first conditional has ${d}`, `priors[${i}].conditionals.${secret}`);
   });
   return d;
+}
+
+/** One prior of a vector scenario seen through some of its coordinates (see `reducedPriors`). */
+export interface ReducedPrior {
+  /** The prior alone, on the coordinates that vary under it: finite laws on ℝ when one does. */
+  scenario: Scenario | PointScenario;
+  /** Where each coordinate of `keep` went in the reduced laws (−1: constant under this prior, dropped). */
+  to: number[];
+}
+
+/**
+ * Each prior of a vector scenario alone, seen through the coordinates `keep`, keeping only what can
+ * tell its secrets apart (docs/math.md §20): a coordinate equal to one constant in every atom of
+ * every conditional of the prior is dropped (its noisy release is independent of the secret: data
+ * processing both ways), and coordinates equal to each other in every atom are merged (their
+ * releases are releases of one value). Masses stay exact. A prior with nothing left is omitted.
+ * @example reducedPriors(s, [0, 1])[0].to // [0, -1] when coordinate 1 is constant under the first prior
+ */
+export function reducedPriors(s: PointScenario, keep: readonly number[]): ReducedPrior[] {
+  const out: ReducedPrior[] = [];
+  for (const p of s.priors) {
+    const laws = Object.values(p.conditionals);
+    const column = (c: number) => laws.flatMap((m) => Array.from({ length: atomsOf(m) }, (_, k) => coord(m, k, c)));
+    const cols = keep.map(column);
+    const reps: number[] = [];
+    const to = cols.map((col) => {
+      if (col.every((x) => x === col[0])) return -1;
+      const same = reps.findIndex((r) => cols[r].every((x, k) => x === col[k]));
+      if (same >= 0) return same;
+      reps.push(cols.indexOf(col));
+      return reps.length - 1;
+    });
+    if (reps.length === 0) continue;
+    const project = (m: PointLaw, path: string) => {
+      const atoms = Array.from({ length: atomsOf(m) }, (_, k) => reps.map((r) => coord(m, k, keep[r])));
+      return reps.length === 1
+        ? fromCounts(
+            atoms.map((a) => a[0]),
+            m.numerators,
+            path,
+          )
+        : pointLaw(atoms, { counts: m.numerators }, path);
+    };
+    const conditionals = Object.fromEntries(Object.entries(p.conditionals).map(([secret, m]) => [secret, project(m, secret)]));
+    const pairs = s.pairs?.filter(([a, b]) => Object.hasOwn(conditionals, a) && Object.hasOwn(conditionals, b));
+    if (pairs && pairs.length === 0) continue;
+    const prior = { ...p, conditionals };
+    // The kind is read off the reduced laws (one coordinate left: finite laws on ℝ).
+    const { lawKind: _kind, ...rest } = s;
+    out.push({ scenario: { ...rest, priors: [prior], ...(pairs ? { pairs } : {}) } as Scenario | PointScenario, to });
+  }
+  return out;
 }

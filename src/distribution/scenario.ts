@@ -60,6 +60,12 @@ export interface Scenario<C = Discrete> {
    * every prior (`perVariable`). Absent: the secrets are the values of one variable S.
    */
   readonly variables?: readonly SecretVariable[];
+  /**
+   * What a ledger binds instead of the laws, where they change with what is released: a data
+   * source whose statistics are accounted together (docs/math.md §20) names itself by its table,
+   * secret and rows, and its laws are those of the statistics recorded so far.
+   */
+  readonly identity?: string;
   /** The kind of the laws when the source knows it before computing them (a chain's: from its query). */
   readonly lawKind?: 'finite' | 'points' | 'mixture' | 'windows';
 }

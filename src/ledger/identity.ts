@@ -25,6 +25,8 @@ function lawText(law: unknown): unknown {
  * @example lawsDigest(builtinScenario('heart')) // 'sha256:…'
  */
 export function lawsDigest(scenario: AnyScenario): string {
+  // A source whose laws grow with what is released is bound by its own identity (docs/math.md §20).
+  if ((scenario as { identity?: string }).identity) return (scenario as { identity: string }).identity;
   const refuse = { mixture: { reason: 'is not taken with Gaussian priors: the joint accountant covers finite laws', field: 'ledger' } };
   return byLaw(scenario, { finite: digestOf, points: digestOf, windows: windowsDigest }, 'a ledger', 'ledger', refuse);
 }

@@ -1,10 +1,10 @@
-import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
+import { byLaw, lawDimension, type AnyScenario } from '../distribution/lawKind.js';
+import { ARRAY, checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
 import { createHash } from 'node:crypto';
 import { budgetLevel, checkBudget, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from '../account/budget.js';
 import { costs } from '../conditions/costs.js';
 import { MECHANISMS, mechanismDef, type Mechanism } from '../mechanisms/registry.js';
-import { InputError, unknownName } from '../errors.js';
+import { InputError, noRelease, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { lawsDigest } from './identity.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
@@ -64,34 +64,48 @@ function chainProblems(s: LedgerState): string[] {
   return problems;
 }
 
-/** The recorded releases as the accountant's groups. */
-const groupsOf = (rows: readonly LedgerRow[]): ReleaseGroup[] =>
-  rows.map((r) => ({
+/** Whether a ledger is bound to a data source (its releases are statistics of it, docs/math.md §20) rather than to laws. */
+const ofSource = (meta: Pick<LedgerMeta, 'laws'>) => meta.laws.startsWith('source:');
+
+/**
+ * The recorded releases as the accountant's groups. In a source ledger release k publishes
+ * coordinate k of the source's vector: the contribution to the statistic it recorded.
+ */
+const groupsOf = (rows: readonly LedgerRow[], source: boolean): ReleaseGroup[] =>
+  rows.map((r, k) => ({
     mechanism: r.mechanism as ReleaseGroup['mechanism'],
     scale: r.scale,
     count: r.count,
     ...(r.cost ? { cost: costs[r.cost] } : {}),
     ...(r.coordinateScales ? { coordinateScales: JSON.parse(r.coordinateScales) as number[] } : {}),
+    ...(source ? { coordinates: [k] } : {}),
   }));
+
+/** What a ledger binds: a scenario's laws, or a data source whose statistics it accounts (`identity`, with a name for people). */
+export type LedgerBinding = LedgerScenario | { readonly identity: string; readonly name: string };
 
 /**
  * Opens a ledger: fixes the budget and the identity of the laws it protects. Nothing is
  * released yet.
  * @example (await initLedger(ledgerStore(`${scratch}/year.ledger`), builtinScenario('heart'), { alphas: [2], epsilon: 3 })).laws // 'sha256:…' (scratch: a folder of yours)
  */
-export async function initLedger(store: LedgerStore, scenario: LedgerScenario, budget: Budget, now = new Date()): Promise<LedgerMeta> {
+export async function initLedger(store: LedgerStore, scenario: LedgerBinding, budget: Budget, now = new Date()): Promise<LedgerMeta> {
   checkShape(OBJECT, store, 'store');
-  checkScenarioShape(scenario);
+  const source = 'priors' in scenario ? null : scenario;
+  if (!source) checkScenarioShape(scenario);
+  else if (typeof source.identity !== 'string' || !ofSource({ laws: source.identity }))
+    throw new InputError("must be a source's identity (source:sha256:…)", 'identity');
   checkShape(OBJECT, budget, 'budget');
   checkBudget(budget);
-  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws: lawsDigest(scenario), scenario: scenario.name };
+  const laws = source ? source.identity : lawsDigest(scenario as LedgerScenario);
+  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws, scenario: scenario.name };
   const meta = { ...base, digest: metaDigest(base) };
   await store.create(meta);
   return meta;
 }
 
 /** A release to record: its noise, how many draws, and the query it released (for people). */
-export interface LedgerRelease extends ReleaseGroup {
+export interface LedgerRelease extends Omit<ReleaseGroup, 'coordinates'> {
   readonly query: string;
   /**
    * The release number this must be recorded as (1-based), when what it releases depends on it
@@ -111,6 +125,11 @@ export interface Recorded {
 function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget {
   const problems = chainProblems(s);
   if (problems.length) throw corrupted(label, problems[0]);
+  if (ofSource(s.meta) && !(scenario as { identity?: string }).identity)
+    throw new InputError(
+      `is a source ledger ('${s.meta.scenario}'): it records statistics the tool computes from its table (release --data … --query mean:COL … --ledger), never a hand-typed --value, a spec's or a column's laws, whose statistic it could not account jointly`,
+      'ledger',
+    );
   if (s.meta.laws !== lawsDigest(scenario))
     throw new InputError(
       `was opened for other secret-conditional laws (scenario '${s.meta.scenario}'), not those of '${scenario.name}': a ledger accounts the releases of one quantity on one data set`,
@@ -129,7 +148,7 @@ function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget
 export async function ledgerFor(store: LedgerStore, scenario: LedgerScenario): Promise<{ budget: Budget; groups: ReleaseGroup[]; rows: LedgerRow[] }> {
   const s = await store.read();
   const budget = usable(s, scenario, store.label);
-  return { budget, groups: groupsOf(s.rows), rows: s.rows };
+  return { budget, groups: groupsOf(s.rows, ofSource(s.meta)), rows: s.rows };
 }
 
 const budgetWords = (b: Budget) =>
@@ -148,45 +167,95 @@ const budgetWords = (b: Budget) =>
  * (await recordRelease(store, builtinScenario('heart'), { mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' })).level.fits // true
  */
 export async function recordRelease(store: LedgerStore, scenario: LedgerScenario, r: LedgerRelease, now = new Date()): Promise<Recorded> {
+  checkShape(OBJECT, r, 'release');
+  return (await recordReleases(store, scenario, [r], now))[0];
+}
+
+/**
+ * Records several releases together, all or none (a statistic's groups, each with its own noise):
+ * each is appended only if the joint level after it stays within the budget. In a source ledger
+ * release k publishes coordinate k of `scenario` (docs/math.md §20), so the scenario must have one
+ * coordinate per recorded release and per release of the batch.
+ * @example const store = ledgerStore(`${scratch}/year.ledger`); // scratch: a folder of yours
+ * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
+ * (await recordReleases(store, builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2, count: 1, query: 'oldpeak' }, { mechanism: 'gaussian', scale: 3, count: 1, query: 'oldpeak' }])).length // 2
+ */
+export async function recordReleases(store: LedgerStore, scenario: LedgerScenario, rs: readonly LedgerRelease[], now = new Date()): Promise<Recorded[]> {
   checkShape(OBJECT, store, 'store');
   checkScenarioShape(scenario);
-  checkShape(OBJECT, r, 'release');
-  checkRelease(r);
+  checkShape(ARRAY, rs, 'releases');
+  if (rs.length === 0) throw noRelease();
+  rs.forEach((r, i) => {
+    checkShape(OBJECT, r, `releases[${i}]`);
+    checkRelease(r);
+  });
   // First against the ledger as it stands, without the lock: a release that does not fit now never
   // will (more releases only raise the joint level), so its refusal — and the search for the scale
   // that would fit, which can take a while — holds up no other release.
   const snapshot = await store.read();
   const budget = usable(snapshot, scenario, store.label);
-  checkPosition(r, snapshot.rows.length);
-  const before = budgetLevel(scenario, [...groupsOf(snapshot.rows), r], budget);
-  if (!before.fits) throw refusal(scenario, snapshot.rows, r, before, budget);
+  const source = ofSource(snapshot.meta);
+  placed(scenario, rs, snapshot.rows.length, source);
+  const before = levelsAfter(scenario, snapshot.rows, rs, budget, source);
+  const over = before.find((l) => !l.fits);
+  if (over) throw refusal(scenario, snapshot.rows, rs, over, budget, source);
   return store.exclusive((s) => {
     usable(s, scenario, store.label);
-    checkPosition(r, s.rows.length);
+    placed(scenario, rs, s.rows.length, source);
     // Checked again under the lock: releases recorded meanwhile count too.
-    const level = s.rows.length === snapshot.rows.length ? before : budgetLevel(scenario, [...groupsOf(s.rows), r], budget);
-    if (!level.fits)
+    const levels = s.rows.length === snapshot.rows.length ? before : levelsAfter(scenario, s.rows, rs, budget, source);
+    const miss = levels.find((l) => !l.fits);
+    if (miss)
       throw new InputError(
-        `refused: the ${s.rows.length - snapshot.rows.length} release(s) recorded while this one was checked leave no room for it (joint level ${precisionUp(level.level, 6)}, budget ${budgetWords(budget)}); run it again for the scale that still fits. Nothing was recorded or shown.`,
+        `refused: the ${s.rows.length - snapshot.rows.length} release(s) recorded while this one was checked leave no room for it (joint level ${precisionUp(miss.level, 6)}, budget ${budgetWords(budget)}); run it again for the scale that still fits. Nothing was recorded or shown.`,
         'ledger',
       );
-    const seq = s.rows.length + 1;
-    const prev = s.rows.length ? s.rows[s.rows.length - 1].digest : s.meta.digest;
-    const fields = {
-      seq,
-      at: now.toISOString(),
-      mechanism: r.mechanism,
-      scale: r.scale,
-      cost: r.cost ? r.cost.name : null,
-      count: r.count,
-      coordinateScales: r.coordinateScales ? JSON.stringify(r.coordinateScales) : null,
-      query: r.query,
-      level: level.level,
-      alpha: level.alpha,
-    };
-    const row: LedgerRow = { ...fields, status: 'pending', digest: rowDigest(prev, fields) };
-    return { append: [row], result: { seq, level, budget } };
+    const append: LedgerRow[] = [];
+    let prev = s.rows.length ? s.rows[s.rows.length - 1].digest : s.meta.digest;
+    rs.forEach((r, i) => {
+      const fields = {
+        seq: s.rows.length + i + 1,
+        at: now.toISOString(),
+        mechanism: r.mechanism,
+        scale: r.scale,
+        cost: r.cost ? r.cost.name : null,
+        count: r.count,
+        coordinateScales: r.coordinateScales ? JSON.stringify(r.coordinateScales) : null,
+        query: r.query,
+        level: levels[i].level,
+        alpha: levels[i].alpha,
+      };
+      const row: LedgerRow = { ...fields, status: 'pending', digest: rowDigest(prev, fields) };
+      prev = row.digest;
+      append.push(row);
+    });
+    return { append, result: append.map((row, i) => ({ seq: row.seq, level: levels[i], budget })) };
   });
+}
+
+/** The batch's releases as the accountant's groups, after `recorded` releases (a source ledger's coordinates follow on). */
+const batchGroups = (rs: readonly LedgerRelease[], recorded: number, source: boolean): ReleaseGroup[] =>
+  rs.map(({ query: _q, position: _p, ...g }, i) => ({ ...g, ...(source ? { coordinates: [recorded + i] } : {}) }));
+
+/** The joint level after each release of the batch, in order, on top of the recorded rows. */
+function levelsAfter(scenario: LedgerScenario, rows: readonly LedgerRow[], rs: readonly LedgerRelease[], b: Budget, source: boolean): BudgetLevel[] {
+  const all = [...groupsOf(rows, source), ...batchGroups(rs, rows.length, source)];
+  return rs.map((_, i) => budgetLevel(scenario, all.slice(0, rows.length + i + 1), b));
+}
+
+/**
+ * Each release of a batch lands where it was meant to: at its `position`, and in a source ledger on
+ * the coordinate its statistic has in the scenario (built for the releases recorded when it was).
+ */
+function placed(scenario: LedgerScenario, rs: readonly LedgerRelease[], recorded: number, source: boolean): void {
+  rs.forEach((r, i) => {
+    checkPosition(r, recorded + i);
+  });
+  if (source && lawDimension(scenario) !== recorded + rs.length)
+    throw new InputError(
+      `refused: the statistics' joint law was built for ${lawDimension(scenario) - rs.length} recorded release(s), but the ledger now has ${recorded} (another was recorded meanwhile); run it again. Nothing was recorded or shown.`,
+      'ledger',
+    );
 }
 
 /** A release bound to a position is refused where the ledger has moved past it (`recorded` releases so far). */
@@ -219,23 +288,32 @@ function checkRelease(r: LedgerRelease): void {
 }
 
 /** The refusal of a release that does not fit: the budget, the level it would reach, and the smallest scale that would fit. */
-function refusal(scenario: LedgerScenario, rows: readonly LedgerRow[], r: LedgerRelease, level: BudgetLevel, budget: Budget): InputError {
-  const past = groupsOf(rows);
-  const next = {
-    mechanism: r.mechanism,
-    count: r.count,
-    ...(r.cost ? { cost: r.cost } : {}),
-    ...(r.coordinateScales ? { coordinateScales: r.coordinateScales } : {}),
-  };
-  // The search starts at the largest scale in play (at least 1): tiny scales are slow to account, and it only steps down as far as it must.
-  const fit = smallestFittingScale(scenario, past, next, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
+function refusal(
+  scenario: LedgerScenario,
+  rows: readonly LedgerRow[],
+  rs: readonly LedgerRelease[],
+  level: BudgetLevel,
+  budget: Budget,
+  source: boolean,
+): InputError {
   const at = level.alpha === Infinity ? '∞' : level.alpha;
+  const r = rs[0];
+  const what =
+    rs.length > 1 ? `these ${rs.length} releases (one per group)` : `this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''})`;
+  const head = `refused: with the ${rows.length} release(s) recorded, ${what} would bring the joint level to ${precisionUp(level.level, 6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}`;
+  // A batch's groups have scales of their own: there is no one scale to name (a smaller ε per release is the remedy).
+  if (rs.length > 1) return new InputError(`${head}; release them with less ε each (more noise). Nothing was recorded or shown.`, 'ledger');
+  const past = groupsOf(rows, source);
+  const [next] = batchGroups([{ ...r, scale: 1 }], rows.length, source);
+  const { scale: _s, ...shape } = next;
+  // The search starts at the largest scale in play (at least 1): tiny scales are slow to account, and it only steps down as far as it must.
+  const fit = smallestFittingScale(scenario, past, shape, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
   return new InputError(
-    `refused: with the ${rows.length} release(s) recorded, this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''}) would bring the joint level to ${precisionUp(level.level, 6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}; ${
+    `${head}; ${
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
-        : `the smallest scale that still fits is ${fit} (release with --scale ${fit})`
-    }. Nothing was recorded or shown.${exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
+        : `the smallest scale that still fits is ${fit}${source ? " (in the sum's units: divide by n for a mean or share)" : ` (release with --scale ${fit})`}`
+    }. Nothing was recorded or shown.${source ? '' : exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
     'ledger',
   );
 }
@@ -295,17 +373,21 @@ export interface LedgerReport {
  * await initLedger(store, builtinScenario('heart'), { alphas: [2], epsilon: 3 });
  * (await checkLedger(store, builtinScenario('heart'))).problems // []
  */
-export async function checkLedger(store: LedgerStore, scenario?: LedgerScenario): Promise<LedgerReport> {
+export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((released: number) => LedgerScenario)): Promise<LedgerReport> {
   const s = await store.read();
   const problems = chainProblems(s);
   const budget = budgetOf(s.meta, store.label);
   let current: BudgetLevel | null = null;
+  // A source ledger's laws are those of the prior class as it stood after each release (a per-group
+  // release makes its group column public from then on): given per number of releases.
+  const at = (k: number) => (typeof laws === 'function' ? laws(k) : laws!);
+  const scenario = laws === undefined ? undefined : at(s.rows.length);
   if (scenario) {
     if (s.meta.laws !== lawsDigest(scenario)) problems.push(`the laws given are not the ledger's (it was opened for scenario '${s.meta.scenario}')`);
     else if (s.rows.length) {
-      const groups = groupsOf(s.rows);
+      const groups = groupsOf(s.rows, ofSource(s.meta));
       s.rows.forEach((r, i) => {
-        const l = budgetLevel(scenario, groups.slice(0, i + 1), budget);
+        const l = budgetLevel(at(i + 1), groups.slice(0, i + 1), budget);
         if (!l.fits) problems.push(`after release ${r.seq} the joint level ${l.level} exceeds the budget`);
         // The recorded level must be the accountant's, up to the last bits of a recomputation.
         if (!(Math.abs(l.level - r.level) <= 1e-9 * Math.max(1, Math.abs(r.level))))

@@ -18,6 +18,14 @@ export interface SecretQuery {
   givenFlag?: string;
   /** A statistic's one-unit contribution replaces the query column (docs/math.md §18). */
   contribution?: Statistic;
+  /**
+   * Several statistics sharing one unit column: the law of one unit's vector of contributions
+   * (docs/math.md §20), a missing value contributing 0 (every unit with a secret is in it); the
+   * groups are keyed by `jointKey`.
+   */
+  contributions?: Statistic[];
+  /** Several public columns (a source ledger's group columns): every pair is split by their values together. */
+  givens?: string[];
 }
 
 /** Distinct values with their counts. */
@@ -33,6 +41,8 @@ export interface TableHistograms {
   secrets: string[];
   /** How given secret names were matched to the table's texts (shown with the source). */
   notes?: string[];
+  /** With `contributions`: each group key's values of the `givens` columns (null: missing). */
+  givenValues?: Map<string, (string | null)[]>;
   /** Vector queries: histogram values are indices into this list of atoms (one per distinct row vector). */
   vectors?: number[][];
 }

@@ -4,7 +4,7 @@ import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
 import { checkPredicate } from './predicate.js';
-import { rowContribution, UNIT_TOTAL, withUnitTotals } from './statistic.js';
+import { rowContribution, unitTotal, withUnitTotals } from './statistic.js';
 import type { Engine } from './engines/engine.js';
 
 export type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -21,6 +21,14 @@ export async function openEngine(source: TableSource, textColumns: string[], typ
 }
 
 /**
+ * A unit's public groups as one key, unambiguous whatever the texts (each a JSON literal): a missing
+ * group is a group of its own, so its units stay in the joint laws.
+ */
+function jointKey(givens: readonly string[], values: readonly unknown[]): string {
+  return givens.map((g, i) => `${g}=${JSON.stringify(secretText(values[i]))}`).join(', ');
+}
+
+/**
  * The conditional histograms of `query` under each secret, by one aggregating query pushed to
  * the engine (DuckDB for files, PostgreSQL for databases): rows never pass through JavaScript
  * one by one. Rows with a missing or non-numeric query value, a missing secret or a missing
@@ -30,11 +38,16 @@ export async function openEngine(source: TableSource, textColumns: string[], typ
 export async function tableHistograms(source: TableSource, q: SecretQuery): Promise<TableHistograms> {
   // Query, secret and public columns are read as text and cast exactly (DuckDB files). A
   // statistic's contribution (docs/math.md §18) replaces the query column: a count has none.
-  const c = q.contribution;
-  const queries = c ? (c.column === undefined ? [] : [c.column]) : (q.queries ?? [q.query]);
-  if (new Set(queries).size !== queries.length) throw columnTwice('query');
-  const textColumns = [...queries, q.secretColumn, q.given, c?.unit].filter((x): x is string => !!x);
-  const engine = await openEngine(source, textColumns, !!q.predicates || c?.predicate !== undefined);
+  // Several statistics (a source ledger's, docs/math.md §20): one unit's vector of contributions.
+  const cs = q.contributions ?? (q.contribution ? [q.contribution] : undefined);
+  const c = cs?.[0];
+  const joint = q.contributions !== undefined;
+  const queries = cs ? [...new Set(cs.flatMap((x) => (x.column === undefined ? [] : [x.column])))] : (q.queries ?? [q.query]);
+  if (!cs && new Set(queries).size !== queries.length) throw columnTwice('query');
+  const givens = q.givens ?? (q.given ? [q.given] : []);
+  const textColumns = [...queries, q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
+  const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
+  const engine = await openEngine(source, textColumns, !!q.predicates || predicates);
   try {
     if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
     // Where the engine reads the columns as text (DuckDB), they are described alongside the
@@ -56,26 +69,29 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         return asText;
       });
       if (q.secretColumn) need(q.secretColumn, 'secretColumn');
-      if (q.given) need(q.given, q.givenFlag ?? 'given');
+      for (const g of givens) need(g, q.givenFlag ?? 'given');
       if (c?.unit) need(c.unit, 'unit');
       return text;
     };
     const asText = engine.readsAsText ? queries.map(() => true) : await checkColumns();
-    const xs = c
-      ? `${c.unit ? UNIT_TOTAL : rowContribution(c, engine.tryCast)} AS x0`
+    const xs = cs
+      ? cs.map((x, i) => `${c!.unit ? unitTotal(i) : rowContribution(x, engine.tryCast)} AS x${i}`).join(', ')
       : queries.map((name, i) => `${engine.tryCast(ident(name))} AS x${i}`).join(', ');
-    const dims = c ? [0] : queries.map((_, i) => i);
-    const groupX = dims.map((i) => i + 3).join(', ');
-    const relation = c?.unit ? withUnitTotals(engine.relation, c, engine.tryCast, q.given) : engine.relation;
+    const dims = cs ? cs.map((_, i) => i) : queries.map((_, i) => i);
+    const ng = Math.max(givens.length, 1);
+    const groupX = dims.map((i) => i + ng + 2).join(', ');
+    const relation = c?.unit ? withUnitTotals(engine.relation, cs!, engine.tryCast, givens) : engine.relation;
     // A statistic's predicate is checked before the aggregation where the engine types its columns.
     const checkContribution = async () => {
-      if (c?.predicate !== undefined)
-        await engine.check(c.predicate).catch((e) => {
-          throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
-        });
+      for (const x of cs ?? [])
+        if (x.predicate !== undefined)
+          await engine.check(x.predicate).catch((e) => {
+            throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
+          });
     };
     if (!engine.readsAsText) await checkContribution();
-    const g = q.given ? `${ident(q.given)}` : 'NULL';
+    const g = givens.length ? givens.map((x, i) => `${ident(x)} AS g${i}`).join(', ') : 'NULL AS g0';
+    const gs = Array.from({ length: ng }, (_, i) => i + 1).join(', ');
     let sql: string;
     let predicateNames: string[] = [];
     const checkPredicates = async () => {
@@ -88,13 +104,13 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       }
     };
     if (q.secretColumn) {
-      sql = `SELECT ${g} AS g, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${relation} GROUP BY 1, 2, ${groupX}`;
+      sql = `SELECT ${g}, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}`;
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
       const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
-      sql = `SELECT ${g} AS g, ${xs}, count(*) AS n, ${filters} FROM ${relation} GROUP BY 1, ${dims.map((i) => i + 2).join(', ')}`;
+      sql = `SELECT ${g}, ${xs}, count(*) AS n, ${filters} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}`;
     }
     const described = engine.readsAsText ? checkColumns() : null;
     const [names, result] = await Promise.allSettled([described, engine.rows(sql)]);
@@ -111,17 +127,33 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const numeric = dims.map(() => 0);
     // A vector query tallies each distinct row vector by its number.
     const atoms = new PointAtoms();
+    const givenValues = new Map<string, (string | null)[]>();
     const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     for (const r of rows) {
       const n = Number(r.n);
       total += n;
-      const coords = dims.map((i) => num(r[`x${i}`]));
+      let coords = dims.map((i) => num(r[`x${i}`]));
       coords.forEach((c, i) => {
         if (c !== null && Number.isFinite(c)) numeric[i] += n;
       });
-      const gv = q.given ? secretText(r.g) : '';
+      // Jointly, a unit without a value of a statistic contributes 0 to it (as to its total), and every
+      // unit with a secret is in the law: so a law over more statistics projects onto one over fewer.
+      if (joint) coords = coords.map((x) => x ?? 0);
+      const gv = joint
+        ? jointKey(
+            givens,
+            givens.map((_, i) => r[`g${i}`]),
+          )
+        : q.given
+          ? secretText(r.g0)
+          : '';
+      if (joint && gv !== null && !givenValues.has(gv))
+        givenValues.set(
+          gv,
+          givens.map((_, i) => secretText(r[`g${i}`])),
+        );
       let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
-      if (xv !== null && dims.length > 1) xv = atoms.id(coords as number[]);
+      if (xv !== null && (dims.length > 1 || joint)) xv = atoms.id(coords as number[]);
       const s = q.secretColumn ? secretText(r.s) : '';
       if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
         dropped += n;
@@ -138,7 +170,15 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
     });
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
-    return { groups: tally.histograms(secrets), rows: total, dropped, secrets, notes: tally.notes, ...(queries.length > 1 ? { vectors: atoms.vectors } : {}) };
+    return {
+      groups: tally.histograms(secrets),
+      rows: total,
+      dropped,
+      secrets,
+      notes: tally.notes,
+      ...(queries.length > 1 || joint ? { vectors: atoms.vectors } : {}),
+      ...(joint ? { givenValues } : {}),
+    };
   } finally {
     await engine.close();
   }

@@ -160,7 +160,8 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
       continue;
     }
     if (absent.length) absentGiven.push({ value: gv, absent });
-    const suffix = opts.given ? ` | ${opts.given}=${gv}` : '';
+    // (A given of '' names groups whose keys say their columns themselves: a source's several group columns.)
+    const suffix = opts.given ? ` | ${opts.given}=${gv}` : opts.given === '' && gv !== '' ? ` | ${gv}` : '';
     const conds = (make: (hist: Histogram, s: string) => Prior['conditionals'][string]) => userRecord(present.map((s) => [s, make(m.get(s)!, s)]));
     // Secrets weighted by their row counts (for mutual information).
     const probabilities = userRecord(present.map((s) => [s, m.get(s)!.counts.reduce((a, b) => a + b, 0)]));

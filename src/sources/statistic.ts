@@ -74,19 +74,22 @@ export function rowContribution(s: Statistic, tryCast: (e: string) => string): s
   return s.predicate === undefined ? '1' : `CASE WHEN (${s.predicate}) THEN 1 ELSE 0 END`;
 }
 
-/** The column a unit's total is attached as (see `withUnitTotals`). */
-export const UNIT_TOTAL = '"__pufferfish_unit_total"';
+/** The column statistic i's unit total is attached as (see `withUnitTotals`). */
+export const unitTotal = (i: number): string => `"__pufferfish_unit_total_${i}"`;
 
 /**
- * The relation with each row's unit total attached as `UNIT_TOTAL`: NULL where the unit is missing
- * or any row of it has no value (a unit is kept whole or not at all). With `group`, a unit is its
- * rows within one group.
+ * The relation with each row's unit total of each statistic attached (`unitTotal(i)`): NULL where
+ * the unit is missing or any row of it has no value (a unit is kept whole or not at all). With
+ * `groups`, a unit is its rows within one group.
  */
-export function withUnitTotals(relation: string, s: Statistic, tryCast: (e: string) => string, group?: string): string {
-  const x = rowContribution(s, tryCast);
-  const u = ident(s.unit!);
-  const w = `(PARTITION BY ${u}${group ? `, ${ident(group)}` : ''})`;
-  return `(SELECT *, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) OVER ${w} = count(${x}) OVER ${w} THEN sum(${x}) OVER ${w} END AS ${UNIT_TOTAL} FROM ${relation}) AS pufferfish_units`;
+export function withUnitTotals(relation: string, ss: readonly Statistic[], tryCast: (e: string) => string, groups: readonly string[] = []): string {
+  const u = ident(ss[0].unit!);
+  const w = `(PARTITION BY ${[u, ...groups.map(ident)].join(', ')})`;
+  const totals = ss.map((s, i) => {
+    const x = rowContribution(s, tryCast);
+    return `CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) OVER ${w} = count(${x}) OVER ${w} THEN sum(${x}) OVER ${w} END AS ${unitTotal(i)}`;
+  });
+  return `(SELECT *, ${totals.join(', ')} FROM ${relation}) AS pufferfish_units`;
 }
 
 /**

@@ -28,6 +28,7 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
     relation,
     readsAsText: true,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
+    fingerprint: `SELECT count(*) AS n, CAST(sum(hash(pufferfish_rows)) AS VARCHAR) AS h FROM (SELECT * FROM ${relation}) AS pufferfish_rows`,
     async columns() {
       // The names of the very relation aggregated; when a text column is missing it cannot be
       // described, and the file read without types lists the names there are.

@@ -11,6 +11,11 @@ export interface Engine {
    */
   readsAsText?: boolean;
   tryCast: (expr: string) => string;
+  /**
+   * The rows' fingerprint: their number and an order-free sum of one hash per row (SQL), so a
+   * ledger bound to a table notices when its rows change.
+   */
+  fingerprint: string;
   close(): Promise<void>;
 }
 

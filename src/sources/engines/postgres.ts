@@ -29,6 +29,7 @@ export async function postgresEngine(s: TableSource): Promise<Engine> {
   return {
     relation,
     tryCast: (e) => `CAST(${e} AS double precision)`,
+    fingerprint: `SELECT count(*) AS n, CAST(sum(('x' || substr(md5(CAST(pufferfish_rows AS text)), 1, 15))::bit(60)::bigint) AS text) AS h FROM (SELECT * FROM ${relation}) AS pufferfish_rows`,
     async columns() {
       try {
         const r = await one(`SELECT * FROM ${relation} LIMIT 0`);

@@ -1,0 +1,184 @@
+// One ledger per data source (docs/math.md §20): statistics of one table accounted together.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { account } from '../src/account/account.js';
+import { recordStatistics, sourceIdentity, sourceLedgerLaws, statisticsScenario, type StatisticsSource } from '../src/api/sourceLedger.js';
+import { statisticFromTable } from '../src/api/statistic.js';
+import { coord, atomsOf, pointLaw, type PointLaw } from '../src/distribution/points.js';
+import { checkLedger, initLedger } from '../src/ledger/ledger.js';
+import { ledgerStore } from '../src/ledger/store.js';
+import { parseStatistic } from '../src/sources/statistic.js';
+import { uciQuirks } from '../src/uci/formats.js';
+import { runInProcess as inProcess } from './inProcess.js';
+
+const HEART_PATH = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+const HEART: StatisticsSource = { source: { kind: 'csv', location: HEART_PATH, ...uciQuirks(HEART_PATH) }, secretColumn: 'fbs' };
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-source-ledger-'));
+let n = 0;
+const fresh = () => ledgerStore(join(dir, `l${++n}.ledger`));
+const opened = async (src: StatisticsSource, epsilon: number, alphas = [2]) => {
+  const store = fresh();
+  const { identity, name } = await sourceIdentity(src);
+  await initLedger(store, { identity, name }, { alphas, epsilon });
+  return store;
+};
+const laplace = (scale: number) => ({ mechanism: 'laplace' as const, scale, count: 1 });
+
+/** A small table: a secret s, a value x and a flag f, correlated with s (every unit has both values). */
+function smallTable(): StatisticsSource {
+  const rows = ['s,x,f,g'];
+  const data: [string, number, number, string][] = [
+    ['a', 1, 0, 'u'],
+    ['a', 2, 0, 'u'],
+    ['a', 2, 1, 'v'],
+    ['a', 4, 0, 'v'],
+    ['b', 3, 1, 'u'],
+    ['b', 5, 1, 'u'],
+    ['b', 4, 0, 'v'],
+    ['b', 6, 1, 'v'],
+    ['b', 6, 1, 'v'],
+  ];
+  for (const [s, x, f, g] of data) rows.push(`${s},${x},${f},${g}`);
+  const p = join(dir, `small${++n}.csv`);
+  writeFileSync(p, `${rows.join('\n')}\n`);
+  return { source: { kind: 'csv', location: p }, secretColumn: 's' };
+}
+
+/** D_α of two Laplace-noised 2-D laws by quadrature on a fine grid (independent of the accountant). */
+function quadratureD2(P: PointLaw, Q: PointLaw, b: [number, number], alpha: number): number {
+  const lap = (y: number, x: number, s: number) => Math.exp(-Math.abs(y - x) / s) / (2 * s);
+  const axis = (c: number) => {
+    const xs = [P, Q].flatMap((m) => Array.from({ length: atomsOf(m) }, (_, k) => coord(m, k, c)));
+    const lo = Math.min(...xs) - 60 * b[c],
+      hi = Math.max(...xs) + 60 * b[c];
+    const m = 1500;
+    const h = (hi - lo) / m;
+    return { ys: Array.from({ length: m }, (_, i) => lo + (i + 0.5) * h), h };
+  };
+  const [a0, a1] = [axis(0), axis(1)];
+  // Each law's density is Σ_k w_k f0(y0 − x0k) f1(y1 − x1k): tabulate the factors once.
+  const table = (m: PointLaw) =>
+    Array.from({ length: atomsOf(m) }, (_, k) => ({
+      w: m.masses[k],
+      f0: a0.ys.map((y) => lap(y, coord(m, k, 0), b[0])),
+      f1: a1.ys.map((y) => lap(y, coord(m, k, 1), b[1])),
+    }));
+  const [tp, tq] = [table(P), table(Q)];
+  let total = 0;
+  for (let i = 0; i < a0.ys.length; i++)
+    for (let j = 0; j < a1.ys.length; j++) {
+      let p = 0,
+        q = 0;
+      for (const t of tp) p += t.w * t.f0[i] * t.f1[j];
+      for (const t of tq) q += t.w * t.f0[i] * t.f1[j];
+      total += p ** alpha * q ** (1 - alpha) * a0.h * a1.h;
+    }
+  return Math.log(total) / (alpha - 1);
+}
+
+describe('a source ledger: statistics of one table accounted together', () => {
+  it('one statistic alone is accounted exactly: the level is the exact accountant on its contribution laws, to the last bit', async () => {
+    const store = await opened(HEART, 5);
+    const [r] = await recordStatistics(store, HEART, [{ statistic: { query: 'mean:chol' }, release: laplace(30) }]);
+    const t = await statisticFromTable(HEART.source, { statistic: parseStatistic('mean:chol')!, secretColumn: 'fbs' });
+    const exact = account(t.groups[0].scenario, [laplace(30)], { alphas: [2] });
+    expect(exact.rows[0].method).toBe('exact');
+    expect(r.level.level).toBe(exact.rows[0].divergence);
+    expect(r.level.accounting.rows[0].method).toBe('exact');
+  });
+
+  it('public groups: a per-group statistic is accounted within each group, each level its own group’s exact one', async () => {
+    const store = await opened(HEART, 50);
+    const t = await statisticFromTable(HEART.source, { statistic: parseStatistic('mean:chol')!, secretColumn: 'fbs', groupBy: 'sex' });
+    const scales = [25, 35];
+    const recorded = await recordStatistics(
+      store,
+      HEART,
+      t.groups.map((g, i) => ({ statistic: { query: 'mean:chol', groupBy: 'sex', group: g.group }, release: laplace(scales[i]) })),
+    );
+    const own = t.groups.map((g, i) => account(g.scenario, [laplace(scales[i])], { alphas: [2] }).rows[0].divergence);
+    expect(recorded[1].level.level).toBe(Math.max(...own));
+  });
+
+  it('a mean and a count: the joint level is never below an independent 2-D quadrature of the joint contribution law', async () => {
+    const src = smallTable();
+    const store = await opened(src, 100);
+    await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(1.5) }]);
+    const [r] = await recordStatistics(store, src, [{ statistic: { query: 'count:f = 1' }, release: laplace(0.8) }]);
+    const scenario = await statisticsScenario(src, [{ query: 'mean:x' }, { query: 'count:f = 1' }], (await sourceIdentity(src)).identity);
+    const laws = scenario.priors[0].conditionals;
+    // The quadrature itself, on a known answer: one Laplace shift by 1 at scale 1, R₂(1) = log(2e/3 + e⁻²/3).
+    const point = (x: number) => pointLaw([[x, 0]], { counts: [1] });
+    expect(quadratureD2(point(0), point(1), [1, 1], 2)).toBeCloseTo(Math.log((2 * Math.E) / 3 + Math.exp(-2) / 3), 2);
+    const truth = Math.max(quadratureD2(laws.a, laws.b, [1.5, 0.8], 2), quadratureD2(laws.b, laws.a, [1.5, 0.8], 2));
+    expect(truth).toBeGreaterThan(0.05);
+    expect(r.level.level).toBeGreaterThanOrEqual(truth * (1 - 1e-6));
+    // And it is more than either statistic's level alone: the two are accounted as one vector.
+    const alone = (await recordStatistics(await opened(src, 100), src, [{ statistic: { query: 'count:f = 1' }, release: laplace(0.8) }]))[0];
+    expect(r.level.level).toBeGreaterThan(alone.level.level);
+  });
+
+  it('the joint law has one coordinate per release, each unit’s contribution; a unit outside a released group contributes 0', async () => {
+    const src = smallTable();
+    const s = await statisticsScenario(src, [{ query: 'sum:x' }, { query: 'count:f = 1', groupBy: 'g', group: 'u' }], (await sourceIdentity(src)).identity);
+    expect(s.priors.map((p) => p.name).sort()).toEqual(['empirical | g="u"', 'empirical | g="v"']);
+    const v = s.priors.find((p) => p.name.endsWith('"v"'))!;
+    const b = v.conditionals.b;
+    const atoms = Array.from({ length: atomsOf(b) }, (_, k) => [coord(b, k, 0), coord(b, k, 1)]);
+    expect(atoms).toEqual([
+      [4, 0],
+      [6, 0],
+    ]);
+    expect(Array.from(b.masses)).toEqual([1 / 3, 2 / 3]);
+  });
+
+  it('refuses the release that would pass the budget, recording nothing; the check recomputes every level', async () => {
+    const store = await opened(HEART, 0.5);
+    const [first] = await recordStatistics(store, HEART, [{ statistic: { query: 'mean:chol' }, release: laplace(25) }]);
+    expect(first.level.fits).toBe(true);
+    await expect(recordStatistics(store, HEART, [{ statistic: { query: 'count:age > 60' }, release: laplace(0.5) }])).rejects.toThrow(
+      /refused: .*the smallest scale that still fits is/,
+    );
+    expect((await store.read()).rows).toHaveLength(1);
+    const report = await checkLedger(store, await sourceLedgerLaws(store, HEART));
+    expect(report.problems).toEqual([]);
+    expect(report.current!.level).toBe(first.level.level);
+  });
+
+  it('a table whose rows changed is refused: the statistics recorded were of the rows as they were', async () => {
+    const src = smallTable();
+    const store = await opened(src, 5);
+    await recordStatistics(store, src, [{ statistic: { query: 'sum:x' }, release: laplace(9) }]);
+    writeFileSync(src.source.location, 's,x,f,g\na,1,0,u\nb,3,1,u\n');
+    await expect(recordStatistics(store, src, [{ statistic: { query: 'sum:x' }, release: laplace(9) }])).rejects.toThrow(/rows have changed/);
+  });
+});
+
+describe('the CLI: ledger init --data, release --query … --ledger, show and check', () => {
+  const flags = ['--data', HEART_PATH, '--secret-column', 'fbs'];
+  it('opens a source ledger, records a per-group mean and refuses a hand-typed value', async () => {
+    const ledger = join(dir, 'cli.ledger');
+    const init = await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '3');
+    expect(init.status).toBe(0);
+    expect(init.stdout).toMatch(/assumes: each release recorded here is a statistic of this table/);
+    const rel = await inProcess('release', ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--epsilon', '1', '--ledger', ledger, '--json');
+    expect(rel.status).toBe(0);
+    const j = JSON.parse(rel.stdout);
+    expect(j.ledger.releases).toEqual([1, 2]);
+    expect(j.ledger.level).toBeLessThanOrEqual(3);
+    const typed = await inProcess('release', '--value', '240', '--scenario', 'heart', '--epsilon', '1', '--ledger', ledger);
+    expect(typed.status).toBe(2);
+    expect(typed.stderr).toMatch(/is a source ledger .*never a hand-typed --value/);
+    const show = await inProcess('ledger', 'show', '--ledger', ledger, ...flags);
+    expect(show.status).toBe(0);
+    expect(show.stdout).toMatch(/mean:chol \| sex = 0\.0/);
+    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...flags);
+    expect(check.stdout).toMatch(/verdict: pass/);
+    const other = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'sex', '--query', 'mean:chol', '--epsilon', '1', '--ledger', ledger);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(/another data source or secret/);
+    expect((await ledgerStore(ledger).read()).rows).toHaveLength(2);
+  });
+});
