@@ -298,8 +298,11 @@ function refusal(
 ): InputError {
   const at = level.alpha === Infinity ? '∞' : level.alpha;
   const r = rs[0];
+  const unit = source ? " on one unit's contribution" : '';
   const what =
-    rs.length > 1 ? `these ${rs.length} releases (one per group)` : `this one (${r.mechanism}, scale ${r.scale}${r.count > 1 ? `, ${r.count} draws` : ''})`;
+    rs.length > 1
+      ? `these ${rs.length} releases (one per group)`
+      : `this one (${r.mechanism}, scale ${r.scale}${unit}${r.count > 1 ? `, ${r.count} draws` : ''})`;
   const head = `refused: with the ${rows.length} release(s) recorded, ${what} would bring the joint level to ${precisionUp(level.level, 6)}${budgetLevelWhere(budget, at)}, over the ledger's budget ${budgetWords(budget)}`;
   // A batch's groups have scales of their own: there is no one scale to name (a smaller ε per release is the remedy).
   if (rs.length > 1) return new InputError(`${head}; release them with less ε each (more noise). Nothing was recorded or shown.`, 'ledger');
@@ -312,7 +315,7 @@ function refusal(
     `${head}; ${
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
-        : `the smallest scale that still fits is ${fit}${source ? " (in the sum's units: divide by n for a mean or share)" : ` (release with --scale ${fit})`}`
+        : `the smallest scale that still fits is ${fit}${source ? `${unit} (divided by n for a mean or share; release with less ε)` : ` (release with --scale ${fit})`}`
     }. Nothing was recorded or shown.${source ? '' : exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
     'ledger',
   );

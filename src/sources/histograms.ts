@@ -3,7 +3,7 @@ import { secretText, Tally, PointAtoms } from './csvText.js';
 import { ident, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms } from './histogramTypes.js';
-import { checkPredicate } from './predicate.js';
+import { checkPredicate, predicateColumns } from './predicate.js';
 import { rowContribution, unitTotal, withUnitTotals } from './statistic.js';
 import type { Engine } from './engines/engine.js';
 
@@ -45,7 +45,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   const queries = cs ? [...new Set(cs.flatMap((x) => (x.column === undefined ? [] : [x.column])))] : (q.queries ?? [q.query]);
   if (!cs && new Set(queries).size !== queries.length) throw columnTwice('query');
   const givens = q.givens ?? (q.given ? [q.given] : []);
-  const textColumns = [...queries, q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
+  // A value column that a statistic's predicate also reads keeps the engine's type: the predicate
+  // compares it as a number (the file's numbers are parsed exactly either way).
+  const read = (cs ?? []).map((x) => (x.predicate === undefined ? new Set<string>() : predicateColumns(x.predicate)));
+  const typedValue = (name: string) => read.some((r) => r === 'any' || r.has(name.toLowerCase()));
+  const textColumns = [...queries.filter((x) => !typedValue(x)), q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
   const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
   const engine = await openEngine(source, textColumns, !!q.predicates || predicates);
   try {
