@@ -9,7 +9,7 @@ import type { CalibrateOptions, CalibrationResult } from './result.js';
 export { MECHANISMS, METHODS, METHOD_LABEL, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 export { hasSource, lawSettings, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
-export { bestMethods, calibrationUnits, heavyCalibration, pairUnits, type Certification } from './finite.js';
+export { bestMethods, calibrationUnits, heavyCalibration, largestOnly, pairUnits, type Certification } from './finite.js';
 
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and

@@ -37,6 +37,32 @@ describe('calibration driver', () => {
     expect(none).toMatchObject({ scale: 0, check: null });
   });
 
+  it('largest only: the same maximum as searching every unit, the others checked there and reported at most it', () => {
+    const cs = Array.from({ length: 300 }, (_, i) => 1 + ((i * 7919) % 300) / 10);
+    let searched = 0;
+    const counted = (c: number): ScaleProblem => {
+      const p = inverse(c);
+      return {
+        ...p,
+        get lower() {
+          searched++;
+          return p.lower;
+        },
+      };
+    };
+    const units = cs.map((c, i) => ({ label: i, problem: () => counted(c), holdsAt: (s: number) => c / s <= 1 }));
+    const all = solveUnits(
+      cs.map((c, i) => ({ label: i, problem: inverse(c) })),
+      String,
+    );
+    const largest = solveUnits(units, String, undefined, undefined, undefined, true);
+    expect(largest.scale).toBe(all.scale);
+    expect(largest.top.label).toBe(all.top.label);
+    expect(largest.units.filter((u) => u.atMost).length).toBeGreaterThan(250);
+    expect(largest.units.every((u) => u.scale <= largest.scale && (u.atMost ? u.scale === largest.scale : true))).toBe(true);
+    expect(searched).toBeLessThan(40);
+  });
+
   it('re-checks every unit at the common scale: a unit that fails there is an error, not a silent leak', () => {
     // Feasible only on [1, 2]: certified alone at 1, but it fails at the other unit's scale 3.
     const window: ScaleProblem = { evaluate: (s) => ({ value: s >= 1 && s <= 2 ? 0 : 2, error: 0, target: 1, sense: 'le' }), lower: 0.5, upper: 1.5 };

@@ -13,6 +13,11 @@ export interface Unit<L> {
   label: L;
   /** The unit's condition, or a thunk building it (costly set-ups then count in the progress). */
   problem: ScaleProblem | NoNoise | (() => ScaleProblem | NoNoise);
+  /**
+   * A certified check, cheaper than building the condition, that the unit holds at `scale` (true only
+   * when it does): where another unit already needs more noise, this unit's search is skipped.
+   */
+  holdsAt?: (scale: number) => boolean;
 }
 
 interface SolvedUnit<L> {
@@ -21,6 +26,8 @@ interface SolvedUnit<L> {
   /** Why this unit needs no noise, when scale = 0 (the one representation of "no noise"). */
   zeroReason?: string;
   problem: ScaleProblem | null;
+  /** The unit was shown to hold at `scale` (the largest unit's) and its own smallest scale was not searched. */
+  atMost?: true;
 }
 
 export interface Solution<L> {
@@ -48,15 +55,20 @@ export interface Precomputed {
 /** A unit's condition, built (a worker keeps it between solving and re-checking its share). */
 export const build = <L>(u: Unit<L>): ScaleProblem | NoNoise => (typeof u.problem === 'function' ? u.problem() : u.problem);
 
-/** Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures. */
+/**
+ * Solves every unit, takes the maximum, and re-checks every unit there; `name` labels failures.
+ * With `largestOnly` only the maximum is searched for (`solveLargest`).
+ */
 export function solveUnits<L>(
   units: Unit<L>[],
   name: (l: L) => string,
   solve: (p: ScaleProblem) => number = (p) => smallestFeasibleScale(p).scale,
   onProgress?: Progress,
   pre?: Precomputed,
+  largestOnly = false,
 ): Solution<L> {
   if (units.length === 0) throw new NumericalError('nothing to calibrate: no (prior, pair) units');
+  if (largestOnly && !pre) return solveLargest(units, name, solve, onProgress);
   if (pre && pre.units.length !== units.length) throw new NumericalError(`precomputed results for ${pre.units.length} of ${units.length} units`);
   const solved = units.map((u, i): SolvedUnit<L> => {
     if (pre)
@@ -104,4 +116,82 @@ export function solveBuilt(p: ScaleProblem | NoNoise): { scale: number; zeroReas
 /** `best`: the first result with the smallest scale (each candidate is certified on its own). */
 export function bestOf<R extends { scale: number }>(results: R[]): R {
   return results.reduce((a, b) => (b.scale < a.scale ? b : a));
+}
+
+/** Units searched in full before the others are checked against their maximum. */
+const PROBES = 4;
+
+/**
+ * The units in a fixed order that spreads over them (a stride coprime with n): neighbouring units
+ * (a chain's neighbouring times) have similar scales, so the largest is met early.
+ */
+function spreadOrder(n: number): number[] {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  let step = Math.max(1, Math.round(n * 0.6180339887498949));
+  while (gcd(step, n) !== 1) step++;
+  return Array.from({ length: n }, (_, k) => (k * step) % n);
+}
+
+/**
+ * The largest unit's scale without every unit's own: a few units are searched, then each other unit
+ * is checked at the largest scale so far (its cheap `holdsAt`, else its condition) and searched only
+ * where it fails there. Every unit is finally re-checked at the maximum, as in `solveUnits`; a
+ * unit only checked is reported `atMost` that scale. The maximum is the same as searching every unit:
+ * a unit that holds at the maximum needs no more noise.
+ */
+function solveLargest<L>(units: Unit<L>[], name: (l: L) => string, solve: (p: ScaleProblem) => number, onProgress?: Progress): Solution<L> {
+  const n = units.length;
+  const solved: SolvedUnit<L>[] = new Array(n);
+  const built: (ScaleProblem | NoNoise | undefined)[] = new Array(n);
+  const problemOf = (i: number) => (built[i] ??= build(units[i]));
+  let scale = 0,
+    top = -1,
+    done = 0;
+  const search = (i: number) => {
+    const p = problemOf(i);
+    solved[i] = 'zero' in p ? { label: units[i].label, scale: 0, zeroReason: p.zero, problem: null } : { label: units[i].label, scale: solve(p), problem: p };
+    if (solved[i].scale > scale) {
+      scale = solved[i].scale;
+      top = i;
+    }
+  };
+  const holds = (i: number, s: number) => {
+    const cheap = units[i].holdsAt;
+    if (cheap?.(s)) return true;
+    const p = problemOf(i);
+    return 'zero' in p || isFeasible(p.evaluate(s));
+  };
+  const checkedAt = new Float64Array(n);
+  spreadOrder(n).forEach((i, k) => {
+    if (k < PROBES || scale === 0 || !holds(i, scale)) search(i);
+    else {
+      solved[i] = { label: units[i].label, scale, problem: null, atMost: true };
+      checkedAt[i] = scale;
+    }
+    onProgress?.(++done, n);
+  });
+  // Units checked at a smaller maximum are checked again at the final one (searched where they fail).
+  for (let again = true; again; ) {
+    again = false;
+    for (let i = 0; i < n; i++) {
+      if (!solved[i].atMost || checkedAt[i] === scale) continue;
+      if (holds(i, scale)) checkedAt[i] = scale;
+      else {
+        search(i);
+        again = true;
+      }
+    }
+  }
+  // The binding unit is the first searched one at the maximum, in the units' order (as `solveUnits`).
+  top = Math.max(
+    0,
+    solved.findIndex((s) => !s.atMost && s.scale === scale),
+  );
+  for (const s of solved) {
+    if (s.atMost) s.scale = scale;
+    else if (scale > 0 && s.problem && !isFeasible(s.problem.evaluate(scale)))
+      throw new NumericalError(`re-check failed for ${name(s.label)} at scale ${scale}`);
+  }
+  const first = solved[top];
+  return { units: solved, top: first, scale, check: first.problem && scale > 0 ? first.problem.evaluate(scale) : null };
 }

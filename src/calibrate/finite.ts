@@ -5,7 +5,7 @@ import { solveUnits, type Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type SingleMethod } from './rules.js';
-import { lawsError, massErrorCharge, priorPairs, type Scenario } from '../distribution/scenario.js';
+import { lawsError, massErrorCharge, pairsOf, priorPairs, type Scenario } from '../distribution/scenario.js';
 import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
 import { dataDivergence } from '../divergence/dataDivergence.js';
 import { isNotApplicable, type NoNoise } from '../mechanisms/mechanism.js';
@@ -102,6 +102,8 @@ function heavyFinite(scenario: Scenario, settings: CalibrationSettings): boolean
   if (settings.method !== 'exact' && settings.method !== 'best') return false;
   if (hasSource(scenario) && lawSettings(scenario, settings) === null) return false;
   const laws = hasSource(scenario) ? lawsOnly(scenario) : scenario;
+  // One prior with many pairs is searched for its largest pair only, on one thread (`largestOnly`).
+  if (largestOnly(laws)) return false;
   if (settings.method === 'best' && !bestMethods(laws, settings).methods.includes('exact')) return false;
   let atoms = 0;
   for (const { prior, pair } of priorPairs(laws).units) atoms += prior.conditionals[pair[0]].values.length + prior.conditionals[pair[1]].values.length;
@@ -109,6 +111,19 @@ function heavyFinite(scenario: Scenario, settings: CalibrationSettings): boolean
 }
 
 export type UnitLabel = { prior: string; pair: [string, string] };
+
+/** Pairs from which one prior's calibration searches only the largest pair's scale (`solveUnits`' largestOnly). */
+const LARGEST_ONLY_PAIRS = 256;
+
+/**
+ * Whether a calibration searches only its largest pair's scale, checking the others there: one prior
+ * (a prior class's spread needs each prior's own scale) with many pairs, e.g. a chain's secret times.
+ * The scale is the same; the other pairs' scales are reported as at most it.
+ * @example largestOnly(builtinScenario('heart')) // false
+ */
+export function largestOnly(scenario: Scenario): boolean {
+  return scenario.priors.length === 1 && pairsOf(scenario).length >= LARGEST_ONLY_PAIRS;
+}
 
 /**
  * Whether `scale` is certainly below every scale these settings could certify: at `scale` the exact
@@ -164,8 +179,10 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
     const r = def.pointDivergence(cont!.domain[1] - cont!.domain[0], s, settings.alpha, noiseOptions(settings));
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
+  const holdsAt = rule.holdsAt && n === 1 && !cont ? rule.holdsAt : undefined;
   return pcs.map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
+    ...(holdsAt ? { holdsAt: (scale: number) => holdsAt(pc, ordered, scale) } : {}),
     problem: () => {
       const built = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
       // A W∞ rule on laws equal up to their floating-point rounding (a chain's laws: W∞ is read with
@@ -221,9 +238,21 @@ function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opt
   const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
   const def = mechanismDef(settings.mechanism);
   const units = calibrationUnits(scenario, single);
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress, opts.precomputed?.[single.method]);
+  const sol = solveUnits(
+    units,
+    (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`,
+    undefined,
+    opts.onProgress,
+    opts.precomputed?.[single.method],
+    largestOnly(scenario),
+  );
   const scale = sol.scale;
-  const pairs: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
+  const pairs: PairScale[] = sol.units.map((u) => ({
+    ...u.label,
+    scale: u.scale,
+    ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}),
+    ...(u.atMost ? { atMost: true as const } : {}),
+  }));
   const parameter = def.parameter;
   const binding = scale > 0 ? sol.top.label : null;
   const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';

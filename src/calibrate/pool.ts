@@ -1,5 +1,15 @@
 import { NumericalError } from '../errors.js';
-import { applicableMethods, bestMethods, calibrate, calibrationUnits, hasSource, lawSettings, lawsOnly, type CalibrationResult } from './calibrate.js';
+import {
+  applicableMethods,
+  bestMethods,
+  calibrate,
+  calibrationUnits,
+  hasSource,
+  largestOnly,
+  lawSettings,
+  lawsOnly,
+  type CalibrationResult,
+} from './calibrate.js';
 import type { Precomputed, Progress } from './driver.js';
 import type { CalibrationSettings, SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
@@ -246,7 +256,8 @@ export class CalibrationPool {
     }
     const methods = methodsOf(scenario, settings);
     const count = pairCount(scenario);
-    if (count < 2) return calibrate(scenario, settings, { onProgress });
+    // Many pairs of one prior: the largest pair's search and one check of each other pair, here.
+    if (count < 2 || largestOnly(scenario)) return calibrate(scenario, settings, { onProgress });
     // Settings and inputs are checked here, where an error keeps its class and field.
     for (const method of methods) calibrationUnits(scenario, { ...settings, method });
     const pairs: WirePair[] = pairCouplings(scenario).map((pc) => ({ prior: pc.prior, pair: [pc.pair[0], pc.pair[1]], p: pc.p, q: pc.q }));

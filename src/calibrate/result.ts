@@ -14,6 +14,8 @@ export interface PairScale {
   scale: number;
   /** Why this pair needs no noise, when scale = 0. */
   zeroReason?: string;
+  /** The pair was checked to hold at `scale` (the binding pair's) without its own smallest scale being searched. */
+  atMost?: true;
 }
 
 /** A calibrated scale with its rule, the binding prior and pair, the explanation and the certificate it was checked by. */

@@ -89,6 +89,21 @@ function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) => Noise,
   return s;
 }
 
+/** D_α(P_X‖Q_X) of the data itself in each required direction, with its error. */
+const dataDivergences = (p: Discrete, q: Discrete, alpha: number, ordered: boolean) => [
+  discreteRenyi(p, q, alpha),
+  ...(ordered ? [] : [discreteRenyi(q, p, alpha)]),
+];
+
+/**
+ * Whether the data itself meets ε in every required direction, its error charged: then any noise
+ * does (data processing).
+ * @example dataMeets(fromCounts([0, 1], [1, 1]), fromCounts([0, 1], [1, 1]), 2, 1, false) // true
+ */
+export function dataMeets(p: Discrete, q: Discrete, alpha: number, epsilon: number, ordered: boolean): boolean {
+  return dataDivergences(p, q, alpha, ordered).every((d) => d.value + d.error <= epsilon);
+}
+
 /**
  * `exact` calibration (docs/math.md §4, derived): the smallest scale whose exact D_α (with its error
  * bound charged) is ≤ ε in every required direction. D_α of the outputs is non-increasing in the
@@ -104,7 +119,7 @@ function quasiConvexScale(p: Discrete, q: Discrete, noise: (s: number) => Noise,
  * meets ε (data processing).
  */
 export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: string } {
-  const data = [discreteRenyi(i.p, i.q, i.alpha), ...(i.ordered ? [] : [discreteRenyi(i.q, i.p, i.alpha)])];
+  const data = dataDivergences(i.p, i.q, i.alpha, i.ordered);
   const worst = data.reduce((a, b) => (b.value + b.error > a.value + a.error ? b : a));
   if (worst.value + worst.error <= i.epsilon) {
     return { zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(worst.value, 6)} ≤ ε for the data itself, so Y = X already meets the budget` };

@@ -1,7 +1,7 @@
-import { exactProblem } from '../conditions/exact.js';
+import { dataMeets, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from './mechanism.js';
-import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
+import { isFeasible, smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 
 /**
  * `exact` for any family with an exact accountant: the exact divergence searched below a scale it
@@ -34,5 +34,9 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
       };
       return exactProblem({ p: pc.p, q: pc.q, noise, alpha: ctx.alpha, epsilon: ctx.epsilon, ordered, bound });
     },
+    // The data's own divergence certifies the pair at every scale (data processing); else the exact
+    // divergence at this one scale does, whatever the pair's own search would use.
+    holdsAt: (pc, ordered, scale) =>
+      dataMeets(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered) || isFeasible(exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered)),
   };
 }

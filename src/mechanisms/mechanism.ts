@@ -52,6 +52,11 @@ export interface CalibrationRule {
   /** The condition, as printed. */
   condition: string;
   problem(pc: PairCoupling, ordered: boolean): ScaleProblem | NoNoise;
+  /**
+   * A certified check that the pair's condition holds at `scale`, cheaper than building `problem`
+   * (no search bracket): lets a calibration skip the search of a pair another pair already outweighs.
+   */
+  holdsAt?(pc: PairCoupling, ordered: boolean, scale: number): boolean;
 }
 
 /** Family-specific options (the exponential mechanism's cost and η); defaults filled in. */
