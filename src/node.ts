@@ -11,6 +11,7 @@ export {
   sourceLedgerLaws,
   recordedStatistic,
   recordedLabel,
+  checkStatisticsSource,
   type StatisticsSource,
   type RecordedStatistic,
 } from './api/sourceLedger.js';

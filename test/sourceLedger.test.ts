@@ -123,7 +123,8 @@ describe('a source ledger: statistics of one table accounted together', () => {
   it('the joint law has one coordinate per release, each unit’s contribution; a unit outside a released group contributes 0', async () => {
     const src = smallTable();
     const s = await statisticsScenario(src, [{ query: 'sum:x' }, { query: 'count:f = 1', groupBy: 'g', group: 'u' }], (await sourceIdentity(src)).identity);
-    expect(s.priors.map((p) => p.name).sort()).toEqual(['empirical | g="u"', 'empirical | g="v"']);
+    // The class: adversaries who do not know g (before the per-group release), and those who do.
+    expect(s.priors.map((p) => p.name).sort()).toEqual(['empirical', 'empirical | g="u"', 'empirical | g="v"']);
     const v = s.priors.find((p) => p.name.endsWith('"v"'))!;
     const b = v.conditionals.b;
     const atoms = Array.from({ length: atomsOf(b) }, (_, k) => [coord(b, k, 0), coord(b, k, 1)]);
@@ -156,10 +157,84 @@ describe('a source ledger: statistics of one table accounted together', () => {
   });
 });
 
+describe('a source ledger never accounts less than it did: the attacks of its review', () => {
+  const table = (text: string) => {
+    const p = join(dir, `attack${++n}.csv`);
+    writeFileSync(p, text);
+    return { source: { kind: 'csv' as const, location: p }, secretColumn: 's' } satisfies StatisticsSource;
+  };
+  // g is correlated with the secret, and its group q holds one secret only.
+  const correlated = () => table('s,x,y,g\na,1,0,p\na,2,1,p\nb,6,0,p\nb,7,1,q\nb,8,1,q\n');
+
+  it('a per-group release keeps the earlier adversaries: the level never falls, and a single-secret group hides no unit', async () => {
+    const src = correlated();
+    const store = await opened(src, 100);
+    const [first] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(3) }]);
+    const grouped = await recordStatistics(store, src, [
+      { statistic: { query: 'mean:y', groupBy: 'g', group: 'p' }, release: laplace(1) },
+      { statistic: { query: 'mean:y', groupBy: 'g', group: 'q' }, release: laplace(1) },
+    ]);
+    expect(grouped[1].level.level).toBeGreaterThanOrEqual(first.level.level);
+    const [again] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(3) }]);
+    expect(again.level.level).toBeGreaterThan(grouped[1].level.level);
+    expect((await checkLedger(store, await sourceLedgerLaws(store, src))).problems).toEqual([]);
+  });
+
+  it('a predicate reading a group column is refused (the ledger reads groups as text)', async () => {
+    const src = table('s,x,k\na,1,30\na,2,100\nb,6,30\nb,7,100\n');
+    const store = await opened(src, 100);
+    await recordStatistics(store, src, [{ statistic: { query: 'mean:x', groupBy: 'k', group: '30' }, release: laplace(3) }]);
+    await expect(recordStatistics(store, src, [{ statistic: { query: 'count:k > 50' }, release: laplace(1) }])).rejects.toThrow(
+      /may not read the secret, unit or a --group-by column \('k'\)/,
+    );
+  });
+
+  it('a renamed column changes the source: the fingerprint covers the columns, not only the rows', async () => {
+    const src = table('s,x,y\na,1,5\nb,6,5\na,2,5\nb,7,5\n');
+    const store = await opened(src, 100);
+    await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(3) }]);
+    writeFileSync(src.source.location, 's,y,x\na,1,5\nb,6,5\na,2,5\nb,7,5\n');
+    await expect(recordStatistics(store, src, [{ statistic: { query: 'mean:y' }, release: laplace(3) }])).rejects.toThrow(/was opened for another source/);
+  });
+
+  it('one statistic released again: the chain bound tends to its first release’s exact level, so a scale always fits', async () => {
+    const src = correlated();
+    const store = await opened(src, 1.2);
+    const [first] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(7) }]);
+    expect(first.level.level).toBeLessThan(1.2);
+    const [second] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(1e4) }]);
+    expect(second.level.level).toBeLessThan(first.level.level * 1.01);
+    expect(second.level.accounting.rows[0].method).toBe('chained');
+  });
+
+  it('an (ε, δ) budget no listed order can meet is refused when the ledger is opened', async () => {
+    const { identity, name } = await sourceIdentity(HEART);
+    await expect(initLedger(fresh(), { identity, name }, { alphas: [2, Infinity], epsilon: 4, delta: 1e-6 })).rejects.toThrow(
+      /cannot meet \(ε = 4, δ = 0\.000001\) through the orders listed/,
+    );
+  });
+});
+
 describe('the CLI: ledger init --data, release --query … --ledger, show and check', () => {
   const flags = ['--data', HEART_PATH, '--secret-column', 'fbs'];
   it('opens a source ledger, records a per-group mean and refuses a hand-typed value', async () => {
     const ledger = join(dir, 'cli.ledger');
+    const misspelt = await inProcess(
+      'ledger',
+      'init',
+      '--ledger',
+      `${ledger}.x`,
+      '--data',
+      HEART_PATH,
+      '--secret-column',
+      'fbss',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '3',
+    );
+    expect(misspelt.status).toBe(2);
+    expect(misspelt.stderr).toMatch(/unknown column 'fbss'/);
     const init = await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '3');
     expect(init.status).toBe(0);
     expect(init.stdout).toMatch(/assumes: each release recorded here is a statistic of this table/);
@@ -178,7 +253,7 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(check.stdout).toMatch(/verdict: pass/);
     const other = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'sex', '--query', 'mean:chol', '--epsilon', '1', '--ledger', ledger);
     expect(other.status).toBe(2);
-    expect(other.stderr).toMatch(/another data source or secret/);
+    expect(other.stderr).toMatch(/was opened for another source/);
     expect((await ledgerStore(ledger).read()).rows).toHaveLength(2);
   });
 });

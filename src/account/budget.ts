@@ -2,11 +2,15 @@ import { checkSetting } from '../settings.js';
 import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { InputError, noRelease } from '../errors.js';
 import { byLaw, lawDimension, type AnyScenario } from '../distribution/lawKind.js';
-import { atomsOf, coord, reducedPriors, type PointScenario } from '../distribution/points.js';
+import { coord, reducedPriors, type PointLaw, type PointScenario } from '../distribution/points.js';
+import type { Discrete } from '../distribution/discrete.js';
+import type { Scenario } from '../distribution/scenario.js';
 import { bestEpsilonDelta, type Release } from './rows.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { EPS } from '../numerics/float.js';
+import { precisionUp } from '../numerics/decimal.js';
+import { rdpToDpSharp } from '../audit/conversion.js';
 import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
@@ -55,6 +59,17 @@ export function checkBudget(b: Budget): Budget {
   if (b.delta !== undefined) checkSetting('delta', b.delta);
   if (b.delta !== undefined && !b.alphas.some((a) => a < Infinity))
     throw new InputError('an (ε, δ) budget is met through a finite order: list at least one finite α', 'alpha');
+  if (b.delta !== undefined) {
+    // Even releases that leak nothing convert to ε′ = the conversion's own term: a budget below it at
+    // every listed order could never take a release.
+    const delta = b.delta;
+    const floor = Math.min(...b.alphas.filter((a) => a < Infinity).map((a) => rdpToDpSharp(0, a, delta)));
+    if (floor > b.epsilon)
+      throw new InputError(
+        `cannot meet (ε = ${b.epsilon}, δ = ${delta}) through the orders listed: even releases that leak nothing reach ε′ = ${precisionUp(floor, 4)} there (the conversion's own term); list larger orders (e.g. 8, 16, 32, 64)`,
+        'alpha',
+      );
+  }
   return b;
 }
 
@@ -100,11 +115,12 @@ function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[
     const d = lawDimension(s);
     const releases = groups.flatMap((g) => {
       const cs = [...new Set(g.coordinates!.map((c) => to[keep.indexOf(c)]).filter((c) => c >= 0))];
-      return cs.length === 0 ? [] : drawsOf(g, d === 1 ? undefined : cs);
+      return cs.length === 0 ? [] : drawsOf(g, cs);
     });
     if (!releases.length) return null;
-    const coupled = account(s, releases, { alphas, ...(b.delta !== undefined ? { delta: b.delta } : {}) });
-    return d === 1 ? coupled : tighterByChain(s as PointScenario, releases as ChainRelease[], coupled, b.delta);
+    const plain = releases.map(({ coordinates: _c, ...r }) => r);
+    const coupled = account(s, d === 1 ? plain : releases, { alphas, ...(b.delta !== undefined ? { delta: b.delta } : {}) });
+    return tighterByChain(s, releases as ChainRelease[], coupled, b.delta);
   });
   const accounts = parts.filter((a): a is Accounting => a !== null);
   const releases = groups.reduce((n, g) => n + g.count, 0);
@@ -124,40 +140,51 @@ function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[
 type ChainRelease = Release & { coordinates: readonly number[] };
 
 /**
- * Per order, the smaller of the coupled bound and the chain bound (docs/math.md §20): for any
- * coordinate c, D_α(joint) ≤ D_α(releases of c) + sup over the released values of c of the
- * conditional divergence of the rest, and the rest's conditional laws are mixtures of the noise
- * centred on the atoms, so (joint quasi-convexity) their divergence is at most the noise's own at
- * each other coordinate's widest spread, summed over its releases. c's own term is its exact account.
+ * Per order, the smaller of the joint bound and the chain bound (docs/math.md §20): for any set H of
+ * the releases of one coordinate c, D_α(joint) ≤ D_α(releases H) + sup over their values of the
+ * conditional divergence of the other releases, and those conditional laws are mixtures of the
+ * noise centred on the atoms, so (joint quasi-convexity) their divergence is at most the noise's own
+ * at each released coordinate's widest spread, summed over the other releases. H is every release
+ * of c, or one of them; its term is their own account on c's law.
  */
-function tighterByChain(s: PointScenario, releases: readonly ChainRelease[], coupled: Accounting, delta: number | undefined): Accounting {
+function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRelease[], joint: Accounting, delta: number | undefined): Accounting {
+  if (releases.some((r) => r.coordinates.length !== 1)) return joint;
   const d = lawDimension(s);
-  if (releases.some((r) => r.coordinates.length !== 1)) return coupled;
-  const laws = s.priors.flatMap((p) => Object.values(p.conditionals));
+  const laws = s.priors.flatMap((p) => Object.values(p.conditionals)) as (Discrete | PointLaw)[];
+  const at = (m: Discrete | PointLaw, k: number, c: number) => ('points' in m ? coord(m, k, c) : m.values[k]);
   const spread = Array.from({ length: d }, (_, c) => {
-    const xs = laws.flatMap((m) => Array.from({ length: atomsOf(m) }, (_, k) => coord(m, k, c)));
+    const xs = laws.flatMap((m) => Array.from({ length: m.masses.length }, (_, k) => at(m, k, c)));
     return Math.max(...xs) - Math.min(...xs);
   });
-  const alphas = coupled.rows.map((r) => r.alpha);
-  // Each release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
+  const alphas = joint.rows.map((r) => r.alpha);
+  // A release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
   const widest = (r: ChainRelease, alpha: number) => {
     const product = mechanismDef(r.mechanism).product;
     if (isNotApplicable(product) || alpha === Infinity) return Infinity;
     const e = product.exponent(alpha, () => spread[r.coordinates[0]] / r.scale, [0]);
     return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
   };
-  let rows = coupled.rows;
+  let rows = joint.rows;
   for (let c = 0; c < d; c++) {
-    const own = releases.filter((r) => r.coordinates[0] === c).map(({ coordinates: _c, ...r }) => r);
-    const rest = releases.filter((r) => r.coordinates[0] !== c);
-    const [marginal] = reducedPriors(s, [c]);
-    const exact = marginal && own.length ? account(marginal.scenario, own, { alphas }).rows : null;
-    rows = rows.map((row, i) => {
-      const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, row.alpha), 0)) * (1 + 4 * EPS);
-      return bound < row.divergence ? { ...row, divergence: bound, method: 'chained', binding: exact?.[i].binding ?? null, understated: null } : row;
-    });
+    const own = releases.filter((r) => r.coordinates[0] === c);
+    if (own.length === 0) continue;
+    const marginal = d === 1 ? s : reducedPriors(s as PointScenario, [c])[0]?.scenario;
+    for (const head of own.length > 1 ? [own, ...own.map((r) => [r])] : [own]) {
+      const rest = releases.filter((r) => !head.includes(r));
+      const exact = marginal
+        ? account(
+            marginal,
+            head.map(({ coordinates: _c, ...r }) => r),
+            { alphas },
+          ).rows
+        : null;
+      rows = rows.map((row, i) => {
+        const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, row.alpha), 0)) * (1 + 4 * EPS);
+        return bound < row.divergence ? { ...row, divergence: bound, method: 'chained', binding: exact?.[i].binding ?? null, understated: null } : row;
+      });
+    }
   }
-  return { ...coupled, rows, epsilonDelta: bestEpsilonDelta(rows, delta) };
+  return rows === joint.rows ? joint : { ...joint, rows, epsilonDelta: bestEpsilonDelta(rows, delta) };
 }
 
 /**

@@ -2,14 +2,18 @@
 // then a count, then per-group means — is recorded with its statistic, and the ledger's joint level
 // is the divergence of the vector of all recorded statistics' contributions of one unit.
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { PointScenario } from '../distribution/points.js';
 import { pointScenarioOf } from '../distribution/points.js';
+import { MECHANISMS, mechanismDef } from '../mechanisms/registry.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { InputError } from '../errors.js';
 import { PointAtoms } from '../sources/csvText.js';
 import { short } from '../sources/engines/engine.js';
 import { openEngine, tableHistograms } from '../sources/histograms.js';
 import { tableScenario } from '../sources/priors.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
+import { predicateColumns } from '../sources/predicate.js';
 import { sourceLabel, type TableSource } from '../sources/table.js';
 import type { LedgerRelease, Recorded } from '../ledger/ledger.js';
 import type { LedgerStore } from '../ledger/store.js';
@@ -48,7 +52,10 @@ const isSourceIdentity = (identity: string): boolean => identity.startsWith(SOUR
 export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: string; name: string; rows: number }> {
   const engine = await openEngine(s.source, [], false);
   let fp: Record<string, unknown>;
+  let columns: { name: string; type: string }[];
   try {
+    // The columns' names and types too: a row hash does not see a renamed or retyped column.
+    columns = (await engine.columns()).map(({ name, type }) => ({ name, type }));
     [fp] = await engine.rows(engine.fingerprint);
   } catch (e) {
     throw new InputError(`cannot read the table's rows: ${short((e as Error).message)}`, 'data');
@@ -57,7 +64,9 @@ export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: s
   }
   const { location, ...reading } = s.source;
   const text = JSON.stringify({
-    source: sourceLabel(location),
+    // A file by its absolute path (the same table from another folder), a database without credentials.
+    source: s.source.kind === 'postgres' ? sourceLabel(location) : resolve(location),
+    columns,
     reading,
     secretColumn: s.secretColumn ?? null,
     values: s.values ?? null,
@@ -101,24 +110,45 @@ export function recordedStatistic(text: string): RecordedStatistic | null {
 export const recordedLabel = (r: RecordedStatistic): string => (r.groupBy !== undefined ? `${r.query} | ${r.groupBy} = ${r.group}` : r.query);
 
 /**
+ * The group columns an adversary may know after each release: a release's `--group-by` column is
+ * public from that release on, so the sets grow. Each distinct set is one part of the prior class.
+ */
+function knowledgeSets(recorded: readonly RecordedStatistic[]): string[][] {
+  const sets: string[][] = [];
+  const known: string[] = [];
+  recorded.forEach((r, k) => {
+    const grew = r.groupBy !== undefined && !known.includes(r.groupBy);
+    if (grew) known.push(r.groupBy!);
+    if (k === 0 || grew) sets.push([...known]);
+  });
+  return sets;
+}
+
+/** A prior's key: the known group columns' values, each a JSON literal (a missing group is a group of its own). */
+const keyOf = (known: readonly string[], givens: readonly string[], values: readonly (string | null)[]) =>
+  known.map((g) => `${g}=${JSON.stringify(values[givens.indexOf(g)])}`).join(', ');
+
+/**
  * The joint law of one unit's contributions to the recorded statistics (docs/math.md §20), one
  * coordinate per recorded release in order: coordinate k is the unit's contribution to release k's
- * statistic (in the sum's units), or 0 when the unit is not in the group it released. Groups are
- * public: the priors are split by every group column used, so a per-group figure is accounted
- * within each group. A unit without a value of a statistic contributes 0 to it. One aggregate
- * pushed to the engine.
+ * statistic (in the sum's units), or 0 when the unit is not in the group it released. A unit without
+ * a value of a statistic contributes 0 to it. The prior class covers every adversary the releases
+ * were made for: for each set of group columns public at some release (a release's `--group-by` is
+ * public from then on), the priors that know those columns' values, under which a group a unit is
+ * not known to be in is part of its random contribution. One aggregate pushed to the engine.
  * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
  * (await statisticsScenario(src, [{ query: 'mean:oldpeak' }, { query: 'count:age > 60' }], (await sourceIdentity(src)).identity)).priors.length // 1
  */
 export async function statisticsScenario(s: StatisticsSource, recorded: readonly RecordedStatistic[], identity: string): Promise<PointScenario> {
   if (recorded.length === 0) throw new InputError('names no statistic', 'ledger');
   const queries = [...new Set(recorded.map((r) => r.query))];
+  const givens = [...new Set(recorded.flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))];
   const statistics: Statistic[] = queries.map((q) => {
     const st = parseStatistic(q);
     if (!st) throw new InputError(`'${q}' is not a statistic (sum:COL, mean:COL, count[:PREDICATE], share[:PREDICATE])`, 'query');
+    checkPredicateReads(st, s, givens);
     return { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
   });
-  const givens = [...new Set(recorded.flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))];
   const h = await tableHistograms(s.source, {
     query: '',
     contributions: statistics,
@@ -128,21 +158,51 @@ export async function statisticsScenario(s: StatisticsSource, recorded: readonly
     ...(s.values ? { values: s.values } : {}),
     ...(s.predicates ? { predicates: s.predicates } : {}),
   });
-  // Each group's contribution vectors laid out on the recorded releases' coordinates.
+  // Each unit's contribution vector laid out on the recorded releases' coordinates (its groups read
+  // off its full key), then tallied under each part of the class by the group values it knows.
   const atoms = new PointAtoms();
-  const groups = new Map(
-    [...h.groups].map(([key, bySecret]) => {
+  const priors = knowledgeSets(recorded).flatMap((known) => {
+    const groups = new Map<string, Map<string, { values: number[]; counts: number[] }>>();
+    for (const [key, bySecret] of h.groups) {
       const values = h.givenValues!.get(key)!;
       const inGroup = recorded.map((r) => r.groupBy === undefined || values[givens.indexOf(r.groupBy)] === r.group);
-      const embed = (id: number) => {
-        const x = h.vectors![id];
-        return atoms.id(recorded.map((r, k) => (inGroup[k] ? x[queries.indexOf(r.query)] : 0)));
-      };
-      return [key, new Map([...bySecret].map(([secret, hist]) => [secret, { values: hist.values.map(embed), counts: hist.counts }]))];
-    }),
-  );
-  const { scenario } = tableScenario({ ...h, groups }, { name: identity, given: '', ...(s.pairs ? { pairs: s.pairs } : {}) });
-  return { ...pointScenarioOf(scenario, atoms.vectors), identity };
+      const embed = (id: number) => atoms.id(recorded.map((r, k) => (inGroup[k] ? h.vectors![id][queries.indexOf(r.query)] : 0)));
+      const part = keyOf(known, givens, values);
+      const into = groups.get(part) ?? new Map();
+      groups.set(part, into);
+      for (const [secret, hist] of bySecret) {
+        const at = into.get(secret) ?? { values: [], counts: [] };
+        into.set(secret, at);
+        at.values.push(...hist.values.map(embed));
+        at.counts.push(...hist.counts);
+      }
+    }
+    try {
+      return tableScenario({ ...h, groups }, { name: identity, given: '', ...(s.pairs ? { pairs: s.pairs } : {}) }).scenario.priors;
+    } catch (e) {
+      // No group of this part holds two secrets: an adversary knowing these groups has no pair to protect.
+      if (e instanceof InputError && known.length > 0) return [];
+      throw e;
+    }
+  });
+  return { ...pointScenarioOf({ name: identity, priors, ...(s.pairs ? { pairs: s.pairs } : {}) }, atoms.vectors), identity };
+}
+
+/**
+ * A statistic's predicate in a source ledger may not read the secret, the unit or a group column:
+ * the joint aggregate reads those as text, where the statistic's own release compared them as the
+ * table types them, and the two counts would differ.
+ */
+function checkPredicateReads(st: Statistic, s: StatisticsSource, givens: readonly string[]): void {
+  if (st.predicate === undefined) return;
+  const reads = predicateColumns(st.predicate);
+  const text = [s.secretColumn, s.unit, ...givens].filter((c): c is string => c !== undefined);
+  const hit = reads === 'any' ? text[0] : text.find((c) => reads.has(c.toLowerCase()));
+  if (hit !== undefined)
+    throw new InputError(
+      `in a source ledger a statistic's predicate may not read the secret, unit or a --group-by column ('${hit}'): the ledger reads those as text and could not count it as its release does`,
+      'query',
+    );
 }
 
 /**
@@ -160,12 +220,18 @@ export async function recordStatistics(
   s: StatisticsSource,
   batch: readonly { statistic: RecordedStatistic; release: Omit<LedgerRelease, 'query'> }[],
 ): Promise<Recorded[]> {
+  for (const b of batch)
+    if (isNotApplicable(mechanismDef(b.release.mechanism).product))
+      throw new InputError(
+        `a source ledger accounts its statistics together as one vector, with the noises the vector accountant takes (${MECHANISMS.filter((m) => !isNotApplicable(mechanismDef(m).product)).join(', ')})`,
+        '--mechanism',
+      );
   const { recordReleases } = await import('../ledger/ledger.js');
   const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
   if (state.meta.laws !== identity)
     throw new InputError(
       isSourceIdentity(state.meta.laws)
-        ? `was opened for another data source or secret ('${state.meta.scenario}'), or the table's rows have changed since: a source ledger accounts the statistics of one table as it was`
+        ? `was opened for another source ('${state.meta.scenario}'): it binds the table's file (or database and table), its reading options, the secret (column, --values, --pairs or --secret predicates), --unit, and the table's columns and rows; one of them differs, or the rows have changed since it was opened (the recorded statistics were of the rows as they were)`
         : `was opened for the laws of '${state.meta.scenario}' (a laws ledger); a statistic computed from a table is recorded in a source ledger (ledger init --data … without --query)`,
       'ledger',
     );
@@ -185,18 +251,19 @@ export async function recordStatistics(
 /**
  * A source ledger's joint laws, to recompute its levels (`checkLedger`): after k releases, the law
  * of the statistics recorded so far under the prior class as it stood then (the group columns of
- * the first k releases public). One aggregate per distinct set of group columns.
+ * the first k releases public). One aggregate per distinct set of group columns; undefined while
+ * nothing is recorded.
  * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
  * const store = ledgerStore(`${scratch}/heart.ledger`); // scratch: a folder of yours
  * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
  * await recordStatistics(store, src, [{ statistic: { query: 'mean:oldpeak' }, release: { mechanism: 'laplace', scale: 20, count: 1 } }]);
  * (await checkLedger(store, await sourceLedgerLaws(store, src))).problems // []
  */
-export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource): Promise<(released: number) => PointScenario> {
+export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource): Promise<((released: number) => PointScenario) | undefined> {
   const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
   if (state.meta.laws !== identity)
     throw new InputError(`is not the source of this ledger ('${state.meta.scenario}'), or the table's rows have changed since it was opened`, 'data');
-  if (state.rows.length === 0) throw new InputError('has no release recorded yet: there are no levels to recompute', 'ledger');
+  if (state.rows.length === 0) return undefined;
   const recorded = state.rows.map((r) => {
     const st = recordedStatistic(r.query);
     if (!st) throw new InputError(`release ${r.seq} records no statistic: the ledger is not a source ledger's`, 'ledger');
@@ -210,4 +277,19 @@ export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource):
     if (!built.has(key)) built.set(key, await statisticsScenario(s, recorded.slice(0, k), identity));
   }
   return (k) => built.get(columnsAt(Math.max(1, k)))!;
+}
+
+/**
+ * Checks a source before a ledger is opened on it: the secret (column, values, pairs or predicates)
+ * and the unit are read from the table as a statistic's release would read them, so a misspelt
+ * column is refused now, not at the first release.
+ * @example await checkStatisticsSource({ source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' })
+ */
+export async function checkStatisticsSource(s: StatisticsSource): Promise<void> {
+  if (s.unit !== undefined && s.unit === s.secretColumn)
+    throw new InputError(
+      `names the secret column '${s.unit}'; --unit names the column whose value groups rows into one unit (a household, a person)`,
+      '--unit',
+    );
+  await statisticsScenario(s, [{ query: 'count' }], 'check');
 }

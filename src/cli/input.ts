@@ -233,7 +233,7 @@ function parsePairs(text: string, secrets?: readonly string[]): [string, string]
 async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boolean): Promise<Loaded<Scenario>> {
   if (!taken)
     throw new InputError(
-      'a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit; its account and ledger are not built yet',
+      'a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit, and kept in a source ledger (ledger init --data … --secret-column … without --query; release … --ledger L); account does not take it yet',
       '--query',
     );
   refuseUnused(
@@ -297,6 +297,8 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
       ['--fit', o.fit],
       ['--order-by', o.orderBy],
       ['--projection', o.projection],
+      ['--contamination', o.contamination],
+      ['--domain', o.domain],
     ],
     'with a source ledger yet: its statistics are accounted under the empirical laws of the table, groups given by --group-by',
   );

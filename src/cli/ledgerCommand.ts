@@ -4,7 +4,7 @@ import type { ReleaseGroup } from '../account/budget.js';
 import { InputError } from '../errors.js';
 import type { LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
-import { asFlagError, parseDelta, settingOption } from './flags.js';
+import { asFlagError, parseDelta, refuseUnused, settingOption } from './flags.js';
 import { jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
@@ -106,8 +106,10 @@ const opensSource = (o: LedgerOptions) => o.data !== undefined && o.query === un
 
 /** `ledger init --data T --secret-column S [--unit U]`: a source ledger, bound to the table's rows, the secret and the unit. */
 async function initSource(o: LedgerOptions & { json?: boolean }, store: Awaited<ReturnType<typeof storeOf>>, budget: Budget): Promise<void> {
-  const { sourceIdentity } = await import('../api/sourceLedger.js');
+  const { sourceIdentity, checkStatisticsSource } = await import('../api/sourceLedger.js');
+  refuseUnused([['--group-by', o.groupBy]], 'at ledger init: each release names its own groups (release … --group-by G --ledger L)');
   const src = statisticsSourceOf(o);
+  await flagged(() => checkStatisticsSource(src));
   const { identity, name, rows } = await flagged(() => sourceIdentity(src));
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, { identity, name }, budget));
@@ -147,6 +149,7 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
   if (opensSource(o)) {
     const { sourceLedgerLaws } = await import('../api/sourceLedger.js');
     const laws = await flagged(async () => sourceLedgerLaws(store, statisticsSourceOf(o)));
+    // Nothing recorded yet: the ledger is shown as it stands (it is its source's: checked above).
     return flagged(() => checkLedger(store, laws));
   }
   const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true })).scenario : undefined;
@@ -159,7 +162,10 @@ function reportJson(r: LedgerReport) {
     scenario: r.meta.scenario,
     laws: r.meta.laws,
     budget: JSON.parse(r.meta.budget),
-    releases: r.rows.map((x) => ({ ...x, level: jsonNumber(x.level), alpha: x.alpha === Infinity ? 'inf' : x.alpha })),
+    releases: r.rows.map((x) => {
+      const statistic = recordedStatistic(x.query);
+      return { ...x, ...(statistic ? { statistic } : {}), level: jsonNumber(x.level), alpha: x.alpha === Infinity ? 'inf' : x.alpha };
+    }),
     current: r.current && {
       level: jsonNumber(r.current.level),
       alpha: r.current.alpha === Infinity ? 'inf' : r.current.alpha,
