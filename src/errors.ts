@@ -56,3 +56,6 @@ export const noRelease = (): InputError => new InputError('name at least one rel
 
 /** A budget the charge for computed laws' floating-point error leaves nothing of (docs/math.md §13). */
 export const budgetBelowCharge = (charge: number): InputError => new InputError(`must exceed the laws' floating-point error charge ${charge}`, 'epsilon');
+
+/** A release with no noise offered to a ledger: the joint accountant has nothing to account it by. */
+export const noNoiseToRecord = (): InputError => new InputError('a release without noise cannot be recorded', '--ledger');

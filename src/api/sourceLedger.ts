@@ -16,7 +16,7 @@ import { parseStatistic, type Statistic } from '../sources/statistic.js';
 import { predicateColumns } from '../sources/predicate.js';
 import { sourceLabel, type TableSource } from '../sources/table.js';
 import type { LedgerRelease, Recorded } from '../ledger/ledger.js';
-import type { LedgerStore } from '../ledger/store.js';
+import type { LedgerRow, LedgerStore } from '../ledger/store.js';
 
 /** What every statistic of one source shares: the table, the secret, the unit. */
 export interface StatisticsSource {
@@ -82,6 +82,13 @@ export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: s
     name: `${sourceLabel(location).split(/[\\/]/).pop()}: statistics hiding ${secret}${s.unit ? ` (units: ${s.unit})` : ''}`,
     rows: Number(fp.n),
   };
+}
+
+/** A source ledger's recorded release's statistic; a row without one means the ledger is not a source ledger's. */
+function statisticOf(r: LedgerRow): RecordedStatistic {
+  const st = recordedStatistic(r.query);
+  if (!st) throw new InputError(`release ${r.seq} records no statistic: the ledger is not a source ledger's`, 'ledger');
+  return st;
 }
 
 /** A recorded statistic as the ledger stores it (JSON text: a predicate may hold any character). */
@@ -236,9 +243,7 @@ export async function recordStatistics(
       'ledger',
     );
   const past = state.rows.map((r) => {
-    const st = recordedStatistic(r.query);
-    if (!st) throw new InputError(`release ${r.seq} records no statistic: the ledger is not a source ledger's`, 'ledger');
-    return st;
+    return statisticOf(r);
   });
   const scenario = await statisticsScenario(s, [...past, ...batch.map((b) => b.statistic)], identity);
   return recordReleases(
@@ -265,9 +270,7 @@ export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource):
     throw new InputError(`is not the source of this ledger ('${state.meta.scenario}'), or the table's rows have changed since it was opened`, 'data');
   if (state.rows.length === 0) return undefined;
   const recorded = state.rows.map((r) => {
-    const st = recordedStatistic(r.query);
-    if (!st) throw new InputError(`release ${r.seq} records no statistic: the ledger is not a source ledger's`, 'ledger');
-    return st;
+    return statisticOf(r);
   });
   const columnsAt = (k: number) => [...new Set(recorded.slice(0, k).flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))].join('\n');
   // The group columns only grow with k: each set holds for a run of k, built once at its run's end.
@@ -283,7 +286,7 @@ export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource):
  * Checks a source before a ledger is opened on it: the secret (column, values, pairs or predicates)
  * and the unit are read from the table as a statistic's release would read them, so a misspelt
  * column is refused now, not at the first release.
- * @example await checkStatisticsSource({ source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' })
+ * @example await checkStatisticsSource({ source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' }).then(() => 'usable') // 'usable'
  */
 export async function checkStatisticsSource(s: StatisticsSource): Promise<void> {
   if (s.unit !== undefined && s.unit === s.secretColumn)

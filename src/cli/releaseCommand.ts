@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { fromSetting, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
-import { InputError } from '../errors.js';
+import { noNoiseToRecord, InputError } from '../errors.js';
 import { wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -80,7 +80,7 @@ async function recordFirst(
   r: { mechanism: CalibrationSettings['mechanism']; scale: number; count: number; cost?: CalibrationSettings['cost']; coordinateScales?: readonly number[] },
 ): Promise<Entry | null> {
   if (o.ledger === undefined) return null;
-  if (!(r.scale > 0)) throw new InputError('a release without noise cannot be recorded', '--ledger');
+  if (!(r.scale > 0)) throw noNoiseToRecord();
   const { ledgerEntry } = await import('./ledgerCommand.js');
   return ledgerEntry(o.ledger, scenario, { ...r, query: queryLabel(o) });
 }

@@ -1,6 +1,6 @@
 // `calibrate` and `release` of a statistic of a table (`--query sum:COL | mean:COL | count[:P] |
 // share[:P]`, `--unit`, `--group-by`; docs/math.md §18): parse, call the api per group, format.
-import { InputError } from '../errors.js';
+import { noNoiseToRecord, InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
@@ -264,7 +264,7 @@ async function recordInLedger(
   groupBy: string | undefined,
   released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost }[],
 ): Promise<StatisticEntry> {
-  if (released.some((x) => !(x.r.scale > 0))) throw new InputError('a release without noise cannot be recorded', '--ledger');
+  if (released.some((x) => !(x.r.scale > 0))) throw noNoiseToRecord();
   const { ledgerStore } = await import('../ledger/store.js');
   const { recordStatistics } = await import('../api/sourceLedger.js');
   const { confirmShown, budgetText } = await import('../ledger/ledger.js');
