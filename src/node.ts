@@ -6,7 +6,6 @@ export { loadSpecFile } from './spec/loadFile.js';
 export { chainFromTable, scenarioFromTable } from './api/table.js';
 export {
   sourceIdentity,
-  statisticsScenario,
   recordStatistics,
   sourceLedgerLaws,
   recordedStatistic,
@@ -15,6 +14,7 @@ export {
   type StatisticsSource,
   type RecordedStatistic,
 } from './api/sourceLedger.js';
+export { statisticsScenario } from './api/jointStatistics.js';
 export { statisticFromTable, toStatistic, type TableStatistic, type StatisticGroup, type StatisticUnits } from './api/statistic.js';
 export { smallestEpsilon } from './api/accuracy.js';
 export { parseStatistic, type Statistic, type StatisticKind } from './sources/statistic.js';

@@ -87,6 +87,10 @@ export const SETTINGS = {
     arg: '<col>',
     help: "with a statistic: rows with one value of this column are one unit, contributing their total (a household's rows)",
   },
+  groupPrivate: {
+    flag: '--group-private',
+    help: 'with a statistic and --group-by: the group is not known to the adversary (it may be correlated with the secret): one noise scale covers the vector of group values (vector bounds)',
+  },
   targetHalfwidth: {
     flag: '--target-halfwidth',
     arg: '<h>',

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { account } from '../src/account/account.js';
-import { recordStatistics, sourceIdentity, sourceLedgerLaws, statisticsScenario, type StatisticsSource } from '../src/api/sourceLedger.js';
-import { statisticFromTable } from '../src/api/statistic.js';
+import { recordStatistics, sourceIdentity, sourceLedgerLaws, type StatisticsSource } from '../src/api/sourceLedger.js';
+import { statisticsScenario } from '../src/api/jointStatistics.js';
+import { privateGroupsStatistic, statisticFromTable } from '../src/api/statistic.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
 import { coord, atomsOf, pointLaw, type PointLaw } from '../src/distribution/points.js';
 import { checkLedger, initLedger } from '../src/ledger/ledger.js';
 import { ledgerStore } from '../src/ledger/store.js';
@@ -154,6 +156,51 @@ describe('a source ledger: statistics of one table accounted together', () => {
     await recordStatistics(store, src, [{ statistic: { query: 'sum:x' }, release: laplace(9) }]);
     writeFileSync(src.source.location, 's,x,f,g\na,1,0,u\nb,3,1,u\n');
     await expect(recordStatistics(store, src, [{ statistic: { query: 'sum:x' }, release: laplace(9) }])).rejects.toThrow(/rows have changed/);
+  });
+});
+
+describe('private groups (--group-private): one scale for the vector of group values', () => {
+  it('the stated scale meets ε: an independent 2-D quadrature of the released group sums is never above it', async () => {
+    const src = smallTable();
+    const t = await privateGroupsStatistic(src.source, { statistic: parseStatistic('sum:x')!, secretColumn: 's', groupBy: 'g' });
+    expect(t.groups.map((g) => [g.group, g.units, g.total])).toEqual([
+      ['u', 4, 11],
+      ['v', 5, 22],
+    ]);
+    // A unit's contribution lies in its own group's coordinate.
+    const b = t.scenario.priors[0].conditionals.b;
+    expect(Array.from({ length: atomsOf(b) }, (_, k) => [coord(b, k, 0), coord(b, k, 1)])).toContainEqual([0, 6]);
+    const r = calibrate(t.scenario, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 });
+    const laws = t.scenario.priors[0].conditionals;
+    const truth = Math.max(quadratureD2(laws.a, laws.b, [r.scale, r.scale], 2), quadratureD2(laws.b, laws.a, [r.scale, r.scale], 2));
+    expect(truth).toBeLessThanOrEqual(1);
+    expect(truth).toBeGreaterThan(0.2);
+  });
+
+  it('the CLI releases one value per group at the common scale, and refuses --group-private without a statistic and its groups', async () => {
+    const r = await inProcess(
+      'release',
+      '--data',
+      HEART_PATH,
+      '--secret-column',
+      'fbs',
+      '--query',
+      'mean:chol',
+      '--group-by',
+      'sex',
+      '--group-private',
+      '--json',
+    );
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.groupPrivate).toBe(true);
+    expect(j.releases.map((x: { units: number }) => x.units)).toEqual([97, 206]);
+    // One scale on the sum: each group's is it divided by its n (rounded up).
+    const [a, b] = j.releases.map((x: { scale: number; units: number }) => x.scale * x.units);
+    expect(Math.abs(a - b) / a).toBeLessThan(1e-12);
+    const bad = await inProcess('calibrate', '--data', HEART_PATH, '--secret-column', 'fbs', '--query', 'chol', '--group-private');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--group-private: goes with a statistic of a table/);
   });
 });
 

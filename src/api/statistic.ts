@@ -3,7 +3,9 @@ import { InputError, unknownName } from '../errors.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { tableHistograms } from '../sources/histograms.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
-import { checkStatistic, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
+import { checkStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
+import type { PointScenario } from '../distribution/points.js';
+import { statisticsScenario } from './jointStatistics.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
@@ -64,11 +66,7 @@ export async function statisticFromTable(
   checkShape(OBJECT, o, 'options');
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
-  if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
-    throw new InputError(
-      `names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the public column whose groups are released apart`,
-      '--group-by',
-    );
+  checkGroupBy(s, o);
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   // The laws first: their query names the column or predicate at fault before the value's runs.
   const h = await tableHistograms(source, {
@@ -162,5 +160,83 @@ export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits 
     value: (x) => (n === 1 ? x : x / n),
     interval: ([lo, hi]) => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
     fromScale: (x) => (n === 1 ? x : -nextUp(-(x * n))),
+  };
+}
+
+/** A group column is none of the statistic's own columns nor the secret. */
+function checkGroupBy(s: Statistic, o: { secretColumn?: string; groupBy?: string }): void {
+  if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
+    throw new InputError(
+      `names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the column whose groups are released apart`,
+      '--group-by',
+    );
+}
+
+/** A statistic per private group: one vector law for all groups, and each group's total and n. */
+export interface PrivateGroups {
+  statistic: Statistic;
+  label: string;
+  /** The law of one unit's contribution on ℝ^G, coordinate g its contribution to group g (0 elsewhere). */
+  scenario: PointScenario;
+  /** Per group, in the scenario's coordinate order: its value, total, public n and divisor (as `StatisticGroup`). */
+  groups: Pick<StatisticGroup, 'group' | 'total' | 'units' | 'divisor'>[];
+  rows: number;
+  droppedFromValue: number;
+}
+
+/**
+ * A statistic per group whose column is **private** (`--group-private`): the adversary need not know
+ * each unit's group, which may be correlated with the secret. One unit's contribution then lives on
+ * ℝ^G, its contribution in its own group's coordinate and 0 in the others (docs/math.md §20), so one
+ * noise scale covers the vector of the G group values by vector bounds; each group's n is public.
+ * Groups of one secret are kept: the vector law covers them. One aggregate for the laws, one for
+ * the totals.
+ * @example (await privateGroupsStatistic('examples/heart.csv', { statistic: { kind: 'mean', column: 'oldpeak' }, secretColumn: 'fbs', groupBy: 'sex' })).groups.length // 2
+ */
+export async function privateGroupsStatistic(
+  location: string | TableSource,
+  o: {
+    statistic: Statistic;
+    secretColumn?: string;
+    values?: string[];
+    predicates?: Record<string, string>;
+    pairs?: [string, string][];
+    groupBy: string;
+    name?: string;
+  },
+): Promise<PrivateGroups> {
+  if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
+  checkShape(OBJECT, o, 'options');
+  const s = o.statistic;
+  checkStatistic(s, o.secretColumn);
+  checkGroupBy(s, o);
+  const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
+  const v = await statisticValues(source, s, o.groupBy);
+  if (v.groups.size === 0) throw new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
+  const names = [...v.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const label = statisticLabel(s);
+  const scenario = await statisticsScenario(
+    {
+      source,
+      ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
+      ...(o.values ? { values: o.values } : {}),
+      ...(o.predicates ? { predicates: o.predicates } : {}),
+      ...(o.pairs ? { pairs: o.pairs } : {}),
+      ...(s.unit !== undefined ? { unit: s.unit } : {}),
+    },
+    names.map((group) => ({ query: statisticText(s), groupBy: o.groupBy, group })),
+    o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${label} per private group of ${o.groupBy}`,
+    [[]],
+  );
+  return {
+    statistic: s,
+    label,
+    scenario: { ...scenario, identity: undefined },
+    groups: names.map((group) => {
+      const { total, units } = v.groups.get(group)!;
+      return { group, total, units, divisor: perUnit(s) ? units : 1 };
+    }),
+    rows: v.rows,
+    droppedFromValue: v.dropped,
   };
 }

@@ -19,11 +19,13 @@ import {
   plan,
   withSourceOptions,
   parseStatisticFlag,
+  checkGroupPrivate,
   givesWindows,
   type CalibrateOptions,
 } from './input.js';
 
 async function runCalibrate(o: CalibrateOptions): Promise<void> {
+  checkGroupPrivate(o);
   const guarantee = parseGuarantee(o.guarantee);
   // A mean under ε-MI keeps its own calibration over i.i.d. rows (docs/math.md §7); every other
   // statistic, and a mean under the other guarantees, is a law source of contributions (§18).
@@ -196,6 +198,7 @@ export function calibrateCommand(program: Command): void {
     )
     .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)'))
     .addOption(settingOption('targetHalfwidth'))
+    .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))

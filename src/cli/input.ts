@@ -27,7 +27,7 @@ import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
-import type { TableStatistic } from '../api/statistic.js';
+import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
@@ -55,6 +55,7 @@ export interface SourceOptions {
   sequence?: string;
   orderBy?: string;
   groupBy?: string;
+  groupPrivate?: boolean;
   length?: string;
   /** A statistic's unit column (docs/math.md §18). */
   unit?: string;
@@ -206,6 +207,15 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   };
 }
 
+/** `--group-private` belongs to a statistic of a table with `--group-by`: refused anywhere else. */
+export function checkGroupPrivate(o: CalibrateOptions): void {
+  if (!o.groupPrivate) return;
+  const statistic = o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query) !== null;
+  if (!statistic || o.groupBy === undefined)
+    throw new InputError('goes with a statistic of a table (--query sum:|mean:|count|share:) and its --group-by column', '--group-private');
+  refuseUnused([['--given', o.given]], 'with --group-private: the groups are given by --group-by');
+}
+
 /** `--query` as a statistic of the table (`sum:COL`, `mean:COL`, `count[:P]`, `share[:P]`), or null for a column. */
 export function parseStatisticFlag(text: string): Statistic | null {
   try {
@@ -250,6 +260,33 @@ async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boole
 
 /** The table's statistic per group, after refusing what a statistic does not take. */
 export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<TableStatistic> {
+  const args = statisticArgs(o, s);
+  const { statisticFromTable } = await import('../api/statistic.js');
+  try {
+    return await statisticFromTable(tableSourceOf(o), {
+      ...args,
+      ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
+      ...(o.prior !== undefined ? { prior: o.prior } : {}),
+    });
+  } catch (e) {
+    throw fromSetting(e, o, false);
+  }
+}
+
+/** The table's statistic per private group (`--group-private`): one vector law for the groups. */
+export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Promise<PrivateGroups> {
+  refuseUnused([['--prior', o.prior]], 'with --group-private yet: its vector law is the empirical one');
+  const args = statisticArgs(o, s);
+  const { privateGroupsStatistic } = await import('../api/statistic.js');
+  try {
+    return await privateGroupsStatistic(tableSourceOf(o), { ...args, groupBy: o.groupBy!, name: `${args.name} per private group of ${o.groupBy}` });
+  } catch (e) {
+    throw fromSetting(e, o, false);
+  }
+}
+
+/** What every statistic's law source reads from the options, after refusing what a statistic does not take. */
+function statisticArgs(o: CalibrateOptions, s: Statistic) {
   refuseUnused(
     [
       ['--given', o.groupBy !== undefined ? o.given : undefined],
@@ -264,24 +301,16 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
   );
   if (o.seed !== undefined && o.prior === undefined)
     throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
-  const statistic = { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) };
   const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
-  const { statisticFromTable } = await import('../api/statistic.js');
-  try {
-    return await statisticFromTable(tableSourceOf(o), {
-      statistic,
-      ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
-      ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
-      ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
-      ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
-      ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
-      ...(o.prior !== undefined ? { prior: o.prior } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      name: `${o.data!.split(/[\\/]/).pop()}: ${o.query} by ${o.secretColumn ?? 'predicates'}`,
-    });
-  } catch (e) {
-    throw fromSetting(e, o, false);
-  }
+  return {
+    statistic: { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) },
+    ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
+    ...(o.values !== undefined ? { values: o.values.split(',').map((v) => v.trim()) } : {}),
+    ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
+    ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    name: `${o.data!.split(/[\\/]/).pop()}: ${o.query} by ${o.secretColumn ?? 'predicates'}`,
+  };
 }
 
 /**

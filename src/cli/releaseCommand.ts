@@ -17,6 +17,7 @@ import {
   type CalibrateOptions,
   secretPredicates,
   parseStatisticFlag,
+  checkGroupPrivate,
   givesWindows,
 } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -143,6 +144,7 @@ function releaseSettings(
 }
 
 async function runRelease(o: ReleaseOptions): Promise<void> {
+  checkGroupPrivate(o);
   const { release } = await import('../release/release.js');
   if (o.projection !== undefined) {
     for (const [flag, v] of [
@@ -460,6 +462,7 @@ export function releaseCommand(program: Command): void {
     .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
+    .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))
     .option(
       '--allow-no-noise',

@@ -3,18 +3,19 @@
 import { noNoiseToRecord, InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import { toStatistic, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import { toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
-import { loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
+import { loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
 import { perUnit, type Statistic } from '../sources/statistic.js';
 import type { ReleaseResult } from '../release/finite.js';
+import type { PointReleaseResult } from '../release/release.js';
 
 /** Options of a statistic's calibration or release. */
 export interface StatisticOptions extends CalibrateOptions {
@@ -64,6 +65,7 @@ function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
 
 /** `calibrate --data T --query sum:COL|mean:COL|count[:P]|share[:P] [--unit U] [--group-by G] [--target-halfwidth H]`. */
 export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+  if (o.groupPrivate) return calibratePrivateGroups(o, s);
   const confidence = parseConfidence(o.confidence);
   const target = o.targetHalfwidth === undefined ? undefined : decimal(o.targetHalfwidth, '--target-halfwidth');
   if (target !== undefined) {
@@ -144,6 +146,7 @@ const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined) => {
  * interval in the statistic's units.
  */
 export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+  if (o.groupPrivate) return releasePrivateGroups(o, s);
   const notYet = 'with a statistic query yet';
   refuseUnused(
     [
@@ -294,3 +297,111 @@ async function recordInLedger(
 /** The ledger's line under a statistic's release. */
 const ledgerText = (e: StatisticEntry) =>
   `ledger: recorded as release${e.seqs.length > 1 ? `s ${e.seqs[0]}–${e.seqs[e.seqs.length - 1]}` : ` ${e.seqs[0]}`}; the joint level of every statistic recorded is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha}), accounted together as one vector of each unit's contributions (docs/math.md §20)`;
+
+/** What the output says private groups assume: n public per group, the group not known to the adversary. */
+function privateAssumptions(t: PrivateGroups, o: StatisticOptions): string[] {
+  const n = t.groups.map((g) => g.units);
+  return [
+    `statistic: ${t.label}${perUnit(t.statistic) ? ', divided by n' : ''} per group of '${o.groupBy}'; n = ${Math.min(...n)}–${Math.max(...n)} units per group, taken as public`,
+    `groups of '${o.groupBy}' are private: the adversary need not know a unit's group, which may be correlated with the secret; one unit's contribution lies in its own group's coordinate, so one noise scale covers the ${t.groups.length} group values together (vector bounds, docs/math.md §20); every other unit may be known, units are independent`,
+    `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value or no group)`,
+  ];
+}
+
+/** `calibrate … --group-by G --group-private`: one scale for the vector of group values, in each group's units. */
+async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
+  refuseUnused([['--target-halfwidth', o.targetHalfwidth]], 'with --group-private yet');
+  const confidence = parseConfidence(o.confidence);
+  const t = await loadPrivateGroups(o, s);
+  const grid = settingsGrid(o, t.scenario, {});
+  const { results, settings } = await calibrateGrid(o, t.scenario, grid, {});
+  const bars = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
+  const perGroup = t.groups.map((g) => {
+    const to = toStatistic(g);
+    return { ...g, scales: results.map((r) => to.scale(r.scale)), halfWidths: bars.map((h) => to.scale(h)) };
+  });
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({
+        statistic: { ...t.statistic, label: t.label },
+        groupPrivate: true,
+        source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
+        confidence,
+        results: resultsJson(results, t.scenario, bars),
+        groups: perGroup.map((g) => ({ group: g.group, units: g.units, scales: g.scales.map(jsonNumber), halfWidths: g.halfWidths.map(jsonNumber) })),
+      })}\n`,
+    );
+    return;
+  }
+  const rows = perGroup.map(
+    (g) =>
+      `${g.group}\t${g.units}\t${g.scales.map((x) => Number(decimalUp(x, 4))).join(' / ')}\t±${g.halfWidths.map((x) => Number(decimalUp(x, 4))).join(' / ')}`,
+  );
+  process.stdout.write(
+    `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n\n${calibrationText(results, t.scenario, { confidence, halfWidths: bars })}\nper group, in the statistic's units (the scale above divided by n, rounded up):\n${o.groupBy}\tn\tscale\t${confidence} error bar\n${rows.join('\n')}\n`,
+  );
+}
+
+/** `release … --group-by G --group-private`: the group totals in the engine, one noise draw per group at the common scale. */
+async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
+  refuseUnused(
+    [
+      ['--ledger', o.ledger],
+      ['--allow-no-noise', o.allowNoNoise],
+    ],
+    'with --group-private yet',
+  );
+  const confidence = parseConfidence(o.confidence);
+  const delta = parseDelta(o.delta, undefined);
+  const t = await loadPrivateGroups(o, s);
+  const grid = settingsGrid(o, t.scenario, {});
+  const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
+  if (one.length !== 1) throw new InputError('release takes one method, one α and one ε', '--epsilon');
+  const { releases: _r, ...settings } = one[0];
+  const { release } = await import('../release/release.js');
+  let r: PointReleaseResult;
+  try {
+    r = release(
+      t.scenario,
+      settings,
+      t.groups.map((g) => g.total),
+      { count: 1, confidence, ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}) },
+    ) as PointReleaseResult;
+  } catch (e) {
+    throw fromSetting(e, o, false);
+  }
+  const out = t.groups.map((g, i) => {
+    const to = toStatistic(g);
+    return {
+      group: g.group,
+      units: g.units,
+      value: to.value(r.values[0][i]),
+      interval: to.interval(r.intervals[0][i]),
+      scale: to.scale(r.scale * r.coordinateScales[i]),
+      halfWidth: to.scale(r.halfWidths[i]),
+    };
+  });
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({
+        statistic: { ...t.statistic, label: t.label },
+        groupPrivate: true,
+        mechanism: r.mechanism,
+        parameter: r.parameter,
+        alpha: jsonAlpha(r.alpha),
+        epsilon: r.epsilon,
+        confidence,
+        guarantee: r.guarantee,
+        source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
+        releases: out.map((x) => ({ ...x, scale: jsonNumber(x.scale), halfWidth: jsonNumber(x.halfWidth), interval: x.interval.map(jsonNumber) })),
+      })}\n`,
+    );
+    return;
+  }
+  let text = `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n${r.mechanism} noise, one scale for every group (${r.method}); guarantee: ${r.guarantee.split(/(?<=\.) /)[0]}\neach interval holds its group's true statistic with probability ${confidence} over the noise\n\n${o.groupBy}\tn\tscale\tvalue\tinterval\n`;
+  for (const x of out) {
+    const digits = barDigits(x.halfWidth);
+    text += `${x.group}\t${x.units}\t${Number(decimalUp(x.scale, 4))}\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
+  }
+  process.stdout.write(`${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`);
+}

@@ -48,6 +48,15 @@ export function parseStatistic(text: string): Statistic | null {
   return { kind, predicate: rest };
 }
 
+/**
+ * A statistic as `--query` text (the inverse of `parseStatistic`).
+ * @example statisticText({ kind: 'count', predicate: 'chol > 240' }) // 'count:chol > 240'
+ */
+export const statisticText = (s: Statistic): string => {
+  const of = s.column ?? s.predicate;
+  return of === undefined ? s.kind : `${s.kind}:${of}`;
+};
+
 /** Whether a statistic divides by the number of units (a mean, a share). */
 export const perUnit = (s: Statistic): boolean => s.kind === 'mean' || s.kind === 'share';
 

@@ -1,0 +1,131 @@
+// The joint law of one unit's contributions to several statistics of a table (docs/math.md §20):
+// what a source ledger accounts, and a statistic's private groups (--group-private). Engine-free
+// here (the aggregate runs in the engines of sources/), so the page can build it too.
+import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
+import { InputError } from '../errors.js';
+import { PointAtoms } from '../sources/csvText.js';
+import { tableHistograms } from '../sources/histograms.js';
+import { predicateColumns } from '../sources/predicate.js';
+import { tableScenario } from '../sources/priors.js';
+import { parseStatistic, type Statistic } from '../sources/statistic.js';
+import type { TableSource } from '../sources/table.js';
+
+/** What every statistic of one source shares: the table, the secret, the unit. */
+export interface StatisticsSource {
+  source: TableSource;
+  secretColumn?: string;
+  values?: string[];
+  predicates?: Record<string, string>;
+  pairs?: [string, string][];
+  /** Rows with one value of this column are one unit (a household); its contribution is their total. */
+  unit?: string;
+}
+
+/** One recorded release's statistic: the query (`mean:chol`), and for a per-group figure its public group column and group. */
+export interface RecordedStatistic {
+  query: string;
+  groupBy?: string;
+  group?: string;
+}
+
+/**
+ * The group columns an adversary may know after each release: a release's `--group-by` column is
+ * public from that release on, so the sets grow. Each distinct set is one part of the prior class.
+ */
+function knowledgeSets(recorded: readonly RecordedStatistic[]): string[][] {
+  const sets: string[][] = [];
+  const known: string[] = [];
+  recorded.forEach((r, k) => {
+    const grew = r.groupBy !== undefined && !known.includes(r.groupBy);
+    if (grew) known.push(r.groupBy!);
+    if (k === 0 || grew) sets.push([...known]);
+  });
+  return sets;
+}
+
+/** A prior's key: the known group columns' values, each a JSON literal (a missing group is a group of its own). */
+const keyOf = (known: readonly string[], givens: readonly string[], values: readonly (string | null)[]) =>
+  known.map((g) => `${g}=${JSON.stringify(values[givens.indexOf(g)])}`).join(', ');
+
+/**
+ * The joint law of one unit's contributions to the recorded statistics (docs/math.md §20), one
+ * coordinate per recorded release in order: coordinate k is the unit's contribution to release k's
+ * statistic (in the sum's units), or 0 when the unit is not in the group it released. A unit without
+ * a value of a statistic contributes 0 to it. The prior class covers every adversary the releases
+ * were made for: for each set of group columns public at some release (a release's `--group-by` is
+ * public from then on), the priors that know those columns' values, under which a group a unit is
+ * not known to be in is part of its random contribution (`known` gives other sets: `[[]]`, no group
+ * known, for private groups). One aggregate pushed to the engine.
+ * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
+ * (await statisticsScenario(src, [{ query: 'mean:oldpeak' }, { query: 'count:age > 60' }], (await sourceIdentity(src)).identity)).priors.length // 1
+ */
+export async function statisticsScenario(
+  s: StatisticsSource,
+  recorded: readonly RecordedStatistic[],
+  identity: string,
+  known: readonly (readonly string[])[] = knowledgeSets(recorded),
+): Promise<PointScenario> {
+  if (recorded.length === 0) throw new InputError('names no statistic', 'ledger');
+  const queries = [...new Set(recorded.map((r) => r.query))];
+  const givens = [...new Set(recorded.flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))];
+  const statistics: Statistic[] = queries.map((q) => {
+    const st = parseStatistic(q);
+    if (!st) throw new InputError(`'${q}' is not a statistic (sum:COL, mean:COL, count[:PREDICATE], share[:PREDICATE])`, 'query');
+    checkPredicateReads(st, s, givens);
+    return { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
+  });
+  const h = await tableHistograms(s.source, {
+    query: '',
+    contributions: statistics,
+    givens,
+    givenFlag: '--group-by',
+    ...(s.secretColumn !== undefined ? { secretColumn: s.secretColumn } : {}),
+    ...(s.values ? { values: s.values } : {}),
+    ...(s.predicates ? { predicates: s.predicates } : {}),
+  });
+  // Each unit's contribution vector laid out on the recorded releases' coordinates (its groups read
+  // off its full key), then tallied under each part of the class by the group values it knows.
+  const atoms = new PointAtoms();
+  const priors = known.flatMap((known) => {
+    const groups = new Map<string, Map<string, { values: number[]; counts: number[] }>>();
+    for (const [key, bySecret] of h.groups) {
+      const values = h.givenValues!.get(key)!;
+      const inGroup = recorded.map((r) => r.groupBy === undefined || values[givens.indexOf(r.groupBy)] === r.group);
+      const embed = (id: number) => atoms.id(recorded.map((r, k) => (inGroup[k] ? h.vectors![id][queries.indexOf(r.query)] : 0)));
+      const part = keyOf(known, givens, values);
+      const into = groups.get(part) ?? new Map();
+      groups.set(part, into);
+      for (const [secret, hist] of bySecret) {
+        const at = into.get(secret) ?? { values: [], counts: [] };
+        into.set(secret, at);
+        at.values.push(...hist.values.map(embed));
+        at.counts.push(...hist.counts);
+      }
+    }
+    try {
+      return tableScenario({ ...h, groups }, { name: identity, given: '', ...(s.pairs ? { pairs: s.pairs } : {}) }).scenario.priors;
+    } catch (e) {
+      // No group of this part holds two secrets: an adversary knowing these groups has no pair to protect.
+      if (e instanceof InputError && known.length > 0) return [];
+      throw e;
+    }
+  });
+  return { ...pointScenarioOf({ name: identity, priors, ...(s.pairs ? { pairs: s.pairs } : {}) }, atoms.vectors), identity };
+}
+
+/**
+ * A statistic's predicate in a source ledger may not read the secret, the unit or a group column:
+ * the joint aggregate reads those as text, where the statistic's own release compared them as the
+ * table types them, and the two counts would differ.
+ */
+function checkPredicateReads(st: Statistic, s: StatisticsSource, givens: readonly string[]): void {
+  if (st.predicate === undefined) return;
+  const reads = predicateColumns(st.predicate);
+  const text = [s.secretColumn, s.unit, ...givens].filter((c): c is string => c !== undefined);
+  const hit = reads === 'any' ? text[0] : text.find((c) => reads.has(c.toLowerCase()));
+  if (hit !== undefined)
+    throw new InputError(
+      `in a source ledger a statistic's predicate may not read the secret, unit or a --group-by column ('${hit}'): the ledger reads those as text and could not count it as its release does`,
+      'query',
+    );
+}
