@@ -79,7 +79,7 @@ export async function statisticFromTable(
   });
   if (o.pairs) parsePairsOf(o.pairs, h.secrets);
   const v = await statisticValues(source, s, o.groupBy);
-  if (v.groups.size === 0) throw new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
+  if (v.groups.size === 0) throw noUnits(s);
   const label = statisticLabel(s);
   const base = o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${label}`;
   const prior = o.prior ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
@@ -212,7 +212,7 @@ export async function privateGroupsStatistic(
   checkGroupBy(s, o);
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const v = await statisticValues(source, s, o.groupBy);
-  if (v.groups.size === 0) throw new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
+  if (v.groups.size === 0) throw noUnits(s);
   const names = [...v.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const label = statisticLabel(s);
   const scenario = await statisticsScenario(
@@ -240,3 +240,6 @@ export async function privateGroupsStatistic(
     droppedFromValue: v.dropped,
   };
 }
+
+/** n = 0: no unit has a value of the statistic. */
+const noUnits = (s: Statistic) => new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');

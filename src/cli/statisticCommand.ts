@@ -128,6 +128,17 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
   process.stdout.write(text);
 }
 
+/** The one setting a release draws at (with δ, the first order: the others are searched for the target). */
+function releaseSetting(grid: ReturnType<typeof settingsGrid>, delta: number | undefined) {
+  const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
+  if (one.length !== 1) {
+    const flag = (['method', 'alpha', 'epsilon'] as const).find((k) => new Set(one.map((x) => x[k])).size > 1) ?? 'epsilon';
+    throw new InputError('release takes one method, one α and one ε', `--${flag}`);
+  }
+  const { releases: _r, ...settings } = one[0];
+  return settings;
+}
+
 /** The order the plan used, as printed. */
 const grid0 = (o: StatisticOptions, t: TableStatistic) => {
   const a = settingsGrid(o, t.groups[0].scenario, {})[0].alpha;
@@ -175,12 +186,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   const { release } = await import('../release/release.js');
   const released = t.groups.map((g) => {
     const grid = settingsGrid(o, g.scenario, {});
-    const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
-    if (one.length !== 1) {
-      const flag = (['method', 'alpha', 'epsilon'] as const).find((k) => new Set(one.map((x) => x[k])).size > 1) ?? 'epsilon';
-      throw new InputError('release takes one method, one α and one ε', `--${flag}`);
-    }
-    const { releases: _r, ...settings } = one[0];
+    const settings = releaseSetting(grid, delta);
     let r: ReleaseResult;
     try {
       r = release(g.scenario, settings, g.total, {
@@ -355,9 +361,7 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
   const delta = parseDelta(o.delta, undefined);
   const t = await loadPrivateGroups(o, s);
   const grid = settingsGrid(o, t.scenario, {});
-  const one = delta === undefined ? grid : grid.filter((x) => x.alpha === grid[0].alpha);
-  if (one.length !== 1) throw new InputError('release takes one method, one α and one ε', '--epsilon');
-  const { releases: _r, ...settings } = one[0];
+  const settings = releaseSetting(grid, delta);
   const { release } = await import('../release/release.js');
   let r: PointReleaseResult;
   try {

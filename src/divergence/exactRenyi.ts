@@ -17,6 +17,8 @@ export interface ExactOptions {
   interval?: [number, number];
   /** Skip the family's one-pass rules (Laplace gap rule, Gaussian trapezoidal and grid rules) and run the adaptive quadrature: for comparisons. */
   adaptive?: boolean;
+  /** A check at one scale rather than a search: the one-pass rule may take fewer nodes for a looser (still certified) error. */
+  quick?: boolean;
 }
 
 /** A certified D_α: `value` with a rigorous bound `error` on its distance to the true divergence. */
@@ -147,7 +149,7 @@ function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, o
 function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
   const rule = noise.kernel.renyiOnePass;
   if (!rule || opts.interval || opts.evaluator === 'plain' || opts.adaptive) return null;
-  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
+  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both, opts.quick);
 }
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */

@@ -102,8 +102,9 @@ export interface NoiseKernel {
   /**
    * Optional one-pass certified log ∫ p^α q^{1−α} over the whole line (and log ∫ q^α p^{1−α} with
    * `both`), each with its error bound; null where it does not apply, and the adaptive quadrature runs.
+   * `quick`: fewer nodes for a looser certified error where the rule has such a shortcut (a check, not a search).
    */
-  renyiOnePass?(P: Mixture, Q: Mixture, alpha: number, s: number, rtol: number, both: boolean): OnePassIntegral[] | null;
+  renyiOnePass?(P: Mixture, Q: Mixture, alpha: number, s: number, rtol: number, both: boolean, quick?: boolean): OnePassIntegral[] | null;
 }
 
 /** log ∫ f with a certified bound on its error, the density evaluations it took, and the tail bound's share. */

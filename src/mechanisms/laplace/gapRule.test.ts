@@ -36,6 +36,27 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
     expect(ran).toBeGreaterThanOrEqual(cases - 4);
   });
 
+  it('quick (a check, not a search): fewer nodes where gaps are wide, and its certified interval meets the full one', () => {
+    let fewer = 0;
+    for (const gaps of ['interleaved', 'log-uniform'] as const) {
+      const p = support(120, 3, gaps),
+        q = support(120, 4, gaps);
+      for (const scale of [0.002, 0.01, 0.05, 0.3])
+        for (const alpha of [2, 8]) {
+          const full = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true);
+          const quick = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-6, true, true);
+          if (!full || !quick) continue;
+          if (quick[0].nodes < full[0].nodes) fewer++;
+          for (const k of [0, 1]) {
+            expect(quick[k].error).toBeLessThan(1e-5);
+            // Both are certified: the true value lies in each interval, so they meet.
+            expect(Math.abs(quick[k].value - full[k].value)).toBeLessThanOrEqual(quick[k].error + full[k].error);
+          }
+        }
+    }
+    expect(fewer).toBeGreaterThan(3);
+  });
+
   it('degenerate but valid input: one atom, a shared support, a 1e-300 weight, data near 10¹², α near 1 and 0 and at 200', () => {
     const cases = DEGENERATE_PAIRS;
     for (const [p, q] of cases)

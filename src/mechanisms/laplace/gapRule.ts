@@ -7,6 +7,8 @@ import { scaledSums } from '../../numerics/scaledSums.js';
 /** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */
 const MAX_ORDER = 12;
 const MAX_PANELS_PER_GAP = 512;
+/** The same for a quick check (`quick`): a gap's middle is bounded from this many panels on. */
+const QUICK_PANELS_PER_GAP = 64;
 /** Ellipse heights tried (in units of b; below π/2, where a Laplace mixture's gap form can vanish). */
 const HEIGHTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1, 1.2, 1.4, 1.5];
 
@@ -86,7 +88,9 @@ const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
  * its two atoms and a closed-form bound on its middle (`wideGap`). Returns null where that middle
  * is not negligible or the powers could overflow: the adaptive quadrature handles those cases.
  */
-export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean): OnePassIntegral[] | null {
+export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean, quick = false): OnePassIntegral[] | null {
+  // A quick check bounds a gap's middle wherever that saves panels (more than 64 in the gap), not only past 512.
+  const panelLimit = quick ? QUICK_PANELS_PER_GAP : MAX_PANELS_PER_GAP;
   const S = alpha + Math.abs(1 - alpha),
     N = Math.max(0, alpha - 1);
   const sp = cachedSweeps(P, b),
@@ -237,17 +241,23 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
     const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
     const whole = panelsFor(hb);
-    if (whole && whole.m <= MAX_PANELS_PER_GAP) {
+    if (whole && whole.m <= panelLimit) {
       if (!(delta < 0.5)) return null;
       integrate(0, h, whole.n, whole.m, delta);
     } else {
       // Atoms hundreds of scales apart: panels near both ends, the middle bounded (docs/math.md §8).
       const w = wideGap(alpha, hv, hb, D, rtol);
       const ends = w === null ? null : panelsFor(w.W);
-      if (!w || !ends || ends.m > MAX_PANELS_PER_GAP || !(delta < 0.5)) return null;
-      integrate(0, w.W * b, ends.n, ends.m, delta);
-      integrate(hb - w.W, w.W * b, ends.n, ends.m, delta);
-      for (let k = 0; k < D; k++) add(k, w.logBound[k], 0, b, 0);
+      const wide = !!w && !!ends && ends.m <= MAX_PANELS_PER_GAP && (!quick || !whole || 2 * ends.n * ends.m < whole.n * whole.m);
+      if (!(delta < 0.5)) return null;
+      if (wide) {
+        integrate(0, w!.W * b, ends!.n, ends!.m, delta);
+        integrate(hb - w!.W, w!.W * b, ends!.n, ends!.m, delta);
+        for (let k = 0; k < D; k++) add(k, w!.logBound[k], 0, b, 0);
+      } else if (quick && whole && whole.m <= MAX_PANELS_PER_GAP) {
+        // A quick check whose shortcut saves nothing here integrates the whole gap as the search would.
+        integrate(0, h, whole.n, whole.m, delta);
+      } else return null;
     }
     z = zn;
     if (a === z) jp = ip++;
