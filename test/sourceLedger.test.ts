@@ -290,6 +290,14 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const j = JSON.parse(rel.stdout);
     expect(j.ledger.releases).toEqual([1, 2]);
     expect(j.ledger.level).toBeLessThanOrEqual(3);
+    // A refusal's fitting scale can be released as given, in the statistic's own units.
+    const given = await inProcess('release', ...flags, '--query', 'mean:thalach', '--scale', '0.5', '--ledger', ledger, '--json');
+    expect(given.status).toBe(0);
+    const g = JSON.parse(given.stdout);
+    expect(g.ledger.releases).toEqual([3]);
+    expect(Math.abs(g.releases[0].scale - 0.5)).toBeLessThan(1e-12);
+    const unchecked = await inProcess('release', ...flags, '--query', 'mean:thalach', '--scale', '0.5');
+    expect(unchecked.stderr).toMatch(/--scale: goes with --ledger/);
     const typed = await inProcess('release', '--value', '240', '--scenario', 'heart', '--epsilon', '1', '--ledger', ledger);
     expect(typed.status).toBe(2);
     expect(typed.stderr).toMatch(/is a source ledger .*never a hand-typed --value/);
@@ -301,6 +309,6 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const other = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'sex', '--query', 'mean:chol', '--epsilon', '1', '--ledger', ledger);
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/was opened for another source/);
-    expect((await ledgerStore(ledger).read()).rows).toHaveLength(2);
+    expect((await ledgerStore(ledger).read()).rows).toHaveLength(3);
   });
 });

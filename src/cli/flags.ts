@@ -119,3 +119,15 @@ export function parseCost(text: string | undefined, mechanism: string, flag: str
   if (!def.options.includes('cost')) throw new InputError(`${def.title} noise takes no cost${where}`, flag);
   return costs[text];
 }
+
+/**
+ * `--scale S` (a release at this scale instead of calibrating): only with `--ledger`, whose joint
+ * check is then its guarantee; undefined when not given.
+ */
+export function ledgerScale(scale: string | undefined, ledger: string | undefined): number | undefined {
+  if (scale === undefined) return undefined;
+  if (ledger === undefined)
+    throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint budget check as its guarantee", '--scale');
+  const value = decimalValue(scale);
+  return checkSetting('scale', value, '--scale', `'${scale}'`);
+}

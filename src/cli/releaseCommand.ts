@@ -1,6 +1,5 @@
-import { checkSetting } from '../settings.js';
 import type { Command } from 'commander';
-import { fromSetting, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
+import { fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { noNoiseToRecord, InputError } from '../errors.js';
@@ -41,12 +40,8 @@ interface ReleaseOptions extends CalibrateOptions {
 
 /** `--scale S`: release at this scale (checked by the ledger) instead of calibrating. */
 function givenScale(o: ReleaseOptions): { scale?: number } {
-  if (o.scale === undefined) return {};
-  if (o.ledger === undefined)
-    throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint budget check as its guarantee", '--scale');
-  const scale = decimalValue(o.scale);
-  checkSetting('scale', scale, '--scale', `'${o.scale}'`);
-  return { scale };
+  const scale = ledgerScale(o.scale, o.ledger);
+  return scale === undefined ? {} : { scale };
 }
 
 /** What the ledger needs refused before any work: releases its joint accountant cannot account. */

@@ -6,7 +6,7 @@ import type { CalibrationSettings } from '../calibrate/rules.js';
 import { toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
-import { asFlagError, fromSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
 import { loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
@@ -169,7 +169,6 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   );
   refuseUnused(
     [
-      ['--scale', o.scale],
       ['--truncate', o.truncate],
       ['--count', o.count],
       ['--per-release', o.perRelease],
@@ -182,6 +181,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   // A source ledger's table and secret are checked before any work; a missing ledger is said first.
   const ledger = o.ledger === undefined ? null : { location: o.ledger, source: statisticsSourceOf(o) };
   if (ledger) await (await import('./ledgerCommand.js')).ledgerReadable(ledger.location);
+  // With a source ledger, --scale S releases every group's value at S in the statistic's own units.
+  const given = ledgerScale(o.scale, o.ledger);
   const t = await loadStatistic(o, s);
   const { release } = await import('../release/release.js');
   const released = t.groups.map((g) => {
@@ -190,6 +191,9 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
     let r: ReleaseResult;
     try {
       r = release(g.scenario, settings, g.total, {
+        // A scale given in the statistic's units is n times it on one unit's contribution, rounded down:
+        // the noise drawn is the noise the ledger accounts.
+        ...(given !== undefined ? { scale: toStatistic(g).fromScale(given) } : {}),
         count: 1,
         confidence,
         allowNoNoise: o.allowNoNoise,

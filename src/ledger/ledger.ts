@@ -315,7 +315,7 @@ function refusal(
     `${head}; ${
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
-        : `the smallest scale that still fits is ${fit}${source ? `${unit} (divided by n for a mean or share; release with less ε)` : ` (release with --scale ${fit})`}`
+        : `the smallest scale that still fits is ${fit}${source ? `${unit} (as a sum's or count's scale; divided by n, a mean's or share's: release with --scale a little above that, or with less ε)` : ` (release with --scale ${fit})`}`
     }. Nothing was recorded or shown.${source ? '' : exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
     'ledger',
   );
