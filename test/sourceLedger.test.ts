@@ -254,6 +254,16 @@ describe('a source ledger never accounts less than it did: the attacks of its re
     expect(second.level.accounting.rows[0].method).toBe('chained');
   });
 
+  it('at α = ∞ the chain bound holds too: a second statistic costs at most its own widest shift', async () => {
+    const src = correlated();
+    const store = await opened(src, 100, [Infinity]);
+    const [first] = await recordStatistics(store, src, [{ statistic: { query: 'sum:x' }, release: laplace(4) }]);
+    const [second] = await recordStatistics(store, src, [{ statistic: { query: 'count:y = 1' }, release: laplace(5) }]);
+    expect(second.level.level).toBeGreaterThanOrEqual(first.level.level);
+    // The count's contributions spread over [0, 1]: its D∞ shift at b = 5 is 1/5.
+    expect(second.level.level).toBeLessThanOrEqual((first.level.level + 1 / 5) * (1 + 1e-12));
+  });
+
   it('an (ε, δ) budget no listed order can meet is refused when the ledger is opened', async () => {
     const { identity, name } = await sourceIdentity(HEART);
     await expect(initLedger(fresh(), { identity, name }, { alphas: [2, Infinity], epsilon: 4, delta: 1e-6 })).rejects.toThrow(

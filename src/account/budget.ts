@@ -145,7 +145,8 @@ type ChainRelease = Release & { coordinates: readonly number[] };
  * conditional divergence of the other releases, and those conditional laws are mixtures of the
  * noise centred on the atoms, so (joint quasi-convexity) their divergence is at most the noise's own
  * at each released coordinate's widest spread, summed over the other releases. H is every release
- * of c, or one of them; its term is their own account on c's law.
+ * of c, or one of them; its term is their own account on c's law. At α = ∞ the same holds for D∞
+ * (the supremum of a sum of log-ratios), the shift's D∞ being the noise's rate times the spread.
  */
 function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRelease[], joint: Accounting, delta: number | undefined): Accounting {
   if (releases.some((r) => r.coordinates.length !== 1)) return joint;
@@ -160,7 +161,9 @@ function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRel
   // A release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
   const widest = (r: ChainRelease, alpha: number) => {
     const product = mechanismDef(r.mechanism).product;
-    if (isNotApplicable(product) || alpha === Infinity) return Infinity;
+    if (isNotApplicable(product)) return Infinity;
+    // α = ∞: the chain rule holds for D∞ too, and the shift's D∞ is its rate times the spread (Gaussian: none).
+    if (alpha === Infinity) return product.dInfRate ? product.dInfRate(r.scale) * spread[r.coordinates[0]] * (1 + 4 * EPS) : Infinity;
     const e = product.exponent(alpha, () => spread[r.coordinates[0]] / r.scale, [0]);
     return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
   };

@@ -1,6 +1,6 @@
 // `calibrate` and `release` of a statistic of a table (`--query sum:COL | mean:COL | count[:P] |
 // share[:P]`, `--unit`, `--group-by`; docs/math.md §18): parse, call the api per group, format.
-import { noNoiseToRecord, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
@@ -196,7 +196,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
         ...(given !== undefined ? { scale: toStatistic(g).fromScale(given) } : {}),
         count: 1,
         confidence,
-        allowNoNoise: o.allowNoNoise,
+        // Into a ledger a statistic that needs no noise alone is refused below with its remedy (--scale).
+        allowNoNoise: o.allowNoNoise || ledger !== null,
         ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
       });
     } catch (e) {
@@ -277,7 +278,11 @@ async function recordInLedger(
   groupBy: string | undefined,
   released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost }[],
 ): Promise<StatisticEntry> {
-  if (released.some((x) => !(x.r.scale > 0))) throw noNoiseToRecord();
+  if (released.some((x) => !(x.r.scale > 0)))
+    throw new InputError(
+      "this statistic needs no noise alone at this budget (the data itself meets it), but a source ledger records noisy releases only: with the statistics recorded its joint level is not 0. Release it with --scale S (in the statistic's units), the ledger's check its guarantee",
+      '--ledger',
+    );
   const { ledgerStore } = await import('../ledger/store.js');
   const { recordStatistics } = await import('../api/sourceLedger.js');
   const { confirmShown, budgetText } = await import('../ledger/ledger.js');
