@@ -163,9 +163,9 @@ describe('private groups (--group-private): one scale for the vector of group va
   it('the stated scale meets ε: an independent 2-D quadrature of the released group sums is never above it', async () => {
     const src = smallTable();
     const t = await privateGroupsStatistic(src.source, { statistic: parseStatistic('sum:x')!, secretColumn: 's', groupBy: 'g' });
-    expect(t.groups.map((g) => [g.group, g.units, g.total])).toEqual([
-      ['u', 4, 11],
-      ['v', 5, 22],
+    expect(t.groups).toEqual([
+      { group: 'u', total: 11 },
+      { group: 'v', total: 22 },
     ]);
     // A unit's contribution lies in its own group's coordinate.
     const b = t.scenario.priors[0].conditionals.b;
@@ -177,6 +177,15 @@ describe('private groups (--group-private): one scale for the vector of group va
     expect(truth).toBeGreaterThan(0.2);
   });
 
+  it('a household with rows in a group and rows without one is refused: it would count as two units', async () => {
+    const p = join(dir, `split${++n}.csv`);
+    writeFileSync(p, 'hh,s,g,x\n1,a,A,5\n1,a,,0\n2,a,A,4\n3,b,B,1\n4,b,A,1\n');
+    const statistic = { ...parseStatistic('sum:x')!, unit: 'hh' };
+    await expect(privateGroupsStatistic(p, { statistic, secretColumn: 's', groupBy: 'g' })).rejects.toThrow(
+      /unit '1' has rows in two groups of 'g' \(or rows without one\)/,
+    );
+  });
+
   it('the CLI releases one value per group at the common scale, and refuses --group-private without a statistic and its groups', async () => {
     const r = await inProcess(
       'release',
@@ -185,7 +194,7 @@ describe('private groups (--group-private): one scale for the vector of group va
       '--secret-column',
       'fbs',
       '--query',
-      'mean:chol',
+      'sum:chol',
       '--group-by',
       'sex',
       '--group-private',
@@ -194,10 +203,14 @@ describe('private groups (--group-private): one scale for the vector of group va
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.groupPrivate).toBe(true);
-    expect(j.releases.map((x: { units: number }) => x.units)).toEqual([97, 206]);
-    // One scale on the sum: each group's is it divided by its n (rounded up).
-    const [a, b] = j.releases.map((x: { scale: number; units: number }) => x.scale * x.units);
-    expect(Math.abs(a - b) / a).toBeLessThan(1e-12);
+    // One scale for every group, and no group's size (it would place a unit in its group).
+    expect(j.releases.map((x: { group: string }) => x.group)).toEqual(['0.0', '1.0']);
+    expect(j.releases[0].scale).toBe(j.releases[1].scale);
+    expect(r.stdout).not.toMatch(/"units"/);
+    // A mean per private group divides by the group's size: refused, naming why.
+    const mean = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'fbs', '--query', 'mean:chol', '--group-by', 'sex', '--group-private');
+    expect(mean.status).toBe(2);
+    expect(mean.stderr).toMatch(/--group-private: a mean per private group divides by the group's number of units/);
     const bad = await inProcess('calibrate', '--data', HEART_PATH, '--secret-column', 'fbs', '--query', 'chol', '--group-private');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--group-private: goes with a statistic of a table/);

@@ -125,7 +125,7 @@ function checkPredicateReads(st: Statistic, s: StatisticsSource, givens: readonl
   const hit = reads === 'any' ? text[0] : text.find((c) => reads.has(c.toLowerCase()));
   if (hit !== undefined)
     throw new InputError(
-      `in a source ledger a statistic's predicate may not read the secret, unit or a --group-by column ('${hit}'): the ledger reads those as text and could not count it as its release does`,
+      `a statistic's predicate may not read the secret, unit or a --group-by column ('${hit}') where several statistics or groups are accounted together: those are read as text there, and the count would differ from its release's`,
       'query',
     );
 }

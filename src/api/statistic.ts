@@ -178,8 +178,11 @@ export interface PrivateGroups {
   label: string;
   /** The law of one unit's contribution on ℝ^G, coordinate g its contribution to group g (0 elsewhere). */
   scenario: PointScenario;
-  /** Per group, in the scenario's coordinate order: its value, total, public n and divisor (as `StatisticGroup`). */
-  groups: Pick<StatisticGroup, 'group' | 'total' | 'units' | 'divisor'>[];
+  /**
+   * Per group, in the scenario's coordinate order: its value and total. A group's number of units is
+   * not given: it would tell which group a unit is in.
+   */
+  groups: Pick<StatisticGroup, 'group' | 'total'>[];
   rows: number;
   droppedFromValue: number;
 }
@@ -188,10 +191,11 @@ export interface PrivateGroups {
  * A statistic per group whose column is **private** (`--group-private`): the adversary need not know
  * each unit's group, which may be correlated with the secret. One unit's contribution then lives on
  * ℝ^G, its contribution in its own group's coordinate and 0 in the others (docs/math.md §20), so one
- * noise scale covers the vector of the G group values by vector bounds; each group's n is public.
+ * noise scale covers the vector of the G group values (sums or counts) by vector bounds. The groups'
+ * sizes are not released (they would place a unit in its group); the list of groups is taken as public.
  * Groups of one secret are kept: the vector law covers them. One aggregate for the laws, one for
  * the totals.
- * @example (await privateGroupsStatistic('examples/heart.csv', { statistic: { kind: 'mean', column: 'oldpeak' }, secretColumn: 'fbs', groupBy: 'sex' })).groups.length // 2
+ * @example (await privateGroupsStatistic('examples/heart.csv', { statistic: { kind: 'sum', column: 'oldpeak' }, secretColumn: 'fbs', groupBy: 'sex' })).groups.length // 2
  */
 export async function privateGroupsStatistic(
   location: string | TableSource,
@@ -210,6 +214,11 @@ export async function privateGroupsStatistic(
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
   checkGroupBy(s, o);
+  if (perUnit(s))
+    throw new InputError(
+      `a ${s.kind} per private group divides by the group's number of units, which would tell an adversary who knows the other units which group this one is in: release sum:/count per group (their ratio is post-processing), or make the group public (no --group-private)`,
+      '--group-private',
+    );
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const v = await statisticValues(source, s, o.groupBy);
   if (v.groups.size === 0) throw noUnits(s);
@@ -232,10 +241,7 @@ export async function privateGroupsStatistic(
     statistic: s,
     label,
     scenario: { ...scenario, identity: undefined },
-    groups: names.map((group) => {
-      const { total, units } = v.groups.get(group)!;
-      return { group, total, units, divisor: perUnit(s) ? units : 1 };
-    }),
+    groups: names.map((group) => ({ group, total: v.groups.get(group)!.total })),
     rows: v.rows,
     droppedFromValue: v.dropped,
   };

@@ -18,6 +18,8 @@ export interface Unit<L> {
    * when it does): where another unit already needs more noise, this unit's search is skipped.
    */
   holdsAt?: (scale: number) => boolean;
+  /** Why the unit needs no noise, found without building its condition (as the condition would say it), else null. */
+  noNoise?: () => string | null;
 }
 
 interface SolvedUnit<L> {
@@ -163,7 +165,9 @@ function solveLargest<L>(units: Unit<L>[], name: (l: L) => string, solve: (p: Sc
   };
   const checkedAt = new Float64Array(n);
   spreadOrder(n).forEach((i, k) => {
-    if (k < PROBES || scale === 0 || !holds(i, scale)) search(i);
+    const zero = units[i].noNoise?.() ?? null;
+    if (zero !== null) solved[i] = { label: units[i].label, scale: 0, zeroReason: zero, problem: null };
+    else if (k < PROBES || scale === 0 || !holds(i, scale)) search(i);
     else {
       solved[i] = { label: units[i].label, scale, problem: null, atMost: true };
       checkedAt[i] = scale;

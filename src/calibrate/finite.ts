@@ -180,9 +180,11 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
     return n === 1 ? r : { value: n * r.value, error: n * r.error + EPS * n * r.value };
   };
   const holdsAt = rule.holdsAt && n === 1 && !cont ? rule.holdsAt : undefined;
+  const noNoise = rule.noNoise && n === 1 && !cont ? rule.noNoise : undefined;
   return pcs.map((pc) => ({
     label: { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] },
     ...(holdsAt ? { holdsAt: (scale: number) => holdsAt(pc, ordered, scale) } : {}),
+    ...(noNoise ? { noNoise: () => (sameLaw(pc.p, pc.q) ? IDENTICAL : noNoise(pc, ordered)) } : {}),
     problem: () => {
       const built = sameLaw(pc.p, pc.q) ? { zero: IDENTICAL } : (n > 1 && dataAlreadyMeets(pc, settings, ordered)) || rule.problem(pc, ordered);
       // A W∞ rule on laws equal up to their floating-point rounding (a chain's laws: W∞ is read with

@@ -313,17 +313,16 @@ async function recordInLedger(
 const ledgerText = (e: StatisticEntry) =>
   `ledger: recorded as release${e.seqs.length > 1 ? `s ${e.seqs[0]}–${e.seqs[e.seqs.length - 1]}` : ` ${e.seqs[0]}`}; the joint level of every statistic recorded is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha}), accounted together as one vector of each unit's contributions (docs/math.md §20)`;
 
-/** What the output says private groups assume: n public per group, the group not known to the adversary. */
+/** What the output says private groups assume: the group not known to the adversary, the list of groups public. */
 function privateAssumptions(t: PrivateGroups, o: StatisticOptions): string[] {
-  const n = t.groups.map((g) => g.units);
   return [
-    `statistic: ${t.label}${perUnit(t.statistic) ? ', divided by n' : ''} per group of '${o.groupBy}'; n = ${Math.min(...n)}–${Math.max(...n)} units per group, taken as public`,
-    `groups of '${o.groupBy}' are private: the adversary need not know a unit's group, which may be correlated with the secret; one unit's contribution lies in its own group's coordinate, so one noise scale covers the ${t.groups.length} group values together (vector bounds, docs/math.md §20); every other unit may be known, units are independent`,
+    `statistic: ${t.label} per group of '${o.groupBy}' (${t.groups.length} groups; the list of groups is taken as public)`,
+    `groups of '${o.groupBy}' are private: the adversary need not know a unit's group, which may be correlated with the secret; one unit's contribution lies in its own group's coordinate, so one noise scale covers the group values together (vector bounds, docs/math.md §20); the groups' sizes are not released (they would place a unit in its group); every other unit may be known, units are independent`,
     `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value or no group)`,
   ];
 }
 
-/** `calibrate … --group-by G --group-private`: one scale for the vector of group values, in each group's units. */
+/** `calibrate … --group-by G --group-private`: one scale for the vector of group values. */
 async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
   refuseUnused([['--target-halfwidth', o.targetHalfwidth]], 'with --group-private yet');
   const confidence = parseConfidence(o.confidence);
@@ -331,41 +330,27 @@ async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promis
   const grid = settingsGrid(o, t.scenario, {});
   const { results, settings } = await calibrateGrid(o, t.scenario, grid, {});
   const bars = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
-  const perGroup = t.groups.map((g) => {
-    const to = toStatistic(g);
-    return { ...g, scales: results.map((r) => to.scale(r.scale)), halfWidths: bars.map((h) => to.scale(h)) };
-  });
   if (o.json) {
     process.stdout.write(
       `${jsonText({
         statistic: { ...t.statistic, label: t.label },
         groupPrivate: true,
+        groups: t.groups.map((g) => g.group),
         source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
         confidence,
         results: resultsJson(results, t.scenario, bars),
-        groups: perGroup.map((g) => ({ group: g.group, units: g.units, scales: g.scales.map(jsonNumber), halfWidths: g.halfWidths.map(jsonNumber) })),
       })}\n`,
     );
     return;
   }
-  const rows = perGroup.map(
-    (g) =>
-      `${g.group}\t${g.units}\t${g.scales.map((x) => Number(decimalUp(x, 4))).join(' / ')}\t±${g.halfWidths.map((x) => Number(decimalUp(x, 4))).join(' / ')}`,
-  );
   process.stdout.write(
-    `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n\n${calibrationText(results, t.scenario, { confidence, halfWidths: bars })}\nper group, in the statistic's units (the scale above divided by n, rounded up):\n${o.groupBy}\tn\tscale\t${confidence} error bar\n${rows.join('\n')}\n`,
+    `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n\n${calibrationText(results, t.scenario, { confidence, halfWidths: bars })}\nthe scale is every group's (${t.groups.map((g) => g.group).join(', ')})\n`,
   );
 }
 
 /** `release … --group-by G --group-private`: the group totals in the engine, one noise draw per group at the common scale. */
 async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
-  refuseUnused(
-    [
-      ['--ledger', o.ledger],
-      ['--allow-no-noise', o.allowNoNoise],
-    ],
-    'with --group-private yet',
-  );
+  refuseUnused([['--ledger', o.ledger]], 'with --group-private yet');
   const confidence = parseConfidence(o.confidence);
   const delta = parseDelta(o.delta, undefined);
   const t = await loadPrivateGroups(o, s);
@@ -378,22 +363,18 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
       t.scenario,
       settings,
       t.groups.map((g) => g.total),
-      { count: 1, confidence, ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}) },
+      {
+        count: 1,
+        confidence,
+        allowNoNoise: o.allowNoNoise,
+        ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
+      },
     ) as PointReleaseResult;
   } catch (e) {
     throw fromSetting(e, o, false);
   }
-  const out = t.groups.map((g, i) => {
-    const to = toStatistic(g);
-    return {
-      group: g.group,
-      units: g.units,
-      value: to.value(r.values[0][i]),
-      interval: to.interval(r.intervals[0][i]),
-      scale: to.scale(r.scale * r.coordinateScales[i]),
-      halfWidth: to.scale(r.halfWidths[i]),
-    };
-  });
+  // One scale for every group (coordinate weights 1): each value with its own interval.
+  const out = t.groups.map((g, i) => ({ group: g.group, value: r.values[0][i], interval: r.intervals[0][i], scale: r.scale, halfWidth: r.halfWidths[i] }));
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -411,10 +392,10 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
     );
     return;
   }
-  let text = `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n${r.mechanism} noise, one scale for every group (${r.method}); guarantee: ${r.guarantee.split(/(?<=\.) /)[0]}\neach interval holds its group's true statistic with probability ${confidence} over the noise\n\n${o.groupBy}\tn\tscale\tvalue\tinterval\n`;
+  let text = `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n${r.mechanism} noise, one scale for every group (${r.method}); guarantee: ${r.guarantee.split(/(?<=\.) /)[0]}\neach interval holds its group's true statistic with probability ${confidence} over the noise\n\n${o.groupBy}\tscale\tvalue\tinterval\n`;
   for (const x of out) {
     const digits = barDigits(x.halfWidth);
-    text += `${x.group}\t${x.units}\t${Number(decimalUp(x.scale, 4))}\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
+    text += `${x.group}\t${Number(decimalUp(x.scale, 4))}\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
   }
   process.stdout.write(`${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`);
 }

@@ -96,12 +96,15 @@ const dataDivergences = (p: Discrete, q: Discrete, alpha: number, ordered: boole
 ];
 
 /**
- * Whether the data itself meets ε in every required direction, its error charged: then any noise
- * does (data processing).
- * @example dataMeets(fromCounts([0, 1], [1, 1]), fromCounts([0, 1], [1, 1]), 2, 1, false) // true
+ * Why the pair needs no noise when the data itself meets ε in every required direction, its error
+ * charged (then any noise does: data processing); null otherwise.
+ * @example dataZero(fromCounts([0, 1], [1, 1]), fromCounts([0, 1], [1, 1]), 2, 1, false)?.zero // 'data processing: …'
  */
-export function dataMeets(p: Discrete, q: Discrete, alpha: number, epsilon: number, ordered: boolean): boolean {
-  return dataDivergences(p, q, alpha, ordered).every((d) => d.value + d.error <= epsilon);
+export function dataZero(p: Discrete, q: Discrete, alpha: number, epsilon: number, ordered: boolean): { zero: string } | null {
+  const worst = dataDivergences(p, q, alpha, ordered).reduce((a, b) => (b.value + b.error > a.value + a.error ? b : a));
+  return worst.value + worst.error <= epsilon
+    ? { zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(worst.value, 6)} ≤ ε for the data itself, so Y = X already meets the budget` }
+    : null;
 }
 
 /**
@@ -119,11 +122,8 @@ export function dataMeets(p: Discrete, q: Discrete, alpha: number, epsilon: numb
  * meets ε (data processing).
  */
 export function exactProblem(i: ExactProblemInput): ScaleProblem | { zero: string } {
-  const data = dataDivergences(i.p, i.q, i.alpha, i.ordered);
-  const worst = data.reduce((a, b) => (b.value + b.error > a.value + a.error ? b : a));
-  if (worst.value + worst.error <= i.epsilon) {
-    return { zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(worst.value, 6)} ≤ ε for the data itself, so Y = X already meets the budget` };
-  }
+  const zero = dataZero(i.p, i.q, i.alpha, i.epsilon, i.ordered);
+  if (zero) return zero;
   // The search, the driver's re-check and the reported check all evaluate the final scale (and the
   // bracket ends twice): each exact evaluation is a quadrature, so recent ones are remembered.
   const recent = new Map<number, Evaluation>();

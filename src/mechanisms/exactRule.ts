@@ -1,4 +1,4 @@
-import { dataMeets, exactEvaluation, exactProblem } from '../conditions/exact.js';
+import { dataZero, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from './mechanism.js';
 import { isFeasible, smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -37,10 +37,10 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
       };
       return exactProblem({ p: pc.p, q: pc.q, noise, alpha: ctx.alpha, epsilon: ctx.epsilon, ordered, bound });
     },
-    // The data's own divergence certifies the pair at every scale (data processing); else the exact
-    // divergence at this one scale does, whatever the pair's own search would use.
+    // The data's own divergence certifies the pair at every scale (data processing: no noise needed);
+    // else the exact divergence at one scale does there, whatever the pair's own search would use.
+    noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
     holdsAt: (pc, ordered, scale) =>
-      dataMeets(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered) ||
       isFeasible(exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered, QUICK)) ||
       isFeasible(exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered)),
   };

@@ -57,6 +57,8 @@ export interface CalibrationRule {
    * (no search bracket): lets a calibration skip the search of a pair another pair already outweighs.
    */
   holdsAt?(pc: PairCoupling, ordered: boolean, scale: number): boolean;
+  /** Why the pair needs no noise at all, found cheaply (the data itself meets ε), else null: as `problem` would say. */
+  noNoise?(pc: PairCoupling, ordered: boolean): string | null;
 }
 
 /** Family-specific options (the exponential mechanism's cost and η); defaults filled in. */

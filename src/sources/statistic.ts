@@ -116,7 +116,11 @@ export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: s
   return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows FROM (${per}) AS pufferfish_units GROUP BY 1`;
 }
 
-/** A unit whose rows lie in two groups (SQL; no row when every unit keeps to one group). */
+/**
+ * A unit whose rows lie in two groups, a missing group counting as one (SQL; no row when every unit
+ * keeps to one group): a unit split across groups would count as two units.
+ */
 export function unitAcrossGroupsSql(relation: string, unit: string, group: string): string {
-  return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING min(CAST(${ident(group)} AS TEXT)) <> max(CAST(${ident(group)} AS TEXT)) LIMIT 1`;
+  const g = `CAST(${ident(group)} AS TEXT)`;
+  return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING count(DISTINCT ${g}) + max(CASE WHEN ${ident(group)} IS NULL THEN 1 ELSE 0 END) > 1 LIMIT 1`;
 }

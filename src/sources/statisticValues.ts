@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
 import { openEngine } from './histograms.js';
@@ -23,13 +23,21 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
   const text = [s.column, s.unit, group].filter((c): c is string => !!c);
   const engine = await openEngine(source, text, s.predicate !== undefined);
   try {
+    // Every column named is checked first, each error naming its flag.
+    const names = (await engine.columns()).map((c) => c.name);
+    for (const [name, flag] of [
+      [s.column, 'query'],
+      [s.unit, '--unit'],
+      [group, '--group-by'],
+    ] as const)
+      if (name !== undefined && !names.includes(name)) throw unknownColumn(name, names, flag);
     if (s.unit !== undefined && group !== undefined) {
       const across = await engine.rows(unitAcrossGroupsSql(engine.relation, s.unit, group)).catch((e) => {
         throw new InputError(`cannot check that each unit keeps to one group: ${short((e as Error).message)}`, '--group-by');
       });
       if (across.length)
         throw new InputError(
-          `unit '${secretText(across[0].u)}' has rows in two groups of '${group}': a public group must hold each unit whole (or give no --group-by)`,
+          `unit '${secretText(across[0].u)}' has rows in two groups of '${group}' (or rows without one): a group must hold each unit whole (or give no --group-by)`,
           '--unit',
         );
     }
