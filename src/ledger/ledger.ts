@@ -127,7 +127,7 @@ function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget
   if (problems.length) throw corrupted(label, problems[0]);
   if (ofSource(s.meta) && !(scenario as { identity?: string }).identity)
     throw new InputError(
-      `is a source ledger ('${s.meta.scenario}'): it records statistics the tool computes from its table (release --data … --query mean:COL … --ledger), never a hand-typed --value, a spec's or a column's laws, whose statistic it could not account jointly`,
+      `is a source ledger ('${s.meta.scenario}'): it records statistics the tool computes from its table (release --data … --query mean:COL … --ledger), never a hand-typed --value, a spec's or a column's laws, whose statistic it could not account jointly; its joint level: ledger show --ledger … --data … --secret-column …`,
       'ledger',
     );
   if (s.meta.laws !== lawsDigest(scenario))
