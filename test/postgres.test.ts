@@ -56,6 +56,36 @@ describe.skipIf(!!skipped)(`PostgreSQL source (a real server on loopback)${skipp
     }
   });
 
+  it('a source ledger on a database table: its fingerprint, the joint law in the database, and a changed row refused', async () => {
+    const { sourceIdentity, recordStatistics } = await import('../src/api/sourceLedger.js');
+    const { initLedger } = await import('../src/ledger/ledger.js');
+    const { ledgerStore } = await import('../src/ledger/store.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const src = { source: { kind: 'postgres' as const, location: url!, table: 'heart' }, secretColumn: 'fbs', values: ['0', '1'] };
+    const id = await sourceIdentity(src);
+    expect(id.rows).toBe(303);
+    expect(id.name).not.toMatch(/@|password/);
+    expect((await sourceIdentity(src)).identity).toBe(id.identity);
+    const store = ledgerStore(join(mkdtempSync(join(tmpdir(), 'pf-pg-ledger-')), 'heart.ledger'));
+    await initLedger(store, { identity: id.identity, name: id.name }, { alphas: [2], epsilon: 5 });
+    const laplace = (scale: number) => ({ mechanism: 'laplace' as const, scale, count: 1 });
+    await recordStatistics(store, src, [{ statistic: { query: 'mean:oldpeak' }, release: laplace(3) }]);
+    const [second] = await recordStatistics(store, src, [{ statistic: { query: 'count:oldpeak > 1', groupBy: 'sex', group: '1' }, release: laplace(2) }]);
+    expect(second.level.fits).toBe(true);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query("UPDATE heart SET note = 'y' WHERE ctid = (SELECT min(ctid) FROM heart)");
+      await expect(recordStatistics(store, src, [{ statistic: { query: 'mean:oldpeak' }, release: laplace(3) }])).rejects.toThrow(
+        /was opened for another source/,
+      );
+    } finally {
+      await c.query("UPDATE heart SET note = 'x'");
+      await c.end();
+    }
+  });
+
   it('CLI with --table, --sql, predicates and --given equals the built-in heart scenario where it should', async () => {
     const common = ['--alpha', '2', '--epsilon', '1', '--method', 'theorem', '--json'];
     const builtin = JSON.parse((await run('calibrate', '--scenario', 'heart', ...common)).stdout).results[0].scale;
