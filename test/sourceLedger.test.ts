@@ -14,6 +14,7 @@ import { ledgerStore } from '../src/ledger/store.js';
 import { parseStatistic } from '../src/sources/statistic.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import { runInProcess as inProcess } from './inProcess.js';
+import { decimalUp } from '../src/cli/format.js';
 
 const HEART_PATH = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
 const HEART: StatisticsSource = { source: { kind: 'csv', location: HEART_PATH, ...uciQuirks(HEART_PATH) }, secretColumn: 'fbs' };
@@ -313,12 +314,18 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const j = JSON.parse(rel.stdout);
     expect(j.ledger.releases).toEqual([1, 2]);
     expect(j.ledger.level).toBeLessThanOrEqual(3);
-    // A refusal's fitting scale can be released as given, in the statistic's own units.
-    const given = await inProcess('release', ...flags, '--query', 'mean:thalach', '--scale', '0.5', '--ledger', ledger, '--json');
-    expect(given.status).toBe(0);
+    // account plans the next statistic's scale; release takes it as given, in the statistic's own units.
+    const plan = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:thalach', '--next', 'laplace', '--json');
+    expect(plan.status, plan.stderr).toBe(0);
+    const p = JSON.parse(plan.stdout);
+    expect(p.units).toBe(303);
+    expect(p.level).toBeLessThanOrEqual(3);
+    const scale = String(Number(decimalUp(p.statisticScale, 6)));
+    const given = await inProcess('release', ...flags, '--query', 'mean:thalach', '--scale', scale, '--ledger', ledger, '--json');
+    expect(given.status, given.stderr).toBe(0);
     const g = JSON.parse(given.stdout);
     expect(g.ledger.releases).toEqual([3]);
-    expect(Math.abs(g.releases[0].scale - 0.5)).toBeLessThan(1e-12);
+    expect(g.ledger.level).toBeLessThanOrEqual(3);
     const unchecked = await inProcess('release', ...flags, '--query', 'mean:thalach', '--scale', '0.5');
     expect(unchecked.stderr).toMatch(/--scale: goes with --ledger/);
     const typed = await inProcess('release', '--value', '240', '--scenario', 'heart', '--epsilon', '1', '--ledger', ledger);

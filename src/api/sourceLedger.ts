@@ -10,6 +10,11 @@ import { InputError } from '../errors.js';
 import { short } from '../sources/engines/engine.js';
 import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
+import { budgetLevel, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
+import type { Mechanism } from '../calibrate/rules.js';
+import { parseStatistic, perUnit } from '../sources/statistic.js';
+import { statisticValues } from '../sources/statisticValues.js';
+import { divideUp } from '../numerics/float.js';
 import { statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
 import type { LedgerRelease, Recorded } from '../ledger/ledger.js';
 import type { LedgerRow, LedgerStore } from '../ledger/store.js';
@@ -179,4 +184,38 @@ export async function checkStatisticsSource(s: StatisticsSource): Promise<void> 
       '--unit',
     );
   await statisticsScenario(s, [{ query: 'count' }], 'check');
+}
+
+/**
+ * The smallest scale one more release of `statistic` needs to keep every recorded statistic and it
+ * within the source ledger's budget (`smallestFittingScale` on their joint law), on one unit's
+ * contribution and in the statistic's own units (divided by n for a mean or share, rounded up);
+ * null when no scale fits.
+ * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
+ * const store = ledgerStore(`${scratch}/heart.ledger`); // scratch: a folder of yours
+ * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
+ * (await nextStatisticScale(store, src, { query: 'mean:oldpeak' }, 'laplace'))?.units // 303
+ */
+export async function nextStatisticScale(
+  store: LedgerStore,
+  s: StatisticsSource,
+  statistic: RecordedStatistic,
+  mechanism: Mechanism,
+): Promise<{ scale: number; inUnits: number; units: number; level: BudgetLevel } | null> {
+  if (statistic.groupBy !== undefined)
+    throw new InputError('plans one statistic of the whole table: a per-group release is planned by releasing it (its refusal names the level)', '--group-by');
+  const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
+  if (state.meta.laws !== identity) throw new InputError(`is not the source of this ledger ('${state.meta.scenario}'), or its rows have changed`, 'data');
+  const past = state.rows.map(statisticOf);
+  const scenario = await statisticsScenario(s, [...past, statistic], identity);
+  const { ledgerFor } = await import('../ledger/ledger.js');
+  const { budget, groups } = await ledgerFor(store, scenario);
+  const next = { mechanism, count: 1, coordinates: [past.length] };
+  const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));
+  if (scale === null) return null;
+  const st = parseStatistic(statistic.query)!;
+  const values = await statisticValues(s.source, { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) });
+  const units = values.groups.get('')?.units ?? 0;
+  const inUnits = perUnit(st) && units > 0 ? divideUp(scale, units) : scale;
+  return { scale, inUnits, units, level: budgetLevel(scenario, [...groups, { ...next, scale }], budget) };
 }

@@ -8,7 +8,15 @@ import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { jsonAlpha, jsonNumber, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
-import { loadScenario, parseCoordinateScales, parseThreads, withSourceOptions, type CalibrateOptions } from './input.js';
+import {
+  loadScenario,
+  parseCoordinateScales,
+  parseStatisticFlag,
+  parseThreads,
+  statisticsSourceOf,
+  withSourceOptions,
+  type CalibrateOptions,
+} from './input.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { progressBar } from './progress.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
@@ -71,6 +79,54 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
 }
 
 /**
+ * `account --ledger L --data T --secret-column S --query STAT --next M`: the smallest scale of the
+ * next release of a statistic that keeps the source ledger's budget, on one unit's contribution and
+ * in the statistic's own units (what `release … --scale S --ledger L` takes).
+ */
+async function accountNextStatistic(o: AccountOptions): Promise<void> {
+  if (o.next === undefined)
+    throw new InputError(
+      "with a source ledger, account plans the next statistic's scale: give --next laplace|gaussian (the joint level of what is recorded: ledger show --ledger L --data … --secret-column …)",
+      '--next',
+    );
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--epsilon', o.epsilon],
+      ['--delta', o.delta],
+      ['--release', o.release?.length ? o.release : undefined],
+    ],
+    'with a source ledger (its budget and recorded releases apply)',
+  );
+  const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
+  const { ledgerStore } = await import('../ledger/store.js');
+  const { nextStatisticScale } = await import('../api/sourceLedger.js');
+  const query = o.query!.trim();
+  const r = await (async () => {
+    try {
+      return await nextStatisticScale(
+        ledgerStore(o.ledger!),
+        statisticsSourceOf(o),
+        { query, ...(o.groupBy !== undefined ? { groupBy: o.groupBy, group: '' } : {}) },
+        mechanism,
+      );
+    } catch (e) {
+      throw asFlagError(e);
+    }
+  })();
+  if (r === null) throw new InputError(`no ${mechanism} release of ${query} fits the ledger's budget: the recorded statistics have spent it`, '--next');
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({ statistic: query, mechanism, scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
+  );
+}
+
+/**
  * `account --ledger L --next M`: the smallest scale of one more release that keeps every
  * recorded release and it within the ledger's budget (every order, or the (ε, δ) target).
  */
@@ -123,6 +179,8 @@ const HOW = {
 
 async function runAccount(o: AccountOptions): Promise<void> {
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
+  if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query))
+    return accountNextStatistic(o);
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
