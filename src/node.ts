@@ -11,11 +11,20 @@ export {
   recordedStatistic,
   recordedLabel,
   checkStatisticsSource,
+  nextStatisticScale,
   type StatisticsSource,
   type RecordedStatistic,
 } from './api/sourceLedger.js';
 export { statisticsScenario } from './api/jointStatistics.js';
-export { statisticFromTable, toStatistic, type TableStatistic, type StatisticGroup, type StatisticUnits } from './api/statistic.js';
+export {
+  statisticFromTable,
+  privateGroupsStatistic,
+  toStatistic,
+  type TableStatistic,
+  type StatisticGroup,
+  type StatisticUnits,
+  type PrivateGroups,
+} from './api/statistic.js';
 export { smallestEpsilon } from './api/accuracy.js';
 export { parseStatistic, type Statistic, type StatisticKind } from './sources/statistic.js';
 export { statisticValues, type StatisticValues } from './sources/statisticValues.js';
