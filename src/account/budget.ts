@@ -79,9 +79,7 @@ function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b:
   const weights = groups[0]?.coordinateScales;
   if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
     throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
-  const releases = groups.flatMap((g) =>
-    Array.from({ length: g.count }, () => ({ mechanism: g.mechanism, scale: g.scale, ...(g.cost ? { cost: g.cost } : {}) })),
-  );
+  const releases = groups.flatMap((g) => drawsOf(g));
   return account(scenario, releases, {
     alphas: [...b.alphas],
     ...(b.delta !== undefined ? { delta: b.delta } : {}),

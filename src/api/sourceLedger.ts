@@ -16,16 +16,13 @@ import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
 import { statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
-import type { LedgerRelease, Recorded } from '../ledger/ledger.js';
+import { isSourceBound, ledgerFor, recordReleases, type LedgerRelease, type Recorded } from '../ledger/ledger.js';
 import type { LedgerRow, LedgerStore } from '../ledger/store.js';
 
 export type { RecordedStatistic, StatisticsSource } from './jointStatistics.js';
 
 /** The prefix of a source ledger's identity (a laws ledger's is `sha256:`). */
 const SOURCE = 'source:sha256:';
-
-/** Whether a ledger identity names a data source (its releases are statistics of it) rather than laws. */
-const isSourceIdentity = (identity: string): boolean => identity.startsWith(SOURCE);
 
 /**
  * The identity of a data source: its location (never credentials), its reading options, the
@@ -67,6 +64,22 @@ export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: s
     name: `${sourceLabel(location).split(/[\\/]/).pop()}: statistics hiding ${secret}${s.unit ? ` (units: ${s.unit})` : ''}`,
     rows: Number(fp.n),
   };
+}
+
+/**
+ * The ledger read for source `s`: refused unless it is bound to it (the same table, secret, unit,
+ * columns and rows); its identity and the statistics recorded so far, in order.
+ */
+async function boundTo(store: LedgerStore, s: StatisticsSource): Promise<{ identity: string; past: RecordedStatistic[] }> {
+  const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
+  if (state.meta.laws !== identity)
+    throw new InputError(
+      isSourceBound(state.meta.laws)
+        ? `was opened for another source ('${state.meta.scenario}'): it binds the table's file (or database and table), its reading options, the secret (column, --values, --pairs or --secret predicates), --unit, and the table's columns and rows; one of them differs, or the rows have changed since it was opened (the recorded statistics were of the rows as they were)`
+        : `was opened for the laws of '${state.meta.scenario}' (a laws ledger); a statistic computed from a table is recorded in a source ledger (ledger init --data … without --query)`,
+      'ledger',
+    );
+  return { identity, past: state.rows.map(statisticOf) };
 }
 
 /** A source ledger's recorded release's statistic; a row without one means the ledger is not a source ledger's. */
@@ -122,18 +135,7 @@ export async function recordStatistics(
         `a source ledger accounts its statistics together as one vector, with the noises the vector accountant takes (${MECHANISMS.filter((m) => !isNotApplicable(mechanismDef(m).product)).join(', ')})`,
         '--mechanism',
       );
-  const { recordReleases } = await import('../ledger/ledger.js');
-  const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
-  if (state.meta.laws !== identity)
-    throw new InputError(
-      isSourceIdentity(state.meta.laws)
-        ? `was opened for another source ('${state.meta.scenario}'): it binds the table's file (or database and table), its reading options, the secret (column, --values, --pairs or --secret predicates), --unit, and the table's columns and rows; one of them differs, or the rows have changed since it was opened (the recorded statistics were of the rows as they were)`
-        : `was opened for the laws of '${state.meta.scenario}' (a laws ledger); a statistic computed from a table is recorded in a source ledger (ledger init --data … without --query)`,
-      'ledger',
-    );
-  const past = state.rows.map((r) => {
-    return statisticOf(r);
-  });
+  const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, ...batch.map((b) => b.statistic)], identity);
   return recordReleases(
     store,
@@ -154,13 +156,8 @@ export async function recordStatistics(
  * (await checkLedger(store, await sourceLedgerLaws(store, src))).problems // []
  */
 export async function sourceLedgerLaws(store: LedgerStore, s: StatisticsSource): Promise<((released: number) => PointScenario) | undefined> {
-  const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
-  if (state.meta.laws !== identity)
-    throw new InputError(`is not the source of this ledger ('${state.meta.scenario}'), or the table's rows have changed since it was opened`, 'data');
-  if (state.rows.length === 0) return undefined;
-  const recorded = state.rows.map((r) => {
-    return statisticOf(r);
-  });
+  const { identity, past: recorded } = await boundTo(store, s);
+  if (recorded.length === 0) return undefined;
   const columnsAt = (k: number) => [...new Set(recorded.slice(0, k).flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))].join('\n');
   // The group columns only grow with k: each set holds for a run of k, built once at its run's end.
   const built = new Map<string, PointScenario>();
@@ -204,11 +201,8 @@ export async function nextStatisticScale(
 ): Promise<{ scale: number; inUnits: number; units: number; level: BudgetLevel } | null> {
   if (statistic.groupBy !== undefined)
     throw new InputError('plans one statistic of the whole table: a per-group release is planned by releasing it (its refusal names the level)', '--group-by');
-  const [{ identity }, state] = await Promise.all([sourceIdentity(s), store.read()]);
-  if (state.meta.laws !== identity) throw new InputError(`is not the source of this ledger ('${state.meta.scenario}'), or its rows have changed`, 'data');
-  const past = state.rows.map(statisticOf);
+  const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, statistic], identity);
-  const { ledgerFor } = await import('../ledger/ledger.js');
   const { budget, groups } = await ledgerFor(store, scenario);
   const next = { mechanism, count: 1, coordinates: [past.length] };
   const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));

@@ -62,12 +62,7 @@ export async function statisticFromTable(
     name?: string;
   },
 ): Promise<TableStatistic> {
-  if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
-  checkShape(OBJECT, o, 'options');
-  const s = o.statistic;
-  checkStatistic(s, o.secretColumn);
-  checkGroupBy(s, o);
-  const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
+  const { s, source } = statisticInput(location, o);
   // The laws first: their query names the column or predicate at fault before the value's runs.
   const h = await tableHistograms(source, {
     query: s.column ?? '',
@@ -163,6 +158,17 @@ export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits 
   };
 }
 
+/** A statistic's law source's input checked at the library's edge: its shapes, its columns, its table. */
+function statisticInput(location: string | TableSource, o: { statistic: Statistic; secretColumn?: string; groupBy?: string }) {
+  if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
+  checkShape(OBJECT, o, 'options');
+  const s = o.statistic;
+  checkStatistic(s, o.secretColumn);
+  checkGroupBy(s, o);
+  const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
+  return { s, source };
+}
+
 /** A group column is none of the statistic's own columns nor the secret. */
 function checkGroupBy(s: Statistic, o: { secretColumn?: string; groupBy?: string }): void {
   if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
@@ -209,17 +215,12 @@ export async function privateGroupsStatistic(
     name?: string;
   },
 ): Promise<PrivateGroups> {
-  if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
-  checkShape(OBJECT, o, 'options');
-  const s = o.statistic;
-  checkStatistic(s, o.secretColumn);
-  checkGroupBy(s, o);
+  const { s, source } = statisticInput(location, o);
   if (perUnit(s))
     throw new InputError(
       `a ${s.kind} per private group divides by the group's number of units, which would tell an adversary who knows the other units which group this one is in: release sum:/count per group (their ratio is post-processing), or make the group public (no --group-private)`,
       '--group-private',
     );
-  const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const v = await statisticValues(source, s, o.groupBy);
   if (v.groups.size === 0) throw noUnits(s);
   const names = [...v.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -10,6 +10,7 @@ import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
 import { loadScenario, statisticsSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
 import { recordedLabel, recordedStatistic } from '../api/sourceLedger.js';
+import { isSourceBound } from '../ledger/ledger.js';
 import type { Budget } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -136,7 +137,7 @@ const ONE_WINDOW_EACH =
   'each release recorded here is the next window of this series, in order, once; the joint level is the path-coupled bound over the windows released (docs/math.md §19)';
 
 /** The assumption a ledger states, by the name its law source gave it (a series' windows are named "… per window over …"). */
-const assumes = (scenario: string, laws = '') => (laws.startsWith('source:') ? ONE_SOURCE : / per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);
+const assumes = (scenario: string, laws = '') => (isSourceBound(laws) ? ONE_SOURCE : / per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);
 
 const budgetLine = (b: { alphas: (number | 'inf')[]; epsilon: number; delta?: number }) =>
   b.delta !== undefined

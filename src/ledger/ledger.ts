@@ -64,8 +64,14 @@ function chainProblems(s: LedgerState): string[] {
   return problems;
 }
 
-/** Whether a ledger is bound to a data source (its releases are statistics of it, docs/math.md §20) rather than to laws. */
-const ofSource = (meta: Pick<LedgerMeta, 'laws'>) => meta.laws.startsWith('source:');
+/**
+ * Whether a ledger's identity (`LedgerMeta.laws`) names a data source (its releases are statistics
+ * of it, docs/math.md §20) rather than laws.
+ * @example isSourceBound('source:sha256:…') // true
+ */
+export const isSourceBound = (laws: string): boolean => laws.startsWith('source:');
+
+const ofSource = (meta: Pick<LedgerMeta, 'laws'>) => isSourceBound(meta.laws);
 
 /**
  * The recorded releases as the accountant's groups. In a source ledger release k publishes
