@@ -204,6 +204,8 @@ export async function nextStatisticScale(
   const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, statistic], identity);
   const { budget, groups } = await ledgerFor(store, scenario);
+  // Read twice (the statistics, then the budget): a release recorded between would misplace coordinates.
+  if (groups.length !== past.length) throw new InputError('a release was recorded while the plan was made; run it again', 'ledger');
   const next = { mechanism, count: 1, coordinates: [past.length] };
   const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));
   if (scale === null) return null;
