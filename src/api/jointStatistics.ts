@@ -4,7 +4,7 @@
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { InputError } from '../errors.js';
 import { PointAtoms } from '../sources/csvText.js';
-import { tableHistograms } from '../sources/histograms.js';
+import { jointKey, tableHistograms } from '../sources/histograms.js';
 import { predicateColumns } from '../sources/predicate.js';
 import { tableScenario } from '../sources/priors.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
@@ -42,10 +42,6 @@ function knowledgeSets(recorded: readonly RecordedStatistic[]): string[][] {
   });
   return sets;
 }
-
-/** A prior's key: the known group columns' values, each a JSON literal (a missing group is a group of its own). */
-const keyOf = (known: readonly string[], givens: readonly string[], values: readonly (string | null)[]) =>
-  known.map((g) => `${g}=${JSON.stringify(values[givens.indexOf(g)])}`).join(', ');
 
 /**
  * The joint law of one unit's contributions to the recorded statistics (docs/math.md §20), one
@@ -92,7 +88,10 @@ export async function statisticsScenario(
       const values = h.givenValues!.get(key)!;
       const inGroup = recorded.map((r) => r.groupBy === undefined || values[givens.indexOf(r.groupBy)] === r.group);
       const embed = (id: number) => atoms.id(recorded.map((r, k) => (inGroup[k] ? h.vectors![id][queries.indexOf(r.query)] : 0)));
-      const part = keyOf(known, givens, values);
+      const part = jointKey(
+        known,
+        known.map((g) => values[givens.indexOf(g)]),
+      );
       const into = groups.get(part) ?? new Map();
       groups.set(part, into);
       for (const [secret, hist] of bySecret) {

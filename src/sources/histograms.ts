@@ -21,11 +21,12 @@ export async function openEngine(source: TableSource, textColumns: string[], typ
 }
 
 /**
- * A unit's public groups as one key, unambiguous whatever the texts (each a JSON literal): a missing
- * group is a group of its own, so its units stay in the joint laws.
+ * A unit's public groups (their texts, null where missing) as one key, unambiguous whatever the
+ * texts (each a JSON literal): a missing group is a group of its own, so its units stay in the joint laws.
+ * @example jointKey(['sex', 'dept'], ['1', null]) // 'sex="1", dept=null'
  */
-function jointKey(givens: readonly string[], values: readonly unknown[]): string {
-  return givens.map((g, i) => `${g}=${JSON.stringify(secretText(values[i]))}`).join(', ');
+export function jointKey(givens: readonly string[], texts: readonly (string | null)[]): string {
+  return givens.map((g, i) => `${g}=${JSON.stringify(texts[i])}`).join(', ');
 }
 
 /**
@@ -143,19 +144,9 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       // Jointly, a unit without a value of a statistic contributes 0 to it (as to its total), and every
       // unit with a secret is in the law: so a law over more statistics projects onto one over fewer.
       if (joint) coords = coords.map((x) => x ?? 0);
-      const gv = joint
-        ? jointKey(
-            givens,
-            givens.map((_, i) => r[`g${i}`]),
-          )
-        : q.given
-          ? secretText(r.g0)
-          : '';
-      if (joint && gv !== null && !givenValues.has(gv))
-        givenValues.set(
-          gv,
-          givens.map((_, i) => secretText(r[`g${i}`])),
-        );
+      const texts = joint ? givens.map((_, i) => secretText(r[`g${i}`])) : [];
+      const gv = joint ? jointKey(givens, texts) : q.given ? secretText(r.g0) : '';
+      if (joint && !givenValues.has(gv!)) givenValues.set(gv!, texts);
       let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
       if (xv !== null && (dims.length > 1 || joint)) xv = atoms.id(coords as number[]);
       const s = q.secretColumn ? secretText(r.s) : '';
