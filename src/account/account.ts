@@ -36,6 +36,7 @@ import { precisionUp } from '../numerics/decimal.js';
  */
 type Part =
   | { kind: 'rate'; b: number; noise: Noise }
+  | { kind: 'lattice'; b: number; noise: Noise }
   | { kind: 'precision'; sigma: number; noiseAt: (sigma: number) => Noise }
   | { kind: 'ratio'; eta: number; cost: Cost };
 
@@ -44,8 +45,9 @@ function partOf(r: Release): Part {
   checkReleaseScale(r);
   const o = noiseOptions(r);
   const acc = def.accountant(o);
-  if (def.parameter === 'sigma' && !isNotApplicable(acc)) return { kind: 'precision', sigma: r.scale, noiseAt: acc };
-  if (def.parameter === 'b' && !isNotApplicable(acc)) return { kind: 'rate', b: r.scale, noise: acc(r.scale) };
+  if (def.composes === 'precision' && !isNotApplicable(acc)) return { kind: 'precision', sigma: r.scale, noiseAt: acc };
+  if (def.composes === 'rate' && !isNotApplicable(acc)) return { kind: 'rate', b: r.scale, noise: acc(r.scale) };
+  if (def.composes === 'lattice' && !isNotApplicable(acc)) return { kind: 'lattice', b: r.scale, noise: acc(r.scale) };
   const eta = o.eta.at(r.scale);
   // c = |z| is Laplace noise with b = 1/η; other costs are bounded only through the density ratio e^{η·c}.
   return o.cost === absCost && !isNotApplicable(acc) ? { kind: 'rate', b: 1 / eta, noise: acc(r.scale) } : { kind: 'ratio', eta, cost: o.cost };
@@ -70,10 +72,16 @@ function effectiveSigma(sigmas: number[]): number {
 function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon: number, ordered: boolean): Evaluation & { method: JointMethod } {
   const gauss = parts.filter((p): p is Extract<Part, { kind: 'precision' }> => p.kind === 'precision');
   const lap = parts.filter((p): p is Extract<Part, { kind: 'rate' }> => p.kind === 'rate');
-  const ratio = parts.filter((p): p is Extract<Part, { kind: 'ratio' }> => p.kind === 'ratio');
+  const lattice = parts.filter((p): p is Extract<Part, { kind: 'lattice' }> => p.kind === 'lattice');
+  // Beside others a geometric release is bounded by its D∞ rate (D_α ≤ D∞ = |Δ|/b at integer shifts): a ratio cost |z| at η = 1/b.
+  const ratio = [
+    ...parts.filter((p): p is Extract<Part, { kind: 'ratio' }> => p.kind === 'ratio'),
+    ...lattice.map((p) => ({ kind: 'ratio' as const, eta: 1 / p.b, cost: absCost })),
+  ];
   if (alpha === Infinity) {
     if (gauss.length) return { value: Infinity, error: 0, target: epsilon, sense: 'le', method: 'unbounded' };
-    if (lap.length === 1 && ratio.length === 0) {
+    const single = parts.length === 1 && parts[0].kind !== 'precision' && parts[0].kind !== 'ratio' ? parts[0] : null;
+    if (single) {
       const dirs = ordered
         ? [[pc.p, pc.q]]
         : [
@@ -83,7 +91,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
       let value = -Infinity,
         error = 0;
       for (const [a, b] of dirs) {
-        const d = exactDInf(lap[0].noise, a, b)!;
+        const d = exactDInf(single.noise, a, b)!;
         if (d.value + d.error > value + error) {
           value = d.value;
           error = d.error;
@@ -105,8 +113,9 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   checkJointOrder(alpha);
   // One noise of one family has the exact accountant; not where the releases' σ combine below the doubles (Σ 1/σ² = ∞).
   const sigma = gauss.length ? effectiveSigma(gauss.map((g) => g.sigma)) : 1;
-  if (ratio.length === 0 && lap.length + (gauss.length ? 1 : 0) === 1 && sigma > 0) {
-    const noise = lap.length ? lap[0].noise : gauss[0].noiseAt(sigma);
+  const alone = parts.length === lattice.length + lap.length + gauss.length && lattice.length + lap.length + (gauss.length ? 1 : 0) === 1;
+  if (alone && sigma > 0) {
+    const noise = lattice.length ? lattice[0].noise : lap.length ? lap[0].noise : gauss[0].noiseAt(sigma);
     const e = exactEvaluation(pc.p, pc.q, noise, alpha, epsilon, ordered);
     // The smaller of two certified upper bounds: the quadrature's error can exceed the coupled
     // bound's where the coupled bound is itself exact (point masses).

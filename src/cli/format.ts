@@ -67,11 +67,12 @@ export function barDigits(h: number) {
   const unit = 10 ** k;
   const text = (m: number) => (k < 0 ? (m * unit).toFixed(-k) : String(m * unit));
   // Outward exactly: a printed end whose double is not strictly beyond the exact end (an equal double
-  // may be a decimal just inside it) moves one unit out.
+  // may be a decimal just inside it) moves one unit out; an integer end printed as itself is exact (integer noise).
   const end = (x: number, round: (y: number) => number, out: number) => {
     if (!Number.isFinite(x)) return num(x);
     const m = round(x / unit);
-    return (out < 0 ? Number(text(m)) < x : Number(text(m)) > x) ? text(m) : text(m + out);
+    const printed = Number(text(m));
+    return (out < 0 ? printed < x : printed > x) || (printed === x && Number.isInteger(x)) ? text(m) : text(m + out);
   };
   return {
     // A value whose doubles are coarser than the bar keeps its own digits (ten, as elsewhere).

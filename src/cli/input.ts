@@ -9,7 +9,7 @@ import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { uciQuirks } from '../uci/formats.js';
 import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
-import { FAMILY_OF } from '../mechanisms/registry.js';
+import { FAMILY_OF, mechanismDef, REGISTRY } from '../mechanisms/registry.js';
 import { checkSetting } from '../settings.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
@@ -26,7 +26,7 @@ import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
-import { parseStatistic, type Statistic } from '../sources/statistic.js';
+import { parseStatistic, perUnit, statisticText, type Statistic } from '../sources/statistic.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
@@ -301,6 +301,12 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
   );
   if (o.seed !== undefined && o.prior === undefined)
     throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
+  const lattice = (o.mechanism ?? '').split(',').find((m) => Object.hasOwn(REGISTRY, m.trim()) && mechanismDef(m.trim()).composes === 'lattice');
+  if (lattice && perUnit(s))
+    throw new InputError(
+      `${lattice.trim()} noise adds an integer to a count or a sum; a ${s.kind} divides by n: release ${statisticText({ ...s, kind: s.kind === 'mean' ? 'sum' : 'count' })} (dividing by n afterwards is post-processing)`,
+      '--mechanism',
+    );
   const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
   return {
     statistic: { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) },

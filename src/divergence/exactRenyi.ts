@@ -1,4 +1,5 @@
 import type { Discrete, Law } from '../distribution/discrete.js';
+import { InputError } from '../errors.js';
 import { checkShape, LAW, NOISE, NUMBER } from '../shapes.js';
 import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
@@ -142,12 +143,14 @@ export function logMassIn(p: Law, noise: Noise, interval: [number, number]): Bou
  * moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters.
  */
 function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
+  if (noise.kernel.lattice && opts.interval) throw new InputError(`takes no interval with ${noise.family} noise (its outputs are integers)`, 'truncate');
   return (alpha !== 1 && onePass(P, Q, noise, alpha, opts, false)?.[0]) || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
 }
 
 /** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
 function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
   const rule = noise.kernel.renyiOnePass;
+  if (noise.kernel.lattice) return rule!(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
   if (!rule || opts.interval || opts.evaluator === 'plain' || opts.adaptive) return null;
   return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both, opts.quick);
 }

@@ -78,6 +78,11 @@ export interface Domain {
  * in `kernels.ts`.
  */
 export interface NoiseKernel {
+  /**
+   * Outputs on the integers (a discrete family): `renyiOnePass` is then the whole, exact answer (a
+   * sum, never a quadrature), and intervals (truncation) are refused.
+   */
+  readonly lattice?: boolean;
   /** log f(z) of the noise density at scale s. */
   logDensity(z: number, s: number): number;
   /** |d log f(y − x)/dy| at distance `far` from the farthest atom (plain oracle's node-rounding charge). */

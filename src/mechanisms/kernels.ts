@@ -1,6 +1,7 @@
 import { gaussianKernel } from './gaussian/kernel.js';
 import { InputError, unknownName } from '../errors.js';
 
+import { checkIntegerAtoms, geometricKernel } from './geometric/kernel.js';
 import { laplaceKernel } from './laplace/kernel.js';
 import type { Noise, NoiseKernel } from '../divergence/kernel.js';
 import type { BoundedLogDensity, Mixture } from '../divergence/mixture.js';
@@ -10,9 +11,9 @@ import type { Bounded } from '../numerics/logExpectation.js';
 import { exactLaplaceDInf, exactLaplaceDInfBoth, exactLaplaceDInfTruncated } from './laplace/dInf.js';
 
 /** The additive noise families the exact accountant integrates; a mechanism's `accountant` maps its scale to one. */
-const KERNELS = { laplace: laplaceKernel, gaussian: gaussianKernel } as const satisfies Record<string, NoiseKernel>;
+const KERNELS = { laplace: laplaceKernel, gaussian: gaussianKernel, geometric: geometricKernel } as const satisfies Record<string, NoiseKernel>;
 
-/** The additive noise families the exact accountant integrates: `laplace` and `gaussian`. */
+/** The additive noise families the exact accountant integrates (`laplace`, `gaussian`) or sums over ℤ (`geometric`). */
 export type NoiseFamily = keyof typeof KERNELS;
 
 /**
@@ -49,27 +50,46 @@ export function mixtureLogDensityPlain(m: Mixture, noise: Noise, ys: Float64Arra
  * @example exactDInf(noiseOf('laplace', 1), fromCounts([0], [1]), fromCounts([1], [1]))?.value // 1
  */
 export function exactDInf(noise: Noise, p: Law, q: Law, interval?: [number, number]): Bounded | null {
+  if (noise.family === 'geometric' && !interval) return latticeDInf(p, q, noise.scale);
   if (noise.family !== 'laplace') return null;
   return interval ? exactLaplaceDInfTruncated(p, q, noise.scale, interval) : exactLaplaceDInf(p, q, noise.scale);
 }
 
 /** `exactDInf` on the whole line in both directions, [D∞(P_Y‖Q_Y), D∞(Q_Y‖P_Y)], from one evaluation of each mixture; null where D∞ is infinite. */
 export function exactDInfBoth(noise: Noise, p: Discrete, q: Discrete): [Bounded, Bounded] | null {
+  if (noise.family === 'geometric') {
+    checkIntegerAtoms(p.values);
+    checkIntegerAtoms(q.values);
+    return exactLaplaceDInfBoth(p, q, noise.scale);
+  }
   if (noise.family !== 'laplace') return null;
   return exactLaplaceDInfBoth(p, q, noise.scale);
+}
+
+/**
+ * D∞ of geometric noise (docs/math.md §21): on integer atoms its masses are the Laplace mixture's
+ * densities at the same b times one constant, so log p/q is the Laplace ratio at the integers, whose
+ * sup over the whole line is at an atom (an integer): the Laplace D∞.
+ */
+function latticeDInf(p: Law, q: Law, b: number): Bounded {
+  checkIntegerAtoms(p.values);
+  checkIntegerAtoms(q.values);
+  return exactLaplaceDInf(p, q, b);
 }
 
 /** Whether the output densities are proportional beyond every atom (Laplace-shaped noise: e^{∓y/b}), so truncating there leaves one law. */
 export const proportionalTails = (noise: Noise): boolean => noise.family === 'laplace';
 
 /**
- * D_α between the noise and its shift by `shift`, in closed form: shift/b (Laplace, through D∞) or
+ * D_α between the noise and its shift by `shift`, in closed form: shift/b (Laplace and geometric at
+ * integer shifts, through D∞) or
  * αΔ²/(2σ²) (Gaussian; ∞ at α = ∞). A bound for joint quasi-convexity, not a certificate.
  */
 export function shiftDivergence(noise: Noise, shift: number, alpha: number): number {
   const family = noise.family as NoiseFamily;
   switch (family) {
     case 'laplace':
+    case 'geometric':
       return shift / noise.scale;
     case 'gaussian':
       return alpha === Infinity ? Infinity : (alpha * shift * shift) / (2 * noise.scale * noise.scale);
@@ -90,6 +110,8 @@ export function shiftDivergence(noise: Noise, shift: number, alpha: number): num
 const EXACT_LIMITS = {
   laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
   gaussian: { best: 100_000, max: 600_000, msPerAtom: 0.3 },
+  // A sum over the integers between the outer atoms (capped in the kernel), not a quadrature.
+  geometric: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
 } as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;
 
 /** The exact accountant's limits for a noise (null: a family without an accountant gets the strictest of all). */

@@ -118,6 +118,12 @@ export interface MechanismDef {
   readonly theoremLabel: string;
   /** Variance of the noise as a formula in the parameter ("2b²"). */
   readonly varianceFormula: string;
+  /**
+   * How several releases compose in the joint accountant (docs/math.md §9): `rate` (Laplace-shaped,
+   * R_α per release), `precision` (Gaussian: several are one at the precision-weighted σ), `ratio`
+   * (a bounded density ratio e^{η·c}), `lattice` (integer outputs, each bounded by its D∞ rate 1/b).
+   */
+  readonly composes: 'rate' | 'precision' | 'ratio' | 'lattice';
   /** Why this family cannot give Rényi order α at all, or null when it can. */
   alphaRange(alpha: number): string | null;
   /** Variance of the noise at `scale`. */

@@ -62,7 +62,7 @@ describe('mechanism registry', () => {
   });
 
   it('names the unknown mechanism', () => {
-    expect(() => mechanismDef('cauchy')).toThrow(/unknown mechanism 'cauchy' \(one of laplace, gaussian, exponential\)/);
+    expect(() => mechanismDef('cauchy')).toThrow(/unknown mechanism 'cauchy' \(one of laplace, gaussian, exponential, geometric\)/);
     expect(() => mechanismDef('toString')).toThrow(/unknown mechanism/);
   });
 });

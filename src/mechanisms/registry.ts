@@ -2,6 +2,7 @@ import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
 import { unknownName } from '../errors.js';
 import { exponential } from './exponential/exponential.js';
 import { gaussian } from './gaussian/gaussian.js';
+import { geometric } from './geometric/geometric.js';
 import { laplace } from './laplace/laplace.js';
 import type { MechanismDef, NoiseOptions } from './mechanism.js';
 
@@ -9,13 +10,13 @@ import type { MechanismDef, NoiseOptions } from './mechanism.js';
  * Every noise family, by the name users type. A new family is one folder implementing
  * `MechanismDef` and one line here; `Mechanism` and `MECHANISMS` follow from this object.
  */
-export const REGISTRY = { laplace, gaussian, exponential } as const satisfies Record<string, MechanismDef>;
+export const REGISTRY = { laplace, gaussian, exponential, geometric } as const satisfies Record<string, MechanismDef>;
 
 /** A noise family by name. */
 export type Mechanism = keyof typeof REGISTRY;
 /**
- * The noise families: `laplace`, `gaussian`, `exponential`.
- * @example MECHANISMS // ['laplace', 'gaussian', 'exponential']
+ * The noise families: `laplace`, `gaussian`, `exponential`, `geometric` (two-sided, on the integers).
+ * @example MECHANISMS // ['laplace', 'gaussian', 'exponential', 'geometric']
  */
 export const MECHANISMS = Object.keys(REGISTRY) as Mechanism[];
 

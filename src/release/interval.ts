@@ -28,7 +28,14 @@ export function symmetricInterval(y: number, h: number): [number, number] {
   checkShape(NUMBER, y, 'y');
   if (!(typeof h === 'number' && h >= 0)) throw new InputError(`must be a half-width ≥ 0, got ${String(h)}`, 'halfWidth');
   if (h === 0) return [y, y];
-  return [nextDown(y - h), nextUp(y + h)];
+  return [exactSum(y, -h) ?? nextDown(y - h), exactSum(y, h) ?? nextUp(y + h)];
+}
+
+/** a + b when the double sum is exact (Knuth's TwoSum error is 0: integers, integer noise), else null (then rounded outward). */
+function exactSum(a: number, b: number): number | null {
+  const s = a + b;
+  const bb = s - a;
+  return Number.isFinite(s) && a - (s - bb) + (b - bb) === 0 ? s : null;
 }
 
 /**

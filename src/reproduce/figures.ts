@@ -94,6 +94,7 @@ export function fig4Methods(ds: Dataset[], alphas: number[], epsilon: number, ti
     laplace: ['wasserstein-inf', 'pierquin', 'theorem', 'coupled', 'exact'],
     gaussian: ['pierquin', 'theorem', 'coupled', 'exact'],
     exponential: [],
+    geometric: [],
   };
   for (const d of ds) {
     for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {

@@ -73,6 +73,38 @@ export function laplaceNoise(b: number): ExactNoise {
 }
 
 /**
+ * Two-sided geometric (discrete Laplace) noise, P(Z = z) ∝ e^{−|z|/b} on the integers: Z = G₁ − G₂
+ * for independent geometrics G = ⌊−b·ln s⌋, s = 1 − U ∈ (0, 1], since P(G ≥ k) = P(s ≤ e^{−k/b})
+ * = e^{−k/b}. Each floor is decided once the enclosure of −b·ln s over the box of undrawn digits
+ * lies between two integers (a boundary is hit with probability 0), so Z is exact and returned as
+ * the one-point box [Z, Z].
+ */
+export function geometricNoise(b: number): ExactNoise {
+  const B = fromDouble(b);
+  const floorOf = (u: LazyUniform, P: number): bigint | null => {
+    const top = 1n << BigInt(u.bits);
+    const [sLo, sHi] = [top - u.num - 1n, top - u.num]; // s = 1 − U over U's box, numerators over 2^bits
+    if (sLo === 0n) return null; // −ln s is unbounded on this box
+    const lo = mul(B, dy(-lnEnclosure(sHi, u.bits, P)[1], -P)),
+      hi = mul(B, dy(-lnEnclosure(sLo, u.bits, P)[0], -P));
+    const f = (d: Dyadic) => (d.e >= 0 ? d.m << BigInt(d.e) : d.m >> BigInt(-d.e)); // ⌊d⌋ (>> floors)
+    const a = f(lo);
+    return a === f(hi) ? a : null;
+  };
+  return {
+    name: `geometric(b=${b})`,
+    uniforms: 2,
+    enclose([u, w], P) {
+      const g1 = floorOf(u, P),
+        g2 = floorOf(w, P);
+      if (g1 === null || g2 === null) return null;
+      const z = dy(g1 - g2, 0);
+      return [z, z];
+    },
+  };
+}
+
+/**
  * Exponential mechanism with c(z) = √|z| and rate η (density ∝ e^{−η√|z|}): |Z| = g²/η² with
  * g ~ Gamma(2, 1) (the density of g = η√|Z| is ∝ g·e^{−g}), the sum of two standard exponentials,
  * g = −ln(s·v) for independent uniforms s, v ∈ (0, 1]. The sign and s come from the first uniform

@@ -68,6 +68,7 @@ export const exponential: MechanismDef = {
   symbol: 'θ',
   theoremLabel: 'Corollary 1',
   varianceFormula: 'Var(η(θ), c)',
+  composes: 'ratio',
   alphaRange: (alpha) => beyondFiniteOrders('exponential-mechanism', alpha),
   variance: (theta, { cost, eta }) => cost.variance(eta.at(theta)),
   halfWidth: (theta, coverage, { cost, eta }) => {

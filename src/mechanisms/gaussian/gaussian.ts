@@ -37,6 +37,7 @@ export const gaussian: MechanismDef = {
   symbol: 'σ',
   theoremLabel: 'Theorem 2',
   varianceFormula: 'σ²',
+  composes: 'precision',
   alphaRange: (alpha) =>
     alpha === Infinity
       ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'

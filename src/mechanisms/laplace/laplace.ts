@@ -107,6 +107,7 @@ export const laplace: MechanismDef = {
   symbol: 'b',
   theoremLabel: 'Theorem 1',
   varianceFormula: '2b²',
+  composes: 'rate',
   alphaRange: (alpha) => beyondFiniteOrders('Laplace', alpha),
   variance: (b) => 2 * b * b,
   // P(|Z| > x) = e^{−x/b}.

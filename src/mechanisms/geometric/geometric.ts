@@ -1,0 +1,90 @@
+import { noiseOf } from '../kernels.js';
+import { exactRule } from '../exactRule.js';
+import { powerIntensity } from '../../conditions/moment.js';
+import { songProblem } from '../../conditions/song.js';
+import type { PairCoupling } from '../../coupling/pairs.js';
+import { EPS, nextUp } from '../../numerics/float.js';
+import { geometricNoise } from '../../sampling/samplers.js';
+import { beyondFiniteOrders, isNotApplicable, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { checkIntegerAtoms } from './kernel.js';
+
+/** b ↦ 1/b: D∞ of an integer shift k is k/b, as for Laplace. */
+const rate = powerIntensity(1, 1);
+
+/** A pair's laws must sit on the integers: otherwise the two outputs live on different lattices. */
+function onIntegers(pc: PairCoupling): void {
+  checkIntegerAtoms(pc.p.values);
+  checkIntegerAtoms(pc.q.values);
+}
+
+const CONTINUOUS_ONLY = 'is proven for continuous Laplace noise; geometric noise is calibrated by wasserstein-inf or exact';
+
+/**
+ * Two-sided geometric (discrete Laplace) noise, P(Z = z) = (1 − r)/(1 + r)·r^{|z|}, r = e^{−1/b},
+ * on the integers (docs/math.md §21): integer outputs for counts and sums of integer columns. Its
+ * log-mass is (1/b)-Lipschitz in the shift like Laplace's density, so the W∞ mechanism holds as is;
+ * the exact accountant sums over ℤ.
+ */
+const rules: RuleTable = {
+  theorem: () => notApplicable(`Theorem 1 ${CONTINUOUS_ONLY}`),
+  pierquin: () => notApplicable(`Cor. 3.1 (Mironov’s Laplace RDP) ${CONTINUOUS_ONLY}`),
+  'wasserstein-inf': ({ epsilon, releases: n }) => ({
+    rule: `Song et al. 2017 (W∞ mechanism)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
+    condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
+    // |log f(y − x) − log f(y − x′)| ≤ |x − x′|/b at every integer y: the product ratio of N releases is at most e^{N·W∞/b}.
+    problem: (pc) => {
+      onIntegers(pc);
+      return songProblem(n === 1 ? pc.wInf : nextUp(n * pc.wInf), epsilon, rate);
+    },
+  }),
+  coupled: () => notApplicable(`the coupled RDP bound uses the continuous Laplace’s shift divergence and ${CONTINUOUS_ONLY}`),
+  exact: (ctx) => {
+    const rule = exactRule(ctx);
+    if (isNotApplicable(rule)) return rule;
+    return {
+      ...rule,
+      rule: 'exact Rényi accountant, a sum over the integers (docs/math.md §21)',
+      problem: (pc, ordered) => {
+        onIntegers(pc);
+        return rule.problem(pc, ordered);
+      },
+    };
+  },
+};
+
+/** P(|Z| > k) = 2r^{k+1}/(1 + r). */
+const tailBeyond = (b: number, k: number): number => (2 * Math.exp(-(k + 1) / b)) / (1 + Math.exp(-1 / b));
+
+/** The smallest integer k with P(|Z| ≤ k) ≥ coverage, with a relative margin of 10⁻⁹ on the tail so rounding never undercovers. */
+function integerHalfWidth(b: number, coverage: number): number {
+  const covers = (k: number) => tailBeyond(b, k) * (1 + 1e-9) <= 1 - coverage;
+  let k = Math.max(0, Math.ceil(b * Math.log(2 / ((1 - coverage) * (1 + Math.exp(-1 / b)))) - 1));
+  while (!covers(k)) k++;
+  while (k > 0 && covers(k - 1)) k--;
+  return k;
+}
+
+export const geometric: MechanismDef = {
+  name: 'geometric',
+  title: 'Geometric',
+  parameter: 'b',
+  symbol: 'b',
+  theoremLabel: 'W∞ mechanism',
+  varianceFormula: '2r/(1−r)², r = e^{−1/b}',
+  composes: 'lattice',
+  alphaRange: (alpha) => beyondFiniteOrders('Geometric', alpha),
+  variance: (b) => {
+    const r = Math.exp(-1 / b);
+    return (2 * r) / Math.expm1(-1 / b) ** 2;
+  },
+  halfWidth: integerHalfWidth,
+  accountant: () => (b) => noiseOf('geometric', b),
+  sampler: (b) => geometricNoise(b),
+  // D∞ = Δ/b for an integer shift Δ bounds every α; a non-integer shift moves the outputs off the lattice (∞).
+  pointDivergence: (delta, b) => (Number.isInteger(delta) ? { value: delta / b, error: EPS * (delta / b) } : { value: Infinity, error: 0 }),
+  options: [],
+  describe: () => ({}),
+  rules,
+  mi: notApplicable('the MI guarantee covers Laplace and Gaussian noise'),
+  product: notApplicable('vector queries take laplace or gaussian noise (independent per coordinate)'),
+};

@@ -1,0 +1,181 @@
+// Two-sided geometric (discrete Laplace) noise (docs/math.md §21): integer outputs, exact accounting
+// by a sum over ℤ, checked against independent brute-force sums.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { account } from '../src/account/account.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { fromCounts, type Discrete } from '../src/distribution/discrete.js';
+import type { Scenario } from '../src/distribution/scenario.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { InputError } from '../src/errors.js';
+import { exactDInf, noiseOf } from '../src/mechanisms/kernels.js';
+import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
+import { calibrateTruncated } from '../src/release/truncated.js';
+import { drawRelease, geometricNoise } from '../src/sampling/samplers.js';
+import { runInProcess as inProcess } from './inProcess.js';
+import { seededSource } from './seeded.js';
+
+const logSumExp = (xs: number[]) => {
+  const m = Math.max(...xs);
+  return m + Math.log(xs.reduce((a, x) => a + Math.exp(x - m), 0));
+};
+
+/** log P(Y = y) for Y = X + Z, by the definition: log Σ_k w_k (1 − r)/(1 + r) r^{|y − x_k|}. */
+const logMass = (d: Discrete, b: number, y: number) =>
+  logSumExp(Array.from(d.values, (x, k) => Math.log(d.masses[k]) + Math.log((1 - Math.exp(-1 / b)) / (1 + Math.exp(-1 / b))) - Math.abs(y - x) / b));
+
+/** D_α by brute force: every integer within 200·b + 50 of the atoms, in log-space (the tails beyond are below 1e-80 relative). */
+function bruteRenyi(p: Discrete, q: Discrete, b: number, alpha: number): number {
+  const lo = Math.floor(Math.min(p.values[0], q.values[0]) - 200 * b - 50),
+    hi = Math.ceil(Math.max(p.values[p.values.length - 1], q.values[q.values.length - 1]) + 200 * b + 50);
+  const terms: number[] = [];
+  for (let y = lo; y <= hi; y++) terms.push(alpha * logMass(p, b, y) + (1 - alpha) * logMass(q, b, y));
+  return logSumExp(terms) / (alpha - 1);
+}
+
+const law = fc.array(fc.tuple(fc.integer({ min: -6, max: 9 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 4 }).map((a) => {
+  const m = new Map<number, number>();
+  for (const [v, w] of a) m.set(v, (m.get(v) ?? 0) + w);
+  const vs = [...m.keys()].sort((x, y) => x - y);
+  return fromCounts(
+    vs,
+    vs.map((v) => m.get(v)!),
+  );
+});
+
+describe('geometric noise: exact accounting is a sum over the integers', () => {
+  it('matches an independent brute-force sum, α ∈ {0.5, 2, 8}', () => {
+    for (const alpha of [0.5, 2, 8])
+      fc.assert(
+        fc.property(law, law, fc.double({ min: 0.2, max: 6, noNaN: true }), (p, q, b) => {
+          const e = exactRenyi(p, q, noiseOf('geometric', b), alpha);
+          const o = bruteRenyi(p, q, b, alpha);
+          expect(Math.abs(e.value - o)).toBeLessThanOrEqual(e.error + 1e-11 * Math.max(1, Math.abs(o)));
+          expect(e.error).toBeLessThan(1e-9);
+        }),
+        { numRuns: 40 },
+      );
+  });
+
+  it('D∞ is the largest log ratio over the integers (brute force), and the Laplace D∞ at the same b', () => {
+    fc.assert(
+      fc.property(law, law, fc.double({ min: 0.2, max: 6, noNaN: true }), (p, q, b) => {
+        let sup = -Infinity;
+        for (let y = -80; y <= 80; y++) sup = Math.max(sup, logMass(p, b, y) - logMass(q, b, y));
+        const d = exactDInf(noiseOf('geometric', b), p, q)!;
+        expect(Math.abs(d.value - sup)).toBeLessThanOrEqual(d.error + 1e-12);
+        expect(d.value).toBe(exactDInf(noiseOf('laplace', b), p, q)!.value);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses laws off the integers and truncation, naming the setting', () => {
+    const half = fromCounts([0, 0.5], [1, 1]);
+    expect(() => exactRenyi(half, fromCounts([0], [1]), noiseOf('geometric', 1), 2)).toThrow(/must be integer-valued.*0\.5/);
+    const s: Scenario = { name: 'x', priors: [{ name: 'p', conditionals: { a: half, b: fromCounts([0, 1], [1, 3]) } }] };
+    expect(() => calibrate(s, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 })).toThrow(InputError);
+    const ints: Scenario = { name: 'y', priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1], [3, 1]), b: fromCounts([0, 1], [1, 3]) } }] };
+    expect(() => calibrateTruncated(ints, { mechanism: 'geometric', method: 'exact', alpha: 2, epsilon: 0.5 }, [-5, 5])).toThrow(
+      /no interval with geometric noise/,
+    );
+  });
+});
+
+describe('geometric calibration', () => {
+  const p = fromCounts([0, 1, 3], [3, 2, 1]),
+    q = fromCounts([0, 2, 3], [1, 2, 3]);
+  const s: Scenario = { name: 'toy', priors: [{ name: 'p', conditionals: { a: p, b: q } }] };
+
+  it('exact: the brute-force D_α at the scale is ≤ ε, and 2% less noise breaks it', () => {
+    for (const alpha of [0.5, 2, 5]) {
+      const r = calibrate(s, { mechanism: 'geometric', method: 'exact', alpha, epsilon: 0.3 });
+      const worst = (b: number) => Math.max(bruteRenyi(p, q, b, alpha), bruteRenyi(q, p, b, alpha));
+      expect(worst(r.scale)).toBeLessThanOrEqual(0.3);
+      expect(worst(r.scale * 0.98)).toBeGreaterThan(0.3);
+    }
+  });
+
+  it('α = ∞: exact equals the Laplace exact scale (same D∞), and never exceeds the W∞ mechanism', () => {
+    const g = calibrate(s, { mechanism: 'geometric', method: 'exact', alpha: Infinity, epsilon: 0.5 });
+    const l = calibrate(s, { mechanism: 'laplace', method: 'exact', alpha: Infinity, epsilon: 0.5 });
+    const w = calibrate(s, { mechanism: 'geometric', method: 'wasserstein-inf', alpha: Infinity, epsilon: 0.5 });
+    expect(g.scale).toBe(l.scale);
+    expect(g.scale).toBeLessThanOrEqual(w.scale);
+    expect(w.scale).toBeCloseTo(2 / 0.5, 12); // W∞ = 2 here
+  });
+
+  it('the error bar is the smallest integer k with P(|Z| ≤ k) ≥ c', () => {
+    const def = mechanismDef('geometric');
+    for (const b of [0.05, 0.7, 3, 41.5])
+      for (const c of [0.5, 0.9, 0.95, 0.999]) {
+        const k = def.halfWidth(b, c, noiseOptions({}));
+        const r = Math.exp(-1 / b);
+        const covered = (j: number) => 1 - (2 * r ** (j + 1)) / (1 + r);
+        expect(Number.isInteger(k)).toBe(true);
+        expect(covered(k)).toBeGreaterThanOrEqual(c);
+        if (k > 0) expect(covered(k - 1)).toBeLessThan(c + 1e-8);
+      }
+  });
+
+  it('account: one release is the exact D_α; two are bounded above by the joint law summed over ℤ²', () => {
+    const b = 1.5;
+    const one = account(s, [{ mechanism: 'geometric', scale: b }], { alphas: [2] }).rows[0];
+    expect(one.divergence).toBeCloseTo(Math.max(bruteRenyi(p, q, b, 2), bruteRenyi(q, p, b, 2)), 9);
+    const two = account(
+      s,
+      [
+        { mechanism: 'geometric', scale: b },
+        { mechanism: 'geometric', scale: 2 * b },
+      ],
+      { alphas: [2] },
+    ).rows[0];
+    // The joint law of (Y₁, Y₂) on ℤ², by its definition.
+    const joint = (d: Discrete, y1: number, y2: number) =>
+      logSumExp(Array.from(d.values, (x, k) => Math.log(d.masses[k]) + logMass(fromCounts([x], [1]), b, y1) + logMass(fromCounts([x], [1]), 2 * b, y2)));
+    const brute = (a: Discrete, c: Discrete) => {
+      const t: number[] = [];
+      for (let y1 = -60; y1 <= 63; y1++) for (let y2 = -110; y2 <= 113; y2++) t.push(2 * joint(a, y1, y2) - joint(c, y1, y2));
+      return logSumExp(t);
+    };
+    expect(two.divergence).toBeGreaterThanOrEqual(Math.max(brute(p, q), brute(q, p)));
+    expect(two.divergence).toBeGreaterThan(one.divergence);
+  });
+});
+
+describe('geometric sampler', () => {
+  it('draws integers with P(Z = z) = (1 − r)/(1 + r)·r^{|z|} (5-σ bands over 20,000 seeded draws)', () => {
+    const b = 2;
+    const noise = geometricNoise(b);
+    const random = seededSource(11n);
+    const n = 20_000;
+    const counts = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const z = drawRelease(7, noise, { random }) - 7;
+      expect(Number.isInteger(z)).toBe(true);
+      counts.set(z, (counts.get(z) ?? 0) + 1);
+    }
+    const r = Math.exp(-1 / b);
+    for (let z = -6; z <= 6; z++) {
+      const pz = ((1 - r) / (1 + r)) * r ** Math.abs(z);
+      expect(Math.abs((counts.get(z) ?? 0) / n - pz)).toBeLessThan(5 * Math.sqrt((pz * (1 - pz)) / n));
+    }
+  });
+});
+
+describe('geometric noise on statistics (CLI)', () => {
+  const HEART = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+  it('releases a sum as an integer with an integer interval', async () => {
+    const r = await inProcess('release', '--data', HEART, '--query', 'sum:age', '--secret-column', 'fbs', '--mechanism', 'geometric', '--json');
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout).releases[0];
+    expect(Number.isInteger(out.value)).toBe(true);
+    expect(Number.isInteger(out.halfWidth)).toBe(true);
+    expect(out.interval).toEqual([out.value - out.halfWidth, out.value + out.halfWidth]);
+  });
+  it('refuses a mean (it divides by n) with exit 2, naming the sum to release', async () => {
+    const r = await inProcess('calibrate', '--data', HEART, '--query', 'mean:age', '--secret-column', 'fbs', '--mechanism', 'geometric');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--mechanism: .*release sum:age/);
+  });
+});
