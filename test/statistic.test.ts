@@ -259,3 +259,72 @@ describe('statistics: bad input', () => {
     expect(r.stdout).not.toMatch(/^lone\t/m);
   });
 });
+
+describe('a statistic in a spec file ("statistic": one unit\'s contribution laws and n)', () => {
+  const spec = (name: string) => join(dir, name);
+  it('--spec-out writes the laws and n, and calibrate --spec gives the same scales to the last bit', async () => {
+    for (const [query, extra] of [
+      ['mean:chol', ['--alpha', '2']],
+      ['count:chol > 240', ['--alpha', 'inf', '--epsilon', '0.01']],
+      ['share', ['--alpha', '3', '--epsilon', '0.001', '--method', 'coupled']],
+    ] as const) {
+      const out = spec(`${query.replace(/\W/g, '_')}.json`);
+      const table = await inProcess('calibrate', '--data', HEART.location, '--query', query, '--secret-column', 'fbs', ...extra, '--spec-out', out, '--json');
+      expect(table.status).toBe(0);
+      const fromSpec = await inProcess('calibrate', '--spec', out, '--json');
+      expect(fromSpec.status).toBe(0);
+      const scales = (r: { stdout: string }) => JSON.parse(r.stdout).groups[0].results.map((x: { scale: number }) => x.scale);
+      expect(scales(fromSpec)).toEqual(scales(table));
+      expect(JSON.parse(fromSpec.stdout).statistic).toMatchObject({ kind: parseStatistic(query)!.kind, label: JSON.parse(table.stdout).statistic.label });
+    }
+  });
+  it("audit --spec takes the scale in the statistic's units, as audit --data does", async () => {
+    const out = spec('audit-mean.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    const a = await inProcess('audit', '--spec', out, '--scale', '0.2', '--json');
+    const b = await inProcess('audit', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--scale', '0.2', '--alpha', '2', '--json');
+    expect(a.status).toBe(0);
+    const rows = (r: { stdout: string }) => JSON.parse(r.stdout).rows.map((x: { divergence: number }) => x.divergence);
+    expect(rows(a)).toEqual(rows(b));
+  });
+  it('is refused where its statistic would be taken as one value, and checked against its laws', async () => {
+    const out = spec('refused-mean.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    for (const args of [
+      ['release', '--spec', out, '--value', '240'],
+      ['account', '--spec', out, '--release', 'mechanism=laplace,scale=1'],
+      ['calibrate', '--spec', out, '--guarantee', 'mi'],
+    ]) {
+      const r = await inProcess(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\) and audited \(audit\) from a spec/);
+    }
+    const bad = csv(
+      'count-half.json',
+      JSON.stringify({
+        statistic: { kind: 'count', units: 10 },
+        priors: [{ name: 'p', conditionals: { a: { values: [0, 0.5], counts: [1, 1] }, b: { values: [0, 1], counts: [1, 3] } } }],
+        alpha: 2,
+        epsilon: 1,
+      }),
+    );
+    const r = await inProcess('calibrate', '--spec', bad);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/spec\.statistic: a count's contribution is a whole number of rows ≥ 0; prior 'p', secret 'a' has the value 0\.5/);
+    const grouped = await inProcess(
+      'calibrate',
+      '--data',
+      HEART.location,
+      '--query',
+      'mean:chol',
+      '--secret-column',
+      'fbs',
+      '--group-by',
+      'sex',
+      '--spec-out',
+      spec('g.json'),
+    );
+    expect(grouped.status).toBe(2);
+    expect(grouped.stderr).toMatch(/--spec-out: writes one statistic of the whole table/);
+  });
+});

@@ -39,6 +39,8 @@ export interface TableStatistic {
   /** Whether every group's contribution laws are equal under every secret (no noise is needed). */
   uninformative: boolean;
   notes: string[];
+  /** The spec file the laws were read from, where no table was (`rows` is then 0). */
+  spec?: string;
 }
 
 /**

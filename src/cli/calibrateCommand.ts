@@ -21,6 +21,7 @@ import {
   parseStatisticFlag,
   checkGroupPrivate,
   givesWindows,
+  specStatistic,
   type CalibrateOptions,
 } from './input.js';
 
@@ -44,6 +45,8 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
     return runCalibrateMI(o);
   }
   if (statistic) return (await import('./statisticCommand.js')).calibrateStatisticCli(o, statistic);
+  const fromSpec = o.spec !== undefined ? await specStatistic(o) : null;
+  if (fromSpec) return (await import('./statisticCommand.js')).calibrateStatisticCli(o, fromSpec.t.statistic, fromSpec);
   const confidence = parseConfidence(o.confidence);
   const { scenario, grid, source, fit, d } = await plan(o, { gaussian: true });
   const { results, settings } = await calibrateGrid(o, scenario, grid, d);

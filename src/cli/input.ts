@@ -26,7 +26,7 @@ import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
-import { parseStatistic, perUnit, statisticText, type Statistic } from '../sources/statistic.js';
+import { parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
@@ -258,12 +258,14 @@ async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boole
   return { scenario: g.scenario, d: {}, statistic: { label: t.label, units: g.units, divisor: g.divisor } };
 }
 
-/** The table's statistic per group, after refusing what a statistic does not take. */
+/** The table's statistic per group, after refusing what a statistic does not take; `--spec-out` writes its laws and n. */
 export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<TableStatistic> {
   const args = statisticArgs(o, s);
+  if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   const { statisticFromTable } = await import('../api/statistic.js');
+  let t: TableStatistic;
   try {
-    return await statisticFromTable(tableSourceOf(o), {
+    t = await statisticFromTable(tableSourceOf(o), {
       ...args,
       ...((o.groupBy ?? o.given) !== undefined ? { groupBy: (o.groupBy ?? o.given)! } : {}),
       ...(o.prior !== undefined ? { prior: o.prior } : {}),
@@ -271,11 +273,59 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
   } catch (e) {
     throw fromSetting(e, o, false);
   }
+  if (o.specOut) await writeStatisticSpec(o, t);
+  return t;
+}
+
+/** `--spec-out` of a statistic: one unit's contribution laws and n, which `calibrate --spec` reads back to the same scales. */
+async function writeStatisticSpec(o: CalibrateOptions, t: TableStatistic): Promise<void> {
+  if (t.groups.length !== 1)
+    throw new InputError('writes one statistic of the whole table (a spec per group is not written): leave out --group-by', '--spec-out');
+  const g = t.groups[0];
+  const statistic = { ...t.statistic, units: g.units };
+  const spec = { statistic, ...scenarioSpec(g.scenario), ...runSettings(o) };
+  await writeTextAtomically(o.specOut!, '--spec-out', `${JSON.stringify(spec, null, 2)}\n`);
+}
+
+/**
+ * A spec's `"statistic"` as the one group of a statistic (docs/math.md §18): its laws are one unit's
+ * contribution, n is the spec's; null for a spec without one.
+ */
+export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStatistic; d: SpecDefaults } | null> {
+  const { loadAnySpecFile } = await import('../spec/loadFile.js');
+  const spec = loadAnySpecFile(o.spec!);
+  const defaults = spec.defaults;
+  // A statistic's laws are finite (the spec loader checks it).
+  if (!defaults.statistic || spec.kind !== 'finite') return null;
+  const scenario = spec.scenario;
+  refuseUnused([...tableOnly(o), ['--unit', o.unit], ['--spec-out', o.specOut]], 'with --spec: it reads a table (--data)');
+  const { units, ...statistic } = defaults.statistic;
+  layoutNames(scenario);
+  const group = { group: '', scenario, total: Number.NaN, units, divisor: perUnit(statistic) ? units : 1 };
+  const t: TableStatistic = {
+    statistic,
+    label: statisticLabel(statistic),
+    groups: [group],
+    rows: 0,
+    droppedFromLaws: 0,
+    droppedFromValue: 0,
+    skipped: [],
+    uninformative: false,
+    notes: [],
+    spec: o.spec!,
+  };
+  return { t, d: defaults };
 }
 
 /** The table's statistic per private group (`--group-private`): one vector law for the groups. */
 export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Promise<PrivateGroups> {
-  refuseUnused([['--prior', o.prior]], 'with --group-private yet: its vector law is the empirical one');
+  refuseUnused(
+    [
+      ['--prior', o.prior],
+      ['--spec-out', o.specOut],
+    ],
+    'with --group-private yet: its vector law is the empirical one',
+  );
   const args = statisticArgs(o, s);
   const { privateGroupsStatistic } = await import('../api/statistic.js');
   try {
@@ -292,7 +342,6 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
       ['--given', o.groupBy !== undefined ? o.given : undefined],
       ['--fit', o.fit],
       ['--coordinate-scales', o.coordinateScales],
-      ['--spec-out', o.specOut],
       ['--order-by', o.orderBy],
       ['--length', o.length],
       ['--projection', o.projection],
@@ -471,7 +520,7 @@ export async function loadScenario(
   }
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
-  const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false);
+  const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false, opts.statistic ?? false);
   layoutNames(loaded.scenario);
   layoutNames(loaded.source);
   if (o.fit === undefined) return loaded;
@@ -486,7 +535,11 @@ export async function loadScenario(
   return { ...loaded, scenario: f.scenario, fit: f.report };
 }
 
-async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false): Promise<Loaded<AnyScenario>> {
+/** Where a spec's `"statistic"` is taken: the other commands take the statistic from its table. */
+const SPEC_STATISTIC_TAKEN =
+  'is calibrated (calibrate) and audited (audit) from a spec; release, account and ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
+
+async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false, statistic = false): Promise<Loaded<AnyScenario>> {
   if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)
     throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N or --projection random:K; neither is given', '--seed');
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
@@ -495,13 +548,16 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (!o.data) {
     refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
     // A table's options would silently change nothing (a prior class asked for and not applied: less noise than meant).
-    refuseUnused(tableOnly(o), `with ${given[0]}: it reads a table (--data)`);
+    refuseUnused([...tableOnly(o), ['--unit', o.unit]], `with ${given[0]}: it reads a table (--data)`);
   }
   if (o.spec) {
     // The spec loader (with the chain models a spec may hold) is read only when a spec is given.
     const [{ finiteSupport }, { loadAnySpecFile, loadSpecFile }] = await Promise.all([import('../spec/load.js'), import('../spec/loadFile.js')]);
     const { scenario, defaults } = gaussian ? loadAnySpecFile(o.spec) : vector ? finiteSupport(loadAnySpecFile(o.spec)) : loadSpecFile(o.spec);
-    return { scenario, d: defaults };
+    const st = defaults.statistic;
+    if (!st) return { scenario, d: defaults };
+    if (!statistic) throw new InputError(SPEC_STATISTIC_TAKEN, 'spec.statistic');
+    return { scenario, d: defaults, statistic: { label: statisticLabel(st), units: st.units, divisor: perUnit(st) ? st.units : 1 } };
   }
   if (o.scenario) {
     // The UCI files when a verified copy is at hand ($PUFFERFISH_DATA_DIR or the cache), else the embedded counts.

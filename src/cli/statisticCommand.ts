@@ -10,6 +10,7 @@ import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, ref
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
 import { loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
+import type { SpecDefaults } from '../spec/load.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
@@ -57,31 +58,36 @@ function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
     lines.push(
       `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` : ''}`,
     );
-  lines.push(`${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`);
+  lines.push(
+    t.spec !== undefined
+      ? `one unit's contribution laws and n read from the spec '${t.spec}'`
+      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`,
+  );
   if (t.uninformative)
     lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
   return [...lines, ...t.notes];
 }
 
 /** `calibrate --data T --query sum:COL|mean:COL|count[:P]|share[:P] [--unit U] [--group-by G] [--target-halfwidth H]`. */
-export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, fromSpec?: { t: TableStatistic; d: SpecDefaults }): Promise<void> {
   if (o.groupPrivate) return calibratePrivateGroups(o, s);
+  const d = fromSpec?.d ?? {};
   const confidence = parseConfidence(o.confidence);
   const target = o.targetHalfwidth === undefined ? undefined : decimal(o.targetHalfwidth, '--target-halfwidth');
   if (target !== undefined) {
     checkSetting('targetHalfwidth', target, '--target-halfwidth', `'${o.targetHalfwidth}'`);
     if (o.epsilon !== undefined) throw new InputError('is not taken with --target-halfwidth (the budget is what the plan finds)', '--epsilon');
   }
-  const t = await loadStatistic(o, s);
+  const t = fromSpec?.t ?? (await loadStatistic(o, s));
   const perGroup: { g: StatisticGroup; results: CalibrationResult[]; halfWidths: number[]; plan?: { epsilon: number; halfWidth: number; floor: boolean } }[] =
     [];
   for (const g of t.groups) {
-    const grid = settingsGrid(o, g.scenario, {});
+    const grid = settingsGrid(o, g.scenario, d);
     const bars = (rs: CalibrationResult[], st: CalibrationSettings[]) => rs.map((r, k) => halfWidthAt(r, st[k], confidence));
     if (target !== undefined) {
       if (grid.length !== 1) throw new InputError('plans one method at one order: give one --method and one --alpha', '--target-halfwidth');
       const at = async (epsilon: number) => {
-        const { results, settings } = await calibrateGrid({ ...o, json: true }, g.scenario, [{ ...grid[0], epsilon }], {});
+        const { results, settings } = await calibrateGrid({ ...o, json: true }, g.scenario, [{ ...grid[0], epsilon }], d);
         const r = inUnits(results[0], g);
         return { r, halfWidth: bars([r], settings)[0] };
       };
@@ -90,7 +96,7 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
       perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan: { epsilon: plan.epsilon, halfWidth, floor: plan.floor } });
       continue;
     }
-    const { results, settings } = await calibrateGrid(o, g.scenario, grid, {});
+    const { results, settings } = await calibrateGrid(o, g.scenario, grid, d);
     const converted = results.map((r) => inUnits(r, g));
     perGroup.push({ g, results: converted, halfWidths: bars(converted, settings) });
   }
@@ -118,8 +124,8 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic): 
     const eps = Math.max(...perGroup.map((p) => p.plan!.epsilon));
     const floor = perGroup.every((p) => p.plan!.floor);
     text += floor
-      ? `\nplan: ±${target} with probability ${confidence} is reached at every ε down to ${eps} (α = ${grid0(o, t)}): the data needs little or no noise\n`
-      : `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t)}); 1% less ε does not reach it\n`;
+      ? `\nplan: ±${target} with probability ${confidence} is reached at every ε down to ${eps} (α = ${grid0(o, t, d)}): the data needs little or no noise\n`
+      : `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t, d)}); 1% less ε does not reach it\n`;
   }
   for (const { g, results, halfWidths, plan } of perGroup) {
     if (groupBy) text += `\n${groupBy} = ${g.group} (n = ${g.units})${plan ? `: ε = ${Number(decimalUp(plan.epsilon, 4))}` : ''}`;
@@ -140,8 +146,8 @@ function releaseSetting(grid: ReturnType<typeof settingsGrid>, delta: number | u
 }
 
 /** The order the plan used, as printed. */
-const grid0 = (o: StatisticOptions, t: TableStatistic) => {
-  const a = settingsGrid(o, t.groups[0].scenario, {})[0].alpha;
+const grid0 = (o: StatisticOptions, t: TableStatistic, d: SpecDefaults) => {
+  const a = settingsGrid(o, t.groups[0].scenario, d)[0].alpha;
   return a === Infinity ? '∞' : a;
 };
 

@@ -61,7 +61,18 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
   coordinateScales?: number[];
   /** An (ε, δ) target instead of a Rényi one. */
   delta?: number;
+  /** The laws are one unit's contribution to this statistic of `units` units (docs/math.md §18). */
+  statistic?: SpecStatistic;
 };
+
+/** A spec's statistic: what the laws are one unit's contribution to, and n. */
+interface SpecStatistic {
+  kind: 'sum' | 'mean' | 'count' | 'share';
+  units: number;
+  column?: string;
+  predicate?: string;
+  unit?: string;
+}
 
 type Defaults = { defaults: SpecDefaults };
 /** A validated spec: finite conditionals, or (any conditional Gaussian) Gaussian-mixture ones (docs/math.md §11). */
@@ -132,6 +143,7 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
   } catch (e) {
     throw e instanceof InputError ? e.under(prefix) : e;
   }
+  if (spec.statistic) checkStatisticLaws(out, spec.statistic, prefix);
   return out;
 }
 
@@ -168,7 +180,27 @@ function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
     ...(spec.coordinateScales !== undefined ? { coordinateScales: spec.coordinateScales } : {}),
     cost: spec.cost ? costs[spec.cost] : undefined,
     eta: spec.eta ? etaPower(spec.eta.power) : undefined,
+    ...(spec.statistic !== undefined ? { statistic: spec.statistic } : {}),
   };
+}
+
+/**
+ * A spec's statistic checked against its laws: finite laws on ℝ (one number per unit), and for a
+ * count or share whole numbers of rows ≥ 0. Errors name `statistic`.
+ */
+function checkStatisticLaws(out: AnySpec, st: SpecStatistic, prefix: string): void {
+  const at = `${prefix}.statistic`;
+  if (out.kind !== 'finite') throw new InputError(`needs finite conditionals of numbers (one unit's contribution); this spec's are of kind '${out.kind}'`, at);
+  if ((st.kind === 'sum' || st.kind === 'mean') && st.predicate !== undefined)
+    throw new InputError(`a ${st.kind} adds up a column's values: no predicate`, `${at}.predicate`);
+  if ((st.kind === 'count' || st.kind === 'share') && st.column !== undefined)
+    throw new InputError(`a ${st.kind} adds up rows: no column (a predicate selects them)`, `${at}.column`);
+  if (st.kind !== 'count' && st.kind !== 'share') return;
+  for (const p of out.scenario.priors)
+    for (const [secret, d] of Object.entries(p.conditionals))
+      for (const x of d.values)
+        if (!(Number.isInteger(x) && x >= 0))
+          throw new InputError(`a ${st.kind}'s contribution is a whole number of rows ≥ 0; prior '${p.name}', secret '${secret}' has the value ${x}`, at);
 }
 
 /** Laws of finite support, on ℝ or ℝ^d (commands without Gaussian priors): Gaussian ones are refused as by `finiteOnly`. */

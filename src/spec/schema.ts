@@ -100,8 +100,23 @@ const userKeyed = <S extends v.GenericSchema>(value: S) =>
     v.map(v.string(), value),
   );
 
+/**
+ * A statistic of n units (docs/math.md §18): the priors' conditionals are then one unit's
+ * contribution (a value for sum and mean, a number of rows for count and share), and a mean's or
+ * share's scale is the sum's divided by `units`.
+ */
+const statisticSchema = v.strictObject({
+  kind: v.picklist(['sum', 'mean', 'count', 'share'], 'must be "sum", "mean", "count" or "share"'),
+  /** n, the number of units, taken as public. */
+  units: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1')),
+  column: v.optional(v.string()),
+  predicate: v.optional(v.string()),
+  unit: v.optional(v.string()),
+});
+
 /** The scenario spec: priors (each secret's conditional law of X), pairs, and calibration defaults. */
 export const specSchema = v.strictObject({
+  statistic: v.optional(statisticSchema),
   name: v.optional(v.string()),
   priors: v.pipe(
     v.array(
