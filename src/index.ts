@@ -53,6 +53,7 @@ export {
   type CalibrateOptions,
 } from './calibrate/calibrate.js';
 export type { Contamination } from './calibrate/contamination.js';
+export { statisticFromText } from './api/statisticLaws.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
 export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js';
 export type { PointSettings, BoxContamination } from './calibrate/points.js';

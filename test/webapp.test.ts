@@ -585,6 +585,118 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.locator('#table tbody tr').count()).toBe(0);
   }, 180_000);
 
+  it('publishes a mean of the table per public group like release --query mean:COL --group-by: scales in its units, a plan by accuracy, the release and its spec', async () => {
+    const heart = fileURLToPath(new URL('../examples/heart.csv', import.meta.url));
+    const { page } = await openTable(heart, 'oldpeak', 'fbs');
+    const cli = (...extra: string[]) =>
+      JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            BIN,
+            'calibrate',
+            '--data',
+            heart,
+            '--query',
+            'mean:oldpeak',
+            '--secret-column',
+            'fbs',
+            '--mechanism',
+            'laplace',
+            '--alpha',
+            '2',
+            ...extra,
+            '--json',
+          ],
+          {
+            encoding: 'utf8',
+          },
+        ).stdout,
+      );
+    await page.selectOption('#publish', 'mean');
+    for (const m of ['gaussian']) await page.uncheck(`input[name=mechanism][value=${m}]`);
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method=exact]', { timeout: 60_000 });
+    const scales = async () =>
+      page.$$eval('#table tbody tr', (trs) =>
+        trs.map((tr) => ({ method: tr.getAttribute('data-method')!, scale: Number(tr.getAttribute('data-scale')), text: tr.querySelectorAll('td')[1].textContent ?? '' })),
+      );
+    // The whole table: the CLI's scale of the mean, to the last bit, for every method.
+    const whole = cli('--method', 'theorem,pierquin,wasserstein-inf,coupled,exact').groups[0].results;
+    expect((await scales()).map((r) => r.scale)).toEqual(whole.map((r: { scale: number }) => r.scale));
+    expect(await page.textContent('#recommendation')).toMatch(/of the true mean of oldpeak\.$/);
+    expect(await page.isHidden('#value-one')).toBe(true);
+    // The spec of one statistic of the whole table: calibrate --spec gives the same scales.
+    await page.waitForFunction(() => !(document.getElementById('download-spec') as HTMLButtonElement).disabled);
+    const [spec] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
+    const viaSpec = JSON.parse(
+      spawnSync(process.execPath, [BIN, 'calibrate', '--spec', (await spec.path())!, '--method', 'exact', '--json'], { encoding: 'utf8' }).stdout,
+    );
+    expect(viaSpec.groups[0].results[0].scale).toBe(whole.find((r: { method: string }) => r.method === 'exact').scale);
+
+    // Per public group (sex), each group on its own rows, with a plan for ±0.2 and one draw per group.
+    await page.selectOption('#given', 'sex');
+    await page.fill('#target-halfwidth', '0.2');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method=exact]', { timeout: 60_000 });
+    const perGroup = cli('--method', 'exact', '--group-by', 'sex');
+    const exact = (await scales()).filter((r) => r.method === 'exact');
+    expect(exact.map((r) => r.scale)).toEqual(perGroup.groups.map((g: { results: { scale: number }[] }) => g.results[0].scale));
+    expect(exact.map((r) => /(\S+) \(n = (\d+)\):/.exec(r.text.replace(/^laplace/, ''))!.slice(1))).toEqual(
+      perGroup.groups.map((g: { group: string; units: number }) => [g.group, String(g.units)]),
+    );
+    const plan = /Plan: ±0\.2 needs ε = ([\d.]+) \((\S+)\), ([\d.]+) \((\S+)\)/.exec((await page.textContent('#recommendation'))!)!;
+    for (const [k, g] of perGroup.groups.entries()) {
+      const want = cliPlan(g.group);
+      expect(Number(plan[1 + 2 * k]) / want).toBeCloseTo(1, 2);
+    }
+    function cliPlan(group: string): number {
+      const r = JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            BIN,
+            'calibrate',
+            '--data',
+            heart,
+            '--query',
+            'mean:oldpeak',
+            '--secret-column',
+            'fbs',
+            '--mechanism',
+            'laplace',
+            '--alpha',
+            '2',
+            '--method',
+            'best',
+            '--group-by',
+            'sex',
+            '--target-halfwidth',
+            '0.2',
+            '--json',
+          ],
+          { encoding: 'utf8' },
+        ).stdout,
+      );
+      return r.groups.find((g: { group: string }) => g.group === group).epsilon;
+    }
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const lines = (await page.textContent('#released'))!.split('\n');
+    for (const [k, g] of perGroup.groups.entries()) {
+      const [, group, n, y, lo, hi] = /^(\S+) \(n = (\d+)\): (-?[\d.e+-]+) {3}interval \[(-?[\d.e+-]+), (-?[\d.e+-]+)\]$/.exec(lines[k])!;
+      expect([group, Number(n)]).toEqual([g.group, g.units]);
+      expect(Number(lo)).toBeLessThan(Number(y));
+      expect(Number(hi)).toBeGreaterThan(Number(y));
+    }
+    // The audit of a scale per group is the CLI's: the page says so.
+    await page.fill('#audit-scale', '0.1');
+    await page.click('#audit');
+    await page.waitForFunction(() => (document.getElementById('audit-message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#audit-message')).toMatch(/takes one group on this page; audit each group of a statistic with the CLI/);
+    await page.close();
+  });
+
   it("reads a time series as a Markov chain: the CLI's scales per method, the transition matrix as a heat map and as text, a release and the chain spec", async () => {
     // Seattle's first 90 days (NOAA, public domain; test/fixtures/weather), written as a plain CSV.
     const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))

@@ -207,7 +207,8 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
   send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
 });
-for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi']) $(id).addEventListener('change', invalidate);
+for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi', 'publish', 'target-halfwidth'])
+  $(id).addEventListener('change', invalidate);
 $('query').addEventListener('change', fillDomain);
 $('query').addEventListener('change', markQueryBox);
 $('also-query').addEventListener('change', invalidate);
@@ -292,6 +293,14 @@ const sequenceParams = () => {
 };
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
+/** A sum or mean of the query column (a table read as people), with the accuracy wanted if given. */
+const statisticParams = (): Pick<CalibrateParams, 'statistic' | 'targetHalfwidth'> => {
+  const kind = $<HTMLSelectElement>('publish').value;
+  if (sequenceMode() || !page.fileName || (kind !== 'sum' && kind !== 'mean')) return {};
+  const h = $<HTMLInputElement>('target-halfwidth').value.trim();
+  return { statistic: kind, ...(h !== '' ? { targetHalfwidth: Number(h) } : {}) };
+};
+
 const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   fileName: page.fileName,
   ...(sequenceMode() && page.fileName ? { sequence: sequenceParams() } : {}),
@@ -307,6 +316,7 @@ const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   delta: deltaTarget() ? ($<HTMLInputElement>('delta').value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>('delta').value)) : undefined,
   mechanisms: checked('mechanism'),
   methods: checked('method'),
+  ...statisticParams(),
   prior: $<HTMLSelectElement>('prior').value,
   contamination: {
     lambda: Number($<HTMLInputElement>('contamination').value),
@@ -334,6 +344,7 @@ function run() {
 /** What is calibrated, as the page prints it: the chain's release, or the query columns by the secret. */
 function whatText(p: ReturnType<typeof params>): string {
   if (p.sequence) return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
+  if (p.statistic && p.query) return `, the ${p.statistic} of ${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`;
   return p.query && page.fileName ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : '';
 }
 /** The progress of the running calibration (units done of the total, and what is running), or none. */
@@ -442,6 +453,8 @@ $('download-results').addEventListener('click', () => {
     'recommended',
     'delta',
     'renyi_epsilon',
+    'group',
+    'n',
   ];
   // Exact values (shortest round-trip decimals), not the rounded display.
   const body = r.rows.map((x) => [
@@ -459,6 +472,8 @@ $('download-results').addEventListener('click', () => {
     x === r.recommended ? 'yes' : '',
     r.delta === undefined ? '' : String(r.delta),
     x.renyiEpsilon === undefined ? '' : String(x.renyiEpsilon),
+    cellText(x.group ?? ''),
+    x.units === undefined ? '' : String(x.units),
   ]);
   download('pufferfish-results.csv', 'text/csv', `${csvFormatRows([head, ...body])}\n`);
 });
@@ -617,20 +632,25 @@ function recommendationText(recommended: ResultRow | null, columns: string[]): s
  * One row of the results table. On a narrow screen the mechanism, rule, variance and binding
  * columns fold into the method cell (style.css), so the scale and ± columns stay in view.
  */
-const resultRow = (r: ResultRow, recommended: ResultRow | null) => {
+const resultRow = (r: ResultRow, recommended: ResultRow | null, groupPick = false) => {
   const rule = r.alpha !== undefined ? `${r.rule}, via α = ${r.alpha === Infinity ? '∞' : r.alpha} (D_α ≤ ${numDown(r.renyiEpsilon!)})` : r.rule;
   const binding = r.binding ? `${r.binding.prior}: ${r.binding.pair.join(' vs ')}` : r.scale === 0 ? '— (no noise needed)' : '— (the whole chain)';
   const tr = row(
     [
       [r.mechanism, 'wide'],
-      r === recommended ? `${r.label} (recommended)` : r.label,
+      `${r.group !== undefined ? `${r.group} (n = ${r.units}): ` : ''}${r.label}${r === recommended || groupPick ? ' (recommended)' : ''}`,
       [rule, 'wide'],
       [fmt(r.scale), 'num'],
       [r.scale === 0 ? '0' : fmt(r.halfWidth), 'num'],
       [fmt(r.variance), 'num wide'],
       [binding, 'wide'],
     ],
-    { 'data-mechanism': r.mechanism, 'data-method': r.method, 'data-scale': String(r.scale), ...(r === recommended ? { class: 'recommended' } : {}) },
+    {
+      'data-mechanism': r.mechanism,
+      'data-method': r.method,
+      'data-scale': String(r.scale),
+      ...(r === recommended || groupPick ? { class: 'recommended' } : {}),
+    },
   );
   tr.children[1].prepend(el('span', r.mechanism, { class: 'narrow mechanism', 'aria-hidden': 'true' }));
   tr.children[1].append(el('span', `${rule}; variance ${fmt(r.variance)}; binding ${binding}`, { class: 'narrow', 'aria-hidden': 'true' }));
@@ -659,10 +679,25 @@ const showResults: Shown<'results'> = (m) => {
   $('value-vector').hidden = !vector;
   if (vector) $('vector-value-label').textContent = `True values to release (${columns.join(', ')}), separated by commas`;
   $<HTMLButtonElement>('download-results').disabled = rows.length === 0;
-  $('recommendation').textContent = recommendationText(recommended, columns);
+  const statistic = m.statistic !== undefined;
+  $('value-one').hidden = vector || statistic;
+  $('value-computed').hidden = !statistic;
+  // Per group, each group's own smallest noise is recommended (each group is released with its own).
+  const perGroup = new Map<string, ResultRow>();
+  for (const r of rows) if (r.group !== undefined && (!perGroup.has(r.group) || r.variance < perGroup.get(r.group)!.variance)) perGroup.set(r.group, r);
+  const chosen = new Set(perGroup.values());
+  $('recommendation').textContent = perGroup.size
+    ? `Recommended per ${m.statistic?.groupBy} value: ${[...perGroup].map(([g, r]) => `${g}: ${r.mechanism} ${r.label}, ±${short(r.halfWidth)}`).join('; ')} (95% of releases land within ± of the true ${m.statistic?.label}).`
+    : statistic && recommended
+      ? `${recommendationText(recommended, []).replace(/ of the true value\.$/, ` of the true ${m.statistic!.label}.`)}`
+      : recommendationText(recommended, columns);
+  if (m.plan)
+    $('recommendation').textContent += ` Plan: ±${m.plan.target} needs ε = ${m.plan.groups
+      .map((g) => `${g.floor ? `≤ ${short(g.epsilon)}` : short(g.epsilon)}${g.group ? ` (${g.group})` : ''}`)
+      .join(', ')} (${m.plan.mechanism}, best method, at this α).`;
   $('table')
     .querySelector('tbody')!
-    .replaceChildren(...rows.map((r) => resultRow(r, recommended)));
+    .replaceChildren(...rows.map((r) => resultRow(r, perGroup.size ? null : recommended, chosen.has(r))));
   $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
   releaseChoices(rows);
   // The audit form's family: its smallest calibrated scale fills the scale field.
@@ -734,9 +769,11 @@ const showReleased: Shown<'released'> = (m) => {
   const bar = ([lo, hi]: [number, number]) => `[${numDown(lo)}, ${fmt(hi)}]`;
   const lines = m.values
     .map((v, i) =>
-      Array.isArray(v)
-        ? `${v.join(', ')}   intervals ${(m.intervals[i] as [number, number][]).map(bar).join(' ')}`
-        : `${v}   interval ${bar(m.intervals[i] as [number, number])}`,
+      m.labels
+        ? `${m.labels[i]}: ${v}   interval ${bar(m.intervals[i] as [number, number])}`
+        : Array.isArray(v)
+          ? `${v.join(', ')}   intervals ${(m.intervals[i] as [number, number][]).map(bar).join(' ')}`
+          : `${v}   interval ${bar(m.intervals[i] as [number, number])}`,
     )
     .join('\n');
   const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
@@ -778,6 +815,7 @@ const shown: { [T in Response['type']]: Shown<T> } = {
   released: showReleased,
   spec: (m) => {
     page.lastSpec = m.spec;
+    for (const id of ['copy-spec', 'download-spec']) $<HTMLButtonElement>(id).disabled = m.spec === null;
   },
 };
 

@@ -47,6 +47,10 @@ export interface CalibrateParams {
   methods: string[];
   prior: string;
   contamination: FormContamination;
+  /** Publish the sum or mean of the query column (per public group with `given`), not each row's value (docs/math.md §18). */
+  statistic?: 'sum' | 'mean';
+  /** With a statistic: plan the budget for this error bar (±, in the statistic's units, 95%). */
+  targetHalfwidth?: number;
   /** Threads for the calibrations (default: the machine's cores less one); `helpers` 0 starts them at once. */
   threads?: number;
   helpers?: number;
@@ -103,6 +107,16 @@ export interface ResultRow {
   /** With an (ε, δ) target: the Rényi order and budget this row went through. */
   alpha?: number;
   renyiEpsilon?: number;
+  /** A statistic per public group: the group and its number of rows n (public). */
+  group?: string;
+  units?: number;
+}
+
+/** A plan by accuracy for a statistic: per group, the smallest ε whose error bar is within ±H. */
+export interface StatisticPlan {
+  target: number;
+  mechanism: string;
+  groups: { group: string; epsilon: number; halfWidth: number; floor: boolean }[];
 }
 
 /** Rows the table leaves out, and why. */
@@ -150,6 +164,9 @@ export type Response =
       rows: ResultRow[];
       columns: string[];
       dimension?: number;
+      /** A statistic: its label ("mean of chol") and the public group column, if any. */
+      statistic?: { label: string; groupBy?: string };
+      plan?: StatisticPlan;
     }
   | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string; remarks?: string[] }
   | {
@@ -178,6 +195,8 @@ export type Response =
       note?: string;
       /** With an (ε, δ) target: the Rényi order used. */
       alpha?: number;
+      /** A statistic: each value's group and n, line by line. */
+      labels?: string[];
     }
   | {
       type: 'chain';
@@ -193,5 +212,6 @@ export type Response =
       heatmap: string;
       bars: string;
     }
+  /** The spec of what was calibrated (null: none, e.g. a statistic per group). */
   | { type: 'spec'; spec: unknown }
   | { type: 'error'; message: string };

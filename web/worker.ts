@@ -23,6 +23,8 @@ import { formatPath } from '../src/spec/load.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
+import { smallestEpsilon } from '../src/api/accuracy.js';
+import { resultInUnits, statisticFromText, toStatistic, type StatisticGroup, type TableStatistic } from '../src/api/statisticLaws.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
@@ -36,7 +38,19 @@ import { pointScenarioOf, type PointScenario } from '../src/distribution/points.
 import { scenarioSpec } from '../src/spec/write.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
-import type { CalibrateParams, DataUsed, Envelope, FormAlpha, FormContamination, PlotNumber, Request, Response, ResultRow, Skipped } from './protocol.js';
+import type {
+  CalibrateParams,
+  DataUsed,
+  Envelope,
+  FormAlpha,
+  FormContamination,
+  PlotNumber,
+  Request,
+  Response,
+  ResultRow,
+  Skipped,
+  StatisticPlan,
+} from './protocol.js';
 
 /** What the worker holds between requests: the loaded table, the scenario last built, its query columns, the chain's spec. */
 const state: {
@@ -46,7 +60,10 @@ const state: {
   pool: CalibrationPool | null;
   helpers?: number;
   chain: { name: string; markov: unknown } | null;
+  /** The statistic last calibrated (sum or mean of a column), whose groups' laws are one row's contribution. */
+  statistic: TableStatistic | null;
 } = {
+  statistic: null,
   table: null,
   scenario: null,
   columns: [],
@@ -471,6 +488,8 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
     return onChain(p, post, mechanisms, alpha, contaminationOf(p.contamination));
   }
+  state.statistic = null;
+  if (state.table && p.statistic) return onStatistic(p, post, alpha);
   let data: DataUsed | null = null;
   if (state.table) ({ scenario: state.scenario, data } = tableLaws(state.table, p));
   const sc = state.scenario;
@@ -510,6 +529,86 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   post(results(rows.map(rowOf)));
   const none = noPlots(p);
   post(none ? { type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note: none } : await plots(p, sc, mechanisms, alpha, rows, cont));
+}
+
+/**
+ * A sum or mean of the table's column (the CLI's `--query sum:COL|mean:COL`, per public group with
+ * `given` as `--group-by`): each group's noise is calibrated on its own rows' laws of one row's
+ * contribution, and shown in the statistic's units (docs/math.md §18); with `targetHalfwidth`, the
+ * smallest ε per group whose 95% error bar is within it (`best` for the first family).
+ */
+async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promise<void> {
+  if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
+  if (p.also?.length) throw new InputError('a sum or mean is of one column: untick the further columns', 'form');
+  if (p.delta !== undefined) throw new InputError('an (ε, δ) target for a statistic is not on this page yet: give α, or use the CLI (--delta)', 'delta');
+  const kind = p.statistic!;
+  const t = statisticFromText(state.table!, {
+    statistic: { kind, column: p.query },
+    secretColumn: p.secretColumn,
+    ...(p.values?.length ? { values: p.values } : {}),
+    ...(p.given ? { groupBy: p.given } : {}),
+    prior: p.prior ?? 'empirical',
+    name: `${p.fileName}: ${kind}:${p.query} by ${p.secretColumn}`,
+  });
+  state.scenario = null;
+  state.statistic = t;
+  state.columns = [p.query];
+  const skipped: Skipped[] = [];
+  const mechanisms = familiesFor(p, alpha, skipped);
+  for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
+  if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
+  const cont = contaminationOf(p.contamination);
+  const rows: ResultRow[] = [];
+  for (const g of t.groups) {
+    const to = toStatistic(g);
+    for (const r of await renyiRows(p, g.scenario, mechanisms, alpha, skipped, cont, post))
+      rows.push({ ...rowOf({ ...resultInUnits(r, g), label: r.label }), halfWidth: to.scale(half(r)), ...(p.given ? { group: g.group } : {}), units: g.units });
+  }
+  const plan = p.targetHalfwidth === undefined ? undefined : await statisticPlan(p, t, mechanisms[0], alpha, cont);
+  const used = t.groups.reduce((a, g) => a + g.units, 0);
+  post({
+    type: 'results',
+    alpha: p.alpha,
+    epsilon: p.epsilon,
+    scenario: t.groups[0].scenario.name.replace(/ \| .*$/, ''),
+    data: { rows: t.rows, used, dropped: t.droppedFromValue, skippedGiven: t.skipped.map((x) => x.group) },
+    skipped,
+    rows,
+    columns: state.columns,
+    statistic: { label: t.label, ...(p.given ? { groupBy: p.given } : {}) },
+    ...(plan ? { plan } : {}),
+  });
+  post({
+    type: 'plots',
+    alpha: '',
+    epsilon: '',
+    numbers: [],
+    notPlotted: [],
+    note: 'No plots for a statistic yet: the table lists each group’s noise per method.',
+  });
+}
+
+/** The plan by accuracy of a statistic: per group, the smallest ε whose 95% error bar (best method) is within ±H. */
+async function statisticPlan(
+  p: CalibrateParams,
+  t: TableStatistic,
+  mechanism: Mechanism,
+  alpha: number,
+  cont: ReturnType<typeof contaminationOf>,
+): Promise<StatisticPlan> {
+  const target = p.targetHalfwidth as number;
+  if (!(target > 0 && Number.isFinite(target)))
+    throw new InputError('must be a number > 0 (the error bar wanted, ± in the statistic’s units)', 'target-halfwidth');
+  const groups: StatisticPlan['groups'] = [];
+  for (const g of t.groups) {
+    const bar = (epsilon: number) => {
+      const r = calibrate(g.scenario, { mechanism, method: 'best', alpha, epsilon, ...cont });
+      return toStatistic(g).scale(half(r));
+    };
+    const found = await smallestEpsilon(async (e) => bar(e), target);
+    groups.push({ group: g.group, epsilon: found.epsilon, halfWidth: bar(found.epsilon), floor: found.floor });
+  }
+  return { target, mechanism, groups };
 }
 
 /**
@@ -556,7 +655,62 @@ function releaseMethod(m: ReleaseRequest, sc: AnyScenario, base: { mechanism: Me
 const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?: string }).drawNote].filter((x): x is string => !!x).join(' ') || undefined;
 
 /** A release of the value (a vector query: the coordinates as typed), after the page's confirmation of what it publishes. */
+/** The statistic's one group (a whole table, or one public group); several: this page step takes one. */
+function onlyGroup(t: TableStatistic, what: string): StatisticGroup {
+  if (t.groups.length !== 1)
+    throw new InputError(
+      `takes one group on this page; ${what} each group of a statistic with the CLI (pufferfish ${what} --data … --query ${t.statistic.kind}:${t.statistic.column} --group-by …)`,
+      'form',
+    );
+  return t.groups[0];
+}
+
+/**
+ * A statistic's release: the tool computes each group's total from the table and adds the noise
+ * calibrated for its own rows (one draw per group), printed in the statistic's units (a mean's
+ * value and interval divided by n, the interval rounded outward).
+ */
+function onStatisticRelease(t: TableStatistic, m: ReleaseRequest, post: Post): void {
+  checkedSettings({ mechanism: m.mechanism, ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }), epsilon: m.epsilon, methods: m.methods });
+  if (m.count !== 1) throw new InputError('draws one release per group for a statistic (each further draw would cost budget): set Draws to 1', 'count');
+  const base = {
+    mechanism: m.mechanism as Mechanism,
+    alpha: m.delta === undefined ? alphaOf(m.alpha) : 2,
+    epsilon: m.epsilon,
+    ...contaminationOf(m.contamination),
+  };
+  const out = t.groups.map((g) => {
+    const r = release(g.scenario, { ...base, method: releaseMethod(m, g.scenario, base) }, g.total, {
+      count: 1,
+      allowNoNoise: m.allowNoNoise,
+      ...(m.delta !== undefined ? { delta: m.delta } : {}),
+    });
+    const to = toStatistic(g);
+    return { g, r, value: to.value(r.values[0] as number), interval: to.interval(r.intervals[0] as [number, number]), scale: to.scale(r.scale) };
+  });
+  post({
+    type: 'released',
+    values: out.map((x) => x.value),
+    intervals: out.map((x) => x.interval),
+    labels: out.map((x) => (x.g.group ? `${x.g.group} (n = ${x.g.units})` : `n = ${x.g.units}`)),
+    scale: out[0].scale,
+    method: out.map((x) => x.r.method).join(', '),
+    guarantee: out[0].r.guarantee,
+    together: 1,
+    confidence: out[0].r.confidence,
+  });
+}
+
 function onRelease(m: ReleaseRequest, post: Post): void {
+  if (state.statistic) {
+    try {
+      onStatisticRelease(state.statistic, m, post);
+    } catch (err) {
+      if (!(err instanceof InputError && err.path === 'allow-no-noise')) throw err;
+      post({ type: 'no-noise', reason: err.reason });
+    }
+    return;
+  }
   const sc = state.scenario;
   const vector = state.columns.length > 1;
   if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value))) throw new InputError('enter the value to privatize (a finite number)', 'value');
@@ -606,6 +760,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
 function onTable(table: TextTable, post: Post): void {
   state.table = table;
   state.scenario = null;
+  state.statistic = null;
   state.columns = [];
   const summaries = columnSummaries(table);
   post({ type: 'loaded', columns: table.columns, numeric: summaries.filter((c) => c.numeric).map((c) => c.name), rows: table.rows.length, summaries });
@@ -620,6 +775,7 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
   'load-parquet': async (m, post) => onTable(await (await import('../src/sources/parquetText.js')).parquetTable(m.bytes), post),
   builtin: (m, post) => {
     state.table = null;
+    state.statistic = null;
     state.columns = [];
     const b = builtinScenario(m.id);
     state.scenario = b;
@@ -633,14 +789,26 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
   calibrate: (m, post) => onCalibrate(m.params, post),
   audit: (m, post) => {
     checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
-    if (!state.scenario) throw new InputError('calibrate first', 'form');
-    const rows = audit(state.scenario, { mechanism: m.mechanism as Mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
+    // A statistic's scale is in its own units: one unit's contribution takes it times n (rounded down), as `audit --data … --query mean:COL` does.
+    const one = state.statistic ? onlyGroup(state.statistic, 'audit') : null;
+    const sc = one ? one.scenario : state.scenario;
+    if (!sc) throw new InputError('calibrate first', 'form');
+    const scale = one ? toStatistic(one).fromScale(m.scale) : m.scale;
+    const rows = audit(sc, { mechanism: m.mechanism as Mechanism, scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
     // A vector query's rows are certified upper bounds (the exact divergence would need a d-dimensional integral).
     const bound = rows.some((r) => r.certificate === 'coupled-bound') || state.columns.length > 1;
     post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound });
   },
   release: onRelease,
   spec: (m, post) => {
+    if (state.statistic) {
+      // One statistic of the whole table: its laws and n (`calibrate --spec` gives the same scales); per group: none (the CLI neither).
+      const t = state.statistic;
+      const g = t.groups.length === 1 && !t.groups[0].group ? t.groups[0] : null;
+      const base = { mechanism: m.mechanism, ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }), epsilon: m.epsilon };
+      post({ type: 'spec', spec: g ? { statistic: { ...t.statistic, units: g.units }, ...scenarioSpec(g.scenario), ...base } : null });
+      return;
+    }
     if (!state.scenario) throw new InputError('calibrate first', 'form');
     // An (ε, δ) target: the spec carries δ, and the CLI searches the orders as the page did.
     post({

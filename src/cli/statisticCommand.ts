@@ -3,7 +3,7 @@
 import { InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import { toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import { resultInUnits, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
@@ -30,18 +30,6 @@ export interface StatisticOptions extends CalibrateOptions {
   keep?: string;
   perRelease?: boolean;
   allowNoNoise?: boolean;
-}
-
-/** A calibration of the contribution laws in the statistic's units (divided by n for a mean or share, rounded up). */
-function inUnits(r: CalibrationResult, g: StatisticGroup): CalibrationResult {
-  const to = toStatistic(g);
-  return {
-    ...r,
-    scale: to.scale(r.scale),
-    variance: to.scale(to.scale(r.variance)),
-    pairs: r.pairs.map((p) => ({ ...p, scale: to.scale(p.scale) })),
-    ...(r.candidates ? { candidates: r.candidates.map((c) => ({ ...c, scale: to.scale(c.scale) })) } : {}),
-  };
 }
 
 /** What the output says the statistic assumes: n public, the other units possibly known, groups public. */
@@ -88,7 +76,7 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
       if (grid.length !== 1) throw new InputError('plans one method at one order: give one --method and one --alpha', '--target-halfwidth');
       const at = async (epsilon: number) => {
         const { results, settings } = await calibrateGrid({ ...o, json: true }, g.scenario, [{ ...grid[0], epsilon }], d);
-        const r = inUnits(results[0], g);
+        const r = resultInUnits(results[0], g);
         return { r, halfWidth: bars([r], settings)[0] };
       };
       const plan = await smallestEpsilon(async (e) => (await at(e)).halfWidth, target);
@@ -97,7 +85,7 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
       continue;
     }
     const { results, settings } = await calibrateGrid(o, g.scenario, grid, d);
-    const converted = results.map((r) => inUnits(r, g));
+    const converted = results.map((r) => resultInUnits(r, g));
     perGroup.push({ g, results: converted, halfWidths: bars(converted, settings) });
   }
   const groupBy = o.groupBy ?? o.given;

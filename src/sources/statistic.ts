@@ -2,7 +2,7 @@
 // contributions. Engine-free (browser-safe): the SQL is text, run by the engines of engines/.
 import { InputError } from '../errors.js';
 import { checkPredicate, predicateColumns } from './predicate.js';
-import { ident } from './table.js';
+import { ident } from './sqlText.js';
 
 /** What a statistic adds up: a column's values (sum, mean) or a predicate's 0/1 (count, share). */
 export type StatisticKind = 'sum' | 'mean' | 'count' | 'share';

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { ident, literal } from './sqlText.js';
+
+export { ident, literal };
 
 /** Where the rows live: a file DuckDB reads (CSV/TSV, Parquet, JSON lines) or a PostgreSQL database. */
 export interface TableSource {
@@ -45,11 +48,6 @@ export function sourceLabel(location: string): string {
     return 'postgres://(unparsable URL)';
   }
 }
-
-/** Double-quoted SQL identifier (both DuckDB and PostgreSQL). */
-export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
-/** Single-quoted SQL string literal. */
-export const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 const GLOB = /[*?[\]{}]/;
 let linkDir: string | null = null;

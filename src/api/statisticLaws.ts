@@ -1,0 +1,201 @@
+// A statistic's laws per group, from a table's histograms and its values per group: what the
+// engine's path (api/statistic.ts: DuckDB, PostgreSQL) and the page's text tables share. Browser-safe.
+import type { CalibrationResult } from '../calibrate/result.js';
+import type { Discrete } from '../distribution/discrete.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+import { divideDown, divideUp, nextUp } from '../numerics/float.js';
+import { secretText, textHistograms, type TextTable } from '../sources/csvText.js';
+import type { TableHistograms } from '../sources/histogramTypes.js';
+import { parsePriorClass, tableScenario } from '../sources/priors.js';
+import { checkStatistic, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
+import type { StatisticValues } from '../sources/statisticValues.js';
+
+/** One group's statistic: its contribution laws, its true total and its public number of units. */
+export interface StatisticGroup {
+  /** The group's value ('' without `groupBy`). */
+  group: string;
+  /** The laws of one unit's contribution per secret (docs/math.md §18), in the sum's units. */
+  scenario: Scenario;
+  /** The statistic's total over the group's units (a mean's before dividing by `units`). */
+  total: number;
+  /** n: the group's number of units, taken as public. */
+  units: number;
+  /** What a scale, value or interval of the contribution laws is divided by: n for a mean or share, else 1. */
+  divisor: number;
+}
+
+/** A statistic of a table as a law source, per group. */
+export interface TableStatistic {
+  statistic: Statistic;
+  label: string;
+  groups: StatisticGroup[];
+  /** Rows read; rows left out of the laws (no value or no secret) and of the statistic (no value). */
+  rows: number;
+  droppedFromLaws: number;
+  droppedFromValue: number;
+  /** Groups left out, with the reason (rows of fewer than two secrets: no pair to protect there). */
+  skipped: { group: string; why: string }[];
+  /** Whether every group's contribution laws are equal under every secret (no noise is needed). */
+  uninformative: boolean;
+  notes: string[];
+  /** The spec file the laws were read from, where no table was (`rows` is then 0). */
+  spec?: string;
+}
+
+/**
+ * A statistic's law source per group from its histograms (one unit's contribution per secret) and
+ * its values per group (total, n): a group with rows of fewer than two secrets is left out, said
+ * without naming its secret.
+ */
+export function statisticOf(
+  h: TableHistograms,
+  v: Pick<StatisticValues, 'groups' | 'dropped'>,
+  s: Statistic,
+  o: { name: string; groupBy?: string; pairs?: [string, string][]; prior?: string; seed?: number },
+): TableStatistic {
+  if (v.groups.size === 0) throw noUnits(s);
+  const label = statisticLabel(s);
+  const base = o.name;
+  const prior = o.prior ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
+  const groups: StatisticGroup[] = [];
+  const skipped: TableStatistic['skipped'] = [];
+  for (const [group, { total, units }] of [...v.groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const hist = h.groups.get(group);
+    const present = hist ? h.secrets.filter((x) => hist.has(x)) : [];
+    if (present.length < 2) {
+      // Which secret value the group holds is not said: that would disclose its members' secret.
+      skipped.push({ group, why: 'rows of fewer than two secret values: no noise can be calibrated for it' });
+      continue;
+    }
+    const name = o.groupBy ? `${base} | ${o.groupBy}=${group}` : base;
+    const { scenario } = tableScenario(
+      { ...h, groups: new Map([[group, hist!]]) },
+      { name, ...(prior ? { prior } : {}), ...(o.pairs ? { pairs: o.pairs } : {}) },
+    );
+    groups.push({ group, scenario, total, units, divisor: perUnit(s) ? units : 1 });
+  }
+  if (groups.length === 0)
+    throw new InputError(
+      o.groupBy
+        ? `no group of '${o.groupBy}' has rows of two secrets: ${skipped.map((x) => `${x.group}: ${x.why}`).join('; ')}`
+        : 'needs rows of at least two secrets',
+      o.groupBy ? '--group-by' : 'secretColumn',
+    );
+  return {
+    statistic: s,
+    label,
+    groups,
+    rows: h.rows,
+    droppedFromLaws: h.dropped,
+    droppedFromValue: v.dropped,
+    skipped,
+    uninformative: groups.every((g) => equalLaws(g.scenario)),
+    notes: h.notes ?? [],
+  };
+}
+
+/** Whether each prior's conditionals are one and the same law, exactly (the statistic tells nothing of the secret). */
+function equalLaws(s: Scenario): boolean {
+  const same = (a: Discrete, b: Discrete) =>
+    a.values.length === b.values.length && a.values.every((x, i) => x === b.values[i] && a.numerators[i] * b.denominator === b.numerators[i] * a.denominator);
+  return s.priors.every((p) => {
+    const laws = Object.values(p.conditionals) as Discrete[];
+    return laws.every((l) => same(l, laws[0]));
+  });
+}
+
+/** Conversions from a group's contribution laws to the statistic's own units (see `toStatistic`). */
+export interface StatisticUnits {
+  /** A noise scale or error bar, divided by n and rounded up (no noise is lost). */
+  scale: (x: number) => number;
+  /** A released value, divided by n. */
+  value: (x: number) => number;
+  /** An interval, divided by n and rounded outward. */
+  interval: (iv: readonly [number, number]) => [number, number];
+  /** A scale given in the statistic's units as one of the contribution laws: times n, rounded down (a check at it is then conservative). */
+  fromScale: (x: number) => number;
+}
+
+/**
+ * A scale, value or interval of a group's contribution laws in the statistic's own units:
+ * divided by n for a mean or share, rounded so that no noise is lost (a scale up, an interval
+ * outward).
+ * @example toStatistic({ divisor: 3 }).scale(1) > 1 / 3 // true
+ */
+export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits {
+  const n = g.divisor;
+  return {
+    scale: (x) => (n === 1 ? x : divideUp(x, n)),
+    value: (x) => (n === 1 ? x : x / n),
+    interval: ([lo, hi]) => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
+    fromScale: (x) => (n === 1 ? x : -nextUp(-(x * n))),
+  };
+}
+
+/**
+ * A calibration of a group's contribution laws in the statistic's own units: scales divided by n
+ * for a mean or share, rounded up (no noise is lost).
+ */
+export function resultInUnits(r: CalibrationResult, g: Pick<StatisticGroup, 'divisor'>): CalibrationResult {
+  const to = toStatistic(g);
+  return {
+    ...r,
+    scale: to.scale(r.scale),
+    variance: to.scale(to.scale(r.variance)),
+    pairs: r.pairs.map((p) => ({ ...p, scale: to.scale(p.scale) })),
+    ...(r.candidates ? { candidates: r.candidates.map((c) => ({ ...c, scale: to.scale(c.scale) })) } : {}),
+  };
+}
+
+/** A group column is none of the statistic's own columns nor the secret. */
+export function checkGroupBy(s: Statistic, o: { secretColumn?: string; groupBy?: string }): void {
+  if (o.groupBy !== undefined && (o.groupBy === o.secretColumn || o.groupBy === s.column || o.groupBy === s.unit))
+    throw new InputError(
+      `names the ${o.groupBy === o.secretColumn ? 'secret' : o.groupBy === s.unit ? 'unit' : 'query'} column '${o.groupBy}'; give the column whose groups are released apart`,
+      '--group-by',
+    );
+}
+
+/**
+ * A sum or mean of a text table's numeric column (the web page's tables: no SQL engine, so no
+ * predicates or units), optionally per public group: the same law source as the engine's
+ * `statisticFromTable` (docs/math.md §18), each row one unit.
+ * @example statisticFromText({ columns: ['x', 's'], rows: [['1', 'a'], ['2', 'b'], ['3', 'a']] }, { statistic: { kind: 'mean', column: 'x' }, secretColumn: 's', name: 't' }).groups[0].units // 3
+ */
+export function statisticFromText(
+  table: TextTable,
+  o: { statistic: Statistic; secretColumn: string; values?: string[]; groupBy?: string; prior?: string; name: string },
+): TableStatistic {
+  const s = o.statistic;
+  checkStatistic(s, o.secretColumn);
+  checkGroupBy(s, o);
+  if ((s.kind !== 'sum' && s.kind !== 'mean') || s.column === undefined || s.unit !== undefined)
+    throw new InputError('a text table takes the sum or mean of a numeric column (counts with predicates and units need the CLI)', 'statistic');
+  const h = textHistograms(table, {
+    query: s.column,
+    secretColumn: o.secretColumn,
+    ...(o.values ? { values: o.values } : {}),
+    ...(o.groupBy ? { given: o.groupBy } : {}),
+  });
+  const ci = table.columns.indexOf(s.column),
+    gi = o.groupBy ? table.columns.indexOf(o.groupBy) : -1;
+  const groups = new Map<string, { total: number; units: number }>();
+  let dropped = 0;
+  for (const r of table.rows) {
+    const x = r[ci] === '?' || r[ci] === '' ? Number.NaN : Number(r[ci]);
+    const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
+    if (!Number.isFinite(x) || g === null) {
+      dropped++;
+      continue;
+    }
+    const at = groups.get(g) ?? { total: 0, units: 0 };
+    at.total += x;
+    at.units++;
+    groups.set(g, at);
+  }
+  return statisticOf(h, { groups, dropped }, s, { name: o.name, ...(o.groupBy ? { groupBy: o.groupBy } : {}), ...(o.prior ? { prior: o.prior } : {}) });
+}
+
+/** n = 0: no unit has a value of the statistic. */
+export const noUnits = (s: Statistic) => new InputError(`no unit has a value of the statistic (${statisticLabel(s)}): n = 0`, 'query');
