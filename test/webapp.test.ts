@@ -619,7 +619,11 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForSelector('#table tbody tr[data-method=exact]', { timeout: 60_000 });
     const scales = async () =>
       page.$$eval('#table tbody tr', (trs) =>
-        trs.map((tr) => ({ method: tr.getAttribute('data-method')!, scale: Number(tr.getAttribute('data-scale')), text: tr.querySelectorAll('td')[1].textContent ?? '' })),
+        trs.map((tr) => ({
+          method: tr.getAttribute('data-method')!,
+          scale: Number(tr.getAttribute('data-scale')),
+          text: tr.querySelectorAll('td')[1].textContent ?? '',
+        })),
       );
     // The whole table: the CLI's scale of the mean, to the last bit, for every method.
     const whole = cli('--method', 'theorem,pierquin,wasserstein-inf,coupled,exact').groups[0].results;
@@ -694,6 +698,83 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#audit');
     await page.waitForFunction(() => (document.getElementById('audit-message')?.textContent ?? '') !== '');
     expect(await page.textContent('#audit-message')).toMatch(/takes one group on this page; audit each group of a statistic with the CLI/);
+    await page.close();
+  });
+
+  it("calibrates a time series' month window counts like calibrate --window month: each method's scale, the reasons of those that do not apply, and the windows in the spec", async () => {
+    // Seattle's first 90 days: three calendar months.
+    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-windows-')), 'seattle-90.csv');
+    writeFileSync(csv, `${lines.slice(0, 91).join('\n')}\n`);
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.setInputFiles('#file', csv);
+    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
+    await page.check('#read-sequence');
+    await page.selectOption('#seq-state', 'weather');
+    await page.selectOption('#seq-order', 'date');
+    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+    await page.selectOption('#seq-query', 'count:rain');
+    await page.fill('#seq-length', '90');
+    await page.fill('#seq-window', 'month');
+    await page.fill('#alpha', '2');
+    await page.fill('#epsilon', '1');
+    await page.uncheck('input[name=mechanism][value=gaussian]');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method="path-coupled"]', { timeout: 120_000 });
+    const shown = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-method'), Number(tr.getAttribute('data-scale'))]));
+    const cli = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'calibrate',
+          '--data',
+          csv,
+          '--sequence',
+          'weather',
+          '--order-by',
+          'date',
+          '--query',
+          'count:rain',
+          '--length',
+          '90',
+          '--window',
+          'month',
+          '--alpha',
+          '2',
+          '--method',
+          'path-coupled,mqm-exact,group-dp',
+          '--json',
+        ],
+        { encoding: 'utf8' },
+      ).stdout,
+    );
+    const want = cli.results.filter((r: { scale: number | null }) => r.scale !== null).map((r: { method: string; scale: number }) => [r.method, r.scale]);
+    expect(shown).toEqual(want);
+    expect(await page.textContent('#table tbody')).toContain('(3 windows)');
+    // The spec carries the windows: calibrate --spec gives the same path-coupled scale.
+    await page.waitForFunction(() => !(document.getElementById('download-spec') as HTMLButtonElement).disabled);
+    const [spec] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
+    const viaSpec = JSON.parse(
+      spawnSync(process.execPath, [BIN, 'calibrate', '--spec', (await spec.path())!, '--method', 'path-coupled', '--alpha', '2', '--json'], {
+        encoding: 'utf8',
+      }).stdout,
+    );
+    expect(viaSpec.results[0].scale).toBe(want[0][1]);
+    // α = ∞: the path-coupled bound does not apply (said), the MQM and group DP do.
+    await page.check('#alpha-inf');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method="mqm-exact"]', { timeout: 120_000 });
+    expect(await page.textContent('#skipped')).toMatch(/path-coupled/);
+    // A window release is the CLI's (each closed window read from the table, into a ledger).
+    await page.fill('#value', '3');
+    await page.click('#release');
+    await page.waitForFunction(() => (document.getElementById('release-message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#release-message')).toMatch(/window counts are released as they happen by the CLI/);
     await page.close();
   });
 

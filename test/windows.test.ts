@@ -379,3 +379,23 @@ describe('CLI: --window', () => {
     expect(r.stderr).toMatch(/--window: /);
   });
 });
+
+describe('reproduce --markov: window counts', () => {
+  it("Seattle's 12 months of 2015 at α = 2 need b = 2.546 per month (the issue's reference 2.55), far below the MQM; the binary chains' windows of 10 likewise", async () => {
+    const { markovWindows } = await import('../src/reproduce/markov.js');
+    let ticks = 0;
+    const { synthetic, weather } = markovWindows([0.1, 0.9], [2], () => ticks++);
+    expect(ticks).toBe(5);
+    const at = (rows: typeof weather, method: string) => Number(rows.find((r) => r.method === method)?.scale);
+    expect(Math.abs(at(weather, 'path-coupled') / 2.546 - 1)).toBeLessThan(1e-3);
+    expect(at(weather, 'mqm-exact') / at(weather, 'path-coupled')).toBeGreaterThan(5);
+    // Every binary chain: path-coupled below the MQM, which is below group DP (T = 100).
+    for (const q of [0.1, 0.9])
+      for (const p of [0.1, 0.9]) {
+        const here = synthetic.filter((r) => r.q === q && r.p === p);
+        expect(at(here, 'path-coupled')).toBeLessThan(at(here, 'mqm-exact'));
+        expect(at(here, 'mqm-exact')).toBeLessThanOrEqual(at(here, 'group-dp'));
+        expect(at(here, 'group-dp')).toBe(100);
+      }
+  });
+});

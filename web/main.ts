@@ -278,7 +278,7 @@ $('seq-state').addEventListener('change', () => {
   invalidate();
   send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
 });
-for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-length']) $(id).addEventListener('change', invalidate);
+for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-length', 'seq-window']) $(id).addEventListener('change', invalidate);
 $('seq-length').addEventListener('change', fillDomain);
 /** The sequence fields as the worker reads them (an empty length: the longest sequence). */
 const sequenceParams = () => {
@@ -289,6 +289,7 @@ const sequenceParams = () => {
     groupBy: $<HTMLSelectElement>('seq-group').value,
     query: $<HTMLSelectElement>('seq-query').value,
     ...(length !== '' ? { length: Number(length) } : {}),
+    ...($<HTMLInputElement>('seq-window').value.trim() !== '' ? { window: $<HTMLInputElement>('seq-window').value.trim() } : {}),
   };
 };
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
@@ -343,7 +344,8 @@ function run() {
 }
 /** What is calibrated, as the page prints it: the chain's release, or the query columns by the secret. */
 function whatText(p: ReturnType<typeof params>): string {
-  if (p.sequence) return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
+  if (p.sequence)
+    return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')}${p.sequence.window ? ` per window (${p.sequence.window})` : ''} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
   if (p.statistic && p.query) return `, the ${p.statistic} of ${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`;
   return p.query && page.fileName ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : '';
 }

@@ -26,6 +26,8 @@ interface SequenceParams {
   query: string;
   /** The chain length T; absent: the longest sequence. */
   length?: number;
+  /** Window counts instead of one count: `month`, a length N, or L1,L2,… (the CLI's `--window`). */
+  window?: string;
 }
 
 /** The calibration form. */

@@ -29,7 +29,10 @@ import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
 import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
-import { parseSequenceQuery, sequenceChain, textTransitionCounts } from '../src/sources/chainCounts.js';
+import { parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts } from '../src/sources/chainCounts.js';
+import { parseWindows } from '../src/markov/calendar.js';
+import { calibrateWindows } from '../src/calibrate/windows.js';
+import type { MarkovModel } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import type { Scenario } from '../src/distribution/scenario.js';
@@ -62,8 +65,11 @@ const state: {
   chain: { name: string; markov: unknown } | null;
   /** The statistic last calibrated (sum or mean of a column), whose groups' laws are one row's contribution. */
   statistic: TableStatistic | null;
+  /** The window lengths of the chain's window counts last calibrated (null: one count). */
+  windows: number[] | null;
 } = {
   statistic: null,
+  windows: null,
   table: null,
   scenario: null,
   columns: [],
@@ -402,8 +408,57 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
     scenario,
     t,
     markov,
+    model,
     data: { rows: t.rows, used: t.rows - t.dropped, dropped: t.dropped, droppedWhy: 'a missing state, order or group value', skippedGiven: [] },
   };
+}
+
+/** Where window counts are released and audited: the CLI, which reads each closed window's count from the table. */
+const WINDOWS_IN_CLI = (what: string) =>
+  `window counts are ${what === 'release' ? 'released as they happen' : 'audited per secret time'} by the CLI for now: pufferfish ${what} --data … --sequence … --order-by … --query count:STATE --window …${what === 'release' ? ' --ledger L' : ' --scale S'}`;
+
+/** The chain's spec, with the windows last calibrated in its query (`calibrate --spec` then gives the window methods). */
+const chainSpec = (markov: unknown) =>
+  state.windows ? { ...(markov as { query: object }), query: { ...(markov as { query: object }).query, windows: state.windows } } : markov;
+
+/**
+ * Window counts of the chain (the CLI's `calibrate --sequence … --window`): the vector's methods —
+ * the path-coupled bound, the MQM and group DP (docs/math.md §19) — per family, each window's noise
+ * scale with its 95% error bar; a method that does not apply is listed with its reason.
+ */
+async function windowRows(p: CalibrateParams, model: MarkovModel, length: number, mechanisms: Mechanism[], alpha: number, skipped: Skipped[], post: Post) {
+  const s = p.sequence!;
+  if (s.window!.trim() === 'month' && s.groupBy)
+    throw new InputError('month windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
+  const lengths = await parseWindows(s.window!, length, async () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
+  if (model.query.kind !== 'count') throw new InputError('window counts count one state: release the number of steps in one state', 'window');
+  const methods = ['path-coupled', 'mqm-exact', 'group-dp'] as const;
+  const progress = progressOf(post, mechanisms.length * methods.length);
+  const rows: ResultRow[] = [];
+  let k = 0;
+  for (const mechanism of mechanisms)
+    for (const method of methods) {
+      progress.step(k++, `${mechanism} ${method}: ${lengths.length} windows`);
+      const r = calibrateWindows(model, lengths, { mechanism, method, alpha, epsilon: p.epsilon });
+      if (r.scale === null) {
+        skipped.push({ mechanism, method, reason: r.explanation });
+        continue;
+      }
+      const def = mechanismDef(mechanism);
+      rows.push({
+        mechanism,
+        method,
+        label: `${method} (${lengths.length} windows)`,
+        rule: r.explanation,
+        scale: r.scale,
+        halfWidth: r.scale > 0 ? def.halfWidth(r.scale, 0.95, noiseOptions({})) : 0,
+        variance: def.variance(r.scale, noiseOptions({})),
+        binding: r.binding ? { prior: `X[${r.binding.time}]`, pair: r.binding.pair } : null,
+        explanation: r.explanation,
+      });
+    }
+  state.windows = lengths;
+  return rows;
 }
 
 /**
@@ -413,12 +468,12 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
 async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], alpha: number, cont: ReturnType<typeof contaminationOf>): Promise<void> {
   if (p.delta !== undefined)
     throw new InputError('an (ε, δ) target for a chain is not on this page: give the Rényi order (α = ∞ for the chain methods), or use the CLI', 'delta');
-  const { scenario, t, markov, data } = chainLaws(state.table!, p);
+  const { scenario, t, markov, model, data } = chainLaws(state.table!, p);
   const skipped: Skipped[] = [];
-  const rows: ResultRow[] = [];
+  const rows: ResultRow[] = p.sequence?.window ? await windowRows(p, model, markov.length, mechanisms, alpha, skipped, post) : [];
   const progress = progressOf(post, mechanisms.length * p.methods.length);
   let k = 0;
-  for (const mechanism of mechanisms)
+  for (const mechanism of p.sequence?.window ? [] : mechanisms)
     for (const method of p.methods) {
       const label = METHOD_LABEL[method as SingleMethod] ?? method;
       progress.step(k, `${mechanism} ${label}`);
@@ -465,7 +520,7 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
     epsilon: '',
     numbers: [],
     notPlotted: [],
-    note: 'For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).',
+    note: `For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).${p.sequence?.window ? ' Window counts take the vector’s own methods (path-coupled, MQM, group DP), whichever method boxes are ticked.' : ''}`,
   });
 }
 
@@ -482,6 +537,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     contamination: p.contamination?.lambda,
   });
   state.chain = null;
+  state.windows = null;
   if (state.table && p.sequence) {
     const mechanisms = familiesFor(p, alpha, []);
     for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
@@ -711,6 +767,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     }
     return;
   }
+  if (state.windows) throw new InputError(WINDOWS_IN_CLI('release'), 'form');
   const sc = state.scenario;
   const vector = state.columns.length > 1;
   if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value))) throw new InputError('enter the value to privatize (a finite number)', 'value');
@@ -790,6 +847,7 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
   audit: (m, post) => {
     checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
     // A statistic's scale is in its own units: one unit's contribution takes it times n (rounded down), as `audit --data … --query mean:COL` does.
+    if (state.windows) throw new InputError(WINDOWS_IN_CLI('audit'), 'form');
     const one = state.statistic ? onlyGroup(state.statistic, 'audit') : null;
     const sc = one ? one.scenario : state.scenario;
     if (!sc) throw new InputError('calibrate first', 'form');
@@ -814,7 +872,7 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
     post({
       type: 'spec',
       spec: {
-        ...(state.chain ? { name: state.chain.name, markov: state.chain.markov } : scenarioSpec(state.scenario)),
+        ...(state.chain ? { name: state.chain.name, markov: chainSpec(state.chain.markov) } : scenarioSpec(state.scenario)),
         mechanism: m.mechanism,
         ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }),
         epsilon: m.epsilon,

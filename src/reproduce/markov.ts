@@ -6,6 +6,7 @@ import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { validateSpec, type MarkovChain, type MarkovQuery } from '../markov/chain.js';
 import { markovScenario } from '../markov/source.js';
+import { calibrateWindows } from '../calibrate/windows.js';
 import type { Row, VegaLiteSpec } from './charts.js';
 
 /**
@@ -73,12 +74,72 @@ function markovWeather(length: number): Row[] {
   return Object.entries(s).flatMap(([method, scale]) => (scale === null ? [] : [{ example: `Seattle, rainy days in ${length} days`, method, scale }]));
 }
 
-/** Scale over q, one panel per p: each method a line (log scale), as in Song et al.'s figure. */
-function markovChart(rows: Row[]): VegaLiteSpec {
+/** The window methods the reproduction compares (docs/math.md §19); `best` is their minimum. */
+const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp'] as const;
+/** Days of the months of 2015 (not a leap year): Seattle's twelve monthly counts. */
+const MONTHS_2015 = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Each window method's Laplace scale per window at α, ε = 1 (null where it does not apply, e.g. path-coupled at α = ∞). */
+function windowScales(states: string[], chain: MarkovChain, state: string, lengths: number[], alpha: number): Record<string, number | null> {
+  const model = validateSpec({ states, chains: [chain], length: lengths.reduce((a, b) => a + b, 0), query: { count: state } });
+  return Object.fromEntries(
+    WINDOW_METHODS.map((method) => [method, calibrateWindows(model, lengths, { mechanism: 'laplace', method, alpha, epsilon: 1 }).scale]),
+  );
+}
+
+/**
+ * Window counts (docs/math.md §19): Song et al.'s binary chains (T = 100) in ten windows of 10 at α = 2,
+ * and Seattle's twelve monthly counts of rain in 2015 at each order of `alphas`; one row per method and point.
+ */
+export function markovWindows(points: number[], alphas: number[], tick: () => void): { synthetic: Row[]; weather: Row[] } {
+  const synthetic: Row[] = [];
+  for (const q of points)
+    for (const p of points) {
+      const chain = {
+        name: `q=${q},p=${p}`,
+        transition: [
+          [1 - q, q],
+          [1 - p, p],
+        ],
+        initial: 'stationary' as const,
+      };
+      const s = windowScales(['0', '1'], chain, '1', new Array<number>(10).fill(10), 2);
+      for (const method of WINDOW_METHODS) if (s[method] !== null) synthetic.push({ q, p, alpha: 2, method, scale: s[method]! });
+      tick();
+    }
+  const transition = SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0)));
+  const weather: Row[] = [];
+  for (const alpha of alphas) {
+    const s = windowScales(SEATTLE_STATES, { name: 'seattle', transition, initial: 'stationary' }, 'rain', MONTHS_2015, alpha);
+    for (const method of WINDOW_METHODS) if (s[method] !== null) weather.push({ alpha, method, scale: s[method]! });
+    tick();
+  }
+  return { synthetic, weather };
+}
+
+/** Seattle's monthly counts: each method's scale per month against α (the MQM and group DP hold at every α: flat). */
+function windowsWeatherChart(rows: Row[]): VegaLiteSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: 'Laplace scale for ε-Pufferfish (ε = 1, T = 100, count of state 1)',
-    data: { values: rows.filter((r) => r.alpha === 'inf') },
+    title: 'Seattle, 2015: Laplace scale per month for the 12 monthly counts of rain (ε = 1)',
+    data: { values: rows },
+    width: 320,
+    height: 200,
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'alpha', type: 'quantitative', title: 'Rényi order α' },
+      y: { field: 'scale', type: 'quantitative', scale: { type: 'log' }, title: 'scale b per month' },
+      color: { field: 'method', type: 'nominal' },
+    },
+  };
+}
+
+/** Scale over q, one panel per p: each method a line (log scale), as in Song et al.'s figure. */
+function markovChart(rows: Row[], title = 'Laplace scale for ε-Pufferfish (ε = 1, T = 100, count of state 1)'): VegaLiteSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    title,
+    data: { values: rows },
     facet: { column: { field: 'p', type: 'ordinal', title: 'p = P(1 | 1)' } },
     spec: {
       width: 90,
@@ -94,24 +155,40 @@ function markovChart(rows: Row[]): VegaLiteSpec {
 }
 
 /**
- * `pufferfish reproduce --markov`: Song et al.'s synthetic grid and the weather example as CSV, a
- * figure (SVG, PNG) and REPORT-markov.md in `out`. Quick: q, p ∈ {0.1, 0.5, 0.9}.
+ * `pufferfish reproduce --markov`: Song et al.'s synthetic grid and the weather example as CSV,
+ * figures (SVG, PNG) and REPORT-markov.md in `out`, with their window counts (ten windows of 10; Seattle's
+ * months of 2015 by α). Quick: q, p ∈ {0.1, 0.5, 0.9}, and α = 2 only for Seattle's months.
  */
 export async function reproduceMarkov(o: { out: string; quick?: boolean; onProgress?: (done: number, total: number, label: string) => void }) {
   const { toCsv, toPng, toSvg } = await import('./render.js');
   const points = o.quick ? [0.1, 0.5, 0.9] : [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
   const alpha2 = o.quick ? [0.1, 0.5] : [0.1, 0.5, 0.9];
   let done = 0;
-  const total = points.length ** 2 + 1;
+  const alphas = o.quick ? [2] : [1.5, 2, 4, 8];
+  const total = 2 * points.length ** 2 + 1 + alphas.length;
   const grid = markovGrid(points, alpha2, () => o.onProgress?.(++done, total, 'Markov grid'));
   const weather = markovWeather(365);
   o.onProgress?.(++done, total, 'weather');
+  const windows = markovWindows(points, alphas, () => o.onProgress?.(++done, total, 'window counts'));
   mkdirSync(o.out, { recursive: true });
   await writeTextAtomically(join(o.out, 'markov-grid.csv'), '--out', toCsv(grid));
   await writeTextAtomically(join(o.out, 'markov-weather.csv'), '--out', toCsv(weather));
-  const svg = await toSvg(markovChart(grid));
+  const svg = await toSvg(markovChart(grid.filter((r) => r.alpha === 'inf')));
   await writeTextAtomically(join(o.out, 'markov-grid.svg'), '--out', svg);
   await writeTextAtomically(join(o.out, 'markov-grid.png'), '--out', toPng(svg));
+  await writeTextAtomically(join(o.out, 'markov-windows.csv'), '--out', toCsv(windows.synthetic));
+  await writeTextAtomically(join(o.out, 'markov-weather-windows.csv'), '--out', toCsv(windows.weather));
+  for (const [name, spec] of [
+    ['markov-windows', markovChart(windows.synthetic, 'Laplace scale per window, ten windows of 10 (α = 2, ε = 1, T = 100, count of state 1)')],
+    ['markov-weather-windows', windowsWeatherChart(windows.weather)],
+  ] as const) {
+    const chart = await toSvg(spec);
+    await writeTextAtomically(join(o.out, `${name}.svg`), '--out', chart);
+    await writeTextAtomically(join(o.out, `${name}.png`), '--out', toPng(chart));
+  }
+  const win = (q: number, p: number, method: string) => windows.synthetic.find((r) => r.q === q && r.p === p && r.method === method)?.scale;
+  const gains = points.flatMap((q) => points.map((p) => Number(win(q, p, 'mqm-exact')) / Number(win(q, p, 'path-coupled'))));
+  const sea = (alpha: number, method: string) => windows.weather.find((r) => r.alpha === alpha && r.method === method)?.scale;
   const at = (q: number, p: number, method: string) => grid.find((r) => r.q === q && r.p === p && r.alpha === 'inf' && r.method === method)?.scale;
   const ratios = points.flatMap((q) => points.map((p) => Number(at(q, p, 'mqm-exact')) / Number(at(q, p, 'exact'))));
   const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
@@ -137,7 +214,38 @@ export async function reproduceMarkov(o: { out: string; quick?: boolean; onProgr
     '',
     ...weather.map((r) => `- ${r.method}: b = ${fmt(r.scale)}`),
     '',
+    '## Window counts (docs/math.md §19)',
+    '',
+    `The same binary chains in ten windows of 10 steps, one count of state 1 per window, α = 2, ε = 1: each window's Laplace scale. The MQM and group DP cover the vector with the noise of the whole count (ε-Pufferfish, so every α); the path-coupled bound is for α > 1. The MQM needs ${fmt(Math.min(...gains))}× to ${fmt(Math.max(...gains))}× the path-coupled noise.`,
+    '',
+    '| q | p | path-coupled | MQMExact | GroupDP |',
+    '|---|---|---|---|---|',
+    ...points.flatMap((q) =>
+      points.map((p) => `| ${q} | ${p} | ${WINDOW_METHODS.map((m) => (win(q, p, m) === undefined ? '—' : fmt(win(q, p, m)))).join(' | ')} |`),
+    ),
+    '',
+    'Seattle, the twelve monthly counts of rain of 2015 (months of 31, 28, …, 31 days; the chain above, stationary start), ε = 1: the scale per month.',
+    '',
+    '| α | path-coupled | MQMExact | GroupDP |',
+    '|---|---|---|---|',
+    ...alphas.map((a) => `| ${a} | ${WINDOW_METHODS.map((m) => (sea(a, m) === undefined ? '—' : fmt(sea(a, m)))).join(' | ')} |`),
+    '',
   ];
   await writeTextAtomically(join(o.out, 'REPORT-markov.md'), '--out', report.join('\n'));
-  return { files: ['markov-grid.csv', 'markov-weather.csv', 'markov-grid.svg', 'markov-grid.png', 'REPORT-markov.md'] };
+  return {
+    files: [
+      'markov-grid.csv',
+      'markov-weather.csv',
+      'markov-grid.svg',
+      'markov-grid.png',
+      'markov-windows.csv',
+      'markov-weather-windows.csv',
+      'markov-windows.svg',
+      'markov-windows.png',
+      'markov-weather-windows.svg',
+      'markov-weather-windows.png',
+      'REPORT-markov.md',
+    ],
+    weatherWindows: windows.weather,
+  };
 }

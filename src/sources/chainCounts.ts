@@ -259,6 +259,19 @@ export function textTransitionCounts(t: TextTable, q: SequenceQuery): Transition
   return countsFromRecords(records, q);
 }
 
+/**
+ * The order column's first `length + 1` values of a table in memory, in order (the engines'
+ * `orderValues`, for the web page): month windows read their dates from them.
+ * @example textOrderValues({ columns: ['t', 's'], rows: [['2015-01-02', 'a'], ['2015-01-01', 'b']] }, { sequence: 's', orderBy: 't' }, 1) // ['2015-01-01', '2015-01-02']
+ */
+export function textOrderValues(t: TextTable, q: SequenceQuery, length: number): string[] {
+  const os = t.columns.indexOf(q.orderBy);
+  if (os < 0) throw unknownColumn(q.orderBy, t.columns, '--order-by');
+  const values = t.rows.map((r) => r[os]).filter((v) => !isMissing(v));
+  const key = orderKey(values);
+  return values.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).slice(0, length + 1);
+}
+
 /** A chain class from a sequence table's counts: the `"markov"` spec it makes, and its model. */
 export interface SequenceChain {
   markov: { states: string[]; chains: { name: string; transition: number[][]; initial: 'stationary' }[]; length: number; query: MarkovQuery };
