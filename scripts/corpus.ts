@@ -4,6 +4,7 @@
  *
  *   tsx scripts/corpus.ts record test/corpus/expected.json   # before the change
  *   tsx scripts/corpus.ts compare test/corpus/expected.json  # after: lists every run that differs
+ *   tsx scripts/corpus.ts extend test/corpus/expected.json   # records only the runs added to runs.json since
  *
  * Release draws are random by design (the CSPRNG); their `values` (and `drawNote`, which depends on them) are dropped before comparing,
  * everything else (scale, guarantee, explanation) must match byte for byte.
@@ -64,15 +65,19 @@ function differences(a: unknown, b: unknown, path = '$'): string[] {
 }
 
 const [mode, file] = process.argv.slice(2);
-if (!file || (mode !== 'record' && mode !== 'compare')) {
-  console.error('usage: tsx scripts/corpus.ts record|compare FILE');
+if (!file || (mode !== 'record' && mode !== 'compare' && mode !== 'extend')) {
+  console.error('usage: tsx scripts/corpus.ts record|compare|extend FILE');
   process.exit(2);
 }
-const outcomes = RUNS.map((args, i) => {
-  process.stderr.write(`${i + 1}/${RUNS.length} ${args.join(' ')}\n`);
+// `extend`: the recorded runs stay as they are; only the runs listed after them are run and appended.
+const kept: Outcome[] = mode === 'extend' ? JSON.parse(readFileSync(file, 'utf8')) : [];
+const outcomes = RUNS.slice(kept.length).map((args, i) => {
+  process.stderr.write(`${kept.length + i + 1}/${RUNS.length} ${args.join(' ')}\n`);
   return run(args);
 });
-if (mode === 'record') {
+if (mode === 'extend') {
+  writeFileSync(file, `${JSON.stringify([...kept, ...outcomes], null, 1)}\n`);
+} else if (mode === 'record') {
   writeFileSync(file, `${JSON.stringify(outcomes, null, 1)}\n`);
 } else {
   const expected: Outcome[] = JSON.parse(readFileSync(file, 'utf8'));

@@ -2,8 +2,13 @@
 // by a sum over ℤ, checked against independent brute-force sums.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { account } from '../src/account/account.js';
-import { calibrate } from '../src/calibrate/calibrate.js';
+import { account, nextReleaseScale } from '../src/account/account.js';
+import { robustnessFinite, robustnessFrom } from '../src/audit/robustness.js';
+import { validateSpec } from '../src/markov/chain.js';
+import { markovScenario } from '../src/markov/source.js';
+import { release } from '../src/release/release.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+import { calibrate, type Method } from '../src/calibrate/calibrate.js';
 import { fromCounts, type Discrete } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import { exactRenyi } from '../src/divergence/exactRenyi.js';
@@ -177,5 +182,53 @@ describe('geometric noise on statistics (CLI)', () => {
     const r = await inProcess('calibrate', '--data', HEART, '--query', 'mean:age', '--secret-column', 'fbs', '--mechanism', 'geometric');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--mechanism: .*release sum:age/);
+  });
+});
+
+describe('geometric noise: refusals where integer outputs would not hold (a review)', () => {
+  const heart = builtinScenario('heart'); // oldpeak: values like 0.1
+  it('refuses laws off the integers everywhere they enter: calibrate (chain methods too), account --next, release', () => {
+    const { scenario } = markovScenario(
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.9, 0.1],
+              [0.2, 0.8],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 4,
+        query: { sum: { a: 0.5, b: 1 } },
+      }),
+      'half',
+    );
+    for (const method of ['group-dp', 'mqm-exact', 'best'] as const)
+      expect(() => calibrate(scenario as Scenario, { mechanism: 'geometric', method: method as Method, alpha: Infinity, epsilon: 1 })).toThrow(
+        /must be integer-valued/,
+      );
+    expect(() => nextReleaseScale(heart, [{ mechanism: 'laplace', scale: 1 }], { mechanism: 'geometric' }, Infinity, 50)).toThrow(/must be integer-valued/);
+    const ints = builtinScenario('student-mat');
+    expect(() => release(ints, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 }, 12.5)).toThrow(/whole number below 2⁵³/);
+    expect(Number.isInteger(release(ints, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 }, 12, { random: seededSource(3n) }).values[0])).toBe(
+      true,
+    );
+  });
+  it('refuses contamination (mass may sit between the integers), and a robustness report with ρ = ∞ says no λ > 0 holds', () => {
+    const ints = builtinScenario('student-mat');
+    expect(() => calibrate(ints, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1, contamination: { lambda: 0.1, domain: [0, 20] } })).toThrow(
+      /contaminating mass may sit between the integers/,
+    );
+    expect(() => robustnessFinite(ints, { mechanism: 'geometric', scale: 1, alpha: 2, epsilon: 1, domain: [0, 20.5] })).toThrow(/contaminating mass/);
+    const r = robustnessFrom([{ prior: 'p', pair: ['a', 'b'], D: 0.1, counts: [10, 10] }], Infinity, { alpha: 2, epsilon: 1 });
+    expect(r.largestLambda).toBe(0);
+    expect(r.rows.filter((x) => x.lambda > 0).every((x) => x.divergence === Infinity)).toBe(true);
+  });
+  it('gives an error bar at huge scales without stepping through the integers', () => {
+    const k = mechanismDef('geometric').halfWidth(1e16, 0.95, noiseOptions({}));
+    expect(k).toBeGreaterThanOrEqual(-1e16 * Math.log(0.05));
   });
 });

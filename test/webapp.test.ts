@@ -688,8 +688,12 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
     const lines = (await page.textContent('#released'))!.split('\n');
     for (const [k, g] of perGroup.groups.entries()) {
-      const [, group, n, y, lo, hi] = /^(\S+) \(n = (\d+)\): (-?[\d.e+-]+) {3}interval \[(-?[\d.e+-]+), (-?[\d.e+-]+)\]$/.exec(lines[k])!;
+      const [, group, n, method, scale, y, lo, hi] =
+        /^(\S+) \(n = (\d+), ([\w-]+), scale ([\d.e+-]+)\): (-?[\d.e+-]+) {3}interval \[(-?[\d.e+-]+), (-?[\d.e+-]+)\]$/.exec(lines[k])!;
       expect([group, Number(n)]).toEqual([g.group, g.units]);
+      // Each group at its own scale: the smallest among the methods asked (here the one calibrated).
+      expect(method).toBe('exact');
+      expect(Number(scale)).toBe(g.results[0].scale);
       expect(Number(lo)).toBeLessThan(Number(y));
       expect(Number(hi)).toBeGreaterThan(Number(y));
     }
@@ -697,7 +701,13 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.fill('#audit-scale', '0.1');
     await page.click('#audit');
     await page.waitForFunction(() => (document.getElementById('audit-message')?.textContent ?? '') !== '');
-    expect(await page.textContent('#audit-message')).toMatch(/takes one group on this page; audit each group of a statistic with the CLI/);
+    expect(await page.textContent('#audit-message')).toMatch(/takes a statistic of the whole table on this page, not per group/);
+    // Inputs changed since: the release refuses until they are calibrated (never the old statistic).
+    await page.selectOption('#publish', 'value');
+    await page.click('#release');
+    await page.waitForFunction(() => (document.getElementById('release-message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#release-message')).toMatch(/calibrate the current inputs first/);
+    expect(await page.textContent('#released')).toBe('');
     await page.close();
   });
 

@@ -127,10 +127,12 @@ function invalidate(): void {
 }
 
 /** The release step's noise list: the recommended method first, then every result row. */
-function releaseChoices(rows: { mechanism: string; method: string; label: string; scale: number }[]): void {
+function releaseChoices(rows: { mechanism: string; method: string; label: string; scale: number }[], perGroup = false): void {
   $('release-method').replaceChildren(
     el('option', 'the recommended method', { value: '' }),
-    ...rows.map((r) => el('option', `${r.mechanism}, ${r.label} (scale ${fmt(r.scale)})`, { value: `${r.mechanism}:${r.method}` })),
+    ...rows.map((r) =>
+      el('option', `${r.mechanism}, ${r.label} (${perGroup ? "each group's own scale" : `scale ${fmt(r.scale)}`})`, { value: `${r.mechanism}:${r.method}` }),
+    ),
   );
 }
 /** α as the page prints it. */
@@ -412,6 +414,11 @@ $('audit').addEventListener('click', () => {
 const requestRelease = (allowNoNoise: boolean) => {
   const p = params();
   $('release-message').textContent = '';
+  // A release draws on the laws of the last calibration: none since the inputs changed, none to draw on.
+  if (!page.lastResults) {
+    $('release-message').textContent = 'error: calibrate the current inputs first (they changed since the last calibration)';
+    return;
+  }
   $('released').replaceChildren(); // no earlier draw stays beside a new request
   // The noise picked in the release step; else the recommended row's family, the worker choosing
   // its method for the number of draws (exact covers one release).
@@ -662,6 +669,7 @@ const resultRow = (r: ResultRow, recommended: ResultRow | null, groupPick = fals
 const showResults: Shown<'results'> = (m) => {
   $('results-for').textContent = `results for ${targetText(m.alpha, m.epsilon, m.delta)}: ${m.scenario}`;
   if (m.data) $('data-used').textContent = dataUsedText(m.data);
+  if (m.statistic) $('data-used').textContent = `${m.statistic.notes.map((l) => `${l[0].toUpperCase()}${l.slice(1)}`).join('. ')}.`;
   const rows = m.rows;
   // Every row is a valid calibration: the smallest noise (variance, comparable across families) is recommended.
   const recommended = rows.reduce<ResultRow | null>((a, b) => (!a || b.variance < a.variance ? b : a), null);
@@ -696,12 +704,16 @@ const showResults: Shown<'results'> = (m) => {
   if (m.plan)
     $('recommendation').textContent += ` Plan: ±${m.plan.target} needs ε = ${m.plan.groups
       .map((g) => `${g.floor ? `≤ ${short(g.epsilon)}` : short(g.epsilon)}${g.group ? ` (${g.group})` : ''}`)
-      .join(', ')} (${m.plan.mechanism}, best method, at this α).`;
+      .join(', ')} (${m.plan.mechanism}, best method, at this α); a release uses the budget field's ε: set it to the plan's.`;
   $('table')
     .querySelector('tbody')!
     .replaceChildren(...rows.map((r) => resultRow(r, perGroup.size ? null : recommended, chosen.has(r))));
   $('skipped').textContent = m.skipped.length ? `Not shown: ${m.skipped.map((x) => `${x.mechanism} ${x.method} (${x.reason})`).join('; ')}.` : '';
-  releaseChoices(rows);
+  // Per group the same noise is one choice (each group at its own scale).
+  releaseChoices(
+    perGroup.size ? rows.filter((r, i) => rows.findIndex((x) => x.mechanism === r.mechanism && x.method === r.method) === i) : rows,
+    perGroup.size > 0,
+  );
   // The audit form's family: its smallest calibrated scale fills the scale field.
   const family = $<HTMLSelectElement>('audit-mechanism').value;
   const best = rows.filter((r) => r.mechanism === family && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
@@ -779,8 +791,9 @@ const showReleased: Shown<'released'> = (m) => {
     )
     .join('\n');
   const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
-  $('released').textContent =
-    m.scale === 0
+  $('released').textContent = m.labels
+    ? `${lines}\n(each group with its own noise, as listed; CSPRNG, exact sampler)\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`
+    : m.scale === 0
       ? `${lines}\n(no noise needed: ${m.guarantee})`
       : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`;
 };

@@ -166,8 +166,8 @@ export type Response =
       rows: ResultRow[];
       columns: string[];
       dimension?: number;
-      /** A statistic: its label ("mean of chol") and the public group column, if any. */
-      statistic?: { label: string; groupBy?: string };
+      /** A statistic: its label ("mean of chol"), the public group column, if any, and what it assumes (as the CLI prints it). */
+      statistic?: { label: string; groupBy?: string; notes: string[] };
       plan?: StatisticPlan;
     }
   | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string; remarks?: string[] }

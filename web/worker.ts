@@ -24,7 +24,7 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
-import { resultInUnits, statisticFromText, toStatistic, type StatisticGroup, type TableStatistic } from '../src/api/statisticLaws.js';
+import { resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type StatisticGroup, type TableStatistic } from '../src/api/statisticLaws.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
@@ -538,13 +538,13 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   });
   state.chain = null;
   state.windows = null;
+  state.statistic = null;
   if (state.table && p.sequence) {
     const mechanisms = familiesFor(p, alpha, []);
     for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
     if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
     return onChain(p, post, mechanisms, alpha, contaminationOf(p.contamination));
   }
-  state.statistic = null;
   if (state.table && p.statistic) return onStatistic(p, post, alpha);
   let data: DataUsed | null = null;
   if (state.table) ({ scenario: state.scenario, data } = tableLaws(state.table, p));
@@ -598,14 +598,21 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   if (p.also?.length) throw new InputError('a sum or mean is of one column: untick the further columns', 'form');
   if (p.delta !== undefined) throw new InputError('an (ε, δ) target for a statistic is not on this page yet: give α, or use the CLI (--delta)', 'delta');
   const kind = p.statistic!;
-  const t = statisticFromText(state.table!, {
-    statistic: { kind, column: p.query },
-    secretColumn: p.secretColumn,
-    ...(p.values?.length ? { values: p.values } : {}),
-    ...(p.given ? { groupBy: p.given } : {}),
-    prior: p.prior ?? 'empirical',
-    name: `${p.fileName}: ${kind}:${p.query} by ${p.secretColumn}`,
-  });
+  let t: TableStatistic;
+  try {
+    t = statisticFromText(state.table!, {
+      statistic: { kind, column: p.query },
+      secretColumn: p.secretColumn,
+      ...(p.values?.length ? { values: p.values } : {}),
+      ...(p.given ? { groupBy: p.given } : {}),
+      prior: p.prior ?? 'empirical',
+      name: `${p.fileName}: ${kind}:${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`,
+    });
+  } catch (err) {
+    // The CLI's flag, as the page's field.
+    if (err instanceof InputError && err.path === '--group-by') throw new InputError(err.reason, 'given');
+    throw err;
+  }
   state.scenario = null;
   state.statistic = t;
   state.columns = [p.query];
@@ -621,17 +628,16 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
       rows.push({ ...rowOf({ ...resultInUnits(r, g), label: r.label }), halfWidth: to.scale(half(r)), ...(p.given ? { group: g.group } : {}), units: g.units });
   }
   const plan = p.targetHalfwidth === undefined ? undefined : await statisticPlan(p, t, mechanisms[0], alpha, cont);
-  const used = t.groups.reduce((a, g) => a + g.units, 0);
   post({
     type: 'results',
     alpha: p.alpha,
     epsilon: p.epsilon,
     scenario: t.groups[0].scenario.name.replace(/ \| .*$/, ''),
-    data: { rows: t.rows, used, dropped: t.droppedFromValue, skippedGiven: t.skipped.map((x) => x.group) },
+    data: null,
     skipped,
     rows,
     columns: state.columns,
-    statistic: { label: t.label, ...(p.given ? { groupBy: p.given } : {}) },
+    statistic: { label: t.label, ...(p.given ? { groupBy: p.given } : {}), notes: statisticAssumptions(t, p.given || undefined) },
     ...(plan ? { plan } : {}),
   });
   post({
@@ -640,7 +646,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
     epsilon: '',
     numbers: [],
     notPlotted: [],
-    note: 'No plots for a statistic yet: the table lists each group’s noise per method.',
+    note: `No plots for a statistic yet: the table lists each group’s noise per method.${t.groups.length > 1 ? ' Per group the page neither audits nor writes a spec (nor does the CLI: audit a group as a table of its own rows).' : ''}`,
   });
 }
 
@@ -715,8 +721,8 @@ const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?
 function onlyGroup(t: TableStatistic, what: string): StatisticGroup {
   if (t.groups.length !== 1)
     throw new InputError(
-      `takes one group on this page; ${what} each group of a statistic with the CLI (pufferfish ${what} --data … --query ${t.statistic.kind}:${t.statistic.column} --group-by …)`,
-      'form',
+      `takes a statistic of the whole table on this page, not per group (the CLI neither): ${what} a group as a table of its own rows`,
+      'audit-scale',
     );
   return t.groups[0];
 }
@@ -748,7 +754,8 @@ function onStatisticRelease(t: TableStatistic, m: ReleaseRequest, post: Post): v
     type: 'released',
     values: out.map((x) => x.value),
     intervals: out.map((x) => x.interval),
-    labels: out.map((x) => (x.g.group ? `${x.g.group} (n = ${x.g.units})` : `n = ${x.g.units}`)),
+    labels: out.map((x) => `${x.g.group ? `${x.g.group} (n = ${x.g.units}` : `(n = ${x.g.units}`}, ${x.r.method}, scale ${x.scale})`),
+    ...(t.skipped.length ? { note: `left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` } : {}),
     scale: out[0].scale,
     method: out.map((x) => x.r.method).join(', '),
     guarantee: out[0].r.guarantee,

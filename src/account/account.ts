@@ -22,7 +22,7 @@ import { exactDInf } from '../mechanisms/kernels.js';
 import { InputError, noRelease, budgetBelowCharge } from '../errors.js';
 import { massErrorCharge } from '../distribution/scenario.js';
 import { divideDown } from '../conditions/repeated.js';
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
@@ -325,7 +325,10 @@ export function account(scenario: AnyScenario, releases: readonly AnyRelease[], 
   return byLaw(
     scenario,
     {
-      finite: (s) => accountFinite(s, oneValue(releases, opts), opts),
+      finite: (s) => {
+        for (const r of releases) checkLawsFor(r.mechanism, s);
+        return accountFinite(s, oneValue(releases, opts), opts);
+      },
       points: (s) => accountPoints(s, releases, opts),
       windows: (s) => accountWindows(s, oneValue(releases, opts), opts),
     },
@@ -392,7 +395,10 @@ export function nextReleaseScale(
   return byLaw(
     scenario,
     {
-      finite: (s) => nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon, opts.onProgress),
+      finite: (s) => {
+        for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
+        return nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon, opts.onProgress);
+      },
       points: (s) =>
         nextPointsReleaseScale(s, past, next.mechanism, alpha, epsilon, {
           ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),

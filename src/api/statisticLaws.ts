@@ -158,6 +158,33 @@ export function checkGroupBy(s: Statistic, o: { secretColumn?: string; groupBy?:
 }
 
 /**
+ * What a statistic's output says it assumes (CLI and page alike): n public, the other units possibly
+ * known, groups public and those left out, the rows read and left out.
+ * @example statisticAssumptions(statisticFromText({ columns: ['x', 's'], rows: [['1', 'a'], ['2', 'b']] }, { statistic: { kind: 'sum', column: 'x' }, secretColumn: 's', name: 't' }), undefined)[0] // 'statistic: sum of x; n = 2 units, taken as public'
+ */
+export function statisticAssumptions(t: TableStatistic, groupBy: string | undefined): string[] {
+  const s = t.statistic;
+  const n = t.groups.map((g) => g.units);
+  const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
+  const lines = [
+    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public`,
+    `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18)${s.unit ? '; units are taken to be independent of each other' : ''}`,
+  ];
+  if (groupBy)
+    lines.push(
+      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` : ''}`,
+    );
+  lines.push(
+    t.spec !== undefined
+      ? `one unit's contribution laws and n read from the spec '${t.spec}'`
+      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`,
+  );
+  if (t.uninformative)
+    lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
+  return [...lines, ...t.notes];
+}
+
+/**
  * A sum or mean of a text table's numeric column (the web page's tables: no SQL engine, so no
  * predicates or units), optionally per public group: the same law source as the engine's
  * `statisticFromTable` (docs/math.md §18), each row one unit.

@@ -8,7 +8,7 @@ import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { exactDInf } from '../mechanisms/kernels.js';
 import { mechanismNoise } from '../calibrate/mechanismNoise.js';
 import { InputError } from '../errors.js';
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { checkContaminationFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
 
 export interface RobustnessSettings {
@@ -50,6 +50,7 @@ export function robustnessFinite(scenario: Scenario, s: RobustnessSettings): Rob
   checkRobustnessSettings(s);
   checkSetting('epsilon', s.epsilon);
   checkContamination({ lambda: 0, domain: s.domain }, scenario);
+  checkContaminationFor(s.mechanism);
   const outside = mechanismDef(s.mechanism).alphaRange(s.alpha);
   if (outside) throw new InputError(outside, 'alpha');
   const noise = mechanismNoise(s, s.scale);
@@ -91,6 +92,8 @@ export function robustnessFrom(
 ): RobustnessReport {
   const level = (D: number, lambda: number) => {
     if (lambda === 0) return D;
+    // Mass moved where the noise has no finite divergence (ρ = ∞): unbounded, never a NaN that compares false.
+    if (!(rho < Infinity)) return Infinity;
     if (s.alpha === Infinity) return Math.max(D, rho);
     const a = s.alpha - 1;
     const x = Math.log1p(-lambda) + a * D,

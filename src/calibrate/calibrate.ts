@@ -1,4 +1,5 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import { checkContaminationFor, checkLawsFor } from '../mechanisms/registry.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { calibrateGaussianPriors, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism } from './rules.js';
@@ -26,7 +27,11 @@ export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: 
   return byLaw(
     scenario,
     {
-      finite: (s) => calibrateFinite(s, oneCoordinate(settings), opts),
+      finite: (s) => {
+        checkLawsFor(settings.mechanism, s);
+        if (settings.contamination) checkContaminationFor(settings.mechanism);
+        return calibrateFinite(s, oneCoordinate(settings), opts);
+      },
       points: (s) => calibratePoints(s, settings, opts),
       mixture: (s) => calibrateGaussianPriors(s, oneCoordinate(settings), opts),
     },

@@ -19,6 +19,25 @@ const inverse = (c: number): ScaleProblem => ({
 });
 
 describe('calibration driver', () => {
+  it('lifts the common scale by a few ulps where a unit rounds infeasible just above its own scale, never lowering it (Cor. 3.1 on two W∞ an ulp apart)', () => {
+    // Unit b holds from 1.5 on except at exactly 3 (a rounding glitch); unit a's own scale is 3.
+    const glitchy: ScaleProblem = {
+      evaluate: (s): Evaluation => ({ value: s >= 1.5 && s !== 3 ? 0 : 2, error: 0, target: 1, sense: 'le' }),
+      lower: 1,
+      upper: 4,
+    };
+    const sol = solveUnits(
+      [
+        { label: 'a', problem: inverse(3) },
+        { label: 'b', problem: glitchy },
+      ],
+      String,
+    );
+    expect(sol.top.label).toBe('a');
+    expect(sol.scale).toBeGreaterThan(3);
+    expect(sol.scale).toBeLessThan(3 * (1 + 1e-14));
+    expect(isFeasible(glitchy.evaluate(sol.scale)) && isFeasible(inverse(3).evaluate(sol.scale))).toBe(true);
+  });
   it('takes the largest unit, says which, and keeps "no noise" as a reason', () => {
     const sol = solveUnits(
       [

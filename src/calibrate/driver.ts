@@ -1,6 +1,7 @@
 import { NumericalError } from '../errors.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { nextUp } from '../numerics/float.js';
 
 /**
  * The one calibration driver. A guarantee must hold for every unit of the prior class — each
@@ -95,14 +96,31 @@ export function solveUnits<L>(
     solved[topIndex].problem = 'zero' in p ? null : p;
   }
   const top = solved[topIndex];
-  const scale = top.scale;
-  if (scale > 0 && !pre?.rechecked) {
-    for (const s of solved) {
-      if (s.problem && !isFeasible(s.problem.evaluate(scale))) throw new NumericalError(`re-check failed for ${name(s.label)} at scale ${scale}`);
-    }
-  }
+  const scale =
+    top.scale > 0 && !pre?.rechecked
+      ? liftedScale(top.scale, (at) => solved.find((s) => s.problem && !isFeasible(s.problem.evaluate(at)))?.label ?? null, name)
+      : top.scale;
   if (pre && !pre.rechecked) throw new NumericalError('precomputed units were not re-checked at the maximum');
   return { units: solved, top, scale, check: top.problem && scale > 0 ? top.problem.evaluate(scale) : null };
+}
+
+/** Times the common scale may be lifted by a few ulps before a unit failing there is an error. */
+const LIFTS = 16;
+
+/**
+ * The common scale, every unit re-checked there. Each unit's search stops at a feasible end within
+ * its tolerance, and a condition evaluated in floating point is not monotone at the last ulps: a
+ * unit whose own scale is an ulp below the maximum may round infeasible at it. Then the scale is
+ * lifted by a few ulps (never lowered) until every unit holds at it; `failing(at)` names a unit that
+ * does not, or null.
+ */
+function liftedScale<L>(scale: number, failing: (at: number) => L | null, name: (l: L) => string): number {
+  for (let k = 0; ; k++) {
+    const bad = failing(scale);
+    if (bad === null) return scale;
+    if (k === LIFTS) throw new NumericalError(`re-check failed for ${name(bad)} at scale ${scale}`);
+    scale = nextUp(scale * (1 + 4 * Number.EPSILON));
+  }
 }
 
 /** Whether one built unit holds at the common scale (what a worker does for its share of the units). */
@@ -191,11 +209,14 @@ function solveLargest<L>(units: Unit<L>[], name: (l: L) => string, solve: (p: Sc
     0,
     solved.findIndex((s) => !s.atMost && s.scale === scale),
   );
-  for (const s of solved) {
-    if (s.atMost) s.scale = scale;
-    else if (scale > 0 && s.problem && !isFeasible(s.problem.evaluate(scale)))
-      throw new NumericalError(`re-check failed for ${name(s.label)} at scale ${scale}`);
-  }
+  if (scale > 0)
+    scale = liftedScale(
+      scale,
+      (at) =>
+        solved.find((s, i) => (s.atMost ? !(checkedAt[i] === at || holds(i, at)) : s.problem !== null && !isFeasible(s.problem.evaluate(at))))?.label ?? null,
+      name,
+    );
+  for (const s of solved) if (s.atMost) s.scale = scale;
   const first = solved[top];
   return { units: solved, top: first, scale, check: first.problem && scale > 0 ? first.problem.evaluate(scale) : null };
 }

@@ -1,4 +1,3 @@
-import { NumericalError } from '../errors.js';
 import {
   applicableMethods,
   bestMethods,
@@ -287,9 +286,10 @@ export class CalibrationPool {
     const scales = methods.map((_, m) => solved.reduce((a, c) => c.solved[m].reduce((b, u) => Math.max(b, u.scale), a), 0));
     const checks = await Promise.all(solved.map(({ worker }, c) => this.run({ kind: 'recheck', chunk: `${job}:${c}`, scales }, worker)));
     const precomputed: Partial<Record<SingleMethod, Precomputed>> = {};
+    // A unit that rounds infeasible at the maximum (an ulp above its own scale): this thread solves
+    // again, lifting the common scale by a few ulps until every unit holds (`solveUnits`).
+    if (methods.some((_, m) => checks.some((c) => c.result.feasible![m].some((ok) => !ok)))) return calibrate(scenario, settings);
     methods.forEach((method, m) => {
-      const failed = checks.flatMap((c) => c.result.feasible![m]).findIndex((ok) => !ok);
-      if (failed >= 0) throw new NumericalError(`re-check failed for unit ${failed} of ${method} at scale ${scales[m]}`);
       precomputed[method] = { units: solved.flatMap((c) => c.solved[m]), rechecked: true };
     });
     return calibrate(scenario, settings, { precomputed });

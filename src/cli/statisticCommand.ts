@@ -3,7 +3,7 @@
 import { InputError } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
-import { resultInUnits, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import { resultInUnits, statisticAssumptions, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
@@ -14,7 +14,7 @@ import type { SpecDefaults } from '../spec/load.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
-import { perUnit, type Statistic } from '../sources/statistic.js';
+import type { Statistic } from '../sources/statistic.js';
 import type { ReleaseResult } from '../release/finite.js';
 import type { PointReleaseResult } from '../release/release.js';
 
@@ -30,30 +30,6 @@ export interface StatisticOptions extends CalibrateOptions {
   keep?: string;
   perRelease?: boolean;
   allowNoNoise?: boolean;
-}
-
-/** What the output says the statistic assumes: n public, the other units possibly known, groups public. */
-function assumptions(t: TableStatistic, o: StatisticOptions): string[] {
-  const s = t.statistic;
-  const n = t.groups.map((g) => g.units);
-  const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
-  const lines = [
-    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public`,
-    `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18)${s.unit ? '; units are taken to be independent of each other' : ''}`,
-  ];
-  const groupBy = o.groupBy ?? o.given;
-  if (groupBy)
-    lines.push(
-      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` : ''}`,
-    );
-  lines.push(
-    t.spec !== undefined
-      ? `one unit's contribution laws and n read from the spec '${t.spec}'`
-      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`,
-  );
-  if (t.uninformative)
-    lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
-  return [...lines, ...t.notes];
 }
 
 /** `calibrate --data T --query sum:COL|mean:COL|count[:P]|share[:P] [--unit U] [--group-by G] [--target-halfwidth H]`. */
@@ -93,7 +69,10 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
     process.stdout.write(
       `${jsonText({
         statistic: { ...t.statistic, label: t.label },
-        source: { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+        source:
+          t.spec !== undefined
+            ? { spec: t.spec }
+            : { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
         confidence,
         ...(target !== undefined ? { targetHalfwidth: target, epsilon: Math.max(...perGroup.map((p) => p.plan!.epsilon)) } : {}),
         groups: perGroup.map(({ g, results, halfWidths, plan }) => ({
@@ -107,7 +86,7 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
     );
     return;
   }
-  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${assumptions(t, o).join('\n')}\n`;
+  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${statisticAssumptions(t, o.groupBy ?? o.given).join('\n')}\n`;
   if (target !== undefined) {
     const eps = Math.max(...perGroup.map((p) => p.plan!.epsilon));
     const floor = perGroup.every((p) => p.plan!.floor);
@@ -241,7 +220,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[first.parameter];
   const scaleText = (v: number) => (v === 0 || !Number.isFinite(v) ? String(v) : String(Number(decimalUp(v, 4))));
-  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${assumptions(t, o).join('\n')}\n${first.mechanism} noise; guarantee: ${guaranteeOf(first, groupBy)}\neach interval holds the true statistic with probability ${confidence} over the noise (not a statement about the data's sampling)\n\n`;
+  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${statisticAssumptions(t, o.groupBy ?? o.given).join('\n')}\n${first.mechanism} noise; guarantee: ${guaranteeOf(first, groupBy)}\neach interval holds the true statistic with probability ${confidence} over the noise (not a statement about the data's sampling)\n\n`;
   text += `${groupBy ? `${groupBy}\t` : ''}n\t${sym}\tvalue\tinterval\n`;
   for (const x of released) {
     const digits = barDigits(x.halfWidth ?? (x.interval[1] - x.interval[0]) / 2);

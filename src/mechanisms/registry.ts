@@ -1,5 +1,7 @@
 import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
-import { unknownName } from '../errors.js';
+import { InputError, unknownName } from '../errors.js';
+import type { Scenario } from '../distribution/scenario.js';
+import { checkIntegerAtoms } from './geometric/kernel.js';
 import { exponential } from './exponential/exponential.js';
 import { gaussian } from './gaussian/gaussian.js';
 import { geometric } from './geometric/geometric.js';
@@ -27,6 +29,30 @@ export const MECHANISMS = Object.keys(REGISTRY) as Mechanism[];
 export function mechanismDef(name: string): MechanismDef {
   if (!Object.hasOwn(REGISTRY, name)) throw unknownName('mechanism', String(name), MECHANISMS, 'mechanism', 'one of ');
   return REGISTRY[name as Mechanism];
+}
+
+/**
+ * What a family requires of the laws it is calibrated, accounted or released on: a family on the
+ * integers (`composes: 'lattice'`, geometric) needs integer atoms, else the two outputs live on
+ * different lattices (docs/math.md §21). InputError naming `mechanism`.
+ * @example checkLawsFor('geometric', builtinScenario('student-mat')) // undefined
+ */
+export function checkLawsFor(mechanism: string, s: Scenario): void {
+  if (mechanismDef(mechanism).composes !== 'lattice') return;
+  for (const p of s.priors) for (const d of Object.values(p.conditionals)) checkIntegerAtoms(d.values);
+}
+
+/**
+ * A contamination class moves mass anywhere in an interval, off the integers too: a family on the
+ * integers cannot cover it (the outputs would part lattices). InputError naming `contamination`.
+ * @example checkContaminationFor('laplace') // undefined
+ */
+export function checkContaminationFor(mechanism: string): void {
+  if (mechanismDef(mechanism).composes === 'lattice')
+    throw new InputError(
+      `is not taken with ${mechanism} noise: contaminating mass may sit between the integers, where the outputs would live on another lattice (D_α = ∞)`,
+      'contamination',
+    );
 }
 
 /** The family options with their defaults: c = |z|, η(θ) = 1/θ. */

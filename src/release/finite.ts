@@ -274,6 +274,8 @@ function planEpsDelta(
  */
 export function releaseFinite(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, value: number, opts: ReleaseOptions = {}): ReleaseResult {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InputError(`must be a finite number, got ${String(value)}`, 'value');
+  if (mechanismDef(settings.mechanism).composes === 'lattice' && !Number.isSafeInteger(value))
+    throw new InputError(`must be a whole number below 2⁵³ for ${settings.mechanism} noise (its releases are integers), got ${value}`, 'value');
   const count = opts.count ?? 1;
   checkSetting('count', count);
   const random = opts.random ?? cryptoSource;

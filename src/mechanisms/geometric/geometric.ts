@@ -59,6 +59,8 @@ const tailBeyond = (b: number, k: number): number => (2 * Math.exp(-(k + 1) / b)
 function integerHalfWidth(b: number, coverage: number): number {
   const covers = (k: number) => tailBeyond(b, k) * (1 + 1e-9) <= 1 - coverage;
   let k = Math.max(0, Math.ceil(b * Math.log(2 / ((1 - coverage) * (1 + Math.exp(-1 / b)))) - 1));
+  // Past 2⁵⁰ the integers are too sparse to step through: the closed form, widened by 10⁻⁹ (rounded up).
+  if (k > 2 ** 50) return Math.ceil(k * (1 + 1e-9));
   while (!covers(k)) k++;
   while (k > 0 && covers(k - 1)) k--;
   return k;
