@@ -23,7 +23,7 @@ export {
 } from './distribution/scenario.js';
 export type { GaussianScenario, GaussianMixture, WeightedComponent } from './distribution/mixture.js';
 export { builtinScenario, BUILTIN_IDS } from './scenarios/builtin.js';
-export { scenarioFromSpec, parseSpecText, type SpecDefaults } from './spec/load.js';
+export { scenarioFromSpec, parseSpecText, type SpecDefaults, type SpecStatistic } from './spec/load.js';
 
 // Couplings and divergences.
 export { comonotoneCoupling, type Coupling } from './coupling/comonotone.js';
@@ -54,6 +54,7 @@ export {
 } from './calibrate/calibrate.js';
 export type { Contamination } from './calibrate/contamination.js';
 export { statisticFromText } from './api/statisticLaws.js';
+export type { TextTable } from './sources/csvText.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
 export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js';
 export type { PointSettings, BoxContamination } from './calibrate/points.js';

@@ -26,6 +26,7 @@ export function canonical(v: unknown): string | null {
   return s !== '' && Number.isFinite(n) ? String(n) : s;
 }
 
+/** A table held as text (the web page's, read without an engine): its column names and each row's cells, '' or '?' missing. */
 export interface TextTable {
   columns: string[];
   rows: string[][];

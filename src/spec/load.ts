@@ -66,7 +66,7 @@ export type SpecDefaults = Partial<Omit<CalibrationSettings, 'contamination'>> &
 };
 
 /** A spec's statistic: what the laws are one unit's contribution to, and n. */
-interface SpecStatistic {
+export interface SpecStatistic {
   kind: 'sum' | 'mean' | 'count' | 'share';
   units: number;
   column?: string;

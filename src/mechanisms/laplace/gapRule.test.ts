@@ -57,6 +57,39 @@ describe('laplaceGapRule (docs/math.md §8, gap rule)', () => {
     expect(fewer).toBeGreaterThan(3);
   });
 
+  it('quick, α > 1: leaves out gaps whose whole integral is provably negligible (a long chain count), its interval still meeting the full one', () => {
+    // Count laws on 0..365 concentrated near their means (binomial-like): most gaps carry ≲ e^{-100}.
+    const T = 365;
+    const law = (mean: number) => {
+      const values = Array.from({ length: T + 1 }, (_, k) => k);
+      const logs = values.map((k) => -((k - mean) ** 2) / (2 * 40));
+      const top = Math.max(...logs);
+      return fromWeights(
+        values,
+        logs.map((l) => Math.exp(l - top)),
+      );
+    };
+    const p = law(150),
+      q = law(152);
+    let quickNodes = 0,
+      plainNodes = 0;
+    for (const scale of [0.2, 1, 4])
+      for (const alpha of [2, 8]) {
+        const full = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-10, true)!;
+        const quick = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-6, true, true)!;
+        // The same tolerance with every gap integrated.
+        const plain = laplaceGapRule(mixtureOf(p), mixtureOf(q), alpha, scale, 1e-6, true)!;
+        expect(quick[0].nodes).toBeLessThan(plain[0].nodes);
+        quickNodes += quick[0].nodes;
+        plainNodes += plain[0].nodes;
+        for (const k of [0, 1]) {
+          expect(quick[k].error).toBeLessThan(1e-6);
+          expect(Math.abs(quick[k].value - full[k].value)).toBeLessThanOrEqual(quick[k].error + full[k].error);
+        }
+      }
+    expect(quickNodes).toBeLessThan(plainNodes / 2);
+  });
+
   it('degenerate but valid input: one atom, a shared support, a 1e-300 weight, data near 10¹², α near 1 and 0 and at 200', () => {
     const cases = DEGENERATE_PAIRS;
     for (const [p, q] of cases)

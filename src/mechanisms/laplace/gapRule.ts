@@ -109,6 +109,10 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   const KP = px.length,
     KQ = qx.length;
   const D = both ? 2 : 1;
+  // A quick check at α > 1 (∫ ≥ 1: D_α ≥ 0) leaves out gaps whose whole integral is provably below
+  // rtol/8 shared among the gaps, charging each one's bound as error (a long chain's laws carry
+  // almost no mass over most of their support); a search integrates every gap.
+  const negligible = quick && alpha > 1 ? Math.log(rtol / (8 * (KP + KQ))) : null;
   // Per direction: value, certified error and rounding, relative to a running shift e^M.
   const { M, T, E, R, add } = scaledSums(2);
   // The halves of each mixture at the current atom z and their rounding (`halvesAt`):
@@ -241,7 +245,10 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
     const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
     const whole = panelsFor(hb);
-    if (whole && whole.m <= panelLimit) {
+    const skipped = negligible === null ? null : negligibleGap(alpha, hv, hb, D, b, negligible);
+    if (skipped) {
+      for (let k = 0; k < D; k++) add(k, skipped[k], 0, 1, 0);
+    } else if (whole && whole.m <= panelLimit) {
       if (!(delta < 0.5)) return null;
       integrate(0, h, whole.n, whole.m, delta);
     } else {
@@ -317,6 +324,29 @@ function logHullIntegral(alpha: number, h: Float64Array, u: number, v: number): 
 }
 
 const hullScratch = new Float64Array(4);
+
+/**
+ * Per direction, the log of a bound on ∫ f dy over a whole gap `hb` noise scales wide (the hull of
+ * `logHullIntegral`, 2^{max(α,1)} for the mixtures' factor 2, the halves' rounding charged), when
+ * every direction's is at most e^{budget}; else null (the gap is integrated).
+ */
+function negligibleGap(alpha: number, hv: Float64Array, hb: number, D: number, b: number, budget: number): number[] | null {
+  const uc = Math.max(alpha, 1) * Math.LN2;
+  const out: number[] = [];
+  for (let k = 0; k < D; k++) {
+    const [a, b2, c, d] = k === 0 ? [hv[0], hv[1], hv[3], hv[4]] : [hv[3], hv[4], hv[0], hv[1]];
+    hullScratch.set([a, b2, c, d]);
+    const bound =
+      Math.log(b) +
+      4 * U * (1 + Math.abs(Math.log(b))) +
+      uc +
+      logHullIntegral(alpha, hullScratch, 0, hb) +
+      (Math.abs(alpha) + Math.abs(1 - alpha)) * Math.max(hv[2], hv[5]);
+    if (!(bound <= budget)) return null;
+    out.push(bound);
+  }
+  return out;
+}
 
 /**
  * A gap `hb` noise scales wide (docs/math.md §8, "Wide gaps"): the span W integrated by panels at
