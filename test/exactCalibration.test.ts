@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applicableMethods, calibrate, type CalibrationSettings, type Mechanism } from '../src/calibrate/calibrate.js';
 import type { Scenario } from '../src/distribution/scenario.js';
-import { fromCounts } from '../src/distribution/discrete.js';
+import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import { exactEvaluation } from '../src/conditions/exact.js';
+import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { nearBound } from '../src/mechanisms/exactRule.js';
 import { isFeasible } from '../src/numerics/smallestScale.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 
@@ -114,5 +116,49 @@ describe('coupled and exact methods (docs/math.md §4)', () => {
     for (const m of ['theorem', 'coupled', 'exact', 'wasserstein-inf'] as const) {
       expect(run(s, 'exponential', m, 2.5, 0.7).scale).toBeCloseTo(run(s, 'laplace', m, 2.5, 0.7).scale, 12);
     }
+  });
+});
+
+describe('near pairs (docs/math.md §4): one exact evaluation bounds pairs whose laws are within e^{±δ} of it', () => {
+  it('the bound is never below the exact level of the near pair, and within its shift of the reference, α = 1.5, 2, 8, both directions', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 3, maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 3, maxLength: 8 }),
+        fc.double({ min: -0.01, max: 0.01, noNaN: true }),
+        fc.double({ min: 0.2, max: 3, noNaN: true }),
+        (a, c, tilt, scale) => {
+          const n = Math.min(a.length, c.length);
+          const values = Array.from({ length: n }, (_, k) => k);
+          const p0 = fromWeights(values, a.slice(0, n)),
+            q0 = fromWeights(values, c.slice(0, n));
+          // The near pair: each mass tilted by e^{±tilt·k}, renormalised.
+          const p = fromWeights(
+              values,
+              a.slice(0, n).map((w, k) => w * Math.exp(tilt * k)),
+            ),
+            q = fromWeights(
+              values,
+              c.slice(0, n).map((w, k) => w * Math.exp(-tilt * k)),
+            );
+          const noise = noiseOf('laplace', scale);
+          for (const alpha of [1.5, 2, 8]) {
+            const ref = [exactRenyi(p0, q0, noise, alpha), exactRenyi(q0, p0, noise, alpha)];
+            const level = Math.max(...ref.map((r) => r.value + r.error));
+            const bound = nearBound({ p: p0, q: q0, scale, level }, p, q, alpha, false);
+            for (const [x, y] of [
+              [p, q],
+              [q, p],
+            ]) {
+              const d = exactRenyi(x, y, noise, alpha);
+              expect(d.value - d.error).toBeLessThanOrEqual(bound);
+            }
+            // Equal laws: the bound is the reference's own level.
+            expect(nearBound({ p: p0, q: q0, scale, level }, p0, q0, alpha, false)).toBeCloseTo(level, 12);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });

@@ -1,10 +1,53 @@
 import { dataZero, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from './mechanism.js';
-import { isFeasible, smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
+import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import type { PairCoupling } from '../coupling/pairs.js';
+import type { Discrete } from '../distribution/discrete.js';
 
 /** A check's first, cheaper exact evaluation: a looser certified error, fewer nodes (the full one follows where it fails). */
 const QUICK = { quick: true, rtol: 1e-6 };
+
+/** Exact evaluations a check keeps at its scale, to certify pairs whose laws are near theirs. */
+const NEIGHBOURS = 8;
+
+/** A pair evaluated exactly at `scale`: its laws and the certified upper bound of its worst direction. */
+interface Evaluated {
+  p: Discrete;
+  q: Discrete;
+  scale: number;
+  level: number;
+}
+
+/**
+ * max over atoms of log(a(x)/b(x)), a's support within b's (else ∞), rounded up: a ≤ e^δ·b pointwise,
+ * so the outputs too (A_Y = Σ a(x)·f(y − x) ≤ e^δ·B_Y).
+ */
+function logRatioUp(a: Discrete, b: Discrete): number {
+  let j = 0,
+    top = 0;
+  for (let i = 0; i < a.values.length; i++) {
+    if (!(a.masses[i] > 0)) continue;
+    while (j < b.values.length && b.values[j] < a.values[i]) j++;
+    if (j === b.values.length || b.values[j] !== a.values[i] || !(b.masses[j] > 0)) return Infinity;
+    const r = Math.log(a.masses[i] / b.masses[j]);
+    top = Math.max(top, r + 4 * Number.EPSILON * (1 + Math.abs(r)));
+  }
+  return top;
+}
+
+/**
+ * A certified bound on a pair's level from a pair evaluated at the same scale (docs/math.md §4,
+ * "Near pairs"): with p ≤ e^{δp}·p′ and q ≥ e^{−δq}·q′ pointwise, ∫p^α q^{1−α} ≤ e^{αδp + (α−1)δq}·∫p′^α q′^{1−α}
+ * for α > 1, so D_α(P‖Q) ≤ D_α(P′‖Q′) + (αδp + (α−1)δq)/(α − 1); likewise the other direction.
+ * A long chain's secret times have nearly the same laws: one exact evaluation then certifies many.
+ */
+export function nearBound(e: Evaluated, p: Discrete, q: Discrete, alpha: number, ordered: boolean): number {
+  const shift = (a: Discrete, a0: Discrete, b: Discrete, b0: Discrete) => (alpha * logRatioUp(a, a0) + (alpha - 1) * logRatioUp(b0, b)) / (alpha - 1);
+  const worst = Math.max(shift(p, e.p, q, e.q), ordered ? 0 : shift(q, e.q, p, e.p));
+  const level = e.level + worst;
+  return level + 4 * Number.EPSILON * Math.abs(level);
+}
 
 /**
  * `exact` for any family with an exact accountant: the exact divergence searched below a scale it
@@ -19,6 +62,16 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
       `exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`,
     );
   const bounds = ctx.bounds();
+  // Pairs evaluated exactly at the scale last checked (α > 1: the bound above needs q^{1−α} falling in q).
+  const near: Evaluated[] = [];
+  const remember = (pc: PairCoupling, scale: number, e: Evaluation) => {
+    if (!(ctx.alpha > 1 && ctx.alpha < Infinity) || !isFeasible(e)) return;
+    if (near.length && near[0].scale !== scale) near.length = 0;
+    near.unshift({ p: pc.p, q: pc.q, scale, level: e.value + e.error });
+    if (near.length > NEIGHBOURS) near.pop();
+  };
+  const nearHolds = (pc: PairCoupling, ordered: boolean, scale: number) =>
+    ctx.alpha > 1 && ctx.alpha < Infinity && near.some((e) => e.scale === scale && nearBound(e, pc.p, pc.q, ctx.alpha, ordered) <= ctx.epsilon);
   return {
     rule: 'exact Rényi accountant (docs/math.md §4)',
     condition: `exact ${ctx.alpha === Infinity ? 'sup log p/q' : 'D_α(P_Y‖Q_Y)'} + error ≤ ε`,
@@ -40,8 +93,14 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
     // The data's own divergence certifies the pair at every scale (data processing: no noise needed);
     // else the exact divergence at one scale does there, whatever the pair's own search would use.
     noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
-    holdsAt: (pc, ordered, scale) =>
-      isFeasible(exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered, QUICK)) ||
-      isFeasible(exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered)),
+    holdsAt: (pc, ordered, scale) => {
+      if (nearHolds(pc, ordered, scale)) return true;
+      for (const opts of [QUICK, undefined]) {
+        const e = exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered, opts);
+        remember(pc, scale, e);
+        if (isFeasible(e)) return true;
+      }
+      return false;
+    },
   };
 }
