@@ -93,9 +93,12 @@ export function orderMonotone(
   opts: CalibrateOptions,
   own: () => CalibrationResult,
   atInfinity: () => CalibrationResult,
+  infinityLarger: (r: CalibrationResult) => boolean = () => false,
 ): CalibrationResult {
   const r = own();
   if (opts.ownOrder || settings.alpha === Infinity || r.scale === 0 || mechanismDef(settings.mechanism).alphaRange(Infinity)) return r;
+  // The α = ∞ run cannot win where it certainly needs more noise (checked on one pair, cheaply).
+  if (infinityLarger(r)) return r;
   let inf: CalibrationResult;
   try {
     inf = atInfinity();
