@@ -339,6 +339,10 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const other = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'sex', '--query', 'mean:chol', '--epsilon', '1', '--ledger', ledger);
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/was opened for another source/);
+    // Without the secret the source cannot be named: the missing flag is said, not "another source".
+    const bare = await inProcess('ledger', 'show', '--ledger', ledger, '--data', HEART_PATH);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toMatch(/^error: --secret-column: give --secret-column COL or --secret NAME=PREDICATE/);
     expect((await ledgerStore(ledger).read()).rows).toHaveLength(3);
   });
 });

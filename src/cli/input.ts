@@ -27,6 +27,7 @@ import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
 import { parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
+import { checkSecretGiven } from '../sources/histograms.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
@@ -387,6 +388,12 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
     'with a source ledger yet: its statistics are accounted under the empirical laws of the table, groups given by --group-by',
   );
   if (o.data === undefined) throw new InputError('is required: the table whose statistics the ledger accounts', '--data');
+  // Without its secret the source is another one: say which flag is missing, not that the ledger differs.
+  try {
+    checkSecretGiven({ ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}), ...(o.secret?.length ? { predicates: {} } : {}) });
+  } catch (e) {
+    throw asFlagError(e);
+  }
   return {
     source: tableSourceOf(o),
     ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),

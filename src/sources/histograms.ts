@@ -54,7 +54,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
   const engine = await openEngine(source, textColumns, !!q.predicates || predicates);
   try {
-    if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
+    checkSecretGiven(q);
     // Where the engine reads the columns as text (DuckDB), they are described alongside the
     // aggregation rather than before it; every name is checked, exactly, before a row is used
     // (DuckDB matches identifiers without regard to case: `"AGE"` would read a column `age`).
@@ -177,4 +177,12 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * A table's secret is one column or a set of predicates, exactly one of them.
+ * @example checkSecretGiven({ secretColumn: 'fbs' }) // undefined
+ */
+export function checkSecretGiven(q: { secretColumn?: string; predicates?: Record<string, string> }): void {
+  if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
 }
