@@ -187,6 +187,30 @@ describe('private groups (--group-private): one scale for the vector of group va
     );
   });
 
+  it('plans by accuracy over private groups: the ε printed gives every group ±H or better, and 1% less does not', async () => {
+    const base = [
+      'calibrate',
+      '--data',
+      HEART_PATH,
+      '--secret-column',
+      'fbs',
+      '--query',
+      'sum:chol',
+      '--group-by',
+      'sex',
+      '--group-private',
+      '--method',
+      'coupled',
+    ];
+    const plan = await inProcess(...base, '--target-halfwidth', '500', '--json');
+    expect(plan.status, plan.stderr).toBe(0);
+    const { epsilon, targetHalfwidth } = JSON.parse(plan.stdout);
+    expect(targetHalfwidth).toBe(500);
+    const bar = async (e: number) => JSON.parse((await inProcess(...base, '--epsilon', String(e), '--json')).stdout).results[0].halfWidth;
+    expect(await bar(epsilon)).toBeLessThanOrEqual(500);
+    expect(await bar(epsilon * 0.99)).toBeGreaterThan(500);
+  });
+
   it('the CLI releases one value per group at the common scale, and refuses --group-private without a statistic and its groups', async () => {
     const r = await inProcess(
       'release',

@@ -11,6 +11,7 @@ import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './
 import { loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { SpecDefaults } from '../spec/load.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
@@ -32,16 +33,52 @@ export interface StatisticOptions extends CalibrateOptions {
   allowNoNoise?: boolean;
 }
 
+/** `--target-halfwidth H`: checked, and refused beside `--epsilon` (the budget is what the plan finds). */
+function targetOf(o: StatisticOptions): number | undefined {
+  const target = o.targetHalfwidth === undefined ? undefined : decimal(o.targetHalfwidth, '--target-halfwidth');
+  if (target === undefined) return undefined;
+  checkSetting('targetHalfwidth', target, '--target-halfwidth', `'${o.targetHalfwidth}'`);
+  if (o.epsilon !== undefined) throw new InputError('is not taken with --target-halfwidth (the budget is what the plan finds)', '--epsilon');
+  return target;
+}
+
+/**
+ * Plan by accuracy on one law source: the smallest ε whose error bar (in the units `convert` gives)
+ * is within ±target with probability `confidence`, for one method at one order, and the
+ * calibration at that ε.
+ */
+async function planByAccuracy(
+  o: StatisticOptions,
+  scenario: AnyScenario,
+  grid: ReturnType<typeof settingsGrid>,
+  d: SpecDefaults,
+  confidence: number,
+  target: number,
+  convert: (r: CalibrationResult) => CalibrationResult = (r) => r,
+) {
+  if (grid.length !== 1) throw new InputError('plans one method at one order: give one --method and one --alpha', '--target-halfwidth');
+  const at = async (epsilon: number) => {
+    const { results, settings } = await calibrateGrid({ ...o, json: true }, scenario, [{ ...grid[0], epsilon }], d);
+    const r = convert(results[0]);
+    return { r, halfWidth: halfWidthAt(r, settings[0], confidence) };
+  };
+  const found = await smallestEpsilon(async (e) => (await at(e)).halfWidth, target);
+  const { r, halfWidth } = await at(found.epsilon);
+  return { r, halfWidth, plan: { epsilon: found.epsilon, halfWidth, floor: found.floor } };
+}
+
+/** The plan's sentence: the ε that reaches ±target (or that the data needs little noise). */
+const planText = (target: number, confidence: number, plan: { epsilon: number; floor: boolean }, alpha: number | string, groups = false) =>
+  plan.floor
+    ? `\nplan: ±${target} with probability ${confidence} is reached at every ε down to ${plan.epsilon} (α = ${alpha}): the data needs little or no noise\n`
+    : `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(plan.epsilon, 4))}${groups ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${alpha}); 1% less ε does not reach it\n`;
+
 /** `calibrate --data T --query sum:COL|mean:COL|count[:P]|share[:P] [--unit U] [--group-by G] [--target-halfwidth H]`. */
 export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, fromSpec?: { t: TableStatistic; d: SpecDefaults }): Promise<void> {
   if (o.groupPrivate) return calibratePrivateGroups(o, s);
   const d = fromSpec?.d ?? {};
   const confidence = parseConfidence(o.confidence);
-  const target = o.targetHalfwidth === undefined ? undefined : decimal(o.targetHalfwidth, '--target-halfwidth');
-  if (target !== undefined) {
-    checkSetting('targetHalfwidth', target, '--target-halfwidth', `'${o.targetHalfwidth}'`);
-    if (o.epsilon !== undefined) throw new InputError('is not taken with --target-halfwidth (the budget is what the plan finds)', '--epsilon');
-  }
+  const target = targetOf(o);
   const t = fromSpec?.t ?? (await loadStatistic(o, s));
   const perGroup: { g: StatisticGroup; results: CalibrationResult[]; halfWidths: number[]; plan?: { epsilon: number; halfWidth: number; floor: boolean } }[] =
     [];
@@ -49,15 +86,8 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
     const grid = settingsGrid(o, g.scenario, d);
     const bars = (rs: CalibrationResult[], st: CalibrationSettings[]) => rs.map((r, k) => halfWidthAt(r, st[k], confidence));
     if (target !== undefined) {
-      if (grid.length !== 1) throw new InputError('plans one method at one order: give one --method and one --alpha', '--target-halfwidth');
-      const at = async (epsilon: number) => {
-        const { results, settings } = await calibrateGrid({ ...o, json: true }, g.scenario, [{ ...grid[0], epsilon }], d);
-        const r = resultInUnits(results[0], g);
-        return { r, halfWidth: bars([r], settings)[0] };
-      };
-      const plan = await smallestEpsilon(async (e) => (await at(e)).halfWidth, target);
-      const { r, halfWidth } = await at(plan.epsilon);
-      perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan: { epsilon: plan.epsilon, halfWidth, floor: plan.floor } });
+      const { r, halfWidth, plan } = await planByAccuracy(o, g.scenario, grid, d, confidence, target, (x) => resultInUnits(x, g));
+      perGroup.push({ g, results: [r], halfWidths: [halfWidth], plan });
       continue;
     }
     const { results, settings } = await calibrateGrid(o, g.scenario, grid, d);
@@ -88,11 +118,8 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
   }
   let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${statisticAssumptions(t, o.groupBy ?? o.given).join('\n')}\n`;
   if (target !== undefined) {
-    const eps = Math.max(...perGroup.map((p) => p.plan!.epsilon));
-    const floor = perGroup.every((p) => p.plan!.floor);
-    text += floor
-      ? `\nplan: ±${target} with probability ${confidence} is reached at every ε down to ${eps} (α = ${grid0(o, t, d)}): the data needs little or no noise\n`
-      : `\nplan: ±${target} with probability ${confidence} needs ε = ${Number(decimalUp(eps, 4))}${perGroup.length > 1 ? ' (the largest over the groups; each group is listed with its own)' : ''} (α = ${grid0(o, t, d)}); 1% less ε does not reach it\n`;
+    const plan = { epsilon: Math.max(...perGroup.map((p) => p.plan!.epsilon)), floor: perGroup.every((p) => p.plan!.floor) };
+    text += planText(target, confidence, plan, grid0(o, t.groups[0].scenario, d), perGroup.length > 1);
   }
   for (const { g, results, halfWidths, plan } of perGroup) {
     if (groupBy) text += `\n${groupBy} = ${g.group} (n = ${g.units})${plan ? `: ε = ${Number(decimalUp(plan.epsilon, 4))}` : ''}`;
@@ -113,8 +140,8 @@ function releaseSetting(grid: ReturnType<typeof settingsGrid>, delta: number | u
 }
 
 /** The order the plan used, as printed. */
-const grid0 = (o: StatisticOptions, t: TableStatistic, d: SpecDefaults) => {
-  const a = settingsGrid(o, t.groups[0].scenario, d)[0].alpha;
+const grid0 = (o: StatisticOptions, scenario: AnyScenario, d: SpecDefaults) => {
+  const a = settingsGrid(o, scenario, d)[0].alpha;
   return a === Infinity ? '∞' : a;
 };
 
@@ -297,12 +324,18 @@ function privateAssumptions(t: PrivateGroups, o: StatisticOptions): string[] {
 
 /** `calibrate … --group-by G --group-private`: one scale for the vector of group values. */
 async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
-  refuseUnused([['--target-halfwidth', o.targetHalfwidth]], 'with --group-private yet');
   const confidence = parseConfidence(o.confidence);
+  const target = targetOf(o);
   const t = await loadPrivateGroups(o, s);
   const grid = settingsGrid(o, t.scenario, {});
-  const { results, settings } = await calibrateGrid(o, t.scenario, grid, {});
-  const bars = results.map((r, k) => halfWidthAt(r, settings[k], confidence));
+  // With a target: the one calibration at the planned ε (each group's value within ±H: one scale, coordinate weights 1).
+  const planned = target === undefined ? null : await planByAccuracy(o, t.scenario, grid, {}, confidence, target);
+  const { results, bars } = planned
+    ? { results: [planned.r], bars: [planned.halfWidth] }
+    : await (async () => {
+        const { results, settings } = await calibrateGrid(o, t.scenario, grid, {});
+        return { results, bars: results.map((r, k) => halfWidthAt(r, settings[k], confidence)) };
+      })();
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -311,13 +344,14 @@ async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promis
         groups: t.groups.map((g) => g.group),
         source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
         confidence,
+        ...(planned ? { targetHalfwidth: target, epsilon: planned.plan.epsilon } : {}),
         results: resultsJson(results, t.scenario, bars),
       })}\n`,
     );
     return;
   }
   process.stdout.write(
-    `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n\n${calibrationText(results, t.scenario, { confidence, halfWidths: bars })}\nthe scale is every group's (${t.groups.map((g) => g.group).join(', ')})\n`,
+    `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n${planned ? planText(target!, confidence, planned.plan, grid0(o, t.scenario, {})) : ''}\n${calibrationText(results, t.scenario, { confidence, halfWidths: bars })}\nthe scale is every group's (${t.groups.map((g) => g.group).join(', ')})\n`,
   );
 }
 
