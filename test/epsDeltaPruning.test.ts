@@ -4,6 +4,9 @@ import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials } from '../src/calibrat
 import type { CalibrationSettings } from '../src/calibrate/rules.js';
 import { release } from '../src/release/release.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
+import { validateSpec } from '../src/markov/chain.js';
+import { markovScenario } from '../src/markov/source.js';
+import type { Scenario } from '../src/distribution/scenario.js';
 
 describe('(ε, δ) targets: orders that cannot win are passed over, with the same result', () => {
   it('equals trying every order, and passes over most of them', () => {
@@ -32,6 +35,38 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
       // Gaussian noise: the best order is among the first few and the later ones are passed over;
       // Laplace noise: α = ∞, tried first, wins here and the finite orders are passed over.
       expect(calls, `${id} ${mechanism}`).toBeLessThan(trials.length / 2);
+    }
+  });
+
+  it("a chain's computed laws prune too (their mass-error charged), with the same result as every order", () => {
+    const { scenario } = markovScenario(
+      validateSpec({
+        states: ['a', 'b', 'c'],
+        chains: [{ name: 'c', transition: [[0.8, 0.15, 0.05], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6]], initial: 'stationary' }],
+        length: 12,
+        query: { count: 'b' },
+      }),
+      'chain',
+    );
+    const sc = scenario as Scenario;
+    for (const method of ['exact', 'best'] as const) {
+      const settings = { mechanism: 'laplace' as const, method };
+      const trials = epsDeltaTrials(settings, 1, 1e-6);
+      const every = epsDeltaBest(
+        trials,
+        trials.map((t) => calibrate(sc, t.settings)),
+        1,
+        1e-6,
+        method,
+      );
+      let calls = 0;
+      const pruned = calibrateEpsDelta(sc, settings, 1, 1e-6, undefined, (s: CalibrationSettings) => {
+        calls++;
+        return calibrate(sc, s);
+      });
+      expect(pruned.scale).toBe(every.scale);
+      expect(pruned.alpha).toBe(every.alpha);
+      expect(calls).toBeLessThan(trials.length / 2);
     }
   });
 
