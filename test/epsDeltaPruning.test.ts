@@ -42,7 +42,17 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
     const { scenario } = markovScenario(
       validateSpec({
         states: ['a', 'b', 'c'],
-        chains: [{ name: 'c', transition: [[0.8, 0.15, 0.05], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6]], initial: 'stationary' }],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.8, 0.15, 0.05],
+              [0.2, 0.7, 0.1],
+              [0.1, 0.3, 0.6],
+            ],
+            initial: 'stationary',
+          },
+        ],
         length: 12,
         query: { count: 'b' },
       }),

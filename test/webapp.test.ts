@@ -711,6 +711,64 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   });
 
+  it("offers geometric noise: integer columns get W∞ and exact like the CLI, the paper's theorems are listed as not applying, releases are integers", async () => {
+    const heart = fileURLToPath(new URL('../examples/heart.csv', import.meta.url));
+    const { page } = await openTable(heart, 'age', 'fbs');
+    await page.check('input[name=mechanism][value=geometric]');
+    await page.uncheck('input[name=mechanism][value=gaussian]');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-mechanism=geometric][data-method=exact]', { timeout: 60_000 });
+    const scales = await page.$$eval('#table tbody tr[data-mechanism=geometric]', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-method'), Number(tr.getAttribute('data-scale'))]),
+    );
+    const cli = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'calibrate',
+          '--data',
+          heart,
+          '--query',
+          'age',
+          '--secret-column',
+          'fbs',
+          '--mechanism',
+          'geometric',
+          '--method',
+          'wasserstein-inf,exact',
+          '--json',
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    );
+    // The same methods and scales (the exact search to an ulp: Chromium's logarithms may round differently).
+    const want = cli.results.map((r: { method: string; scale: number }) => [r.method, r.scale]);
+    expect(scales.map((x) => x[0])).toEqual(want.map((x: [string, number]) => x[0]));
+    for (const [k, [, s]] of scales.entries()) expect(Math.abs((s as number) / want[k][1] - 1)).toBeLessThan(1e-12);
+    expect(await page.textContent('#skipped')).toMatch(
+      /geometric Theorem 1\/2 \(theorem does not apply to geometric at α = 2: Theorem 1 is proven for continuous Laplace noise/,
+    );
+    await page.selectOption('#release-method', 'geometric:exact');
+    await page.fill('#value', '60');
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''));
+    const [value, lo, hi] = /^(-?\d+)\s+interval \[(-?\d+), (-?\d+)\]$/m
+      .exec((await page.textContent('#released'))!)!
+      .slice(1)
+      .map(Number);
+    expect([Number.isInteger(value), hi - value, value - lo]).toEqual([true, hi - value, hi - value]);
+    // A mean divides by n: integer noise is listed as not applying, the others calibrate.
+    await page.selectOption('#publish', 'mean');
+    await page.check('input[name=mechanism][value=laplace]');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-mechanism=laplace]', { timeout: 60_000 });
+    expect(await page.textContent('#skipped')).toMatch(/geometric every method \(a mean divides by n/);
+    await page.close();
+  });
+
   it("calibrates a time series' month window counts like calibrate --window month: each method's scale, the reasons of those that do not apply, and the windows in the spec", async () => {
     // Seattle's first 90 days: three calendar months.
     const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))

@@ -5,6 +5,7 @@ import { expressionInterpreter } from 'vega-interpreter';
 import {
   applicableMethods,
   calibrate,
+  calibrationRule,
   checkSettings,
   METHOD_LABEL,
   type CalibrationResult,
@@ -274,7 +275,7 @@ async function renyiRows(
     const ok = applies(p, mechanism, alpha);
     for (const method of p.methods as SingleMethod[]) {
       if (ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon: p.epsilon });
-      else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: `does not apply at α = ${p.alpha}` });
+      else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: whyNot(mechanism, method, alpha, p.epsilon) });
     }
   }
   const rows: (CalibrationResult & { label: string })[] = [];
@@ -284,6 +285,17 @@ async function renyiRows(
     else rows.push({ ...r, label: METHOD_LABEL[method] });
   }
   return rows;
+}
+
+/** The family's own reason a method does not apply at α (its rule table's), as the CLI words it. */
+function whyNot(mechanism: Mechanism, method: SingleMethod, alpha: number, epsilon: number): string {
+  try {
+    calibrationRule({ mechanism, method, alpha, epsilon });
+  } catch (e) {
+    if (e instanceof InputError) return e.reason;
+    throw e;
+  }
+  return `does not apply at α = ${alpha === Infinity ? '∞' : alpha}`;
 }
 
 /** The chosen methods the family's rule table has at α. */
@@ -617,7 +629,13 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   state.statistic = t;
   state.columns = [p.query];
   const skipped: Skipped[] = [];
-  const mechanisms = familiesFor(p, alpha, skipped);
+  // Integer noise adds to a count or sum; a mean divides by n (the CLI refuses it the same way).
+  const mechanisms = familiesFor(p, alpha, skipped).filter((mechanism) => {
+    const lattice = kind === 'mean' && mechanismDef(mechanism).composes === 'lattice';
+    if (lattice) skipped.push({ mechanism, method: 'every method', reason: 'a mean divides by n: publish the sum (integer noise), then divide' });
+    return !lattice;
+  });
+  if (!mechanisms.length) throw new InputError('choose a mechanism that releases a mean (Laplace or Gaussian)', 'form');
   for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
   if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
   const cont = contaminationOf(p.contamination);
