@@ -600,6 +600,12 @@ describe('tiny scales: exact accounting certifies or steps aside, and calibrate,
     expect(typeof row.divergence === 'number' || row.divergence === 'inf').toBe(true);
     expect(row.divergence === 'inf' || row.divergence > 1e19).toBe(true);
     expect(row.naiveSum === 'inf' || row.naiveSum >= 1e19).toBe(true);
+    // Below the doubles' reach (a subnormal b: 1/b overflows): ∞, never NaN, and a shared support's
+    // data divergence bounds it (data processing).
+    const tiny = json('account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1e-320', '--alpha', '2').rows[0];
+    expect([tiny.divergence, tiny.naiveSum]).toEqual(['inf', 'inf']);
+    const shared = json('account', '--scenario', 'adult', '--release', 'mechanism=laplace,scale=1e-320', '--alpha', '2').rows[0];
+    expect(Number.isFinite(shared.divergence)).toBe(true);
   });
 
   it('an exact evaluation with one uncertified direction certifies nothing', async () => {

@@ -177,7 +177,8 @@ function coupledEvaluation(
 /** Each release's own D_α for the pair, error included (the exact accountant where it applies, else its coupled bound). */
 function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: boolean): number {
   const e = jointEvaluation(pc, [part], alpha, Infinity, ordered);
-  return e.value + e.error;
+  const v = e.value + e.error;
+  return Number.isNaN(v) ? Infinity : v;
 }
 
 /**
@@ -201,8 +202,10 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
       opts.onProgress?.(done++, opts.alphas.length * pcs.length);
       const e = jointEvaluation(pc, parts, alpha, Infinity, ordered);
       const data = dataDivergence(pc, alpha, ordered);
-      // Data processing: no number of releases reveals more than X itself.
-      const bound = e.value + e.error;
+      // Data processing: no number of releases reveals more than X itself. A bound that overflowed
+      // (noise below the doubles' reach: ∞ − ∞) bounds nothing: ∞, so the data's own divergence stands.
+      const sum = e.value + e.error;
+      const bound = Number.isNaN(sum) ? Infinity : sum;
       const known = e.method === 'exact' || e.method === 'exact (Gaussian mean)' || (e.method === 'sup-at-atoms' && Number.isFinite(e.value));
       const row =
         data < bound
