@@ -315,6 +315,10 @@ describe('CLI: --window', () => {
     ).rejects.toThrow(/was to be release 2, but the ledger now has 2/);
     const show = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
     expect(show.status).toBe(0);
+    // No naive sum is computed for windows: said as '—', never a NaN.
+    const listed = await inProcess('ledger', 'show', '--ledger', ledger, ...series);
+    expect(listed.stdout).toMatch(/path-coupled/);
+    expect(listed.stdout).not.toMatch(/NaN/);
     // account reads the same ledger: both windows out, no third to plan.
     const acc = await inProcess('account', '--ledger', ledger, ...series, '--json');
     expect(acc.status).toBe(0);

@@ -6,7 +6,7 @@ import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
-import { jsonAlpha, jsonNumber, numUp, table, jsonText } from './format.js';
+import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import {
   loadScenario,
@@ -341,7 +341,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
       r.alpha === Infinity ? '∞' : String(r.alpha),
       numUp(r.divergence),
       HOW[r.method],
-      numUp(r.naiveSum),
+      naiveText(r.naiveSum),
       r.understated === null ? '?' : r.understated ? 'yes' : 'no',
     ]);
     process.stdout.write(`${table(['α', 'joint D_α ≤', 'how', 'naive sum', 'sum understates'], body, [1, 3])}\n`);

@@ -7,7 +7,7 @@ import { decimal, wholeNumber } from './numbers.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { parseGrid, parseNames } from './grid.js';
-import { auditTable, jsonAlpha, jsonNumber, numDown, numUp, table, jsonText } from './format.js';
+import { auditTable, jsonAlpha, jsonNumber, naiveText, numDown, numUp, table, jsonText } from './format.js';
 import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/rows.js';
 import type { EmpiricalRow, MiRow } from '../audit/rows.js';
@@ -197,7 +197,7 @@ function jointLines(r: AuditReport, epsilon: number): string {
       row.alpha === Infinity ? '∞' : String(row.alpha),
       numUp(row.divergence),
       numDown(epsilon - row.divergence),
-      numUp(row.naiveSum),
+      naiveText(row.naiveSum),
     ]),
     [0, 1, 2, 3],
   )}\n`;

@@ -81,6 +81,9 @@ export function barDigits(h: number) {
   };
 }
 
+/** A naive sum as printed: '—' where none is computed (window counts: a window's own level is not taken apart from the others'). */
+export const naiveText = (v: number) => (Number.isNaN(v) ? '—' : numUp(v));
+
 /** `num`, rounded toward −∞ (slack). */
 export const numDown = (x: number) => (x === 0 || !Number.isFinite(x) ? num(x) : numUp(-x).startsWith('-') ? numUp(-x).slice(1) : `-${numUp(-x)}`);
 

@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import type { LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
 import { asFlagError, parseDelta, refuseUnused, settingOption } from './flags.js';
-import { jsonNumber, numUp, table, jsonText } from './format.js';
+import { jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
 import { loadScenario, statisticsSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
@@ -207,7 +207,7 @@ function reportText(r: LedgerReport): string {
   const current = r.current
     ? `\n\njoint level of all ${r.rows.length} release(s) now (joint accountant), with the naive sum beside it (Pufferfish levels do not add up):\n${table(
         ['α', 'joint D_α', 'naive Σ', 'how'],
-        r.current.accounting.rows.map((row) => [alphaText(row.alpha), numUp(row.divergence), numUp(row.naiveSum), row.method]),
+        r.current.accounting.rows.map((row) => [alphaText(row.alpha), numUp(row.divergence), naiveText(row.naiveSum), row.method]),
         [0, 1, 2],
       )}${r.current.accounting.epsilonDelta ? `\n(ε, δ): ε′ = ${numUp(r.current.accounting.epsilonDelta.epsilon)} at δ = ${r.current.accounting.epsilonDelta.delta} (α = ${alphaText(r.current.accounting.epsilonDelta.alpha)})` : ''}`
     : r.problems.length
