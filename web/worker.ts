@@ -130,6 +130,9 @@ function checkedSettings(settings: Record<string, unknown>): void {
 
 type Post = (r: Response) => void;
 
+/** The plots answer that draws none, saying why (it also ends the calibration on the page). */
+const noPlotsAnswer = (note: string): Response => ({ type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note });
+
 /**
  * Progress of `total` jobs as the page shows it: `step(k, label)` when job k starts, `within(k)`
  * a callback for job k's own units; posted at most every 200 ms (and at each job's start), so a
@@ -526,14 +529,11 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
       ),
     ),
   });
-  post({
-    type: 'plots',
-    alpha: '',
-    epsilon: '',
-    numbers: [],
-    notPlotted: [],
-    note: `For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).${p.sequence?.window ? ' Window counts take the vector’s own methods (path-coupled, MQM, group DP), whichever method boxes are ticked.' : ''}`,
-  });
+  post(
+    noPlotsAnswer(
+      `For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).${p.sequence?.window ? ' Window counts take the vector’s own methods (path-coupled, MQM, group DP), whichever method boxes are ticked.' : ''}`,
+    ),
+  );
 }
 
 /** The calibration form: the results table, then the plots. */
@@ -590,13 +590,13 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   });
   if (p.delta !== undefined) {
     post(results(await epsDeltaRows(p, sc, mechanisms, skipped, cont, post)));
-    post({ type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note: noPlots(p) ?? '' });
+    post(noPlotsAnswer(noPlots(p) ?? ''));
     return;
   }
   const rows = await renyiRows(p, sc, mechanisms, alpha, skipped, cont, post);
   post(results(rows.map(rowOf)));
   const none = noPlots(p);
-  post(none ? { type: 'plots', alpha: '', epsilon: '', numbers: [], notPlotted: [], note: none } : await plots(p, sc, mechanisms, alpha, rows, cont));
+  post(none ? noPlotsAnswer(none) : await plots(p, sc, mechanisms, alpha, rows, cont));
 }
 
 /**
@@ -628,6 +628,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   state.scenario = null;
   state.statistic = t;
   state.columns = [p.query];
+  if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
   const skipped: Skipped[] = [];
   // Integer noise adds to a count or sum; a mean divides by n (the CLI refuses it the same way).
   const mechanisms = familiesFor(p, alpha, skipped).filter((mechanism) => {
@@ -637,7 +638,6 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   });
   if (!mechanisms.length) throw new InputError('choose a mechanism that releases a mean (Laplace or Gaussian)', 'form');
   for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
-  if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
   const cont = contaminationOf(p.contamination);
   const rows: ResultRow[] = [];
   for (const g of t.groups) {
@@ -658,14 +658,11 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
     statistic: { label: t.label, ...(p.given ? { groupBy: p.given } : {}), notes: statisticAssumptions(t, p.given || undefined) },
     ...(plan ? { plan } : {}),
   });
-  post({
-    type: 'plots',
-    alpha: '',
-    epsilon: '',
-    numbers: [],
-    notPlotted: [],
-    note: `No plots for a statistic yet: the table lists each group’s noise per method.${t.groups.length > 1 ? ' Per group the page neither audits nor writes a spec (nor does the CLI: audit a group as a table of its own rows).' : ''}`,
-  });
+  post(
+    noPlotsAnswer(
+      `No plots for a statistic yet: the table lists each group’s noise per method.${t.groups.length > 1 ? ' Per group the page neither audits nor writes a spec (nor does the CLI: audit a group as a table of its own rows).' : ''}`,
+    ),
+  );
 }
 
 /** The plan by accuracy of a statistic: per group, the smallest ε whose 95% error bar (best method) is within ±H. */
@@ -734,7 +731,6 @@ function releaseMethod(m: ReleaseRequest, sc: AnyScenario, base: { mechanism: Me
 /** A release's notes for the curator, joined (none: undefined). */
 const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?: string }).drawNote].filter((x): x is string => !!x).join(' ') || undefined;
 
-/** A release of the value (a vector query: the coordinates as typed), after the page's confirmation of what it publishes. */
 /** The statistic's one group (a whole table, or one public group); several: this page step takes one. */
 function onlyGroup(t: TableStatistic, what: string): StatisticGroup {
   if (t.groups.length !== 1)
@@ -782,6 +778,7 @@ function onStatisticRelease(t: TableStatistic, m: ReleaseRequest, post: Post): v
   });
 }
 
+/** A release of the value (a vector query: the coordinates as typed), after the page's confirmation of what it publishes. */
 function onRelease(m: ReleaseRequest, post: Post): void {
   if (state.statistic) {
     try {

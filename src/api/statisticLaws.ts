@@ -8,7 +8,7 @@ import { divideDown, divideUp, nextUp } from '../numerics/float.js';
 import { secretText, textHistograms, type TextTable } from '../sources/csvText.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
-import { checkStatistic, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
+import { checkStatistic, divisorOf, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
 import type { StatisticValues } from '../sources/statisticValues.js';
 
 /** One group's statistic: its contribution laws, its true total and its public number of units. */
@@ -73,7 +73,7 @@ export function statisticOf(
       { ...h, groups: new Map([[group, hist!]]) },
       { name, ...(prior ? { prior } : {}), ...(o.pairs ? { pairs: o.pairs } : {}) },
     );
-    groups.push({ group, scenario, total, units, divisor: perUnit(s) ? units : 1 });
+    groups.push({ group, scenario, total, units, divisor: divisorOf(s, units) });
   }
   if (groups.length === 0)
     throw new InputError(

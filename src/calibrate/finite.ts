@@ -214,26 +214,10 @@ export function calibrateFinite(scenario: Scenario, settings: CalibrationSetting
     opts,
     () => calibrateAtOrder(scenario, settings, opts),
     () => calibrateAtOrder(scenario, { ...settings, alpha: Infinity }, {}),
-    (r) => infinityLarger(scenario, settings, r),
+    // Every α = ∞ method (the chain's own too) certifies a true D∞ ≤ ε: a scale certainly too small
+    // for α = ∞ at r's binding pair is below each of theirs, and r stands without that run.
+    (r) => r.binding !== null && certainlyTooSmall(scenario, { ...settings, alpha: Infinity }, r.scale, r.binding),
   );
-}
-
-/**
- * Whether every α = ∞ calibration of these settings certainly needs more noise than `r`: at r's
- * scale, r's binding pair's exact D∞ less its certified error and the laws' mass-error charge exceeds
- * ε. Each α = ∞ method (the chain's own too) certifies a scale where the true D∞ is at most ε, and D∞
- * of the outputs falls as the scale grows, so each of their scales is larger. One release, no
- * contamination; false claims nothing.
- */
-function infinityLarger(scenario: Scenario, settings: CalibrationSettings, r: CalibrationResult): boolean {
-  if (!r.binding || !(r.scale > 0) || (settings.releases ?? 1) !== 1 || settings.contamination) return false;
-  const accountant = mechanismDef(settings.mechanism).accountant(noiseOptions(settings));
-  const prior = scenario.priors.find((p) => p.name === r.binding!.prior);
-  const [p, q] = r.binding.pair.map((x) => prior?.conditionals[x]);
-  if (isNotApplicable(accountant) || !p || !q) return false;
-  const e = exactEvaluation(p, q, accountant(r.scale), Infinity, settings.epsilon, scenario.ordered ?? false);
-  const charge = hasSource(scenario) ? massErrorCharge(lawsError(scenario), Infinity) : 0;
-  return e.value - e.error - charge > settings.epsilon;
 }
 
 function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions): CalibrationResult {

@@ -26,7 +26,7 @@ import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseGrid, parseNames } from './grid.js';
-import { parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
+import { divisorOf, parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import { checkSecretGiven } from '../sources/histograms.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
@@ -293,16 +293,18 @@ async function writeStatisticSpec(o: CalibrateOptions, t: TableStatistic): Promi
  * contribution, n is the spec's; null for a spec without one.
  */
 export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStatistic; d: SpecDefaults } | null> {
-  const { loadAnySpecFile } = await import('../spec/loadFile.js');
+  const { loadAnySpecFile, specNames } = await import('../spec/loadFile.js');
+  // Only a spec that names a statistic is validated here; any other is read by its own path, once.
+  if (!specNames(o.spec!, ['statistic'])) return null;
   const spec = loadAnySpecFile(o.spec!);
   const defaults = spec.defaults;
   // A statistic's laws are finite (the spec loader checks it).
   if (!defaults.statistic || spec.kind !== 'finite') return null;
   const scenario = spec.scenario;
-  refuseUnused([...tableOnly(o), ['--unit', o.unit], ['--spec-out', o.specOut]], 'with --spec: it reads a table (--data)');
+  refuseUnused([...tableOnly(o), ['--spec-out', o.specOut]], 'with --spec: it reads a table (--data)');
   const { units, ...statistic } = defaults.statistic;
   layoutNames(scenario);
-  const group = { group: '', scenario, total: Number.NaN, units, divisor: perUnit(statistic) ? units : 1 };
+  const group = { group: '', scenario, total: Number.NaN, units, divisor: divisorOf(statistic, units) };
   const t: TableStatistic = {
     statistic,
     label: statisticLabel(statistic),
@@ -432,16 +434,9 @@ async function specWindows(file: string): Promise<{ scenario: WindowScenario; d:
 export async function givesWindows(o: WindowOptions): Promise<boolean> {
   if (o.window !== undefined) return true;
   if (o.spec === undefined) return false;
-  const { mayGiveWindows } = await import('../spec/loadFile.js');
+  const { specNames } = await import('../spec/loadFile.js');
   // Only a spec that names windows is validated here; any other is read by its own path, once.
-  const names = (() => {
-    try {
-      return mayGiveWindows(o.spec!);
-    } catch {
-      return false;
-    }
-  })();
-  return names && (await specWindows(o.spec).catch(() => null)) !== null;
+  return specNames(o.spec, ['windows', 'windowLength']) && (await specWindows(o.spec).catch(() => null)) !== null;
 }
 
 type LoadedWindows = {
@@ -555,7 +550,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (!o.data) {
     refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
     // A table's options would silently change nothing (a prior class asked for and not applied: less noise than meant).
-    refuseUnused([...tableOnly(o), ['--unit', o.unit]], `with ${given[0]}: it reads a table (--data)`);
+    refuseUnused(tableOnly(o), `with ${given[0]}: it reads a table (--data)`);
   }
   if (o.spec) {
     // The spec loader (with the chain models a spec may hold) is read only when a spec is given.
@@ -564,7 +559,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     const st = defaults.statistic;
     if (!st) return { scenario, d: defaults };
     if (!statistic) throw new InputError(SPEC_STATISTIC_TAKEN, 'spec.statistic');
-    return { scenario, d: defaults, statistic: { label: statisticLabel(st), units: st.units, divisor: perUnit(st) ? st.units : 1 } };
+    return { scenario, d: defaults, statistic: { label: statisticLabel(st), units: st.units, divisor: divisorOf(st, st.units) } };
   }
   if (o.scenario) {
     // The UCI files when a verified copy is at hand ($PUFFERFISH_DATA_DIR or the cache), else the embedded counts.
@@ -649,6 +644,7 @@ const tableOnly = (o: SourceOptions): [string, unknown][] => [
   ['--order-by', o.orderBy],
   ['--group-by', o.groupBy],
   ['--length', o.length],
+  ['--unit', o.unit],
 ];
 
 /** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */

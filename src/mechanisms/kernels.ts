@@ -50,31 +50,27 @@ export function mixtureLogDensityPlain(m: Mixture, noise: Noise, ys: Float64Arra
  * @example exactDInf(noiseOf('laplace', 1), fromCounts([0], [1]), fromCounts([1], [1]))?.value // 1
  */
 export function exactDInf(noise: Noise, p: Law, q: Law, interval?: [number, number]): Bounded | null {
-  if (noise.family === 'geometric' && !interval) return latticeDInf(p, q, noise.scale);
-  if (noise.family !== 'laplace') return null;
+  if (!onAtoms(noise, p, q, interval)) return null;
   return interval ? exactLaplaceDInfTruncated(p, q, noise.scale, interval) : exactLaplaceDInf(p, q, noise.scale);
 }
 
 /** `exactDInf` on the whole line in both directions, [D∞(P_Y‖Q_Y), D∞(Q_Y‖P_Y)], from one evaluation of each mixture; null where D∞ is infinite. */
 export function exactDInfBoth(noise: Noise, p: Discrete, q: Discrete): [Bounded, Bounded] | null {
-  if (noise.family === 'geometric') {
-    checkIntegerAtoms(p.values);
-    checkIntegerAtoms(q.values);
-    return exactLaplaceDInfBoth(p, q, noise.scale);
-  }
-  if (noise.family !== 'laplace') return null;
-  return exactLaplaceDInfBoth(p, q, noise.scale);
+  return onAtoms(noise, p, q) ? exactLaplaceDInfBoth(p, q, noise.scale) : null;
 }
 
 /**
- * D∞ of geometric noise (docs/math.md §21): on integer atoms its masses are the Laplace mixture's
- * densities at the same b times one constant, so log p/q is the Laplace ratio at the integers, whose
- * sup over the whole line is at an atom (an integer): the Laplace D∞.
+ * Whether D∞ of this noise is the Laplace sup at the atoms: Laplace, and geometric noise on the whole
+ * line (docs/math.md §21: on integer atoms its masses are the Laplace mixture's densities at the same
+ * b times one constant, so log p/q is the Laplace ratio at the integers, whose sup over the line is
+ * at an atom). Geometric laws off the integers are refused, naming the mechanism.
  */
-function latticeDInf(p: Law, q: Law, b: number): Bounded {
+function onAtoms(noise: Noise, p: Law, q: Law, interval?: [number, number]): boolean {
+  if (noise.family === 'laplace') return true;
+  if (noise.family !== 'geometric' || interval) return false;
   checkIntegerAtoms(p.values);
   checkIntegerAtoms(q.values);
-  return exactLaplaceDInf(p, q, b);
+  return true;
 }
 
 /** Whether the output densities are proportional beyond every atom (Laplace-shaped noise: e^{∓y/b}), so truncating there leaves one law. */

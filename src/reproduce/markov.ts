@@ -41,6 +41,23 @@ function scales(states: string[], chain: MarkovChain, length: number, query: Mar
   return out;
 }
 
+/** Seattle's chain: the transition counts' rows normalised, started stationary. */
+const SEATTLE_CHAIN: MarkovChain = {
+  name: 'seattle',
+  transition: SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0))),
+  initial: 'stationary',
+};
+
+/** Song et al.'s binary chain M = [[1−q, q], [1−p, p]], started stationary. */
+const binaryChain = (q: number, p: number): MarkovChain => ({
+  name: `q=${q},p=${p}`,
+  transition: [
+    [1 - q, q],
+    [1 - p, p],
+  ],
+  initial: 'stationary',
+});
+
 /**
  * Song, Wang and Chaudhuri's synthetic experiment (binary chain M = [[1−q, q], [1−p, p]], T = 100,
  * the count of state 1, ε = 1): the noise scale over (q, p) for GroupDP, GK16, MQMApprox, MQMExact
@@ -50,14 +67,7 @@ function markovGrid(points: number[], alpha2: number[], tick: () => void): Row[]
   const rows: Row[] = [];
   for (const q of points)
     for (const p of points) {
-      const chain = {
-        name: `q=${q},p=${p}`,
-        transition: [
-          [1 - q, q],
-          [1 - p, p],
-        ],
-        initial: 'stationary' as const,
-      };
+      const chain = binaryChain(q, p);
       for (const [alpha, methods] of [[Infinity, METHODS], ...(alpha2.includes(q) && alpha2.includes(p) ? [[2, ['exact']] as const] : [])] as const) {
         const s = scales(['0', '1'], chain, 100, { count: '1' }, alpha);
         for (const method of methods) if (s[method] !== null) rows.push({ q, p, alpha: alpha === Infinity ? 'inf' : alpha, method, scale: s[method]! });
@@ -69,8 +79,7 @@ function markovGrid(points: number[], alpha2: number[], tick: () => void): Row[]
 
 /** The weather example: Seattle's rainy days in `length` days, every method at α = ∞. */
 function markovWeather(length: number): Row[] {
-  const transition = SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0)));
-  const s = scales(SEATTLE_STATES, { name: 'seattle', transition, initial: 'stationary' }, length, { count: 'rain' }, Infinity);
+  const s = scales(SEATTLE_STATES, SEATTLE_CHAIN, length, { count: 'rain' }, Infinity);
   return Object.entries(s).flatMap(([method, scale]) => (scale === null ? [] : [{ example: `Seattle, rainy days in ${length} days`, method, scale }]));
 }
 
@@ -95,22 +104,14 @@ export function markovWindows(points: number[], alphas: number[], tick: () => vo
   const synthetic: Row[] = [];
   for (const q of points)
     for (const p of points) {
-      const chain = {
-        name: `q=${q},p=${p}`,
-        transition: [
-          [1 - q, q],
-          [1 - p, p],
-        ],
-        initial: 'stationary' as const,
-      };
+      const chain = binaryChain(q, p);
       const s = windowScales(['0', '1'], chain, '1', new Array<number>(10).fill(10), 2);
       for (const method of WINDOW_METHODS) if (s[method] !== null) synthetic.push({ q, p, alpha: 2, method, scale: s[method]! });
       tick();
     }
-  const transition = SEATTLE_COUNTS.map((row) => row.map((c) => c / row.reduce((a, b) => a + b, 0)));
   const weather: Row[] = [];
   for (const alpha of alphas) {
-    const s = windowScales(SEATTLE_STATES, { name: 'seattle', transition, initial: 'stationary' }, 'rain', MONTHS_2015, alpha);
+    const s = windowScales(SEATTLE_STATES, SEATTLE_CHAIN, 'rain', MONTHS_2015, alpha);
     for (const method of WINDOW_METHODS) if (s[method] !== null) weather.push({ alpha, method, scale: s[method]! });
     tick();
   }

@@ -61,6 +61,12 @@ export const statisticText = (s: Statistic): string => {
 export const perUnit = (s: Statistic): boolean => s.kind === 'mean' || s.kind === 'share';
 
 /**
+ * What a scale, value or interval of the contribution laws is divided by: n for a mean or share, else 1.
+ * @example divisorOf({ kind: 'mean', column: 'x' }, 303) // 303
+ */
+export const divisorOf = (s: Statistic, units: number): number => (perUnit(s) ? units : 1);
+
+/**
  * The statistic in words.
  * @example statisticLabel({ kind: 'mean', column: 'chol', unit: 'household' }) // "mean of chol (units: household)"
  */

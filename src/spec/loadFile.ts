@@ -44,12 +44,17 @@ export function loadAnySpecFile(file: string): AnySpec {
 }
 
 /**
- * Whether a spec file's text names windows (`"windows"` or `"windowLength"`): a cheap test on its
- * text, so that only such a spec is validated twice (as a series' windows, docs/math.md §19).
- * @example mayGiveWindows('examples/spec.json') // false
+ * Whether a spec file's text names one of `keys` (`"windows"`, `"statistic"`): a cheap test on its
+ * text, so that only such a spec is validated twice (as a series' windows, docs/math.md §19, or a
+ * statistic's laws, §18); false for a file that cannot be read (its own path reports it).
+ * @example specNames('examples/spec.json', ['windows', 'windowLength']) // false
  */
-export function mayGiveWindows(file: string): boolean {
-  return /"window(s|Length)"\s*:/.test(readSpec(file));
+export function specNames(file: string, keys: readonly string[]): boolean {
+  try {
+    return new RegExp(`"(${keys.join('|')})"\\s*:`).test(readSpec(file));
+  } catch {
+    return false;
+  }
 }
 
 function readSpec(file: string): string {
