@@ -37,7 +37,34 @@ export interface SettingDecl {
   readonly file?: 'input' | 'output';
   /** What the setting is, for the help; a command may say more about what it means there. */
   readonly help: string;
+  /**
+   * How the CLI reads its text (`parseSetting`): a decimal in `range`, a whole number from `min`
+   * to `max`, a grid of numbers, one of `choices`; absent: the command reads the text itself.
+   */
+  readonly kind?: 'number' | 'whole' | 'grid' | 'choice';
+  /** The value taken when neither a flag nor a spec field gives one (per guarantee where they differ); the help shows it. */
+  readonly default?: SettingValue | PerGuarantee<SettingValue>;
+  /** Whole numbers: the smallest value taken (per guarantee where they differ). */
+  readonly min?: number | PerGuarantee<number>;
+  /** Whole numbers: the largest value taken. */
+  readonly max?: number;
+  /** The values a choice takes. */
+  readonly choices?: readonly string[];
+  /** The page's upper end where it is below `max`: the page shows every draw as a line of text. */
+  readonly pageMax?: number;
 }
+
+/** A setting's value as declared: a number or a name. */
+export type SettingValue = number | string;
+
+/** A value that differs between the Rényi and the mutual-information guarantee. */
+export interface PerGuarantee<T> {
+  readonly renyi: T;
+  readonly mi: T;
+}
+
+/** The guarantees a setting's default or range may depend on. */
+export type Guarantee = keyof PerGuarantee<unknown>;
 
 /**
  * The settings, each declared once. The CLI's flags are made from these (`settingOption`), its
@@ -45,26 +72,65 @@ export interface SettingDecl {
  * the library and the spec schema (shared by the web worker) check the ranges declared here.
  */
 export const SETTINGS = {
-  alpha: { flag: '--alpha', arg: '<grid>', one: '<a>', spec: true, help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf' },
-  epsilon: { flag: '--epsilon', arg: '<grid>', one: '<e>', range: 'positive', spec: true, help: 'budget(s): E | E,F,… | FROM:TO:STEP' },
-  delta: { flag: '--delta', arg: '<d>', range: 'unitOpen', spec: true, help: 'δ of an (ε, δ) guarantee, in (0, 1)' },
+  alpha: { flag: '--alpha', arg: '<grid>', one: '<a>', spec: true, kind: 'grid', default: 2, help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf' },
+  epsilon: {
+    flag: '--epsilon',
+    arg: '<grid>',
+    one: '<e>',
+    range: 'positive',
+    spec: true,
+    kind: 'grid',
+    default: 1,
+    help: 'budget(s): E | E,F,… | FROM:TO:STEP',
+  },
+  delta: { flag: '--delta', arg: '<d>', range: 'unitOpen', spec: true, kind: 'number', default: 1e-6, help: 'δ of an (ε, δ) guarantee, in (0, 1)' },
   mechanism: { flag: '--mechanism', arg: '<m>', spec: true, help: 'the noise family' },
-  method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, help: 'calibration method(s), comma-separated' },
-  releases: { flag: '--releases', arg: '<n>', range: 'count', spec: true, help: 'releases of the same value covered together' },
-  contamination: { flag: '--contamination', arg: '<λ>', range: 'unitClosed', spec: true, help: 'the share λ of each conditional an adversary may move' },
+  method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, default: 'best', help: 'calibration method(s), comma-separated' },
+  releases: { flag: '--releases', arg: '<n>', range: 'count', spec: true, kind: 'number', default: 1, help: 'releases of the same value covered together' },
+  contamination: {
+    flag: '--contamination',
+    arg: '<λ>',
+    range: 'unitClosed',
+    spec: true,
+    kind: 'number',
+    default: 0,
+    help: 'the share λ of each conditional an adversary may move',
+  },
   domain: { flag: '--domain', arg: '<lo,hi>', spec: true, help: 'the interval contaminated mass may go to' },
   coordinateScales: { flag: '--coordinate-scales', arg: '<w1,w2,…>', spec: true, help: 'vector queries: coordinate i gets wᵢ × the scale' },
-  threads: { flag: '--threads', arg: '<n>', help: 'threads: this one plus workers started when the work repays them' },
-  confidence: { flag: '--confidence', arg: '<c>', range: 'unitOpen', help: 'error bars: the share of the noise the ± covers, in (0, 1) (default 0.95)' },
-  level: { flag: '--level', arg: '<a>', range: 'unitOpen', help: 'false-alarm level of a statistical test, in (0, 1)' },
+  threads: { flag: '--threads', arg: '<n>', kind: 'whole', min: 1, max: 256, help: 'threads: this one plus workers started when the work repays them' },
+  confidence: {
+    flag: '--confidence',
+    arg: '<c>',
+    range: 'unitOpen',
+    kind: 'number',
+    default: 0.95,
+    help: 'error bars: the share of the noise the ± covers, in (0, 1)',
+  },
+  level: {
+    flag: '--level',
+    arg: '<a>',
+    range: 'unitOpen',
+    kind: 'number',
+    default: { renyi: 1e-3, mi: 0.05 },
+    help: 'false-alarm level of a statistical test, in (0, 1)',
+  },
   scale: { flag: '--scale', arg: '<s>', range: 'positive', help: 'a noise scale' },
-  count: { flag: '--count', arg: '<n>', range: 'count', help: 'draws' },
+  count: { flag: '--count', arg: '<n>', range: 'count', kind: 'whole', default: 1, min: 1, max: 1_000_000, pageMax: 1000, help: 'draws' },
   rows: { flag: '--rows', arg: '<n>', range: 'count', help: 'rows of a table' },
   'target-mse': { flag: '--target-mse', arg: '<m>', range: 'positive', help: 'a target expected squared error' },
   json: { flag: '--json', help: 'print JSON' },
-  guarantee: { flag: '--guarantee', arg: '<g>', help: 'renyi (default) or mi' },
+  guarantee: { flag: '--guarantee', arg: '<g>', kind: 'choice', choices: ['renyi', 'mi'], default: 'renyi', help: 'renyi or mi' },
   cost: { flag: '--cost', arg: '<c>', help: 'exponential mechanism cost c(z)' },
-  samples: { flag: '--samples', arg: '<n>', help: 'empirical audit: draws per secret' },
+  samples: {
+    flag: '--samples',
+    arg: '<n>',
+    kind: 'whole',
+    default: { renyi: 50_000, mi: 20_000 },
+    min: { renyi: 100, mi: 40 },
+    max: 10_000_000,
+    help: 'empirical audit: draws per secret',
+  },
   value: { flag: '--value', arg: '<v>', help: 'the true value to privatize' },
   truncate: { flag: '--truncate', arg: '<lo,hi>', help: 'redraw until the output lies in [LO, HI]' },
   ledger: { flag: '--ledger', arg: '<file|url>', file: 'input', help: 'a release ledger (DuckDB file or postgres://…)' },
@@ -102,8 +168,8 @@ export const SETTINGS = {
   secret: { flag: '--secret', arg: '<name=predicate>', help: 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)' },
   pairs: { flag: '--pairs', arg: '<a:b,…>', help: 'secret pairs to protect (default: every unordered pair)' },
   given: { flag: '--given', arg: '<col>', help: 'public column: split every pair by its value, take the maximum, name the binding one' },
-  prior: { flag: '--prior', arg: '<class>', help: 'empirical (default) | bootstrap:N | dirichlet:N[:CONCENTRATION]' },
-  seed: { flag: '--seed', arg: '<n>', help: 'seed of the prior class draws (reproducible)' },
+  prior: { flag: '--prior', arg: '<class>', default: 'empirical', help: 'empirical | bootstrap:N | dirichlet:N[:CONCENTRATION]' },
+  seed: { flag: '--seed', arg: '<n>', kind: 'whole', min: 0, max: Number.MAX_SAFE_INTEGER, help: 'seed of the prior class draws (reproducible)' },
   separator: { flag: '--separator', arg: '<s>', help: 'CSV separator (\\t for tab)' },
   columns: { flag: '--columns', arg: '<a,b,…>', help: 'column names for a CSV without header' },
   table: { flag: '--table', arg: '<t>', help: 'PostgreSQL table' },
@@ -120,19 +186,88 @@ export const SETTINGS = {
     arg: '<col>',
     help: 'with --sequence: independent sequences (their transitions are pooled); with a statistic: one value per group of this public column',
   },
-  length: { flag: '--length', arg: '<T>', help: 'with --sequence: the chain length the release is about (default: the longest sequence)' },
+  length: {
+    flag: '--length',
+    arg: '<T>',
+    kind: 'whole',
+    min: 1,
+    max: 1_000_000,
+    help: 'with --sequence: the chain length the release is about (default: the longest sequence)',
+  },
   out: { flag: '--out', arg: '<file>', file: 'output', help: 'the output file' },
   spec: { flag: '--spec', arg: '<file>', file: 'input', help: 'scenario spec (JSON)' },
   projection: { flag: '--projection', arg: '<file|random:K>', file: 'input', help: 'a projection matrix file, or random:K' },
   keep: { flag: '--keep', arg: '<a,b,…>', help: 'columns written beside the privatized one' },
+  release: {
+    flag: '--release',
+    arg: '<fields>',
+    help: "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
+  },
+  next: { flag: '--next', arg: '<mechanism>', help: 'also: the smallest scale of one more release of this mechanism within the total (α, ε)' },
+  nextColumns: {
+    flag: '--next-columns',
+    arg: '<A+B>',
+    help: "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')",
+  },
+  empirical: { flag: '--empirical', help: 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)' },
+  robustness: {
+    flag: '--robustness',
+    help: 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)',
+  },
+  fit: { flag: '--fit', arg: '<kind>', help: 'calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)' },
+  perRelease: { flag: '--per-release', help: 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)' },
+  allowNoNoise: {
+    flag: '--allow-no-noise',
+    help: 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
+  },
+  header: { flag: '--header', help: 'CSV has a header row' },
+  noHeader: { flag: '--no-header', help: 'CSV has no header row' },
+  quick: { flag: '--quick', help: 'coarse grid that finishes in seconds' },
+  figure: { flag: '--figure', arg: '<n...>', help: 'only these figures (1 2 3 4)' },
+  markov: {
+    flag: '--markov',
+    help: "Song et al.'s Markov-chain experiment (noise over (q, p) for GroupDP, GK16, MQMApprox, MQMExact and the exact laws) and the weather example",
+  },
+  port: { flag: '--port', arg: '<p>', kind: 'whole', min: 0, max: 65535, default: 8737, help: 'port (0 = any free one)' },
 } as const satisfies Record<string, SettingDecl>;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/** The orders `account` reports when none are given: a curve of the joint level, not one point. */
+export const ACCOUNT_ORDERS: readonly number[] = [1.5, 2, 3, 5, 10, Infinity];
 
 /** Each ranged setting's range (read off `SETTINGS`). */
 export const SETTING_RANGES = Object.fromEntries(Object.entries(SETTINGS).flatMap(([k, d]) => ('range' in d ? [[k, d.range]] : []))) as {
   readonly [K in SettingName as (typeof SETTINGS)[K] extends { range: RangeName } ? K : never]: RangeName;
 };
+
+/** The settings that declare a default. */
+export type DefaultedSetting = { [K in SettingName]: (typeof SETTINGS)[K] extends { default: unknown } ? K : never }[SettingName];
+
+/**
+ * A setting's declared default (for `guarantee` where the guarantees' defaults differ).
+ * @example settingDefault('alpha') // 2
+ * @example settingDefault('samples', 'mi') // 20000
+ */
+export function settingDefault<K extends DefaultedSetting>(name: K, guarantee: Guarantee = 'renyi'): DefaultOf<K> {
+  return perGuarantee((SETTINGS[name] as SettingDecl).default, guarantee) as DefaultOf<K>;
+}
+
+/** The type of a setting's default: its declared literal widened (`2` → number). */
+export type DefaultOf<K extends DefaultedSetting> = (typeof SETTINGS)[K] extends { default: infer D }
+  ? D extends PerGuarantee<infer T>
+    ? Widen<T>
+    : Widen<D>
+  : never;
+type Widen<T> = T extends number ? number : T extends string ? string : T;
+
+/**
+ * A declared value that may differ by guarantee, for `guarantee`.
+ * @example perGuarantee({ renyi: 100, mi: 40 }, 'mi') // 40
+ */
+export function perGuarantee<T>(x: T | PerGuarantee<T>, guarantee: Guarantee): T {
+  return typeof x === 'object' && x !== null && 'renyi' in x ? x[guarantee] : (x as T);
+}
 
 /**
  * `value` when it lies in `range`, else an InputError naming `field` with the range's message

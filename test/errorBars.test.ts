@@ -182,7 +182,7 @@ describe('error bars: the interval holds the true value with the stated probabil
     expect(c.results[0].halfWidth).toBeGreaterThanOrEqual(c.results[0].scale * Math.log(20));
     const bad = run('release', '--scenario', 'heart', '--value', '1.4', '--confidence', '95');
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/^error: --confidence: must be in \(0, 1\), got 95/);
+    expect(bad.stderr).toMatch(/^error: --confidence: must be in \(0, 1\), got '95'/);
   });
 
   it('a truncated column release never prints a row value in its refusal', async () => {

@@ -123,16 +123,18 @@ describe('library hygiene', () => {
     expect(readers.map((f) => f.slice(SRC.length - 3))).toEqual(['src/distribution/lawKind.ts']);
   });
 
-  it('the CLI and the web page: no function longer than 120 lines, and the page and worker have no `any`', () => {
-    const CLI = join(SRC, 'cli');
+  it('no function longer than 120 lines (but the certified quadrature kernels a note keeps whole), and the page and worker have no `any`', () => {
     const long: string[] = [];
     const anys: string[] = [];
-    for (const f of [...files(CLI), ...files(WEB)]) {
+    const kept: string[] = [];
+    for (const f of [...files(SRC), ...files(WEB)]) {
       const src = ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true);
       const visit = (n: ts.Node) => {
         if (ts.isFunctionLike(n) && 'body' in n && n.body) {
           const lines = src.getLineAndCharacterOfPosition(n.getEnd()).line - src.getLineAndCharacterOfPosition(n.getStart()).line + 1;
-          if (lines > 120) long.push(`${f}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1} (${lines} lines)`);
+          const where = `${f.slice(SRC.length - 3)}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1} (${lines} lines)`;
+          const note = ts.getJSDocCommentsAndTags(n).some((d) => /Kept whole \(over 120 lines\): a certified quadrature kernel/.test(d.getText()));
+          if (lines > 120) (note ? kept : long).push(where);
         }
         if (n.kind === ts.SyntaxKind.AnyKeyword && f.startsWith(WEB)) anys.push(`${f}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
         ts.forEachChild(n, visit);
@@ -141,6 +143,7 @@ describe('library hygiene', () => {
     }
     expect(long).toEqual([]);
     expect(anys).toEqual([]);
+    expect(kept.length).toBeLessThanOrEqual(4);
     // The checks find what they forbid.
     const probe = ts.createSourceFile('x.ts', `function f(a: any) {\n${'  a;\n'.repeat(130)}}`, ts.ScriptTarget.Latest, true);
     const fn = probe.statements[0] as ts.FunctionDeclaration;

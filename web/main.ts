@@ -6,6 +6,7 @@ import { decimalUp, numDown, numUp } from '../src/cli/format.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { ColumnSummary } from '../src/sources/csvText.js';
 import { guessColumns } from '../src/sources/columnGuess.js';
+import { SETTINGS, settingDefault } from '../src/settings.js';
 import type { CalibrateParams, Envelope, FormAlpha, Kind, Request, Response, ResultRow } from './protocol.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -33,6 +34,14 @@ const page = {
   /** When the running calibration started (for its elapsed time). */
   started: 0,
 };
+
+/** The form's starting values and bounds, read off the settings' declarations: the CLI's defaults. */
+function declaredDefaults(): void {
+  for (const name of ['alpha', 'epsilon', 'delta', 'count', 'contamination'] as const) $<HTMLInputElement>(name).value = String(settingDefault(name));
+  $<HTMLInputElement>('count').max = String(SETTINGS.count.pageMax);
+  $('confidence-share').textContent = `${100 * settingDefault('confidence')}%`;
+}
+declaredDefaults();
 page.worker = startWorker();
 function startWorker(): Worker {
   const w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });

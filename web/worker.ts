@@ -1,4 +1,5 @@
 // The library runs here, off the page's thread: one handler per request of the protocol (protocol.ts).
+import { settingDefault } from '../src/settings.js';
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
@@ -172,7 +173,7 @@ function tableLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario |
   const t = tableScenario(h, {
     name: `${p.fileName}: ${queries.join(',')} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
     given: p.given || undefined,
-    prior: parsePriorClass(p.prior ?? 'empirical'),
+    prior: parsePriorClass(p.prior ?? settingDefault('prior')),
   });
   state.columns = queries;
   // Rows behind the priors actually built (public values left out are not counted as used).
@@ -412,7 +413,7 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
   const s = p.sequence!;
   if (!s.state || !s.orderBy || !s.query) throw new InputError('choose the state column, the order column and what to release', 'form');
   const t = textTransitionCounts(table, { sequence: s.state, orderBy: s.orderBy, ...(s.groupBy ? { groupBy: s.groupBy } : {}) });
-  const prior = parsePriorClass(p.prior ?? 'empirical');
+  const prior = parsePriorClass(p.prior ?? settingDefault('prior'));
   const { markov, model } = sequenceChain(t, { query: parseSequenceQuery(s.query), ...(s.length !== undefined ? { length: s.length } : {}), prior });
   const name = `${p.fileName}: ${s.query} over ${s.state}${s.groupBy ? ` by ${s.groupBy}` : ''} (T = ${markov.length})`;
   const scenario = markovScenario(model, name).scenario;
@@ -617,7 +618,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
       secretColumn: p.secretColumn,
       ...(p.values?.length ? { values: p.values } : {}),
       ...(p.given ? { groupBy: p.given } : {}),
-      prior: p.prior ?? 'empirical',
+      prior: p.prior ?? settingDefault('prior'),
       name: `${p.fileName}: ${kind}:${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`,
     });
   } catch (err) {
@@ -820,7 +821,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     return;
   }
   // How many draws the calibration covered together (the page claims joint accounting only from this).
-  const together = 'halfWidths' in r ? r.values.length : (r.calibration?.releases ?? 1);
+  const together = 'halfWidths' in r ? r.values.length : (r.calibration?.releases ?? settingDefault('releases'));
   post({
     type: 'released',
     values: r.values,

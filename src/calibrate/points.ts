@@ -212,6 +212,75 @@ export function calibratePoints(scenario: PointScenario, s: PointSettings, opts:
   );
 }
 
+/** What one pair's condition is built from: the method, its rule, the order, budget and releases, the norm and the product noise. */
+interface PairContext {
+  method: SingleMethod;
+  rule: ReturnType<typeof calibrationRule>;
+  alpha: number;
+  epsilon: number;
+  n: number;
+  norm: Norm;
+  w: readonly number[];
+  product: ProductNoise;
+  /** The coupled bound summed over coordinates (docs/math.md §12). */
+  bySum: boolean;
+  /** The log-moment exponent of a coupled pair at a trial scale, for the transport cost; null: no re-solve. */
+  exponent: ((dist: number, scale: number) => number) | null;
+}
+
+/**
+ * One pair's condition under the class (the contamination is folded in by the caller): no noise
+ * where the laws agree or the data alone meets ε, the W∞ problem for the W∞ rules, else the
+ * coupling's problem, its transport re-solved for the condition's own cost at the trial scale.
+ */
+function pairProblem(pc: PairInput, { method, rule, alpha, epsilon, n, norm, w, product, bySum, exponent }: PairContext): ScaleProblem | NoNoise {
+  const { P, Q } = pc;
+  const [ip, iq] = asIdLaws(P, Q);
+  if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
+  // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
+  const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
+  if (data <= epsilon)
+    return {
+      zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+    };
+  const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: wInf(c) });
+  if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
+    const W = wInfPoints(P, Q, norm);
+    return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
+  }
+  const build = (c: PointCoupling): ScaleProblem | NoNoise =>
+    bySum ? coupledSumProblem(product, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
+  // Every pair's distance in the norm, once (the same doubles as `distance`).
+  const dist = distances(P, Q, norm);
+  // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
+  let coupling = baseCoupling(P, Q, norm, dist);
+  let problem = build(coupling);
+  if ('zero' in problem || !(bySum || exponent !== null)) return problem;
+  let scale = smallestFeasibleScale(problem).scale;
+  // Re-solve the transport for the condition's own cost at the scale found: its value there can
+  // only drop, so the next scale is no larger; stop when it no longer moves.
+  const L = atomsOf(Q);
+  const all = Array.from({ length: P.d }, (_, c) => c);
+  for (let round = 0; round < 3; round++) {
+    // The condition's exponent per pair at this scale (the transport cost needs no certificate:
+    // any coupling gives a valid bound, and the scale is certified on the true condition).
+    const at = scale;
+    const t = bySum ? separableCosts(P, Q, all, (c, diff) => product.cost(alpha, diff / w[c] / at)).map((x) => n * x) : dist.map((x) => exponent!(x, at));
+    // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
+    // never worth using), so the solve's tolerance sees the pairs that matter.
+    let ref = -Infinity;
+    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
+    for (let k = 0; k < t.length; k++) t[k] = Math.exp(Math.min(t[k] - ref, 10));
+    const next = optimalCoupling(P, Q, t, coupling.basis);
+    const np = build(next);
+    if ('zero' in np) return np;
+    const ns = smallestFeasibleScale(np).scale;
+    if (!(ns < scale * (1 - 1e-9))) break;
+    [coupling, problem, scale] = [next, np, ns];
+  }
+  return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+}
+
 function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts: { onProgress?: Progress }): CalibrationResult {
   const d = dimensionOf(scenario);
   const w = coordinateWeights(scenario, s.coordinateScales);
@@ -251,55 +320,8 @@ function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts:
     alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !bySum
       ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc)
       : null;
-  const iterate = bySum || exponent !== null;
-  // The class's condition for one pair (the contamination is folded in below).
-  const baseOf = (pc: PairInput): ScaleProblem | NoNoise => {
-    const { P, Q } = pc;
-    const [ip, iq] = asIdLaws(P, Q);
-    if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
-    // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
-    const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
-    if (data <= epsilon)
-      return {
-        zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
-      };
-    const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: wInf(c) });
-    if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
-      const W = wInfPoints(P, Q, norm);
-      return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
-    }
-    const build = (c: PointCoupling): ScaleProblem | NoNoise =>
-      bySum ? coupledSumProblem(product, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
-    // Every pair's distance in the norm, once (the same doubles as `distance`).
-    const dist = distances(P, Q, norm);
-    // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
-    let coupling = baseCoupling(P, Q, norm, dist);
-    let problem = build(coupling);
-    if ('zero' in problem || !iterate) return problem;
-    let scale = smallestFeasibleScale(problem).scale;
-    // Re-solve the transport for the condition's own cost at the scale found: its value there can
-    // only drop, so the next scale is no larger; stop when it no longer moves.
-    const L = atomsOf(Q);
-    const all = Array.from({ length: P.d }, (_, c) => c);
-    for (let round = 0; round < 3; round++) {
-      // The condition's exponent per pair at this scale (the transport cost needs no certificate:
-      // any coupling gives a valid bound, and the scale is certified on the true condition).
-      const at = scale;
-      const t = bySum ? separableCosts(P, Q, all, (c, diff) => product.cost(alpha, diff / w[c] / at)).map((x) => n * x) : dist.map((x) => exponent!(x, at));
-      // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
-      // never worth using), so the solve's tolerance sees the pairs that matter.
-      let ref = -Infinity;
-      for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
-      for (let k = 0; k < t.length; k++) t[k] = Math.exp(Math.min(t[k] - ref, 10));
-      const next = optimalCoupling(P, Q, t, coupling.basis);
-      const np = build(next);
-      if ('zero' in np) return np;
-      const ns = smallestFeasibleScale(np).scale;
-      if (!(ns < scale * (1 - 1e-9))) break;
-      [coupling, problem, scale] = [next, np, ns];
-    }
-    return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
-  };
+  const ctx: PairContext = { method, rule, alpha, epsilon, n, norm, w, product, bySum, exponent };
+  const baseOf = (pc: PairInput) => pairProblem(pc, ctx);
   const def = mechanismDef(s.mechanism);
   const point = (scale: number): Bounded => boxDivergence(s, box!, w, scale, alpha, n);
   const units = pairs.map((pc) => ({

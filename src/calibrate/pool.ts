@@ -59,10 +59,9 @@ function localWorker(on: WorkerEvents): WorkerPort {
 }
 
 /**
- * Work that repays starting helpers (ms of this thread's time): a cold worker costs about 0.1 s to
- * start and 0.25 s to compile the hot code again, and while two threads run, each runs slower
- * (docs/benchmarks.md: two one-thread processes at once take 1.4–1.8× as long as one alone on the
- * dev machine). Below about a second of work, one thread finishes first.
+ * Work that repays starting helpers (ms of this thread's time): a cold worker costs time to start
+ * and to compile the hot code again, and while two threads run, each runs slower; below about a
+ * second of work, one thread finishes first (docs/benchmarks.md, "Measurements behind design choices").
  */
 export const HELPERS_WORTH_MS = 1000;
 

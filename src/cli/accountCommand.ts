@@ -5,7 +5,8 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, collect, fromSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { ACCOUNT_ORDERS, settingDefault } from '../settings.js';
 import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import {
@@ -188,8 +189,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const ledger = o.ledger === undefined ? null : await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, loaded);
   // A ledger's recorded releases come first (each draw one release), then any typed with --release.
   const releases = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
-  const delta = parseDelta(o.delta, ledger?.budget.delta ?? d.delta ?? 1e-6);
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [1.5, 2, 3, 5, 10, Infinity];
+  const delta = parseDelta(o.delta, ledger?.budget.delta ?? d.delta ?? settingDefault('delta'));
+  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [...ACCOUNT_ORDERS];
   if (ledger && o.next !== undefined) {
     // The ledger's budget is the one a next release must keep: its orders, ε and δ are not re-typed.
     refuseUnused(
@@ -294,8 +295,8 @@ function nextSettings(
 ): { mechanism: Mechanism; alpha: number; epsilon: number } | null {
   if (o.next === undefined) return null;
   const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
-  const a = o.alpha ? alphas : [d.alpha ?? 2];
+  const epsilons = gridSetting('epsilon', o.epsilon, d.epsilon);
+  const a = o.alpha ? alphas : [d.alpha ?? settingDefault('alpha')];
   if (a.length !== 1 || epsilons.length !== 1)
     throw new InputError('with --next, give one α and one ε (the total budget)', a.length !== 1 ? '--alpha' : '--epsilon');
   return { mechanism, alpha: a[0], epsilon: epsilons[0] };
@@ -371,24 +372,22 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('window', "with --sequence: the series' window counts, released in order (one --release per window)"))
-    .option(
-      '--release <fields>',
-      "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
-      collect,
+    .addOption(settingOption('release').argParser(collect))
+    .addOption(
+      settingOption('alpha', `Rényi order(s) > 1, or inf (default ${ACCOUNT_ORDERS.map((a) => (a === Infinity ? 'inf' : a)).join(',')}; with --next: one)`),
     )
-    .addOption(settingOption('alpha', 'Rényi order(s) > 1, or inf (default 1.5,2,3,5,10,inf; with --next: one)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)'))
-    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversion (default 1e-6)'))
-    .option('--next <mechanism>', 'also: the smallest scale of one more release of this mechanism within the total (α, ε)')
+    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversion'))
+    .addOption(settingOption('next'))
     .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
-    .option('--next-columns <A+B>', "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')")
+    .addOption(settingOption('nextColumns'))
     .addOption(
       settingOption(
         'threads',
         'vector queries: threads for the secret pairs (default: one fewer than the cores available, at least 1; every core when a pair has 10⁵ atom pairs or more); results are identical',
       ),
     )
-    .option('--projection <file|random:K>', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together')
+    .addOption(settingOption('projection', 'the ε-MI level of projection releases (--release mechanism=gaussian,scale=σ …) together'))
     .addOption(settingOption('ledger', "the releases recorded in this ledger (then any --release); --next keeps the ledger's budget"))
     .addOption(settingOption('json', 'print the accounting as JSON'))
     .addHelpText(

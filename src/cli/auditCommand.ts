@@ -1,12 +1,12 @@
-import { checkSetting, inRange } from '../settings.js';
+import { inRange, settingDefault } from '../settings.js';
 import type { Command } from 'commander';
-import { asFlagError, parseCost, parseDelta, parseGuarantee, refuseUnused, settingOption } from './flags.js';
+import { asFlagError, gridSetting, numberSetting, parseCost, parseDelta, parseGuarantee, refuseUnused, settingOption } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
 import { InputError } from '../errors.js';
-import { decimal, wholeNumber } from './numbers.js';
+import { decimal } from './numbers.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { parseGrid, parseNames } from './grid.js';
+import { parseNames } from './grid.js';
 import { auditTable, jsonAlpha, jsonNumber, naiveText, numDown, numUp, table, jsonText } from './format.js';
 import type { RobustnessReport } from '../audit/robustness.js';
 import type { Accounting } from '../account/rows.js';
@@ -14,7 +14,7 @@ import type { EmpiricalRow, MiRow } from '../audit/rows.js';
 import type { AuditReport } from '../audit/report.js';
 import type { SpecDefaults } from '../spec/load.js';
 import { toStatistic } from '../api/statistic.js';
-import { givesWindows, loadScenario, parseCoordinateScales, parseRanges, parseReleases, withSourceOptions, type CalibrateOptions } from './input.js';
+import { givesWindows, loadScenario, parseCoordinateScales, parseRanges, withSourceOptions, type CalibrateOptions } from './input.js';
 import { progressBar } from './progress.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
 
@@ -50,14 +50,14 @@ async function runAudit(o: AuditOptions): Promise<void> {
   inRange('nonNegative', given, '--scale', `'${o.scale}'`);
   // A mean's or share's scale is in its own units: one unit's contribution sees it times n (rounded down: the audit stays conservative).
   const scale = statistic ? toStatistic(statistic).fromScale(given) : given;
-  const delta = parseDelta(o.delta, d.delta ?? 1e-6);
+  const delta = parseDelta(o.delta, d.delta ?? settingDefault('delta'));
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const alphas = gridSetting('alpha', o.alpha, d.alpha);
+  const epsilons = gridSetting('epsilon', o.epsilon, d.epsilon);
   if (epsilons.length !== 1) throw new InputError('takes one value for audit', '--epsilon');
   const epsilon = epsilons[0];
   const cost = parseCost(o.cost, mechanism, '--cost') ?? d.cost;
-  const releases = o.releases !== undefined ? parseReleases(o.releases) : (d.releases ?? 1);
+  const releases = numberSetting('releases', o.releases, d.releases);
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   const bar = await progressBar('audit', !o.json);
   let report: AuditReport;
@@ -226,9 +226,8 @@ const robustJson = (robust: RobustnessReport) => ({
 
 /** `--samples` and `--level` of the empirical audit, checked (it tests one claimed α). */
 function empiricalOptions(o: AuditOptions): { samples: number; level: number } {
-  const samples = o.samples === undefined ? 50_000 : wholeNumber(o.samples, '--samples', 100, 10_000_000);
-  const level = o.level === undefined ? 1e-3 : decimal(o.level, '--level');
-  checkSetting('level', level, '--level', `'${o.level}'`);
+  const samples = numberSetting('samples', o.samples);
+  const level = numberSetting('level', o.level);
   return { samples, level };
 }
 
@@ -257,15 +256,15 @@ export function auditCommand(program: Command): void {
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('alpha', 'Rényi order(s): A | A,B,… | FROM:TO:STEP | inf (Laplace) (default: spec, else 2)'))
     .addOption(settingOption('epsilon', 'budget the slack is measured against (default: spec, else 1)', { one: true }))
-    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversions (default 1e-6)'))
+    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversions'))
     .addOption(settingOption('cost', 'exponential mechanism cost (exact accounting: abs only)'))
-    .option('--empirical', 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)')
-    .addOption(settingOption('samples', 'empirical audit: draws per secret (default 50000)'))
-    .addOption(settingOption('level', 'empirical audit: false-alarm probability bound (default 1e-3)'))
+    .addOption(settingOption('empirical'))
+    .addOption(settingOption('samples'))
+    .addOption(settingOption('level', 'empirical audit: false-alarm probability bound'))
     .addOption(settingOption('releases', 'audit N releases of the same value together (the verdict is theirs; docs/math.md §9)'))
-    .addOption(settingOption('guarantee', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish (default renyi)'))
+    .addOption(settingOption('guarantee', 'with --empirical: mi runs the sliced-MI test of ε-MI Pufferfish'))
     .addOption(settingOption('projection', 'the ε-MI level of a projection release A·f(X) + N(0, σ²I_k) at σ = --scale'))
-    .option('--robustness', 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)')
+    .addOption(settingOption('robustness'))
     .addOption(
       settingOption(
         'domain',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { asFlagError, parseConfidence, refuseUnused, parseGuarantee, settingOption } from './flags.js';
+import { asFlagError, gridSetting, numberSetting, parseConfidence, refuseUnused, parseGuarantee, settingOption } from './flags.js';
 import { defaultMechanism, MECHANISMS, METHODS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { calibrateFor } from '../api/guarantee.js';
@@ -8,13 +8,12 @@ import { exactLimitsText } from '../mechanisms/kernels.js';
 import { InputError } from '../errors.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { UCI_SCENARIOS } from '../uci/scenarios.js';
-import { parseGrid, parseNames } from './grid.js';
+import { parseNames } from './grid.js';
 import { jsonNumber, resultsTable, jsonText } from './format.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson, barsNote } from './calibration.js';
 import { progressBar } from './progress.js';
 import {
   parseCoordinateScales,
-  parseReleases,
   loadScenario,
   plan,
   withSourceOptions,
@@ -102,8 +101,8 @@ async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const methods = o.method
     ? parseNames(o.method, 'method', MI_METHODS)
     : [d.method && (MI_METHODS as readonly string[]).includes(d.method) ? (d.method as (typeof MI_METHODS)[number]) : 'best'];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
-  const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
+  const epsilons = gridSetting('epsilon', o.epsilon, d.epsilon);
+  const releases = o.releases !== undefined ? numberSetting('releases', o.releases) : d.releases;
   const bar = await progressBar('calibrate', !o.json);
   const jobs = methods.flatMap((method) => epsilons.map((epsilon) => ({ method, epsilon })));
   let results: MiCalibrationResult[];
@@ -189,9 +188,9 @@ export function calibrateCommand(program: Command): void {
         '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
       ),
     )
-    .option('--fit <kind>', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)')
+    .addOption(settingOption('fit', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)'))
     .addOption(settingOption('cost', `exponential mechanism cost c(z): ${Object.keys(costs).join(' | ')} (default abs)`))
-    .addOption(settingOption('guarantee', 'renyi (default): (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best'))
+    .addOption(settingOption('guarantee', 'renyi: (α, ε)-Rényi Pufferfish; mi: I(Y; S) ≤ ε nats, methods mi-exact | mi-variance | best'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
     .addOption(
       settingOption(
@@ -199,15 +198,14 @@ export function calibrateCommand(program: Command): void {
         'threads for independent pairs, priors and grid points: this one, plus worker threads started only when the work repays them (default: one fewer than the cores available, at least 1); results are identical',
       ),
     )
-    .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1) (default 0.95)'))
+    .addOption(settingOption('confidence', 'error bars: the share of the noise the ± column covers, in (0, 1)'))
     .addOption(settingOption('targetHalfwidth'))
     .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))
-    .option(
-      '--projection <file|random:K>',
-      'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)',
+    .addOption(
+      settingOption('projection', 'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)'),
     )
     .addOption(settingOption('json', 'print {"results": [...]} as JSON'))
     .addHelpText(

@@ -1,8 +1,19 @@
 import { type Command, Option } from 'commander';
-import { checkSetting, SETTINGS, type SettingName } from '../settings.js';
-import { checkConfidence, DEFAULT_CONFIDENCE } from '../release/interval.js';
+import {
+  checkSetting,
+  type Guarantee,
+  inRange,
+  perGuarantee,
+  settingDefault,
+  SETTINGS,
+  type SettingDecl,
+  type SettingName,
+  type SettingValue,
+} from '../settings.js';
 import { InputError } from '../errors.js';
-import { decimalValue } from '../numerics/float.js';
+import { decimalValue, isDecimal } from '../numerics/float.js';
+import { decimal, wholeNumber } from './numbers.js';
+import { parseGrid } from './grid.js';
 import { costs, type Cost } from '../conditions/costs.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 
@@ -20,9 +31,67 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(
  * @example settingOption('delta').flags // '--delta <d>'
  */
 export function settingOption(name: SettingName, help?: string, form: { one?: boolean; arg?: string } = {}): Option {
-  const d: { flag: string; arg?: string; one?: string; help: string } = SETTINGS[name];
+  const d: SettingDecl = SETTINGS[name];
   const arg = form.arg ?? (form.one && d.one ? d.one : d.arg);
-  return new Option(arg ? `${d.flag} ${arg}` : d.flag, help ?? d.help);
+  const text = help ?? d.help;
+  return new Option(arg ? `${d.flag} ${arg}` : d.flag, /\bdefault\b/.test(text) ? text : `${text}${defaultHelp(d)}`);
+}
+
+/**
+ * The help's note of a declared default, read off the declaration: ` (default: spec, else 2)` for
+ * a setting a spec may carry, ` (default 50000; 20000 with --guarantee mi)` where the guarantees differ.
+ * @example defaultHelp(SETTINGS.confidence) // ' (default 0.95)'
+ */
+export function defaultHelp(d: SettingDecl): string {
+  if (d.default === undefined) return '';
+  const [renyi, mi] = (['renyi', 'mi'] as const).map((g) => String(perGuarantee(d.default, g)));
+  const value = renyi === mi ? renyi : `${renyi}; ${mi} with --guarantee mi`;
+  return d.spec ? ` (default: spec, else ${value})` : ` (default ${value})`;
+}
+
+/**
+ * A setting's text as its declaration reads it (`kind`), or its default when the flag is absent:
+ * a decimal checked against its range, a whole number from `min` to `max`, a grid, one of its
+ * choices. Errors name the flag and quote the text.
+ * @example parseSetting('confidence', '0.9') // 0.9
+ * @example parseSetting('samples', undefined, 'mi') // 20000
+ */
+export function parseSetting(name: SettingName, text: string | undefined, guarantee: Guarantee = 'renyi'): SettingValue | number[] | undefined {
+  const d: SettingDecl = SETTINGS[name];
+  if (text === undefined) return d.default === undefined ? undefined : perGuarantee(d.default, guarantee);
+  switch (d.kind) {
+    case 'whole':
+      return wholeNumber(text, d.flag, perGuarantee(d.min ?? 1, guarantee), d.max ?? Number.MAX_SAFE_INTEGER);
+    case 'number': {
+      // Text that is no number gets the range's message (what the setting takes), naming the text.
+      const value = d.range && !isDecimal(text) ? Number.NaN : decimal(text, d.flag);
+      return d.range ? inRange(d.range, value, d.flag, `'${text}'`) : value;
+    }
+    case 'grid':
+      return parseGrid(text, name, name === 'alpha');
+    case 'choice':
+      if (!d.choices?.includes(text)) throw new InputError(`must be ${d.choices?.join(' or ')}, got '${text}'`, d.flag);
+      return text;
+    default:
+      return text;
+  }
+}
+
+/**
+ * A setting read as a number (decimal or whole): the flag's value, else `given` (a spec's field,
+ * a ledger's budget), else the declared default for `guarantee`.
+ * @example numberSetting('releases', undefined, 3) // 3
+ */
+export function numberSetting(name: SettingName, text: string | undefined, given?: number, guarantee?: Guarantee): number {
+  return (text === undefined && given !== undefined ? given : parseSetting(name, text, guarantee)) as number;
+}
+
+/**
+ * A grid setting (α, ε): the flag's list, else `given` (a spec's field), else the declared default.
+ * @example gridSetting('alpha', '2,inf') // [2, Infinity]
+ */
+export function gridSetting(name: 'alpha' | 'epsilon', text: string | undefined, given?: number): number[] {
+  return text ? (parseSetting(name, text) as number[]) : [given ?? settingDefault(name)];
 }
 
 /** The flag for a setting path: from the map, else `--path` for a bare name; spec and nested paths unchanged. */
@@ -57,31 +126,16 @@ export function refuseUnused(given: readonly (readonly [string, unknown])[], why
   for (const [flag, value] of given) if (value !== undefined && value !== false) throw new InputError(`is not taken ${why}`, flag);
 }
 
-/** `--delta D`: a number in (0, 1); `fallback` when the flag is absent. */
+/** `--delta D`: a number in (0, 1); `fallback` when the flag is absent (a spec's δ, or none: no (ε, δ) target). */
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
-  if (text === undefined) return fallback;
-  const delta = decimalValue(text);
-  checkSetting('delta', delta, '--delta', `'${text}'`);
-  return delta;
+  return text === undefined ? fallback : (parseSetting('delta', text) as number);
 }
 
-/** `--confidence C` (default 0.95): the share of the noise each error bar covers. */
-export function parseConfidence(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_CONFIDENCE;
-  const c = decimalValue(text);
-  try {
-    return checkConfidence(c);
-  } catch (e) {
-    throw asFlagError(e);
-  }
-}
+/** `--confidence C`: the share of the noise each error bar covers (its declared default when absent). */
+export const parseConfidence = (text: string | undefined): number => parseSetting('confidence', text) as number;
 
-/** `--guarantee renyi | mi` (default renyi). */
-export function parseGuarantee(text: string | undefined): 'renyi' | 'mi' {
-  const g = text ?? 'renyi';
-  if (g !== 'renyi' && g !== 'mi') throw new InputError(`must be renyi or mi, got '${text}'`, '--guarantee');
-  return g;
-}
+/** `--guarantee renyi | mi` (its declared default when absent). */
+export const parseGuarantee = (text: string | undefined): Guarantee => parseSetting('guarantee', text) as Guarantee;
 
 /** A comma-separated column list without an empty name (`a,,b`). */
 export function checkColumnNames(columns: readonly string[] | undefined, text: string, flag: string): void {

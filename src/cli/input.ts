@@ -10,12 +10,12 @@ import { uciQuirks } from '../uci/formats.js';
 import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { FAMILY_OF, mechanismDef, REGISTRY } from '../mechanisms/registry.js';
-import { checkSetting } from '../settings.js';
+import { checkSetting, settingDefault } from '../settings.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
-import { asFlagError, collect, parseCost, refuseUnused, checkColumnNames, settingOption, fromSetting } from './flags.js';
+import { asFlagError, collect, gridSetting, numberSetting, parseCost, refuseUnused, checkColumnNames, settingOption, fromSetting } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -25,7 +25,7 @@ import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
-import { parseGrid, parseNames } from './grid.js';
+import { parseNames } from './grid.js';
 import { divisorOf, parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import { checkSecretGiven } from '../sources/histograms.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
@@ -117,16 +117,16 @@ type Loaded<S> = { scenario: S; d: SpecDefaults; source?: SourceInfo; fit?: stri
 
 /** The run's settings that travel with a spec written from a table: single-valued flags (or the defaults). */
 function runSettings(o: CalibrateOptions) {
-  const one = (text: string | undefined, flag: string, fallback: number, inf = false) => {
-    const v = text ? parseGrid(text, flag, inf) : [fallback];
+  const one = (name: 'alpha' | 'epsilon') => {
+    const v = gridSetting(name, o[name]);
     return v.length === 1 ? v[0] : undefined;
   };
-  const alpha = one(o.alpha, 'alpha', 2, true);
+  const alpha = one('alpha');
   return {
     mechanism: o.mechanism ?? FAMILY_OF.default,
     ...(o.method && !o.method.includes(',') ? { method: o.method } : {}),
     ...(alpha !== undefined ? { alpha: alpha === Infinity ? 'inf' : alpha } : {}),
-    ...(one(o.epsilon, 'epsilon', 1) !== undefined ? { epsilon: one(o.epsilon, 'epsilon', 1) } : {}),
+    ...(one('epsilon') !== undefined ? { epsilon: one('epsilon') } : {}),
     ...(o.cost ? { cost: o.cost } : {}),
   };
 }
@@ -148,14 +148,14 @@ async function sequenceModel(o: SourceOptions) {
       throw asFlagError(e);
     }
   })();
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const seed = numberSetting('seed', o.seed, 0);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const source = tableSourceOf(o);
   const q: SequenceQuery = { sequence: o.sequence!, orderBy: o.orderBy!, ...(o.groupBy ? { groupBy: o.groupBy } : {}) };
   const t = await transitionCounts(source, q).catch((e) => {
     throw asFlagError(e);
   });
-  const length = o.length === undefined ? t.longest : wholeNumber(o.length, '--length', 1, 1_000_000);
+  const length = numberSetting('length', o.length, t.longest);
   const { markov, model } = (() => {
     try {
       return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
@@ -359,7 +359,7 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
       `${lattice.trim()} noise adds an integer to a count or a sum; a ${s.kind} divides by n: release ${statisticText({ ...s, kind: s.kind === 'mean' ? 'sum' : 'count' })} (dividing by n afterwards is post-processing)`,
       '--mechanism',
     );
-  const seed = o.seed === undefined ? undefined : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const seed = o.seed === undefined ? undefined : numberSetting('seed', o.seed);
   return {
     statistic: { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) },
     ...(o.secretColumn !== undefined ? { secretColumn: o.secretColumn } : {}),
@@ -602,7 +602,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     given: o.given,
   });
   const pairs = o.pairs === undefined ? undefined : parsePairs(o.pairs, hist.secrets);
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const seed = numberSetting('seed', o.seed, 0);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const label = sourceLabel(o.data!);
   const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
@@ -690,15 +690,15 @@ export function settingsGrid(o: CalibrateOptions, scenario: AnyScenario, d: Spec
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? defaultMechanism(scenario)];
   if (mechanism.length !== 1) throw new InputError('takes one mechanism', '--mechanism');
   // A law source's own methods (a chain's MQM, GK16, GroupDP) are named like the others.
-  const methods = (o.method ? parseNames(o.method, 'method', [...METHODS, ...SOURCE_METHOD_NAMES]) : [d.method ?? 'best']) as Method[];
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const methods = (o.method ? parseNames(o.method, 'method', [...METHODS, ...SOURCE_METHOD_NAMES]) : [d.method ?? settingDefault('method')]) as Method[];
+  const alphas = gridSetting('alpha', o.alpha, d.alpha);
+  const epsilons = gridSetting('epsilon', o.epsilon, d.epsilon);
   if (d.epsilon === undefined && !o.epsilon && o.spec) throw new InputError('no epsilon in the spec; give "epsilon" or --epsilon', 'spec.epsilon');
   // An (ε, δ) target searches the orders itself.
   if (d.alpha === undefined && !o.alpha && o.spec && d.delta === undefined && o.delta === undefined)
     throw new InputError('no alpha in the spec; give "alpha" or --alpha', 'spec.alpha');
   const cost = parseCost(o.cost, mechanism[0], '--cost') ?? d.cost;
-  const releases = o.releases !== undefined ? parseReleases(o.releases) : d.releases;
+  const releases = o.releases !== undefined ? numberSetting('releases', o.releases) : d.releases;
   const contamination = contaminationOf(o, d);
   return methods.flatMap((method) =>
     alphas.flatMap((alpha) =>
@@ -763,12 +763,6 @@ export function parseThreads(text: string | undefined, heavy = false): number {
   return wholeNumber(text, '--threads', 1, 256);
 }
 
-/** `--releases N`: a whole number ≥ 1, read exactly. */
-export function parseReleases(text: string): number {
-  const n = Number(text);
-  return checkSetting('releases', /^\s*\d+\s*$/.test(text) ? n : Number.NaN, '--releases', `'${text}'`);
-}
-
 /** The table-source options shared by calibrate, audit and release. */
 export function withSourceOptions(c: Command): Command {
   const o = (name: Parameters<typeof settingOption>[0]) => c.addOption(settingOption(name));
@@ -776,7 +770,7 @@ export function withSourceOptions(c: Command): Command {
   c.addOption(settingOption('secret').argParser(collect));
   for (const name of ['pairs', 'given', 'prior'] as const) o(name);
   o('seed');
-  c.option('--header', 'CSV has a header row').option('--no-header', 'CSV has no header row');
+  c.addOption(settingOption('header')).addOption(settingOption('noHeader'));
   for (const name of ['separator', 'columns', 'table', 'sql', 'specOut', 'sequence', 'orderBy', 'groupBy', 'length', 'unit'] as const) o(name);
   return c;
 }

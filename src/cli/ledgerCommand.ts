@@ -245,9 +245,9 @@ export function ledgerCommand(program: Command): void {
     .description('A release ledger: one budget for every release of one quantity, shared by a team (DuckDB file or PostgreSQL).');
   withSourceOptions(ledger.command('init'))
     .description('Open a ledger: fix the budget and the laws (scenario) it protects.')
-    .requiredOption('--ledger <file|url>', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]')
+    .addOption(settingOption('ledger', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]').makeOptionMandatory())
     .addOption(settingOption('spec'))
-    .option('--scenario <name>', 'built-in scenario')
+    .addOption(settingOption('scenario'))
     .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)'))
     .addOption(settingOption('epsilon', 'the total budget of every release together'))
     .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi'))
@@ -258,9 +258,9 @@ export function ledgerCommand(program: Command): void {
   const reader = (name: string, description: string, json: string) =>
     withSourceOptions(ledger.command(name))
       .description(description)
-      .requiredOption('--ledger <file|url>', 'the ledger')
+      .addOption(settingOption('ledger', 'the ledger').makeOptionMandatory())
       .addOption(settingOption('spec', 'scenario spec (JSON), to recompute the levels'))
-      .option('--scenario <name>', 'built-in scenario, to recompute the levels')
+      .addOption(settingOption('scenario', 'built-in scenario, to recompute the levels'))
       .addOption(settingOption('window', "with --sequence: the series' windows, to recompute the levels"))
       .addOption(settingOption('json', json));
   reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>

@@ -10,13 +10,12 @@ const PROJECTION = FAMILY_OF.projection;
 import type { Projection, ProjectionCalibration } from '../mi/projection.js';
 import type { PointLaw } from '../distribution/points.js';
 import { lawDimension, type AnyScenario } from '../distribution/lawKind.js';
-import { asFlagError, parseConfidence, refuseUnused } from './flags.js';
+import { asFlagError, gridSetting, numberSetting, parseConfidence, refuseUnused } from './flags.js';
 import { jsonNumber, numDown, numUp, jsonText } from './format.js';
-import { parseGrid } from './grid.js';
-import { loadScenario, parseCoordinateScales, parseReleases, type CalibrateOptions } from './input.js';
+import { loadScenario, parseCoordinateScales, type CalibrateOptions } from './input.js';
 import { checkMiApplicable } from '../distribution/scenario.js';
 import { nextUp } from '../numerics/float.js';
-import { decimal, wholeNumber } from './numbers.js';
+import { decimal } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 
 /** What the projection commands read beyond the common flags. */
@@ -49,7 +48,7 @@ async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projecti
   const { scenario, d } = await loadScenario(o, { vector: true });
   const dim = lawDimension(scenario);
   const { parseProjection } = await import('../sources/projection.js');
-  const seed = o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER);
+  const seed = numberSetting('seed', o.seed, 0);
   let A: Projection;
   try {
     A = parseProjection(o.projection!, dim, seed);
@@ -71,12 +70,12 @@ const resultJson = (c: ProjectionCalibration) => ({ ...c, scale: jsonNumber(c.sc
 export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void> {
   const { scenario, A, d, defaults } = await load(o);
   const { calibrateProjection } = await import('../mi/projection.js');
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];
-  const releases = o.releases !== undefined ? parseReleases(o.releases) : defaults.releases;
+  const epsilons = gridSetting('epsilon', o.epsilon, defaults.epsilon);
+  const releases = numberSetting('releases', o.releases, defaults.releases);
   const rows = await Promise.all(
     epsilons.map(async (epsilon) => {
       try {
-        const c = calibrateProjection(scenario, A, epsilon, releases ?? 1);
+        const c = calibrateProjection(scenario, A, epsilon, releases);
         const per = await perCoordinate(scenario, epsilon, releases);
         return { c, per, smaller: c.variance <= per * per ? 'projection' : 'mi-variance' };
       } catch (e) {
@@ -105,8 +104,8 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   const parts = o.value.split(',').map((x) => x.trim());
   const x = parts.map((t) => decimalValue(t));
   if (x.length !== d || !x.every(Number.isFinite)) throw new InputError(`must be ${d} finite number(s) separated by commas, got '${o.value}'`, '--value');
-  const count = o.count === undefined ? 1 : wholeNumber(o.count, '--count', 1, 1_000_000);
-  const epsilon = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [defaults.epsilon ?? 1];
+  const count = numberSetting('count', o.count);
+  const epsilon = gridSetting('epsilon', o.epsilon, defaults.epsilon);
   if (epsilon.length !== 1) throw new InputError('release takes one ε', '--epsilon');
   const { calibrateProjection, project } = await import('../mi/projection.js');
   const { samplerFor } = await import('../release/release.js');
@@ -154,7 +153,7 @@ export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
   if (o.scale === undefined) throw new InputError('is required (the σ of the projection release to audit)', '--scale');
   const sigma = decimal(o.scale, '--scale');
   const { scenario, A, defaults } = await load(o);
-  const releases = o.releases !== undefined ? parseReleases(o.releases) : (defaults.releases ?? 1);
+  const releases = numberSetting('releases', o.releases, defaults.releases);
   const { projectionMI } = await import('../mi/projection.js');
   let r: { value: number; binding: string | null };
   try {
@@ -202,7 +201,7 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   const empirical = scenario.priors.find((p) => p.name === 'empirical') ?? scenario.priors[0];
   const n = Object.values(empirical.conditionals).reduce((a, law) => a + Number((law as Discrete | PointLaw).denominator), 0);
   const { calibrateMean, meanSampleSize } = await import('../mi/mean.js');
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1];
+  const epsilons = gridSetting('epsilon', o.epsilon);
   const target = o.targetMse === undefined ? undefined : decimal(o.targetMse, '--target-mse');
   if (target !== undefined) checkSetting('target-mse', target, '--target-mse', `'${o.targetMse}'`);
   const rows = epsilons.map((epsilon) => {
@@ -245,9 +244,8 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     ],
     'with --guarantee mi --empirical (it tests one release against an MI budget)',
   );
-  const samples = o.samples === undefined ? 20_000 : wholeNumber(o.samples, '--samples', 40, 10_000_000);
-  const level = o.level === undefined ? 0.05 : decimal(o.level, '--level');
-  checkSetting('level', level, '--level', `'${o.level}'`);
+  const samples = numberSetting('samples', o.samples, undefined, 'mi');
+  const level = numberSetting('level', o.level, undefined, 'mi');
   const { scenario, d: defaults } = await loadScenario(o, { vector: true });
   const epsilon = o.epsilon ? decimal(o.epsilon, '--epsilon') : (defaults.epsilon ?? 1);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new InputError(`must be a finite number ≥ 0, got '${o.epsilon}'`, '--epsilon');
@@ -273,7 +271,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     if (mechanism !== PROJECTION) throw new InputError('the projection mechanism adds Gaussian noise', '--mechanism');
     const { parseProjection } = await import('../sources/projection.js');
     const { project } = await import('../mi/projection.js');
-    const A = parseProjection(o.projection, dim, o.seed === undefined ? 0 : wholeNumber(o.seed, '--seed', 0, Number.MAX_SAFE_INTEGER));
+    const A = parseProjection(o.projection, dim, numberSetting('seed', o.seed, 0));
     const noise = samplerFor({ mechanism: PROJECTION }, scale);
     release = (x) => project(A, x).map((v) => drawRelease(v, noise, { random: cryptoSource }));
   } else {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
+import { fromSetting, ledgerScale, numberSetting, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
+import { settingDefault } from '../settings.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { noNoiseToRecord, InputError } from '../errors.js';
-import { wholeNumber } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
@@ -158,7 +158,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');
   if (o.perRelease && o.count === undefined) throw new InputError('goes with --count N (N releases, each calibrated alone)', '--per-release');
-  const asked = o.count === undefined ? undefined : wholeNumber(o.count, '--count', 1, 1_000_000);
+  const asked = o.count === undefined ? undefined : numberSetting('count', o.count);
   const truncate = parseTruncate(o.truncate);
   await ledgerRefusals(o);
   const given = givenScale(o);
@@ -169,7 +169,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const value = parseValue(o.value);
   // A spec's "releases" is the number of releases when --count is not given.
   const { releases: specReleases, ...settings } = one;
-  const count = asked ?? specReleases ?? 1;
+  const count = asked ?? specReleases ?? settingDefault('count');
   const confidence = parseConfidence(o.confidence);
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   let r: ReleaseResult | PointReleaseResult;
@@ -279,7 +279,7 @@ async function runReleaseSequences(o: ReleaseOptions): Promise<void> {
     query,
   );
   // The chain length the calibration used (plan() read it the same way).
-  const T = o.length === undefined ? Math.max(...values.map((v) => v.length)) : wholeNumber(o.length, '--length', 1, 1_000_000);
+  const T = o.length === undefined ? Math.max(...values.map((v) => v.length)) : numberSetting('length', o.length);
   for (const v of values)
     if (v.length !== T)
       throw new InputError(
@@ -427,7 +427,7 @@ export function releaseCommand(program: Command): void {
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('value', 'the true value to privatize (a vector query: one number per column, A,B,…)'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i gets noise wᵢ × the calibrated scale (default all 1)'))
-    .option('--fit <kind>', 'with --value: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K')
+    .addOption(settingOption('fit', 'with --value: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K'))
     .addOption(
       settingOption('out', 'with --data and --query: write the privatized column row by row (.csv, .tsv, .parquet, .jsonl); never over an input, atomically'),
     )
@@ -454,15 +454,12 @@ export function releaseCommand(program: Command): void {
       settingOption('domain', "with --contamination: the interval the moved mass may go to (a vector query may give one range per coordinate, 'LO,HI;LO,HI')"),
     )
     .addOption(settingOption('count', 'number of releases of --value, calibrated to hold together (default 1)'))
-    .option('--per-release', 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)')
+    .addOption(settingOption('perRelease'))
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))
-    .option(
-      '--allow-no-noise',
-      'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
-    )
+    .addOption(settingOption('allowNoNoise'))
     .addOption(settingOption('confidence', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)'))
     .addOption(settingOption('projection', 'release A·x + N(0, σ²I_k), calibrated for ε-MI Pufferfish (a k×d matrix file, or random:K with --seed)'))
     .addOption(

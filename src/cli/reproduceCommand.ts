@@ -67,12 +67,9 @@ export function reproduceCommand(program: Command): void {
     .command('reproduce')
     .description("Regenerate the paper's Figures 1–3 and Figure 4 (every method) as CSV, SVG, PNG and REPORT.md.")
     .addOption(settingOption('out', 'output folder', { arg: '<dir>' }).default('reproduction'))
-    .option('--quick', 'coarse grid that finishes in seconds')
-    .option('--figure <n...>', 'only these figures (1 2 3 4)')
-    .option(
-      '--markov',
-      "Song et al.'s Markov-chain experiment (noise over (q, p) for GroupDP, GK16, MQMApprox, MQMExact and the exact laws) and the weather example",
-    )
+    .addOption(settingOption('quick'))
+    .addOption(settingOption('figure'))
+    .addOption(settingOption('markov'))
     .addOption(settingOption('dataDir', 'UCI files as shipped (adult/adult.data, heart-disease/…, student/…); default: embedded counts'))
     .addOption(settingOption('json', 'print the list of files as JSON (no progress bar)'))
     .action((o: ReproduceCliOptions) => runReproduce(o));

@@ -20,7 +20,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 /** Commands registered by another command's module. */
 const HOME: Record<string, string> = { scenarios: 'datasets' };
 
-async function buildProgram(command?: string): Promise<Command> {
+/** The `pufferfish` program with every command (or only `command`'s module when one is named). */
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command('pufferfish')
     .description(
       'Rényi Pufferfish privacy for correlated data: calibrate Laplace, Gaussian and exponential-mechanism noise\n' +

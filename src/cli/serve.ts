@@ -4,7 +4,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
-import { wholeNumber } from './numbers.js';
+import { numberSetting, settingOption } from './flags.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -83,9 +83,9 @@ export function serveCommand(program: Command): void {
   program
     .command('serve')
     .description('Serve the local web calibrator on 127.0.0.1 (the table never leaves the machine).')
-    .option('--port <p>', 'port (0 = any free one)', '8737')
+    .addOption(settingOption('port'))
     .action(async (o: { port: string }) => {
-      const port = wholeNumber(o.port, '--port', 0, 65535);
+      const port = numberSetting('port', o.port);
       const { url } = await serveApp(port);
       process.stdout.write(`Pufferfish web calibrator: ${url}  (Ctrl-C to stop)\n`);
       await new Promise(() => {}); // serve until interrupted

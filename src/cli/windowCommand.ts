@@ -5,13 +5,13 @@ import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
 import { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
-import { asFlagError, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
 import { EXIT, setCommandExit } from './exitCode.js';
-import { parseGrid, parseNames } from './grid.js';
+import { parseNames } from './grid.js';
 import { loadWindows, windowScenarioOf, type WindowOptions } from './input.js';
 import { decimalValue } from '../numerics/float.js';
-import { checkSetting } from '../settings.js';
+import { checkSetting, settingDefault } from '../settings.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { wholeNumber } from './numbers.js';
 import { progressBar } from './progress.js';
@@ -36,9 +36,9 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
   const released = o.windowsReleased === undefined ? lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, lengths.length);
   const mechanisms = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [d.mechanism ?? FAMILY_OF.default];
   if (mechanisms.length !== 1) throw new InputError('takes one noise family for window counts', '--mechanism');
-  const methods = parseNames(o.method ?? d.method ?? 'best', o.method ? 'method' : 'spec.method', WINDOW_METHODS);
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [d.alpha ?? 2];
-  const epsilons = o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [d.epsilon ?? 1];
+  const methods = parseNames(o.method ?? d.method ?? settingDefault('method'), o.method ? 'method' : 'spec.method', WINDOW_METHODS);
+  const alphas = gridSetting('alpha', o.alpha, d.alpha);
+  const epsilons = gridSetting('epsilon', o.epsilon, d.epsilon);
   // An (ε, δ) target searches the orders itself (--alpha lists them).
   const delta = parseDelta(o.delta, d.delta);
   const grid =
@@ -135,10 +135,10 @@ export async function releaseWindowsCli(
   const table = w.table ?? noTable();
   const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
   const s = {
-    mechanism: one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [FAMILY_OF.default], '--mechanism'),
-    method: one(o.method ? parseNames(o.method, 'method', WINDOW_METHODS) : ['best' as const], '--method'),
-    alpha: one(o.alpha ? parseGrid(o.alpha, 'alpha', true) : [2], '--alpha'),
-    epsilon: one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [1], '--epsilon'),
+    mechanism: one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [w.d.mechanism ?? FAMILY_OF.default], '--mechanism'),
+    method: one(parseNames(o.method ?? w.d.method ?? settingDefault('method'), o.method ? 'method' : 'spec.method', WINDOW_METHODS), '--method'),
+    alpha: one(gridSetting('alpha', o.alpha, w.d.alpha), '--alpha'),
+    epsilon: one(gridSetting('epsilon', o.epsilon, w.d.epsilon), '--epsilon'),
   };
   if (o.ledger !== undefined) return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
   if (o.scale !== undefined)
@@ -256,8 +256,8 @@ export async function auditWindowsCli(o: WindowOptions & { scale?: string; empir
   const w = await loadWindows(o);
   const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
   const mechanism = one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [w.d.mechanism ?? FAMILY_OF.default], '--mechanism');
-  const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : [w.d.alpha ?? 2];
-  const epsilon = one(o.epsilon ? parseGrid(o.epsilon, 'epsilon') : [w.d.epsilon ?? 1], '--epsilon');
+  const alphas = gridSetting('alpha', o.alpha, w.d.alpha);
+  const epsilon = one(gridSetting('epsilon', o.epsilon, w.d.epsilon), '--epsilon');
   const noises = w.lengths.map((_, k) => (k < released ? { mechanism, scale } : null));
   const rows = alphas.map((alpha) => {
     if (!(alpha > 1 && Number.isFinite(alpha))) throw new InputError(`the path-coupled bound holds at finite orders α > 1; got ${alpha}`, '--alpha');

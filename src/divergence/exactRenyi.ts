@@ -206,9 +206,12 @@ type Integral = OnePassIntegral;
  * q^α p^{1−α}): one panel set, refined wherever any integrand needs it, so each mixture is
  * evaluated once per node for all of them. Each integrand keeps its own tails and error bound;
  * integrating one over a wider domain than its own leaves its tail bound valid (the part beyond
- * the wider cut-off is a subset of the part beyond its own).
+ * the wider cut-off is a subset of the part beyond its own). `extraNats` pushes the Gaussian
+ * cut-offs further out.
+ *
+ * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
+ * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
  */
-/** `extraNats` pushes the Gaussian cut-offs further out. */
 function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNats: number): Integral[] {
   const rtol = opts.rtol ?? 1e-12;
   const plain = opts.evaluator === 'plain';

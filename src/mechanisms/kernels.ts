@@ -97,11 +97,11 @@ export function shiftDivergence(noise: Noise, shift: number, alpha: number): num
 }
 
 /**
- * How far exact accounting goes, by the accountant's noise family (atoms in a pair; bench timings):
- * Laplace (also the exponential mechanism's |z| cost) runs the one-pass gap rule, about 6 µs per
- * atom and ten evaluations per calibration; Gaussian runs the grid rule, about 0.2–0.3 ms per atom
- * (10⁵ atoms in a pair at unit spacing: 17 s). `best` includes exact up to `best` atoms (under half
- * a minute); `--method exact` is refused above `max` (a few minutes or more), with the estimate.
+ * How far exact accounting goes, by the accountant's noise family (atoms in a pair): Laplace (also
+ * the exponential mechanism's |z| cost) runs the one-pass gap rule, Gaussian the grid rule, whose
+ * cost per atom is measured in docs/benchmarks.md ("Measurements behind design choices"). `best`
+ * includes exact up to `best` atoms (under half a minute); `--method exact` is refused above `max`
+ * (a few minutes or more), with the estimate from `msPerAtom`.
  */
 const EXACT_LIMITS = {
   laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },

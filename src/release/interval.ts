@@ -1,4 +1,4 @@
-import { checkSetting } from '../settings.js';
+import { checkSetting, settingDefault } from '../settings.js';
 import { checkShape, NUMBER } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
@@ -6,7 +6,7 @@ import { nextUp } from '../numerics/float.js';
 import { log1mexp, tailsOf, type Tails } from '../mechanisms/tails.js';
 
 /** The share of the noise an error bar covers unless asked otherwise. */
-export const DEFAULT_CONFIDENCE = 0.95;
+export const DEFAULT_CONFIDENCE = settingDefault('confidence');
 
 /** A confidence level: a number strictly between 0 and 1. */
 export function checkConfidence(c: number): number {

@@ -5,6 +5,7 @@ import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { NumericalError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
+import { DEFAULT_CONFIDENCE } from './interval.js';
 
 /** Released window counts: each window's noisy count and its interval, at the calibrated scale. */
 export interface WindowRelease {
@@ -48,7 +49,7 @@ export function drawWindows(
   const o = noiseOptions({});
   const def = mechanismDef(mechanism);
   const noise = def.sampler(scale, o);
-  const confidence = opts.confidence ?? 0.95;
+  const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
   const halfWidth = def.halfWidth(scale, confidence, o);
   const random = opts.random ?? cryptoSource;
   const values = counts.map((c) => drawRelease(c, noise, { random }));

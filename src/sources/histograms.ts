@@ -125,42 +125,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       await checkContribution();
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
-    const rows = result.value;
-    const tally = new Tally();
-    let total = 0,
-      dropped = 0;
-    const numeric = dims.map(() => 0);
-    // A vector query tallies each distinct row vector by its number.
-    const atoms = new PointAtoms();
-    const givenValues = new Map<string, (string | null)[]>();
-    const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-    for (const r of rows) {
-      const n = Number(r.n);
-      total += n;
-      let coords = dims.map((i) => num(r[`x${i}`]));
-      coords.forEach((c, i) => {
-        if (c !== null && Number.isFinite(c)) numeric[i] += n;
-      });
-      // Jointly, a unit without a value of a statistic contributes 0 to it (as to its total), and every
-      // unit with a secret is in the law: so a law over more statistics projects onto one over fewer.
-      if (joint) coords = coords.map((x) => x ?? 0);
-      const texts = joint ? givens.map((_, i) => secretText(r[`g${i}`])) : [];
-      const gv = joint ? jointKey(givens, texts) : q.given ? secretText(r.g0) : '';
-      if (joint && !givenValues.has(gv!)) givenValues.set(gv!, texts);
-      let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
-      if (xv !== null && (dims.length > 1 || joint)) xv = atoms.id(coords as number[]);
-      const s = q.secretColumn ? secretText(r.s) : '';
-      if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
-        dropped += n;
-        continue;
-      }
-      if (q.secretColumn) tally.add(gv, s, xv, n);
-      else {
-        predicateNames.forEach((name, i) => {
-          if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
-        });
-      }
-    }
+    const { tally, total, dropped, numeric, atoms, givenValues } = tallyRows(result.value, { q, dims, givens, joint, predicateNames });
     queries.forEach((name, i) => {
       if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
     });
@@ -177,6 +142,61 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   } finally {
     await engine.close();
   }
+}
+
+/** What `tallyRows` reads an aggregate's rows by. */
+interface TallyPlan {
+  q: SecretQuery;
+  /** The value columns x0, x1, … of each row. */
+  dims: number[];
+  givens: string[];
+  /** Several statistics of one unit: a missing value contributes 0 and public groups are joint keys. */
+  joint: boolean;
+  /** The secrets' names when they are predicates (counts p0, p1, … per row). */
+  predicateNames: string[];
+}
+
+/**
+ * The conditional histograms' tally of the aggregate's rows (value, secret, public group, count):
+ * rows with a missing or non-numeric value, a missing secret or public value are dropped and
+ * counted; a vector query tallies each distinct row vector by its number.
+ */
+function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, predicateNames }: TallyPlan) {
+  const tally = new Tally();
+  let total = 0,
+    dropped = 0;
+  const numeric = dims.map(() => 0);
+  const atoms = new PointAtoms();
+  const givenValues = new Map<string, (string | null)[]>();
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  for (const r of rows) {
+    const n = Number(r.n);
+    total += n;
+    let coords = dims.map((i) => num(r[`x${i}`]));
+    coords.forEach((c, i) => {
+      if (c !== null && Number.isFinite(c)) numeric[i] += n;
+    });
+    // Jointly, a unit without a value of a statistic contributes 0 to it (as to its total), and every
+    // unit with a secret is in the law: so a law over more statistics projects onto one over fewer.
+    if (joint) coords = coords.map((x) => x ?? 0);
+    const texts = joint ? givens.map((_, i) => secretText(r[`g${i}`])) : [];
+    const gv = joint ? jointKey(givens, texts) : q.given ? secretText(r.g0) : '';
+    if (joint && !givenValues.has(gv!)) givenValues.set(gv!, texts);
+    let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
+    if (xv !== null && (dims.length > 1 || joint)) xv = atoms.id(coords as number[]);
+    const s = q.secretColumn ? secretText(r.s) : '';
+    if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
+      dropped += n;
+      continue;
+    }
+    if (q.secretColumn) tally.add(gv, s, xv, n);
+    else {
+      predicateNames.forEach((name, i) => {
+        if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
+      });
+    }
+  }
+  return { tally, total, dropped, numeric, atoms, givenValues };
 }
 
 /**

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { RANGES, type RangeName } from '../settings.js';
+import { RANGES, type RangeName, SETTINGS, SETTING_RANGES } from '../settings.js';
 import { MECHANISMS } from '../mechanisms/registry.js';
 
-// Valibot rather than zod: the same declarative schema, but it loads in about a quarter of the
-// time, which keeps the browser-safe core entry under 0.1 s to import.
+// Valibot rather than zod: the same declarative schema, loaded in a fraction of the time, which
+// keeps the browser-safe core entry quick to import (docs/benchmarks.md, "Measurements behind design choices").
 
 /** A finite number (JSON has no ∞ or NaN; library callers might pass them). */
 const finite = () => v.pipe(v.number(), v.finite());
@@ -59,6 +59,9 @@ const conditionalSchema = v.pipe(
 /** A number in one of the settings' declared ranges, refused with that range's one message. */
 const inRangeOf = (range: RangeName) => v.check((x: number) => RANGES[range].ok(x), RANGES[range].message);
 
+/** A ranged setting's spec field: a finite number in the range its declaration gives (`SETTINGS`). */
+const rangedSetting = (name: keyof typeof SETTING_RANGES) => v.optional(v.pipe(finite(), inRangeOf(SETTING_RANGES[name])));
+
 /**
  * The calibration settings, one schema for every edge that takes them: spec files (below), the
  * web worker's messages (`workerSettingsSchema`), and — through the field↔flag map — CLI errors.
@@ -66,15 +69,15 @@ const inRangeOf = (range: RangeName) => v.check((x: number) => RANGES[range].ok(
 export const settingsEntries = {
   mechanism: v.optional(v.picklist(MECHANISMS)),
   method: v.optional(v.string()),
-  guarantee: v.optional(v.picklist(['renyi', 'mi'])),
+  guarantee: v.optional(v.picklist(SETTINGS.guarantee.choices)),
   alpha: v.optional(alphaSchema),
-  epsilon: v.optional(finite()),
+  epsilon: rangedSetting('epsilon'),
   /** An (ε, δ) target: ε is met with probability 1 − δ, through the best Rényi order (docs/math.md §3). */
-  delta: v.optional(v.pipe(finite(), inRangeOf('unitOpen'))),
+  delta: rangedSetting('delta'),
   /** Releases of the same value the guarantee covers together (docs/math.md §9). */
-  releases: v.optional(v.pipe(v.number(), inRangeOf('count'))),
+  releases: rangedSetting('releases'),
   /** ε-contamination λ ∈ [0, 1] and the domain [LO, HI] the moved mass may go to (docs/math.md §10). */
-  contamination: v.optional(v.pipe(finite(), inRangeOf('unitClosed'))),
+  contamination: rangedSetting('contamination'),
   /** A vector query may give one [LO, HI] per coordinate: the box. */
   domain: v.optional(
     v.union([range, v.pipe(v.array(range), v.minLength(1, 'needs at least one [LO, HI]'))], 'must be [LO, HI] with LO < HI, or one such pair per coordinate'),
@@ -147,7 +150,7 @@ export const workerSettingsSchema = v.object({
   mechanisms: v.optional(v.array(v.picklist(MECHANISMS))),
   methods: v.optional(v.array(v.string())),
   value: v.optional(finite()),
-  count: v.optional(v.pipe(v.number(), inRangeOf('count'), v.maxValue(1000, 'must be ≤ 1000'))),
+  count: v.optional(v.pipe(v.number(), inRangeOf('count'), v.maxValue(SETTINGS.count.pageMax, `must be ≤ ${SETTINGS.count.pageMax}`))),
   scale: v.optional(v.pipe(finite(), v.minValue(0, 'must be ≥ 0'))),
 });
 

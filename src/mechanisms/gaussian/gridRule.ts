@@ -60,6 +60,11 @@ export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: n
   return out?.every((r) => r.tailShare <= rtol / 2) ? out : null;
 }
 
+/**
+ * One pass of the grid rule with the cut-offs `extraNats` further out (`gaussianGridRule`).
+ * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
+ * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
+ */
 function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol: number, extraNats: number): OnePassIntegral[] | null {
   const F = fs.length;
   const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats);

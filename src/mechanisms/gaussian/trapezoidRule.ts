@@ -51,6 +51,9 @@ function logRho(m: Mixture, sigma: number, y: number, side: 'left' | 'right'): n
  * Returns null (the grid rule runs) where some sample panel has no strip of height 0.2σ free of
  * zeros, the end atoms do not dominate beyond the cut-offs, the step would be below 0.04σ/√α′, or
  * the tolerance is missed.
+ *
+ * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
+ * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
  */
 export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
   const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];

@@ -87,6 +87,9 @@ const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
  * A gap that would need more than 512 panels (atoms hundreds of scales apart) takes panels near
  * its two atoms and a closed-form bound on its middle (`wideGap`). Returns null where that middle
  * is not negligible or the powers could overflow: the adaptive quadrature handles those cases.
+ *
+ * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
+ * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
  */
 export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean, quick = false): OnePassIntegral[] | null {
   // A quick check bounds a gap's middle wherever that saves panels (more than 64 in the gap), not only past 512.

@@ -8,7 +8,7 @@ import { short, type Engine } from './engine.js';
  * Files (CSV, TSV, Parquet, JSON lines) through an in-memory DuckDB. The needed columns are read
  * as text. Every statement on a CSV runs DuckDB's sniffer again (a pass over up to 20 480 rows,
  * the whole file for predicates), so `columns()` runs on a connection of its own, at the same
- * time as the aggregation (0.09 s instead of 0.18 s on adult).
+ * time as the aggregation, not before it.
  */
 export async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean): Promise<Engine> {
   const inst = await duckdb().DuckDBInstance.create(':memory:');
