@@ -2,7 +2,7 @@ import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRo
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { bestEpsilonDelta, type Accounting, type AccountRow } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
-import { rdpToDpEq5, rdpToDpSharp } from '../audit/conversion.js';
+import { auditRows, type AuditDirection, type CertifiedBound } from '../audit/directions.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { priorPairs } from '../distribution/scenario.js';
 import type { NoNoise } from '../mechanisms/mechanism.js';
@@ -356,37 +356,26 @@ export function auditPoints(
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
     if (a === Infinity && !product.dInfRate) throw noDInfLevel(mechanismDef(s.mechanism).title);
   }
-  const rows: AuditRow[] = [];
-  const dirs = directions(scenario);
-  for (const dir of dirs)
-    for (const alpha of s.alphas) {
-      opts.onProgress?.(rows.length, dirs.length * s.alphas.length);
-      const own = directionBound(dir.memo, releases, w, alpha);
-      // D_α ≤ D_∞ at every order: the α = ∞ bound (Laplace-shaped noise) where smaller, charged at ∞.
-      const inf = alpha < Infinity && product.dInfRate ? directionBound(dir.memo, releases, w, Infinity) : null;
-      const tot = (x: { value: number; error: number }, a: number) => Math.max(0, x.value) + x.error + massErrorCharge(scenario.massError ?? 0, a);
-      const b = inf && tot(inf, Infinity) < tot(own, alpha) ? { ...inf, how: 'order-monotone' as const } : own;
-      const at = b === own ? alpha : Infinity;
-      clearScratch(dir.memo);
-      // Laws computed in floating point (a chain's histogram): their mass error widens the bound (docs/math.md §13).
-      const error = b.error + massErrorCharge(scenario.massError ?? 0, at);
-      const total = b.value + error;
-      const finite = alpha < Infinity;
-      rows.push({
-        alpha,
-        prior: dir.prior,
-        pair: dir.pair,
-        direction: [dir.from, dir.to],
-        divergence: Math.max(0, b.value),
-        error,
-        certificate: b.how === 'coupled' ? 'coupled-bound' : b.how,
-        slack: s.epsilon - total,
-        epsilonEq5: finite ? rdpToDpEq5(total, alpha, s.delta) : total,
-        epsilonSharp: finite ? rdpToDpSharp(total, alpha, s.delta) : total,
-        pufferfishEpsilon: null,
-      });
-    }
-  return rows;
+  const auditable = directions(scenario).map(
+    (dir): AuditDirection => ({
+      ...dir,
+      level: () => null,
+      bounds: (alpha) => {
+        const own = directionBound(dir.memo, releases, w, alpha);
+        // D_α ≤ D_∞ at every order: the α = ∞ bound (Laplace-shaped noise), charged at ∞.
+        const inf = alpha < Infinity && product.dInfRate ? directionBound(dir.memo, releases, w, Infinity) : null;
+        clearScratch(dir.memo);
+        const certified = (b: typeof own, order: number): CertifiedBound => ({
+          value: b.value,
+          error: b.error,
+          certificate: b.how === 'coupled' ? 'coupled-bound' : b.how,
+          order,
+        });
+        return [certified(own, alpha), ...(inf ? [{ ...certified(inf, Infinity), certificate: 'order-monotone' as const }] : [])];
+      },
+    }),
+  );
+  return auditRows(auditable, s, scenario.massError, opts.onProgress);
 }
 
 /** One direction's share of a vector account, per α: its joint bound and how, and the sum of each release's own bound. */

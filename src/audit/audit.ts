@@ -23,7 +23,7 @@ import type { Bounded } from '../numerics/logExpectation.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { massErrorCharge, checkMiApplicable, perVariable } from '../distribution/scenario.js';
-import { rdpToDpEq5, rdpToDpSharp } from './conversion.js';
+import { auditRows, type AuditDirection, type CertifiedBound } from './directions.js';
 import { empiricalAudit } from './empirical.js';
 import { chargeMassError, discreteMutualInformation, exactMutualInformation, priorMassError } from '../mi/mutualInformation.js';
 import { samplerFor } from '../release/release.js';
@@ -31,74 +31,50 @@ import { drawRelease } from '../sampling/samplers.js';
 import { cryptoSource } from '../sampling/random.js';
 
 /**
- * Audits a noise scale: the exact D_α of the released outputs for every α, prior, pair and
- * direction (both unless the scenario is ordered), with its slack to ε, the (ε′, δ) it implies,
- * and for Laplace-shaped noise the exact ε-Pufferfish level.
- * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
+ * The audited directions of finite laws on ℝ (both unless the scenario is ordered): the exact D_α
+ * of the released outputs, the data's own D_α (data processing), and at every finite order the
+ * exact D∞ (D_α ≤ D∞: Rényi divergence is non-decreasing in α), which for Laplace-shaped noise is
+ * also the ε-Pufferfish level. At scale 0 the data's own divergences.
  */
+function finiteDirections(scenario: Scenario, s: AuditSettings): AuditDirection[] {
+  const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
+  const none = s.scale === 0;
+  return pairCouplings(scenario).flatMap((pc) => {
+    const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
+    if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
+    return dirs.map(([from, to, p, q]): AuditDirection => {
+      const sup = none ? discreteRenyi(p, q, Infinity) : exactDInf(noise, p, q);
+      const data = (alpha: number): CertifiedBound => ({ ...discreteRenyi(p, q, alpha), certificate: 'data-processing', order: alpha });
+      const own = (alpha: number): CertifiedBound =>
+        alpha === Infinity
+          ? { ...(sup ?? { value: Infinity, error: 0 }), certificate: 'sup-at-atoms', order: alpha }
+          : { ...exactRenyi(p, q, noise, alpha), order: alpha };
+      return {
+        prior: pc.prior,
+        pair: [pc.pair[0], pc.pair[1]],
+        from,
+        to,
+        level: () => pufferfishLevel(sup, scenario.massError),
+        bounds: (alpha) => [
+          ...(none ? [data(alpha)] : [own(alpha), data(alpha)]),
+          ...(alpha !== Infinity && sup ? [{ value: sup.value, error: sup.error, certificate: 'order-monotone' as const, order: Infinity }] : []),
+        ],
+      };
+    });
+  });
+}
+
+/** The audit of finite laws on ℝ: its settings checked, then the rows of `finiteDirections`. */
 function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
   inRange('nonNegative', s.scale, 'scale');
   checkSetting('delta', s.delta);
   checkSetting('epsilon', s.epsilon);
-  const noise = mechanismNoise(s, s.scale > 0 ? s.scale : 1);
-  const none = s.scale === 0;
   for (const a of s.alphas) {
     if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
     const def = mechanismDef(s.mechanism);
     if (a === Infinity && def.alphaRange(a)) throw noDInfLevel(def.title);
   }
-  const rows: AuditRow[] = [];
-  const pcs = pairCouplings(scenario);
-  for (const [k, pc] of pcs.entries()) {
-    opts.onProgress?.(k, pcs.length);
-    const dirs: [string, string, Discrete, Discrete][] = [[pc.pair[0], pc.pair[1], pc.p, pc.q]];
-    if (!scenario.ordered) dirs.push([pc.pair[1], pc.pair[0], pc.q, pc.p]);
-    for (const [from, to, p, q] of dirs) {
-      const sup = none ? discreteRenyi(p, q, Infinity) : exactDInf(noise, p, q);
-      const dInf = pufferfishLevel(sup, scenario.massError);
-      // Laws computed in floating point (a chain's): their mass error widens a bound at order a (docs/math.md §13).
-      const charged = <B extends Bounded>(b: B, a: number): B => (scenario.massError ? { ...b, error: b.error + massErrorCharge(scenario.massError, a) } : b);
-      for (const alpha of s.alphas) {
-        // Every certified upper bound on D_α that applies, the smallest kept (the first on a tie):
-        // the exact divergence (or sup at the atoms at α = ∞); the data's own D_α (data processing);
-        // and at every finite order the ε-Pufferfish level, since D_α ≤ D∞ (Rényi divergence is
-        // non-decreasing in α) — the very number of the α = ∞ row, so a scale passing at α = ∞ passes every order.
-        const bounds: (Bounded & { certificate: AuditRow['certificate'] })[] = [];
-        if (none) bounds.push(charged({ ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }, alpha));
-        else {
-          bounds.push(
-            charged(
-              alpha === Infinity
-                ? { ...(exactDInf(noise, p, q) ?? { value: Infinity, error: 0 }), certificate: 'sup-at-atoms' }
-                : exactRenyi(p, q, noise, alpha),
-              alpha,
-            ),
-          );
-          bounds.push(charged({ ...discreteRenyi(p, q, alpha), certificate: 'data-processing' }, alpha));
-        }
-        if (alpha !== Infinity && sup) bounds.push(charged({ value: sup.value, error: sup.error, certificate: 'order-monotone' }, Infinity));
-        const total = (b: Bounded) => Math.max(0, b.value) + b.error;
-        let d = bounds.reduce((a, b) => (total(b) < total(a) || Number.isNaN(total(a)) ? b : a));
-        // Divergences are ≥ 0: a computed −1e-16 is shown as 0 (the error bound still covers it).
-        d = { ...d, value: Math.max(0, d.value) };
-        const finite = alpha > 1 && alpha < Infinity;
-        rows.push({
-          alpha,
-          prior: pc.prior,
-          pair: [pc.pair[0], pc.pair[1]],
-          direction: [from, to],
-          divergence: d.value,
-          error: d.error,
-          certificate: d.certificate,
-          slack: s.epsilon - (d.value + d.error),
-          epsilonEq5: finite ? rdpToDpEq5(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,
-          epsilonSharp: finite ? rdpToDpSharp(d.value + d.error, alpha, s.delta) : alpha === Infinity ? d.value + d.error : null,
-          pufferfishEpsilon: dInf,
-        });
-      }
-    }
-  }
-  return rows;
+  return auditRows(finiteDirections(scenario, s), s, scenario.massError, opts.onProgress);
 }
 
 /**
