@@ -3,7 +3,7 @@ import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { bestEpsilonDelta, type Accounting, type AccountRow, type JointMethod, type Release } from './rows.js';
+import { accountOf, type Accounting, type AccountShare, type JointMethod, type Release } from './rows.js';
 import { accountWindows } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
@@ -194,12 +194,9 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
   const parts = releases.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);
-  let done = 0;
-  const rows = opts.alphas.map((alpha): AccountRow => {
-    let best: { value: number; lower: number | null; method: JointMethod; pc: PairCoupling } | null = null;
-    let naive = 0;
-    for (const pc of pcs) {
-      opts.onProgress?.(done++, opts.alphas.length * pcs.length);
+  const shares = pcs.map((pc, j) =>
+    opts.alphas.map((alpha, k): AccountShare => {
+      opts.onProgress?.(j * opts.alphas.length + k, opts.alphas.length * pcs.length);
       const e = jointEvaluation(pc, parts, alpha, Infinity, ordered);
       const data = dataDivergence(pc, alpha, ordered);
       // Data processing: no number of releases reveals more than X itself. A bound that overflowed
@@ -207,29 +204,13 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
       const sum = e.value + e.error;
       const bound = Number.isNaN(sum) ? Infinity : sum;
       const known = e.method === 'exact' || e.method === 'exact (Gaussian mean)' || (e.method === 'sup-at-atoms' && Number.isFinite(e.value));
-      const row =
-        data < bound
-          ? { value: data, lower: null, method: 'data-processing' as const }
-          : { value: bound, lower: known ? e.value - e.error : null, method: e.method };
-      if (!best || row.value > best.value) best = { ...row, pc };
-      naive = Math.max(
-        naive,
-        parts.reduce((a, p) => a + singleDivergence(pc, p, alpha, ordered), 0),
-      );
-    }
-    const b = best!;
-    // Laws computed in floating point (a chain's): their mass error is added to the level (docs/math.md §13).
-    const charge = massErrorCharge(scenario.massError ?? 0, alpha);
-    return {
-      alpha,
-      divergence: b.value + charge,
-      method: b.method,
-      binding: b.value > 0 ? { prior: b.pc.prior, pair: [b.pc.pair[0], b.pc.pair[1]] } : null,
-      naiveSum: naive,
-      understated: b.lower === null ? null : naive < b.lower,
-    };
-  });
-  return { releases: releases.length, rows, epsilonDelta: bestEpsilonDelta(rows, opts.delta) };
+      const naive = parts.reduce((a, p) => a + singleDivergence(pc, p, alpha, ordered), 0);
+      return data < bound
+        ? { value: data, lower: null, method: 'data-processing', naive }
+        : { value: bound, lower: known ? e.value - e.error : null, method: e.method, naive };
+    }),
+  );
+  return accountOf(pcs, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
 }
 
 /**

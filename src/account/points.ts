@@ -1,6 +1,6 @@
 import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
-import { bestEpsilonDelta, type Accounting, type AccountRow } from './rows.js';
+import { accountOf, type Accounting, type AccountShare } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
 import { auditRows, type AuditDirection, type CertifiedBound } from '../audit/directions.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
@@ -433,28 +433,18 @@ function accountChecks(scenario: PointScenario, releases: readonly PointRelease[
   return w;
 }
 
-/** The rows from every direction's share (directions in order: the first largest binds), and the (ε′, δ) conversion. */
-function accountOf(dirs: ReturnType<typeof directions>, parts: DirectionAccount[][], releases: number, opts: AccountOptions, massError = 0): Accounting {
-  const rows = opts.alphas.map((alpha, k): AccountRow => {
-    let best: { value: number; how: 'coupled' | 'data-processing'; prior: string; pair: [string, string] } | null = null;
-    let naive = 0;
-    dirs.forEach((dir, j) => {
-      const b = parts[j][k];
-      if (!best || b.value > best.value) best = { value: b.value, how: b.how, prior: dir.prior, pair: dir.pair };
-      naive = Math.max(naive, b.naive);
-    });
-    const b = best!;
-    return {
-      alpha,
-      // Laws computed in floating point (a chain's histogram): their mass error is added to the level.
-      divergence: b.value + massErrorCharge(massError, alpha),
-      method: !Number.isFinite(b.value) ? 'unbounded' : b.how,
-      binding: b.value > 0 ? { prior: b.prior, pair: b.pair } : null,
-      naiveSum: naive,
-      understated: null,
-    };
-  });
-  return { releases, rows, epsilonDelta: bestEpsilonDelta(rows, opts.delta) };
+/** The account of vector releases from every direction's share per order (`accountOf`; a bound that is not finite is unbounded). */
+function accountOfDirections(
+  dirs: ReturnType<typeof directions>,
+  parts: DirectionAccount[][],
+  releases: number,
+  opts: AccountOptions,
+  massError = 0,
+): Accounting {
+  const shares = parts.map((part) =>
+    part.map((b): AccountShare => ({ value: b.value, lower: null, method: Number.isFinite(b.value) ? b.how : 'unbounded', naive: b.naive })),
+  );
+  return accountOf(dirs, shares, opts.alphas, { releases, delta: opts.delta, massError });
 }
 
 /**
@@ -472,7 +462,7 @@ export function accountPoints(scenario: PointScenario, releases: readonly PointR
     opts.onProgress?.(k, dirs.length);
     return directionAccount(dir.memo, releases, w, opts.alphas);
   });
-  return accountOf(dirs, parts, releases.length, opts, scenario.massError);
+  return accountOfDirections(dirs, parts, releases.length, opts, scenario.massError);
 }
 
 /** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
@@ -530,7 +520,7 @@ export async function accountPointsOnPool(
       parts[k] = r.vector!;
     }),
   );
-  return accountOf(dirs, parts.flat(), releases.length, opts, scenario.massError);
+  return accountOfDirections(dirs, parts.flat(), releases.length, opts, scenario.massError);
 }
 
 /**

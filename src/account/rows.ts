@@ -1,6 +1,7 @@
 import type { Cost, Eta } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
+import { massErrorCharge } from '../distribution/scenario.js';
 
 /** One release of the (same) value: its noise family and calibrated scale. */
 export interface Release {
@@ -53,4 +54,45 @@ export function bestEpsilonDelta(rows: readonly AccountRow[], delta: number | un
     if (!best || e < best.epsilon) best = { epsilon: e, delta, alpha: r.alpha };
   }
   return best;
+}
+
+/** One unit's share of an account at one order (a pair, or one direction of it): its certified bound and how, and the naive sum of the releases' own levels. */
+export interface AccountShare {
+  value: number;
+  /** A certified lower end of the joint D_α where it is known exactly (then whether the naive sum understates it is decided). */
+  lower: number | null;
+  method: JointMethod;
+  naive: number;
+}
+
+/**
+ * An account's rows from every unit's shares (`shares[j][k]`: unit j at order k), written once for
+ * every kind of law: per order the largest bound (the first largest binds), the laws' mass error
+ * added (docs/math.md §13), the naive sum beside it, and with `delta` the best (ε′, δ).
+ * @example accountOf([{ prior: 'p', pair: ['a', 'b'] }], [[{ value: 0.5, lower: 0.4, method: 'exact', naive: 0.3 }]], [2], { releases: 2 }).rows[0].understated // true
+ */
+export function accountOf(
+  units: readonly { prior: string; pair: readonly [string, string] }[],
+  shares: readonly (readonly AccountShare[])[],
+  alphas: readonly number[],
+  o: { releases: number; delta?: number; massError?: number },
+): Accounting {
+  const rows = alphas.map((alpha, k): AccountRow => {
+    let best: { share: AccountShare; j: number } | null = null;
+    let naive = 0;
+    for (const [j, unit] of shares.entries()) {
+      if (!best || unit[k].value > best.share.value) best = { share: unit[k], j };
+      naive = Math.max(naive, unit[k].naive);
+    }
+    const { share: b, j } = best!;
+    return {
+      alpha,
+      divergence: b.value + massErrorCharge(o.massError ?? 0, alpha),
+      method: b.method,
+      binding: b.value > 0 ? { prior: units[j].prior, pair: [units[j].pair[0], units[j].pair[1]] } : null,
+      naiveSum: naive,
+      understated: b.lower === null ? null : naive < b.lower,
+    };
+  });
+  return { releases: o.releases, rows, epsilonDelta: bestEpsilonDelta(rows, o.delta) };
 }
