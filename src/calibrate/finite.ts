@@ -24,11 +24,10 @@ import {
   noiseVariance,
   MONOTONE_METHODS,
   orderMonotone,
+  solvedResult,
   sourceScale,
-  zeroExplanation,
   type CalibrateOptions,
   type CalibrationResult,
-  type PairScale,
   type SourceMethodName,
 } from './result.js';
 import { precisionUp } from '../numerics/decimal.js';
@@ -254,41 +253,18 @@ function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opt
     opts.precomputed?.[single.method],
     largestOnly(scenario),
   );
-  const scale = sol.scale;
-  const pairs: PairScale[] = sol.units.map((u) => ({
-    ...u.label,
-    scale: u.scale,
-    ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}),
-    ...(u.atMost ? { atMost: true as const } : {}),
-  }));
-  const parameter = def.parameter;
-  const binding = scale > 0 ? sol.top.label : null;
-  const together = (settings.releases ?? 1) > 1 ? `For ${settings.releases} releases of the same value, together: ` : '';
-  const robust = cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '';
-  const explanation =
-    together +
-    (binding
-      ? `${rule.rule}: smallest ${def.symbol} with ${rule.condition}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-      : zeroExplanation(pairs)) +
-    robust;
-  const exp = def.describe(noiseOptions(settings));
-  return {
-    mechanism: settings.mechanism,
-    method: settings.method,
-    alpha: settings.alpha,
-    epsilon: settings.epsilon,
-    parameter,
-    scale,
-    variance: noiseVariance(settings, scale),
+  return solvedResult(sol, {
+    settings,
+    parameter: def.parameter,
+    variance: noiseVariance(settings, sol.scale),
     rule: rule.rule,
-    binding,
-    explanation,
-    check: sol.check,
-    pairs,
-    ...exp,
-    ...(n > 1 ? { releases: n } : {}),
-    ...(settings.contamination ? { contamination: settings.contamination } : {}),
-  };
+    meets: `with ${rule.condition}`,
+    symbol: def.symbol,
+    before: n > 1 ? `For ${n} releases of the same value, together: ` : '',
+    after: cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
+    noise: def.describe(noiseOptions(settings)),
+    tail: settings.contamination ? { contamination: settings.contamination } : {},
+  });
 }
 
 /** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */

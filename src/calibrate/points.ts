@@ -8,9 +8,8 @@ import {
   noiseVariance,
   MONOTONE_METHODS,
   orderMonotone,
-  zeroExplanation,
+  solvedResult,
   type CalibrationResult,
-  type PairScale,
   calibrateWithSource,
   hasSource,
   lawsOnly,
@@ -335,32 +334,16 @@ function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts:
     },
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
-  const pairScales: PairScale[] = sol.units.map((u) => ({ ...u.label, scale: u.scale, ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}) }));
-  const binding = sol.scale > 0 ? sol.top.label : null;
   const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
-  const rulePrefix = bySum ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule;
-  const explanation =
-    `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. ` +
-    (binding
-      ? `${rulePrefix}: smallest ${def.symbol} meeting the condition, maximised over ${pairScales.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair.join(' vs ')}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}`
-      : zeroExplanation(pairScales)) +
-    (cont ? robustNote(cont, box!, sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '');
-  return {
-    mechanism: s.mechanism,
-    method,
-    alpha,
-    epsilon,
+  return solvedResult(sol, {
+    settings: { ...s, method },
     parameter: def.parameter,
-    scale: sol.scale,
     variance: noiseVariance(s, sol.scale),
-    rule: rulePrefix,
-    binding,
-    explanation,
-    check: sol.check,
-    pairs: pairScales,
-    ...(n > 1 ? { releases: n } : {}),
-    dimension: d,
-    coordinateScales: [...w],
-    ...(s.contamination ? { contamination: s.contamination } : {}),
-  };
+    rule: bySum ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule,
+    meets: 'meeting the condition',
+    symbol: def.symbol,
+    before: `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. `,
+    after: cont ? robustNote(cont, box!, sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
+    tail: { dimension: d, coordinateScales: [...w], ...(s.contamination ? { contamination: s.contamination } : {}) },
+  });
 }

@@ -1,7 +1,7 @@
 import { MECHANISMS, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { InputError, NumericalError, budgetBelowCharge } from '../errors.js';
 import type { Evaluation } from '../numerics/smallestScale.js';
-import { bestOf, type Precomputed, type Progress } from './driver.js';
+import { bestOf, type Precomputed, type Progress, type Solution } from './driver.js';
 import type { Contamination } from './contamination.js';
 import type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 import { lawsError, massErrorCharge, SOURCE_METHOD_NAMES, TIE_TOLERANCE, type Scenario, type SourceMethod } from '../distribution/scenario.js';
@@ -60,8 +60,68 @@ export function noiseVariance(s: Pick<CalibrationSettings, 'mechanism' | 'cost' 
   return v > 0 ? v : Number.MIN_VALUE;
 }
 
+/** What a kind of law says of its calibration beside the pairs' scales (`solvedResult`). */
+export interface ResultText {
+  settings: Pick<CalibrationSettings, 'mechanism' | 'method' | 'alpha' | 'epsilon' | 'releases'>;
+  parameter: CalibrationResult['parameter'];
+  variance: number;
+  /** The rule applied, and what its scale meets ("with …", "meeting the condition"). */
+  rule: string;
+  meets: string;
+  symbol: string;
+  /** Said before the binding pair (releases together, the vector's noise), and after it (the binding pair's own notes). */
+  before?: string;
+  bindingNote?: string;
+  /** Said after the explanation either way (the contamination's terms). */
+  after?: string;
+  /** Fields of the noise (cost, η) after the pairs, and of the query (dimension, contamination) last. */
+  noise?: Partial<CalibrationResult>;
+  tail?: Partial<CalibrationResult>;
+}
+
+/**
+ * A calibration's result from its pairs solved together (`solveUnits`), written once for every
+ * kind of law: each pair's scale, the binding pair (none when no pair needs noise), the
+ * explanation naming it, and the settings it holds for.
+ */
+export function solvedResult<L extends { prior: string; pair: readonly [string, string] }>(sol: Solution<L>, t: ResultText): CalibrationResult {
+  const pairs: PairScale[] = sol.units.map((u) => ({
+    prior: u.label.prior,
+    pair: [u.label.pair[0], u.label.pair[1]],
+    scale: u.scale,
+    ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}),
+    ...(u.atMost ? { atMost: true as const } : {}),
+  }));
+  const top = sol.top.label;
+  const binding = sol.scale > 0 ? { prior: top.prior, pair: [top.pair[0], top.pair[1]] as [string, string] } : null;
+  const explanation =
+    (t.before ?? '') +
+    (binding
+      ? `${t.rule}: smallest ${t.symbol} ${t.meets}, maximised over ${pairs.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair[0]} vs ${binding.pair[1]}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}${t.bindingNote ?? ''}`
+      : zeroExplanation(pairs)) +
+    (t.after ?? '');
+  const n = t.settings.releases ?? 1;
+  return {
+    mechanism: t.settings.mechanism,
+    method: t.settings.method,
+    alpha: t.settings.alpha,
+    epsilon: t.settings.epsilon,
+    parameter: t.parameter,
+    scale: sol.scale,
+    variance: t.variance,
+    rule: t.rule,
+    binding,
+    explanation,
+    check: sol.check,
+    pairs,
+    ...t.noise,
+    ...(n > 1 ? { releases: n } : {}),
+    ...t.tail,
+  };
+}
+
 /** Why no pair needs noise, naming the priors relied on (the first three, then a count). */
-export function zeroExplanation(pairs: PairScale[]): string {
+function zeroExplanation(pairs: PairScale[]): string {
   const shown = pairs.slice(0, 3).map((p) => `${p.zeroReason} (prior '${p.prior}', pair ${p.pair.join(' vs ')})`);
   const more = pairs.length > 3 ? `; and likewise for the other ${pairs.length - 3} (prior, pair) combinations` : '';
   return `No noise needed for any of the ${pairs.length} (prior, pair) combination(s): ${shown.join('; ')}${more}.`;

@@ -1,7 +1,7 @@
 import { FAMILY_OF, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import type { Noise } from '../divergence/kernel.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { bestResult, IDENTICAL, zeroExplanation, type CalibrationResult, type PairScale } from '../calibrate/result.js';
+import { bestResult, IDENTICAL, solvedResult, type CalibrationResult } from '../calibrate/result.js';
 import { checkSettings, type CalibrationSettings, type Mechanism, type SingleMethod } from '../calibrate/rules.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
@@ -278,40 +278,22 @@ export function calibrateGaussianPriors(scenario: GaussianScenario, s: GaussianP
     },
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
-  const pairScales: PairScale[] = sol.units.map((u) => ({
-    prior: u.label.prior,
-    pair: u.label.pair,
-    scale: u.scale,
-    ...(u.zeroReason !== undefined ? { zeroReason: u.zeroReason } : {}),
-  }));
   const top = sol.top.label;
-  const binding = sol.scale > 0 ? { prior: top.prior, pair: top.pair } : null;
   const { rule, condition } = RULES[method];
-  const threshold = binding ? trueThreshold(top.P, top.Q, s.alpha, ordered) * Math.sqrt(n) : 0;
-  const own = binding && method === 'coupled' ? thresholdOf(top.c, s.alpha, ordered) * Math.sqrt(n) : 0;
+  const threshold = sol.scale > 0 ? trueThreshold(top.P, top.Q, s.alpha, ordered) * Math.sqrt(n) : 0;
+  const own = sol.scale > 0 && method === 'coupled' ? thresholdOf(top.c, s.alpha, ordered) * Math.sqrt(n) : 0;
   const finite =
     (threshold > 0
       ? ` No σ ≤ ${threshold.toPrecision(6)} gives a finite α-guarantee for this pair (α·τ_j² − (α−1)·τ_i² + σ² > 0 is needed for the widest components: the wider conditional's tails outweigh the narrower one's at this α), so the scale lies above that threshold.`
       : '') + (own > threshold ? ` This method's component coupling is finite only above σ = ${own.toPrecision(6)}.` : '');
-  const together = n > 1 ? `For ${n} releases of the same value, together (the mean is sufficient: one release at σ/√${n}): ` : '';
-  const explanation =
-    together +
-    (binding
-      ? `${rule}: smallest σ with ${condition}, maximised over ${pairScales.length} (prior, pair) combination(s); bound by prior '${binding.prior}', pair ${binding.pair.join(' vs ')}.${sol.top.problem?.note ? ` ${sol.top.problem.note}` : ''}${finite}`
-      : zeroExplanation(pairScales));
-  return {
-    mechanism: PRIOR_NOISE,
-    method,
-    alpha: s.alpha,
-    epsilon: s.epsilon,
+  return solvedResult(sol, {
+    settings: { ...s, mechanism: PRIOR_NOISE, method },
     parameter: 'sigma',
-    scale: sol.scale,
     variance: sol.scale * sol.scale,
     rule,
-    binding,
-    explanation,
-    check: sol.check,
-    pairs: pairScales,
-    ...(n > 1 ? { releases: n } : {}),
-  };
+    meets: `with ${condition}`,
+    symbol: 'σ',
+    before: n > 1 ? `For ${n} releases of the same value, together (the mean is sufficient: one release at σ/√${n}): ` : '',
+    bindingNote: finite,
+  });
 }
