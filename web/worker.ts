@@ -20,7 +20,7 @@ import { builtinScenario } from '../src/scenarios/builtin.js';
 import { checkContamination } from '../src/calibrate/contamination.js';
 import { columnSummaries, distinctValues, parseDelimited, textHistograms, type TextTable } from '../src/sources/csvText.js';
 import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
-import { parsePriorClass, tableScenario } from '../src/sources/priors.js';
+import { parsePriorClass, tableLaws } from '../src/sources/priors.js';
 import { formatPath } from '../src/spec/load.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
@@ -39,7 +39,7 @@ import { markovScenario } from '../src/markov/source.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import type { AnyScenario } from '../src/distribution/lawKind.js';
-import { pointScenarioOf, type PointScenario } from '../src/distribution/points.js';
+import type { PointScenario } from '../src/distribution/points.js';
 import { scenarioSpec } from '../src/spec/write.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
@@ -160,7 +160,7 @@ function progressOf(post: Post, total: number) {
 type Job = { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number };
 
 /** The form's table scenario (several query columns: a vector query), with the rows behind it. */
-function tableLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | PointScenario; data: DataUsed } {
+function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | PointScenario; data: DataUsed } {
   if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
   const queries: string[] = [p.query, ...(Array.isArray(p.also) ? p.also : [])];
   const h = textHistograms(table, {
@@ -170,19 +170,13 @@ function tableLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario |
     values: p.values?.length ? p.values : undefined,
     given: p.given || undefined,
   });
-  const t = tableScenario(h, {
+  const t = tableLaws(h, {
     name: `${p.fileName}: ${queries.join(',')} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
     given: p.given || undefined,
     prior: parsePriorClass(p.prior ?? settingDefault('prior')),
   });
   state.columns = queries;
-  // Rows behind the priors actually built (public values left out are not counted as used).
-  let used = 0;
-  for (const [gv, g] of h.groups) if (!t.skippedGiven.includes(gv)) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
-  return {
-    scenario: h.vectors ? pointScenarioOf(t.scenario, h.vectors) : t.scenario,
-    data: { rows: h.rows, used, dropped: h.dropped, skippedGiven: t.skippedGiven },
-  };
+  return { scenario: t.scenario, data: { rows: h.rows, used: t.used, dropped: h.dropped, skippedGiven: t.skippedGiven } };
 }
 
 /**
@@ -560,7 +554,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   }
   if (state.table && p.statistic) return onStatistic(p, post, alpha);
   let data: DataUsed | null = null;
-  if (state.table) ({ scenario: state.scenario, data } = tableLaws(state.table, p));
+  if (state.table) ({ scenario: state.scenario, data } = formLaws(state.table, p));
   const sc = state.scenario;
   if (!sc) throw new InputError('load a table or pick a built-in scenario', 'form');
   const skipped: Skipped[] = [];

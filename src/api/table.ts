@@ -3,9 +3,9 @@ import { checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
-import { parsePriorClass, tableScenario } from '../sources/priors.js';
+import { parsePriorClass, tableLaws } from '../sources/priors.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
-import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
+import type { PointScenario } from '../distribution/points.js';
 
 /**
  * The scenario of a table, as the CLI's `--data` builds it: the query column's histogram per
@@ -25,13 +25,12 @@ export async function scenarioFromTable(
   const h = await tableHistograms(source, query);
   if (h.secrets.length < 2) throw new InputError(`needs at least two secrets with rows, got ${h.secrets.length}`, 'secretColumn');
   const name = opts.name ?? `${sourceLabel(source.location)}: ${query.queries?.join(',') ?? query.query}`;
-  const { scenario } = tableScenario(h, {
+  return tableLaws(h, {
     name,
     ...(opts.prior ? { prior: parsePriorClass(opts.prior, opts.seed ?? 0) } : {}),
     ...(opts.pairs ? { pairs: opts.pairs } : {}),
     ...(query.given ? { given: query.given } : {}),
-  });
-  return h.vectors ? pointScenarioOf(scenario, h.vectors) : scenario;
+  }).scenario;
 }
 
 /**

@@ -21,7 +21,7 @@ import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
 import { availableDir, SCENARIO_DATASET } from '../uci/datasets.js';
 import type { SpecDefaults } from '../spec/load.js';
-import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
+import type { PointScenario } from '../distribution/points.js';
 import { scenarioSpec } from '../spec/write.js';
 import type { BoxContamination } from '../calibrate/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -583,7 +583,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (file?.isFile() && file.size === 0) throw new InputError(`'${o.data}' is empty (no header, no rows)`, '--data');
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   // DuckDB and pg load only when a table is read.
-  const [{ tableHistograms }, { parsePriorClass, tableScenario }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
+  const [{ tableHistograms }, { parsePriorClass, tableLaws }] = await Promise.all([import('../sources/histograms.js'), import('../sources/priors.js')]);
   const source = tableSourceOf(o);
   const predicates = secretPredicates(o.secret);
   // Values are compared with the table's text (a typed number matches its one text, said in the output).
@@ -606,8 +606,8 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const label = sourceLabel(o.data!);
   const name = `${label.startsWith('postgres://') ? `${label}${o.table ? `/${o.table}` : ''}` : basename(o.data!)}: ${o.query} by ${o.secretColumn ?? 'predicates'}${o.given ? ` given ${o.given}` : ''}`;
-  const t = tableScenario(hist, { name, prior, pairs, given: o.given });
-  const scenario: Scenario | PointScenario = hist.vectors ? pointScenarioOf(t.scenario, hist.vectors) : t.scenario;
+  const t = tableLaws(hist, { name, prior, pairs, given: o.given });
+  const scenario = t.scenario;
   if (o.specOut) {
     const settings = runSettings(o);
     await writeTextAtomically(o.specOut, '--spec-out', JSON.stringify({ ...scenarioSpec(scenario), ...settings }, null, 2) + '\n');

@@ -1,5 +1,6 @@
 import { userRecord } from '../records.js';
 import type { Prior, Scenario } from '../distribution/scenario.js';
+import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { logGamma } from '../numerics/float.js';
@@ -181,4 +182,24 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
   }
   if (priors.length === 0) throw new InputError('no public value has rows of two secrets', 'given');
   return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven, absentGiven };
+}
+
+/** A table's laws as every edge takes them: the scenario (on ℝ^d for a vector query), what was left out, and the rows behind it. */
+export interface TableLaws extends Omit<TableScenario, 'scenario'> {
+  scenario: Scenario | PointScenario;
+  /** Rows behind the priors built (those of public values left out are not counted). */
+  used: number;
+}
+
+/**
+ * The laws of a table's histograms (the engine's, or the page's own parse), built one way for the
+ * CLI's `--data`, `scenarioFromTable` and the web page: `tableScenario`, a vector query's atoms
+ * mapped back to its vectors, and the rows the priors rest on.
+ * @example tableLaws({ groups: new Map([['', new Map([['a', { values: [0, 1], counts: [3, 1] }], ['b', { values: [0, 1], counts: [1, 3] }]])]]), rows: 8, dropped: 0, secrets: ['a', 'b'] }, { name: 't' }).used // 8
+ */
+export function tableLaws(h: TableHistograms, opts: Parameters<typeof tableScenario>[1]): TableLaws {
+  const t = tableScenario(h, opts);
+  let used = 0;
+  for (const [gv, g] of h.groups) if (!t.skippedGiven.includes(gv)) for (const hist of g.values()) used += hist.counts.reduce((a, b) => a + b, 0);
+  return { ...t, scenario: h.vectors ? pointScenarioOf(t.scenario, h.vectors) : t.scenario, used };
 }
