@@ -85,6 +85,25 @@ function yearAtTwo(): Row[] {
   ];
 }
 
+/** A truncated release of the yearly count (to [0, T]) against the untruncated release (the speed issue: ≤ 2×). */
+function truncated(): Row[] {
+  const value = ['--value', '150', '--alpha', '2', '--json'];
+  const cut = cli('release', ...SEATTLE, ...value, '--truncate', '0,365');
+  const whole = cli('release', ...SEATTLE, ...value);
+  const scale = (o: string) => Number(JSON.parse(o).scale);
+  return [
+    {
+      group: 'window counts',
+      case: 'Seattle, the yearly count of rain released truncated to [0, 365], α = 2 (whole process)',
+      reference: 'the untruncated release (whole process)',
+      meanMs: cut.ms,
+      referenceMs: whole.ms,
+      ratio: cut.ms / whole.ms,
+      note: `b = ${scale(cut.out).toPrecision(6)} truncated, ${scale(whole.out).toPrecision(6)} untruncated`,
+    },
+  ];
+}
+
 /** A mean over a 10⁷-row CSV (two aggregates in DuckDB, then the calibration) against a plain SELECT avg of the same file. */
 function statistic(rows = 10_000_000): Row[] {
   const dir = mkdtempSync(join(tmpdir(), 'pufferfish-bench-'));
@@ -113,7 +132,7 @@ function statistic(rows = 10_000_000): Row[] {
 
 /** The rows of both. */
 export function newSourceRows(): Row[] {
-  return [...windows(), ...yearAtTwo(), ...statistic()];
+  return [...windows(), ...yearAtTwo(), ...truncated(), ...statistic()];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href)

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { fromCounts, type Discrete } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
-import { exactRenyi } from '../src/divergence/exactRenyi.js';
+import { exactRenyi, logMassIn } from '../src/divergence/exactRenyi.js';
+import fc from 'fast-check';
+import { validateSpec } from '../src/markov/chain.js';
+import { markovScenario } from '../src/markov/source.js';
 import { InputError } from '../src/errors.js';
 import { release } from '../src/release/release.js';
 import { calibrateTruncated } from '../src/release/truncated.js';
@@ -318,3 +321,94 @@ describe('released values outside the data’s range are explained, not hidden',
     expect((inside.values as number[]).every((y) => y >= 0 && y <= 6.2) ? 'drawNote' in inside : true).toBe(false);
   });
 });
+
+describe('truncated releases at the one-pass speed (docs/math.md §5, §8)', () => {
+  const laws = (xs: number[], ws: number[]) => {
+    const order = xs.map((x, i) => [x, ws[i]] as const).sort((a, b) => a[0] - b[0]);
+    const merged = new Map<number, number>();
+    for (const [x, w] of order) merged.set(x, (merged.get(x) ?? 0) + w);
+    return fromCounts([...merged.keys()], [...merged.values()]);
+  };
+  const atoms = fc.array(fc.tuple(fc.integer({ min: -20, max: 20 }), fc.integer({ min: 1, max: 9 })), { minLength: 1, maxLength: 8 });
+  const end = fc.constantFrom(-Infinity, -25, -3, -0.5, 0, 1.5, 2, 7, 30, Infinity);
+
+  it('the gap rule over an interval agrees with the adaptive quadrature within both certified errors', () => {
+    fc.assert(
+      fc.property(atoms, atoms, end, end, fc.constantFrom(0.05, 0.4, 1, 6), fc.constantFrom(0.5, 2, 5), fc.boolean(), (a, c, lo, hi, b, alpha, quick) => {
+        fc.pre(lo < hi && !(lo === -Infinity && hi === Infinity));
+        const [p, q] = [laws(...unzip(a)), laws(...unzip(c))];
+        const I: [number, number] = [lo, hi];
+        const noise = noiseOf('laplace', b);
+        const fast = exactRenyi(p, q, noise, alpha, { interval: I, quick });
+        const slow = exactRenyi(p, q, noise, alpha, { interval: I, adaptive: true });
+        if (!Number.isFinite(slow.value) || !Number.isFinite(fast.value)) return;
+        expect(Math.abs(fast.value - slow.value), `b=${b} α=${alpha} I=[${lo}, ${hi}]`).toBeLessThanOrEqual(fast.error + slow.error + 1e-12);
+        if (!quick) expect(fast.error).toBeLessThan(1e-8);
+      }),
+      { numRuns: 150, seed: 5 },
+    );
+  });
+
+  it("a mixture's chance of landing in an interval is its atoms' CDF differences, in closed form", () => {
+    const cdf = (z: number, b: number) => (z < 0 ? Math.exp(z / b) / 2 : 1 - Math.exp(-z / b) / 2);
+    fc.assert(
+      fc.property(atoms, end, end, fc.constantFrom(0.05, 0.4, 1, 6), (a, lo, hi, b) => {
+        fc.pre(lo < hi);
+        const p = laws(...unzip(a));
+        const m = logMassIn(p, noiseOf('laplace', b), [lo, hi]);
+        const brute = Array.from(p.values, (x, i) => p.masses[i] * (cdf(hi - x, b) - cdf(lo - x, b))).reduce((s, v) => s + v, 0);
+        // The brute sum loses digits to cancellation where the interval is far in a tail; compare where it has them.
+        if (brute > 1e-6) expect(Math.abs(m.value - Math.log(brute))).toBeLessThanOrEqual(m.error + 1e-9);
+        expect(m.error).toBeLessThan(1e-10);
+      }),
+      { numRuns: 200, seed: 6 },
+    );
+  });
+
+  it("a truncated release of a chain's count: the one scale meets ε for every pair, checked by the adaptive quadrature", () => {
+    const T = 8;
+    const model = validateSpec({
+      states: ['a', 'b'],
+      chains: [
+        {
+          name: 'c',
+          transition: [
+            [0.8, 0.2],
+            [0.3, 0.7],
+          ],
+          initial: 'stationary',
+        },
+      ],
+      length: T,
+      query: { count: 'b' },
+    });
+    const scenario = markovScenario(model, 'chain').scenario as Scenario;
+    const I: [number, number] = [0, T];
+    const t = calibrateTruncated(scenario, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, I);
+    const b = t.scale;
+    expect(b).toBeGreaterThan(0);
+    const cdf = (z: number) => (z < 0 ? Math.exp(z / b) / 2 : 1 - Math.exp(-z / b) / 2);
+    const redrawn = (d: Discrete) => {
+      const w = Array.from(d.values, (x, i) => d.masses[i] / (cdf(I[1] - x) - cdf(I[0] - x)));
+      const total = w.reduce((a, x) => a + x, 0);
+      return { values: d.values, masses: Float64Array.from(w, (x) => x / total) };
+    };
+    let worst = 0;
+    for (const prior of scenario.priors) {
+      const secrets = Object.keys(prior.conditionals);
+      for (const s1 of secrets)
+        for (const s2 of secrets) {
+          if (s1 === s2) continue;
+          const d = exactRenyi(redrawn(prior.conditionals[s1]), redrawn(prior.conditionals[s2]), noiseOf('laplace', b), 2, { interval: I, adaptive: true });
+          worst = Math.max(worst, d.value + d.error);
+        }
+    }
+    // Every pair within ε (the laws' rounding charge aside), and the binding one close to it: not a loose scale.
+    expect(worst).toBeLessThanOrEqual(1 + 1e-9);
+    expect(worst).toBeGreaterThan(0.999);
+  });
+});
+
+function unzip(xs: readonly (readonly [number, number])[]): [number[], number[]] {
+  return [xs.map((x) => x[0]), xs.map((x) => x[1])];
+}

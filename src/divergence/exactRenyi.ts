@@ -20,6 +20,8 @@ export interface ExactOptions {
   adaptive?: boolean;
   /** A check at one scale rather than a search: the one-pass rule may take fewer nodes for a looser (still certified) error. */
   quick?: boolean;
+  /** A certified lower bound on log ∫ p^α q^{1−α} over the interval (what a quick check's skipped gaps are measured against). */
+  logFloor?: number;
 }
 
 /** A certified D_α: `value` with a rigorous bound `error` on its distance to the true divergence. */
@@ -114,19 +116,23 @@ export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: Ex
     interval,
   } = centred([p, q], opts.interval);
   opts = { ...opts, interval };
-  const logI = logIntegralRetry(P, Q, noise, alpha, opts);
   const certificate = 'bernstein-ellipse' as const;
   if (!opts.interval) {
+    const logI = logIntegralRetry(P, Q, noise, alpha, opts);
     const value = logI.value / (alpha - 1);
     return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate };
   }
   // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (Fu et al., docs/math.md §5):
   //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
-  const mp = logIntegralRetry(P, P, noise, 1, opts),
-    mq = logIntegralRetry(Q, Q, noise, 1, opts);
+  const mp = massIn(P, noise, opts.interval),
+    mq = massIn(Q, noise, opts.interval);
+  // At α > 1 the truncated laws' D_α ≥ 0, so ∫_I p^α q^{1−α} ≥ P_I^α Q_I^{1−α}: a quick check's
+  // negligible gaps are measured against that floor.
+  const logFloor = alpha > 1 ? alpha * (mp.value - mp.error) + (1 - alpha) * (mq.value + mq.error) : undefined;
+  const logI = logIntegralRetry(P, Q, noise, alpha, { ...opts, logFloor });
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
   const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
-  return { value, error, nodes: logI.nodes + mp.nodes + mq.nodes, certificate };
+  return { value, error, nodes: logI.nodes + ((mp as { nodes?: number }).nodes ?? 0) + ((mq as { nodes?: number }).nodes ?? 0), certificate };
 }
 
 /** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
@@ -135,7 +141,12 @@ export function logMassIn(p: Law, noise: Noise, interval: [number, number]): Bou
     mixtures: [P],
     interval: I,
   } = centred([p], interval);
-  return logIntegralRetry(P, P, noise, 1, { interval: I });
+  return massIn(P, noise, I!);
+}
+
+/** A mixture's log mass in an interval: the family's closed form where it has one, else integrated. */
+function massIn(P: Mixture, noise: Noise, interval: readonly [number, number]): Bounded {
+  return noise.kernel.logMassIn?.(P, noise.scale, interval) ?? logIntegralRetry(P, P, noise, 1, { interval: [interval[0], interval[1]] });
 }
 
 /**
@@ -144,15 +155,17 @@ export function logMassIn(p: Law, noise: Noise, interval: [number, number]): Bou
  */
 function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
   if (noise.kernel.lattice && opts.interval) throw new InputError(`takes no interval with ${noise.family} noise (its outputs are integers)`, 'truncate');
-  return (alpha !== 1 && onePass(P, Q, noise, alpha, opts, false)?.[0]) || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
+  // α = 1 is a mixture's mass in an interval: a one-pass rule that takes intervals gives it too.
+  const one = alpha !== 1 || (opts.interval && noise.kernel.onePassIntervals) ? onePass(P, Q, noise, alpha, opts, false)?.[0] : null;
+  return one || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
 }
 
 /** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
 function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
   const rule = noise.kernel.renyiOnePass;
   if (noise.kernel.lattice) return rule!(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
-  if (!rule || opts.interval || opts.evaluator === 'plain' || opts.adaptive) return null;
-  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both, opts.quick);
+  if (!rule || (opts.interval && !noise.kernel.onePassIntervals) || opts.evaluator === 'plain' || opts.adaptive) return null;
+  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both, opts.quick, opts.interval, opts.logFloor);
 }
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */

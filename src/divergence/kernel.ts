@@ -1,4 +1,5 @@
 import type { BoundedLogDensity, Mixture } from './mixture.js';
+import type { Bounded } from '../numerics/logExpectation.js';
 
 /**
  * A non-negative integrand built from mixture densities and homogeneous of degree 1 in them
@@ -108,8 +109,24 @@ export interface NoiseKernel {
    * Optional one-pass certified log ∫ p^α q^{1−α} over the whole line (and log ∫ q^α p^{1−α} with
    * `both`), each with its error bound; null where it does not apply, and the adaptive quadrature runs.
    * `quick`: fewer nodes for a looser certified error where the rule has such a shortcut (a check, not a search).
+   * `interval`: over [LO, HI] only, where the rule declares `onePassIntervals` (a truncated release);
+   * `logFloor` then bounds log ∫ from below (over the whole line at α > 1 it is 0).
    */
-  renyiOnePass?(P: Mixture, Q: Mixture, alpha: number, s: number, rtol: number, both: boolean, quick?: boolean): OnePassIntegral[] | null;
+  renyiOnePass?(
+    P: Mixture,
+    Q: Mixture,
+    alpha: number,
+    s: number,
+    rtol: number,
+    both: boolean,
+    quick?: boolean,
+    interval?: readonly [number, number],
+    logFloor?: number,
+  ): OnePassIntegral[] | null;
+  /** `renyiOnePass` takes an interval (and α = 1: a mixture's mass in it). */
+  readonly onePassIntervals?: boolean;
+  /** Optional closed form of log P(Y ∈ [lo, hi]) for Y the mixture at scale s, with its error bound. */
+  logMassIn?(m: Mixture, s: number, interval: readonly [number, number]): Bounded;
 }
 
 /** log ∫ f with a certified bound on its error, the density evaluations it took, and the tail bound's share. */

@@ -88,10 +88,28 @@ const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
  * its two atoms and a closed-form bound on its middle (`wideGap`). Returns null where that middle
  * is not negligible or the powers could overflow: the adaptive quadrature handles those cases.
  *
+ * With an `interval` [LO, HI] (a truncated release; α = 1: a mixture's mass there) the integral is
+ * over it alone: a gap is cut at LO and HI, and beyond the outer atoms the integrand is exactly
+ * f(z)·e^{−|y−z|/b}, so a clipped tail is b·f(z)·(e^{−|u−z|/b} − e^{−|v−z|/b}) in closed form. A
+ * clipped gap that would need the wide-gap bound returns null.
+ *
  * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
  * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
  */
-export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number, rtol: number, both: boolean, quick = false): OnePassIntegral[] | null {
+export function laplaceGapRule(
+  P: Mixture,
+  Q: Mixture,
+  alpha: number,
+  b: number,
+  rtol: number,
+  both: boolean,
+  quick = false,
+  interval: readonly [number, number] = [-Infinity, Infinity],
+  logFloor?: number,
+): OnePassIntegral[] | null {
+  const [LO, HI] = interval;
+  // log ∫ is at least 0 over the whole line at α > 1 (D_α ≥ 0); on an interval, at least the floor given.
+  const logLeast = LO === -Infinity && HI === Infinity ? 0 : (logFloor ?? null);
   // A quick check bounds a gap's middle wherever that saves panels (more than 64 in the gap), not only past 512.
   const panelLimit = quick ? QUICK_PANELS_PER_GAP : MAX_PANELS_PER_GAP;
   const S = alpha + Math.abs(1 - alpha),
@@ -112,10 +130,10 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   const KP = px.length,
     KQ = qx.length;
   const D = both ? 2 : 1;
-  // A quick check at α > 1 (∫ ≥ 1: D_α ≥ 0) leaves out gaps whose whole integral is provably below
-  // rtol/8 shared among the gaps, charging each one's bound as error (a long chain's laws carry
+  // A quick check at α > 1 (∫ ≥ e^{logLeast}) leaves out gaps whose whole integral is provably below
+  // rtol/8 of that shared among the gaps, charging each one's bound as error (a long chain's laws carry
   // almost no mass over most of their support); a search integrates every gap.
-  const negligible = quick && alpha > 1 ? Math.log(rtol / (8 * (KP + KQ))) : null;
+  const negligible = quick && alpha > 1 && logLeast !== null && Number.isFinite(logLeast) ? Math.log(rtol / (8 * (KP + KQ))) + logLeast : null;
   // Per direction: value, certified error and rounding, relative to a running shift e^M.
   const { M, T, E, R, add } = scaledSums(2);
   // The halves of each mixture at the current atom z and their rounding (`halvesAt`):
@@ -127,14 +145,22 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   };
   const fin = (v: number) => (v === -Infinity ? 0 : Math.abs(v));
   const magnitude = () => Math.max(fin(hv[0]), fin(hv[1]), fin(hv[3]), fin(hv[4]));
-  // Tails: beyond the outer atom z both mixtures are ∝ e^{−|y−z|/b}, so each tail is b·f(z).
-  const tail = () => {
+  // Tails: beyond the outer atom z both mixtures are ∝ e^{−|y−z|/b}, so the integrand is exactly
+  // f(z)·e^{−t/b} at t = |y − z|, and its integral over t from `near` on, `span` long (clipped to
+  // the interval), is b·f(z)·e^{−near/b}·(1 − e^{−span/b}). Each is one difference of doubles,
+  // within an ulp of the true one: the exponent within 2u·near/b, and 1 − e^{−x} within 2u + u
+  // relative (x·e^{−x}/(1 − e^{−x}) ≤ 1); charged only where the tail is clipped.
+  const tail = (near: number, span: number) => {
+    if (!(span > 0)) return;
     const lp = logAddExp(hv[0], hv[1]),
       lq = logAddExp(hv[3], hv[4]);
     const mag = magnitude() + 1;
-    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1);
-    add(0, alpha * lp + (1 - alpha) * lq, b, 0, b * (Math.expm1(delta) + 16 * U));
-    if (D === 2) add(1, alpha * lq + (1 - alpha) * lp, b, 0, b * (Math.expm1(delta) + 16 * U));
+    const nb = near / b;
+    const clip = near > 0 || span < Infinity ? 4 * U * (nb + 1) : 0;
+    const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + clip;
+    const v = b * (span === Infinity ? 1 : -Math.expm1(-span / b));
+    add(0, alpha * lp + (1 - alpha) * lq - nb, v, 0, v * (Math.expm1(delta) + 16 * U));
+    if (D === 2) add(1, alpha * lq + (1 - alpha) * lp - nb, v, 0, v * (Math.expm1(delta) + 16 * U));
   };
 
   // The order with the fewest nodes for a span of `sb` noise scales: a single panel of the lowest
@@ -234,7 +260,8 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
   if (px[0] === z) jp = ip++;
   if (qx[0] === z) jq = iq++;
   halves();
-  tail();
+  // The left tail, y ≤ z, clipped to [LO, HI]: from y = min(z, HI) down to LO.
+  tail(z - Math.min(z, HI), Math.min(z, HI) - LO);
   let nodes = 0,
     panels = 0;
   while (ip < KP || iq < KQ) {
@@ -247,10 +274,21 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     // Node values are exact to a factor e^{±δ}: the halves' rounding, the few operations per node
     // (exp and pow within 2 ulp), and the node's own position error (|d log f/dy| ≤ S/b times a few u·h).
     const delta = S * (Math.max(hv[2], hv[5]) + 8 * U * (4 + 3 * mag)) + 4 * U * (S * mag + 1) + S * 8 * U * hb;
-    const whole = panelsFor(hb);
-    const skipped = negligible === null ? null : negligibleGap(alpha, hv, hb, D, b, negligible);
-    if (skipped) {
+    // The part of the gap in [LO, HI]: none, a clipped piece, or all of it.
+    const [s0, s1] = [Math.max(z, LO), Math.min(zn, HI)];
+    const clipped = s0 > z || s1 < zn;
+    const whole = panelsFor(clipped ? (s1 - s0) / b : hb);
+    // A negligible gap's bound covers any piece of it (the integrand is positive).
+    const skipped = negligible === null || !(s1 > s0) ? null : negligibleGap(alpha, hv, hb, D, b, negligible);
+    if (!(s1 > s0)) {
+      // Outside the interval: nothing to add.
+    } else if (skipped) {
       for (let k = 0; k < D; k++) add(k, skipped[k], 0, 1, 0);
+    } else if (clipped) {
+      // The panels start (s0 − z)/b past z: that offset's rounding moves every node by up to 2u of it.
+      const moved = delta + S * 4 * U * ((s0 - z) / b);
+      if (!whole || whole.m > MAX_PANELS_PER_GAP || !(moved < 0.5)) return null;
+      integrate((s0 - z) / b, s1 - s0, whole.n, whole.m, moved);
     } else if (whole && whole.m <= panelLimit) {
       if (!(delta < 0.5)) return null;
       integrate(0, h, whole.n, whole.m, delta);
@@ -274,7 +312,8 @@ export function laplaceGapRule(P: Mixture, Q: Mixture, alpha: number, b: number,
     if (c0 === z) jq = iq++;
     halves();
   }
-  tail();
+  // The right tail, y ≥ z, clipped to [LO, HI]: from y = max(z, LO) up to HI.
+  tail(Math.max(z, LO) - z, HI - Math.max(z, LO));
   const out: OnePassIntegral[] = [];
   for (let k = 0; k < D; k++) {
     // Summation rounding (panels + tails + a margin), and terms that underflowed relative to e^M

@@ -1,5 +1,6 @@
 import type { Domain, DomainInput, Integrand, NoiseKernel, PowerIntegrand } from '../../divergence/kernel.js';
 import { logAddExp, U, type BoundedLogDensity, type Mixture } from '../../divergence/mixture.js';
+import type { Bounded } from '../../numerics/logExpectation.js';
 import { laplacePanelError } from './certificate.js';
 import { laplaceGapRule } from './gapRule.js';
 import { laplaceHalves } from './sweeps.js';
@@ -57,6 +58,33 @@ function domain(_f: Integrand, { z0, zN, LO, HI, scale: s, atEnds }: DomainInput
   };
 }
 
+/**
+ * log P(Y ∈ [lo, hi]) for Y = X + Laplace(b), in closed form (docs/math.md §5): an atom x left of
+ * the interval lands in it with chance ½e^{−(lo−x)/b}(1 − e^{−(hi−lo)/b}) (right of it likewise),
+ * one inside with ½(1 − e^{−(x−lo)/b}) + ½(1 − e^{−(hi−x)/b}) (no cancellation: both terms ≥ 0).
+ * Each difference of doubles is within an ulp of the true one, so an exponent d is within 2u·d and
+ * 1 − e^{−t} within 3u relative (t·e^{−t}/(1 − e^{−t}) ≤ 1); the log-sum adds 4u per term.
+ */
+function laplaceLogMassIn(m: Mixture, b: number, [lo, hi]: readonly [number, number]): Bounded {
+  const g = hi - lo === Infinity ? 0 : Math.log(-Math.expm1(-(hi - lo) / b));
+  let value = -Infinity,
+    worst = 0,
+    terms = 0;
+  for (let k = 0; k < m.x.length; k++) {
+    if (m.logw[k] === -Infinity) continue;
+    const x = m.x[k];
+    let l: number, e: number;
+    if (x <= lo || x >= hi) {
+      const d = (x <= lo ? lo - x : x - hi) / b;
+      [l, e] = [-Math.LN2 - d + g, 2 * U * d + 8 * U];
+    } else [l, e] = [Math.log(-0.5 * Math.expm1(-(x - lo) / b) - 0.5 * Math.expm1(-(hi - x) / b)), 12 * U];
+    value = logAddExp(value, m.logw[k] + l);
+    worst = Math.max(worst, e + 2 * U * (1 + Math.abs(m.logw[k])));
+    terms++;
+  }
+  return { value, error: worst + (4 * terms + 8) * U * (1 + Math.abs(value)) };
+}
+
 /** Laplace noise for the exact accountant (docs/math.md §4, §8). Panels never straddle an atom (kinks). */
 export const laplaceKernel: NoiseKernel = {
   logDensity: (z, s) => -Math.abs(z) / s - Math.log(2 * s),
@@ -69,4 +97,6 @@ export const laplaceKernel: NoiseKernel = {
   // p^α spike at an atom (a 1.5× faster quadrature on 10⁴-atom supports than s/2α, same results to 4e-10).
   firstPanel: (s, sharp) => s / sharp,
   renyiOnePass: laplaceGapRule,
+  onePassIntervals: true,
+  logMassIn: laplaceLogMassIn,
 };
