@@ -86,7 +86,16 @@ export const SETTINGS = {
   delta: { flag: '--delta', arg: '<d>', range: 'unitOpen', spec: true, kind: 'number', default: 1e-6, help: 'δ of an (ε, δ) guarantee, in (0, 1)' },
   mechanism: { flag: '--mechanism', arg: '<m>', spec: true, help: 'the noise family' },
   method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, default: 'best', help: 'calibration method(s), comma-separated' },
-  releases: { flag: '--releases', arg: '<n>', range: 'count', spec: true, kind: 'number', default: 1, help: 'releases of the same value covered together' },
+  releases: {
+    flag: '--releases',
+    arg: '<n>',
+    range: 'count',
+    spec: true,
+    kind: 'whole',
+    min: 1,
+    default: 1,
+    help: 'releases of the same value covered together',
+  },
   contamination: {
     flag: '--contamination',
     arg: '<λ>',
@@ -240,6 +249,12 @@ export const ACCOUNT_ORDERS: readonly number[] = [1.5, 2, 3, 5, 10, Infinity];
 export const SETTING_RANGES = Object.fromEntries(Object.entries(SETTINGS).flatMap(([k, d]) => ('range' in d ? [[k, d.range]] : []))) as {
   readonly [K in SettingName as (typeof SETTINGS)[K] extends { range: RangeName } ? K : never]: RangeName;
 };
+
+/**
+ * A setting's value as the help and messages show it: small numbers in exponent form (1e-6).
+ * @example settingText(1e-6) // '1e-6'
+ */
+export const settingText = (v: SettingValue): string => (typeof v === 'number' && v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential() : String(v));
 
 /** The settings that declare a default. */
 export type DefaultedSetting = { [K in SettingName]: (typeof SETTINGS)[K] extends { default: unknown } ? K : never }[SettingName];

@@ -73,7 +73,7 @@ describe('one settings schema for spec files and web worker messages', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.path).toEqual(['mechanisms', 1]);
     const count = validate(workerSettingsSchema, { count: 0 });
-    expect(!count.ok && count.message).toBe('must be a whole number ≥ 1');
+    expect(!count.ok && count.message).toBe('must be a whole number ≥ 1, got 0');
     expect(validate(workerSettingsSchema, { mechanism: 'gaussian', alpha: 'inf', epsilon: 0.5, value: 3, count: 2 }).ok).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
-import { ACCOUNT_ORDERS, settingDefault } from '../settings.js';
+import { ACCOUNT_ORDERS, settingDefault, settingText } from '../settings.js';
 import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
 import {
@@ -377,7 +377,7 @@ export function accountCommand(program: Command): void {
       settingOption('alpha', `Rényi order(s) > 1, or inf (default ${ACCOUNT_ORDERS.map((a) => (a === Infinity ? 'inf' : a)).join(',')}; with --next: one)`),
     )
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)'))
-    .addOption(settingOption('delta', 'δ for the (ε′, δ) conversion'))
+    .addOption(settingOption('delta', `δ for the (ε′, δ) conversion (default: the ledger's, else the spec's, else ${settingText(settingDefault('delta'))})`))
     .addOption(settingOption('next'))
     .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
     .addOption(settingOption('nextColumns'))

@@ -186,6 +186,7 @@ export function calibrateCommand(program: Command): void {
       settingOption(
         'delta',
         '(ε, δ) target: the smallest scale meeting (ε, δ)-Pufferfish through some Rényi order (sharper conversion); α from --alpha, else 1.25…257',
+        { noDefault: true },
       ),
     )
     .addOption(settingOption('fit', 'with --data or --scenario: calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)'))

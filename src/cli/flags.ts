@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import {
   checkSetting,
+  settingText,
   type Guarantee,
   inRange,
   perGuarantee,
@@ -30,21 +31,24 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(
  * what its argument is there (`--out <dir>`).
  * @example settingOption('delta').flags // '--delta <d>'
  */
-export function settingOption(name: SettingName, help?: string, form: { one?: boolean; arg?: string } = {}): Option {
+export function settingOption(name: SettingName, help?: string, form: { one?: boolean; arg?: string; noDefault?: boolean } = {}): Option {
   const d: SettingDecl = SETTINGS[name];
   const arg = form.arg ?? (form.one && d.one ? d.one : d.arg);
   const text = help ?? d.help;
-  return new Option(arg ? `${d.flag} ${arg}` : d.flag, /\bdefault\b/.test(text) ? text : `${text}${defaultHelp(d)}`);
+  // `noDefault`: the command reads the flag's absence itself (no (ε, δ) target, a required budget).
+  return new Option(arg ? `${d.flag} ${arg}` : d.flag, /\bdefault\b/.test(text) || form.noDefault ? text : `${text}${defaultHelp(d)}`);
 }
 
 /**
  * The help's note of a declared default, read off the declaration: ` (default: spec, else 2)` for
  * a setting a spec may carry, ` (default 50000; 20000 with --guarantee mi)` where the guarantees differ.
  * @example defaultHelp(SETTINGS.confidence) // ' (default 0.95)'
+ * @example defaultHelp(SETTINGS.delta) // ' (default: spec, else 1e-6)'
  */
 export function defaultHelp(d: SettingDecl): string {
-  if (d.default === undefined) return '';
-  const [renyi, mi] = (['renyi', 'mi'] as const).map((g) => String(perGuarantee(d.default, g)));
+  const declared = d.default;
+  if (declared === undefined) return '';
+  const [renyi, mi] = (['renyi', 'mi'] as const).map((g) => settingText(perGuarantee(declared, g)));
   const value = renyi === mi ? renyi : `${renyi}; ${mi} with --guarantee mi`;
   return d.spec ? ` (default: spec, else ${value})` : ` (default ${value})`;
 }

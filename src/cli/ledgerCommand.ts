@@ -248,9 +248,9 @@ export function ledgerCommand(program: Command): void {
     .addOption(settingOption('ledger', 'the ledger: a new file (DuckDB) or postgres://…/db[#name]').makeOptionMandatory())
     .addOption(settingOption('spec'))
     .addOption(settingOption('scenario'))
-    .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)'))
-    .addOption(settingOption('epsilon', 'the total budget of every release together'))
-    .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi'))
+    .addOption(settingOption('alpha', 'Rényi order(s): the budget holds at every one (with --delta: the orders searched)', { noDefault: true }))
+    .addOption(settingOption('epsilon', 'the total budget of every release together', { noDefault: true }))
+    .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi', { noDefault: true }))
     .addOption(settingOption('window', "with --sequence: a ledger for the series' window counts, released one window at a time"))
     .addOption(settingOption('json', 'print the ledger opened as JSON'))
     .action((o) => runInit(o));

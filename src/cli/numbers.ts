@@ -22,6 +22,7 @@ export const beyondDouble = (text: string, flag: string) =>
  */
 export function wholeNumber(text: string, flag: string, min: number, max: number): number {
   const n = Number(text);
-  if (!/^\s*\d+\s*$/.test(text) || !(n >= min && n <= max)) throw new InputError(`must be a whole number from ${min} to ${max}, got '${text}'`, flag);
+  const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+  if (!/^\s*\d+\s*$/.test(text) || !(n >= min && n <= max)) throw new InputError(`must be a whole number ${range}, got '${text}'`, flag);
   return n;
 }

@@ -446,6 +446,7 @@ export function releaseCommand(program: Command): void {
       settingOption(
         'delta',
         'an (ε, δ) target: the scale meeting (ε, δ)-Pufferfish through the best Rényi order (α from --alpha, one or a list, else a built-in grid of 61 orders)',
+        { noDefault: true },
       ),
     )
     .addOption(settingOption('cost', `exponential mechanism cost: ${Object.keys(costs).join(' | ')}`))

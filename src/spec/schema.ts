@@ -57,7 +57,11 @@ const conditionalSchema = v.pipe(
 );
 
 /** A number in one of the settings' declared ranges, refused with that range's one message. */
-const inRangeOf = (range: RangeName) => v.check((x: number) => RANGES[range].ok(x), RANGES[range].message);
+const inRangeOf = (range: RangeName) =>
+  v.check(
+    (x: number) => RANGES[range].ok(x),
+    (issue) => `${RANGES[range].message}, got ${issue.input}`,
+  );
 
 /** A ranged setting's spec field: a finite number in the range its declaration gives (`SETTINGS`). */
 const rangedSetting = (name: keyof typeof SETTING_RANGES) => v.optional(v.pipe(finite(), inRangeOf(SETTING_RANGES[name])));
