@@ -52,6 +52,8 @@ export interface SettingDecl {
   readonly choices?: readonly string[];
   /** The page's upper end where it is below `max`: the page shows every draw as a line of text. */
   readonly pageMax?: number;
+  /** Read only from a table (`--data`): refused with a spec or a built-in scenario, where it would change nothing. */
+  readonly table?: true;
 }
 
 /** A setting's value as declared: a number or a name. */
@@ -147,6 +149,7 @@ export const SETTINGS = {
   data: { flag: '--data', arg: '<file|url>', file: 'input', help: 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)' },
   dataDir: { flag: '--data-dir', arg: '<dir>', help: 'UCI files as shipped' },
   query: {
+    table: true,
     flag: '--query',
     arg: '<col>',
     help: 'with --data: the numeric column to release, or a statistic of the table: sum:COL | mean:COL | count[:PREDICATE] | share[:PREDICATE]',
@@ -158,6 +161,7 @@ export const SETTINGS = {
   },
   windowsReleased: { flag: '--windows-released', arg: '<k>', help: 'with --window: only the first K windows are released so far' },
   unit: {
+    table: true,
     flag: '--unit',
     arg: '<col>',
     help: "with a statistic: rows with one value of this column are one unit, contributing their total (a household's rows)",
@@ -172,30 +176,33 @@ export const SETTINGS = {
     range: 'positive',
     help: 'plan by accuracy: the smallest ε at which the release lies within ±H with probability --confidence',
   },
-  secretColumn: { flag: '--secret-column', arg: '<col>', help: 'with --data: each value of this column is a secret' },
-  values: { flag: '--values', arg: '<a,b,…>', help: 'with --secret-column: only these values' },
-  secret: { flag: '--secret', arg: '<name=predicate>', help: 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)' },
-  pairs: { flag: '--pairs', arg: '<a:b,…>', help: 'secret pairs to protect (default: every unordered pair)' },
-  given: { flag: '--given', arg: '<col>', help: 'public column: split every pair by its value, take the maximum, name the binding one' },
-  prior: { flag: '--prior', arg: '<class>', default: 'empirical', help: 'empirical | bootstrap:N | dirichlet:N[:CONCENTRATION]' },
+  secretColumn: { table: true, flag: '--secret-column', arg: '<col>', help: 'with --data: each value of this column is a secret' },
+  values: { table: true, flag: '--values', arg: '<a,b,…>', help: 'with --secret-column: only these values' },
+  secret: { table: true, flag: '--secret', arg: '<name=predicate>', help: 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)' },
+  pairs: { table: true, flag: '--pairs', arg: '<a:b,…>', help: 'secret pairs to protect (default: every unordered pair)' },
+  given: { table: true, flag: '--given', arg: '<col>', help: 'public column: split every pair by its value, take the maximum, name the binding one' },
+  prior: { table: true, flag: '--prior', arg: '<class>', default: 'empirical', help: 'empirical | bootstrap:N | dirichlet:N[:CONCENTRATION]' },
   seed: { flag: '--seed', arg: '<n>', kind: 'whole', min: 0, max: Number.MAX_SAFE_INTEGER, help: 'seed of the prior class draws (reproducible)' },
-  separator: { flag: '--separator', arg: '<s>', help: 'CSV separator (\\t for tab)' },
-  columns: { flag: '--columns', arg: '<a,b,…>', help: 'column names for a CSV without header' },
-  table: { flag: '--table', arg: '<t>', help: 'PostgreSQL table' },
-  sql: { flag: '--sql', arg: '<select>', help: 'PostgreSQL query instead of --table' },
+  separator: { table: true, flag: '--separator', arg: '<s>', help: 'CSV separator (\\t for tab)' },
+  columns: { table: true, flag: '--columns', arg: '<a,b,…>', help: 'column names for a CSV without header' },
+  table: { table: true, flag: '--table', arg: '<t>', help: 'PostgreSQL table' },
+  sql: { table: true, flag: '--sql', arg: '<select>', help: 'PostgreSQL query instead of --table' },
   specOut: { flag: '--spec-out', arg: '<file>', file: 'output', help: 'write the derived scenario as a JSON spec (reproducible without the data)' },
   sequence: {
+    table: true,
     flag: '--sequence',
     arg: '<col>',
     help: 'with --data: the state column of a time series (a Markov chain; --query count:S | sum:S=V,… | histogram)',
   },
-  orderBy: { flag: '--order-by', arg: '<col>', help: 'with --sequence: the column giving the order of the steps' },
+  orderBy: { table: true, flag: '--order-by', arg: '<col>', help: 'with --sequence: the column giving the order of the steps' },
   groupBy: {
+    table: true,
     flag: '--group-by',
     arg: '<col>',
     help: 'with --sequence: independent sequences (their transitions are pooled); with a statistic: one value per group of this public column',
   },
   length: {
+    table: true,
     flag: '--length',
     arg: '<T>',
     kind: 'whole',
@@ -229,7 +236,7 @@ export const SETTINGS = {
     flag: '--allow-no-noise',
     help: 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',
   },
-  header: { flag: '--header', help: 'CSV has a header row' },
+  header: { table: true, flag: '--header', help: 'CSV has a header row' },
   noHeader: { flag: '--no-header', help: 'CSV has no header row' },
   quick: { flag: '--quick', help: 'coarse grid that finishes in seconds' },
   figure: { flag: '--figure', arg: '<n...>', help: 'only these figures (1 2 3 4)' },
@@ -241,6 +248,9 @@ export const SETTINGS = {
 } as const satisfies Record<string, SettingDecl>;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/** The settings only a table reads (declared `table`), in declaration order. */
+export const TABLE_SETTINGS: readonly SettingName[] = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (SETTINGS[k] as SettingDecl).table);
 
 /** The orders `account` reports when none are given: a curve of the joint level, not one point. */
 export const ACCOUNT_ORDERS: readonly number[] = [1.5, 2, 3, 5, 10, Infinity];

@@ -10,7 +10,7 @@ import { uciQuirks } from '../uci/formats.js';
 import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type Method } from '../calibrate/calibrate.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { FAMILY_OF, mechanismDef, REGISTRY } from '../mechanisms/registry.js';
-import { checkSetting, settingDefault } from '../settings.js';
+import { checkSetting, SETTINGS, settingDefault, TABLE_SETTINGS } from '../settings.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
@@ -627,25 +627,12 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
 }
 
 /** The options that only a table (`--data`) reads, with their values. */
-const tableOnly = (o: SourceOptions): [string, unknown][] => [
-  ['--query', o.query],
-  ['--secret-column', o.secretColumn],
-  ['--secret', o.secret],
-  ['--values', o.values],
-  ['--pairs', o.pairs],
-  ['--given', o.given],
-  ['--prior', o.prior],
-  ['--header', o.header === undefined ? undefined : true],
-  ['--separator', o.separator],
-  ['--columns', o.columns],
-  ['--table', o.table],
-  ['--sql', o.sql],
-  ['--sequence', o.sequence],
-  ['--order-by', o.orderBy],
-  ['--group-by', o.groupBy],
-  ['--length', o.length],
-  ['--unit', o.unit],
-];
+const tableOnly = (o: SourceOptions): [string, unknown][] =>
+  TABLE_SETTINGS.map((name) => {
+    const v = (o as Record<string, unknown>)[name];
+    // --no-header sets `header` to false: given all the same.
+    return [SETTINGS[name].flag, v === false ? true : v];
+  });
 
 /** The table source of `--data` and its reading options (UCI quirks by file name unless overridden). */
 export function tableSourceOf(o: SourceOptions): TableSource {
