@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
 import { checkWindows } from '../src/markov/calendar.js';
-import { monthWindows } from '../src/markov/calendar.js';
+import { calendarWindows as monthWindows, windowLabels } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
 import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/mechanisms/registry.js';
 import { transitionCounts } from '../src/sources/sequence.js';
@@ -199,6 +199,17 @@ describe('CLI: --window', () => {
     expect(() => monthWindows(['2015-01-01', '2015-01-03'], 2)).toThrow(/2015-01-01 is followed by 2015-01-03/);
     expect(() => monthWindows(['2015-01-01', '2015-01-01'], 2)).toThrow(/a gap or a repeated date/);
     expect(monthWindows(['2015-01-31', '2015-02-01', '2015-02-02'], 3)).toEqual([1, 2]);
+  });
+  it('week windows run Monday to Sunday (ISO 8601), the first and last partial; each is labelled by its first date', async () => {
+    // Seattle's series starts on Sunday 2012-01-01: a first week of one day, then 52 full weeks.
+    const r = await inProcess(...base, '--length', '365', '--window', 'week', '--method', 'mqm-exact', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const w = JSON.parse(r.stdout).windows;
+    expect(w.lengths).toEqual([1, ...Array(52).fill(7)]);
+    expect(monthWindows(['2015-01-03', '2015-01-04', '2015-01-05', '2015-01-06'], 4, 'week')).toEqual([2, 2]);
+    expect(windowLabels('week', [2, 2], ['2015-01-03', '2015-01-04', '2015-01-05', '2015-01-06'])).toEqual(['2015-01-03', '2015-01-05']);
+    expect(windowLabels('month', [2, 2], ['2015-01-30', '2015-01-31', '2015-02-01', '2015-02-02'])).toEqual(['2015-01', '2015-02']);
+    expect(windowLabels('2', [2, 2], [])).toEqual(['1–2', '3–4']);
   });
   it('--windows-released K bounds only the first K windows: never more noise than all of them', async () => {
     const all = JSON.parse((await inProcess(...base, '--length', '60', '--window', '30', '--method', 'path-coupled', '--json')).stdout).results[0].scale;

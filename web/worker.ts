@@ -32,7 +32,7 @@ import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
 import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
 import { parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts } from '../src/sources/chainCounts.js';
-import { parseWindows } from '../src/markov/calendar.js';
+import { calendarUnit, parseWindows } from '../src/markov/calendar.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
 import type { MarkovModel } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
@@ -438,8 +438,8 @@ const chainSpec = (markov: unknown) =>
  */
 async function windowRows(p: CalibrateParams, model: MarkovModel, length: number, mechanisms: Mechanism[], alpha: number, skipped: Skipped[], post: Post) {
   const s = p.sequence!;
-  if (s.window!.trim() === 'month' && s.groupBy)
-    throw new InputError('month windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
+  if (calendarUnit(s.window!) && s.groupBy)
+    throw new InputError('calendar windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
   const lengths = await parseWindows(s.window!, length, async () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
   if (model.query.kind !== 'count') throw new InputError('window counts count one state: release the number of steps in one state', 'window');
   const methods = ['path-coupled', 'mqm-exact', 'group-dp'] as const;

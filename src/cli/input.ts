@@ -32,7 +32,7 @@ import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
-import { parseWindows } from '../markov/calendar.js';
+import { calendarUnit, parseWindows, windowLabels } from '../markov/calendar.js';
 import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
@@ -469,23 +469,16 @@ async function tableWindows(o: WindowOptions): Promise<{
 }> {
   if (o.sequence === undefined || o.data === undefined)
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
-  if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for month windows)', '--order-by');
+  if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for calendar windows)', '--order-by');
   if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
   const [{ query, source, q, length, model }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
   // Another query is refused by the calibration (a window count counts one state).
   const state = 'count' in query ? query.count : '';
-  if (o.window!.trim() === 'month' && o.groupBy)
-    throw new InputError('month windows read the dates of one series; give no --group-by, or window lengths', '--window');
+  if (calendarUnit(o.window!) && o.groupBy)
+    throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
   let dates: string[] = [];
   const lengths = await parseWindows(o.window!, length, async () => (dates = await orderValues(source, q, length)));
-  // Each window by its first date (month windows) or its steps.
-  let start = 0;
-  const labels = lengths.map((L) => {
-    const label = dates.length ? dates[start].slice(0, 7) : `${start + 1}–${start + L}`;
-    start += L;
-    return label;
-  });
-  return { model, lengths, labels, source, q, state };
+  return { model, lengths, labels: windowLabels(o.window!, lengths, dates), source, q, state };
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */

@@ -2,42 +2,73 @@ import { InputError } from '../errors.js';
 
 const DAY = 86_400_000;
 
+/** The calendar units a window may be: a month, or a week from Monday to Sunday (ISO 8601). */
+export type CalendarUnit = 'month' | 'week';
+
 /**
- * Calendar-month windows of a daily series: the lengths of the runs of one month among the first
- * `length` dates (YYYY-MM-DD, optionally with a time), which must be consecutive days: a gap or a
- * repeated date is refused, naming the flag.
- * @example monthWindows(['2015-01-30', '2015-01-31', '2015-02-01'], 3) // [2, 1]
+ * The calendar unit a `--window` text names, or null (window lengths).
+ * @example calendarUnit(' week ') // 'week'
  */
-export function monthWindows(dates: readonly string[], length: number, flag = '--window'): number[] {
-  if (dates.length < length) throw new InputError(`month windows need ${length} dates in the order column; it has ${dates.length}`, flag);
+export function calendarUnit(text: string): CalendarUnit | null {
+  const t = text.trim();
+  return t === 'month' || t === 'week' ? t : null;
+}
+
+/**
+ * Calendar windows of a daily series: the lengths of the runs of one month (or one Monday-to-Sunday
+ * week) among the first `length` dates (YYYY-MM-DD, optionally with a time), which must be
+ * consecutive days: a gap or a repeated date is refused, naming the flag. The first and last
+ * windows may be partial (a series starting on a Wednesday: a first week of five days).
+ * @example calendarWindows(['2015-01-30', '2015-01-31', '2015-02-01'], 3) // [2, 1]
+ * @example calendarWindows(['2015-01-03', '2015-01-04', '2015-01-05'], 3, 'week') // [2, 1] (Saturday, Sunday | Monday)
+ */
+export function calendarWindows(dates: readonly string[], length: number, unit: CalendarUnit = 'month', flag = '--window'): number[] {
+  if (dates.length < length) throw new InputError(`${unit} windows need ${length} dates in the order column; it has ${dates.length}`, flag);
   const days = dates.slice(0, length).map((d) => {
     const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(d);
-    if (!m) throw new InputError(`month windows need dates YYYY-MM-DD in the order column; got '${d}'`, flag);
-    return { month: `${m[1]}-${m[2]}`, t: Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) };
+    if (!m) throw new InputError(`${unit} windows need dates YYYY-MM-DD in the order column; got '${d}'`, flag);
+    const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    // A week is keyed by its Monday: getUTCDay is 0 on Sunday.
+    return { key: unit === 'month' ? `${m[1]}-${m[2]}` : String(t - ((new Date(t).getUTCDay() + 6) % 7) * DAY), t };
   });
   const lengths: number[] = [];
   days.forEach((d, i) => {
     if (i > 0 && d.t - days[i - 1].t !== DAY)
-      throw new InputError(`month windows need one row per day: ${dates[i - 1]} is followed by ${dates[i]} (a gap or a repeated date)`, flag);
-    if (i === 0 || d.month !== days[i - 1].month) lengths.push(1);
+      throw new InputError(`${unit} windows need one row per day: ${dates[i - 1]} is followed by ${dates[i]} (a gap or a repeated date)`, flag);
+    if (i === 0 || d.key !== days[i - 1].key) lengths.push(1);
     else lengths[lengths.length - 1]++;
   });
   return lengths;
 }
 
 /**
- * `--window month | N | L1,L2,…` as window lengths tiling `length` steps (`dates` read for `month`).
+ * Each window's label: its month (YYYY-MM) or its first date for week windows, else its steps.
+ * @example windowLabels('week', [2, 7], ['2015-01-03', '2015-01-04', '2015-01-05']) // ['2015-01-03', '2015-01-05']
+ */
+export function windowLabels(text: string, lengths: readonly number[], dates: readonly string[]): string[] {
+  const unit = calendarUnit(text);
+  let start = 0;
+  return lengths.map((L) => {
+    const label = unit && dates.length ? dates[start].slice(0, unit === 'month' ? 7 : 10) : `${start + 1}–${start + L}`;
+    start += L;
+    return label;
+  });
+}
+
+/**
+ * `--window month | week | N | L1,L2,…` as window lengths tiling `length` steps (`dates` read for a calendar unit).
  * @example parseWindows('3', 6) // [3, 3]
  */
 export function parseWindows(text: string, length: number, dates?: () => Promise<string[]>): Promise<number[]> | number[] {
   const t = text.trim();
-  if (t === 'month') {
-    if (!dates) throw new InputError('month windows read the order column of a sequence table (--data … --sequence … --order-by DATE)', '--window');
-    return dates().then((d) => monthWindows(d, length));
+  const unit = calendarUnit(t);
+  if (unit) {
+    if (!dates) throw new InputError(`${unit} windows read the order column of a sequence table (--data … --sequence … --order-by DATE)`, '--window');
+    return dates().then((d) => calendarWindows(d, length, unit));
   }
   const parts = t.split(',').map((x) => x.trim());
   if (!parts.every((x) => /^\d+$/.test(x) && Number(x) >= 1))
-    throw new InputError(`must be month, a window length N, or lengths L1,L2,… (whole numbers ≥ 1); got '${text}'`, '--window');
+    throw new InputError(`must be month, week, a window length N, or lengths L1,L2,… (whole numbers ≥ 1); got '${text}'`, '--window');
   const ns = parts.map(Number);
   if (ns.some((n) => n > length)) throw new InputError(`a window of ${Math.max(...ns)} steps is longer than the series (${length})`, '--window');
   if (ns.length > 1) return ns;
