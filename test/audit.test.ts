@@ -125,4 +125,21 @@ describe('audit', () => {
     }
     expect((await inProcess('audit', '--scenario', 'heart', '--scale', '1e-18', '--alpha', '2,0.5')).stdout).not.toMatch(/NaN|-Infinity/);
   });
+
+  it('the largest scales audit as nearly no divergence, never ∞ or NaN (log 2b where 2b overflows)', () => {
+    // (Exponential and Gaussian noise at the very largest double give an infinite error bar: a
+    // verdict of fail, never a false pass.)
+    for (const [mechanism, scale] of [
+      ['laplace', 1e308],
+      ['laplace', Number.MAX_VALUE],
+      ['exponential', 1e308],
+    ] as const) {
+      const rows = audit(builtinScenario('heart'), { mechanism, scale, alphas: [2, Infinity], epsilon: 1, delta: 1e-6 });
+      for (const r of rows) {
+        expect(r.divergence + r.error, `${mechanism} b=${scale} α=${r.alpha}`).toBeLessThan(1e-9);
+        expect(r.pufferfishEpsilon).not.toBeNaN();
+        expect(r.pufferfishEpsilon!).toBeLessThan(1e-9);
+      }
+    }
+  });
 });

@@ -175,3 +175,12 @@ export function divideUp(x: number, n: number): number {
 export function divideDown(x: number, n: number): number {
   return -divideUp(-x, n);
 }
+
+/**
+ * log(2x) for x > 0 without overflow: 2x is exact below the largest double's half (the same bits as
+ * `Math.log(2 * x)` there), and log 2 + log x above it, where 2x would be ∞.
+ * @example log2x(1e308) // 709.889…, not ∞
+ */
+export function log2x(x: number): number {
+  return x < Number.MAX_VALUE / 2 ? Math.log(2 * x) : Math.LN2 + Math.log(x);
+}

@@ -1,3 +1,4 @@
+import { log2x } from '../../numerics/float.js';
 import type { Domain, NoiseKernel, OnePassIntegral } from '../../divergence/kernel.js';
 import { logAddExp, U, type BoundedLogDensity, type Mixture } from '../../divergence/mixture.js';
 import { InputError } from '../../errors.js';
@@ -32,7 +33,7 @@ export function checkIntegerAtoms(values: ArrayLike<number>): void {
  */
 function latticeLogMass(m: Mixture, b: number, ys: Float64Array): BoundedLogDensity {
   const { L, R, err } = laplaceHalves(m, b, ys);
-  const c = Math.log(2 * b) + logMassAtZero(b);
+  const c = log2x(b) + logMassAtZero(b);
   const ld = new Float64Array(ys.length);
   for (let i = 0; i < ys.length; i++) {
     const l = logAddExp(L[i], R[i]);

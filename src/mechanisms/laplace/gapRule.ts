@@ -1,3 +1,4 @@
+import { log2x } from '../../numerics/float.js';
 import type { OnePassIntegral } from '../../divergence/kernel.js';
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
@@ -122,7 +123,7 @@ export function laplaceGapRule(
   const { rmax, logCoef } = orderTable(S, N, Math.max(rtol, floor > 0 ? 2 ** Math.floor(Math.log2(floor)) : 0));
   // (P/Q)^α on a panel lies within e^{±α(log 2 + 2·rb)}: keep it far from overflow.
   if (alpha * (Math.LN2 + 2 * Math.max(...rmax)) > 600) return null;
-  const norm = Math.log(2 * b);
+  const norm = log2x(b);
   const coef = logCoef.map(Math.exp);
   const perWidth = rmax.map((r) => 1 / (2 * r));
   const px = P.x,

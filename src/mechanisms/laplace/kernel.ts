@@ -1,3 +1,4 @@
+import { log2x } from '../../numerics/float.js';
 import type { Domain, DomainInput, Integrand, NoiseKernel, PowerIntegrand } from '../../divergence/kernel.js';
 import { logAddExp, U, type BoundedLogDensity, type Mixture } from '../../divergence/mixture.js';
 import type { Bounded } from '../../numerics/logExpectation.js';
@@ -87,7 +88,7 @@ function laplaceLogMassIn(m: Mixture, b: number, [lo, hi]: readonly [number, num
 
 /** Laplace noise for the exact accountant (docs/math.md §4, §8). Panels never straddle an atom (kinks). */
 export const laplaceKernel: NoiseKernel = {
-  logDensity: (z, s) => -Math.abs(z) / s - Math.log(2 * s),
+  logDensity: (z, s) => -Math.abs(z) / s - log2x(s),
   plainLip: (_far, s) => 1 / s,
   mixtureLogDensity: laplaceLogDensity,
   panelErrors,

@@ -1,3 +1,4 @@
+import { log2x } from '../../numerics/float.js';
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 
 /**
@@ -55,7 +56,7 @@ export function laplaceHalves(m: Mixture, b: number, ys: Float64Array): { L: Flo
   const L = new Float64Array(ys.length),
     R = new Float64Array(ys.length),
     err = new Float64Array(ys.length);
-  const norm = Math.log(2 * b);
+  const norm = log2x(b);
   const out = new Float64Array(3);
   let j = -1; // last atom ≤ y
   for (let i = 0; i < ys.length; i++) {
