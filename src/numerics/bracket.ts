@@ -22,6 +22,9 @@ export function bracketBelow(
   return { lower, upper };
 }
 
+/** The most a predicted step may divide the scale by. */
+const MAX_STEP = 1024;
+
 /**
  * A bracket below a feasible scale for a condition `value ≤ target` that falls with the scale
  * roughly like a power law (divergences of added noise: ∝ s^{−2} far out, flatter near the data).
@@ -50,7 +53,9 @@ export function bracketPredict(
     const slope = prev && hi.v > 0 && prev.v > 0 && prev.s !== hi.s ? -Math.log(hi.v / prev.v) / Math.log(hi.s / prev.s) : 2;
     if (!(hi.v > 0) || !(target > 0) || !Number.isFinite(slope)) break;
     const guess = hi.s * (hi.v / target) ** (1 / Math.min(8, Math.max(0.25, slope)));
-    const t = Math.min(guess * (1 - margin), hi.s / (1 + margin));
+    // At most a factor MAX_STEP per step: where the values flatten before a steep rise (the laws'
+    // own divergence met at small scales) the power law predicts orders of magnitude too far.
+    const t = Math.max(Math.min(guess * (1 - margin), hi.s / (1 + margin)), hi.s / MAX_STEP);
     if (!(t > 0)) break;
     const e = evaluate(t);
     if (!isFeasible(e)) return { lower: t, upper: hi.s };

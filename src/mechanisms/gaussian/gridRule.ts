@@ -5,6 +5,7 @@ import { maxOf } from '../../numerics/float.js';
 import { gaussLegendre } from '../../numerics/gaussLegendre.js';
 import { gaussianBoxBound } from './certificate.js';
 import { gaussianMoments } from './moments.js';
+import { quietStretches } from './quietGaps.js';
 import { gaussianWholeLine } from './tails.js';
 import { scaledSums } from '../../numerics/scaledSums.js';
 
@@ -70,14 +71,20 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
   const h0 = HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
-  // Wide empty gaps (atoms hundreds of σ apart) are the adaptive quadrature's: it lays few panels there.
-  if (N > MAX_PANELS || N > maxPanels) return null;
+  // The middles of wide gaps (atoms many σ apart) are bounded in closed form and take no panel.
+  const quiet = quietStretches(P, Q, powersPQ, sigma, rtol, 16 * h0, lo, hi);
+  const skip = quiet.map(({ s, t }) => skippedPanels(s, t, lo, h0));
+  let active = N;
+  for (const [first, last] of skip) active -= Math.max(0, last - first + 1);
+  if (active > MAX_PANELS || active > maxPanels) return null;
   const logF = (k: number, ldP: number, ldQ: number) => powersPQ[k][0] * ldP + powersPQ[k][1] * ldQ;
 
-  // Level L has half-width h0/2^L; its panel i spans lo + [2i, 2i+2]·h_L. Level 0 tiles the domain;
-  // a panel no order certifies is split into its two halves at the next level.
-  let level: number[] = Array.from({ length: N }, (_, i) => i);
-  const accepted: { L: number; i: number; n: number; cert: Float64Array }[] = [];
+  // Level L has half-width h0/2^L; its panel i spans lo + [2i, 2i+2]·h_L. Level 0 tiles the domain
+  // but the quiet stretches; a panel no order certifies is split into its two halves at the next level.
+  let level = levelZero(N, skip);
+  // Accepted panels as flat typed columns (level, index, order, F certificates each): an object and
+  // a typed array per panel spent a quarter of a chain's evaluation in the collector.
+  const acc = acceptedPanels(F);
   const logMean = new Float64Array(F);
   let samples = 0;
   for (let L = 0; level.length > 0; L++) {
@@ -110,7 +117,7 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
         if (mx === -Infinity) return null;
         let sum = 0;
         for (let p = 0; p < v.length; p++) sum += Math.exp(v[p] - mx);
-        logMean[k] = mx + Math.log((sum * h) / N); // ≈ Î/N
+        logMean[k] = mx + Math.log((sum * h) / active); // ≈ Î/N
       }
     }
     const next: number[] = [];
@@ -158,11 +165,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
       }
       if (need > MAX_ORDER) next.push(2 * i, 2 * i + 1);
       else {
-        // Typed: a plain array's elements kind (small integers or doubles) varied with the values and
-        // deoptimised the node loop below on every change (90 times in one calibration over 820 pairs).
-        const cert = new Float64Array(F);
-        for (let k = 0; k < F; k++) cert[k] = certAt(k, need);
-        accepted.push({ L, i, n: need, cert });
+        const at = acc.push(L, i, need);
+        for (let k = 0; k < F; k++) acc.cert[at * F + k] = certAt(k, need);
       }
     }
     level = next;
@@ -170,26 +174,32 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
 
   // Per integrand: value, certified error and rounding, relative to a running shift e^M.
   const { M, T, E, R, add } = scaledSums(F);
+  // A quiet stretch's whole bound, charged as error where it took the place of panels.
+  quiet.forEach((q, j) => {
+    if (skip[j][1] >= skip[j][0]) for (let k = 0; k < F; k++) add(k, q.logBound[k], 0, 1, 0);
+  });
   // Nodes level by level (each level's panels are in increasing order, so its nodes are sorted).
   let count = 0,
     panels = 0;
   const lfn = new Float64Array(MAX_ORDER);
-  for (let L = 0, a = 0; a < accepted.length; L++) {
+  const { cert } = acc;
+  for (let L = 0, a = 0; a < acc.count; L++) {
     let b = a;
-    while (b < accepted.length && accepted[b].L === L) b++;
+    while (b < acc.count && acc.L[b] === L) b++;
     const h = h0 / 2 ** L;
-    const mine = accepted.slice(a, b);
+    const first = a;
     a = b;
     let cnt = 0;
-    for (const q of mine) cnt += q.n;
+    for (let q = first; q < b; q++) cnt += acc.n[q];
     const ys = new Float64Array(cnt),
       dys = new Float64Array(cnt);
     let o = 0;
-    for (const q of mine) {
-      const x = RULES[q.n].nodes;
-      for (let t = 0; t < q.n; t++, o++) {
-        ys[o] = lo + h * (2 * q.i + 1 + x[t]);
-        dys[o] = pointErr(ys[o], 2 * q.i + 2, h);
+    for (let q = first; q < b; q++) {
+      const x = RULES[acc.n[q]].nodes;
+      const i = acc.i[q];
+      for (let t = 0; t < acc.n[q]; t++, o++) {
+        ys[o] = lo + h * (2 * i + 1 + x[t]);
+        dys[o] = pointErr(ys[o], 2 * i + 2, h);
       }
     }
     // With m1 at the nodes, |d log m/dy| is the posterior mean offset over σ², not the window radius.
@@ -197,13 +207,13 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     const { ld: nldP, err: neP, lip: nlipP } = ev[0],
       { ld: nldQ, err: neQ, lip: nlipQ } = ev[1];
     count += cnt;
-    panels += mine.length;
+    panels += b - first;
     o = 0;
-    for (const q of mine) {
-      const n = q.n;
+    for (let q = first; q < b; q++) {
+      const n = acc.n[q];
       for (let k = 0; k < F; k++) {
         if (n === 0) {
-          add(k, q.cert[k], 0, 1, 0); // no node: |∫_panel f| ≤ 2h·sup f, charged in full
+          add(k, cert[q * F + k], 0, 1, 0); // no node: |∫_panel f| ≤ 2h·sup f, charged in full
           continue;
         }
         const S = fs[k].sensitivity;
@@ -220,14 +230,14 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
           if (v !== -Infinity && d > delta) delta = d;
         }
         if (mx === -Infinity) {
-          add(k, q.cert[k], 0, 1, 0);
+          add(k, cert[q * F + k], 0, 1, 0);
           continue;
         }
         if (!(delta < 0.5)) return null;
         let sum = 0;
         for (let t = 0; t < n; t++) sum += w[t] * expNonPositive(lfn[t] - mx);
         // Node values exact to e^{±δ} (δ(1+δ) ≥ e^δ − 1 for δ ≤ 1/2); nodes and weights of G_n and the sum: (2n + 10)u; expNonPositive.
-        add(k, mx, h * sum, Math.exp(q.cert[k] - mx), h * sum * (delta * (1 + delta) + (2 * n + 10 + EXP_NON_POSITIVE_ULPS) * U));
+        add(k, mx, h * sum, Math.exp(cert[q * F + k] - mx), h * sum * (delta * (1 + delta) + (2 * n + 10 + EXP_NON_POSITIVE_ULPS) * U));
       }
       o += n;
     }
@@ -244,6 +254,51 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     const value = M[k] + Math.log(T[k]);
     out.push({ value, error: rel / (1 - rel) + 2 * U * Math.abs(value), nodes: count + samples, tailShare: tail / T[k] });
   }
+  return out;
+}
+
+/** A growable list of accepted panels: level, index, order and `F` certificates per panel. */
+function acceptedPanels(F: number) {
+  const list = { count: 0, L: new Uint8Array(256), i: new Float64Array(256), n: new Uint8Array(256), cert: new Float64Array(256 * F), push };
+  function push(L: number, i: number, n: number): number {
+    if (list.count === list.L.length) {
+      const bytes = (a: Uint8Array) => Uint8Array.from({ length: a.length * 2 }, (_, j) => a[j] ?? 0);
+      const doubles = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      list.L = bytes(list.L);
+      list.i = doubles(list.i);
+      list.n = bytes(list.n);
+      list.cert = doubles(list.cert);
+    }
+    list.L[list.count] = L;
+    list.i[list.count] = i;
+    list.n[list.count] = n;
+    return list.count++;
+  }
+  return list;
+}
+
+/**
+ * The level-0 panels lying inside [s, t] with a panel to spare at each end (so computed grid points,
+ * within a few ulps of lo + jh, stay inside): first and last index, last < first when none.
+ */
+function skippedPanels(s: number, t: number, lo: number, h0: number): [number, number] {
+  return [Math.ceil((s - lo) / (2 * h0)) + 1, Math.floor((t - lo) / (2 * h0)) - 2];
+}
+
+/** Level-0 panel indices 0…N−1 without the skipped ranges (ascending, disjoint). */
+function levelZero(N: number, skip: [number, number][]): number[] {
+  const out: number[] = [];
+  let from = 0;
+  for (const [first, last] of skip) {
+    if (last < first) continue;
+    for (let i = from; i < first; i++) out.push(i);
+    from = last + 1;
+  }
+  for (let i = from; i < N; i++) out.push(i);
   return out;
 }
 

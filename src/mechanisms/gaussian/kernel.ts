@@ -63,6 +63,20 @@ function panelErrors(fs: PowerIntegrand[], s: number, a: number[], b: number[], 
 /** Atoms in a pair from which the trapezoidal rule is tried first. */
 const TRAPEZOID_ATOMS = 256;
 
+/**
+ * Whether the trapezoidal rule may certify: a mixture's complex zeros between two atoms g apart sit
+ * πσ²/g off the real line, so beyond some gap no strip is free of them. Measured on chain count
+ * laws, unit-spaced and random atoms (docs/benchmarks.md): it certified up to a largest gap of
+ * 5σ at α = 1.5, 6σ at 2, 8σ at 4, 9σ at 8, 10σ at 16, 11σ at 32, and declined beyond, after 2–16 ms
+ * of samples; it is not tried past (7 + 1.5·log₂α)σ. Only which certified rule runs depends on this.
+ */
+function trapezoidMayCertify(P: Mixture, Q: Mixture, alpha: number, s: number): boolean {
+  if (P.x.length + Q.x.length < TRAPEZOID_ATOMS) return false;
+  const limit = (7 + 1.5 * Math.log2(Math.max(1, alpha))) * s;
+  for (const m of [P, Q]) for (let i = 1; i < m.x.length; i++) if (m.x[i] - m.x[i - 1] > limit) return false;
+  return true;
+}
+
 /** Gaussian noise for the exact accountant (docs/math.md §4, §8). */
 export const gaussianKernel: NoiseKernel = {
   logDensity: (z, s) => -(z * z) / (2 * s * s) - Math.log(s) - LOG_SQRT_2PI,
@@ -74,7 +88,7 @@ export const gaussianKernel: NoiseKernel = {
   // supports the grid rule alone: there both are fast, and the trapezoid often declines (atoms
   // further apart than σ; on the Figure 1 grid a quarter of the calls), costing its samples.
   renyiOnePass: (P, Q, alpha, s, rtol, both) =>
-    (P.x.length + Q.x.length >= TRAPEZOID_ATOMS ? gaussianTrapezoidRule(P, Q, alpha, s, rtol, both) : null) ?? gaussianGridRule(P, Q, alpha, s, rtol, both),
+    (trapezoidMayCertify(P, Q, alpha, s) ? gaussianTrapezoidRule(P, Q, alpha, s, rtol, both) : null) ?? gaussianGridRule(P, Q, alpha, s, rtol, both),
   // The integrand has no kinks: breakpoints are thinned to at least 4σ apart (dense atoms share panels).
   panelEnds: (pts, s) => {
     if (pts.length === 0) return pts;
