@@ -19,7 +19,8 @@ export function accountWindows(s: WindowScenario, releases: readonly Release[], 
     );
   const noises = s.lengths.map((_, w) => (w < releases.length ? { mechanism: releases[w].mechanism, scale: releases[w].scale } : null));
   const rows = opts.alphas.map((alpha) => {
-    if (!(alpha > 1)) throw new InputError(`window releases are accounted at orders α > 1 (the path-coupled bound); got ${alpha}`, 'alpha');
+    if (!(alpha > 0 && alpha !== 1))
+      throw new InputError(`window releases are accounted at orders α > 0 but 1 (the path-coupled bound); got ${alpha}`, 'alpha');
     // At α = ∞ the path bound gives nothing finite (its worst path is group DP): no level is certified.
     if (alpha === Infinity) return { alpha, divergence: Infinity, method: 'path-coupled' as const, binding: null, naiveSum: Number.NaN, understated: null };
     const b = windowsExponent(s.model, s.lengths, alpha, noises);

@@ -43,12 +43,17 @@ function contribution(model: MarkovModel): number[] {
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
 
 /**
- * The path-coupled bound's largest exponent (α−1)·D_α over the class's chains, every secret time
- * and pair, with each window's own noise (docs/math.md §19).
+ * The path-coupled bound's worst exponent (α−1)·D_α over the class's chains, every secret time
+ * and pair, with each window's own noise (docs/math.md §19): exponent/(α−1) bounds D_α from above
+ * at every order α > 0 but 1 (α = ∞ is the MQM's and group DP's).
  * @example windowsExponent(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 2, [{ mechanism: 'laplace', scale: 3 }, null]).exponent > 0 // true
  */
 export function windowsExponent(model: MarkovModel, lengths: readonly number[], alpha: number, noises: readonly WindowNoise[]): WindowBound {
+  if (!(alpha > 0 && alpha !== 1 && Number.isFinite(alpha)))
+    throw new InputError(`the path-coupled bound holds at finite orders α > 0 but 1; got ${alpha}`, '--alpha');
   const o = noiseOptions({});
+  // ρ ≥ the shifted noise's D_α (value + error): e^{(α−1)ρ} is then above the true factor for α > 1, below it for α < 1.
+  const below = alpha < 1;
   const factor = (d: number, w: number) => {
     const n = noises[w];
     if (!n) return 1;
@@ -56,15 +61,19 @@ export function windowsExponent(model: MarkovModel, lengths: readonly number[], 
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
   const f = contribution(model);
-  let worst: WindowBound = { exponent: -Infinity, binding: null, perTime: new Float64Array(model.length).fill(-Infinity) };
+  // Compared as bounds on D_α (exponent/(α−1)); NaN is never below the worst so far: it is taken
+  // as the worst (D_α ≤ ∞, which fails every target).
+  const nowhere = below ? Infinity : -Infinity;
+  const worstOf = (x: number, y: number) => (Number.isNaN(x) ? -nowhere : x / (alpha - 1) > y / (alpha - 1) ? x : y);
+  let worst: WindowBound = { exponent: nowhere, binding: null, perTime: new Float64Array(model.length).fill(nowhere) };
   const perTime = worst.perTime.slice();
   for (const c of model.chains) {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor);
-    // NaN is never below the worst so far: it is taken as the worst (and fails every target).
-    if (!(b.exponent <= worst.exponent)) worst = Number.isNaN(b.exponent) ? { ...b, exponent: Infinity } : b;
+    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, below);
+    const e = worstOf(b.exponent, worst.exponent);
+    if (e !== worst.exponent || worst.binding === null) worst = { ...b, exponent: e };
     b.perTime.forEach((x, i) => {
-      if (!(x <= perTime[i])) perTime[i] = Number.isNaN(x) ? Infinity : x;
+      perTime[i] = worstOf(x, perTime[i]);
     });
   }
   return { ...worst, perTime };
@@ -85,20 +94,18 @@ const boundAt = (model: MarkovModel, lengths: readonly number[], mechanism: Mech
  */
 function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, epsilon: number, released: number): WindowResult {
   const base = { method: 'path-coupled' as const, mechanism, alpha, epsilon };
-  if (!(alpha > 1 && Number.isFinite(alpha)))
+  if (alpha === Infinity)
     return {
       ...base,
       scale: null,
-      explanation:
-        alpha === Infinity
-          ? 'the path bound charges every coupled path as a shift, and at α = ∞ its worst path is group DP: the MQM and group DP apply there'
-          : 'the path bound is a joint-convexity bound, for α > 1 (smaller orders are bounded by any larger one)',
+      explanation: 'the path bound charges every coupled path as a shift, and at α = ∞ its worst path is group DP: the MQM and group DP apply there',
     };
   const target = (alpha - 1) * epsilon;
   // The bound at each scale tried, kept: the answer's binding is read from the one already computed.
   const tried = new Map<number, WindowBound>();
   const boundOf = (b: number) => tried.get(b) ?? (tried.set(b, boundAt(model, lengths, mechanism, alpha, b, released)).get(b) as WindowBound);
-  const meets = (b: number) => boundOf(b).exponent <= target;
+  // D_α ≤ exponent/(α−1) ≤ ε: the exponent at most (α−1)ε for α > 1, at least it for α < 1.
+  const meets = (b: number) => (alpha > 1 ? boundOf(b).exponent <= target : boundOf(b).exponent >= target);
   let hi = Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
@@ -123,7 +130,7 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
     ...base,
     scale: hi,
     ...(binding ? { binding } : {}),
-    explanation: `path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ≤ e^{(α−1)ε} for every time and pair; bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
+    explanation: `path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
   };
 }
 

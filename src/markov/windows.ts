@@ -66,24 +66,31 @@ function layout(lengths: readonly number[]): Layout {
   return { of, start, end };
 }
 
-/** The result of the bound at one scale: the largest bound over secret times and pairs, and where. */
+/**
+ * The result of the bound at one scale: the worst bound over secret times and pairs, and where.
+ * `exponent` bounds (α−1)·D_α from above for α > 1 and from below for α < 1, so exponent/(α−1) is an
+ * upper bound on D_α either way.
+ */
 export interface WindowBound {
-  /** An upper bound on (α−1)·D_α over every time i and pair (a, b), with its rounding charged. */
+  /** The bound on (α−1)·D_α at the worst time i and pair (a, b), with its rounding charged. */
   exponent: number;
   /** The secret time (0-based) and states that attain it. */
   binding: { time: number; a: number; b: number } | null;
-  /** Per secret time (0-based), the largest exponent over its pairs, rounding charged (−∞: no pair there). */
+  /** Per secret time (0-based), the worst exponent over its pairs, rounding charged (exponent/(α−1) = −∞: no pair there). */
   perTime: Float64Array;
 }
 
 /**
  * The path-coupled bound for one chain. `factor(d, w)` is e^{(α−1)ρ(|d|)} for a difference d in
- * window w at that window's noise (1 at d = 0), an upper bound on the shifted noise's
- * exp-divergence; a window not released (yet) has the factor 1: it moves no output. The secret
- * may lie at any time, an unreleased window's included.
+ * window w at that window's noise (1 at d = 0), ρ an upper bound on the shifted noise's D_α; a
+ * window not released (yet) has the factor 1: it moves no output. The secret may lie at any time,
+ * an unreleased window's included. For α > 1 (`below` false) the factors are ≥ 1 and the worst
+ * time and pair has the largest expectation, bounded from above (joint convexity); for α ∈ (0, 1)
+ * (`below`) they are ≤ 1 and the worst has the smallest, bounded from below (joint concavity of
+ * ∫p^α q^{1−α}, docs/math.md §19).
  * @example pathCoupledBound({ transition: [[0.9, 0.1], [0.1, 0.9]], initial: [0.5, 0.5], contribution: [0, 1] }, [2, 2], (d) => Math.exp(d * d)).binding?.time
  */
-export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number, window: number) => number): WindowBound {
+export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number, window: number) => number, below = false): WindowBound {
   const k = chain.initial.length;
   const T = lengths.reduce((a, b) => a + b, 0);
   const f = chain.contribution;
@@ -102,9 +109,12 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
   const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t) : null));
   const q = pastValues(k, T, D, Fs, L, f, rev);
-  let best = 0;
+  // Worse: a larger expectation (α > 1), a smaller one (α < 1).
+  const worse = below ? (x: number, y: number) => !(x >= y) : (x: number, y: number) => !(x <= y);
+  const none = below ? Infinity : 0;
+  let best = none;
   let binding: WindowBound['binding'] = null;
-  const perTime = new Float64Array(T).fill(0);
+  const perTime = new Float64Array(T).fill(none);
   for (let w = 0; w < lengths.length; w++) {
     const M = windowPast(k, D, L, w, f, rev, q);
     for (let i = L.start[w]; i <= L.end[w]; i++)
@@ -112,8 +122,8 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
         for (let b = a + 1; b < k; b++) {
           if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
           const value = secretValue(i, a, b, { k, D, L, f, rev, h, q, M });
-          if (!(value <= perTime[i])) perTime[i] = value;
-          if (value > best || binding === null) {
+          if (worse(value, perTime[i])) perTime[i] = value;
+          if (worse(value, best) || binding === null) {
             best = value;
             binding = { time: i, a, b };
           }
@@ -125,7 +135,9 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   // total, is within relative n·2⁻⁵³/(1 − n·2⁻⁵³) of the exact value, n = (T + 1)(k² + 8) + 16.
   const n = (T + 1) * (k * k + 8) + 16;
   const rounding = (n * EPS) / (1 - n * EPS);
-  return { exponent: Math.log(best) + rounding, binding, perTime: perTime.map((v) => (v > 0 ? Math.log(v) + rounding : -Infinity)) };
+  const charged = (v: number) => (below ? Math.log(v) - rounding : Math.log(v) + rounding);
+  // No pair at a time: exponent/(α−1) = −∞ either way.
+  return { exponent: charged(best), binding, perTime: perTime.map((v) => (v === none ? (below ? Infinity : -Infinity) : charged(v))) };
 }
 
 /** μ_t, the law of X_t for t = 0 … T−1. */
