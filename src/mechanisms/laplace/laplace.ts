@@ -91,13 +91,36 @@ const rules: RuleTable = {
   exact: exactRule,
 };
 
-/** D_α(Lap(0, b) ‖ Lap(Δ, b)) at t = Δ/b: R_α(t) for finite α > 1, else the bound t (D∞). */
+/**
+ * D_α(Lap(0, b) ‖ Lap(Δ, b)) at t = Δ/b: R_α(t) for finite α > 1; for α ∈ (0, 1) the same integral
+ * in a form without cancellation (`laplaceShiftBelowOne`); t (D∞) at α = ∞.
+ */
 export function laplacePointDivergence(t: number, alpha: number): { value: number; error: number } {
   if (alpha > 1 && alpha < Infinity) {
     const r = scaledLaplaceRdp(alpha, t);
     return { value: r.value / (alpha - 1), error: r.error / (alpha - 1) + 2 * EPS * Math.abs(r.value / (alpha - 1)) };
   }
+  if (alpha > 0 && alpha < 1) {
+    const g = laplaceShiftBelowOne(t, alpha);
+    return { value: g.value / (alpha - 1), error: g.error / (1 - alpha) };
+  }
   return { value: t, error: EPS * t };
+}
+
+/**
+ * log ∫ p^α q^{1−α} for p = Lap(0, 1), q = Lap(t, 1), α ∈ (0, 1), t ≥ 0 (docs/math.md §4): Mironov's
+ * two-term form, [(1−α)e^{−αt} − αe^{−(1−α)t}]/(1 − 2α), holds below 1 too, but its terms cancel.
+ * With β = min(α, 1−α), γ = 1 − β it is e^{−βt}·(1 + βt·φ((γ−β)t)), φ(x) = (1 − e^{−x})/x
+ * (φ(0) = 1: the α = ½ case (1 + t/2)e^{−t/2}), whose terms are all positive. Error: each of the
+ * few operations (expm1, the products, log1p) is within a few ulps, 16u of the magnitudes charged.
+ */
+export function laplaceShiftBelowOne(t: number, alpha: number): { value: number; error: number } {
+  const beta = Math.min(alpha, 1 - alpha),
+    x = (1 - 2 * beta) * t;
+  const phi = x === 0 ? 1 : -Math.expm1(-x) / x;
+  const tail = Math.log1p(beta * t * phi);
+  const value = -beta * t + tail;
+  return { value, error: 16 * EPS * (beta * t + tail) + EPS };
 }
 
 export const laplace: MechanismDef = {
@@ -114,7 +137,7 @@ export const laplace: MechanismDef = {
   halfWidth: (b, coverage) => nextUp(nextUp(-b * Math.log1p(-coverage))),
   accountant: () => (b) => noiseOf('laplace', b),
   sampler: (b) => laplaceNoise(b),
-  // Mironov's R_α(Δ/b) for α > 1; D∞ = Δ/b bounds every α (D_α is non-decreasing in α).
+  // Mironov's R_α(Δ/b) for α > 1, its cancellation-free form below 1, D∞ = Δ/b at α = ∞.
   pointDivergence: (delta, b, alpha) => laplacePointDivergence(delta / b, alpha),
   options: [],
   describe: () => ({}),
