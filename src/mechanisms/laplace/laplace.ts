@@ -114,7 +114,7 @@ export function laplacePointDivergence(t: number, alpha: number): { value: numbe
  * (φ(0) = 1: the α = ½ case (1 + t/2)e^{−t/2}), whose terms are all positive. Error: each of the
  * few operations (expm1, the products, log1p) is within a few ulps, 16u of the magnitudes charged.
  */
-export function laplaceShiftBelowOne(t: number, alpha: number): { value: number; error: number } {
+function laplaceShiftBelowOne(t: number, alpha: number): { value: number; error: number } {
   const beta = Math.min(alpha, 1 - alpha),
     x = (1 - 2 * beta) * t;
   const phi = x === 0 ? 1 : -Math.expm1(-x) / x;
