@@ -1,6 +1,6 @@
 import { noiseOf } from '../kernels.js';
 import { describe, expect, it } from 'vitest';
-import { fromCounts } from '../../distribution/discrete.js';
+import { fromCounts, fromWeights } from '../../distribution/discrete.js';
 import { DEGENERATE_PAIRS, randomAgreement, support } from '../../../test/supports.js';
 import { exactRenyi, exactRenyiBoth } from '../../divergence/exactRenyi.js';
 import { mixtureOf } from '../../divergence/mixture.js';
@@ -71,6 +71,32 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
     const adaptive = exactRenyi(p, q, noiseOf('gaussian', 1), 2, { rtol: 1e-12, adaptive: true });
     expect(Math.abs(r[0].value - adaptive.value)).toBeLessThanOrEqual(r[0].error + adaptive.error);
     expect(r[0].nodes).toBeLessThan(adaptive.nodes);
+  });
+
+  it('weights e^{−740} below the largest near the point: the windowed sums are re-summed, not left in the subnormals', () => {
+    const w = 3e-323;
+    const xs = [0, 1000, 1001.7, 1003.1, 1004.9];
+    const p = fromWeights(xs, [1, w, w, w, w]),
+      q = fromWeights(xs, [0.5, 0.1, 0.1, 0.2, 0.1]);
+    const r = gaussianGridRule(mixtureOf(p), mixtureOf(q), 0.01, 1, 1e-10, true)!;
+    expect(r).not.toBeNull();
+    for (const [k, [a, b]] of both(p, q).entries()) {
+      const oracle = exactRenyi(a, b, noiseOf('gaussian', 1), 0.01, { rtol: 1e-10, evaluator: 'plain' });
+      expect(Math.abs(r[k].value / (0.01 - 1) - oracle.value)).toBeLessThanOrEqual(r[k].error / 0.99 + oracle.error);
+    }
+  });
+
+  it('atoms 10¹² σ apart and more: it declines at once (grid indices stay exact integers), and the accountant answers', () => {
+    for (const [b, sigma, alpha] of [
+      [365, 1e-12, 8],
+      [1e12, 1e-3, 2],
+      [1e9, 1e-5, 50],
+    ]) {
+      const p = fromWeights([0, b], [0.5, 0.5]),
+        q = fromWeights([0, b], [0.3, 0.7]);
+      expect(gaussianGridRule(mixtureOf(p), mixtureOf(q), alpha, sigma, 1e-10, true)).toBeNull();
+      expect(Number.isNaN(exactRenyiBoth(p, q, noiseOf('gaussian', sigma), alpha, { rtol: 1e-10 })[0].value)).toBe(false);
+    }
   });
 
   it('random supports (atoms 10⁻⁶ to 10 apart, weights down to 10⁻³⁰⁰), scales and orders: within the stated errors of the plain evaluator', () => {

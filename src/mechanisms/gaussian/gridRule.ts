@@ -71,6 +71,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
   const h0 = HALF_WIDTH * unit;
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
+  // Grid indices reach 2N·2^MAX_LEVEL + 4 at the finest level: they must stay exact integers.
+  if (N * 2 ** (MAX_LEVEL + 2) + 8 > 2 ** 53) return null;
   // The middles of wide gaps (atoms many σ apart) are bounded in closed form and take no panel.
   const quiet = quietStretches(P, Q, powersPQ, sigma, rtol, 16 * h0, lo, hi);
   const skip = quiet.map(({ s, t }) => skippedPanels(s, t, lo, h0));
@@ -88,7 +90,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const logMean = new Float64Array(F);
   let samples = 0;
   for (let L = 0; level.length > 0; L++) {
-    if (L > MAX_LEVEL) return null;
+    // Halving past the budget of level-0 panels (a few unresolved panels near distant atoms) is the adaptive quadrature's work.
+    if (L > MAX_LEVEL || samples > 4 * Math.min(MAX_PANELS, maxPanels)) return null;
     const h = h0 / 2 ** L;
     // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
     const idx: number[] = [];

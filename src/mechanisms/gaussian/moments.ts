@@ -6,6 +6,9 @@ const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 /** Terms more than this many nats below the nearest atom's are dropped: relative error ≤ K·e^{-40}. */
 const GAUSS_WINDOW_NATS = 40;
 
+/** A sum of terms below this (2^−1000) may hold subnormal terms: it is re-summed against its largest. */
+const TINY_SUM = 2 ** -1000;
+
 /**
  * Posterior moments of a Gaussian mixture at sorted points y: log p(y), and for the atoms'
  * posterior weights w_k φ(y − x_k)/p(y) the mean and second moment of x − y. O(N·W + K), W the
@@ -59,7 +62,7 @@ export function gaussianMoments(
     if (hi < lo) hi = lo;
     while (hi < K && m.x[hi] <= y + R) hi++;
     // Shift by lw_max − d²/2σ² ≥ every kept exponent (d is the nearest distance): one pass, no overflow.
-    const shift = wMax - d * d * inv;
+    let shift = wMax - d * d * inv;
     let s0 = 0,
       s1 = 0,
       s2 = 0;
@@ -84,6 +87,24 @@ export function gaussianMoments(
         const z = x[k] - y;
         s0 += expNonPositive(logw[k] - z * z * inv - shift);
       }
+    if (s0 < TINY_SUM) {
+      // The nearby atoms' weights lie more than e^{690} below the largest: every term underflowed to
+      // the subnormals against the shift, where expNonPositive's relative bound fails. Re-sum against
+      // the largest kept exponent (still ≥ every term; the bound on −e below still holds).
+      shift = -Infinity;
+      for (let k = lo; k < hi; k++) {
+        const z = x[k] - y;
+        shift = Math.max(shift, logw[k] - z * z * inv);
+      }
+      s0 = s1 = s2 = 0;
+      for (let k = lo; k < hi; k++) {
+        const z = x[k] - y;
+        const t = expNonPositive(logw[k] - z * z * inv - shift);
+        s0 += t;
+        s1 += t * z;
+        s2 += t * z * z;
+      }
+    }
     ld[i] = shift + Math.log(s0) - norm;
     // Each kept term: exponent rounding (≤ 4u·|e| + u·|shift|, |e| ≤ magMax), exp (expNonPositive's proven bound), and the sum of hi−lo terms.
     err[i] = dropped + 8 * U * (hi - lo + 4 + magMax + Math.abs(shift) + Math.abs(ld[i]) + Math.abs(norm)) + EXP_NON_POSITIVE_ULPS * U;

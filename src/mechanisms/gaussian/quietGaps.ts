@@ -6,8 +6,10 @@ const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 /** Distances (in σ) from a gap's breakpoints at which a quiet stretch may start, tried nearest first (0: the whole piece). */
 const REACH = [0, 9, 12, 16, 24, 32, 48, 64];
 
-/** A pass is tried only where some gap (or the domain beyond the outer atoms) is wider than this many σ. */
+/** A pass is tried only where the gaps' widths beyond this many σ (the domain's ends' too) add up to … */
 const GAP_SIGMAS = 4;
+/** … at least this share of the domain. */
+const APART_SHARE = 0.25;
 
 /** Share of the tolerance all quiet stretches together may take (the panels keep the rest). */
 const QUIET_SHARE = 1 / 64;
@@ -96,10 +98,11 @@ export function quietStretches(
 ): QuietStretch[] {
   if (!powers.every(([a0, a1]) => a0 > 1 || a1 > 1)) return [];
   const atoms = unionAtoms(P.x, Q.x);
-  // Atoms closer than a few σ throughout leave nothing worth skipping (and dense ones would cost a pass).
-  let apart = atoms[0] - lo > GAP_SIGMAS * sigma || hi - atoms[atoms.length - 1] > GAP_SIGMAS * sigma;
-  for (let j = 1; j < atoms.length && !apart; j++) apart = atoms[j] - atoms[j - 1] > GAP_SIGMAS * sigma;
-  if (!apart) return [];
+  // The pass evaluates both densities at every atom and breakpoint: worth it only where gaps wider than
+  // a few σ cover a good part of the domain (a dense law with one wide gap keeps its panels anyway).
+  let apart = Math.max(0, atoms[0] - lo - GAP_SIGMAS * sigma) + Math.max(0, hi - atoms[atoms.length - 1] - GAP_SIGMAS * sigma);
+  for (let j = 1; j < atoms.length; j++) apart += Math.max(0, atoms[j] - atoms[j - 1] - GAP_SIGMAS * sigma);
+  if (!(apart >= APART_SHARE * (hi - lo))) return [];
   const sides = sideWeights(P, Q, atoms, sigma);
   const roles: Roles[] = powers.map(([a0, a1]) => {
     const [x, y, beta] = a0 > 1 ? [0, 1, a0] : [1, 0, a1];
