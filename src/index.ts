@@ -78,6 +78,7 @@ export { validateSpec, type MarkovModel, type ValidChain, type StepQuery, type I
 export type { WindowBound } from './markov/windows.js';
 export { windowScenario, type WindowScenario } from './markov/windowScenario.js';
 export { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowMethod, type WindowNoise, type WindowResult } from './calibrate/windows.js';
+export { auditWindows, type WindowAuditRow } from './audit/windows.js';
 export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';
 
 // Releases, with exact samplers and error bars.

@@ -769,7 +769,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   });
 
-  it("calibrates a time series' month window counts like calibrate --window month: each method's scale, the reasons of those that do not apply, and the windows in the spec", async () => {
+  it("calibrates and audits a time series' month window counts like calibrate and audit --window month: each method's scale, the reasons of those that do not apply, the windows in the spec", async () => {
     // Seattle's first 90 days: three calendar months.
     const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
       .toString('utf8')
@@ -833,6 +833,43 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       }).stdout,
     );
     expect(viaSpec.results[0].scale).toBe(want[0][1]);
+    // The audit of the windows (audit --window): passes at the path-coupled scale, fails 2% below it, as the CLI says.
+    const auditAt = async (scale: number) => {
+      await page.fill('#audit-scale', String(scale));
+      await page.selectOption('#audit-mechanism', 'laplace');
+      await page.click('#audit');
+      await page.waitForFunction((s) => (document.getElementById('audit-caption')?.textContent ?? '').includes(`scale ${s},`), String(scale));
+      return (await page.textContent('#audit-caption')) ?? '';
+    };
+    const b = want[0][1] as number;
+    expect(await auditAt(b)).toMatch(/: pass/);
+    expect(await page.textContent('#audit-table')).toMatch(/X\[\d+\] of 3 windows/);
+    expect(await auditAt(0.98 * b)).toMatch(/: fail/);
+    const cliAudit = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'audit',
+        '--data',
+        csv,
+        '--sequence',
+        'weather',
+        '--order-by',
+        'date',
+        '--query',
+        'count:rain',
+        '--length',
+        '90',
+        '--window',
+        'month',
+        '--alpha',
+        '2',
+        '--scale',
+        String(0.98 * b),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(cliAudit.status).toBe(1);
     // α = ∞: the path-coupled bound does not apply (said), the MQM and group DP do.
     await page.check('#alpha-inf');
     await page.click('#run');

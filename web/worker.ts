@@ -34,6 +34,8 @@ import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, t
 import { parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, parseWindows } from '../src/markov/calendar.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
+import { auditWindows } from '../src/audit/windows.js';
+import type { AuditRow } from '../src/audit/rows.js';
 import type { MarkovModel } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
 import { uciQuirks } from '../src/uci/formats.js';
@@ -69,9 +71,12 @@ const state: {
   statistic: TableStatistic | null;
   /** The window lengths of the chain's window counts last calibrated (null: one count). */
   windows: number[] | null;
+  /** The chain those windows were calibrated on (what their audit reads). */
+  windowModel: MarkovModel | null;
 } = {
   statistic: null,
   windows: null,
+  windowModel: null,
   table: null,
   scenario: null,
   columns: [],
@@ -423,9 +428,33 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
   };
 }
 
-/** Where window counts are released and audited: the CLI, which reads each closed window's count from the table. */
-const WINDOWS_IN_CLI = (what: string) =>
-  `window counts are ${what === 'release' ? 'released as they happen' : 'audited per secret time'} by the CLI for now: pufferfish ${what} --data … --sequence … --order-by … --query count:STATE --window …${what === 'release' ? ' --ledger L' : ' --scale S'}`;
+/**
+ * The audit of the window counts last calibrated, at the form's scale and order (`audit --window`):
+ * one row per order, the path-coupled bound on D_α at its binding time and pair — a certified upper
+ * bound, so a pass is certified and a fail may be the bound's looseness.
+ */
+function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, { type: 'audit' }>): Response {
+  const rows = auditWindows(model, lengths, { mechanism: m.mechanism as Mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)] }).map(
+    (r): AuditRow => ({
+      alpha: r.alpha,
+      prior: r.binding ? `X[${r.binding.time}] of ${lengths.length} windows` : `${lengths.length} windows`,
+      pair: r.binding?.pair ?? ['', ''],
+      direction: r.binding?.pair ?? ['', ''],
+      divergence: r.bound,
+      error: 0,
+      certificate: 'coupled-bound',
+      slack: m.epsilon - r.bound,
+      epsilonEq5: null,
+      epsilonSharp: null,
+      pufferfishEpsilon: null,
+    }),
+  );
+  return { type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound: true };
+}
+
+/** Where window counts are released: the CLI, which reads each closed window's count from the table into a ledger. */
+const WINDOWS_RELEASE_IN_CLI =
+  'window counts are released as they happen by the CLI for now: pufferfish release --data … --sequence … --order-by … --query count:STATE --window … --ledger L';
 
 /** The chain's spec, with the windows last calibrated in its query (`calibrate --spec` then gives the window methods). */
 const chainSpec = (markov: unknown) =>
@@ -468,6 +497,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
       });
     }
   state.windows = lengths;
+  state.windowModel = model;
   return rows;
 }
 
@@ -545,6 +575,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   });
   state.chain = null;
   state.windows = null;
+  state.windowModel = null;
   state.statistic = null;
   if (state.table && p.sequence) {
     const mechanisms = familiesFor(p, alpha, []);
@@ -784,7 +815,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     }
     return;
   }
-  if (state.windows) throw new InputError(WINDOWS_IN_CLI('release'), 'form');
+  if (state.windows) throw new InputError(WINDOWS_RELEASE_IN_CLI, 'form');
   const sc = state.scenario;
   const vector = state.columns.length > 1;
   if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value))) throw new InputError('enter the value to privatize (a finite number)', 'value');
@@ -864,7 +895,10 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
   audit: (m, post) => {
     checkedSettings({ mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon });
     // A statistic's scale is in its own units: one unit's contribution takes it times n (rounded down), as `audit --data … --query mean:COL` does.
-    if (state.windows) throw new InputError(WINDOWS_IN_CLI('audit'), 'form');
+    if (state.windows && state.windowModel) {
+      post(windowAudit(state.windowModel, state.windows, m));
+      return;
+    }
     const one = state.statistic ? onlyGroup(state.statistic, 'audit') : null;
     const sc = one ? one.scenario : state.scenario;
     if (!sc) throw new InputError('calibrate first', 'form');

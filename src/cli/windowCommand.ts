@@ -3,7 +3,8 @@
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
-import { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { auditWindows } from '../audit/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
@@ -258,17 +259,7 @@ export async function auditWindowsCli(o: WindowOptions & { scale?: string; empir
   const mechanism = one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [w.d.mechanism ?? FAMILY_OF.default], '--mechanism');
   const alphas = gridSetting('alpha', o.alpha, w.d.alpha);
   const epsilon = one(gridSetting('epsilon', o.epsilon, w.d.epsilon), '--epsilon');
-  const noises = w.lengths.map((_, k) => (k < released ? { mechanism, scale } : null));
-  const rows = alphas.map((alpha) => {
-    const b = windowsExponent(w.model, w.lengths, alpha, noises);
-    const perTime = Array.from(b.perTime, (x) => x / (alpha - 1));
-    const top = perTime
-      .map((d, t) => ({ time: t + 1, bound: d }))
-      .sort((x, y) => y.bound - x.bound)
-      .slice(0, 5);
-    const binding = b.binding ? { time: b.binding.time + 1, pair: [w.model.states[b.binding.a], w.model.states[b.binding.b]] } : null;
-    return { alpha, bound: b.exponent / (alpha - 1), binding, top, perTime };
-  });
+  const rows = auditWindows(w.model, w.lengths, { mechanism, scale, alphas, released });
   const over = rows.filter((r) => !(r.bound <= epsilon)).length;
   setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
   const verdict = over === 0 ? 'pass' : `fail (${over} order(s) over ε)`;
