@@ -638,6 +638,40 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     );
     expect(viaSpec.groups[0].results[0].scale).toBe(whole.find((r: { method: string }) => r.method === 'exact').scale);
 
+    // An (ε, δ) target: each method through its order, in the mean's units, as calibrate --delta (within V8's last bits).
+    await page.check('#target-delta');
+    await page.fill('#delta', '1e-6');
+    await page.click('#run');
+    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 180_000 });
+    expect(await page.textContent('#message')).toBe('');
+    const viaDelta = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'calibrate',
+          '--data',
+          heart,
+          '--query',
+          'mean:oldpeak',
+          '--secret-column',
+          'fbs',
+          '--mechanism',
+          'laplace',
+          '--delta',
+          '1e-6',
+          '--method',
+          'theorem,pierquin,wasserstein-inf,coupled,exact',
+          '--json',
+        ],
+        { encoding: 'utf8' },
+      ).stdout,
+    ).groups[0].results;
+    const delta = await scales();
+    expect(delta.map((r) => r.method)).toEqual(viaDelta.map((r: { method: string }) => r.method));
+    for (const [k, r] of delta.entries()) expect(Math.abs(r.scale / viaDelta[k].scale - 1)).toBeLessThan(1e-9);
+    await page.uncheck('#target-delta');
+
     // Per public group (sex), each group on its own rows, with a plan for ±0.2 and one draw per group.
     await page.selectOption('#given', 'sex');
     await page.fill('#target-halfwidth', '0.2');

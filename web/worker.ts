@@ -245,7 +245,7 @@ async function epsDeltaRows(
       if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
     }
   const out = await settled(p, sc, jobs, cont, post);
-  const rows: ResultRow[] = [];
+  const rows: (CalibrationResult & { label: string; renyiEpsilon?: number })[] = [];
   const direct = groups.filter((g) => g.direct);
   const progress = direct.length ? progressOf(post, direct.length) : null;
   for (const g of groups) {
@@ -254,7 +254,7 @@ async function epsDeltaRows(
       const r = g.direct
         ? calibrateEpsDelta(sc, { mechanism: g.mechanism, method: g.method, ...cont }, p.epsilon, delta, undefined, (s) => calibrateOrReason(sc, s))
         : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, delta, g.method);
-      rows.push(rowOf({ ...r, label: METHOD_LABEL[g.method] }));
+      rows.push({ ...r, label: METHOD_LABEL[g.method] });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       skipped.push({ mechanism: g.mechanism, method: METHOD_LABEL[g.method], reason: err.reason });
@@ -615,7 +615,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     ...(columns.length > 1 ? { dimension: columns.length } : {}),
   });
   if (p.delta !== undefined) {
-    post(results(await epsDeltaRows(p, sc, mechanisms, skipped, cont, post)));
+    post(results((await epsDeltaRows(p, sc, mechanisms, skipped, cont, post)).map(rowOf)));
     post(noPlotsAnswer(noPlots(p) ?? ''));
     return;
   }
@@ -634,7 +634,8 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
 async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promise<void> {
   if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
   if (p.also?.length) throw new InputError('a sum or mean is of one column: untick the further columns', 'form');
-  if (p.delta !== undefined) throw new InputError('an (ε, δ) target for a statistic is not on this page yet: give α, or use the CLI (--delta)', 'delta');
+  if (p.delta !== undefined && p.targetHalfwidth !== undefined)
+    throw new InputError('plans by accuracy at a Rényi order on this page: give α, or use the CLI (--delta with --target-halfwidth)', 'target-halfwidth');
   const kind = p.statistic!;
   let t: TableStatistic;
   try {
@@ -668,7 +669,12 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   const rows: ResultRow[] = [];
   for (const g of t.groups) {
     const to = toStatistic(g);
-    for (const r of await renyiRows(p, g.scenario, mechanisms, alpha, skipped, cont, post))
+    // (ε, δ): each method through its best order, as for a table's values (calibrate --delta).
+    const found =
+      p.delta !== undefined
+        ? await epsDeltaRows(p, g.scenario, mechanisms, skipped, cont, post)
+        : await renyiRows(p, g.scenario, mechanisms, alpha, skipped, cont, post);
+    for (const r of found)
       rows.push({ ...rowOf({ ...resultInUnits(r, g), label: r.label }), halfWidth: to.scale(half(r)), ...(p.given ? { group: g.group } : {}), units: g.units });
   }
   const plan = p.targetHalfwidth === undefined ? undefined : await statisticPlan(p, t, mechanisms[0], alpha, cont);
@@ -676,6 +682,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
     type: 'results',
     alpha: p.alpha,
     epsilon: p.epsilon,
+    ...(p.delta !== undefined ? { delta: p.delta } : {}),
     scenario: t.groups[0].scenario.name.replace(/ \| .*$/, ''),
     data: null,
     skipped,
