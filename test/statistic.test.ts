@@ -287,17 +287,41 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     const rows = (r: { stdout: string }) => JSON.parse(r.stdout).rows.map((x: { divergence: number }) => x.divergence);
     expect(rows(a)).toEqual(rows(b));
   });
+  it("release --spec --value: the typed statistic plus noise at calibrate --spec's scale, in the statistic's units; no ledger, no missing value", async () => {
+    const out = spec('release-mean.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    const cal = JSON.parse((await inProcess('calibrate', '--spec', out, '--json')).stdout).groups[0].results[0];
+    const r = await inProcess('release', '--spec', out, '--value', '246.5', '--json');
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    const x = j.releases[0];
+    expect(x.scale).toBe(cal.scale);
+    expect(j.source).toEqual({ spec: out, value: 246.5 });
+    expect(x.value).not.toBe(246.5);
+    // The interval is the value ± the error bar, rounded outward.
+    expect(x.interval[0]).toBeLessThanOrEqual(x.value - x.halfWidth);
+    expect(x.interval[1]).toBeGreaterThanOrEqual(x.value + x.halfWidth);
+    expect(x.interval[1] - x.interval[0]).toBeLessThan(2 * x.halfWidth * (1 + 1e-12));
+    for (const [args, flag] of [
+      [['release', '--spec', out], '--value'],
+      [['release', '--spec', out, '--value', '246.5', '--ledger', spec('l.json')], '--ledger'],
+      [['release', '--spec', out, '--value', '0x10'], '--value'],
+    ] as const) {
+      const bad = await inProcess(...args);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(new RegExp(`^error: ${flag}: `));
+    }
+  });
   it('is refused where its statistic would be taken as one value, and checked against its laws', async () => {
     const out = spec('refused-mean.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
     for (const args of [
-      ['release', '--spec', out, '--value', '240'],
       ['account', '--spec', out, '--release', 'mechanism=laplace,scale=1'],
       ['calibrate', '--spec', out, '--guarantee', 'mi'],
     ]) {
       const r = await inProcess(...args);
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\) and audited \(audit\) from a spec/);
+      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\) and released with its value typed/);
     }
     const bad = csv(
       'count-half.json',

@@ -532,7 +532,7 @@ export async function loadScenario(
 
 /** Where a spec's `"statistic"` is taken: the other commands take the statistic from its table. */
 const SPEC_STATISTIC_TAKEN =
-  'is calibrated (calibrate) and audited (audit) from a spec; release, account and ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
+  'is calibrated (calibrate), audited (audit) and released with its value typed (release --value) from a spec; account and ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
 
 async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false, statistic = false): Promise<Loaded<AnyScenario>> {
   if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)

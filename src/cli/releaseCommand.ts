@@ -18,6 +18,7 @@ import {
   parseStatisticFlag,
   checkGroupPrivate,
   givesWindows,
+  specStatistic,
 } from './input.js';
 import type { PointScenario } from '../distribution/points.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -154,6 +155,8 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (await givesWindows(o)) return (await import('./windowCommand.js')).releaseWindowsCli(o);
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return (await import('./statisticCommand.js')).releaseStatisticCli(o, statistic);
+  const fromSpec = o.spec !== undefined ? await specStatistic(o) : null;
+  if (fromSpec) return (await import('./statisticCommand.js')).releaseStatisticCli(o, fromSpec.t.statistic, fromSpec);
   if (o.out) return runReleaseTable(o);
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');

@@ -15,6 +15,7 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
+import { nextUp } from '../numerics/float.js';
 import type { Statistic } from '../sources/statistic.js';
 import type { ReleaseResult } from '../release/finite.js';
 import type { PointReleaseResult } from '../release/release.js';
@@ -156,17 +157,18 @@ const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined) => {
  * aggregate in the engine), adds the calibrated noise per group and prints each value with its
  * interval in the statistic's units.
  */
-export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Promise<void> {
+export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fromSpec?: { t: TableStatistic; d: SpecDefaults }): Promise<void> {
   if (o.groupPrivate) return releasePrivateGroups(o, s);
   const notYet = 'with a statistic query yet';
   refuseUnused(
-    [
-      ['--value', o.value],
-      ['--out', o.out],
-      ['--keep', o.keep],
-    ],
-    'with a statistic query: the tool computes the statistic from --data and releases it',
+    [...(fromSpec ? [] : ([['--value', o.value]] as const)), ['--out', o.out], ['--keep', o.keep]],
+    fromSpec
+      ? "with a spec's statistic: --value is the statistic, computed by you"
+      : 'with a statistic query: the tool computes the statistic from --data and releases it',
   );
+  // A spec holds the laws, not the data: the curator types the statistic; a source ledger is opened on its table.
+  if (fromSpec) refuseUnused([['--ledger', o.ledger]], "with a spec's statistic: a ledger of a table's statistics is opened on the table (--data …)");
+  const typed = fromSpec ? specValue(o.value) : null;
   refuseUnused(
     [
       ['--truncate', o.truncate],
@@ -177,20 +179,22 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
     notYet,
   );
   const confidence = parseConfidence(o.confidence);
-  const delta = parseDelta(o.delta, undefined);
+  const d = fromSpec?.d ?? {};
+  const delta = parseDelta(o.delta, d.delta);
   // A source ledger's table and secret are checked before any work; a missing ledger is said first.
   const ledger = o.ledger === undefined ? null : { location: o.ledger, source: statisticsSourceOf(o) };
   if (ledger) await (await import('./ledgerCommand.js')).ledgerReadable(ledger.location);
   // With a source ledger, --scale S releases every group's value at S in the statistic's own units.
   const given = ledgerScale(o.scale, o.ledger);
-  const t = await loadStatistic(o, s);
+  const t = fromSpec?.t ?? (await loadStatistic(o, s));
   const { release } = await import('../release/release.js');
   const released = t.groups.map((g) => {
-    const grid = settingsGrid(o, g.scenario, {});
+    const grid = settingsGrid(o, g.scenario, d);
     const settings = releaseSetting(grid, delta);
     let r: ReleaseResult;
     try {
-      r = release(g.scenario, settings, g.total, {
+      // A typed statistic is not scaled to a total and back: the noise alone is drawn (around 0) and added to it.
+      r = release(g.scenario, settings, typed === null ? g.total : 0, {
         // A scale given in the statistic's units is n times it on one unit's contribution, rounded down:
         // the noise drawn is the noise the ledger accounts.
         ...(given !== undefined ? { scale: toStatistic(g).fromScale(given) } : {}),
@@ -204,12 +208,14 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
       throw fromSetting(e, o, false);
     }
     const to = toStatistic(g);
+    const at = (x: number) => (typed === null ? x : typed + x);
+    const [lo, hi] = to.interval(r.intervals[0]);
     return {
       g,
       r,
       cost: settings.cost,
-      value: to.value(r.values[0]),
-      interval: to.interval(r.intervals[0]),
+      value: at(to.value(r.values[0])),
+      interval: [lo === -Infinity ? lo : nextDown(at(lo)), hi === Infinity ? hi : nextUp(at(hi))] as [number, number],
       scale: to.scale(r.scale),
       halfWidth: r.halfWidth === null ? null : to.scale(r.halfWidth),
     };
@@ -228,7 +234,10 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
         ...(first.target ? { target: first.target } : {}),
         confidence,
         guarantee: guaranteeOf(first, groupBy),
-        source: { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+        source:
+          t.spec !== undefined
+            ? { spec: t.spec, value: typed }
+            : { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
         ...(entry ? { ledger: { releases: entry.seqs, level: jsonNumber(entry.level), alpha: jsonAlpha(entry.alpha), budget: entry.budget } } : {}),
         releases: released.map((x) => ({
           ...(groupBy ? { group: x.g.group } : {}),
@@ -257,6 +266,15 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic): Pr
     `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${ledgerText(entry)}\n` : ''}`,
   );
   await entry?.shown();
+}
+
+/** The next double below x. */
+const nextDown = (x: number) => -nextUp(-x);
+
+/** `--value V` beside a spec's statistic: the statistic as the curator computed it, in its own units. */
+function specValue(text: string | undefined): number {
+  if (text === undefined) throw new InputError("is required with a spec's statistic (the statistic's true value, computed from your data)", '--value');
+  return decimal(text.trim(), '--value');
 }
 
 /** What recording a statistic's groups in a source ledger gave: their numbers, the joint level after them. */
