@@ -11,6 +11,8 @@ import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../sampling/samplers.js';
 import { beyondFiniteOrders, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import type { PairCoupling } from '../../coupling/pairs.js';
+import { comonotoneWInf } from '../../coupling/wInfWalk.js';
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
 function laplaceRdpScaled(alpha: number, t: number): number {
@@ -19,6 +21,25 @@ function laplaceRdpScaled(alpha: number, t: number): number {
 
 /** b ↦ 1/b: the Laplace rate as the W∞ and coupled conditions take it. */
 const rate = powerIntensity(1, 1);
+
+/** Each pair's exact W∞ (the coupling π*'s own, no tie tolerance), from the walk alone (`comonotoneWInf`). */
+const exactWInf = new WeakMap<PairCoupling, number>();
+function wInfOf(pc: PairCoupling): number {
+  let w = exactWInf.get(pc);
+  if (w === undefined) {
+    w = comonotoneWInf(pc.p, pc.q);
+    exactWInf.set(pc, w);
+  }
+  return w;
+}
+
+/**
+ * A condition log E_π* e^{t(|x−x′|)} ≤ target with t increasing, checked at its largest cost alone:
+ * log E_π* e^{t} ≤ t(W∞), so `bound` = t(W∞) within the target (with a relative 10⁻⁹ for the
+ * evaluation's own rounding, ~n·u) means the condition holds — without π*'s exact masses, whose
+ * BigInt build is most of a long chain's `best`. A pair that fails this is checked in full.
+ */
+const holdsByWInf = (bound: number, target: number) => bound * (1 + 1e-9) + 1e-9 <= target;
 
 /** Laplace noise, density e^{−|z|/b}/(2b) (paper §2.2): every method, every α ∈ (0,1) ∪ (1,∞]. */
 const rules: RuleTable = {
@@ -54,6 +75,7 @@ const rules: RuleTable = {
       rule: `Theorem 1 (eq. 7)${many}`,
       condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`,
       problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
+      ...(n === 1 ? { holdsAt: (pc: PairCoupling, _o: boolean, b: number) => holdsByWInf((alpha * wInfOf(pc)) / b, (alpha - 1) * epsilon) } : {}),
     };
   },
   pierquin: ({ alpha, epsilon, releases: n }) =>
@@ -86,6 +108,14 @@ const rules: RuleTable = {
       rule: `coupled RDP bound (docs/math.md §4)${n > 1 ? `, ${n} releases (§9)` : ''}`,
       condition: `log E_π* exp((α−1)${n > 1 ? `·${n}` : ''}R_α(|x−x′|/b)) ≤ (α−1)ε`,
       problem: (pc) => coupledLaplaceProblem(pc.coupling, alpha, epsilon, rate, n),
+      ...(n === 1
+        ? {
+            holdsAt: (pc: PairCoupling, _o: boolean, b: number) => {
+              const r = scaledLaplaceRdp(alpha, wInfOf(pc) * rate.at(b));
+              return holdsByWInf(r.value + r.error, (alpha - 1) * epsilon * (1 - 4 * EPS));
+            },
+          }
+        : {}),
     };
   },
   exact: exactRule,
