@@ -914,6 +914,15 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#release');
     await page.waitForFunction(() => (document.getElementById('release-message')?.textContent ?? '') !== '');
     expect(await page.textContent('#release-message')).toMatch(/window counts are released as they happen by the CLI/);
+    // Another scenario on the page: its audit is of its own laws, never the windows last calibrated.
+    await page.selectOption('#builtin', 'heart');
+    await page.fill('#audit-scale', '5');
+    await page.click('#audit');
+    await page.waitForFunction(
+      () =>
+        /scale 5,/.test(document.getElementById('audit-caption')?.textContent ?? '') || (document.getElementById('audit-message')?.textContent ?? '') !== '',
+    );
+    expect(await page.textContent('#audit-table')).not.toMatch(/windows/);
     await page.close();
   });
 

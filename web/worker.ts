@@ -573,10 +573,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     epsilon: p.epsilon,
     contamination: p.contamination?.lambda,
   });
-  state.chain = null;
-  state.windows = null;
-  state.windowModel = null;
-  state.statistic = null;
+  forgetCalibration();
   if (state.table && p.sequence) {
     const mechanisms = familiesFor(p, alpha, []);
     for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
@@ -868,11 +865,23 @@ function onRelease(m: ReleaseRequest, post: Post): void {
   });
 }
 
+/**
+ * What the last calibration left for the audit, release and spec (a chain, its windows, a
+ * statistic): gone once another table, scenario or calibration comes, so none of them answers for
+ * laws no longer on the page.
+ */
+function forgetCalibration(): void {
+  state.chain = null;
+  state.windows = null;
+  state.windowModel = null;
+  state.statistic = null;
+}
+
 /** A table read: the preview's column summaries, and its numeric columns as the query list. */
 function onTable(table: TextTable, post: Post): void {
   state.table = table;
   state.scenario = null;
-  state.statistic = null;
+  forgetCalibration();
   state.columns = [];
   const summaries = columnSummaries(table);
   post({ type: 'loaded', columns: table.columns, numeric: summaries.filter((c) => c.numeric).map((c) => c.name), rows: table.rows.length, summaries });
@@ -887,7 +896,7 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
   'load-parquet': async (m, post) => onTable(await (await import('../src/sources/parquetText.js')).parquetTable(m.bytes), post),
   builtin: (m, post) => {
     state.table = null;
-    state.statistic = null;
+    forgetCalibration();
     state.columns = [];
     const b = builtinScenario(m.id);
     state.scenario = b;

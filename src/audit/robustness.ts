@@ -101,7 +101,8 @@ export function robustnessFrom(
     const m = Math.max(x, y);
     const f = (m + Math.log(Math.exp(x - m) + Math.exp(y - m))) / a;
     const mag = (t: number) => (Number.isFinite(t) ? Math.abs(t) : 0);
-    return Math.max(D, f + (16 * EPS * (mag(x) + mag(y) + 1)) / a);
+    // The rounding charged upwards on the level whatever the sign of α − 1.
+    return Math.max(D, f + (16 * EPS * (mag(x) + mag(y) + 1)) / Math.abs(a));
   };
   const worst = (lambda: number) => pairs.reduce((w, p) => (level(p.D, lambda) > w.v ? { v: level(p.D, lambda), p } : w), { v: -Infinity, p: pairs[0] });
   const lambdas = s.lambdas ?? [0, 0.001, 0.01, 0.1, 1];

@@ -132,7 +132,9 @@ export function laplacePointDivergence(t: number, alpha: number): { value: numbe
   }
   if (alpha > 0 && alpha < 1) {
     const g = laplaceShiftBelowOne(t, alpha);
-    return { value: g.value / (alpha - 1), error: g.error / (1 - alpha) };
+    const r = { value: g.value / (alpha - 1), error: g.error / (1 - alpha) };
+    // Near α = 1 the charge over 1 − α grows: D∞ = t bounds every order and is then tighter.
+    return r.value + r.error <= t ? r : { value: t, error: EPS * t };
   }
   return { value: t, error: EPS * t };
 }

@@ -15,6 +15,14 @@ describe('the Laplace shift divergence below α = 1 (docs/math.md §4)', () => {
       }
   });
 
+  it('never charges more than D∞ = t, even where its error over 1 − α grows (α within 10⁻⁹ of 1)', () => {
+    for (const alpha of [1 - 1e-12, 1 - 1e-9, 0.999999])
+      for (const t of [1e-300, 1e-8, 1e-4, 1, 50]) {
+        const r = laplacePointDivergence(t, alpha);
+        expect(r.value + r.error).toBeLessThanOrEqual(t * (1 + 4 * Number.EPSILON));
+      }
+  });
+
   it('is symmetric in α ↔ 1 − α up to the factor (1 − α)/α, as D_α(P‖Q) = α/(1−α)·D_{1−α}(Q‖P)', () => {
     for (const alpha of [0.1, 0.25, 0.4])
       for (const t of [0.5, 3]) {
