@@ -215,7 +215,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
       r,
       cost: settings.cost,
       value: at(to.value(r.values[0])),
-      interval: [lo === -Infinity ? lo : nextDown(at(lo)), hi === Infinity ? hi : nextUp(at(hi))] as [number, number],
+      // A typed value moves the interval by one rounding each end: outward (a table's is the release's own).
+      interval: (typed === null ? [lo, hi] : [lo === -Infinity ? lo : nextDown(at(lo)), hi === Infinity ? hi : nextUp(at(hi))]) as [number, number],
       scale: to.scale(r.scale),
       halfWidth: r.halfWidth === null ? null : to.scale(r.halfWidth),
     };
