@@ -242,7 +242,10 @@ function pairProblem(pc: PairInput, { method, rule, alpha, epsilon, n, norm, w, 
     return {
       zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
     };
-  const pseudo = (c: Coupling): PairCoupling => ({ prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: wInf(c) });
+  const pseudo = (c: Coupling): PairCoupling => {
+    const w = wInf(c);
+    return { prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: w, exactWInf: w };
+  };
   if (method === 'pierquin' || method === 'wasserstein-inf' || alpha === Infinity) {
     const W = wInfPoints(P, Q, norm);
     return rule.problem(pseudo({ x: Float64Array.of(0), y: Float64Array.of(W), mass: Float64Array.of(1) }), false);
@@ -330,7 +333,13 @@ function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts:
       if (!cont) return base;
       const [p, q] = asIdLaws(pc.P, pc.Q);
       const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
-      return contaminatedProblem(base, { prior: pc.prior, pair: pc.pair, p, q, coupling: none, wInf: 0 }, cont, { alpha, epsilon, ordered: false }, point);
+      return contaminatedProblem(
+        base,
+        { prior: pc.prior, pair: pc.pair, p, q, coupling: none, wInf: 0, exactWInf: 0 },
+        cont,
+        { alpha, epsilon, ordered: false },
+        point,
+      );
     },
   }));
   const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);

@@ -15,7 +15,7 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Cost } from '../conditions/costs.js';
 import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
-import { nextUp } from '../numerics/float.js';
+import { nextDown, nextUp } from '../numerics/float.js';
 import type { Statistic } from '../sources/statistic.js';
 import type { ReleaseResult } from '../release/finite.js';
 import type { PointReleaseResult } from '../release/release.js';
@@ -268,9 +268,6 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   );
   await entry?.shown();
 }
-
-/** The next double below x. */
-const nextDown = (x: number) => -nextUp(-x);
 
 /** `--value V` beside a spec's statistic: the statistic as the curator computed it, in its own units. */
 function specValue(text: string | undefined): number {

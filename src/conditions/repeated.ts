@@ -1,8 +1,7 @@
-import { EPS, nextUp } from '../numerics/float.js';
+import { EPS, nextDown } from '../numerics/float.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 
 /** The largest double strictly below `x`. */
-const nextDown = (x: number) => -nextUp(-x);
 
 /**
  * `x / k` rounded down by three ulps: below the true quotient even when `k` itself was rounded

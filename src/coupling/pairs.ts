@@ -16,6 +16,8 @@ export interface PairCoupling {
    * number; for a scenario with `tieTolerance`, the W∞ of laws within that relative tolerance.
    */
   readonly wInf: number;
+  /** W∞ of π* itself (no tie tolerance): `wInf` where the scenario has none; read off the coupling once built, else by the walk. */
+  readonly exactWInf: number;
 }
 
 /**
@@ -26,6 +28,7 @@ export interface PairCoupling {
 export function pairCoupling(prior: string, pair: readonly [string, string], p: Discrete, q: Discrete, tie = 0): PairCoupling {
   let coupling: Coupling | undefined;
   let w: number | undefined;
+  let exact: number | undefined;
   return {
     prior,
     pair,
@@ -39,6 +42,11 @@ export function pairCoupling(prior: string, pair: readonly [string, string], p: 
     get wInf() {
       w ??= coupling && tie === 0 ? wInf(coupling) : comonotoneWInf(p, q, tie);
       return w;
+    },
+    get exactWInf() {
+      if (tie === 0) return this.wInf;
+      exact ??= coupling ? wInf(coupling) : comonotoneWInf(p, q);
+      return exact;
     },
   };
 }

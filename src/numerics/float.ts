@@ -17,6 +17,12 @@ export function nextUp(x: number): number {
 }
 
 /**
+ * The largest double strictly below `x` (x finite).
+ * @example nextDown(1) < 1 // true
+ */
+export const nextDown = (x: number): number => -nextUp(-x);
+
+/**
  * A finite double as the exact decimal it prints as: `digits · 10^exponent`, from the shortest
  * string that round-trips (ECMAScript Number::toString). So 0.1 is 1·10^-1, not the binary
  * 0.1000000000000000055…: weights typed as decimals keep their intended exact sums

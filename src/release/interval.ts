@@ -2,7 +2,7 @@ import { checkSetting, settingDefault } from '../settings.js';
 import { checkShape, NUMBER } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
-import { nextUp } from '../numerics/float.js';
+import { nextDown, nextUp } from '../numerics/float.js';
 import { log1mexp, tailsOf, type Tails } from '../mechanisms/tails.js';
 
 /** The share of the noise an error bar covers unless asked otherwise. */
@@ -15,7 +15,6 @@ export function checkConfidence(c: number): number {
 }
 
 /** The largest double strictly below `x`. */
-const nextDown = (x: number) => -nextUp(-x);
 
 /**
  * The error bar `y ± h` of an untruncated release, each end rounded outward: the double

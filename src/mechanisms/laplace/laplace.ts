@@ -12,7 +12,6 @@ import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../sampling/samplers.js';
 import { beyondFiniteOrders, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
 import type { PairCoupling } from '../../coupling/pairs.js';
-import { comonotoneWInf } from '../../coupling/wInfWalk.js';
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
 function laplaceRdpScaled(alpha: number, t: number): number {
@@ -21,17 +20,6 @@ function laplaceRdpScaled(alpha: number, t: number): number {
 
 /** b ↦ 1/b: the Laplace rate as the W∞ and coupled conditions take it. */
 const rate = powerIntensity(1, 1);
-
-/** Each pair's exact W∞ (the coupling π*'s own, no tie tolerance), from the walk alone (`comonotoneWInf`). */
-const exactWInf = new WeakMap<PairCoupling, number>();
-function wInfOf(pc: PairCoupling): number {
-  let w = exactWInf.get(pc);
-  if (w === undefined) {
-    w = comonotoneWInf(pc.p, pc.q);
-    exactWInf.set(pc, w);
-  }
-  return w;
-}
 
 /**
  * A condition log E_π* e^{t(|x−x′|)} ≤ target with t increasing, checked at its largest cost alone:
@@ -75,7 +63,7 @@ const rules: RuleTable = {
       rule: `Theorem 1 (eq. 7)${many}`,
       condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`,
       problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
-      ...(n === 1 ? { holdsAt: (pc: PairCoupling, _o: boolean, b: number) => holdsByWInf((alpha * wInfOf(pc)) / b, (alpha - 1) * epsilon) } : {}),
+      ...(n === 1 ? { holdsAt: (pc: PairCoupling, _o: boolean, b: number) => holdsByWInf((alpha * pc.exactWInf) / b, (alpha - 1) * epsilon) } : {}),
     };
   },
   pierquin: ({ alpha, epsilon, releases: n }) =>
@@ -111,7 +99,7 @@ const rules: RuleTable = {
       ...(n === 1
         ? {
             holdsAt: (pc: PairCoupling, _o: boolean, b: number) => {
-              const r = scaledLaplaceRdp(alpha, wInfOf(pc) * rate.at(b));
+              const r = scaledLaplaceRdp(alpha, pc.exactWInf * rate.at(b));
               return holdsByWInf(r.value + r.error, (alpha - 1) * epsilon * (1 - 4 * EPS));
             },
           }
