@@ -177,7 +177,7 @@ async function loadFile(file: File) {
   message('');
   invalidate();
   $<HTMLFieldSetElement>('table-fields').disabled = true;
-  for (const id of ['query', 'also-query', 'secret', 'given', 'values', 'values-note']) $(id).replaceChildren();
+  for (const id of ['query', 'also-query', 'secret', 'given', 'unit', 'values', 'values-note']) $(id).replaceChildren();
   $('preview').hidden = true;
   $('data-status').textContent = `reading ${file.name}…`;
   // Parquet by its magic bytes (or name), read in the worker; everything else as delimited text.
@@ -218,7 +218,7 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
   send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
 });
-for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi', 'publish', 'target-halfwidth'])
+for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi', 'publish', 'predicate', 'unit', 'target-halfwidth'])
   $(id).addEventListener('change', invalidate);
 $('query').addEventListener('change', fillDomain);
 $('query').addEventListener('change', markQueryBox);
@@ -305,13 +305,27 @@ const sequenceParams = () => {
 };
 for (const name of ['mechanism', 'method']) for (const box of document.querySelectorAll(`input[name=${name}]`)) box.addEventListener('change', invalidate);
 
-/** A sum or mean of the query column (a table read as people), with the accuracy wanted if given. */
-const statisticParams = (): Pick<CalibrateParams, 'statistic' | 'targetHalfwidth'> => {
+/** A statistic of the table read as people (a sum or mean of the query column, a count or share of a condition), with its unit and the accuracy wanted if given. */
+const statisticParams = (): Pick<CalibrateParams, 'statistic' | 'predicate' | 'unit' | 'targetHalfwidth'> => {
   const kind = $<HTMLSelectElement>('publish').value;
-  if (sequenceMode() || !page.fileName || (kind !== 'sum' && kind !== 'mean')) return {};
+  if (sequenceMode() || !page.fileName || (kind !== 'sum' && kind !== 'mean' && kind !== 'count' && kind !== 'share')) return {};
   const h = $<HTMLInputElement>('target-halfwidth').value.trim();
-  return { statistic: kind, ...(h !== '' ? { targetHalfwidth: Number(h) } : {}) };
+  const predicate = $<HTMLInputElement>('predicate').value.trim();
+  const unit = $<HTMLSelectElement>('unit').value;
+  return {
+    statistic: kind,
+    ...((kind === 'count' || kind === 'share') && predicate !== '' ? { predicate } : {}),
+    ...(unit ? { unit } : {}),
+    ...(h !== '' ? { targetHalfwidth: Number(h) } : {}),
+  };
 };
+/** The condition field for a count or share, the unit field for any statistic. */
+function showStatisticFields(): void {
+  const kind = $<HTMLSelectElement>('publish').value;
+  $('predicate-field').hidden = kind !== 'count' && kind !== 'share';
+  $('unit-field').hidden = kind === 'value';
+}
+$('publish').addEventListener('change', showStatisticFields);
 
 const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   fileName: page.fileName,
@@ -357,7 +371,10 @@ function run() {
 function whatText(p: ReturnType<typeof params>): string {
   if (p.sequence)
     return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')}${p.sequence.window ? ` per window (${p.sequence.window})` : ''} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
-  if (p.statistic && p.query) return `, the ${p.statistic} of ${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`;
+  if (p.statistic) {
+    const of = p.statistic === 'sum' || p.statistic === 'mean' ? p.query : p.predicate ? `rows with ${p.predicate}` : 'rows';
+    return `, the ${p.statistic} of ${of}${p.unit ? ` (units: ${p.unit})` : ''} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`;
+  }
   return p.query && page.fileName ? `, ${[p.query, ...p.also].join(', ')} by ${p.secretColumn}` : '';
 }
 /** The progress of the running calibration (units done of the total, and what is running), or none. */
@@ -564,6 +581,7 @@ const showLoaded: Shown<'loaded'> = (m) => {
   fillAlso(m.numeric);
   options($('secret'), m.columns);
   options($('given'), m.columns, true);
+  options($('unit'), m.columns, true);
   options($('seq-state'), m.columns);
   options($('seq-order'), m.columns);
   options($('seq-group'), m.columns, true);

@@ -49,8 +49,12 @@ export interface CalibrateParams {
   methods: string[];
   prior: string;
   contamination: FormContamination;
-  /** Publish the sum or mean of the query column (per public group with `given`), not each row's value (docs/math.md §18). */
-  statistic?: 'sum' | 'mean';
+  /** Publish a statistic of the table (per public group with `given`), not each row's value (docs/math.md §18): the query column's sum or mean, or the count or share of rows meeting `predicate`. */
+  statistic?: 'sum' | 'mean' | 'count' | 'share';
+  /** A count's or share's condition, one comparison (`textPredicate`); absent: every row. */
+  predicate?: string;
+  /** With a statistic: the column whose rows form one unit (`--unit`). */
+  unit?: string;
   /** With a statistic: plan the budget for this error bar (±, in the statistic's units, 95%). */
   targetHalfwidth?: number;
   /** Threads for the calibrations (default: the machine's cores less one); `helpers` 0 starts them at once. */

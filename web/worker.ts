@@ -27,6 +27,7 @@ import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS }
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
 import { resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type StatisticGroup, type TableStatistic } from '../src/api/statisticLaws.js';
+import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
@@ -629,38 +630,50 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
  * smallest ε per group whose 95% error bar is within it (`best` for the first family).
  */
 async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promise<void> {
-  if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
-  if (p.also?.length) throw new InputError('a sum or mean is of one column: untick the further columns', 'form');
+  const kind = p.statistic!;
+  const ofColumn = kind === 'sum' || kind === 'mean';
+  if ((ofColumn && !p.query) || !p.secretColumn) throw new InputError(`choose ${ofColumn ? 'the query column and ' : ''}the secret column`, 'form');
+  if (p.also?.length) throw new InputError('a statistic is of one column or condition: untick the further columns', 'form');
   if (p.delta !== undefined && p.targetHalfwidth !== undefined)
     throw new InputError('plans by accuracy at a Rényi order on this page: give α, or use the CLI (--delta with --target-halfwidth)', 'target-halfwidth');
-  const kind = p.statistic!;
+  const statistic: Statistic = {
+    kind,
+    ...(ofColumn ? { column: p.query } : p.predicate ? { predicate: p.predicate } : {}),
+    ...(p.unit ? { unit: p.unit } : {}),
+  };
   let t: TableStatistic;
   try {
     t = statisticFromText(state.table!, {
-      statistic: { kind, column: p.query },
+      statistic,
       secretColumn: p.secretColumn,
       ...(p.values?.length ? { values: p.values } : {}),
       ...(p.given ? { groupBy: p.given } : {}),
       prior: p.prior ?? settingDefault('prior'),
-      name: `${p.fileName}: ${kind}:${p.query} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`,
+      name: `${p.fileName}: ${statisticText(statistic)} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}${p.unit ? ` (units: ${p.unit})` : ''}`,
     });
   } catch (err) {
-    // The CLI's flag, as the page's field.
-    if (err instanceof InputError && err.path === '--group-by') throw new InputError(err.reason, 'given');
+    // The CLI's flags, as the page's fields.
+    const field = err instanceof InputError && err.path !== undefined ? PAGE_FIELD[err.path] : undefined;
+    if (field) throw new InputError((err as InputError).reason, field);
     throw err;
   }
   state.scenario = null;
   state.statistic = t;
-  state.columns = [p.query];
+  state.columns = [ofColumn ? p.query : t.label];
   if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
   const skipped: Skipped[] = [];
   // Integer noise adds to a count or sum; a mean divides by n (the CLI refuses it the same way).
   const mechanisms = familiesFor(p, alpha, skipped).filter((mechanism) => {
-    const lattice = kind === 'mean' && mechanismDef(mechanism).composes === 'lattice';
-    if (lattice) skipped.push({ mechanism, method: 'every method', reason: 'a mean divides by n: publish the sum (integer noise), then divide' });
+    const lattice = (kind === 'mean' || kind === 'share') && mechanismDef(mechanism).composes === 'lattice';
+    if (lattice)
+      skipped.push({
+        mechanism,
+        method: 'every method',
+        reason: `a ${kind} divides by n: publish the ${kind === 'mean' ? 'sum' : 'count'} (integer noise), then divide`,
+      });
     return !lattice;
   });
-  if (!mechanisms.length) throw new InputError('choose a mechanism that releases a mean (Laplace or Gaussian)', 'form');
+  if (!mechanisms.length) throw new InputError(`choose a mechanism that releases a ${kind} (Laplace or Gaussian)`, 'form');
   for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
   const cont = contaminationOf(p.contamination);
   const rows: ResultRow[] = [];
@@ -694,6 +707,9 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
     ),
   );
 }
+
+/** The page's field for a statistic's CLI flag. */
+const PAGE_FIELD: Record<string, string> = { '--group-by': 'given', '--unit': 'unit' };
 
 /** The plan by accuracy of a statistic: per group, the smallest ε whose 95% error bar (best method) is within ±H. */
 async function statisticPlan(

@@ -3,12 +3,13 @@
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { Discrete } from '../distribution/discrete.js';
 import type { Scenario } from '../distribution/scenario.js';
-import { InputError } from '../errors.js';
+import { InputError, unknownColumn } from '../errors.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
-import { secretText, textHistograms, type TextTable } from '../sources/csvText.js';
+import { isMissing, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
+import { textPredicate } from '../sources/textPredicate.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
-import { checkStatistic, divisorOf, perUnit, statisticLabel, type Statistic } from '../sources/statistic.js';
+import { checkStatistic, divisorOf, notFinite, perUnit, statisticLabel, unitAcrossGroups, type Statistic } from '../sources/statistic.js';
 import type { StatisticValues } from '../sources/statisticValues.js';
 
 /** One group's statistic: its contribution laws, its true total and its public number of units. */
@@ -185,9 +186,10 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
 }
 
 /**
- * A sum or mean of a text table's numeric column (the web page's tables: no SQL engine, so no
- * predicates or units), optionally per public group: the same law source as the engine's
- * `statisticFromTable` (docs/math.md §18), each row one unit.
+ * A statistic of a text table (the web page's: no SQL engine) — a sum or mean of a numeric column,
+ * or a count or share of the rows meeting one comparison (`textPredicate`) — optionally per `unit`
+ * and per public group: the same law source as the engine's `statisticFromTable` (docs/math.md §18),
+ * read row by row as its SQL reads them.
  * @example statisticFromText({ columns: ['x', 's'], rows: [['1', 'a'], ['2', 'b'], ['3', 'a']] }, { statistic: { kind: 'mean', column: 'x' }, secretColumn: 's', name: 't' }).groups[0].units // 3
  */
 export function statisticFromText(
@@ -197,31 +199,80 @@ export function statisticFromText(
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
   checkGroupBy(s, o);
-  if ((s.kind !== 'sum' && s.kind !== 'mean') || s.column === undefined || s.unit !== undefined)
-    throw new InputError('a text table takes the sum or mean of a numeric column (counts with predicates and units need the CLI)', 'statistic');
-  const h = textHistograms(table, {
-    query: s.column,
-    secretColumn: o.secretColumn,
-    ...(o.values ? { values: o.values } : {}),
-    ...(o.groupBy ? { given: o.groupBy } : {}),
-  });
-  const ci = table.columns.indexOf(s.column),
-    gi = o.groupBy ? table.columns.indexOf(o.groupBy) : -1;
+  const x = textContributions(table, s, o.groupBy);
+  // The laws are read off a column of the rows' contributions (a unit's total on each of its rows, as `withUnitTotals` attaches it).
+  let at = CONTRIBUTION;
+  while (table.columns.includes(at)) at += '_';
+  const h = textHistograms(
+    { columns: [...table.columns, at], rows: table.rows.map((r, k) => [...r, Number.isNaN(x.perRow[k]) ? '' : String(x.perRow[k])]) },
+    { query: at, secretColumn: o.secretColumn, ...(o.values ? { values: o.values } : {}), ...(o.groupBy ? { given: o.groupBy } : {}) },
+  );
+  return statisticOf(h, x, s, { name: o.name, ...(o.groupBy ? { groupBy: o.groupBy } : {}), ...(o.prior ? { prior: o.prior } : {}) });
+}
+
+/** The column a text table's contributions are read from (never one of the table's: `statisticFromText` suffixes it then). */
+const CONTRIBUTION = '__pufferfish_contribution';
+
+/**
+ * Each row's contribution (NaN: none — no value, no unit, or a unit with a row without one) and,
+ * per group, the statistic's total and units: `statisticValueSql`'s and `withUnitTotals`' reading
+ * of the same table, row by row.
+ */
+function textContributions(t: TextTable, s: Statistic, groupBy: string | undefined): Pick<StatisticValues, 'groups' | 'dropped'> & { perRow: Float64Array } {
+  const col = (name: string, flag: string) => {
+    const j = t.columns.indexOf(name);
+    if (j < 0) throw unknownColumn(name, t.columns, flag);
+    return j;
+  };
+  const ci = s.column !== undefined ? col(s.column, 'query') : -1;
+  if (ci >= 0 && !numericColumns(t).includes(s.column!)) throw notNumeric(s.column!);
+  const holds = s.predicate !== undefined ? textPredicate(s.predicate, t) : null;
+  const ui = s.unit !== undefined ? col(s.unit, '--unit') : -1;
+  const gi = groupBy !== undefined ? col(groupBy, '--group-by') : -1;
+  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? Number.NaN : Number(r[ci])) : holds === null || holds(r) ? 1 : 0);
+  const groupOf = (r: readonly string[]) => (gi < 0 ? '' : isMissing(r[gi]) ? null : r[gi]);
+  const perRow = Float64Array.from(t.rows, own);
+  // Units: the rows of one unit value (within a group), kept whole or not at all.
+  const unitOf = (r: readonly string[]) => (isMissing(r[ui]) ? null : r[ui]);
+  if (ui >= 0) {
+    const total = new Map<string, number>(),
+      groupOfUnit = new Map<string, string | null>();
+    t.rows.forEach((r, k) => {
+      const u = unitOf(r);
+      if (u === null) return;
+      // A missing group counts as a group of its own (`unitAcrossGroupsSql`).
+      const g = groupOf(r);
+      if (groupOfUnit.has(u) && groupOfUnit.get(u) !== g) throw unitAcrossGroups(u, groupBy!);
+      groupOfUnit.set(u, g);
+      total.set(u, (total.get(u) ?? 0) + perRow[k]);
+    });
+    t.rows.forEach((r, k) => {
+      const u = unitOf(r);
+      perRow[k] = u === null ? Number.NaN : total.get(u)!;
+    });
+  }
   const groups = new Map<string, { total: number; units: number }>();
+  const counted = new Set<string>();
   let dropped = 0;
-  for (const r of table.rows) {
-    const x = r[ci] === '?' || r[ci] === '' ? Number.NaN : Number(r[ci]);
-    const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
-    if (!Number.isFinite(x) || g === null) {
+  t.rows.forEach((r, k) => {
+    const g = groupOf(r);
+    if (Number.isNaN(perRow[k]) || g === null) {
       dropped++;
-      continue;
+      return;
+    }
+    // A unit's total is on each of its rows: added once.
+    if (ui >= 0) {
+      const u = unitOf(r)!;
+      if (counted.has(u)) return;
+      counted.add(u);
     }
     const at = groups.get(g) ?? { total: 0, units: 0 };
-    at.total += x;
+    at.total += perRow[k];
     at.units++;
     groups.set(g, at);
-  }
-  return statisticOf(h, { groups, dropped }, s, { name: o.name, ...(o.groupBy ? { groupBy: o.groupBy } : {}), ...(o.prior ? { prior: o.prior } : {}) });
+  });
+  for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
+  return { groups, dropped, perRow };
 }
 
 /** n = 0: no unit has a value of the statistic. */

@@ -79,6 +79,9 @@ export const isMissing = (c: string | undefined) => c === undefined || c === '' 
 /** A cell the query may use: a finite number, read exactly as JavaScript's Number reads it. */
 const isNumberCell = (c: string) => Number.isFinite(Number(c));
 
+/** A query column of a text table that holds text. */
+export const notNumeric = (c: string) => new InputError(`column '${c}' is not numeric`, 'query');
+
 /** Numeric columns: every non-missing cell parses as a finite number. */
 export function numericColumns(t: TextTable): string[] {
   return t.columns.filter((_, j) => t.rows.every((r) => isMissing(r[j]) || isNumberCell(r[j])));
@@ -198,7 +201,7 @@ export function textHistograms(
   const numeric = numericColumns(t);
   const qis = queries.map((c) => {
     const j = need(c, 'query');
-    if (!numeric.includes(c)) throw new InputError(`column '${c}' is not numeric`, 'query');
+    if (!numeric.includes(c)) throw notNumeric(c);
     return j;
   });
   const si = need(q.secretColumn, 'secretColumn'),

@@ -130,3 +130,14 @@ export function unitAcrossGroupsSql(relation: string, unit: string, group: strin
   const g = `CAST(${ident(group)} AS TEXT)`;
   return `SELECT ${ident(unit)} AS u FROM ${relation} WHERE ${ident(unit)} IS NOT NULL GROUP BY 1 HAVING count(DISTINCT ${g}) + max(CASE WHEN ${ident(group)} IS NULL THEN 1 ELSE 0 END) > 1 LIMIT 1`;
 }
+
+/** A unit whose rows lie in two groups (a missing group counting as one). */
+export const unitAcrossGroups = (unit: string, group: string) =>
+  new InputError(
+    `unit '${unit}' has rows in two groups of '${group}' (or rows without one): a group must hold each unit whole (or give no --group-by)`,
+    '--unit',
+  );
+
+/** A total no noise covers (`group`: '' without a group column). */
+export const notFinite = (total: number, group: string) =>
+  new InputError(`the statistic${group ? ` of group '${group}'` : ''} is ${total} (an infinite or NaN value, or a sum beyond the largest number)`, 'query');

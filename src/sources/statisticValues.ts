@@ -2,7 +2,7 @@ import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
 import { openEngine } from './histograms.js';
-import { statisticValueSql, unitAcrossGroupsSql, type Statistic } from './statistic.js';
+import { notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
 import type { TableSource } from './table.js';
 
 /** A statistic's value per group, in contribution units (a mean's total before dividing by n). */
@@ -35,11 +35,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       const across = await engine.rows(unitAcrossGroupsSql(engine.relation, s.unit, group)).catch((e) => {
         throw new InputError(`cannot check that each unit keeps to one group: ${short((e as Error).message)}`, '--group-by');
       });
-      if (across.length)
-        throw new InputError(
-          `unit '${secretText(across[0].u)}' has rows in two groups of '${group}' (or rows without one): a group must hold each unit whole (or give no --group-by)`,
-          '--unit',
-        );
+      if (across.length) throw unitAcrossGroups(secretText(across[0].u)!, group);
     }
     const rows = await engine.rows(statisticValueSql(engine.relation, s, engine.tryCast, group)).catch((e) => {
       throw new InputError(`the statistic's aggregate failed: ${short((e as Error).message)}`, 'query');
@@ -54,7 +50,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       if (g === null || units === 0) continue;
       const total = Number(r.total);
       // An infinite or NaN value (or a sum past the largest double) has no noise that covers it.
-      if (!Number.isFinite(total)) throw new InputError(`the statistic is ${total} (an infinite or NaN value, or a sum beyond the largest number)`, 'query');
+      if (!Number.isFinite(total)) throw notFinite(total, g);
       groups.set(g, { total, units });
       kept += Number(r.kept);
     }

@@ -1,0 +1,138 @@
+// The page's statistics of a text table (no SQL engine) against the CLI's engine path on the same
+// files: the same units, totals, left-out rows and contribution laws, for every kind, units and groups.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { statisticFromTable } from '../src/api/statistic.js';
+import { statisticFromText, type TableStatistic } from '../src/api/statisticLaws.js';
+import type { Discrete } from '../src/distribution/discrete.js';
+import { parseDelimited } from '../src/sources/csvText.js';
+import { parseStatistic, type Statistic } from '../src/sources/statistic.js';
+import { textPredicate } from '../src/sources/textPredicate.js';
+import { uciQuirks } from '../src/uci/formats.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-stat-text-'));
+const csv = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+/** What both paths must agree on, in plain numbers. */
+const summary = (t: TableStatistic) => ({
+  groups: t.groups.map((g) => ({
+    group: g.group,
+    units: g.units,
+    total: g.total,
+    divisor: g.divisor,
+    laws: Object.entries(g.scenario.priors[0].conditionals)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([s, d]) => [s, Array.from((d as Discrete).values), (d as Discrete).numerators.map(String), String((d as Discrete).denominator)]),
+  })),
+  rows: t.rows,
+  droppedFromLaws: t.droppedFromLaws,
+  droppedFromValue: t.droppedFromValue,
+  skipped: t.skipped,
+  uninformative: t.uninformative,
+});
+
+// Missing values in every column, a unit with a missing value, a unit without a unit value, a
+// missing group, a unit whose rows are all without a group, a text column and a number column.
+const TABLE = [
+  'hh,x,kind,s,region',
+  '1,10,red,a,north',
+  '1,20,blue,b,north',
+  '2,5,red,a,south',
+  '3,7,,b,south',
+  '3,1,blue,b,south',
+  '4,3,red,a,north',
+  '5,,red,b,north',
+  '5,4,blue,a,north',
+  ',6,red,a,south',
+  '6,2,red,,south',
+  '7,9,blue,b,',
+  '7,8,red,a,',
+  '8,11,blue,a,north',
+  '9,12,red,b,south',
+].join('\n');
+
+describe("the page's statistics agree with the engine's", () => {
+  const file = csv('mixed.csv', `${TABLE}\n`);
+  const text = parseDelimited(readFileSync(file, 'utf8'));
+  const cases: [string, string | undefined][] = [];
+  for (const q of ['sum:x', 'mean:x', 'count', 'share', 'count:x > 4', 'share:x <= 7', "count:kind = 'red'", "share:kind <> 'red'", 'count:X >= 5.5'])
+    for (const unit of [undefined, 'hh'])
+      for (const groupBy of [undefined, 'region']) cases.push([`${q}${unit ? ` unit ${unit}` : ''}${groupBy ? ` by ${groupBy}` : ''}`, q]);
+  it.each(cases)('%s', async (label) => {
+    const [, q] = cases.find(([l]) => l === label)!;
+    const unit = label.includes(' unit hh') ? 'hh' : undefined;
+    const groupBy = label.includes(' by region') ? 'region' : undefined;
+    const statistic: Statistic = { ...parseStatistic(q!)!, ...(unit ? { unit } : {}) };
+    const o = { statistic, secretColumn: 's', ...(groupBy ? { groupBy } : {}) };
+    const engine = await statisticFromTable(file, o);
+    const page = statisticFromText(text, { ...o, name: 'x' });
+    expect(summary(page)).toEqual(summary(engine));
+  });
+
+  it('on a UCI file as shipped (heart: count and share of high cholesterol by fbs, per sex)', async () => {
+    const location = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+    const q = uciQuirks(location);
+    const t = parseDelimited(gunzipSync(readFileSync(location)).toString('utf8'), {
+      separator: q.separator,
+      header: q.header,
+      columns: q.columns,
+      skip: q.skip,
+    });
+    for (const query of ['count:chol > 240', 'share:chol > 240', 'mean:oldpeak'])
+      for (const groupBy of [undefined, 'sex']) {
+        const o = { statistic: parseStatistic(query)!, secretColumn: 'fbs', ...(groupBy ? { groupBy } : {}) };
+        const engine = await statisticFromTable({ kind: 'csv', location, ...q }, o);
+        expect(summary(statisticFromText(t, { ...o, name: 'heart' })), `${query} ${groupBy ?? ''}`).toEqual(summary(engine));
+      }
+  });
+
+  it('a unit across two groups is refused as the engine refuses it', async () => {
+    const bad = csv('across.csv', 'hh,x,s,g\n1,1,a,p\n1,2,b,q\n2,3,a,p\n2,1,b,p\n');
+    const o = { statistic: { kind: 'sum' as const, column: 'x', unit: 'hh' }, secretColumn: 's', groupBy: 'g' };
+    const message = await statisticFromTable(bad, o).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(message).toMatch(/unit '1' has rows in two groups of 'g'/);
+    expect(() => statisticFromText(parseDelimited(readFileSync(bad, 'utf8')), { ...o, name: 'x' })).toThrow(message);
+  });
+});
+
+describe('a text table condition', () => {
+  const t = {
+    columns: ['chol', 'Sex', 'note'],
+    rows: [
+      ['250', 'Male', "it's"],
+      ['?', 'Female', ''],
+      ['240', 'Male', 'x'],
+    ],
+  };
+  const matches = (text: string) => t.rows.map(textPredicate(text, t));
+  it('reads a comparison as SQL does: numbers as numbers, names without case, missing cells never', () => {
+    expect(matches('chol > 240')).toEqual([true, false, false]);
+    expect(matches('chol >= 240')).toEqual([true, false, true]);
+    expect(matches("chol = '240'")).toEqual([false, false, true]);
+    expect(matches('chol != 240')).toEqual([true, false, false]);
+    expect(matches("sex = 'Male'")).toEqual([true, false, true]);
+    expect(matches(`"Sex" <> 'Male'`)).toEqual([false, true, false]);
+    expect(matches("note = 'it''s'")).toEqual([true, false, false]);
+    expect(matches('chol < 1e3')).toEqual([true, false, true]);
+  });
+  it.each([
+    ['chol > 240 AND Sex = 1', /not one comparison/],
+    ['chol >', /not one comparison/],
+    ["chol > 'high'", /numeric column 'chol' with 'high'/],
+    ['Sex = 1', /text column 'Sex' with a number: quote the value/],
+    ["Sex < 'M'", /orders the text column 'Sex'/],
+    ['age > 3', /age/],
+  ])('refuses %s, naming why', (text, why) => {
+    expect(() => textPredicate(text, t)).toThrow(why);
+  });
+});
