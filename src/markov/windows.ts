@@ -44,6 +44,49 @@ function maximalCoupling(p: readonly number[], q: readonly number[]): Step[] {
   return steps;
 }
 
+/**
+ * The couplings of every pair of states, flat (the dynamic programme's inner loops read typed
+ * arrays): pair u·k + v meets with mass `met` (`hasMet`: a meeting step exists), and its unmet
+ * successors j in from[pair] … from[pair + 1] − 1 go to pair `to[j]` with mass `p[j]`, the
+ * running difference moving by `shift[j]` = f(u′) − f(v′). Same order as the steps: sums stay bit-identical.
+ */
+interface FlatSteps {
+  hasMet: Uint8Array;
+  met: Float64Array;
+  from: Int32Array;
+  to: Int32Array;
+  shift: Int32Array;
+  p: Float64Array;
+}
+
+/** `steps` (per pair u, v) as flat arrays (see FlatSteps). */
+function flatten(steps: Step[][][], f: readonly number[]): FlatSteps {
+  const k = steps.length;
+  const from = new Int32Array(k * k + 1);
+  const to: number[] = [],
+    shift: number[] = [],
+    p: number[] = [];
+  const hasMet = new Uint8Array(k * k),
+    met = new Float64Array(k * k);
+  for (let u = 0; u < k; u++)
+    for (let v = 0; v < k; v++) {
+      const pair = u * k + v;
+      from[pair] = to.length;
+      for (const st of steps[u][v]) {
+        if (st.u < 0) {
+          hasMet[pair] = 1;
+          met[pair] = st.p;
+          continue;
+        }
+        to.push(st.u * k + st.v);
+        shift.push(f[st.u] - f[st.v]);
+        p.push(st.p);
+      }
+    }
+  from[k * k] = to.length;
+  return { hasMet, met, from, to: Int32Array.from(to), shift: Int32Array.from(shift), p: Float64Array.from(p) };
+}
+
 /** The windows' layout: each time's window, and each window's first and last time (0-based). */
 interface Layout {
   of: Int32Array;
@@ -105,10 +148,10 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   const L = layout(lengths);
   const mu = marginals(chain, T);
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
-  const h = futureValues(k, T, D, Fs, L, f, forward);
+  const h = futureValues(k, T, D, Fs, L, spread, flatten(forward, f));
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
-  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t) : null));
-  const q = pastValues(k, T, D, Fs, L, f, rev);
+  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? flatten(reversedCouplings(chain.transition, mu, t), f) : null));
+  const q = pastValues(k, T, D, Fs, L, spread, rev);
   // Worse: a larger expectation (α > 1), a smaller one (α < 1).
   const worse = below ? (x: number, y: number) => !(x >= y) : (x: number, y: number) => !(x <= y);
   const none = below ? Infinity : 0;
@@ -116,12 +159,12 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   let binding: WindowBound['binding'] = null;
   const perTime = new Float64Array(T).fill(none);
   for (let w = 0; w < lengths.length; w++) {
-    const M = windowPast(k, D, L, w, f, rev, q);
+    const M = windowPast(k, D, L, w, f, spread, rev, q);
     for (let i = L.start[w]; i <= L.end[w]; i++)
       for (let a = 0; a < k; a++)
         for (let b = a + 1; b < k; b++) {
           if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
-          const value = secretValue(i, a, b, { k, D, L, f, rev, h, q, M });
+          const value = secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, M });
           if (worse(value, perTime[i])) perTime[i] = value;
           if (worse(value, best) || binding === null) {
             best = value;
@@ -162,36 +205,50 @@ function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t:
 const at = (k: number, width: number, u: number, v: number, d: number, D: number) => (u * k + v) * width + d + D;
 
 /**
+ * How far a window's running difference can reach after `n` of its times: n·(max f − min f), at
+ * most D. The tables below are filled only that far: every read stays within it (a step moves the
+ * difference by at most the spread), so the values are those of the full tables.
+ */
+const reach = (n: number, spread: number, D: number) => Math.min(D, n * spread);
+
+/**
  * h_t(u, v, d): the expected product of the window factors from time t on, given the pair (u, v)
  * at t and the current window's difference d so far (time t included). Computed backwards.
  */
-function futureValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, f: readonly number[], steps: Step[][][]): Float64Array[] {
+function futureValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, spread: number, steps: FlatSteps): Float64Array[] {
   const width = 2 * D + 1;
+  const { hasMet, met, from, to, shift, p } = steps;
   const h: Float64Array[] = new Array(T);
   for (let t = T - 1; t >= 0; t--) {
     const cur = new Float64Array(k * k * width);
-    const closes = t === L.end[L.of[t]];
-    const F = Fs[L.of[t]];
+    const w = L.of[t];
+    const closes = t === L.end[w];
+    const F = Fs[w];
     const next = h[t + 1];
-    for (let u = 0; u < k; u++)
-      for (let v = 0; v < k; v++) {
-        if (u === v) continue;
-        for (let d = -D; d <= D; d++) {
-          if (t === T - 1) {
-            cur[at(k, width, u, v, d, D)] = F[d + D];
-            continue;
-          }
-          let s = 0;
-          for (const st of steps[u][v]) {
-            if (st.u < 0) s += st.p * (closes ? 1 : F[d + D]);
-            else {
-              const dn = (closes ? 0 : d) + f[st.u] - f[st.v];
-              s += st.p * (Math.abs(dn) <= D ? next[at(k, width, st.u, st.v, dn, D)] : Infinity);
-            }
-          }
-          cur[at(k, width, u, v, d, D)] = closes ? F[d + D] * s : s;
-        }
+    const r = reach(t - L.start[w] + 1, spread, D);
+    for (let pair = 0; pair < k * k; pair++) {
+      if (pair % (k + 1) === 0) continue; // u = v
+      const base = pair * width + D;
+      if (t === T - 1) {
+        for (let d = -r; d <= r; d++) cur[base + d] = F[d + D];
+        continue;
       }
+      if (closes) {
+        // The next window starts afresh: the expectation after t is the same for every d.
+        let s = hasMet[pair] ? met[pair] : 0;
+        for (let j = from[pair]; j < from[pair + 1]; j++) s += p[j] * (Math.abs(shift[j]) <= D ? next[to[j] * width + shift[j] + D] : Infinity);
+        for (let d = -r; d <= r; d++) cur[base + d] = F[d + D] * s;
+        continue;
+      }
+      for (let d = -r; d <= r; d++) {
+        let s = hasMet[pair] ? met[pair] * F[d + D] : 0;
+        for (let j = from[pair]; j < from[pair + 1]; j++) {
+          const dn = d + shift[j];
+          s += p[j] * (Math.abs(dn) <= D ? next[to[j] * width + dn + D] : Infinity);
+        }
+        cur[base + d] = s;
+      }
+    }
     h[t] = cur;
   }
   return h;
@@ -201,33 +258,41 @@ function futureValues(k: number, T: number, D: number, Fs: Float64Array[], L: La
  * q_t(u, v, d): the same for the past, through the reversed chain from time t down to 0, d being
  * the difference of t's window over its times from t up to where the traversal entered it.
  */
-function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, f: readonly number[], rev: (Step[][][] | null)[]): Float64Array[] {
+function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, spread: number, rev: (FlatSteps | null)[]): Float64Array[] {
   const width = 2 * D + 1;
   const q: Float64Array[] = new Array(T);
   for (let t = 0; t < T; t++) {
     const cur = new Float64Array(k * k * width);
-    const opens = t === L.start[L.of[t]];
-    const F = Fs[L.of[t]];
+    const w = L.of[t];
+    const opens = t === L.start[w];
+    const F = Fs[w];
     const steps = rev[t];
-    for (let u = 0; u < k; u++)
-      for (let v = 0; v < k; v++) {
-        if (u === v) continue;
-        for (let d = -D; d <= D; d++) {
-          if (!steps) {
-            cur[at(k, width, u, v, d, D)] = F[d + D];
-            continue;
-          }
-          let s = 0;
-          for (const st of steps[u][v]) {
-            if (st.u < 0) s += st.p * (opens ? 1 : F[d + D]);
-            else {
-              const dn = (opens ? 0 : d) + f[st.u] - f[st.v];
-              s += st.p * (Math.abs(dn) <= D ? q[t - 1][at(k, width, st.u, st.v, dn, D)] : Infinity);
-            }
-          }
-          cur[at(k, width, u, v, d, D)] = opens ? F[d + D] * s : s;
-        }
+    const r = reach(L.end[w] - t + 1, spread, D);
+    for (let pair = 0; pair < k * k; pair++) {
+      if (pair % (k + 1) === 0) continue; // u = v
+      const base = pair * width + D;
+      if (!steps) {
+        for (let d = -r; d <= r; d++) cur[base + d] = F[d + D];
+        continue;
       }
+      const { hasMet, met, from, to, shift, p } = steps;
+      const prev = q[t - 1];
+      if (opens) {
+        // The earlier window is a fresh one: the expectation before t is the same for every d.
+        let s = hasMet[pair] ? met[pair] : 0;
+        for (let j = from[pair]; j < from[pair + 1]; j++) s += p[j] * (Math.abs(shift[j]) <= D ? prev[to[j] * width + shift[j] + D] : Infinity);
+        for (let d = -r; d <= r; d++) cur[base + d] = F[d + D] * s;
+        continue;
+      }
+      for (let d = -r; d <= r; d++) {
+        let s = hasMet[pair] ? met[pair] * F[d + D] : 0;
+        for (let j = from[pair]; j < from[pair + 1]; j++) {
+          const dn = d + shift[j];
+          s += p[j] * (Math.abs(dn) <= D ? prev[to[j] * width + dn + D] : Infinity);
+        }
+        cur[base + d] = s;
+      }
+    }
     q[t] = cur;
   }
   return q;
@@ -238,33 +303,43 @@ function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layo
  * from (u, v) at t whose difference over w's times s … t is x, each weighted by the expected
  * product of the windows before w (the outer past). M_s(u, v) is that outer value at x = δ(u, v).
  */
-function windowPast(k: number, D: number, L: Layout, w: number, f: readonly number[], rev: (Step[][][] | null)[], q: Float64Array[]): Float64Array[] {
+function windowPast(
+  k: number,
+  D: number,
+  L: Layout,
+  w: number,
+  f: readonly number[],
+  spread: number,
+  rev: (FlatSteps | null)[],
+  q: Float64Array[],
+): Float64Array[] {
   const width = 2 * D + 1;
   const s = L.start[w];
   const M: Float64Array[] = [];
   for (let t = s; t < L.end[w]; t++) {
     const cur = new Float64Array(k * k * width);
     const steps = rev[t];
+    // M_{t−1}'s differences reach over t − s times.
+    const r = reach(t - s, spread, D);
     for (let u = 0; u < k; u++)
       for (let v = 0; v < k; v++) {
         if (u === v) continue;
         const delta = f[u] - f[v];
         if (t === s) {
-          cur[at(k, width, u, v, delta, D)] = outerPast(k, D, f, steps, q, s, u, v);
+          cur[at(k, width, u, v, delta, D)] = outerPast(k, D, steps, q, s, u, v);
           continue;
         }
         const prev = M[t - 1 - s];
-        for (const st of steps![u][v]) {
-          if (st.u < 0) {
-            cur[at(k, width, u, v, delta, D)] += st.p;
-            continue;
-          }
-          const base = (st.u * k + st.v) * width;
-          for (let x = -D; x <= D; x++) {
-            const m = prev[base + x + D];
+        const { hasMet, met, from, to, p } = steps!;
+        const pair = u * k + v;
+        if (hasMet[pair]) cur[at(k, width, u, v, delta, D)] += met[pair];
+        const out = pair * width + D + delta;
+        for (let j = from[pair]; j < from[pair + 1]; j++) {
+          const base = to[j] * width + D;
+          for (let x = -r; x <= r; x++) {
+            const m = prev[base + x];
             if (m === 0) continue;
-            const y = x + delta;
-            cur[at(k, width, u, v, y, D)] += st.p * m;
+            cur[out + x] += p[j] * m;
           }
         }
       }
@@ -274,11 +349,12 @@ function windowPast(k: number, D: number, L: Layout, w: number, f: readonly numb
 }
 
 /** The expected product of the windows before time s, from the pair (u, v) at s (1 at s = 0 or once met). */
-function outerPast(k: number, D: number, f: readonly number[], steps: Step[][][] | null, q: Float64Array[], s: number, u: number, v: number): number {
+function outerPast(k: number, D: number, steps: FlatSteps | null, q: Float64Array[], s: number, u: number, v: number): number {
   if (!steps) return 1;
   const width = 2 * D + 1;
-  let sum = 0;
-  for (const st of steps[u][v]) sum += st.p * (st.u < 0 ? 1 : q[s - 1][at(k, width, st.u, st.v, f[st.u] - f[st.v], D)]);
+  const pair = u * k + v;
+  let sum = steps.hasMet[pair] ? steps.met[pair] : 0;
+  for (let j = steps.from[pair]; j < steps.from[pair + 1]; j++) sum += steps.p[j] * q[s - 1][steps.to[j] * width + steps.shift[j] + D];
   return sum;
 }
 
@@ -292,7 +368,8 @@ function secretValue(
     D: number;
     L: Layout;
     f: readonly number[];
-    rev: (Step[][][] | null)[];
+    spread: number;
+    rev: (FlatSteps | null)[];
     h: Float64Array[];
     q: Float64Array[];
     M: Float64Array[];
@@ -304,16 +381,17 @@ function secretValue(
   const steps = c.rev[i];
   // A(x): the past of the window (times s … i−1) has difference x, weighted by the outer past.
   const A = new Float64Array(width);
-  if (i === s) A[D] = outerPast(k, D, f, steps, c.q, s, a, b);
-  else
-    for (const st of steps![a][b]) {
-      if (st.u < 0) {
-        A[D] += st.p;
-        continue;
-      }
-      const base = (st.u * k + st.v) * width;
-      for (let x = 0; x < width; x++) A[x] += st.p * c.M[i - 1 - s][base + x];
+  if (i === s) A[D] = outerPast(k, D, steps, c.q, s, a, b);
+  else {
+    const { hasMet, met, from, to, p } = steps!;
+    const pair = a * k + b;
+    if (hasMet[pair]) A[D] += met[pair];
+    const r = reach(i - s, c.spread, D);
+    for (let j = from[pair]; j < from[pair + 1]; j++) {
+      const base = to[j] * width + D;
+      for (let x = -r; x <= r; x++) A[x + D] += p[j] * c.M[i - 1 - s][base + x];
     }
+  }
   const own = f[a] - f[b];
   let total = 0;
   for (let x = -D; x <= D; x++) {
