@@ -2,7 +2,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import { comonotoneCoupling, type Coupling } from './comonotone.js';
 import { wInf } from './wasserstein.js';
-import { comonotoneWInf } from './wInfWalk.js';
+import { comonotoneMovesUp, comonotoneWInf, logMomentUp, type Moves } from './wInfWalk.js';
 
 /** One (prior, pair): the two conditionals P_X|s_i, P_X|s_j and their π* coupling. */
 export interface PairCoupling {
@@ -18,6 +18,12 @@ export interface PairCoupling {
   readonly wInf: number;
   /** W∞ of π* itself (no tie tolerance): `wInf` where the scenario has none; read off the coupling once built, else by the walk. */
   readonly exactWInf: number;
+  /**
+   * Where `coupling` is π* of (p, q): an upper bound on log E_π* e^{g(|x − x′|)} (g ≥ 0, non-decreasing)
+   * from the masses π* moves by each distance, found by the walk once (`comonotoneMovesUp`), without
+   * building π*: a rule's quick sufficient check.
+   */
+  readonly logExpectationUp?: (g: (d: number) => number) => number;
 }
 
 /**
@@ -29,6 +35,7 @@ export function pairCoupling(prior: string, pair: readonly [string, string], p: 
   let coupling: Coupling | undefined;
   let w: number | undefined;
   let exact: number | undefined;
+  let moves: Moves | undefined;
   return {
     prior,
     pair,
@@ -47,6 +54,10 @@ export function pairCoupling(prior: string, pair: readonly [string, string], p: 
       if (tie === 0) return this.wInf;
       exact ??= coupling ? wInf(coupling) : comonotoneWInf(p, q);
       return exact;
+    },
+    logExpectationUp(g) {
+      moves ??= comonotoneMovesUp(p, q);
+      return logMomentUp(moves, g);
     },
   };
 }

@@ -30,24 +30,101 @@ export function comonotoneWInf(p: Discrete, q: Discrete, tie = 0): number {
   const [K, L] = [p.values.length, q.values.length];
   const [Fp, Tp] = cumulative(p.masses);
   const [Fq, Tq] = cumulative(q.masses);
-  const exact = exactCompare(p, q);
+  const step = walkStep(p, q, Fp, Tp, Fq, Tq);
   let w = 0;
   let i = 0,
     j = 0;
   while (i < K && j < L) {
     const d = Math.abs(p.values[i] - q.values[j]);
     if (d > w) w = d;
-    const [rp, rq, tp, tq] = [(i + 3) * 1.01 * U, (j + 3) * 1.01 * U, (K - i + 2) * 1.01 * U, (L - j + 2) * 1.01 * U];
-    let c: number;
-    if (tie > 0 && i + 1 < K && (nearTie(Fp[i], Fq[j], rp, rq, p.masses, i, tie) || nearTie(Tp[i], Tq[j], tp, tq, p.masses, i, tie))) c = 0;
-    else {
-      const byTails = sign(Tp[i], Tq[j], tp, tq);
-      c = sign(Fp[i], Fq[j], rp, rq) ?? (byTails === null ? exact(i, j) : -byTails);
-    }
+    const c = step(i, j, tie);
     if (c <= 0) i++;
     if (c >= 0) j++;
   }
   return w;
+}
+
+/**
+ * The walk's step at (i, j): the sign of F(i) − G(j) (−1: i moves on, 1: j, 0: both), from the
+ * doubles where they decide it, else from the integers; with `tie` > 0 a near tie is a tie
+ * (see `comonotoneWInf`).
+ */
+function walkStep(p: Discrete, q: Discrete, Fp: Float64Array, Tp: Float64Array, Fq: Float64Array, Tq: Float64Array) {
+  const [K, L] = [p.values.length, q.values.length];
+  const exact = exactCompare(p, q);
+  return (i: number, j: number, tie: number): number => {
+    const [rp, rq, tp, tq] = [(i + 3) * 1.01 * U, (j + 3) * 1.01 * U, (K - i + 2) * 1.01 * U, (L - j + 2) * 1.01 * U];
+    if (tie > 0 && i + 1 < K && (nearTie(Fp[i], Fq[j], rp, rq, p.masses, i, tie) || nearTie(Tp[i], Tq[j], tp, tq, p.masses, i, tie))) return 0;
+    const byTails = sign(Tp[i], Tq[j], tp, tq);
+    return sign(Fp[i], Fq[j], rp, rq) ?? (byTails === null ? exact(i, j) : -byTails);
+  };
+}
+
+/** The mass π* moves by each distance: distinct distances `d` (ascending) and upper bounds `w` on their masses. */
+export interface Moves {
+  d: Float64Array;
+  w: Float64Array;
+  /** The walk's steps (each mass one subtraction, summed into its distance's weight). */
+  steps: number;
+}
+
+/**
+ * Upper bounds on the mass the comonotone coupling π* (docs/math.md §2) moves by each distance,
+ * without building π*'s exact masses: the walk of `comonotoneWInf` (tie 0) visits π*'s own pairs,
+ * steered by certified signs; each step's mass is the difference of two breakpoints of the
+ * distribution functions, each read from the prefix sums where it is at most ½ and from the suffix
+ * sums (1 − F) above, so its error is (n + 3)·1.01·u times min(F, 1 − F) (see `comonotoneWInf`),
+ * plus 2^-1074 per mass for subnormals; each weight adds its steps' masses and errors, rounded up.
+ * With `logMomentUp`, a quick sufficient check of a condition log E_π* e^{g(|x − x′|)} ≤ target.
+ * @example comonotoneMovesUp(fromCounts([0, 1], [1, 1]), fromCounts([0, 2], [1, 1])).d // Float64Array [0, 1]
+ */
+export function comonotoneMovesUp(p: Discrete, q: Discrete): Moves {
+  const [K, L] = [p.values.length, q.values.length];
+  const [Fp, Tp] = cumulative(p.masses);
+  const [Fq, Tq] = cumulative(q.masses);
+  const step = walkStep(p, q, Fp, Tp, Fq, Tq);
+  const byD = new Map<number, number>();
+  // A breakpoint as its prefix value, tail value and error bound (0, 1 and 0 at the start).
+  let loF = 0,
+    loT = 1,
+    loErr = 0,
+    steps = 0;
+  let i = 0,
+    j = 0;
+  while (i < K && j < L) {
+    const c = step(i, j, 0);
+    // The segment ends at F(i) (c ≤ 0: F(i) ≤ G(j)) or G(j).
+    const [hiF, hiT, hiErr] = c <= 0 ? [Fp[i], Tp[i], breakErr(Fp[i], Tp[i], i, K)] : [Fq[j], Tq[j], breakErr(Fq[j], Tq[j], j, L)];
+    const m = hiF <= 0.5 ? hiF - loF : loT - hiT;
+    const d = Math.abs(p.values[i] - q.values[j]);
+    byD.set(d, (byD.get(d) ?? 0) + (Math.max(0, m) * (1 + U) + hiErr + loErr));
+    steps++;
+    [loF, loT, loErr] = [hiF, hiT, hiErr];
+    if (c <= 0) i++;
+    if (c >= 0) j++;
+  }
+  const ds = [...byD.keys()].sort((x, y) => x - y);
+  // Each weight is a sum of at most `steps` terms: rounded up by that many ulps.
+  const up = 1 + 2 * U * (steps + 4);
+  return { d: Float64Array.from(ds), w: Float64Array.from(ds, (d) => byD.get(d)! * up), steps };
+}
+
+/**
+ * An upper bound on log E_π e^{g(d)} from the masses a coupling moves by each distance (`Moves`),
+ * g ≥ 0 non-decreasing: Σ w·e^{g(d)} rounded up (each exp of a g a few ulps off, g ≤ g(max d)).
+ * @example logMomentUp({ d: Float64Array.of(0, 1), w: Float64Array.of(0.5, 0.5), steps: 2 }, (d) => d) >= Math.log((1 + Math.E) / 2) // true
+ */
+export function logMomentUp(moves: Moves, g: (d: number) => number): number {
+  const { d, w } = moves;
+  let sum = 0;
+  for (let k = 0; k < d.length; k++) sum += w[k] * Math.exp(g(d[k]));
+  const gMax = d.length ? g(d[d.length - 1]) : 0;
+  return Math.log(sum * (1 + 2 * U * (d.length + 8)) * Math.exp(8 * U * (1 + gMax))) * (1 + 2 * U) + 2 ** -1000;
+}
+
+/** A breakpoint's error: (n + 3)·1.01·u·F by the prefix, (N − n + 2)·1.01·u·(1 − F) by the tail, whichever the mass used; and the subnormals' 2^-1074 per mass. */
+function breakErr(F: number, T: number, n: number, N: number): number {
+  return F <= 0.5 ? (n + 3) * 1.01 * U * F + (n + 1) * 2 ** -1074 : (N - n + 2) * 1.01 * U * T + (N - n) * 2 ** -1074;
 }
 
 /**
@@ -100,24 +177,18 @@ function sign(a: number, b: number, ra: number, rb: number): -1 | 1 | null {
   return null;
 }
 
-/** sign(F(i) − G(j)) in integers: Σ_{k≤i} n^P_k·D_Q against Σ_{k≤j} n^Q_k·D_P (prefix sums built on first need). */
+/** sign(F(i) − G(j)) in integers: Σ_{k≤i} n^P_k·D_Q against Σ_{k≤j} n^Q_k·D_P (prefix sums extended as far as asked). */
 function exactCompare(p: Discrete, q: Discrete): (i: number, j: number) => -1 | 0 | 1 {
-  let SP: bigint[] | null = null,
-    SQ: bigint[] | null = null;
-  const prefix = (ns: readonly bigint[]) => {
-    const out: bigint[] = [];
-    let s = 0n;
-    for (const n of ns) {
-      s += n;
-      out.push(s);
-    }
-    return out;
+  const SP: bigint[] = [],
+    SQ: bigint[] = [];
+  // The walk only moves forward: each sum is built once, up to the farthest index compared.
+  const upTo = (out: bigint[], ns: readonly bigint[], k: number) => {
+    for (let m = out.length; m <= k; m++) out.push((m > 0 ? out[m - 1] : 0n) + ns[m]);
+    return out[k];
   };
   return (i, j) => {
-    SP ??= prefix(p.numerators);
-    SQ ??= prefix(q.numerators);
-    const a = SP[i] * q.denominator,
-      b = SQ[j] * p.denominator;
+    const a = upTo(SP, p.numerators, i) * q.denominator,
+      b = upTo(SQ, q.numerators, j) * p.denominator;
     return a < b ? -1 : a > b ? 1 : 0;
   };
 }

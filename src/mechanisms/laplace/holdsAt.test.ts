@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromWeights } from '../../distribution/discrete.js';
 import { pairCoupling } from '../../coupling/pairs.js';
-import { isFeasible } from '../../numerics/smallestScale.js';
+import { isFeasible, smallestFeasibleScale } from '../../numerics/smallestScale.js';
+import { comonotoneMovesUp, logMomentUp } from '../../coupling/wInfWalk.js';
 import { calibrationRule } from '../../calibrate/rules.js';
 
 /** Random laws: 1–40 atoms on a grid of quarters, weights from 10⁻⁸ to 1. */
@@ -15,7 +16,7 @@ const law = fc.array(fc.tuple(fc.integer({ min: -40, max: 40 }), fc.double({ min
   );
 });
 
-describe("Laplace theorem and coupled: the W∞ check says 'holds' only where the full condition holds", () => {
+describe("Laplace theorem and coupled: the quick checks say 'holds' only where the full condition holds", () => {
   it('on random pairs, orders and scales: holdsAt true ⇒ the condition evaluated on π* is feasible; and it says so often', () => {
     let cheap = 0;
     fc.assert(
@@ -34,5 +35,47 @@ describe("Laplace theorem and coupled: the W∞ check says 'holds' only where th
       { numRuns: 300, seed: 20261204 },
     );
     expect(cheap).toBeGreaterThan(100);
+  });
+});
+
+describe("the walk's bound on π*'s log-moment", () => {
+  it('is never below the moment of the built coupling, and above it by less than 10⁻⁸ (relatively)', () => {
+    fc.assert(
+      fc.property(law, law, fc.double({ min: 0.01, max: 20, noNaN: true }), (p, q, t) => {
+        const pc = pairCoupling('p', ['a', 'b'], p, q);
+        const c = pc.coupling;
+        let e = 0;
+        for (let k = 0; k < c.mass.length; k++) e += c.mass[k] * Math.exp(t * Math.abs(c.x[k] - c.y[k]));
+        const up = logMomentUp(comonotoneMovesUp(p, q), (d) => t * d);
+        // The reference is summed in doubles too: within 10⁻¹³ of the exact moment.
+        expect(up).toBeGreaterThanOrEqual(Math.log(e) - 1e-13 * (1 + Math.abs(Math.log(e))));
+        expect(up - Math.log(e)).toBeLessThan(1e-8 * (1 + Math.abs(Math.log(e))));
+      }),
+      { numRuns: 400, seed: 4122026 },
+    );
+  });
+
+  it("holds at scales just around each pair's own smallest feasible one only where its condition is feasible, and the walk decides many W∞ could not", () => {
+    let byWalk = 0;
+    fc.assert(
+      fc.property(law, law, fc.constantFrom(1.5, 2, 5, 20), (p, q, alpha) => {
+        const pc = pairCoupling('p', ['a', 'b'], p, q);
+        for (const method of ['theorem', 'coupled'] as const) {
+          const rule = calibrationRule({ mechanism: 'laplace', method, alpha, epsilon: 1 });
+          const pr = rule.problem(pc, false);
+          if ('zero' in pr) continue;
+          const own = smallestFeasibleScale(pr).scale;
+          for (const f of [0.999, 0.99999, 1 - 1e-7, 1 - 1e-8, 1 - 1e-9, 1, 1 + 1e-9, 1 + 1e-7, 1.00001, 1.001, 1.1]) {
+            const b = own * f;
+            if (!rule.holdsAt?.(pc, false, b)) continue;
+            expect(isFeasible(pr.evaluate(b)), `${method} α=${alpha} at ${f}× its scale`).toBe(true);
+            const wInfAlone = method === 'theorem' ? (alpha * pc.exactWInf) / b : Number.NaN;
+            if (method === 'theorem' && !(wInfAlone * (1 + 1e-9) + 1e-9 <= alpha - 1)) byWalk++;
+          }
+        }
+      }),
+      { numRuns: 200, seed: 20261205 },
+    );
+    expect(byWalk).toBeGreaterThan(50);
   });
 });

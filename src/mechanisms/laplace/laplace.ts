@@ -63,7 +63,17 @@ const rules: RuleTable = {
       rule: `Theorem 1 (eq. 7)${many}`,
       condition: `log E_π* exp(α${n > 1 ? `·${n}` : ''}|x−x′|/b) ≤ (α−1)ε`,
       problem: (pc) => atBoverN(theorem1Problem(pc.coupling, alpha, epsilon)),
-      ...(n === 1 ? { holdsAt: (pc: PairCoupling, _o: boolean, b: number) => holdsByWInf((alpha * pc.exactWInf) / b, (alpha - 1) * epsilon) } : {}),
+      ...(n === 1
+        ? {
+            holdsAt: (pc: PairCoupling, _o: boolean, b: number) =>
+              holdsByWInf((alpha * pc.exactWInf) / b, (alpha - 1) * epsilon) ||
+              (pc.logExpectationUp !== undefined &&
+                holdsByWInf(
+                  pc.logExpectationUp((d) => (alpha * d) / b),
+                  (alpha - 1) * epsilon,
+                )),
+          }
+        : {}),
     };
   },
   pierquin: ({ alpha, epsilon, releases: n }) =>
@@ -99,8 +109,12 @@ const rules: RuleTable = {
       ...(n === 1
         ? {
             holdsAt: (pc: PairCoupling, _o: boolean, b: number) => {
-              const r = scaledLaplaceRdp(alpha, pc.exactWInf * rate.at(b));
-              return holdsByWInf(r.value + r.error, (alpha - 1) * epsilon * (1 - 4 * EPS));
+              const target = (alpha - 1) * epsilon * (1 - 4 * EPS);
+              const t = (d: number) => {
+                const r = scaledLaplaceRdp(alpha, d * rate.at(b));
+                return r.value + r.error;
+              };
+              return holdsByWInf(t(pc.exactWInf), target) || (pc.logExpectationUp !== undefined && holdsByWInf(pc.logExpectationUp(t), target));
             },
           }
         : {}),
