@@ -105,6 +105,63 @@ describe("the page's statistics agree with the engine's", () => {
   });
 });
 
+describe('hostile tables (found by a review)', () => {
+  it('a row of another width than the header is refused on load; a table built by hand reads each cell by its column', () => {
+    expect(() => parseDelimited('x,s\n1,a,\n0,b\n')).toThrow(/data row 1 has 3 cells where the header names 2/);
+    expect(() => parseDelimited('x,s\n1,a\n0\n')).toThrow(/data row 2 has 1 cells/);
+    // Trailing cells past the header: the contribution is still the row's own (the laws see x, not the stray cell).
+    const ragged = {
+      columns: ['x', 's'],
+      rows: [
+        ['1', 'a', '0'],
+        ['0', 'b'],
+        ['1', 'a', '0'],
+        ['0', 'b'],
+      ],
+    };
+    const even = {
+      columns: ['x', 's'],
+      rows: [
+        ['1', 'a'],
+        ['0', 'b'],
+        ['1', 'a'],
+        ['0', 'b'],
+      ],
+    };
+    const o = { statistic: { kind: 'sum' as const, column: 'x' }, secretColumn: 's', name: 't' };
+    expect(summary(statisticFromText(ragged, o))).toEqual(summary(statisticFromText(even, o)));
+    expect(statisticFromText(ragged, o).uninformative).toBe(false);
+  });
+
+  it('a condition on the secret column matches the same rows in the laws and in the value (the engine reads the secret as text in both)', async () => {
+    const f = csv('booleans.csv', 'x,s\n1,true\n2,false\n3,true\n4,false\n5,true\n6,false\n7,true\n');
+    const t = await statisticFromTable(f, { statistic: parseStatistic("count:s = 'true'")!, secretColumn: 's' });
+    const g = t.groups[0];
+    expect(g.total).toBe(4);
+    expect(t.uninformative).toBe(false);
+    const law = (x: string) => Array.from((g.scenario.priors[0].conditionals[x] as Discrete).values);
+    expect([law('true'), law('false')]).toEqual([[1], [0]]);
+    // 'TRUE' is not the text of any cell: no row meets it, in the value as in the laws (DuckDB would
+    // read a boolean column's TRUE as true, and the value would count what the laws do not).
+    const upper = await statisticFromTable(f, { statistic: parseStatistic("count:s = 'TRUE'")!, secretColumn: 's' });
+    expect(upper.groups[0].total).toBe(0);
+    expect(upper.uninformative).toBe(true);
+  });
+
+  it('a unit column may not be the secret column (n would count the secret values present)', async () => {
+    const f = csv('units.csv', 'x,s,u\n1,a,1\n2,b,2\n3,c,3\n4,a,4\n');
+    const o = { statistic: { kind: 'mean' as const, column: 'x', unit: 's' }, secretColumn: 's' };
+    await expect(statisticFromTable(f, o)).rejects.toThrow(/--unit: names the secret column 's'/);
+    expect(() => statisticFromText(parseDelimited(readFileSync(f, 'utf8')), { ...o, name: 'u' })).toThrow(/names the secret column 's'/);
+  });
+
+  it("an unknown secret column is named without the page's internal contribution column", () => {
+    expect(() =>
+      statisticFromText({ columns: ['x', 'S'], rows: [['1', 'a']] }, { statistic: { kind: 'sum', column: 'x' }, secretColumn: 's', name: 't' }),
+    ).toThrow(/^(?!.*__pufferfish).*'s'/);
+  });
+});
+
 describe('a text table condition', () => {
   const t = {
     columns: ['chol', 'Sex', 'note'],

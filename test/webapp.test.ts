@@ -1000,11 +1000,50 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.click('#run');
     await page.waitForSelector('#table tbody tr[data-method="mqm-exact"]', { timeout: 120_000 });
     expect(await page.textContent('#skipped')).toMatch(/path-coupled/);
-    // A window release is the CLI's (each closed window read from the table, into a ledger).
-    await page.fill('#value', '3');
+    // The windows released together, as release --window: each month's count read from the table, one draw each at the CLI's scale.
     await page.click('#release');
-    await page.waitForFunction(() => (document.getElementById('release-message')?.textContent ?? '') !== '');
-    expect(await page.textContent('#release-message')).toMatch(/window counts are released as they happen by the CLI/);
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 120_000 });
+    const cliRelease = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'release',
+          '--data',
+          csv,
+          '--sequence',
+          'weather',
+          '--order-by',
+          'date',
+          '--query',
+          'count:rain',
+          '--length',
+          '90',
+          '--window',
+          'month',
+          '--alpha',
+          'inf',
+          '--method',
+          'best',
+          '--mechanism',
+          'laplace',
+          '--json',
+        ],
+        { encoding: 'utf8' },
+      ).stdout,
+    );
+    const released = (await page.textContent('#released'))!.split('\n').flatMap((l) => {
+      const m = /^window (\S+) \(([\w-]+), scale ([\d.e+-]+)\): (-?[\d.e+-]+) {3}interval \[(-?[\d.e+-]+), (-?[\d.e+-]+)\]$/.exec(l);
+      return m ? [m.slice(1)] : [];
+    });
+    expect(released.map((r) => r[0])).toEqual(cliRelease.releases.map((r: { window: string }) => r.window));
+    for (const [, method, scale, y, lo, hi] of released) {
+      expect(method).toBe(cliRelease.calibration.winner);
+      expect(Number(scale)).toBe(cliRelease.calibration.scale);
+      // Each interval is the value ± the CLI's half-width, rounded outward.
+      expect(Math.abs(Number(hi) - Number(y) - cliRelease.halfWidth)).toBeLessThan(1e-9 * cliRelease.halfWidth);
+      expect(Number(lo)).toBeLessThan(Number(y));
+    }
     // Another scenario on the page: its audit is of its own laws, never the windows last calibrated.
     await page.selectOption('#builtin', 'heart');
     await page.fill('#audit-scale', '5');

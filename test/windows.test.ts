@@ -235,13 +235,14 @@ describe('CLI: --window', () => {
     const months = new Map<string, number>();
     for (const r of rows.slice(0, 90)) months.set(r[0].slice(0, 7), (months.get(r[0].slice(0, 7)) ?? 0) + (r[5] === 'rain' ? 1 : 0));
     const { windowCounts } = await import('../src/sources/sequence.js');
-    const counts = await windowCounts(
+    const seen = await windowCounts(
       { kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' },
       { sequence: 'weather', orderBy: 'date' },
       'rain',
       [31, 29, 30],
     );
-    expect(counts).toEqual([...months.values()]);
+    expect(seen).toEqual({ counts: [...months.values()], steps: [31, 29, 30] });
+    const counts = seen.counts;
     const r = await inProcess(
       'release',
       ...base.slice(1),
@@ -276,6 +277,49 @@ describe('CLI: --window', () => {
       scale = rel.scale;
     }
     for (const [i, s] of sums.entries()) expect(Math.abs(s / n - counts[i])).toBeLessThan((4 * Math.SQRT2 * scale) / Math.sqrt(n));
+  });
+  it("a window the table does not cover whole is not released (its count so far is not the window's), in a ledger neither, which stays as it was", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-open-'));
+    // 25 days of a two-state series: windows of 10 over 30 steps close two.
+    const series = join(dir, 'days.csv');
+    writeFileSync(series, `day,w\n${Array.from({ length: 25 }, (_, k) => `${k + 1},${(k * 7) % 3 === 0 ? 'rain' : 'sun'}`).join('\n')}\n`);
+    const args = [
+      '--data',
+      series,
+      '--sequence',
+      'w',
+      '--order-by',
+      'day',
+      '--query',
+      'count:rain',
+      '--length',
+      '30',
+      '--window',
+      '10',
+      '--method',
+      'group-dp',
+    ];
+    const r = await inProcess('release', ...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /--windows-released: window 3 \(21–30\) has 5 of its 10 steps in the table: it is not closed; release the 2 closed window\(s\) \(--windows-released 2\)/,
+    );
+    const two = await inProcess('release', ...args, '--windows-released', '2', '--json');
+    expect(two.status, two.stderr).toBe(0);
+    expect(JSON.parse(two.stdout).releases).toHaveLength(2);
+    const ledger = join(dir, 'days.ledger');
+    const series3 = args.filter((a) => a !== '--method' && a !== 'group-dp');
+    const init = await inProcess('ledger', 'init', '--ledger', ledger, ...series3, '--alpha', '2', '--epsilon', '50');
+    expect(init.status, init.stderr).toBe(0);
+    for (let k = 0; k < 2; k++) expect((await inProcess('release', ...series3, '--ledger', ledger)).status).toBe(0);
+    const before = readFileSync(ledger, 'utf8');
+    const third = await inProcess('release', ...series3, '--ledger', ledger);
+    expect(third.status).toBe(2);
+    expect(third.stderr).toMatch(/--ledger: window 3 \(21–30\) has 5 of its 10 steps/);
+    expect(readFileSync(ledger, 'utf8')).toBe(before);
   });
   it('a ledger of the series: each window once, in order, accounted together; a release that would exceed the budget is refused with the scale that fits', async () => {
     const { mkdtempSync } = await import('node:fs');

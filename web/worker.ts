@@ -32,8 +32,9 @@ import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
 import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
-import { parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts } from '../src/sources/chainCounts.js';
-import { calendarUnit, parseWindows } from '../src/markov/calendar.js';
+import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
+import { calendarUnit, parseWindows, windowLabels } from '../src/markov/calendar.js';
+import { releaseWindows } from '../src/release/windows.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
@@ -74,7 +75,10 @@ const state: {
   windows: number[] | null;
   /** The chain those windows were calibrated on (what their audit reads). */
   windowModel: MarkovModel | null;
+  /** What a release of those windows reads from the table: the series' columns, the counted state, each window's label; `groups`: several sequences. */
+  windowSeries: { q: { sequence: string; orderBy: string }; state: string; labels: string[]; groups: boolean } | null;
 } = {
+  windowSeries: null,
   statistic: null,
   windows: null,
   windowModel: null,
@@ -453,9 +457,32 @@ function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, 
   return { type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound: true };
 }
 
-/** Where window counts are released: the CLI, which reads each closed window's count from the table into a ledger. */
-const WINDOWS_RELEASE_IN_CLI =
-  'window counts are released as they happen by the CLI for now: pufferfish release --data … --sequence … --order-by … --query count:STATE --window … --ledger L';
+/**
+ * The window counts of the series calibrated last, released together (the CLI's `release --window`
+ * without a ledger): each closed window's count read from the table, one exact draw each at the
+ * smallest scale of the vector's methods (path-coupled, MQM, group DP) for all windows together.
+ * A series released as it happens, a window at a time under one budget, is the CLI's ledger.
+ */
+function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNullable<typeof state.windowSeries>, m: ReleaseRequest, post: Post): void {
+  if (m.delta !== undefined) throw new InputError('window counts are released at a Rényi order on this page: untick the (ε, δ) target', 'delta');
+  if (m.count !== 1) throw new InputError('draws one release per window (each further draw would cost budget): set Draws to 1', 'count');
+  if (series.groups) throw new InputError('releases the windows of one series: choose no independent sequences', 'form');
+  checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, methods: m.methods });
+  const counts = closedWindows(textWindowCounts(state.table!, series.q, series.state, lengths), lengths, series.labels, 'form');
+  const r = releaseWindows(model, lengths, counts, { mechanism: m.mechanism as Mechanism, method: 'best', alpha: alphaOf(m.alpha), epsilon: m.epsilon });
+  const c = r.calibration;
+  post({
+    type: 'released',
+    values: r.values,
+    intervals: r.intervals,
+    labels: series.labels.map((l) => `window ${l} (${c.winner ?? c.method}, scale ${r.scale})`),
+    scale: r.scale,
+    method: c.winner ?? c.method,
+    guarantee: `(α = ${c.alpha === Infinity ? '∞' : c.alpha}, ε = ${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${lengths.length} windows together`,
+    together: lengths.length,
+    confidence: r.confidence,
+  });
+}
 
 /** The chain's spec, with the windows last calibrated in its query (`calibrate --spec` then gives the window methods). */
 const chainSpec = (markov: unknown) =>
@@ -499,6 +526,9 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
     }
   state.windows = lengths;
   state.windowModel = model;
+  const q = { sequence: s.state, orderBy: s.orderBy };
+  const dates = calendarUnit(s.window!) ? textOrderValues(state.table!, q, length) : [];
+  state.windowSeries = { q, state: model.states[model.query.state], labels: windowLabels(s.window!, lengths, dates), groups: !!s.groupBy };
   return rows;
 }
 
@@ -835,7 +865,7 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     }
     return;
   }
-  if (state.windows) throw new InputError(WINDOWS_RELEASE_IN_CLI, 'form');
+  if (state.windows && state.windowModel && state.windowSeries) return onWindowsRelease(state.windowModel, state.windows, state.windowSeries, m, post);
   const sc = state.scenario;
   const vector = state.columns.length > 1;
   if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value))) throw new InputError('enter the value to privatize (a finite number)', 'value');
@@ -890,6 +920,7 @@ function forgetCalibration(): void {
   state.chain = null;
   state.windows = null;
   state.windowModel = null;
+  state.windowSeries = null;
   state.statistic = null;
 }
 

@@ -210,7 +210,7 @@ export async function nextStatisticScale(
   const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));
   if (scale === null) return null;
   const st = parseStatistic(statistic.query)!;
-  const values = await statisticValues(s.source, { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) });
+  const values = await statisticValues(s.source, { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) }, undefined, s.secretColumn);
   const units = values.groups.get('')?.units ?? 0;
   const inUnits = perUnit(st) && units > 0 ? divideUp(scale, units) : scale;
   return { scale, inUnits, units, level: budgetLevel(scenario, [...groups, { ...next, scale }], budget) };

@@ -42,7 +42,7 @@ export async function statisticFromTable(
     ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
   });
   if (o.pairs) parsePairsOf(o.pairs, h.secrets);
-  const v = await statisticValues(source, s, o.groupBy);
+  const v = await statisticValues(source, s, o.groupBy, o.secretColumn);
   const base = o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${statisticLabel(s)}`;
   return statisticOf(h, v, s, { ...o, name: base });
 }
@@ -106,7 +106,7 @@ export async function privateGroupsStatistic(
       `a ${s.kind} per private group divides by the group's number of units, which would tell an adversary who knows the other units which group this one is in: release sum:/count per group (their ratio is post-processing), or make the group public (no --group-private)`,
       '--group-private',
     );
-  const v = await statisticValues(source, s, o.groupBy);
+  const v = await statisticValues(source, s, o.groupBy, o.secretColumn);
   if (v.groups.size === 0) throw noUnits(s);
   const names = [...v.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const label = statisticLabel(s);

@@ -199,16 +199,23 @@ export function statisticFromText(
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
   checkGroupBy(s, o);
-  const x = textContributions(table, s, o.groupBy);
+  const x = textContributions(table, s, o.secretColumn, o.groupBy);
   // The laws are read off a column of the rows' contributions (a unit's total on each of its rows, as `withUnitTotals` attaches it).
   let at = CONTRIBUTION;
   while (table.columns.includes(at)) at += '_';
   const h = textHistograms(
-    { columns: [...table.columns, at], rows: table.rows.map((r, k) => [...r, Number.isNaN(x.perRow[k]) ? '' : String(x.perRow[k])]) },
+    // At the header's width, whatever a row's own length: the contribution is always read from its own column.
+    {
+      columns: [...table.columns, at],
+      rows: table.rows.map((r, k) => [...atWidth(r, table.columns.length), Number.isNaN(x.perRow[k]) ? '' : String(x.perRow[k])]),
+    },
     { query: at, secretColumn: o.secretColumn, ...(o.values ? { values: o.values } : {}), ...(o.groupBy ? { given: o.groupBy } : {}) },
   );
   return statisticOf(h, x, s, { name: o.name, ...(o.groupBy ? { groupBy: o.groupBy } : {}), ...(o.prior ? { prior: o.prior } : {}) });
 }
+
+/** A row cut or padded (missing cells) to `n` cells. */
+const atWidth = (r: readonly string[], n: number): string[] => Array.from({ length: n }, (_, j) => r[j] ?? '');
 
 /** The column a text table's contributions are read from (never one of the table's: `statisticFromText` suffixes it then). */
 const CONTRIBUTION = '__pufferfish_contribution';
@@ -218,12 +225,18 @@ const CONTRIBUTION = '__pufferfish_contribution';
  * per group, the statistic's total and units: `statisticValueSql`'s and `withUnitTotals`' reading
  * of the same table, row by row.
  */
-function textContributions(t: TextTable, s: Statistic, groupBy: string | undefined): Pick<StatisticValues, 'groups' | 'dropped'> & { perRow: Float64Array } {
+function textContributions(
+  t: TextTable,
+  s: Statistic,
+  secretColumn: string,
+  groupBy: string | undefined,
+): Pick<StatisticValues, 'groups' | 'dropped'> & { perRow: Float64Array } {
   const col = (name: string, flag: string) => {
     const j = t.columns.indexOf(name);
     if (j < 0) throw unknownColumn(name, t.columns, flag);
     return j;
   };
+  col(secretColumn, 'secretColumn');
   const ci = s.column !== undefined ? col(s.column, 'query') : -1;
   if (ci >= 0 && !numericColumns(t).includes(s.column!)) throw notNumeric(s.column!);
   const holds = s.predicate !== undefined ? textPredicate(s.predicate, t) : null;

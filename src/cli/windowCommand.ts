@@ -15,6 +15,7 @@ import { decimalValue } from '../numerics/float.js';
 import { checkSetting, settingDefault } from '../settings.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { wholeNumber } from './numbers.js';
+import { closedWindows } from '../sources/chainCounts.js';
 import { progressBar } from './progress.js';
 import { halfWidthAt } from './calibration.js';
 
@@ -145,7 +146,7 @@ export async function releaseWindowsCli(
   if (o.scale !== undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released));
+  const counts = closedWindows(await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released)), w.lengths, w.labels);
   let r: ReturnType<typeof releaseWindows>;
   try {
     r = releaseWindows(w.model, w.lengths, counts, s, { confidence });
@@ -210,6 +211,9 @@ async function releaseNextWindow(
     if (plan === null) throw new InputError(`no scale of ${mechanism} noise lets all ${m} windows fit the ledger's budget`, '--ledger');
     scale = plan;
   }
+  // The window must be closed before anything is recorded: a refused release leaves the ledger as it was.
+  const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
+  const counts = closedWindows(await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1)), w.lengths, w.labels, '--ledger');
   const entry = await ledgerEntry(o.ledger, scenario as never, {
     mechanism,
     scale,
@@ -217,8 +221,6 @@ async function releaseNextWindow(
     position: next + 1,
     query: `window ${next + 1} of ${m} (${w.labels[next]})`,
   });
-  const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1));
   const r = drawWindows([counts[next]], mechanism, scale, { confidence });
   if (o.json) {
     const release = { window: w.labels[next], index: next + 1, value: r.values[0], interval: r.intervals[0].map(jsonNumber) };

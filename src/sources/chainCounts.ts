@@ -272,6 +272,55 @@ export function textOrderValues(t: TextTable, q: SequenceQuery, length: number):
   return values.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).slice(0, length + 1);
 }
 
+/** Each window's count of one state, and the steps of the series it holds (fewer than its length: not closed). */
+export interface WindowCounts {
+  counts: number[];
+  steps: number[];
+}
+
+/**
+ * Each window's count of `state` in a table in memory (the engines' `windowCounts`, for the web
+ * page): the rows with an order value, in order, the first Σ lengths of them cut into windows of
+ * the given lengths; a row without a state counts in no window's total but takes its step.
+ * @example textWindowCounts({ columns: ['t', 's'], rows: [['2', 'a'], ['1', 'a'], ['3', 'b'], ['4', 'a']] }, { sequence: 's', orderBy: 't' }, 'a', [2, 2]).counts // [2, 1]
+ */
+export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, lengths: readonly number[]): WindowCounts {
+  const [xs, os] = [q.sequence, q.orderBy].map((name, k) => {
+    const j = t.columns.indexOf(name);
+    if (j < 0) throw unknownColumn(name, t.columns, k === 0 ? '--sequence' : '--order-by');
+    return j;
+  });
+  const placed = t.rows.filter((r) => !isMissing(r[os]));
+  const key = orderKey(placed.map((r) => r[os]));
+  placed.sort((x, y) => (key(x[os]) < key(y[os]) ? -1 : key(x[os]) > key(y[os]) ? 1 : 0));
+  const counts = new Array<number>(lengths.length).fill(0);
+  const steps = new Array<number>(lengths.length).fill(0);
+  let at = 0;
+  lengths.forEach((L, w) => {
+    for (let k = 0; k < L && at < placed.length; k++, at++) {
+      steps[w]++;
+      if (placed[at][xs] === state) counts[w]++;
+    }
+  });
+  return { counts, steps };
+}
+
+/**
+ * The window counts of closed windows only: a window the series does not yet cover whole (fewer
+ * steps than its length) has no count to release — its total so far would be published as the
+ * window's (exit 2 naming `flag`, with how many windows are closed).
+ * @example closedWindows({ counts: [3, 1], steps: [5, 5] }, [5, 5], ['1–5', '6–10']) // [3, 1]
+ */
+export function closedWindows(w: WindowCounts, lengths: readonly number[], labels: readonly string[], flag = '--windows-released'): number[] {
+  const open = w.steps.findIndex((n, k) => n < lengths[k]);
+  if (open >= 0)
+    throw new InputError(
+      `window ${open + 1} (${labels[open]}) has ${w.steps[open]} of its ${lengths[open]} steps in the table: it is not closed; release the ${open} closed window(s) (--windows-released ${open}) or a shorter series`,
+      flag,
+    );
+  return w.counts;
+}
+
 /** A chain class from a sequence table's counts: the `"markov"` spec it makes, and its model. */
 export interface SequenceChain {
   markov: { states: string[]; chains: { name: string; transition: number[][]; initial: 'stationary' }[]; length: number; query: MarkovQuery };

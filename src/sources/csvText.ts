@@ -53,7 +53,7 @@ function binaryReason(text: string): string | null {
 /**
  * Parse delimited text with d3-dsv (RFC 4180 quoting: a quoted field may hold the separator, quotes
  * and newlines); the separator is sniffed from the first line when not given, cells are trimmed and
- * blank rows skipped. Empty and binary files are refused by name.
+ * blank rows skipped. Empty and binary files, and rows of another width than the header, are refused by name.
  */
 export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   if (text.trim() === '') throw new InputError('the file is empty', 'file');
@@ -71,6 +71,14 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   const head = o.header ?? !rows[0].every((c) => /^[-+.\d\s?]*$/.test(c)); // a header has a non-numeric cell
   const columns = o.columns ?? (head ? rows.shift()! : rows[0].map((_, i) => `column${i}`));
   if (rows.length === 0) throw new InputError('the file has a header but no rows', 'file');
+  // A row of another width has cells that belong to no column, or columns without a cell: which
+  // is which cannot be told (the engines refuse such files too).
+  const odd = rows.findIndex((r) => r.length !== columns.length);
+  if (odd >= 0)
+    throw new InputError(
+      `data row ${odd + 1} has ${rows[odd].length} cells where the ${o.columns || head ? 'header names' : 'first row has'} ${columns.length}: every row needs one cell per column (a missing value is an empty cell)`,
+      'file',
+    );
   return { columns, rows };
 }
 

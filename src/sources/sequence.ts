@@ -1,6 +1,6 @@
 import { InputError } from '../errors.js';
 import type { MarkovQuery } from '../markov/chain.js';
-import { countsFromRecords, sequenceColumns, type SequenceQuery, type TransitionCounts } from './chainCounts.js';
+import { countsFromRecords, sequenceColumns, type SequenceQuery, type TransitionCounts, type WindowCounts } from './chainCounts.js';
 import { short } from './engines/engine.js';
 import { ident, type TableSource } from './table.js';
 
@@ -116,10 +116,12 @@ export async function orderValues(source: TableSource, q: SequenceQuery, length:
 }
 
 /**
- * The count of `state` in each window of the series' first steps (windows of the given lengths,
- * in the order column's order), by one aggregate in the engine. One sequence only (no groups).
+ * Each window's count of `state` and its steps seen (rows with an order value, in order), one
+ * aggregate in the engine (one sequence: no groups); a window whose steps are fewer than its length is not closed
+ * (`closedWindows` refuses its release).
+ * @example (await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31])).counts.length // 1
  */
-export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[]): Promise<number[]> {
+export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[]): Promise<WindowCounts> {
   const engine =
     source.kind === 'postgres'
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
@@ -132,10 +134,14 @@ export async function windowCounts(source: TableSource, q: SequenceQuery, state:
     const end = ends[ends.length - 1];
     const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
     const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${o} IS NOT NULL`;
-    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c, count(*) AS n FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
-    for (const r of await engine.rows(sql)) counts[Number(r.w)] = Number(r.c);
-    return counts;
+    const seen = new Array<number>(lengths.length).fill(0);
+    for (const r of await engine.rows(sql)) {
+      counts[Number(r.w)] = Number(r.c);
+      seen[Number(r.w)] = Number(r.n);
+    }
+    return { counts, steps: seen };
   } finally {
     await engine.close();
   }

@@ -16,11 +16,14 @@ export interface StatisticValues {
 
 /**
  * The statistic's totals per group by one aggregate pushed to the engine (no row reaches
- * JavaScript). A unit with any row missing its value is left out whole, and counted.
+ * JavaScript). A unit with any row missing its value is left out whole, and counted. `secretColumn`
+ * is read as text, as the laws' query reads it.
  * @example (await statisticValues({ kind: 'csv', location: 'examples/heart.csv' }, { kind: 'mean', column: 'oldpeak' })).groups.get('')?.units // 303
  */
-export async function statisticValues(source: TableSource, s: Statistic, group?: string): Promise<StatisticValues> {
-  const text = [s.column, s.unit, group].filter((c): c is string => !!c);
+export async function statisticValues(source: TableSource, s: Statistic, group?: string, secretColumn?: string): Promise<StatisticValues> {
+  // The columns the laws' query reads as text are read as text here too: a predicate on the secret
+  // column (`count:s = 'TRUE'`) must match the same rows in the laws and in the value.
+  const text = [s.column, s.unit, group, secretColumn].filter((c): c is string => !!c);
   const engine = await openEngine(source, text, s.predicate !== undefined);
   try {
     // Every column named is checked first, each error naming its flag.
