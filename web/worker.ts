@@ -865,7 +865,10 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     }
     return;
   }
-  if (state.windows && state.windowModel && state.windowSeries) return onWindowsRelease(state.windowModel, state.windows, state.windowSeries, m, post);
+  if (state.windows && state.windowModel && state.windowSeries) {
+    onWindowsRelease(state.windowModel, state.windows, state.windowSeries, m, post);
+    return;
+  }
   const sc = state.scenario;
   const vector = state.columns.length > 1;
   if (!vector && (typeof m.value !== 'number' || !Number.isFinite(m.value))) throw new InputError('enter the value to privatize (a finite number)', 'value');
