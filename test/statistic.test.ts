@@ -1,6 +1,6 @@
 // Statistics of a table as law sources (docs/math.md §18): sums, means, counts and shares of one
 // unit's contribution, units, public groups, releases computed by the tool, plans by accuracy.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -278,6 +278,83 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
       expect(JSON.parse(fromSpec.stdout).statistic).toMatchObject({ kind: parseStatistic(query)!.kind, label: JSON.parse(table.stdout).statistic.label });
     }
   });
+  it("account --spec takes each release's scale in the statistic's units (times n, rounded down, on one unit's laws) and gives --next in them (rounded up)", async () => {
+    const out = spec('account-mean.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    const n = JSON.parse(readFileSync(out, 'utf8')).statistic.units as number;
+    expect(n).toBe(303);
+    // The same laws without the statistic: scales typed on one unit's contribution.
+    const plain = spec('account-plain.json');
+    const { statistic: _, ...laws } = JSON.parse(readFileSync(out, 'utf8'));
+    writeFileSync(plain, JSON.stringify(laws));
+    const inUnits = await inProcess(
+      'account',
+      '--spec',
+      out,
+      '--release',
+      'mechanism=laplace,scale=0.1',
+      '--release',
+      'mechanism=gaussian,scale=0.2',
+      '--alpha',
+      '2,5',
+      '--json',
+    );
+    const onLaws = await inProcess(
+      'account',
+      '--spec',
+      plain,
+      '--release',
+      'mechanism=laplace,scale=30.3',
+      '--release',
+      'mechanism=gaussian,scale=60.6',
+      '--alpha',
+      '2,5',
+      '--json',
+    );
+    expect(inUnits.status, inUnits.stderr).toBe(0);
+    const levels = (r: { stdout: string }) => JSON.parse(r.stdout).rows.map((x: { divergence: number }) => x.divergence);
+    // 0.1·303 rounds down below 30.3: the account in the statistic's units is never below the one on the laws, and within rounding of it.
+    for (const [k, v] of levels(inUnits).entries()) {
+      expect(v).toBeGreaterThanOrEqual(levels(onLaws)[k]);
+      expect(v - levels(onLaws)[k]).toBeLessThan(1e-12 * v);
+    }
+    expect(JSON.parse(inUnits.stdout).statistic).toMatchObject({ units: 303, label: 'mean of chol' });
+    const next = (r: { stdout: string }) => JSON.parse(r.stdout).next.scale as number;
+    const a = await inProcess(
+      'account',
+      '--spec',
+      out,
+      '--release',
+      'mechanism=laplace,scale=0.1',
+      '--next',
+      'laplace',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+      '--json',
+    );
+    const b = await inProcess(
+      'account',
+      '--spec',
+      plain,
+      '--release',
+      'mechanism=laplace,scale=30.3',
+      '--next',
+      'laplace',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+      '--json',
+    );
+    expect(next(a)).toBeGreaterThanOrEqual(next(b) / n);
+    expect(next(a) / (next(b) / n) - 1).toBeLessThan(1e-9);
+    // A ledger of a spec's statistic is not kept yet: refused, naming where statistics are kept.
+    const ledger = await inProcess('ledger', 'init', '--ledger', spec('stat.ledger'), '--spec', out, '--alpha', '2', '--epsilon', '1');
+    expect(ledger.status).toBe(2);
+    expect(ledger.stderr).toMatch(/spec\.statistic: .*ledgers take a statistic from its table/);
+  });
   it("audit --spec takes the scale in the statistic's units, as audit --data does", async () => {
     const out = spec('audit-mean.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
@@ -316,12 +393,12 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     const out = spec('refused-mean.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
     for (const args of [
-      ['account', '--spec', out, '--release', 'mechanism=laplace,scale=1'],
+      ['ledger', 'init', '--ledger', spec('refused.ledger'), '--spec', out, '--alpha', '2', '--epsilon', '1'],
       ['calibrate', '--spec', out, '--guarantee', 'mi'],
     ]) {
       const r = await inProcess(...args);
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\) and released with its value typed/);
+      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\), accounted \(account --release, in its units\) and released with its value typed/);
     }
     const bad = csv(
       'count-half.json',

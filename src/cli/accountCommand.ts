@@ -6,6 +6,7 @@ import { InputError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { toStatistic } from '../api/statisticLaws.js';
 import { ACCOUNT_ORDERS, settingDefault, settingText } from '../settings.js';
 import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid, parseNames } from './grid.js';
@@ -185,10 +186,14 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
-  const { scenario: loaded, d } = await loadScenario(o, { vector: true, windows: true });
+  const { scenario: loaded, d, statistic } = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined && o.ledger === undefined });
   const ledger = o.ledger === undefined ? null : await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, loaded);
   // A ledger's recorded releases come first (each draw one release), then any typed with --release.
-  const releases = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
+  const typed = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
+  // A spec's statistic: scales are typed in its units (a mean's: the total's divided by n), the
+  // laws are one unit's contribution; each scale times n, rounded down (a conservative account).
+  const units = statistic ? toStatistic(statistic) : null;
+  const releases = units ? typed.map((r) => ({ ...r, scale: units.fromScale(r.scale) })) : typed;
   const delta = parseDelta(o.delta, ledger?.budget.delta ?? d.delta ?? settingDefault('delta'));
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [...ACCOUNT_ORDERS];
   if (ledger && o.next !== undefined) {
@@ -244,7 +249,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  printAccount(o, loaded.name, releases, acc, next);
+  const shown = units && statistic!.divisor !== 1 ? { typed, statistic: statistic! } : null;
+  printAccount(o, loaded.name, shown ? typed : releases, acc, next && units ? { ...next, scale: units.scale(next.scale) } : next, shown);
 }
 
 /**
@@ -314,8 +320,21 @@ interface NextRelease {
   columns?: string[];
 }
 
-/** The joint level (and the next release's scale) as JSON or a table. */
-function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[], acc: Accounting | null, next: NextRelease | null): void {
+/**
+ * The joint level (and the next release's scale) as JSON or a table; `inUnits`: a spec's statistic
+ * whose scales are typed (and the next one given) in its own units.
+ */
+function printAccount(
+  o: AccountOptions,
+  name: string,
+  releases: ParsedRelease[],
+  acc: Accounting | null,
+  next: NextRelease | null,
+  inUnits: { statistic: { label: string; units: number } } | null = null,
+): void {
+  const unitsNote = inUnits
+    ? `scales in the statistic's units (${inUnits.statistic.label}, n = ${inUnits.statistic.units} units, taken as public): each is n times that on one unit's contribution, rounded down`
+    : null;
   const part = (r: ParsedRelease) => (r.columns ? { columns: r.columns } : r.coordinates ? { coordinates: r.coordinates.map((c) => c + 1) } : {});
   if (o.json) {
     const rows = acc?.rows.map((r) => Object.fromEntries(Object.entries({ ...r, alpha: jsonAlpha(r.alpha) }).map(([k, v]) => [k, jsonNumber(v)]))) ?? [];
@@ -326,6 +345,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
         rows,
         epsilonDelta: acc?.epsilonDelta ?? null,
         next: next && { ...next, alpha: jsonAlpha(next.alpha) },
+        ...(inUnits ? { statistic: { label: inUnits.statistic.label, units: inUnits.statistic.units, note: unitsNote } } : {}),
       }) + '\n',
     );
     return;
@@ -333,7 +353,7 @@ function printAccount(o: AccountOptions, name: string, releases: ParsedRelease[]
   const of = (r: ParsedRelease) =>
     r.columns ? ` of ${r.columns.join('+')}` : r.coordinates ? ` of coordinate(s) ${r.coordinates.map((c) => c + 1).join('+')}` : '';
   const list = releases.map((r) => `${r.mechanism} ${mechanismDef(r.mechanism).symbol}=${r.scale}${of(r)}`).join(', ');
-  process.stdout.write(`${name}\n`);
+  process.stdout.write(`${name}\n${unitsNote ? `${unitsNote}\n` : ''}`);
   if (acc) {
     process.stdout.write(
       `${releases.length} release(s) of ${acc.releasesOf ?? `the same ${releases.some((r) => r.columns || r.coordinates) ? "people's values" : 'value'}`}: ${list}\n\n`,

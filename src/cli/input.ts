@@ -502,7 +502,7 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { vector: true; statistic?: boolean }): Promise<Loaded<Scenario | PointScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { vector: true; windows: true }): Promise<Loaded<AnyScenario>>;
+export async function loadScenario(o: CalibrateOptions, opts: { vector: true; windows: true; statistic?: boolean }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(
   o: CalibrateOptions,
   opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean; windows?: boolean } = {},
@@ -532,7 +532,7 @@ export async function loadScenario(
 
 /** Where a spec's `"statistic"` is taken: the other commands take the statistic from its table. */
 const SPEC_STATISTIC_TAKEN =
-  'is calibrated (calibrate), audited (audit) and released with its value typed (release --value) from a spec; account and ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
+  'is calibrated (calibrate), audited (audit), accounted (account --release, in its units) and released with its value typed (release --value) from a spec; ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
 
 async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false, statistic = false): Promise<Loaded<AnyScenario>> {
   if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)
