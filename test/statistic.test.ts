@@ -398,7 +398,9 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     ]) {
       const r = await inProcess(...args);
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\), accounted \(account --release, in its units\) and released with its value typed/);
+      expect(r.stderr).toMatch(
+        /^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\), accounted \(account --release, in its units\) and released with its value typed/,
+      );
     }
     const bad = csv(
       'count-half.json',

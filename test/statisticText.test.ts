@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { statisticFromTable } from '../src/api/statistic.js';
 import { statisticFromText, type TableStatistic } from '../src/api/statisticLaws.js';
 import type { Discrete } from '../src/distribution/discrete.js';
-import { parseDelimited } from '../src/sources/csvText.js';
+import { numericColumns, parseDelimited } from '../src/sources/csvText.js';
 import { parseStatistic, type Statistic } from '../src/sources/statistic.js';
 import { textPredicate } from '../src/sources/textPredicate.js';
 import { uciQuirks } from '../src/uci/formats.js';
@@ -153,6 +153,12 @@ describe('hostile tables (found by a review)', () => {
     const o = { statistic: { kind: 'mean' as const, column: 'x', unit: 's' }, secretColumn: 's' };
     await expect(statisticFromTable(f, o)).rejects.toThrow(/--unit: names the secret column 's'/);
     expect(() => statisticFromText(parseDelimited(readFileSync(f, 'utf8')), { ...o, name: 'u' })).toThrow(/names the secret column 's'/);
+  });
+
+  it("a hexadecimal, binary or octal cell is not a number on the page (the engines' DOUBLE cast reads none of them)", () => {
+    const t = parseDelimited('x,y,s\n1,0x10,a\n2,3,b\n1e2,0b11,a\n');
+    expect(numericColumns(t)).toEqual(['x']);
+    expect(() => statisticFromText(t, { statistic: { kind: 'sum', column: 'y' }, secretColumn: 's', name: 't' })).toThrow(/column 'y' is not numeric/);
   });
 
   it("an unknown secret column is named without the page's internal contribution column", () => {

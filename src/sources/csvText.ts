@@ -4,6 +4,7 @@
  */
 import { dsvFormat } from 'd3-dsv';
 import { InputError, unknownColumn, columnTwice } from '../errors.js';
+import { isDecimal } from '../numerics/float.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
@@ -84,8 +85,11 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
 
 /** A missing cell: absent, empty or `?` (the UCI files' mark). */
 export const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
-/** A cell the query may use: a finite number, read exactly as JavaScript's Number reads it. */
-const isNumberCell = (c: string) => Number.isFinite(Number(c));
+/**
+ * A cell the query may use: a finite decimal number (JavaScript's Number would also read `0x10`,
+ * `0b11` and `0o17`, which the engines' DOUBLE cast leaves out), read as Number reads it.
+ */
+const isNumberCell = (c: string) => isDecimal(c) && Number.isFinite(Number(c));
 
 /** A query column of a text table that holds text. */
 export const notNumeric = (c: string) => new InputError(`column '${c}' is not numeric`, 'query');
