@@ -917,7 +917,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.fill('#epsilon', '1');
     await page.uncheck('input[name=mechanism][value=gaussian]');
     await page.click('#run');
-    await page.waitForSelector('#table tbody tr[data-method="path-coupled"]', { timeout: 120_000 });
+    await page.waitForSelector('#table tbody tr[data-method="group-dp"]', { timeout: 120_000 });
     const shown = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-method'), Number(tr.getAttribute('data-scale'))]));
     const cli = JSON.parse(
       spawnSync(
@@ -940,7 +940,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
           '--alpha',
           '2',
           '--method',
-          'path-coupled,mqm-exact,group-dp',
+          'boundary-coupled,path-coupled,mqm-exact,group-dp',
           '--json',
         ],
         { encoding: 'utf8' },
@@ -949,16 +949,16 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const want = cli.results.filter((r: { scale: number | null }) => r.scale !== null).map((r: { method: string; scale: number }) => [r.method, r.scale]);
     expect(shown).toEqual(want);
     expect(await page.textContent('#table tbody')).toContain('(3 windows)');
-    // The spec carries the windows: calibrate --spec gives the same path-coupled scale.
+    // The spec carries the windows: calibrate --spec gives the same boundary-coupled scale.
     await page.waitForFunction(() => !(document.getElementById('download-spec') as HTMLButtonElement).disabled);
     const [spec] = await Promise.all([page.waitForEvent('download'), page.click('#download-spec')]);
     const viaSpec = JSON.parse(
-      spawnSync(process.execPath, [BIN, 'calibrate', '--spec', (await spec.path())!, '--method', 'path-coupled', '--alpha', '2', '--json'], {
+      spawnSync(process.execPath, [BIN, 'calibrate', '--spec', (await spec.path())!, '--method', 'boundary-coupled', '--alpha', '2', '--json'], {
         encoding: 'utf8',
       }).stdout,
     );
     expect(viaSpec.results[0].scale).toBe(want[0][1]);
-    // The audit of the windows (audit --window): passes at the path-coupled scale, fails 2% below it, as the CLI says.
+    // The audit of the windows (audit --window): passes at the boundary-coupled scale, fails 2% below it, as the CLI says.
     const auditAt = async (scale: number) => {
       await page.fill('#audit-scale', String(scale));
       await page.selectOption('#audit-mechanism', 'laplace');

@@ -92,9 +92,101 @@ function trueWorst(m: MarkovModel, lengths: [number, number], mechanism: string,
   return worst;
 }
 
+/** The joint law of three window counts given X_i = a, by enumerating every path. */
+function windowLaw3(m: MarkovModel, lengths: number[], i: number, a: number): Map<string, number> {
+  const P = m.chains[0].transition;
+  const init = (m.chains[0].initial as { law: number[] }).law;
+  const counted = m.query.kind === 'count' ? m.query.state : -1;
+  const ends = lengths.map((_, w) => lengths.slice(0, w + 1).reduce((x, y) => x + y, 0));
+  const mass = new Map<string, number>();
+  const path: number[] = [];
+  const walk = (t: number, p: number) => {
+    if (p === 0) return;
+    if (t === m.length) {
+      if (path[i] !== a) return;
+      const c = lengths.map(() => 0);
+      path.forEach((x, u) => {
+        if (x === counted) c[ends.findIndex((e) => u < e)]++;
+      });
+      mass.set(c.join(','), (mass.get(c.join(',')) ?? 0) + p);
+      return;
+    }
+    for (let x = 0; x < P.length; x++) {
+      path[t] = x;
+      walk(t + 1, t === 0 ? init[x] : p * P[path[t - 1]][x]);
+    }
+  };
+  walk(0, 1);
+  const total = [...mass.values()].reduce((x, y) => x + y, 0);
+  for (const [key, v] of mass) mass.set(key, v / total);
+  return mass;
+}
+
+/**
+ * (α−1)·the largest true D_2 of three window counts with two-sided geometric noise (mass
+ * tanh(1/2b)·e^{−|k|/b} at k), at the secret time i over every ordered pair: the lattice sum Σ p²/q over the
+ * counts' range widened by 24b on each side (the rest is below e^{−24} of the sum).
+ */
+function latticeWorst(m: MarkovModel, lengths: number[], b: number, i: number): number {
+  const R = Math.ceil(24 * b);
+  const hi = Math.max(...lengths) + R;
+  const g = (k: number) => Math.tanh(1 / (2 * b)) * Math.exp(-Math.abs(k) / b);
+  const density = (law: Map<string, number>) => {
+    const atoms = [...law].map(([key, w]) => ({ x: key.split(',').map(Number), w }));
+    const n = hi + R + 1;
+    const out = new Float64Array(n ** 3);
+    for (const { x, w } of atoms)
+      for (let y1 = -R; y1 <= hi; y1++) {
+        const g1 = w * g(y1 - x[0]);
+        for (let y2 = -R; y2 <= hi; y2++) {
+          const g12 = g1 * g(y2 - x[1]);
+          const base = ((y1 + R) * n + (y2 + R)) * n + R;
+          for (let y3 = -R; y3 <= hi; y3++) out[base + y3] += g12 * g(y3 - x[2]);
+        }
+      }
+    return out;
+  };
+  let worst = -Infinity;
+  const k = m.states.length;
+  const d = Array.from({ length: k }, (_, a) => density(windowLaw3(m, lengths, i, a)));
+  for (let a = 0; a < k; a++)
+    for (let c = 0; c < k; c++) {
+      if (a === c) continue;
+      let sum = 0;
+      for (let j = 0; j < d[a].length; j++) if (d[a][j] > 0) sum += (d[a][j] * d[a][j]) / d[c][j];
+      worst = Math.max(worst, Math.log(sum));
+    }
+  return worst;
+}
+
 describe('the path-coupled bound on window counts', () => {
   for (const { name, P, lengths, counted, runs } of CASES)
-    for (const [mechanism, alpha] of runs)
+    for (const [mechanism, alpha] of runs) {
+      it(`${name}, ${mechanism}, α = ${alpha}: boundary-coupled: the true joint D_α at its scale is ≤ ε, at most the path-coupled scale; 2% less noise breaks it`, async () => {
+        const { windowsExponent } = await import('../src/calibrate/windows.js');
+        const m = model(P, lengths[0] + lengths[1], counted);
+        const s = { mechanism: mechanism as Mechanism, alpha, epsilon: 1 };
+        const r = calibrateWindows(m, lengths, { ...s, method: 'boundary-coupled' });
+        const b = r.scale!;
+        expect(b).toBeLessThanOrEqual(calibrateWindows(m, lengths, { ...s, method: 'path-coupled' }).scale!);
+        expect(trueWorst(m, lengths, mechanism, b, alpha)).toBeLessThanOrEqual(1 + 1e-6);
+        const at = (x: number) =>
+          windowsExponent(
+            m,
+            lengths,
+            alpha,
+            [
+              { mechanism: s.mechanism, scale: x },
+              { mechanism: s.mechanism, scale: x },
+            ],
+            {},
+          ).exponent /
+          (alpha - 1);
+        expect(at(0.98 * b)).toBeGreaterThan(1);
+        // Far below the scale the bound still holds: never below the true divergence.
+        expect(trueWorst(m, lengths, mechanism, 0.4 * b, alpha)).toBeLessThanOrEqual(at(0.4 * b) + 1e-6);
+      });
+
       it(`${name}, ${mechanism}, α = ${alpha}: the true joint D_α at the calibrated scale is ≤ ε; 2% less noise breaks the bound`, () => {
         const m = model(P, lengths[0] + lengths[1], counted);
         const epsilon = 1;
@@ -115,8 +207,51 @@ describe('the path-coupled bound on window counts', () => {
           expect(trueWorst(m, lengths, mechanism, 0.5 * b, alpha)).toBeLessThanOrEqual(bound + 1e-6);
         }
       });
+    }
 
-  it("Seattle's 12 months of rain counts at α = 2, ε = 1 (Laplace): at most the reference 2.546, six times below the MQM", async () => {
+  it("three windows, the secret in the middle one (both boundaries coupled), geometric noise: the true joint D_α, a lattice sum, is ≤ ε at both bounds' scales", async () => {
+    const { windowsExponent } = await import('../src/calibrate/windows.js');
+    for (const [P, lengths, counted] of [
+      [
+        [
+          [0.9, 0.1],
+          [0.2, 0.8],
+        ],
+        [2, 2, 2],
+        'b',
+      ],
+      [
+        [
+          [0.6, 0.3, 0.1],
+          [0.2, 0.5, 0.3],
+          [0.3, 0.3, 0.4],
+        ],
+        [2, 1, 2],
+        'c',
+      ],
+    ] as [number[][], number[], string][]) {
+      const T = lengths.reduce((x, y) => x + y, 0);
+      const m = model(P, T, counted);
+      const s = { mechanism: 'geometric' as Mechanism, alpha: 2, epsilon: 1 };
+      const path = calibrateWindows(m, lengths, { ...s, method: 'path-coupled' }).scale!;
+      const boundary = calibrateWindows(m, lengths, { ...s, method: 'boundary-coupled' }).scale!;
+      expect(boundary).toBeLessThanOrEqual(path);
+      // The bound is the worst over every time; the times checked are the middle window's.
+      const middle = Array.from({ length: lengths[1] }, (_, j) => lengths[0] + j);
+      for (const b of [boundary, 0.5 * boundary]) {
+        const bound = windowsExponent(
+          m,
+          lengths,
+          2,
+          lengths.map(() => ({ mechanism: s.mechanism, scale: b })),
+          {},
+        ).perTime;
+        for (const i of middle) expect(latticeWorst(m, lengths, b, i)).toBeLessThanOrEqual(bound[i] + 1e-9);
+      }
+    }
+  });
+
+  it("Seattle's 12 months of rain counts at α = 2, ε = 1 (Laplace): at most the reference 2.546, six times below the MQM; boundary-coupled below both", async () => {
     const t = await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' });
     const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 365 });
     const months = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -126,9 +261,12 @@ describe('the path-coupled bound on window counts', () => {
     expect(path.binding?.pair.sort()).toEqual(['rain', 'sun']);
     const mqm = calibrateWindows(m, months, { ...s, method: 'mqm-exact' });
     expect(mqm.scale! / path.scale!).toBeGreaterThan(5);
+    // The secret's window exactly, given its coupled boundaries: over a third less noise, binding
+    // on a month's first day (where the month before still moves with the secret).
     const best = calibrateWindows(m, months, { ...s, method: 'best' });
-    expect(best.winner).toBe('path-coupled');
-    expect(best.scale).toBe(path.scale);
+    expect(best.winner).toBe('boundary-coupled');
+    expect(best.scale! / path.scale!).toBeLessThan(0.66);
+    expect(best.explanation).toMatch(/boundary-coupled 1\.63\d+, path-coupled 2\.54\d+/);
     expect(calibrateWindows(m, months, { ...s, alpha: Infinity, method: 'path-coupled' }).scale).toBeNull();
   });
 
@@ -426,7 +564,7 @@ describe('CLI: --window', () => {
   });
   it('audit gives the bound per secret time: passes at the calibrated scale, fails 2% below it, binding where calibrate said', async () => {
     const series = [...base.slice(1), '--length', '60', '--window', '30'];
-    const cal = JSON.parse((await inProcess('calibrate', ...series, '--method', 'path-coupled', '--json')).stdout).results[0];
+    const cal = JSON.parse((await inProcess('calibrate', ...series, '--method', 'boundary-coupled', '--json')).stdout).results[0];
     const at = async (scale: number) => inProcess('audit', ...series, '--scale', String(scale), '--json');
     const pass = await at(cal.scale);
     expect(pass.status).toBe(0);

@@ -35,7 +35,7 @@ import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, t
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, parseWindows, windowLabels } from '../src/markov/calendar.js';
 import { releaseWindows } from '../src/release/windows.js';
-import { calibrateWindows } from '../src/calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { MarkovModel } from '../src/markov/chain.js';
@@ -435,7 +435,7 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
 
 /**
  * The audit of the window counts last calibrated, at the form's scale and order (`audit --window`):
- * one row per order, the path-coupled bound on D_α at its binding time and pair — a certified upper
+ * one row per order, the bound on D_α (path- or boundary-coupled, the smaller per pair) at its binding time and pair — a certified upper
  * bound, so a pass is certified and a fail may be the bound's looseness.
  */
 function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, { type: 'audit' }>): Response {
@@ -460,7 +460,7 @@ function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, 
 /**
  * The window counts of the series calibrated last, released together (the CLI's `release --window`
  * without a ledger): each closed window's count read from the table, one exact draw each at the
- * smallest scale of the vector's methods (path-coupled, MQM, group DP) for all windows together.
+ * smallest scale of the vector's methods (boundary- and path-coupled, MQM, group DP) for all windows together.
  * A series released as it happens, a window at a time under one budget, is the CLI's ledger.
  */
 function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNullable<typeof state.windowSeries>, m: ReleaseRequest, post: Post): void {
@@ -490,7 +490,7 @@ const chainSpec = (markov: unknown) =>
 
 /**
  * Window counts of the chain (the CLI's `calibrate --sequence … --window`): the vector's methods —
- * the path-coupled bound, the MQM and group DP (docs/math.md §19) — per family, each window's noise
+ * the boundary- and path-coupled bounds, the MQM and group DP (docs/math.md §19) — per family, each window's noise
  * scale with its 95% error bar; a method that does not apply is listed with its reason.
  */
 async function windowRows(p: CalibrateParams, model: MarkovModel, length: number, mechanisms: Mechanism[], alpha: number, skipped: Skipped[], post: Post) {
@@ -499,7 +499,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
     throw new InputError('calendar windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
   const lengths = await parseWindows(s.window!, length, async () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
   if (model.query.kind !== 'count') throw new InputError('window counts count one state: release the number of steps in one state', 'window');
-  const methods = ['path-coupled', 'mqm-exact', 'group-dp'] as const;
+  const methods = WINDOW_METHODS.filter((m) => m !== 'best');
   const progress = progressOf(post, mechanisms.length * methods.length);
   const rows: ResultRow[] = [];
   let k = 0;
@@ -587,7 +587,7 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
   });
   post(
     noPlotsAnswer(
-      `For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).${p.sequence?.window ? ' Window counts take the vector’s own methods (path-coupled, MQM, group DP), whichever method boxes are ticked.' : ''}`,
+      `For a chain the page shows the transition matrix and the noise per method (above); the scale against α is in the CLI (calibrate --alpha 1.5:10:0.5).${p.sequence?.window ? ' Window counts take the vector’s own methods (boundary- and path-coupled, MQM, group DP), whichever method boxes are ticked.' : ''}`,
     ),
   );
 }

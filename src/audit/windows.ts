@@ -1,8 +1,8 @@
-import { windowsExponent } from '../calibrate/windows.js';
+import { windowsExponent, exactWindowApplies } from '../calibrate/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 
-/** One order of a window-count audit: the path-coupled bound on D_α, where it binds, and the times needing most. */
+/** One order of a window-count audit: the bound on D_α (path- or boundary-coupled, the smaller per pair), where it binds, and the times needing most. */
 export interface WindowAuditRow {
   alpha: number;
   /** An upper bound on D_α of the released windows together, over every secret time and pair. */
@@ -16,8 +16,8 @@ export interface WindowAuditRow {
 }
 
 /**
- * The audit of window counts released at one scale (docs/math.md §19): per order, the path-coupled
- * bound on D_α with its binding time and pair; `released` = K bounds the first K windows only.
+ * The audit of window counts released at one scale (docs/math.md §19): per order, the bound on D_α
+ * (per secret pair the smaller of the path-coupled and the boundary-coupled bound) with its binding time and pair; `released` = K bounds the first K windows only.
  * @example auditWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], { mechanism: 'laplace', scale: 3, alphas: [2] })[0].bound > 0 // true
  */
 export function auditWindows(
@@ -27,8 +27,10 @@ export function auditWindows(
 ): WindowAuditRow[] {
   const released = s.released ?? lengths.length;
   const noises = lengths.map((_, k) => (k < released ? { mechanism: s.mechanism, scale: s.scale } : null));
+  // The smaller of the path- and boundary-coupled bounds per pair (what `best` calibrates by), where the noise has an exact accountant.
+  const exact = exactWindowApplies(s.mechanism) ? {} : undefined;
   return s.alphas.map((alpha) => {
-    const b = windowsExponent(model, lengths, alpha, noises);
+    const b = windowsExponent(model, lengths, alpha, noises, exact);
     const perTime = Array.from(b.perTime, (x) => x / (alpha - 1));
     const top = perTime
       .map((d, t) => ({ time: t + 1, bound: d }))

@@ -4,14 +4,17 @@ import { InputError } from '../errors.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
-import { pathCoupledBound, type WindowBound } from '../markov/windows.js';
+import { pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
+import type { BoundaryCache } from '../markov/boundary.js';
+import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
 
 /**
  * The methods a vector of window counts takes (docs/math.md §19).
- * @example WINDOW_METHODS // ['path-coupled', 'mqm-exact', 'group-dp', 'best']
+ * @example WINDOW_METHODS // ['boundary-coupled', 'path-coupled', 'mqm-exact', 'group-dp', 'best']
  */
-export const WINDOW_METHODS = ['path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
+export const WINDOW_METHODS = ['boundary-coupled', 'path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
 /** A method for window counts. */
 export type WindowMethod = (typeof WINDOW_METHODS)[number];
 
@@ -42,13 +45,29 @@ function contribution(model: MarkovModel): number[] {
 /** One window's noise; null for a window not released. */
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
 
+/** How `windowsExponent` treats the secret's own window: coupled like the others, or exactly given its coupled boundary states. */
+export interface WindowExactOptions {
+  /** (α−1)ε: pairs whose path-coupled exponent meets it keep it (the exact window is computed only where it could matter). */
+  target?: number;
+  /** Per chain of the class, the noise-free divergences kept across scales (they do not depend on them). */
+  caches?: BoundaryCache[];
+}
+
 /**
  * The path-coupled bound's worst exponent (α−1)·D_α over the class's chains, every secret time
  * and pair, with each window's own noise (docs/math.md §19): exponent/(α−1) bounds D_α from above
- * at every order α > 0 but 1 (α = ∞ is the MQM's and group DP's).
+ * at every order α > 0 but 1 (α = ∞ is the MQM's and group DP's). With `exact`, each pair also
+ * gets the boundary-coupled bound (the secret's window exactly, given its coupled boundary states)
+ * and keeps the smaller.
  * @example windowsExponent(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 2, [{ mechanism: 'laplace', scale: 3 }, null]).exponent > 0 // true
  */
-export function windowsExponent(model: MarkovModel, lengths: readonly number[], alpha: number, noises: readonly WindowNoise[]): WindowBound {
+export function windowsExponent(
+  model: MarkovModel,
+  lengths: readonly number[],
+  alpha: number,
+  noises: readonly WindowNoise[],
+  exact?: WindowExactOptions,
+): WindowBound {
   if (!(alpha > 0 && alpha !== 1 && Number.isFinite(alpha)))
     throw new InputError(`the path-coupled bound holds at finite orders α > 0 but 1; got ${alpha}`, '--alpha');
   const o = noiseOptions({});
@@ -67,33 +86,99 @@ export function windowsExponent(model: MarkovModel, lengths: readonly number[], 
   const worstOf = (x: number, y: number) => (Number.isNaN(x) ? -nowhere : x / (alpha - 1) > y / (alpha - 1) ? x : y);
   let worst: WindowBound = { exponent: nowhere, binding: null, perTime: new Float64Array(model.length).fill(nowhere) };
   const perTime = worst.perTime.slice();
-  for (const c of model.chains) {
+  model.chains.forEach((c, j) => {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, below);
+    const hook = exact ? exactWindow(noises, alpha, { ...exact, cache: exact.caches?.[j] }) : undefined;
+    const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, below, hook);
     const e = worstOf(b.exponent, worst.exponent);
     if (e !== worst.exponent || worst.binding === null) worst = { ...b, exponent: e };
     b.perTime.forEach((x, i) => {
       perTime[i] = worstOf(x, perTime[i]);
     });
-  }
+  });
   return { ...worst, perTime };
 }
 
+/**
+ * Whether the boundary-coupled bound takes this noise (it needs the family's exact accountant).
+ * @example exactWindowApplies('laplace') // true
+ */
+export const exactWindowApplies = (mechanism: Mechanism): boolean => noExactWindow([{ mechanism, scale: 1 }]) === null;
+
+/**
+ * Why the boundary-coupled bound cannot take these windows' noise (a family without the exact
+ * accountant), or null.
+ */
+function noExactWindow(noises: readonly WindowNoise[]): string | null {
+  for (const n of noises) {
+    if (!n) continue;
+    const acc = mechanismDef(n.mechanism).accountant(noiseOptions({}));
+    if (isNotApplicable(acc)) return `boundary-coupled needs the exact accountant of ${n.mechanism} noise: ${acc.notApplicable}`;
+  }
+  return null;
+}
+
+/** The exact divergences of the secret's window (value + error: upper bounds on D_α). */
+function exactWindow(noises: readonly WindowNoise[], alpha: number, o: { target?: number; cache?: BoundaryCache }): WindowExact {
+  const upper = (r: { value: number; error: number }) => r.value + r.error;
+  return {
+    alpha,
+    ...o,
+    data: (p, q) => upper(discreteRenyi(p.support, q.support, alpha)),
+    noisy: (p, q, w) => {
+      const n = noises[w];
+      if (!n) return 0;
+      const acc = mechanismDef(n.mechanism).accountant(noiseOptions({}));
+      if (isNotApplicable(acc)) throw new Error(acc.notApplicable);
+      return upper(exactRenyi(p.support, q.support, acc(n.scale), alpha));
+    },
+    noiseKey: (w) => (noises[w] ? `${noises[w].mechanism}:${noises[w].scale}` : 'none'),
+  };
+}
+
+/** The window (0-based) of a time (0-based). */
+function windowOf(lengths: readonly number[], time: number): number {
+  let end = 0;
+  for (let w = 0; w < lengths.length; w++) {
+    end += lengths[w];
+    if (time < end) return w;
+  }
+  return lengths.length - 1;
+}
+
 /** The bound with one scale for the first `released` windows. */
-const boundAt = (model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, scale: number, released: number) =>
+const boundAt = (
+  model: MarkovModel,
+  lengths: readonly number[],
+  mechanism: Mechanism,
+  alpha: number,
+  scale: number,
+  released: number,
+  exact?: WindowExactOptions,
+) =>
   windowsExponent(
     model,
     lengths,
     alpha,
     lengths.map((_, w) => (w < released ? { mechanism, scale } : null)),
+    exact,
   );
 
 /**
  * The smallest per-window scale whose path-coupled bound meets (α, ε): the bound decreases in the
  * scale, so a geometric bisection keeps the end that meets it (relative width 10⁻⁶).
  */
-function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: Mechanism, alpha: number, epsilon: number, released: number): WindowResult {
-  const base = { method: 'path-coupled' as const, mechanism, alpha, epsilon };
+function pathCoupled(
+  model: MarkovModel,
+  lengths: readonly number[],
+  mechanism: Mechanism,
+  alpha: number,
+  epsilon: number,
+  released: number,
+  method: 'path-coupled' | 'boundary-coupled' = 'path-coupled',
+  upper?: number,
+): WindowResult {
+  const base = { method, mechanism, alpha, epsilon };
   if (alpha === Infinity)
     return {
       ...base,
@@ -101,12 +186,28 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
       explanation: 'the path bound charges every coupled path as a shift, and at α = ∞ its worst path is group DP: the MQM and group DP apply there',
     };
   const target = (alpha - 1) * epsilon;
+  const boundary = method === 'boundary-coupled';
+  if (boundary) {
+    const why = noExactWindow([{ mechanism, scale: 1 }]);
+    if (why) return { ...base, scale: null, explanation: why };
+  }
+  const exact = boundary ? { target, caches: model.chains.map(() => ({ data: new Map<number, number>() })), stopAtFailure: true, firstWindow: 0 } : undefined;
   // The bound at each scale tried, kept: the answer's binding is read from the one already computed.
   const tried = new Map<number, WindowBound>();
-  const boundOf = (b: number) => tried.get(b) ?? (tried.set(b, boundAt(model, lengths, mechanism, alpha, b, released)).get(b) as WindowBound);
+  const boundOf = (b: number) => {
+    const hit = tried.get(b);
+    if (hit) return hit;
+    const bound = boundAt(model, lengths, mechanism, alpha, b, released, exact);
+    // A failing scale is found failing at its binding window first next time.
+    if (exact && bound.binding) exact.firstWindow = windowOf(lengths, bound.binding.time);
+    tried.set(b, bound);
+    return bound;
+  };
   // D_α ≤ exponent/(α−1) ≤ ε: the exponent at most (α−1)ε for α > 1, at least it for α < 1.
   const meets = (b: number) => (alpha > 1 ? boundOf(b).exponent <= target : boundOf(b).exponent >= target);
-  let hi = Math.max(...lengths);
+  // A scale known to meet the bound (the path-coupled one meets the boundary-coupled bound, which
+  // keeps the smaller of the two per pair) starts the search there.
+  let hi = upper ?? Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
   while (!meets(hi)) {
@@ -130,7 +231,7 @@ function pathCoupled(model: MarkovModel, lengths: readonly number[], mechanism: 
     ...base,
     scale: hi,
     ...(binding ? { binding } : {}),
-    explanation: `path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
+    explanation: `${boundary ? "boundary-coupled bound (docs/math.md §19): the secret's window exactly, given its boundary states, which are coupled (maximal coupling of their laws given X_i = a and X_i = b); the outer windows by the path-coupled bound, the smaller of the two per pair. Path-coupled bound: " : ''}path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
   };
 }
 
@@ -149,18 +250,20 @@ function pathCoupledDelta(
   target: { epsilon: number; delta: number },
   released: number,
   alphas: readonly number[],
+  method: 'path-coupled' | 'boundary-coupled',
 ): WindowResult {
   let best: WindowResult | null = null;
   for (const alpha of alphas) {
     if (!(alpha > 1 && Number.isFinite(alpha))) continue;
     const budget = (target.epsilon - Math.log((alpha - 1) / alpha) + (Math.log(target.delta) + Math.log(alpha)) / (alpha - 1)) * (1 - 1e-12);
     if (!(budget > 0)) continue;
-    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released);
+    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released, method);
+    if (r.scale === null && best === null) return { ...r, alpha: Infinity, epsilon: target.epsilon, target };
     if (r.scale !== null && (best === null || r.scale < best.scale!)) best = r;
   }
   if (best === null)
     return {
-      method: 'path-coupled',
+      method,
       mechanism,
       alpha: Infinity,
       epsilon: target.epsilon,
@@ -201,11 +304,11 @@ export function calibrateWindows(
   };
   const laplaceOnly = (method: 'mqm-exact' | 'group-dp') =>
     s.mechanism === FAMILY_OF.default ? null : `${method} calibrates ${FAMILY_OF.default} noise for ε-Pufferfish`;
-  const one = (method: Exclude<WindowMethod, 'best'>): WindowResult => {
-    if (method === 'path-coupled')
+  const one = (method: Exclude<WindowMethod, 'best'>, upper?: number): WindowResult => {
+    if (method === 'path-coupled' || method === 'boundary-coupled')
       return s.delta === undefined
-        ? pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released)
-        : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS);
+        ? pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released, method, upper)
+        : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS, method);
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
     const L = model.lipschitz;
@@ -218,7 +321,8 @@ export function calibrateWindows(
     };
   };
   if (s.method !== 'best') return one(s.method);
-  const all = (['path-coupled', 'mqm-exact', 'group-dp'] as const).map(one);
+  const path = one('path-coupled');
+  const all = [one('boundary-coupled', path.scale ?? undefined), path, one('mqm-exact'), one('group-dp')];
   const applies = all.filter((r) => r.scale !== null);
   if (applies.length === 0) throw new InputError(`no window method applies: ${all.map((r) => `${r.method}: ${r.explanation}`).join('; ')}`, 'method');
   const won = applies.reduce((a, b) => (b.scale! < a.scale! ? b : a));

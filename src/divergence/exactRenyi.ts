@@ -505,7 +505,7 @@ const increasing = (v: Float64Array) => v.every((x, i) => i === 0 || v[i - 1] < 
  * this meets the budget no noise is needed. ∞ when α ≥ 1 and P has mass where Q has none.
  * @example discreteRenyi(fromCounts([0, 1], [3, 1]), fromCounts([0, 1], [1, 3]), 2).value // log(7/3)
  */
-export function discreteRenyi(p: Discrete, q: Discrete, alpha: number): Bounded {
+export function discreteRenyi(p: Law, q: Law, alpha: number): Bounded {
   checkShape(LAW, p, 'p');
   checkShape(LAW, q, 'q');
   checkShape(NUMBER, alpha, 'alpha');

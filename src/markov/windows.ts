@@ -7,6 +7,7 @@
 // ρ the noise's shift divergence. The expectation is a dynamic programme over (pair of states,
 // running difference of the current window); once the pair has met, every later difference is 0.
 import { EPS } from '../numerics/float.js';
+import { boundaryCoupling, sortedCoupling, sortedShiftBound, WindowLaws, type SortedCoupling, type BoundaryCache, type CountLaw } from './boundary.js';
 
 /** A chain as the bound reads it: its kernel, the law of X_1, the per-step contribution f. */
 export interface WindowChain {
@@ -133,7 +134,13 @@ export interface WindowBound {
  * ∫p^α q^{1−α}, docs/math.md §19).
  * @example pathCoupledBound({ transition: [[0.9, 0.1], [0.1, 0.9]], initial: [0.5, 0.5], contribution: [0, 1] }, [2, 2], (d) => Math.exp(d * d)).binding?.time
  */
-export function pathCoupledBound(chain: WindowChain, lengths: readonly number[], factor: (d: number, window: number) => number, below = false): WindowBound {
+export function pathCoupledBound(
+  chain: WindowChain,
+  lengths: readonly number[],
+  factor: (d: number, window: number) => number,
+  below = false,
+  exact?: WindowExact,
+): WindowBound {
   const k = chain.initial.length;
   const T = lengths.reduce((a, b) => a + b, 0);
   const f = chain.contribution;
@@ -152,26 +159,6 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
   const rev = Array.from({ length: T }, (_, t) => (t > 0 ? flatten(reversedCouplings(chain.transition, mu, t), f) : null));
   const q = pastValues(k, T, D, Fs, L, spread, rev);
-  // Worse: a larger expectation (α > 1), a smaller one (α < 1).
-  const worse = below ? (x: number, y: number) => !(x >= y) : (x: number, y: number) => !(x <= y);
-  const none = below ? Infinity : 0;
-  let best = none;
-  let binding: WindowBound['binding'] = null;
-  const perTime = new Float64Array(T).fill(none);
-  for (let w = 0; w < lengths.length; w++) {
-    const M = windowPast(k, D, L, w, f, spread, rev, q);
-    for (let i = L.start[w]; i <= L.end[w]; i++)
-      for (let a = 0; a < k; a++)
-        for (let b = a + 1; b < k; b++) {
-          if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
-          const value = secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, M });
-          if (worse(value, perTime[i])) perTime[i] = value;
-          if (worse(value, best) || binding === null) {
-            best = value;
-            binding = { time: i, a, b };
-          }
-        }
-  }
   // Every value is a sum of positive terms (no cancellation). Along the T + 1 steps of either side a
   // term meets one coupling mass (at most 4 roundings: a min, a difference, a product, a quotient),
   // one factor, one product and a sum of at most k² + 1 terms (k² roundings); so each term, and the
@@ -179,8 +166,44 @@ export function pathCoupledBound(chain: WindowChain, lengths: readonly number[],
   const n = (T + 1) * (k * k + 8) + 16;
   const rounding = (n * EPS) / (1 - n * EPS);
   const charged = (v: number) => (below ? Math.log(v) - rounding : Math.log(v) + rounding);
+  // Worse: a larger exponent (α > 1), a smaller one (α < 1).
+  const worse = below ? (x: number, y: number) => !(x >= y) : (x: number, y: number) => !(x <= y);
+  const none = below ? Infinity : -Infinity;
+  const meets = (x: number) => exact?.target !== undefined && (below ? x >= exact.target : x <= exact.target);
+  const inner = exact ? boundaryContext(chain, mu, L, D, h, q, Fs, factor, exact, below, rounding) : null;
+  let best = none;
+  let binding: WindowBound['binding'] = null;
+  const perTime = new Float64Array(T).fill(none);
+  // With `stopAtFailure`, the window that failed last is tried first: a scale that fails is found
+  // failing at once.
+  const first = exact?.stopAtFailure ? Math.min(exact.firstWindow ?? 0, lengths.length - 1) : 0;
+  for (let n = 0; n < lengths.length; n++) {
+    const w = (first + n) % lengths.length;
+    const M = windowPast(k, D, L, w, f, spread, rev, q);
+    for (let i = L.start[w]; i <= L.end[w]; i++)
+      for (let a = 0; a < k; a++)
+        for (let b = a + 1; b < k; b++) {
+          if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
+          let value = charged(secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, M }));
+          // The secret's window exactly where the path value alone misses the target: either bound holds.
+          if (inner && !meets(value)) {
+            const other = boundaryValue(inner, i, a, b);
+            if (worse(value, other)) value = other;
+          }
+          if (worse(value, perTime[i])) perTime[i] = value;
+          if (worse(value, best) || binding === null) {
+            best = value;
+            binding = { time: i, a, b };
+          }
+          if (exact?.stopAtFailure && exact.target !== undefined && !meets(value)) return { exponent: best, binding, perTime };
+        }
+  }
   // No pair at a time: exponent/(α−1) = −∞ either way.
-  return { exponent: charged(best), binding, perTime: perTime.map((v) => (v === none ? (below ? Infinity : -Infinity) : charged(v))) };
+  return {
+    exponent: best === none ? charged(below ? Infinity : 0) : best,
+    binding,
+    perTime: perTime.map((v) => (v === none ? (below ? Infinity : -Infinity) : v)),
+  };
 }
 
 /** μ_t, the law of X_t for t = 0 … T−1. */
@@ -400,4 +423,262 @@ function secretValue(
     total += A[x + D] * (Math.abs(d0) <= D ? c.h[i][at(k, width, a, b, d0, D)] : Infinity);
   }
   return total;
+}
+
+/**
+ * The exact divergences the boundary-coupled bound needs, from the layer that knows the noise.
+ * Both return an upper bound on D_α (its error included; ∞ allowed) of two laws of the secret's
+ * window count: `data` of the counts themselves (no noise; by data processing an upper bound at any
+ * scale), `noisy` with window w's noise (0 for a window not released).
+ */
+export interface WindowExact {
+  data(p: CountLaw, q: CountLaw): number;
+  noisy(p: CountLaw, q: CountLaw, w: number): number;
+  /** Windows with equal keys have equal noise: their divergences are computed once. */
+  noiseKey(w: number): string;
+  /** The order α (the laws' rounding is charged through it). */
+  alpha: number;
+  /** (α−1)ε: a pair whose path-coupled exponent already meets it is not refined. */
+  target?: number;
+  /**
+   * Return at the first pair that misses `target` (its exponent and binding; `perTime` then covers
+   * only the pairs seen): a calibration needs only to know that the scale fails.
+   */
+  stopAtFailure?: boolean;
+  /** With `stopAtFailure`: the window to try first (the one that failed last). */
+  firstWindow?: number;
+  /** What is kept across calls for this chain (it does not depend on the scale). */
+  cache?: BoundaryCache;
+}
+
+/** What the boundary-coupled value reads, for one chain at one set of scales. */
+interface BoundaryContext {
+  laws: WindowLaws;
+  mu: number[][];
+  L: Layout;
+  k: number;
+  D: number;
+  f: readonly number[];
+  spread: number;
+  h: Float64Array[];
+  q: Float64Array[];
+  factor: (d: number, window: number) => number;
+  exact: WindowExact;
+  below: boolean;
+  rounding: number;
+  Fs: Float64Array[];
+  dataCache: Map<number, number>;
+  skeletons: Map<number, Skeleton>;
+  noisyCache: Map<string, Map<number, number>>;
+}
+
+function boundaryContext(
+  chain: WindowChain,
+  mu: number[][],
+  L: Layout,
+  D: number,
+  h: Float64Array[],
+  q: Float64Array[],
+  Fs: Float64Array[],
+  factor: (d: number, window: number) => number,
+  exact: WindowExact,
+  below: boolean,
+  rounding: number,
+): BoundaryContext {
+  const f = chain.contribution;
+  const cache: BoundaryCache = exact.cache ?? { data: new Map() };
+  cache.laws ??= new WindowLaws(chain.transition, mu, f);
+  cache.skeletons ??= new Map();
+  return {
+    laws: cache.laws,
+    mu,
+    L,
+    k: chain.initial.length,
+    D,
+    f,
+    spread: Math.max(...f) - Math.min(...f),
+    h,
+    q,
+    factor,
+    exact,
+    below,
+    rounding,
+    Fs,
+    dataCache: cache.data,
+    skeletons: cache.skeletons as Map<number, Skeleton>,
+    noisyCache: new Map(),
+  };
+}
+
+/** The boundary states' law given the secret: normalised weights, or null without that boundary. */
+function boundaryLaw(weights: (x: number) => number, k: number): number[] {
+  const w = Array.from({ length: k }, (_, x) => weights(x));
+  const z = w.reduce((s, x) => s + x, 0);
+  return w.map((x) => x / z);
+}
+
+/**
+ * The scale-free part of one secret pair's boundary-coupled bound: per term (a pair of coupled
+ * boundary states on each side), its coupling mass, the boundary states, the two window laws,
+ * their noise-free divergence and sorted coupling; and the mass each side's coupling leaves to
+ * other couplings.
+ */
+interface Skeleton {
+  mass: Float64Array;
+  states: Int32Array;
+  p: CountLaw[];
+  q: CountLaw[];
+  data: Float64Array;
+  sorted: SortedCoupling[];
+  restLeft: number;
+  restRight: number;
+  etaLaw: number;
+}
+
+/** The skeleton of the secret X_i = a against X_i = b (see Skeleton). */
+function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton {
+  const { L, k, spread, laws, mu, exact } = c;
+  const w = L.of[i];
+  const s = L.start[w],
+    e = L.end[w];
+  const before = i - s,
+    after = e - i;
+  const T = L.of.length;
+  const U = EPS * 1.01;
+  // Left boundary X_{s−1}: μ_{s−1}(u)·P^{before+1}(u, a), normalised; its relative error: μ's steps,
+  // the bridge's steps and its sum over counts, the product and the normalisation.
+  const etaL = ((s + before + 4) * (k + 2) + (before + 1) * spread + 8) * U;
+  const none = { entries: [{ u: -1, v: -1, mass: 1 }], rest: 0 };
+  const left =
+    s === 0
+      ? none
+      : boundaryCoupling(
+          boundaryLaw((u) => mu[s - 1][u] * laws.before(before, a, u).z, k),
+          boundaryLaw((u) => mu[s - 1][u] * laws.before(before, b, u).z, k),
+          etaL,
+        );
+  const etaR = ((after + 4) * (k + 2) + (after + 1) * spread + 8) * U;
+  const right =
+    e === T - 1
+      ? none
+      : boundaryCoupling(
+          boundaryLaw((v) => laws.after(after, a, v).z, k),
+          boundaryLaw((v) => laws.after(after, b, v).z, k),
+          etaR,
+        );
+  const etaLaw = ((before + after + 4) * (k + 2) + 2 * (e - s + 2) * spread + 8) * U;
+  const n = left.entries.length * right.entries.length;
+  const sk: Skeleton = {
+    mass: new Float64Array(n),
+    states: new Int32Array(4 * n),
+    p: [],
+    q: [],
+    data: new Float64Array(n),
+    sorted: [],
+    restLeft: left.rest,
+    restRight: right.rest,
+    etaLaw,
+  };
+  let j = 0;
+  for (const l of left.entries)
+    for (const r of right.entries) {
+      const p = laws.law(before, after, a, l.u, r.u),
+        q = laws.law(before, after, b, l.v, r.v);
+      const key = p.id * 2 ** 26 + q.id;
+      const d = c.dataCache.get(key) ?? exact.data(p, q);
+      c.dataCache.set(key, d);
+      sk.mass[j] = l.mass * r.mass;
+      sk.states.set([l.u, l.v, r.u, r.v], 4 * j);
+      sk.p.push(p);
+      sk.q.push(q);
+      sk.data[j] = d;
+      sk.sorted.push(sortedCoupling(p, q, etaLaw));
+      j++;
+    }
+  return sk;
+}
+
+/**
+ * The boundary-coupled bound for the secret X_i = a against X_i = b (docs/math.md §19): the
+ * boundary states (u, v) given a and (u′, v′) given b are coupled side by side (past and future are
+ * independent given X_i); given them, the outer past, the secret's window and the outer future are
+ * independent, so by joint convexity
+ *   e^{(α−1)D_α} ≤ Σ γ · Past(u, u′) · e^{(α−1)D_α(W_a(u, v) ‖ W_b(u′, v′))} · Future(v, v′)
+ * with the window's laws exact (bridges of the chain) and the outer values the path-coupled ones.
+ * Returns the exponent, its rounding charged.
+ */
+function boundaryValue(c: BoundaryContext, i: number, a: number, b: number): number {
+  const { L, k, D, f, exact, below } = c;
+  const key = (i * k + a) * k + b;
+  const sk = c.skeletons.get(key) ?? skeleton(c, i, a, b);
+  c.skeletons.set(key, sk);
+  const width = 2 * D + 1;
+  const w = L.of[i];
+  const s = L.start[w],
+    e = L.end[w];
+  const T = L.of.length;
+  const past = (u: number, u2: number) => (s === 0 || u === u2 ? 1 : c.q[s - 1][(u * k + u2) * width + f[u] - f[u2] + D]);
+  const future = (v: number, v2: number) => (e === T - 1 || v === v2 ? 1 : c.h[e + 1][(v * k + v2) * width + f[v] - f[v2] + D]);
+  const am1 = exact.alpha - 1;
+  const F = c.Fs[w];
+  const shift = (d: number) => (d <= D ? F[d + D] : c.factor(d, w));
+  // Both bounds on the window's factor hold: the counts' own divergence (data processing) and the
+  // shift bound of their sorted coupling; the better one is kept, the exact one computed only if needed.
+  const better = below ? Math.max : Math.min;
+  const n = sk.mass.length;
+  const weight = new Float64Array(n),
+    factor = new Float64Array(n);
+  const st = sk.states;
+  let sum = 0;
+  for (let j = 0; j < n; j++) {
+    weight[j] = sk.mass[j] * past(st[4 * j], st[4 * j + 1]) * future(st[4 * j + 2], st[4 * j + 3]);
+    factor[j] = better(Math.exp(am1 * sk.data[j]), sortedShiftBound(sk.sorted[j], shift, below));
+    sum += weight[j] * factor[j];
+  }
+  // The mass a true coupling moves otherwise, at the largest factor any boundary pair can have:
+  // the outer values' largest and the window moved by its whole range (ρ of a shift bounds D_α).
+  let restFactor = 0;
+  if (!below && sk.restLeft + sk.restRight > 0) {
+    let maxPast = 1,
+      maxFuture = 1;
+    for (let u = 0; u < k; u++)
+      for (let u2 = 0; u2 < k; u2++) {
+        maxPast = Math.max(maxPast, past(u, u2));
+        maxFuture = Math.max(maxFuture, future(u, u2));
+      }
+    restFactor = (sk.restLeft + sk.restRight) * maxPast * maxFuture * c.factor((e - s + 1) * c.spread, w);
+  }
+  // Roundings beyond the outer values': the laws' masses (each within η of exact moves ∫p^α q^{1−α}
+  // by a factor within e^{±(α + |1−α|)η/(1−η)}), four products per term and the sum of the terms.
+  const charge = c.rounding + ((exact.alpha + Math.abs(am1)) * sk.etaLaw) / (1 - sk.etaLaw) + (n + 8) * EPS * 1.01;
+  // A fresh sum of the positive terms (the running one is only a guide while refining).
+  const total = () => {
+    let t = restFactor;
+    for (let j = 0; j < n; j++) t += weight[j] * factor[j];
+    return below ? Math.log(t) - charge : Math.log(t) + charge;
+  };
+  const meets = (x: number) => exact.target !== undefined && (below ? x >= exact.target : x <= exact.target);
+  const guide = (x: number) => (below ? Math.log(x) - charge : Math.log(x) + charge);
+  sum += restFactor;
+  let value = total();
+  if (meets(value)) return value;
+  // Refine the heaviest terms first with the noisy window's divergence, until the target is met.
+  const order = Array.from({ length: n }, (_, j) => j).sort((x, y) =>
+    below ? weight[x] * factor[x] - weight[y] * factor[y] : weight[y] * factor[y] - weight[x] * factor[x],
+  );
+  const noisy = c.noisyCache.get(exact.noiseKey(w)) ?? new Map<number, number>();
+  c.noisyCache.set(exact.noiseKey(w), noisy);
+  for (const j of order) {
+    const pk = sk.p[j].id * 2 ** 26 + sk.q[j].id;
+    const d = noisy.get(pk) ?? exact.noisy(sk.p[j], sk.q[j], w);
+    noisy.set(pk, d);
+    const refined = better(factor[j], Math.exp(am1 * d));
+    sum += weight[j] * (refined - factor[j]);
+    factor[j] = refined;
+    if (meets(guide(sum))) {
+      value = total();
+      if (meets(value)) return value;
+    }
+  }
+  return total();
 }
