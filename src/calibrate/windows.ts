@@ -1,6 +1,6 @@
 // Calibrating the noise of a chain's window counts (docs/math.md §19): the path-coupled bound at
 // finite α > 1, the Markov Quilt Mechanism and group DP for the whole vector at every α.
-import { InputError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
@@ -204,10 +204,11 @@ function pathCoupled(
     return bound;
   };
   // D_α ≤ exponent/(α−1) ≤ ε: the exponent at most (α−1)ε for α > 1, at least it for α < 1.
-  const meets = (b: number) => (alpha > 1 ? boundOf(b).exponent <= target : boundOf(b).exponent >= target);
   // A scale known to meet the bound (the path-coupled one meets the boundary-coupled bound, which
-  // keeps the smaller of the two per pair) starts the search there.
-  let hi = upper ?? Math.max(...lengths);
+  // keeps the smaller of the two per pair) answers for every scale above it without evaluating: the
+  // search takes the same steps, and gives the same scale, as without it.
+  const meets = (b: number) => (upper !== undefined && b >= upper) || (alpha > 1 ? boundOf(b).exponent <= target : boundOf(b).exponent >= target);
+  let hi = Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
   while (!meets(hi)) {
@@ -226,12 +227,14 @@ function pathCoupled(
     else lo = mid;
   }
   const at = boundOf(hi);
+  // The answer is the feasible end, re-checked (a shortcut above `upper` never stands in for it).
+  if (!(alpha > 1 ? at.exponent <= target : at.exponent >= target)) throw new NumericalError(`the ${method} bound does not meet the budget at the scale found, ${hi}`);
   const binding = at.binding ? { time: at.binding.time + 1, pair: [model.states[at.binding.a], model.states[at.binding.b]] as [string, string] } : undefined;
   return {
     ...base,
     scale: hi,
     ...(binding ? { binding } : {}),
-    explanation: `${boundary ? "boundary-coupled bound (docs/math.md §19): the secret's window exactly, given its boundary states, which are coupled (maximal coupling of their laws given X_i = a and X_i = b); the outer windows by the path-coupled bound, the smaller of the two per pair. Path-coupled bound: " : ''}path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}] ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
+    explanation: `${boundary ? "boundary-coupled bound (docs/math.md §19): the secret's window exactly, given its boundary states (maximal couplings of their laws given X_i = a and X_i = b), the other windows path-coupled (step by step, the past through the reversed chain); per time and pair the smaller of this and the path-coupled bound" : 'path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}]'} ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
   };
 }
 
