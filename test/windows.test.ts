@@ -484,14 +484,20 @@ describe('CLI: --window', () => {
     const two = JSON.parse(second.stdout);
     expect(two.release.index).toBe(2);
     expect(two.ledger.level).toBeLessThanOrEqual(1);
-    // The joint level is the path-coupled bound over both windows at their scales.
+    // The joint level is the boundary-coupled bound over both windows at their scales (every pair refined).
     const t = await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' });
     const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 60 });
     const { windowsExponent } = await import('../src/calibrate/windows.js');
-    const joint = windowsExponent(m, [30, 30], 2, [
-      { mechanism: FAMILY_OF.default, scale: JSON.parse(first.stdout).scale },
-      { mechanism: FAMILY_OF.default, scale: fit },
-    ]).exponent;
+    const joint = windowsExponent(
+      m,
+      [30, 30],
+      2,
+      [
+        { mechanism: FAMILY_OF.default, scale: JSON.parse(first.stdout).scale },
+        { mechanism: FAMILY_OF.default, scale: fit },
+      ],
+      {},
+    ).exponent;
     expect(two.ledger.level).toBeCloseTo(joint, 12);
     const third = await inProcess('release', ...series, '--ledger', ledger);
     expect(third.status).toBe(2);
@@ -514,7 +520,7 @@ describe('CLI: --window', () => {
     expect(show.status).toBe(0);
     // No naive sum is computed for windows: said as '—', never a NaN.
     const listed = await inProcess('ledger', 'show', '--ledger', ledger, ...series);
-    expect(listed.stdout).toMatch(/path-coupled/);
+    expect(listed.stdout).toMatch(/boundary-coupled/);
     expect(listed.stdout).not.toMatch(/NaN/);
     // account reads the same ledger: both windows out, no third to plan.
     const acc = await inProcess('account', '--ledger', ledger, ...series, '--json');

@@ -273,7 +273,18 @@ function nextReleaseFinite(
 }
 
 /** Options of an account of any law source: coordinate weights apply to vector-valued queries. */
-export type AnyAccountOptions = { alphas: number[]; delta?: number; onProgress?: Progress; coordinateScales?: readonly number[] };
+export type AnyAccountOptions = {
+  alphas: number[];
+  delta?: number;
+  onProgress?: Progress;
+  coordinateScales?: readonly number[];
+  /**
+   * Only whether each order's level is within this ε matters (a search for a scale that fits): a
+   * source whose bound can stop early (window counts) does, and its level is then an upper bound,
+   * within ε exactly when the releases fit.
+   */
+  fitsWithin?: number;
+};
 
 /** A release of any law source's value: on ℝ^d it may publish some coordinates only (0-based). */
 export type AnyRelease = Release & { coordinates?: readonly number[] };

@@ -74,7 +74,7 @@ export function checkBudget(b: Budget): Budget {
 }
 
 /** The joint accountant on every release of the list (the releases of one ledger share their coordinate weights). */
-function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget, fitsOnly = false): Accounting {
   if (groups.some((g) => g.coordinates)) return statisticsAccount(scenario, groups, b);
   const weights = groups[0]?.coordinateScales;
   if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
@@ -82,7 +82,7 @@ function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b:
   const releases = groups.flatMap((g) => drawsOf(g));
   return account(scenario, releases, {
     alphas: [...b.alphas],
-    ...(b.delta !== undefined ? { delta: b.delta } : {}),
+    ...(b.delta !== undefined ? { delta: b.delta } : fitsOnly ? { fitsWithin: b.epsilon } : {}),
     ...(weights ? { coordinateScales: weights } : {}),
   });
 }
@@ -190,15 +190,17 @@ function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRel
 
 /**
  * The joint level of `groups` read against the budget: every order's certified bound must be
- * within ε (Rényi), or the best order's ε′ within ε (with δ).
+ * within ε (Rényi), or the best order's ε′ within ε (with δ). With `fitsOnly` only `fits` is
+ * wanted: a source whose bound can stop early (window counts) returns, where the releases fit, a
+ * level that is an upper bound within ε rather than its tightest value.
  * @example budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 2 }], { alphas: [2], epsilon: 1 }).fits
  */
-export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): BudgetLevel {
+export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget, fitsOnly = false): BudgetLevel {
   checkShape(ARRAY, groups, 'groups');
   checkShape(OBJECT, b, 'budget');
   checkBudget(b);
   if (groups.length === 0 || groups.every((g) => g.count === 0)) throw noRelease();
-  const accounting = jointAccount(scenario, groups, b);
+  const accounting = jointAccount(scenario, groups, b, fitsOnly);
   if (b.delta !== undefined) {
     const e = accounting.epsilonDelta;
     return { accounting, level: e ? e.epsilon : Infinity, alpha: e ? e.alpha : Infinity, fits: !!e && e.epsilon <= b.epsilon };
@@ -228,7 +230,7 @@ export function smallestFittingScale(
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
   checkShape(OBJECT, b, 'budget');
-  const fits = (s: number) => budgetLevel(scenario, [...past, { ...next, scale: s }], b).fits;
+  const fits = (s: number) => budgetLevel(scenario, [...past, { ...next, scale: s }], b, true).fits;
   if (!fits(1e300)) return null;
   let lo = start;
   let hi = start;

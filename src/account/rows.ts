@@ -13,7 +13,16 @@ export interface Release {
 }
 
 /** How a joint divergence was bounded. */
-export type JointMethod = 'exact' | 'exact (Gaussian mean)' | 'coupled' | 'chained' | 'path-coupled' | 'sup-at-atoms' | 'data-processing' | 'unbounded';
+export type JointMethod =
+  | 'exact'
+  | 'exact (Gaussian mean)'
+  | 'coupled'
+  | 'chained'
+  | 'path-coupled'
+  | 'boundary-coupled'
+  | 'sup-at-atoms'
+  | 'data-processing'
+  | 'unbounded';
 
 /** One order of an account: the certified joint D_α, how it was bounded, and the naive sum beside it. */
 export interface AccountRow {

@@ -1,4 +1,4 @@
-import { windowsExponent } from '../calibrate/windows.js';
+import { exactWindowApplies, windowsExponent } from '../calibrate/windows.js';
 import { InputError } from '../errors.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import type { Accounting, Release } from './rows.js';
@@ -6,28 +6,43 @@ import { rdpToDpSharp } from '../audit/conversion.js';
 
 /**
  * The joint level of a series' window releases, released in order (release k is window k): per
- * order, the path-coupled bound with each released window at its own noise and the windows not
+ * order, the boundary-coupled bound (per pair the smaller of it and the path-coupled bound; the
+ * path-coupled alone for noise without an exact accountant) with each released window at its own noise and the windows not
  * yet released at none (docs/math.md §19). The naive sum is not computed (NaN): each window's own
  * bound is a programme as long as the joint one.
  * @example accountWindows(windowScenario(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 'toy'), [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] }).rows[0].divergence > 0 // true
  */
-export function accountWindows(s: WindowScenario, releases: readonly Release[], opts: { alphas: readonly number[]; delta?: number }): Accounting {
+export function accountWindows(
+  s: WindowScenario,
+  releases: readonly Release[],
+  opts: { alphas: readonly number[]; delta?: number; fitsWithin?: number },
+): Accounting {
   if (releases.length > s.lengths.length)
     throw new InputError(
       `${releases.length} window releases, but the series has ${s.lengths.length} windows: every window is released once, in order`,
       'release',
     );
   const noises = s.lengths.map((_, w) => (w < releases.length ? { mechanism: releases[w].mechanism, scale: releases[w].scale } : null));
+  // Per pair the smaller of the path- and the boundary-coupled bound, where every release's noise has an exact accountant.
+  const boundary = releases.every((r) => exactWindowApplies(r.mechanism));
+  const method = boundary ? ('boundary-coupled' as const) : ('path-coupled' as const);
   const rows = opts.alphas.map((alpha) => {
     if (!(alpha > 0 && alpha !== 1))
       throw new InputError(`window releases are accounted at orders α > 0 but 1 (the path-coupled bound); got ${alpha}`, 'alpha');
     // At α = ∞ the path bound gives nothing finite (its worst path is group DP): no level is certified.
-    if (alpha === Infinity) return { alpha, divergence: Infinity, method: 'path-coupled' as const, binding: null, naiveSum: Number.NaN, understated: null };
-    const b = windowsExponent(s.model, s.lengths, alpha, noises);
+    if (alpha === Infinity) return { alpha, divergence: Infinity, method, binding: null, naiveSum: Number.NaN, understated: null };
+    // A search for a scale that fits stops at the first pair that misses (α−1)ε; a level is the worst pair's, refined only as far as it binds.
+    const b = windowsExponent(
+      s.model,
+      s.lengths,
+      alpha,
+      noises,
+      !boundary ? undefined : opts.fitsWithin !== undefined ? { target: (alpha - 1) * opts.fitsWithin, stopAtFailure: true } : { worstOnly: true },
+    );
     const binding = b.binding
       ? { prior: `X[${b.binding.time + 1}]`, pair: [s.model.states[b.binding.a], s.model.states[b.binding.b]] as [string, string] }
       : null;
-    return { alpha, divergence: b.exponent / (alpha - 1), method: 'path-coupled' as const, binding, naiveSum: Number.NaN, understated: null };
+    return { alpha, divergence: b.exponent / (alpha - 1), method, binding, naiveSum: Number.NaN, understated: null };
   });
   // With δ: the best order's (ε′, δ) by the sharper conversion, as for one value's releases.
   let epsilonDelta: Accounting['epsilonDelta'] = null;

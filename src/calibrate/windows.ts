@@ -45,13 +45,12 @@ function contribution(model: MarkovModel): number[] {
 /** One window's noise; null for a window not released. */
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
 
-/** How `windowsExponent` treats the secret's own window: coupled like the others, or exactly given its coupled boundary states. */
-export interface WindowExactOptions {
-  /** (α−1)ε: pairs whose path-coupled exponent meets it keep it (the exact window is computed only where it could matter). */
-  target?: number;
-  /** Per chain of the class, the noise-free divergences kept across scales (they do not depend on them). */
-  caches?: BoundaryCache[];
-}
+/**
+ * How `windowsExponent` treats the secret's own window (with these options: exactly, given its
+ * coupled boundary states): a target to stop refining at, or only the worst pair wanted
+ * (WindowExact's fields), and per chain of the class what is kept across scales.
+ */
+export type WindowExactOptions = Pick<WindowExact, 'target' | 'stopAtFailure' | 'firstWindow' | 'worstOnly'> & { caches?: BoundaryCache[] };
 
 /**
  * The path-coupled bound's worst exponent (α−1)·D_α over the class's chains, every secret time
@@ -88,7 +87,15 @@ export function windowsExponent(
   const perTime = worst.perTime.slice();
   model.chains.forEach((c, j) => {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    const hook = exact ? exactWindow(noises, alpha, { ...exact, cache: exact.caches?.[j] }) : undefined;
+    const hook = exact
+      ? exactWindow(noises, alpha, {
+          target: exact.target,
+          stopAtFailure: exact.stopAtFailure,
+          firstWindow: exact.firstWindow,
+          worstOnly: exact.worstOnly,
+          cache: exact.caches?.[j],
+        })
+      : undefined;
     const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, below, hook);
     const e = worstOf(b.exponent, worst.exponent);
     if (e !== worst.exponent || worst.binding === null) worst = { ...b, exponent: e };
@@ -119,7 +126,7 @@ function noExactWindow(noises: readonly WindowNoise[]): string | null {
 }
 
 /** The exact divergences of the secret's window (value + error: upper bounds on D_α). */
-function exactWindow(noises: readonly WindowNoise[], alpha: number, o: { target?: number; cache?: BoundaryCache }): WindowExact {
+function exactWindow(noises: readonly WindowNoise[], alpha: number, o: Omit<WindowExactOptions, 'caches'> & { cache?: BoundaryCache }): WindowExact {
   const upper = (r: { value: number; error: number }) => r.value + r.error;
   return {
     alpha,
@@ -228,7 +235,8 @@ function pathCoupled(
   }
   const at = boundOf(hi);
   // The answer is the feasible end, re-checked (a shortcut above `upper` never stands in for it).
-  if (!(alpha > 1 ? at.exponent <= target : at.exponent >= target)) throw new NumericalError(`the ${method} bound does not meet the budget at the scale found, ${hi}`);
+  if (!(alpha > 1 ? at.exponent <= target : at.exponent >= target))
+    throw new NumericalError(`the ${method} bound does not meet the budget at the scale found, ${hi}`);
   const binding = at.binding ? { time: at.binding.time + 1, pair: [model.states[at.binding.a], model.states[at.binding.b]] as [string, string] } : undefined;
   return {
     ...base,

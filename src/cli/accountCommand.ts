@@ -174,6 +174,7 @@ const HOW = {
   coupled: 'coupled bound, inner divergences summed over releases',
   chained: 'exact on one statistic, the others at their widest shift (chain rule, docs/math.md §20)',
   'path-coupled': 'path-coupled bound over the windows (docs/math.md §19)',
+  'boundary-coupled': "boundary-coupled bound over the windows (the secret's window exactly, the others path-coupled; docs/math.md §19)",
   'sup-at-atoms': 'exact sup at the atoms (α = ∞)',
   'data-processing': "data processing (the data's own divergence)",
   unbounded: 'Gaussian noise has no finite α = ∞ level',

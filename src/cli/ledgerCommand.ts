@@ -134,7 +134,7 @@ const ONE_VALUE =
 
 /** What a series' window ledger assumes: its releases are the series' windows, one each, in order. */
 const ONE_WINDOW_EACH =
-  'each release recorded here is the next window of this series, in order, once; the joint level is the path-coupled bound over the windows released (docs/math.md §19)';
+  'each release recorded here is the next window of this series, in order, once; the joint level is the boundary-coupled bound over the windows released (per pair the smaller of it and the path-coupled bound; the path-coupled alone for noise without an exact accountant; docs/math.md §19)';
 
 /** The assumption a ledger states, by the name its law source gave it (a series' windows are named "… per window over …"). */
 const assumes = (scenario: string, laws = '') => (isSourceBound(laws) ? ONE_SOURCE : / per window over /.test(scenario) ? ONE_WINDOW_EACH : ONE_VALUE);

@@ -3,7 +3,7 @@
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF } from '../mechanisms/registry.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
@@ -231,14 +231,14 @@ async function releaseNextWindow(
     const up = (x: number) => String(Number(decimalUp(x, 4)));
     const digits = barDigits(r.halfWidth);
     process.stdout.write(
-      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), path-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
+      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), ${exactWindowApplies(mechanism) ? 'boundary' : 'path'}-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
     );
   }
   await entry.shown();
 }
 
 /**
- * `audit … --window … --scale S`: the path-coupled bound on D_α at every order asked, every
+ * `audit … --window … --scale S`: the boundary- or path-coupled bound on D_α (the smaller per pair) at every order asked, every
  * released window at S, with the secret time and pair that bind it and the times that need the
  * most (docs/math.md §19). Exit 1 where an order is over ε.
  */
@@ -276,6 +276,6 @@ export async function auditWindowsCli(o: WindowOptions & { scale?: string; empir
       `α = ${r.alpha}: D_α ≤ ${numUp(r.bound)}${r.binding ? ` (binding X[${r.binding.time}]: ${r.binding.pair.join(' vs ')})` : ''}; the times needing most: ${r.top.map((x) => `${x.time} (${numUp(x.bound)})`).join(', ')}`,
   );
   process.stdout.write(
-    `${o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window` : `${o.spec}: the count per window`} (${released} of ${w.lengths.length} windows at ${mechanism} scale ${scale})\npath-coupled bound per secret time (docs/math.md §19), ε = ${epsilon}\n\n${lines.join('\n')}\n\nverdict: ${verdict}\n`,
+    `${o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window` : `${o.spec}: the count per window`} (${released} of ${w.lengths.length} windows at ${mechanism} scale ${scale})\n${exactWindowApplies(mechanism) ? 'boundary-coupled (per pair the smaller of it and the path-coupled)' : 'path-coupled'} bound per secret time (docs/math.md §19), ε = ${epsilon}\n\n${lines.join('\n')}\n\nverdict: ${verdict}\n`,
   );
 }

@@ -174,6 +174,7 @@ export function pathCoupledBound(
   let best = none;
   let binding: WindowBound['binding'] = null;
   const perTime = new Float64Array(T).fill(none);
+  const deferred: { i: number; a: number; b: number; value: number }[] = [];
   // With `stopAtFailure`, the window that failed last is tried first: a scale that fails is found
   // failing at once.
   const first = exact?.stopAtFailure ? Math.min(exact.firstWindow ?? 0, lengths.length - 1) : 0;
@@ -185,9 +186,13 @@ export function pathCoupledBound(
         for (let b = a + 1; b < k; b++) {
           if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
           let value = charged(secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, M }));
+          if (exact?.worstOnly) {
+            deferred.push({ i, a, b, value });
+            continue;
+          }
           // The secret's window exactly where the path value alone misses the target: either bound holds.
           if (inner && !meets(value)) {
-            const other = boundaryValue(inner, i, a, b);
+            const other = boundaryValue(inner, i, a, b, exact?.target);
             if (worse(value, other)) value = other;
           }
           if (worse(value, perTime[i])) perTime[i] = value;
@@ -197,6 +202,23 @@ export function pathCoupledBound(
           }
           if (exact?.stopAtFailure && exact.target !== undefined && !meets(value)) return { exponent: best, binding, perTime };
         }
+  }
+  // Only the worst pair matters: the pairs in order of their path values, worst first, each refined
+  // only until it is no worse than the worst so far; once a path value is no worse, none after it is.
+  deferred.sort((x, y) => (worse(x.value, y.value) ? -1 : worse(y.value, x.value) ? 1 : 0));
+  let refining = true;
+  for (const d of deferred) {
+    let value = d.value;
+    refining &&= binding === null || worse(value, best);
+    if (inner && refining) {
+      const other = boundaryValue(inner, d.i, d.a, d.b, binding === null ? undefined : best);
+      if (worse(value, other)) value = other;
+    }
+    if (worse(value, perTime[d.i])) perTime[d.i] = value;
+    if (worse(value, best) || binding === null) {
+      best = value;
+      binding = { time: d.i, a: d.a, b: d.b };
+    }
   }
   // No pair at a time: exponent/(α−1) = −∞ either way.
   return {
@@ -447,6 +469,11 @@ export interface WindowExact {
   stopAtFailure?: boolean;
   /** With `stopAtFailure`: the window to try first (the one that failed last). */
   firstWindow?: number;
+  /**
+   * Only the worst exponent is wanted (an account's level): each pair is refined only until it is no
+   * worse than the worst so far. `perTime` then holds upper bounds for the other times.
+   */
+  worstOnly?: boolean;
   /** What is kept across calls for this chain (it does not depend on the scale). */
   cache?: BoundaryCache;
 }
@@ -607,7 +634,7 @@ function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton
  * with the window's laws exact (bridges of the chain) and the outer values the path-coupled ones.
  * Returns the exponent, its rounding charged.
  */
-function boundaryValue(c: BoundaryContext, i: number, a: number, b: number): number {
+function boundaryValue(c: BoundaryContext, i: number, a: number, b: number, target: number | undefined): number {
   const { L, k, D, f, exact, below } = c;
   const key = (i * k + a) * k + b;
   const sk = c.skeletons.get(key) ?? skeleton(c, i, a, b);
@@ -657,7 +684,7 @@ function boundaryValue(c: BoundaryContext, i: number, a: number, b: number): num
     for (let j = 0; j < n; j++) t += weight[j] * factor[j];
     return below ? Math.log(t) - charge : Math.log(t) + charge;
   };
-  const meets = (x: number) => exact.target !== undefined && (below ? x >= exact.target : x <= exact.target);
+  const meets = (x: number) => target !== undefined && (below ? x >= target : x <= target);
   const guide = (x: number) => (below ? Math.log(x) - charge : Math.log(x) + charge);
   sum += restFactor;
   let value = total();
