@@ -185,8 +185,13 @@ export function boundaryCoupling(p: readonly number[], q: readonly number[], eta
     ru[z] = p[z] - c;
     rv[z] = q[z] - c;
   }
-  let rest = 0;
+  // Divided by the larger residual: the computed laws' totals may differ slightly, and both margins
+  // of the unmet part then stay below their laws, however small it is.
+  let rest = 0,
+    restV = 0;
   for (const r of ru) rest += r;
+  for (const r of rv) restV += r;
+  rest = Math.max(rest, restV);
   if (rest > 0)
     for (let x = 0; x < k; x++) if (ru[x] > 0) for (let y = 0; y < k; y++) if (rv[y] > 0) entries.push({ u: x, v: y, mass: (ru[x] * rv[y]) / rest });
   // Margins of γ̃ (each a sum of at most k + 1 terms, each within 4 roundings of exact: relative (k + 6)·2⁻⁵³).

@@ -20,14 +20,14 @@ export interface WindowChain {
 }
 
 /** One successor of a pair of states under the maximal coupling: the two next states (-1: the pair met), and its mass. */
-type Step = { u: number; v: number; p: number };
+export type Step = { u: number; v: number; p: number };
 
 /**
  * The maximal coupling of two laws on the states: the pair meets at z with mass min(p_z, q_z),
  * and otherwise moves to (z₁, z₂) by the product of the normalised residuals (disjoint supports,
  * so z₁ ≠ z₂ there).
  */
-function maximalCoupling(p: readonly number[], q: readonly number[]): Step[] {
+export function maximalCoupling(p: readonly number[], q: readonly number[], computed = false): Step[] {
   let met = 0;
   const ru: number[] = [];
   const rv: number[] = [];
@@ -38,8 +38,15 @@ function maximalCoupling(p: readonly number[], q: readonly number[]): Step[] {
     rv.push(q[z] - c);
   }
   const steps: Step[] = met > 0 ? [{ u: -1, v: -1, p: met }] : [];
-  // The residual mass summed, not 1 − met: no cancellation when the rows nearly agree.
-  const rest = ru.reduce((a, b) => a + b, 0);
+  // The residual mass summed, not 1 − met: no cancellation when the rows nearly agree. Rows that are
+  // `computed` (not the model's own numbers) may sum to slightly different totals: dividing by the
+  // larger residual keeps both margins of the unmet part below their rows, however small it is.
+  const rest = computed
+    ? Math.max(
+        ru.reduce((a, b) => a + b, 0),
+        rv.reduce((a, b) => a + b, 0),
+      )
+    : ru.reduce((a, b) => a + b, 0);
   if (rest <= 0) return steps;
   for (let x = 0; x < p.length; x++) if (ru[x] > 0) for (let y = 0; y < q.length; y++) if (rv[y] > 0) steps.push({ u: x, v: y, p: (ru[x] * rv[y]) / rest });
   return steps;
@@ -58,10 +65,18 @@ interface FlatSteps {
   to: Int32Array;
   shift: Int32Array;
   p: Float64Array;
+  /**
+   * Rows known only up to a relative error (the reversed chain's, computed from the marginals): per
+   * pair, the factor `keep` ≤ 1 that puts the coupling's margins below the true rows, and the mass
+   * `lost` a true coupling moves some other way (charged at the largest value it can reach).
+   * Absent: the rows are the model's own numbers (the forward kernel).
+   */
+  keep?: Float64Array;
+  lost?: Float64Array;
 }
 
 /** `steps` (per pair u, v) as flat arrays (see FlatSteps). */
-function flatten(steps: Step[][][], f: readonly number[]): FlatSteps {
+function flatten(steps: Step[][][], f: readonly number[], robust?: { keep: Float64Array; lost: Float64Array }): FlatSteps {
   const k = steps.length;
   const from = new Int32Array(k * k + 1);
   const to: number[] = [],
@@ -85,7 +100,7 @@ function flatten(steps: Step[][][], f: readonly number[]): FlatSteps {
       }
     }
   from[k * k] = to.length;
-  return { hasMet, met, from, to: Int32Array.from(to), shift: Int32Array.from(shift), p: Float64Array.from(p) };
+  return { hasMet, met, from, to: Int32Array.from(to), shift: Int32Array.from(shift), p: Float64Array.from(p), ...(robust ?? {}) };
 }
 
 /** The windows' layout: each time's window, and each window's first and last time (0-based). */
@@ -157,13 +172,15 @@ export function pathCoupledBound(
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
   const h = futureValues(k, T, D, Fs, L, spread, flatten(forward, f));
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
-  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? flatten(reversedCouplings(chain.transition, mu, t), f) : null));
-  const q = pastValues(k, T, D, Fs, L, spread, rev);
+  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t, f) : null));
+  const q = pastValues(k, T, D, Fs, L, spread, rev, below);
   // Every value is a sum of positive terms (no cancellation). Along the T + 1 steps of either side a
   // term meets one coupling mass (at most 4 roundings: a min, a difference, a product, a quotient),
-  // one factor, one product and a sum of at most k² + 1 terms (k² roundings); so each term, and the
-  // total, is within relative n·2⁻⁵³/(1 − n·2⁻⁵³) of the exact value, n = (T + 1)(k² + 8) + 16.
-  const n = (T + 1) * (k * k + 8) + 16;
+  // one factor, one product, a sum of at most k² + 1 terms (k² roundings), and on the past's side
+  // the scaling by `keep` and the lost mass's term (two more); so each term, and the total, is within
+  // relative n·2⁻⁵³/(1 − n·2⁻⁵³) of the exact value, n = (T + 1)(k² + 10) + 16. (The reversed
+  // kernel's own error, from the marginals, is not a rounding of these sums: `keep` and `lost` carry it.)
+  const n = (T + 1) * (k * k + 10) + 16;
   const rounding = (n * EPS) / (1 - n * EPS);
   const charged = (v: number) => (below ? Math.log(v) - rounding : Math.log(v) + rounding);
   // Worse: a larger exponent (α > 1), a smaller one (α < 1).
@@ -180,12 +197,12 @@ export function pathCoupledBound(
   const first = exact?.stopAtFailure ? Math.min(exact.firstWindow ?? 0, lengths.length - 1) : 0;
   for (let n = 0; n < lengths.length; n++) {
     const w = (first + n) % lengths.length;
-    const M = windowPast(k, D, L, w, f, spread, rev, q);
+    const past = windowPast(k, D, L, w, f, spread, rev, q, below);
     for (let i = L.start[w]; i <= L.end[w]; i++)
       for (let a = 0; a < k; a++)
         for (let b = a + 1; b < k; b++) {
           if (!(mu[i][a] > 0 && mu[i][b] > 0)) continue;
-          let value = charged(secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, M }));
+          let value = charged(secretValue(i, a, b, { k, D, L, f, spread, rev, h, q, past, below }));
           if (exact?.worstOnly) {
             deferred.push({ i, a, b, value });
             continue;
@@ -239,11 +256,52 @@ function marginals(chain: WindowChain, T: number): number[][] {
 }
 
 /** The reversed kernel's maximal couplings from time t to t − 1: rows μ_{t−1}(u)P(u, v)/μ_t(v). */
-function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t: number): Step[][][] {
+function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t: number, f: readonly number[]): FlatSteps {
   const k = P.length;
   const row = (v: number) => Array.from({ length: k }, (_, u) => (mu[t][v] > 0 ? (mu[t - 1][u] * P[u][v]) / mu[t][v] : 0));
   const rows = Array.from({ length: k }, (_, v) => row(v));
-  return rows.map((_, u) => rows.map((__, v) => (u === v || !(mu[t][u] > 0 && mu[t][v] > 0) ? [] : maximalCoupling(rows[u], rows[v]))));
+  const steps = rows.map((_, u) => rows.map((__, v) => (u === v || !(mu[t][u] > 0 && mu[t][v] > 0) ? [] : maximalCoupling(rows[u], rows[v], true))));
+  // μ_t is computed over t steps of k products and sums (relative (k + 1)·2⁻⁵³ each), a row entry
+  // from μ_{t−1} and μ_t with three more roundings: each entry within η of the true reversed kernel's.
+  const n = 2 * t * (k + 1) + 3;
+  const eta = (n * EPS) / (1 - n * EPS);
+  const keep = new Float64Array(k * k).fill(1),
+    lost = new Float64Array(k * k);
+  for (let u = 0; u < k; u++)
+    for (let v = 0; v < k; v++) {
+      if (steps[u][v].length === 0) continue;
+      const r = robustShare(rows[u], rows[v], steps[u][v], eta);
+      keep[u * k + v] = r.keep;
+      lost[u * k + v] = r.lost;
+    }
+  return flatten(steps, f, { keep, lost });
+}
+
+/**
+ * A coupling `steps` computed from rows p, q known within a relative η per entry: the factor c ≤ 1
+ * such that c times the steps' margins (recomputed, each a sum of at most k + 1 masses) lie below
+ * the true rows, and the mass 1 − c·Σ steps (rounded up) that a true coupling moves otherwise.
+ */
+export function robustShare(p: readonly number[], q: readonly number[], steps: readonly Step[], eta: number): { keep: number; lost: number } {
+  const k = p.length;
+  const rows = p.map((x, z) => Math.min(x, q[z])),
+    cols = rows.slice();
+  let total = 0;
+  for (const st of steps) {
+    total += st.p;
+    if (st.u < 0) continue;
+    rows[st.u] += st.p;
+    cols[st.v] += st.p;
+  }
+  const up = 1 + (k + 6) * EPS * 1.01;
+  let c = 1;
+  for (let z = 0; z < k; z++) {
+    if (rows[z] > 0) c = Math.min(c, (p[z] * (1 - eta)) / (rows[z] * up));
+    if (cols[z] > 0) c = Math.min(c, (q[z] * (1 - eta)) / (cols[z] * up));
+  }
+  c *= 1 - 2 * EPS;
+  const left = 1 - c * total * (1 - (k * k + k + 8) * EPS);
+  return { keep: c, lost: Math.max(0, left) * (1 + 2 * EPS) };
 }
 
 /** Flat index of (pair u, v; difference d) in a value table. */
@@ -300,10 +358,29 @@ function futureValues(k: number, T: number, D: number, Fs: Float64Array[], L: La
 }
 
 /**
- * q_t(u, v, d): the same for the past, through the reversed chain from time t down to 0, d being
- * the difference of t's window over its times from t up to where the traversal entered it.
+ * The largest value of a table at each difference x, over every pair not met and every step of the
+ * difference within the spread: what a mass the coupling does not place can reach (top[x + D]).
  */
-function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, spread: number, rev: (FlatSteps | null)[]): Float64Array[] {
+function reachable(table: Float64Array, k: number, D: number, spread: number): Float64Array {
+  const width = 2 * D + 1;
+  const col = new Float64Array(width);
+  for (let pair = 0; pair < k * k; pair++) {
+    if (pair % (k + 1) === 0) continue;
+    for (let y = 0; y < width; y++) col[y] = Math.max(col[y], table[pair * width + y]);
+  }
+  const top = new Float64Array(width);
+  for (let x = 0; x < width; x++) for (let s = -spread; s <= spread; s++) if (x + s >= 0 && x + s < width) top[x] = Math.max(top[x], col[x + s]);
+  return top;
+}
+
+/**
+ * q_t(u, v, d): the same for the past, through the reversed chain from time t down to 0, d being
+ * the difference of t's window over its times from t up to where the traversal entered it. The
+ * reversed kernel is known within a relative error: its couplings are scaled by `keep`, and their
+ * `lost` mass is charged at the largest value it can reach (met: the window's factor; or any pair
+ * one step on), an upper bound for α > 1; for α < 1 (`below`) the lost mass is dropped (a lower bound).
+ */
+function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layout, spread: number, rev: (FlatSteps | null)[], below: boolean): Float64Array[] {
   const width = 2 * D + 1;
   const q: Float64Array[] = new Array(T);
   for (let t = 0; t < T; t++) {
@@ -313,6 +390,7 @@ function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layo
     const F = Fs[w];
     const steps = rev[t];
     const r = reach(L.end[w] - t + 1, spread, D);
+    const top = steps && !below ? reachable(q[t - 1], k, D, spread) : null;
     for (let pair = 0; pair < k * k; pair++) {
       if (pair % (k + 1) === 0) continue; // u = v
       const base = pair * width + D;
@@ -321,11 +399,14 @@ function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layo
         continue;
       }
       const { hasMet, met, from, to, shift, p } = steps;
+      const keep = steps.keep ? steps.keep[pair] : 1;
+      const lost = top && steps.lost ? steps.lost[pair] : 0;
       const prev = q[t - 1];
       if (opens) {
         // The earlier window is a fresh one: the expectation before t is the same for every d.
         let s = hasMet[pair] ? met[pair] : 0;
         for (let j = from[pair]; j < from[pair + 1]; j++) s += p[j] * (Math.abs(shift[j]) <= D ? prev[to[j] * width + shift[j] + D] : Infinity);
+        s = keep * s + (lost > 0 ? lost * Math.max(1, top![D]) : 0);
         for (let d = -r; d <= r; d++) cur[base + d] = F[d + D] * s;
         continue;
       }
@@ -335,7 +416,7 @@ function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layo
           const dn = d + shift[j];
           s += p[j] * (Math.abs(dn) <= D ? prev[to[j] * width + dn + D] : Infinity);
         }
-        cur[base + d] = s;
+        cur[base + d] = keep * s + (lost > 0 ? lost * Math.max(F[d + D], top![d + D]) : 0);
       }
     }
     q[t] = cur;
@@ -347,7 +428,16 @@ function pastValues(k: number, T: number, D: number, Fs: Float64Array[], L: Layo
  * The past of the secret's window w: M_t(u, v)[x] for t in w, the mass of reversed coupled paths
  * from (u, v) at t whose difference over w's times s … t is x, each weighted by the expected
  * product of the windows before w (the outer past). M_s(u, v) is that outer value at x = δ(u, v).
+ * The reversed couplings are scaled by their `keep`; `lost[t − s]` holds, per pair, the mass the
+ * couplings from it did not place (to be charged at the largest value it can reach), and `outer`
+ * the largest outer value at s (at least 1: a met pair's).
  */
+interface WindowPast {
+  M: Float64Array[];
+  lost: Float64Array[];
+  outer: number;
+}
+
 function windowPast(
   k: number,
   D: number,
@@ -357,12 +447,17 @@ function windowPast(
   spread: number,
   rev: (FlatSteps | null)[],
   q: Float64Array[],
-): Float64Array[] {
+  below: boolean,
+): WindowPast {
   const width = 2 * D + 1;
   const s = L.start[w];
   const M: Float64Array[] = [];
+  const lost: Float64Array[] = [];
+  let outer = 1;
+  const top = s > 0 && !below ? reachable(q[s - 1], k, D, spread) : null;
   for (let t = s; t < L.end[w]; t++) {
     const cur = new Float64Array(k * k * width);
+    const gone = new Float64Array(k * k);
     const steps = rev[t];
     // M_{t−1}'s differences reach over t − s times.
     const r = reach(t - s, spread, D);
@@ -371,7 +466,9 @@ function windowPast(
         if (u === v) continue;
         const delta = f[u] - f[v];
         if (t === s) {
-          cur[at(k, width, u, v, delta, D)] = outerPast(k, D, steps, q, s, u, v);
+          const value = outerPast(k, D, steps, q, s, u, v, top);
+          cur[at(k, width, u, v, delta, D)] = value;
+          outer = Math.max(outer, value);
           continue;
         }
         const prev = M[t - 1 - s];
@@ -379,7 +476,9 @@ function windowPast(
         const pair = u * k + v;
         if (hasMet[pair]) cur[at(k, width, u, v, delta, D)] += met[pair];
         const out = pair * width + D + delta;
+        let moved = 0;
         for (let j = from[pair]; j < from[pair + 1]; j++) {
+          moved += p[j] * lost[t - 1 - s][to[j]];
           const base = to[j] * width + D;
           for (let x = -r; x <= r; x++) {
             const m = prev[base + x];
@@ -387,23 +486,36 @@ function windowPast(
             cur[out + x] += p[j] * m;
           }
         }
+        const keep = steps!.keep ? steps!.keep[pair] : 1;
+        if (keep !== 1) for (let x = pair * width; x < (pair + 1) * width; x++) cur[x] *= keep;
+        gone[pair] = keep * moved + (steps!.lost ? steps!.lost[pair] : 0);
       }
     M.push(cur);
+    lost.push(gone);
   }
-  return M;
+  return { M, lost, outer };
 }
 
-/** The expected product of the windows before time s, from the pair (u, v) at s (1 at s = 0 or once met). */
-function outerPast(k: number, D: number, steps: FlatSteps | null, q: Float64Array[], s: number, u: number, v: number): number {
+/**
+ * The expected product of the windows before time s, from the pair (u, v) at s (1 at s = 0 or once
+ * met); the reversed coupling's lost mass charged at the largest value of q_{s−1} it can reach (`top`, absent for α < 1).
+ */
+function outerPast(k: number, D: number, steps: FlatSteps | null, q: Float64Array[], s: number, u: number, v: number, top: Float64Array | null): number {
   if (!steps) return 1;
   const width = 2 * D + 1;
   const pair = u * k + v;
   let sum = steps.hasMet[pair] ? steps.met[pair] : 0;
   for (let j = steps.from[pair]; j < steps.from[pair + 1]; j++) sum += steps.p[j] * q[s - 1][steps.to[j] * width + steps.shift[j] + D];
-  return sum;
+  const keep = steps.keep ? steps.keep[pair] : 1;
+  const lost = top && steps.lost ? steps.lost[pair] : 0;
+  return keep * sum + (lost > 0 ? lost * Math.max(1, top![D]) : 0);
 }
 
-/** The bound's expectation for the secret X_i = a against X_i = b: the past of i's window convolved with its future. */
+/**
+ * The bound's expectation for the secret X_i = a against X_i = b: the past of i's window convolved
+ * with its future. The reversed couplings' lost mass (α > 1) is charged at the largest outer value
+ * times the largest future value of the pair at i.
+ */
 function secretValue(
   i: number,
   a: number,
@@ -417,25 +529,31 @@ function secretValue(
     rev: (FlatSteps | null)[];
     h: Float64Array[];
     q: Float64Array[];
-    M: Float64Array[];
+    past: WindowPast;
+    below: boolean;
   },
 ): number {
   const { k, D, L, f } = c;
   const width = 2 * D + 1;
   const s = L.start[L.of[i]];
   const steps = c.rev[i];
+  const pair = a * k + b;
   // A(x): the past of the window (times s … i−1) has difference x, weighted by the outer past.
   const A = new Float64Array(width);
-  if (i === s) A[D] = outerPast(k, D, steps, c.q, s, a, b);
+  let lost = 0;
+  if (i === s) A[D] = outerPast(k, D, steps, c.q, s, a, b, s > 0 && !c.below ? reachable(c.q[s - 1], k, D, c.spread) : null);
   else {
     const { hasMet, met, from, to, p } = steps!;
-    const pair = a * k + b;
     if (hasMet[pair]) A[D] += met[pair];
     const r = reach(i - s, c.spread, D);
     for (let j = from[pair]; j < from[pair + 1]; j++) {
+      lost += p[j] * c.past.lost[i - 1 - s][to[j]];
       const base = to[j] * width + D;
-      for (let x = -r; x <= r; x++) A[x + D] += p[j] * c.M[i - 1 - s][base + x];
+      for (let x = -r; x <= r; x++) A[x + D] += p[j] * c.past.M[i - 1 - s][base + x];
     }
+    const keep = steps!.keep ? steps!.keep[pair] : 1;
+    if (keep !== 1) for (let x = 0; x < width; x++) A[x] *= keep;
+    lost = keep * lost + (steps!.lost ? steps!.lost[pair] : 0);
   }
   const own = f[a] - f[b];
   let total = 0;
@@ -443,6 +561,11 @@ function secretValue(
     if (A[x + D] === 0) continue;
     const d0 = x + own;
     total += A[x + D] * (Math.abs(d0) <= D ? c.h[i][at(k, width, a, b, d0, D)] : Infinity);
+  }
+  if (lost > 0 && !c.below) {
+    let future = 0;
+    for (let x = pair * width; x < (pair + 1) * width; x++) future = Math.max(future, c.h[i][x]);
+    total += lost * c.past.outer * future;
   }
   return total;
 }
