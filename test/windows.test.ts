@@ -270,6 +270,27 @@ describe('the path-coupled bound on window counts', () => {
     expect(calibrateWindows(m, months, { ...s, alpha: Infinity, method: 'path-coupled' }).scale).toBeNull();
   });
 
+  it("a chain with independent steps: boundary-coupled gives each window's single-window answer (the exact calibration of one window's count)", async () => {
+    const { calibrate } = await import('../src/calibrate/calibrate.js');
+    const { specFromRaw } = await import('../src/spec/load.js');
+    const P = [
+      [0.3, 0.7],
+      [0.3, 0.7],
+    ];
+    for (const alpha of [2, 4]) {
+      const b = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'boundary-coupled', alpha, epsilon: 1 }).scale!;
+      const spec = specFromRaw({
+        markov: { states: ['a', 'b'], chains: [{ name: 'c', transition: P, initial: 'stationary' }], length: 4, query: { count: 'b' } },
+      });
+      if (spec.kind !== 'finite') throw new Error('a finite spec');
+      const one = calibrate(spec.scenario, { mechanism: FAMILY_OF.default, method: 'exact', alpha, epsilon: 1 }).scale;
+      // The bisection's feasible end, above the exact root by its 10⁻⁶ and the rounding charges (the
+      // boundary coupling's rounding is charged at the window's largest shift: 10⁻⁵ at α = 4 here).
+      expect(b / one).toBeGreaterThan(1 - 1e-9);
+      expect(b / one).toBeLessThan(1 + 3e-5);
+    }
+  });
+
   it('a chain with independent steps (identical rows): the coupled pair meets at once, so every layout needs the one-step shift', () => {
     const P = [
       [0.3, 0.7],

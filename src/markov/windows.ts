@@ -209,7 +209,7 @@ export function pathCoupledBound(
           }
           // The secret's window exactly where the path value alone misses the target: either bound holds.
           if (inner && !meets(value)) {
-            const other = boundaryValue(inner, i, a, b, exact?.target);
+            const other = bothWays(inner, i, a, b, exact?.target, worse);
             if (worse(value, other)) value = other;
           }
           if (worse(value, perTime[i])) perTime[i] = value;
@@ -228,7 +228,7 @@ export function pathCoupledBound(
     let value = d.value;
     refining &&= binding === null || worse(value, best);
     if (inner && refining) {
-      const other = boundaryValue(inner, d.i, d.a, d.b, binding === null ? undefined : best);
+      const other = bothWays(inner, d.i, d.a, d.b, binding === null ? undefined : best, worse);
       if (worse(value, other)) value = other;
     }
     if (worse(value, perTime[d.i])) perTime[d.i] = value;
@@ -665,6 +665,16 @@ function boundaryLaw(weights: (x: number) => number, k: number): number[] {
   const w = Array.from({ length: k }, (_, x) => weights(x));
   const z = w.reduce((s, x) => s + x, 0);
   return w.map((x) => x / z);
+}
+
+/**
+ * The boundary-coupled bound of an unordered pair: the worse of its two directions. Unlike the path
+ * bound's shifts, the window's exact divergence is not symmetric (D_α(W_a ‖ W_b) ≠ D_α(W_b ‖ W_a)).
+ */
+function bothWays(c: BoundaryContext, i: number, a: number, b: number, target: number | undefined, worse: (x: number, y: number) => boolean): number {
+  const ab = boundaryValue(c, i, a, b, target);
+  const ba = boundaryValue(c, i, b, a, target);
+  return worse(ba, ab) ? ba : ab;
 }
 
 /**
