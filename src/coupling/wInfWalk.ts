@@ -84,22 +84,28 @@ export function comonotoneMovesUp(p: Discrete, q: Discrete): Moves {
   const [Fq, Tq] = cumulative(q.masses);
   const step = walkStep(p, q, Fp, Tp, Fq, Tq);
   const byD = new Map<number, number>();
-  // A breakpoint as its prefix value, tail value and error bound (0, 1 and 0 at the start).
+  // A breakpoint as its prefix value, tail value and the error bound of each (0, 1, 0, 0 at the
+  // start). A step's mass is read from the prefixes or from the tails of both its ends, and charged
+  // both ends' errors in that reading: an end read one way but charged the other's error could
+  // leave a long prefix's rounding uncharged.
   let loF = 0,
     loT = 1,
-    loErr = 0,
+    loErrF = 0,
+    loErrT = 0,
     steps = 0;
   let i = 0,
     j = 0;
   while (i < K && j < L) {
     const c = step(i, j, 0);
     // The segment ends at F(i) (c ≤ 0: F(i) ≤ G(j)) or G(j).
-    const [hiF, hiT, hiErr] = c <= 0 ? [Fp[i], Tp[i], breakErr(Fp[i], Tp[i], i, K)] : [Fq[j], Tq[j], breakErr(Fq[j], Tq[j], j, L)];
-    const m = hiF <= 0.5 ? hiF - loF : loT - hiT;
+    const [hiF, hiT, [hiErrF, hiErrT]] = c <= 0 ? [Fp[i], Tp[i], breakErrs(Fp[i], Tp[i], i, K)] : [Fq[j], Tq[j], breakErrs(Fq[j], Tq[j], j, L)];
+    const byPrefix = hiF <= 0.5;
+    const m = byPrefix ? hiF - loF : loT - hiT;
+    const err = byPrefix ? hiErrF + loErrF : hiErrT + loErrT;
     const d = Math.abs(p.values[i] - q.values[j]);
-    byD.set(d, (byD.get(d) ?? 0) + (Math.max(0, m) * (1 + U) + hiErr + loErr));
+    byD.set(d, (byD.get(d) ?? 0) + (Math.max(0, m) * (1 + U) + err));
     steps++;
-    [loF, loT, loErr] = [hiF, hiT, hiErr];
+    [loF, loT, loErrF, loErrT] = [hiF, hiT, hiErrF, hiErrT];
     if (c <= 0) i++;
     if (c >= 0) j++;
   }
@@ -122,9 +128,9 @@ export function logMomentUp(moves: Moves, g: (d: number) => number): number {
   return Math.log(sum * (1 + 2 * U * (d.length + 8)) * Math.exp(8 * U * (1 + gMax))) * (1 + 2 * U) + 2 ** -1000;
 }
 
-/** A breakpoint's error: (n + 3)·1.01·u·F by the prefix, (N − n + 2)·1.01·u·(1 − F) by the tail, whichever the mass used; and the subnormals' 2^-1074 per mass. */
-function breakErr(F: number, T: number, n: number, N: number): number {
-  return F <= 0.5 ? (n + 3) * 1.01 * U * F + (n + 1) * 2 ** -1074 : (N - n + 2) * 1.01 * U * T + (N - n) * 2 ** -1074;
+/** A breakpoint's errors: (n + 3)·1.01·u·F by the prefix and (N − n + 2)·1.01·u·T by the tail, each with the subnormals' 2^-1074 per mass summed. */
+function breakErrs(F: number, T: number, n: number, N: number): [number, number] {
+  return [(n + 3) * 1.01 * U * F + (n + 1) * 2 ** -1074, (N - n + 2) * 1.01 * U * T + (N - n) * 2 ** -1074];
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromWeights } from '../../distribution/discrete.js';
+import { fromBinaryMasses, fromWeights, type Discrete } from '../../distribution/discrete.js';
 import { pairCoupling } from '../../coupling/pairs.js';
 import { isFeasible, smallestFeasibleScale } from '../../numerics/smallestScale.js';
 import { comonotoneMovesUp, logMomentUp } from '../../coupling/wInfWalk.js';
@@ -77,5 +77,56 @@ describe("the walk's bound on π*'s log-moment", () => {
       { numRuns: 200, seed: 20261205 },
     );
     expect(byWalk).toBeGreaterThan(50);
+  });
+});
+
+describe("the walk's moved masses where prefix sums straddle ½", () => {
+  /** The comonotone coupling's exact mass per distance, on the laws' exact rational masses. */
+  function exactMoves(p: Discrete, q: Discrete): Map<number, number> {
+    const den = p.denominator * q.denominator;
+    const a = p.numerators.map((n) => n * q.denominator),
+      b = q.numerators.map((n) => n * p.denominator);
+    const moved = new Map<number, bigint>();
+    let i = 0,
+      j = 0,
+      ra = a[0],
+      rb = b[0];
+    while (i < a.length && j < b.length) {
+      const m = ra < rb ? ra : rb;
+      const d = Math.abs(p.values[i] - q.values[j]);
+      moved.set(d, (moved.get(d) ?? 0n) + m);
+      ra -= m;
+      rb -= m;
+      if (ra === 0n && ++i < a.length) ra = a[i];
+      if (rb === 0n && ++j < b.length) rb = b[j];
+    }
+    return new Map([...moved].map(([d, m]) => [d, Number((m << 60n) / den) * 2 ** -60]));
+  }
+
+  it('a long prefix rounded past ½ while its true value is below: every distance keeps at least its exact mass', () => {
+    // p: about ½ at 0, then 1000 masses of 3·2⁻⁵⁶ (each sum rounds up), a mass at 1001 taking the
+    // computed prefix just past ½ while the true one stays 489.5 ulps below, the rest at 5000. q: a
+    // mass between the true prefix and ½ at 0, the rest at 5000.
+    const n = 1000;
+    const tiny = 3 * 2 ** -56;
+    const first = 0.5 - n * 2 ** -54 + 4 * 2 ** -54;
+    let s = first;
+    for (let k = 0; k < n; k++) s += tiny;
+    let c = 2 ** -56;
+    while (!(s + c > 0.5)) c += 2 ** -56;
+    const units = (x: number) => BigInt(Math.round(x * 2 ** 56));
+    const trueF = units(first) + BigInt(n) * 3n + units(c);
+    const masses = [first, ...new Array<number>(n).fill(tiny), c, Number((1n << 56n) - trueF) * 2 ** -56];
+    const p = fromBinaryMasses(
+      masses.map((_, k) => (k === masses.length - 1 ? 5000 : k)),
+      masses,
+    );
+    const g = Number((trueF + (1n << 55n)) / 2n) * 2 ** -56;
+    const q = fromBinaryMasses([0, 5000], [g, 1 - g]);
+    const up = comonotoneMovesUp(p, q);
+    for (const [d, m] of exactMoves(p, q)) {
+      const k = up.d.indexOf(d);
+      expect(k >= 0 ? up.w[k] : 0, `distance ${d}`).toBeGreaterThanOrEqual(m);
+    }
   });
 });
