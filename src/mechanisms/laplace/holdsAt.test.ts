@@ -92,7 +92,8 @@ describe("the walk's moved masses where prefix sums straddle ½", () => {
       ra = a[0],
       rb = b[0];
     while (i < a.length && j < b.length) {
-      const m = ra < rb ? ra : rb;
+      let m = ra;
+      if (rb < m) m = rb;
       const d = Math.abs(p.values[i] - q.values[j]);
       moved.set(d, (moved.get(d) ?? 0n) + m);
       ra -= m;
