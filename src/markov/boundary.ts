@@ -23,6 +23,8 @@ export interface BoundaryCache {
   data: Map<number, number>;
   /** Per secret time and pair, the scale-free part of its bound (windows.ts). */
   skeletons?: Map<number, unknown>;
+  /** The sorted couplings of pairs of laws, by the same keys as `data`. */
+  sorted?: Map<number, SortedCoupling>;
 }
 
 /** A part of the window's count (before or after the secret time) with its bridge's total mass. */

@@ -619,6 +619,7 @@ interface BoundaryContext {
   Fs: Float64Array[];
   dataCache: Map<number, number>;
   skeletons: Map<number, Skeleton>;
+  sorted: Map<number, SortedCoupling>;
   noisyCache: Map<string, Map<number, number>>;
 }
 
@@ -639,6 +640,7 @@ function boundaryContext(
   const cache: BoundaryCache = exact.cache ?? { data: new Map() };
   cache.laws ??= new WindowLaws(chain.transition, mu, f);
   cache.skeletons ??= new Map();
+  cache.sorted ??= new Map();
   return {
     laws: cache.laws,
     mu,
@@ -656,6 +658,7 @@ function boundaryContext(
     Fs,
     dataCache: cache.data,
     skeletons: cache.skeletons as Map<number, Skeleton>,
+    sorted: cache.sorted as Map<number, SortedCoupling>,
     noisyCache: new Map(),
   };
 }
@@ -672,8 +675,8 @@ function boundaryLaw(weights: (x: number) => number, k: number): number[] {
  * bound's shifts, the window's exact divergence is not symmetric (D_α(W_a ‖ W_b) ≠ D_α(W_b ‖ W_a)).
  */
 function bothWays(c: BoundaryContext, i: number, a: number, b: number, target: number | undefined, worse: (x: number, y: number) => boolean): number {
-  const ab = boundaryValue(c, i, a, b, target);
-  const ba = boundaryValue(c, i, b, a, target);
+  const ab = boundaryValue(c, i, a, b, target, false);
+  const ba = boundaryValue(c, i, a, b, target, true);
   return worse(ba, ab) ? ba : ab;
 }
 
@@ -689,15 +692,28 @@ interface Skeleton {
   p: CountLaw[];
   q: CountLaw[];
   data: Float64Array;
+  /** The other direction's noise-free divergences (b against a), filled when first needed. */
+  dataBack: Float64Array | null;
+  /** The sorted couplings' shift bounds at the scales of the call `shiftFor` (both directions share them). */
+  shift: Float64Array;
+  shiftFor: BoundaryContext | null;
   sorted: SortedCoupling[];
   restLeft: number;
   restRight: number;
   etaLaw: number;
 }
 
+/** The noise-free divergence of two window laws, kept across scales. */
+function lawsData(c: BoundaryContext, p: CountLaw, q: CountLaw): number {
+  const key = p.id * 2 ** 26 + q.id;
+  const d = c.dataCache.get(key) ?? c.exact.data(p, q);
+  c.dataCache.set(key, d);
+  return d;
+}
+
 /** The skeleton of the secret X_i = a against X_i = b (see Skeleton). */
 function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton {
-  const { L, k, spread, laws, mu, exact } = c;
+  const { L, k, spread, laws, mu } = c;
   const w = L.of[i];
   const s = L.start[w],
     e = L.end[w];
@@ -734,6 +750,9 @@ function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton
     p: [],
     q: [],
     data: new Float64Array(n),
+    dataBack: null,
+    shift: new Float64Array(n),
+    shiftFor: null,
     sorted: [],
     restLeft: left.rest,
     restRight: right.rest,
@@ -744,15 +763,16 @@ function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton
     for (const r of right.entries) {
       const p = laws.law(before, after, a, l.u, r.u),
         q = laws.law(before, after, b, l.v, r.v);
-      const key = p.id * 2 ** 26 + q.id;
-      const d = c.dataCache.get(key) ?? exact.data(p, q);
-      c.dataCache.set(key, d);
+      const d = lawsData(c, p, q);
       sk.mass[j] = l.mass * r.mass;
       sk.states.set([l.u, l.v, r.u, r.v], 4 * j);
       sk.p.push(p);
       sk.q.push(q);
       sk.data[j] = d;
-      sk.sorted.push(sortedCoupling(p, q, etaLaw));
+      const key = p.id * 2 ** 26 + q.id;
+      const sorted = c.sorted.get(key) ?? sortedCoupling(p, q, etaLaw);
+      c.sorted.set(key, sorted);
+      sk.sorted.push(sorted);
       j++;
     }
   return sk;
@@ -767,11 +787,18 @@ function skeleton(c: BoundaryContext, i: number, a: number, b: number): Skeleton
  * with the window's laws exact (bridges of the chain) and the outer values the path-coupled ones.
  * Returns the exponent, its rounding charged.
  */
-function boundaryValue(c: BoundaryContext, i: number, a: number, b: number, target: number | undefined): number {
+function boundaryValue(c: BoundaryContext, i: number, a: number, b: number, target: number | undefined, back: boolean): number {
   const { L, k, D, f, exact, below } = c;
   const key = (i * k + a) * k + b;
   const sk = c.skeletons.get(key) ?? skeleton(c, i, a, b);
   c.skeletons.set(key, sk);
+  // The other direction (X_i = b against X_i = a) is the same skeleton transposed: the couplings'
+  // states swapped, the laws swapped (the sorted coupling's distances are symmetric).
+  const P = back ? sk.q : sk.p,
+    Q = back ? sk.p : sk.q;
+  if (back && !sk.dataBack) sk.dataBack = Float64Array.from(sk.p, (x, j) => lawsData(c, sk.q[j], x));
+  const data = back ? (sk.dataBack as Float64Array) : sk.data;
+  const [one, two] = back ? [1, 0] : [0, 1];
   const width = 2 * D + 1;
   const w = L.of[i];
   const s = L.start[w],
@@ -789,10 +816,14 @@ function boundaryValue(c: BoundaryContext, i: number, a: number, b: number, targ
   const weight = new Float64Array(n),
     factor = new Float64Array(n);
   const st = sk.states;
+  if (sk.shiftFor !== c) {
+    for (let j = 0; j < n; j++) sk.shift[j] = sortedShiftBound(sk.sorted[j], shift, below);
+    sk.shiftFor = c;
+  }
   let sum = 0;
   for (let j = 0; j < n; j++) {
-    weight[j] = sk.mass[j] * past(st[4 * j], st[4 * j + 1]) * future(st[4 * j + 2], st[4 * j + 3]);
-    factor[j] = better(Math.exp(am1 * sk.data[j]), sortedShiftBound(sk.sorted[j], shift, below));
+    weight[j] = sk.mass[j] * past(st[4 * j + one], st[4 * j + two]) * future(st[4 * j + 2 + one], st[4 * j + 2 + two]);
+    factor[j] = better(Math.exp(am1 * data[j]), sk.shift[j]);
     sum += weight[j] * factor[j];
   }
   // The mass a true coupling moves otherwise, at the largest factor any boundary pair can have:
@@ -829,8 +860,8 @@ function boundaryValue(c: BoundaryContext, i: number, a: number, b: number, targ
   const noisy = c.noisyCache.get(exact.noiseKey(w)) ?? new Map<number, number>();
   c.noisyCache.set(exact.noiseKey(w), noisy);
   for (const j of order) {
-    const pk = sk.p[j].id * 2 ** 26 + sk.q[j].id;
-    const d = noisy.get(pk) ?? exact.noisy(sk.p[j], sk.q[j], w);
+    const pk = P[j].id * 2 ** 26 + Q[j].id;
+    const d = noisy.get(pk) ?? exact.noisy(P[j], Q[j], w);
     noisy.set(pk, d);
     const refined = better(factor[j], Math.exp(am1 * d));
     sum += weight[j] * (refined - factor[j]);
