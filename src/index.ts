@@ -77,7 +77,15 @@ export { rdpToDpEq5, rdpToDpSharp } from './audit/conversion.js';
 export { validateSpec, type MarkovModel, type ValidChain, type StepQuery, type InitialLaw } from './markov/chain.js';
 export type { WindowBound } from './markov/windows.js';
 export { windowScenario, type WindowScenario } from './markov/windowScenario.js';
-export { calibrateWindows, windowsExponent, WINDOW_METHODS, type WindowMethod, type WindowNoise, type WindowResult } from './calibrate/windows.js';
+export {
+  calibrateWindows,
+  windowsExponent,
+  WINDOW_METHODS,
+  type WindowExactOptions,
+  type WindowMethod,
+  type WindowNoise,
+  type WindowResult,
+} from './calibrate/windows.js';
 export { auditWindows, type WindowAuditRow } from './audit/windows.js';
 export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';
 

@@ -617,10 +617,12 @@ describe('reproduce --markov: window counts', () => {
     const at = (rows: typeof weather, method: string) => Number(rows.find((r) => r.method === method)?.scale);
     expect(Math.abs(at(weather, 'path-coupled') / 2.546 - 1)).toBeLessThan(1e-3);
     expect(at(weather, 'mqm-exact') / at(weather, 'path-coupled')).toBeGreaterThan(5);
+    expect(at(weather, 'boundary-coupled') / at(weather, 'path-coupled')).toBeLessThan(0.66);
     // Every binary chain: path-coupled below the MQM, which is below group DP (T = 100).
     for (const q of [0.1, 0.9])
       for (const p of [0.1, 0.9]) {
         const here = synthetic.filter((r) => r.q === q && r.p === p);
+        expect(at(here, 'boundary-coupled')).toBeLessThanOrEqual(at(here, 'path-coupled'));
         expect(at(here, 'path-coupled')).toBeLessThan(at(here, 'mqm-exact'));
         expect(at(here, 'mqm-exact')).toBeLessThanOrEqual(at(here, 'group-dp'));
         expect(at(here, 'group-dp')).toBe(100);

@@ -46,11 +46,21 @@ function contribution(model: MarkovModel): number[] {
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
 
 /**
- * How `windowsExponent` treats the secret's own window (with these options: exactly, given its
- * coupled boundary states): a target to stop refining at, or only the worst pair wanted
- * (WindowExact's fields), and per chain of the class what is kept across scales.
+ * How `windowsExponent` treats the secret's own window: with these options, exactly, given its
+ * coupled boundary states (docs/math.md §19), each pair keeping the smaller of that and the path bound.
  */
-export type WindowExactOptions = Pick<WindowExact, 'target' | 'stopAtFailure' | 'firstWindow' | 'worstOnly'> & { caches?: BoundaryCache[] };
+export interface WindowExactOptions {
+  /** (α−1)ε: a pair whose bound meets it is not refined further (a calibration's trial). */
+  target?: number;
+  /** Return at the first pair that misses `target` (`perTime` then covers only the pairs seen). */
+  stopAtFailure?: boolean;
+  /** With `stopAtFailure`: the window (0-based) to try first. */
+  firstWindow?: number;
+  /** Only the worst pair is wanted: each pair refined only until it is no worse than the worst so far. */
+  worstOnly?: boolean;
+  /** What one call keeps for the next at another scale, one entry per chain of the class (start with `[]` entries of `{}`). */
+  caches?: object[];
+}
 
 /**
  * The path-coupled bound's worst exponent (α−1)·D_α over the class's chains, every secret time
@@ -93,7 +103,7 @@ export function windowsExponent(
           stopAtFailure: exact.stopAtFailure,
           firstWindow: exact.firstWindow,
           worstOnly: exact.worstOnly,
-          cache: exact.caches?.[j],
+          cache: cacheOf(exact.caches?.[j]),
         })
       : undefined;
     const b = pathCoupledBound({ transition: c.transition, initial: c.initial.law, contribution: f }, lengths, factor, below, hook);
@@ -104,6 +114,14 @@ export function windowsExponent(
     });
   });
   return { ...worst, perTime };
+}
+
+/** A caller's per-chain cache object, made a BoundaryCache in place (its kept maps added where missing). */
+function cacheOf(o: object | undefined): BoundaryCache | undefined {
+  if (!o) return undefined;
+  const c = o as Partial<BoundaryCache>;
+  c.data ??= new Map();
+  return c as BoundaryCache;
 }
 
 /**
@@ -198,7 +216,7 @@ function pathCoupled(
     const why = noExactWindow([{ mechanism, scale: 1 }]);
     if (why) return { ...base, scale: null, explanation: why };
   }
-  const exact = boundary ? { target, caches: model.chains.map(() => ({ data: new Map<number, number>() })), stopAtFailure: true, firstWindow: 0 } : undefined;
+  const exact = boundary ? { target, caches: model.chains.map(() => ({})), stopAtFailure: true, firstWindow: 0 } : undefined;
   // The bound at each scale tried, kept: the answer's binding is read from the one already computed.
   const tried = new Map<number, WindowBound>();
   const boundOf = (b: number) => {
