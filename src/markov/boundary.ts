@@ -205,6 +205,26 @@ export function boundaryCoupling(p: readonly number[], q: readonly number[], eta
     cols[e.v] += e.mass;
     total += e.mass;
   }
+  const { keep, lost } = keptShare(p, q, rows, cols, total, eta);
+  for (const e of entries) e.mass *= keep;
+  return { entries, rest: lost };
+}
+
+/**
+ * For a coupling computed from laws p, q known within a relative η per mass, with margins `rows`,
+ * `cols` and total `total` (each margin a sum of at most k + 1 masses): the factor `keep` ≤ 1 that
+ * puts the scaled margins below the true laws, and the mass `lost` (rounded up) a true coupling
+ * then moves some other way.
+ */
+export function keptShare(
+  p: readonly number[],
+  q: readonly number[],
+  rows: ArrayLike<number>,
+  cols: ArrayLike<number>,
+  total: number,
+  eta: number,
+): { keep: number; lost: number } {
+  const k = p.length;
   const up = 1 + (k + 6) * EPS * 1.01;
   let c = 1;
   for (let z = 0; z < k; z++) {
@@ -212,10 +232,9 @@ export function boundaryCoupling(p: readonly number[], q: readonly number[], eta
     if (cols[z] > 0) c = Math.min(c, (q[z] * (1 - eta)) / (cols[z] * up));
   }
   c *= 1 - 2 * EPS;
-  for (const e of entries) e.mass *= c;
-  // The true total of cγ̃ is at least its computed total less (k² + 2) roundings.
+  // The true total of cγ̃ is at least its computed total less (k² + k + 8) roundings.
   const left = 1 - c * total * (1 - (k * k + k + 8) * EPS);
-  return { entries, rest: Math.max(0, left) * (1 + 2 * EPS) };
+  return { keep: c, lost: Math.max(0, left) * (1 + 2 * EPS) };
 }
 
 /**

@@ -7,7 +7,16 @@
 // ρ the noise's shift divergence. The expectation is a dynamic programme over (pair of states,
 // running difference of the current window); once the pair has met, every later difference is 0.
 import { EPS } from '../numerics/float.js';
-import { boundaryCoupling, sortedCoupling, sortedShiftBound, WindowLaws, type SortedCoupling, type BoundaryCache, type CountLaw } from './boundary.js';
+import {
+  boundaryCoupling,
+  keptShare,
+  sortedCoupling,
+  sortedShiftBound,
+  WindowLaws,
+  type SortedCoupling,
+  type BoundaryCache,
+  type CountLaw,
+} from './boundary.js';
 
 /** A chain as the bound reads it: its kernel, the law of X_1, the per-step contribution f. */
 export interface WindowChain {
@@ -283,7 +292,6 @@ function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t:
  * the true rows, and the mass 1 − c·Σ steps (rounded up) that a true coupling moves otherwise.
  */
 export function robustShare(p: readonly number[], q: readonly number[], steps: readonly Step[], eta: number): { keep: number; lost: number } {
-  const k = p.length;
   const rows = p.map((x, z) => Math.min(x, q[z])),
     cols = rows.slice();
   let total = 0;
@@ -293,15 +301,7 @@ export function robustShare(p: readonly number[], q: readonly number[], steps: r
     rows[st.u] += st.p;
     cols[st.v] += st.p;
   }
-  const up = 1 + (k + 6) * EPS * 1.01;
-  let c = 1;
-  for (let z = 0; z < k; z++) {
-    if (rows[z] > 0) c = Math.min(c, (p[z] * (1 - eta)) / (rows[z] * up));
-    if (cols[z] > 0) c = Math.min(c, (q[z] * (1 - eta)) / (cols[z] * up));
-  }
-  c *= 1 - 2 * EPS;
-  const left = 1 - c * total * (1 - (k * k + k + 8) * EPS);
-  return { keep: c, lost: Math.max(0, left) * (1 + 2 * EPS) };
+  return keptShare(p, q, rows, cols, total, eta);
 }
 
 /** Flat index of (pair u, v; difference d) in a value table. */
