@@ -291,6 +291,33 @@ describe('the path-coupled bound on window counts', () => {
     }
   });
 
+  it('counts that meet the budget without noise get scale 0 ("no noise is needed"), released as they are; a budget they miss gets noise', async () => {
+    const { drawWindows } = await import('../src/release/windows.js');
+    const P = [
+      [0.3, 0.7],
+      [0.3, 0.7],
+    ];
+    // Independent steps: the secret's window count is 1[X_i = b] + Bin(3, 0.7), the other windows do
+    // not depend on X_i, so the joint D_{1/2} is the shifted binomials' own, computed here directly.
+    const bin = [0.027, 0.189, 0.441, 0.343];
+    const affinity = bin.slice(0, 3).reduce((s, p, k) => s + Math.sqrt(p * bin[k + 1]), 0);
+    const truth = -2 * Math.log(affinity);
+    for (const method of ['boundary-coupled', 'best'] as const) {
+      const r = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method, alpha: 0.5, epsilon: 1 });
+      expect(r.scale).toBe(0);
+      expect(r.explanation).toContain('no noise is needed');
+      expect(r.explanation).toContain(truth.toPrecision(6));
+    }
+    // Below the data's own divergence no bound can drop the noise.
+    const tight = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'best', alpha: 0.5, epsilon: truth * 0.99 });
+    expect(tight.scale).toBeGreaterThan(0);
+    const d = drawWindows([3, 1], FAMILY_OF.default, 0);
+    expect(d.values).toEqual([3, 1]);
+    expect(d.intervals).toEqual([
+      [3, 3],
+      [1, 1],
+    ]);
+  });
   it('a chain with independent steps (identical rows): the coupled pair meets at once, so every layout needs the one-step shift', () => {
     const P = [
       [0.3, 0.7],

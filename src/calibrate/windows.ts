@@ -85,6 +85,8 @@ export function windowsExponent(
   const factor = (d: number, w: number) => {
     const n = noises[w];
     if (!n) return 1;
+    // Released without noise: a shift is told apart for sure (D_α = ∞; its factor e^{(α−1)∞}).
+    if (n.scale === 0) return d === 0 ? 1 : below ? 0 : Infinity;
     const r = mechanismDef(n.mechanism).pointDivergence(d, n.scale, alpha, o);
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
@@ -153,6 +155,7 @@ function exactWindow(noises: readonly WindowNoise[], alpha: number, o: Omit<Wind
     noisy: (p, q, w) => {
       const n = noises[w];
       if (!n) return 0;
+      if (n.scale === 0) return upper(discreteRenyi(p.support, q.support, alpha));
       const acc = mechanismDef(n.mechanism).accountant(noiseOptions({}));
       if (isNotApplicable(acc)) throw new Error(acc.notApplicable);
       return upper(exactRenyi(p.support, q.support, acc(n.scale), alpha));
@@ -233,6 +236,14 @@ function pathCoupled(
   // keeps the smaller of the two per pair) answers for every scale above it without evaluating: the
   // search takes the same steps, and gives the same scale, as without it.
   const meets = (b: number) => (upper !== undefined && b >= upper) || (alpha > 1 ? boundOf(b).exponent <= target : boundOf(b).exponent >= target);
+  // The counts themselves may meet the budget (at α < 1 laws that overlap are finitely apart):
+  // then no noise is needed, and none is released (checked, not inferred from a small scale).
+  if (meets(0))
+    return {
+      ...base,
+      scale: 0,
+      explanation: `the window counts without noise meet ε at every time and pair by the ${method} bound (${(boundOf(0).exponent / (alpha - 1)).toPrecision(6)} ≤ ${epsilon}): no noise is needed`,
+    };
   let hi = Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.

@@ -46,10 +46,12 @@ export function drawWindows(
   scale: number,
   opts: { confidence?: number; random?: RandomSource } = {},
 ): Omit<WindowRelease, 'calibration'> {
+  const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
+  // No noise needed (the counts meet the budget themselves): each count is released as it is.
+  if (scale === 0) return { scale, halfWidth: 0, confidence, values: [...counts], intervals: counts.map((c) => [c, c]) };
   const o = noiseOptions({});
   const def = mechanismDef(mechanism);
   const noise = def.sampler(scale, o);
-  const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
   const halfWidth = def.halfWidth(scale, confidence, o);
   const random = opts.random ?? cryptoSource;
   const values = counts.map((c) => drawRelease(c, noise, { random }));
