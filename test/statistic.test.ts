@@ -350,10 +350,38 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     );
     expect(next(a)).toBeGreaterThanOrEqual(next(b) / n);
     expect(next(a) / (next(b) / n) - 1).toBeLessThan(1e-9);
-    // A ledger of a spec's statistic is not kept yet: refused, naming where statistics are kept.
-    const ledger = await inProcess('ledger', 'init', '--ledger', spec('stat.ledger'), '--spec', out, '--alpha', '2', '--epsilon', '1');
-    expect(ledger.status).toBe(2);
-    expect(ledger.stderr).toMatch(/spec\.statistic: .*ledgers take a statistic from its table/);
+  });
+  it("a ledger opened on a spec's statistic keeps its typed releases as one value, accounted on one unit's contribution (the statistic's scale × n)", async () => {
+    const out = spec('ledger-mean.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    const L = spec('spec-stat.ledger');
+    const init = await inProcess('ledger', 'init', '--ledger', L, '--spec', out, '--alpha', '2', '--epsilon', '1.5');
+    expect(init.status).toBe(0);
+    expect(init.stdout).toContain('taken to be of one and the same value');
+    const r = await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L, '--json');
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    const scale = j.releases[0].scale as number;
+    // The level the ledger recorded is the account of that release in the statistic's units.
+    const acc = await inProcess('account', '--spec', out, '--release', `mechanism=laplace,scale=${scale}`, '--alpha', '2', '--json');
+    const level = JSON.parse(acc.stdout).rows[0].divergence as number;
+    expect(j.ledger.level).toBeGreaterThanOrEqual(level * (1 - 1e-9));
+    expect(j.ledger.level).toBeLessThanOrEqual(level * (1 + 1e-9));
+    expect(j.ledger.level).toBeLessThanOrEqual(1);
+    const show = JSON.parse((await inProcess('ledger', 'show', '--ledger', L, '--json')).stdout);
+    expect(show.releases[0].scale / (scale * 303)).toBeCloseTo(1, 9);
+    expect(show.releases[0].query).toContain('mean of chol');
+    // A second release at the same scale passes the budget: refused before anything is shown.
+    const again = await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/^error: --ledger: refused/);
+    expect(again.stdout).toBe('');
+    // Another spec's laws are not this ledger's.
+    const other = spec('ledger-other.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:trestbps', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', other);
+    const wrong = await inProcess('release', '--spec', other, '--value', '130', '--ledger', L);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/^error: --ledger: /);
   });
   it("audit --spec takes the scale in the statistic's units, as audit --data does", async () => {
     const out = spec('audit-mean.json');
@@ -381,7 +409,7 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     expect(x.interval[1] - x.interval[0]).toBeLessThan(2 * x.halfWidth * (1 + 1e-12));
     for (const [args, flag] of [
       [['release', '--spec', out], '--value'],
-      [['release', '--spec', out, '--value', '246.5', '--ledger', spec('l.json')], '--ledger'],
+      [['release', '--spec', out, '--value', '246.5', '--ledger', spec('missing.ledger')], '--ledger'],
       [['release', '--spec', out, '--value', '0x10'], '--value'],
     ] as const) {
       const bad = await inProcess(...args);
@@ -392,14 +420,11 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
   it('is refused where its statistic would be taken as one value, and checked against its laws', async () => {
     const out = spec('refused-mean.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
-    for (const args of [
-      ['ledger', 'init', '--ledger', spec('refused.ledger'), '--spec', out, '--alpha', '2', '--epsilon', '1'],
-      ['calibrate', '--spec', out, '--guarantee', 'mi'],
-    ]) {
+    for (const args of [['calibrate', '--spec', out, '--guarantee', 'mi']]) {
       const r = await inProcess(...args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(
-        /^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\), accounted \(account --release, in its units\) and released with its value typed/,
+        /^error: spec\.statistic: is calibrated \(calibrate\), audited \(audit\), accounted \(account --release, in its units\) and released with its value typed .*kept in a ledger opened on it/,
       );
     }
     const bad = csv(

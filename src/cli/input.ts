@@ -532,7 +532,7 @@ export async function loadScenario(
 
 /** Where a spec's `"statistic"` is taken: the other commands take the statistic from its table. */
 const SPEC_STATISTIC_TAKEN =
-  'is calibrated (calibrate), audited (audit), accounted (account --release, in its units) and released with its value typed (release --value) from a spec; ledgers take a statistic from its table (--data … --query sum:|mean:|count|share:), which they compute';
+  'is calibrated (calibrate), audited (audit), accounted (account --release, in its units) and released with its value typed (release --value) from a spec, and kept in a ledger opened on it (ledger init --spec: its releases typed, taken as one and the same value); a ledger of every statistic of a table is opened on the table (--data …)';
 
 async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false, statistic = false): Promise<Loaded<AnyScenario>> {
   if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)

@@ -89,7 +89,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const delta = parseDelta(o.delta, undefined);
   const budget = { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) };
   if (opensSource(o)) return initSource(o, store, budget);
-  const { scenario } = await loadScenario(o, { vector: true, windows: true });
+  // A spec's statistic opens a laws ledger on one unit's contribution laws (its values typed at each release).
+  const { scenario } = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined });
   const windows = byLaw(scenario, { finite: () => false, points: () => false, mixture: () => false, windows: () => true }, 'a ledger');
   if (alphas.includes(Infinity) && windows)
     throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
@@ -153,7 +154,7 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
     // Nothing recorded yet: the ledger is shown as it stands (it is its source's: checked above).
     return flagged(() => checkLedger(store, laws));
   }
-  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true })).scenario : undefined;
+  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined })).scenario : undefined;
   return flagged(() => checkLedger(store, scenario));
 }
 

@@ -1,6 +1,6 @@
 // `calibrate` and `release` of a statistic of a table (`--query sum:COL | mean:COL | count[:P] |
 // share[:P]`, `--unit`, `--group-by`; docs/math.md §18): parse, call the api per group, format.
-import { InputError } from '../errors.js';
+import { InputError, noNoiseToRecord } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { resultInUnits, statisticAssumptions, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
@@ -166,8 +166,6 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
       ? "with a spec's statistic: --value is the statistic, computed by you"
       : 'with a statistic query: the tool computes the statistic from --data and releases it',
   );
-  // A spec holds the laws, not the data: the curator types the statistic; a source ledger is opened on its table.
-  if (fromSpec) refuseUnused([['--ledger', o.ledger]], "with a spec's statistic: a ledger of a table's statistics is opened on the table (--data …)");
   const typed = fromSpec ? specValue(o.value) : null;
   refuseUnused(
     [
@@ -182,8 +180,10 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   const d = fromSpec?.d ?? {};
   const delta = parseDelta(o.delta, d.delta);
   // A source ledger's table and secret are checked before any work; a missing ledger is said first.
-  const ledger = o.ledger === undefined ? null : { location: o.ledger, source: statisticsSourceOf(o) };
-  if (ledger) await (await import('./ledgerCommand.js')).ledgerReadable(ledger.location);
+  // A spec holds laws, not data: its ledger is a laws ledger (every release of one and the same value).
+  const ledger = o.ledger === undefined || fromSpec ? null : { location: o.ledger, source: statisticsSourceOf(o) };
+  if (o.ledger !== undefined) await (await import('./ledgerCommand.js')).ledgerReadable(o.ledger);
+  if (o.ledger !== undefined && fromSpec) await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, fromSpec.t.groups[0].scenario);
   // With a source ledger, --scale S releases every group's value at S in the statistic's own units.
   const given = ledgerScale(o.scale, o.ledger);
   const t = fromSpec?.t ?? (await loadStatistic(o, s));
@@ -201,7 +201,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
         count: 1,
         confidence,
         // Into a ledger a statistic that needs no noise alone is refused below with its remedy (--scale).
-        allowNoNoise: o.allowNoNoise || ledger !== null,
+        allowNoNoise: o.allowNoNoise || o.ledger !== undefined,
         ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
       });
     } catch (e) {
@@ -223,7 +223,11 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   });
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
-  const entry = ledger && (await recordInLedger(ledger, o.query!.trim(), groupBy, released));
+  const entry = ledger
+    ? await recordInLedger(ledger, o.query!.trim(), groupBy, released)
+    : o.ledger !== undefined && fromSpec
+      ? await recordSpecStatistic(o.ledger, fromSpec.t, released[0])
+      : null;
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -264,7 +268,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
     text += `${groupBy ? `${x.g.group}\t` : ''}${x.g.units}\t${scaleText(x.scale)} (${x.r.method})\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
   }
   process.stdout.write(
-    `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${ledgerText(entry)}\n` : ''}`,
+    `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${entry.source ? ledgerText(entry) : lawsLedgerText(entry)}\n` : ''}`,
   );
   await entry?.shown();
 }
@@ -275,8 +279,10 @@ function specValue(text: string | undefined): number {
   return decimal(text.trim(), '--value');
 }
 
-/** What recording a statistic's groups in a source ledger gave: their numbers, the joint level after them. */
+/** What recording a statistic's groups in a ledger gave: their numbers, the joint level after them. */
 interface StatisticEntry {
+  /** A source ledger's (every statistic of a table), or a laws ledger's (repeats of one value). */
+  source: boolean;
   seqs: number[];
   level: number;
   alpha: number;
@@ -315,6 +321,7 @@ async function recordInLedger(
   }
   const last = recorded[recorded.length - 1];
   return {
+    source: true,
     seqs: recorded.map((x) => x.seq),
     level: last.level.level,
     alpha: last.level.alpha,
@@ -324,6 +331,28 @@ async function recordInLedger(
     },
   };
 }
+
+/**
+ * Records a spec statistic's release in a laws ledger (opened with `ledger init --spec`) before its
+ * value is shown: the ledger accounts one unit's contribution at the release's scale, so a mean and
+ * the sum it divides are one value there (n is public); the scale in the statistic's units is in the label.
+ */
+async function recordSpecStatistic(location: string, t: TableStatistic, x: { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number }) {
+  if (!(x.r.scale > 0)) throw noNoiseToRecord();
+  const { ledgerEntry } = await import('./ledgerCommand.js');
+  const e = await ledgerEntry(location, x.g.scenario, {
+    mechanism: x.r.mechanism,
+    scale: x.r.scale,
+    count: 1,
+    ...(x.cost ? { cost: x.cost } : {}),
+    query: `spec ${t.spec}: ${t.label} (scale ${numUp(x.scale)} in its units over ${x.g.units} units)`,
+  });
+  return { source: false, seqs: [e.seq], level: e.level, alpha: e.alpha, budget: JSON.parse(e.budget), shown: e.shown };
+}
+
+/** A laws ledger's line under a spec statistic's release. */
+const lawsLedgerText = (e: StatisticEntry) =>
+  `ledger: recorded as release ${e.seqs[0]}; the joint level of every recorded release is now ${numUp(e.level)} (α = ${e.alpha === Infinity ? '∞' : e.alpha}); the ledger takes all its releases to be of one and the same value (this statistic, typed), accounted on one unit's contribution`;
 
 /** The ledger's line under a statistic's release. */
 const ledgerText = (e: StatisticEntry) =>
