@@ -154,6 +154,34 @@ describe('statistics as law sources', () => {
     }
   });
 
+  it("audit --group-by: each public group audited on its own rows at the scale in the statistic's units; it fails when one group does", async () => {
+    const rows = ['g,x,s'];
+    for (let i = 0; i < 60; i++) rows.push(`${i % 3 === 0 ? 'north' : 'south'},${(i * 7) % 11},${i % 2 ? 'yes' : 'no'}`);
+    const all = csv('audit-groups.csv', `${rows.join('\n')}\n`);
+    const only = (g: string) => csv(`audit-only-${g}.csv`, `${[rows[0], ...rows.slice(1).filter((r) => r.startsWith(`${g},`))].join('\n')}\n`);
+    const args = ['--secret-column', 's', '--query', 'mean:x', '--alpha', '2', '--epsilon', '1', '--mechanism', 'laplace'];
+    const cal = JSON.parse((await inProcess('calibrate', '--data', all, ...args, '--group-by', 'g', '--method', 'exact', '--json')).stdout);
+    const scales = cal.groups.map((g: { results: { scale: number }[] }) => g.results[0].scale) as number[];
+    const widest = Math.max(...scales);
+    const at = async (scale: number) => inProcess('audit', '--data', all, ...args, '--group-by', 'g', '--scale', String(scale), '--json');
+    const pass = await at(widest);
+    expect(pass.status).toBe(0);
+    const j = JSON.parse(pass.stdout);
+    expect(j.verdict).toBe('pass');
+    expect(j.groups.map((x: { group: string }) => x.group)).toEqual(['north', 'south']);
+    // Each group's rows are its own table's audit at the same scale.
+    for (const x of j.groups) {
+      const alone = JSON.parse((await inProcess('audit', '--data', only(x.group), ...args, '--scale', String(widest), '--json')).stdout);
+      expect(x.rows.map((r: { divergence: number }) => r.divergence)).toEqual(alone.rows.map((r: { divergence: number }) => r.divergence));
+    }
+    // 2% below the widest group's calibrated scale, that group fails (exit 1) and the verdict with it.
+    const fail = await at(widest * 0.98);
+    expect(fail.status).toBe(1);
+    const f = JSON.parse(fail.stdout);
+    expect(f.verdict).toBe('fail');
+    expect(f.groups[scales.indexOf(widest)].verdict).toBe('fail');
+  });
+
   it("a released mean is unbiased: 2,000 seeded draws average within 4 standard errors of the table's mean", async () => {
     const t = await heart('mean:chol');
     const g = t.groups[0];
@@ -231,12 +259,13 @@ describe('statistics: bad input', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  it('audit takes no public groups for a statistic (one scale for the whole table)', async () => {
-    for (const flag of ['--given', '--group-by']) {
-      const r = await inProcess('audit', '--data', HEART.location, '--secret-column', 'fbs', '--query', 'sum:chol', '--scale', '20', flag, 'cp');
-      expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`^error: ${flag}: is not taken here`));
-    }
+  it("audit takes public groups by --group-by or --given alike (one scale for every group, in the statistic's units)", async () => {
+    const run = (flag: string) =>
+      inProcess('audit', '--data', HEART.location, '--secret-column', 'fbs', '--query', 'sum:chol', '--scale', '20', flag, 'cp', '--json');
+    const [a, b] = [await run('--given'), await run('--group-by')];
+    expect(a.status).toBe(b.status);
+    expect(JSON.parse(a.stdout).groups).toEqual(JSON.parse(b.stdout).groups);
+    expect(JSON.parse(a.stdout).groups.map((g: { group: string }) => g.group)).toEqual(['1.0', '2.0', '3.0', '4.0']);
   });
 
   it('a text column, an all-missing column and n = 0 are clear errors', async () => {

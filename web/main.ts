@@ -26,7 +26,7 @@ const page = {
   autoScale: '',
   /** What the exports are made of: the shown results and audit, with the inputs they belong to. */
   lastResults: null as LastResults | null,
-  lastAudit: null as { caption: string; rows: AuditRow[]; bound: boolean } | null,
+  lastAudit: null as { caption: string; rows: (AuditRow & { group?: string })[]; bound: boolean } | null,
   /** Column summaries of the loaded table (for the contamination range of the query column). */
   summaries: [] as ColumnSummary[],
   /** Rows of the loaded table (a chain's count lies in [0, T], T at most this). */
@@ -519,11 +519,11 @@ $('download-audit').addEventListener('click', () => {
     '',
     mdCell(page.lastAudit.caption),
     '',
-    `| prior | direction | ${page.lastAudit.bound ? 'D_α ≤' : 'D_α'} | slack to ε | ε-PP | verdict |`,
-    '|---|---|---:|---:|---:|---|',
+    `| group | prior | direction | ${page.lastAudit.bound ? 'D_α ≤' : 'D_α'} | slack to ε | ε-PP | verdict |`,
+    '|---|---|---|---:|---:|---:|---|',
     ...page.lastAudit.rows.map(
       (r) =>
-        `| ${mdCell(r.prior)} | ${mdCell(r.direction.join(' ‖ '))} | ${fmt(r.divergence)} | ${numDown(r.slack)} | ${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)} | ${r.slack >= 0 ? 'pass' : 'fail'} |`,
+        `| ${mdCell(r.group ?? '')} | ${mdCell(r.prior)} | ${mdCell(r.direction.join(' ‖ '))} | ${fmt(r.divergence)} | ${numDown(r.slack)} | ${r.pufferfishEpsilon === null ? '—' : fmt(r.pufferfishEpsilon)} | ${r.slack >= 0 ? 'pass' : 'fail'} |`,
     ),
     '',
     page.lastAudit.bound
@@ -741,12 +741,14 @@ const showResults: Shown<'results'> = (m) => {
     perGroup.size ? rows.filter((r, i) => rows.findIndex((x) => x.mechanism === r.mechanism && x.method === r.method) === i) : rows,
     perGroup.size > 0,
   );
-  // The audit form's family: its smallest calibrated scale fills the scale field.
+  // The audit form's family: its smallest calibrated scale fills the scale field; per public group,
+  // the largest of the groups' smallest (the one scale at which every group passes).
   const family = $<HTMLSelectElement>('audit-mechanism').value;
-  const best = rows.filter((r) => r.mechanism === family && r.scale > 0).reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
+  const smallest = new Map<string, number>();
+  for (const r of rows) if (r.mechanism === family && r.scale > 0) smallest.set(r.group ?? '', Math.min(r.scale, smallest.get(r.group ?? '') ?? Infinity));
   const field = $<HTMLInputElement>('audit-scale');
-  if (best && (field.value === '' || field.value === page.autoScale)) {
-    page.autoScale = String(best.scale);
+  if (smallest.size && (field.value === '' || field.value === page.autoScale)) {
+    page.autoScale = String(Math.max(...smallest.values()));
     field.value = page.autoScale;
   }
 };
@@ -774,6 +776,7 @@ const showPlots: Shown<'plots'> = (m) => {
 
 const showAudit: Shown<'audit'> = (m) => {
   const over = m.rows.filter((r) => !(r.slack >= 0)).length;
+  const grouped = m.rows.some((r) => r.group !== undefined);
   $('audit-caption').textContent =
     `${m.mechanism} noise at scale ${String(m.scale)}, α = ${alphaText(m.alpha)}, ε = ${m.epsilon}${m.target ? ` (the Rényi budget at this order that gives (ε = ${m.target.epsilon}, δ = ${m.target.delta}))` : ''}: ${over === 0 ? 'pass' : `fail (${over} row(s) over ε)`}` +
     (m.bound ? ". A vector query: each D_α is a certified upper bound (coupled bound), so a pass is certified and a fail may be the bound's looseness" : '');
@@ -783,10 +786,11 @@ const showAudit: Shown<'audit'> = (m) => {
     .querySelector('tbody')!
     .replaceChildren(
       // The verdict first: on a narrow screen it stays in view.
-      row(['verdict', 'prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP'], {}, true),
+      row(['verdict', ...(grouped ? ['group'] : []), 'prior', 'direction', m.bound ? 'D_α ≤' : 'D_α', 'slack to ε', 'ε-PP'], {}, true),
       ...m.rows.map((r) =>
         row([
           r.slack >= 0 ? 'pass' : 'fail',
+          ...(grouped ? [r.group ?? ''] : []),
           r.prior,
           r.direction.join(' ‖ '),
           [fmt(r.divergence), 'num'],

@@ -177,7 +177,8 @@ export type Response =
   | { type: 'plots'; alpha: string; epsilon: string; numbers: PlotNumber[]; notPlotted: string[]; note?: string; remarks?: string[] }
   | {
       type: 'audit';
-      rows: AuditRow[];
+      /** With public groups (a statistic by group), each row names its group. */
+      rows: (AuditRow & { group?: string })[];
       mechanism: string;
       scale: number;
       alpha: FormAlpha | number | undefined;

@@ -26,7 +26,7 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
-import { resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type StatisticGroup, type TableStatistic } from '../src/api/statisticLaws.js';
+import { resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
 import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
@@ -733,7 +733,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   });
   post(
     noPlotsAnswer(
-      `No plots for a statistic yet: the table lists each group’s noise per method.${t.groups.length > 1 ? ' Per group the page neither audits nor writes a spec (nor does the CLI: audit a group as a table of its own rows).' : ''}`,
+      `No plots for a statistic yet: the table lists each group’s noise per method.${t.groups.length > 1 ? ' The audit checks every group at one scale in the statistic’s units (as audit --group-by does); no spec is written per group (nor by the CLI).' : ''}`,
     ),
   );
 }
@@ -806,16 +806,6 @@ function releaseMethod(m: ReleaseRequest, sc: AnyScenario, base: { mechanism: Me
 
 /** A release's notes for the curator, joined (none: undefined). */
 const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?: string }).drawNote].filter((x): x is string => !!x).join(' ') || undefined;
-
-/** The statistic's one group (a whole table, or one public group); several: this page step takes one. */
-function onlyGroup(t: TableStatistic, what: string): StatisticGroup {
-  if (t.groups.length !== 1)
-    throw new InputError(
-      `takes a statistic of the whole table on this page, not per group (the CLI neither): ${what} a group as a table of its own rows`,
-      'audit-scale',
-    );
-  return t.groups[0];
-}
 
 /**
  * A statistic's release: the tool computes each group's total from the table and adds the noise
@@ -965,11 +955,14 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
       post(windowAudit(state.windowModel, state.windows, m));
       return;
     }
-    const one = state.statistic ? onlyGroup(state.statistic, 'audit') : null;
-    const sc = one ? one.scenario : state.scenario;
-    if (!sc) throw new InputError('calibrate first', 'form');
-    const scale = one ? toStatistic(one).fromScale(m.scale) : m.scale;
-    const rows = audit(sc, { mechanism: m.mechanism as Mechanism, scale, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 });
+    const s = { mechanism: m.mechanism as Mechanism, alphas: [alphaOf(m.alpha)], epsilon: m.epsilon, delta: 1e-6 };
+    // Public groups (`audit --group-by`): each group on its own rows' laws, at the scale in the statistic's units.
+    const groups = state.statistic?.groups;
+    const byGroup = groups && (groups.length > 1 || groups[0].group !== '');
+    if (!groups && !state.scenario) throw new InputError('calibrate first', 'form');
+    const rows = groups
+      ? groups.flatMap((g) => audit(g.scenario, { ...s, scale: toStatistic(g).fromScale(m.scale) }).map((r) => (byGroup ? { ...r, group: g.group } : r)))
+      : audit(state.scenario!, { ...s, scale: m.scale });
     // A vector query's rows are certified upper bounds (the exact divergence would need a d-dimensional integral).
     const bound = rows.some((r) => r.certificate === 'coupled-bound') || state.columns.length > 1;
     post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound });

@@ -13,8 +13,22 @@ import type { Accounting } from '../account/rows.js';
 import type { EmpiricalRow, MiRow } from '../audit/rows.js';
 import type { AuditReport } from '../audit/report.js';
 import type { SpecDefaults } from '../spec/load.js';
-import { toStatistic } from '../api/statistic.js';
-import { givesWindows, loadScenario, parseCoordinateScales, parseRanges, withSourceOptions, type CalibrateOptions } from './input.js';
+import { statisticAssumptions, toStatistic } from '../api/statistic.js';
+import type { Statistic } from '../sources/statistic.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
+import type { Scenario } from '../distribution/scenario.js';
+import type { PointScenario } from '../distribution/points.js';
+import {
+  givesWindows,
+  loadScenario,
+  loadStatistic,
+  parseCoordinateScales,
+  parseRanges,
+  parseStatisticFlag,
+  withSourceOptions,
+  type CalibrateOptions,
+  type LoadedStatistic,
+} from './input.js';
 import { progressBar } from './progress.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
 
@@ -43,13 +57,23 @@ async function runAudit(o: AuditOptions): Promise<void> {
     return (await import('./projectionCommand.js')).auditSlicedCli(o);
   }
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).auditProjectionCli(o);
-  const { auditReport } = await import('../audit/report.js');
+  const perGroup = o.data !== undefined && o.sequence === undefined && o.query !== undefined && (o.groupBy ?? o.given) !== undefined;
+  const statisticQuery = perGroup ? parseStatisticFlag(o.query!) : null;
+  if (statisticQuery) return auditGroups(o, statisticQuery);
   const { scenario, d, statistic } = await loadScenario(o, { vector: true, statistic: true });
+  const s = auditSettings(o, d, scenario);
+  const { name, report } = await auditOne(o, scenario, d, s, statistic);
+  setCommandExit(report.over === 0 ? EXIT.ok : EXIT.checkFailed);
+  const shown = { mechanism: s.mechanism, scale: s.given, epsilon: s.epsilon, delta: s.delta };
+  if (o.json) process.stdout.write(`${jsonText(auditJson(name, shown, report, !!o.empirical))}\n`);
+  else process.stdout.write(auditText(name, shown, report));
+}
+
+/** What an audit is run with, read once from the flags and the spec's defaults. */
+function auditSettings(o: AuditOptions, d: SpecDefaults, scenario: AnyScenario) {
   if (o.scale === undefined) throw new InputError('is required (the noise scale to audit: Laplace b, Gaussian σ, exponential θ)', '--scale');
   const given = decimal(o.scale, '--scale');
   inRange('nonNegative', given, '--scale', `'${o.scale}'`);
-  // A mean's or share's scale is in its own units: one unit's contribution sees it times n (rounded down: the audit stays conservative).
-  const scale = statistic ? toStatistic(statistic).fromScale(given) : given;
   const delta = parseDelta(o.delta, d.delta ?? settingDefault('delta'));
   const mechanism = o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS)[0] : (d.mechanism ?? defaultMechanism(scenario));
   const alphas = gridSetting('alpha', o.alpha, d.alpha);
@@ -59,21 +83,38 @@ async function runAudit(o: AuditOptions): Promise<void> {
   const cost = parseCost(o.cost, mechanism, '--cost') ?? d.cost;
   const releases = numberSetting('releases', o.releases, d.releases);
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
-  const bar = await progressBar('audit', !o.json);
+  return { given, delta, mechanism, alphas, epsilon, cost, releases, coordinateScales };
+}
+
+/**
+ * One scenario's audit at the given scale; a statistic's scale is in its own units (a mean's or
+ * share's: one unit's contribution sees it times n, rounded down, so the audit stays conservative).
+ */
+async function auditOne(
+  o: AuditOptions,
+  scenario: Scenario | PointScenario,
+  d: SpecDefaults,
+  s: ReturnType<typeof auditSettings>,
+  statistic: LoadedStatistic | undefined,
+  progressLabel = 'audit',
+): Promise<{ name: string; report: AuditReport }> {
+  const { auditReport } = await import('../audit/report.js');
+  const scale = statistic ? toStatistic(statistic).fromScale(s.given) : s.given;
+  const bar = await progressBar(progressLabel, !o.json);
   let report: AuditReport;
   try {
     report = await auditReport(
       scenario,
       {
-        mechanism,
+        mechanism: s.mechanism,
         scale,
-        alphas,
-        epsilon,
-        delta,
-        cost,
+        alphas: s.alphas,
+        epsilon: s.epsilon,
+        delta: s.delta,
+        cost: s.cost,
         eta: d.eta,
-        releases,
-        ...(coordinateScales ? { coordinateScales } : {}),
+        releases: s.releases,
+        ...(s.coordinateScales ? { coordinateScales: s.coordinateScales } : {}),
         ...(o.empirical ? { empirical: empiricalOptions(o) } : {}),
         ...(o.robustness ? { robustness: { domain: robustnessDomain(o, d.domain) } } : {}),
       },
@@ -84,13 +125,39 @@ async function runAudit(o: AuditOptions): Promise<void> {
   } finally {
     bar.stop();
   }
-  setCommandExit(report.over === 0 ? EXIT.ok : EXIT.checkFailed);
   const name =
     statistic && statistic.divisor !== 1
-      ? `${scenario.name} (${statistic.label}: scale ${given} = ${scale} on one unit's contribution, n = ${statistic.units} public)`
+      ? `${scenario.name} (${statistic.label}: scale ${s.given} = ${scale} on one unit's contribution, n = ${statistic.units} public)`
       : scenario.name;
-  if (o.json) process.stdout.write(`${jsonText(auditJson(name, { mechanism, scale: given, epsilon, delta }, report, !!o.empirical))}\n`);
-  else process.stdout.write(auditText(name, { mechanism, scale: given, epsilon, delta }, report));
+  return { name, report };
+}
+
+/**
+ * `audit --data T --query STAT --group-by G --scale S`: each public group's statistic audited on its
+ * own rows' laws at S in the statistic's units (a mean's: S × the group's n on one unit's
+ * contribution). The verdict fails when any group's does.
+ */
+async function auditGroups(o: AuditOptions, query: Statistic): Promise<void> {
+  const t = await loadStatistic(o, query);
+  const groupBy = (o.groupBy ?? o.given)!;
+  const s = auditSettings(o, {}, t.groups[0].scenario);
+  const audited = [];
+  for (const g of t.groups)
+    audited.push({ g, ...(await auditOne(o, g.scenario, {}, s, { label: t.label, units: g.units, divisor: g.divisor }, `audit ${groupBy} = ${g.group}`)) });
+  const over = audited.reduce((n, x) => n + x.report.over, 0);
+  setCommandExit(over === 0 ? EXIT.ok : EXIT.checkFailed);
+  const shown = { mechanism: s.mechanism, scale: s.given, epsilon: s.epsilon, delta: s.delta };
+  const notes = statisticAssumptions(t, groupBy);
+  if (o.json) {
+    const groups = audited.map((x) => ({ group: x.g.group, units: x.g.units, ...auditJson(x.name, shown, x.report, !!o.empirical) }));
+    process.stdout.write(`${jsonText({ statistic: t.label, groupBy, notes, verdict: over === 0 ? 'pass' : 'fail', skipped: t.skipped, groups })}\n`);
+    return;
+  }
+  const parts = audited.map((x) => `${groupBy} = ${x.g.group} (n = ${x.g.units})\n${auditText(x.name, shown, x.report)}`);
+  const failed = audited.filter((x) => x.report.over > 0).map((x) => x.g.group);
+  process.stdout.write(
+    `${notes.join('\n')}\n\n${parts.join('\n')}\n${failed.length ? `FAIL: the group(s) ${failed.join(', ')} exceed ε at scale ${s.given}` : `PASS: every group of '${groupBy}' is within ε at scale ${s.given}`}\n`,
+  );
 }
 
 /** `--domain` (or the spec's) for the robustness report: one LO,HI, or one per coordinate. */

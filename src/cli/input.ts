@@ -107,7 +107,7 @@ export interface SourceInfo {
 }
 
 /** A statistic's laws (docs/math.md §18): what its scales are divided by, in words and as n. */
-interface LoadedStatistic {
+export interface LoadedStatistic {
   label: string;
   units: number;
   divisor: number;
