@@ -129,12 +129,40 @@ describe('statistics as law sources', () => {
       [8, 2 / 3],
       [30, 1 / 3],
     ]);
-    // A household with a missing value is left out whole, and counted.
+    // A sum's missing value counts 0, as SQL's sum reads it, in the value and in the laws (counted);
+    // a mean's would make n tell whether a unit has a value: refused.
     const m = csv('missing.csv', 'hh,x,s\n1,10,a\n1,,b\n2,5,a\n3,7,b\n');
     const t2 = await statisticFromTable(m, { statistic: { kind: 'sum', column: 'x', unit: 'hh' }, secretColumn: 's' });
-    expect(t2.groups[0].units).toBe(2);
-    expect(t2.droppedFromValue).toBe(2);
-    expect(t2.groups[0].total).toBe(12);
+    expect(t2.groups[0].units).toBe(3);
+    expect(t2.droppedFromValue).toBe(0);
+    expect(t2.zeroed).toBe(1);
+    expect(t2.groups[0].total).toBe(22);
+    expect(lawOf(t2.groups[0].scenario.priors[0].conditionals.b as Discrete)).toEqual([
+      [7, 1 / 2],
+      [10, 1 / 2],
+    ]);
+    await expect(statisticFromTable(m, { statistic: { kind: 'mean', column: 'x', unit: 'hh' }, secretColumn: 's' })).rejects.toThrow(
+      /mean:x: 1 of 4 rows have no number in 'x'/,
+    );
+  });
+
+  it('a missing value that depends on the secret is in the laws: the sum needs the noise of the count of values, never "no noise"', async () => {
+    // Every value is 5; whether it is missing depends on the secret (present for all b, for 2 of 10 a).
+    const rows = ['s,x', ...Array(10).fill('b,5'), ...Array(2).fill('a,5'), ...Array(8).fill('a,')];
+    const f = csv('missing-by-secret.csv', `${rows.join('\n')}\n`);
+    const sum = await statisticFromTable(f, { statistic: { kind: 'sum', column: 'x' }, secretColumn: 's' });
+    expect(sum.uninformative).toBe(false);
+    expect(sum.zeroed).toBe(8);
+    expect(lawOf(sum.groups[0].scenario.priors[0].conditionals.a as Discrete)).toEqual([
+      [0, 0.8],
+      [5, 0.2],
+    ]);
+    // The sum is 5 × the count of rows with a value: its scale is 5 times the count's.
+    const count = await statisticFromTable(f, { statistic: { kind: 'count', predicate: 'x IS NOT NULL' }, secretColumn: 's' });
+    const noise = { mechanism: 'laplace' as const, method: 'exact' as const };
+    const b = (t: typeof sum) => calibrateFor(t.groups[0].scenario, { kind: 'renyi', alpha: 2, epsilon: 1 }, noise).scale;
+    expect(b(sum) / (5 * b(count))).toBeCloseTo(1, 5);
+    await expect(statisticFromTable(f, { statistic: { kind: 'mean', column: 'x' }, secretColumn: 's' })).rejects.toThrow(/8 of 20 rows have no number/);
   });
 
   it("public groups: each group's scale is that group's own calibration", async () => {
@@ -272,7 +300,7 @@ describe('statistics: bad input', () => {
     const f = csv('bad.csv', 'x,y,s\na,,p\nb,,q\n');
     const text = await inProcess('calibrate', '--data', f, '--query', 'mean:x', '--secret-column', 's');
     expect(text.status).toBe(2);
-    expect(text.stderr).toMatch(/--query: column 'x' is not numeric/);
+    expect(text.stderr).toMatch(/--query: column 'x' has no number in any of its 2 rows/);
     const empty = await inProcess('calibrate', '--data', f, '--query', 'mean:y', '--secret-column', 's');
     expect(empty.status).toBe(2);
     expect(empty.stderr).toMatch(/--query: /);

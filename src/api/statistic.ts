@@ -32,7 +32,9 @@ export async function statisticFromTable(
   },
 ): Promise<TableStatistic> {
   const { s, source } = statisticInput(location, o);
-  // The laws first: their query names the column or predicate at fault before the value's runs.
+  // A mean's value first: it refuses missing values (their laws would be empty, with a vaguer error).
+  const early = s.kind === 'mean' ? await statisticValues(source, s, o.groupBy, o.secretColumn) : null;
+  // Otherwise the laws first: their query names the column or predicate at fault before the value's runs.
   const h = await tableHistograms(source, {
     query: s.column ?? '',
     contribution: s,
@@ -42,7 +44,7 @@ export async function statisticFromTable(
     ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
   });
   if (o.pairs) parsePairsOf(o.pairs, h.secrets);
-  const v = await statisticValues(source, s, o.groupBy, o.secretColumn);
+  const v = early ?? (await statisticValues(source, s, o.groupBy, o.secretColumn));
   const base = o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${statisticLabel(s)}`;
   return statisticOf(h, v, s, { ...o, name: base });
 }
@@ -76,6 +78,8 @@ export interface PrivateGroups {
   groups: Pick<StatisticGroup, 'group' | 'total'>[];
   rows: number;
   droppedFromValue: number;
+  /** A sum's rows without a number in its column: each counts 0, in the value and in the laws. */
+  zeroed: number;
 }
 
 /**
@@ -130,5 +134,6 @@ export async function privateGroupsStatistic(
     groups: names.map((group) => ({ group, total: v.groups.get(group)!.total })),
     rows: v.rows,
     droppedFromValue: v.dropped,
+    zeroed: v.zeroed,
   };
 }

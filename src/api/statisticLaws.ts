@@ -9,7 +9,7 @@ import { isMissing, notNumeric, numericColumns, textHistograms, type TextTable }
 import { textPredicate } from '../sources/textPredicate.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
-import { checkStatistic, divisorOf, notFinite, perUnit, statisticLabel, unitAcrossGroups, type Statistic } from '../sources/statistic.js';
+import { checkStatistic, divisorOf, meanWithMissing, notFinite, perUnit, statisticLabel, unitAcrossGroups, type Statistic } from '../sources/statistic.js';
 import type { StatisticValues } from '../sources/statisticValues.js';
 
 /** One group's statistic: its contribution laws, its true total and its public number of units. */
@@ -35,6 +35,8 @@ export interface TableStatistic {
   rows: number;
   droppedFromLaws: number;
   droppedFromValue: number;
+  /** A sum's rows without a number in its column: each counts 0, in the value and in the laws. */
+  zeroed: number;
   /** Groups left out, with the reason (rows of fewer than two secrets: no pair to protect there). */
   skipped: { group: string; why: string }[];
   /** Whether every group's contribution laws are equal under every secret (no noise is needed). */
@@ -51,7 +53,7 @@ export interface TableStatistic {
  */
 export function statisticOf(
   h: TableHistograms,
-  v: Pick<StatisticValues, 'groups' | 'dropped'>,
+  v: Pick<StatisticValues, 'groups' | 'dropped' | 'zeroed'>,
   s: Statistic,
   o: { name: string; groupBy?: string; pairs?: [string, string][]; prior?: string; seed?: number },
 ): TableStatistic {
@@ -90,6 +92,7 @@ export function statisticOf(
     rows: h.rows,
     droppedFromLaws: h.dropped,
     droppedFromValue: v.dropped,
+    zeroed: v.zeroed,
     skipped,
     uninformative: groups.every((g) => equalLaws(g.scenario)),
     notes: h.notes ?? [],
@@ -178,8 +181,9 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
   lines.push(
     t.spec !== undefined
       ? `one unit's contribution laws and n read from the spec '${t.spec}'`
-      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value), ${t.droppedFromLaws} out of the laws (no value or no secret)`,
+      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group), ${t.droppedFromLaws} out of the laws (no secret, unit or group)`,
   );
+  if (t.zeroed > 0) lines.push(`${t.zeroed} row(s) have no number in '${s.column}': each counts 0 in the sum and in its laws (as SQL's sum reads it)`);
   if (t.uninformative)
     lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
   return [...lines, ...t.notes];
@@ -230,7 +234,7 @@ function textContributions(
   s: Statistic,
   secretColumn: string,
   groupBy: string | undefined,
-): Pick<StatisticValues, 'groups' | 'dropped'> & { perRow: Float64Array } {
+): Pick<StatisticValues, 'groups' | 'dropped' | 'zeroed'> & { perRow: Float64Array } {
   const col = (name: string, flag: string) => {
     const j = t.columns.indexOf(name);
     if (j < 0) throw unknownColumn(name, t.columns, flag);
@@ -242,7 +246,10 @@ function textContributions(
   const holds = s.predicate !== undefined ? textPredicate(s.predicate, t) : null;
   const ui = s.unit !== undefined ? col(s.unit, '--unit') : -1;
   const gi = groupBy !== undefined ? col(groupBy, '--group-by') : -1;
-  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? Number.NaN : Number(r[ci])) : holds === null || holds(r) ? 1 : 0);
+  // A sum's missing value counts 0 (as SQL's sum reads it); a mean with one is refused (`meanWithMissing`).
+  const missing = ci >= 0 ? t.rows.filter((r) => isMissing(r[ci])).length : 0;
+  if (s.kind === 'mean' && missing > 0) throw meanWithMissing(s, missing, t.rows.length);
+  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? 0 : Number(r[ci])) : holds === null || holds(r) ? 1 : 0);
   const groupOf = (r: readonly string[]) => (gi < 0 ? '' : isMissing(r[gi]) ? null : r[gi]);
   const perRow = Float64Array.from(t.rows, own);
   // Units: the rows of one unit value (within a group), kept whole or not at all.
@@ -285,7 +292,7 @@ function textContributions(
     groups.set(g, at);
   });
   for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
-  return { groups, dropped, perRow };
+  return { groups, dropped, perRow, zeroed: missing };
 }
 
 /** n = 0: no unit has a value of the statistic. */

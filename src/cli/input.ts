@@ -312,6 +312,7 @@ export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStat
     rows: 0,
     droppedFromLaws: 0,
     droppedFromValue: 0,
+    zeroed: 0,
     skipped: [],
     uninformative: false,
     notes: [],

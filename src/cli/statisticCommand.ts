@@ -363,7 +363,10 @@ function privateAssumptions(t: PrivateGroups, o: StatisticOptions): string[] {
   return [
     `statistic: ${t.label} per group of '${o.groupBy}' (${t.groups.length} groups; the list of groups is taken as public)`,
     `groups of '${o.groupBy}' are private: the adversary need not know a unit's group, which may be correlated with the secret; one unit's contribution lies in its own group's coordinate, so one noise scale covers the group values together (vector bounds, docs/math.md §20); the groups' sizes are not released (they would place a unit in its group); every other unit may be known, units are independent`,
-    `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no value or no group)`,
+    `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group)`,
+    ...(t.zeroed > 0
+      ? [`${t.zeroed} row(s) have no number in '${t.statistic.column}': each counts 0 in the sums and in their laws (as SQL's sum reads it)`]
+      : []),
   ];
 }
 

@@ -126,9 +126,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
     const { tally, total, dropped, numeric, atoms, givenValues } = tallyRows(result.value, { q, dims, givens, joint, predicateNames });
-    queries.forEach((name, i) => {
-      if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
-    });
+    // A statistic's column is checked with its value (`statisticValues`: a unit's total may be missing where its rows are not).
+    if (!cs)
+      queries.forEach((name, i) => {
+        if (numeric[i] === 0 && total > 0 && asText[i]) throw new InputError(`column '${name}' is not numeric (no value parses as a number)`, 'query');
+      });
     const secrets = q.secretColumn ? tally.secrets(q.values, { column: q.secretColumn }) : tally.secrets(predicateNames, {});
     return {
       groups: tally.histograms(secrets),

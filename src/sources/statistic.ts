@@ -86,9 +86,12 @@ export function checkStatistic(s: Statistic, secretColumn?: string): void {
     throw new InputError(`names the secret column '${secretColumn}'; a unit is a household or a person, never the secret`, '--unit');
 }
 
-/** One row's contribution in SQL: the column cast to a number, or 1 where the predicate holds, else 0. */
+/**
+ * One row's contribution in SQL: the column cast to a number (a sum's missing value counts 0, as
+ * SQL's sum reads it: the laws must see what the value adds), or 1 where the predicate holds, else 0.
+ */
 export function rowContribution(s: Statistic, tryCast: (e: string) => string): string {
-  if (s.column !== undefined) return tryCast(ident(s.column));
+  if (s.column !== undefined) return s.kind === 'sum' ? `coalesce(${tryCast(ident(s.column))}, 0)` : tryCast(ident(s.column));
   return s.predicate === undefined ? '1' : `CASE WHEN (${s.predicate}) THEN 1 ELSE 0 END`;
 }
 
@@ -112,18 +115,30 @@ export function withUnitTotals(relation: string, ss: readonly Statistic[], tryCa
 
 /**
  * One aggregate giving, per group (`g`; NULL without a group column), the statistic's total in
- * contribution units, the units counted, the rows they hold and the rows read (`total`, `units`,
- * `kept`, `rows`).
+ * contribution units, the units counted, the rows they hold, the rows read and the rows with a
+ * number in the statistic's column (`total`, `units`, `kept`, `rows`, `present`).
  */
 export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: string) => string, group?: string): string {
   const g = group ? ident(group) : 'NULL';
   const x = rowContribution(s, tryCast);
+  const has = s.column === undefined ? 'count(*)' : `count(${tryCast(ident(s.column))})`;
   if (s.unit === undefined)
-    return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows FROM ${relation} GROUP BY 1`;
+    return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows, ${has} AS present FROM ${relation} GROUP BY 1`;
   const u = ident(s.unit);
-  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k FROM ${relation} GROUP BY 1, ${u}`;
-  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows FROM (${per}) AS pufferfish_units GROUP BY 1`;
+  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k, ${has} AS h FROM ${relation} GROUP BY 1, ${u}`;
+  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows, sum(h) AS present FROM (${per}) AS pufferfish_units GROUP BY 1`;
 }
+
+/**
+ * A mean divides by n, the units with a value, which is public: with a row without a number, n
+ * would tell an adversary who knows the other units whether this one has a value, and that may
+ * depend on the secret. Refused, with what can be released instead.
+ */
+export const meanWithMissing = (s: Statistic, missing: number, rows: number) =>
+  new InputError(
+    `${s.kind}:${s.column}: ${missing} of ${rows} rows have no number in '${s.column}'; a mean divides by the units with a value (n, public), so n would tell whether a unit has one, which may depend on the secret: release sum:${s.column} (a missing value counts 0) and the count of rows with a value as two statistics, or give a table without those rows (your choice of rows is then public)`,
+    'query',
+  );
 
 /**
  * A unit whose rows lie in two groups, a missing group counting as one (SQL; no row when every unit

@@ -2,21 +2,23 @@ import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
 import { openEngine } from './histograms.js';
-import { notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
+import { meanWithMissing, notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
 import type { TableSource } from './table.js';
 
 /** A statistic's value per group, in contribution units (a mean's total before dividing by n). */
 export interface StatisticValues {
   /** Per group value ('' without a group column): the total and the units it adds up. */
   groups: Map<string, { total: number; units: number }>;
-  /** Rows read, and rows left out of the statistic (no value, a unit with a missing value, no group). */
+  /** Rows read, and rows left out of the statistic (no unit, no group). */
   rows: number;
   dropped: number;
+  /** A sum's rows without a number in its column: each counts 0 (as SQL's sum reads it), in the laws too. */
+  zeroed: number;
 }
 
 /**
  * The statistic's totals per group by one aggregate pushed to the engine (no row reaches
- * JavaScript). A unit with any row missing its value is left out whole, and counted. `secretColumn`
+ * JavaScript). A sum's missing value counts 0 (counted); a mean with one is refused. `secretColumn`
  * is read as text, as the laws' query reads it.
  * @example (await statisticValues({ kind: 'csv', location: 'examples/heart.csv' }, { kind: 'mean', column: 'oldpeak' })).groups.get('')?.units // 303
  */
@@ -30,6 +32,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
     const names = (await engine.columns()).map((c) => c.name);
     for (const [name, flag] of [
       [s.column, 'query'],
+      [secretColumn, 'secretColumn'],
       [s.unit, '--unit'],
       [group, '--group-by'],
     ] as const)
@@ -45,9 +48,11 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
     });
     const groups = new Map<string, { total: number; units: number }>();
     let read = 0,
-      kept = 0;
+      kept = 0,
+      present = 0;
     for (const r of rows) {
       read += Number(r.rows);
+      present += Number(r.present);
       const g = group === undefined ? '' : secretText(r.g);
       const units = Number(r.units);
       if (g === null || units === 0) continue;
@@ -57,7 +62,10 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       groups.set(g, { total, units });
       kept += Number(r.kept);
     }
-    return { groups, rows: read, dropped: read - kept };
+    if (s.column !== undefined && present === 0 && read > 0)
+      throw new InputError(`column '${s.column}' has no number in any of its ${read} rows (all missing or not numeric)`, 'query');
+    if (s.kind === 'mean' && present < read) throw meanWithMissing(s, read - present, read);
+    return { groups, rows: read, dropped: read - kept, zeroed: s.kind === 'sum' ? read - present : 0 };
   } finally {
     await engine.close();
   }
