@@ -306,6 +306,20 @@ describe('statistics: bad input', () => {
     expect(empty.stderr).toMatch(/--query: /);
   });
 
+  it('values or totals of magnitude 2⁵³ or more (no longer exact as doubles) are refused, by the engine and the page alike', async () => {
+    const text = 's,x\na,9007199254740993\nb,9007199254740992\na,-9007199254740992\nb,-9007199254740992\n';
+    const f = csv('huge.csv', text);
+    const r = await inProcess('release', '--data', f, '--query', 'sum:x', '--secret-column', 's', '--allow-no-noise');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --query: column 'x' holds a value of magnitude .* ≥ 2⁵³/);
+    const { statisticFromText } = await import('../src/api/statisticLaws.js');
+    const { parseDelimited } = await import('../src/sources/csvText.js');
+    expect(() => statisticFromText(parseDelimited(text), { statistic: { kind: 'sum', column: 'x' }, secretColumn: 's', name: 't' })).toThrow(/≥ 2⁵³/);
+    // A total that reaches 2⁵³ from exact values is refused too.
+    const sum = csv('huge-total.csv', 's,x\na,4503599627370496\nb,4503599627370496\n');
+    expect((await inProcess('calibrate', '--data', sum, '--query', 'sum:x', '--secret-column', 's')).stderr).toMatch(/total .* ≥ 2⁵³/);
+  });
+
   it('a group with rows of one secret is left out and named, not released without noise', async () => {
     const f = csv('small.csv', 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\n');
     const r = await inProcess('release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--group-by', 'g', '--method', 'theorem');

@@ -9,7 +9,17 @@ import { isMissing, notNumeric, numericColumns, textHistograms, type TextTable }
 import { textPredicate } from '../sources/textPredicate.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
-import { checkStatistic, divisorOf, meanWithMissing, notFinite, perUnit, statisticLabel, unitAcrossGroups, type Statistic } from '../sources/statistic.js';
+import {
+  checkExact,
+  checkStatistic,
+  divisorOf,
+  meanWithMissing,
+  notFinite,
+  perUnit,
+  statisticLabel,
+  unitAcrossGroups,
+  type Statistic,
+} from '../sources/statistic.js';
 import type { StatisticValues } from '../sources/statisticValues.js';
 
 /** One group's statistic: its contribution laws, its true total and its public number of units. */
@@ -292,6 +302,8 @@ function textContributions(
     groups.set(g, at);
   });
   for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
+  const largest = ci >= 0 ? t.rows.reduce((m, r) => (isMissing(r[ci]) ? m : Math.max(m, Math.abs(Number(r[ci])))), 0) : 0;
+  for (const { total } of groups.values()) checkExact(s, largest, total);
   return { groups, dropped, perRow, zeroed: missing };
 }
 

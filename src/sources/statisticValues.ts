@@ -2,7 +2,7 @@ import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
 import { openEngine } from './histograms.js';
-import { meanWithMissing, notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
+import { checkExact, meanWithMissing, notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
 import type { TableSource } from './table.js';
 
 /** A statistic's value per group, in contribution units (a mean's total before dividing by n). */
@@ -59,6 +59,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       const total = Number(r.total);
       // An infinite or NaN value (or a sum past the largest double) has no noise that covers it.
       if (!Number.isFinite(total)) throw notFinite(total, g);
+      checkExact(s, Number(r.big ?? 0), total);
       groups.set(g, { total, units });
       kept += Number(r.kept);
     }
