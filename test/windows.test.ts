@@ -306,7 +306,10 @@ describe('the path-coupled bound on window counts', () => {
       const r = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method, alpha: 0.5, epsilon: 1 });
       expect(r.scale).toBe(0);
       expect(r.explanation).toContain('no noise is needed');
-      expect(r.explanation).toContain(truth.toPrecision(6));
+      // The bound at no noise, printed rounded up: the independent D_{1/2} within its last digit.
+      const printed = Number(/\(([\d.]+) ≤ 1\): no noise is needed/.exec(r.explanation)![1]);
+      expect(printed).toBeGreaterThanOrEqual(truth * (1 - 1e-9));
+      expect(printed - truth).toBeLessThan(2e-6);
     }
     // Below the data's own divergence no bound can drop the noise.
     const tight = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'best', alpha: 0.5, epsilon: truth * 0.99 });
@@ -397,8 +400,19 @@ describe('CLI: --window', () => {
     const w = JSON.parse(r.stdout).windows;
     expect(w.lengths).toEqual([1, ...Array(52).fill(7)]);
     expect(monthWindows(['2015-01-03', '2015-01-04', '2015-01-05', '2015-01-06'], 4, 'week')).toEqual([2, 2]);
-    expect(windowLabels('week', [2, 2], ['2015-01-03', '2015-01-04', '2015-01-05', '2015-01-06'])).toEqual(['2015-01-03', '2015-01-05']);
-    expect(windowLabels('month', [2, 2], ['2015-01-30', '2015-01-31', '2015-02-01', '2015-02-02'])).toEqual(['2015-01', '2015-02']);
+    // A calendar window held only in part says so: its count is not the whole week's or month's.
+    expect(windowLabels('week', [2, 2], ['2015-01-03', '2015-01-04', '2015-01-05', '2015-01-06'])).toEqual([
+      '2015-01-03 (2 of 7 days)',
+      '2015-01-05 (2 of 7 days)',
+    ]);
+    expect(windowLabels('month', [2, 2], ['2015-01-30', '2015-01-31', '2015-02-01', '2015-02-02'])).toEqual([
+      '2015-01 (2 of 31 days)',
+      '2015-02 (2 of 28 days)',
+    ]);
+    expect(windowLabels('month', [29, 1], [...Array.from({ length: 29 }, (_, k) => `2012-02-${String(k + 1).padStart(2, '0')}`), '2012-03-01'])).toEqual([
+      '2012-02',
+      '2012-03 (1 of 31 days)',
+    ]);
     expect(windowLabels('2', [2, 2], [])).toEqual(['1–2', '3–4']);
   });
   it('--windows-released K bounds only the first K windows: never more noise than all of them', async () => {
@@ -427,7 +441,7 @@ describe('CLI: --window', () => {
       'rain',
       [31, 29, 30],
     );
-    expect(seen).toEqual({ counts: [...months.values()], steps: [31, 29, 30] });
+    expect(seen).toEqual({ counts: [...months.values()], steps: [31, 29, 30], unknown: [0, 0, 0] });
     const counts = seen.counts;
     const r = await inProcess(
       'release',
@@ -632,6 +646,101 @@ describe('CLI: --window', () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', '--query', 'oldpeak', '--secret-column', 'fbs', '--window', '7');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--window: /);
+  });
+
+  it('what windows do not take is refused, not dropped: spec keys, --group-by in a release, a day without a state, --windows-released alone', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-win-refuse-'));
+    const markov = {
+      states: ['a', 'b'],
+      chains: [
+        {
+          name: 'c',
+          transition: [
+            [0.9, 0.1],
+            [0.2, 0.8],
+          ],
+          initial: 'stationary',
+        },
+      ],
+      length: 12,
+      query: { count: 'b', windowLength: 4 },
+    };
+    for (const [key, value] of [
+      ['releases', 3],
+      ['contamination', 0.1],
+      ['cost', 'sqrt'],
+      ['guarantee', 'mi'],
+    ] as const) {
+      const f = join(dir, `${key}.json`);
+      writeFileSync(f, JSON.stringify({ markov, [key]: value }));
+      const r = await inProcess('calibrate', '--spec', f);
+      expect(r.status, key).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: spec\\.${key}: `));
+    }
+    // Two sequences (by city) would be pooled into one series.
+    const cities = join(dir, 'cities.csv');
+    writeFileSync(cities, `day,w,city\n${Array.from({ length: 8 }, (_, k) => `${(k >> 1) + 1},${k % 3 ? 'sun' : 'rain'},${k % 2 ? 'x' : 'y'}`).join('\n')}\n`);
+    const pooled = await inProcess(
+      'release',
+      '--data',
+      cities,
+      '--sequence',
+      'w',
+      '--order-by',
+      'day',
+      '--group-by',
+      'city',
+      '--query',
+      'count:rain',
+      '--window',
+      '2',
+      '--length',
+      '4',
+    );
+    expect(pooled.status).toBe(2);
+    expect(pooled.stderr).toMatch(/^error: --group-by: /);
+    // A day without a state: the window's count is not known.
+    const gap = join(dir, 'gap.csv');
+    writeFileSync(gap, `day,w\n${Array.from({ length: 8 }, (_, k) => `${k + 1},${k === 5 ? '' : k % 3 ? 'sun' : 'rain'}`).join('\n')}\n`);
+    const blind = await inProcess(
+      'release',
+      '--data',
+      gap,
+      '--sequence',
+      'w',
+      '--order-by',
+      'day',
+      '--query',
+      'count:rain',
+      '--length',
+      '8',
+      '--window',
+      '4',
+      '--method',
+      'group-dp',
+    );
+    expect(blind.status).toBe(2);
+    expect(blind.stderr).toMatch(/^error: --windows-released: window 2 \(5–8\) has 1 step\(s\) without a state/);
+    const alone = await inProcess(...['calibrate', '--data', gap, '--sequence', 'w', '--order-by', 'day', '--query', 'count:rain', '--windows-released', '1']);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/^error: --windows-released: /);
+  });
+
+  it('best answers where the coupled bounds cannot certify (a huge α): the MQM, the others n/a with their reason', () => {
+    const m = model(
+      [
+        [0.9, 0.1],
+        [0.2, 0.8],
+      ],
+      12,
+      'b',
+    );
+    const r = calibrateWindows(m, [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'best', alpha: 1e20, epsilon: 1 });
+    expect(r.winner).toBe('mqm-exact');
+    expect(r.explanation).toMatch(/boundary-coupled n\/a, path-coupled n\/a/);
   });
 });
 

@@ -7,6 +7,7 @@ import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
+import { precisionDown, precisionUp } from '../numerics/decimal.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
 
@@ -242,7 +243,7 @@ function pathCoupled(
     return {
       ...base,
       scale: 0,
-      explanation: `the window counts without noise meet ε at every time and pair by the ${method} bound (${(boundOf(0).exponent / (alpha - 1)).toPrecision(6)} ≤ ${epsilon}): no noise is needed`,
+      explanation: `the window counts without noise meet ε at every time and pair by the ${method} bound (${precisionUp(boundOf(0).exponent / (alpha - 1), 6)} ≤ ${epsilon}): no noise is needed`,
     };
   let hi = Math.max(...lengths);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
@@ -271,7 +272,7 @@ function pathCoupled(
     ...base,
     scale: hi,
     ...(binding ? { binding } : {}),
-    explanation: `${boundary ? "boundary-coupled bound (docs/math.md §19): the secret's window exactly, given its boundary states (maximal couplings of their laws given X_i = a and X_i = b), the other windows path-coupled (step by step, the past through the reversed chain); per time and pair the smaller of this and the path-coupled bound" : 'path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}]'} ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${(at.exponent / (alpha - 1)).toPrecision(6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
+    explanation: `${boundary ? "boundary-coupled bound (docs/math.md §19): the secret's window exactly, given its boundary states (maximal couplings of their laws given X_i = a and X_i = b), the other windows path-coupled (step by step, the past through the reversed chain); per time and pair the smaller of this and the path-coupled bound" : 'path-coupled bound (docs/math.md §19): the chains given X_i = a and X_i = b coupled step by step (maximal coupling; the past through the reversed chain), E[Π_w e^{(α−1)ρ(Δ_w)}]'} ${alpha > 1 ? '≤' : '≥'} e^{(α−1)ε} for every time and pair (joint ${alpha > 1 ? 'convexity' : 'concavity'}); bound ${precisionUp(at.exponent / (alpha - 1), 6)} at the scale${binding ? `, binding at X[${binding.time}] = ${binding.pair[0]} vs ${binding.pair[1]}` : ''}`,
   };
 }
 
@@ -314,7 +315,7 @@ function pathCoupledDelta(
   return {
     ...best,
     target,
-    explanation: `(ε = ${target.epsilon}, δ = ${target.delta}) through α = ${best.alpha} (Rényi budget ${best.epsilon.toPrecision(6)} by the sharper conversion), the best of ${alphas.filter((a) => a > 1 && Number.isFinite(a)).length} orders. ${best.explanation}`,
+    explanation: `(ε = ${target.epsilon}, δ = ${target.delta}) through α = ${best.alpha} (Rényi budget ${precisionDown(best.epsilon, 6)} by the sharper conversion), the best of ${alphas.filter((a) => a > 1 && Number.isFinite(a)).length} orders. ${best.explanation}`,
   };
 }
 
@@ -361,14 +362,23 @@ export function calibrateWindows(
     };
   };
   if (s.method !== 'best') return one(s.method);
-  const path = one('path-coupled');
-  const all = [one('boundary-coupled', path.scale ?? undefined), path, one('mqm-exact'), one('group-dp')];
+  // In `best` a method that cannot certify this budget (a refusal) is n/a, and the others answer.
+  const tried = (method: Exclude<WindowMethod, 'best'>, upper?: number): WindowResult => {
+    try {
+      return one(method, upper);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      return { ...base, method, scale: null, explanation: e.reason };
+    }
+  };
+  const path = tried('path-coupled');
+  const all = [tried('boundary-coupled', path.scale ?? undefined), path, tried('mqm-exact'), tried('group-dp')];
   const applies = all.filter((r) => r.scale !== null);
   if (applies.length === 0) throw new InputError(`no window method applies: ${all.map((r) => `${r.method}: ${r.explanation}`).join('; ')}`, 'method');
   const won = applies.reduce((a, b) => (b.scale! < a.scale! ? b : a));
   return {
     ...won,
     winner: won.method,
-    explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : r.scale.toPrecision(6)}`).join(', ')}: ${won.method} wins. ${won.explanation}`,
+    explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : precisionUp(r.scale, 6)}`).join(', ')}: ${won.method} wins. ${won.explanation}`,
   };
 }

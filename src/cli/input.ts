@@ -514,6 +514,8 @@ export async function loadScenario(
     const w = await specWindows(o.spec).catch(() => null);
     if (w) return w;
   }
+  // Window counts' paths return above (or before this loader): here the flag would change nothing.
+  if ((o as WindowOptions).windowsReleased !== undefined) throw new InputError("goes with window counts (--window, or a spec's windows)", '--windows-released');
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false, opts.statistic ?? false);

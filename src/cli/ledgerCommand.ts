@@ -92,6 +92,11 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   // A spec's statistic opens a laws ledger on one unit's contribution laws (its values typed at each release).
   const { scenario } = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined });
   const windows = byLaw(scenario, { finite: () => false, points: () => false, mixture: () => false, windows: () => true }, 'a ledger');
+  if (windows && o.groupBy !== undefined)
+    throw new InputError(
+      "is not taken by a series' window ledger: its releases are the counts of one series; open it on one sequence (a table of its rows)",
+      '--group-by',
+    );
   if (alphas.includes(Infinity) && windows)
     throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
   const { initLedger } = await import('../ledger/ledger.js');

@@ -132,6 +132,12 @@ export async function releaseWindowsCli(
     ],
     'with --window yet',
   );
+  // A release reads one series' counts: the table's independent sequences would be pooled.
+  if (o.groupBy !== undefined)
+    throw new InputError(
+      'is not taken by a release of window counts: they are the counts of one series; release one sequence (a table of its rows)',
+      '--group-by',
+    );
   const confidence = parseConfidence(o.confidence);
   const w = await loadWindows(o);
   const table = w.table ?? noTable();

@@ -42,18 +42,28 @@ export function calendarWindows(dates: readonly string[], length: number, unit: 
 }
 
 /**
- * Each window's label: its month (YYYY-MM) or its first date for week windows, else its steps.
- * @example windowLabels('week', [2, 7], ['2015-01-03', '2015-01-04', '2015-01-05']) // ['2015-01-03', '2015-01-05']
+ * Each window's label: its month (YYYY-MM) or its first date for week windows, else its steps. A
+ * calendar window the series covers only in part (its first or last) says how much of it it holds:
+ * its count is not the whole month's or week's.
+ * @example windowLabels('week', [2, 7], ['2015-01-03', '2015-01-04', '2015-01-05']) // ['2015-01-03 (2 of 7 days)', '2015-01-05']
  */
 export function windowLabels(text: string, lengths: readonly number[], dates: readonly string[]): string[] {
   const unit = calendarUnit(text);
   let start = 0;
   return lengths.map((L) => {
-    const label = unit && dates.length ? dates[start].slice(0, unit === 'month' ? 7 : 10) : `${start + 1}–${start + L}`;
+    let label = `${start + 1}–${start + L}`;
+    if (unit && dates.length) {
+      label = dates[start].slice(0, unit === 'month' ? 7 : 10);
+      const whole = unit === 'week' ? 7 : daysInMonth(dates[start]);
+      if (L < whole) label += ` (${L} of ${whole} days)`;
+    }
     start += L;
     return label;
   });
 }
+
+/** The days of the month of a date YYYY-MM-DD (day 0 of the next month is its last). */
+const daysInMonth = (date: string): number => new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)), 0)).getUTCDate();
 
 /**
  * `--window month | week | N | L1,L2,…` as window lengths tiling `length` steps (`dates` read for a calendar unit).

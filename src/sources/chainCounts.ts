@@ -276,12 +276,14 @@ export function textOrderValues(t: TextTable, q: SequenceQuery, length: number):
 export interface WindowCounts {
   counts: number[];
   steps: number[];
+  /** Steps without a state: the window's count is not known. */
+  unknown: number[];
 }
 
 /**
  * Each window's count of `state` in a table in memory (the engines' `windowCounts`, for the web
  * page): the rows with an order value, in order, the first Σ lengths of them cut into windows of
- * the given lengths; a row without a state counts in no window's total but takes its step.
+ * the given lengths; a row without a state takes its step and is counted as unknown.
  * @example textWindowCounts({ columns: ['t', 's'], rows: [['2', 'a'], ['1', 'a'], ['3', 'b'], ['4', 'a']] }, { sequence: 's', orderBy: 't' }, 'a', [2, 2]).counts // [2, 1]
  */
 export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, lengths: readonly number[]): WindowCounts {
@@ -295,27 +297,36 @@ export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, 
   placed.sort((x, y) => (key(x[os]) < key(y[os]) ? -1 : key(x[os]) > key(y[os]) ? 1 : 0));
   const counts = new Array<number>(lengths.length).fill(0);
   const steps = new Array<number>(lengths.length).fill(0);
+  const unknown = new Array<number>(lengths.length).fill(0);
   let at = 0;
   lengths.forEach((L, w) => {
     for (let k = 0; k < L && at < placed.length; k++, at++) {
       steps[w]++;
-      if (placed[at][xs] === state) counts[w]++;
+      if (isMissing(placed[at][xs])) unknown[w]++;
+      else if (placed[at][xs] === state) counts[w]++;
     }
   });
-  return { counts, steps };
+  return { counts, steps, unknown };
 }
 
 /**
  * The window counts of closed windows only: a window the series does not yet cover whole (fewer
  * steps than its length) has no count to release — its total so far would be published as the
  * window's (exit 2 naming `flag`, with how many windows are closed).
- * @example closedWindows({ counts: [3, 1], steps: [5, 5] }, [5, 5], ['1–5', '6–10']) // [3, 1]
+ * @example closedWindows({ counts: [3, 1], steps: [5, 5], unknown: [0, 0] }, [5, 5], ['1–5', '6–10']) // [3, 1]
  */
 export function closedWindows(w: WindowCounts, lengths: readonly number[], labels: readonly string[], flag = '--windows-released'): number[] {
   const open = w.steps.findIndex((n, k) => n < lengths[k]);
   if (open >= 0)
     throw new InputError(
       `window ${open + 1} (${labels[open]}) has ${w.steps[open]} of its ${lengths[open]} steps in the table: it is not closed; release the ${open} closed window(s) (--windows-released ${open}) or a shorter series`,
+      flag,
+    );
+  // A step without a state leaves its window's count unknown: what it would publish is not the window's count.
+  const blind = w.unknown.findIndex((n) => n > 0);
+  if (blind >= 0)
+    throw new InputError(
+      `window ${blind + 1} (${labels[blind]}) has ${w.unknown[blind]} step(s) without a state in the table: its count is not known; fill them in, or release the ${blind} window(s) before it (--windows-released ${blind})`,
       flag,
     );
   return w.counts;

@@ -134,14 +134,16 @@ export async function windowCounts(source: TableSource, q: SequenceQuery, state:
     const end = ends[ends.length - 1];
     const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
     const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${o} IS NOT NULL`;
-    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c, count(*) AS n FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
     const seen = new Array<number>(lengths.length).fill(0);
+    const unknown = new Array<number>(lengths.length).fill(0);
     for (const r of await engine.rows(sql)) {
       counts[Number(r.w)] = Number(r.c);
       seen[Number(r.w)] = Number(r.n);
+      unknown[Number(r.w)] = Number(r.u);
     }
-    return { counts, steps: seen };
+    return { counts, steps: seen, unknown };
   } finally {
     await engine.close();
   }

@@ -153,17 +153,40 @@ function markovSpec(raw: object, prefix: string): AnySpec {
   if (!checked.ok) throw schemaError(checked, prefix);
   const model = validateSpec(checked.value.markov, `${prefix}.markov`);
   const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
-  if (model.windows)
+  if (model.windows) {
+    refuseWindowKeys(checked.value as Record<string, unknown>, prefix);
     return {
       kind: 'windows',
       scenario: windowScenario(model, model.windows, checked.value.name ?? 'markov chain windows'),
       at: `${prefix}.markov.query`,
       defaults,
     };
+  }
   const { scenario } = markovScenario(model, checked.value.name ?? 'markov chain');
   return model.query.kind === 'histogram'
     ? { kind: 'vector', scenario: scenario as PointScenario, at: `${prefix}.markov.query`, defaults }
     : { kind: 'finite', scenario: scenario as Scenario, defaults };
+}
+
+/**
+ * The settings window counts do not take (the flags are refused with `--window` alike): one
+ * release per window, Rényi or (ε, δ) targets, no contamination and the default cost. A spec's
+ * key would otherwise be dropped without a word, and a plan for N releases certified at one.
+ */
+const NOT_FOR_WINDOWS: Record<string, string> = {
+  releases: 'each window is released once (a series released as it happens: --windows-released or a ledger)',
+  contamination: 'contamination is not implemented for window counts',
+  domain: 'contamination is not implemented for window counts',
+  cost: 'window counts take the default cost',
+  eta: 'window counts take the default cost',
+  coordinateScales: 'every window gets the same scale',
+};
+
+function refuseWindowKeys(spec: Record<string, unknown>, prefix: string): void {
+  for (const [key, why] of Object.entries(NOT_FOR_WINDOWS))
+    if (spec[key] !== undefined) throw new InputError(`is not taken with window counts: ${why}`, `${prefix}.${key}`);
+  if (spec.guarantee !== undefined && spec.guarantee !== 'renyi')
+    throw new InputError('window counts are calibrated for Rényi and (ε, δ) targets, not mutual information', `${prefix}.guarantee`);
 }
 
 function defaultsOf(spec: Spec, prefix: string): SpecDefaults {
