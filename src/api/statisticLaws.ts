@@ -182,11 +182,11 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
   const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
   const lines = [
     `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public`,
-    `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18)${s.unit ? '; units are taken to be independent of each other' : ''}`,
+    `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18); ${s.unit ? 'units are taken to be independent of each other' : 'rows are taken to be independent of each other (rows of one person or household: give --unit)'}`,
   ];
   if (groupBy)
     lines.push(
-      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` : ''}`,
+      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')} — this list itself tells that those groups' rows hold one secret value (the table's class has no pair to protect there)` : ''}`,
     );
   lines.push(
     t.spec !== undefined

@@ -105,12 +105,15 @@ export async function calibrateStatisticCli(o: StatisticOptions, s: Statistic, f
             ? { spec: t.spec }
             : { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
         confidence,
-        ...(target !== undefined ? { targetHalfwidth: target, epsilon: Math.max(...perGroup.map((p) => p.plan!.epsilon)) } : {}),
+        // `epsilonFloor`: the target is met at the smallest ε searched (the data needs little or no noise); ε is then that floor.
+        ...(target !== undefined
+          ? { targetHalfwidth: target, epsilon: Math.max(...perGroup.map((p) => p.plan!.epsilon)), epsilonFloor: perGroup.every((p) => p.plan!.floor) }
+          : {}),
         groups: perGroup.map(({ g, results, halfWidths, plan }) => ({
           ...(groupBy ? { group: g.group } : {}),
           units: g.units,
           scenario: g.scenario.name,
-          ...(plan ? { epsilon: plan.epsilon } : {}),
+          ...(plan ? { epsilon: plan.epsilon, epsilonFloor: plan.floor } : {}),
           results: resultsJson(results, g.scenario, halfWidths),
         })),
       })}\n`,
@@ -392,7 +395,7 @@ async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promis
         groups: t.groups.map((g) => g.group),
         source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
         confidence,
-        ...(planned ? { targetHalfwidth: target, epsilon: planned.plan.epsilon } : {}),
+        ...(planned ? { targetHalfwidth: target, epsilon: planned.plan.epsilon, epsilonFloor: planned.plan.floor } : {}),
         results: resultsJson(results, t.scenario, bars),
       })}\n`,
     );
