@@ -568,7 +568,7 @@ describe('CLI: --window', () => {
     const { ledgerStore } = await import('../src/ledger/store.js');
     const { recordRelease } = await import('../src/ledger/ledger.js');
     const { windowScenario } = await import('../src/markov/windowScenario.js');
-    const name = `seattle-weather.csv.gz: count:rain per window over weather (T = 60)`;
+    const name = `seattle-weather.csv.gz: count:rain per window over weather (T = 60, --window 30)`;
     await expect(
       recordRelease(ledgerStore(ledger), windowScenario(m, [30, 30], name), {
         mechanism: FAMILY_OF.default,
@@ -590,7 +590,7 @@ describe('CLI: --window', () => {
     expect(JSON.parse(acc.stdout).rows[0].divergence).toBeCloseTo(joint, 12);
     const next = await inProcess('account', '--ledger', ledger, ...series, '--next', FAMILY_OF.default);
     expect(next.status).toBe(2);
-    expect(next.stderr).toMatch(/3 window releases, but the series has 2 windows/);
+    expect(next.stderr).toMatch(/^error: --ledger: all 2 windows of the series are recorded in this ledger: there is no next window/);
     // Another series (another window layout) is not this ledger's.
     const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
     expect(other.status).toBe(2);
@@ -727,6 +727,51 @@ describe('CLI: --window', () => {
     const alone = await inProcess(...['calibrate', '--data', gap, '--sequence', 'w', '--order-by', 'day', '--query', 'count:rain', '--windows-released', '1']);
     expect(alone.status).toBe(2);
     expect(alone.stderr).toMatch(/^error: --windows-released: /);
+  });
+
+  it('account --next of typed window releases: the next window at that scale keeps ε, 1% less does not; a full series has no next window', async () => {
+    const { nextWindowScale, accountWindows } = await import('../src/account/windows.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const m = model(
+      [
+        [0.8, 0.2],
+        [0.3, 0.7],
+      ],
+      12,
+      'b',
+    );
+    const s = windowScenario(m, [4, 4, 4], 'toy');
+    const past = [{ mechanism: FAMILY_OF.default, scale: 6 }];
+    const r = nextWindowScale(s, past, FAMILY_OF.default, 2, 1)!;
+    const level = (b: number) => accountWindows(s, [...past, { mechanism: FAMILY_OF.default, scale: b }], { alphas: [2] }).rows[0].divergence;
+    expect(level(r.scale)).toBeLessThanOrEqual(1);
+    expect(level(r.scale * 0.99)).toBeGreaterThan(1);
+    const full = [...past, ...past, ...past];
+    expect(() => nextWindowScale(s, full, FAMILY_OF.default, 2, 1)).toThrow(/all 3 windows of the series are released/);
+    const cli = await inProcess(
+      'account',
+      '--data',
+      'test/fixtures/weather/seattle-weather.csv.gz',
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--query',
+      'count:rain',
+      '--length',
+      '60',
+      '--window',
+      '30',
+      '--release',
+      'mechanism=laplace,scale=3',
+      '--next',
+      'laplace',
+      '--epsilon',
+      '1',
+      '--json',
+    );
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).next.scale).toBeGreaterThan(0);
   });
 
   it('best answers where the coupled bounds cannot certify (a huge α): the MQM, the others n/a with their reason', () => {

@@ -4,7 +4,7 @@ import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { accountOf, type Accounting, type AccountShare, type JointMethod, type Release } from './rows.js';
-import { accountWindows } from './windows.js';
+import { accountWindows, nextWindowScale } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
 import type { PointScenario } from '../distribution/points.js';
@@ -400,6 +400,15 @@ export function nextReleaseScale(
           ...(next.coordinates ? { coordinates: next.coordinates } : {}),
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         }),
+      windows: (s) => {
+        const r = nextWindowScale(s, past as Release[], next.mechanism, alpha, epsilon);
+        if (r === null)
+          throw new InputError(
+            `no scale of ${next.mechanism} noise for the next window keeps ε = ${epsilon} at α = ${alpha}: the windows released already exceed it`,
+            'next',
+          );
+        return { scale: r.scale, binding: r.binding, method: r.method };
+      },
     },
     'the next-release search',
   );

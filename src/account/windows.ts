@@ -1,5 +1,5 @@
 import { exactWindowApplies, windowsExponent } from '../calibrate/windows.js';
-import { InputError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import type { Accounting, Release } from './rows.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
@@ -53,4 +53,45 @@ export function accountWindows(
       if (!epsilonDelta || e < epsilonDelta.epsilon) epsilonDelta = { epsilon: e, delta: opts.delta, alpha: r.alpha };
     }
   return { releases: releases.length, rows, epsilonDelta, releasesOf: `the first ${releases.length} of ${s.lengths.length} windows of one series, in order` };
+}
+
+/**
+ * The smallest scale at which the next window of a series, after the windows `past` released in
+ * order, keeps the joint level within (α, ε) (`account --next` for windows): a geometric bisection
+ * whose answer is the feasible end (relative width 10⁻⁶), re-checked. Null when no scale fits (the
+ * past windows alone exceed the budget).
+ * @example nextWindowScale(windowScenario(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 'toy'), [], 'laplace', 2, 1)!.scale > 0 // true
+ */
+export function nextWindowScale(
+  s: WindowScenario,
+  past: readonly Release[],
+  mechanism: Release['mechanism'],
+  alpha: number,
+  epsilon: number,
+): { scale: number; binding: Accounting['rows'][number]['binding']; method: Accounting['rows'][number]['method'] } | null {
+  if (past.length >= s.lengths.length) throw new InputError(`all ${s.lengths.length} windows of the series are released: there is no next window`, 'release');
+  const at = (scale: number) => accountWindows(s, [...past, { mechanism, scale }], { alphas: [alpha], fitsWithin: epsilon }).rows[0];
+  const fits = (scale: number) => at(scale).divergence <= epsilon;
+  if (!fits(1e300)) return null;
+  let hi = Math.max(1, ...past.map((r) => r.scale));
+  let lo = hi;
+  if (fits(hi)) {
+    for (lo = hi / 2; fits(lo); lo /= 2) {
+      hi = lo;
+      if (lo < 1e-300) break;
+    }
+  } else {
+    while (!fits(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+  }
+  while (hi / lo > 1 + 1e-6) {
+    const mid = Math.sqrt(lo * hi);
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  const row = accountWindows(s, [...past, { mechanism, scale: hi }], { alphas: [alpha] }).rows[0];
+  if (!(row.divergence <= epsilon)) throw new NumericalError(`the next window's scale ${hi} does not keep ε = ${epsilon} on re-check`);
+  return { scale: hi, binding: row.binding, method: row.method };
 }

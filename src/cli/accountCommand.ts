@@ -152,6 +152,8 @@ async function runLedgerNext(
     .map(parseRelease)
     .map((r) => ({ mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}), ...weights }));
   const past = [...groups.map((g) => ({ ...g, ...weights })), ...typedPast];
+  if ('lengths' in scenario && past.length >= scenario.lengths.length)
+    throw new InputError(`all ${scenario.lengths.length} windows of the series are recorded in this ledger: there is no next window`, '--ledger');
   const next = { mechanism, count: 1, ...weights };
   const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale))));
   if (scale === null) throw new InputError(`no further ${mechanism} release fits the ledger's budget: the recorded releases have spent it`, '--next');

@@ -414,7 +414,13 @@ async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
 
 /** The law source of windows already loaded, named as its ledger lists it. */
 export function windowScenarioOf(o: WindowOptions, w: { model: MarkovModel; lengths: number[]; labels: string[] }): WindowScenario {
-  return windowScenario(w.model, w.lengths, `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length})`, w.labels);
+  // The windows are in the name: a ledger refused for other windows says which.
+  return windowScenario(
+    w.model,
+    w.lengths,
+    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length}, --window ${o.window!.trim()})`,
+    w.labels,
+  );
 }
 
 /** Options of a window calibration, release or ledger. */

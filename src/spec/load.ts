@@ -157,7 +157,12 @@ function markovSpec(raw: object, prefix: string): AnySpec {
     refuseWindowKeys(checked.value as Record<string, unknown>, prefix);
     return {
       kind: 'windows',
-      scenario: windowScenario(model, model.windows, checked.value.name ?? 'markov chain windows'),
+      // " per window over " names a series' windows (a ledger of them says what it assumes by it).
+      scenario: windowScenario(
+        model,
+        model.windows,
+        `${checked.value.name ?? 'markov chain'}: the count per window over ${model.length} steps (windows ${model.windows.join(',')})`,
+      ),
       at: `${prefix}.markov.query`,
       defaults,
     };
