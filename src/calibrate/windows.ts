@@ -79,7 +79,12 @@ export function windowsExponent(
   exact?: WindowExactOptions,
 ): WindowBound {
   if (!(alpha > 0 && alpha !== 1 && Number.isFinite(alpha)))
-    throw new InputError(`the path-coupled bound holds at finite orders α > 0 but 1; got ${alpha}`, '--alpha');
+    throw new InputError(
+      alpha === Infinity
+        ? 'the path- and boundary-coupled bounds hold at finite orders α > 0 but 1; at α = ∞ the MQM and group DP are ε-Pufferfish by construction (calibrate --method mqm-exact,group-dp)'
+        : `the path-coupled bound holds at finite orders α > 0 but 1; got ${alpha}`,
+      '--alpha',
+    );
   const o = noiseOptions({});
   // ρ ≥ the shifted noise's D_α (value + error): e^{(α−1)ρ} is then above the true factor for α > 1, below it for α < 1.
   const below = alpha < 1;

@@ -27,11 +27,14 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
       ['--contamination', o.contamination],
       ['--fit', o.fit],
       ['--coordinate-scales', o.coordinateScales],
-      ['--spec-out', o.specOut],
       ['--guarantee', o.guarantee],
       ['--cost', o.cost],
     ],
     'with --window yet (window counts are calibrated for Rényi and ε-Pufferfish targets, with the default cost)',
+  );
+  refuseUnused(
+    [['--spec-out', o.specOut]],
+    'with --window yet: write the chain\'s spec without --window, then give its query "windows" (lengths) or "windowLength"',
   );
   const confidence = parseConfidence(o.confidence);
   const { model, lengths, d } = await loadWindows(o);
