@@ -65,18 +65,21 @@ export function barDigits(h: number) {
   // Beyond 100 decimals (toFixed's limit) the bar is far below any value's digits: ten digits suffice.
   if (k < -100) return plain;
   const unit = 10 ** k;
+  // Integer noise (its bar a whole number) on an integer: the number itself, no decimals.
+  const whole = (x: number) => Number.isInteger(h) && Number.isSafeInteger(x);
   const text = (m: number) => (k < 0 ? (m * unit).toFixed(-k) : String(m * unit));
   // Outward exactly: a printed end whose double is not strictly beyond the exact end (an equal double
   // may be a decimal just inside it) moves one unit out; an integer end printed as itself is exact (integer noise).
   const end = (x: number, round: (y: number) => number, out: number) => {
     if (!Number.isFinite(x)) return num(x);
+    if (whole(x)) return String(x);
     const m = round(x / unit);
     const printed = Number(text(m));
     return (out < 0 ? printed < x : printed > x) || (printed === x && Number.isInteger(x)) ? text(m) : text(m + out);
   };
   return {
     // A value whose doubles are coarser than the bar keeps its own digits (ten, as elsewhere).
-    value: (v: number) => (Number.isFinite(v) && Math.abs(v) * 1e-15 < h ? text(Math.round(v / unit)) : num(v)),
+    value: (v: number) => (whole(v) ? String(v) : Number.isFinite(v) && Math.abs(v) * 1e-15 < h ? text(Math.round(v / unit)) : num(v)),
     interval: ([lo, hi]: readonly [number, number]) => `[${end(lo, Math.floor, -1)}, ${end(hi, Math.ceil, 1)}]`,
   };
 }
