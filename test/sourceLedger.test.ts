@@ -369,4 +369,25 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(bare.stderr).toMatch(/^error: --secret-column: give --secret-column COL or --secret NAME=PREDICATE/);
     expect((await ledgerStore(ledger).read()).rows).toHaveLength(3);
   });
+
+  it('a refused per-group release names the one common scale that fits; account --next --group-by names it too, and 1% less is refused', async () => {
+    const ledger = join(dir, 'groups.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const first = await inProcess('release', ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--epsilon', '0.8', '--ledger', ledger);
+    expect(first.status).toBe(0);
+    const refused = await inProcess('release', ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--epsilon', '0.5', '--ledger', ledger);
+    expect(refused.status).toBe(2);
+    const named = Number(/Every group at one scale that fits, in the statistic's units: --scale ([\d.e+-]+)/.exec(refused.stderr)![1]);
+    const plan = JSON.parse(
+      (await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--next', 'laplace', '--json')).stdout,
+    );
+    expect(plan.groups.map((g: { group: string }) => g.group)).toEqual(['0.0', '1.0']);
+    expect(Number(decimalUp(plan.statisticScale, 10))).toBe(named);
+    const less = await inProcess('release', ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--scale', String(named * 0.99), '--ledger', ledger);
+    expect(less.status).toBe(2);
+    const at = await inProcess('release', ...flags, '--query', 'mean:chol', '--group-by', 'sex', '--scale', String(named), '--ledger', ledger, '--json');
+    expect(at.status, at.stderr).toBe(0);
+    expect(JSON.parse(at.stdout).ledger.level).toBeLessThanOrEqual(1);
+    expect((await ledgerStore(ledger).read()).rows).toHaveLength(4);
+  });
 });

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { PointScenario } from '../distribution/points.js';
 import { MECHANISMS, mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
-import { InputError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 import { short } from '../sources/engines/engine.js';
 import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
@@ -214,4 +214,50 @@ export async function nextStatisticScale(
   const units = values.groups.get('')?.units ?? 0;
   const inUnits = perUnit(st) && units > 0 ? divideUp(scale, units) : scale;
   return { scale, inUnits, units, level: budgetLevel(scenario, [...groups, { ...next, scale }], budget) };
+}
+
+/**
+ * The smallest common scale S, in the statistic's units, at which one release per public group of
+ * `query` by `groupBy` — group g at `fromScale(S)` on one unit's contribution, as `release … --scale S
+ * --ledger L` draws it — keeps every recorded statistic and these within the source ledger's budget:
+ * a geometric bisection whose answer is the feasible end (relative width 10⁻⁶). Null when no scale fits.
+ * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
+ * const store = ledgerStore(`${scratch}/heart.ledger`); // scratch: a folder of yours
+ * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
+ * (await groupsFittingScale(store, src, 'sum:oldpeak', 'sex', [{ group: '0', fromScale: (s) => s }, { group: '1', fromScale: (s) => s }], 'laplace'))!.scale > 0 // true
+ */
+export async function groupsFittingScale(
+  store: LedgerStore,
+  s: StatisticsSource,
+  query: string,
+  groupBy: string,
+  groups: readonly { group: string; fromScale(scale: number): number }[],
+  mechanism: Mechanism,
+): Promise<{ scale: number; level: BudgetLevel } | null> {
+  const { identity, past } = await boundTo(store, s);
+  const batch = groups.map((g) => ({ query, groupBy, group: g.group }));
+  const scenario = await statisticsScenario(s, [...past, ...batch], identity);
+  const { budget, groups: recorded } = await ledgerFor(store, scenario);
+  if (recorded.length !== past.length) throw new InputError('a release was recorded while the plan was made; run it again', 'ledger');
+  const releases = (S: number) => groups.map((g, k) => ({ mechanism, count: 1, coordinates: [past.length + k], scale: g.fromScale(S) }));
+  const fits = (S: number) => budgetLevel(scenario, [...recorded, ...releases(S)], budget, true).fits;
+  if (!fits(1e300)) return null;
+  let hi = 1;
+  let lo = 1;
+  if (fits(hi)) {
+    for (lo = hi / 2; fits(lo) && lo > 1e-300; lo /= 2) hi = lo;
+  } else {
+    while (!fits(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+  }
+  while (hi / lo > 1 + 1e-6) {
+    const mid = Math.sqrt(lo * hi);
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  const level = budgetLevel(scenario, [...recorded, ...releases(hi)], budget);
+  if (!level.fits) throw new NumericalError(`the common scale ${hi} does not keep the ledger's budget on re-check`);
+  return { scale: hi, level };
 }

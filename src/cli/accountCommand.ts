@@ -12,6 +12,7 @@ import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './form
 import { parseGrid, parseNames } from './grid.js';
 import {
   loadScenario,
+  loadStatistic,
   parseCoordinateScales,
   parseStatisticFlag,
   parseThreads,
@@ -81,6 +82,38 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
 }
 
 /**
+ * `account --ledger L … --query STAT --group-by G --next M`: the smallest common scale, in the
+ * statistic's units, at which one release per public group keeps the source ledger's budget (what
+ * `release … --group-by G --scale S --ledger L` takes).
+ */
+async function accountNextGroups(o: AccountOptions, query: string, mechanism: Mechanism): Promise<void> {
+  const groupBy = (o.groupBy ?? o.given)!;
+  const { ledgerStore } = await import('../ledger/store.js');
+  const { groupsFittingScale } = await import('../api/sourceLedger.js');
+  const t = await loadStatistic({ ...o, groupBy, given: undefined }, parseStatisticFlag(query)!);
+  const groups = t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale }));
+  let r: Awaited<ReturnType<typeof groupsFittingScale>>;
+  try {
+    r = await groupsFittingScale(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, mechanism);
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  if (r === null)
+    throw new InputError(`no ${mechanism} release of ${query} per ${groupBy} fits the ledger's budget: the recorded statistics have spent it`, '--next');
+  const skipped = t.skipped.length ? ` (left out, as a release leaves them: ${t.skipped.map((x) => x.group).join(', ')})` : '';
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: jsonNumber(r.scale), level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
+`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
+  );
+}
+
+/**
  * `account --ledger L --data T --secret-column S --query STAT --next M`: the smallest scale of the
  * next release of a statistic that keeps the source ledger's budget, on one unit's contribution and
  * in the statistic's own units (what `release … --scale S --ledger L` takes).
@@ -104,6 +137,7 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   const { ledgerStore } = await import('../ledger/store.js');
   const { nextStatisticScale } = await import('../api/sourceLedger.js');
   const query = o.query!.trim();
+  if ((o.groupBy ?? o.given) !== undefined) return accountNextGroups(o, query, mechanism);
   const r = await (async () => {
     try {
       return await nextStatisticScale(

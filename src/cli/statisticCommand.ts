@@ -320,6 +320,8 @@ async function recordInLedger(
   try {
     recorded = await recordStatistics(store, ledger.source, batch);
   } catch (e) {
+    // Several groups refused together: the one common scale (--scale S, the statistic's units) that fits.
+    if (e instanceof InputError && /^refused: /.test(e.reason) && released.length > 1) throw await withGroupsScale(e, ledger, query, groupBy!, released);
     throw asFlagError(e);
   }
   const last = recorded[recorded.length - 1];
@@ -351,6 +353,24 @@ async function recordSpecStatistic(location: string, t: TableStatistic, x: { g: 
     query: `spec ${t.spec}: ${t.label} (scale ${numUp(x.scale)} in its units over ${x.g.units} units)`,
   });
   return { source: false, seqs: [e.seq], level: e.level, alpha: e.alpha, budget: JSON.parse(e.budget), shown: e.shown };
+}
+
+/** A refusal of several groups' releases, with the smallest common scale that would fit (if any). */
+async function withGroupsScale(
+  e: InputError,
+  ledger: { location: string; source: StatisticsSource },
+  query: string,
+  groupBy: string,
+  released: readonly { g: StatisticGroup; r: ReleaseResult }[],
+): Promise<InputError> {
+  const { ledgerStore } = await import('../ledger/store.js');
+  const { groupsFittingScale } = await import('../api/sourceLedger.js');
+  const groups = released.map((x) => ({ group: x.g.group, fromScale: toStatistic(x.g).fromScale }));
+  const fit = await groupsFittingScale(ledgerStore(ledger.location), ledger.source, query, groupBy, groups, released[0].r.mechanism);
+  const remedy = fit
+    ? ` Every group at one scale that fits, in the statistic's units: --scale ${numUp(fit.scale)} --ledger ${ledger.location} (joint level then ${numUp(fit.level.level)}).`
+    : ` No common ${released[0].r.mechanism} scale fits: the recorded statistics have spent the budget.`;
+  return new InputError(`${e.reason}${remedy}`, '--ledger');
 }
 
 /** A laws ledger's line under a spec statistic's release. */
