@@ -10,6 +10,7 @@ import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { EPS } from '../numerics/float.js';
 import { precisionUp } from '../numerics/decimal.js';
+import { smallestFitting } from '../numerics/smallestScale.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
 import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
@@ -230,27 +231,5 @@ export function smallestFittingScale(
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
   checkShape(OBJECT, b, 'budget');
-  const fits = (s: number) => budgetLevel(scenario, [...past, { ...next, scale: s }], b, true).fits;
-  if (!fits(1e300)) return null;
-  let lo = start;
-  let hi = start;
-  if (fits(hi)) {
-    // Walk down until a scale misses the budget (or the noise is negligible).
-    for (lo = hi / 2; fits(lo); lo /= 2) {
-      hi = lo;
-      if (lo < 1e-300) return hi;
-    }
-  } else {
-    while (!fits(hi)) {
-      lo = hi;
-      hi *= 2;
-    }
-  }
-  while (hi - lo > SCALE_RTOL * hi) {
-    const mid = Math.sqrt(lo * hi);
-    if (mid <= lo || mid >= hi) break;
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  return smallestFitting((s) => budgetLevel(scenario, [...past, { ...next, scale: s }], b, true).fits, start, SCALE_RTOL);
 }

@@ -1,5 +1,6 @@
 import { exactWindowApplies, windowsExponent } from '../calibrate/windows.js';
 import { InputError, NumericalError } from '../errors.js';
+import { smallestFitting } from '../numerics/smallestScale.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import type { Accounting, Release } from './rows.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
@@ -70,27 +71,9 @@ export function nextWindowScale(
   epsilon: number,
 ): { scale: number; binding: Accounting['rows'][number]['binding']; method: Accounting['rows'][number]['method'] } | null {
   if (past.length >= s.lengths.length) throw new InputError(`all ${s.lengths.length} windows of the series are released: there is no next window`, 'release');
-  const at = (scale: number) => accountWindows(s, [...past, { mechanism, scale }], { alphas: [alpha], fitsWithin: epsilon }).rows[0];
-  const fits = (scale: number) => at(scale).divergence <= epsilon;
-  if (!fits(1e300)) return null;
-  let hi = Math.max(1, ...past.map((r) => r.scale));
-  let lo = hi;
-  if (fits(hi)) {
-    for (lo = hi / 2; fits(lo); lo /= 2) {
-      hi = lo;
-      if (lo < 1e-300) break;
-    }
-  } else {
-    while (!fits(hi)) {
-      lo = hi;
-      hi *= 2;
-    }
-  }
-  while (hi / lo > 1 + 1e-6) {
-    const mid = Math.sqrt(lo * hi);
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
+  const fits = (scale: number) => accountWindows(s, [...past, { mechanism, scale }], { alphas: [alpha], fitsWithin: epsilon }).rows[0].divergence <= epsilon;
+  const hi = smallestFitting(fits, Math.max(1, ...past.map((r) => r.scale)));
+  if (hi === null) return null;
   const row = accountWindows(s, [...past, { mechanism, scale: hi }], { alphas: [alpha] }).rows[0];
   if (!(row.divergence <= epsilon)) throw new NumericalError(`the next window's scale ${hi} does not keep ε = ${epsilon} on re-check`);
   return { scale: hi, binding: row.binding, method: row.method };

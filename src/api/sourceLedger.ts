@@ -15,6 +15,7 @@ import type { Mechanism } from '../calibrate/rules.js';
 import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
+import { smallestFitting } from '../numerics/smallestScale.js';
 import { statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
 import { isSourceBound, ledgerFor, recordReleases, type LedgerRelease, type Recorded } from '../ledger/ledger.js';
 import type { LedgerRow, LedgerStore } from '../ledger/store.js';
@@ -240,23 +241,8 @@ export async function groupsFittingScale(
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
   if (recorded.length !== past.length) throw new InputError('a release was recorded while the plan was made; run it again', 'ledger');
   const releases = (S: number) => groups.map((g, k) => ({ mechanism, count: 1, coordinates: [past.length + k], scale: g.fromScale(S) }));
-  const fits = (S: number) => budgetLevel(scenario, [...recorded, ...releases(S)], budget, true).fits;
-  if (!fits(1e300)) return null;
-  let hi = 1;
-  let lo = 1;
-  if (fits(hi)) {
-    for (lo = hi / 2; fits(lo) && lo > 1e-300; lo /= 2) hi = lo;
-  } else {
-    while (!fits(hi)) {
-      lo = hi;
-      hi *= 2;
-    }
-  }
-  while (hi / lo > 1 + 1e-6) {
-    const mid = Math.sqrt(lo * hi);
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
+  const hi = smallestFitting((S) => budgetLevel(scenario, [...recorded, ...releases(S)], budget, true).fits);
+  if (hi === null) return null;
   const level = budgetLevel(scenario, [...recorded, ...releases(hi)], budget);
   if (!level.fits) throw new NumericalError(`the common scale ${hi} does not keep the ledger's budget on re-check`);
   return { scale: hi, level };

@@ -100,3 +100,36 @@ export function smallestFeasibleScale(problem: ScaleProblem): ScaleSolution {
   if (!isFeasible(check)) throw new NumericalError(`re-check failed at scale ${scale}`);
   return { scale, check, iterations };
 }
+
+/**
+ * The smallest scale at which a monotone yes/no check `fits` holds (false below some s*, true
+ * above), to a relative `rtol`: null when even 10³⁰⁰ does not fit. From `start` it walks down by
+ * halves while the scale fits (to 10⁻³⁰⁰: the noise is then negligible) or up by doubling until it
+ * does, then bisects geometrically; the answer is always the fitting end. For checks with no
+ * certified value to root-find on (a ledger's budget, a joint bound's yes/no), where
+ * `smallestFeasibleScale` needs one; the caller re-checks what it prints.
+ * @example smallestFitting((s) => s >= 3, 1) // within 10⁻⁶ above 3
+ */
+export function smallestFitting(fits: (scale: number) => boolean, start = 1, rtol = 1e-6): number | null {
+  if (!fits(1e300)) return null;
+  let lo = start;
+  let hi = start;
+  if (fits(hi)) {
+    for (lo = hi / 2; fits(lo); lo /= 2) {
+      hi = lo;
+      if (lo < 1e-300) return hi;
+    }
+  } else {
+    while (!fits(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+  }
+  while (hi - lo > rtol * hi) {
+    const mid = Math.sqrt(lo * hi);
+    if (mid <= lo || mid >= hi) break;
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
