@@ -22,6 +22,9 @@ import type { LedgerRow, LedgerStore } from '../ledger/store.js';
 
 export type { RecordedStatistic, StatisticsSource } from './jointStatistics.js';
 
+/** A release recorded between a plan's two reads of the ledger would misplace its coordinates. */
+const plannedMeanwhile = () => new InputError('a release was recorded while the plan was made; run it again', 'ledger');
+
 /** The prefix of a source ledger's identity (a laws ledger's is `sha256:`). */
 const SOURCE = 'source:sha256:';
 
@@ -206,7 +209,7 @@ export async function nextStatisticScale(
   const scenario = await statisticsScenario(s, [...past, statistic], identity);
   const { budget, groups } = await ledgerFor(store, scenario);
   // Read twice (the statistics, then the budget): a release recorded between would misplace coordinates.
-  if (groups.length !== past.length) throw new InputError('a release was recorded while the plan was made; run it again', 'ledger');
+  if (groups.length !== past.length) throw plannedMeanwhile();
   const next = { mechanism, count: 1, coordinates: [past.length] };
   const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));
   if (scale === null) return null;
@@ -239,7 +242,7 @@ export async function groupsFittingScale(
   const batch = groups.map((g) => ({ query, groupBy, group: g.group }));
   const scenario = await statisticsScenario(s, [...past, ...batch], identity);
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
-  if (recorded.length !== past.length) throw new InputError('a release was recorded while the plan was made; run it again', 'ledger');
+  if (recorded.length !== past.length) throw plannedMeanwhile();
   const releases = (S: number) => groups.map((g, k) => ({ mechanism, count: 1, coordinates: [past.length + k], scale: g.fromScale(S) }));
   const hi = smallestFitting((S) => budgetLevel(scenario, [...recorded, ...releases(S)], budget, true).fits);
   if (hi === null) return null;
