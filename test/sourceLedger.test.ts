@@ -370,6 +370,38 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect((await ledgerStore(ledger).read()).rows).toHaveLength(3);
   });
 
+  it('private groups go into a source ledger: recorded as private (the group column stays unknown), accounted on the private vector law, refused with the common scale that fits', async () => {
+    const ledger = join(dir, 'private.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '2')).status).toBe(0);
+    const args = [...flags, '--query', 'sum:chol', '--group-by', 'sex', '--group-private', '--ledger', ledger];
+    const first = await inProcess('release', ...args, '--epsilon', '1', '--json');
+    expect(first.status, first.stderr).toBe(0);
+    const j = JSON.parse(first.stdout);
+    expect(j.ledger.releases).toEqual([1, 2]);
+    // The level is the private vector law's account at the released scale (no group known to the adversary).
+    const t = await privateGroupsStatistic({ ...HEART.source }, { statistic: { kind: 'sum', column: 'chol' }, secretColumn: 'fbs', groupBy: 'sex' });
+    const scale = j.releases[0].scale as number;
+    const acc = account(
+      t.scenario,
+      [laplace(scale)].map((r) => ({ mechanism: r.mechanism, scale: r.scale })),
+      { alphas: [2] },
+    );
+    expect(j.ledger.level / acc.rows[0].divergence).toBeCloseTo(1, 6);
+    const rows = (await ledgerStore(ledger).read()).rows;
+    expect(rows.map((r) => JSON.parse(r.query))).toEqual([
+      { statistic: 'sum:chol', groupBy: 'sex', group: '0.0', private: true },
+      { statistic: 'sum:chol', groupBy: 'sex', group: '1.0', private: true },
+    ]);
+    const refused = await inProcess('release', ...args, '--epsilon', '1.5');
+    expect(refused.status).toBe(2);
+    const named = /--scale ([\d.e+-]+) --ledger/.exec(refused.stderr)![1];
+    const at = await inProcess('release', ...args, '--scale', named, '--json');
+    expect(at.status, at.stderr).toBe(0);
+    expect(JSON.parse(at.stdout).ledger.level).toBeLessThanOrEqual(2);
+    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...flags);
+    expect(check.stdout).toMatch(/verdict: pass/);
+  });
+
   it('a refused per-group release names the one common scale that fits; account --next --group-by names it too, and 1% less is refused', async () => {
     const ledger = join(dir, 'groups.ledger');
     expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);

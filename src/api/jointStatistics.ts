@@ -26,6 +26,8 @@ export interface RecordedStatistic {
   query: string;
   groupBy?: string;
   group?: string;
+  /** A private group column (`--group-private`): the adversary is not taken to know a unit's group. */
+  private?: true;
 }
 
 /**
@@ -36,7 +38,8 @@ function knowledgeSets(recorded: readonly RecordedStatistic[]): string[][] {
   const sets: string[][] = [];
   const known: string[] = [];
   recorded.forEach((r, k) => {
-    const grew = r.groupBy !== undefined && !known.includes(r.groupBy);
+    // A private group's release tells no one a unit's group: the column stays unknown.
+    const grew = r.groupBy !== undefined && !r.private && !known.includes(r.groupBy);
     if (grew) known.push(r.groupBy!);
     if (k === 0 || grew) sets.push([...known]);
   });

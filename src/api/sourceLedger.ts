@@ -95,7 +95,7 @@ function statisticOf(r: LedgerRow): RecordedStatistic {
 
 /** A recorded statistic as the ledger stores it (JSON text: a predicate may hold any character). */
 const recordedText = (r: RecordedStatistic): string =>
-  JSON.stringify({ statistic: r.query, ...(r.groupBy !== undefined ? { groupBy: r.groupBy, group: r.group } : {}) });
+  JSON.stringify({ statistic: r.query, ...(r.groupBy !== undefined ? { groupBy: r.groupBy, group: r.group, ...(r.private ? { private: true } : {}) } : {}) });
 
 /**
  * A source ledger's recorded query read back; null when the text is not one (a laws ledger's query).
@@ -103,10 +103,14 @@ const recordedText = (r: RecordedStatistic): string =>
  */
 export function recordedStatistic(text: string): RecordedStatistic | null {
   try {
-    const j = JSON.parse(text) as { statistic?: unknown; groupBy?: unknown; group?: unknown };
+    const j = JSON.parse(text) as { statistic?: unknown; groupBy?: unknown; group?: unknown; private?: unknown };
     if (typeof j.statistic !== 'string') return null;
     if (j.groupBy !== undefined && (typeof j.groupBy !== 'string' || typeof j.group !== 'string')) return null;
-    return { query: j.statistic, ...(j.groupBy !== undefined ? { groupBy: j.groupBy as string, group: j.group as string } : {}) };
+    if (j.private !== undefined && (j.private !== true || j.groupBy === undefined)) return null;
+    return {
+      query: j.statistic,
+      ...(j.groupBy !== undefined ? { groupBy: j.groupBy as string, group: j.group as string, ...(j.private ? { private: true as const } : {}) } : {}),
+    };
   } catch {
     return null;
   }
@@ -116,7 +120,8 @@ export function recordedStatistic(text: string): RecordedStatistic | null {
  * The statistic in words, as `ledger show` lists it.
  * @example recordedLabel({ query: 'mean:chol', groupBy: 'sex', group: '1' }) // 'mean:chol | sex = 1'
  */
-export const recordedLabel = (r: RecordedStatistic): string => (r.groupBy !== undefined ? `${r.query} | ${r.groupBy} = ${r.group}` : r.query);
+export const recordedLabel = (r: RecordedStatistic): string =>
+  r.groupBy !== undefined ? `${r.query} | ${r.groupBy} = ${r.group}${r.private ? ' (private group)' : ''}` : r.query;
 
 /**
  * Records a batch of statistics' releases in a source ledger (one per released group), before their
@@ -237,9 +242,10 @@ export async function groupsFittingScale(
   groupBy: string,
   groups: readonly { group: string; fromScale(scale: number): number }[],
   mechanism: Mechanism,
+  groupPrivate = false,
 ): Promise<{ scale: number; level: BudgetLevel } | null> {
   const { identity, past } = await boundTo(store, s);
-  const batch = groups.map((g) => ({ query, groupBy, group: g.group }));
+  const batch = groups.map((g) => ({ query, groupBy, group: g.group, ...(groupPrivate ? { private: true as const } : {}) }));
   const scenario = await statisticsScenario(s, [...past, ...batch], identity);
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
   if (recorded.length !== past.length) throw plannedMeanwhile();

@@ -2,7 +2,7 @@
 // share[:P]`, `--unit`, `--group-by`; docs/math.md §18): parse, call the api per group, format.
 import { InputError, noNoiseToRecord } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
-import type { CalibrationSettings } from '../calibrate/rules.js';
+import type { CalibrationSettings, Mechanism } from '../calibrate/rules.js';
 import { resultInUnits, statisticAssumptions, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
@@ -227,7 +227,18 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
   const entry = ledger
-    ? await recordInLedger(ledger, o.query!.trim(), groupBy, released)
+    ? await recordInLedger(
+        ledger,
+        o.query!.trim(),
+        groupBy,
+        released.map((x) => ({
+          group: x.g.group,
+          mechanism: x.r.mechanism,
+          scale: x.r.scale,
+          ...(x.cost ? { cost: x.cost } : {}),
+          fromScale: toStatistic(x.g).fromScale,
+        })),
+      )
     : o.ledger !== undefined && fromSpec
       ? await recordSpecStatistic(o.ledger, fromSpec.t, released[0])
       : null;
@@ -295,15 +306,18 @@ interface StatisticEntry {
 
 /**
  * Records every group's release in the source ledger before any value is shown (all or none): the
- * ledger refuses when the joint level of every recorded statistic and these would pass its budget.
+ * ledger refuses when the joint level of every recorded statistic and these would pass its budget,
+ * and a refusal of several groups names the one common scale (`--scale S`, the statistic's units)
+ * at which they fit. `groupPrivate`: the group column is not taken as known to the adversary.
  */
 async function recordInLedger(
   ledger: { location: string; source: StatisticsSource },
   query: string,
   groupBy: string | undefined,
-  released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost }[],
+  released: readonly LedgerGroup[],
+  groupPrivate = false,
 ): Promise<StatisticEntry> {
-  if (released.some((x) => !(x.r.scale > 0)))
+  if (released.some((x) => !(x.scale > 0)))
     throw new InputError(
       "this statistic needs no noise alone at this budget (the data itself meets it), but a source ledger records noisy releases only: with the statistics recorded its joint level is not 0. Release it with --scale S (in the statistic's units), the ledger's check its guarantee",
       '--ledger',
@@ -312,16 +326,16 @@ async function recordInLedger(
   const { recordStatistics } = await import('../api/sourceLedger.js');
   const { confirmShown, budgetText } = await import('../ledger/ledger.js');
   const store = ledgerStore(ledger.location);
-  const batch = released.map(({ g, r, cost }) => ({
-    statistic: { query, ...(groupBy !== undefined ? { groupBy, group: g.group } : {}) },
-    release: { mechanism: r.mechanism, scale: r.scale, count: 1, ...(cost ? { cost } : {}) },
+  const batch = released.map((x) => ({
+    statistic: { query, ...(groupBy !== undefined ? { groupBy, group: x.group, ...(groupPrivate ? { private: true as const } : {}) } : {}) },
+    release: { mechanism: x.mechanism, scale: x.scale, count: 1, ...(x.cost ? { cost: x.cost } : {}) },
   }));
   let recorded: Awaited<ReturnType<typeof recordStatistics>>;
   try {
     recorded = await recordStatistics(store, ledger.source, batch);
   } catch (e) {
-    // Several groups refused together: the one common scale (--scale S, the statistic's units) that fits.
-    if (e instanceof InputError && /^refused: /.test(e.reason) && released.length > 1) throw await withGroupsScale(e, ledger, query, groupBy!, released);
+    if (e instanceof InputError && /^refused: /.test(e.reason) && released.length > 1)
+      throw await withGroupsScale(e, ledger, query, groupBy!, released, groupPrivate);
     throw asFlagError(e);
   }
   const last = recorded[recorded.length - 1];
@@ -335,6 +349,15 @@ async function recordInLedger(
       for (const x of recorded) await confirmShown(store, x.seq);
     },
   };
+}
+
+/** One group's release as a source ledger records it: its noise on one unit's contribution, and how a scale in the statistic's units maps there. */
+interface LedgerGroup {
+  group: string;
+  mechanism: Mechanism;
+  scale: number;
+  cost?: Cost;
+  fromScale(scale: number): number;
 }
 
 /**
@@ -361,15 +384,16 @@ async function withGroupsScale(
   ledger: { location: string; source: StatisticsSource },
   query: string,
   groupBy: string,
-  released: readonly { g: StatisticGroup; r: ReleaseResult }[],
+  released: readonly LedgerGroup[],
+  groupPrivate: boolean,
 ): Promise<InputError> {
   const { ledgerStore } = await import('../ledger/store.js');
   const { groupsFittingScale } = await import('../api/sourceLedger.js');
-  const groups = released.map((x) => ({ group: x.g.group, fromScale: toStatistic(x.g).fromScale }));
-  const fit = await groupsFittingScale(ledgerStore(ledger.location), ledger.source, query, groupBy, groups, released[0].r.mechanism);
+  const mechanism = released[0].mechanism;
+  const fit = await groupsFittingScale(ledgerStore(ledger.location), ledger.source, query, groupBy, released, mechanism, groupPrivate);
   const remedy = fit
     ? ` Every group at one scale that fits, in the statistic's units: --scale ${numUp(fit.scale)} --ledger ${ledger.location} (joint level then ${numUp(fit.level.level)}).`
-    : ` No common ${released[0].r.mechanism} scale fits: the recorded statistics have spent the budget.`;
+    : ` No common ${mechanism} scale fits: the recorded statistics have spent the budget.`;
   return new InputError(`${e.reason}${remedy}`, '--ledger');
 }
 
@@ -428,9 +452,13 @@ async function calibratePrivateGroups(o: StatisticOptions, s: Statistic): Promis
 
 /** `release … --group-by G --group-private`: the group totals in the engine, one noise draw per group at the common scale. */
 async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<void> {
-  refuseUnused([['--ledger', o.ledger]], 'with --group-private yet');
   const confidence = parseConfidence(o.confidence);
   const delta = parseDelta(o.delta, undefined);
+  // A source ledger's table and secret are checked before any work; a missing ledger is said first.
+  const ledger = o.ledger === undefined ? null : { location: o.ledger, source: statisticsSourceOf(o) };
+  if (ledger) await (await import('./ledgerCommand.js')).ledgerReadable(ledger.location);
+  // A sum's or count's scale is the same in the statistic's units and on one unit's contribution.
+  const given = ledgerScale(o.scale, o.ledger);
   const t = await loadPrivateGroups(o, s);
   const grid = settingsGrid(o, t.scenario, {});
   const settings = releaseSetting(grid, delta);
@@ -444,7 +472,9 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
       {
         count: 1,
         confidence,
-        allowNoNoise: o.allowNoNoise,
+        // Into a ledger a release without noise is refused below (recordInLedger), with its remedy.
+        allowNoNoise: o.allowNoNoise || ledger !== null,
+        ...(given !== undefined ? { scale: given } : {}),
         ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
       },
     ) as PointReleaseResult;
@@ -453,6 +483,16 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
   }
   // One scale for every group (coordinate weights 1): each value with its own interval.
   const out = t.groups.map((g, i) => ({ group: g.group, value: r.values[0][i], interval: r.intervals[0][i], scale: r.scale, halfWidth: r.halfWidths[i] }));
+  // Recorded before any value is shown: each group's coordinate at the one scale, the group column private.
+  const entry =
+    ledger &&
+    (await recordInLedger(
+      ledger,
+      o.query!.trim(),
+      o.groupBy,
+      t.groups.map((g) => ({ group: g.group, mechanism: r.mechanism as Mechanism, scale: r.scale, fromScale: (x: number) => x })),
+      true,
+    ));
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -465,9 +505,11 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
         confidence,
         guarantee: r.guarantee,
         source: { rows: t.rows, droppedFromValue: t.droppedFromValue },
+        ...(entry ? { ledger: { releases: entry.seqs, level: jsonNumber(entry.level), alpha: jsonAlpha(entry.alpha), budget: entry.budget } } : {}),
         releases: out.map((x) => ({ ...x, scale: jsonNumber(x.scale), halfWidth: jsonNumber(x.halfWidth), interval: x.interval.map(jsonNumber) })),
       })}\n`,
     );
+    await entry?.shown();
     return;
   }
   let text = `${t.scenario.name}\n${privateAssumptions(t, o).join('\n')}\n${r.mechanism} noise, one scale for every group (${r.method}); guarantee: ${r.guarantee.split(/(?<=\.) /)[0]}\neach interval holds its group's true statistic with probability ${confidence} over the noise\n\n${o.groupBy}\tscale\tvalue\tinterval\n`;
@@ -475,5 +517,8 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
     const digits = barDigits(x.halfWidth);
     text += `${x.group}\t${Number(decimalUp(x.scale, 4))}\t${digits.value(x.value)}\t${digits.interval(x.interval)}\n`;
   }
-  process.stdout.write(`${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`);
+  process.stdout.write(
+    `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${ledgerText(entry)}\n` : ''}`,
+  );
+  await entry?.shown();
 }
