@@ -162,23 +162,8 @@ const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined) => {
  */
 export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fromSpec?: { t: TableStatistic; d: SpecDefaults }): Promise<void> {
   if (o.groupPrivate) return releasePrivateGroups(o, s);
-  const notYet = 'with a statistic query yet';
-  refuseUnused(
-    [...(fromSpec ? [] : ([['--value', o.value]] as const)), ['--out', o.out], ['--keep', o.keep]],
-    fromSpec
-      ? "with a spec's statistic: --value is the statistic, computed by you"
-      : 'with a statistic query: the tool computes the statistic from --data and releases it',
-  );
+  refuseForStatistic(o, !!fromSpec);
   const typed = fromSpec ? specValue(o.value) : null;
-  refuseUnused(
-    [
-      ['--truncate', o.truncate],
-      ['--count', o.count],
-      ['--per-release', o.perRelease],
-      ['--releases', o.releases],
-    ],
-    notYet,
-  );
   const confidence = parseConfidence(o.confidence);
   const d = fromSpec?.d ?? {};
   const delta = parseDelta(o.delta, d.delta);
@@ -226,22 +211,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   });
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
-  const entry = ledger
-    ? await recordInLedger(
-        ledger,
-        o.query!.trim(),
-        groupBy,
-        released.map((x) => ({
-          group: x.g.group,
-          mechanism: x.r.mechanism,
-          scale: x.r.scale,
-          ...(x.cost ? { cost: x.cost } : {}),
-          fromScale: toStatistic(x.g).fromScale,
-        })),
-      )
-    : o.ledger !== undefined && fromSpec
-      ? await recordSpecStatistic(o.ledger, fromSpec.t, released[0])
-      : null;
+  const entry = await recordReleased(o, ledger, fromSpec?.t, groupBy, released);
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -285,6 +255,46 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
     `${text}(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n${entry ? `${entry.source ? ledgerText(entry) : lawsLedgerText(entry)}\n` : ''}`,
   );
   await entry?.shown();
+}
+
+/** What a statistic's release does not take (a spec's statistic takes its value typed). */
+function refuseForStatistic(o: StatisticOptions, fromSpec: boolean): void {
+  refuseUnused(
+    [...(fromSpec ? [] : ([['--value', o.value]] as const)), ['--out', o.out], ['--keep', o.keep]],
+    fromSpec
+      ? "with a spec's statistic: --value is the statistic, computed by you"
+      : 'with a statistic query: the tool computes the statistic from --data and releases it',
+  );
+  refuseUnused(
+    [
+      ['--truncate', o.truncate],
+      ['--count', o.count],
+      ['--per-release', o.perRelease],
+      ['--releases', o.releases],
+    ],
+    'with a statistic query yet',
+  );
+}
+
+/** The ledger entry of a statistic's release: a source ledger's (every group), a spec's laws ledger's, or none. */
+async function recordReleased(
+  o: StatisticOptions,
+  ledger: { location: string; source: StatisticsSource } | null,
+  spec: TableStatistic | undefined,
+  groupBy: string | undefined,
+  released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number }[],
+): Promise<StatisticEntry | null> {
+  if (ledger) {
+    const groups = released.map((x) => ({
+      group: x.g.group,
+      mechanism: x.r.mechanism,
+      scale: x.r.scale,
+      ...(x.cost ? { cost: x.cost } : {}),
+      fromScale: toStatistic(x.g).fromScale,
+    }));
+    return recordInLedger(ledger, o.query!.trim(), groupBy, groups);
+  }
+  return o.ledger !== undefined && spec ? recordSpecStatistic(o.ledger, spec, released[0]) : null;
 }
 
 /** `--value V` beside a spec's statistic: the statistic as the curator computed it, in its own units. */
