@@ -88,7 +88,7 @@ function windowText(
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
   const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
-  const head = `${what} (T = ${w.length}; ${w.lengths.length} windows of ${[...new Set(w.lengths)].join('/')} steps${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
+  const head = `${what} (T = ${w.length}; ${w.lengths.length} window${w.lengths.length === 1 ? '' : 's'} of ${[...new Set(w.lengths)].join('/')} step${w.lengths.length === 1 && w.lengths[0] === 1 ? '' : 's'}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
