@@ -447,6 +447,13 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/^error: --ledger: refused/);
     expect(again.stdout).toBe('');
+    // The same laws under another statistic (another column whose per-unit laws coincide) are not this ledger's.
+    const twin = spec('ledger-twin.json');
+    const j0 = JSON.parse(readFileSync(out, 'utf8'));
+    writeFileSync(twin, JSON.stringify({ ...j0, statistic: { ...j0.statistic, column: 'trestbps' } }));
+    const same = await inProcess('release', '--spec', twin, '--value', '130', '--ledger', L, '--scale', '50');
+    expect(same.status).toBe(2);
+    expect(same.stderr).toMatch(/^error: --ledger: was opened for other secret-conditional laws/);
     // Another spec's laws are not this ledger's.
     const other = spec('ledger-other.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:trestbps', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', other);

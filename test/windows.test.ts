@@ -314,6 +314,35 @@ describe('the path-coupled bound on window counts', () => {
     // Below the data's own divergence no bound can drop the noise.
     const tight = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'best', alpha: 0.5, epsilon: truth * 0.99 });
     expect(tight.scale).toBeGreaterThan(0);
+    // The CLI publishes counts without noise only on request, as any release.
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const series = join(mkdtempSync(join(tmpdir(), 'pufferfish-zero-')), 'seq.csv');
+    writeFileSync(series, 't,w\n1,a\n2,b\n3,b\n4,a\n5,a\n6,b\n7,a\n8,b\n');
+    const args = [
+      'release',
+      '--data',
+      series,
+      '--sequence',
+      'w',
+      '--order-by',
+      't',
+      '--query',
+      'count:b',
+      '--window',
+      '2',
+      '--alpha',
+      '0.5',
+      '--epsilon',
+      '20',
+    ];
+    const refused = await inProcess(...args);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^error: --allow-no-noise: the calibrated scale is 0/);
+    const raw = await inProcess(...args, '--allow-no-noise', '--json');
+    expect(raw.status, raw.stderr).toBe(0);
+    expect(JSON.parse(raw.stdout).releases.map((x: { value: number }) => x.value)).toEqual([1, 1, 1, 1]);
     const d = drawWindows([3, 1], FAMILY_OF.default, 0);
     expect(d.values).toEqual([3, 1]);
     expect(d.intervals).toEqual([

@@ -11,6 +11,7 @@ import { defaultMechanism, MECHANISMS, METHODS, type CalibrationSettings, type M
 import type { Scenario } from '../distribution/scenario.js';
 import { FAMILY_OF, mechanismDef, REGISTRY } from '../mechanisms/registry.js';
 import { checkSetting, SETTINGS, settingDefault, TABLE_SETTINGS } from '../settings.js';
+import { statisticBound } from '../ledger/identity.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal, wholeNumber } from './numbers.js';
@@ -537,6 +538,17 @@ export async function loadScenario(
     throw asFlagError(e);
   }
   return { ...loaded, scenario: f.scenario, fit: f.report };
+}
+
+/**
+ * A spec statistic's laws as a ledger binds them: with the statistic itself (kind, column or
+ * predicate, unit, n), so two statistics whose per-unit laws coincide never share a ledger of
+ * typed values. Other laws as they are.
+ */
+export function ledgerLaws<S extends AnyScenario>(scenario: S, d: SpecDefaults): S {
+  const st = d.statistic;
+  if (!st) return scenario;
+  return statisticBound(scenario, { kind: st.kind, column: st.column ?? null, predicate: st.predicate ?? null, unit: st.unit ?? null, units: st.units });
 }
 
 /** Where a spec's `"statistic"` is taken: the other commands take the statistic from its table. */

@@ -8,7 +8,7 @@ import { asFlagError, parseDelta, refuseUnused, settingOption } from './flags.js
 import { jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
-import { loadScenario, statisticsSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
+import { ledgerLaws, loadScenario, statisticsSourceOf, withSourceOptions, type CalibrateOptions } from './input.js';
 import { recordedLabel, recordedStatistic } from '../api/sourceLedger.js';
 import { isSourceBound } from '../ledger/ledger.js';
 import type { Budget } from '../account/budget.js';
@@ -90,7 +90,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const budget = { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) };
   if (opensSource(o)) return initSource(o, store, budget);
   // A spec's statistic opens a laws ledger on one unit's contribution laws (its values typed at each release).
-  const { scenario } = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined });
+  const loaded = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined });
+  const scenario = ledgerLaws(loaded.scenario, loaded.d);
   const windows = byLaw(scenario, { finite: () => false, points: () => false, mixture: () => false, windows: () => true }, 'a ledger');
   if (windows && o.groupBy !== undefined)
     throw new InputError(
@@ -159,7 +160,8 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
     // Nothing recorded yet: the ledger is shown as it stands (it is its source's: checked above).
     return flagged(() => checkLedger(store, laws));
   }
-  const scenario = hasSource(o) ? (await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined })).scenario : undefined;
+  const loaded = hasSource(o) ? await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined }) : undefined;
+  const scenario = loaded && ledgerLaws(loaded.scenario, loaded.d);
   return flagged(() => checkLedger(store, scenario));
 }
 

@@ -8,7 +8,7 @@ import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
-import { loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
+import { ledgerLaws, loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { SpecDefaults } from '../spec/load.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -171,7 +171,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   // A spec holds laws, not data: its ledger is a laws ledger (every release of one and the same value).
   const ledger = o.ledger === undefined || fromSpec ? null : { location: o.ledger, source: statisticsSourceOf(o) };
   if (o.ledger !== undefined) await (await import('./ledgerCommand.js')).ledgerReadable(o.ledger);
-  if (o.ledger !== undefined && fromSpec) await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, fromSpec.t.groups[0].scenario);
+  if (o.ledger !== undefined && fromSpec)
+    await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, ledgerLaws(fromSpec.t.groups[0].scenario, fromSpec.d));
   // With a source ledger, --scale S releases every group's value at S in the statistic's own units.
   const given = ledgerScale(o.scale, o.ledger);
   const t = fromSpec?.t ?? (await loadStatistic(o, s));
@@ -211,7 +212,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   });
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
-  const entry = await recordReleased(o, ledger, fromSpec?.t, groupBy, released);
+  const entry = await recordReleased(o, ledger, fromSpec, groupBy, released);
   if (o.json) {
     process.stdout.write(
       `${jsonText({
@@ -280,7 +281,7 @@ function refuseForStatistic(o: StatisticOptions, fromSpec: boolean): void {
 async function recordReleased(
   o: StatisticOptions,
   ledger: { location: string; source: StatisticsSource } | null,
-  spec: TableStatistic | undefined,
+  spec: { t: TableStatistic; d: SpecDefaults } | undefined,
   groupBy: string | undefined,
   released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number }[],
 ): Promise<StatisticEntry | null> {
@@ -294,7 +295,7 @@ async function recordReleased(
     }));
     return recordInLedger(ledger, o.query!.trim(), groupBy, groups);
   }
-  return o.ledger !== undefined && spec ? recordSpecStatistic(o.ledger, spec, released[0]) : null;
+  return o.ledger !== undefined && spec ? recordSpecStatistic(o.ledger, spec.t, released[0], ledgerLaws(released[0].g.scenario, spec.d)) : null;
 }
 
 /** `--value V` beside a spec's statistic: the statistic as the curator computed it, in its own units. */
@@ -375,10 +376,15 @@ interface LedgerGroup {
  * value is shown: the ledger accounts one unit's contribution at the release's scale, so a mean and
  * the sum it divides are one value there (n is public); the scale in the statistic's units is in the label.
  */
-async function recordSpecStatistic(location: string, t: TableStatistic, x: { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number }) {
+async function recordSpecStatistic(
+  location: string,
+  t: TableStatistic,
+  x: { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number },
+  laws: StatisticGroup['scenario'],
+) {
   if (!(x.r.scale > 0)) throw noNoiseToRecord();
   const { ledgerEntry } = await import('./ledgerCommand.js');
-  const e = await ledgerEntry(location, x.g.scenario, {
+  const e = await ledgerEntry(location, laws, {
     mechanism: x.r.mechanism,
     scale: x.r.scale,
     count: 1,

@@ -115,7 +115,7 @@ function one<T>(values: readonly T[], flag: string): T {
  * covers the K released windows together.
  */
 export async function releaseWindowsCli(
-  o: WindowOptions & { value?: string; out?: string; ledger?: string; truncate?: string; count?: string; scale?: string },
+  o: WindowOptions & { value?: string; out?: string; ledger?: string; truncate?: string; count?: string; scale?: string; allowNoNoise?: boolean },
 ): Promise<void> {
   refuseUnused(
     [
@@ -162,6 +162,12 @@ export async function releaseWindowsCli(
   } catch (e) {
     throw asFlagError(e);
   }
+  // Counts published exactly hold only if the adversary's belief is exactly the estimated chain: opt in, as for any release.
+  if (r.scale === 0 && !o.allowNoNoise)
+    throw new InputError(
+      `the calibrated scale is 0, so the window counts would be published exactly (${r.calibration.explanation}) — this holds only if the adversary's belief is exactly in the chain class; pass --allow-no-noise to release them anyway`,
+      '--allow-no-noise',
+    );
   const c = r.calibration;
   if (o.json) {
     const windows = { lengths: w.lengths, labels: w.labels, released, length: w.model.length };

@@ -31,6 +31,17 @@ export function lawsDigest(scenario: AnyScenario): string {
   return byLaw(scenario, { finite: digestOf, points: digestOf, windows: windowsDigest }, 'a ledger', 'ledger', refuse);
 }
 
+/**
+ * A spec statistic's laws bound to the statistic itself (its kind, column or predicate, unit and
+ * n): one unit's contribution laws can coincide for two different statistics (two columns with the
+ * same per-unit laws), which a ledger of typed values must not take for repeats of one value.
+ * @example statisticBound(builtinScenario('heart'), { kind: 'sum', column: 'x', units: 3 }).identity.startsWith('sha256:') // true
+ */
+export function statisticBound<S extends AnyScenario>(scenario: S, statistic: object): S & { identity: string } {
+  const text = JSON.stringify({ laws: lawsDigest(scenario), statistic });
+  return { ...scenario, identity: `sha256:${createHash('sha256').update(text).digest('hex')}` };
+}
+
 /** A series' window counts: the chains (kernels and initial laws), the states, the query and the windows. */
 function windowsDigest(s: WindowScenario): string {
   const m = s.model;
