@@ -317,7 +317,23 @@ describe('statistics: bad input', () => {
     expect(() => statisticFromText(parseDelimited(text), { statistic: { kind: 'sum', column: 'x' }, secretColumn: 's', name: 't' })).toThrow(/≥ 2⁵³/);
     // A total that reaches 2⁵³ from exact values is refused too.
     const sum = csv('huge-total.csv', 's,x\na,4503599627370496\nb,4503599627370496\n');
-    expect((await inProcess('calibrate', '--data', sum, '--query', 'sum:x', '--secret-column', 's')).stderr).toMatch(/total .* ≥ 2⁵³/);
+    expect((await inProcess('calibrate', '--data', sum, '--query', 'sum:x', '--secret-column', 's')).stderr).toMatch(/add up to .* ≥ 2⁵³/);
+    // So is one whose running sum passes 2⁵³ on the way to a small total (2⁵² + (2⁵² + 1) rounds to 2⁵³,
+    // and the total 1 would read 0), within a unit and without.
+    const running = 's,u,x\na,1,4503599627370496\na,1,4503599627370497\nb,2,-4503599627370496\nb,2,-4503599627370496\n';
+    const rf = csv('huge-running.csv', running);
+    for (const unit of [[], ['--unit', 'u']]) {
+      const q = await inProcess('release', '--data', rf, '--query', 'sum:x', '--secret-column', 's', '--allow-no-noise', ...unit);
+      expect(q.status).toBe(2);
+      expect(q.stderr).toMatch(/^error: --query: the magnitudes of the statistic's rows add up to .* ≥ 2⁵³/);
+      expect(() =>
+        statisticFromText(parseDelimited(running), {
+          statistic: { kind: 'sum', column: 'x', ...(unit.length ? { unit: 'u' } : {}) },
+          secretColumn: 's',
+          name: 't',
+        }),
+      ).toThrow(/add up to .* ≥ 2⁵³/);
+    }
   });
 
   it('a group with rows of one secret is left out and named, not released without noise', async () => {

@@ -343,6 +343,11 @@ describe('the path-coupled bound on window counts', () => {
     const raw = await inProcess(...args, '--allow-no-noise', '--json');
     expect(raw.status, raw.stderr).toBe(0);
     expect(JSON.parse(raw.stdout).releases.map((x: { value: number }) => x.value)).toEqual([1, 1, 1, 1]);
+    // The api refuses as the CLI does (the page asks before it publishes exactly).
+    const { releaseWindows } = await import('../src/release/windows.js');
+    const zero = { mechanism: FAMILY_OF.default, method: 'best' as const, alpha: 0.5, epsilon: 20 };
+    expect(() => releaseWindows(model(P, 12, 'b'), [4, 4, 4], [1, 2, 1], zero)).toThrow(expect.objectContaining({ path: 'allow-no-noise' }));
+    expect(releaseWindows(model(P, 12, 'b'), [4, 4, 4], [1, 2, 1], zero, { allowNoNoise: true }).values).toEqual([1, 2, 1]);
     const d = drawWindows([3, 1], FAMILY_OF.default, 0);
     expect(d.values).toEqual([3, 1]);
     expect(d.intervals).toEqual([
@@ -709,6 +714,19 @@ describe('CLI: --window', () => {
       expect(r.status, key).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^error: spec\\.${key}: `));
     }
+    // A table's options beside a window spec would change nothing: refused on every command that reads it.
+    const plain = join(dir, 'plain.json');
+    writeFileSync(plain, JSON.stringify({ markov }));
+    for (const [cmd, flag, value] of [
+      ['calibrate', '--prior', 'dirichlet:5'],
+      ['audit', '--pairs', 'a:b'],
+      ['calibrate', '--group-by', 'city'],
+      ['release', '--secret-column', 'w'],
+    ] as const) {
+      const r = await inProcess(cmd, '--spec', plain, flag, value, ...(cmd === 'audit' ? ['--scale', '3'] : []));
+      expect(r.status, `${cmd} ${flag}`).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: ${flag}: is not taken with a spec's windows`));
+    }
     // Two sequences (by city) would be pooled into one series.
     const cities = join(dir, 'cities.csv');
     writeFileSync(cities, `day,w,city\n${Array.from({ length: 8 }, (_, k) => `${(k >> 1) + 1},${k % 3 ? 'sun' : 'rain'},${k % 2 ? 'x' : 'y'}`).join('\n')}\n`);
@@ -777,6 +795,22 @@ describe('CLI: --window', () => {
     expect(level(r.scale * 0.99)).toBeGreaterThan(1);
     const full = [...past, ...past, ...past];
     expect(() => nextWindowScale(s, full, FAMILY_OF.default, 2, 1)).toThrow(/all 3 windows of the series are released/);
+    // α = ∞ and every order: group DP's level Σ len_w / b_w (4/6 + 4/3 = 2) holds, and answers where smaller.
+    const two = [past[0], { mechanism: FAMILY_OF.default, scale: 3 }];
+    const at = accountWindows(s, two, { alphas: [0.5, 2, Infinity], delta: 1e-6 });
+    expect(at.rows[2].method).toBe('group-dp');
+    expect(at.rows[2].divergence).toBeGreaterThanOrEqual(2);
+    expect(at.rows[2].divergence).toBeLessThan(2 + 1e-12);
+    for (const row of at.rows.slice(0, 2)) expect(row.divergence).toBeLessThanOrEqual(at.rows[2].divergence);
+    expect(at.epsilonDelta!.epsilon).toBeLessThanOrEqual(at.rows[2].divergence);
+    // At a small scale and a high order group DP's level is below the path bound: it answers.
+    const tiny = accountWindows(s, [{ mechanism: FAMILY_OF.default, scale: 0.05 }], { alphas: [10] }).rows[0];
+    expect(tiny.method).toBe('group-dp');
+    expect(tiny.divergence / (4 / 0.05)).toBeCloseTo(1, 12);
+    // Gaussian noise has no α = ∞ level.
+    expect(accountWindows(s, [{ mechanism: 'gaussian', scale: 3 }], { alphas: [Infinity] }).rows[0].divergence).toBe(Infinity);
+    // Below α = 1 there is no (ε′, δ) conversion: none is given, not a refusal.
+    expect(accountWindows(s, two, { alphas: [0.5], delta: 1e-6 }).epsilonDelta).toBeNull();
     const cli = await inProcess(
       'account',
       '--data',

@@ -469,7 +469,13 @@ function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNull
   if (series.groups) throw new InputError('releases the windows of one series: choose no independent sequences', 'form');
   checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, methods: m.methods });
   const counts = closedWindows(textWindowCounts(state.table!, series.q, series.state, lengths), lengths, series.labels, 'form');
-  const r = releaseWindows(model, lengths, counts, { mechanism: m.mechanism as Mechanism, method: 'best', alpha: alphaOf(m.alpha), epsilon: m.epsilon });
+  const r = releaseWindows(
+    model,
+    lengths,
+    counts,
+    { mechanism: m.mechanism as Mechanism, method: 'best', alpha: alphaOf(m.alpha), epsilon: m.epsilon },
+    { allowNoNoise: m.allowNoNoise },
+  );
   const c = r.calibration;
   post({
     type: 'released',
@@ -856,7 +862,12 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     return;
   }
   if (state.windows && state.windowModel && state.windowSeries) {
-    onWindowsRelease(state.windowModel, state.windows, state.windowSeries, m, post);
+    try {
+      onWindowsRelease(state.windowModel, state.windows, state.windowSeries, m, post);
+    } catch (err) {
+      if (!(err instanceof InputError && err.path === 'allow-no-noise')) throw err;
+      post({ type: 'no-noise', reason: err.reason });
+    }
     return;
   }
   const sc = state.scenario;

@@ -20,6 +20,7 @@ export type JointMethod =
   | 'chained'
   | 'path-coupled'
   | 'boundary-coupled'
+  | 'group-dp'
   | 'sup-at-atoms'
   | 'data-processing'
   | 'unbounded';
@@ -51,15 +52,16 @@ export interface Accounting {
 }
 
 /**
- * The smallest ε′ at `delta` over the finite orders of an account's rows (the sharper conversion,
- * docs/math.md §3), or null without `delta` or a finite row.
+ * The smallest ε′ at `delta` over an account's rows of order α > 1 (the sharper conversion,
+ * docs/math.md §3; at α = ∞ the level itself, which is (ε, 0) and so (ε, δ) for every δ), or null
+ * without `delta` or a finite row.
  */
 export function bestEpsilonDelta(rows: readonly AccountRow[], delta: number | undefined): Accounting['epsilonDelta'] {
   let best: Accounting['epsilonDelta'] = null;
   if (delta === undefined) return best;
   for (const r of rows) {
-    if (!(r.alpha > 1) || r.alpha === Infinity || !Number.isFinite(r.divergence)) continue;
-    const e = rdpToDpSharp(r.divergence, r.alpha, delta);
+    if (!(r.alpha > 1) || !Number.isFinite(r.divergence)) continue;
+    const e = r.alpha === Infinity ? r.divergence : rdpToDpSharp(r.divergence, r.alpha, delta);
     if (!best || e < best.epsilon) best = { epsilon: e, delta, alpha: r.alpha };
   }
   return best;

@@ -303,7 +303,9 @@ function textContributions(
   });
   for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
   const largest = ci >= 0 ? t.rows.reduce((m, r) => (isMissing(r[ci]) ? m : Math.max(m, Math.abs(Number(r[ci])))), 0) : 0;
-  for (const { total } of groups.values()) checkExact(s, largest, total);
+  // Every row's magnitude once (a unit's rows, not its total repeated on each): bounds every partial sum.
+  const mass = t.rows.reduce((m, r, k) => (Number.isNaN(perRow[k]) || groupOf(r) === null ? m : m + Math.abs(own(r))), 0);
+  checkExact(s, largest, mass);
   return { groups, dropped, perRow, zeroed: missing };
 }
 

@@ -211,6 +211,7 @@ const HOW = {
   chained: 'exact on one statistic, the others at their widest shift (chain rule, docs/math.md §20)',
   'path-coupled': 'path-coupled bound over the windows (docs/math.md §19)',
   'boundary-coupled': "boundary-coupled bound over the windows (the secret's window exactly, the others path-coupled; docs/math.md §19)",
+  'group-dp': 'group DP: the whole series as one group (an α = ∞ level, so at every order)',
   'sup-at-atoms': 'exact sup at the atoms (α = ∞)',
   'data-processing': "data processing (the data's own divergence)",
   unbounded: 'Gaussian noise has no finite α = ∞ level',
@@ -395,18 +396,21 @@ function printAccount(
     process.stdout.write(
       `${releases.length} release(s) of ${acc.releasesOf ?? `the same ${releases.some((r) => r.columns || r.coordinates) ? "people's values" : 'value'}`}: ${list}\n\n`,
     );
+    // Window releases have no naive sum beside them (`accountWindows`): no columns of dashes.
+    const naive = acc.rows.some((r) => !Number.isNaN(r.naiveSum));
     const body = acc.rows.map((r) => [
       r.alpha === Infinity ? '∞' : String(r.alpha),
       numUp(r.divergence),
       HOW[r.method],
-      naiveText(r.naiveSum),
-      r.understated === null ? '?' : r.understated ? 'yes' : 'no',
+      ...(naive ? [naiveText(r.naiveSum), r.understated === null ? '?' : r.understated ? 'yes' : 'no'] : []),
     ]);
-    process.stdout.write(`${table(['α', 'joint D_α ≤', 'how', 'naive sum', 'sum understates'], body, [1, 3])}\n`);
+    const head = ['α', 'joint D_α ≤', 'how', ...(naive ? ['naive sum', 'sum understates'] : [])];
+    process.stdout.write(`${table(head, body, naive ? [1, 3] : [1])}\n`);
     if (acc.epsilonDelta)
       process.stdout.write(
-        `\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (α = ${acc.epsilonDelta.alpha}, sharper conversion)\n`,
+        `\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (${acc.epsilonDelta.alpha === Infinity ? 'α = ∞: an ε level, so at every δ' : `α = ${acc.epsilonDelta.alpha}, sharper conversion`})\n`,
       );
+    else if (acc.rows.every((r) => !(r.alpha > 1))) process.stdout.write(`\n(ε′, δ): not given: the conversion needs an order α > 1 (add one to --alpha)\n`);
     const under = acc.rows.filter((r) => r.understated).map((r) => (r.alpha === Infinity ? '∞' : String(r.alpha)));
     if (under.length)
       process.stdout.write(

@@ -430,12 +430,21 @@ export interface WindowOptions extends CalibrateOptions {
   windowsReleased?: string;
 }
 
-/** The chain class of a sequence table and its window lengths. */
 /** A spec whose chain query gives windows (docs/math.md §19), or null for any other spec. */
 async function specWindows(file: string): Promise<{ scenario: WindowScenario; d: SpecDefaults } | null> {
   const { loadAnySpecFile } = await import('../spec/loadFile.js');
   const spec = loadAnySpecFile(file);
   return spec.kind === 'windows' ? { scenario: spec.scenario, d: spec.defaults } : null;
+}
+
+/** A window spec's chain class and windows are the spec's: a table's options would silently change nothing. */
+function refuseBesideWindowSpec(o: WindowOptions): void {
+  if (o.data !== undefined || o.scenario !== undefined)
+    throw new InputError(
+      `give one of --spec, --scenario, --data (got --spec and ${o.data !== undefined ? '--data' : '--scenario'})`,
+      o.data !== undefined ? '--data' : '--scenario',
+    );
+  refuseUnused([...tableOnly(o), ['--spec-out', o.specOut]], "with a spec's windows: the spec gives the chain class, the secret pairs and the windows");
 }
 
 /** Whether `--spec` names a spec with windows (an unreadable one is not: its own path reports it). */
@@ -461,12 +470,14 @@ export async function loadWindows(o: WindowOptions): Promise<LoadedWindows> {
     if (o.window !== undefined) throw new InputError("is not taken with --spec: the spec's query gives the windows", '--window');
     const w = await specWindows(o.spec);
     if (!w) throw new InputError('gives no windows: its markov query needs "windows" or "windowLength"', 'spec');
+    refuseBesideWindowSpec(o);
     return { model: w.scenario.model, lengths: [...w.scenario.lengths], labels: [...w.scenario.labels], d: w.d };
   }
   const t = await tableWindows(o);
   return { model: t.model, lengths: t.lengths, labels: t.labels, d: {}, table: { source: t.source, q: t.q, state: t.state } };
 }
 
+/** The chain class of a sequence table and its window lengths. */
 async function tableWindows(o: WindowOptions): Promise<{
   model: MarkovModel;
   lengths: number[];
@@ -519,7 +530,10 @@ export async function loadScenario(
   if (opts.windows && (o as WindowOptions).window !== undefined) return { scenario: await windowsOf(o), d: {} };
   if (opts.windows && o.spec !== undefined) {
     const w = await specWindows(o.spec).catch(() => null);
-    if (w) return w;
+    if (w) {
+      refuseBesideWindowSpec(o);
+      return w;
+    }
   }
   // Window counts' paths return above (or before this loader): here the flag would change nothing.
   if ((o as WindowOptions).windowsReleased !== undefined) throw new InputError("goes with window counts (--window, or a spec's windows)", '--windows-released');

@@ -158,16 +158,10 @@ export async function releaseWindowsCli(
   const counts = closedWindows(await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released)), w.lengths, w.labels);
   let r: ReturnType<typeof releaseWindows>;
   try {
-    r = releaseWindows(w.model, w.lengths, counts, s, { confidence });
+    r = releaseWindows(w.model, w.lengths, counts, s, { confidence, allowNoNoise: o.allowNoNoise ?? false });
   } catch (e) {
     throw asFlagError(e);
   }
-  // Counts published exactly hold only if the adversary's belief is exactly the estimated chain: opt in, as for any release.
-  if (r.scale === 0 && !o.allowNoNoise)
-    throw new InputError(
-      `the calibrated scale is 0, so the window counts would be published exactly (${r.calibration.explanation}) — this holds only if the adversary's belief is exactly in the chain class; pass --allow-no-noise to release them anyway`,
-      '--allow-no-noise',
-    );
   const c = r.calibration;
   if (o.json) {
     const windows = { lengths: w.lengths, labels: w.labels, released, length: w.model.length };

@@ -3,7 +3,7 @@ import { calibrateWindows, type WindowMethod, type WindowResult } from '../calib
 import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { drawRelease } from '../sampling/samplers.js';
-import { NumericalError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
 
@@ -28,10 +28,16 @@ export function releaseWindows(
   lengths: readonly number[],
   counts: readonly number[],
   s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
-  opts: { confidence?: number; random?: RandomSource } = {},
+  opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): WindowRelease {
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
   if (calibration.scale === null) throw new NumericalError(`${calibration.method} does not apply: ${calibration.explanation}`);
+  // Counts published exactly hold only if the adversary's belief is exactly the chain class: opt in, as for any release.
+  if (calibration.scale === 0 && !opts.allowNoNoise)
+    throw new InputError(
+      `the calibrated scale is 0, so the window counts would be published exactly (${calibration.explanation}) — this holds only if the adversary's belief is exactly in the chain class; pass --allow-no-noise to release them anyway`,
+      'allow-no-noise',
+    );
   return { calibration, ...drawWindows(counts, s.mechanism, calibration.scale, opts) };
 }
 

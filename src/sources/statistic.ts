@@ -123,29 +123,31 @@ export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: s
   const x = rowContribution(s, tryCast);
   const has = s.column === undefined ? 'count(*)' : `count(${tryCast(ident(s.column))})`;
   const big = s.column === undefined ? '0' : `max(abs(${tryCast(ident(s.column))}))`;
+  const mass = `sum(abs(${x}))`;
   if (s.unit === undefined)
-    return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows, ${has} AS present, ${big} AS big FROM ${relation} GROUP BY 1`;
+    return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows, ${has} AS present, ${big} AS big, ${mass} AS mass FROM ${relation} GROUP BY 1`;
   const u = ident(s.unit);
-  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k, ${has} AS h, ${big} AS b FROM ${relation} GROUP BY 1, ${u}`;
-  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows, sum(h) AS present, max(b) AS big FROM (${per}) AS pufferfish_units GROUP BY 1`;
+  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k, ${has} AS h, ${big} AS b, ${mass} AS m FROM ${relation} GROUP BY 1, ${u}`;
+  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows, sum(h) AS present, max(b) AS big, sum(m) AS mass FROM (${per}) AS pufferfish_units GROUP BY 1`;
 }
 
 /** 2⁵³: from here on doubles skip integers, so a value or a total this large may have been rounded. */
 const EXACT_INTEGERS = 2 ** 53;
 
 /**
- * A statistic's value or total of magnitude 2⁵³ or more: the doubles it is read and added in no
- * longer hold every integer, so the released number could differ from the table's. Refused.
+ * A statistic's value, or the sum of its rows' magnitudes (`mass`, which bounds its total, every
+ * unit's total and every running sum on the way), of 2⁵³ or more: the doubles it is read and added
+ * in no longer hold every integer, so the released number could differ from the table's. Refused.
  */
-export function checkExact(s: Statistic, largest: number, total: number): void {
+export function checkExact(s: Statistic, largest: number, mass: number): void {
   if (largest >= EXACT_INTEGERS)
     throw new InputError(
       `column '${s.column}' holds a value of magnitude ${largest} ≥ 2⁵³, where doubles no longer hold every integer: it may have been rounded on reading; rescale the column (thousands, millions)`,
       'query',
     );
-  if (Math.abs(total) >= EXACT_INTEGERS)
+  if (mass >= EXACT_INTEGERS)
     throw new InputError(
-      `the statistic's total ${total} has magnitude ≥ 2⁵³, where doubles no longer hold every integer: it may have been rounded; rescale the column (thousands, millions)`,
+      `the magnitudes of the statistic's rows add up to ${mass} ≥ 2⁵³, where doubles no longer hold every integer: its total (or a partial sum on the way to it) may have been rounded; rescale the column (thousands, millions)`,
       'query',
     );
 }

@@ -59,7 +59,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       const total = Number(r.total);
       // An infinite or NaN value (or a sum past the largest double) has no noise that covers it.
       if (!Number.isFinite(total)) throw notFinite(total, g);
-      checkExact(s, Number(r.big ?? 0), total);
+      checkExact(s, Number(r.big ?? 0), Number(r.mass ?? 0));
       groups.set(g, { total, units });
       kept += Number(r.kept);
     }
