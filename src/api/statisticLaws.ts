@@ -5,7 +5,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError, unknownColumn } from '../errors.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
-import { isMissing, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
+import { cellNumber, isMissing, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
 import { textPredicate } from '../sources/textPredicate.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
@@ -259,7 +259,7 @@ function textContributions(
   // A sum's missing value counts 0 (as SQL's sum reads it); a mean with one is refused (`meanWithMissing`).
   const missing = ci >= 0 ? t.rows.filter((r) => isMissing(r[ci])).length : 0;
   if (s.kind === 'mean' && missing > 0) throw meanWithMissing(s, missing, t.rows.length);
-  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? 0 : Number(r[ci])) : holds === null || holds(r) ? 1 : 0);
+  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? 0 : cellNumber(r[ci])) : holds === null || holds(r) ? 1 : 0);
   const groupOf = (r: readonly string[]) => (gi < 0 ? '' : isMissing(r[gi]) ? null : r[gi]);
   const perRow = Float64Array.from(t.rows, own);
   // Units: the rows of one unit value (within a group), kept whole or not at all.
@@ -302,7 +302,7 @@ function textContributions(
     groups.set(g, at);
   });
   for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
-  const largest = ci >= 0 ? t.rows.reduce((m, r) => (isMissing(r[ci]) ? m : Math.max(m, Math.abs(Number(r[ci])))), 0) : 0;
+  const largest = ci >= 0 ? t.rows.reduce((m, r) => (isMissing(r[ci]) ? m : Math.max(m, Math.abs(cellNumber(r[ci])))), 0) : 0;
   // Every row's magnitude once (a unit's rows, not its total repeated on each): bounds every partial sum.
   const mass = t.rows.reduce((m, r, k) => (Number.isNaN(perRow[k]) || groupOf(r) === null ? m : m + Math.abs(own(r))), 0);
   checkExact(s, largest, mass);

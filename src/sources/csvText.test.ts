@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnSummaries, distinctValues, numericColumns, parseDelimited } from './csvText.js';
+import { cellNumber, columnSummaries, distinctValues, numericColumns, parseDelimited } from './csvText.js';
 
 describe('parseDelimited (d3-dsv)', () => {
   it('keeps quoted separators, quotes and newlines inside one field', () => {
@@ -11,11 +11,19 @@ describe('parseDelimited (d3-dsv)', () => {
     ]);
   });
 
-  it('sniffs the separator, trims cells, skips blank rows, and reads headerless numeric tables', () => {
-    expect(parseDelimited('a;b\n 1 ; 2 \n\n3;4').rows).toEqual([
-      ['1', '2'],
+  it('sniffs the separator, keeps cells as the engines read them, skips blank lines, and reads headerless numeric tables', () => {
+    // Cells are not trimmed (DuckDB keeps ' a' and 'a' apart); header names are; a line of separators is a row of missing cells.
+    const t = parseDelimited(' a ;b\n 1 ; 2 \n\n;\n3;4');
+    expect(t.columns).toEqual(['a', 'b']);
+    expect(t.rows).toEqual([
+      [' 1 ', ' 2 '],
+      ['', ''],
       ['3', '4'],
     ]);
+    // Numbers are read as the engines' DOUBLE cast reads them: spaces around, `_` between digits.
+    expect([' 1 ', '1_000', '1_000.5', '.5', '5.', '+5', '1e1_0', '1.0_0'].map(cellNumber)).toEqual([1, 1000, 1000.5, 0.5, 5, 5, 1e10, 1]);
+    for (const bad of ['1__0', '_1', '1_', '0x10', '0b11', '1,5', '1 000', 'e3', '.', '-', 'inf', 'NaN', '- 5']) expect(cellNumber(bad), bad).toBeNaN();
+    expect(numericColumns({ columns: ['x'], rows: [[' 5 '], ['1_000'], ['  '], ['?']] })).toEqual(['x']);
     expect(parseDelimited('1,2\n3,4').columns).toEqual(['column0', 'column1']);
     expect(parseDelimited('39, State-gov, 13\n50, Self-emp, 13', { separator: ', ', header: false }).rows[1]).toEqual(['50', 'Self-emp', '13']);
   });

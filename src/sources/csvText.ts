@@ -4,7 +4,6 @@
  */
 import { dsvFormat } from 'd3-dsv';
 import { InputError, unknownColumn, columnTwice } from '../errors.js';
-import { isDecimal } from '../numerics/float.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
 
 /** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
@@ -53,24 +52,28 @@ function binaryReason(text: string): string | null {
 
 /**
  * Parse delimited text with d3-dsv (RFC 4180 quoting: a quoted field may hold the separator, quotes
- * and newlines); the separator is sniffed from the first line when not given, cells are trimmed and
- * blank rows skipped. Empty and binary files, and rows of another width than the header, are refused by name.
+ * and newlines); the separator is sniffed from the first line when not given, header names trimmed
+ * and blank lines skipped. Empty and binary files, and rows of another width than the header, are refused by name.
  */
 export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   if (text.trim() === '') throw new InputError('the file is empty', 'file');
   const binary = binaryReason(text);
   if (binary) throw new InputError(`is not a delimited text table (${binary}); load CSV or TSV text, or a Parquet file`, 'file');
   const first = text.slice(0, text.search(/\r?\n|$/));
-  // Multi-character separators (adult's ", ") are their first character plus trimming.
-  const sep = (o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0])[0];
+  // A multi-character separator (adult's ", ") is its first character, the rest taken off the next cell.
+  const given = o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0];
+  const [sep, tail] = [given[0], given.slice(1)];
+  // Cells as the engines read them: not trimmed (' a' and 'a' are two values; a number's spaces are
+  // `cellNumber`'s); a blank line is no row, a line of separators a row of missing cells.
   const rows = dsvFormat(sep)
     .parseRows(text)
-    .map((r) => r.map((c) => c.trim()))
-    .filter((r) => r.some((c) => c !== ''))
+    .map((r) => (tail ? r.map((c, k) => (k > 0 && c.startsWith(tail) ? c.slice(tail.length) : c)) : r))
+    .filter((r) => !(r.length === 1 && r[0].trim() === ''))
     .slice(o.skip ?? 0);
   if (rows.length === 0) throw new InputError('the file has no rows', 'file');
   const head = o.header ?? !rows[0].every((c) => /^[-+.\d\s?]*$/.test(c)); // a header has a non-numeric cell
-  const columns = o.columns ?? (head ? rows.shift()! : rows[0].map((_, i) => `column${i}`));
+  // Header names are trimmed, as the engines trim them.
+  const columns = o.columns ?? (head ? rows.shift()!.map((c) => c.trim()) : rows[0].map((_, i) => `column${i}`));
   if (rows.length === 0) throw new InputError('the file has a header but no rows', 'file');
   // A row of another width has cells that belong to no column, or columns without a cell: which
   // is which cannot be told (the engines refuse such files too).
@@ -83,13 +86,25 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   return { columns, rows };
 }
 
-/** A missing cell: absent, empty or `?` (the UCI files' mark). */
-export const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
+/** A missing cell: absent, empty (or blank) or `?` (the UCI files' mark). */
+export const isMissing = (c: string | undefined) => c === undefined || c === '?' || c.trim() === '';
+
+const DIGITS = String.raw`\d(?:_?\d)*`;
+const NUMBER_CELL = new RegExp(`^[+-]?(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?$`);
+
 /**
- * A cell the query may use: a finite decimal number (JavaScript's Number would also read `0x10`,
- * `0b11` and `0o17`, which the engines' DOUBLE cast leaves out), read as Number reads it.
+ * A cell's number as the engines' DOUBLE cast reads it, so the page and the CLI compute the same
+ * statistic: spaces and tabs around it ignored, `_` between digits (`1_000`), decimal notation only
+ * (never `0x10` or `0b11`, which JavaScript's Number would read); NaN for anything else.
+ * @example cellNumber(' 1_000.5 ') // 1000.5
  */
-const isNumberCell = (c: string) => isDecimal(c) && Number.isFinite(Number(c));
+export function cellNumber(c: string): number {
+  const t = c.replace(/^[ \t]+|[ \t]+$/g, '');
+  return NUMBER_CELL.test(t) ? Number(t.replace(/_/g, '')) : Number.NaN;
+}
+
+/** A cell the query may use: a finite number (`cellNumber`). */
+const isNumberCell = (c: string) => Number.isFinite(cellNumber(c));
 
 /** A query column of a text table that holds text. */
 export const notNumeric = (c: string) => new InputError(`column '${c}' is not numeric`, 'query');
@@ -138,7 +153,7 @@ export function columnSummaries(t: TextTable): ColumnSummary[] {
       }
       seen.add(c);
       if (isNumberCell(c)) {
-        const x = Number(c);
+        const x = cellNumber(c);
         if (x < min) min = x;
         if (x > max) max = x;
       } else {
@@ -222,7 +237,7 @@ export function textHistograms(
   const atoms = queries.length > 1 ? new PointAtoms() : null;
   let dropped = 0;
   for (const r of t.rows) {
-    const xs = qis.map((qi) => (r[qi] === '?' || r[qi] === '' ? NaN : Number(r[qi])));
+    const xs = qis.map((qi) => (isMissing(r[qi]) ? NaN : cellNumber(r[qi])));
     const s = secretText(r[si] === '?' ? null : r[si]);
     const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
     if (!xs.every(Number.isFinite) || s === null || g === null) {
