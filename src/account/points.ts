@@ -30,7 +30,7 @@ import {
   type PairDiffs,
   type PointCoupling,
 } from '../coupling/points.js';
-import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { precisionUp } from '../numerics/decimal.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
@@ -402,17 +402,31 @@ export function pairAccount(
   return (ordered ? memos.slice(0, 1) : memos).map((m) => directionAccount(m, releases, w, alphas));
 }
 
-/** One direction of a vector account at every order, in order (its memo carries couplings and warm starts from one order to the next). */
+/**
+ * One direction of a vector account at every order, in order (its memo carries couplings and warm
+ * starts from one order to the next). Each release's own level (the naive sum's terms) is bounded on
+ * the laws of the coordinates it publishes: its output depends on those alone (data processing), and
+ * their supports are far smaller than the joint one.
+ */
 function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alphas: readonly number[]): DirectionAccount[] {
+  const own = releases.map((r) => ownMemo(m, r, w));
   return alphas.map((alpha) => {
     const b = directionBound(m, releases, w, alpha);
-    const naive = releases.reduce((a, r) => {
-      const one = directionBound(m, [r], w, alpha);
+    const naive = releases.reduce((a, r, k) => {
+      const one = own[k] ? directionBound(own[k].memo, [{ mechanism: r.mechanism, scale: r.scale }], own[k].w, alpha) : directionBound(m, [r], w, alpha);
+      if (own[k]) clearScratch(own[k].memo);
       return a + one.value + one.error;
     }, 0);
     clearScratch(m);
     return { value: b.value + b.error, how: b.how, naive };
   });
+}
+
+/** A release of some coordinates seen on their laws alone (null: it publishes every coordinate). */
+function ownMemo(m: DirectionMemo, r: PointRelease, w: readonly number[]): { memo: DirectionMemo; w: number[] } | null {
+  const cs = r.coordinates;
+  if (!cs || cs.length === m.P.d) return null;
+  return { memo: pairMemos(projectedLaw(m.P, cs), projectedLaw(m.Q, cs))[0], w: cs.map((c) => w[c]) };
 }
 
 /** What an account of vector releases takes: the orders, δ, the coordinate weights and a progress callback. */

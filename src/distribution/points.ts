@@ -187,6 +187,29 @@ export function dimensionOf(s: PointScenario): number {
   return d;
 }
 
+const projections = new WeakMap<PointLaw, Map<string, PointLaw>>();
+
+/**
+ * The law of some coordinates of a vector law (its marginal), masses exact: atoms that agree on
+ * those coordinates merge. Made once per law and coordinates (laws never change once made).
+ * @example projectedLaw(pointLaw([[1, 2], [1, 3]], { counts: [1, 3] }), [0]).masses // [1]
+ */
+export function projectedLaw(m: PointLaw, coords: readonly number[]): PointLaw {
+  let byKey = projections.get(m);
+  if (!byKey) {
+    byKey = new Map();
+    projections.set(m, byKey);
+  }
+  const key = coords.join(',');
+  let law = byKey.get(key);
+  if (!law) {
+    const atoms = Array.from({ length: atomsOf(m) }, (_, k) => coords.map((c) => coord(m, k, c)));
+    law = pointLaw(atoms, { counts: m.numerators });
+    byKey.set(key, law);
+  }
+  return law;
+}
+
 /** One prior of a vector scenario seen through some of its coordinates (see `reducedPriors`). */
 export interface ReducedPrior {
   /** The prior alone, on the coordinates that vary under it: finite laws on ℝ when one does. */
