@@ -393,6 +393,15 @@ describe('the path-coupled bound on window counts', () => {
     expect(rdpToDpSharp(D, r.alpha, 1e-3)).toBeLessThanOrEqual(2);
     // The pure methods meet (ε, δ) at their ε-Pufferfish scale.
     expect(calibrateWindows(m, [6, 6], { mechanism: FAMILY_OF.default, method: 'group-dp', alpha: Infinity, epsilon: 2, delta: 1e-3 }).scale).toBe(6);
+    // With only the first window out, group DP needs the steps of that window alone (6, not 12).
+    const first = calibrateWindows(m, [6, 6], { mechanism: FAMILY_OF.default, method: 'group-dp', alpha: 2, epsilon: 2, released: 1 });
+    expect(first.scale).toBe(3);
+    expect(first.explanation).toMatch(/the 1 released window\(s\) span 6 of the 12 steps/);
+    // The account of that one release at that scale reads the same level, ε = 2.
+    const { accountWindows } = await import('../src/account/windows.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const level = accountWindows(windowScenario(m, [6, 6], 'm'), [{ mechanism: FAMILY_OF.default, scale: 3 }], { alphas: [Infinity] }).rows[0].divergence;
+    expect(level / 2).toBeCloseTo(1, 12);
   });
 
   it('windows must tile the series', () => {

@@ -358,12 +358,15 @@ export function calibrateWindows(
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
     const L = model.lipschitz;
-    const scale = method === 'group-dp' ? groupDp(model.length, s.epsilon, L) : mqmExact(quiltChains(model), model.length, s.epsilon, { lipschitz: L }).scale;
+    // Group DP needs only the steps of the released windows: the others move nothing released.
+    const steps = lengths.slice(0, released).reduce((a, b) => a + b, 0);
+    const scale = method === 'group-dp' ? groupDp(steps, s.epsilon, L) : mqmExact(quiltChains(model), model.length, s.epsilon, { lipschitz: L }).scale;
+    const span = method === 'group-dp' && steps < model.length ? ` (the ${released} released window(s) span ${steps} of the ${model.length} steps)` : '';
     return {
       ...base,
       method,
       scale,
-      explanation: `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count), so for every α`,
+      explanation: `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count)${span}, so for every α`,
     };
   };
   if (s.method !== 'best') return one(s.method);
