@@ -358,6 +358,23 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const show = await inProcess('ledger', 'show', '--ledger', ledger, ...flags);
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/mean:chol \| sex = 0\.0/);
+    // account on the source ledger without a statistic gives the joint level of what is recorded, as show does.
+    const joint = await inProcess('account', '--ledger', ledger, ...flags, '--json');
+    expect(joint.status, joint.stderr).toBe(0);
+    expect(JSON.parse(joint.stdout).current).toEqual(JSON.parse((await inProcess('ledger', 'show', '--ledger', ledger, ...flags, '--json')).stdout).current);
+    const blind = await inProcess('account', '--ledger', ledger, ...flags, '--next', 'laplace');
+    expect(blind.status).toBe(2);
+    expect(blind.stderr).toMatch(/^error: --query: is required with --next on a source ledger/);
+    // A count of every unit is n, public: neither planned (before: a scale of 10⁻³⁰⁰) nor recorded, and said why.
+    for (const args of [
+      ['account', '--ledger', ledger, ...flags, '--query', 'count', '--next', 'laplace'],
+      ['release', ...flags, '--query', 'share', '--ledger', ledger],
+      ['release', ...flags, '--query', 'count', '--group-by', 'sex', '--ledger', ledger],
+    ]) {
+      const r = await inProcess(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^error: --query: (count|share) without a predicate is (n, the number of units|1)/);
+    }
     const check = await inProcess('ledger', 'check', '--ledger', ledger, ...flags);
     expect(check.stdout).toMatch(/verdict: pass/);
     const other = await inProcess('release', '--data', HEART_PATH, '--secret-column', 'sex', '--query', 'mean:chol', '--epsilon', '1', '--ledger', ledger);

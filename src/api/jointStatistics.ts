@@ -31,6 +31,22 @@ export interface RecordedStatistic {
 }
 
 /**
+ * A count or share without a predicate over rows that are the units (no `--unit`), public groups if
+ * any: every unit contributes 1, so its value is n (a share: 1), which the ledger takes as public.
+ * It needs no noise and spends no budget, and is refused by name where a plan or a record is asked.
+ * @example refuseCountOfUnits({ query: 'count' }, undefined) // throws: the value is n
+ */
+export function refuseCountOfUnits(r: RecordedStatistic, unit: string | undefined): void {
+  const st = parseStatistic(r.query);
+  if (!st || (st.kind !== 'count' && st.kind !== 'share') || st.predicate !== undefined || unit !== undefined || r.private) return;
+  const what = st.kind === 'count' ? `n, the number of units${r.groupBy !== undefined ? ' of each group' : ''}` : '1';
+  throw new InputError(
+    `${st.kind} without a predicate is ${what}, which the ledger takes as public: it needs no noise and spends no budget, so publish it as it is; a source ledger records statistics of the rows' values (count:PREDICATE, share:PREDICATE, sum:COL, mean:COL)`,
+    'query',
+  );
+}
+
+/**
  * The group columns an adversary may know after each release: a release's `--group-by` column is
  * public from that release on, so the sets grow. Each distinct set is one part of the prior class.
  */

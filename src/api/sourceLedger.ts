@@ -16,7 +16,7 @@ import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
 import { smallestFitting } from '../numerics/smallestScale.js';
-import { statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
+import { refuseCountOfUnits, statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
 import { isSourceBound, ledgerFor, recordReleases, type LedgerRelease, type Recorded } from '../ledger/ledger.js';
 import type { LedgerRow, LedgerStore } from '../ledger/store.js';
 
@@ -144,6 +144,7 @@ export async function recordStatistics(
         `a source ledger accounts its statistics together as one vector, with the noises the vector accountant takes (${MECHANISMS.filter((m) => !isNotApplicable(mechanismDef(m).product)).join(', ')})`,
         '--mechanism',
       );
+  for (const b of batch) refuseCountOfUnits(b.statistic, s.unit);
   const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, ...batch.map((b) => b.statistic)], identity);
   return recordReleases(
@@ -210,6 +211,7 @@ export async function nextStatisticScale(
 ): Promise<{ scale: number; inUnits: number; units: number; level: BudgetLevel } | null> {
   if (statistic.groupBy !== undefined)
     throw new InputError('plans one statistic of the whole table: a per-group release is planned by releasing it (its refusal names the level)', '--group-by');
+  refuseCountOfUnits(statistic, s.unit);
   const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, statistic], identity);
   const { budget, groups } = await ledgerFor(store, scenario);
@@ -244,8 +246,9 @@ export async function groupsFittingScale(
   mechanism: Mechanism,
   groupPrivate = false,
 ): Promise<{ scale: number; level: BudgetLevel } | null> {
-  const { identity, past } = await boundTo(store, s);
   const batch = groups.map((g) => ({ query, groupBy, group: g.group, ...(groupPrivate ? { private: true as const } : {}) }));
+  if (batch.length) refuseCountOfUnits(batch[0], s.unit);
+  const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, ...batch], identity);
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
   if (recorded.length !== past.length) throw plannedMeanwhile();

@@ -162,6 +162,23 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   );
 }
 
+/** `account --ledger L --data T --secret-column S` on a source ledger: the recorded statistics' joint level per α. */
+async function accountSourceLedger(o: AccountOptions): Promise<void> {
+  if (o.next !== undefined)
+    throw new InputError('is required with --next on a source ledger: the statistic to plan (sum:COL, mean:COL, count[:PRED], share[:PRED])', '--query');
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--epsilon', o.epsilon],
+      ['--delta', o.delta],
+      ['--release', o.release?.length ? o.release : undefined],
+    ],
+    "with a source ledger: its budget's orders and its recorded releases are accounted",
+  );
+  const { runShow } = await import('./ledgerCommand.js');
+  await runShow(o);
+}
+
 /**
  * `account --ledger L --next M`: the smallest scale of one more release that keeps every
  * recorded release and it within the ledger's budget (every order, or the (ε, δ) target).
@@ -221,6 +238,8 @@ async function runAccount(o: AccountOptions): Promise<void> {
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
   if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query))
     return accountNextStatistic(o);
+  // A ledger on a table without a query is a source ledger: its joint level now, as ledger show gives it.
+  if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query === undefined) return accountSourceLedger(o);
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');

@@ -226,7 +226,8 @@ function reportText(r: LedgerReport): string {
   return `${head}\n${releases}${current}\n`;
 }
 
-async function runShow(o: LedgerOptions & { json?: boolean }): Promise<void> {
+/** `ledger show` (and `account --ledger L --data T` on a source ledger): the recorded releases, and with the source the joint level per α. */
+export async function runShow(o: LedgerOptions & { json?: boolean }): Promise<void> {
   const r = await report(o);
   process.stdout.write(o.json ? `${jsonText(reportJson(r))}\n` : reportText(r));
 }
