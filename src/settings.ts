@@ -54,6 +54,8 @@ export interface SettingDecl {
   readonly pageMax?: number;
   /** Read only from a table (`--data`): refused with a spec or a built-in scenario, where it would change nothing. */
   readonly table?: true;
+  /** The guarantees that take it (absent: every one); the others refuse it by name (`notTakenBy`). */
+  readonly guarantees?: readonly Guarantee[];
 }
 
 /** A setting's value as declared: a number or a name. */
@@ -74,7 +76,16 @@ export type Guarantee = keyof PerGuarantee<unknown>;
  * the library and the spec schema (shared by the web worker) check the ranges declared here.
  */
 export const SETTINGS = {
-  alpha: { flag: '--alpha', arg: '<grid>', one: '<a>', spec: true, kind: 'grid', default: 2, help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf' },
+  alpha: {
+    flag: '--alpha',
+    arg: '<grid>',
+    one: '<a>',
+    spec: true,
+    kind: 'grid',
+    default: 2,
+    guarantees: ['renyi'],
+    help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf',
+  },
   epsilon: {
     flag: '--epsilon',
     arg: '<grid>',
@@ -85,7 +96,16 @@ export const SETTINGS = {
     default: 1,
     help: 'budget(s): E | E,F,… | FROM:TO:STEP',
   },
-  delta: { flag: '--delta', arg: '<d>', range: 'unitOpen', spec: true, kind: 'number', default: 1e-6, help: 'δ of an (ε, δ) guarantee, in (0, 1)' },
+  delta: {
+    flag: '--delta',
+    arg: '<d>',
+    range: 'unitOpen',
+    spec: true,
+    kind: 'number',
+    default: 1e-6,
+    guarantees: ['renyi'],
+    help: 'δ of an (ε, δ) guarantee, in (0, 1)',
+  },
   mechanism: { flag: '--mechanism', arg: '<m>', spec: true, help: 'the noise family' },
   method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, default: 'best', help: 'calibration method(s), comma-separated' },
   releases: {
@@ -105,9 +125,10 @@ export const SETTINGS = {
     spec: true,
     kind: 'number',
     default: 0,
+    guarantees: ['renyi'],
     help: 'the share λ of each conditional an adversary may move',
   },
-  domain: { flag: '--domain', arg: '<lo,hi>', spec: true, help: 'the interval contaminated mass may go to' },
+  domain: { flag: '--domain', arg: '<lo,hi>', spec: true, guarantees: ['renyi'], help: 'the interval contaminated mass may go to' },
   coordinateScales: { flag: '--coordinate-scales', arg: '<w1,w2,…>', spec: true, help: 'vector queries: coordinate i gets wᵢ × the scale' },
   threads: { flag: '--threads', arg: '<n>', kind: 'whole', min: 1, max: 256, help: 'threads: this one plus workers started when the work repays them' },
   confidence: {
@@ -132,7 +153,7 @@ export const SETTINGS = {
   'target-mse': { flag: '--target-mse', arg: '<m>', range: 'positive', help: 'a target expected squared error' },
   json: { flag: '--json', help: 'print JSON' },
   guarantee: { flag: '--guarantee', arg: '<g>', kind: 'choice', choices: ['renyi', 'mi'], default: 'renyi', help: 'renyi or mi' },
-  cost: { flag: '--cost', arg: '<c>', help: 'exponential mechanism cost c(z)' },
+  cost: { flag: '--cost', arg: '<c>', guarantees: ['renyi'], help: 'exponential mechanism cost c(z)' },
   samples: {
     flag: '--samples',
     arg: '<n>',
@@ -230,7 +251,12 @@ export const SETTINGS = {
     flag: '--robustness',
     help: 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)',
   },
-  fit: { flag: '--fit', arg: '<kind>', help: 'calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)' },
+  fit: {
+    flag: '--fit',
+    arg: '<kind>',
+    guarantees: ['renyi'],
+    help: 'calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)',
+  },
   perRelease: { flag: '--per-release', help: 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)' },
   allowNoNoise: {
     flag: '--allow-no-noise',

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { parseAnySpecText } from '../src/spec/load.js';
+import { SETTINGS, type SettingDecl } from '../src/settings.js';
 import { runInProcess as inProcess } from './inProcess.js';
 
 // Defects a hostile or unlucky user found that gave too little noise or published a secret: each
@@ -151,6 +152,26 @@ describe('--given: a public value without some secret keeps the pairs it has', (
     expect(() => parseAnySpecText(text.replace('1e400', '2').replace('1e-400', `0.${'0'.repeat(500)}1`))).toThrow(
       /conditionals\.a\.values\[1\]: 0\.0+1 is beyond/,
     );
+  });
+});
+
+describe('settings the MI guarantee does not take, read off their declarations, are refused by every MI mode', () => {
+  const values: Record<string, string> = { alpha: '2', delta: '1e-6', contamination: '0.1', domain: '0,7', cost: 'sqrt', fit: 'gaussian' };
+  const renyiOnly = Object.entries(SETTINGS).filter(([, d]) => (d as SettingDecl).guarantees?.includes('mi') === false);
+  it('declares the Rényi-only settings', () => expect(renyiOnly.map(([k]) => k).sort()).toEqual(Object.keys(values).sort()));
+  const modes: [string, string[]][] = [
+    ['calibrate --guarantee mi', ['calibrate', '--scenario', 'heart', '--guarantee', 'mi']],
+    ['calibrate --projection', ['calibrate', '--spec', 'test/corpus/specs/vector.json', '--guarantee', 'mi', '--projection', 'identity']],
+    ['audit --empirical --guarantee mi', ['audit', '--scenario', 'heart', '--guarantee', 'mi', '--empirical', '--scale', '1']],
+    ['calibrate mean:', ['calibrate', '--data', 'examples/heart.csv', '--secret-column', 'fbs', '--query', 'mean:oldpeak', '--guarantee', 'mi']],
+  ];
+  it.each(modes)('%s', async (_label, args) => {
+    for (const [name, d] of renyiOnly) {
+      const r = await inProcess(...args, d.flag, values[name]);
+      expect(r.status, `${d.flag}`).toBe(2);
+      // (A command that does not register the flag at all refuses it as an unknown option.)
+      expect(r.stderr, d.flag).toMatch(new RegExp(`^error: (${d.flag}: is not taken with|unknown option '${d.flag}')`));
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { asFlagError, gridSetting, numberSetting, parseConfidence, refuseUnused, parseGuarantee, settingOption } from './flags.js';
+import { asFlagError, gridSetting, notTakenBy, numberSetting, parseConfidence, refuseUnused, parseGuarantee, settingOption, specNotTakenBy } from './flags.js';
 import { defaultMechanism, MECHANISMS, METHODS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
 import { calibrateFor } from '../api/guarantee.js';
@@ -75,24 +75,11 @@ async function runCalibrate(o: CalibrateOptions): Promise<void> {
 async function runCalibrateMI(o: CalibrateOptions): Promise<void> {
   const confidence = parseConfidence(o.confidence);
   const notTaken = 'with --guarantee mi (a mutual-information bound has no Rényi order, δ or contamination class)';
-  refuseUnused(
-    [
-      ['--alpha', o.alpha],
-      ['--delta', o.delta],
-      ['--contamination', o.contamination],
-      ['--domain', o.domain],
-      ['--cost', o.cost],
-      ['--fit', o.fit],
-    ],
-    notTaken,
-  );
+  refuseUnused(notTakenBy('mi', o), notTaken);
   const { scenario, d, source } = await loadScenario(o, { vector: true });
+  // A spec's Rényi order is its default for the Rényi guarantee: only what would change the MI answer is refused.
   refuseUnused(
-    [
-      ['spec.contamination', d.contamination],
-      ['spec.domain', d.domain],
-      ['spec.delta', d.delta],
-    ],
+    specNotTakenBy('mi', d).filter(([field]) => field !== 'spec.alpha'),
     notTaken,
   );
   const { MI_METHODS } = await import('../mi/calibrateMI.js');

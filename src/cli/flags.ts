@@ -130,6 +130,27 @@ export function refuseUnused(given: readonly (readonly [string, unknown])[], why
   for (const [flag, value] of given) if (value !== undefined && value !== false) throw new InputError(`is not taken ${why}`, flag);
 }
 
+/** The settings `guarantee` does not take (their declarations' `guarantees`). */
+const notFor = (guarantee: Guarantee): SettingName[] =>
+  (Object.keys(SETTINGS) as SettingName[]).filter((k) => {
+    const g = (SETTINGS[k] as SettingDecl).guarantees;
+    return g !== undefined && !g.includes(guarantee);
+  });
+
+/**
+ * The flags that `guarantee` does not take, each with its value in the options (for `refuseUnused`),
+ * read off the settings' declarations; a command adds its own.
+ * @example refuseUnused(notTakenBy('mi', o), 'with --guarantee mi')
+ */
+export const notTakenBy = (guarantee: Guarantee, o: object): [string, unknown][] =>
+  notFor(guarantee).map((k) => [SETTINGS[k].flag, (o as Record<string, unknown>)[k]]);
+
+/** The spec fields that `guarantee` does not take, each with its value in the spec's defaults. */
+export const specNotTakenBy = (guarantee: Guarantee, d: object): [string, unknown][] =>
+  notFor(guarantee)
+    .filter((k) => (SETTINGS[k] as SettingDecl).spec)
+    .map((k) => [`spec.${k}`, (d as Record<string, unknown>)[k]]);
+
 /** `--delta D`: a number in (0, 1); `fallback` when the flag is absent (a spec's δ, or none: no (ε, δ) target). */
 export function parseDelta<F extends number | undefined>(text: string | undefined, fallback: F): number | F {
   return text === undefined ? fallback : (parseSetting('delta', text) as number);
