@@ -121,18 +121,10 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
 async function accountNextStatistic(o: AccountOptions): Promise<void> {
   if (o.next === undefined)
     throw new InputError(
-      "with a source ledger, account plans the next statistic's scale: give --next laplace|gaussian (the joint level of what is recorded: ledger show --ledger L --data … --secret-column …)",
+      "with a source ledger, account plans the next statistic's scale: give --next laplace|gaussian (without --query, account gives the joint level of what is recorded)",
       '--next',
     );
-  refuseUnused(
-    [
-      ['--alpha', o.alpha],
-      ['--epsilon', o.epsilon],
-      ['--delta', o.delta],
-      ['--release', o.release?.length ? o.release : undefined],
-    ],
-    'with a source ledger (its budget and recorded releases apply)',
-  );
+  refuseBesideSourceLedger(o);
   const mechanism = parseNames(o.next, 'next', MECHANISMS)[0];
   const { ledgerStore } = await import('../ledger/store.js');
   const { nextStatisticScale } = await import('../api/sourceLedger.js');
@@ -162,10 +154,8 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   );
 }
 
-/** `account --ledger L --data T --secret-column S` on a source ledger: the recorded statistics' joint level per α. */
-async function accountSourceLedger(o: AccountOptions): Promise<void> {
-  if (o.next !== undefined)
-    throw new InputError('is required with --next on a source ledger: the statistic to plan (sum:COL, mean:COL, count[:PRED], share[:PRED])', '--query');
+/** A source ledger's budget and recorded releases apply: a budget or a typed release beside it is refused. */
+function refuseBesideSourceLedger(o: AccountOptions): void {
   refuseUnused(
     [
       ['--alpha', o.alpha],
@@ -173,8 +163,15 @@ async function accountSourceLedger(o: AccountOptions): Promise<void> {
       ['--delta', o.delta],
       ['--release', o.release?.length ? o.release : undefined],
     ],
-    "with a source ledger: its budget's orders and its recorded releases are accounted",
+    'with a source ledger (its budget and recorded releases apply)',
   );
+}
+
+/** `account --ledger L --data T --secret-column S` on a source ledger: the recorded statistics' joint level per α. */
+async function accountSourceLedger(o: AccountOptions): Promise<void> {
+  if (o.next !== undefined)
+    throw new InputError('is required with --next on a source ledger: the statistic to plan (sum:COL, mean:COL, count[:PRED], share[:PRED])', '--query');
+  refuseBesideSourceLedger(o);
   const { runShow } = await import('./ledgerCommand.js');
   await runShow(o);
 }
