@@ -312,6 +312,15 @@ describe('a source ledger never accounts less than it did: the attacks of its re
 
 describe('the CLI: ledger init --data, release --query … --ledger, show and check', () => {
   const flags = ['--data', HEART_PATH, '--secret-column', 'fbs'];
+  it('a statistic the data alone meets the budget for is not recorded without noise: refused naming --ledger, nothing recorded', async () => {
+    const ledger = join(dir, 'noiseless.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const r = await inProcess('release', ...flags, '--query', 'count:age > 60', '--ledger', ledger);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --ledger: this statistic needs no noise alone at this budget/);
+    expect((await inProcess('ledger', 'show', '--ledger', ledger)).stdout).toMatch(/no release recorded yet/);
+  });
+
   it('opens a source ledger, records a per-group mean and refuses a hand-typed value', async () => {
     const ledger = join(dir, 'cli.ledger');
     const misspelt = await inProcess(

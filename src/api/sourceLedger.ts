@@ -145,6 +145,11 @@ export async function recordStatistics(
         '--mechanism',
       );
   for (const b of batch) refuseCountOfUnits(b.statistic, s.unit);
+  if (batch.some((b) => !(b.release.scale > 0)))
+    throw new InputError(
+      "this statistic needs no noise alone at this budget (the data itself meets it), but a source ledger records noisy releases only: with the statistics recorded its joint level is not 0. Release it with --scale S (in the statistic's units), the ledger's check its guarantee",
+      'ledger',
+    );
   const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, ...batch.map((b) => b.statistic)], identity);
   return recordReleases(

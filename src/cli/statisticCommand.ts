@@ -328,17 +328,6 @@ async function recordInLedger(
   released: readonly LedgerGroup[],
   groupPrivate = false,
 ): Promise<StatisticEntry> {
-  const { refuseCountOfUnits } = await import('../api/jointStatistics.js');
-  try {
-    refuseCountOfUnits({ query, ...(groupBy !== undefined ? { groupBy } : {}), ...(groupPrivate ? { private: true as const } : {}) }, ledger.source.unit);
-  } catch (e) {
-    throw asFlagError(e);
-  }
-  if (released.some((x) => !(x.scale > 0)))
-    throw new InputError(
-      "this statistic needs no noise alone at this budget (the data itself meets it), but a source ledger records noisy releases only: with the statistics recorded its joint level is not 0. Release it with --scale S (in the statistic's units), the ledger's check its guarantee",
-      '--ledger',
-    );
   const { ledgerStore } = await import('../ledger/store.js');
   const { recordStatistics } = await import('../api/sourceLedger.js');
   const { confirmShown, budgetText } = await import('../ledger/ledger.js');
