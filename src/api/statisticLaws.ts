@@ -5,7 +5,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError, unknownColumn } from '../errors.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
-import { cellNumber, isMissing, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
+import { cellNumber, isMissing, missingNumber, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
 import { textPredicate } from '../sources/textPredicate.js';
 import type { TableHistograms } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableScenario } from '../sources/priors.js';
@@ -257,11 +257,12 @@ function textContributions(
   const ui = s.unit !== undefined ? col(s.unit, '--unit') : -1;
   const gi = groupBy !== undefined ? col(groupBy, '--group-by') : -1;
   // A sum's missing value counts 0 (as SQL's sum reads it); a mean with one is refused (`meanWithMissing`).
-  const missing = ci >= 0 ? t.rows.filter((r) => isMissing(r[ci])).length : 0;
+  const missing = ci >= 0 ? t.rows.filter((r) => missingNumber(r[ci])).length : 0;
   if (s.kind === 'mean' && missing > 0) throw meanWithMissing(s, missing, t.rows.length);
-  const own = (r: readonly string[]) => (ci >= 0 ? (isMissing(r[ci]) ? 0 : cellNumber(r[ci])) : holds === null || holds(r) ? 1 : 0);
+  const own = (r: readonly string[]) => (ci >= 0 ? (missingNumber(r[ci]) ? 0 : cellNumber(r[ci])) : holds === null || holds(r) ? 1 : 0);
   const groupOf = (r: readonly string[]) => (gi < 0 ? '' : isMissing(r[gi]) ? null : r[gi]);
-  const perRow = Float64Array.from(t.rows, own);
+  const values = Float64Array.from(t.rows, own);
+  const perRow = Float64Array.from(values);
   // Units: the rows of one unit value (within a group), kept whole or not at all.
   const unitOf = (r: readonly string[]) => (isMissing(r[ui]) ? null : r[ui]);
   if (ui >= 0) {
@@ -302,10 +303,19 @@ function textContributions(
     groups.set(g, at);
   });
   for (const [g, { total }] of groups) if (!Number.isFinite(total)) throw notFinite(total, g);
-  const largest = ci >= 0 ? t.rows.reduce((m, r) => (isMissing(r[ci]) ? m : Math.max(m, Math.abs(cellNumber(r[ci])))), 0) : 0;
-  // Every row's magnitude once (a unit's rows, not its total repeated on each): bounds every partial sum.
-  const mass = t.rows.reduce((m, r, k) => (Number.isNaN(perRow[k]) || groupOf(r) === null ? m : m + Math.abs(own(r))), 0);
-  checkExact(s, largest, mass);
+  // Per group, as the engine checks it: its largest value, and every row's magnitude once (a unit's
+  // rows, not its total repeated on each), which bounds every partial sum on the way to its total.
+  const sizes = new Map<string, { largest: number; mass: number }>();
+  t.rows.forEach((r, k) => {
+    const g = groupOf(r);
+    if (g === null) return;
+    const at = sizes.get(g) ?? { largest: 0, mass: 0 };
+    const x = Math.abs(values[k]);
+    if (ci >= 0) at.largest = Math.max(at.largest, x);
+    at.mass += x;
+    sizes.set(g, at);
+  });
+  for (const g of groups.keys()) checkExact(s, sizes.get(g)!.largest, sizes.get(g)!.mass);
   return { groups, dropped, perRow, zeroed: missing };
 }
 

@@ -86,8 +86,11 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   return { columns, rows };
 }
 
-/** A missing cell: absent, empty (or blank) or `?` (the UCI files' mark). */
-export const isMissing = (c: string | undefined) => c === undefined || c === '?' || c.trim() === '';
+/** A missing cell: absent, empty or `?` (the UCI files' mark). A blank text cell is a value, as the engines read it. */
+export const isMissing = (c: string | undefined) => c === undefined || c === '' || c === '?';
+
+/** A cell without a number where a number is read: missing, or blank (the engines' DOUBLE cast reads `'  '` as NULL). */
+export const missingNumber = (c: string | undefined) => isMissing(c) || c!.trim() === '';
 
 const DIGITS = String.raw`\d(?:_?\d)*`;
 const NUMBER_CELL = new RegExp(`^[+-]?(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?$`);
@@ -111,7 +114,7 @@ export const notNumeric = (c: string) => new InputError(`column '${c}' is not nu
 
 /** Numeric columns: every non-missing cell parses as a finite number. */
 export function numericColumns(t: TextTable): string[] {
-  return t.columns.filter((_, j) => t.rows.every((r) => isMissing(r[j]) || isNumberCell(r[j])));
+  return t.columns.filter((_, j) => t.rows.every((r) => missingNumber(r[j]) || isNumberCell(r[j])));
 }
 
 /** What a data preview shows of one column. */
@@ -147,7 +150,7 @@ export function columnSummaries(t: TextTable): ColumnSummary[] {
     const seen = new Set<string>();
     for (const r of t.rows) {
       const c = r[j];
-      if (isMissing(c)) {
+      if (missingNumber(c)) {
         missing++;
         continue;
       }
@@ -237,7 +240,7 @@ export function textHistograms(
   const atoms = queries.length > 1 ? new PointAtoms() : null;
   let dropped = 0;
   for (const r of t.rows) {
-    const xs = qis.map((qi) => (isMissing(r[qi]) ? NaN : cellNumber(r[qi])));
+    const xs = qis.map((qi) => (missingNumber(r[qi]) ? NaN : cellNumber(r[qi])));
     const s = secretText(r[si] === '?' ? null : r[si]);
     const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
     if (!xs.every(Number.isFinite) || s === null || g === null) {

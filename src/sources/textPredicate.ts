@@ -1,7 +1,7 @@
 // A count's or share's condition on a text table (the web page's: no SQL engine): one comparison
 // `COLUMN OP VALUE`, read as DuckDB reads the same text, so the page and `--query count:…` agree.
 import { InputError, unknownColumn } from '../errors.js';
-import { cellNumber, isMissing, numericColumns, type TextTable } from './csvText.js';
+import { cellNumber, isMissing, missingNumber, numericColumns, type TextTable } from './csvText.js';
 
 /** The comparisons a text table's condition may use (SQL's, with `!=` and `==` as DuckDB accepts them). */
 type Op = '=' | '<>' | '<' | '<=' | '>' | '>=';
@@ -54,7 +54,7 @@ export function textPredicate(text: string, t: TextTable): (row: readonly string
   if (numericColumns(t).includes(column)) {
     const v = literal.text.trim() === '' ? Number.NaN : Number(literal.text);
     if (!Number.isFinite(v)) throw new InputError(`compares the numeric column '${column}' with '${literal.text}', which is not a number`, 'predicate');
-    return (r) => !isMissing(r[j]) && compare(op, cellNumber(r[j]) - v);
+    return (r) => !missingNumber(r[j]) && compare(op, cellNumber(r[j]) - v);
   }
   if (!literal.quoted)
     throw new InputError(`compares the text column '${column}' with a number: quote the value (${column} ${op} '${literal.text}')`, 'predicate');
