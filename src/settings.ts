@@ -191,6 +191,10 @@ export const SETTINGS = {
     flag: '--group-private',
     help: 'with a statistic and --group-by: the group is not known to the adversary (it may be correlated with the secret): one noise scale covers the vector of group values (vector bounds)',
   },
+  leaveOutGroups: {
+    flag: '--leave-out-groups',
+    help: 'release per --group-by: leave out the groups whose rows hold one secret value (their absence tells so; refused otherwise)',
+  },
   targetHalfwidth: {
     flag: '--target-halfwidth',
     arg: '<h>',

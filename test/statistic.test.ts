@@ -336,14 +336,27 @@ describe('statistics: bad input', () => {
     }
   });
 
-  it('a group with rows of one secret is left out and named, not released without noise', async () => {
-    const f = csv('small.csv', 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\n');
-    const r = await inProcess('release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--group-by', 'g', '--method', 'theorem');
+  it('a group with rows of one secret is released only with --leave-out-groups, and then neither named nor its rows said to be used', async () => {
+    const f = csv('small.csv', 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\nlone,4,a\n');
+    const args = ['release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--group-by', 'g', '--method', 'theorem'];
+    // Without the flag: refused, naming the group to the curator (its absence would tell its rows' secret).
+    const refused = await inProcess(...args);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^error: --leave-out-groups: 1 of 2 groups of 'g' hold rows of fewer than two secret values \(lone\)/);
+    const r = await inProcess(...args, '--leave-out-groups');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/left out, not released: lone \(rows of fewer than two secret values: no noise can be calibrated for it\)/);
-    // Which secret the lone group holds is not said.
-    expect(r.stdout).not.toMatch(/lone \(.*\ba\b/);
-    expect(r.stdout).not.toMatch(/^lone\t/m);
+    expect(r.stdout).toMatch(/1 group\(s\) left out, not released/);
+    // The published text names no left-out group, says nothing of its secret, and counts its units as unreleased.
+    expect(r.stdout).not.toMatch(/lone/);
+    expect(r.stdout).toMatch(/5 rows read; 0 left out of the statistic .*; 2 unit\(s\) of the groups left out are in no released value/);
+    const j = JSON.parse((await inProcess(...args, '--leave-out-groups', '--json')).stdout);
+    expect(j.source.leftOut).toEqual({ groups: 1, units: 2 });
+    expect(JSON.stringify(j)).not.toMatch(/lone/);
+    // The flag belongs to a per-group release of a statistic.
+    const stray = await inProcess('release', '--data', f, '--query', 'mean:x', '--secret-column', 's', '--method', 'theorem', '--leave-out-groups');
+    expect(stray.status).toBe(2);
+    expect(stray.stderr).toMatch(/^error: --leave-out-groups: goes with a release of a statistic/);
   });
 });
 

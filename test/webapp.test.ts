@@ -867,6 +867,28 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   }, 300_000);
 
+  it('releases the other groups only on a second click where a group holds one secret value, and never names it', async () => {
+    const f = join(mkdtempSync(join(tmpdir(), 'app-lone-')), 'lone-group.csv');
+    writeFileSync(f, 'g,x,s\nbig,1,a\nbig,2,b\nbig,3,a\nlone,9,a\nlone,4,a\n');
+    const { page } = await openTable(f, 'x', 's');
+    await page.selectOption('#publish', 'mean');
+    await page.selectOption('#given', 'g');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    await page.click('#release');
+    await page.waitForSelector('#release-left-out', { timeout: 60_000 });
+    // The curator is told which group and why; nothing is drawn yet.
+    expect(await page.textContent('#released')).toMatch(/1 of 2 groups of 'g' hold rows of fewer than two secret values \(lone\)/);
+    expect(await page.textContent('#released')).not.toMatch(/CSPRNG/);
+    await page.click('#release-left-out');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const released = (await page.textContent('#released'))!;
+    expect(released).toMatch(/^big \(n = 3,/m);
+    expect(released).toMatch(/1 group\(s\) left out, not released/);
+    expect(released).not.toMatch(/lone/);
+    await page.close();
+  }, 120_000);
+
   it("offers geometric noise: integer columns get W∞ and exact like the CLI, the paper's theorems are listed as not applying, releases are integers", async () => {
     const heart = fileURLToPath(new URL('../examples/heart.csv', import.meta.url));
     const { page } = await openTable(heart, 'age', 'fbs');

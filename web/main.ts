@@ -437,7 +437,7 @@ $('audit').addEventListener('click', () => {
     target: p.delta === undefined ? null : { epsilon: p.epsilon, delta: p.delta },
   });
 });
-const requestRelease = (allowNoNoise: boolean) => {
+const requestRelease = ({ allowNoNoise = false, leaveOutGroups = false } = {}) => {
   const p = params();
   $('release-message').textContent = '';
   // A release draws on the laws of the last calibration: none since the inputs changed, none to draw on.
@@ -465,9 +465,10 @@ const requestRelease = (allowNoNoise: boolean) => {
     contamination: p.contamination,
     count: Number($<HTMLInputElement>('count').value),
     allowNoNoise,
+    leaveOutGroups,
   });
 };
-$('release').addEventListener('click', () => requestRelease(false));
+$('release').addEventListener('click', () => requestRelease());
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(page.lastSpec, null, 2)));
 $('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(page.lastSpec, null, 2)));
 $('download-results').addEventListener('click', () => {
@@ -805,7 +806,15 @@ const showAudit: Shown<'audit'> = (m) => {
 const showNoNoise: Shown<'no-noise'> = (m) => {
   const text = el('p', `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`, { role: 'alert' });
   const anyway = el('button', 'Release the raw value anyway', { type: 'button', id: 'release-raw' });
-  anyway.addEventListener('click', () => requestRelease(true));
+  anyway.addEventListener('click', () => requestRelease({ allowNoNoise: true }));
+  $('released').replaceChildren(text, anyway);
+};
+
+/** Groups of one secret value would be absent from a per-group release: say what that tells, and release the others only on a second click. */
+const showLeftOut: Shown<'left-out'> = (m) => {
+  const text = el('p', `Warning: ${m.reason}.`, { role: 'alert' });
+  const anyway = el('button', 'Release the other groups anyway', { type: 'button', id: 'release-left-out' });
+  anyway.addEventListener('click', () => requestRelease({ leaveOutGroups: true }));
   $('released').replaceChildren(text, anyway);
 };
 
@@ -858,6 +867,7 @@ const shown: { [T in Response['type']]: Shown<T> } = {
   plots: showPlots,
   audit: showAudit,
   'no-noise': showNoNoise,
+  'left-out': showLeftOut,
   released: showReleased,
   spec: (m) => {
     page.lastSpec = m.spec;

@@ -92,6 +92,8 @@ export type Request =
       contamination: FormContamination;
       count: number;
       allowNoNoise: boolean;
+      /** A statistic per group: release the others where some groups hold one secret value (their absence tells so). */
+      leaveOutGroups: boolean;
     }
   | { type: 'spec'; mechanism: string; alpha: FormAlpha; epsilon: number; delta?: number };
 
@@ -188,6 +190,7 @@ export type Response =
       bound: boolean;
     }
   | { type: 'no-noise'; reason: string }
+  | { type: 'left-out'; reason: string }
   | {
       type: 'released';
       values: (number | number[])[];

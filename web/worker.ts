@@ -26,7 +26,7 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
-import { resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
+import { refuseLeftOutGroups, resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
 import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
 import { isDecimal } from '../src/numerics/float.js';
@@ -821,6 +821,7 @@ const notesOf = (r: object) => [(r as { note?: string }).note, (r as { drawNote?
 function onStatisticRelease(t: TableStatistic, m: ReleaseRequest, post: Post): void {
   checkedSettings({ mechanism: m.mechanism, ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }), epsilon: m.epsilon, methods: m.methods });
   if (m.count !== 1) throw new InputError('draws one release per group for a statistic (each further draw would cost budget): set Draws to 1', 'count');
+  refuseLeftOutGroups(t, m.leaveOutGroups);
   const base = {
     mechanism: m.mechanism as Mechanism,
     alpha: m.delta === undefined ? alphaOf(m.alpha) : 2,
@@ -841,7 +842,7 @@ function onStatisticRelease(t: TableStatistic, m: ReleaseRequest, post: Post): v
     values: out.map((x) => x.value),
     intervals: out.map((x) => x.interval),
     labels: out.map((x) => `${x.g.group ? `${x.g.group} (n = ${x.g.units}` : `(n = ${x.g.units}`}, ${x.r.method}, scale ${x.scale})`),
-    ...(t.skipped.length ? { note: `left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')}` } : {}),
+    ...(t.skipped.length ? { note: `${t.skipped.length} group(s) left out, not released (rows of one secret value)` } : {}),
     scale: out[0].scale,
     method: out.map((x) => x.r.method).join(', '),
     guarantee: out[0].r.guarantee,
@@ -856,8 +857,9 @@ function onRelease(m: ReleaseRequest, post: Post): void {
     try {
       onStatisticRelease(state.statistic, m, post);
     } catch (err) {
-      if (!(err instanceof InputError && err.path === 'allow-no-noise')) throw err;
-      post({ type: 'no-noise', reason: err.reason });
+      if (err instanceof InputError && err.path === '--leave-out-groups') post({ type: 'left-out', reason: err.reason });
+      else if (err instanceof InputError && err.path === 'allow-no-noise') post({ type: 'no-noise', reason: err.reason });
+      else throw err;
     }
     return;
   }

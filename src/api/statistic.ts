@@ -8,7 +8,16 @@ import { statisticValues } from '../sources/statisticValues.js';
 import { sourceKind, sourceLabel, type TableSource } from '../sources/table.js';
 import { checkGroupBy, noUnits, statisticOf, type StatisticGroup, type TableStatistic } from './statisticLaws.js';
 
-export { resultInUnits, statisticAssumptions, toStatistic, type StatisticGroup, type StatisticUnits, type TableStatistic } from './statisticLaws.js';
+export {
+  leftOutCount,
+  refuseLeftOutGroups,
+  resultInUnits,
+  statisticAssumptions,
+  toStatistic,
+  type StatisticGroup,
+  type StatisticUnits,
+  type TableStatistic,
+} from './statisticLaws.js';
 
 /**
  * A statistic of a table (sum, mean, count or share, optionally per `unit` and per public

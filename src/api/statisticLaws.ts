@@ -47,8 +47,10 @@ export interface TableStatistic {
   droppedFromValue: number;
   /** A sum's rows without a number in its column: each counts 0, in the value and in the laws. */
   zeroed: number;
-  /** Groups left out, with the reason (rows of fewer than two secrets: no pair to protect there). */
-  skipped: { group: string; why: string }[];
+  /** The public group column, for a statistic per group. */
+  groupBy?: string;
+  /** Groups left out, with the reason (rows of fewer than two secrets: no pair to protect there) and their units. */
+  skipped: { group: string; why: string; units: number }[];
   /** Whether every group's contribution laws are equal under every secret (no noise is needed). */
   uninformative: boolean;
   notes: string[];
@@ -78,7 +80,7 @@ export function statisticOf(
     const present = hist ? h.secrets.filter((x) => hist.has(x)) : [];
     if (present.length < 2) {
       // Which secret value the group holds is not said: that would disclose its members' secret.
-      skipped.push({ group, why: 'rows of fewer than two secret values: no noise can be calibrated for it' });
+      skipped.push({ group, why: 'rows of fewer than two secret values: no noise can be calibrated for it', units });
       continue;
     }
     const name = o.groupBy ? `${base} | ${o.groupBy}=${group}` : base;
@@ -103,6 +105,7 @@ export function statisticOf(
     droppedFromLaws: h.dropped,
     droppedFromValue: v.dropped,
     zeroed: v.zeroed,
+    ...(o.groupBy ? { groupBy: o.groupBy } : {}),
     skipped,
     uninformative: groups.every((g) => equalLaws(g.scenario)),
     notes: h.notes ?? [],
@@ -186,17 +189,46 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
   ];
   if (groupBy)
     lines.push(
-      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; left out, not released: ${t.skipped.map((x) => `${x.group} (${x.why})`).join(', ')} — this list itself tells that those groups' rows hold one secret value (the table's class has no pair to protect there)` : ''}`,
+      `groups of '${groupBy}' are public (the adversary may know each unit's group): each group's noise is calibrated on its own rows${t.skipped.length ? `; ${leftOutText(t)}` : ''}`,
     );
+  const leftOut = leftOutCount(t).units;
   lines.push(
     t.spec !== undefined
       ? `one unit's contribution laws and n read from the spec '${t.spec}'`
-      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group), ${t.droppedFromLaws} out of the laws (no secret, unit or group)`,
+      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group), ${t.droppedFromLaws} out of the laws (no secret, unit or group)${leftOut ? `; ${leftOut} unit(s) of the groups left out are in no released value` : ''}`,
   );
   if (t.zeroed > 0) lines.push(`${t.zeroed} row(s) have no number in '${s.column}': each counts 0 in the sum and in its laws (as SQL's sum reads it)`);
   if (t.uninformative)
     lines.push('the contribution laws are the same under every secret: the statistic tells nothing about the secret, so no noise is needed (data processing)');
   return [...lines, ...t.notes];
+}
+
+/** How many groups a per-group release leaves out, and their units: what is published of them (not their names). */
+export function leftOutCount(t: Pick<TableStatistic, 'skipped'>): { groups: number; units: number } {
+  return { groups: t.skipped.length, units: t.skipped.reduce((a, x) => a + x.units, 0) };
+}
+
+/**
+ * The groups left out, counted and not named: a group's absence tells that its rows hold one
+ * secret value, so the published text names none (who knows the groups can still tell which are absent).
+ */
+function leftOutText(t: TableStatistic): string {
+  return `${t.skipped.length} group(s) left out, not released: their rows hold fewer than two secret values (the table's class has no pair to protect there); which ones is not printed, but anyone who knows the groups can tell them by their absence, and so that each one's rows share one secret value`;
+}
+
+/**
+ * A release of per-group values leaves out groups only when asked (`--leave-out-groups`): their
+ * absence discloses, without noise, that each one's rows share one secret value. The refusal names
+ * them to the curator, who may coarsen the groups instead.
+ * @example refuseLeftOutGroups({ skipped: [], groups: [] }, false) // passes: none left out
+ */
+export function refuseLeftOutGroups(t: Pick<TableStatistic, 'skipped' | 'groups' | 'groupBy'>, leaveOut: boolean): void {
+  if (t.skipped.length === 0 || leaveOut) return;
+  const named = t.skipped.slice(0, 10).map((x) => x.group);
+  throw new InputError(
+    `${t.skipped.length} of ${t.skipped.length + t.groups.length} groups of '${t.groupBy}' hold rows of fewer than two secret values (${named.join(', ')}${t.skipped.length > named.length ? ', …' : ''}): no noise can be calibrated for them, and releasing the others tells by their absence, without noise, that each one's rows share one secret value. Coarser groups keep every group in the release; --leave-out-groups releases the others anyway`,
+    '--leave-out-groups',
+  );
 }
 
 /**

@@ -58,6 +58,8 @@ export interface SourceOptions {
   orderBy?: string;
   groupBy?: string;
   groupPrivate?: boolean;
+  /** Release per group even where some groups are left out (rows of one secret value). */
+  leaveOutGroups?: boolean;
   length?: string;
   /** A statistic's unit column (docs/math.md §18). */
   unit?: string;
@@ -209,10 +211,12 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   };
 }
 
-/** `--group-private` belongs to a statistic of a table with `--group-by`: refused anywhere else. */
-export function checkGroupPrivate(o: CalibrateOptions): void {
-  if (!o.groupPrivate) return;
+/** `--group-private` belongs to a statistic of a table with `--group-by`, `--leave-out-groups` to its public groups: refused anywhere else. */
+export function checkGroupPrivate(o: CalibrateOptions & { leaveOutGroups?: boolean }): void {
   const statistic = o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query) !== null;
+  if (o.leaveOutGroups && (!statistic || o.groupBy === undefined || o.groupPrivate))
+    throw new InputError('goes with a release of a statistic of a table per public --group-by column', '--leave-out-groups');
+  if (!o.groupPrivate) return;
   if (!statistic || o.groupBy === undefined)
     throw new InputError('goes with a statistic of a table (--query sum:|mean:|count|share:) and its --group-by column', '--group-private');
   refuseUnused([['--given', o.given]], 'with --group-private: the groups are given by --group-by');

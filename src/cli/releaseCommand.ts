@@ -462,6 +462,7 @@ export function releaseCommand(program: Command): void {
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
     .addOption(settingOption('groupPrivate'))
+    .addOption(settingOption('leaveOutGroups'))
     .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))
     .addOption(settingOption('allowNoNoise'))
     .addOption(settingOption('confidence', 'error bars: the share of the noise each interval covers, in (0, 1) (default 0.95)'))

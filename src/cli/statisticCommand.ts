@@ -3,7 +3,16 @@
 import { InputError, noNoiseToRecord } from '../errors.js';
 import type { CalibrationResult } from '../calibrate/result.js';
 import type { CalibrationSettings, Mechanism } from '../calibrate/rules.js';
-import { resultInUnits, statisticAssumptions, toStatistic, type PrivateGroups, type StatisticGroup, type TableStatistic } from '../api/statistic.js';
+import {
+  leftOutCount,
+  refuseLeftOutGroups,
+  resultInUnits,
+  statisticAssumptions,
+  toStatistic,
+  type PrivateGroups,
+  type StatisticGroup,
+  type TableStatistic,
+} from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
@@ -176,6 +185,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   // With a source ledger, --scale S releases every group's value at S in the statistic's own units.
   const given = ledgerScale(o.scale, o.ledger);
   const t = fromSpec?.t ?? (await loadStatistic(o, s));
+  refuseLeftOutGroups(t, !!o.leaveOutGroups);
   const { release } = await import('../release/release.js');
   const released = t.groups.map((g) => {
     const grid = settingsGrid(o, g.scenario, d);
@@ -227,7 +237,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
         source:
           t.spec !== undefined
             ? { spec: t.spec, value: typed }
-            : { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, skipped: t.skipped },
+            : { rows: t.rows, droppedFromValue: t.droppedFromValue, droppedFromLaws: t.droppedFromLaws, leftOut: leftOutCount(t) },
         ...(entry ? { ledger: { releases: entry.seqs, level: jsonNumber(entry.level), alpha: jsonAlpha(entry.alpha), budget: entry.budget } } : {}),
         releases: released.map((x) => ({
           ...(groupBy ? { group: x.g.group } : {}),
