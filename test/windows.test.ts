@@ -160,6 +160,35 @@ function latticeWorst(m: MarkovModel, lengths: number[], b: number, i: number): 
 }
 
 describe('the path-coupled bound on window counts', () => {
+  it('refuses a chain whose probabilities, or reachable marginals, fall below 2^−500 (an underflowed secret would go unprotected)', () => {
+    const chain = (tiny: number) =>
+      validateSpec({
+        states: ['a', 'b', 'c'],
+        chains: [
+          {
+            name: 'tiny',
+            transition: [
+              [1, tiny, 0],
+              [0.5, 0.5, tiny],
+              [0.5, 0, 0.5],
+            ],
+            initial: [1, 0, 0],
+          },
+        ],
+        length: 6,
+        query: { count: 'c' },
+      });
+    const s = { mechanism: FAMILY_OF.default, alpha: 2, epsilon: 1 };
+    // Each entry is representable, but X_3 = c has probability 10⁻²⁰⁰ (a product of two), and 10⁻⁴⁰⁰ reads 0.
+    expect(() => calibrateWindows(chain(1e-100), [3, 3], { ...s, method: 'path-coupled' })).toThrow(/chain 'tiny': P\(X_3 = c\) is 1\.00e-200, below 2\^−500/);
+    expect(() => calibrateWindows(chain(1e-200), [3, 3], { ...s, method: 'boundary-coupled' })).toThrow(/the transition a → b is 1\.00e-200/);
+    // `best` answers with the methods that hold (never the underflowed bound's small scale) and says why.
+    const best = calibrateWindows(chain(1e-200), [3, 3], { ...s, method: 'best' });
+    expect(best.scale).toBeGreaterThanOrEqual(6);
+    expect(best.explanation).toMatch(/boundary-coupled, path-coupled n\/a: chain 'tiny'/);
+    // At 10⁻⁵⁰ every product stays normal: the bound runs, and the rare secret X_3 = c needs real noise.
+    expect(calibrateWindows(chain(1e-50), [3, 3], { ...s, method: 'path-coupled' }).scale).toBeGreaterThan(1);
+  });
   for (const { name, P, lengths, counted, runs } of CASES)
     for (const [mechanism, alpha] of runs) {
       it(`${name}, ${mechanism}, α = ${alpha}: boundary-coupled: the true joint D_α at its scale is ≤ ε, at most the path-coupled scale; 2% less noise breaks it`, async () => {

@@ -4,7 +4,7 @@ import { InputError, NumericalError } from '../errors.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
-import { pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
+import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
@@ -105,6 +105,7 @@ export function windowsExponent(
   const perTime = worst.perTime.slice();
   model.chains.forEach((c, j) => {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
+    checkProbabilityRange({ transition: c.transition, initial: c.initial.law, contribution: f }, model.length, c.name, model.states);
     const hook = exact
       ? exactWindow(noises, alpha, {
           target: exact.target,
@@ -387,6 +388,13 @@ export function calibrateWindows(
   return {
     ...won,
     winner: won.method,
-    explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : precisionUp(r.scale, 6)}`).join(', ')}: ${won.method} wins. ${won.explanation}`,
+    explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : precisionUp(r.scale, 6)}`).join(', ')}: ${won.method} wins. ${won.explanation}${naReasons(all)}`,
   };
+}
+
+/** Why each method of `best` that gave no scale did not, once per distinct reason (the boundary bound repeats the path bound's). */
+function naReasons(all: readonly WindowResult[]): string {
+  const why = new Map<string, string[]>();
+  for (const r of all) if (r.scale === null) why.set(r.explanation, [...(why.get(r.explanation) ?? []), r.method]);
+  return [...why].map(([reason, methods]) => `. ${methods.join(', ')} n/a: ${reason}`).join('');
 }

@@ -6,6 +6,7 @@
 //   e^{(α−1)D_α} ≤ E_γ[ Π_w e^{(α−1)ρ(Δ_w)} ],  Δ_w = C_w^a − C_w^b,
 // ρ the noise's shift divergence. The expectation is a dynamic programme over (pair of states,
 // running difference of the current window); once the pair has met, every later difference is 0.
+import { InputError } from '../errors.js';
 import { EPS } from '../numerics/float.js';
 import {
   boundaryCoupling,
@@ -255,6 +256,42 @@ export function pathCoupledBound(
 }
 
 /** μ_t, the law of X_t for t = 0 … T−1. */
+/** The smallest positive probability the path-coupled bound takes: its products and quotients of two stay normal doubles. */
+const SMALLEST_PROBABILITY = 2 ** -500;
+
+/**
+ * The path-coupled bound's error proof counts relative roundings, which hold for normal doubles
+ * only, and a marginal that underflows to 0 would drop its secret (Pufferfish protects every
+ * secret of positive probability, however small). So every positive entry of the chain and every
+ * marginal the chain can reach (its zero pattern propagated exactly, as booleans) must be at least
+ * 2^−500; a chain with a smaller one is refused, naming the time and state.
+ * @example checkProbabilityRange({ transition: [[1, 1e-200], [0.5, 0.5]], initial: [1, 0], contribution: [0, 1] }, 3, 'c', ['dry', 'rain']) // throws: P(X_2 = rain) is 1e-200
+ */
+export function checkProbabilityRange(chain: WindowChain, T: number, name: string, states: readonly string[]): void {
+  const tiny = (v: number) => v > 0 && v < SMALLEST_PROBABILITY;
+  const refuse = (what: string, v: number) =>
+    new InputError(
+      `chain '${name}': ${what} is ${v.toPrecision(3)}, below 2^−500 (≈ 3·10⁻¹⁵¹), where the window bounds' floating-point error proof no longer holds; a secret of such a probability is still a secret, so the chain is refused (round it to 0 if it is impossible)`,
+      'markov.chains',
+    );
+  chain.initial.forEach((v, x) => {
+    if (tiny(v)) throw refuse(`the initial probability of ${states[x]}`, v);
+  });
+  chain.transition.forEach((row, x) =>
+    row.forEach((v, y) => {
+      if (tiny(v)) throw refuse(`the transition ${states[x]} → ${states[y]}`, v);
+    }),
+  );
+  const mu = marginals(chain, T);
+  let reach = chain.initial.map((v) => v > 0);
+  for (let t = 0; t < T; t++) {
+    if (t > 0) reach = chain.transition[0].map((_, y) => reach.some((r, x) => r && chain.transition[x][y] > 0));
+    reach.forEach((r, y) => {
+      if (r && !(mu[t][y] >= SMALLEST_PROBABILITY)) throw refuse(`P(X_${t + 1} = ${states[y]})`, mu[t][y]);
+    });
+  }
+}
+
 function marginals(chain: WindowChain, T: number): number[][] {
   const mu = [chain.initial.slice()];
   for (let t = 1; t < T; t++) {
