@@ -1,5 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -282,7 +282,19 @@ describe('release ledger (a DuckDB file)', () => {
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/^error: --(out|spec-out): '.*' is the input of --ledger; refusing to write over it\n$/);
     }
+    // Nor over a ledger it was not given: a DuckDB file is refused by its content, whatever its name.
+    const named = join(dir, 'budget.csv');
+    copyFileSync(L, named);
+    for (const args of [
+      ['release', '--data', table, '--query', 'x', '--secret-column', 's', '--method', 'theorem', '--out', named],
+      ['calibrate', '--data', table, '--query', 'x', '--secret-column', 's', '--method', 'theorem', '--spec-out', named],
+    ]) {
+      const r = await inProcess(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^error: --(out|spec-out): '.*' is a DuckDB database \(a ledger is one\); refusing to write over it/);
+    }
     expect(readFileSync(L).equals(before)).toBe(true);
+    expect(readFileSync(named).equals(before)).toBe(true);
     expect(existsSync(join(dir, 'new.ledger'))).toBe(false);
     // Shown with another source's laws: says so, never asks for the source it was given.
     const shown = await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'student-mat');

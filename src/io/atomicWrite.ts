@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 
@@ -27,6 +27,25 @@ export function checkOutput(out: string, flag: string, inputs: { path: string; f
     if (!st.isFile()) throw new InputError(`'${out}' is not a regular file (a FIFO, socket or device); name a file`, flag);
   }
   refuseOverwrite(out, flag, inputs, outputs);
+  refuseDatabase(out, flag);
+}
+
+/**
+ * Refuses to write over a DuckDB database file, whatever its name: a ledger is one, and writing a
+ * table or a spec over it would lose the record of every release it accounts (the budget spent).
+ * DuckDB's files carry "DUCK" at byte 8.
+ */
+function refuseDatabase(out: string, flag: string): void {
+  if (!existsSync(out) || !statSync(out).isFile()) return;
+  const head = Buffer.alloc(12);
+  const fd = openSync(out, 'r');
+  try {
+    readSync(fd, head, 0, 12, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1', 8, 12) === 'DUCK')
+    throw new InputError(`'${out}' is a DuckDB database (a ledger is one); refusing to write over it: name another file`, flag);
 }
 
 /**
@@ -62,6 +81,8 @@ function temporaryBeside(out: string): string {
  * `write` receives the temporary path.
  */
 export async function writeAtomically(out: string, flag: string, write: (tmp: string) => Promise<void> | void): Promise<void> {
+  // Checked again at the write itself: not every caller checks its output before its work.
+  refuseDatabase(out, flag);
   const tmp = temporaryBeside(out);
   try {
     await write(tmp);
