@@ -91,7 +91,7 @@ async function year(kind: 'file' | 'postgres') {
   );
   expect(recomputed.level).toBe(c.current.level);
   const show = await inProcess('ledger', 'show', '--ledger', L, '--scenario', 'heart');
-  expect(show.stdout).toMatch(/joint D_α +naive Σ/);
+  expect(show.stdout).toMatch(/joint D_α ≤ +naive Σ/);
   return L;
 }
 

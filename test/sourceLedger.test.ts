@@ -367,6 +367,9 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const show = await inProcess('ledger', 'show', '--ledger', ledger, ...flags);
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/mean:chol \| sex = 0\.0/);
+    // Means are recorded at one unit's scale (n times the statistic's), and coupled levels are bounds: both said.
+    expect(show.stdout).toMatch(/\(scale: on one unit's contribution, as accounted; a mean's or share's own scale is it divided by its n\)/);
+    expect(show.stdout).toMatch(/^2 .* chained\n\(where 'how' is not exact, the joint level is an upper bound/m);
     // account on the source ledger without a statistic gives the joint level of what is recorded, as show does.
     const joint = await inProcess('account', '--ledger', ledger, ...flags, '--json');
     expect(joint.status, joint.stderr).toBe(0);

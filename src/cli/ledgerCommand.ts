@@ -196,6 +196,25 @@ const queryText = (q: string) => {
   return st ? recordedLabel(st) : q;
 };
 
+/**
+ * Where the joint level is a bound (coupled, chained), the releases' own levels in the naive sum may
+ * be bounds too: the two are compared as bounds, and neither shows that adding levels understates.
+ */
+function boundsNote(rows: readonly { method: string }[]): string {
+  return rows.some((row) => row.method !== 'exact' && row.method !== 'data-processing')
+    ? "\n(where 'how' is not exact, the joint level is an upper bound, and the releases' own levels summed in the naive Σ may be bounds too)"
+    : '';
+}
+
+/** A scale recorded for a mean or share is one unit's contribution's (the statistic's own times n): said where one is listed. */
+function scaleNote(r: LedgerReport): string {
+  const perUnit = r.rows.some((x) => {
+    const st = recordedStatistic(x.query);
+    return st !== null && /^(mean|share)\b/.test(st.query);
+  });
+  return perUnit ? "\n(scale: on one unit's contribution, as accounted; a mean's or share's own scale is it divided by its n)" : '';
+}
+
 function reportText(r: LedgerReport): string {
   const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario, r.meta.laws)}\n`;
   const rows = r.rows.map((x) => [
@@ -212,18 +231,19 @@ function reportText(r: LedgerReport): string {
   const releases = r.rows.length
     ? table(['#', 'recorded', 'mechanism', 'scale', 'draws', 'query', 'joint level', 'at α', 'status'], rows, [0, 3, 4, 6])
     : '(no release recorded yet)';
+  const scales = r.rows.length ? scaleNote(r) : '';
   const current = r.current
     ? `\n\njoint level of all ${r.rows.length} release(s) now (joint accountant), with the naive sum beside it (Pufferfish levels do not add up):\n${table(
-        ['α', 'joint D_α', 'naive Σ', 'how'],
+        ['α', 'joint D_α ≤', 'naive Σ', 'how'],
         r.current.accounting.rows.map((row) => [alphaText(row.alpha), numUp(row.divergence), naiveText(row.naiveSum), row.method]),
         [0, 1, 2],
-      )}${r.current.accounting.epsilonDelta ? `\n(ε, δ): ε′ = ${numUp(r.current.accounting.epsilonDelta.epsilon)} at δ = ${r.current.accounting.epsilonDelta.delta} (α = ${alphaText(r.current.accounting.epsilonDelta.alpha)})` : ''}`
+      )}${boundsNote(r.current.accounting.rows)}${r.current.accounting.epsilonDelta ? `\n(ε, δ): ε′ = ${numUp(r.current.accounting.epsilonDelta.epsilon)} at δ = ${r.current.accounting.epsilonDelta.delta} (α = ${alphaText(r.current.accounting.epsilonDelta.alpha)})` : ''}`
     : r.problems.length
       ? `\n\nthe joint level is not recomputed:\n${r.problems.map((p) => `  ${p}`).join('\n')}`
       : r.rows.length
         ? '\n\n(give the ledger’s source — --spec, --scenario or --data … — to recompute the joint level per α and the naive sum)'
         : '';
-  return `${head}\n${releases}${current}\n`;
+  return `${head}\n${releases}${scales}${current}\n`;
 }
 
 /** `ledger show` (and `account --ledger L --data T` on a source ledger): the recorded releases, and with the source the joint level per α. */
