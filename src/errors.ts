@@ -35,6 +35,9 @@ export function unknownName(what: string, name: string, known: readonly string[]
   return new InputError(`unknown ${what} '${name}'${context} (${listed}${known.join(', ')})`, field);
 }
 
+/** The statistics `--query` takes, as every refusal lists them. */
+export const STATISTICS = 'sum:COL | mean:COL | count[:PREDICATE] | share[:PREDICATE], in lower case';
+
 /**
  * A column the table does not have. A table read as one column whose name holds a separator
  * (`age,sex,fbs`) was split at the wrong one: the message says which it probably is.
@@ -42,6 +45,8 @@ export function unknownName(what: string, name: string, known: readonly string[]
  */
 export function unknownColumn(name: string, columns: readonly string[], field: string): InputError {
   const e = unknownName('column', name, columns, field);
+  // `median:x` or `SUM:x` meant as a statistic: say which ones there are.
+  if (field === 'query' && /^\s*[A-Za-z_]\w*\s*:/.test(name)) return new InputError(`${e.reason}; nor is it a statistic: ${STATISTICS}`, field);
   const sep = columns.length === 1 ? [',', ';', '\t', '|'].find((c) => columns[0].includes(c)) : undefined;
   if (sep === undefined) return e;
   const shown = sep === '\t' ? 'a tab' : `'${sep}'`;

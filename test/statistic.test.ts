@@ -278,13 +278,23 @@ describe('statistics: bad input', () => {
     [['--query', 'count:nosuch > 1'], /--query: the predicate was rejected/],
     [['--query', 'mean:chol', '--unit', 'chol'], /--unit: names the query column 'chol'/],
     [['--query', "count:(SELECT max(chol) FROM read_csv('x.csv')) > 1"], /--query: count: the predicate may read only the row's own columns/],
-    [['--query', 'mean:fbs'], /--query: releases the secret column 'fbs' itself/],
+    [['--query', 'mean:fbs'], /--query: releases the secret column 'fbs' itself; name another column \(count:fbs = '…' counts/],
+    [['--query', 'median:chol'], /--query: unknown column 'median:chol' .*; nor is it a statistic: sum:COL \| mean:COL/],
+    [['--query', 'share:fbs > 0'], /--query: the predicate was rejected: .*; the secret column 'fbs' is read as text/],
     [['--query', 'mean:chol', '--group-by', 'fbs'], /--group-by: names the secret column 'fbs'/],
     [['--query', 'mean:chol', '--group-by', 'age', '--method', 'theorem', '--values', '0.0,1.0', '--unit', 'sex'], /--unit: unit '.*' has rows in two groups/],
   ])('%j exits 2 naming the field', async (args, message) => {
     const r = await run(...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  it('release says a misspelt statistic is not one (not that --value is missing)', async () => {
+    for (const q of ['SUM:chol', 'median:chol']) {
+      const r = await inProcess('release', '--data', HEART.location, '--secret-column', 'fbs', '--query', q);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: --query: '${q}' is not a statistic: sum:COL`));
+    }
   });
 
   it("audit takes public groups by --group-by or --given alike (one scale for every group, in the statistic's units)", async () => {

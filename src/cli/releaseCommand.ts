@@ -3,7 +3,7 @@ import { fromSetting, ledgerScale, numberSetting, parseConfidence, parseDelta, r
 import { settingDefault } from '../settings.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
-import { noNoiseToRecord, InputError } from '../errors.js';
+import { noNoiseToRecord, InputError, STATISTICS } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, numUp, jsonText } from './format.js';
@@ -158,6 +158,8 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const fromSpec = o.spec !== undefined ? await specStatistic(o) : null;
   if (fromSpec) return (await import('./statisticCommand.js')).releaseStatisticCli(o, fromSpec.t.statistic, fromSpec);
   if (o.out) return runReleaseTable(o);
+  if (o.value === undefined && o.data !== undefined && o.query !== undefined && /^\s*[A-Za-z_]\w*\s*:/.test(o.query))
+    throw new InputError(`'${o.query}' is not a statistic: ${STATISTICS} (a column is released with --out FILE)`, '--query');
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
   refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');
   if (o.perRelease && o.count === undefined) throw new InputError('goes with --count N (N releases, each calibrated alone)', '--per-release');

@@ -91,7 +91,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       for (const x of cs ?? [])
         if (x.predicate !== undefined)
           await engine.check(x.predicate).catch((e) => {
-            throw new InputError(`the predicate was rejected: ${short((e as Error).message)}`, 'query');
+            throw new InputError(`the predicate was rejected: ${short((e as Error).message)}${secretAsText(x.predicate!, q.secretColumn)}`, 'query');
           });
     };
     if (!engine.readsAsText) await checkContribution();
@@ -207,4 +207,11 @@ function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, pr
  */
 export function checkSecretGiven(q: { secretColumn?: string; predicates?: Record<string, string> }): void {
   if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
+}
+
+/** Why a predicate on the secret column may fail to compare: the secret is read as text (its values as written). */
+function secretAsText(predicate: string, secretColumn: string | undefined): string {
+  const read = predicateColumns(predicate);
+  if (secretColumn === undefined || (read !== 'any' && !read.has(secretColumn.toLowerCase()))) return '';
+  return `; the secret column '${secretColumn}' is read as text (its values as written): compare it with a quoted value, ${secretColumn} = '…'`;
 }

@@ -80,7 +80,10 @@ export function checkStatistic(s: Statistic, secretColumn?: string): void {
   if (s.unit !== undefined && s.unit === s.column)
     throw new InputError(`names the query column '${s.unit}'; --unit names the column whose value groups rows into one unit (a household, a person)`, '--unit');
   if (secretColumn !== undefined && s.column === secretColumn)
-    throw new InputError(`releases the secret column '${secretColumn}' itself; name another column`, '--query');
+    throw new InputError(
+      `releases the secret column '${secretColumn}' itself; name another column (count:${secretColumn} = '…' counts the units of one secret value)`,
+      '--query',
+    );
   // Units of one secret value would make n the number of secret values present: n is printed as public.
   if (secretColumn !== undefined && s.unit === secretColumn)
     throw new InputError(`names the secret column '${secretColumn}'; a unit is a household or a person, never the secret`, '--unit');
