@@ -189,6 +189,33 @@ describe('the path-coupled bound on window counts', () => {
     // At 10⁻⁵⁰ every product stays normal: the bound runs, and the rare secret X_3 = c needs real noise.
     expect(calibrateWindows(chain(1e-50), [3, 3], { ...s, method: 'path-coupled' }).scale).toBeGreaterThan(1);
   });
+
+  it('refuses a series too long for its passes by name, before any work; best answers with the MQM', () => {
+    const T = 100_000;
+    const m = validateSpec({
+      states: ['a', 'b'],
+      chains: [
+        {
+          name: 'c',
+          transition: [
+            [0.9, 0.1],
+            [0.2, 0.8],
+          ],
+          initial: 'stationary',
+        },
+      ],
+      length: T,
+      query: { count: 'b' },
+    });
+    const lengths = Array.from({ length: T / 40 }, () => 40);
+    const s = { mechanism: FAMILY_OF.default, alpha: 2, epsilon: 1 };
+    expect(() => calibrateWindows(m, lengths, { ...s, method: 'path-coupled' })).toThrow(
+      /markov\.length: the window bounds need 6\.48e\+7 values \(T = 100000, 2 states, 81 differences per time\), more than the limit/,
+    );
+    const best = calibrateWindows(m, lengths, { ...s, method: 'best' });
+    expect(best.method).toBe('mqm-exact');
+    expect(best.explanation).toMatch(/path-coupled n\/a: the window bounds need/);
+  });
   for (const { name, P, lengths, counted, runs } of CASES)
     for (const [mechanism, alpha] of runs) {
       it(`${name}, ${mechanism}, α = ${alpha}: boundary-coupled: the true joint D_α at its scale is ≤ ε, at most the path-coupled scale; 2% less noise breaks it`, async () => {

@@ -177,6 +177,7 @@ export function pathCoupledBound(
     for (let d = -D; d <= D; d++) F[d + D] = d === 0 ? 1 : factor(Math.abs(d), w);
     return F;
   });
+  checkWindowSize(k, T, width);
   const L = layout(lengths);
   const mu = marginals(chain, T);
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
@@ -256,6 +257,23 @@ export function pathCoupledBound(
 }
 
 /** μ_t, the law of X_t for t = 0 … T−1. */
+/** The most values the path bound's two passes may hold (8 bytes each), as the exact laws' table limit. */
+const MAX_WINDOW_ENTRIES = 4e7;
+
+/**
+ * The forward and backward passes keep k²·(2D + 1) values per time: refused by name beyond the limit
+ * (a long series at a fine window would otherwise run for minutes and exhaust memory); the MQM and
+ * group DP, which keep none, still answer in `best`.
+ */
+function checkWindowSize(k: number, T: number, width: number): void {
+  const entries = 2 * T * k * k * width;
+  if (entries > MAX_WINDOW_ENTRIES)
+    throw new InputError(
+      `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length), or use mqm-exact or group-dp`,
+      'markov.length',
+    );
+}
+
 /** The smallest positive probability the path-coupled bound takes: its products and quotients of two stay normal doubles. */
 const SMALLEST_PROBABILITY = 2 ** -500;
 
