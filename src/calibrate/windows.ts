@@ -8,6 +8,7 @@ import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowE
 import type { BoundaryCache } from '../markov/boundary.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
+import { narrowBracket, withinBracket } from '../numerics/smallestScale.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
 
@@ -252,21 +253,29 @@ function pathCoupled(
       explanation: `the window counts without noise meet ε at every time and pair by the ${method} bound (${precisionUp(boundOf(0).exponent / (alpha - 1), 6)} ≤ ${epsilon}): no noise is needed`,
     };
   let hi = Math.max(...lengths);
+  // The threshold is first narrowed by regula falsi on the bound's ratio to the budget (few
+  // evaluations); the geometric bisection below then reads its answers off that bracket, so it
+  // takes the same steps and gives the same scale as alone, evaluating far fewer scales. The
+  // boundary bound refines a pair only until it meets the budget (its ratio stops just under 1),
+  // so there only failing scales' ratios are read, from below the path bound's scale, which fits.
+  const ratio = (b: number) => boundOf(b).exponent / target;
+  const bracket = narrowBracket(ratio, hi, 1e-7, 14, boundary ? { fitValues: false, ...(upper !== undefined ? { fits: upper } : {}) } : {});
+  const fits = withinBracket(meets, bracket);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
-  while (!meets(hi)) {
+  while (!fits(hi)) {
     hi *= 2;
     if (hi > 1e15 * Math.max(...lengths))
       throw new InputError(`(α−1)ε = ${target} is below what the bound can certify at any scale; give a larger ε`, 'epsilon');
   }
   let lo = hi / 2;
-  while (meets(lo) && lo > 1e-12) {
+  while (fits(lo) && lo > 1e-12) {
     hi = lo;
     lo /= 2;
   }
   while (hi / lo > 1 + 1e-6) {
     const mid = Math.sqrt(lo * hi);
-    if (meets(mid)) hi = mid;
+    if (fits(mid)) hi = mid;
     else lo = mid;
   }
   const at = boundOf(hi);

@@ -133,3 +133,106 @@ export function smallestFitting(fits: (scale: number) => boolean, start = 1, rto
   }
   return hi;
 }
+
+/** A known failing and a known fitting scale of a monotone check (0 and ∞ where none is known). */
+export interface ScaleBracket {
+  fail: number;
+  fit: number;
+}
+
+/** How `narrowBracket` reads a check's ratio. */
+export interface NarrowOptions {
+  /** A scale known to fit, never evaluated (the search starts below it). */
+  fits?: number;
+  /**
+   * Whether a fitting scale's ratio tells how far it is from the threshold. A check refined only
+   * until it fits (its ratio stops just under 1) does not: then only the failing scales' ratios
+   * are read, by a secant from below aimed just above its root.
+   */
+  fitValues?: boolean;
+}
+
+/** log r clamped finite (NaN and ∞ fail). */
+const logRatio = (r: number) => (Number.isNaN(r) ? 50 : Math.max(-50, Math.min(50, Math.log(r))));
+
+/** A secant slope of log ratio on log scale, kept within powers −8 … −1/4 (the ratio falls). */
+const slopeOf = (x0: number, y0: number, x1: number, y1: number) => (x1 === x0 ? -2 : Math.max(-8, Math.min(-0.25, (y1 - y0) / (x1 - x0))));
+
+/**
+ * Narrows the bracket of a monotone check whose ratio `ratio(s)` (condition over budget, fits ⇔
+ * ≤ 1) falls roughly like a power of the scale, by regula falsi on log ratio against log s
+ * (Illinois variant), from `start`, within `maxEvaluations`, to a relative `rtol`. A bisection over
+ * the same check can then read each answer outside the bracket instead of evaluating it: its
+ * answer is the one it would give alone, with fewer evaluations (`withinBracket`).
+ * @example narrowBracket((s) => (3 / s) ** 2, 1, 1e-9, 20).fit // within 10⁻⁹ above 3
+ */
+export function narrowBracket(ratio: (scale: number) => number, start: number, rtol: number, maxEvaluations: number, o: NarrowOptions = {}): ScaleBracket {
+  const fitValues = o.fitValues ?? true;
+  const b: ScaleBracket = { fail: 0, fit: o.fits ?? Infinity };
+  let [xa, ya] = [-Infinity, Number.NaN]; // the failing end
+  let [xb, yb] = [o.fits === undefined ? Infinity : Math.log(o.fits), Number.NaN]; // the fitting end
+  const fails: [number, number][] = [];
+  let side: 'a' | 'b' | null = null;
+  const at = (x: number): number => {
+    const v = logRatio(ratio(Math.exp(x)));
+    if (v > 0) {
+      if (x > xa) [xa, ya] = [x, v];
+      b.fail = Math.max(b.fail, Math.exp(x));
+      fails.push([x, v]);
+      if (side === 'a') yb /= 2; // Illinois: the stale end's value halved
+      side = 'a';
+    } else {
+      if (x < xb) [xb, yb] = [x, v];
+      b.fit = Math.min(b.fit, Math.exp(x));
+      if (side === 'b') ya /= 2;
+      side = 'b';
+    }
+    return v;
+  };
+  let x = o.fits === undefined ? Math.log(start) : xb - Math.LN2;
+  let y = at(x);
+  let prev: [number, number] | null = null;
+  for (let n = 1; n < maxEvaluations; n++) {
+    const w = xb - xa;
+    if (Math.exp(w) - 1 <= rtol) break;
+    let next: number;
+    if (!fitValues && fails.length === 0) next = xb - Math.LN2;
+    else if (!fitValues) {
+      // From below: the last two failing scales' secant (a power −2 from one), aimed just above its root.
+      const [x1, y1] = fails[fails.length - 1];
+      const s = fails.length > 1 ? slopeOf(fails[fails.length - 2][0], fails[fails.length - 2][1], x1, y1) : -2;
+      const root = x1 - y1 / s;
+      next = root + Math.log1p(rtol / 4);
+      // A fitting end already above the root: its other side, just below the root.
+      if (next >= xb) next = root + Math.log1p(-rtol / 4);
+      // Another check may bind than the last failing one: outside the bracket, its middle.
+      if (!(next > xa && next < xb) && Number.isFinite(w)) next = xa + w / 2;
+    } else if (Number.isFinite(w) && Number.isFinite(ya) && Number.isFinite(yb)) next = xb - (yb * w) / (yb - ya);
+    else next = x + Math.max(-3, Math.min(3, -y / (prev ? slopeOf(prev[0], prev[1], x, y) : -2)));
+    // Kept strictly inside a known bracket (a step at its end would learn nothing), and past a
+    // lone end by at least half the tolerance (a root hit exactly still needs its other side).
+    if (Number.isFinite(w)) next = Number.isFinite(next) ? Math.min(xb - w * 1e-3, Math.max(xa + w * 1e-3, next)) : xa + w / 2;
+    else if (xa === -Infinity) next = Math.min(next, xb + Math.log1p(-rtol / 2));
+    else next = Math.max(next, xa + Math.log1p(rtol / 2));
+    prev = [x, y];
+    x = next;
+    y = at(x);
+  }
+  return b;
+}
+
+/**
+ * `check` answered from a bracket where it can (a scale at or above `fit` fits, at or below
+ * `fail` does not), evaluated only inside it: a bisection over the wrapped check takes the same
+ * steps and gives the same answer as over `check` alone, for a monotone check.
+ */
+export function withinBracket(check: (scale: number) => boolean, b: ScaleBracket): (scale: number) => boolean {
+  return (s) => {
+    if (s >= b.fit) return true;
+    if (s <= b.fail) return false;
+    const ok = check(s);
+    if (ok) b.fit = s;
+    else b.fail = s;
+    return ok;
+  };
+}
