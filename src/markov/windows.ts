@@ -295,11 +295,11 @@ export function checkProbabilityRange(chain: WindowChain, T: number, name: strin
   chain.initial.forEach((v, x) => {
     if (tiny(v)) throw refuse(`the initial probability of ${states[x]}`, v);
   });
-  chain.transition.forEach((row, x) =>
+  chain.transition.forEach((row, x) => {
     row.forEach((v, y) => {
       if (tiny(v)) throw refuse(`the transition ${states[x]} → ${states[y]}`, v);
-    }),
-  );
+    });
+  });
   const mu = marginals(chain, T);
   let reach = chain.initial.map((v) => v > 0);
   for (let t = 0; t < T; t++) {

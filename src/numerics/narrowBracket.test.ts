@@ -21,7 +21,7 @@ function bisect(fits: (s: number) => boolean, start: number): number {
 describe('a bisection read off a narrowed bracket', () => {
   // A smooth power law, one with a kink (two checks, the larger binds), and one refined only until
   // it fits (its ratio stops just under 1 on the fitting side, as the boundary bound's does).
-  const threshold = 2.718281828;
+  const threshold = 2.6180339;
   const cases: [string, (s: number) => number, boolean][] = [
     ['power', (s) => (threshold / s) ** 2, true],
     ['kink', (s) => Math.max((threshold / s) ** 2, (0.9 * threshold) / s), true],
