@@ -886,6 +886,23 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(released).toMatch(/^big \(n = 3,/m);
     expect(released).toMatch(/1 group\(s\) left out, not released/);
     expect(released).not.toMatch(/lone/);
+    // A release that needs both confirmations (a group left out, another needing no noise) asks
+    // each once and keeps the first while asking the second.
+    const g = join(mkdtempSync(join(tmpdir(), 'app-both-')), 'both.csv');
+    writeFileSync(g, 'g,x,s\nsame,1,a\nsame,1,b\nlone,9,a\nlone,4,a\n');
+    await page.setInputFiles('#file', g);
+    await page.waitForSelector('#query option:text-is("x")', { state: 'attached' });
+    await page.selectOption('#query', 'x');
+    await page.selectOption('#secret', 's');
+    await page.selectOption('#publish', 'mean');
+    await page.selectOption('#given', 'g');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr', { timeout: 60_000 });
+    await page.click('#release');
+    await page.click('#release-left-out', { timeout: 60_000 });
+    await page.click('#release-raw', { timeout: 60_000 });
+    await page.waitForFunction(() => /same \(n = 2/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(await page.textContent('#released')).not.toMatch(/lone/);
     await page.close();
   }, 120_000);
 

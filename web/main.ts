@@ -437,7 +437,9 @@ $('audit').addEventListener('click', () => {
     target: p.delta === undefined ? null : { epsilon: p.epsilon, delta: p.delta },
   });
 });
-const requestRelease = ({ allowNoNoise = false, leaveOutGroups = false } = {}) => {
+/** What the curator confirmed for the release in progress: each warning's second click adds its own, keeping the others'. */
+const confirmed = { allowNoNoise: false, leaveOutGroups: false };
+const requestRelease = ({ allowNoNoise, leaveOutGroups } = confirmed) => {
   const p = params();
   $('release-message').textContent = '';
   // A release draws on the laws of the last calibration: none since the inputs changed, none to draw on.
@@ -468,7 +470,11 @@ const requestRelease = ({ allowNoNoise = false, leaveOutGroups = false } = {}) =
     leaveOutGroups,
   });
 };
-$('release').addEventListener('click', () => requestRelease());
+$('release').addEventListener('click', () => {
+  // A new release asks again for every confirmation.
+  Object.assign(confirmed, { allowNoNoise: false, leaveOutGroups: false });
+  requestRelease();
+});
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(page.lastSpec, null, 2)));
 $('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(page.lastSpec, null, 2)));
 $('download-results').addEventListener('click', () => {
@@ -806,7 +812,7 @@ const showAudit: Shown<'audit'> = (m) => {
 const showNoNoise: Shown<'no-noise'> = (m) => {
   const text = el('p', `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`, { role: 'alert' });
   const anyway = el('button', 'Release the raw value anyway', { type: 'button', id: 'release-raw' });
-  anyway.addEventListener('click', () => requestRelease({ allowNoNoise: true }));
+  anyway.addEventListener('click', () => requestRelease(Object.assign(confirmed, { allowNoNoise: true })));
   $('released').replaceChildren(text, anyway);
 };
 
@@ -814,7 +820,7 @@ const showNoNoise: Shown<'no-noise'> = (m) => {
 const showLeftOut: Shown<'left-out'> = (m) => {
   const text = el('p', `Warning: ${m.reason}.`, { role: 'alert' });
   const anyway = el('button', 'Release the other groups anyway', { type: 'button', id: 'release-left-out' });
-  anyway.addEventListener('click', () => requestRelease({ leaveOutGroups: true }));
+  anyway.addEventListener('click', () => requestRelease(Object.assign(confirmed, { leaveOutGroups: true })));
   $('released').replaceChildren(text, anyway);
 };
 
