@@ -8,7 +8,7 @@ import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowE
 import type { BoundaryCache } from '../markov/boundary.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { precisionDown, precisionUp } from '../numerics/decimal.js';
-import { narrowBracket, withinBracket } from '../numerics/smallestScale.js';
+import { geometricBisection, narrowBracket, withinBracket } from '../numerics/smallestScale.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
 
@@ -263,21 +263,10 @@ function pathCoupled(
   const fits = withinBracket(meets, bracket);
   // The bound tends to 0 as the scale grows, but its rounding charge does not: a budget below the
   // charge is met by no scale.
-  while (!fits(hi)) {
-    hi *= 2;
-    if (hi > 1e15 * Math.max(...lengths))
-      throw new InputError(`(α−1)ε = ${target} is below what the bound can certify at any scale; give a larger ε`, 'epsilon');
-  }
-  let lo = hi / 2;
-  while (fits(lo) && lo > 1e-12) {
-    hi = lo;
-    lo /= 2;
-  }
-  while (hi / lo > 1 + 1e-6) {
-    const mid = Math.sqrt(lo * hi);
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
+  const largest = 1e15 * Math.max(...lengths);
+  const found = geometricBisection(fits, hi, largest);
+  if (found === null) throw new InputError(`(α−1)ε = ${target} is below what the bound can certify at any scale; give a larger ε`, 'epsilon');
+  hi = found;
   const at = boundOf(hi);
   // The answer is the feasible end, re-checked (a shortcut above `upper` never stands in for it).
   if (!(alpha > 1 ? at.exponent <= target : at.exponent >= target))

@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { narrowBracket, smallestFitting, withinBracket } from './smallestScale.js';
+import { geometricBisection, narrowBracket, smallestFitting, withinBracket } from './smallestScale.js';
 
-/** The calibrations' geometric bisection, over any check (as `pathCoupled` runs it). */
-function bisect(fits: (s: number) => boolean, start: number): number {
-  let hi = start;
-  while (!fits(hi)) hi *= 2;
-  let lo = hi / 2;
-  while (fits(lo) && lo > 1e-12) {
-    hi = lo;
-    lo /= 2;
-  }
-  while (hi / lo > 1 + 1e-6) {
-    const mid = Math.sqrt(lo * hi);
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
+const bisect = (fits: (s: number) => boolean, start: number) => geometricBisection(fits, start, 1e15)!;
 
 describe('a bisection read off a narrowed bracket', () => {
   // A smooth power law, one with a kink (two checks, the larger binds), and one refined only until

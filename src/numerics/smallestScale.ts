@@ -236,3 +236,28 @@ export function withinBracket(check: (scale: number) => boolean, b: ScaleBracket
     return ok;
   };
 }
+
+/**
+ * The window calibrations' search: from `start`, doubling until the check fits (null past
+ * `largest`), halving while it fits (to 10⁻¹²), then a geometric bisection to a relative 10⁻⁶;
+ * the fitting end. `withinBracket` may answer its steps.
+ * @example geometricBisection((s) => s >= 3, 1, 1e9) // within 10⁻⁶ above 3
+ */
+export function geometricBisection(fits: (scale: number) => boolean, start: number, largest: number): number | null {
+  let hi = start;
+  while (!fits(hi)) {
+    hi *= 2;
+    if (hi > largest) return null;
+  }
+  let lo = hi / 2;
+  while (fits(lo) && lo > 1e-12) {
+    hi = lo;
+    lo /= 2;
+  }
+  while (hi / lo > 1 + 1e-6) {
+    const mid = Math.sqrt(lo * hi);
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
