@@ -841,6 +841,47 @@ describe('CLI: --window', () => {
     expect(alone.stderr).toMatch(/^error: --windows-released: /);
   });
 
+  it('a series the window bounds refuse (size, tiny probabilities) is still accounted by group DP where its level is finite, saying why', async () => {
+    const { accountWindows, nextWindowScale } = await import('../src/account/windows.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const P = [
+      [0.9, 0.1],
+      [0.2, 0.8],
+    ];
+    // 3334 windows of 30: 2·T·k²·(2·30 + 1) = 4.9·10⁷ values, past the limit.
+    const big = windowScenario(model(P, 100020, 'b'), Array(3334).fill(30), 'big');
+    const acc = accountWindows(big, [{ mechanism: FAMILY_OF.default, scale: 30 }], { alphas: [2, 0.5] });
+    for (const row of acc.rows) {
+      expect(row.method).toBe('group-dp');
+      expect(row.divergence / (30 / 30)).toBeCloseTo(1, 12);
+    }
+    expect(acc.note).toMatch(/do not apply \(the window bounds need 4\.88e\+7 values.*group DP's level/);
+    // The next window at group DP's level: 30/30 + 30/b ≤ 2 at b = 30.
+    expect(nextWindowScale(big, [{ mechanism: FAMILY_OF.default, scale: 30 }], FAMILY_OF.default, 2, 2)!.scale / 30).toBeCloseTo(1, 5);
+    // Gaussian noise has no group-DP level: the refusal stands.
+    expect(() => accountWindows(big, [{ mechanism: 'gaussian', scale: 30 }], { alphas: [2] })).toThrow(/more than the limit/);
+    // A transition of 10⁻²⁰⁰: the bounds' error proof does not hold; group DP answers.
+    const tiny = windowScenario(
+      model(
+        [
+          [1 - 1e-200, 1e-200],
+          [0.5, 0.5],
+        ],
+        8,
+        'b',
+      ),
+      [4, 4],
+      'tiny',
+    );
+    const t = accountWindows(tiny, [{ mechanism: FAMILY_OF.default, scale: 8 }], { alphas: [2] });
+    expect(t.rows[0].method).toBe('group-dp');
+    expect(t.note).toMatch(/below 2\^−500/);
+    // A chain the bounds take has no note.
+    expect(
+      accountWindows(windowScenario(model(P, 8, 'b'), [4, 4], 'small'), [{ mechanism: FAMILY_OF.default, scale: 8 }], { alphas: [2] }).note,
+    ).toBeUndefined();
+  });
+
   it('account --next of typed window releases: the next window at that scale keeps ε, 1% less does not; a full series has no next window', async () => {
     const { nextWindowScale, accountWindows } = await import('../src/account/windows.js');
     const { windowScenario } = await import('../src/markov/windowScenario.js');

@@ -49,6 +49,8 @@ export interface Accounting {
   epsilonDelta: { epsilon: number; delta: number; alpha: number } | null;
   /** What the releases are of, where not repeats of one value (a series' windows, in order). */
   releasesOf?: string;
+  /** Why a bound the accountant would use did not apply, and what answered instead. */
+  note?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { exactWindowApplies, windowsExponent } from '../calibrate/windows.js';
 import { InputError, NumericalError } from '../errors.js';
+import { WindowBoundsRefused } from '../markov/windows.js';
 import { smallestFitting } from '../numerics/smallestScale.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
@@ -28,33 +29,58 @@ export function accountWindows(
   const boundary = releases.every((r) => exactWindowApplies(r.mechanism));
   const method = boundary ? ('boundary-coupled' as const) : ('path-coupled' as const);
   const group = groupDpLevel(s, releases);
+  const refused: WindowBoundsRefused[] = [];
   const rows = opts.alphas.map((alpha) => {
     if (!(alpha > 0 && alpha !== 1))
       throw new InputError(`window releases are accounted at orders α > 0 but 1 (the path-coupled bound); got ${alpha}`, 'alpha');
     const byGroup = { alpha, divergence: group, method: 'group-dp' as const, binding: null, naiveSum: Number.NaN, understated: null };
     // At α = ∞ the path bound gives nothing finite (its worst path is group DP itself).
     if (alpha === Infinity) return group < Infinity ? byGroup : { ...byGroup, method };
-    // A search for a scale that fits stops at the first pair that misses (α−1)ε; a level is the worst pair's, refined only as far as it binds.
-    const b = windowsExponent(
-      s.model,
-      s.lengths,
-      alpha,
-      noises,
-      !boundary ? undefined : opts.fitsWithin !== undefined ? { target: (alpha - 1) * opts.fitsWithin, stopAtFailure: true } : { worstOnly: true },
-    );
-    const binding = b.binding
-      ? { prior: `X[${b.binding.time + 1}]`, pair: [s.model.states[b.binding.a], s.model.states[b.binding.b]] as [string, string] }
-      : null;
-    const level = b.exponent / (alpha - 1);
-    // D_α ≤ D_∞: group DP's level holds at every order, and is the answer where it is the smaller.
-    return group < level ? byGroup : { alpha, divergence: level, method, binding, naiveSum: Number.NaN, understated: null };
+    try {
+      const level = windowLevel(s, noises, alpha, boundary, opts.fitsWithin);
+      // D_α ≤ D_∞: group DP's level holds at every order, and is the answer where it is the smaller.
+      return group < level.divergence ? byGroup : { alpha, ...level, method, naiveSum: Number.NaN, understated: null };
+    } catch (e) {
+      // A chain or series the window bounds refuse still has group DP's level, where it is finite.
+      if (!(e instanceof WindowBoundsRefused) || !(group < Infinity)) throw e;
+      refused.push(e);
+      return byGroup;
+    }
   });
   return {
     releases: releases.length,
     rows,
     epsilonDelta: bestEpsilonDelta(rows, opts.delta),
     releasesOf: `the first ${releases.length} of ${s.lengths.length} windows of one series, in order`,
+    ...(refused.length
+      ? { note: `the path- and boundary-coupled bounds do not apply (${refused[0].reason}): group DP's level, which holds at every order, answers` }
+      : {}),
   };
+}
+
+/**
+ * The path- or boundary-coupled level at one order α > 1 or α ∈ (0, 1). A search for a scale that
+ * fits (`fitsWithin`) stops at the first pair that misses (α−1)ε; a level is the worst pair's,
+ * refined only as far as it binds.
+ */
+function windowLevel(
+  s: WindowScenario,
+  noises: Parameters<typeof windowsExponent>[3],
+  alpha: number,
+  boundary: boolean,
+  fitsWithin: number | undefined,
+): Pick<Accounting['rows'][number], 'divergence' | 'binding'> {
+  const b = windowsExponent(
+    s.model,
+    s.lengths,
+    alpha,
+    noises,
+    !boundary ? undefined : fitsWithin !== undefined ? { target: (alpha - 1) * fitsWithin, stopAtFailure: true } : { worstOnly: true },
+  );
+  const binding = b.binding
+    ? { prior: `X[${b.binding.time + 1}]`, pair: [s.model.states[b.binding.a], s.model.states[b.binding.b]] as [string, string] }
+    : null;
+  return { divergence: b.exponent / (alpha - 1), binding };
 }
 
 /**

@@ -398,6 +398,7 @@ function printAccount(
         releases: releases.map((r) => ({ mechanism: r.mechanism, scale: r.scale, ...(r.cost ? { cost: r.cost.name } : {}), ...part(r) })),
         rows,
         epsilonDelta: acc?.epsilonDelta ?? null,
+        ...(acc?.note ? { note: acc.note } : {}),
         next: next && { ...next, alpha: jsonAlpha(next.alpha) },
         ...(inUnits ? { statistic: { label: inUnits.statistic.label, units: inUnits.statistic.units, note: unitsNote } } : {}),
       }) + '\n',
@@ -422,6 +423,7 @@ function printAccount(
     ]);
     const head = ['α', 'joint D_α ≤', 'how', ...(naive ? ['naive sum', 'sum understates'] : [])];
     process.stdout.write(`${table(head, body, naive ? [1, 3] : [1])}\n`);
+    if (acc.note) process.stdout.write(`\n${acc.note}\n`);
     if (acc.epsilonDelta)
       process.stdout.write(
         `\n(ε′, δ): ε′ = ${numUp(acc.epsilonDelta.epsilon)} at δ = ${acc.epsilonDelta.delta} (${acc.epsilonDelta.alpha === Infinity ? 'α = ∞: an ε level, so at every δ' : `α = ${acc.epsilonDelta.alpha}, sharper conversion`})\n`,

@@ -256,7 +256,12 @@ export function pathCoupledBound(
   };
 }
 
-/** μ_t, the law of X_t for t = 0 … T−1. */
+/**
+ * A refusal of the window bounds for this chain or size (not of the input): the methods that keep
+ * no tables and need no error proof (the MQM, group DP) still answer.
+ */
+export class WindowBoundsRefused extends InputError {}
+
 /** The most values the path bound's two passes may hold (8 bytes each), as the exact laws' table limit. */
 const MAX_WINDOW_ENTRIES = 4e7;
 
@@ -268,7 +273,7 @@ const MAX_WINDOW_ENTRIES = 4e7;
 function checkWindowSize(k: number, T: number, width: number): void {
   const entries = 2 * T * k * k * width;
   if (entries > MAX_WINDOW_ENTRIES)
-    throw new InputError(
+    throw new WindowBoundsRefused(
       `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length), or use mqm-exact or group-dp`,
       'markov.length',
     );
@@ -288,7 +293,7 @@ const SMALLEST_PROBABILITY = 2 ** -500;
 export function checkProbabilityRange(chain: WindowChain, T: number, name: string, states: readonly string[]): void {
   const tiny = (v: number) => v > 0 && v < SMALLEST_PROBABILITY;
   const refuse = (what: string, v: number) =>
-    new InputError(
+    new WindowBoundsRefused(
       `chain '${name}': ${what} is ${v.toPrecision(3)}, below 2^−500 (≈ 3·10⁻¹⁵¹), where the window bounds' floating-point error proof no longer holds; a secret of such a probability is still a secret, so the chain is refused (round it to 0 if it is impossible)`,
       'markov.chains',
     );
@@ -310,6 +315,7 @@ export function checkProbabilityRange(chain: WindowChain, T: number, name: strin
   }
 }
 
+/** μ_t, the law of X_t for t = 0 … T−1. */
 function marginals(chain: WindowChain, T: number): number[][] {
   const mu = [chain.initial.slice()];
   for (let t = 1; t < T; t++) {

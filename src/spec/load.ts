@@ -147,6 +147,18 @@ export function specFromRaw(raw: unknown, prefix = 'spec'): AnySpec {
   return out;
 }
 
+/** A spec's window lengths as named in its scenario: in full up to 24, else in runs (`30×3334`). */
+function windowList(lengths: readonly number[]): string {
+  if (lengths.length <= 24) return lengths.join(',');
+  const runs: [number, number][] = [];
+  for (const n of lengths) {
+    const last = runs.at(-1);
+    if (last && last[0] === n) last[1]++;
+    else runs.push([n, 1]);
+  }
+  return runs.map(([n, k]) => (k === 1 ? String(n) : `${n}×${k}`)).join(',');
+}
+
 /** A spec whose law source is a Markov chain (docs/math.md §13): the chain's secrets and laws. */
 function markovSpec(raw: object, prefix: string): AnySpec {
   const checked = validate(markovSpecSchema, raw);
@@ -161,7 +173,7 @@ function markovSpec(raw: object, prefix: string): AnySpec {
       scenario: windowScenario(
         model,
         model.windows,
-        `${checked.value.name ?? 'markov chain'}: the count per window over ${model.length} steps (windows ${model.windows.join(',')})`,
+        `${checked.value.name ?? 'markov chain'}: the count per window over ${model.length} steps (windows ${windowList(model.windows)})`,
       ),
       at: `${prefix}.markov.query`,
       defaults,
