@@ -116,6 +116,19 @@ describe("the page's statistics agree with the engine's", () => {
     expect(Object.keys(engine.groups[0].scenario.priors[0].conditionals).sort()).toEqual(['  ', ' a', 'a', 'b']);
   });
 
+  it('a one-column table reads a blank line as a missing cell and a line of spaces as a value, as the engine does', async () => {
+    const one = csv('one.csv', 's\na\nb\n\n  \na\nb\n\n');
+    const t = parseDelimited(readFileSync(one, 'utf8'));
+    expect(t.rows.map((r) => r[0])).toEqual(['a', 'b', '', '  ', 'a', 'b', '']);
+    for (const q of ['count', "share:s = 'a'"]) {
+      const o = { statistic: parseStatistic(q)!, secretColumn: 's' };
+      const engine = await statisticFromTable(one, o);
+      expect(summary(statisticFromText(t, { ...o, name: 'x' })), q).toEqual(summary(engine));
+    }
+    // Beside another column a blank line is no row on both paths.
+    expect(parseDelimited('s,x\na,1\n\nb,2\n').rows).toHaveLength(2);
+  });
+
   it('a unit across two groups is refused as the engine refuses it', async () => {
     const bad = csv('across.csv', 'hh,x,s,g\n1,1,a,p\n1,2,b,q\n2,3,a,p\n2,1,b,p\n');
     const o = { statistic: { kind: 'sum' as const, column: 'x', unit: 'hh' }, secretColumn: 's', groupBy: 'g' };

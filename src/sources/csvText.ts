@@ -6,7 +6,6 @@ import { dsvFormat } from 'd3-dsv';
 import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
 
-/** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
 /**
  * A secret or public value as its text: strings exactly as in the table (`01` and `1` stay two
  * secrets), typed numbers as their shortest round-trip decimal (distinct numbers stay distinct).
@@ -18,6 +17,7 @@ export function secretText(v: unknown): string | null {
   return s === '' ? null : s;
 }
 
+/** Canonical text of a value: numbers written as floats (`1.0`) become `1`. */
 export function canonical(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint' || typeof v === 'number') return String(Number(v));
@@ -53,7 +53,7 @@ function binaryReason(text: string): string | null {
 /**
  * Parse delimited text with d3-dsv (RFC 4180 quoting: a quoted field may hold the separator, quotes
  * and newlines); the separator is sniffed from the first line when not given, header names trimmed
- * and blank lines skipped. Empty and binary files, and rows of another width than the header, are refused by name.
+ * and blank lines skipped (in a one-column table, cells). Empty and binary files, and rows of another width than the header, are refused by name.
  */
 export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   if (text.trim() === '') throw new InputError('the file is empty', 'file');
@@ -64,11 +64,18 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
   const given = o.separator ?? [';', '\t', ','].map((s) => [s, first.split(s).length] as const).sort((a, b) => b[1] - a[1])[0][0];
   const [sep, tail] = [given[0], given.slice(1)];
   // Cells as the engines read them: not trimmed (' a' and 'a' are two values; a number's spaces are
-  // `cellNumber`'s); a blank line is no row, a line of separators a row of missing cells.
-  const rows = dsvFormat(sep)
+  // `cellNumber`'s); a line of separators a row of missing cells.
+  const parsed = dsvFormat(sep)
     .parseRows(text)
-    .map((r) => (tail ? r.map((c, k) => (k > 0 && c.startsWith(tail) ? c.slice(tail.length) : c)) : r))
-    .filter((r) => !(r.length === 1 && r[0].trim() === ''))
+    .map((r) => (tail ? r.map((c, k) => (k > 0 && c.startsWith(tail) ? c.slice(tail.length) : c)) : r));
+  const blank = (r: string[]) => r.length === 1 && r[0].trim() === '';
+  const start = parsed.findIndex((r) => !blank(r));
+  // A blank line is no row, but in a one-column table it is a cell after the first line, as DuckDB
+  // reads it: empty is missing, spaces a value.
+  const oneColumn = (o.columns?.length ?? parsed[start]?.length) === 1;
+  const rows = parsed
+    .slice(start)
+    .filter((r) => oneColumn || !blank(r))
     .slice(o.skip ?? 0);
   if (rows.length === 0) throw new InputError('the file has no rows', 'file');
   const head = o.header ?? !rows[0].every((c) => /^[-+.\d\s?]*$/.test(c)); // a header has a non-numeric cell
