@@ -183,18 +183,35 @@ function sign(a: number, b: number, ra: number, rb: number): -1 | 1 | null {
   return null;
 }
 
-/** sign(F(i) − G(j)) in integers: Σ_{k≤i} n^P_k·D_Q against Σ_{k≤j} n^Q_k·D_P (prefix sums extended as far as asked). */
+/**
+ * sign(F(i) − G(j)) in integers: Σ_{k≤i} n^P_k·D_Q against Σ_{k≤j} n^Q_k·D_P in the walk's first
+ * half, and in its second the same sign from the tails (D = Σ n exactly, so F(i) − G(j) =
+ * (1 − G(j)) − (1 − F(i))): Σ_{k>j} n^Q_k·D_P against Σ_{k>i} n^P_k·D_Q. The walk only moves
+ * forward and its near ties lie mostly in a tail, so each side's sums are built once, from its own
+ * end, only as far as asked.
+ */
 function exactCompare(p: Discrete, q: Discrete): (i: number, j: number) => -1 | 0 | 1 {
-  const SP: bigint[] = [],
-    SQ: bigint[] = [];
-  // The walk only moves forward: each sum is built once, up to the farthest index compared.
-  const upTo = (out: bigint[], ns: readonly bigint[], k: number) => {
-    for (let m = out.length; m <= k; m++) out.push((m > 0 ? out[m - 1] : 0n) + ns[m]);
-    return out[k];
-  };
+  const [K, L] = [p.numerators.length, q.numerators.length];
+  const heads = [sums(p.numerators, false), sums(q.numerators, false)];
+  const tails = [sums(p.numerators, true), sums(q.numerators, true)];
   return (i, j) => {
-    const a = upTo(SP, p.numerators, i) * q.denominator,
-      b = upTo(SQ, q.numerators, j) * p.denominator;
+    const byTails = i + j >= (K + L) / 2;
+    const [a, b] = byTails ? [tails[1](j) * p.denominator, tails[0](i) * q.denominator] : [heads[0](i) * q.denominator, heads[1](j) * p.denominator];
     return a < b ? -1 : a > b ? 1 : 0;
+  };
+}
+
+/**
+ * Σ_{m≤k} ns_m (`tail` false) or Σ_{m>k} ns_m (`tail` true) at k, each built once and only as far
+ * from its end as asked.
+ */
+function sums(ns: readonly bigint[], tail: boolean): (k: number) => bigint {
+  const out: bigint[] = [];
+  const n = ns.length;
+  // out[m] is the sum at k = m (prefix) or at k = n − 1 − m (tail).
+  return (k) => {
+    const at = tail ? n - 1 - k : k;
+    for (let m = out.length; m <= at; m++) out.push((m > 0 ? out[m - 1] : 0n) + (tail ? (m > 0 ? ns[n - m] : 0n) : ns[m]));
+    return out[at];
   };
 }
