@@ -8,8 +8,12 @@ import type { Discrete } from '../distribution/discrete.js';
 /** A check's first, cheaper exact evaluation: a looser certified error, fewer nodes (the full one follows where it fails). */
 const QUICK = { quick: true, rtol: 1e-6 };
 
-/** Exact evaluations a check keeps at its scale, to certify pairs whose laws are near theirs. */
-const NEIGHBOURS = 8;
+/**
+ * Exact evaluations a check keeps at its scale, to certify pairs whose laws are near theirs: the
+ * pairs are checked spread out (`spreadOrder`), so a long chain's neighbours in time come a few
+ * dozen checks apart (docs/benchmarks.md: 8 → 32 halved the Gaussian evaluations on Seattle's year).
+ */
+const NEIGHBOURS = 32;
 
 /** A pair evaluated exactly at `scale`: its laws and the certified upper bound of its worst direction. */
 interface Evaluated {
@@ -26,14 +30,18 @@ interface Evaluated {
 function logRatioUp(a: Discrete, b: Discrete): number {
   let j = 0,
     top = 0;
+  // The largest ratio first and one logarithm of it: log and r ↦ r + 4ε(1 + |r|) are increasing,
+  // so this is the largest of the per-atom bounds (never below 0).
   for (let i = 0; i < a.values.length; i++) {
     if (!(a.masses[i] > 0)) continue;
     while (j < b.values.length && b.values[j] < a.values[i]) j++;
     if (j === b.values.length || b.values[j] !== a.values[i] || !(b.masses[j] > 0)) return Infinity;
-    const r = Math.log(a.masses[i] / b.masses[j]);
-    top = Math.max(top, r + 4 * Number.EPSILON * (1 + Math.abs(r)));
+    const ratio = a.masses[i] / b.masses[j];
+    if (ratio > top) top = ratio;
   }
-  return top;
+  if (top === 0) return 0;
+  const r = Math.log(top);
+  return Math.max(0, r + 4 * Number.EPSILON * (1 + Math.abs(r)));
 }
 
 /**
@@ -50,6 +58,27 @@ export function nearBound(e: Evaluated, p: Discrete, q: Discrete, alpha: number,
 }
 
 /**
+ * The pairs evaluated exactly at the scale last checked (up to `NEIGHBOURS`), which certify at that
+ * scale a pair whose laws are near one of theirs (`nearBound`; α > 1 finite only, where the bound
+ * needs q^{1−α} falling in q). Any check whose outputs are Σ_x P(x)·g_x with g_x the same for both
+ * laws may use it (the truncated release too).
+ */
+export function nearPairs(alpha: number, epsilon: number) {
+  const on = alpha > 1 && alpha < Infinity;
+  const near: Evaluated[] = [];
+  return {
+    remember(pc: Pick<PairCoupling, 'p' | 'q'>, scale: number, e: Evaluation): void {
+      if (!on || !isFeasible(e)) return;
+      if (near.length && near[0].scale !== scale) near.length = 0;
+      near.unshift({ p: pc.p, q: pc.q, scale, level: e.value + e.error });
+      if (near.length > NEIGHBOURS) near.pop();
+    },
+    holds: (pc: Pick<PairCoupling, 'p' | 'q'>, ordered: boolean, scale: number): boolean =>
+      on && near.some((e) => e.scale === scale && nearBound(e, pc.p, pc.q, alpha, ordered) <= epsilon),
+  };
+}
+
+/**
  * `exact` for any family with an exact accountant: the exact divergence searched below a scale it
  * certifies (`exactProblem`), falling back on the tightest certified bound of the pair (the other
  * rules that apply: coupled for α > 1, else Proposition 1 / the W∞ mechanism), docs/math.md §4.
@@ -62,16 +91,7 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
       `exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`,
     );
   const bounds = ctx.bounds();
-  // Pairs evaluated exactly at the scale last checked (α > 1: the bound above needs q^{1−α} falling in q).
-  const near: Evaluated[] = [];
-  const remember = (pc: PairCoupling, scale: number, e: Evaluation) => {
-    if (!(ctx.alpha > 1 && ctx.alpha < Infinity) || !isFeasible(e)) return;
-    if (near.length && near[0].scale !== scale) near.length = 0;
-    near.unshift({ p: pc.p, q: pc.q, scale, level: e.value + e.error });
-    if (near.length > NEIGHBOURS) near.pop();
-  };
-  const nearHolds = (pc: PairCoupling, ordered: boolean, scale: number) =>
-    ctx.alpha > 1 && ctx.alpha < Infinity && near.some((e) => e.scale === scale && nearBound(e, pc.p, pc.q, ctx.alpha, ordered) <= ctx.epsilon);
+  const near = nearPairs(ctx.alpha, ctx.epsilon);
   return {
     rule: 'exact Rényi accountant (docs/math.md §4)',
     condition: `exact ${ctx.alpha === Infinity ? 'sup log p/q' : 'D_α(P_Y‖Q_Y)'} + error ≤ ε`,
@@ -94,10 +114,10 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
     // else the exact divergence at one scale does there, whatever the pair's own search would use.
     noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
     holdsAt: (pc, ordered, scale) => {
-      if (nearHolds(pc, ordered, scale)) return true;
+      if (near.holds(pc, ordered, scale)) return true;
       for (const opts of [QUICK, undefined]) {
         const e = exactEvaluation(pc.p, pc.q, noise(scale), ctx.alpha, ctx.epsilon, ordered, opts);
-        remember(pc, scale, e);
+        near.remember(pc, scale, e);
         if (isFeasible(e)) return true;
       }
       return false;

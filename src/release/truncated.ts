@@ -2,8 +2,8 @@ import type { CalibrationSettings } from '../calibrate/rules.js';
 import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { massErrorCharge, type Scenario } from '../distribution/scenario.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { pairCouplings, type PairCoupling } from '../coupling/pairs.js';
-import { nearBound } from '../mechanisms/exactRule.js';
+import { pairCouplings } from '../coupling/pairs.js';
+import { nearPairs } from '../mechanisms/exactRule.js';
 import type { Discrete, Law } from '../distribution/discrete.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { EPS } from '../numerics/float.js';
@@ -16,11 +16,7 @@ import { budgetBelowCharge, InputError } from '../errors.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { isFeasible, type Evaluation } from '../numerics/smallestScale.js';
 import { solveUnits } from '../calibrate/driver.js';
-import { wInf } from '../coupling/wasserstein.js';
 import { numberText, precisionUp } from '../numerics/decimal.js';
-
-/** Pairs checked at one scale kept to certify pairs whose laws are near theirs (`nearBound`). */
-const NEIGHBOURS = 8;
 
 /** Below this probability of landing in the interval, a truncated release is refused. */
 export const NEGLIGIBLE_MASS = 1e-9;
@@ -165,33 +161,26 @@ function truncatedFinite(scenario: Scenario, settings: CalibrationSettings, inte
   // Pairs checked at the scale last tried, with their certified levels: a pair whose laws are near
   // one of theirs is certified from it (docs/math.md §5: a truncated output is Σ_x P(x)·g_x with
   // each g_x the same for both laws, so P ≤ e^δ·P′ carries over to the outputs as untruncated).
-  const near: { p: Discrete; q: Discrete; scale: number; level: number }[] = [];
-  const nearHolds = (pc: PairCoupling, s: number) =>
-    settings.alpha > 1 && settings.alpha < Infinity && near.some((e) => e.scale === s && nearBound(e, pc.p, pc.q, settings.alpha, ordered) <= epsilon);
-  const remember = (pc: PairCoupling, s: number, e: Evaluation) => {
-    if (!(settings.alpha > 1 && settings.alpha < Infinity) || !isFeasible(e)) return;
-    if (near.length && near[0].scale !== s) near.length = 0;
-    near.unshift({ p: pc.p, q: pc.q, scale: s, level: e.value + e.error });
-    if (near.length > NEIGHBOURS) near.pop();
-  };
+  const near = nearPairs(settings.alpha, epsilon);
   const units = pcs.map((pc) => {
     const label = { p: pc.p, q: pc.q, prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
     if (laplaceShaped && beyondAllAtoms(pc.p, pc.q, interval)) return { label, problem: { zero: beyond } };
     const evaluate = (s: number, quick = false) =>
       truncatedEvaluation(pc.p, pc.q, mechanismNoise(settings, s), settings.alpha, epsilon, ordered, interval, quick);
-    const start = Math.max(wInf(pc.coupling) / epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
+    // π*'s W∞ by the walk (the very number the built coupling gives, without building it), for the pairs searched only.
+    const start = () => Math.max(pc.exactWInf / epsilon, Number.isFinite(hi - lo) ? (hi - lo) * 1e-6 : 0, 1e-12);
     return {
       label,
       // One evaluation: whether the pair holds at a scale another pair already needs.
       holdsAt: (s: number) => {
-        if (nearHolds(pc, s)) return true;
+        if (near.holds(pc, ordered, s)) return true;
         const e = evaluate(s, true);
-        remember(pc, s, e);
+        near.remember(pc, s, e);
         return isFeasible(e);
       },
       problem: () => {
         const full = (s: number) => evaluate(s);
-        const up = bracketAbove(full, start, `truncated calibration, prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
+        const up = bracketAbove(full, start(), `truncated calibration, prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
         // Not known to be monotone: the bracket follows the last feasible scale (minimality is local).
         return { evaluate: full, ...bracketBelow(full, up, { halvings: 80, tighten: true }), rtol: 1e-10 };
       },
