@@ -344,7 +344,7 @@ function repeatHint(scenario: LedgerScenario, n: number, mechanism: Mechanism, b
   if (!exact || mechanismDef(mechanism).sufficientScale || budget.alphas.every((a) => a === Infinity)) return '';
   const scale = smallestFittingScale(scenario, [], { mechanism: exact, count: n }, budget, 1);
   if (scale === null) return '';
-  const sym = mechanismDef(exact).parameter === 'sigma' ? 'σ' : 'scale';
+  const sym = mechanismDef(exact).symbol;
   return ` Releases of one value compose poorly with ${mechanism} noise here, exactly with ${exact} noise: a ledger of ${n} ${exact} releases from the start fits this budget at ${sym} = ${precisionUp(scale, 4)} each (plan a year with 'calibrate … --mechanism ${exact} --releases N').`;
 }
 
