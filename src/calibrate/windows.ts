@@ -64,6 +64,18 @@ export interface WindowExactOptions {
   caches?: object[];
 }
 
+/** The chains (and lengths) whose probabilities passed `checkProbabilityRange`: it depends on them alone, not on the scale tried. */
+const rangeChecked = new WeakMap<object, Set<number>>();
+
+/** Runs `check` once per chain object and length (a calibration evaluates the bound at many scales). */
+function checkedRange(chain: object, T: number, check: () => void): void {
+  const lengths = rangeChecked.get(chain) ?? new Set<number>();
+  if (lengths.has(T)) return;
+  check();
+  lengths.add(T);
+  rangeChecked.set(chain, lengths);
+}
+
 /**
  * The path-coupled bound's worst exponent (α−1)·D_α over the class's chains, every secret time
  * and pair, with each window's own noise (docs/math.md §19): exponent/(α−1) bounds D_α from above
@@ -106,7 +118,8 @@ export function windowsExponent(
   const perTime = worst.perTime.slice();
   model.chains.forEach((c, j) => {
     if (c.initial === 'any') throw new InputError("the path-coupled bound needs each chain's initial law (not 'any')", 'initial');
-    checkProbabilityRange({ transition: c.transition, initial: c.initial.law, contribution: f }, model.length, c.name, model.states);
+    const initial = c.initial.law;
+    checkedRange(c, model.length, () => checkProbabilityRange({ transition: c.transition, initial, contribution: f }, model.length, c.name, model.states));
     const hook = exact
       ? exactWindow(noises, alpha, {
           target: exact.target,
