@@ -127,6 +127,11 @@ describe("the page's statistics agree with the engine's", () => {
     }
     // Beside another column a blank line is no row on both paths.
     expect(parseDelimited('s,x\na,1\n\nb,2\n').rows).toHaveLength(2);
+    // Whether a table has one column is read after the lines skipped (a title line has no separator).
+    expect(parseDelimited('title\ns,x\na,1\n\nb,2\n', { skip: 1, separator: ',' }).rows).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
   });
 
   it('a unit across two groups is refused as the engine refuses it', async () => {

@@ -855,7 +855,11 @@ describe('CLI: --window', () => {
       expect(row.method).toBe('group-dp');
       expect(row.divergence / (30 / 30)).toBeCloseTo(1, 12);
     }
-    expect(acc.note).toMatch(/do not apply \(the window bounds need 4\.88e\+7 values.*group DP's level/);
+    expect(acc.note).toMatch(/do not apply \(the series needs 4\.88e\+7 values, past their limit of 4e\+7\): group DP's level/);
+    // Group DP's level is an ε (a D∞ level): (ε′, δ) is that level, not a Rényi conversion of it.
+    const withDelta = accountWindows(big, [{ mechanism: FAMILY_OF.default, scale: 30 }], { alphas: [2], delta: 1e-6 }).epsilonDelta!;
+    expect(withDelta.epsilon).toBe(acc.rows[0].divergence);
+    expect(withDelta.alpha).toBe(Infinity);
     // The next window at group DP's level: 30/30 + 30/b ≤ 2 at b = 30.
     expect(nextWindowScale(big, [{ mechanism: FAMILY_OF.default, scale: 30 }], FAMILY_OF.default, 2, 2)!.scale / 30).toBeCloseTo(1, 5);
     // Gaussian noise has no group-DP level: the refusal stands.
@@ -875,7 +879,7 @@ describe('CLI: --window', () => {
     );
     const t = accountWindows(tiny, [{ mechanism: FAMILY_OF.default, scale: 8 }], { alphas: [2] });
     expect(t.rows[0].method).toBe('group-dp');
-    expect(t.note).toMatch(/below 2\^−500/);
+    expect(t.note).toMatch(/in chain 'c', the initial probability of b is 2\.00e-200, below 2\^−500/);
     // A chain the bounds take has no note.
     expect(
       accountWindows(windowScenario(model(P, 8, 'b'), [4, 4], 'small'), [{ mechanism: FAMILY_OF.default, scale: 8 }], { alphas: [2] }).note,

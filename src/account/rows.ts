@@ -55,16 +55,19 @@ export interface Accounting {
 
 /**
  * The smallest ε′ at `delta` over an account's rows of order α > 1 (the sharper conversion,
- * docs/math.md §3; at α = ∞ the level itself, which is (ε, 0) and so (ε, δ) for every δ), or null
+ * docs/math.md §3; at α = ∞, and for group DP's level at any order, the level itself, which is
+ * (ε, 0) and so (ε, δ) for every δ), or null
  * without `delta` or a finite row.
  */
 export function bestEpsilonDelta(rows: readonly AccountRow[], delta: number | undefined): Accounting['epsilonDelta'] {
   let best: Accounting['epsilonDelta'] = null;
   if (delta === undefined) return best;
   for (const r of rows) {
-    if (!(r.alpha > 1) || !Number.isFinite(r.divergence)) continue;
-    const e = r.alpha === Infinity ? r.divergence : rdpToDpSharp(r.divergence, r.alpha, delta);
-    if (!best || e < best.epsilon) best = { epsilon: e, delta, alpha: r.alpha };
+    // Group DP's level is a D∞ level at every order: an ε itself, not converted as a Rényi bound.
+    const pure = r.alpha === Infinity || r.method === 'group-dp';
+    if (!(pure || r.alpha > 1) || !Number.isFinite(r.divergence)) continue;
+    const e = pure ? r.divergence : rdpToDpSharp(r.divergence, r.alpha, delta);
+    if (!best || e < best.epsilon) best = { epsilon: e, delta, alpha: pure ? Infinity : r.alpha };
   }
   return best;
 }

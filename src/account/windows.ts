@@ -53,7 +53,7 @@ export function accountWindows(
     epsilonDelta: bestEpsilonDelta(rows, opts.delta),
     releasesOf: `the first ${releases.length} of ${s.lengths.length} windows of one series, in order`,
     ...(refused.length
-      ? { note: `the path- and boundary-coupled bounds do not apply (${refused[0].reason}): group DP's level, which holds at every order, answers` }
+      ? { note: `the path- and boundary-coupled bounds do not apply (${refused[0].brief}): group DP's level, which holds at every order, answers` }
       : {}),
   };
 }

@@ -260,7 +260,16 @@ export function pathCoupledBound(
  * A refusal of the window bounds for this chain or size (not of the input): the methods that keep
  * no tables and need no error proof (the MQM, group DP) still answer.
  */
-export class WindowBoundsRefused extends InputError {}
+export class WindowBoundsRefused extends InputError {
+  constructor(
+    reason: string,
+    path: string,
+    /** The refusal in a few words, for an answer that goes on without these bounds. */
+    readonly brief: string,
+  ) {
+    super(reason, path);
+  }
+}
 
 /** The most values the path bound's two passes may hold (8 bytes each), as the exact laws' table limit. */
 const MAX_WINDOW_ENTRIES = 4e7;
@@ -276,6 +285,7 @@ function checkWindowSize(k: number, T: number, width: number): void {
     throw new WindowBoundsRefused(
       `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length), or use mqm-exact or group-dp`,
       'markov.length',
+      `the series needs ${entries.toExponential(2)} values, past their limit of ${MAX_WINDOW_ENTRIES.toExponential(0)}`,
     );
 }
 
@@ -296,6 +306,7 @@ export function checkProbabilityRange(chain: WindowChain, T: number, name: strin
     new WindowBoundsRefused(
       `chain '${name}': ${what} is ${v.toPrecision(3)}, below 2^−500 (≈ 3·10⁻¹⁵¹), where the window bounds' floating-point error proof no longer holds; a secret of such a probability is still a secret, so the chain is refused (round it to 0 if it is impossible)`,
       'markov.chains',
+      `in chain '${name}', ${what} is ${v.toPrecision(3)}, below 2^−500, where their rounding proof fails`,
     );
   chain.initial.forEach((v, x) => {
     if (tiny(v)) throw refuse(`the initial probability of ${states[x]}`, v);

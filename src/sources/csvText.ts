@@ -69,14 +69,13 @@ export function parseDelimited(text: string, o: TextOptions = {}): TextTable {
     .parseRows(text)
     .map((r) => (tail ? r.map((c, k) => (k > 0 && c.startsWith(tail) ? c.slice(tail.length) : c)) : r));
   const blank = (r: string[]) => r.length === 1 && r[0].trim() === '';
-  const start = parsed.findIndex((r) => !blank(r));
+  // `skip` counts lines that are not blank; what follows starts at its first line that is not.
+  let start = parsed.findIndex((r) => !blank(r));
+  for (let k = 0; k < (o.skip ?? 0) && start >= 0; k++) start = parsed.findIndex((r, i) => i > start && !blank(r));
   // A blank line is no row, but in a one-column table it is a cell after the first line, as DuckDB
   // reads it: empty is missing, spaces a value.
-  const oneColumn = (o.columns?.length ?? parsed[start]?.length) === 1;
-  const rows = parsed
-    .slice(start)
-    .filter((r) => oneColumn || !blank(r))
-    .slice(o.skip ?? 0);
+  const oneColumn = start >= 0 && (o.columns?.length ?? parsed[start].length) === 1;
+  const rows = start < 0 ? [] : parsed.slice(start).filter((r) => oneColumn || !blank(r));
   if (rows.length === 0) throw new InputError('the file has no rows', 'file');
   const head = o.header ?? !rows[0].every((c) => /^[-+.\d\s?]*$/.test(c)); // a header has a non-numeric cell
   // Header names are trimmed, as the engines trim them.
