@@ -841,6 +841,25 @@ describe('CLI: --window', () => {
     expect(alone.stderr).toMatch(/^error: --windows-released: /);
   });
 
+  it('a window calibration reports each scale it tries: a long search is never silent on a pipe', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const args = ['calibrate', '--data', 'test/fixtures/weather/seattle-weather.csv.gz', '--sequence', 'weather', '--order-by', 'date'];
+    const run = spawnSync(
+      process.execPath,
+      [BIN, ...args, '--query', 'count:rain', '--length', '60', '--window', '30', '--method', 'path-coupled', '--alpha', '2'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, PUFFERFISH_PROGRESS_EVERY_MS: '0' },
+      },
+    );
+    expect(run.status).toBe(0);
+    const steps = run.stderr.split('\n').filter((l) => / — path-coupled at α = 2: scale \S+ \(\d+ tried\)$/.test(l));
+    expect(steps.length).toBeGreaterThan(2);
+    expect(steps[0]).toMatch(/^calibrate: 0\/1 units \(0%\), \d+\.\d s/);
+  });
+
   it('a series the window bounds refuse (size, tiny probabilities) is still accounted by group DP where its level is finite, saying why', async () => {
     const { accountWindows, nextWindowScale } = await import('../src/account/windows.js');
     const { windowScenario } = await import('../src/markov/windowScenario.js');

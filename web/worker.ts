@@ -511,8 +511,11 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   let k = 0;
   for (const mechanism of mechanisms)
     for (const method of methods) {
-      progress.step(k++, `${mechanism} ${method}: ${lengths.length} windows`);
-      const r = calibrateWindows(model, lengths, { mechanism, method, alpha, epsilon: p.epsilon });
+      const at = k++;
+      progress.step(at, `${mechanism} ${method}: ${lengths.length} windows`);
+      const r = calibrateWindows(model, lengths, { mechanism, method, alpha, epsilon: p.epsilon }, (step) =>
+        progress.step(at, `${mechanism} ${step}: ${lengths.length} windows`),
+      );
       if (r.scale === null) {
         skipped.push({ mechanism, method, reason: r.explanation });
         continue;

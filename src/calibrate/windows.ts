@@ -226,6 +226,7 @@ function pathCoupled(
   released: number,
   method: 'path-coupled' | 'boundary-coupled' = 'path-coupled',
   upper?: number,
+  onStep?: (step: string) => void,
 ): WindowResult {
   const base = { method, mechanism, alpha, epsilon };
   if (alpha === Infinity)
@@ -246,6 +247,7 @@ function pathCoupled(
   const boundOf = (b: number) => {
     const hit = tried.get(b);
     if (hit) return hit;
+    onStep?.(`${method} at α = ${alpha}: scale ${b.toPrecision(4)} (${tried.size + 1} tried)`);
     const bound = boundAt(model, lengths, mechanism, alpha, b, released, exact);
     // A failing scale is found failing at its binding window first next time.
     if (exact && bound.binding) exact.firstWindow = windowOf(lengths, bound.binding.time);
@@ -309,13 +311,14 @@ function pathCoupledDelta(
   released: number,
   alphas: readonly number[],
   method: 'path-coupled' | 'boundary-coupled',
+  onStep?: (step: string) => void,
 ): WindowResult {
   let best: WindowResult | null = null;
   for (const alpha of alphas) {
     if (!(alpha > 1 && Number.isFinite(alpha))) continue;
     const budget = (target.epsilon - Math.log((alpha - 1) / alpha) + (Math.log(target.delta) + Math.log(alpha)) / (alpha - 1)) * (1 - 1e-12);
     if (!(budget > 0)) continue;
-    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released, method);
+    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released, method, undefined, onStep);
     if (r.scale === null && best === null) return { ...r, alpha: Infinity, epsilon: target.epsilon, target };
     if (r.scale !== null && (best === null || r.scale < best.scale!)) best = r;
   }
@@ -348,6 +351,7 @@ export function calibrateWindows(
   model: MarkovModel,
   lengths: readonly number[],
   s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; released?: number; delta?: number; alphas?: readonly number[] },
+  onStep?: (step: string) => void,
 ): WindowResult {
   checkWindows(lengths, model.length);
   const released = s.released ?? lengths.length;
@@ -365,8 +369,8 @@ export function calibrateWindows(
   const one = (method: Exclude<WindowMethod, 'best'>, upper?: number): WindowResult => {
     if (method === 'path-coupled' || method === 'boundary-coupled')
       return s.delta === undefined
-        ? pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released, method, upper)
-        : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS, method);
+        ? pathCoupled(model, lengths, s.mechanism, s.alpha, s.epsilon, released, method, upper, onStep)
+        : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS, method, onStep);
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
     const L = model.lipschitz;

@@ -58,7 +58,8 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
     results = grid.map((s, k) => {
       bar.update(k, grid.length);
       try {
-        return calibrateWindows(model, lengths, s);
+        // Each scale the bounds try is a step: a long search is never silent.
+        return calibrateWindows(model, lengths, s, (step) => bar.update(k, grid.length, step));
       } catch (e) {
         throw asFlagError(e);
       }
