@@ -439,7 +439,8 @@ $('audit').addEventListener('click', () => {
 });
 /** What the curator confirmed for the release in progress: each warning's second click adds its own, keeping the others'. */
 const confirmed = { allowNoNoise: false, leaveOutGroups: false };
-const requestRelease = ({ allowNoNoise, leaveOutGroups } = confirmed) => {
+const requestRelease = () => {
+  const { allowNoNoise, leaveOutGroups } = confirmed;
   const p = params();
   $('release-message').textContent = '';
   // A release draws on the laws of the last calibration: none since the inputs changed, none to draw on.
@@ -812,7 +813,10 @@ const showAudit: Shown<'audit'> = (m) => {
 const showNoNoise: Shown<'no-noise'> = (m) => {
   const text = el('p', `Warning: no noise needed for this prior class, so the release would be the raw value. ${m.reason}`, { role: 'alert' });
   const anyway = el('button', 'Release the raw value anyway', { type: 'button', id: 'release-raw' });
-  anyway.addEventListener('click', () => requestRelease(Object.assign(confirmed, { allowNoNoise: true })));
+  anyway.addEventListener('click', () => {
+    confirmed.allowNoNoise = true;
+    requestRelease();
+  });
   $('released').replaceChildren(text, anyway);
 };
 
@@ -820,7 +824,10 @@ const showNoNoise: Shown<'no-noise'> = (m) => {
 const showLeftOut: Shown<'left-out'> = (m) => {
   const text = el('p', `Warning: ${m.reason}.`, { role: 'alert' });
   const anyway = el('button', 'Release the other groups anyway', { type: 'button', id: 'release-left-out' });
-  anyway.addEventListener('click', () => requestRelease(Object.assign(confirmed, { leaveOutGroups: true })));
+  anyway.addEventListener('click', () => {
+    confirmed.leaveOutGroups = true;
+    requestRelease();
+  });
   $('released').replaceChildren(text, anyway);
 };
 
