@@ -484,7 +484,6 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
 //     d = 1 comonotone path on the first coordinates of the same atoms, in this run.
 {
   const { pointLaw } = await import('../src/distribution/points.js');
-  const { calibratePoints } = await import('../src/calibrate/points.js');
   const { optimalCoupling, distance } = await import('../src/coupling/points.js');
   const once = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 };
   for (const K of [500, 2000]) {
@@ -501,7 +500,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
       'vector queries (d = 2)',
       `coupled calibration, Gaussian, K=${K}`,
       'd = 1 comonotone coupled',
-      () => calibratePoints(vec, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
+      () => calibrate(vec, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
       () => calibrate(one, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }),
       once,
     );

@@ -6,7 +6,6 @@ import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import { userRecord } from '../src/records.js';
 import { auditPoints } from '../src/account/points.js';
-import { calibratePoints } from '../src/calibrate/points.js';
 import { pointLaw, type PointScenario } from '../src/distribution/points.js';
 
 // A calibrated scale passes its own audit and account: random specs through calibrate → audit
@@ -97,10 +96,10 @@ describe('calibrate, audit and account agree on a calibrated scale', () => {
             ],
           };
           const settings = { mechanism, alpha, epsilon: 1, ...(releases > 1 ? { releases } : {}) } as const;
-          const r = calibratePoints(s, { ...settings, method: 'best' });
+          const r = calibrate(s, { ...settings, method: 'best' });
           if (r.scale === 0) return;
           const rows = auditPoints(s, { mechanism, scale: r.scale, alphas: [alpha], epsilon: 1, delta: 1e-6, releases });
-          const again = calibratePoints(s, { ...settings, method: 'best' });
+          const again = calibrate(s, { ...settings, method: 'best' });
           // The audit's rule: rows within ε, or the calibration's certificate at a scale ≤ this one.
           expect(rows.every((row) => row.slack >= 0) || again.scale <= r.scale).toBe(true);
           // And the rows are never far off: the certificate and the audit bound differ by rounding only.

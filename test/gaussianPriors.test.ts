@@ -9,7 +9,6 @@ import { calibrate } from '../src/calibrate/calibrate.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
-import { calibrateGaussianPriors } from '../src/gaussianPriors/calibrate.js';
 import { gaussianRenyi, infiniteBelow } from '../src/gaussianPriors/closedForm.js';
 import { fitMixture, fitScenario } from '../src/gaussianPriors/fit.js';
 import type { GaussianMixture, GaussianScenario } from '../src/distribution/mixture.js';
@@ -95,7 +94,7 @@ describe('Gaussian priors: closed form (docs/math.md §11)', () => {
     expect(t).toBe(8);
     expect(gaussianRenyi(P, Q, Math.sqrt(8 * (1 - 1e-6)), 4).value).toBe(Infinity);
     expect(gaussianRenyi(P, Q, Math.sqrt(8 * (1 + 1e-6)), 4).value).toBeLessThan(Infinity);
-    const r = calibrateGaussianPriors(pairScenario([{ weight: 1, ...P }], [{ weight: 1, ...Q }]), settings('exact', 4, 0.5));
+    const r = calibrate(pairScenario([{ weight: 1, ...P }], [{ weight: 1, ...Q }]), settings('exact', 4, 0.5));
     expect(r.scale).toBeGreaterThan(Math.sqrt(8));
     expect(r.explanation).toMatch(/No σ ≤ 2\.82843 gives a finite α-guarantee/);
     expect(quadratureRenyi(one(0, 2), one(1, 1), r.scale, 4)).toBeLessThanOrEqual(0.5);
@@ -106,15 +105,15 @@ describe('Gaussian priors: closed form (docs/math.md §11)', () => {
 describe('Gaussian priors: calibration', () => {
   it('equal widths: exact σ² = αΔ²/(2ε) − τ², never below; Theorem 2 and Cor. 3.1 give αΔ²/(2ε)', () => {
     const s = pairScenario(one(0, 1), one(1, 1));
-    const exact = calibrateGaussianPriors(s, settings('exact', 2, 0.25)).scale;
+    const exact = calibrate(s, settings('exact', 2, 0.25)).scale;
     expect(exact).toBeGreaterThanOrEqual(Math.sqrt(3));
     expect(exact / Math.sqrt(3) - 1).toBeLessThan(1e-9);
     for (const m of ['theorem', 'pierquin'] as const) {
-      const r = calibrateGaussianPriors(s, settings(m, 2, 0.25)).scale;
+      const r = calibrate(s, settings(m, 2, 0.25)).scale;
       expect(r).toBeGreaterThanOrEqual(2);
       expect(r / 2 - 1).toBeLessThan(1e-9);
     }
-    const best = calibrateGaussianPriors(s, settings('best', 2, 0.25));
+    const best = calibrate(s, settings('best', 2, 0.25));
     expect(best.winner).toBe('exact');
     expect(best.scale).toBe(exact);
   });
@@ -129,7 +128,7 @@ describe('Gaussian priors: calibration', () => {
       { weight: 2, mean: 0, sd: tau },
       { weight: 1, mean: 3, sd: tau },
     ];
-    const g = calibrateGaussianPriors(pairScenario(P, Q), settings('exact', 2, 0.1)).scale;
+    const g = calibrate(pairScenario(P, Q), settings('exact', 2, 0.1)).scale;
     const finite = calibrate(
       { name: 'f', priors: [{ name: 'p', conditionals: { a: fromWeights([0, 3], [1, 2]), b: fromWeights([0, 3], [2, 1]) } }] },
       { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 0.1 },
@@ -151,10 +150,10 @@ describe('Gaussian priors: calibration', () => {
     fc.assert(
       fc.property(mixture, mixture, fc.constantFrom(1.5, 2, 5), fc.constantFrom(0.2, 1), (P, Q, alpha, epsilon) => {
         const s = pairScenario(P, Q);
-        const coupled = calibrateGaussianPriors(s, settings('coupled', alpha, epsilon)).scale;
-        const theorem = calibrateGaussianPriors(s, settings('theorem', alpha, epsilon)).scale;
+        const coupled = calibrate(s, settings('coupled', alpha, epsilon)).scale;
+        const theorem = calibrate(s, settings('theorem', alpha, epsilon)).scale;
         expect(coupled).toBeLessThanOrEqual(theorem * (1 + 1e-9));
-        const best = calibrateGaussianPriors(s, settings('best', alpha, epsilon));
+        const best = calibrate(s, settings('best', alpha, epsilon));
         expect(best.scale).toBeLessThanOrEqual(coupled);
         for (const [a, b] of [
           [P, Q],
@@ -168,15 +167,15 @@ describe('Gaussian priors: calibration', () => {
 
   it('N releases: the scale is the single-release scale times √N (the mean is sufficient)', () => {
     const s = pairScenario(one(0, 1), one(2, 0.5));
-    const single = calibrateGaussianPriors(s, settings('exact', 3, 0.5)).scale;
-    const four = calibrateGaussianPriors(s, { ...settings('exact', 3, 0.5), releases: 4 }).scale;
+    const single = calibrate(s, settings('exact', 3, 0.5)).scale;
+    const four = calibrate(s, { ...settings('exact', 3, 0.5), releases: 4 }).scale;
     expect(four).toBeGreaterThanOrEqual(2 * single * (1 - 1e-12));
     expect(four / (2 * single) - 1).toBeLessThan(1e-8);
   });
 
   it('says why no noise is needed when the Gaussian laws already meet ε, and release then needs consent', () => {
     const s = pairScenario(one(0, 3), one(0.5, 3));
-    const r = calibrateGaussianPriors(s, settings('best', 2, 1));
+    const r = calibrate(s, settings('best', 2, 1));
     expect(r.scale).toBe(0);
     expect(r.explanation).toMatch(/already meet ε/);
     expect(() => release(s, settings('best', 2, 1), 1)).toThrow(/scale is 0/);
@@ -195,16 +194,14 @@ describe('Gaussian priors: calibration', () => {
       }
       return 'no error';
     };
-    expect(field(() => calibrateGaussianPriors(s, { ...settings('exact', 2, 1), mechanism: 'laplace' }))).toMatch(/^mechanism: .*Gaussian noise/);
-    expect(field(() => calibrateGaussianPriors(s, settings('pierquin', 2, 1)))).toMatch(/^method: .*W∞ is infinite/);
-    expect(field(() => calibrateGaussianPriors(s, { ...settings('exact', 2, 1), contamination: { lambda: 0.1, domain: [0, 1] } }))).toMatch(/^contamination:/);
+    expect(field(() => calibrate(s, { ...settings('exact', 2, 1), mechanism: 'laplace' }))).toMatch(/^mechanism: .*Gaussian noise/);
+    expect(field(() => calibrate(s, settings('pierquin', 2, 1)))).toMatch(/^method: .*W∞ is infinite/);
+    expect(field(() => calibrate(s, { ...settings('exact', 2, 1), contamination: { lambda: 0.1, domain: [0, 1] } }))).toMatch(/^contamination:/);
     const mixed: GaussianMixture = [
       { weight: 1, mean: 0, sd: 1 },
       { weight: 1, mean: 2, sd: 0.5 },
     ];
-    expect(field(() => calibrateGaussianPriors(pairScenario(mixed, one(1, 1)), settings('exact', 2, 1)))).toMatch(
-      /^method: .*different widths|^method: .*share one width/,
-    );
+    expect(field(() => calibrate(pairScenario(mixed, one(1, 1)), settings('exact', 2, 1)))).toMatch(/^method: .*different widths|^method: .*share one width/);
     expect(field(() => calibrateFor(s, { kind: 'mi', epsilon: 0.1 }, { mechanism: 'gaussian' }))).toMatch(/^guarantee:/);
     expect(calibrateFor(s, { kind: 'renyi', alpha: 2, epsilon: 1 }, { mechanism: 'gaussian' }).scale).toBeGreaterThan(0);
   });
@@ -233,7 +230,7 @@ describe('Gaussian priors: specs and fits', () => {
       { weight: 0.25, mean: 1, sd: 0 },
       { weight: 0.75, mean: 2, sd: 0 },
     ]);
-    expect(calibrateGaussianPriors(s.scenario, settings('best', 2, 1)).pairs).toHaveLength(3);
+    expect(calibrate(s.scenario, settings('best', 2, 1)).pairs).toHaveLength(3);
   });
 
   it('names the field of a bad Gaussian conditional, and finite-only readers refuse Gaussian ones by path', () => {

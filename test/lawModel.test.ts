@@ -8,10 +8,10 @@ import { account, nextReleaseScale } from '../src/account/account.js';
 import { accountPoints, auditPoints } from '../src/account/points.js';
 import { audit } from '../src/audit/audit.js';
 import { auditReport } from '../src/audit/report.js';
-import { calibrate } from '../src/calibrate/calibrate.js';
-import { calibrateFinite } from '../src/calibrate/finite.js';
-import { calibratePoints } from '../src/calibrate/points.js';
-import { calibrateGaussianPriors } from '../src/gaussianPriors/calibrate.js';
+import { calibrate, calibrateKind } from '../src/calibrate/calibrate.js';
+import { FINITE } from '../src/calibrate/finite.js';
+import type { CalibrationKind } from '../src/calibrate/kind.js';
+import { bracketBelow } from '../src/numerics/bracket.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import { lawKindOf } from '../src/distribution/lawKind.js';
 import { pointLaw, type PointScenario } from '../src/distribution/points.js';
@@ -55,12 +55,60 @@ describe('one law model: every operation takes every kind of law through one dis
     expect([finite, points, mixture].map(lawKindOf)).toEqual(['finite', 'points', 'mixture']);
   });
 
-  it('calibrate is the kind’s own calibration, to the bit', () => {
+  it('calibrate is the one calibration over the kind’s hooks, to the bit', () => {
     for (const method of ['theorem', 'coupled', 'best'] as const) {
       const s = { mechanism: 'gaussian' as const, method, ...renyi };
-      expect(calibrate(finite, s)).toEqual(calibrateFinite(finite, s));
-      expect(calibrate(points, s)).toEqual(calibratePoints(points, s));
-      expect(calibrate(mixture, s)).toEqual(calibrateGaussianPriors(mixture, s));
+      expect(calibrate(finite, s)).toEqual(calibrateKind(FINITE, finite, s));
+    }
+  });
+
+  it('a new kind of law (uniform laws on intervals) gets calibrate, best and the α = ∞ order through its hooks alone', () => {
+    // Uniform laws of one width w: W∞ between U[a, a+w] and U[a′, a′+w] is |a − a′|, and
+    // b = W∞/ε certifies ε-Pufferfish (Remark 1), hence every order.
+    type Uniforms = { name: string; priors: { name: string; conditionals: Record<string, number> }[] };
+    type Label = { prior: string; pair: readonly [string, string]; shift: number };
+    const UNIFORMS: CalibrationKind<Uniforms, Label> = {
+      check: (_s, settings) => settings,
+      bestMethods: () => ({ methods: ['wasserstein-inf'], note: ' (only W∞ for uniform laws)' }),
+      units: (s, settings) =>
+        s.priors.flatMap((p) => {
+          const keys = Object.keys(p.conditionals);
+          return keys.flatMap((a, i) =>
+            keys.slice(i + 1).map((b) => {
+              const shift = Math.abs(p.conditionals[a] - p.conditionals[b]);
+              const evaluate = (scale: number) => ({ value: shift / scale, error: 0, target: settings.epsilon, sense: 'le' as const });
+              return {
+                label: { prior: p.name, pair: [a, b] as const, shift },
+                problem: () => (shift === 0 ? { zero: 'the same interval' } : { evaluate, ...bracketBelow(evaluate, (2 * shift) / settings.epsilon) }),
+              };
+            }),
+          );
+        }),
+      text: (_s, settings, sol) => ({
+        settings,
+        parameter: 'b',
+        variance: 2 * sol.scale * sol.scale,
+        rule: 'W∞ of equal-width uniforms',
+        meets: 'with W∞/b ≤ ε',
+        symbol: 'b',
+      }),
+    };
+    const toy: Uniforms = {
+      name: 'u',
+      priors: [
+        { name: 'p', conditionals: { a: 0, b: 1.5, c: 0.25 } },
+        { name: 'q', conditionals: { a: 2, b: 2 } },
+      ],
+    };
+    for (const alpha of [2, Infinity]) {
+      const r = calibrateKind(UNIFORMS, toy, { mechanism: 'laplace', method: 'best', alpha, epsilon: 0.5 });
+      expect(r.scale).toBeGreaterThanOrEqual(3); // never below W∞/ε = 1.5/0.5
+      expect(r.scale).toBeLessThan(3 * (1 + 1e-12));
+      expect(r.winner).toBe('wasserstein-inf');
+      expect(r.binding).toEqual({ prior: 'p', pair: ['a', 'b'] });
+      expect(r.pairs.find((x) => x.prior === 'q')).toMatchObject({ scale: 0, zeroReason: 'the same interval' });
+      expect(r.explanation).toContain('only W∞ for uniform laws');
+      expect(r.alpha).toBe(alpha);
     }
   });
 

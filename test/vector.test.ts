@@ -19,7 +19,6 @@ import {
   robustnessPoints,
   type DirectionTask,
 } from '../src/account/points.js';
-import { calibratePoints } from '../src/calibrate/points.js';
 import { calibrateMIPoints, miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
@@ -69,7 +68,7 @@ describe('vector queries (docs/math.md §12)', () => {
     const b = pointLaw([[2], [3]], { counts: [1, 1] });
     for (const mechanism of ['laplace', 'gaussian'] as const)
       for (const method of ['theorem', 'coupled', 'exact', 'best'] as const) {
-        const v = calibratePoints(scenario(a, b), { mechanism, method, alpha: 2, epsilon: 0.5 });
+        const v = calibrate(scenario(a, b), { mechanism, method, alpha: 2, epsilon: 0.5 });
         const s = calibrate(
           { name: 'v', priors: [{ name: 'p', conditionals: { a: fromCounts([1, 2, 4], [3, 2, 5]), b: fromCounts([2, 3], [1, 1]) } }] },
           { mechanism, method, alpha: 2, epsilon: 0.5 },
@@ -88,7 +87,7 @@ describe('vector queries (docs/math.md §12)', () => {
           [1, 1],
           [1, 3],
         ]) {
-          const r = calibratePoints(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
+          const r = calibrate(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1, coordinateScales: w });
           const k1 = noiseOf(family, w[0] * r.scale),
             k2 = noiseOf(family, w[1] * r.scale);
           expect(vectorRenyi2d(P, Q, k1, k2, 2)).toBeLessThanOrEqual(1 + 1e-7);
@@ -108,8 +107,8 @@ describe('vector queries (docs/math.md §12)', () => {
     fc.assert(
       fc.property(law, law, fc.constantFrom('laplace', 'gaussian'), (a, b, mechanism) => {
         const s = scenario(a, b);
-        const coupled = calibratePoints(s, { mechanism, method: 'coupled', alpha: 3, epsilon: 0.5 });
-        const theorem = calibratePoints(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
+        const coupled = calibrate(s, { mechanism, method: 'coupled', alpha: 3, epsilon: 0.5 });
+        const theorem = calibrate(s, { mechanism, method: 'theorem', alpha: 3, epsilon: 0.5 });
         expect(coupled.scale).toBeLessThanOrEqual(theorem.scale * (1 + 1e-9));
         if (coupled.scale > 0) {
           const k = noiseOf(mechanism, coupled.scale);
@@ -122,12 +121,12 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('N Gaussian releases of a vector: the single-release scale times √N; Laplace N releases need more than one', () => {
-    const one = calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
-    const four = calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;
+    const one = calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const four = calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;
     expect(four / (2 * one) - 1).toBeLessThan(1e-8);
     expect(four).toBeGreaterThanOrEqual(2 * one * (1 - 1e-12));
-    const l1 = calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
-    const l3 = calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
+    const l1 = calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const l3 = calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1, releases: 3 });
     expect(l3.scale).toBeGreaterThan(l1);
     expect(l3.releases).toBe(3);
   });
@@ -139,7 +138,7 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
     for (const a of [2, 4, 8].filter((x) => renyiBudgetFor(2, 1e-6, x) > 0))
       expect(r.scale).toBeLessThanOrEqual(
-        calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
+        calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
       );
   });
 
@@ -147,10 +146,10 @@ describe('vector queries (docs/math.md §12)', () => {
     for (const mechanism of ['laplace', 'gaussian'] as const) {
       const at = (scale: number, alphas = [2]) => auditPoints(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
       for (const alpha of [5, 2]) {
-        const c = calibratePoints(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
+        const c = calibrate(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
         for (const r of at(c * (1 + 1e-9), [alpha])) expect(r.slack, `${mechanism} α=${alpha}`).toBeGreaterThanOrEqual(0);
       }
-      const cal = calibratePoints(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+      const cal = calibrate(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
       expect(at(cal * 0.9).some((r) => r.slack < 0)).toBe(true);
       for (const f of [0.5, 1, 3]) {
         const k = noiseOf(mechanism, cal * f);
@@ -320,7 +319,7 @@ describe('vector queries (docs/math.md §12)', () => {
     for (const alpha of [2, 5]) {
       // Laplace with nothing released yet: the same condition as the coupled calibration.
       const lap = nextPointsReleaseScale(sc, [], 'laplace', alpha, 1);
-      const cal = calibratePoints(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
+      const cal = calibrate(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
       expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
       expect(lap.binding).not.toBeNull();
       // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
@@ -379,11 +378,11 @@ describe('vector queries (docs/math.md §12)', () => {
     ];
     for (const mechanism of ['laplace', 'gaussian'] as const) {
       const s = { mechanism, method: 'coupled' as const, alpha: 2, epsilon: 1 };
-      const plain = calibratePoints(sc, s).scale;
-      const robust = calibratePoints(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
+      const plain = calibrate(sc, s).scale;
+      const robust = calibrate(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
       expect(robust.scale).toBeGreaterThan(plain);
       expect(robust.explanation).toMatch(/moved anywhere in the box \[8, 15\] × \[36, 52\]/);
-      expect(calibratePoints(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
+      expect(calibrate(sc, { ...s, contamination: { lambda: 0, domain: box[0], box } }).scale).toBe(plain);
       const k = noiseOf(mechanism, robust.scale);
       // The extreme adversaries move λ of each conditional's mass to opposite corners of the box.
       // (Opposite corners, both ways: the largest channel divergence between the moved masses.)
@@ -408,7 +407,7 @@ describe('vector queries (docs/math.md §12)', () => {
         ),
       });
       const one = (m: PointLaw) => fromCounts(Array.from(m.points.filter((_, i) => i % 2 === 0)), Array.from(m.numerators, Number));
-      const thin = calibratePoints(scenario(flat(P), flat(Q)), {
+      const thin = calibrate(scenario(flat(P), flat(Q)), {
         ...s,
         contamination: { lambda: 0.05, domain: box[0], box: [box[0], [40, 40 + 1e-12]] },
       }).scale;
@@ -427,7 +426,7 @@ describe('vector queries (docs/math.md §12)', () => {
     const s = { mechanism: 'laplace' as const, method: 'coupled' as const, alpha: 2, epsilon: 1 };
     expect(
       err(() =>
-        calibratePoints(sc, {
+        calibrate(sc, {
           ...s,
           contamination: {
             lambda: 0.05,
@@ -440,7 +439,7 @@ describe('vector queries (docs/math.md §12)', () => {
         }),
       ),
     ).toMatch(/^domain: coordinate 2 of a value of secret 'b' \(prior 'p'\) is 50, outside \[36, 49\]/);
-    expect(err(() => calibratePoints(sc, { ...s, contamination: { lambda: 0.05, domain: [8, 15], box: [[8, 15]] } }))).toMatch(
+    expect(err(() => calibrate(sc, { ...s, contamination: { lambda: 0.05, domain: [8, 15], box: [[8, 15]] } }))).toMatch(
       /^domain: needs one LO,HI range per coordinate \(2\), got 1/,
     );
   });
@@ -515,7 +514,7 @@ describe('vector queries (docs/math.md §12)', () => {
 
   it('empirical audit of a vector release: quiet at the calibrated scale, finds a far-too-small one through a coordinate', () => {
     const sc = scenario(P, Q);
-    const b = calibratePoints(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    const b = calibrate(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
     // False-alarm level 1e-6: the calibrated scale is reported as a violation with probability ≤ 1e-6.
     const ok = auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: b, alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
     expect(ok).toHaveLength(1);
@@ -570,11 +569,11 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('refuses what it cannot certify, naming the field', () => {
-    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
+    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
       /^method: .*tightest certified method here is coupled/,
     );
-    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
-    expect(err(() => calibratePoints(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
+    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
+    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
       /^coordinateScales: has 1 entries/,
     );
     expect(err(() => pointLaw([[1, 2], [3]], { counts: [1, 1] }, 'spec.x'))).toMatch(/^spec\.x\.values\[1\]: has 1 coordinates/);
@@ -623,7 +622,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(c.status, c.stderr).toBe(0);
     const r = JSON.parse(c.stdout).results[0];
     expect(r.dimension).toBe(2);
-    expect(r.scale).toBeCloseTo(calibratePoints(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
+    expect(r.scale).toBeCloseTo(calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'best', alpha: 2, epsilon: 1 }).scale, 12);
     const rel = await inProcess('release', '--spec', spec, '--value', '12,40', '--count', '3', '--coordinate-scales', '1,2', '--json');
     expect(rel.status, rel.stderr).toBe(0);
     const out = JSON.parse(rel.stdout);
@@ -747,7 +746,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(boxed.status, boxed.stderr).toBe(0);
     const boxedResult = JSON.parse(boxed.stdout).results[0];
     expect(boxedResult.scale).toBe(
-      calibratePoints(scenario(P, Q), {
+      calibrate(scenario(P, Q), {
         mechanism: 'gaussian',
         method: 'coupled',
         alpha: 2,

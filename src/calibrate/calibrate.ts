@@ -1,16 +1,54 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { checkContaminationFor, checkLawsFor } from '../mechanisms/registry.js';
 import { checkShape, OBJECT } from '../shapes.js';
-import { calibrateGaussianPriors, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
-import { MECHANISMS, type Mechanism } from './rules.js';
-import { calibrateFinite, certainlyTooSmall, certifiedFinite, type Certification } from './finite.js';
-import { calibratePoints, oneCoordinate, type PointSettings } from './points.js';
-import type { CalibrateOptions, CalibrationResult } from './result.js';
+import { MIXTURE, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
+import { MECHANISMS, type Mechanism, type SingleMethod } from './rules.js';
+import { certainlyTooSmall, certifiedFinite, FINITE, type Certification } from './finite.js';
+import { asScalar, oneCoordinate, POINTS, scalarSettings } from './points.js';
+import { solveUnits } from './driver.js';
+import {
+  bestResult,
+  calibrateWithSource,
+  hasSource,
+  lawsOnly,
+  MONOTONE_METHODS,
+  orderMonotone,
+  solvedResult,
+  type CalibrateOptions,
+  type CalibrationResult,
+} from './result.js';
+import type { CalibrationKind, PairLabel, PointSettings } from './kind.js';
+import { dimensionOf } from '../distribution/points.js';
+import type { Scenario } from '../distribution/scenario.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
 export { hasSource, lawSettings, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
 export { bestMethods, calibrationUnits, heavyCalibration, largestOnly, pairUnits, type Certification } from './finite.js';
+
+/** A scenario with its kind's hooks and the settings it is calibrated with: the one place a calibration reads the kind. */
+interface Kinded {
+  run(opts: CalibrateOptions): CalibrationResult;
+}
+
+const kinded = <S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings): Kinded => ({
+  run: (opts) => calibrateKind(kind, scenario, kind.check(scenario, settings), opts),
+});
+
+/**
+ * The kind of a scenario's laws, as the calibration sees it: a vector of one coordinate is a law
+ * on ℝ (its values unchanged), which has the exact accountant.
+ */
+function kindOf(scenario: AnyScenario, settings: PointSettings): Kinded {
+  return byLaw(
+    scenario,
+    {
+      finite: (s) => kinded(FINITE, s, settings),
+      points: (s) => (dimensionOf(s) === 1 ? kinded(FINITE, asScalar(s), scalarSettings(s, settings)) : kinded(POINTS, s, settings)),
+      mixture: (s) => kinded(MIXTURE, s, oneCoordinate(settings)),
+    },
+    'calibration',
+  );
+}
 
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and
@@ -18,25 +56,67 @@ export { bestMethods, calibrationUnits, heavyCalibration, largestOnly, pairUnits
  * declared pair), each pair's condition re-checked at the final scale. Finite laws on ℝ couple
  * comonotonically and have the exact accountant; laws on ℝ^d couple by optimal transport
  * (docs/math.md §12); Gaussian priors use closed forms (docs/math.md §11). Method `best` runs
- * every method that applies and returns the smallest, naming the winner.
+ * every method that applies and returns the smallest, naming the winner. Written once over the
+ * kinds' hooks (`CalibrationKind`).
  * @example calibrate(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions = {}): CalibrationResult {
   checkShape(OBJECT, settings, 'settings');
   checkShape(OBJECT, opts, 'options');
-  return byLaw(
-    scenario,
-    {
-      finite: (s) => {
-        checkLawsFor(settings.mechanism, s);
-        if (settings.contamination) checkContaminationFor(settings.mechanism);
-        return calibrateFinite(s, oneCoordinate(settings), opts);
-      },
-      points: (s) => calibratePoints(s, settings, opts),
-      mixture: (s) => calibrateGaussianPriors(s, oneCoordinate(settings), opts),
-    },
-    'calibration',
+  return kindOf(scenario, settings).run(opts);
+}
+
+/**
+ * The one calibration, over a kind's hooks: any kind of law — the built-in ones through `calibrate`,
+ * a new one by its `CalibrationKind` alone — gets `best`, the units solved together and re-checked,
+ * D_α ≤ D_∞ across orders, and a law source's methods and mass error.
+ * @example calibrateKind(FINITE, builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }).scale
+ */
+export function calibrateKind<S, L extends PairLabel>(
+  kind: CalibrationKind<S, L>,
+  scenario: S,
+  settings: PointSettings,
+  opts: CalibrateOptions = {},
+): CalibrationResult {
+  // The tool's own answers (best, exact) never need more noise at α than at ∞; a paper's rule
+  // (Theorem 1, Pierquin, W∞, coupled) is its own condition at α, as published.
+  if (!MONOTONE_METHODS.has(settings.method)) return atOrder(kind, scenario, settings, opts);
+  return orderMonotone(
+    settings,
+    opts,
+    () => atOrder(kind, scenario, settings, opts),
+    () => atOrder(kind, scenario, { ...settings, alpha: Infinity }, {}),
+    (r) => kind.infinityLarger?.(scenario, settings, r) ?? false,
   );
+}
+
+function atOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings, opts: CalibrateOptions): CalibrationResult {
+  // A law source's own methods and mass error; its laws at the order itself (orderMonotone covers the rest).
+  const source = scenario as Scenario<unknown>;
+  if (hasSource(source)) return calibrateWithSource(source, settings, (s) => opts.laws ?? atOrder(kind, lawsOnly(source) as S, s, opts));
+  if (settings.method === 'best') {
+    const { methods, note } = kind.bestMethods(scenario, settings);
+    // Progress over all methods' units together.
+    const results = methods.map((method, k) =>
+      calibrateKind(
+        kind,
+        scenario,
+        { ...settings, method },
+        { ...opts, onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)) },
+      ),
+    );
+    return bestResult(results, note);
+  }
+  const single = { ...settings, method: settings.method as SingleMethod };
+  const sol = solveUnits(
+    kind.units(scenario, single),
+    (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`,
+    undefined,
+    opts.onProgress,
+    opts.precomputed?.[single.method],
+    kind.largestOnly?.(scenario) ?? false,
+  );
+  return solvedResult(sol, kind.text(scenario, single, sol));
 }
 
 /**
@@ -53,7 +133,7 @@ export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings,
       // Every bound on ℝ^d is certified on a fixed coupling and falls as the scale grows: a scale at
       // or above the calibrated one is certified by the same condition.
       points: (s) => {
-        const c = calibratePoints(s, { ...settings, method: 'best' });
+        const c = calibrate(s, { ...settings, method: 'best' });
         const by = (c.winner ?? c.method) as Certification['units'][number]['by'];
         return { certified: c.scale <= scale, units: [{ label: { prior: s.name, pair: ['*', '*'] }, by: c.scale <= scale ? by : null }] };
       },

@@ -1,7 +1,8 @@
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { checkContaminationFor, checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { oneCoordinate, type CalibrationKind } from './kind.js';
 import { InputError } from '../errors.js';
 import { isFeasible } from '../numerics/smallestScale.js';
-import { solveUnits, type Unit } from './driver.js';
+import type { Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { EPS } from '../numerics/float.js';
 import { applicableMethods, calibrationRule, type CalibrationSettings, type SingleMethod } from './rules.js';
@@ -13,23 +14,7 @@ import { exactLimits as kernelLimits } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { exactEvaluation } from '../conditions/exact.js';
-import {
-  bestResult,
-  calibrateWithSource,
-  hasSource,
-  IDENTICAL,
-  isSourceMethod,
-  lawSettings,
-  lawsOnly,
-  noiseVariance,
-  MONOTONE_METHODS,
-  orderMonotone,
-  solvedResult,
-  sourceScale,
-  type CalibrateOptions,
-  type CalibrationResult,
-  type SourceMethodName,
-} from './result.js';
+import { hasSource, IDENTICAL, isSourceMethod, lawSettings, lawsOnly, noiseVariance, sourceScale, type SourceMethodName } from './result.js';
 import { precisionUp } from '../numerics/decimal.js';
 
 /** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
@@ -198,74 +183,45 @@ export function pairUnits(pcs: readonly PairCoupling[], settings: CalibrationSet
 }
 
 /**
- * Calibrates one mechanism: the smallest certified scale for every prior and pair, maximised
- * over them (the guarantee must hold for every prior in the class and every declared pair).
- * Each pair's condition is re-checked at the final scale. Method `best` runs every method that
- * applies and returns the smallest, naming the winner.
- * @example calibrateFinite(builtinScenario('adult'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }).scale
+ * Finite laws on ℝ as a kind of the one calibration: comonotone couplings, the exact accountant,
+ * a law source's methods and mass error (handled by the calibration itself), and the check that
+ * the α = ∞ run cannot win (`certainlyTooSmall`).
  */
-export function calibrateFinite(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions = {}): CalibrationResult {
-  // The tool's own answers (best, exact) never need more noise at α than at ∞; a paper's rule
-  // (Theorem 1, Pierquin, W∞, coupled) is its own condition at α, as published.
-  if (!MONOTONE_METHODS.has(settings.method)) return calibrateAtOrder(scenario, settings, opts);
-  return orderMonotone(
-    settings,
-    opts,
-    () => calibrateAtOrder(scenario, settings, opts),
-    () => calibrateAtOrder(scenario, { ...settings, alpha: Infinity }, {}),
-    // Every α = ∞ method (the chain's own too) certifies a true D∞ ≤ ε: a scale certainly too small
-    // for α = ∞ at r's binding pair is below each of theirs, and r stands without that run.
-    (r) => r.binding !== null && certainlyTooSmall(scenario, { ...settings, alpha: Infinity }, r.scale, r.binding),
-  );
-}
-
-function calibrateAtOrder(scenario: Scenario, settings: CalibrationSettings, opts: CalibrateOptions): CalibrationResult {
-  // The laws at the order itself: the source's own α = ∞ run (orderMonotone) covers the rest.
-  if (hasSource(scenario)) return calibrateWithSource(scenario, settings, (s) => opts.laws ?? calibrateAtOrder(lawsOnly(scenario), s, opts));
-  if (isSourceMethod(settings.method))
-    throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
-  if (settings.method === 'best') {
-    const { methods, note } = bestMethods(scenario, settings);
-    // Progress over all methods' units together.
-    const results = methods.map((method, k) =>
-      calibrateFinite(
-        scenario,
-        { ...settings, method },
-        {
-          ...opts,
-          onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, methods.length * total)),
-        },
-      ),
-    );
-    return bestResult(results, note);
-  }
-  const single = { ...settings, method: settings.method };
-  const rule = calibrationRule(single);
-  const n = settings.releases ?? 1;
-  const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
-  const def = mechanismDef(settings.mechanism);
-  const units = calibrationUnits(scenario, single);
-  const sol = solveUnits(
-    units,
-    (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`,
-    undefined,
-    opts.onProgress,
-    opts.precomputed?.[single.method],
-    largestOnly(scenario),
-  );
-  return solvedResult(sol, {
-    settings,
-    parameter: def.parameter,
-    variance: noiseVariance(settings, sol.scale),
-    rule: rule.rule,
-    meets: `with ${rule.condition}`,
-    symbol: def.symbol,
-    before: n > 1 ? `For ${n} releases of the same value, together: ` : '',
-    after: cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
-    noise: def.describe(noiseOptions(settings)),
-    tail: settings.contamination ? { contamination: settings.contamination } : {},
-  });
-}
+export const FINITE: CalibrationKind<Scenario, UnitLabel> = {
+  check(scenario, settings) {
+    checkLawsFor(settings.mechanism, scenario);
+    if (settings.contamination) checkContaminationFor(settings.mechanism);
+    return oneCoordinate(settings);
+  },
+  bestMethods,
+  units(scenario, settings) {
+    if (isSourceMethod(settings.method))
+      throw new InputError(`'${settings.method}' applies to Markov-chain sources only (a "markov" spec or --sequence)`, 'method');
+    return calibrationUnits(scenario, settings);
+  },
+  largestOnly,
+  // Every α = ∞ method (the chain's own too) certifies a true D∞ ≤ ε: a scale certainly too small
+  // for α = ∞ at r's binding pair is below each of theirs, and r stands without that run.
+  infinityLarger: (scenario, settings, r) => r.binding !== null && certainlyTooSmall(scenario, { ...settings, alpha: Infinity }, r.scale, r.binding),
+  text(_scenario, settings, sol) {
+    const rule = calibrationRule(settings);
+    const n = settings.releases ?? 1;
+    const cont = settings.contamination && settings.contamination.lambda > 0 ? settings.contamination : null;
+    const def = mechanismDef(settings.mechanism);
+    return {
+      settings,
+      parameter: def.parameter,
+      variance: noiseVariance(settings, sol.scale),
+      rule: rule.rule,
+      meets: `with ${rule.condition}`,
+      symbol: def.symbol,
+      before: n > 1 ? `For ${n} releases of the same value, together: ` : '',
+      after: cont ? robustNote(cont, [cont.domain], sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
+      noise: def.describe(noiseOptions(settings)),
+      tail: settings.contamination ? { contamination: settings.contamination } : {},
+    };
+  },
+};
 
 /** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */
 export interface Certification {

@@ -1,20 +1,8 @@
 import { checkSetting } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { userRecord } from '../records.js';
-import { solveUnits, type Progress } from './driver.js';
-import {
-  bestResult,
-  IDENTICAL,
-  noiseVariance,
-  MONOTONE_METHODS,
-  orderMonotone,
-  solvedResult,
-  type CalibrationResult,
-  calibrateWithSource,
-  hasSource,
-  lawsOnly,
-} from './result.js';
-import { calibrateFinite } from './finite.js';
+import { IDENTICAL, noiseVariance } from './result.js';
+import type { BoxContamination, CalibrationKind, PointSettings } from './kind.js';
 import { applicableMethods, calibrationRule, checkSettings, type CalibrationSettings, type SingleMethod } from './rules.js';
 import { priorPairs, type Scenario } from '../distribution/scenario.js';
 import type { PairCoupling } from '../coupling/pairs.js';
@@ -25,7 +13,7 @@ import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { contaminatedProblem, robustNote, type ContaminatedProblem, type Contamination } from './contamination.js';
+import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
@@ -34,18 +22,7 @@ import { baseCoupling, distance, distances, optimalCoupling, separableCosts, wIn
 import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { precisionUp } from '../numerics/decimal.js';
 
-/**
- * The contamination class of a vector query (docs/math.md §10, §12): the moved mass goes anywhere in a
- * box, coordinate i in `box[i]` (default: `domain` on every coordinate).
- */
-export type BoxContamination = Contamination & { box?: readonly (readonly [number, number])[] };
-
-/** Settings of a vector calibration: the scalar ones, plus the noise weight of each coordinate. */
-export interface PointSettings extends CalibrationSettings {
-  /** Coordinate i's noise is wᵢ times the calibrated scale (default all 1). */
-  coordinateScales?: readonly number[];
-  contamination?: BoxContamination;
-}
+export { oneCoordinate, type BoxContamination, type PointSettings } from './kind.js';
 
 /**
  * The noise's divergence between the box's opposite corners (docs/math.md §10, §12): what moving
@@ -69,16 +46,6 @@ export function boxDivergence(
     error += r.error + EPS * Math.abs(value);
   });
   return { value: releases * value, error: releases * error + 2 * EPS * releases * Math.abs(value) };
-}
-
-/**
- * Settings for a law on ℝ: coordinate weights and a contamination box apply to vector-valued
- * queries only, and are refused rather than ignored.
- */
-export function oneCoordinate<S extends { coordinateScales?: readonly number[]; contamination?: { box?: unknown } }>(s: S): S {
-  if (s.coordinateScales) throw new InputError('apply to vector queries (several --query columns, or vector values in a spec)', 'coordinateScales');
-  if (s.contamination?.box) throw new InputError('gives one range per coordinate; this query has one column: give LO,HI', 'domain');
-  return s;
 }
 
 /** The contamination box (one [LO, HI] per coordinate), checked to hold every atom of every conditional. */
@@ -182,35 +149,6 @@ interface PairInput {
   Q: PointLaw;
 }
 
-/**
- * Calibrates noise on vector queries (docs/math.md §12): independent noise per coordinate, scale
- * wᵢ·s on coordinate i; the common factor s is returned. Laplace measures displacement in the
- * weighted ℓ₁ norm, Gaussian in the weighted ℓ₂ norm. theorem and coupled use the optimal
- * transport coupling, re-solved at the trial scale until it stops improving (every round's
- * coupling is exactly feasible, so every round's scale is certified); pierquin and
- * wasserstein-inf use W∞ by an exact bottleneck solve. One coordinate is the scalar calibration.
- * @example calibratePoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale
- */
-export function calibratePoints(scenario: PointScenario, s: PointSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
-  if (hasSource(scenario)) return calibrateWithSource(scenario, s, (st) => calibratePoints(lawsOnly(scenario), st, opts));
-  const d = dimensionOf(scenario);
-  const w = coordinateWeights(scenario, s.coordinateScales);
-  if (d === 1) {
-    if (w[0] !== 1) throw new InputError('apply to vectors; with one coordinate the calibrated scale is the noise scale', 'coordinateScales');
-    // One coordinate: the scalar calibration, with a box's one range as its domain.
-    const box1 = s.contamination?.box;
-    if (box1 && box1.length !== 1) throw new InputError(`needs one LO,HI range per coordinate (1), got ${box1.length}`, 'domain');
-    return calibrateFinite(asScalar(scenario), box1 ? { ...s, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : s, opts);
-  }
-  if (!MONOTONE_METHODS.has(s.method)) return calibratePointsAtOrder(scenario, s, opts);
-  return orderMonotone(
-    s,
-    {},
-    () => calibratePointsAtOrder(scenario, s, opts),
-    () => calibratePointsAtOrder(scenario, { ...s, alpha: Infinity }, {}),
-  );
-}
-
 /** What one pair's condition is built from: the method, its rule, the order, budget and releases, the norm and the product noise. */
 interface PairContext {
   method: SingleMethod;
@@ -283,76 +221,103 @@ function pairProblem(pc: PairInput, { method, rule, alpha, epsilon, n, norm, w, 
   return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
 }
 
-function calibratePointsAtOrder(scenario: PointScenario, s: PointSettings, opts: { onProgress?: Progress }): CalibrationResult {
-  const d = dimensionOf(scenario);
+/** The settings checked against a vector scenario: its weights, the family's product noise, the contamination box. */
+function checked(scenario: PointScenario, s: PointSettings) {
   const w = coordinateWeights(scenario, s.coordinateScales);
   checkSettings(s);
   const product = mechanismDef(s.mechanism).product;
   if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
   const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
-  const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
-  const norm: Norm = { kind: product.norm, weights: w };
-  const pairs: PairInput[] = priorPairs(scenario).units.map(({ prior: p, pair: [a, b] }) => ({
-    prior: p.name,
-    pair: [a, b] as [string, string],
-    P: p.conditionals[a],
-    Q: p.conditionals[b],
-  }));
-  if (s.method === 'exact')
-    throw new InputError(
-      `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; the tightest certified method here is coupled`,
-      'method',
-    );
-  if (s.method === 'best') {
+  return { w, product, box, norm: { kind: product.norm, weights: w } as Norm };
+}
+
+/**
+ * Laws on ℝ^d (d > 1) as a kind of the one calibration (docs/math.md §12): independent noise per
+ * coordinate, scale wᵢ·s on coordinate i; the common factor s is calibrated. Laplace measures
+ * displacement in the weighted ℓ₁ norm, Gaussian in the weighted ℓ₂ norm. theorem and coupled use
+ * the optimal transport coupling, re-solved at the trial scale until it stops improving (every
+ * round's coupling is exactly feasible, so every round's scale is certified); pierquin and
+ * wasserstein-inf use W∞ by an exact bottleneck solve. Exact accounting would need a d-dimensional
+ * integral: refused.
+ */
+export const POINTS: CalibrationKind<PointScenario, PairInput> = {
+  check: (_scenario, settings) => settings,
+  bestMethods(scenario, s) {
+    checked(scenario, s);
     const ok = applicableMethods(s);
-    const methods = POINT_METHODS.filter((m) => ok.includes(m));
-    return bestResult(
-      methods.map((method) => calibratePoints(scenario, { ...s, method })),
-      ` (exact needs a ${d}-dimensional integral)`,
-    );
-  }
-  const method = s.method;
-  const rule = calibrationRule({ ...s, method });
-  const n = s.releases ?? 1;
-  const { alpha, epsilon } = s;
-  const bySum = method === 'coupled' && product.coupledBySum && alpha > 1 && alpha < Infinity;
-  // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
-  // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
-  const exponent =
-    alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !bySum
-      ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc)
-      : null;
-  const ctx: PairContext = { method, rule, alpha, epsilon, n, norm, w, product, bySum, exponent };
-  const baseOf = (pc: PairInput) => pairProblem(pc, ctx);
-  const def = mechanismDef(s.mechanism);
-  const point = (scale: number): Bounded => boxDivergence(s, box!, w, scale, alpha, n);
-  const units = pairs.map((pc) => ({
-    label: { prior: pc.prior, pair: pc.pair },
-    problem: (): ScaleProblem | NoNoise => {
-      const base = baseOf(pc);
-      if (!cont) return base;
-      const [p, q] = asIdLaws(pc.P, pc.Q);
-      const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
-      return contaminatedProblem(
-        base,
-        { prior: pc.prior, pair: pc.pair, p, q, coupling: none, wInf: 0, exactWInf: 0 },
-        cont,
-        { alpha, epsilon, ordered: false },
-        point,
+    return { methods: POINT_METHODS.filter((m) => ok.includes(m)), note: ` (exact needs a ${dimensionOf(scenario)}-dimensional integral)` };
+  },
+  units(scenario, s) {
+    const d = dimensionOf(scenario);
+    const { w, product, box, norm } = checked(scenario, s);
+    const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
+    if (s.method === 'exact')
+      throw new InputError(
+        `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; the tightest certified method here is coupled`,
+        'method',
       );
-    },
-  }));
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
-  const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
-  return solvedResult(sol, {
-    settings: { ...s, method },
-    parameter: def.parameter,
-    variance: noiseVariance(s, sol.scale),
-    rule: bySum ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : rule.rule,
-    meets: 'meeting the condition',
-    symbol: def.symbol,
-    before: `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. `,
-    after: cont ? robustNote(cont, box!, sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
-    tail: { dimension: d, coordinateScales: [...w], ...(s.contamination ? { contamination: s.contamination } : {}) },
-  });
+    const { method, alpha, epsilon } = s;
+    const rule = calibrationRule(s);
+    const n = s.releases ?? 1;
+    const bySum = method === 'coupled' && product.coupledBySum && alpha > 1 && alpha < Infinity;
+    // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
+    // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
+    const exponent =
+      alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !bySum
+        ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc)
+        : null;
+    const ctx: PairContext = { method, rule, alpha, epsilon, n, norm, w, product, bySum, exponent };
+    const point = (scale: number): Bounded => boxDivergence(s, box!, w, scale, alpha, n);
+    return priorPairs(scenario).units.map(({ prior: p, pair: [a, b] }) => {
+      const pc: PairInput = { prior: p.name, pair: [a, b], P: p.conditionals[a], Q: p.conditionals[b] };
+      return {
+        label: pc,
+        problem: (): ScaleProblem | NoNoise => {
+          const base = pairProblem(pc, ctx);
+          if (!cont) return base;
+          const [ip, iq] = asIdLaws(pc.P, pc.Q);
+          const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
+          return contaminatedProblem(
+            base,
+            { prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: none, wInf: 0, exactWInf: 0 },
+            cont,
+            { alpha, epsilon, ordered: false },
+            point,
+          );
+        },
+      };
+    });
+  },
+  text(scenario, s, sol) {
+    const d = dimensionOf(scenario);
+    const { w, product, box, norm } = checked(scenario, s);
+    const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
+    const bySum = s.method === 'coupled' && product.coupledBySum && s.alpha > 1 && s.alpha < Infinity;
+    const def = mechanismDef(s.mechanism);
+    const normText = `${norm.kind === 'l1' ? 'ℓ₁' : 'ℓ₂'} norm${w.some((x) => x !== 1) ? ` with coordinate i divided by its noise weight wᵢ (${w.join(', ')})` : ''}`;
+    return {
+      settings: s,
+      parameter: def.parameter,
+      variance: noiseVariance(s, sol.scale),
+      rule: bySum ? 'coupled RDP bound, Σ over coordinates of R_α (docs/math.md §12)' : calibrationRule(s).rule,
+      meets: 'meeting the condition',
+      symbol: def.symbol,
+      before: `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. `,
+      after: cont ? robustNote(cont, box!, sol.scale > 0 ? (sol.top.problem as ContaminatedProblem).terms(sol.scale) : null) : '',
+      tail: { dimension: d, coordinateScales: [...w], ...(s.contamination ? { contamination: s.contamination } : {}) },
+    };
+  },
+};
+
+/**
+ * A one-coordinate vector scenario's settings as a scalar one's: weights must be 1, and a box's one
+ * range is the contamination domain.
+ */
+export function scalarSettings(scenario: PointScenario, s: PointSettings): PointSettings {
+  const w = coordinateWeights(scenario, s.coordinateScales);
+  if (w[0] !== 1) throw new InputError('apply to vectors; with one coordinate the calibrated scale is the noise scale', 'coordinateScales');
+  const box1 = s.contamination?.box;
+  if (box1 && box1.length !== 1) throw new InputError(`needs one LO,HI range per coordinate (1), got ${box1.length}`, 'domain');
+  const { coordinateScales: _w, ...rest } = s;
+  return box1 ? { ...rest, contamination: { lambda: s.contamination!.lambda, domain: [box1[0][0], box1[0][1]] } } : rest;
 }

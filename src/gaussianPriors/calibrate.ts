@@ -1,7 +1,7 @@
 import { FAMILY_OF, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import type { Noise } from '../divergence/kernel.js';
-import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { bestResult, IDENTICAL, solvedResult, type CalibrationResult } from '../calibrate/result.js';
+import { IDENTICAL } from '../calibrate/result.js';
+import type { CalibrationKind } from '../calibrate/kind.js';
 import { checkSettings, type CalibrationSettings, type Mechanism, type SingleMethod } from '../calibrate/rules.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { exactEvaluation, exactProblem } from '../conditions/exact.js';
@@ -24,7 +24,7 @@ import { precisionUp } from '../numerics/decimal.js';
 const GAUSSIAN_PRIOR_METHODS = ['exact', 'coupled', 'theorem', 'pierquin'] as const satisfies readonly SingleMethod[];
 type GMethod = (typeof GAUSSIAN_PRIOR_METHODS)[number];
 
-export type GaussianPriorSettings = Pick<CalibrationSettings, 'mechanism' | 'method' | 'alpha' | 'epsilon' | 'releases' | 'contamination'>;
+type GaussianPriorSettings = Pick<CalibrationSettings, 'mechanism' | 'method' | 'alpha' | 'epsilon' | 'releases' | 'contamination'>;
 
 interface Pair {
   prior: string;
@@ -247,53 +247,57 @@ function applicable(pairs: Pair[]): { methods: GMethod[]; reasons: Partial<Recor
 }
 
 /**
- * Calibrates Gaussian noise for priors whose conditionals are Gaussians or Gaussian mixtures
- * (docs/math.md §11): per (prior, pair), the smallest σ meeting the method's condition, then the
- * maximum, every pair re-checked there (the shared driver). N releases: the mean of N releases
- * is sufficient, so the condition is checked at σ/√N.
- * @example calibrateGaussianPriors(s, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 }).scale
+ * Gaussian and mixture priors as a kind of the one calibration (docs/math.md §11): Gaussian noise,
+ * per (prior, pair) the smallest σ meeting the method's closed-form condition. N releases: the
+ * mean of N releases is sufficient, so the condition is checked at σ/√N.
  */
-export function calibrateGaussianPriors(scenario: GaussianScenario, s: GaussianPriorSettings, opts: { onProgress?: Progress } = {}): CalibrationResult {
-  const pairs = pairsFor(scenario, s);
-  if (s.method === 'best') {
-    const { methods, reasons } = applicable(pairs);
+export const MIXTURE: CalibrationKind<GaussianScenario, Pair> = {
+  check(scenario, s) {
+    pairsFor(scenario, s);
+    return s;
+  },
+  bestMethods(scenario, s) {
+    const { methods, reasons } = applicable(pairsFor(scenario, s));
     const left = Object.entries(reasons).map(([m, why]) => `${m} left out: ${why}`);
-    return bestResult(
-      methods.map((method) => calibrateGaussianPriors(scenario, { ...s, method })),
-      left.length ? ` (${left.join('; ')})` : '',
-    );
-  }
-  const method = s.method as GMethod;
-  const n = s.releases ?? 1;
-  const ordered = scenario.ordered ?? false;
-  const units = pairs.map((pc) => ({
-    label: pc,
-    problem: (): Built => {
-      const b = pairProblem(pc, method, s.alpha, s.epsilon, ordered);
-      if ('notApplicable' in b) throw new InputError(`prior '${pc.prior}', pair ${pc.pair.join(' vs ')}: ${b.notApplicable}`, 'method');
-      if ('zero' in b || n === 1) return b;
-      // Ȳ = X + N(0, σ²/N) is sufficient for the N releases (docs/math.md §9).
-      const r = Math.sqrt(n);
-      return { ...b, evaluate: (x) => b.evaluate(divideDown(x, r)), lower: b.lower * r * (1 - 4 * EPS), upper: b.upper * r * (1 + 4 * EPS) };
-    },
-  }));
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
-  const top = sol.top.label;
-  const { rule, condition } = RULES[method];
-  const threshold = sol.scale > 0 ? trueThreshold(top.P, top.Q, s.alpha, ordered) * Math.sqrt(n) : 0;
-  const own = sol.scale > 0 && method === 'coupled' ? thresholdOf(top.c, s.alpha, ordered) * Math.sqrt(n) : 0;
-  const finite =
-    (threshold > 0
-      ? ` No σ ≤ ${threshold.toPrecision(6)} gives a finite α-guarantee for this pair (α·τ_j² − (α−1)·τ_i² + σ² > 0 is needed for the widest components: the wider conditional's tails outweigh the narrower one's at this α), so the scale lies above that threshold.`
-      : '') + (own > threshold ? ` This method's component coupling is finite only above σ = ${own.toPrecision(6)}.` : '');
-  return solvedResult(sol, {
-    settings: { ...s, mechanism: PRIOR_NOISE, method },
-    parameter: 'sigma',
-    variance: sol.scale * sol.scale,
-    rule,
-    meets: `with ${condition}`,
-    symbol: 'σ',
-    before: n > 1 ? `For ${n} releases of the same value, together (the mean is sufficient: one release at σ/√${n}): ` : '',
-    bindingNote: finite,
-  });
-}
+    return { methods, note: left.length ? ` (${left.join('; ')})` : '' };
+  },
+  units(scenario, s) {
+    const method = s.method as GMethod;
+    const n = s.releases ?? 1;
+    const ordered = scenario.ordered ?? false;
+    return pairsFor(scenario, s).map((pc) => ({
+      label: pc,
+      problem: (): Built => {
+        const b = pairProblem(pc, method, s.alpha, s.epsilon, ordered);
+        if ('notApplicable' in b) throw new InputError(`prior '${pc.prior}', pair ${pc.pair.join(' vs ')}: ${b.notApplicable}`, 'method');
+        if ('zero' in b || n === 1) return b;
+        // Ȳ = X + N(0, σ²/N) is sufficient for the N releases (docs/math.md §9).
+        const r = Math.sqrt(n);
+        return { ...b, evaluate: (x) => b.evaluate(divideDown(x, r)), lower: b.lower * r * (1 - 4 * EPS), upper: b.upper * r * (1 + 4 * EPS) };
+      },
+    }));
+  },
+  text(scenario, s, sol) {
+    const method = s.method as GMethod;
+    const n = s.releases ?? 1;
+    const ordered = scenario.ordered ?? false;
+    const top = sol.top.label;
+    const { rule, condition } = RULES[method];
+    const threshold = sol.scale > 0 ? trueThreshold(top.P, top.Q, s.alpha, ordered) * Math.sqrt(n) : 0;
+    const own = sol.scale > 0 && method === 'coupled' ? thresholdOf(top.c, s.alpha, ordered) * Math.sqrt(n) : 0;
+    const finite =
+      (threshold > 0
+        ? ` No σ ≤ ${threshold.toPrecision(6)} gives a finite α-guarantee for this pair (α·τ_j² − (α−1)·τ_i² + σ² > 0 is needed for the widest components: the wider conditional's tails outweigh the narrower one's at this α), so the scale lies above that threshold.`
+        : '') + (own > threshold ? ` This method's component coupling is finite only above σ = ${own.toPrecision(6)}.` : '');
+    return {
+      settings: { ...s, mechanism: PRIOR_NOISE, method },
+      parameter: 'sigma',
+      variance: sol.scale * sol.scale,
+      rule,
+      meets: `with ${condition}`,
+      symbol: 'σ',
+      before: n > 1 ? `For ${n} releases of the same value, together (the mean is sufficient: one release at σ/√${n}): ` : '',
+      bindingNote: finite,
+    };
+  },
+};

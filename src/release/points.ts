@@ -8,7 +8,8 @@ import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../relea
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
-import { calibratePoints, type PointSettings } from '../calibrate/points.js';
+import type { PointSettings } from '../calibrate/points.js';
+import { calibrate } from '../calibrate/calibrate.js';
 import { coordinateWeights, type PointScenario } from '../distribution/points.js';
 
 /** A vector release at a given common scale: no calibration, the weights checked as for one. */
@@ -38,7 +39,7 @@ function planVector(scenario: PointScenario, settings: PointSettings, opts: Omit
     opts.scale !== undefined
       ? givenScale(scenario, settings, opts.scale)
       : delta === undefined
-        ? calibratePoints(scenario, settings, { onProgress })
+        ? calibrate(scenario, settings, { onProgress })
         : calibrateEpsDelta(scenario, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS);
   const label =
     opts.scale !== undefined
