@@ -1,6 +1,7 @@
 // The messages between the page (main.ts) and its worker (worker.ts): one type per request and per
 // answer. Every request carries an id and the kind of request it is; every answer repeats both, so
 // the page shows only answers to the latest request of each kind.
+import type { Skipped } from '../src/api/grid.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { ColumnSummary } from '../src/sources/csvText.js';
 
@@ -127,13 +128,6 @@ export interface StatisticPlan {
   groups: { group: string; epsilon: number; halfWidth: number; floor: boolean }[];
 }
 
-/** Rows the table leaves out, and why. */
-export interface Skipped {
-  mechanism: string;
-  method: string;
-  reason: string;
-}
-
 /** Rows behind the priors built from a table. */
 export interface DataUsed {
   rows: number;
@@ -168,6 +162,7 @@ export type Response =
       delta?: number;
       scenario: string;
       data: DataUsed | null;
+      /** Rows the table leaves out, and why (the grid's own record). */
       skipped: Skipped[];
       rows: ResultRow[];
       columns: string[];

@@ -6,11 +6,9 @@ import { expressionInterpreter } from 'vega-interpreter';
 import {
   applicableMethods,
   calibrate,
-  calibrationRule,
   checkSettings,
   METHOD_LABEL,
   type CalibrationResult,
-  type CalibrationSettings,
   type Mechanism,
   type Method,
   type SingleMethod,
@@ -23,9 +21,10 @@ import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
 import { parsePriorClass, tableLaws } from '../src/sources/priors.js';
 import { formatPath } from '../src/spec/load.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
-import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials, DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
+import { DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
+import { applyingMethods, calibrationGrid, gridFamilies, settledJobs, type GridJob, type Skipped } from '../src/api/grid.js';
 import { refuseLeftOutGroups, resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
 import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
@@ -47,19 +46,7 @@ import type { PointScenario } from '../src/distribution/points.js';
 import { scenarioSpec } from '../src/spec/write.js';
 import { CalibrationPool, defaultThreads } from '../src/calibrate/pool.js';
 import { webRunner } from './webRunner.js';
-import type {
-  CalibrateParams,
-  DataUsed,
-  Envelope,
-  FormAlpha,
-  FormContamination,
-  PlotNumber,
-  Request,
-  Response,
-  ResultRow,
-  Skipped,
-  StatisticPlan,
-} from './protocol.js';
+import type { CalibrateParams, DataUsed, Envelope, FormAlpha, FormContamination, PlotNumber, Request, Response, ResultRow, StatisticPlan } from './protocol.js';
 
 /** What the worker holds between requests: the loaded table, the scenario last built, its query columns, the chain's spec. */
 const state: {
@@ -167,7 +154,6 @@ function progressOf(post: Post, total: number) {
     done: (k: number) => send(k, false),
   };
 }
-type Job = { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number };
 
 /** The form's table scenario (several query columns: a vector query), with the rows behind it. */
 function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | PointScenario; data: DataUsed } {
@@ -189,87 +175,11 @@ function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | 
   return { scenario: t.scenario, data: { rows: h.rows, used: t.used, dropped: h.dropped, skippedGiven: t.skippedGiven } };
 }
 
-/**
- * The families that can give this α at all; one that cannot (Gaussian at α = ∞) is listed with
- * its reason while another family can, otherwise the error stops the calibration.
- */
-function familiesFor(p: CalibrateParams, alpha: number, skipped: Skipped[]): Mechanism[] {
-  const asked = p.mechanisms as Mechanism[];
-  const can = asked.filter((mechanism) => {
-    const why = mechanismDef(mechanism).alphaRange(alpha);
-    if (why) skipped.push({ mechanism, method: 'every method', reason: why });
-    return !why;
-  });
-  if (can.length) return can;
-  skipped.length = 0;
-  return asked;
-}
+/** The page's progress for a grid's jobs. */
+const gridProgress = (post: Post) => (total: number) => progressOf(post, total);
 
-/** Calibrations on the pool, each settled: an InputError is the caller's to list; any other error stops the request. */
-async function settled(p: CalibrateParams, sc: AnyScenario, jobs: Job[], cont: ReturnType<typeof contaminationOf>, post?: Post) {
-  const progress = post && jobs.length ? progressOf(post, jobs.length) : null;
-  progress?.step(0, `${jobs.length} calibration${jobs.length === 1 ? '' : 's'}`);
-  const out = await poolOf(p.threads, p.helpers).calibrateSettled(
-    jobs.map((j) => ({ scenario: sc, settings: { ...j, ...cont } })),
-    progress ? (done) => progress.done(done) : undefined,
-  );
-  for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
-  return out as (CalibrationResult | InputError)[];
-}
-
-/** One calibration on this worker: an InputError is returned (its order is passed over), anything else thrown. */
-function calibrateOrReason(sc: AnyScenario, s: CalibrationSettings): CalibrationResult | InputError {
-  try {
-    return calibrate(sc, s);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-}
-
-/** (ε, δ): every (mechanism, method) tries the orders of the grid (on the pool at once, exact here in turn); each keeps its smallest scale. */
-async function epsDeltaRows(
-  p: CalibrateParams,
-  sc: AnyScenario,
-  mechanisms: Mechanism[],
-  skipped: Skipped[],
-  cont: ReturnType<typeof contaminationOf>,
-  post: Post,
-) {
-  const delta = p.delta as number;
-  const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number; direct: boolean }[] = [];
-  const jobs: Job[] = [];
-  for (const mechanism of mechanisms)
-    for (const method of p.methods as SingleMethod[]) {
-      // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
-      const trials = epsDeltaTrials({ mechanism, method, ...cont }, p.epsilon, delta);
-      // The exact accountant's orders run here, one after another: most are passed over once the
-      // best is known (calibrateEpsDelta), which beats running them all on the pool.
-      const direct = method === 'exact';
-      groups.push({ mechanism, method, trials, from: jobs.length, direct });
-      if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
-    }
-  const out = await settled(p, sc, jobs, cont, post);
-  const rows: (CalibrationResult & { label: string; renyiEpsilon?: number })[] = [];
-  const direct = groups.filter((g) => g.direct);
-  const progress = direct.length ? progressOf(post, direct.length) : null;
-  for (const g of groups) {
-    if (g.direct) progress?.step(direct.indexOf(g), `${g.mechanism} ${METHOD_LABEL[g.method]}: searching the orders`);
-    try {
-      const r = g.direct
-        ? calibrateEpsDelta(sc, { mechanism: g.mechanism, method: g.method, ...cont }, p.epsilon, delta, undefined, (s) => calibrateOrReason(sc, s))
-        : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), p.epsilon, delta, g.method);
-      rows.push({ ...r, label: METHOD_LABEL[g.method] });
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      skipped.push({ mechanism: g.mechanism, method: METHOD_LABEL[g.method], reason: err.reason });
-    }
-  }
-  return rows;
-}
-
-/** The Rényi target: every chosen (mechanism, method) that applies at α, on the pool at once. */
-async function renyiRows(
+/** The form's grid on the page's pool: every chosen (family, method), what does not apply listed in `skipped`. */
+const formGrid = (
   p: CalibrateParams,
   sc: AnyScenario,
   mechanisms: Mechanism[],
@@ -277,40 +187,14 @@ async function renyiRows(
   skipped: Skipped[],
   cont: ReturnType<typeof contaminationOf>,
   post: Post,
-) {
-  const asked: Job[] = [];
-  for (const mechanism of mechanisms) {
-    const ok = applies(p, mechanism, alpha);
-    for (const method of p.methods as SingleMethod[]) {
-      if (ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon: p.epsilon });
-      else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: whyNot(mechanism, method, alpha, p.epsilon) });
-    }
-  }
-  const rows: (CalibrationResult & { label: string })[] = [];
-  for (const [k, r] of (await settled(p, sc, asked, cont, post)).entries()) {
-    const { mechanism, method } = asked[k];
-    if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
-    else rows.push({ ...r, label: METHOD_LABEL[method] });
-  }
-  return rows;
-}
-
-/** The family's own reason a method does not apply at α (its rule table's), as the CLI words it. */
-function whyNot(mechanism: Mechanism, method: SingleMethod, alpha: number, epsilon: number): string {
-  try {
-    calibrationRule({ mechanism, method, alpha, epsilon });
-  } catch (e) {
-    if (e instanceof InputError) return e.reason;
-    throw e;
-  }
-  return `does not apply at α = ${alpha === Infinity ? '∞' : alpha}`;
-}
-
-/** The chosen methods the family's rule table has at α. */
-function applies(p: CalibrateParams, mechanism: Mechanism, alpha: number): SingleMethod[] {
-  const ok = applicableMethods({ mechanism, method: 'best', alpha, epsilon: p.epsilon });
-  return (p.methods as SingleMethod[]).filter((k) => ok.includes(k));
-}
+) =>
+  calibrationGrid(
+    sc,
+    { mechanisms, methods: p.methods as SingleMethod[], alpha, epsilon: p.epsilon, ...(p.delta !== undefined ? { delta: p.delta } : {}), ...cont },
+    poolOf(p.threads, p.helpers),
+    skipped,
+    gridProgress(post),
+  );
 
 /**
  * Plots: scale against α per method (Figures 1 and 3), variance against ε. Curves use the
@@ -330,15 +214,17 @@ async function plots(
   const epsilons = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5];
   const shown = (mechanism: string, method: string) => rows.find((r) => r.mechanism === mechanism && r.method === method);
   // Every plotted calibration at once, on the pool; assembled in the order asked.
-  const curve: Job[] = [];
+  const curve: GridJob[] = [];
   for (const mechanism of mechanisms)
     for (const method of p.methods as SingleMethod[]) {
       if (method === 'exact') continue;
-      for (const a of alphas) if (applies(p, mechanism, a).includes(method)) curve.push({ mechanism, method, alpha: a, epsilon: p.epsilon });
+      for (const a of alphas)
+        if (applyingMethods(p.methods as SingleMethod[], mechanism, a, p.epsilon).includes(method))
+          curve.push({ mechanism, method, alpha: a, epsilon: p.epsilon });
       if (shown(mechanism, method)) for (const e of epsilons) curve.push({ mechanism, method, alpha, epsilon: e });
     }
-  const results = await settled(p, sc, curve, cont);
-  const at = (j: Job) => {
+  const results = await settledJobs(poolOf(p.threads, p.helpers), sc, curve, cont.contamination);
+  const at = (j: GridJob) => {
     const k = curve.findIndex((c) => c.mechanism === j.mechanism && c.method === j.method && c.alpha === j.alpha && c.epsilon === j.epsilon);
     return k >= 0 ? results[k] : undefined;
   };
@@ -615,7 +501,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   });
   forgetCalibration();
   if (state.table && p.sequence) {
-    const mechanisms = familiesFor(p, alpha, []);
+    const mechanisms = gridFamilies(p.mechanisms as Mechanism[], alpha, []);
     for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
     if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
     return onChain(p, post, mechanisms, alpha, contaminationOf(p.contamination));
@@ -626,7 +512,7 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
   const sc = state.scenario;
   if (!sc) throw new InputError('load a table or pick a built-in scenario', 'form');
   const skipped: Skipped[] = [];
-  const mechanisms = familiesFor(p, alpha, skipped);
+  const mechanisms = gridFamilies(p.mechanisms as Mechanism[], alpha, skipped);
   // Same checks and wording as the CLI (α, ε, mechanism).
   for (const mechanism of mechanisms) checkSettings({ mechanism, method: 'theorem', alpha, epsilon: p.epsilon });
   if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
@@ -652,11 +538,11 @@ async function onCalibrate(p: CalibrateParams, post: Post): Promise<void> {
     ...(columns.length > 1 ? { dimension: columns.length } : {}),
   });
   if (p.delta !== undefined) {
-    post(results((await epsDeltaRows(p, sc, mechanisms, skipped, cont, post)).map(rowOf)));
+    post(results((await formGrid(p, sc, mechanisms, alpha, skipped, cont, post)).map(rowOf)));
     post(noPlotsAnswer(noPlots(p) ?? ''));
     return;
   }
-  const rows = await renyiRows(p, sc, mechanisms, alpha, skipped, cont, post);
+  const rows = await formGrid(p, sc, mechanisms, alpha, skipped, cont, post);
   post(results(rows.map(rowOf)));
   const none = noPlots(p);
   post(none ? noPlotsAnswer(none) : await plots(p, sc, mechanisms, alpha, rows, cont));
@@ -702,7 +588,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   if (!p.mechanisms.length || !p.methods.length) throw new InputError('choose at least one mechanism and one method', 'form');
   const skipped: Skipped[] = [];
   // Integer noise adds to a count or sum; a mean divides by n (the CLI refuses it the same way).
-  const mechanisms = familiesFor(p, alpha, skipped).filter((mechanism) => {
+  const mechanisms = gridFamilies(p.mechanisms as Mechanism[], alpha, skipped).filter((mechanism) => {
     const lattice = (kind === 'mean' || kind === 'share') && mechanismDef(mechanism).composes === 'lattice';
     if (lattice)
       skipped.push({
@@ -719,10 +605,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
   for (const g of t.groups) {
     const to = toStatistic(g);
     // (ε, δ): each method through its best order, as for a table's values (calibrate --delta).
-    const found =
-      p.delta !== undefined
-        ? await epsDeltaRows(p, g.scenario, mechanisms, skipped, cont, post)
-        : await renyiRows(p, g.scenario, mechanisms, alpha, skipped, cont, post);
+    const found = await formGrid(p, g.scenario, mechanisms, alpha, skipped, cont, post);
     for (const r of found)
       rows.push({ ...rowOf({ ...resultInUnits(r, g), label: r.label }), halfWidth: to.scale(half(r)), ...(p.given ? { group: g.group } : {}), units: g.units });
   }

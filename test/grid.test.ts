@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { calibrationGrid, gridFamilies, thisThread, type Skipped } from '../src/api/grid.js';
+import { calibrateFor } from '../src/api/guarantee.js';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
+
+const heart = builtinScenario('heart');
+
+describe("the page's calibration grid (src/api/grid.ts): one function, the library's numbers", () => {
+  it('calibrates every (family, method) that applies, each as calibrate does, and lists the rest with the rule table’s reason', async () => {
+    const skipped: Skipped[] = [];
+    const rows = await calibrationGrid(
+      heart,
+      { mechanisms: ['laplace', 'gaussian'], methods: ['theorem', 'coupled', 'exact'], alpha: 0.5, epsilon: 1 },
+      thisThread,
+      skipped,
+    );
+    for (const r of rows) {
+      const own = calibrate(heart, { mechanism: r.mechanism, method: r.method as 'theorem', alpha: 0.5, epsilon: 1 });
+      expect(r.scale, `${r.mechanism} ${r.method}`).toBe(own.scale);
+    }
+    // Gaussian noise has no Rényi order below 1: listed once for every method, never silently dropped;
+    // each Laplace method is a row or a reason.
+    expect(skipped.filter((s) => s.mechanism === 'gaussian')).toEqual([{ mechanism: 'gaussian', method: 'every method', reason: expect.any(String) }]);
+    expect(rows.length + skipped.filter((s) => s.mechanism === 'laplace').length).toBe(3);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const s of skipped) expect(s.reason.length).toBeGreaterThan(10);
+  });
+
+  it('a family that cannot give the order is skipped while another can, and kept (its error then speaks) when none can', () => {
+    const skipped: Skipped[] = [];
+    expect(gridFamilies(['laplace', 'gaussian'], Infinity, skipped)).toEqual(['laplace']);
+    expect(skipped).toEqual([{ mechanism: 'gaussian', method: 'every method', reason: expect.any(String) }]);
+    const none: Skipped[] = [];
+    expect(gridFamilies(['gaussian'], Infinity, none)).toEqual(['gaussian']);
+    expect(none).toEqual([]);
+  });
+
+  it('an (ε, δ) target gives each method the scale of the library’s (ε, δ) calibration', async () => {
+    const skipped: Skipped[] = [];
+    const rows = await calibrationGrid(
+      heart,
+      { mechanisms: ['gaussian'], methods: ['theorem', 'exact'], alpha: 2, epsilon: 1, delta: 1e-6 },
+      thisThread,
+      skipped,
+    );
+    expect(skipped).toEqual([]);
+    for (const r of rows) {
+      const own = calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6 }, { mechanism: 'gaussian', method: r.method as 'theorem' });
+      expect(r.scale, r.method).toBe(own.scale);
+      expect(r.renyiEpsilon).toBeGreaterThan(0);
+    }
+  });
+});
