@@ -8,7 +8,6 @@ import { calibrateMI } from '../src/mi/calibrate.js';
 import { calibrateProjection, project, projection, projectionMI, type Projection } from '../src/mi/projection.js';
 import { randomSketch } from '../src/sources/projection.js';
 import { pointLaw, type PointLaw } from '../src/distribution/points.js';
-import { calibrateMIPoints } from '../src/mi/points.js';
 import { runInProcess as inProcess } from './inProcess.js';
 
 /**
@@ -116,7 +115,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       [0, 0, 1],
     ]);
     const c = calibrateProjection(vector, I3, 0.1);
-    const per = calibrateMIPoints(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
+    const per = calibrateMI(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
     expect(c.scale / per.scale).toBeGreaterThan(0.2);
     expect(c.scale / per.scale).toBeLessThan(5);
     expect(integratedMI(asLaws(vector), projection([[1, 0, 0]]), c.scale)).toBeLessThan(0.1);

@@ -19,7 +19,7 @@ import {
   robustnessPoints,
   type DirectionTask,
 } from '../src/account/points.js';
-import { calibrateMIPoints, miBoundsPoints } from '../src/mi/points.js';
+import { miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
@@ -447,7 +447,7 @@ describe('vector queries (docs/math.md §12)', () => {
   it('MI for vectors: the per-coordinate bound holds by 2-D quadrature, is met with equality, and one coordinate is the scalar calibration', () => {
     const sc = scenario(P, Q);
     for (const mechanism of ['gaussian', 'laplace'] as const) {
-      const r = calibrateMIPoints(sc, { mechanism, method: 'best', epsilon: 0.05 });
+      const r = calibrateMI(sc, { mechanism, method: 'best', epsilon: 0.05 });
       expect(r).toMatchObject({ guarantee: 'mi', winner: 'mi-variance', dimension: 2 });
       // The bound is the sum of the coordinates' scalar bounds, so it meets ε (to its rounding) at the scale.
       const one = (c: number) => {
@@ -485,7 +485,7 @@ describe('vector queries (docs/math.md §12)', () => {
         Array.from({ length: atomsOf(m) }, (_, k) => [m.points[2 * k]]),
         { weights: Array.from(m.masses) },
       );
-    const s1 = calibrateMIPoints(scenario(firsts(P), firsts(Q)), { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 }).scale;
+    const s1 = calibrateMI(scenario(firsts(P), firsts(Q)), { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05 }).scale;
     const scalar = calibrateMI(
       {
         name: 's',
@@ -503,11 +503,11 @@ describe('vector queries (docs/math.md §12)', () => {
     ).scale;
     expect(s1).toBe(scalar);
     // Wider noise on a coordinate (wᵢ > 1) needs a smaller common scale; Laplace releases beyond one are refused by name.
-    expect(calibrateMIPoints(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05, coordinateScales: [2, 2] }).scale).toBeCloseTo(
-      calibrateMIPoints(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05 }).scale / 2,
+    expect(calibrateMI(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05, coordinateScales: [2, 2] }).scale).toBeCloseTo(
+      calibrateMI(sc, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.05 }).scale / 2,
       12,
     );
-    expect(() => calibrateMIPoints(sc, { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05, releases: 2 })).toThrow(
+    expect(() => calibrateMI(sc, { mechanism: 'laplace', method: 'mi-variance', epsilon: 0.05, releases: 2 })).toThrow(
       /releases: mutual information of 2 releases/,
     );
   });

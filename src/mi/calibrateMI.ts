@@ -1,6 +1,7 @@
 import { checkSetting } from '../settings.js';
 import type { Mechanism } from '../calibrate/calibrate.js';
-import { bestOf, solveUnits, type Progress, type Solution, type Unit } from '../calibrate/driver.js';
+import type { Solution, Unit } from '../calibrate/driver.js';
+import type { Discrete } from '../distribution/discrete.js';
 import { noiseVariance } from '../calibrate/result.js';
 import { bracketBelow } from '../numerics/bracket.js';
 import { atSingleScale } from '../conditions/repeated.js';
@@ -120,59 +121,71 @@ export function miReleases(st: MiSettings): (p: ScaleProblem) => ScaleProblem {
 
 export const dataProcessing = (v: number) => `I(X;S) = ${precisionUp(v, 6)} nats ≤ ε for the data itself (data processing)`;
 
+/** MI settings with a vector's coordinate weights (coordinate i's noise is wᵢ times the scale). */
+export type MiKindSettings = MiSettings & { coordinateScales?: readonly number[] };
+
 /**
- * Calibrates for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): the smallest scale with
- * I(Y; S) ≤ ε nats under every prior (each public value is its own prior, so this bounds
- * max_c I(Y; S | W = c) ≥ I(Y; S | W)). `mi-exact` searches the exact MI (non-increasing in the
- * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
- * Priors are the units of the one calibration driver (`solveUnits`).
- * @example calibrateMIFinite(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 0.05 }).scale
+ * What a kind of law supplies to the one ε-MI calibration (`calibrateMI`): the algorithm — `best`,
+ * the priors solved together and re-checked, the result — is written once; a kind gives its checks,
+ * its methods, its units (one per prior) and its words.
  */
-export function calibrateMIFinite(scenario: Scenario, st: MiSettings, opts: { onProgress?: Progress } = {}): MiCalibrationResult {
-  checkMiApplicable(scenario);
-  const def = mechanismDef(st.mechanism);
-  const miBound = def.mi;
-  if (isNotApplicable(miBound)) throw new InputError(miBound.notApplicable, 'mechanism');
-  const noise = def.accountant(noiseOptions({}));
-  const n = st.releases ?? 1;
-  const sufficient = def.sufficientScale;
-  const perRelease = miReleases(st);
-  if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
-  if (!(MI_METHODS as readonly string[]).includes(st.method)) throw unknownName('method', st.method, MI_METHODS, 'method', 'one of ', ' for --guarantee mi');
-  checkSetting('epsilon', st.epsilon);
-  if (st.method === 'best') {
-    const rs = (['mi-variance', 'mi-exact'] as const).map((method, k) => ({
-      method,
-      r: calibrateMIFinite(scenario, { ...st, method }, { onProgress: opts.onProgress && ((done, total) => opts.onProgress!(k * total + done, 2 * total)) }),
-    }));
-    const win = bestOf(rs.map(({ method, r }) => ({ method, scale: r.scale, r })));
-    return {
-      ...win.r,
-      method: 'best',
-      winner: win.method,
-      candidates: rs.map(({ method, r }) => ({ method, scale: r.scale })),
-      explanation: `best of mi-variance, mi-exact: ${win.method} wins. ${win.r.explanation}`,
-    };
-  }
-  const units: Unit<Prior>[] = scenario.priors.map((prior) => {
-    const mu = priorMassError(scenario.massError, prior);
-    const single = varianceProblem(prior, miBound, st.epsilon, mu);
-    const bound = single && perRelease(single);
-    if (!bound) return { label: prior, problem: { zero: 'X is constant under this prior' } };
-    const data = chargeMassError(discreteMutualInformation(prior), mu);
-    const dataOk = data.value + data.error <= st.epsilon;
-    // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
-    if (!(bound.lower > 0) && dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
-    if (st.method === 'mi-variance') return { label: prior, problem: bound };
-    if (dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
-    const vs = smallestFeasibleScale(bound).scale;
-    const ev = (s: number) => exactEvaluation(prior, noise, n > 1 && sufficient ? sufficient.toSingle(s, n) : s, st.epsilon, mu);
-    if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
-    return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
-  });
-  const sol = solveUnits(units, (p) => `prior '${p.name}'`, undefined, opts.onProgress);
-  return miResult(scenario, st, st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : miBound.rule, sol);
+export interface MiKind<S, C> {
+  /** Checks the settings for this kind (the family's bound, the method's name, ε, releases). */
+  check(scenario: S, st: MiKindSettings): void;
+  /** The methods `best` runs, and what its explanation says of those left out. */
+  best(scenario: S): { methods: readonly MiSingleMethod[]; note: string };
+  /** One method's units: each prior's condition I(Y; S) ≤ ε. */
+  units(scenario: S, st: MiKindSettings & { method: MiSingleMethod }): Unit<Prior<C>>[];
+  /** The rule applied, words said before the explanation, and fields after the result's. */
+  text(scenario: S, st: MiKindSettings & { method: MiSingleMethod }): { rule: string; prefix?: string; tail?: Partial<MiCalibrationResult> };
 }
+
+/**
+ * Finite laws on ℝ for ε-mutual-information Pufferfish (Nuradha–Goldfeld; docs/math.md §7): per
+ * prior (each public value is its own prior, so this bounds max_c I(Y; S | W = c) ≥ I(Y; S | W)),
+ * `mi-variance`'s max-entropy bound, or `mi-exact` searching the exact MI (non-increasing in the
+ * scale by data processing) below the certified `mi-variance` scale; 0 when I(X; S) ≤ ε already.
+ */
+export const MI_FINITE: MiKind<Scenario, Discrete> = {
+  check(scenario, st) {
+    checkMiApplicable(scenario);
+    const def = mechanismDef(st.mechanism);
+    if (isNotApplicable(def.mi)) throw new InputError(def.mi.notApplicable, 'mechanism');
+    miReleases(st);
+    const noise = def.accountant(noiseOptions({}));
+    if (isNotApplicable(noise)) throw new InputError(noise.notApplicable, 'mechanism');
+    if (!(MI_METHODS as readonly string[]).includes(st.method)) throw unknownName('method', st.method, MI_METHODS, 'method', 'one of ', ' for --guarantee mi');
+    checkSetting('epsilon', st.epsilon);
+  },
+  best: () => ({ methods: ['mi-variance', 'mi-exact'], note: '' }),
+  units(scenario, st) {
+    const def = mechanismDef(st.mechanism);
+    const miBound = def.mi as MiBound;
+    const noise = def.accountant(noiseOptions({})) as Accountant;
+    const n = st.releases ?? 1;
+    const sufficient = def.sufficientScale;
+    const perRelease = miReleases(st);
+    return scenario.priors.map((prior) => {
+      const mu = priorMassError(scenario.massError, prior);
+      const single = varianceProblem(prior, miBound, st.epsilon, mu);
+      const bound = single && perRelease(single);
+      if (!bound) return { label: prior, problem: { zero: 'X is constant under this prior' } };
+      const data = chargeMassError(discreteMutualInformation(prior), mu);
+      const dataOk = data.value + data.error <= st.epsilon;
+      // A budget so large that the closed form underflows to 0 (e^{2ε} = ∞): I(X;S) ≤ log #secrets is below it.
+      if (!(bound.lower > 0) && dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
+      if (st.method === 'mi-variance') return { label: prior, problem: bound };
+      if (dataOk) return { label: prior, problem: { zero: dataProcessing(data.value) } };
+      const vs = smallestFeasibleScale(bound).scale;
+      const ev = (s: number) => exactEvaluation(prior, noise, n > 1 && sufficient ? sufficient.toSingle(s, n) : s, st.epsilon, mu);
+      if (!isFeasible(ev(vs))) return { label: prior, problem: bound }; // keep the bound's certificate
+      return { label: prior, problem: { evaluate: ev, ...bracketBelow(ev, vs), rtol: 1e-10 } };
+    });
+  },
+  text: (_scenario, st) => ({
+    rule: st.method === 'mi-exact' ? 'exact mutual information (docs/math.md §7)' : (mechanismDef(st.mechanism).mi as MiBound).rule,
+  }),
+};
 
 /** A solved MI calibration (units are the priors) as its result: scale, binding prior, explanation. */
 export function miResult<C>(scenario: Scenario<C>, st: MiSettings, rule: string, sol: Solution<Prior<C>>, prefix = ''): MiCalibrationResult {

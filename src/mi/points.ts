@@ -1,16 +1,15 @@
 import { checkSetting } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { userRecord } from '../records.js';
-import { solveUnits, type Progress, type Unit } from '../calibrate/driver.js';
+
 import { checkMiApplicable, secretProbabilities, type Prior } from '../distribution/scenario.js';
 import { InputError, unknownName } from '../errors.js';
-import { isNotApplicable, type PriorMoments } from '../mechanisms/mechanism.js';
+import { isNotApplicable, type MiBound, type PriorMoments } from '../mechanisms/mechanism.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { calibrateMIFinite, dataProcessing, miReleases, miResult, type MiCalibrationResult, type MiSettings } from '../mi/calibrateMI.js';
+import { dataProcessing, miReleases, type MiKind, type MiSettings } from '../mi/calibrateMI.js';
 import { chargeMassError, discreteMutualInformation, momentsCharged, priorMassError } from '../mi/mutualInformation.js';
 import { EPS } from '../numerics/float.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
-import { asScalar } from '../calibrate/points.js';
 import { atomsOf, coord, idLaws, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** Each coordinate's variance and mean absolute deviation under a prior (secrets weighted by π). */
@@ -66,72 +65,59 @@ export function miBoundsPoints(
 }
 
 /**
- * ε-MI Pufferfish for a vector query (docs/math.md §7, §12): `mi-variance` per coordinate. Given X
+ * Laws on ℝ^d for ε-MI Pufferfish (docs/math.md §7, §12): `mi-variance` per coordinate. Given X
  * the coordinates' noises are independent, so I(Y;S) ≤ I(Y;X) = h(Y) − h(Y|X) ≤ Σᵢ [h(Yᵢ) − h(Nᵢ)]
  * (subadditivity of entropy), each term the scalar max-entropy bound at scale wᵢ·s: Gaussian
  * ½ log(1 + Var Xᵢ/(wᵢσ)²), Laplace log(1 + E|Xᵢ − EXᵢ|/(wᵢb)). Exact MI of a d-dimensional
- * release would need a d-dimensional integral (refused; `best` is `mi-variance`). One coordinate
- * at weight 1 is the scalar calibration.
- * @example calibrateMIPoints(s, { mechanism: 'gaussian', method: 'best', epsilon: 0.1 }).scale
+ * release would need a d-dimensional integral (refused; `best` is `mi-variance`).
  */
-export function calibrateMIPoints(
-  scenario: PointScenario,
-  st: MiSettings & { coordinateScales?: readonly number[] },
-  opts: { onProgress?: Progress } = {},
-): MiCalibrationResult {
-  checkMiApplicable(scenario);
-  const d = dimensionOf(scenario);
-  const w = coordinateWeights(scenario, st.coordinateScales);
-  if (d === 1 && w[0] === 1) return calibrateMIFinite(asScalar(scenario), st, opts);
-  const def = mechanismDef(st.mechanism);
-  const bound = def.mi;
-  if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
-  if (st.method === 'mi-exact')
-    throw new InputError(`exact mutual information of a ${d}-dimensional release would need a ${d}-dimensional integral; use mi-variance`, 'method');
-  if (st.method !== 'mi-variance' && st.method !== 'best') throw unknownName('method', st.method, ['mi-variance', 'best'], 'method', '', ' for --guarantee mi');
-  checkSetting('epsilon', st.epsilon);
-  const perRelease = miReleases(st);
-  const eps = st.epsilon;
-  const units: Unit<Prior<PointLaw>>[] = scenario.priors.map((prior) => {
-    const mu = priorMassError(scenario.massError, prior);
-    const ms = coordinateMoments(prior, d, mu);
-    const data = dataMI(prior, mu);
-    if (data.value + data.error <= eps) return { label: prior, problem: { zero: dataProcessing(data.value) } };
-    const varying = ms.map((m, c) => ({ m, w: w[c] })).filter((x) => x.m.variance > 0);
-    if (!varying.length) return { label: prior, problem: { zero: 'X is constant under this prior' } };
-    // Every term ≤ ε is necessary (lower end); every term ≤ ε/d suffices (upper end): each is non-increasing in the scale.
-    const lower = Math.max(...varying.map((x) => bound.closed(x.m, eps) / x.w));
-    const upper = Math.max(...varying.map((x) => bound.closed(x.m, eps / varying.length) / x.w));
-    const evaluate = (s: number) => {
-      let v = 0;
-      for (const x of varying) v += bound.value(x.m, x.w * s);
-      // Each term is a log1p of one division or square root (a few ulps, 16·EPS relative as for one
-      // coordinate), the product x.w·s one more, and the sum d roundings.
-      return { value: v, error: (18 + varying.length) * EPS * v, target: eps, sense: 'le' as const };
+export const MI_POINTS: MiKind<PointScenario, PointLaw> = {
+  check(scenario, st) {
+    const d = dimensionOf(scenario);
+    const bound = mechanismDef(st.mechanism).mi;
+    if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');
+    if (st.method === 'mi-exact')
+      throw new InputError(`exact mutual information of a ${d}-dimensional release would need a ${d}-dimensional integral; use mi-variance`, 'method');
+    if (st.method !== 'mi-variance' && st.method !== 'best')
+      throw unknownName('method', st.method, ['mi-variance', 'best'], 'method', '', ' for --guarantee mi');
+    checkSetting('epsilon', st.epsilon);
+    miReleases(st);
+  },
+  best: (scenario) => ({ methods: ['mi-variance'], note: ` (mi-exact needs a ${dimensionOf(scenario)}-dimensional integral)` }),
+  units(scenario, st) {
+    const d = dimensionOf(scenario);
+    const w = coordinateWeights(scenario, st.coordinateScales);
+    const bound = mechanismDef(st.mechanism).mi as MiBound;
+    const perRelease = miReleases(st);
+    const eps = st.epsilon;
+    return scenario.priors.map((prior) => {
+      const mu = priorMassError(scenario.massError, prior);
+      const ms = coordinateMoments(prior, d, mu);
+      const data = dataMI(prior, mu);
+      if (data.value + data.error <= eps) return { label: prior, problem: { zero: dataProcessing(data.value) } };
+      const varying = ms.map((m, c) => ({ m, w: w[c] })).filter((x) => x.m.variance > 0);
+      if (!varying.length) return { label: prior, problem: { zero: 'X is constant under this prior' } };
+      // Every term ≤ ε is necessary (lower end); every term ≤ ε/d suffices (upper end): each is non-increasing in the scale.
+      const lower = Math.max(...varying.map((x) => bound.closed(x.m, eps) / x.w));
+      const upper = Math.max(...varying.map((x) => bound.closed(x.m, eps / varying.length) / x.w));
+      const evaluate = (s: number) => {
+        let v = 0;
+        for (const x of varying) v += bound.value(x.m, x.w * s);
+        // Each term is a log1p of one division or square root (a few ulps, 16·EPS relative as for one
+        // coordinate), the product x.w·s one more, and the sum d roundings.
+        return { value: v, error: (18 + varying.length) * EPS * v, target: eps, sense: 'le' as const };
+      };
+      const problem: ScaleProblem = { evaluate, lower: Math.min(lower, upper), upper };
+      return { label: prior, problem: perRelease(problem) };
+    });
+  },
+  text(scenario, st) {
+    const d = dimensionOf(scenario);
+    const def = mechanismDef(st.mechanism);
+    return {
+      rule: `${(def.mi as MiBound).rule}, summed over the ${d} coordinates (subadditivity; docs/math.md §12)`,
+      prefix: `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}). `,
+      tail: { dimension: d, coordinateScales: [...coordinateWeights(scenario, st.coordinateScales)] },
     };
-    const problem: ScaleProblem = { evaluate, lower: Math.min(lower, upper), upper };
-    return { label: prior, problem: perRelease(problem) };
-  });
-  const sol = solveUnits(units, (p) => `prior '${p.name}'`, undefined, opts.onProgress);
-  const rule = `${bound.rule}, summed over the ${d} coordinates (subadditivity; docs/math.md §12)`;
-  const r = {
-    ...miResult(
-      scenario,
-      { ...st, method: 'mi-variance' },
-      rule,
-      sol,
-      `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}). `,
-    ),
-    dimension: d,
-    coordinateScales: [...w],
-  };
-  return st.method === 'best'
-    ? {
-        ...r,
-        method: 'best',
-        winner: 'mi-variance',
-        candidates: [{ method: 'mi-variance', scale: r.scale }],
-        explanation: `best of mi-variance (mi-exact needs a ${d}-dimensional integral): mi-variance. ${r.explanation}`,
-      }
-    : r;
-}
+  },
+};
