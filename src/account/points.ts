@@ -202,7 +202,7 @@ const costAt = (cost: Costs, k: number) => cost.values[cost.arc ? cost.arc[k] : 
 
 /**
  * The transport re-solved for E_π e^{cost}: costs relative to the current coupling's worst pair,
- * capped at e^10 (pairs that costly are never worth using), as calibratePoints does; warm-started
+ * capped at e^10 (pairs that costly are never worth using), as the vector calibration does (POINTS in calibrate/points.ts); warm-started
  * from the direction's last basis.
  */
 function resolved(m: DirectionMemo, current: PointCoupling, cost: Costs): PointCoupling {
