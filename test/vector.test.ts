@@ -10,15 +10,8 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import {
-  accountPoints,
-  accountPointsOnPool,
-  auditPoints,
-  nextPointsReleaseScale,
-  pairAccount,
-  robustnessPoints,
-  type DirectionTask,
-} from '../src/account/points.js';
+import { accountPoints, accountPointsOnPool, auditPoints, pairAccount, robustnessPoints, type DirectionTask } from '../src/account/points.js';
+import { nextReleaseScale } from '../src/account/account.js';
 import { miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
@@ -318,21 +311,21 @@ describe('vector queries (docs/math.md §12)', () => {
     const sc = scenario(P, Q);
     for (const alpha of [2, 5]) {
       // Laplace with nothing released yet: the same condition as the coupled calibration.
-      const lap = nextPointsReleaseScale(sc, [], 'laplace', alpha, 1);
+      const lap = nextReleaseScale(sc, [], { mechanism: 'laplace' }, alpha, 1);
       const cal = calibrate(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
       expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
       expect(lap.binding).not.toBeNull();
       // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
-      const one = nextPointsReleaseScale(sc, [], 'gaussian', alpha, 1).scale;
+      const one = nextReleaseScale(sc, [], { mechanism: 'gaussian' }, alpha, 1).scale;
       const s1 = 2 * one;
-      const s2 = nextPointsReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], 'gaussian', alpha, 1).scale;
+      const s2 = nextReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], { mechanism: 'gaussian' }, alpha, 1).scale;
       expect(Math.abs(1 / s1 ** 2 + 1 / s2 ** 2 - 1 / one ** 2) * one ** 2, `α=${alpha}`).toBeLessThan(1e-6);
       const k = noiseOf('gaussian' as const, 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2));
       expect(Math.max(vectorRenyi2d(P, Q, k, k, alpha), vectorRenyi2d(Q, P, k, k, alpha))).toBeLessThanOrEqual(1);
     }
     // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
     const past = [{ mechanism: 'laplace' as const, scale: 20 }];
-    const g = nextPointsReleaseScale(sc, past, 'gaussian', 3, 1).scale;
+    const g = nextReleaseScale(sc, past, { mechanism: 'gaussian' }, 3, 1).scale;
     const at = (s: number) => accountPoints(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
     expect(at(g)).toBeLessThanOrEqual(1 + 1e-9);
     expect(at(0.99 * g)).toBeGreaterThan(1);
@@ -349,13 +342,13 @@ describe('vector queries (docs/math.md §12)', () => {
     const dataLevel = Math.max(
       ...auditPoints(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error),
     );
-    expect(nextPointsReleaseScale(close, [], 'laplace', 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
-    expect(nextPointsReleaseScale(close, [], 'laplace', 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
-    expect(err(() => nextPointsReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], 'laplace', 2, 0.5))).toMatch(/^epsilon: /);
-    expect(err(() => nextPointsReleaseScale(sc, [], 'gaussian', Infinity, 1))).toMatch(/^alpha: /);
+    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
+    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
+    expect(err(() => nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], { mechanism: 'laplace' }, 2, 0.5))).toMatch(/^epsilon: /);
+    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'gaussian' }, Infinity, 1))).toMatch(/^alpha: /);
     // α = ∞ (Laplace): W∞·(Σ 1/b) ≤ ε, so 1/b_next = ε/W∞ − 1/b_past.
-    const inf1 = nextPointsReleaseScale(sc, [], 'laplace', Infinity, 1).scale;
-    const inf2 = nextPointsReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], 'laplace', Infinity, 1).scale;
+    const inf1 = nextReleaseScale(sc, [], { mechanism: 'laplace' }, Infinity, 1).scale;
+    const inf2 = nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], { mechanism: 'laplace' }, Infinity, 1).scale;
     expect(inf2 / (2 * inf1)).toBeCloseTo(1, 8);
   });
 
@@ -558,11 +551,11 @@ describe('vector queries (docs/math.md §12)', () => {
     for (const r of first.rows)
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
     // The next release of the second column only, after the first: the joint level at its scale is ε.
-    const next = nextPointsReleaseScale(sc, [parts[0]], 'laplace', 2, 1, { coordinates: [1] }).scale;
+    const next = nextReleaseScale(sc, [parts[0]], { mechanism: 'laplace', coordinates: [1] }, 2, 1).scale;
     const level = (b: number) => accountPoints(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
     expect(level(next)).toBeLessThanOrEqual(1 + 1e-9);
     expect(level(0.99 * next)).toBeGreaterThan(1);
-    expect(err(() => nextPointsReleaseScale(sc, [], 'laplace', 2, 1, { coordinates: [0, 0] }))).toMatch(/^next: a release's coordinates must be distinct/);
+    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'laplace', coordinates: [0, 0] }, 2, 1))).toMatch(/^next: a release's coordinates must be distinct/);
     expect(err(() => accountPoints(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
       /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
     );
@@ -715,7 +708,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     ).next;
     expect(nextCol).toMatchObject({ mechanism: 'gaussian', columns: ['2'] });
     expect(nextCol.scale).toBe(
-      nextPointsReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], 'gaussian', 2, 1, { coordinates: [1] }).scale,
+      nextReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], { mechanism: 'gaussian', coordinates: [1] }, 2, 1).scale,
     );
     expect((await inProcess('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age')).stderr).toMatch(
       /^error: --release: columns=age: a spec's coordinates have no names/,

@@ -3,10 +3,10 @@ import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { accountOf, type Accounting, type AccountShare, type JointMethod, type Release } from './rows.js';
+import { accountOf, budgetLeft, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
 import { accountWindows, nextWindowScale } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { accountPoints, accountPointsOnPool, nextPointsReleaseScale, type DirectionRunner } from './points.js';
+import { accountPoints, accountPointsOnPool, nextUnitsPoints, type DirectionRunner } from './points.js';
 import type { PointScenario } from '../distribution/points.js';
 import { oneCoordinate } from '../calibrate/points.js';
 
@@ -19,8 +19,7 @@ import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
 import { exactDInf } from '../mechanisms/kernels.js';
-import { InputError, noRelease, budgetBelowCharge } from '../errors.js';
-import { massErrorCharge } from '../distribution/scenario.js';
+import { InputError, noRelease } from '../errors.js';
 import { divideDown } from '../conditions/repeated.js';
 import { checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -214,62 +213,84 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
 }
 
 /**
- * The smallest scale of one more release (of `next`'s family) that keeps the joint level of all
- * releases — `past` and the new one — within (α, ε) for every prior and pair: the joint bound is
- * non-increasing in the new scale, so the one driver's bracketed search applies. InputError when
- * the past releases alone already exceed ε (no amount of noise on a new release can undo them).
- * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
+ * The next-release search's units for finite laws on ℝ (per pair, both directions in its joint
+ * bound): the exact accountant where one release of one family is accounted, the coupled bound
+ * otherwise (`jointEvaluation`). InputError where no scale fits however noisy the next release.
  */
-function nextReleaseFinite(
+function nextUnitsFinite(
   scenario: Scenario,
   past: Release[],
   next: Omit<Release, 'scale'>,
   alpha: number,
-  epsilon: number,
-  onProgress?: Progress,
-): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
-  checkSetting('epsilon', epsilon);
+  asked: number,
+): { units: NextUnit[]; epsilon: number } {
+  checkSetting('epsilon', asked);
   checkJointOrder(alpha);
   const outside = mechanismDef(next.mechanism).alphaRange(alpha);
   if (outside) throw new InputError(outside, 'alpha');
-  // Laws computed in floating point (a chain's): the budget left is ε less their mass-error charge.
-  const asked = epsilon;
-  epsilon = asked - massErrorCharge(scenario.massError ?? 0, alpha);
-  if (!(epsilon > 0)) throw budgetBelowCharge(asked - epsilon);
+  const epsilon = budgetLeft(scenario.massError, alpha, asked);
   const pastParts = past.map(partOf);
   const ordered = scenario.ordered ?? false;
-  const pcs = pairCouplings(scenario);
   const joint = (pc: PairCoupling, s: number) => jointEvaluation(pc, [...pastParts, partOf({ ...next, scale: s })], alpha, epsilon, ordered);
-  const units = pcs.map((pc) => {
+  const units = pairCouplings(scenario).map((pc): NextUnit => {
     const label = { prior: pc.prior, pair: [pc.pair[0], pc.pair[1]] as [string, string] };
-    if (dataDivergence(pc, alpha, ordered) <= epsilon)
-      return { label, problem: { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε, so no release of X can exceed the budget' } };
-    if (pastParts.length) {
-      const already = jointEvaluation(pc, pastParts, alpha, epsilon, ordered);
-      if (!(already.value + already.error < epsilon)) {
+    const where = `prior '${pc.prior}', pair ${label.pair.join(' vs ')}`;
+    return {
+      label,
+      where,
+      data: () => dataDivergence(pc, alpha, ordered),
+      past: () => {
+        if (!pastParts.length) return null;
+        const e = jointEvaluation(pc, pastParts, alpha, epsilon, ordered);
+        return e.value + e.error;
+      },
+      problem: () => {
+        const evaluate = (s: number): Evaluation => joint(pc, s);
+        // The joint bound with a next release of (almost) infinite noise: if even that misses ε, no
+        // scale fits, which is the user's budget, not a numerical failure.
+        const limit = joint(pc, 1e300);
+        if (!(limit.value + limit.error < epsilon))
+          throw new InputError(
+            `with the past releases the joint bound (${limit.method}) stays at ${precisionUp(limit.value + limit.error, 4)} ≥ ε = ${epsilon} for ${where} however noisy the next release: no further release fits`,
+            'epsilon',
+          );
+        const up = bracketAbove(evaluate, 1, `next release for ${where}`);
+        return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
+      },
+      method: (s) => joint(pc, s).method,
+    };
+  });
+  return { units, epsilon };
+}
+
+/**
+ * The one next-release search over a kind's units: a unit whose data already meets ε needs no
+ * noise (data processing); one whose past releases already reach ε refuses (no noise on a new
+ * release can undo them); the others' conditions are solved together by the driver, the largest
+ * scale re-checked on every unit.
+ */
+function nextScale(
+  units: readonly NextUnit[],
+  epsilon: number,
+  onProgress?: Progress,
+): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+  const driven = units.map((u) => ({
+    label: u.label,
+    problem: (): ScaleProblem | { zero: string } => {
+      if (u.data() <= epsilon) return { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε, so no release of X can exceed the budget' };
+      const already = u.past();
+      if (already !== null && !(already < epsilon))
         throw new InputError(
-          `the past releases' certified bound already reaches D_α ≤ ${precisionUp(already.value + already.error, 4)} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} (budget ε = ${epsilon}): no further release fits`,
+          `the past releases' certified bound already reaches D_α ≤ ${precisionUp(already, 4)} for ${u.where} (budget ε = ${epsilon}): no further release fits${u.tail ?? ''}`,
           'epsilon',
         );
-      }
-    }
-    const evaluate = (s: number): Evaluation => joint(pc, s);
-    // The joint bound with a next release of (almost) infinite noise: if even that misses ε, no
-    // scale fits, which is the user's budget, not a numerical failure.
-    const limit = joint(pc, 1e300);
-    if (!(limit.value + limit.error < epsilon))
-      throw new InputError(
-        `with the past releases the joint bound (${limit.method}) stays at ${precisionUp(limit.value + limit.error, 4)} ≥ ε = ${epsilon} for prior '${pc.prior}', pair ${label.pair.join(' vs ')} however noisy the next release: no further release fits`,
-        'epsilon',
-      );
-    const up = bracketAbove(evaluate, 1, `next release for prior '${pc.prior}', pair ${label.pair.join(' vs ')}`);
-    const problem: ScaleProblem = { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
-    return { label, problem, pc };
-  });
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, onProgress);
+      return u.problem();
+    },
+  }));
+  const sol = solveUnits(driven, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, onProgress);
   if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
-  const top = units.find((u) => u.label === sol.top.label);
-  return { scale: sol.scale, binding: sol.top.label, method: top && 'pc' in top && top.pc ? joint(top.pc, sol.scale).method : 'coupled' };
+  const top = units[driven.findIndex((u) => u.label === sol.top.label)];
+  return { scale: sol.scale, binding: sol.top.label, method: top.method(sol.scale) };
 }
 
 /** Options of an account of any law source: coordinate weights apply to vector-valued queries. */
@@ -387,19 +408,21 @@ export function nextReleaseScale(
   checkShape(OBJECT, next, 'next');
   checkShape(NUMBER, alpha, 'alpha');
   checkShape(NUMBER, epsilon, 'epsilon');
+  const kinded = (k: { units: NextUnit[]; epsilon: number }) => nextScale(k.units, k.epsilon, opts.onProgress);
   return byLaw(
     scenario,
     {
       finite: (s) => {
         for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
-        return nextReleaseFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon, opts.onProgress);
+        return kinded(nextUnitsFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon));
       },
       points: (s) =>
-        nextPointsReleaseScale(s, past, next.mechanism, alpha, epsilon, {
-          ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
-          ...(next.coordinates ? { coordinates: next.coordinates } : {}),
-          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-        }),
+        kinded(
+          nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
+            ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
+            ...(next.coordinates ? { coordinates: next.coordinates } : {}),
+          }),
+        ),
       windows: (s) => {
         const r = nextWindowScale(s, past as Release[], next.mechanism, alpha, epsilon);
         if (r === null)

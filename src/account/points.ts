@@ -1,18 +1,17 @@
 import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
-import { accountOf, type Accounting, type AccountShare } from './rows.js';
+import { accountOf, budgetLeft, type Accounting, type AccountShare, type NextUnit } from './rows.js';
 import type { AuditRow, AuditSettings } from '../audit/rows.js';
 import { auditRows, type AuditDirection, type CertifiedBound } from '../audit/directions.js';
-import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { priorPairs } from '../distribution/scenario.js';
-import type { NoNoise } from '../mechanisms/mechanism.js';
+
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
-import { InputError, noRelease, budgetBelowCharge } from '../errors.js';
-import { massErrorCharge } from '../distribution/scenario.js';
+import { InputError, noRelease } from '../errors.js';
+
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { boxDivergence, contaminationBox } from '../calibrate/points.js';
@@ -31,7 +30,6 @@ import {
   type PointCoupling,
 } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
-import { precisionUp } from '../numerics/decimal.js';
 
 /** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
 export interface PointRelease {
@@ -538,30 +536,27 @@ export async function accountPointsOnPool(
 }
 
 /**
- * The smallest scale of one more release of a vector (`mechanism`, independent noise per coordinate
- * at wᵢ·scale) that keeps the certified joint bound of all releases — `past` and the new one —
- * within (α, ε) for every prior, pair and direction (docs/math.md §9, §12). On a fixed coupling the
- * coupled bound falls as the new scale grows, so the driver's bracketed search applies; the
- * coupling starts at the one that bounded the past releases (so the search always has a feasible
- * end) and is re-solved at the scale found while the scale falls. InputError when the past releases'
- * bound already reaches ε.
- * @example nextPointsReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], 'gaussian', 2, 1).scale
+ * The next-release search's units for a vector (`mechanism`, independent noise per coordinate at
+ * wᵢ·scale), one per (prior, pair, direction): the certified joint bound of all releases — `past` and
+ * the new one — within (α, ε) (docs/math.md §9, §12). On a fixed coupling the coupled bound falls as
+ * the new scale grows, so the driver's bracketed search applies; the coupling starts at the one that
+ * bounded the past releases (so the search always has a feasible end) and is re-solved at the scale
+ * found while the scale falls. A pair's two directions share one search (docs/math.md §12).
+ * @example nextReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
  */
-export function nextPointsReleaseScale(
+export function nextUnitsPoints(
   scenario: PointScenario,
   past: readonly PointRelease[],
   mechanism: PointRelease['mechanism'],
   alpha: number,
-  epsilon: number,
+  asked: number,
   /** `coordinates`: the next release publishes only these (0-based; default all). */
-  opts: { coordinateScales?: readonly number[]; onProgress?: Progress; coordinates?: readonly number[] } = {},
-): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: 'coupled' | 'data-processing' } {
-  checkSetting('epsilon', epsilon);
+  opts: { coordinateScales?: readonly number[]; coordinates?: readonly number[] } = {},
+): { units: NextUnit[]; epsilon: number } {
+  checkSetting('epsilon', asked);
   if (!(alpha > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${alpha}`, 'alpha');
   // Laws computed in floating point (a chain's histogram): the budget left is ε less their mass-error charge.
-  const charge = massErrorCharge(scenario.massError ?? 0, alpha);
-  if (!(epsilon > charge)) throw budgetBelowCharge(charge);
-  epsilon -= charge;
+  const epsilon = budgetLeft(scenario.massError, alpha, asked);
   productOf(mechanism, 'next');
   const w = checked(scenario, past, opts.coordinateScales, 'release');
   const part = opts.coordinates ? { coordinates: opts.coordinates } : {};
@@ -569,18 +564,9 @@ export function nextPointsReleaseScale(
   const unbounded = [...past, { mechanism }].find((r) => !productOf(r.mechanism, 'release').dInfRate);
   if (alpha === Infinity && unbounded) throw noDInfLevel(mechanismDef(unbounded.mechanism).title, ': give a finite α');
   const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
-  // The coupled search of one direction (m); its pair's other direction has the same problem (docs/math.md §12).
+  // The coupled search of one direction (m), from the coupling that bounded the past releases.
   const coupledNext = (m: DirectionMemo, where: string): ScaleProblem => {
-    let coupling: PointCoupling | undefined;
-    if (past.length) {
-      const already = releaseBound(m, past, w, alpha);
-      if (!(already.value + already.error < epsilon))
-        throw new InputError(
-          `the past releases' certified bound already reaches D_α ≤ ${precisionUp(already.value + already.error, 4)} for ${where} (budget ε = ${epsilon}): no further release fits under this bound`,
-          'epsilon',
-        );
-      coupling = already.coupling;
-    }
+    const coupling0 = past.length ? releaseBound(m, past, w, alpha).coupling : undefined;
     // α = ∞: the W∞ bound (no coupling to improve); else the coupled bound on a fixed coupling.
     const on = (c: PointCoupling | undefined): ScaleProblem => {
       const evaluate = (s: number) => {
@@ -595,7 +581,7 @@ export function nextPointsReleaseScale(
       return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     };
     if (alpha === Infinity) return on(undefined);
-    coupling ??= directionBase(m, allL1([...past, { mechanism }]), w);
+    let coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
     let problem = on(coupling);
     let scale = smallestFeasibleScale(problem).scale;
     for (let round = 0; round < 3; round++) {
@@ -609,27 +595,34 @@ export function nextPointsReleaseScale(
     return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
   };
   const solved = new Map<Map<string, SharedBound>, ScaleProblem>();
-  const units = directions(scenario).map((dir) => {
-    const label = { prior: dir.prior, pair: dir.pair };
+  const units = directions(scenario).map((dir): NextUnit => {
+    const m = dir.memo;
+    const where = `prior '${dir.prior}', ${dir.from} → ${dir.to}`;
     return {
-      label,
-      problem: (): ScaleProblem | NoNoise => {
-        const m = dir.memo;
+      label: { prior: dir.prior, pair: dir.pair },
+      where,
+      tail: ' under this bound',
+      data: () => {
         const data = directionBound(m, [], w, alpha);
-        if (data.value + data.error <= epsilon)
-          return { zero: 'data processing: D_α(P_X‖Q_X) ≤ ε for the data itself, so no release of it can exceed the budget' };
+        return data.value + data.error;
+      },
+      past: () => {
+        if (!past.length) return null;
+        const already = releaseBound(m, past, w, alpha);
+        return already.value + already.error;
+      },
+      problem: () => {
         let problem = solved.get(m.bounds);
         if (!problem) {
-          problem = coupledNext(m, `prior '${dir.prior}', ${dir.from} → ${dir.to}`);
+          problem = coupledNext(m, where);
           solved.set(m.bounds, problem);
         }
         return problem;
       },
+      method: () => 'coupled',
     };
   });
-  const sol = solveUnits(units, (l) => `prior '${l.prior}', pair ${l.pair.join(' vs ')}`, undefined, opts.onProgress);
-  if (sol.scale === 0) return { scale: 0, binding: null, method: 'data-processing' };
-  return { scale: sol.scale, binding: sol.top.label, method: 'coupled' };
+  return { units, epsilon };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { Cost, Eta } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
 import { massErrorCharge } from '../distribution/scenario.js';
+import { budgetBelowCharge } from '../errors.js';
+import type { ScaleProblem } from '../numerics/smallestScale.js';
 
 /** One release of the (same) value: its noise family and calibrated scale. */
 export interface Release {
@@ -111,4 +113,34 @@ export function accountOf(
     };
   });
   return { releases: o.releases, rows, epsilonDelta: bestEpsilonDelta(rows, o.delta) };
+}
+
+/**
+ * One unit of the next-release search (a pair, or one direction of it), as a kind of law supplies it
+ * to the one search (`nextReleaseScale`): its label, the data's own divergence and the past releases'
+ * joint bound (each error included), and the condition on the next release's scale.
+ */
+export interface NextUnit {
+  label: { prior: string; pair: [string, string] };
+  /** The unit in a refusal's words ("prior 'p', pair a vs b"), and what the refusal adds (" under this bound"). */
+  where: string;
+  tail?: string;
+  /** D_α of the data itself: at most ε, and no release of it can exceed the budget (data processing). */
+  data(): number;
+  /** The past releases' certified joint bound (null: none): at ε or above, no further release fits. */
+  past(): number | null;
+  /** The past releases with the next one at a trial scale, within ε: non-increasing in the scale. */
+  problem(): ScaleProblem;
+  /** How the joint bound at the scale found was bounded. */
+  method(scale: number): JointMethod;
+}
+
+/**
+ * The budget left for the releases once the laws' mass error is charged (computed laws, a chain's:
+ * docs/math.md §13); InputError naming ε where the charge takes it all.
+ */
+export function budgetLeft(massError: number | undefined, alpha: number, epsilon: number): number {
+  const charge = massErrorCharge(massError ?? 0, alpha);
+  if (!(epsilon > charge)) throw budgetBelowCharge(charge);
+  return epsilon - charge;
 }
