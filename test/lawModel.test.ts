@@ -18,6 +18,8 @@ import { pointLaw, type PointScenario } from '../src/distribution/points.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import type { GaussianScenario } from '../src/distribution/mixture.js';
 import { release } from '../src/release/release.js';
+import { validateSpec } from '../src/markov/chain.js';
+import { markovScenario } from '../src/markov/source.js';
 
 const finite: Scenario = { name: 'f', priors: [{ name: 'p', conditionals: { a: fromCounts([0, 1, 2], [3, 2, 1]), b: fromCounts([0, 1, 2], [1, 2, 3]) } }] };
 const points: PointScenario = {
@@ -110,6 +112,61 @@ describe('one law model: every operation takes every kind of law through one dis
       expect(r.explanation).toContain('only W∞ for uniform laws');
       expect(r.alpha).toBe(alpha);
     }
+  });
+
+  it('a vector of one coordinate is checked as a column is (geometric noise and contamination refused), directly through the hooks too', () => {
+    const ints = (xs: number[], counts: number[]) =>
+      pointLaw(
+        xs.map((x) => [x]),
+        { counts },
+      );
+    const v1: PointScenario = { name: 'v1', priors: [{ name: 'p', conditionals: { a: ints([0, 1, 2], [3, 2, 1]), b: ints([0, 1, 2], [1, 2, 3]) } }] };
+    const geo = {
+      mechanism: 'geometric' as const,
+      method: 'best' as const,
+      alpha: 2,
+      epsilon: 1,
+      contamination: { lambda: 0.01, domain: [-1, 5] as [number, number] },
+    };
+    const field = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as Error).message.split(':')[0];
+      }
+      return 'no error';
+    };
+    // Contaminating mass between the integers would put the outputs on another lattice (D_α = ∞).
+    expect(field(() => calibrate(finite, geo))).toBe('contamination');
+    expect(field(() => calibrate(v1, geo))).toBe('contamination');
+    expect(field(() => calibrateKind(FINITE, finite, geo))).toBe('contamination');
+    expect(field(() => calibrateKind(FINITE, finite, { ...renyi, mechanism: 'laplace', method: 'best', coordinateScales: [3] }))).toBe('coordinateScales');
+  });
+
+  it("a long chain's histogram, whose laws are too large to compute, is answered by the chain's own methods", () => {
+    const { scenario } = markovScenario(
+      validateSpec({
+        states: ['a', 'b', 'c'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.8, 0.15, 0.05],
+              [0.2, 0.7, 0.1],
+              [0.1, 0.3, 0.6],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 2000,
+        query: { histogram: true },
+      }),
+      'long',
+    );
+    const r = calibrate(scenario, { mechanism: 'laplace', method: 'best', alpha: Infinity, epsilon: 1 });
+    expect(r.winner).toBe('mqm-exact');
+    expect(r.scale).toBeGreaterThan(0);
+    expect(r.explanation).toMatch(/per-pair methods: /);
   });
 
   it('audit and account on ℝ^d are the coupled bounds; on ℝ the exact accountant; both above what the calibration certified', () => {

@@ -12,6 +12,7 @@ import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
 import { accountPoints, accountPointsOnPool, auditPoints, pairAccount, robustnessPoints, type DirectionTask } from '../src/account/points.js';
 import { nextReleaseScale } from '../src/account/account.js';
+import { release } from '../src/release/release.js';
 import { miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
@@ -133,6 +134,21 @@ describe('vector queries (docs/math.md §12)', () => {
       expect(r.scale).toBeLessThanOrEqual(
         calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: a, epsilon: renyiBudgetFor(2, 1e-6, a) }).scale,
       );
+  });
+
+  it('a vector release with an (ε, δ) target draws at the (ε, δ) calibration, its progress reported as a column’s is', () => {
+    let last = [0, 0];
+    const r = release(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 2, coordinateScales: [1, 2] }, [1, 1], {
+      delta: 1e-6,
+      alphas: [2, 4, 8],
+      onProgress: (done, total) => {
+        last = [done, total];
+      },
+    });
+    const c = calibrateEpsDelta(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', coordinateScales: [1, 2] }, 2, 1e-6, [2, 4, 8]);
+    expect(r.scale).toBe(c.scale);
+    expect(last[1]).toBeGreaterThan(0);
+    expect(last[0]).toBe(last[1]);
   });
 
   it('audit: the coupled upper bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature)', () => {

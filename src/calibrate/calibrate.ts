@@ -31,19 +31,20 @@ interface Kinded {
 }
 
 const kinded = <S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings): Kinded => ({
-  run: (opts) => calibrateKind(kind, scenario, kind.check(scenario, settings), opts),
+  run: (opts) => calibrateKind(kind, scenario, settings, opts),
 });
 
 /**
  * The kind of a scenario's laws, as the calibration sees it: a vector of one coordinate is a law
- * on ℝ (its values unchanged), which has the exact accountant.
+ * on ℝ (its values unchanged), which has the exact accountant. A law source's vectors are not read
+ * for their dimension here: its own methods may answer where its laws cannot be computed.
  */
 function kindOf(scenario: AnyScenario, settings: PointSettings): Kinded {
   return byLaw(
     scenario,
     {
       finite: (s) => kinded(FINITE, s, settings),
-      points: (s) => (dimensionOf(s) === 1 ? kinded(FINITE, asScalar(s), scalarSettings(s, settings)) : kinded(POINTS, s, settings)),
+      points: (s) => (!hasSource(s) && dimensionOf(s) === 1 ? kinded(FINITE, asScalar(s), scalarSettings(s, settings)) : kinded(POINTS, s, settings)),
       mixture: (s) => kinded(MIXTURE, s, oneCoordinate(settings)),
     },
     'calibration',
@@ -68,8 +69,8 @@ export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: 
 
 /**
  * The one calibration, over a kind's hooks: any kind of law — the built-in ones through `calibrate`,
- * a new one by its `CalibrationKind` alone — gets `best`, the units solved together and re-checked,
- * D_α ≤ D_∞ across orders, and a law source's methods and mass error.
+ * a new one by its `CalibrationKind` alone — gets its settings checked, `best`, the units solved
+ * together and re-checked, D_α ≤ D_∞ across orders, and a law source's methods and mass error.
  * @example calibrateKind(FINITE, builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }).scale
  */
 export function calibrateKind<S, L extends PairLabel>(
@@ -78,6 +79,11 @@ export function calibrateKind<S, L extends PairLabel>(
   settings: PointSettings,
   opts: CalibrateOptions = {},
 ): CalibrationResult {
+  return checkedKind(kind, scenario, kind.check(scenario, settings), opts);
+}
+
+/** `calibrateKind` on settings the kind has checked (`best` runs each method through it). */
+function checkedKind<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings, opts: CalibrateOptions): CalibrationResult {
   // The tool's own answers (best, exact) never need more noise at α than at ∞; a paper's rule
   // (Theorem 1, Pierquin, W∞, coupled) is its own condition at α, as published.
   if (!MONOTONE_METHODS.has(settings.method)) return atOrder(kind, scenario, settings, opts);
@@ -98,7 +104,7 @@ function atOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: 
     const { methods, note } = kind.bestMethods(scenario, settings);
     // Progress over all methods' units together.
     const results = methods.map((method, k) =>
-      calibrateKind(
+      checkedKind(
         kind,
         scenario,
         { ...settings, method },

@@ -73,6 +73,8 @@ export function miBoundsPoints(
  */
 export const MI_POINTS: MiKind<PointScenario, PointLaw> = {
   check(scenario, st) {
+    checkMiApplicable(scenario);
+    coordinateWeights(scenario, st.coordinateScales);
     const d = dimensionOf(scenario);
     const bound = mechanismDef(st.mechanism).mi;
     if (isNotApplicable(bound)) throw new InputError(bound.notApplicable, 'mechanism');

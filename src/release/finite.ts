@@ -2,7 +2,9 @@ import { numberText } from '../numerics/decimal.js';
 import { nextUp } from '../numerics/float.js';
 import { checkSetting } from '../settings.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
-import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
+import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import type { PointSettings } from '../calibrate/points.js';
+import type { AnyScenario } from '../distribution/lawKind.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { pointMass } from '../distribution/discrete.js';
@@ -220,9 +222,35 @@ function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationS
 }
 
 /**
- * `planRelease` for an (ε, δ) target: the smallest scale over the Rényi orders (`calibrateEpsDelta`),
- * then the same draws. Progress counts every order's units, those passed over included.
+ * The calibration of a release with an (ε, δ) target, on any kind of law: the smallest scale over
+ * the Rényi orders (`calibrateEpsDelta`). Progress counts every order's units, those passed over
+ * included, so the bar moves through them and ends full.
  */
+export function epsDeltaForRelease(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  delta: number,
+  alphas: readonly number[],
+  onProgress?: (done: number, total: number) => void,
+): EpsDeltaResult {
+  let units = 0;
+  const at = (st: CalibrationSettings, tried: number) => {
+    const progress =
+      onProgress &&
+      ((done: number, total: number) => {
+        units = total;
+        onProgress(tried * total + done, alphas.length * total);
+      });
+    // The trial settings carry the rest of `settings` (a vector's coordinate weights too).
+    return calibrate(scenario, st, { onProgress: progress });
+  };
+  const { alpha: _ignored, ...rest } = settings;
+  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
+  if (units) onProgress?.(alphas.length * units, alphas.length * units);
+  return c;
+}
+
+/** `planRelease` for an (ε, δ) target, then the same draws. */
 function planEpsDelta(
   scenario: Scenario | GaussianScenario,
   settings: CalibrationSettings,
@@ -232,20 +260,7 @@ function planEpsDelta(
   onProgress?: (done: number, total: number) => void,
 ): ReleasePlan {
   if (truncate) throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
-  // Orders passed over count as done: the bar moves through them and ends full.
-  let units = 0;
-  const at = (st: CalibrationSettings, tried: number) => {
-    const progress =
-      onProgress &&
-      ((done: number, total: number) => {
-        units = total;
-        onProgress(tried * total + done, alphas.length * total);
-      });
-    return calibrate(scenario, st, { onProgress: progress });
-  };
-  const { alpha: _ignored, ...rest } = settings;
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
-  if (units) onProgress?.(alphas.length * units, alphas.length * units);
+  const c = epsDeltaForRelease(scenario, settings, delta, alphas, onProgress);
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';

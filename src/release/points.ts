@@ -3,11 +3,11 @@ import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
-import { consentToNoNoise, samplerFor, type ReleaseOptions } from './finite.js';
+import { consentToNoNoise, epsDeltaForRelease, samplerFor, type ReleaseOptions } from './finite.js';
 import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../release/interval.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
-import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
+import { DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import type { PointSettings } from '../calibrate/points.js';
 import { calibrate } from '../calibrate/calibrate.js';
 import { coordinateWeights, type PointScenario } from '../distribution/points.js';
@@ -40,7 +40,7 @@ function planVector(scenario: PointScenario, settings: PointSettings, opts: Omit
       ? givenScale(scenario, settings, opts.scale)
       : delta === undefined
         ? calibrate(scenario, settings, { onProgress })
-        : calibrateEpsDelta(scenario, settings, settings.epsilon, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS);
+        : epsDeltaForRelease(scenario, settings, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, onProgress);
   const label =
     opts.scale !== undefined
       ? 'noise at a given scale, checked by the ledger, not calibrated here:'
