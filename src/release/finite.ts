@@ -143,8 +143,15 @@ function planRelease(
   onProgress?: (done: number, total: number) => void,
   target?: Pick<ReleaseOptions, 'delta' | 'alphas' | 'scale'>,
 ): ReleasePlan {
-  if (target?.scale !== undefined) return planGiven(scenario, settings, target.scale, truncate);
-  if (target?.delta !== undefined) return planEpsDelta(scenario, settings, target.delta, target.alphas ?? DEFAULT_DELTA_ALPHAS, truncate, onProgress);
+  if (target?.scale !== undefined) {
+    checkSetting('scale', target.scale);
+    if (truncate) throw new InputError('a truncated release is calibrated on its truncated outputs; it takes no given scale', 'scale');
+  }
+  if (target?.delta !== undefined && truncate)
+    throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
+  if (target?.scale !== undefined) return planGiven(scenario, settings, target.scale);
+  if (target?.delta !== undefined)
+    return planEpsDelta(scenario, settings, target.delta, releaseCalibration(scenario, settings, { ...target, onProgress }) as EpsDeltaResult);
   const parameter = mechanismDef(settings.mechanism).parameter;
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const base = { mechanism: settings.mechanism, alpha: settings.alpha, epsilon: settings.epsilon, parameter } as const;
@@ -185,7 +192,7 @@ function planRelease(
       },
     };
   }
-  const c = calibrate(scenario, settings, { onProgress });
+  const c = releaseCalibration(scenario, settings, { onProgress }) as CalibrationResult;
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   return {
     ...base,
@@ -202,9 +209,7 @@ function planRelease(
 }
 
 /** `planRelease` at a given scale: no calibration; the caller vouches for the guarantee. */
-function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, scale: number, truncate?: [number, number]): ReleasePlan {
-  checkSetting('scale', scale);
-  if (truncate) throw new InputError('a truncated release is calibrated on its truncated outputs; it takes no given scale', 'scale');
+function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, scale: number): ReleasePlan {
   const noise = samplerFor(settings, scale);
   const def = mechanismDef(settings.mechanism);
   return {
@@ -222,17 +227,23 @@ function planGiven(scenario: Scenario | GaussianScenario, settings: CalibrationS
 }
 
 /**
- * The calibration of a release with an (ε, δ) target, on any kind of law: the smallest scale over
- * the Rényi orders (`calibrateEpsDelta`). Progress counts every order's units, those passed over
- * included, so the bar moves through them and ends full.
+ * The calibration a release draws at, on any kind of law: none at a given scale (null: the caller
+ * vouches, a ledger having checked the joint level), for an (ε, δ) target the smallest scale over the
+ * Rényi orders (`calibrateEpsDelta`, its progress counting every order's units, those passed over
+ * included, so the bar ends full), else the Rényi target's (`calibrate`).
  */
-export function epsDeltaForRelease(
+export function releaseCalibration(
   scenario: AnyScenario,
   settings: PointSettings,
-  delta: number,
-  alphas: readonly number[],
-  onProgress?: (done: number, total: number) => void,
-): EpsDeltaResult {
+  opts: Pick<ReleaseOptions, 'scale' | 'delta' | 'alphas' | 'onProgress'>,
+): CalibrationResult | EpsDeltaResult | null {
+  const { onProgress } = opts;
+  if (opts.scale !== undefined) {
+    checkSetting('scale', opts.scale);
+    return null;
+  }
+  if (opts.delta === undefined) return calibrate(scenario, settings, { onProgress });
+  const alphas = opts.alphas ?? DEFAULT_DELTA_ALPHAS;
   let units = 0;
   const at = (st: CalibrationSettings, tried: number) => {
     const progress =
@@ -245,22 +256,13 @@ export function epsDeltaForRelease(
     return calibrate(scenario, st, { onProgress: progress });
   };
   const { alpha: _ignored, ...rest } = settings;
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, delta, alphas, at);
+  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, at);
   if (units) onProgress?.(alphas.length * units, alphas.length * units);
   return c;
 }
 
-/** `planRelease` for an (ε, δ) target, then the same draws. */
-function planEpsDelta(
-  scenario: Scenario | GaussianScenario,
-  settings: CalibrationSettings,
-  delta: number,
-  alphas: readonly number[],
-  truncate?: [number, number],
-  onProgress?: (done: number, total: number) => void,
-): ReleasePlan {
-  if (truncate) throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
-  const c = epsDeltaForRelease(scenario, settings, delta, alphas, onProgress);
+/** `planRelease` for an (ε, δ) target met by `c`, then the same draws. */
+function planEpsDelta(scenario: Scenario | GaussianScenario, settings: CalibrationSettings, delta: number, c: EpsDeltaResult): ReleasePlan {
   const noise = c.scale === 0 ? null : samplerFor(settings, c.scale);
   const where = `for every prior and secret pair of '${scenario.name}'`;
   const what = (settings.releases ?? 1) > 1 ? `the ${settings.releases} releases together` : 'each release';

@@ -3,18 +3,15 @@ import { checkSetting } from '../settings.js';
 import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
-import { consentToNoNoise, epsDeltaForRelease, samplerFor, type ReleaseOptions } from './finite.js';
+import { consentToNoNoise, releaseCalibration, samplerFor, type ReleaseOptions } from './finite.js';
 import { checkConfidence, DEFAULT_CONFIDENCE, symmetricInterval } from '../release/interval.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { drawRelease } from '../sampling/samplers.js';
-import { DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
 import type { PointSettings } from '../calibrate/points.js';
-import { calibrate } from '../calibrate/calibrate.js';
 import { coordinateWeights, type PointScenario } from '../distribution/points.js';
 
 /** A vector release at a given common scale: no calibration, the weights checked as for one. */
 function givenScale(scenario: PointScenario, settings: PointSettings, scale: number) {
-  checkSetting('scale', scale);
   const w = coordinateWeights(scenario, settings.coordinateScales);
   const def = mechanismDef(settings.mechanism);
   return {
@@ -35,12 +32,7 @@ function planVector(scenario: PointScenario, settings: PointSettings, opts: Omit
   const { delta, onProgress } = opts;
   const confidence = checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   // An (ε, δ) target: the smallest scale over the Rényi orders (calibrateEpsDelta), as for scalar releases.
-  const c =
-    opts.scale !== undefined
-      ? givenScale(scenario, settings, opts.scale)
-      : delta === undefined
-        ? calibrate(scenario, settings, { onProgress })
-        : epsDeltaForRelease(scenario, settings, delta, opts.alphas ?? DEFAULT_DELTA_ALPHAS, onProgress);
+  const c = releaseCalibration(scenario, settings, { ...opts, onProgress }) ?? givenScale(scenario, settings, opts.scale as number);
   const label =
     opts.scale !== undefined
       ? 'noise at a given scale, checked by the ledger, not calibrated here:'
