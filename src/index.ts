@@ -41,6 +41,7 @@ export type { Progress } from './calibrate/driver.js';
 // Calibration: the smallest noise a guarantee allows.
 export {
   calibrate,
+  calibrateKind,
   applicableMethods,
   MECHANISMS,
   METHODS,
@@ -58,6 +59,10 @@ export type { TextTable } from './sources/csvText.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
 export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js';
 export type { PointSettings, BoxContamination } from './calibrate/points.js';
+export type { CalibrationKind, PairLabel } from './calibrate/kind.js';
+export type { Solution, Unit } from './calibrate/driver.js';
+export type { ResultText } from './calibrate/result.js';
+export { calibrationGrid, thisThread, type GridRequest, type GridRow, type GridRunner, type GridProgress, type Skipped } from './api/grid.js';
 export type { MiSettings, MiMethod, MiSingleMethod, MiCalibrationResult } from './mi/calibrateMI.js';
 export { calibrateMI } from './mi/calibrate.js';
 export { exactMutualInformation, type MutualInformation } from './mi/mutualInformation.js';

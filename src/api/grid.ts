@@ -39,6 +39,7 @@ export interface GridRunner {
 /**
  * The runner of this thread: each calibration in turn, an error returned in its place (a page or
  * script without a thread pool; the pool's numbers are the same).
+ * @example (await thisThread.calibrateSettled([{ scenario: builtinScenario('heart'), settings: { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } }]))[0].scale
  */
 export const thisThread: GridRunner = {
   calibrateSettled: async (jobs, onDone) =>

@@ -70,8 +70,21 @@ export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: 
 /**
  * The one calibration, over a kind's hooks: any kind of law — the built-in ones through `calibrate`,
  * a new one by its `CalibrationKind` alone — gets its settings checked, `best`, the units solved
- * together and re-checked, D_α ≤ D_∞ across orders, and a law source's methods and mass error.
- * @example calibrateKind(FINITE, builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }).scale
+ * together and re-checked, D_α ≤ D_∞ across orders, and a law source's methods and mass error. The
+ * example is a new kind: uniform laws of one width at offsets a, whose W∞ is |a − a′|, so that
+ * b = W∞/ε certifies ε-Pufferfish (Remark 1) and every order.
+ * @example
+ * const uniforms = {
+ *   check: (_s, settings) => settings,
+ *   bestMethods: () => ({ methods: ['wasserstein-inf'], note: '' }),
+ *   units: (s, st) => s.pairs.map(([a, b]) => {
+ *     const w = Math.abs(a - b);
+ *     const evaluate = (x) => ({ value: w / x, error: 0, target: st.epsilon, sense: 'le' });
+ *     return { label: { prior: 'offsets', pair: [String(a), String(b)] }, problem: { evaluate, lower: w / (2 * st.epsilon), upper: (2 * w) / st.epsilon } };
+ *   }),
+ *   text: (_s, st, sol) => ({ settings: st, parameter: 'b', variance: 2 * sol.scale ** 2, rule: 'W∞ of equal-width uniforms', meets: 'with W∞/b ≤ ε', symbol: 'b' }),
+ * };
+ * calibrateKind(uniforms, { pairs: [[0, 1.5], [0, 0.5]] }, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 0.5 }).scale // 3
  */
 export function calibrateKind<S, L extends PairLabel>(
   kind: CalibrationKind<S, L>,

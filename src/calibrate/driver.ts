@@ -33,6 +33,7 @@ interface SolvedUnit<L> {
   atMost?: true;
 }
 
+/** Every unit solved: each one's scale, the unit needing the most noise, the common scale and the binding unit's check there. */
 export interface Solution<L> {
   units: SolvedUnit<L>[];
   /** The unit needing the most noise (the first such). */
