@@ -3,6 +3,8 @@ import { calibrationGrid, gridFamilies, thisThread, type Skipped } from '../src/
 import { calibrateFor } from '../src/api/guarantee.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
+import { validateSpec } from '../src/markov/chain.js';
+import { markovScenario } from '../src/markov/source.js';
 
 const heart = builtinScenario('heart');
 
@@ -50,5 +52,46 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
       expect(r.scale, r.method).toBe(own.scale);
       expect(r.renyiEpsilon).toBeGreaterThan(0);
     }
+  });
+
+  it("a chain's own methods are asked of the calibration, each run's units reported as progress", async () => {
+    const { scenario } = markovScenario(
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.8, 0.2],
+              [0.3, 0.7],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 8,
+        query: { count: 'b' },
+      }),
+      'chain',
+    );
+    const skipped: Skipped[] = [];
+    const steps: string[] = [];
+    let units = 0;
+    const rows = await calibrationGrid(
+      scenario,
+      { mechanisms: ['laplace', 'gaussian'], methods: ['theorem', 'mqm-exact', 'group-dp'], alpha: 2, epsilon: 1 },
+      thisThread,
+      skipped,
+      () => ({ step: (_k, what) => steps.push(what), done: () => {}, within: () => () => units++ }),
+    );
+    for (const r of rows) {
+      const own = calibrate(scenario, { mechanism: r.mechanism, method: r.method as 'theorem', alpha: 2, epsilon: 1 });
+      expect(r.scale, `${r.mechanism} ${r.label}`).toBe(own.scale);
+    }
+    expect(rows.map((r) => `${r.mechanism} ${r.label}`)).toEqual(['laplace Theorem 1/2', 'laplace mqm-exact', 'laplace group-dp', 'gaussian Theorem 1/2']);
+    // The chain's methods calibrate Laplace noise: for Gaussian noise each is listed with the calibration's reason.
+    expect(skipped.map((s) => `${s.mechanism} ${s.method}`)).toEqual(['gaussian mqm-exact', 'gaussian group-dp']);
+    expect(skipped[0].reason).toMatch(/Laplace/);
+    expect(units).toBeGreaterThan(0);
+    expect(steps).toContain('laplace Theorem 1/2');
   });
 });

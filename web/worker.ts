@@ -10,7 +10,6 @@ import {
   METHOD_LABEL,
   type CalibrationResult,
   type Mechanism,
-  type Method,
   type SingleMethod,
 } from '../src/calibrate/calibrate.js';
 import { audit } from '../src/audit/audit.js';
@@ -24,7 +23,7 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
-import { applyingMethods, calibrationGrid, gridFamilies, settledJobs, type GridJob, type Skipped } from '../src/api/grid.js';
+import { applyingMethods, calibrationGrid, gridFamilies, settledJobs, type GridJob, type GridRequest, type Skipped } from '../src/api/grid.js';
 import { refuseLeftOutGroups, resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
 import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
@@ -190,7 +189,7 @@ const formGrid = (
 ) =>
   calibrationGrid(
     sc,
-    { mechanisms, methods: p.methods as SingleMethod[], alpha, epsilon: p.epsilon, ...(p.delta !== undefined ? { delta: p.delta } : {}), ...cont },
+    { mechanisms, methods: p.methods as GridRequest['methods'], alpha, epsilon: p.epsilon, ...(p.delta !== undefined ? { delta: p.delta } : {}), ...cont },
     poolOf(p.threads, p.helpers),
     skipped,
     gridProgress(post),
@@ -436,21 +435,10 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
     throw new InputError('an (ε, δ) target for a chain is not on this page: give the Rényi order (α = ∞ for the chain methods), or use the CLI', 'delta');
   const { scenario, t, markov, model, data } = chainLaws(state.table!, p);
   const skipped: Skipped[] = [];
-  const rows: ResultRow[] = p.sequence?.window ? await windowRows(p, model, markov.length, mechanisms, alpha, skipped, post) : [];
-  const progress = progressOf(post, mechanisms.length * p.methods.length);
-  let k = 0;
-  for (const mechanism of p.sequence?.window ? [] : mechanisms)
-    for (const method of p.methods) {
-      const label = METHOD_LABEL[method as SingleMethod] ?? method;
-      progress.step(k, `${mechanism} ${label}`);
-      try {
-        const r = calibrate(scenario, { mechanism, method: method as Method, alpha, epsilon: p.epsilon, ...cont }, { onProgress: progress.within(k++) });
-        rows.push(rowOf({ ...r, label }));
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        skipped.push({ mechanism, method: label, reason: err.reason });
-      }
-    }
+  // The chain's laws and its own methods, through the page's grid (each run on this thread, its units as progress).
+  const rows: ResultRow[] = p.sequence?.window
+    ? await windowRows(p, model, markov.length, mechanisms, alpha, skipped, post)
+    : (await formGrid(p, scenario, mechanisms, alpha, skipped, cont, post)).map(rowOf);
   post({
     type: 'results',
     alpha: p.alpha,

@@ -1,4 +1,5 @@
 import { applicableMethods, calibrate, calibrationRule, METHOD_LABEL } from '../calibrate/calibrate.js';
+import { isSourceMethod, type SourceMethodName } from '../calibrate/result.js';
 import type { CalibrationResult, CalibrationSettings, Mechanism, SingleMethod } from '../calibrate/calibrate.js';
 import type { PointSettings } from '../calibrate/points.js';
 import type { Contamination } from '../calibrate/contamination.js';
@@ -17,10 +18,14 @@ export interface Skipped {
 /** A grid's result: the calibration, its method's label, and for an (ε, δ) target the Rényi budget its order was given. */
 export type GridRow = CalibrationResult & { label: string; renyiEpsilon?: number };
 
-/** What a grid asks: families × methods at one Rényi order and budget, or an (ε, δ) target met through each one's best order. */
+/**
+ * What a grid asks: families × methods at one Rényi order and budget, or an (ε, δ) target met
+ * through each one's best order. A law source's own methods (a chain's MQM, group DP) are asked of
+ * the calibration itself, which says why where one does not apply.
+ */
 export interface GridRequest {
   mechanisms: readonly Mechanism[];
-  methods: readonly SingleMethod[];
+  methods: readonly (SingleMethod | SourceMethodName)[];
   alpha: number;
   epsilon: number;
   /** An (ε, δ) target: each (family, method) through its best order (α is then not read). */
@@ -29,11 +34,18 @@ export interface GridRequest {
 }
 
 /** One calibration of a grid. */
-export type GridJob = { mechanism: Mechanism; method: SingleMethod; alpha: number; epsilon: number };
+export type GridJob = { mechanism: Mechanism; method: SingleMethod | SourceMethodName; alpha: number; epsilon: number };
+
+/** A method's name in a grid's rows (a law source's own methods by their names). */
+const labelOf = (method: SingleMethod | SourceMethodName): string => (isSourceMethod(method) ? method : METHOD_LABEL[method]);
 
 /** What a grid needs of a thread pool (`CalibrationPool` has it): calibrations settled, an error returned in its place rather than thrown. */
 export interface GridRunner {
-  calibrateSettled(jobs: { scenario: AnyScenario; settings: PointSettings }[], onDone?: (done: number) => void): Promise<(CalibrationResult | Error)[]>;
+  calibrateSettled(
+    jobs: { scenario: AnyScenario; settings: PointSettings }[],
+    onDone?: (done: number) => void,
+    onUnits?: (job: number, done: number, total: number) => void,
+  ): Promise<(CalibrationResult | Error)[]>;
 }
 
 /**
@@ -42,10 +54,10 @@ export interface GridRunner {
  * @example (await thisThread.calibrateSettled([{ scenario: builtinScenario('heart'), settings: { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } }]))[0].scale
  */
 export const thisThread: GridRunner = {
-  calibrateSettled: async (jobs, onDone) =>
+  calibrateSettled: async (jobs, onDone, onUnits) =>
     jobs.map((j, k) => {
       try {
-        return calibrate(j.scenario, j.settings);
+        return calibrate(j.scenario, j.settings, onUnits ? { onProgress: (d, t) => onUnits(k, d, t) } : {});
       } catch (e) {
         return e instanceof Error ? e : new Error(String(e));
       } finally {
@@ -54,10 +66,14 @@ export const thisThread: GridRunner = {
     }),
 };
 
-/** Progress of a grid's jobs: `step(k, what)` as job k starts, `done(k)` as k have settled. */
+/**
+ * Progress of a grid's jobs: `step(k, what)` as job k starts (or is first heard of), `done(k)` as k
+ * have settled, `within(k)` job k's own units where it runs on this thread.
+ */
 export interface GridProgress {
   step(k: number, what: string): void;
   done(k: number): void;
+  within?(k: number): (done: number, total: number) => void;
 }
 
 /**
@@ -109,9 +125,19 @@ export async function settledJobs(
   progress?: GridProgress,
 ): Promise<(CalibrationResult | InputError)[]> {
   progress?.step(0, `${jobs.length} calibration${jobs.length === 1 ? '' : 's'}`);
+  // A job run on this thread reports its units: the step names it, its units move the bar.
+  let heard = -1;
+  const onUnits =
+    progress?.within &&
+    ((k: number, done: number, total: number) => {
+      if (k !== heard) progress.step(k, `${jobs[k].mechanism} ${labelOf(jobs[k].method)}`);
+      heard = k;
+      progress.within!(k)(done, total);
+    });
   const out = await runner.calibrateSettled(
-    jobs.map((j) => ({ scenario, settings: { ...j, ...contaminated(contamination) } })),
+    jobs.map((j) => ({ scenario, settings: { ...j, ...contaminated(contamination) } as PointSettings })),
     progress ? (done) => progress.done(done) : undefined,
+    onUnits || undefined,
   );
   for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
   return out as (CalibrationResult | InputError)[];
@@ -155,9 +181,14 @@ async function renyiGrid(
   const { alpha, epsilon } = req;
   const asked: GridJob[] = [];
   for (const mechanism of gridFamilies(req.mechanisms, alpha, skipped)) {
-    const ok = applyingMethods(req.methods, mechanism, alpha, epsilon);
+    const ok = applyingMethods(
+      req.methods.filter((m): m is SingleMethod => !isSourceMethod(m)),
+      mechanism,
+      alpha,
+      epsilon,
+    );
     for (const method of req.methods) {
-      if (ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon });
+      if (isSourceMethod(method) || ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon });
       else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: whyNot(mechanism, method, alpha, epsilon) });
     }
   }
@@ -165,8 +196,8 @@ async function renyiGrid(
   const out = await settledJobs(runner, scenario, asked, req.contamination, asked.length ? progress?.(asked.length) : undefined);
   for (const [k, r] of out.entries()) {
     const { mechanism, method } = asked[k];
-    if (r instanceof InputError) skipped.push({ mechanism, method: METHOD_LABEL[method], reason: r.reason });
-    else rows.push({ ...r, label: METHOD_LABEL[method] });
+    if (r instanceof InputError) skipped.push({ mechanism, method: labelOf(method), reason: r.reason });
+    else rows.push({ ...r, label: labelOf(method) });
   }
   return rows;
 }
@@ -184,6 +215,10 @@ async function epsDeltaGrid(
   const jobs: GridJob[] = [];
   for (const mechanism of req.mechanisms)
     for (const method of req.methods) {
+      if (isSourceMethod(method)) {
+        skipped.push({ mechanism, method, reason: 'an (ε, δ) target is met through the Rényi orders of the per-pair methods' });
+        continue;
+      }
       // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
       const trials = epsDeltaTrials({ mechanism, method, ...cont }, req.epsilon, delta);
       // The exact accountant's orders run here, one after another: most are passed over once the

@@ -334,9 +334,15 @@ export class CalibrationPool {
 
   /**
    * Whole calibrations, each on a worker (in this thread with one thread), each settled on its
-   * own: a calibration that fails gives its error in place, the others their results.
+   * own: a calibration that fails gives its error in place, the others their results. One run on
+   * this thread (a law source's, whose chain a worker's task does not carry) reports its units as
+   * it goes (`onUnits`: the job, units done, their total).
    */
-  async calibrateSettled(jobs: { scenario: AnyScenario; settings: PointSettings }[], onDone?: (done: number) => void): Promise<(CalibrationResult | Error)[]> {
+  async calibrateSettled(
+    jobs: { scenario: AnyScenario; settings: PointSettings }[],
+    onDone?: (done: number) => void,
+    onUnits?: (job: number, done: number, total: number) => void,
+  ): Promise<(CalibrationResult | Error)[]> {
     let done = 0;
     // Each job reports as it settles (on this thread, before the next one starts).
     const settled = <T>(r: T): T => {
@@ -344,10 +350,11 @@ export class CalibrationPool {
       return r;
     };
     return Promise.all(
-      jobs.map(async (j) => {
+      jobs.map(async (j, k) => {
         const wire = toWire(j.settings);
         try {
-          if (!this.pool || !wire || hasSource(j.scenario as Scenario)) return settled(calibrate(j.scenario, j.settings));
+          if (!this.pool || !wire || hasSource(j.scenario as Scenario))
+            return settled(calibrate(j.scenario, j.settings, onUnits ? { onProgress: (d, t) => onUnits(k, d, t) } : {}));
           return settled((await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!);
         } catch (e) {
           return settled(e instanceof Error ? e : new Error(String(e)));
