@@ -41,6 +41,7 @@ const labelOf = (method: SingleMethod | SourceMethodName): string => (isSourceMe
 
 /** What a grid needs of a thread pool (`CalibrationPool` has it): calibrations settled, an error returned in its place rather than thrown. */
 export interface GridRunner {
+  /** Every job's result, or its error in its place; `onDone` as each settles, `onUnits` a job's units where it runs on this thread. */
   calibrateSettled(
     jobs: { scenario: AnyScenario; settings: PointSettings }[],
     onDone?: (done: number) => void,
@@ -71,8 +72,11 @@ export const thisThread: GridRunner = {
  * have settled, `within(k)` job k's own units where it runs on this thread.
  */
 export interface GridProgress {
+  /** Job k starts (or is first heard of), named `what`. */
   step(k: number, what: string): void;
+  /** k jobs have settled. */
   done(k: number): void;
+  /** Job k's own units (done, total), where it runs on this thread. */
   within?(k: number): (done: number, total: number) => void;
 }
 

@@ -23,7 +23,8 @@ export interface Unit<L> {
   noNoise?: () => string | null;
 }
 
-interface SolvedUnit<L> {
+/** One unit solved: its scale (0 with the reason no noise is needed), its condition, and whether it was only checked at the common scale. */
+export interface SolvedUnit<L> {
   label: L;
   scale: number;
   /** Why this unit needs no noise, when scale = 0 (the one representation of "no noise"). */

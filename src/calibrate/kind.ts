@@ -34,7 +34,7 @@ export interface PairLabel {
 }
 
 /** Settings of one method (not `best`). */
-type SingleSettings = PointSettings & { method: SingleMethod };
+export type SingleSettings = PointSettings & { method: SingleMethod };
 
 /**
  * What a kind of law supplies to the one calibration (`calibrate/calibrate.ts`), in the pattern of

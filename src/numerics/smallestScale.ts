@@ -28,6 +28,7 @@ function slack(e: Evaluation): number {
  * `lower ≤ s* ≤ upper` must hold analytically (each condition module proves its bracket).
  */
 export interface ScaleProblem {
+  /** The condition at a scale: its value, the value's error bound, the target and the sense of the inequality. */
   evaluate(scale: number): Evaluation;
   lower: number;
   upper: number;
