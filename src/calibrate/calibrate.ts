@@ -25,27 +25,21 @@ export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rul
 export { hasSource, lawSettings, lawsOnly, type CalibrateOptions, type CalibrationResult, type PairScale } from './result.js';
 export { bestMethods, calibrationUnits, heavyCalibration, largestOnly, pairUnits, type Certification } from './finite.js';
 
-/** A scenario with its kind's hooks and the settings it is calibrated with: the one place a calibration reads the kind. */
-interface Kinded {
-  run(opts: CalibrateOptions): CalibrationResult;
-}
-
-const kinded = <S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings): Kinded => ({
-  run: (opts) => calibrateKind(kind, scenario, settings, opts),
-});
-
 /**
  * The kind of a scenario's laws, as the calibration sees it: a vector of one coordinate is a law
  * on ℝ (its values unchanged), which has the exact accountant. A law source's vectors are not read
  * for their dimension here: its own methods may answer where its laws cannot be computed.
  */
-function kindOf(scenario: AnyScenario, settings: PointSettings): Kinded {
+function calibrateByKind(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions): CalibrationResult {
   return byLaw(
     scenario,
     {
-      finite: (s) => kinded(FINITE, s, settings),
-      points: (s) => (!hasSource(s) && dimensionOf(s) === 1 ? kinded(FINITE, asScalar(s), scalarSettings(s, settings)) : kinded(POINTS, s, settings)),
-      mixture: (s) => kinded(MIXTURE, s, oneCoordinate(settings)),
+      finite: (s) => calibrateKind(FINITE, s, settings, opts),
+      points: (s) =>
+        !hasSource(s) && dimensionOf(s) === 1
+          ? calibrateKind(FINITE, asScalar(s), scalarSettings(s, settings), opts)
+          : calibrateKind(POINTS, s, settings, opts),
+      mixture: (s) => calibrateKind(MIXTURE, s, oneCoordinate(settings), opts),
     },
     'calibration',
   );
@@ -64,7 +58,7 @@ function kindOf(scenario: AnyScenario, settings: PointSettings): Kinded {
 export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions = {}): CalibrationResult {
   checkShape(OBJECT, settings, 'settings');
   checkShape(OBJECT, opts, 'options');
-  return kindOf(scenario, settings).run(opts);
+  return calibrateByKind(scenario, settings, opts);
 }
 
 /**
