@@ -94,4 +94,35 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
     expect(units).toBeGreaterThan(0);
     expect(steps).toContain('laplace Theorem 1/2');
   });
+
+  it("on a chain each method is asked of the calibration: a histogram's refusal of integer noise is the reason, not a method the rule table would suggest", async () => {
+    const { scenario } = markovScenario(
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.8, 0.2],
+              [0.3, 0.7],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 6,
+        query: { histogram: true },
+      }),
+      'histogram',
+    );
+    const skipped: Skipped[] = [];
+    const rows = await calibrationGrid(
+      scenario,
+      { mechanisms: ['geometric'], methods: ['theorem', 'coupled', 'wasserstein-inf'], alpha: 2, epsilon: 1 },
+      thisThread,
+      skipped,
+    );
+    expect(rows).toEqual([]);
+    expect(skipped.map((s) => s.method)).toEqual(['Theorem 1/2', 'coupled', 'W∞ (Song)']);
+    for (const s of skipped) expect(s.reason).toMatch(/^vector queries take laplace or gaussian noise/);
+  });
 });

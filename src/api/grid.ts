@@ -1,5 +1,6 @@
 import { applicableMethods, calibrate, calibrationRule, METHOD_LABEL } from '../calibrate/calibrate.js';
-import { isSourceMethod, type SourceMethodName } from '../calibrate/result.js';
+import { hasSource, isSourceMethod, type SourceMethodName } from '../calibrate/result.js';
+import type { Scenario } from '../distribution/scenario.js';
 import type { CalibrationResult, CalibrationSettings, Mechanism, SingleMethod } from '../calibrate/calibrate.js';
 import type { PointSettings } from '../calibrate/points.js';
 import type { Contamination } from '../calibrate/contamination.js';
@@ -184,6 +185,9 @@ async function renyiGrid(
 ): Promise<GridRow[]> {
   const { alpha, epsilon } = req;
   const asked: GridJob[] = [];
+  // A law source (a chain) is asked directly: its own refusal says why where a method does not apply
+  // (its laws may take no family the rule table would offer), in (family, method) order.
+  const ask = hasSource(scenario as Scenario<unknown>);
   for (const mechanism of gridFamilies(req.mechanisms, alpha, skipped)) {
     const ok = applyingMethods(
       req.methods.filter((m): m is SingleMethod => !isSourceMethod(m)),
@@ -192,7 +196,7 @@ async function renyiGrid(
       epsilon,
     );
     for (const method of req.methods) {
-      if (isSourceMethod(method) || ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon });
+      if (ask || isSourceMethod(method) || ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon });
       else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: whyNot(mechanism, method, alpha, epsilon) });
     }
   }
