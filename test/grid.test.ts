@@ -8,6 +8,27 @@ import { markovScenario } from '../src/markov/source.js';
 
 const heart = builtinScenario('heart');
 
+/** A two-state stationary chain of `length` steps releasing `query`, as a law source. */
+const twoStateChain = (length: number, query: object) =>
+  markovScenario(
+    validateSpec({
+      states: ['a', 'b'],
+      chains: [
+        {
+          name: 'c',
+          transition: [
+            [0.8, 0.2],
+            [0.3, 0.7],
+          ],
+          initial: 'stationary',
+        },
+      ],
+      length,
+      query,
+    }),
+    'chain',
+  ).scenario;
+
 describe("the page's calibration grid (src/api/grid.ts): one function, the library's numbers", () => {
   it('calibrates every (family, method) that applies, each as calibrate does, and lists the rest with the rule table’s reason', async () => {
     const skipped: Skipped[] = [];
@@ -55,24 +76,7 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
   });
 
   it("a chain's own methods are asked of the calibration, each run's units reported as progress", async () => {
-    const { scenario } = markovScenario(
-      validateSpec({
-        states: ['a', 'b'],
-        chains: [
-          {
-            name: 'c',
-            transition: [
-              [0.8, 0.2],
-              [0.3, 0.7],
-            ],
-            initial: 'stationary',
-          },
-        ],
-        length: 8,
-        query: { count: 'b' },
-      }),
-      'chain',
-    );
+    const scenario = twoStateChain(8, { count: 'b' });
     const skipped: Skipped[] = [];
     const steps: string[] = [];
     let units = 0;
@@ -96,24 +100,7 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
   });
 
   it("on a chain each method is asked of the calibration: a histogram's refusal of integer noise is the reason, not a method the rule table would suggest", async () => {
-    const { scenario } = markovScenario(
-      validateSpec({
-        states: ['a', 'b'],
-        chains: [
-          {
-            name: 'c',
-            transition: [
-              [0.8, 0.2],
-              [0.3, 0.7],
-            ],
-            initial: 'stationary',
-          },
-        ],
-        length: 6,
-        query: { histogram: true },
-      }),
-      'histogram',
-    );
+    const scenario = twoStateChain(6, { histogram: true });
     const skipped: Skipped[] = [];
     const rows = await calibrationGrid(
       scenario,
