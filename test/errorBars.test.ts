@@ -13,7 +13,7 @@ import { sqrtCost } from '../src/conditions/costs.js';
 import type { CalibrationSettings } from '../src/calibrate/rules.js';
 import { seededSource } from './seeded.js';
 import { pointLaw } from '../src/distribution/points.js';
-import { releasePoints } from '../src/release/points.js';
+import type { PointReleaseResult } from '../src/release/release.js';
 
 const heart = builtinScenario('heart');
 // Draws per coverage check, and the check's tolerance: four standard errors of the observed share
@@ -152,7 +152,7 @@ describe('error bars: the interval holds the true value with the stated probabil
     );
     const s = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
     const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1, 3] } as const;
-    const r = releasePoints(s, settings, [12, 40], { count: 20_000, perRelease: true, confidence: 0.9, random: seededSource(5n) });
+    const r = release(s, settings, [12, 40], { count: 20_000, perRelease: true, confidence: 0.9, random: seededSource(5n) }) as PointReleaseResult;
     expect(r.halfWidths[1] / r.halfWidths[0]).toBeCloseTo(3, 9);
     expect(r.halfWidths[0]).toBeGreaterThanOrEqual(r.scale * Math.log(10));
     for (const i of [0, 1]) {

@@ -4,9 +4,8 @@ import { atomSampler, type EmpiricalRow } from './rows.js';
 import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js';
 import { priorPairs } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
-import { nextUp } from '../numerics/float.js';
 import { cryptoSource } from '../sampling/random.js';
-import { samplerFor } from '../release/release.js';
+import { coordinateScale, samplerFor } from '../release/noise.js';
 import { drawRelease } from '../sampling/samplers.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { mechanismDef } from '../mechanisms/registry.js';
@@ -41,7 +40,7 @@ export function auditEmpiricalPoints(
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');
   const level = s.level ?? 1e-3;
   checkSetting('level', level);
-  const samplers = w.map((wi) => samplerFor({ mechanism: s.mechanism }, wi === 1 ? s.scale : nextUp(wi * s.scale)));
+  const samplers = w.map((wi) => samplerFor({ mechanism: s.mechanism }, coordinateScale(s.scale, wi)));
   const release = (m: PointLaw) => {
     const atom = atomSampler(m.masses);
     return () => {

@@ -14,7 +14,6 @@ import { asFlagError, gridSetting, notTakenBy, numberSetting, parseConfidence, r
 import { jsonNumber, numDown, numUp, jsonText } from './format.js';
 import { loadScenario, parseCoordinateScales, type CalibrateOptions } from './input.js';
 import { checkMiApplicable } from '../distribution/scenario.js';
-import { nextUp } from '../numerics/float.js';
 import { decimal } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
 
@@ -96,11 +95,8 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   const epsilon = gridSetting('epsilon', o.epsilon, defaults.epsilon);
   if (epsilon.length !== 1) throw new InputError('release takes one ε', '--epsilon');
   const { calibrateProjection, project } = await import('../mi/projection.js');
-  const { samplerFor } = await import('../release/release.js');
-  const { drawRelease } = await import('../sampling/samplers.js');
+  const { coordinateNoise } = await import('../release/noise.js');
   const { cryptoSource } = await import('../sampling/random.js');
-  const { symmetricInterval } = await import('../release/interval.js');
-  const { noiseOptions } = await import('../mechanisms/registry.js');
   let c: ProjectionCalibration;
   try {
     c = calibrateProjection(scenario, A, epsilon[0], count);
@@ -109,12 +105,18 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   }
   if (c.scale === 0) throw new InputError(`the calibrated σ is 0 (${c.explanation}); there is nothing to release with noise`, '--projection');
   const y = project(A, x);
-  const noise = samplerFor({ mechanism: PROJECTION }, c.scale);
-  const h = mechanismDef(PROJECTION).halfWidth(c.scale, confidence, noiseOptions({}));
-  const values = Array.from({ length: count }, () => y.map((v) => drawRelease(v, noise, { random: cryptoSource })));
+  // N(0, σ²I_k): every coordinate of A·x at σ, so one half-width for all.
+  const noise = coordinateNoise(
+    { mechanism: PROJECTION },
+    c.scale,
+    y.map(() => 1),
+    confidence,
+  );
+  const h = noise.halfWidths[0];
+  const values = Array.from({ length: count }, () => noise.draw(y, cryptoSource));
   const guarantee = `I(M; S) ≤ ${c.epsilon} nats for every prior of '${scenario.name}'${count > 1 ? ` for the ${count} releases together` : ''}. ${c.explanation}`;
   if (o.json) {
-    const releases = values.map((v) => ({ value: v, interval: v.map((vi) => symmetricInterval(vi, h).map(jsonNumber)) }));
+    const releases = values.map((v) => ({ value: v, interval: noise.intervals(v).map((iv) => iv.map(jsonNumber)) }));
     process.stdout.write(
       `${jsonText({ scenario: scenario.name, mechanism: PROJECTION, projection: { k: A.k, d: A.d }, parameter: 'sigma', scale: c.scale, guarantee, confidence, halfWidth: h, values, releases })}\n`,
     );
@@ -127,8 +129,8 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
     values
       .map(
         (v) =>
-          `${v.join(',')}\t${v
-            .map((vi) => symmetricInterval(vi, h))
+          `${v.join(',')}\t${noise
+            .intervals(v)
             .map(([lo, hi]) => `[${numDown(lo)}, ${numUp(hi)}]`)
             .join(' ')}\n`,
       )
@@ -230,7 +232,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
       o.projection !== undefined ? 'is not taken with --projection (A·f(X) gets N(0, σ²I_k))' : `needs ${dim} weights`,
       '--coordinate-scales',
     );
-  const { samplerFor } = await import('../release/release.js');
+  const { coordinateScale, samplerFor } = await import('../release/noise.js');
   const { drawRelease } = await import('../sampling/samplers.js');
   const { cryptoSource } = await import('../sampling/random.js');
   const { drawSecretReleases, slicedMiTest, slicedMiSamples } = await import('../audit/slicedMI.js');
@@ -248,7 +250,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     release = (x) => project(A, x).map((v) => drawRelease(v, noise, { random: cryptoSource }));
   } else {
     // Coordinate i at wᵢ·scale, rounded up, as the release draws it.
-    const noises = Array.from({ length: dim }, (_, i) => samplerFor({ mechanism }, weights && weights[i] !== 1 ? nextUp(weights[i] * scale) : scale));
+    const noises = Array.from({ length: dim }, (_, i) => samplerFor({ mechanism }, coordinateScale(scale, weights?.[i] ?? 1)));
     release = (x) => x.map((v, i) => drawRelease(v, noises[i], { random: cryptoSource }));
   }
   const prior = laws.priors[0];

@@ -26,7 +26,7 @@ import { checkSetting } from '../settings.js';
 import { decimal } from './numbers.js';
 import { nextDown, nextUp } from '../numerics/float.js';
 import type { Statistic } from '../sources/statistic.js';
-import type { ReleaseResult } from '../release/finite.js';
+import type { ReleaseResult } from '../release/release.js';
 import type { PointReleaseResult } from '../release/release.js';
 
 /** Options of a statistic's calibration or release. */

@@ -1,24 +1,120 @@
-import type { PointSettings } from '../calibrate/points.js';
+import type { PointSettings } from '../calibrate/kind.js';
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
-import { oneCoordinate } from '../calibrate/points.js';
+import { oneCoordinate } from '../calibrate/kind.js';
+import type { CalibrationResult } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
+import { coordinateWeights, type PointScenario } from '../distribution/points.js';
 import { InputError } from '../errors.js';
-import { releaseColumnFinite, releaseFinite, type ReleaseOptions, type ReleaseResult } from './finite.js';
-import { releasePoints, releasePointsColumn } from './points.js';
+import { checkSetting } from '../settings.js';
+import { nextUp } from '../numerics/float.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { cryptoSource, type RandomSource } from '../sampling/random.js';
+import { atomRange, consentToNoNoise, planRelease, supportOf, type ReleaseOptions, type ReleasePlan } from './plan.js';
+
+export type { ReleaseOptions } from './plan.js';
+export { samplerFor } from './noise.js';
+
+/** Released values with their error bars, the scale and method used, and the guarantee in words. */
+export interface ReleaseResult {
+  values: number[];
+  mechanism: PointSettings['mechanism'];
+  /** The method that set the scale (for `best`, the winner). */
+  method: string;
+  alpha: number;
+  epsilon: number;
+  parameter: 'b' | 'sigma' | 'theta';
+  scale: number;
+  truncate: [number, number] | null;
+  guarantee: string;
+  calibration: CalibrationResult | null;
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
+  target?: { epsilon: number; delta: number };
+  /** The probability, over the noise, that each interval holds the true value. */
+  confidence: number;
+  /** Untruncated noise: each interval is value ± halfWidth (rounded up); truncated: null, the intervals are exact. */
+  halfWidth: number | null;
+  /** One interval per released value, index for index. */
+  intervals: [number, number][];
+  /** What the curator should know about this value's release (outside the laws, doubles coarser than the noise). */
+  note?: string;
+  /** What the draws themselves call for (some lie outside the data's range); depends on the draws. */
+  drawNote?: string;
+}
+
+/** A release of a vector-valued query: one vector per draw, an error bar per coordinate. */
+export interface PointReleaseResult {
+  values: number[][];
+  scale: number;
+  parameter: string;
+  method: string;
+  mechanism: string;
+  alpha: number;
+  epsilon: number;
+  guarantee: string;
+  coordinateScales: number[];
+  /** The probability, over the noise, that each coordinate's interval holds its true value (marginally). */
+  confidence: number;
+  /** Coordinate i's error bar is value ± halfWidths[i] (rounded up). */
+  halfWidths: number[];
+  /** Per release, per coordinate: [lo, hi]. */
+  intervals: [number, number][][];
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are the Rényi order and budget calibrated for. */
+  target?: { epsilon: number; delta: number };
+}
+
+/**
+ * What differs between a release of a number (laws on ℝ: finite, fitted Gaussians) and of a
+ * vector (laws on ℝ^d): how the value is read and the settings checked, the weights a given scale
+ * is drawn at. Everything else is one release.
+ */
+interface Shape {
+  vector: boolean;
+  d: number;
+  settings: PointSettings;
+  givenWeights(): number[];
+}
+
+/** The release's shape, read from the kind of law once. */
+function shapeOf(scenario: AnyScenario, settings: PointSettings, operation: string, column = false): Shape {
+  const scalar = (): Shape => ({ vector: false, d: 1, settings: oneCoordinate(settings), givenWeights: () => [1] });
+  return byLaw<Shape>(
+    scenario,
+    {
+      finite: scalar,
+      // A column's rows are a table's own values, which fitted Gaussian priors do not describe.
+      ...(column ? {} : { mixture: scalar }),
+      points: (s) => ({
+        vector: true,
+        d: Object.values(s.priors[0].conditionals)[0].d,
+        settings,
+        givenWeights: () => coordinateWeights(s as PointScenario, settings.coordinateScales),
+      }),
+    },
+    operation,
+    'scenario',
+    column ? { mixture: { reason: "writes a table's own values; fitted Gaussian priors are for --value releases", field: 'fit' } } : {},
+  );
+}
 
 /** Truncated releases are for one number: the truncated law of a vector is not accounted. */
 const noVectorTruncation = () => new InputError('is not available for vector queries yet', 'truncate');
 
-export * from './finite.js';
-
-/** A release of a vector-valued query: one vector per draw, an error bar per coordinate. */
-export type PointReleaseResult = ReturnType<typeof releasePoints>;
-
-/** A value on ℝ is one number; given as a list, a list of one. */
-function oneNumber(value: number | readonly number[]): number {
-  if (typeof value === 'number') return value;
-  if (value.length !== 1) throw new InputError(`has ${value.length} coordinates; the query has 1`, 'value');
-  return value[0];
+/** The value as a vector of the query's length (a number on ℝ is a list of one). */
+function valueVector(value: number | readonly number[], shape: Shape, mechanism: PointSettings['mechanism']): number[] {
+  if (!shape.vector) {
+    const x = typeof value === 'number' ? value : value.length === 1 ? value[0] : NaN;
+    if (typeof value !== 'number' && value.length !== 1) throw new InputError(`has ${value.length} coordinates; the query has 1`, 'value');
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`must be a finite number, got ${String(x)}`, 'value');
+    if (mechanismDef(mechanism).composes === 'lattice' && !Number.isSafeInteger(x))
+      throw new InputError(`must be a whole number below 2⁵³ for ${mechanism} noise (its releases are integers), got ${x}`, 'value');
+    return [x];
+  }
+  const x = typeof value === 'number' ? [value] : [...value];
+  if (x.length !== shape.d) throw new InputError(`has ${x.length} coordinates; the query has ${shape.d}`, 'value');
+  x.forEach((xi, i) => {
+    if (!Number.isFinite(xi)) throw new InputError(`coordinate ${i + 1} is not a finite number`, 'value');
+  });
+  return x;
 }
 
 /**
@@ -44,20 +140,139 @@ export function release(
 ): ReleaseResult | PointReleaseResult {
   checkShape(OBJECT, settings, 'settings');
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) checkShape(NUMBER, value, 'value');
-  const finite = (s: Parameters<typeof releaseFinite>[0]) => releaseFinite(s, oneCoordinate(settings), oneNumber(value), opts);
-  return byLaw<ReleaseResult | PointReleaseResult>(
-    scenario,
-    {
-      finite,
-      mixture: finite,
-      points: (s) => {
-        if (opts.truncate) throw noVectorTruncation();
-        return releasePoints(s, settings, typeof value === 'number' ? [value] : value, opts);
-      },
-    },
-    'a release',
-  );
+  const shape = shapeOf(scenario, settings, 'a release');
+  if (shape.vector && opts.truncate) throw noVectorTruncation();
+  const x = valueVector(value, shape, settings.mechanism);
+  const count = opts.count ?? 1;
+  checkSetting('count', count);
+  // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
+  const joint = count > 1 && !opts.perRelease;
+  if (joint && opts.truncate)
+    throw new InputError(
+      `${count} truncated releases cannot be accounted together here (each truncated law needs its own integral); release one at a time, or ask for per-release calibration (--per-release) knowing the guarantee then holds for each release alone`,
+      'count',
+    );
+  if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
+    throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
+  const plan = planRelease(scenario, joint ? { ...shape.settings, releases: count } : shape.settings, opts, shape.d, shape.givenWeights);
+  consentToNoNoise(plan, opts);
+  const random = opts.random ?? cryptoSource;
+  const draws = Array.from({ length: count }, () => plan.draw(x, random));
+  const guarantee =
+    plan.guarantee(joint ? `the ${count} releases together` : 'each release') +
+    (count > 1 && plan.scale > 0 && !joint
+      ? ` This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
+      : '');
+  return shape.vector ? vectorResult(plan, guarantee, draws) : scalarResult(scenario, plan, guarantee, x[0], draws);
 }
+
+function vectorResult(plan: ReleasePlan, guarantee: string, draws: number[][]): PointReleaseResult {
+  const { scale, parameter, method, mechanism, alpha, epsilon } = plan;
+  return {
+    values: draws,
+    ...{ scale, parameter, method, mechanism, alpha, epsilon },
+    guarantee,
+    coordinateScales: plan.coordinateScales,
+    ...(plan.target ? { target: plan.target } : {}),
+    confidence: plan.confidence,
+    halfWidths: plan.halfWidths as number[],
+    intervals: draws.map(plan.intervals),
+  };
+}
+
+/** A release's plan as a number's release reports it (this key order is the JSON's). */
+function scalarFields(plan: ReleasePlan) {
+  const { mechanism, alpha, epsilon, parameter, method, scale, truncate, calibration } = plan;
+  return { mechanism, alpha, epsilon, parameter, method, scale, truncate, calibration, ...(plan.target ? { target: plan.target } : {}) };
+}
+
+function scalarResult(scenario: AnyScenario, plan: ReleasePlan, guarantee: string, value: number, draws: number[][]): ReleaseResult {
+  const values = draws.map((v) => v[0]);
+  const halfWidth = plan.halfWidths[0];
+  const note = releaseNote(scenario, value, halfWidth, plan.truncate);
+  const drawNote = rangeNote(scenario, plan.truncate ? [] : values);
+  return {
+    ...scalarFields(plan),
+    guarantee,
+    values,
+    confidence: plan.confidence,
+    halfWidth,
+    intervals: draws.map((v) => plan.intervals(v)[0]),
+    ...(note ? { note } : {}),
+    ...(drawNote ? { drawNote } : {}),
+  };
+}
+
+/**
+ * Released values outside the range the data takes (a negative count): the noise at work, safe to
+ * publish, but readers ask; says how to keep releases in range. (Depends on the draws.)
+ */
+function rangeNote(scenario: AnyScenario, released: readonly number[]): string | undefined {
+  const [lo, hi] = atomRange(scenario);
+  const out = Number.isFinite(lo) ? released.filter((y) => y < lo || y > hi).length : 0;
+  if (out === 0) return undefined;
+  return `${out} released value(s) lie outside the range the data takes ([${lo}, ${hi}]): that is the noise, and publishing them keeps the guarantee; to keep releases in range, clip them (post-processing: the guarantee holds) or release with --truncate ${lo},${hi} (calibrated for the truncated law)`;
+}
+
+/**
+ * What a curator should know about releasing `value`: it lies outside every secret's finite law
+ * (the guarantee is about values the laws can produce), or the doubles there are further apart
+ * than the noise's error bar (the released double may then be the value itself; the guarantee
+ * still holds, rounding being post-processing of the exact output).
+ */
+function releaseNote(scenario: AnyScenario, value: number, halfWidth: number | null, truncate: [number, number] | null): string | undefined {
+  const notes: string[] = [];
+  const [lo, hi] = atomRange(scenario);
+  if (Number.isFinite(lo) && (value < lo || value > hi))
+    notes.push(
+      `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
+    );
+  const [s0, s1] = supportOf(scenario, truncate);
+  if (truncate && (value < s0 || value > s1))
+    notes.push(
+      `the truncated release's intervals assume the true value lies in [${s0}, ${s1}] (the laws' atoms and the truncation interval); they do not cover ${value}`,
+    );
+  const spacing = nextUp(Math.abs(value)) - Math.abs(value);
+  if (halfWidth !== null && halfWidth > 0 && spacing > halfWidth)
+    notes.push(
+      `doubles near ${value} are ${spacing} apart, wider than the noise's error bar ±${halfWidth}: the released double may be the value itself (the guarantee holds: rounding is post-processing of the exact output)`,
+    );
+  return notes.length ? notes.join('; ') : undefined;
+}
+
+/**
+ * One row's draw, its refusals worded without the row's value: a column's values are data, and
+ * an error message is output too.
+ */
+function drawRow(plan: ReleasePlan, x: readonly number[], random: RandomSource): number[] {
+  try {
+    return plan.draw(x, random);
+  } catch (e) {
+    if (e instanceof InputError && e.path === 'truncate')
+      throw new InputError(
+        "some row's value lies where the truncated release cannot reach it at this scale (it lands in the interval with negligible probability, or no noise is calibrated to move it there); its value is not shown, being data: widen the interval to cover the column",
+        'truncate',
+      );
+    throw e;
+  }
+}
+
+/** A row of a column (a number, or on ℝ^d a vector), or null when any entry is missing or not finite. */
+function completeRow(row: number | null | readonly (number | null)[], shape: Shape): number[] | null {
+  const x = shape.vector ? (row as readonly (number | null)[]) : [row as number | null];
+  return x.every((v) => typeof v === 'number' && Number.isFinite(v)) ? (x as number[]) : null;
+}
+
+/** A column's release on ℝ: the release's fields, each row's error bar on demand. */
+export type ColumnResult = Omit<ReleaseResult, 'values' | 'intervals' | 'note' | 'drawNote'> & {
+  values: (number | null)[];
+  missing: number;
+  /** A released row's error bar (truncated releases: its exact interval, computed on demand). */
+  interval(y: number): [number, number];
+};
+
+/** A column's release on ℝ^d: one vector per row, a row missing any coordinate stays missing. */
+export type PointColumnResult = Omit<PointReleaseResult, 'values' | 'intervals' | 'alpha' | 'epsilon'> & { values: (number[] | null)[]; missing: number };
 
 /**
  * Privatizes a whole column (on ℝ^d: the rows of several columns) the way the paper's experiments
@@ -71,20 +286,40 @@ export function releaseColumn(
   settings: PointSettings,
   rows: readonly (number | null)[] | readonly (readonly (number | null)[])[],
   opts: Omit<ReleaseOptions, 'count'> = {},
-): ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn> {
+): ColumnResult | PointColumnResult {
   checkShape(OBJECT, settings, 'settings');
   checkShape(ARRAY, rows, 'column');
-  return byLaw<ReturnType<typeof releaseColumnFinite> | ReturnType<typeof releasePointsColumn>>(
-    scenario,
-    {
-      finite: (s) => releaseColumnFinite(s, oneCoordinate(settings), rows as readonly (number | null)[], opts),
-      points: (s) => {
-        if (opts.truncate) throw noVectorTruncation();
-        return releasePointsColumn(s, settings, rows as readonly (readonly (number | null)[])[], opts);
-      },
-    },
-    "a column's release",
-    'scenario',
-    { mixture: { reason: "writes a table's own values; fitted Gaussian priors are for --value releases", field: 'fit' } },
-  );
+  const shape = shapeOf(scenario, settings, "a column's release", true);
+  if (shape.vector && opts.truncate) throw noVectorTruncation();
+  const complete = rows.map((r) => completeRow(r, shape));
+  if (!complete.some((r) => r !== null))
+    throw new InputError(shape.vector ? 'has no rows with every query column present' : 'has no finite values to release', 'column');
+  const plan = planRelease(scenario, shape.settings, opts, shape.d, shape.givenWeights);
+  consentToNoNoise(plan, opts);
+  const random = opts.random ?? cryptoSource;
+  const released = complete.map((r) => (r === null ? null : drawRow(plan, r, random)));
+  const missing = complete.filter((r) => r === null).length;
+  const guarantee = `${plan.guarantee(shape.vector ? "each row's released vector" : 'each release')} Applied to each row independently: each row's secret is protected under priors where rows are independent.`;
+  if (shape.vector) {
+    const { scale, parameter, method, mechanism } = plan;
+    return {
+      values: released,
+      confidence: plan.confidence,
+      halfWidths: plan.halfWidths as number[],
+      missing,
+      ...{ scale, parameter, method, mechanism },
+      coordinateScales: plan.coordinateScales,
+      ...(plan.target ? { target: plan.target } : {}),
+      guarantee,
+    };
+  }
+  return {
+    ...scalarFields(plan),
+    guarantee,
+    values: released.map((v) => (v === null ? null : v[0])),
+    missing,
+    confidence: plan.confidence,
+    halfWidth: plan.halfWidths[0],
+    interval: (y) => plan.intervals([y])[0],
+  };
 }

@@ -1,10 +1,9 @@
 import type { MarkovModel } from '../markov/chain.js';
 import { calibrateWindows, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
-import { mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
+import type { Mechanism } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
-import { drawRelease } from '../sampling/samplers.js';
 import { InputError, NumericalError } from '../errors.js';
-import { nextUp } from '../numerics/float.js';
+import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
 
 /** Released window counts: each window's noisy count and its interval, at the calibrated scale. */
@@ -53,13 +52,13 @@ export function drawWindows(
   opts: { confidence?: number; random?: RandomSource } = {},
 ): Omit<WindowRelease, 'calibration'> {
   const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
-  // No noise needed (the counts meet the budget themselves): each count is released as it is.
-  if (scale === 0) return { scale, halfWidth: 0, confidence, values: [...counts], intervals: counts.map((c) => [c, c]) };
-  const o = noiseOptions({});
-  const def = mechanismDef(mechanism);
-  const noise = def.sampler(scale, o);
-  const halfWidth = def.halfWidth(scale, confidence, o);
-  const random = opts.random ?? cryptoSource;
-  const values = counts.map((c) => drawRelease(c, noise, { random }));
-  return { scale, halfWidth, confidence, values, intervals: values.map((v) => [-nextUp(halfWidth - v), nextUp(v + halfWidth)]) };
+  // One coordinate per window, each at the common scale (a release of the vector of counts).
+  const noise = coordinateNoise(
+    { mechanism },
+    scale,
+    counts.map(() => 1),
+    confidence,
+  );
+  const values = noise.draw(counts, opts.random ?? cryptoSource);
+  return { scale, halfWidth: noise.halfWidths[0] ?? 0, confidence, values, intervals: noise.intervals(values) };
 }
