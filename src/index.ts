@@ -98,7 +98,15 @@ export { auditWindows, type WindowAuditRow } from './audit/windows.js';
 export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';
 
 // Releases, with exact samplers and error bars.
-export { release, releaseColumn, type ReleaseOptions, type ReleaseResult } from './release/release.js';
+export {
+  release,
+  releaseColumn,
+  type ReleaseOptions,
+  type ReleaseResult,
+  type PointReleaseResult,
+  type ColumnResult,
+  type PointColumnResult,
+} from './release/release.js';
 export { symmetricInterval, truncatedInterval } from './release/interval.js';
 export { cryptoSource, type RandomSource } from './sampling/random.js';
 
