@@ -2,7 +2,7 @@ import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { MIXTURE, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism, type SingleMethod } from './rules.js';
-import { certainlyTooSmall, certifiedFinite, FINITE, type Certification } from './finite.js';
+import { certainlyTooSmall, FINITE, type Certification } from './finite.js';
 import { asScalar, oneCoordinate, POINTS, scalarSettings } from './points.js';
 import { solveUnits } from './driver.js';
 import {
@@ -10,6 +10,8 @@ import {
   calibrateWithSource,
   hasSource,
   lawsOnly,
+  sourceScale,
+  type SourceMethodName,
   MONOTONE_METHODS,
   orderMonotone,
   solvedResult,
@@ -18,7 +20,10 @@ import {
 } from './result.js';
 import type { CalibrationKind, PairLabel, PointSettings } from './kind.js';
 import { dimensionOf } from '../distribution/points.js';
-import type { Scenario } from '../distribution/scenario.js';
+import { lawsError, massErrorCharge, type Scenario } from '../distribution/scenario.js';
+import { InputError } from '../errors.js';
+import { isFeasible } from '../numerics/smallestScale.js';
+import { mechanismDef } from '../mechanisms/registry.js';
 
 export { MECHANISMS, METHODS, METHOD_LABEL, applicableMethods, calibrationRule, checkSettings } from './rules.js';
 export type { CalibrationSettings, Mechanism, Method, SingleMethod } from './rules.js';
@@ -26,20 +31,21 @@ export { hasSource, lawSettings, lawsOnly, type CalibrateOptions, type Calibrati
 export { bestMethods, calibrationUnits, heavyCalibration, largestOnly, pairUnits, type Certification } from './finite.js';
 
 /**
- * The kind of a scenario's laws, as the calibration sees it: a vector of one coordinate is a law
- * on ℝ (its values unchanged), which has the exact accountant. A law source's vectors are not read
- * for their dimension here: its own methods may answer where its laws cannot be computed.
+ * Runs `op` with the scenario's kind of law, as the calibration sees it: a vector of one coordinate
+ * is a law on ℝ (its values unchanged), which has the exact accountant. A law source's vectors are
+ * not read for their dimension here: its own methods may answer where its laws cannot be computed.
  */
-function calibrateByKind(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions): CalibrationResult {
+function byKind<R>(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  op: <S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings) => R,
+): R {
   return byLaw(
     scenario,
     {
-      finite: (s) => calibrateKind(FINITE, s, settings, opts),
-      points: (s) =>
-        !hasSource(s) && dimensionOf(s) === 1
-          ? calibrateKind(FINITE, asScalar(s), scalarSettings(s, settings), opts)
-          : calibrateKind(POINTS, s, settings, opts),
-      mixture: (s) => calibrateKind(MIXTURE, s, oneCoordinate(settings), opts),
+      finite: (s) => op(FINITE, s, settings),
+      points: (s) => (!hasSource(s) && dimensionOf(s) === 1 ? op(FINITE, asScalar(s), scalarSettings(s, settings)) : op(POINTS, s, settings)),
+      mixture: (s) => op(MIXTURE, s, oneCoordinate(settings)),
     },
     'calibration',
   );
@@ -58,7 +64,7 @@ function calibrateByKind(scenario: AnyScenario, settings: PointSettings, opts: C
 export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions = {}): CalibrationResult {
   checkShape(OBJECT, settings, 'settings');
   checkShape(OBJECT, opts, 'options');
-  return calibrateByKind(scenario, settings, opts);
+  return byKind(scenario, settings, (kind, s, st) => calibrateKind(kind, s, st, opts));
 }
 
 /**
@@ -139,20 +145,57 @@ function atOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: 
  * @example certifiedAt(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
  */
 export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings, 'method'>, scale: number): Certification {
-  return byLaw(
-    scenario,
-    {
-      finite: (s) => certifiedFinite(s, oneCoordinate(settings), scale),
-      // Every bound on ℝ^d is certified on a fixed coupling and falls as the scale grows: a scale at
-      // or above the calibrated one is certified by the same condition.
-      points: (s) => {
-        const c = calibrate(s, { ...settings, method: 'best' });
-        const by = (c.winner ?? c.method) as Certification['units'][number]['by'];
-        return { certified: c.scale <= scale, units: [{ label: { prior: s.name, pair: ['*', '*'] }, by: c.scale <= scale ? by : null }] };
-      },
-    },
-    'the certificate check',
-  );
+  return byKind(scenario, { ...settings, method: 'best' }, (kind, s, st) => certifiedKind(kind, s, st, scale));
+}
+
+/**
+ * `certifiedAt` over a kind's hooks: each unit is certified by the first of `best`'s methods whose
+ * condition holds at `scale` (a pair's guarantee needs one valid bound), or by its data alone
+ * (`zero`); what certifies α = ∞ certifies every finite order (D_α ≤ D_∞, docs/math.md §4), as
+ * `calibrate` takes it.
+ */
+function certifiedKind<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings, scale: number): Certification {
+  const own = certifiedAtOrder(kind, scenario, settings, scale);
+  if (own.certified || settings.alpha === Infinity || mechanismDef(settings.mechanism).alphaRange(Infinity)) return own;
+  try {
+    const inf = certifiedAtOrder(kind, scenario, { ...settings, alpha: Infinity }, scale);
+    return inf.certified ? inf : own;
+  } catch (e) {
+    if (e instanceof InputError) return own;
+    throw e;
+  }
+}
+
+function certifiedAtOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: S, settings: PointSettings, scale: number): Certification {
+  const source = scenario as Scenario<unknown>;
+  if (hasSource(source)) {
+    // A source method's scale certifies every larger one (its bound falls as the scale grows).
+    const by = (source.sourceMethods ?? []).find((m) => {
+      const r = sourceScale(m, settings);
+      return 'scale' in r && r.scale <= scale;
+    });
+    if (by) return { certified: true, units: [{ label: { prior: source.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
+    if (source.lawsNotApplicable) return { certified: false, units: [] };
+    const charge = massErrorCharge(lawsError(source), settings.alpha);
+    if (!(settings.epsilon > charge)) return { certified: false, units: [] };
+    return certifiedAtOrder(kind, lawsOnly(source) as S, { ...settings, epsilon: settings.epsilon - charge }, scale);
+  }
+  const checked = kind.check(scenario, settings);
+  let out: Certification['units'] | null = null;
+  for (const method of kind.bestMethods(scenario, checked).methods) {
+    const us = kind.units(scenario, { ...checked, method });
+    out ??= us.map((u) => ({ label: { prior: u.label.prior, pair: u.label.pair }, by: null }));
+    const units: Certification['units'] = out;
+    us.forEach((u, k) => {
+      if (units[k].by) return;
+      const p = typeof u.problem === 'function' ? u.problem() : u.problem;
+      if ('zero' in p) units[k].by = 'zero';
+      else if (scale > 0 && isFeasible(p.evaluate(scale))) units[k].by = method;
+    });
+    if (units.every((u) => u.by)) break;
+  }
+  out ??= [];
+  return { certified: out.length > 0 && out.every((u) => u.by !== null), units: out };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { checkContaminationFor, checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
-import { oneCoordinate, type CalibrationKind } from './kind.js';
+import { oneCoordinate, type CalibrationKind, type PairLabel } from './kind.js';
 import { InputError } from '../errors.js';
-import { isFeasible } from '../numerics/smallestScale.js';
 import type { Unit } from './driver.js';
 import { checkContamination, contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { EPS } from '../numerics/float.js';
@@ -14,7 +13,7 @@ import { exactLimits as kernelLimits } from '../mechanisms/kernels.js';
 import { sameLaw } from '../distribution/discrete.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { exactEvaluation } from '../conditions/exact.js';
-import { hasSource, IDENTICAL, isSourceMethod, lawSettings, lawsOnly, noiseVariance, sourceScale, type SourceMethodName } from './result.js';
+import { hasSource, IDENTICAL, isSourceMethod, lawSettings, lawsOnly, noiseVariance, type SourceMethodName } from './result.js';
 import { precisionUp } from '../numerics/decimal.js';
 
 /** The exact accountant's limits for these settings (Gaussian's, the stricter, if it has none). */
@@ -226,57 +225,5 @@ export const FINITE: CalibrationKind<Scenario, UnitLabel> = {
 /** Per (prior, pair): the method whose condition certifies a given scale (`zero`: no noise needed), or null. */
 export interface Certification {
   certified: boolean;
-  units: { label: UnitLabel; by: SingleMethod | SourceMethodName | 'zero' | null }[];
-}
-
-/**
- * Whether `scale` meets the settings for every prior and pair by a condition `calibrate` itself
- * could stop on: the same rules, units (releases, contamination, data processing), evaluations
- * and rounding, tried method by method as `best` would. A scale `calibrate` returned passes by
- * construction, so the audit of a calibrated scale never fails by a rounding the calibration did
- * not make.
- * @example certifiedFinite(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
- */
-export function certifiedFinite(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
-  const own = certifiedAtOrder(scenario, settings, scale);
-  // D_α ≤ D_∞ (docs/math.md §4): what certifies α = ∞ certifies every finite order, as calibrate takes it.
-  if (own.certified || settings.alpha === Infinity || mechanismDef(settings.mechanism).alphaRange(Infinity)) return own;
-  try {
-    const inf = certifiedAtOrder(scenario, { ...settings, alpha: Infinity }, scale);
-    return inf.certified ? inf : own;
-  } catch (e) {
-    if (e instanceof InputError) return own;
-    throw e;
-  }
-}
-
-function certifiedAtOrder(scenario: Scenario, settings: Omit<CalibrationSettings, 'method'>, scale: number): Certification {
-  if (hasSource(scenario)) {
-    // A source method's scale certifies every larger one (its bound falls as the scale grows).
-    const by = (scenario.sourceMethods ?? []).find((m) => {
-      const r = sourceScale(m, settings);
-      return 'scale' in r && r.scale <= scale;
-    });
-    if (by) return { certified: true, units: [{ label: { prior: scenario.name, pair: ['*', '*'] }, by: by.name as SourceMethodName }] };
-    if (scenario.lawsNotApplicable) return { certified: false, units: [] };
-    const charge = massErrorCharge(lawsError(scenario), settings.alpha);
-    if (!(settings.epsilon > charge)) return { certified: false, units: [] };
-    return certifiedAtOrder(lawsOnly(scenario), { ...settings, epsilon: settings.epsilon - charge }, scale);
-  }
-  const all = { ...settings, method: 'best' as const };
-  const { methods } = bestMethods(scenario, all);
-  let units: Certification['units'] | null = null;
-  for (const method of methods) {
-    const us = calibrationUnits(scenario, { ...settings, method });
-    units ??= us.map((u) => ({ label: u.label, by: null }));
-    us.forEach((u, k) => {
-      if (units![k].by) return;
-      const p = typeof u.problem === 'function' ? u.problem() : u.problem;
-      if ('zero' in p) units![k].by = 'zero';
-      else if (scale > 0 && isFeasible(p.evaluate(scale))) units![k].by = method;
-    });
-    if (units.every((u) => u.by)) break;
-  }
-  const out = units ?? [];
-  return { certified: out.length > 0 && out.every((u) => u.by !== null), units: out };
+  units: { label: PairLabel; by: SingleMethod | SourceMethodName | 'zero' | null }[];
 }

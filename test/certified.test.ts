@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { calibrate, certifiedAt } from '../src/calibrate/calibrate.js';
+import { pointLaw } from '../src/distribution/points.js';
+
+const P = pointLaw(
+  [
+    [0, 0],
+    [1, 2],
+    [3, 1],
+  ],
+  { counts: [3, 1, 2] },
+);
+const Q = pointLaw(
+  [
+    [0, 0],
+    [1, 2],
+    [2, 2],
+  ],
+  { counts: [1, 3, 1] },
+);
+const R = pointLaw(
+  [
+    [1, 1],
+    [2, 0],
+  ],
+  { counts: [1, 1] },
+);
+const vectors = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q, c: R } }] };
+const mixture = {
+  name: 'g',
+  priors: [
+    {
+      name: 'p',
+      conditionals: {
+        a: [{ mean: 0, sd: 1, weight: 1 }],
+        b: [
+          { mean: 0.5, sd: 1, weight: 0.5 },
+          { mean: 2, sd: 1, weight: 0.5 },
+        ],
+      },
+    },
+  ],
+};
+
+describe('certifiedAt: one check over every kind, pair by pair as calibrate would stop', () => {
+  it('vectors: the calibrated scale is certified for each pair, by a method of best; a tenth of it is not', () => {
+    for (const mechanism of ['laplace', 'gaussian'] as const) {
+      const settings = { mechanism, alpha: 2, epsilon: 0.5 };
+      const c = calibrate(vectors, { ...settings, method: 'best' });
+      const at = certifiedAt(vectors, settings, c.scale);
+      expect(at.certified).toBe(true);
+      expect(at.units.map((u) => u.label.pair.join('-')).sort()).toEqual(['a-b', 'a-c', 'b-c']);
+      expect(at.units.every((u) => u.by !== null)).toBe(true);
+      expect(certifiedAt(vectors, settings, c.scale / 10).certified).toBe(false);
+    }
+  });
+
+  it('Gaussian priors: the calibrated σ is certified; half of it is not', () => {
+    const settings = { mechanism: 'gaussian', alpha: 2, epsilon: 0.5 } as const;
+    const c = calibrate(mixture, { ...settings, method: 'best' });
+    expect(certifiedAt(mixture, settings, c.scale).certified).toBe(true);
+    expect(certifiedAt(mixture, settings, c.scale / 2).certified).toBe(false);
+  });
+});
