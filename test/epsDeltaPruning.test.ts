@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calibrate, tooSmall } from '../src/calibrate/calibrate.js';
-import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials } from '../src/calibrate/epsDelta.js';
+import { calibrateEpsDelta, calibrateEpsDeltaAsync, epsDeltaBest, epsDeltaTrials } from '../src/calibrate/epsDelta.js';
 import type { CalibrationSettings } from '../src/calibrate/rules.js';
 import { release } from '../src/release/release.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
@@ -9,6 +9,34 @@ import { markovScenario } from '../src/markov/source.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 
 describe('(ε, δ) targets: orders that cannot win are passed over, with the same result', () => {
+  it('the search on a pool (asynchronous calibrations) asks the same orders and gives the same result', async () => {
+    for (const [id, mechanism] of [
+      ['heart', 'laplace'],
+      ['adult', 'gaussian'],
+    ] as const) {
+      const scenario = builtinScenario(id);
+      const settings = { mechanism, method: 'best' as const };
+      const asked: number[][] = [[], []];
+      const sync = calibrateEpsDelta(scenario, settings, 1, 1e-6, undefined, (s) => {
+        asked[0].push(s.alpha);
+        return calibrate(scenario, s);
+      });
+      const onPool = await calibrateEpsDeltaAsync(scenario, settings, 1, 1e-6, undefined, async (s) => {
+        asked[1].push(s.alpha);
+        return calibrate(scenario, s);
+      });
+      expect(onPool).toEqual(sync);
+      expect(asked[1]).toEqual(asked[0]);
+    }
+    // A failing order is thrown where the one-thread search throws it.
+    const boom = () => {
+      throw new Error('boom');
+    };
+    const heart = builtinScenario('heart');
+    expect(() => calibrateEpsDelta(heart, { mechanism: 'laplace', method: 'best' }, 1, 1e-6, [16, 32], boom)).toThrow('boom');
+    await expect(calibrateEpsDeltaAsync(heart, { mechanism: 'laplace', method: 'best' }, 1, 1e-6, [16, 32], async () => boom())).rejects.toThrow('boom');
+  });
+
   it('equals trying every order, and passes over most of them', () => {
     const cases = [
       ['heart', 'gaussian', 1, 1e-6],

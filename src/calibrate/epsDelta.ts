@@ -107,26 +107,24 @@ export function epsDeltaBest(
   };
 }
 
+/** The calibration an (ε, δ) search asks for next: the order's settings, and how many orders came before it. */
+interface OrderAsk {
+  settings: CalibrationSettings;
+  tried: number;
+}
+
 /**
- * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
- * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
- * settings' method (certified as always); the smallest scale wins and its α is reported.
- * Works for every law source, method, mechanism and number of releases `calibrate` supports.
- * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
+ * The search behind `calibrateEpsDelta`, written once for any way of calibrating (this thread, a
+ * pool): it yields each order's settings and is sent that order's result (an Error marks an order
+ * passed over; a thrown error is thrown into it), and returns the (ε, δ) result.
  */
-export function calibrateEpsDelta(
+function* epsDeltaSearch(
   scenario: AnyScenario,
   settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
   epsilon: number,
   delta: number,
-  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
-  /**
-   * The calibration at each order (default `calibrate` on `scenario`; a caller may add progress
-   * reports: `tried` orders, calibrated or passed over, come before this one). An Error it returns
-   * (not throws) marks an order that could not be calibrated: passed over.
-   */
-  calibrateWith: (s: CalibrationSettings, tried: number) => CalibrationResult | Error = (s) => calibrate(scenario, s),
-): EpsDeltaResult {
+  alphas: readonly number[],
+): Generator<OrderAsk, EpsDeltaResult, CalibrationResult | Error> {
   checkShape(OBJECT, settings, 'settings');
   checkShape(NUMBER, epsilon, 'epsilon');
   checkShape(NUMBER, delta, 'delta');
@@ -147,7 +145,7 @@ export function calibrateEpsDelta(
     if (best && ((best.r.scale === 0 && k > best.k) || (best.r.binding && tooSmall(scenario, t.settings, best.r.scale, best.r.binding)))) continue;
     let r: CalibrationResult | Error;
     try {
-      r = calibrateWith(t.settings, tried);
+      r = yield { settings: t.settings, tried };
     } catch (e) {
       // α = ∞ came first only to prune: a failure there is raised where the grid reaches it, after
       // any earlier order's own failure.
@@ -169,4 +167,67 @@ export function calibrateEpsDelta(
     settings.method,
     alphas,
   );
+}
+
+/**
+ * The smallest scale giving (ε, δ)-Pufferfish privacy through some Rényi order: for each α of the
+ * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
+ * settings' method (certified as always); the smallest scale wins and its α is reported.
+ * Works for every law source, method, mechanism and number of releases `calibrate` supports.
+ * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
+ */
+export function calibrateEpsDelta(
+  scenario: AnyScenario,
+  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
+  epsilon: number,
+  delta: number,
+  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  /**
+   * The calibration at each order (default `calibrate` on `scenario`; a caller may add progress
+   * reports: `tried` orders, calibrated or passed over, come before this one). An Error it returns
+   * (not throws) marks an order that could not be calibrated: passed over.
+   */
+  calibrateWith: (s: CalibrationSettings, tried: number) => CalibrationResult | Error = (s) => calibrate(scenario, s),
+): EpsDeltaResult {
+  const search = epsDeltaSearch(scenario, settings, epsilon, delta, alphas);
+  let step = search.next();
+  while (!step.done) {
+    let r: CalibrationResult | Error;
+    try {
+      r = calibrateWith(step.value.settings, step.value.tried);
+    } catch (e) {
+      step = search.throw(e);
+      continue;
+    }
+    step = search.next(r);
+  }
+  return step.value;
+}
+
+/**
+ * `calibrateEpsDelta` with each order calibrated asynchronously (on a thread pool: its units at
+ * once); the same orders, passed over alike, and the same result.
+ * @example await calibrateEpsDeltaAsync(builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem' }, 1, 1e-6, undefined, async (s) => calibrate(builtinScenario('heart'), s))
+ */
+export async function calibrateEpsDeltaAsync(
+  scenario: AnyScenario,
+  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
+  epsilon: number,
+  delta: number,
+  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  calibrateWith: (s: CalibrationSettings, tried: number) => Promise<CalibrationResult | Error>,
+): Promise<EpsDeltaResult> {
+  const search = epsDeltaSearch(scenario, settings, epsilon, delta, alphas);
+  let step = search.next();
+  while (!step.done) {
+    let r: CalibrationResult | Error;
+    try {
+      r = await calibrateWith(step.value.settings, step.value.tried);
+    } catch (e) {
+      step = search.throw(e);
+      continue;
+    }
+    step = search.next(r);
+  }
+  return step.value;
 }

@@ -3,7 +3,8 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { heavyCalibration, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { calibrateFor } from '../api/guarantee.js';
-import { DEFAULT_DELTA_ALPHAS } from '../calibrate/epsDelta.js';
+import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import type { CalibrationPool } from '../calibrate/parallel.js';
 import { decimalUp, jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { fromSetting, parseDelta } from './flags.js';
@@ -101,19 +102,21 @@ export async function calibrateGrid(
   const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = delta !== undefined ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   // Every core by default where exact accounting reads many atoms (seconds a unit).
-  const threads = parseThreads(o.threads, o.threads === undefined && delta === undefined && settings.some((s) => heavyCalibration(scenario, s)));
+  const threads = parseThreads(o.threads, o.threads === undefined && settings.some((s) => heavyCalibration(scenario, s)));
   const bar = await progressBar('calibrate', !o.json);
   const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
   const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
   try {
-    if (threads > 1 && delta === undefined) {
+    if (threads > 1) {
       // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
       const { withPool } = await import('../calibrate/parallel.js');
       const results = await withPool(threads, (pool) =>
-        pool.calibrateAll(
-          settings.map((s) => ({ scenario, settings: withScales(s) })),
-          (done, total) => bar.update(done, total),
-        ),
+        delta === undefined
+          ? pool.calibrateAll(
+              settings.map((s) => ({ scenario, settings: withScales(s) })),
+              (done, total) => bar.update(done, total),
+            )
+          : epsDeltaOnPool(pool, scenario, settings.map(withScales), delta, alphas, (done, total) => bar.update(done, total)),
       ).catch((e) => {
         throw settingError(e);
       });
@@ -136,4 +139,30 @@ export async function calibrateGrid(
   } finally {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
+}
+
+/**
+ * Each setting's (ε, δ) target on the pool: the orders searched in turn as on one thread (most
+ * passed over once the best is known), each order's units at once; the progress counts every
+ * setting's orders, those passed over included.
+ */
+async function epsDeltaOnPool(
+  pool: CalibrationPool,
+  scenario: AnyScenario,
+  settings: CalibrationSettings[],
+  delta: number,
+  alphas: readonly number[],
+  onProgress: (done: number, total: number) => void,
+): Promise<EpsDeltaResult[]> {
+  const out: EpsDeltaResult[] = [];
+  const orders = settings.length * alphas.length;
+  for (const [k, s] of settings.entries()) {
+    const { alpha: _a, epsilon, ...rest } = s;
+    out.push(
+      await calibrateEpsDeltaAsync(scenario, rest, epsilon, delta, alphas, (st, tried) =>
+        pool.calibrate(scenario, st, (done, total) => onProgress((k * alphas.length + tried) * total + done, orders * total)),
+      ),
+    );
+  }
+  return out;
 }
