@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { release, releaseColumn, type PointReleaseResult, type ReleaseResult } from '../src/release/release.js';
 import { coordinateNoise } from '../src/release/noise.js';
+import { drawWindows } from '../src/release/windows.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import { pointLaw } from '../src/distribution/points.js';
 import { seededSource } from './seeded.js';
@@ -68,5 +69,22 @@ describe('one release for every kind: a number is a vector of length 1', () => {
       [5, 5],
       [7, 7],
     ]);
+  });
+
+  it('checks shared by every kind: integers for geometric noise in a column too, count against releases for vectors', () => {
+    const geometric = { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 } as const;
+    expect(() => releaseColumn(onR, geometric, [1, 2.5], { scale: 2 })).toThrow(/not whole numbers.*geometric/);
+    expect(releaseColumn(onR, geometric, [1, 3], { scale: 2, random: seededSource(2n) }).values.every(Number.isInteger)).toBe(true);
+    const laplace = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 0.1 } as const;
+    expect(() => release(asVectors, { ...laplace, releases: 3 }, [1])).toThrow(/releases \(3\) and count \(1\) disagree/);
+    expect(() => release(onR, { ...laplace, releases: 3 }, 1)).toThrow(/releases \(3\) and count \(1\) disagree/);
+    // A column calibrated for N releases says so.
+    expect(releaseColumn(onR, { ...laplace, releases: 3 }, [1, 3]).guarantee).toContain('the 3 releases together');
+  });
+
+  it('window counts: the family’s half-width with no window yet, a bad scale refused by name', () => {
+    expect(drawWindows([], 'laplace', 2).halfWidth).toBeCloseTo(2 * Math.log(20), 12);
+    expect(() => drawWindows([3], 'laplace', -1)).toThrow(/scale/);
+    expect(() => drawWindows([3], 'laplace', 1, { confidence: 2 })).toThrow(/confidence/);
   });
 });

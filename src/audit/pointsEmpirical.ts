@@ -5,8 +5,7 @@ import { empiricalAudit, type EmpiricalAuditResult } from '../audit/empirical.js
 import { priorPairs } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { cryptoSource } from '../sampling/random.js';
-import { coordinateScale, samplerFor } from '../release/noise.js';
-import { drawRelease } from '../sampling/samplers.js';
+import { coordinateNoise } from '../release/noise.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
@@ -40,12 +39,15 @@ export function auditEmpiricalPoints(
   if (!(s.scale > 0) || !Number.isFinite(s.scale)) throw new InputError(`must be a finite number > 0 for an empirical audit, got ${s.scale}`, 'scale');
   const level = s.level ?? 1e-3;
   checkSetting('level', level);
-  const samplers = w.map((wi) => samplerFor({ mechanism: s.mechanism }, coordinateScale(s.scale, wi)));
+  const noise = coordinateNoise({ mechanism: s.mechanism }, s.scale, w);
   const release = (m: PointLaw) => {
     const atom = atomSampler(m.masses);
     return () => {
       const k = atom();
-      return Array.from({ length: d }, (_, c) => drawRelease(coord(m, k, c), samplers[c], { random: cryptoSource }));
+      return noise.draw(
+        Array.from({ length: d }, (_, c) => coord(m, k, c)),
+        cryptoSource,
+      );
     };
   };
   const statistics: { label: string; of: (y: number[]) => number }[] = [

@@ -232,8 +232,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
       o.projection !== undefined ? 'is not taken with --projection (A·f(X) gets N(0, σ²I_k))' : `needs ${dim} weights`,
       '--coordinate-scales',
     );
-  const { coordinateScale, samplerFor } = await import('../release/noise.js');
-  const { drawRelease } = await import('../sampling/samplers.js');
+  const { coordinateNoise } = await import('../release/noise.js');
   const { cryptoSource } = await import('../sampling/random.js');
   const { drawSecretReleases, slicedMiTest, slicedMiSamples } = await import('../audit/slicedMI.js');
   const mechanism = (o.mechanism ?? PROJECTION) as Mechanism;
@@ -246,12 +245,12 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
     const { parseProjection } = await import('../sources/projection.js');
     const { project } = await import('../mi/projection.js');
     const A = parseProjection(o.projection, dim, numberSetting('seed', o.seed, 0));
-    const noise = samplerFor({ mechanism: PROJECTION }, scale);
-    release = (x) => project(A, x).map((v) => drawRelease(v, noise, { random: cryptoSource }));
+    const noise = coordinateNoise({ mechanism: PROJECTION }, scale, Array<number>(A.k).fill(1));
+    release = (x) => noise.draw(project(A, x), cryptoSource);
   } else {
     // Coordinate i at wᵢ·scale, rounded up, as the release draws it.
-    const noises = Array.from({ length: dim }, (_, i) => samplerFor({ mechanism }, coordinateScale(scale, weights?.[i] ?? 1)));
-    release = (x) => x.map((v, i) => drawRelease(v, noises[i], { random: cryptoSource }));
+    const noise = coordinateNoise({ mechanism }, scale, weights ?? Array<number>(dim).fill(1));
+    release = (x) => noise.draw(x, cryptoSource);
   }
   const prior = laws.priors[0];
   const { draws, probabilities, secrets } = drawSecretReleases(prior, release, samples);

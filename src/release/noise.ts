@@ -3,7 +3,9 @@ import type { CalibrationSettings } from '../calibrate/rules.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import type { RandomSource } from '../sampling/random.js';
 import { drawRelease, type ExactNoise } from '../sampling/samplers.js';
-import { symmetricInterval } from './interval.js';
+import { DEFAULT_CONFIDENCE, symmetricInterval } from './interval.js';
+import { InputError } from '../errors.js';
+import { checkSetting } from '../settings.js';
 
 /** The settings that name a noise law: its family and, for exponential noise, its cost and η. */
 export type NoiseSettings = Pick<CalibrationSettings, 'mechanism' | 'cost' | 'eta'>;
@@ -21,7 +23,7 @@ export function samplerFor(s: NoiseSettings, scale: number): ExactNoise {
  * falls below the certified one (docs/math.md §12).
  * @example coordinateScale(2, 1) // 2
  */
-export function coordinateScale(scale: number, weight: number): number {
+function coordinateScale(scale: number, weight: number): number {
   return weight === 1 ? scale : nextUp(weight * scale);
 }
 
@@ -37,10 +39,12 @@ export interface CoordinateNoise {
 
 /**
  * The noise of a release at common scale `scale` with coordinate weights `weights` (one per
- * coordinate), its error bars at `confidence`. Scale 0 is no noise: the value itself, bars of width 0.
+ * coordinate), its error bars at `confidence` (default 0.95). Scale 0 is no noise: the value itself, bars of width 0.
  * @example coordinateNoise({ mechanism: 'laplace' }, 2, [1, 3], 0.95).halfWidths // [5.99…, 17.9…]
  */
-export function coordinateNoise(s: NoiseSettings, scale: number, weights: readonly number[], confidence: number): CoordinateNoise {
+export function coordinateNoise(s: NoiseSettings, scale: number, weights: readonly number[], confidence = DEFAULT_CONFIDENCE): CoordinateNoise {
+  if (!(scale >= 0 && Number.isFinite(scale))) throw new InputError(`must be a finite number ≥ 0, got ${scale}`, 'scale');
+  checkSetting('confidence', confidence);
   if (scale === 0) return { halfWidths: weights.map(() => 0), draw: (x) => [...x], intervals: (y) => y.map((v) => symmetricInterval(v, 0)) };
   const def = mechanismDef(s.mechanism);
   const o = noiseOptions(s);

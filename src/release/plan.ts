@@ -96,7 +96,7 @@ export function consentToNoNoise(plan: Pick<ReleasePlan, 'scale' | 'calibration'
 
 /**
  * The calibration a release draws at, on any kind of law: none at a given scale (null: the caller
- * vouches, a ledger having checked the joint level), for an (ε, δ) target the smallest scale over the
+ * vouches, a ledger having checked the joint level; `planRelease` checked the scale), for an (ε, δ) target the smallest scale over the
  * Rényi orders (`calibrateEpsDelta`, its progress counting every order's units, those passed over
  * included, so the bar ends full), else the Rényi target's (`calibrate`).
  */
@@ -106,10 +106,7 @@ function releaseCalibration(
   opts: Pick<ReleaseOptions, 'scale' | 'delta' | 'alphas' | 'onProgress'>,
 ): CalibrationResult | EpsDeltaResult | null {
   const { onProgress } = opts;
-  if (opts.scale !== undefined) {
-    checkSetting('scale', opts.scale);
-    return null;
-  }
+  if (opts.scale !== undefined) return null;
   if (opts.delta === undefined) return calibrate(scenario, settings, { onProgress });
   const alphas = opts.alphas ?? DEFAULT_DELTA_ALPHAS;
   let units = 0;

@@ -99,20 +99,21 @@ function shapeOf(scenario: AnyScenario, settings: PointSettings, operation: stri
 /** Truncated releases are for one number: the truncated law of a vector is not accounted. */
 const noVectorTruncation = () => new InputError('is not available for vector queries yet', 'truncate');
 
+/** Integer noise (geometric) releases integers: a value off the integers would be released off them too. */
+const onLattice = (mechanism: PointSettings['mechanism']) => mechanismDef(mechanism).composes === 'lattice';
+
 /** The value as a vector of the query's length (a number on ℝ is a list of one). */
 function valueVector(value: number | readonly number[], shape: Shape, mechanism: PointSettings['mechanism']): number[] {
-  if (!shape.vector) {
-    const x = typeof value === 'number' ? value : value.length === 1 ? value[0] : NaN;
-    if (typeof value !== 'number' && value.length !== 1) throw new InputError(`has ${value.length} coordinates; the query has 1`, 'value');
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw new InputError(`must be a finite number, got ${String(x)}`, 'value');
-    if (mechanismDef(mechanism).composes === 'lattice' && !Number.isSafeInteger(x))
-      throw new InputError(`must be a whole number below 2⁵³ for ${mechanism} noise (its releases are integers), got ${x}`, 'value');
-    return [x];
-  }
   const x = typeof value === 'number' ? [value] : [...value];
   if (x.length !== shape.d) throw new InputError(`has ${x.length} coordinates; the query has ${shape.d}`, 'value');
   x.forEach((xi, i) => {
-    if (!Number.isFinite(xi)) throw new InputError(`coordinate ${i + 1} is not a finite number`, 'value');
+    const which = shape.vector ? `coordinate ${i + 1}` : 'the value';
+    if (!Number.isFinite(xi)) throw new InputError(shape.vector ? `${which} is not a finite number` : `must be a finite number, got ${String(xi)}`, 'value');
+    if (onLattice(mechanism) && !Number.isSafeInteger(xi))
+      throw new InputError(
+        `${shape.vector ? `${which} ` : ''}must be a whole number below 2⁵³ for ${mechanism} noise (its releases are integers), got ${xi}`,
+        'value',
+      );
   });
   return x;
 }
@@ -295,11 +296,15 @@ export function releaseColumn(
   if (!complete.some((r) => r !== null))
     throw new InputError(shape.vector ? 'has no rows with every query column present' : 'has no finite values to release', 'column');
   const plan = planRelease(scenario, shape.settings, opts, shape.d, shape.givenWeights);
+  // The rows are data: the refusal names none of them.
+  if (onLattice(settings.mechanism) && complete.some((r) => r?.some((v) => !Number.isSafeInteger(v))))
+    throw new InputError(`has values that are not whole numbers below 2⁵³; ${settings.mechanism} noise releases integers`, 'column');
   consentToNoNoise(plan, opts);
   const random = opts.random ?? cryptoSource;
   const released = complete.map((r) => (r === null ? null : drawRow(plan, r, random)));
   const missing = complete.filter((r) => r === null).length;
-  const guarantee = `${plan.guarantee(shape.vector ? "each row's released vector" : 'each release')} Applied to each row independently: each row's secret is protected under priors where rows are independent.`;
+  const n = shape.settings.releases ?? 1;
+  const guarantee = `${plan.guarantee(n > 1 ? `the ${n} releases together` : shape.vector ? "each row's released vector" : 'each release')} Applied to each row independently: each row's secret is protected under priors where rows are independent.`;
   if (shape.vector) {
     const { scale, parameter, method, mechanism } = plan;
     return {

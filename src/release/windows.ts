@@ -53,12 +53,8 @@ export function drawWindows(
 ): Omit<WindowRelease, 'calibration'> {
   const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
   // One coordinate per window, each at the common scale (a release of the vector of counts).
-  const noise = coordinateNoise(
-    { mechanism },
-    scale,
-    counts.map(() => 1),
-    confidence,
-  );
+  // At least one coordinate, so the half-width is the family's even with no window yet.
+  const noise = coordinateNoise({ mechanism }, scale, Array<number>(Math.max(1, counts.length)).fill(1), confidence);
   const values = noise.draw(counts, opts.random ?? cryptoSource);
-  return { scale, halfWidth: noise.halfWidths[0] ?? 0, confidence, values, intervals: noise.intervals(values) };
+  return { scale, halfWidth: noise.halfWidths[0], confidence, values, intervals: noise.intervals(values) };
 }
