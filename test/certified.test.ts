@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { calibrate, certifiedAt } from '../src/calibrate/calibrate.js';
 import { pointLaw } from '../src/distribution/points.js';
+import { markovScenario } from '../src/markov/source.js';
+import { validateSpec } from '../src/markov/chain.js';
 
 const P = pointLaw(
   [
@@ -60,5 +62,35 @@ describe('certifiedAt: one check over every kind, pair by pair as calibrate woul
     const c = calibrate(mixture, { ...settings, method: 'best' });
     expect(certifiedAt(mixture, settings, c.scale).certified).toBe(true);
     expect(certifiedAt(mixture, settings, c.scale / 2).certified).toBe(false);
+  });
+
+  it("a chain's own methods (one scale for every coordinate) take no coordinate weights: a weight below 1 would get less noise than they certify", () => {
+    const histogram = markovScenario(
+      validateSpec({
+        states: ['s', 'c', 'r'],
+        chains: [
+          {
+            name: 'a',
+            transition: [
+              [0.6, 0.3, 0.1],
+              [0.3, 0.4, 0.3],
+              [0.2, 0.3, 0.5],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 8,
+        query: { histogram: true },
+      }),
+      'histogram',
+    ).scenario;
+    const settings = { mechanism: 'laplace', alpha: 2, epsilon: 1, coordinateScales: [0.01, 1, 1] } as const;
+    expect(() => calibrate(histogram, { ...settings, method: 'mqm-exact' })).toThrow(/takes no --coordinate-scales/);
+    const mqm = calibrate(histogram, { ...settings, coordinateScales: undefined, method: 'mqm-exact' }).scale;
+    // The MQM's scale at equal weights is no certificate once coordinate 1 gets a hundredth of it.
+    expect(certifiedAt(histogram, settings, mqm).units.some((u) => u.by === 'mqm-exact')).toBe(false);
+    const best = calibrate(histogram, { ...settings, method: 'best' });
+    expect(best.winner).not.toMatch(/mqm|group-dp|gk16/);
+    expect(best.scale * 0.01).toBeGreaterThan(mqm / 100);
   });
 });

@@ -207,11 +207,15 @@ export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
 }
 
 /** A source method's scale, where the settings' family has the parameter the method calibrates. */
-export function sourceScale(m: SourceMethod, settings: Omit<CalibrationSettings, 'method'>): ReturnType<SourceMethod['scale']> {
+export function sourceScale(m: SourceMethod, settings: Omit<CalibrationSettings, 'method'> & { coordinateScales?: readonly number[] }): ReturnType<SourceMethod['scale']> {
   if (mechanismDef(settings.mechanism).parameter !== m.parameter) {
     const family = MECHANISMS.find((k) => mechanismDef(k).parameter === m.parameter);
     return { notApplicable: `${m.name} calibrates ${family ? mechanismDef(family).title : m.parameter} noise (got ${settings.mechanism})` };
   }
+  // The source's bound is for one noise scale on every coordinate (the vector's ℓ₁ shift over b):
+  // a coordinate weighted below 1 would get less noise than it certifies.
+  if (settings.coordinateScales?.some((w) => w !== 1))
+    return { notApplicable: `${m.name} calibrates one noise scale for every coordinate; it takes no --coordinate-scales` };
   return m.scale(settings);
 }
 
