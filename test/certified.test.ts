@@ -85,8 +85,8 @@ describe('certifiedAt: one check over every kind, pair by pair as calibrate woul
       'histogram',
     ).scenario;
     const settings = { mechanism: 'laplace', alpha: 2, epsilon: 1, coordinateScales: [0.01, 1, 1] } as const;
-    expect(() => calibrate(histogram, { ...settings, method: 'mqm-exact' })).toThrow(/takes no --coordinate-scales/);
-    const mqm = calibrate(histogram, { ...settings, coordinateScales: undefined, method: 'mqm-exact' }).scale;
+    expect(() => calibrate(histogram, { ...settings, method: 'mqm-exact' as never })).toThrow(/takes no --coordinate-scales/);
+    const mqm = calibrate(histogram, { ...settings, coordinateScales: undefined, method: 'mqm-exact' as never }).scale;
     // The MQM's scale at equal weights is no certificate once coordinate 1 gets a hundredth of it.
     expect(certifiedAt(histogram, settings, mqm).units.some((u) => u.by === 'mqm-exact')).toBe(false);
     const best = calibrate(histogram, { ...settings, method: 'best' });
