@@ -7,7 +7,7 @@ import { MI_METHODS, type MiCalibrationResult, type MiMethod } from '../mi/calib
 import { calibrateMI } from '../mi/calibrate.js';
 import { calibrateTruncated, type TruncatedCalibration } from '../release/truncated.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
-import { calibrateEpsDelta, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS, ordersProgress, type EpsDeltaResult } from '../calibrate/epsDelta.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import type { BoxContamination } from '../calibrate/points.js';
@@ -95,14 +95,19 @@ export function calibrateFor(
       );
     case 'truncated-renyi':
       return calibrateTruncated(scenario, { mechanism, cost, eta, alpha: g.alpha, epsilon: g.epsilon, method: 'exact' }, g.interval);
-    case 'epsilon-delta':
-      return calibrateEpsDelta(
+    case 'epsilon-delta': {
+      const progress = ordersProgress(opts.onProgress, (g.alphas ?? DEFAULT_DELTA_ALPHAS).length);
+      const r = calibrateEpsDelta(
         scenario,
         { mechanism, method: methodFor(noise.method, RENYI_METHODS, 'best'), cost, eta, ...many(g.releases), ...adversary(g.contamination), ...weights },
         g.epsilon,
         g.delta,
         g.alphas,
+        (st, tried) => calibrate(scenario, st, { onProgress: progress.at(tried) }),
       );
+      progress.finish();
+      return r;
+    }
     case 'mi':
       return calibrateMI(
         scenario,

@@ -141,7 +141,9 @@ function atOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, scenario: 
 /**
  * Per (prior, pair): whether `scale` meets the settings by a condition `calibrate` itself could
  * stop on (the same rules, units, evaluations and rounding, method by method as `best` tries
- * them), so the audit of a calibrated scale never fails by a rounding the calibration did not make.
+ * them), so the audit of a calibrated scale does not fail by a rounding the calibration did not make
+ * (a unit the driver accepted through its own re-check rather than a method's condition is not
+ * certified here; the audit's exact rows still decide).
  * @example certifiedAt(builtinScenario('heart'), { mechanism: 'laplace', alpha: 2, epsilon: 1 }, 1).certified // true
  */
 export function certifiedAt(scenario: AnyScenario, settings: Omit<PointSettings, 'method'>, scale: number): Certification {

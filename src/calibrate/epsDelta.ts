@@ -8,6 +8,7 @@ import { calibrate, tooSmall, type CalibrationResult } from './calibrate.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { PointSettings } from './points.js';
+import type { Progress } from './driver.js';
 
 /**
  * α tried for an (ε, δ) target: 1.25 to 256, a dozen per octave of α − 1 near 1, geometric beyond,
@@ -104,6 +105,26 @@ export function epsDeltaBest(
   return {
     ...b,
     explanation: `(ε = ${epsilon}, δ = ${delta})-Pufferfish via α = ${numberText(b.alpha)} (${b.alpha === Infinity ? `ε-Pufferfish at ε = ${b.renyiEpsilon} implies it for every δ` : `sharper RDP conversion: D_α ≤ ${b.renyiEpsilon.toPrecision(6)} suffices`}; smallest scale over ${alphas.length} orders). ${b.explanation}`,
+  };
+}
+
+/**
+ * The progress of an (ε, δ) search over `orders` orders, in units: order `tried` reports within its
+ * share (`at(tried)`), and `finish` fills the bar, the orders passed over counting as done.
+ * @example const p = ordersProgress((d, t) => console.log(d, t), 3); p.at(1)(2, 4); p.finish() // 6 12, then 12 12
+ */
+export function ordersProgress(onProgress: Progress | undefined, orders: number): { at(tried: number): Progress | undefined; finish(): void } {
+  let units = 0;
+  return {
+    at: (tried) =>
+      onProgress &&
+      ((done, total) => {
+        units = total;
+        onProgress(tried * total + done, orders * total);
+      }),
+    finish: () => {
+      if (units) onProgress?.(orders * units, orders * units);
+    },
   };
 }
 

@@ -207,7 +207,10 @@ export function lawsOnly<C>(s: Scenario<C>): Scenario<C> {
 }
 
 /** A source method's scale, where the settings' family has the parameter the method calibrates. */
-export function sourceScale(m: SourceMethod, settings: Omit<CalibrationSettings, 'method'> & { coordinateScales?: readonly number[] }): ReturnType<SourceMethod['scale']> {
+export function sourceScale(
+  m: SourceMethod,
+  settings: Omit<CalibrationSettings, 'method'> & { coordinateScales?: readonly number[] },
+): ReturnType<SourceMethod['scale']> {
   if (mechanismDef(settings.mechanism).parameter !== m.parameter) {
     const family = MECHANISMS.find((k) => mechanismDef(k).parameter === m.parameter);
     return { notApplicable: `${m.name} calibrates ${family ? mechanismDef(family).title : m.parameter} noise (got ${settings.mechanism})` };

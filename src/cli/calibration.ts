@@ -3,7 +3,7 @@
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { heavyCalibration, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
 import { calibrateFor } from '../api/guarantee.js';
-import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, ordersProgress, type EpsDeltaResult } from '../calibrate/epsDelta.js';
 import type { CalibrationPool } from '../calibrate/parallel.js';
 import { decimalUp, jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
@@ -127,10 +127,9 @@ export async function calibrateGrid(
         // The guarantee as data, through the one entry the library and the page share.
         const noise = { mechanism: s.mechanism, method: s.method, cost: s.cost, eta: s.eta, ...(coordinateScales ? { coordinateScales } : {}) };
         const held = { ...(s.releases !== undefined ? { releases: s.releases } : {}), ...(s.contamination ? { contamination: s.contamination } : {}) };
-        if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise);
-        return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, {
-          onProgress: (done, total) => bar.update(k * total + done, settings.length * total),
-        });
+        const onProgress = (done: number, total: number) => bar.update(k * total + done, settings.length * total);
+        if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise, { onProgress });
+        return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, { onProgress });
       } catch (e) {
         throw settingError(e);
       }
@@ -155,14 +154,12 @@ async function epsDeltaOnPool(
   onProgress: (done: number, total: number) => void,
 ): Promise<EpsDeltaResult[]> {
   const out: EpsDeltaResult[] = [];
-  const orders = settings.length * alphas.length;
   for (const [k, s] of settings.entries()) {
     const { alpha: _a, epsilon, ...rest } = s;
-    out.push(
-      await calibrateEpsDeltaAsync(scenario, rest, epsilon, delta, alphas, (st, tried) =>
-        pool.calibrate(scenario, st, (done, total) => onProgress((k * alphas.length + tried) * total + done, orders * total)),
-      ),
-    );
+    // Setting k's share of the bar, its orders within it.
+    const progress = ordersProgress((done, total) => onProgress(k * total + done, settings.length * total), alphas.length);
+    out.push(await calibrateEpsDeltaAsync(scenario, rest, epsilon, delta, alphas, (st, tried) => pool.calibrate(scenario, st, progress.at(tried))));
+    progress.finish();
   }
   return out;
 }

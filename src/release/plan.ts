@@ -1,7 +1,7 @@
 import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
 import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
-import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS, type EpsDeltaResult } from '../calibrate/epsDelta.js';
+import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS, ordersProgress, type EpsDeltaResult } from '../calibrate/epsDelta.js';
 import type { PointSettings } from '../calibrate/kind.js';
 import type { CalibrationSettings, Mechanism } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -109,20 +109,11 @@ function releaseCalibration(
   if (opts.scale !== undefined) return null;
   if (opts.delta === undefined) return calibrate(scenario, settings, { onProgress });
   const alphas = opts.alphas ?? DEFAULT_DELTA_ALPHAS;
-  let units = 0;
-  const at = (st: CalibrationSettings, tried: number) => {
-    const progress =
-      onProgress &&
-      ((done: number, total: number) => {
-        units = total;
-        onProgress(tried * total + done, alphas.length * total);
-      });
-    // The trial settings carry the rest of `settings` (a vector's coordinate weights too).
-    return calibrate(scenario, st, { onProgress: progress });
-  };
+  const progress = ordersProgress(onProgress, alphas.length);
   const { alpha: _ignored, ...rest } = settings;
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, at);
-  if (units) onProgress?.(alphas.length * units, alphas.length * units);
+  // The trial settings carry the rest of `settings` (a vector's coordinate weights too).
+  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, (st, tried) => calibrate(scenario, st, { onProgress: progress.at(tried) }));
+  progress.finish();
   return c;
 }
 

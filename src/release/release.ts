@@ -103,17 +103,12 @@ const noVectorTruncation = () => new InputError('is not available for vector que
 const onLattice = (mechanism: PointSettings['mechanism']) => mechanismDef(mechanism).composes === 'lattice';
 
 /** The value as a vector of the query's length (a number on ℝ is a list of one). */
-function valueVector(value: number | readonly number[], shape: Shape, mechanism: PointSettings['mechanism']): number[] {
+function valueVector(value: number | readonly number[], shape: Shape): number[] {
   const x = typeof value === 'number' ? [value] : [...value];
   if (x.length !== shape.d) throw new InputError(`has ${x.length} coordinates; the query has ${shape.d}`, 'value');
   x.forEach((xi, i) => {
-    const which = shape.vector ? `coordinate ${i + 1}` : 'the value';
-    if (!Number.isFinite(xi)) throw new InputError(shape.vector ? `${which} is not a finite number` : `must be a finite number, got ${String(xi)}`, 'value');
-    if (onLattice(mechanism) && !Number.isSafeInteger(xi))
-      throw new InputError(
-        `${shape.vector ? `${which} ` : ''}must be a whole number below 2⁵³ for ${mechanism} noise (its releases are integers), got ${xi}`,
-        'value',
-      );
+    if (!Number.isFinite(xi))
+      throw new InputError(shape.vector ? `coordinate ${i + 1} is not a finite number` : `must be a finite number, got ${String(xi)}`, 'value');
   });
   return x;
 }
@@ -143,7 +138,7 @@ export function release(
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) checkShape(NUMBER, value, 'value');
   const shape = shapeOf(scenario, settings, 'a release');
   if (shape.vector && opts.truncate) throw noVectorTruncation();
-  const x = valueVector(value, shape, settings.mechanism);
+  const x = valueVector(value, shape);
   const count = opts.count ?? 1;
   checkSetting('count', count);
   // N releases of one value are calibrated together unless asked otherwise (docs/math.md §9).
@@ -156,6 +151,14 @@ export function release(
   if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
     throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
   const plan = planRelease(scenario, joint ? { ...shape.settings, releases: count } : shape.settings, opts, shape.d, shape.givenWeights);
+  // After the calibration, which refuses the family on these laws (vectors, non-integer laws) first.
+  x.forEach((xi, i) => {
+    if (onLattice(settings.mechanism) && !Number.isSafeInteger(xi))
+      throw new InputError(
+        `${shape.vector ? `coordinate ${i + 1} ` : ''}must be a whole number below 2⁵³ for ${settings.mechanism} noise (its releases are integers), got ${xi}`,
+        'value',
+      );
+  });
   consentToNoNoise(plan, opts);
   const random = opts.random ?? cryptoSource;
   const draws = Array.from({ length: count }, () => plan.draw(x, random));
