@@ -101,6 +101,7 @@ export { releaseWindows, drawWindows, type WindowRelease } from './release/windo
 export {
   release,
   releaseColumn,
+  type ReleaseBasis,
   type ReleaseOptions,
   type ReleaseResult,
   type PointReleaseResult,

@@ -57,11 +57,8 @@ export interface ReleaseOptions {
 /** Truncated draws are refused when they would need more than this many tries on average. */
 const MAX_EXPECTED_DRAWS = 1e5;
 
-/**
- * A release calibrated once, of any kind of law (a number being a vector of length 1): the scale
- * and the calibration behind it, the noise on each coordinate, and the guarantee in words.
- */
-export interface ReleasePlan {
+/** What a release of a number reports of how it was calibrated. */
+export interface ReleaseBasis {
   mechanism: Mechanism;
   /** The method that set the scale (for `best`, the winner). */
   method: string;
@@ -71,7 +68,15 @@ export interface ReleasePlan {
   scale: number;
   truncate: [number, number] | null;
   calibration: CalibrationResult | null;
+  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
   target?: { epsilon: number; delta: number };
+}
+
+/**
+ * A release calibrated once, of any kind of law (a number being a vector of length 1): the scale
+ * and the calibration behind it, the noise on each coordinate, and the guarantee in words.
+ */
+export interface ReleasePlan extends ReleaseBasis {
   /** Coordinate i's noise is at coordinateScales[i]·scale (rounded up). */
   coordinateScales: number[];
   /** The guarantee of `what` ("each release", "the 3 releases together"). */

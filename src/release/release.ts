@@ -1,7 +1,6 @@
 import type { PointSettings } from '../calibrate/kind.js';
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import { oneCoordinate } from '../calibrate/kind.js';
-import type { CalibrationResult } from '../calibrate/calibrate.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { coordinateWeights, type PointScenario } from '../distribution/points.js';
 import { InputError } from '../errors.js';
@@ -9,26 +8,15 @@ import { checkSetting } from '../settings.js';
 import { nextUp } from '../numerics/float.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
-import { atomRange, consentToNoNoise, planRelease, supportOf, type ReleaseOptions, type ReleasePlan } from './plan.js';
+import { atomRange, consentToNoNoise, planRelease, supportOf, type ReleaseBasis, type ReleaseOptions, type ReleasePlan } from './plan.js';
 
-export type { ReleaseOptions } from './plan.js';
+export type { ReleaseBasis, ReleaseOptions } from './plan.js';
 export { samplerFor } from './noise.js';
 
 /** Released values with their error bars, the scale and method used, and the guarantee in words. */
-export interface ReleaseResult {
+export interface ReleaseResult extends ReleaseBasis {
   values: number[];
-  mechanism: PointSettings['mechanism'];
-  /** The method that set the scale (for `best`, the winner). */
-  method: string;
-  alpha: number;
-  epsilon: number;
-  parameter: 'b' | 'sigma' | 'theta';
-  scale: number;
-  truncate: [number, number] | null;
   guarantee: string;
-  calibration: CalibrationResult | null;
-  /** With an (ε, δ) target: the target; `alpha` and `epsilon` are then the Rényi order and budget calibrated for. */
-  target?: { epsilon: number; delta: number };
   /** The probability, over the noise, that each interval holds the true value. */
   confidence: number;
   /** Untruncated noise: each interval is value ± halfWidth (rounded up); truncated: null, the intervals are exact. */
