@@ -3,31 +3,13 @@ import { calibrationGrid, gridFamilies, thisThread, type Skipped } from '../src/
 import { calibrateFor } from '../src/api/guarantee.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
-import { validateSpec } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
+import { stickyChain } from './chains.js';
 
 const heart = builtinScenario('heart');
 
-/** A two-state stationary chain of `length` steps releasing `query`, as a law source. */
-const twoStateChain = (length: number, query: object) =>
-  markovScenario(
-    validateSpec({
-      states: ['a', 'b'],
-      chains: [
-        {
-          name: 'c',
-          transition: [
-            [0.8, 0.2],
-            [0.3, 0.7],
-          ],
-          initial: 'stationary',
-        },
-      ],
-      length,
-      query,
-    }),
-    'chain',
-  ).scenario;
+/** The sticky two-state chain of `length` steps releasing `query`, as a law source. */
+const twoStateChain = (length: number, query: object) => markovScenario(stickyChain(length, query), 'chain').scenario;
 
 describe("the page's calibration grid (src/api/grid.ts): one function, the library's numbers", () => {
   it('calibrates every (family, method) that applies, each as calibrate does, and lists the rest with the rule table’s reason', async () => {

@@ -11,7 +11,7 @@ import { fromCounts, type Discrete } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import { exactRenyi, logMassIn } from '../src/divergence/exactRenyi.js';
 import fc from 'fast-check';
-import { validateSpec } from '../src/markov/chain.js';
+import { stickyChain } from './chains.js';
 import { markovScenario } from '../src/markov/source.js';
 import { InputError } from '../src/errors.js';
 import { release } from '../src/release/release.js';
@@ -367,21 +367,7 @@ describe('truncated releases at the one-pass speed (docs/math.md §5, §8)', () 
 
   it("a truncated release of a chain's count: the one scale meets ε for every pair, checked by the adaptive quadrature", () => {
     const T = 8;
-    const model = validateSpec({
-      states: ['a', 'b'],
-      chains: [
-        {
-          name: 'c',
-          transition: [
-            [0.8, 0.2],
-            [0.3, 0.7],
-          ],
-          initial: 'stationary',
-        },
-      ],
-      length: T,
-      query: { count: 'b' },
-    });
+    const model = stickyChain(T, { count: 'b' });
     const scenario = markovScenario(model, 'chain').scenario as Scenario;
     const I: [number, number] = [0, T];
     const t = calibrateTruncated(scenario, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }, I);
