@@ -74,7 +74,8 @@ export { projection, project, calibrateProjection, projectionMI, type Projection
 export { calibrateTruncated, type TruncatedCalibration } from './release/truncated.js';
 
 // Audit: what a given scale guarantees.
-export { audit, type AnySettings, type AuditRow, type AuditSettings } from './audit/audit.js';
+export { audit, auditKind, type AnySettings, type AuditKind, type AuditRow, type AuditSettings } from './audit/audit.js';
+export type { AuditDirection, CertifiedBound } from './audit/directions.js';
 export type { EmpiricalRow, MiAuditRow, MiBoundRow, MiRow } from './audit/rows.js';
 export type { RobustnessReport } from './audit/robustness.js';
 export { empiricalAudit, type EmpiricalAuditResult, type EmpiricalClaim } from './audit/empirical.js';
@@ -101,6 +102,9 @@ export { releaseWindows, drawWindows, type WindowRelease } from './release/windo
 export {
   release,
   releaseColumn,
+  releaseKind,
+  type ReleaseKind,
+  type ReleaseShape,
   type ReleaseBasis,
   type ReleaseOptions,
   type ReleaseResult,
@@ -114,7 +118,10 @@ export { cryptoSource, type RandomSource } from './sampling/random.js';
 // Accounting: releases of one value together (Pufferfish levels do not add up).
 export {
   account,
+  accountKind,
   nextReleaseScale,
+  nextScaleKind,
+  type AccountKind,
   type AnyAccountOptions,
   type AnyRelease,
   type Release,
@@ -122,4 +129,5 @@ export {
   type AccountRow,
   type JointMethod,
 } from './account/account.js';
+export type { AccountShare, NextUnit } from './account/rows.js';
 export { budgetLevel, smallestFittingScale, type Budget, type BudgetLevel, type ReleaseGroup } from './account/budget.js';

@@ -5,7 +5,7 @@ import { calibrate, certifiedAt } from '../src/calibrate/calibrate.js';
 import { fromCounts } from '../src/distribution/discrete.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import { userRecord } from '../src/records.js';
-import { auditPoints } from '../src/account/points.js';
+import { audit } from '../src/audit/audit.js';
 import { pointLaw, type PointScenario } from '../src/distribution/points.js';
 
 // A calibrated scale passes its own audit and account: random specs through calibrate → audit
@@ -98,7 +98,7 @@ describe('calibrate, audit and account agree on a calibrated scale', () => {
           const settings = { mechanism, alpha, epsilon: 1, ...(releases > 1 ? { releases } : {}) } as const;
           const r = calibrate(s, { ...settings, method: 'best' });
           if (r.scale === 0) return;
-          const rows = auditPoints(s, { mechanism, scale: r.scale, alphas: [alpha], epsilon: 1, delta: 1e-6, releases });
+          const rows = audit(s, { mechanism, scale: r.scale, alphas: [alpha], epsilon: 1, delta: 1e-6, releases });
           const again = calibrate(s, { ...settings, method: 'best' });
           // The audit's rule: rows within ε, or the calibration's certificate at a scale ≤ this one.
           expect(rows.every((row) => row.slack >= 0) || again.scale <= r.scale).toBe(true);

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { account, nextReleaseScale } from '../src/account/account.js';
-import { accountPoints, auditPoints } from '../src/account/points.js';
-import { audit } from '../src/audit/audit.js';
+import { account, accountKind, nextReleaseScale, nextScaleKind, type AccountKind } from '../src/account/account.js';
+import { audit, auditKind, type AuditKind } from '../src/audit/audit.js';
 import { auditReport } from '../src/audit/report.js';
 import { calibrate, calibrateKind } from '../src/calibrate/calibrate.js';
 import { FINITE } from '../src/calibrate/finite.js';
@@ -17,7 +16,8 @@ import { lawKindOf } from '../src/distribution/lawKind.js';
 import { pointLaw, type PointScenario } from '../src/distribution/points.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 import type { GaussianScenario } from '../src/distribution/mixture.js';
-import { release } from '../src/release/release.js';
+import { release, releaseKind, type ReleaseKind, type ReleaseResult } from '../src/release/release.js';
+import { seededSource } from './seeded.js';
 import { validateSpec } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
 
@@ -64,27 +64,29 @@ describe('one law model: every operation takes every kind of law through one dis
     }
   });
 
-  it('a new kind of law (uniform laws on intervals) gets calibrate, best and the α = ∞ order through its hooks alone', () => {
-    // Uniform laws of one width w: W∞ between U[a, a+w] and U[a′, a′+w] is |a − a′|, and
-    // b = W∞/ε certifies ε-Pufferfish (Remark 1), hence every order.
-    type Uniforms = { name: string; priors: { name: string; conditionals: Record<string, number> }[] };
+  it('a new kind of law (uniform laws on intervals) gets calibrate, audit, account, the next release and release through its hooks alone', () => {
+    // Uniform laws of one width w: W∞ between U[a, a+w] and U[a′, a′+w] is |a − a′|, and Laplace
+    // noise at b gives D_α ≤ D∞ ≤ W∞/b (Remark 1); R releases at b_r together W∞·Σ 1/b_r.
+    type Uniforms = { name: string; width: number; massError?: number; priors: { name: string; conditionals: Record<string, number> }[] };
     type Label = { prior: string; pair: readonly [string, string]; shift: number };
+    const pairsOf = (s: Uniforms) =>
+      s.priors.flatMap((p) => {
+        const keys = Object.keys(p.conditionals);
+        return keys.flatMap((a, i) =>
+          keys.slice(i + 1).map((b) => ({ prior: p.name, pair: [a, b] as [string, string], shift: Math.abs(p.conditionals[a] - p.conditionals[b]) })),
+        );
+      });
+    const level = (shift: number, scales: readonly number[]) => shift * scales.reduce((t, b) => t + 1 / b, 0);
     const UNIFORMS: CalibrationKind<Uniforms, Label> = {
       check: (_s, settings) => settings,
       bestMethods: () => ({ methods: ['wasserstein-inf'], note: ' (only W∞ for uniform laws)' }),
       units: (s, settings) =>
-        s.priors.flatMap((p) => {
-          const keys = Object.keys(p.conditionals);
-          return keys.flatMap((a, i) =>
-            keys.slice(i + 1).map((b) => {
-              const shift = Math.abs(p.conditionals[a] - p.conditionals[b]);
-              const evaluate = (scale: number) => ({ value: shift / scale, error: 0, target: settings.epsilon, sense: 'le' as const });
-              return {
-                label: { prior: p.name, pair: [a, b] as const, shift },
-                problem: () => (shift === 0 ? { zero: 'the same interval' } : { evaluate, ...bracketBelow(evaluate, (2 * shift) / settings.epsilon) }),
-              };
-            }),
-          );
+        pairsOf(s).map((label) => {
+          const evaluate = (scale: number) => ({ value: level(label.shift, [scale]), error: 0, target: settings.epsilon, sense: 'le' as const });
+          return {
+            label,
+            problem: () => (label.shift === 0 ? { zero: 'the same interval' } : { evaluate, ...bracketBelow(evaluate, (2 * label.shift) / settings.epsilon) }),
+          };
         }),
       text: (_s, settings, sol) => ({
         settings,
@@ -95,8 +97,60 @@ describe('one law model: every operation takes every kind of law through one dis
         symbol: 'b',
       }),
     };
+    const AUDIT: AuditKind<Uniforms> = {
+      directions: (s, st) =>
+        pairsOf(s).flatMap(({ prior, pair, shift }) =>
+          [pair, [pair[1], pair[0]]].map(([from, to]) => ({
+            prior,
+            pair,
+            from,
+            to,
+            level: () => level(shift, [st.scale]),
+            bounds: (alpha: number) => [{ value: level(shift, [st.scale]), error: 0, certificate: 'coupled-bound' as const, order: alpha }],
+          })),
+        ),
+    };
+    const ACCOUNT: AccountKind<Uniforms> = {
+      shares: (s, releases, opts) => {
+        const units = pairsOf(s);
+        const joint = (u: Label) =>
+          level(
+            u.shift,
+            releases.map((r) => r.scale),
+          );
+        return { units, shares: units.map((u) => opts.alphas.map(() => ({ value: joint(u), lower: null, method: 'coupled' as const, naive: joint(u) }))) };
+      },
+      nextUnits: (s, past, _next, _alpha, epsilon) => ({
+        epsilon,
+        units: pairsOf(s).map((u) => {
+          const evaluate = (b: number) => ({ value: level(u.shift, [...past.map((r) => r.scale), b]), error: 0, target: epsilon, sense: 'le' as const });
+          return {
+            label: { prior: u.prior, pair: u.pair },
+            where: `prior '${u.prior}'`,
+            data: () => (u.shift === 0 ? 0 : Infinity),
+            past: () =>
+              past.length
+                ? level(
+                    u.shift,
+                    past.map((r) => r.scale),
+                  )
+                : null,
+            problem: () => ({ evaluate, ...bracketBelow(evaluate, 1e6) }),
+            method: () => 'coupled' as const,
+          };
+        }),
+      }),
+    };
+    const RELEASE: ReleaseKind<Uniforms> = {
+      shape: (s, settings) => {
+        const offsets = s.priors.flatMap((p) => Object.values(p.conditionals));
+        return { vector: false, d: 1, settings, givenWeights: () => [1], range: () => [Math.min(...offsets), Math.max(...offsets) + s.width] };
+      },
+      calibrate: (s, settings, opts) => calibrateKind(UNIFORMS, s, settings, opts),
+    };
     const toy: Uniforms = {
       name: 'u',
+      width: 1,
       priors: [
         { name: 'p', conditionals: { a: 0, b: 1.5, c: 0.25 } },
         { name: 'q', conditionals: { a: 2, b: 2 } },
@@ -112,6 +166,41 @@ describe('one law model: every operation takes every kind of law through one dis
       expect(r.explanation).toContain('only W∞ for uniform laws');
       expect(r.alpha).toBe(alpha);
     }
+    // The audit at b = 3: the worst direction is exactly at ε, every row certified within it, (ε′, δ) converted.
+    const rows = auditKind(AUDIT, toy, { mechanism: 'laplace', scale: 3, alphas: [2, Infinity], epsilon: 0.5, delta: 1e-6 });
+    expect(rows).toHaveLength(4 * 2 * 2);
+    expect(Math.max(...rows.map((x) => x.divergence))).toBe(0.5);
+    expect(rows.every((x) => x.slack >= 0)).toBe(true);
+    expect(rows.find((x) => x.alpha === 2)!.epsilonSharp).toBeGreaterThan(0.5);
+    expect(() => auditKind(AUDIT, toy, { mechanism: 'laplace', scale: -1, alphas: [2], epsilon: 0.5, delta: 1e-6 })).toThrow(/^scale: /);
+    // Two releases at b = 6 are the budget of one at 3; the next release after one at 6 needs b = 6.
+    const acc = accountKind(
+      ACCOUNT,
+      toy,
+      [
+        { mechanism: 'laplace', scale: 6 },
+        { mechanism: 'laplace', scale: 6 },
+      ],
+      { alphas: [2], delta: 1e-6 },
+    );
+    expect(acc.rows[0]).toMatchObject({ divergence: 0.5, binding: { prior: 'p', pair: ['a', 'b'] }, method: 'coupled' });
+    expect(acc.epsilonDelta?.alpha).toBe(2);
+    expect(() => accountKind(ACCOUNT, toy, [], { alphas: [2] })).toThrow(/^release/);
+    const next = nextScaleKind(ACCOUNT, toy, [{ mechanism: 'laplace', scale: 6 }], { mechanism: 'laplace' }, 2, 0.5);
+    expect(next.scale).toBeGreaterThanOrEqual(6);
+    expect(next.scale).toBeLessThan(6 * (1 + 1e-9));
+    expect(next.binding).toEqual({ prior: 'p', pair: ['a', 'b'] });
+    // The release draws at the calibrated b = 3 with the CSPRNG's samplers: 2 000 draws average to the value.
+    const settings = { mechanism: 'laplace' as const, method: 'best' as const, alpha: 2, epsilon: 0.5 };
+    const r = releaseKind(RELEASE, toy, settings, 1, { count: 2000, perRelease: true, random: seededSource(7n) }) as ReleaseResult;
+    expect(r.scale).toBe(calibrateKind(UNIFORMS, toy, settings).scale);
+    expect(r.values).toHaveLength(2000);
+    const mean = r.values.reduce((t, y) => t + y, 0) / r.values.length;
+    expect(Math.abs(mean - 1)).toBeLessThan(4 * ((Math.SQRT2 * r.scale) / Math.sqrt(2000)));
+    expect(r.halfWidth).toBeGreaterThanOrEqual(r.scale * Math.log(1 / 0.05));
+    expect(r.guarantee).toContain("'u'");
+    expect((releaseKind(RELEASE, toy, settings, 9) as ReleaseResult).note).toMatch(/outside every secret's law \(atoms in \[0, 3\]\)/);
+    expect(() => releaseKind(RELEASE, toy, settings, 1, { delta: 1e-6 })).toThrow(/^delta: /);
   });
 
   it('a vector of one coordinate is checked as a column is (geometric noise and contamination refused), directly through the hooks too', () => {
@@ -171,10 +260,10 @@ describe('one law model: every operation takes every kind of law through one dis
 
   it('audit and account on ℝ^d are the coupled bounds; on ℝ the exact accountant; both above what the calibration certified', () => {
     const a = { mechanism: 'laplace' as const, scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 };
-    expect(audit(points, a)).toEqual(auditPoints(points, a));
+    expect(audit(points, a).every((r) => r.certificate === 'coupled-bound' || r.certificate === 'data-processing')).toBe(true);
     expect(audit(finite, a).every((r) => r.certificate === 'bernstein-ellipse')).toBe(true);
     const rs = [{ mechanism: 'laplace' as const, scale: 2 }];
-    expect(account(points, rs, { alphas: [2] })).toEqual(accountPoints(points, rs, { alphas: [2] }));
+    expect(account(points, rs, { alphas: [2] }).rows[0].method).toBe('coupled');
     const b = calibrate(finite, { mechanism: 'laplace', method: 'theorem', ...renyi }).scale;
     expect(b).toBeGreaterThan(0);
     expect(account(finite, [{ mechanism: 'laplace', scale: b }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);
@@ -209,7 +298,7 @@ describe('one law model: every operation takes every kind of law through one dis
     expect(f.joint?.rows[0].alpha).toBe(2);
     const v = await auditReport(points, s);
     expect(v.joint).toBeNull();
-    expect(v.rows).toEqual(auditPoints(points, s));
+    expect(v.rows).toEqual(audit(points, s));
     await expect(auditReport(finite, { ...s, releases: 2.5 })).rejects.toThrow(/^releases: must be a whole number ≥ 1/);
   });
 

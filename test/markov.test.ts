@@ -820,7 +820,8 @@ describe("the laws' floating-point error is charged to the budget", () => {
 
 describe('histogram queries (vector laws): the mass-error charge in audit, account and the next release', () => {
   it('every vector bound adds the charge the calibration takes off the budget', async () => {
-    const { auditPoints, accountPoints } = await import('../src/account/points.js');
+    const { account } = await import('../src/account/account.js');
+    const { audit } = await import('../src/audit/audit.js');
     const { lawsOnly } = await import('../src/calibrate/calibrate.js');
     const raw = { markov: { states: ['a', 'b'], chains: [{ name: 'c', transition: binaryP(0.3, 0.6) }], length: 4, query: { histogram: true } } };
     const s = specFromRaw(raw);
@@ -830,10 +831,10 @@ describe('histogram queries (vector laws): the mass-error charge in audit, accou
     expect(eta).toBeGreaterThan(0);
     const charge = massErrorCharge(eta, 2);
     const settings = { mechanism: 'laplace' as const, scale: 3, alphas: [2], epsilon: 1, delta: 1e-6 };
-    const [withCharge, without] = [auditPoints(scenario, settings), auditPoints(lawsOnly(scenario), settings)];
+    const [withCharge, without] = [audit(scenario, settings), audit(lawsOnly(scenario), settings)];
     for (const [i, r] of withCharge.entries()) expect(Math.abs(r.error - without[i].error - charge)).toBeLessThan(1e-3 * charge);
-    const acc = accountPoints(scenario, [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] });
-    const bare = accountPoints(lawsOnly(scenario), [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] });
+    const acc = account(scenario, [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] });
+    const bare = account(lawsOnly(scenario), [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] });
     expect(Math.abs(acc.rows[0].divergence - bare.rows[0].divergence - charge)).toBeLessThan(1e-3 * charge);
     expect(acc.rows[0].divergence).toBeGreaterThan(bare.rows[0].divergence);
   });

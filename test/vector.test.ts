@@ -10,8 +10,8 @@ import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
-import { accountPoints, accountPointsOnPool, auditPoints, pairAccount, robustnessPoints, type DirectionTask } from '../src/account/points.js';
-import { nextReleaseScale } from '../src/account/account.js';
+import { accountPointsOnPool, pairAccount, robustnessPoints, type DirectionTask } from '../src/account/points.js';
+import { account, nextReleaseScale } from '../src/account/account.js';
 import { release } from '../src/release/release.js';
 import { miBoundsPoints } from '../src/mi/points.js';
 import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
@@ -153,7 +153,7 @@ describe('vector queries (docs/math.md §12)', () => {
 
   it('audit: the coupled upper bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature)', () => {
     for (const mechanism of ['laplace', 'gaussian'] as const) {
-      const at = (scale: number, alphas = [2]) => auditPoints(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
+      const at = (scale: number, alphas = [2]) => audit(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
       for (const alpha of [5, 2]) {
         const c = calibrate(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
         for (const r of at(c * (1 + 1e-9), [alpha])) expect(r.slack, `${mechanism} α=${alpha}`).toBeGreaterThanOrEqual(0);
@@ -168,10 +168,10 @@ describe('vector queries (docs/math.md §12)', () => {
       }
     }
     // Laplace α = ∞: the W∞ coupling's largest ℓ₁ displacement over b, never below the true sup log-ratio.
-    const inf = auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 2, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
+    const inf = audit(scenario(P, Q), { mechanism: 'laplace', scale: 2, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
     expect(inf[0].certificate).toBe('coupled-bound');
     expect(inf[0].divergence).toBeGreaterThan(0);
-    expect(() => auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
+    expect(() => audit(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [0.5], epsilon: 1, delta: 1e-6 })).toThrow(/α > 1/);
   });
 
   it("a pair's two directions share its coupled bound (|Δ| alone sets the noise's divergence); the data's own D_α stays per direction", () => {
@@ -255,7 +255,7 @@ describe('vector queries (docs/math.md §12)', () => {
       };
       tasks.length = 0;
       arcs.length = 0;
-      const one = accountPoints(sc, releases, { alphas: [2, 5] });
+      const one = account(sc, releases, { alphas: [2, 5] });
       const many = await accountPointsOnPool(pool, sc, releases, { alphas: [2, 5] });
       expect(many.rows).toEqual(one.rows);
       expect(tasks).toEqual([!!ordered, !!ordered]);
@@ -267,7 +267,7 @@ describe('vector queries (docs/math.md §12)', () => {
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {
     const [s1, s2] = [1.5, 2.5];
     const eff = 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2);
-    const joint = accountPoints(
+    const joint = account(
       scenario(P, Q),
       [
         { mechanism: 'gaussian', scale: s1 },
@@ -276,7 +276,7 @@ describe('vector queries (docs/math.md §12)', () => {
       { alphas: [2, 5], delta: 1e-6 },
     );
     for (const r of joint.rows) {
-      const one = auditPoints(scenario(P, Q), { mechanism: 'gaussian', scale: eff, alphas: [r.alpha], epsilon: 1, delta: 1e-6 });
+      const one = audit(scenario(P, Q), { mechanism: 'gaussian', scale: eff, alphas: [r.alpha], epsilon: 1, delta: 1e-6 });
       const worst = Math.max(...one.map((x) => x.divergence + x.error));
       expect(Math.abs(r.divergence / worst - 1), `α=${r.alpha}`).toBeLessThan(1e-9);
       const k = noiseOf('gaussian' as const, eff);
@@ -285,7 +285,7 @@ describe('vector queries (docs/math.md §12)', () => {
     }
     expect(joint.epsilonDelta?.delta).toBe(1e-6);
     // Laplace releases: the joint bound at α = ∞ is the W∞ move times Σ 1/b; a Gaussian one has none.
-    const lap = accountPoints(
+    const lap = account(
       scenario(P, Q),
       [
         { mechanism: 'laplace', scale: 2 },
@@ -293,7 +293,7 @@ describe('vector queries (docs/math.md §12)', () => {
       ],
       { alphas: [Infinity] },
     ).rows[0];
-    const single = auditPoints(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
+    const single = audit(scenario(P, Q), { mechanism: 'laplace', scale: 1, alphas: [Infinity], epsilon: 1, delta: 1e-6 });
     expect(lap.divergence).toBeCloseTo(Math.max(...single.map((x) => x.divergence + x.error)), 12);
   });
 
@@ -308,7 +308,7 @@ describe('vector queries (docs/math.md §12)', () => {
       { mechanism: 'laplace' as const, scale: 2.5 },
     ];
     const alphas = [1.5, 2, 3, 5, 10];
-    const joint = accountPoints(scenario(p1, q1), releases, { alphas });
+    const joint = account(scenario(p1, q1), releases, { alphas });
     const k1 = noiseOf('laplace' as const, 1.5),
       k2 = noiseOf('laplace' as const, 2.5);
     // The quadrature on three of the orders, both directions, in one pass over its grid.
@@ -318,7 +318,7 @@ describe('vector queries (docs/math.md §12)', () => {
       const k = checked.indexOf(r.alpha);
       if (k >= 0) expect(r.divergence, `α=${r.alpha}`).toBeGreaterThanOrEqual(Math.max(oracle.pq[k], oracle.qp[k]) * (1 - 1e-7));
       // Each order alone gives a bound as tight (to the transport's tolerance): nothing carried over loosens it.
-      const alone = accountPoints(scenario(p1, q1), releases, { alphas: [r.alpha] }).rows[0];
+      const alone = account(scenario(p1, q1), releases, { alphas: [r.alpha] }).rows[0];
       expect(Math.abs(r.divergence / alone.divergence - 1), `α=${r.alpha}`).toBeLessThan(1e-6);
     }
   });
@@ -342,7 +342,7 @@ describe('vector queries (docs/math.md §12)', () => {
     // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
     const past = [{ mechanism: 'laplace' as const, scale: 20 }];
     const g = nextReleaseScale(sc, past, { mechanism: 'gaussian' }, 3, 1).scale;
-    const at = (s: number) => accountPoints(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
+    const at = (s: number) => account(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
     expect(at(g)).toBeLessThanOrEqual(1 + 1e-9);
     expect(at(0.99 * g)).toBeGreaterThan(1);
     // No noise where the data itself is within ε (data processing), refusals by name.
@@ -355,9 +355,7 @@ describe('vector queries (docs/math.md §12)', () => {
       { counts: [3, 3, 4] },
     );
     const close = scenario(P, same);
-    const dataLevel = Math.max(
-      ...auditPoints(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error),
-    );
+    const dataLevel = Math.max(...audit(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error));
     expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
     expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
     expect(err(() => nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], { mechanism: 'laplace' }, 2, 0.5))).toMatch(/^epsilon: /);
@@ -546,9 +544,9 @@ describe('vector queries (docs/math.md §12)', () => {
       { mechanism: 'laplace' as const, scale: 8, coordinates: [1] },
     ];
     const alphas = [2, 5, Infinity];
-    const joint = accountPoints(sc, parts, { alphas });
+    const joint = account(sc, parts, { alphas });
     // Coordinate 1 at b = 2 and coordinate 2 at b = 8 together are one release with weights (2, 8) at scale 1.
-    const whole = auditPoints(sc, { mechanism: 'laplace', scale: 1, coordinateScales: [2, 8], alphas, epsilon: 1, delta: 1e-6 });
+    const whole = audit(sc, { mechanism: 'laplace', scale: 1, coordinateScales: [2, 8], alphas, epsilon: 1, delta: 1e-6 });
     for (const r of joint.rows) {
       const same = Math.max(...whole.filter((x) => x.alpha === r.alpha).map((x) => x.divergence + x.error));
       expect(Math.abs(r.divergence / same - 1), `α=${r.alpha}`).toBeLessThan(1e-6);
@@ -563,16 +561,16 @@ describe('vector queries (docs/math.md §12)', () => {
       { name: 'c', priors: [{ name: 'p', conditionals: { a: col(P), b: col(Q) } }] },
       { mechanism: 'laplace', scale: 2, alphas: [2, 5], epsilon: 1, delta: 1e-6 },
     );
-    const first = accountPoints(sc, [parts[0]], { alphas: [2, 5] });
+    const first = account(sc, [parts[0]], { alphas: [2, 5] });
     for (const r of first.rows)
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
     // The next release of the second column only, after the first: the joint level at its scale is ε.
     const next = nextReleaseScale(sc, [parts[0]], { mechanism: 'laplace', coordinates: [1] }, 2, 1).scale;
-    const level = (b: number) => accountPoints(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
+    const level = (b: number) => account(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
     expect(level(next)).toBeLessThanOrEqual(1 + 1e-9);
     expect(level(0.99 * next)).toBeGreaterThan(1);
     expect(err(() => nextReleaseScale(sc, [], { mechanism: 'laplace', coordinates: [0, 0] }, 2, 1))).toMatch(/^next: a release's coordinates must be distinct/);
-    expect(err(() => accountPoints(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
+    expect(err(() => account(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
       /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
     );
   });

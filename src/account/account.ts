@@ -3,10 +3,10 @@ import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
-import { accountOf, budgetLeft, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
+import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
 import { accountWindows, nextWindowScale } from './windows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { accountPoints, accountPointsOnPool, nextUnitsPoints, type DirectionRunner } from './points.js';
+import { accountPointsOnPool, nextUnitsPoints, pointShares, type DirectionRunner } from './points.js';
 import type { PointScenario } from '../distribution/points.js';
 import { oneCoordinate } from '../calibrate/points.js';
 
@@ -19,7 +19,7 @@ import { scaledLaplaceRdp } from '../conditions/pierquin.js';
 import { exactEvaluation } from '../conditions/exact.js';
 import { distances } from '../coupling/comonotone.js';
 import { exactDInf } from '../mechanisms/kernels.js';
-import { InputError, noRelease } from '../errors.js';
+import { InputError } from '../errors.js';
 import { divideDown } from '../conditions/repeated.js';
 import { checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -181,15 +181,13 @@ function singleDivergence(pc: PairCoupling, part: Part, alpha: number, ordered: 
 }
 
 /**
- * The joint Rényi Pufferfish level of several releases of the same value (independent noise,
- * possibly different families and scales), for every α: a certified upper bound maximised over
- * priors, pairs and directions, next to the naive sum of the releases' own levels. Pufferfish
- * guarantees do not compose: the joint level can exceed the sum many times over (docs/math.md §9).
- * @example account(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1 }, { mechanism: 'gaussian', scale: 1 }], { alphas: [2] }).rows[0].divergence
+ * Each pair's share of an account of releases of one value on ℝ (independent noise, possibly
+ * different families and scales), per order: the exact accountant where it applies, else the
+ * coupled bound, or the data's own divergence where smaller, next to the naive sum of the releases'
+ * own levels. Pufferfish guarantees do not compose: the joint level can exceed the sum many times
+ * over (docs/math.md §9).
  */
-function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: number[]; delta?: number; onProgress?: Progress }): Accounting {
-  if (releases.length === 0) throw noRelease();
-  if (opts.delta !== undefined) checkSetting('delta', opts.delta);
+function finiteShares(scenario: Scenario, releases: Release[], opts: { alphas: number[]; onProgress?: Progress }) {
   const parts = releases.map(partOf);
   const ordered = scenario.ordered ?? false;
   const pcs = pairCouplings(scenario);
@@ -209,7 +207,7 @@ function accountFinite(scenario: Scenario, releases: Release[], opts: { alphas: 
         : { value: bound, lower: known ? e.value - e.error : null, method: e.method, naive };
     }),
   );
-  return accountOf(pcs, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
+  return { units: pcs, shares };
 }
 
 /**
@@ -293,6 +291,23 @@ function nextScale(
   return { scale: sol.scale, binding: sol.top.label, method: top.method(sol.scale) };
 }
 
+/**
+ * The one next-release search, over a kind's hooks: the kind's units (`AccountKind.nextUnits`)
+ * solved together by `nextScale`.
+ */
+export function nextScaleKind<S>(
+  kind: AccountKind<S>,
+  scenario: S,
+  past: readonly AnyRelease[],
+  next: Omit<AnyRelease, 'scale'>,
+  alpha: number,
+  epsilon: number,
+  opts: { onProgress?: Progress; coordinateScales?: readonly number[] } = {},
+): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
+  const k = kind.nextUnits(scenario, past, next, alpha, epsilon, opts);
+  return nextScale(k.units, k.epsilon, opts.onProgress);
+}
+
 /** Options of an account of any law source: coordinate weights apply to vector-valued queries. */
 export type AnyAccountOptions = {
   alphas: number[];
@@ -310,6 +325,29 @@ export type AnyAccountOptions = {
 /** A release of any law source's value: on ℝ^d it may publish some coordinates only (0-based). */
 export type AnyRelease = Release & { coordinates?: readonly number[] };
 
+/**
+ * What a kind of law supplies to the one account (`accountKind`) and the one next-release search
+ * (`nextScaleKind`), after the checks only this kind makes: its units — pairs, or directions of
+ * them — with each one's certified share per order, and the next-release search's units.
+ */
+export interface AccountKind<S> {
+  /** The units (pairs or directions) with each one's share per order (`shares[j][k]`: unit j at order k). */
+  shares(
+    scenario: S,
+    releases: readonly AnyRelease[],
+    opts: AnyAccountOptions,
+  ): { units: readonly { prior: string; pair: readonly [string, string] }[]; shares: AccountShare[][] };
+  /** The next-release search's units, and the budget left for them (the laws' mass error charged). */
+  nextUnits(
+    scenario: S,
+    past: readonly AnyRelease[],
+    next: Omit<AnyRelease, 'scale'>,
+    alpha: number,
+    epsilon: number,
+    opts: { coordinateScales?: readonly number[] },
+  ): { units: NextUnit[]; epsilon: number };
+}
+
 /** Finite laws on ℝ: no coordinates to publish apart, no coordinate weights. */
 function oneValue<R extends { coordinates?: readonly number[] }>(
   releases: readonly R[],
@@ -322,31 +360,63 @@ function oneValue<R extends { coordinates?: readonly number[] }>(
   return [...releases];
 }
 
+/** Finite laws on ℝ: per pair, both directions in its bound; the exact accountant where it applies. */
+const FINITE_ACCOUNT: AccountKind<Scenario> = {
+  shares: (s, releases, opts) => {
+    for (const r of releases) checkLawsFor(r.mechanism, s);
+    return finiteShares(s, oneValue(releases, opts), opts);
+  },
+  nextUnits: (s, past, next, alpha, epsilon, opts) => {
+    for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
+    return nextUnitsFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon);
+  },
+};
+
+/** Laws on ℝ^d: per direction, the coupled bounds (docs/math.md §12). */
+const POINTS_ACCOUNT: AccountKind<PointScenario> = {
+  shares: pointShares,
+  nextUnits: (s, past, next, alpha, epsilon, opts) =>
+    nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
+      ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
+      ...(next.coordinates ? { coordinates: next.coordinates } : {}),
+    }),
+};
+
+/**
+ * The one account, over a kind's hooks: the releases and the orders checked, each unit's share
+ * per order (`AccountKind.shares`), and the rows of `accountOf` (per order the largest share, the
+ * laws' mass error added, the naive sum beside it, the best (ε′, δ)).
+ */
+export function accountKind<S extends { massError?: number }>(
+  kind: AccountKind<S>,
+  scenario: S,
+  releases: readonly AnyRelease[],
+  opts: AnyAccountOptions,
+): Accounting {
+  checkAccount(releases, opts);
+  const { units, shares } = kind.shares(scenario, releases, opts);
+  return accountOf(units, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
+}
+
 /**
  * The joint level of several releases of one value (docs/math.md §9): per order the certified
  * joint D_α over every prior, pair and direction, next to the naive sum of each release's own.
  * Finite laws on ℝ get the exact accountant where it applies (then `understated` says whether
- * adding budgets would have understated the leak); laws on ℝ^d a coupled upper bound (§12).
+ * adding budgets would have understated the leak); laws on ℝ^d a coupled upper bound (§12); a
+ * series' windows, released in order, the window bounds (§19).
  * @example account(builtinScenario('heart'), [{ mechanism: 'laplace', scale: 1 }, { mechanism: 'gaussian', scale: 1.5 }], { alphas: [2] }).rows[0].divergence
  */
 export function account(scenario: AnyScenario, releases: readonly AnyRelease[], opts: AnyAccountOptions): Accounting {
-  checkShape(ARRAY, releases, 'releases');
-  checkShape(OBJECT, opts, 'options');
-  // A finite order a release's family cannot give (past 1e150) is refused by its reason, never a NaN row.
-  for (const alpha of opts.alphas)
-    for (const r of releases) {
-      const outside = alpha > 1 && alpha < Infinity ? mechanismDef(r.mechanism).alphaRange(alpha) : null;
-      if (outside) throw new InputError(outside, 'alpha');
-    }
   return byLaw(
     scenario,
     {
-      finite: (s) => {
-        for (const r of releases) checkLawsFor(r.mechanism, s);
-        return accountFinite(s, oneValue(releases, opts), opts);
+      finite: (s) => accountKind(FINITE_ACCOUNT, s, releases, opts),
+      points: (s) => accountKind(POINTS_ACCOUNT, s, releases, opts),
+      // A series' windows are released in order and bounded by one programme over every pair.
+      windows: (s) => {
+        checkAccount(releases, opts, true);
+        return accountWindows(s, oneValue(releases, opts), opts);
       },
-      points: (s) => accountPoints(s, releases, opts),
-      windows: (s) => accountWindows(s, oneValue(releases, opts), opts),
     },
     'the account',
   );
@@ -408,21 +478,12 @@ export function nextReleaseScale(
   checkShape(OBJECT, next, 'next');
   checkShape(NUMBER, alpha, 'alpha');
   checkShape(NUMBER, epsilon, 'epsilon');
-  const kinded = (k: { units: NextUnit[]; epsilon: number }) => nextScale(k.units, k.epsilon, opts.onProgress);
+  const kinded = <S extends { massError?: number }>(kind: AccountKind<S>, s: S) => nextScaleKind(kind, s, past, next, alpha, epsilon, opts);
   return byLaw(
     scenario,
     {
-      finite: (s) => {
-        for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
-        return kinded(nextUnitsFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon));
-      },
-      points: (s) =>
-        kinded(
-          nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
-            ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
-            ...(next.coordinates ? { coordinates: next.coordinates } : {}),
-          }),
-        ),
+      finite: (s) => kinded(FINITE_ACCOUNT, s),
+      points: (s) => kinded(POINTS_ACCOUNT, s),
       windows: (s) => {
         const r = nextWindowScale(s, past as Release[], next.mechanism, alpha, epsilon);
         if (r === null)

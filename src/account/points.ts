@@ -1,8 +1,8 @@
-import { checkSetting, inRange, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
+import { checkSetting, checkReleaseScale, checkSeveralReleases, checkRobustnessSettings, noDInfLevel } from '../settings.js';
 import { coordinateWeights, dimensionOf } from '../distribution/points.js';
-import { accountOf, budgetLeft, type Accounting, type AccountShare, type NextUnit } from './rows.js';
-import type { AuditRow, AuditSettings } from '../audit/rows.js';
-import { auditRows, type AuditDirection, type CertifiedBound } from '../audit/directions.js';
+import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type NextUnit } from './rows.js';
+import type { AuditSettings } from '../audit/rows.js';
+import type { AuditDirection, CertifiedBound } from '../audit/directions.js';
 import { priorPairs } from '../distribution/scenario.js';
 
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
@@ -10,7 +10,7 @@ import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestSc
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
-import { InputError, noRelease } from '../errors.js';
+import { InputError } from '../errors.js';
 
 import { EPS } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
@@ -328,24 +328,17 @@ function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: 
 }
 
 /**
- * Audits a noise scale on a vector query (docs/math.md §12): independent noise per coordinate at
- * wᵢ·scale, and for every α > 1, prior, pair and direction a certified *upper bound* on D_α of the
- * released vectors (`releaseBound`, or the data's own D_α where smaller). The exact divergence would
- * need a d-dimensional integral: a row that passes is certified, a row that fails may be the bound's
- * looseness.
- * @example auditPoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
+ * The audited directions of a vector query (docs/math.md §12): independent noise per coordinate at
+ * wᵢ·scale, N releases together, and for every α > 1 a certified *upper bound* on D_α of the
+ * released vectors (`releaseBound`, or the data's own D_α where smaller; α = ∞'s bound at every
+ * order where the family has one). The exact divergence would need a d-dimensional integral: a row
+ * that passes is certified, a row that fails may be the bound's looseness.
+ * @example pointDirections({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].bounds(2)[0].value
  */
-export function auditPoints(
-  scenario: PointScenario,
-  s: AuditSettings & { coordinateScales?: readonly number[]; releases?: number },
-  opts: { onProgress?: (done: number, total: number) => void } = {},
-): AuditRow[] {
+export function pointDirections(scenario: PointScenario, s: AuditSettings & { coordinateScales?: readonly number[]; releases?: number }): AuditDirection[] {
   const n = s.releases ?? 1;
   checkSetting('releases', n, 'releases', String(s.releases));
   checkSeveralReleases(n, s.scale);
-  inRange('nonNegative', s.scale, 'scale');
-  checkSetting('delta', s.delta);
-  checkSetting('epsilon', s.epsilon);
   const product = productOf(s.mechanism, 'mechanism');
   // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
   const releases: PointRelease[] = s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism, scale: s.scale })) : [];
@@ -354,7 +347,7 @@ export function auditPoints(
     if (!(a > 1)) throw new InputError(`vector audits bound D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
     if (a === Infinity && !product.dInfRate) throw noDInfLevel(mechanismDef(s.mechanism).title);
   }
-  const auditable = directions(scenario).map(
+  return directions(scenario).map(
     (dir): AuditDirection => ({
       ...dir,
       level: () => null,
@@ -373,7 +366,6 @@ export function auditPoints(
       },
     }),
   );
-  return auditRows(auditable, s, scenario.massError, opts.onProgress);
 }
 
 /** One direction's share of a vector account, per α: its joint bound and how, and the sum of each release's own bound. */
@@ -436,45 +428,34 @@ export type AccountOptions = {
   onProgress?: (done: number, total: number) => void;
 };
 
-/** The account's inputs checked; the coordinate weights. */
+/** The account's inputs checked (`checkAccount`, then what vectors take); the coordinate weights. */
 function accountChecks(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): number[] {
-  if (releases.length === 0) throw noRelease();
-  if (opts.delta !== undefined) checkSetting('delta', opts.delta);
+  checkAccount(releases, opts);
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
   return w;
 }
 
-/** The account of vector releases from every direction's share per order (`accountOf`; a bound that is not finite is unbounded). */
-function accountOfDirections(
-  dirs: ReturnType<typeof directions>,
-  parts: DirectionAccount[][],
-  releases: number,
-  opts: AccountOptions,
-  massError = 0,
-): Accounting {
-  const shares = parts.map((part) =>
-    part.map((b): AccountShare => ({ value: b.value, lower: null, method: Number.isFinite(b.value) ? b.how : 'unbounded', naive: b.naive })),
-  );
-  return accountOf(dirs, shares, opts.alphas, { releases, delta: opts.delta, massError });
-}
+/** Every direction's share per order (`accountOf`'s; a bound that is not finite is unbounded). */
+const sharesOf = (parts: DirectionAccount[][]): AccountShare[][] =>
+  parts.map((part) => part.map((b) => ({ value: b.value, lower: null, method: Number.isFinite(b.value) ? b.how : 'unbounded', naive: b.naive })));
 
 /**
- * The joint level of several releases of the same vector (docs/math.md §9, §12): per α > 1 the
- * largest certified upper bound over the priors, pairs and directions (`releaseBound` with the
- * releases' exponents summed, or the data's own D_α), next to the naive sum of each release's own
- * bound. Only bounds are known, so whether the sum understates the joint level is left open (null).
- * α = ∞ is bounded for Laplace releases only (otherwise the row is unbounded).
- * @example accountPoints({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).rows[0].divergence
+ * Each direction's share of the joint level of several releases of the same vector (docs/math.md
+ * §9, §12): per α > 1 a certified upper bound (`releaseBound` with the releases' exponents summed,
+ * or the data's own D_α where smaller), next to the naive sum of each release's own bound. Only
+ * bounds are known, so whether the sum understates the joint level is left open. α = ∞ is bounded
+ * for Laplace releases only (otherwise the share is unbounded).
+ * @example pointShares({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).shares[0][0].value
  */
-export function accountPoints(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): Accounting {
+export function pointShares(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
   const parts = dirs.map((dir, k) => {
     opts.onProgress?.(k, dirs.length);
     return directionAccount(dir.memo, releases, w, opts.alphas);
   });
-  return accountOfDirections(dirs, parts, releases.length, opts, scenario.massError);
+  return { units: dirs, shares: sharesOf(parts) };
 }
 
 /** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
@@ -504,7 +485,10 @@ export async function accountPointsOnPool(
   releases: readonly PointRelease[],
   opts: AccountOptions,
 ): Promise<Accounting> {
-  if (pool.threads <= 1) return accountPoints(scenario, releases, opts);
+  if (pool.threads <= 1) {
+    const { units, shares } = pointShares(scenario, releases, opts);
+    return accountOf(units, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
+  }
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
   let done = 0;
@@ -532,7 +516,7 @@ export async function accountPointsOnPool(
       parts[k] = r.vector!;
     }),
   );
-  return accountOfDirections(dirs, parts.flat(), releases.length, opts, scenario.massError);
+  return accountOf(dirs, sharesOf(parts.flat()), opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
 }
 
 /**

@@ -2,7 +2,10 @@ import type { Cost, Eta } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
 import { massErrorCharge } from '../distribution/scenario.js';
-import { budgetBelowCharge } from '../errors.js';
+import { budgetBelowCharge, InputError, noRelease } from '../errors.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { checkSetting } from '../settings.js';
+import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 
 /** One release of the (same) value: its noise family and calibrated scale. */
@@ -143,4 +146,21 @@ export function budgetLeft(massError: number | undefined, alpha: number, epsilon
   const charge = massErrorCharge(massError ?? 0, alpha);
   if (!(epsilon > charge)) throw budgetBelowCharge(charge);
   return epsilon - charge;
+}
+
+/**
+ * What every account checks, whatever its kind of law: at least one release (a series' windows
+ * may have none out yet: `none`), δ, and no finite order a release's family cannot give (past
+ * 1e150: refused by its reason, never a NaN row).
+ */
+export function checkAccount(releases: readonly Release[], opts: { alphas: readonly number[]; delta?: number }, none = false): void {
+  checkShape(ARRAY, releases, 'releases');
+  checkShape(OBJECT, opts, 'options');
+  if (releases.length === 0 && !none) throw noRelease();
+  if (opts.delta !== undefined) checkSetting('delta', opts.delta);
+  for (const alpha of opts.alphas)
+    for (const r of releases) {
+      const outside = alpha > 1 && alpha < Infinity ? mechanismDef(r.mechanism).alphaRange(alpha) : null;
+      if (outside) throw new InputError(outside, 'alpha');
+    }
 }

@@ -2,9 +2,9 @@ import { checkSetting, inRange, noDInfLevel } from '../settings.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { auditPoints, robustnessPoints } from '../account/points.js';
+import { pointDirections, robustnessPoints } from '../account/points.js';
 import { robustnessFinite, type RobustnessReport, type RobustnessSettings } from './robustness.js';
-import { dimensionOf } from '../distribution/points.js';
+import { dimensionOf, type PointScenario } from '../distribution/points.js';
 import { auditEmpiricalPoints } from './pointsEmpirical.js';
 import { miBoundsPoints } from '../mi/points.js';
 import { oneCoordinate } from '../calibrate/points.js';
@@ -64,17 +64,48 @@ function finiteDirections(scenario: Scenario, s: AuditSettings): AuditDirection[
   });
 }
 
-/** The audit of finite laws on ℝ: its settings checked, then the rows of `finiteDirections`. */
-function auditFinite(scenario: Scenario, s: AuditSettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
+/**
+ * What a kind of law supplies to the one audit (`auditKind`): its audited directions, each with
+ * every certified bound on D_α that applies, after the checks only this kind makes.
+ */
+export interface AuditKind<S> {
+  /** The audited directions (pairs both ways unless ordered), this kind's settings checked. */
+  directions(scenario: S, s: AnySettings): AuditDirection[];
+}
+
+/** Finite laws on ℝ: one release (several are accounted by `account`), the exact divergences. */
+const FINITE_AUDIT: AuditKind<Scenario> = {
+  directions: (scenario, s) => {
+    if (checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases)) > 1)
+      throw new InputError('audits one release of a value on ℝ: account several releases with `account` (the exact joint accountant)', 'releases');
+    const one = oneCoordinate(s);
+    for (const a of one.alphas) {
+      if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
+      const def = mechanismDef(one.mechanism);
+      if (a === Infinity && def.alphaRange(a)) throw noDInfLevel(def.title);
+    }
+    return finiteDirections(scenario, one);
+  },
+};
+
+/** Laws on ℝ^d: the coupled bounds of `pointDirections`. */
+const POINTS_AUDIT: AuditKind<PointScenario> = { directions: pointDirections };
+
+/**
+ * The one audit, over a kind's hooks: the settings every kind takes checked, then the rows of the
+ * kind's directions (`auditRows`), the laws' mass error charged.
+ */
+export function auditKind<S extends { massError?: number }>(
+  kind: AuditKind<S>,
+  scenario: S,
+  s: AnySettings,
+  opts: { onProgress?: (done: number, total: number) => void } = {},
+): AuditRow[] {
+  checkShape(OBJECT, s, 'settings');
   inRange('nonNegative', s.scale, 'scale');
   checkSetting('delta', s.delta);
   checkSetting('epsilon', s.epsilon);
-  for (const a of s.alphas) {
-    if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
-    const def = mechanismDef(s.mechanism);
-    if (a === Infinity && def.alphaRange(a)) throw noDInfLevel(def.title);
-  }
-  return auditRows(finiteDirections(scenario, s), s, scenario.massError, opts.onProgress);
+  return auditRows(kind.directions(scenario, s), s, scenario.massError, opts.onProgress);
 }
 
 /**
@@ -143,18 +174,7 @@ export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]
  */
 export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
   checkShape(OBJECT, s, 'settings');
-  return byLaw(
-    scenario,
-    {
-      finite: (sc) => {
-        if (checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases)) > 1)
-          throw new InputError('audits one release of a value on ℝ: account several releases with `account` (the exact joint accountant)', 'releases');
-        return auditFinite(sc, oneCoordinate(s), opts);
-      },
-      points: (sc) => auditPoints(sc, s, opts),
-    },
-    'the audit',
-  );
+  return byLaw(scenario, { finite: (sc) => auditKind(FINITE_AUDIT, sc, s, opts), points: (sc) => auditKind(POINTS_AUDIT, sc, s, opts) }, 'the audit');
 }
 
 /**

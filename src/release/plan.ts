@@ -1,6 +1,6 @@
 import { numberText } from '../numerics/decimal.js';
 import { checkSetting } from '../settings.js';
-import { calibrate, type CalibrationResult } from '../calibrate/calibrate.js';
+import { calibrate, type CalibrateOptions, type CalibrationResult } from '../calibrate/calibrate.js';
 import { calibrateEpsDelta, DEFAULT_DELTA_ALPHAS, ordersProgress, type EpsDeltaResult } from '../calibrate/epsDelta.js';
 import type { PointSettings } from '../calibrate/kind.js';
 import type { CalibrationSettings, Mechanism } from '../calibrate/rules.js';
@@ -109,24 +109,36 @@ function releaseCalibration(
   scenario: AnyScenario,
   settings: PointSettings,
   opts: Pick<ReleaseOptions, 'scale' | 'delta' | 'alphas' | 'onProgress'>,
+  calibrateWith: CalibrateWith,
 ): CalibrationResult | EpsDeltaResult | null {
   const { onProgress } = opts;
   if (opts.scale !== undefined) return null;
-  if (opts.delta === undefined) return calibrate(scenario, settings, { onProgress });
+  if (opts.delta === undefined) return calibrateWith(settings, { onProgress });
   const alphas = opts.alphas ?? DEFAULT_DELTA_ALPHAS;
   const progress = ordersProgress(onProgress, alphas.length);
   const { alpha: _ignored, ...rest } = settings;
   // The trial settings carry the rest of `settings` (a vector's coordinate weights too).
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, (st, tried) => calibrate(scenario, st, { onProgress: progress.at(tried) }));
+  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, (st, tried) => calibrateWith(st, { onProgress: progress.at(tried) }));
   progress.finish();
   return c;
 }
 
+/** A kind's calibration at some settings (the built-in kinds': `calibrate` on the scenario). */
+export type CalibrateWith = (settings: PointSettings, opts: CalibrateOptions) => CalibrationResult;
+
 /**
  * Calibrates once for releases of a law on ℝ^d (truncated: on the truncated outputs, d = 1) and
- * says how to draw them. `givenWeights` are the coordinate weights a given scale is drawn at.
+ * says how to draw them. `givenWeights` are the coordinate weights a given scale is drawn at;
+ * `calibrateWith` the kind's calibration (default `calibrate` on the scenario).
  */
-export function planRelease(scenario: AnyScenario, settings: PointSettings, opts: ReleaseOptions, d: number, givenWeights: () => number[]): ReleasePlan {
+export function planRelease(
+  scenario: AnyScenario,
+  settings: PointSettings,
+  opts: ReleaseOptions,
+  d: number,
+  givenWeights: () => number[],
+  calibrateWith: CalibrateWith = (st, o) => calibrate(scenario, st, o),
+): ReleasePlan {
   const confidence = checkConfidence(opts.confidence ?? DEFAULT_CONFIDENCE);
   if (opts.scale !== undefined) {
     checkSetting('scale', opts.scale);
@@ -135,7 +147,7 @@ export function planRelease(scenario: AnyScenario, settings: PointSettings, opts
   if (opts.delta !== undefined && opts.truncate)
     throw new InputError('truncated releases take a Rényi target (α, ε); (ε, δ) targets are not calibrated on truncated outputs yet', 'delta');
   if (opts.truncate) return planTruncated(scenario as Scenario | GaussianScenario, settings, opts.truncate, confidence);
-  const c = releaseCalibration(scenario, settings, opts);
+  const c = releaseCalibration(scenario, settings, opts, calibrateWith);
   const def = mechanismDef(settings.mechanism);
   const scale = c?.scale ?? (opts.scale as number);
   const weights = c ? (c.coordinateScales ?? Array<number>(d).fill(1)) : givenWeights();
@@ -185,7 +197,7 @@ function planTruncated(scenario: Scenario | GaussianScenario, settings: Calibrat
   if ((settings.releases ?? 1) > 1) throw new InputError('truncated releases are calibrated one at a time', 'releases');
   if (settings.contamination) throw new InputError('truncated releases are not calibrated for a contamination class yet', 'contamination');
   const t = calibrateTruncated(scenario, settings, truncate);
-  const support = supportOf(scenario, truncate);
+  const support = supportOf(atomRange(scenario), truncate);
   const interval = (y: number): [number, number] =>
     t.scale === 0 ? symmetricInterval(y, 0) : truncatedInterval(y, mechanismNoise(settings, t.scale), truncate, confidence, support);
   const draw = truncatedDraw(settings, t.scale, truncate);
@@ -240,8 +252,8 @@ function truncatedDraw(settings: CalibrationSettings, scale: number, truncate: [
  * and the truncation interval (both public settings; never widened by the value itself, whose
  * interval would then reveal it).
  */
-export function supportOf(scenario: AnyScenario, truncate: [number, number] | null | undefined): [number, number] {
-  const [lo, hi] = atomRange(scenario);
+export function supportOf(range: readonly [number, number], truncate: [number, number] | null | undefined): [number, number] {
+  const [lo, hi] = range;
   return truncate ? [Math.min(lo, truncate[0]), Math.max(hi, truncate[1])] : [lo, hi];
 }
 

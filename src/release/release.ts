@@ -1,4 +1,5 @@
 import type { PointSettings } from '../calibrate/kind.js';
+import { calibrate, type CalibrateOptions, type CalibrationResult } from '../calibrate/calibrate.js';
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import { oneCoordinate } from '../calibrate/kind.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
@@ -53,36 +54,54 @@ export interface PointReleaseResult {
 /**
  * What differs between a release of a number (laws on ℝ: finite, fitted Gaussians) and of a
  * vector (laws on ℝ^d): how the value is read and the settings checked, the weights a given scale
- * is drawn at. Everything else is one release.
+ * is drawn at, the range of the laws' atoms (for the notes). Everything else is one release.
  */
-interface Shape {
+export interface ReleaseShape {
   vector: boolean;
   d: number;
   settings: PointSettings;
+  /** The coordinate weights a given scale is drawn at. */
   givenWeights(): number[];
+  /** The smallest and largest atom of every secret's law (ℝ where the laws have a density or live on ℝ^d). */
+  range(): [number, number];
 }
 
-/** The release's shape, read from the kind of law once. */
-function shapeOf(scenario: AnyScenario, settings: PointSettings, operation: string, column = false): Shape {
-  const scalar = (): Shape => ({ vector: false, d: 1, settings: oneCoordinate(settings), givenWeights: () => [1] });
-  return byLaw<Shape>(
-    scenario,
-    {
-      finite: scalar,
-      // A column's rows are a table's own values, which fitted Gaussian priors do not describe.
-      ...(column ? {} : { mixture: scalar }),
-      points: (s) => ({
-        vector: true,
-        d: Object.values(s.priors[0].conditionals)[0].d,
-        settings,
-        givenWeights: () => coordinateWeights(s as PointScenario, settings.coordinateScales),
-      }),
-    },
-    operation,
-    'scenario',
-    column ? { mixture: { reason: "writes a table's own values; fitted Gaussian priors are for --value releases", field: 'fit' } } : {},
-  );
+/**
+ * What a kind of law supplies to the one release (`releaseKind`): its shape and its calibration
+ * (the built-in kinds', `calibrate`; a new kind's, `calibrateKind` over its hooks).
+ */
+export interface ReleaseKind<S> {
+  /** The release's shape on this scenario (`column`: a table column's rows are released). */
+  shape(scenario: S, settings: PointSettings, operation: string, column: boolean): ReleaseShape;
+  /** The calibration a release draws at. */
+  calibrate(scenario: S, settings: PointSettings, opts: CalibrateOptions): CalibrationResult;
 }
+
+/** The built-in kinds: the shape read from the kind of law once, the one `calibrate`. */
+const BUILT_IN: ReleaseKind<AnyScenario> = {
+  shape: (scenario, settings, operation, column) => {
+    const scalar = (): ReleaseShape => ({ vector: false, d: 1, settings: oneCoordinate(settings), givenWeights: () => [1], range: () => atomRange(scenario) });
+    return byLaw<ReleaseShape>(
+      scenario,
+      {
+        finite: scalar,
+        // A column's rows are a table's own values, which fitted Gaussian priors do not describe.
+        ...(column ? {} : { mixture: scalar }),
+        points: (s) => ({
+          vector: true,
+          d: Object.values(s.priors[0].conditionals)[0].d,
+          settings,
+          givenWeights: () => coordinateWeights(s as PointScenario, settings.coordinateScales),
+          range: () => [-Infinity, Infinity],
+        }),
+      },
+      operation,
+      'scenario',
+      column ? { mixture: { reason: "writes a table's own values; fitted Gaussian priors are for --value releases", field: 'fit' } } : {},
+    );
+  },
+  calibrate,
+};
 
 /** Truncated releases are for one number: the truncated law of a vector is not accounted. */
 const noVectorTruncation = () => new InputError('is not available for vector queries yet', 'truncate');
@@ -91,7 +110,7 @@ const noVectorTruncation = () => new InputError('is not available for vector que
 const onLattice = (mechanism: PointSettings['mechanism']) => mechanismDef(mechanism).composes === 'lattice';
 
 /** The value as a vector of the query's length (a number on ℝ is a list of one). */
-function valueVector(value: number | readonly number[], shape: Shape): number[] {
+function valueVector(value: number | readonly number[], shape: ReleaseShape): number[] {
   const x = typeof value === 'number' ? [value] : [...value];
   if (x.length !== shape.d) throw new InputError(`has ${x.length} coordinates; the query has ${shape.d}`, 'value');
   x.forEach((xi, i) => {
@@ -122,9 +141,24 @@ export function release(
   value: number | readonly number[],
   opts: ReleaseOptions = {},
 ): ReleaseResult | PointReleaseResult {
+  return releaseKind(BUILT_IN, scenario, settings, value, opts);
+}
+
+/**
+ * The one release, over a kind's hooks (`release` is it on the built-in kinds): the value read in
+ * the kind's shape, the releases calibrated once (together unless `perRelease`), drawn with the
+ * exact samplers and the CSPRNG, each with its error bar and the guarantee in words.
+ */
+export function releaseKind<S extends { name: string }>(
+  kind: ReleaseKind<S>,
+  scenario: S,
+  settings: PointSettings,
+  value: number | readonly number[],
+  opts: ReleaseOptions = {},
+): ReleaseResult | PointReleaseResult {
   checkShape(OBJECT, settings, 'settings');
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) checkShape(NUMBER, value, 'value');
-  const shape = shapeOf(scenario, settings, 'a release');
+  const shape = kind.shape(scenario, settings, 'a release', false);
   if (shape.vector && opts.truncate) throw noVectorTruncation();
   const x = valueVector(value, shape);
   const count = opts.count ?? 1;
@@ -138,7 +172,17 @@ export function release(
     );
   if (settings.releases !== undefined && settings.releases !== (joint ? count : 1))
     throw new InputError(`releases (${settings.releases}) and count (${count}) disagree: count releases are accounted together`, 'releases');
-  const plan = planRelease(scenario, joint ? { ...shape.settings, releases: count } : shape.settings, opts, shape.d, shape.givenWeights);
+  // The (ε, δ) search and truncated laws read the built-in kinds' laws: a new kind releases at a Rényi target.
+  if (kind !== (BUILT_IN as unknown) && (opts.delta !== undefined || opts.truncate))
+    throw new InputError('(ε, δ) targets and truncated releases are available for the built-in kinds of law', opts.delta !== undefined ? 'delta' : 'truncate');
+  const plan = planRelease(
+    scenario as unknown as AnyScenario,
+    joint ? { ...shape.settings, releases: count } : shape.settings,
+    opts,
+    shape.d,
+    shape.givenWeights,
+    (st, o) => kind.calibrate(scenario, st, o),
+  );
   // After the calibration, which refuses the family on these laws (vectors, non-integer laws) first.
   x.forEach((xi, i) => {
     if (onLattice(settings.mechanism) && !Number.isSafeInteger(xi))
@@ -155,7 +199,7 @@ export function release(
     (count > 1 && plan.scale > 0 && !joint
       ? ` This holds for each of the ${count} releases alone, not for them together: Pufferfish guarantees do not compose, and their joint leakage can exceed ${count}·ε.`
       : '');
-  return shape.vector ? vectorResult(plan, guarantee, draws) : scalarResult(scenario, plan, guarantee, x[0], draws);
+  return shape.vector ? vectorResult(plan, guarantee, draws) : scalarResult(shape.range(), plan, guarantee, x[0], draws);
 }
 
 function vectorResult(plan: ReleasePlan, guarantee: string, draws: number[][]): PointReleaseResult {
@@ -178,11 +222,11 @@ function scalarFields(plan: ReleasePlan) {
   return { mechanism, alpha, epsilon, parameter, method, scale, truncate, calibration, ...(plan.target ? { target: plan.target } : {}) };
 }
 
-function scalarResult(scenario: AnyScenario, plan: ReleasePlan, guarantee: string, value: number, draws: number[][]): ReleaseResult {
+function scalarResult(range: [number, number], plan: ReleasePlan, guarantee: string, value: number, draws: number[][]): ReleaseResult {
   const values = draws.map((v) => v[0]);
   const halfWidth = plan.halfWidths[0];
-  const note = releaseNote(scenario, value, halfWidth, plan.truncate);
-  const drawNote = rangeNote(scenario, plan.truncate ? [] : values);
+  const note = releaseNote(range, value, halfWidth, plan.truncate);
+  const drawNote = rangeNote(range, plan.truncate ? [] : values);
   return {
     ...scalarFields(plan),
     guarantee,
@@ -199,8 +243,7 @@ function scalarResult(scenario: AnyScenario, plan: ReleasePlan, guarantee: strin
  * Released values outside the range the data takes (a negative count): the noise at work, safe to
  * publish, but readers ask; says how to keep releases in range. (Depends on the draws.)
  */
-function rangeNote(scenario: AnyScenario, released: readonly number[]): string | undefined {
-  const [lo, hi] = atomRange(scenario);
+function rangeNote([lo, hi]: [number, number], released: readonly number[]): string | undefined {
   const out = Number.isFinite(lo) ? released.filter((y) => y < lo || y > hi).length : 0;
   if (out === 0) return undefined;
   return `${out} released value(s) lie outside the range the data takes ([${lo}, ${hi}]): that is the noise, and publishing them keeps the guarantee; to keep releases in range, clip them (post-processing: the guarantee holds) or release with --truncate ${lo},${hi} (calibrated for the truncated law)`;
@@ -212,14 +255,14 @@ function rangeNote(scenario: AnyScenario, released: readonly number[]): string |
  * than the noise's error bar (the released double may then be the value itself; the guarantee
  * still holds, rounding being post-processing of the exact output).
  */
-function releaseNote(scenario: AnyScenario, value: number, halfWidth: number | null, truncate: [number, number] | null): string | undefined {
+function releaseNote(range: [number, number], value: number, halfWidth: number | null, truncate: [number, number] | null): string | undefined {
   const notes: string[] = [];
-  const [lo, hi] = atomRange(scenario);
+  const [lo, hi] = range;
   if (Number.isFinite(lo) && (value < lo || value > hi))
     notes.push(
       `the value ${value} lies outside every secret's law (atoms in [${lo}, ${hi}]): the guarantee is about values the laws can produce; check that they describe this data`,
     );
-  const [s0, s1] = supportOf(scenario, truncate);
+  const [s0, s1] = supportOf(range, truncate);
   if (truncate && (value < s0 || value > s1))
     notes.push(
       `the truncated release's intervals assume the true value lies in [${s0}, ${s1}] (the laws' atoms and the truncation interval); they do not cover ${value}`,
@@ -250,7 +293,7 @@ function drawRow(plan: ReleasePlan, x: readonly number[], random: RandomSource):
 }
 
 /** A row of a column (a number, or on ℝ^d a vector), or null when any entry is missing or not finite. */
-function completeRow(row: number | null | readonly (number | null)[], shape: Shape): number[] | null {
+function completeRow(row: number | null | readonly (number | null)[], shape: ReleaseShape): number[] | null {
   const x = shape.vector ? (row as readonly (number | null)[]) : [row as number | null];
   return x.every((v) => typeof v === 'number' && Number.isFinite(v)) ? (x as number[]) : null;
 }
@@ -281,7 +324,7 @@ export function releaseColumn(
 ): ColumnResult | PointColumnResult {
   checkShape(OBJECT, settings, 'settings');
   checkShape(ARRAY, rows, 'column');
-  const shape = shapeOf(scenario, settings, "a column's release", true);
+  const shape = BUILT_IN.shape(scenario, settings, "a column's release", true);
   if (shape.vector && opts.truncate) throw noVectorTruncation();
   const complete = rows.map((r) => completeRow(r, shape));
   if (!complete.some((r) => r !== null))
