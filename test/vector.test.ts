@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
-import { audit } from '../src/audit/audit.js';
+import { audit, auditEmpirical } from '../src/audit/audit.js';
 import { fromCounts, fromWeights } from '../src/distribution/discrete.js';
 import type { InputError } from '../src/errors.js';
 import { laplaceRdp } from '../src/conditions/pierquin.js';
@@ -14,7 +14,6 @@ import { accountPointsOnPool, pairAccount, robustnessPoints, type DirectionTask 
 import { account, nextReleaseScale } from '../src/account/account.js';
 import { release } from '../src/release/release.js';
 import { miBoundsPoints } from '../src/mi/points.js';
-import { auditEmpiricalPoints } from '../src/audit/pointsEmpirical.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
 import { twoReleaseRenyiAt, vectorRenyi2d } from './quadrature2d.js';
@@ -523,17 +522,26 @@ describe('vector queries (docs/math.md §12)', () => {
     const sc = scenario(P, Q);
     const b = calibrate(sc, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
     // False-alarm level 1e-6: the calibrated scale is reported as a violation with probability ≤ 1e-6.
-    const ok = auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: b, alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    const ok = auditEmpirical(sc, { mechanism: 'laplace', scale: b, alphas: [2], alpha: 2, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
     expect(ok).toHaveLength(1);
     expect(ok[0].result.verdict).toBe('no violation detected');
     expect(ok[0].result.level).toBe(1e-6);
     // Laplace b = 0.05 against a claimed ε = 1 at α = ∞: the second coordinate (38 only under b) gives it away.
-    const bad = auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: 0.05, alpha: Infinity, epsilon: 1, delta: 1e-6, samples: 10_000, level: 1e-6 });
+    const bad = auditEmpirical(sc, {
+      mechanism: 'laplace',
+      scale: 0.05,
+      alphas: [Infinity],
+      alpha: Infinity,
+      epsilon: 1,
+      delta: 1e-6,
+      samples: 10_000,
+      level: 1e-6,
+    });
     expect(bad[0].result.verdict).toBe('violation');
     expect(bad[0].result.lowerBound).toBeGreaterThan(3);
     expect(bad[0].result.witness?.set).toMatch(/^(y2|Σ yᵢ\/wᵢ) /);
-    expect(err(() => auditEmpiricalPoints(sc, { mechanism: 'laplace', scale: 0, alpha: 2, epsilon: 1, delta: 1e-6 }))).toMatch(
-      /^scale: must be a finite number > 0/,
+    expect(err(() => auditEmpirical(sc, { mechanism: 'laplace', scale: -1, alphas: [2], alpha: 2, epsilon: 1, delta: 1e-6 }))).toMatch(
+      /^scale: must be a finite number ≥ 0/,
     );
   });
 

@@ -1,11 +1,11 @@
 import { checkSetting, inRange, noDInfLevel } from '../settings.js';
 import { checkShape, OBJECT } from '../shapes.js';
-import { atomSampler, type AuditRow, type AuditSettings, type EmpiricalRow, type MiAuditRow, type MiRow } from './rows.js';
+import type { AuditRow, AuditSettings, EmpiricalRow, MiAuditRow, MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { pointDirections, robustnessPoints } from '../account/points.js';
 import { robustnessFinite, type RobustnessReport, type RobustnessSettings } from './robustness.js';
-import { dimensionOf, type PointScenario } from '../distribution/points.js';
-import { auditEmpiricalPoints } from './pointsEmpirical.js';
+import { coord, coordinateWeights, dimensionOf, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { sampledAudit, type SampledLaw } from './sampled.js';
 import { miBoundsPoints } from '../mi/points.js';
 import { oneCoordinate } from '../calibrate/points.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
@@ -24,11 +24,7 @@ import { InputError } from '../errors.js';
 import { nextUp } from '../numerics/float.js';
 import { massErrorCharge, checkMiApplicable, perVariable } from '../distribution/scenario.js';
 import { auditRows, type AuditDirection, type CertifiedBound } from './directions.js';
-import { empiricalAudit } from './empirical.js';
 import { chargeMassError, discreteMutualInformation, exactMutualInformation, priorMassError } from '../mi/mutualInformation.js';
-import { samplerFor } from '../release/release.js';
-import { drawRelease } from '../sampling/samplers.js';
-import { cryptoSource } from '../sampling/random.js';
 
 /**
  * The audited directions of finite laws on ℝ (both unless the scenario is ordered): the exact D_α
@@ -143,24 +139,6 @@ async function auditMIFinite(scenario: Scenario, s: Pick<AuditSettings, 'mechani
   });
 }
 
-/**
- * Drives the real release path (the samplers `release` uses, CSPRNG randomness) under each
- * secret of each pair — X drawn from the secret's conditional, then privatized — and tests the
- * claimed (α, ε) guarantee with `empiricalAudit`.
- */
-function auditEmpiricalFinite(scenario: Scenario, s: AuditSettings & { alpha: number; samples?: number; level?: number }): EmpiricalRow[] {
-  const noise = samplerFor(s, s.scale);
-  const draw = (d: Discrete) => {
-    const atom = atomSampler(d.masses);
-    return () => drawRelease(d.values[atom()], noise, { random: cryptoSource });
-  };
-  return pairCouplings(scenario).map((pc) => ({
-    prior: pc.prior,
-    pair: [pc.pair[0], pc.pair[1]] as [string, string],
-    result: empiricalAudit(draw(pc.p), draw(pc.q), { alpha: s.alpha, epsilon: s.epsilon }, { samples: s.samples, level: s.level, delta: s.delta }),
-  }));
-}
-
 /** Settings of an audit of any law source: coordinate weights and N releases together apply to vector-valued queries. */
 export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]; releases?: number };
 
@@ -199,8 +177,26 @@ export async function auditMI(scenario: AnyScenario, s: Pick<AnySettings, 'mecha
  * with `empiricalAudit` (on ℝ^d through d + 1 one-number statistics, docs/math.md §12).
  */
 export function auditEmpirical(scenario: AnyScenario, s: AnySettings & { alpha: number; samples?: number; level?: number }): EmpiricalRow[] {
-  return byLaw(scenario, { finite: (sc) => auditEmpiricalFinite(sc, oneCoordinate(s)), points: (sc) => auditEmpiricalPoints(sc, s) }, 'the empirical audit');
+  return byLaw(
+    scenario,
+    {
+      finite: (sc) => sampledAudit(sc, FINITE_ATOMS, [1], oneCoordinate(s)),
+      points: (sc) => {
+        const product = mechanismDef(s.mechanism).product;
+        if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
+        dimensionOf(sc);
+        return sampledAudit(sc, POINT_ATOMS, coordinateWeights(sc, s.coordinateScales), s);
+      },
+    },
+    'the empirical audit',
+  );
 }
+
+/** A finite law on ℝ's atoms, each a vector of length 1. */
+const FINITE_ATOMS: SampledLaw<Discrete> = { masses: (m) => m.masses, atom: (m, k) => [m.values[k]] };
+
+/** A finite law on ℝ^d's atoms. */
+const POINT_ATOMS: SampledLaw<PointLaw> = { masses: (m) => m.masses, atom: (m, k) => Array.from({ length: m.d }, (_, c) => coord(m, k, c)) };
 
 /**
  * The guarantee at a given scale as a function of the contamination λ (docs/math.md §10): every
