@@ -431,6 +431,23 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(check.stdout).toMatch(/verdict: pass/);
   });
 
+  it("a refused mean names the scale that fits in the mean's own units (÷ n): released at it, it fits; 1% less is refused", async () => {
+    const ledger = join(dir, 'mean.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const args = [...flags, '--query', 'mean:chol', '--ledger', ledger];
+    expect((await inProcess('release', ...args, '--epsilon', '0.9')).status).toBe(0);
+    const refused = await inProcess('release', ...args, '--epsilon', '0.9');
+    expect(refused.status).toBe(2);
+    const contribution = Number(/still fits is ([\d.e+-]+) on one unit's contribution/.exec(refused.stderr)![1]);
+    const named = /In the statistic's units: --scale ([\d.e+-]+) --ledger/.exec(refused.stderr)![1];
+    expect(Number(named)).toBeGreaterThanOrEqual(contribution / 303);
+    expect(Number(named)).toBeLessThan((contribution / 303) * (1 + 1e-9));
+    expect((await inProcess('release', ...args, '--scale', String(Number(named) * 0.99))).status).toBe(2);
+    const at = await inProcess('release', ...args, '--scale', named, '--json');
+    expect(at.status, at.stderr).toBe(0);
+    expect(JSON.parse(at.stdout).ledger.level).toBeLessThanOrEqual(1);
+  });
+
   it('a refused per-group release names the one common scale that fits; account --next --group-by names it too, and 1% less is refused', async () => {
     const ledger = join(dir, 'groups.ledger');
     expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);

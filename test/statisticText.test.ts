@@ -59,9 +59,25 @@ const TABLE = [
   '9,12,red,b,south',
 ].join('\n');
 
+/** The engine's statistic (its summary) or its refusal ("field: why"), or with `page` the text path's. */
+async function outcome(
+  file: string,
+  text: ReturnType<typeof parseDelimited>,
+  o: Parameters<typeof statisticFromText>[1] extends infer T ? Omit<T & object, 'name'> : never,
+  page = false,
+) {
+  try {
+    return summary(page ? statisticFromText(text, { ...o, name: 'x' }) : await statisticFromTable(file, o));
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 describe("the page's statistics agree with the engine's", () => {
   const file = csv('mixed.csv', `${TABLE}\n`);
   const text = parseDelimited(readFileSync(file, 'utf8'));
+  const filled = csv('filled.csv', `${TABLE.replace('\n,6,red,a,south', '\n10,6,red,a,south')}\n`);
+  const filledText = parseDelimited(readFileSync(filled, 'utf8'));
   const cases: [string, string | undefined][] = [];
   for (const q of ['sum:x', 'mean:x', 'count', 'share', 'count:x > 4', 'share:x <= 7', "count:kind = 'red'", "share:kind <> 'red'", 'count:X >= 5.5'])
     for (const unit of [undefined, 'hh'])
@@ -77,6 +93,13 @@ describe("the page's statistics agree with the engine's", () => {
       const why = /mean:x: 1 of 14 rows have no number in 'x'/;
       await expect(statisticFromTable(file, o)).rejects.toThrow(why);
       expect(() => statisticFromText(text, { ...o, name: 'x' })).toThrow(why);
+      return;
+    }
+    // The row without a unit value is refused by both, in the same words; with it given one, both agree.
+    if (unit) {
+      expect(await outcome(file, text, o)).toMatch(/^--unit: 1 of the 14 rows have no value in 'hh'/);
+      expect(await outcome(file, text, o)).toBe(await outcome(file, text, o, true));
+      expect(await outcome(filled, filledText, o)).toEqual(summary(statisticFromText(filledText, { ...o, name: 'x' })));
       return;
     }
     const engine = await statisticFromTable(file, o);
@@ -108,8 +131,9 @@ describe("the page's statistics agree with the engine's", () => {
     for (const q of ['sum:x', 'count', 'share', 'count:y > 6', 'share:y <= 5'])
       for (const unit of [undefined, 'hh']) {
         const o = { statistic: { ...parseStatistic(q)!, ...(unit ? { unit } : {}) }, secretColumn: 's' };
-        const engine = await statisticFromTable(quirks, o);
-        expect(summary(statisticFromText(t, { ...o, name: 'x' })), `${q} ${unit ?? ''}`).toEqual(summary(engine));
+        // With units the line of separators is a row without one: refused by both alike.
+        expect(await outcome(quirks, t, o, true), `${q} ${unit ?? ''}`).toEqual(await outcome(quirks, t, o));
+        if (unit) expect(await outcome(quirks, t, o)).toMatch(/^--unit: 1 of the 9 rows have no value/);
       }
     // ' a' and a blank cell are secret values of their own on both paths (the engines do not trim cells).
     const engine = await statisticFromTable(quirks, { statistic: { kind: 'count' }, secretColumn: 's' });
@@ -143,6 +167,22 @@ describe("the page's statistics agree with the engine's", () => {
     );
     expect(message).toMatch(/unit '1' has rows in two groups of 'g'/);
     expect(() => statisticFromText(parseDelimited(readFileSync(bad, 'utf8')), { ...o, name: 'x' })).toThrow(message);
+  });
+
+  it('rows without a unit are refused on both paths, never dropped (whether a row has one may depend on the secret)', async () => {
+    // Every x is 5: dropping the two b-rows without a household left laws that "need no noise".
+    const bad = csv('nounit.csv', 'hh,s,x\n1,a,5\n1,a,5\n2,a,5\n3,b,5\n4,b,5\n,b,5\n,b,5\n');
+    for (const kind of ['sum', 'mean'] as const) {
+      const o = { statistic: { kind, column: 'x', unit: 'hh' }, secretColumn: 's' };
+      const message = await statisticFromTable(bad, o).then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(message).toBe(
+        "--unit: 2 of the 7 rows have no value in 'hh': every row must belong to a unit; give those rows one (their own id where each stands alone) or leave them out of the table",
+      );
+      expect(() => statisticFromText(parseDelimited(readFileSync(bad, 'utf8')), { ...o, name: 'x' })).toThrow(message);
+    }
   });
 });
 

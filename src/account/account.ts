@@ -293,7 +293,17 @@ function nextScale(
 
 /**
  * The one next-release search, over a kind's hooks: the kind's units (`AccountKind.nextUnits`)
- * solved together by `nextScale`.
+ * solved together by `nextScale`. The example: uniform laws at offsets 0 and 1.5 after a Laplace
+ * release at b = 6 (level 0.25 of ε = 0.5): the next release needs b = 6.
+ * @example
+ * const uniforms = {
+ *   shares: () => ({ units: [], shares: [] }),
+ *   nextUnits: (_s, past, _next, _alpha, epsilon) => {
+ *     const evaluate = (b) => ({ value: 1.5 * (1 / b + past.reduce((t, r) => t + 1 / r.scale, 0)), error: 0, target: epsilon, sense: 'le' });
+ *     return { epsilon, units: [{ label: { prior: 'offsets', pair: ['0', '1.5'] }, where: 'offsets 0 vs 1.5', data: () => Infinity, past: () => 1.5 / 6, problem: () => ({ evaluate, lower: 1, upper: 100 }), method: () => 'coupled' }] };
+ *   },
+ * };
+ * nextScaleKind(uniforms, {}, [{ mechanism: 'laplace', scale: 6 }], { mechanism: 'laplace' }, 2, 0.5).scale // 6
  */
 export function nextScaleKind<S>(
   kind: AccountKind<S>,
@@ -385,7 +395,18 @@ const POINTS_ACCOUNT: AccountKind<PointScenario> = {
 /**
  * The one account, over a kind's hooks: the releases and the orders checked, each unit's share
  * per order (`AccountKind.shares`), and the rows of `accountOf` (per order the largest share, the
- * laws' mass error added, the naive sum beside it, the best (ε′, δ)).
+ * laws' mass error added, the naive sum beside it, the best (ε′, δ)). The example is a new kind:
+ * uniform laws of one width at offsets a, where Laplace releases at b_r together give D_α ≤ |a − a′|·Σ 1/b_r.
+ * @example
+ * const level = (w, rs) => w * rs.reduce((t, r) => t + 1 / r.scale, 0);
+ * const uniforms = {
+ *   shares: (s, rs, o) => ({
+ *     units: s.pairs.map(([a, b]) => ({ prior: 'offsets', pair: [String(a), String(b)] })),
+ *     shares: s.pairs.map(([a, b]) => o.alphas.map(() => ({ value: level(Math.abs(a - b), rs), lower: null, method: 'coupled', naive: level(Math.abs(a - b), rs) }))),
+ *   }),
+ *   nextUnits: () => ({ units: [], epsilon: 1 }),
+ * };
+ * accountKind(uniforms, { pairs: [[0, 1.5]] }, [{ mechanism: 'laplace', scale: 6 }, { mechanism: 'laplace', scale: 6 }], { alphas: [2] }).rows[0].divergence // 0.5
  */
 export function accountKind<S extends { massError?: number }>(
   kind: AccountKind<S>,

@@ -17,6 +17,7 @@ import {
   notFinite,
   perUnit,
   statisticLabel,
+  rowsWithoutUnit,
   unitAcrossGroups,
   type Statistic,
 } from '../sources/statistic.js';
@@ -184,7 +185,7 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
   const n = t.groups.map((g) => g.units);
   const what = s.column !== undefined ? `its ${s.column}` : s.predicate === undefined ? 'its number of rows' : `its number of rows with ${s.predicate}`;
   const lines = [
-    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public`,
+    `statistic: ${t.label}${perUnit(s) ? ', divided by n' : ''}; n = ${n.length === 1 ? `${n[0]} units` : `${Math.min(...n)}–${Math.max(...n)} units per group`}, taken as public${s.kind === 'share' && s.unit ? ` (a share of rows per unit: above 1 where units hold several such rows)` : ''}`,
     `each unit (${s.unit ? `the rows of one ${s.unit}` : 'a row'}) contributes ${what}${s.unit ? ' in total' : ''}; the noise covers an adversary who knows every other unit (docs/math.md §18); ${s.unit ? 'units are taken to be independent of each other' : 'rows are taken to be independent of each other (rows of one person or household: give --unit)'}`,
   ];
   if (groupBy)
@@ -298,6 +299,8 @@ function textContributions(
   // Units: the rows of one unit value (within a group), kept whole or not at all.
   const unitOf = (r: readonly string[]) => (isMissing(r[ui]) ? null : r[ui]);
   if (ui >= 0) {
+    const without = t.rows.filter((r) => unitOf(r) === null).length;
+    if (without > 0) throw rowsWithoutUnit(s.unit!, without, t.rows.length);
     const total = new Map<string, number>(),
       groupOfUnit = new Map<string, string | null>();
     t.rows.forEach((r, k) => {

@@ -89,7 +89,17 @@ const POINTS_AUDIT: AuditKind<PointScenario> = { directions: pointDirections };
 
 /**
  * The one audit, over a kind's hooks: the settings every kind takes checked, then the rows of the
- * kind's directions (`auditRows`), the laws' mass error charged.
+ * kind's directions (`auditRows`), the laws' mass error charged. The example is a new kind: uniform
+ * laws of one width at offsets a, where Laplace noise at b gives D_α ≤ D∞ ≤ |a − a′|/b.
+ * @example
+ * const uniforms = {
+ *   directions: (s, st) => s.pairs.flatMap(([a, b]) => [[a, b], [b, a]].map(([x, y]) => ({
+ *     prior: 'offsets', pair: [String(a), String(b)], from: String(x), to: String(y),
+ *     level: () => Math.abs(a - b) / st.scale,
+ *     bounds: (alpha) => [{ value: Math.abs(a - b) / st.scale, error: 0, certificate: 'coupled-bound', order: alpha }],
+ *   }))),
+ * };
+ * auditKind(uniforms, { pairs: [[0, 1.5]] }, { mechanism: 'laplace', scale: 3, alphas: [2], epsilon: 0.5, delta: 1e-6 })[0].slack // 0
  */
 export function auditKind<S extends { massError?: number }>(
   kind: AuditKind<S>,

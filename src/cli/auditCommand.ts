@@ -127,7 +127,7 @@ async function auditOne(
   }
   const name =
     statistic && statistic.divisor !== 1
-      ? `${scenario.name} (${statistic.label}: scale ${s.given} = ${scale} on one unit's contribution, n = ${statistic.units} public)`
+      ? `${scenario.name} (${statistic.label}: scale ${s.given} = ${numDown(scale)} on one unit's contribution, n = ${statistic.units} public)`
       : scenario.name;
   return { name, report };
 }

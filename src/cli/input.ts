@@ -249,7 +249,7 @@ function parsePairs(text: string, secrets?: readonly string[]): [string, string]
 async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boolean): Promise<Loaded<Scenario>> {
   if (!taken)
     throw new InputError(
-      'a statistic (sum:, mean:, count, share:) is taken by calibrate, release and audit, and kept in a source ledger (ledger init --data … --secret-column … without --query; release … --ledger L); account does not take it yet',
+      "a statistic (sum:, mean:, count, share:) is taken by calibrate, release, audit and a source ledger's account --next; a source ledger is opened on the table and secret alone (ledger init --data … --secret-column …, no --query) and takes each statistic as it is released (release … --ledger L)",
       '--query',
     );
   refuseUnused(

@@ -302,6 +302,7 @@ async function recordReleased(
       scale: x.r.scale,
       ...(x.cost ? { cost: x.cost } : {}),
       fromScale: toStatistic(x.g).fromScale,
+      toScale: toStatistic(x.g).scale,
     }));
     return recordInLedger(ledger, o.query!.trim(), groupBy, groups);
   }
@@ -340,7 +341,7 @@ async function recordInLedger(
 ): Promise<StatisticEntry> {
   const { ledgerStore } = await import('../ledger/store.js');
   const { recordStatistics } = await import('../api/sourceLedger.js');
-  const { confirmShown, budgetText } = await import('../ledger/ledger.js');
+  const { confirmShown, budgetText, LedgerRefusal } = await import('../ledger/ledger.js');
   const store = ledgerStore(ledger.location);
   const batch = released.map((x) => ({
     statistic: { query, ...(groupBy !== undefined ? { groupBy, group: x.group, ...(groupPrivate ? { private: true as const } : {}) } : {}) },
@@ -352,6 +353,9 @@ async function recordInLedger(
   } catch (e) {
     if (e instanceof InputError && /^refused: /.test(e.reason) && released.length > 1)
       throw await withGroupsScale(e, ledger, query, groupBy!, released, groupPrivate);
+    // One statistic: the scale that fits in its own units, as --scale takes it.
+    if (e instanceof LedgerRefusal && e.fit !== null)
+      throw new InputError(`${e.reason} In the statistic's units: --scale ${numUp(released[0].toScale(e.fit))} --ledger ${ledger.location}.`, '--ledger');
     throw asFlagError(e);
   }
   const last = recorded[recorded.length - 1];
@@ -374,6 +378,8 @@ interface LedgerGroup {
   scale: number;
   cost?: Cost;
   fromScale(scale: number): number;
+  /** A scale on one unit's contribution in the statistic's units (÷ n, rounded up). */
+  toScale(scale: number): number;
 }
 
 /**
@@ -511,7 +517,7 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
       ledger,
       o.query!.trim(),
       o.groupBy,
-      t.groups.map((g) => ({ group: g.group, mechanism: r.mechanism as Mechanism, scale: r.scale, fromScale: (x: number) => x })),
+      t.groups.map((g) => ({ group: g.group, mechanism: r.mechanism as Mechanism, scale: r.scale, fromScale: (x: number) => x, toScale: (x: number) => x })),
       true,
     ));
   if (o.json) {

@@ -293,6 +293,17 @@ function checkRelease(r: LedgerRelease): void {
     throw new InputError('must be finite numbers > 0', 'coordinateScales');
 }
 
+/** A release the ledger refused, with the smallest scale that would fit (null: none; in a source ledger, on one unit's contribution). */
+export class LedgerRefusal extends InputError {
+  constructor(
+    reason: string,
+    path: string,
+    readonly fit: number | null,
+  ) {
+    super(reason, path);
+  }
+}
+
 /** The refusal of a release that does not fit: the budget, the level it would reach, and the smallest scale that would fit. */
 function refusal(
   scenario: LedgerScenario,
@@ -317,13 +328,14 @@ function refusal(
   const { scale: _s, ...shape } = next;
   // The search starts at the largest scale in play (at least 1): tiny scales are slow to account, and it only steps down as far as it must.
   const fit = smallestFittingScale(scenario, past, shape, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
-  return new InputError(
+  return new LedgerRefusal(
     `${head}; ${
       fit === null
         ? `no scale of ${r.mechanism} noise fits: with the recorded releases, the certified joint level stays over the budget however large the scale (the recorded releases' own level, or the upper bound that joins them with this noise), or this noise has no finite level at the budget's orders (Gaussian noise at α = ∞)`
-        : `the smallest scale that still fits is ${fit}${source ? `${unit} (as a sum's or count's scale; divided by n, a mean's or share's: release with --scale a little above that, or with less ε)` : ` (release with --scale ${fit})`}`
+        : `the smallest scale that still fits is ${fit}${source ? `${unit} (a sum's or count's scale; a mean's or share's is that ÷ n)` : ` (release with --scale ${fit})`}`
     }. Nothing was recorded or shown.${source ? '' : exactFamilyHint(scenario, rows.reduce((n, x) => n + x.count, 0) + r.count, r.mechanism, budget)}`,
     'ledger',
+    fit,
   );
 }
 

@@ -147,7 +147,15 @@ export function release(
 /**
  * The one release, over a kind's hooks (`release` is it on the built-in kinds): the value read in
  * the kind's shape, the releases calibrated once (together unless `perRelease`), drawn with the
- * exact samplers and the CSPRNG, each with its error bar and the guarantee in words.
+ * exact samplers and the CSPRNG, each with its error bar and the guarantee in words. The example
+ * releases a number at the scale a new kind's calibration gives (here one of the built-in scenario's).
+ * @example
+ * const heart = builtinScenario('heart');
+ * const kind = {
+ *   shape: (_s, settings) => ({ vector: false, d: 1, settings, givenWeights: () => [1], range: () => [0, 6.2] }),
+ *   calibrate: (s, settings, opts) => calibrate(s, settings, opts),
+ * };
+ * releaseKind(kind, heart, { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, 1.4).values.length // 1
  */
 export function releaseKind<S extends { name: string }>(
   kind: ReleaseKind<S>,

@@ -315,7 +315,9 @@ export class Tally {
     }
     if (secrets.length < 2)
       throw new InputError(
-        `needs at least two secrets, found ${secrets.length}${secrets.length ? ` ('${secrets[0]}')` : ''}`,
+        secrets.length
+          ? `needs at least two secrets, found 1 ('${secrets[0]}')`
+          : `needs at least two secrets, found none: no row of the table has a secret value (n = 0; an empty table has none to protect)`,
         o.column ? 'secretColumn' : 'secret',
       );
     return secrets;

@@ -75,6 +75,17 @@ export function statisticLabel(s: Statistic): string {
   return `${s.kind} of ${of}${s.unit ? ` (units: ${s.unit})` : ''}`;
 }
 
+/**
+ * Rows without a unit value are refused, not dropped: whether a row has one may depend on the
+ * secret, and whether such a row stands alone or belongs with others (then its unit's total, and
+ * the independence of units, would be wrong) is the curator's to say.
+ */
+export const rowsWithoutUnit = (unit: string, rows: number, read: number) =>
+  new InputError(
+    `${rows} of the ${read} rows have no value in '${unit}': every row must belong to a unit; give those rows one (their own id where each stands alone) or leave them out of the table`,
+    '--unit',
+  );
+
 /** Names a statistic must not share: its unit is not its column. */
 export function checkStatistic(s: Statistic, secretColumn?: string): void {
   if (s.unit !== undefined && s.unit === s.column)
@@ -130,8 +141,8 @@ export function statisticValueSql(relation: string, s: Statistic, tryCast: (e: s
   if (s.unit === undefined)
     return `SELECT ${g} AS g, sum(${x}) AS total, count(${x}) AS units, count(${x}) AS kept, count(*) AS rows, ${has} AS present, ${big} AS big, ${mass} AS mass FROM ${relation} GROUP BY 1`;
   const u = ident(s.unit);
-  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k, ${has} AS h, ${big} AS b, ${mass} AS m FROM ${relation} GROUP BY 1, ${u}`;
-  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows, sum(h) AS present, max(b) AS big, sum(m) AS mass FROM (${per}) AS pufferfish_units GROUP BY 1`;
+  const per = `SELECT ${g} AS g, CASE WHEN ${u} IS NULL THEN NULL WHEN count(*) = count(${x}) THEN sum(${x}) END AS t, count(*) AS k, sum(CASE WHEN ${u} IS NULL THEN 1 ELSE 0 END) AS nu, ${has} AS h, ${big} AS b, ${mass} AS m FROM ${relation} GROUP BY 1, ${u}`;
+  return `SELECT g, sum(t) AS total, count(t) AS units, sum(CASE WHEN t IS NULL THEN 0 ELSE k END) AS kept, sum(k) AS rows, sum(nu) AS nounit, sum(h) AS present, max(b) AS big, sum(m) AS mass FROM (${per}) AS pufferfish_units GROUP BY 1`;
 }
 
 /** 2⁵³: from here on doubles skip integers, so a value or a total this large may have been rounded. */

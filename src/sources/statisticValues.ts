@@ -2,7 +2,16 @@ import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
 import { openEngine } from './histograms.js';
-import { checkExact, meanWithMissing, notFinite, statisticValueSql, unitAcrossGroups, unitAcrossGroupsSql, type Statistic } from './statistic.js';
+import {
+  checkExact,
+  meanWithMissing,
+  notFinite,
+  rowsWithoutUnit,
+  statisticValueSql,
+  unitAcrossGroups,
+  unitAcrossGroupsSql,
+  type Statistic,
+} from './statistic.js';
 import type { TableSource } from './table.js';
 
 /** A statistic's value per group, in contribution units (a mean's total before dividing by n). */
@@ -49,9 +58,11 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
     const groups = new Map<string, { total: number; units: number }>();
     let read = 0,
       kept = 0,
-      present = 0;
+      present = 0,
+      noUnit = 0;
     for (const r of rows) {
       read += Number(r.rows);
+      noUnit += Number(r.nounit ?? 0);
       present += Number(r.present);
       const g = group === undefined ? '' : secretText(r.g);
       const units = Number(r.units);
@@ -66,6 +77,7 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
     if (s.column !== undefined && present === 0 && read > 0)
       throw new InputError(`column '${s.column}' has no number in any of its ${read} rows (all missing or not numeric)`, 'query');
     if (s.kind === 'mean' && present < read) throw meanWithMissing(s, read - present, read);
+    if (s.unit !== undefined && noUnit > 0) throw rowsWithoutUnit(s.unit, noUnit, read);
     return { groups, rows: read, dropped: read - kept, zeroed: s.kind === 'sum' ? read - present : 0 };
   } finally {
     await engine.close();
