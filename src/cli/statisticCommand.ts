@@ -158,9 +158,13 @@ const grid0 = (o: StatisticOptions, scenario: AnyScenario, d: SpecDefaults) => {
   return a === Infinity ? '∞' : a;
 };
 
-/** The guarantee's first sentence, for every group (each group's own text is in the JSON). */
-const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined) => {
-  const sentence = r.guarantee.split(/(?<=\.) /)[0];
+/**
+ * The guarantee's first sentence, for every group (each group's own text is in the JSON); a scale
+ * given in the statistic's units (`given`) said in them, not as the first group's contribution scale.
+ */
+const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined, given?: number) => {
+  let sentence = r.guarantee.split(/(?<=\.) /)[0];
+  if (given !== undefined) sentence = sentence.replace(/ at the given (\S+) = \S+/, ` at the given $1 = ${given} in the statistic's units`);
   return groupBy ? sentence.replace(/ \| [^']*'/, "' (each group)") : sentence;
 };
 
@@ -233,7 +237,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
         epsilon: first.epsilon,
         ...(first.target ? { target: first.target } : {}),
         confidence,
-        guarantee: guaranteeOf(first, groupBy),
+        guarantee: guaranteeOf(first, groupBy, given),
         source:
           t.spec !== undefined
             ? { spec: t.spec, value: typed }
@@ -256,7 +260,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   }
   const sym = { b: 'b', sigma: 'σ', theta: 'θ' }[first.parameter];
   const scaleText = (v: number) => (v === 0 || !Number.isFinite(v) ? String(v) : String(Number(decimalUp(v, 4))));
-  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${statisticAssumptions(t, o.groupBy ?? o.given).join('\n')}\n${first.mechanism} noise; guarantee: ${guaranteeOf(first, groupBy)}\neach interval holds the true statistic with probability ${confidence} over the noise (not a statement about the data's sampling)\n\n`;
+  let text = `${t.groups[0].scenario.name.replace(/ \| .*$/, '')}\n${statisticAssumptions(t, o.groupBy ?? o.given).join('\n')}\n${first.mechanism} noise; guarantee: ${guaranteeOf(first, groupBy, given)}\neach interval holds the true statistic with probability ${confidence} over the noise (not a statement about the data's sampling)\n\n`;
   text += `${groupBy ? `${groupBy}\t` : ''}n\t${sym}\tvalue\tinterval\n`;
   for (const x of released) {
     const digits = barDigits(x.halfWidth ?? (x.interval[1] - x.interval[0]) / 2);
