@@ -1,5 +1,7 @@
 // Window counts of a Markov chain (docs/math.md §19): the path-coupled bound against the true
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
@@ -483,6 +485,18 @@ describe('CLI: --window', () => {
     const r = await inProcess(...base, ...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+  it.each([
+    ['calibrate'],
+    ['release'],
+    ['audit', '--scale', '2'],
+    ['ledger', 'init', '--ledger', join(tmpdir(), `pf-w-${process.pid}.ledger`), '--epsilon', '1', '--alpha', '2'],
+  ])('%s: a sum or histogram with --window exits 2 naming --query (it would count nothing per window)', async (...command) => {
+    for (const query of ['sum:rain=1,sun=2', 'histogram']) {
+      const r = await inProcess(...command, ...base.slice(1, 7), '--query', query, '--length', '60', '--window', 'month');
+      expect(r.status, `${command.join(' ')} ${query}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/^error: --query: takes count:STATE with --window/);
+    }
   });
   it('month windows are the calendar months of the order column; a gap in the dates is refused', async () => {
     const r = await inProcess(...base, '--length', '365', '--window', 'month', '--method', 'mqm-exact', '--json');

@@ -495,8 +495,10 @@ async function tableWindows(o: WindowOptions): Promise<{
   if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for calendar windows)', '--order-by');
   if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
   const [{ query, source, q, length, model }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
-  // Another query is refused by the calibration (a window count counts one state).
-  const state = 'count' in query ? query.count : '';
+  // A window counts one state: a sum or histogram per window would be released as counts of nothing.
+  if (!('count' in query))
+    throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', '--query');
+  const state = query.count;
   if (calendarUnit(o.window!) && o.groupBy)
     throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
   let dates: string[] = [];
