@@ -9,7 +9,7 @@ import { statisticFromTable, toStatistic } from '../src/api/statistic.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
 import { audit } from '../src/audit/audit.js';
 import type { Discrete } from '../src/distribution/discrete.js';
-import { divideDown, divideUp } from '../src/numerics/float.js';
+import { divideDown, divideUp, nextDown } from '../src/numerics/float.js';
 import { mechanismDef, noiseOptions } from '../src/mechanisms/registry.js';
 import { release } from '../src/release/release.js';
 import { parseStatistic } from '../src/sources/statistic.js';
@@ -43,6 +43,21 @@ describe('directed division', () => {
       expect(up - down).toBeLessThanOrEqual(2 * Number.EPSILON * Math.abs(x / n) + Number.MIN_VALUE);
       // Exactness: BigInt check of up·n ≥ x on the doubles' exact values.
       expect(BigInt(Math.round(up * 2 ** 60)) * BigInt(n) >= BigInt(Math.round(x * 2 ** 60)) || x < 1e-200).toBe(true);
+    }
+  });
+
+  it('a --scale named for a contribution scale reaches it through fromScale, and is the smallest that does (short decimals included)', () => {
+    for (const [fit, n] of [
+      [20, 4],
+      [30.5, 2],
+      [3, 3],
+      [18.265201115064496, 303],
+      [0.1, 7],
+    ]) {
+      const to = toStatistic({ divisor: n });
+      const s = to.givenFor(fit);
+      expect(to.fromScale(s)).toBeGreaterThanOrEqual(fit);
+      expect(to.fromScale(nextDown(s))).toBeLessThan(fit);
     }
   });
 });
@@ -461,6 +476,23 @@ describe('a statistic in a spec file ("statistic": one unit\'s contribution laws
     expect(next(a)).toBeGreaterThanOrEqual(next(b) / n);
     expect(next(a) / (next(b) / n) - 1).toBeLessThan(1e-9);
   });
+  it("a spec statistic's ledger names the --scale that fits in the statistic's units (n times less than the ledger's own): at it the release fits, 1% under it is refused", async () => {
+    const out = spec('ledger-fit.json');
+    await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);
+    const L = spec('spec-fit.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--spec', out, '--alpha', '2', '--epsilon', '2.5')).status).toBe(0);
+    expect((await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L)).status).toBe(0);
+    const refused = await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L, '--epsilon', '1.2');
+    expect(refused.status).toBe(2);
+    const own = Number(/still fits is ([\d.e+-]+) on one unit's contribution/.exec(refused.stderr)![1]);
+    const named = /in the statistic's units: --scale ([\d.e+-]+)\)/.exec(refused.stderr)![1];
+    expect(Number(named) / (own / 303)).toBeCloseTo(1, 8);
+    expect((await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L, '--scale', String(Number(named) * 0.99))).status).toBe(2);
+    const at = await inProcess('release', '--spec', out, '--value', '246.5', '--ledger', L, '--scale', named, '--json');
+    expect(at.status, at.stderr).toBe(0);
+    expect(JSON.parse(at.stdout).ledger.level).toBeLessThanOrEqual(2.5);
+  });
+
   it("a ledger opened on a spec's statistic keeps its typed releases as one value, accounted on one unit's contribution (the statistic's scale × n)", async () => {
     const out = spec('ledger-mean.json');
     await inProcess('calibrate', '--data', HEART.location, '--query', 'mean:chol', '--secret-column', 'fbs', '--alpha', '2', '--spec-out', out);

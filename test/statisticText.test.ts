@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { checkStatisticsSource } from '../src/api/sourceLedger.js';
 import { statisticFromTable } from '../src/api/statistic.js';
 import { statisticFromText, type TableStatistic } from '../src/api/statisticLaws.js';
 import type { Discrete } from '../src/distribution/discrete.js';
@@ -97,7 +98,7 @@ describe("the page's statistics agree with the engine's", () => {
     }
     // The row without a unit value is refused by both, in the same words; with it given one, both agree.
     if (unit) {
-      expect(await outcome(file, text, o)).toMatch(/^--unit: 1 of the 14 rows have no value in 'hh'/);
+      expect(await outcome(file, text, o)).toMatch(/^--unit: 1 of the 14 rows has no value in 'hh'/);
       expect(await outcome(file, text, o)).toBe(await outcome(file, text, o, true));
       expect(await outcome(filled, filledText, o)).toEqual(summary(statisticFromText(filledText, { ...o, name: 'x' })));
       return;
@@ -133,7 +134,7 @@ describe("the page's statistics agree with the engine's", () => {
         const o = { statistic: { ...parseStatistic(q)!, ...(unit ? { unit } : {}) }, secretColumn: 's' };
         // With units the line of separators is a row without one: refused by both alike.
         expect(await outcome(quirks, t, o, true), `${q} ${unit ?? ''}`).toEqual(await outcome(quirks, t, o));
-        if (unit) expect(await outcome(quirks, t, o)).toMatch(/^--unit: 1 of the 9 rows have no value/);
+        if (unit) expect(await outcome(quirks, t, o)).toMatch(/^--unit: 1 of the 9 rows has no value/);
       }
     // ' a' and a blank cell are secret values of their own on both paths (the engines do not trim cells).
     const engine = await statisticFromTable(quirks, { statistic: { kind: 'count' }, secretColumn: 's' });
@@ -183,6 +184,8 @@ describe("the page's statistics agree with the engine's", () => {
       );
       expect(() => statisticFromText(parseDelimited(readFileSync(bad, 'utf8')), { ...o, name: 'x' })).toThrow(message);
     }
+    // A source ledger on such a table is refused when opened, not at its first release.
+    await expect(checkStatisticsSource({ source: { kind: 'csv', location: bad }, secretColumn: 's', unit: 'hh' })).rejects.toThrow(/^--unit: 2 of the 7 rows/);
   });
 });
 

@@ -327,6 +327,14 @@ function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: 
   return b.value + b.error < data.value + data.error ? { ...b, how: 'coupled' as const } : data;
 }
 
+/** N releases of a vector audited together: a whole number ≥ 1, and more than one only with noise. */
+export function checkPointReleases(s: { releases?: number; scale: number }): number {
+  const n = s.releases ?? 1;
+  checkSetting('releases', n, 'releases', String(s.releases));
+  checkSeveralReleases(n, s.scale);
+  return n;
+}
+
 /**
  * The audited directions of a vector query (docs/math.md §12): independent noise per coordinate at
  * wᵢ·scale, N releases together, and for every α > 1 a certified *upper bound* on D_α of the
@@ -336,9 +344,7 @@ function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: 
  * @example pointDirections({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, { mechanism: 'gaussian', scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 })[0].bounds(2)[0].value
  */
 export function pointDirections(scenario: PointScenario, s: AuditSettings & { coordinateScales?: readonly number[]; releases?: number }): AuditDirection[] {
-  const n = s.releases ?? 1;
-  checkSetting('releases', n, 'releases', String(s.releases));
-  checkSeveralReleases(n, s.scale);
+  const n = checkPointReleases(s);
   const product = productOf(s.mechanism, 'mechanism');
   // N releases of the same vector: their pair divergences add inside the coupled bound (docs/math.md §9, §12).
   const releases: PointRelease[] = s.scale > 0 ? Array.from({ length: n }, () => ({ mechanism: s.mechanism, scale: s.scale })) : [];
@@ -428,9 +434,8 @@ export type AccountOptions = {
   onProgress?: (done: number, total: number) => void;
 };
 
-/** The account's inputs checked (`checkAccount`, then what vectors take); the coordinate weights. */
+/** What a vector account takes beyond `checkAccount` (the caller's): its releases' coordinates, orders above 1; the coordinate weights. */
 function accountChecks(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions): number[] {
-  checkAccount(releases, opts);
   const w = checked(scenario, releases, opts.coordinateScales, 'release');
   for (const a of opts.alphas) if (!(a > 1)) throw new InputError(`vector accounting bounds D_α for α > 1 (the coupled bound), got ${a}`, 'alpha');
   return w;
@@ -476,7 +481,7 @@ export interface DirectionRunner {
 }
 
 /**
- * `accountPoints` with the pairs spread over a pool's threads: each pair's directions are computed
+ * A vector account with the pairs spread over a pool's threads: each pair's directions are computed
  * whole by the same code (`pairAccount`), so the numbers are those of one thread.
  */
 export async function accountPointsOnPool(
@@ -485,10 +490,13 @@ export async function accountPointsOnPool(
   releases: readonly PointRelease[],
   opts: AccountOptions,
 ): Promise<Accounting> {
-  if (pool.threads <= 1) {
-    const { units, shares } = pointShares(scenario, releases, opts);
-    return accountOf(units, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
-  }
+  checkAccount(releases, opts);
+  const { units, shares } = pool.threads <= 1 ? pointShares(scenario, releases, opts) : await pooledShares(pool, scenario, releases, opts);
+  return accountOf(units, shares, opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
+}
+
+/** `pointShares` with each pair's directions on a pool's thread. */
+async function pooledShares(pool: DirectionRunner, scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
   const dirs = directions(scenario);
   let done = 0;
@@ -516,7 +524,7 @@ export async function accountPointsOnPool(
       parts[k] = r.vector!;
     }),
   );
-  return accountOf(dirs, sharesOf(parts.flat()), opts.alphas, { releases: releases.length, delta: opts.delta, massError: scenario.massError });
+  return { units: dirs, shares: sharesOf(parts.flat()) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { PointAtoms } from '../sources/csvText.js';
 import { jointKey, tableHistograms } from '../sources/histograms.js';
 import { predicateColumns } from '../sources/predicate.js';
 import { tableScenario } from '../sources/priors.js';
+import { statisticValues } from '../sources/statisticValues.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableSource } from '../sources/table.js';
 
@@ -89,6 +90,8 @@ export async function statisticsScenario(
     checkPredicateReads(st, s, givens);
     return { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
   });
+  // The joint laws leave rows without a unit out: such rows are refused first (`rowsWithoutUnit`).
+  if (s.unit !== undefined) await statisticValues(s.source, { kind: 'count', unit: s.unit }, undefined, s.secretColumn);
   const h = await tableHistograms(s.source, {
     query: '',
     contributions: statistics,

@@ -41,8 +41,9 @@ export async function statisticFromTable(
   },
 ): Promise<TableStatistic> {
   const { s, source } = statisticInput(location, o);
-  // A mean's value first: it refuses missing values (their laws would be empty, with a vaguer error).
-  const early = s.kind === 'mean' ? await statisticValues(source, s, o.groupBy, o.secretColumn) : null;
+  // A mean's or a unit's value first: it refuses missing values and rows without a unit (the laws,
+  // which leave those out, would say something vaguer: "one secret").
+  const early = s.kind === 'mean' || s.unit !== undefined ? await statisticValues(source, s, o.groupBy, o.secretColumn) : null;
   // Otherwise the laws first: their query names the column or predicate at fault before the value's runs.
   const h = await tableHistograms(source, {
     query: s.column ?? '',

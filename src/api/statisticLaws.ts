@@ -133,6 +133,8 @@ export interface StatisticUnits {
   interval: (iv: readonly [number, number]) => [number, number];
   /** A scale given in the statistic's units as one of the contribution laws: times n, rounded down (a check at it is then conservative). */
   fromScale: (x: number) => number;
+  /** The smallest scale in the statistic's units whose `fromScale` reaches a contribution scale: what to give as --scale. */
+  givenFor: (x: number) => number;
 }
 
 /**
@@ -143,11 +145,18 @@ export interface StatisticUnits {
  */
 export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits {
   const n = g.divisor;
+  const fromScale = (x: number) => (n === 1 ? x : -nextUp(-(x * n)));
   return {
     scale: (x) => (n === 1 ? x : divideUp(x, n)),
     value: (x) => (n === 1 ? x : x / n),
     interval: ([lo, hi]) => (n === 1 ? [lo, hi] : [divideDown(lo, n), divideUp(hi, n)]),
-    fromScale: (x) => (n === 1 ? x : -nextUp(-(x * n))),
+    fromScale,
+    givenFor: (x) => {
+      // x/n rounded up can still come back an ulp short of x (fromScale rounds down): step up until it does not.
+      let s = n === 1 ? x : divideUp(x, n);
+      while (fromScale(s) < x) s = nextUp(s);
+      return s;
+    },
   };
 }
 
@@ -196,7 +205,7 @@ export function statisticAssumptions(t: TableStatistic, groupBy: string | undefi
   lines.push(
     t.spec !== undefined
       ? `one unit's contribution laws and n read from the spec '${t.spec}'`
-      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group), ${t.droppedFromLaws} out of the laws (no secret, unit or group)${leftOut ? `; ${leftOut} unit(s) of the groups left out are in no released value` : ''}`,
+      : `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no group), ${t.droppedFromLaws} out of the laws (no secret or group)${leftOut ? `; ${leftOut} unit(s) of the groups left out are in no released value` : ''}`,
   );
   if (t.zeroed > 0) lines.push(`${t.zeroed} row(s) have no number in '${s.column}': each counts 0 in the sum and in its laws (as SQL's sum reads it)`);
   if (t.uninformative)
@@ -268,7 +277,7 @@ const atWidth = (r: readonly string[], n: number): string[] => Array.from({ leng
 const CONTRIBUTION = '__pufferfish_contribution';
 
 /**
- * Each row's contribution (NaN: none — no value, no unit, or a unit with a row without one) and,
+ * Each row's contribution (a unit's total on each of its rows; rows without a unit are refused) and,
  * per group, the statistic's total and units: `statisticValueSql`'s and `withUnitTotals`' reading
  * of the same table, row by row.
  */
@@ -299,8 +308,6 @@ function textContributions(
   // Units: the rows of one unit value (within a group), kept whole or not at all.
   const unitOf = (r: readonly string[]) => (isMissing(r[ui]) ? null : r[ui]);
   if (ui >= 0) {
-    const without = t.rows.filter((r) => unitOf(r) === null).length;
-    if (without > 0) throw rowsWithoutUnit(s.unit!, without, t.rows.length);
     const total = new Map<string, number>(),
       groupOfUnit = new Map<string, string | null>();
     t.rows.forEach((r, k) => {
@@ -312,9 +319,11 @@ function textContributions(
       groupOfUnit.set(u, g);
       total.set(u, (total.get(u) ?? 0) + perRow[k]);
     });
+    // After the groups' check, as the engine orders them.
+    const without = t.rows.filter((r) => unitOf(r) === null).length;
+    if (without > 0) throw rowsWithoutUnit(s.unit!, without, t.rows.length);
     t.rows.forEach((r, k) => {
-      const u = unitOf(r);
-      perRow[k] = u === null ? Number.NaN : total.get(u)!;
+      perRow[k] = total.get(unitOf(r)!)!;
     });
   }
   const groups = new Map<string, { total: number; units: number }>();

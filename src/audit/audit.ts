@@ -2,7 +2,7 @@ import { checkSetting, inRange, noDInfLevel } from '../settings.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import type { AuditRow, AuditSettings, EmpiricalRow, MiAuditRow, MiRow } from './rows.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { pointDirections, robustnessPoints } from '../account/points.js';
+import { checkPointReleases, pointDirections, robustnessPoints } from '../account/points.js';
 import { robustnessFinite, type RobustnessReport, type RobustnessSettings } from './robustness.js';
 import { coord, coordinateWeights, dimensionOf, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { sampledAudit, type SampledLaw } from './sampled.js';
@@ -65,15 +65,20 @@ function finiteDirections(scenario: Scenario, s: AuditSettings): AuditDirection[
  * every certified bound on D_α that applies, after the checks only this kind makes.
  */
 export interface AuditKind<S> {
+  /** What this kind refuses before the settings every kind takes (a number audits one release). */
+  check?(scenario: S, s: AnySettings): void;
   /** The audited directions (pairs both ways unless ordered), this kind's settings checked. */
   directions(scenario: S, s: AnySettings): AuditDirection[];
 }
 
 /** Finite laws on ℝ: one release (several are accounted by `account`), the exact divergences. */
 const FINITE_AUDIT: AuditKind<Scenario> = {
-  directions: (scenario, s) => {
+  check: (_scenario, s) => {
     if (checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases)) > 1)
       throw new InputError('audits one release of a value on ℝ: account several releases with `account` (the exact joint accountant)', 'releases');
+    oneCoordinate(s);
+  },
+  directions: (scenario, s) => {
     const one = oneCoordinate(s);
     for (const a of one.alphas) {
       if (!(a > 0) || a === 1) throw new InputError(`α must be > 0 and ≠ 1, got ${a}`, 'alpha');
@@ -84,8 +89,8 @@ const FINITE_AUDIT: AuditKind<Scenario> = {
   },
 };
 
-/** Laws on ℝ^d: the coupled bounds of `pointDirections`. */
-const POINTS_AUDIT: AuditKind<PointScenario> = { directions: pointDirections };
+/** Laws on ℝ^d: N releases together in the coupled bounds of `pointDirections`. */
+const POINTS_AUDIT: AuditKind<PointScenario> = { check: (_scenario, s) => checkPointReleases(s), directions: pointDirections };
 
 /**
  * The one audit, over a kind's hooks: the settings every kind takes checked, then the rows of the
@@ -108,6 +113,7 @@ export function auditKind<S extends { massError?: number }>(
   opts: { onProgress?: (done: number, total: number) => void } = {},
 ): AuditRow[] {
   checkShape(OBJECT, s, 'settings');
+  kind.check?.(scenario, s);
   inRange('nonNegative', s.scale, 'scale');
   checkSetting('delta', s.delta);
   checkSetting('epsilon', s.epsilon);
@@ -161,7 +167,6 @@ export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]
  * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */
 export function audit(scenario: AnyScenario, s: AnySettings, opts: { onProgress?: (done: number, total: number) => void } = {}): AuditRow[] {
-  checkShape(OBJECT, s, 'settings');
   return byLaw(scenario, { finite: (sc) => auditKind(FINITE_AUDIT, sc, s, opts), points: (sc) => auditKind(POINTS_AUDIT, sc, s, opts) }, 'the audit');
 }
 

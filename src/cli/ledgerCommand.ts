@@ -2,7 +2,7 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Command } from 'commander';
 import type { ReleaseGroup } from '../account/budget.js';
 import { InputError } from '../errors.js';
-import type { LedgerReport } from '../ledger/ledger.js';
+import type { LedgerRefusal, LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
 import { asFlagError, parseDelta, refuseUnused, settingOption } from './flags.js';
 import { jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
@@ -52,10 +52,16 @@ export async function ledgerEntry(
   location: string,
   scenario: Scenario | PointScenario,
   release: ReleaseGroup & { query: string; position?: number },
+  /** Rewords a refusal that names the scale that would fit (a statistic's: in its own units). */
+  refused?: (e: LedgerRefusal) => Error,
 ): Promise<{ seq: number; level: number; alpha: number; budget: string; shown(): Promise<void> }> {
   const store = await storeOf(location);
-  const { recordRelease, confirmShown, budgetText } = await import('../ledger/ledger.js');
-  const r = await flagged(() => recordRelease(store, scenario, release));
+  const { recordRelease, confirmShown, budgetText, LedgerRefusal } = await import('../ledger/ledger.js');
+  const r = await flagged(() =>
+    recordRelease(store, scenario, release).catch((e) => {
+      throw refused && e instanceof LedgerRefusal ? refused(e) : e;
+    }),
+  );
   return {
     seq: r.seq,
     level: r.level.level,

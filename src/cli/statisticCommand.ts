@@ -18,6 +18,7 @@ import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './cali
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
 import { ledgerLaws, loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
+import type { LedgerRefusal } from '../ledger/ledger.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { SpecDefaults } from '../spec/load.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -163,10 +164,18 @@ const grid0 = (o: StatisticOptions, scenario: AnyScenario, d: SpecDefaults) => {
  * given in the statistic's units (`given`) said in them, not as the first group's contribution scale.
  */
 const guaranteeOf = (r: ReleaseResult, groupBy: string | undefined, given?: number) => {
-  let sentence = r.guarantee.split(/(?<=\.) /)[0];
-  if (given !== undefined) sentence = sentence.replace(/ at the given (\S+) = \S+/, ` at the given $1 = ${given} in the statistic's units`);
+  const sentence = inUnits(r.guarantee, given, false).split(/(?<=\.) /)[0];
   return groupBy ? sentence.replace(/ \| [^']*'/, "' (each group)") : sentence;
 };
+
+/**
+ * A release's guarantee with a scale given in the statistic's units said in them, and with `own`
+ * the group's own scale on one unit's contribution (n times it, which the release drew at).
+ */
+const inUnits = (guarantee: string, given: number | undefined, own: boolean) =>
+  given === undefined
+    ? guarantee
+    : guarantee.replace(/ at the given (\S+) = (\S+)/, ` at the given $1 = ${given} in the statistic's units${own ? ` ($2 on one unit's contribution)` : ''}`);
 
 /**
  * `release --data T --query mean:COL … [--group-by G]`: the tool computes the statistic (one
@@ -247,7 +256,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
           ...(groupBy ? { group: x.g.group } : {}),
           units: x.g.units,
           method: x.r.method,
-          guarantee: x.r.guarantee,
+          guarantee: inUnits(x.r.guarantee, given, true),
           scale: jsonNumber(x.scale),
           halfWidth: x.halfWidth === null ? null : jsonNumber(x.halfWidth),
           value: x.value,
@@ -306,7 +315,7 @@ async function recordReleased(
       scale: x.r.scale,
       ...(x.cost ? { cost: x.cost } : {}),
       fromScale: toStatistic(x.g).fromScale,
-      toScale: toStatistic(x.g).scale,
+      toScale: toStatistic(x.g).givenFor,
     }));
     return recordInLedger(ledger, o.query!.trim(), groupBy, groups);
   }
@@ -382,7 +391,7 @@ interface LedgerGroup {
   scale: number;
   cost?: Cost;
   fromScale(scale: number): number;
-  /** A scale on one unit's contribution in the statistic's units (÷ n, rounded up). */
+  /** The --scale, in the statistic's units, whose contribution scale reaches a given one (`givenFor`). */
   toScale(scale: number): number;
 }
 
@@ -399,13 +408,24 @@ async function recordSpecStatistic(
 ) {
   if (!(x.r.scale > 0)) throw noNoiseToRecord();
   const { ledgerEntry } = await import('./ledgerCommand.js');
-  const e = await ledgerEntry(location, laws, {
-    mechanism: x.r.mechanism,
-    scale: x.r.scale,
-    count: 1,
-    ...(x.cost ? { cost: x.cost } : {}),
-    query: `spec ${t.spec}: ${t.label} (scale ${numUp(x.scale)} in its units over ${x.g.units} units)`,
-  });
+  // The ledger names scales on one unit's contribution; --scale is read in the statistic's units.
+  const refused = (err: LedgerRefusal) => {
+    const fit = err.fit === null ? '' : numUp(toStatistic(x.g).givenFor(err.fit));
+    const reason = err.reason.replace(/ \(release with --scale [^)]*\)/, ` on one unit's contribution (in the statistic's units: --scale ${fit})`);
+    return new InputError(`${reason} (The ledger's scales are on one unit's contribution: n = ${x.g.units} times the statistic's.)`, err.path);
+  };
+  const e = await ledgerEntry(
+    location,
+    laws,
+    {
+      mechanism: x.r.mechanism,
+      scale: x.r.scale,
+      count: 1,
+      ...(x.cost ? { cost: x.cost } : {}),
+      query: `spec ${t.spec}: ${t.label} (scale ${numUp(x.scale)} in its units over ${x.g.units} units)`,
+    },
+    refused,
+  );
   return { source: false, seqs: [e.seq], level: e.level, alpha: e.alpha, budget: JSON.parse(e.budget), shown: e.shown };
 }
 
@@ -441,7 +461,7 @@ function privateAssumptions(t: PrivateGroups, o: StatisticOptions): string[] {
   return [
     `statistic: ${t.label} per group of '${o.groupBy}' (${t.groups.length} groups; the list of groups is taken as public)`,
     `groups of '${o.groupBy}' are private: the adversary need not know a unit's group, which may be correlated with the secret; one unit's contribution lies in its own group's coordinate, so one noise scale covers the group values together (vector bounds, docs/math.md §20); the groups' sizes are not released (they would place a unit in its group); every other unit may be known, units are independent`,
-    `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no unit or group)`,
+    `${t.rows} rows read; ${t.droppedFromValue} left out of the statistic (no group)`,
     ...(t.zeroed > 0
       ? [`${t.zeroed} row(s) have no number in '${t.statistic.column}': each counts 0 in the sums and in their laws (as SQL's sum reads it)`]
       : []),

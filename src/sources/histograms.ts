@@ -91,7 +91,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       for (const x of cs ?? [])
         if (x.predicate !== undefined)
           await engine.check(x.predicate).catch((e) => {
-            throw new InputError(`the predicate was rejected: ${short((e as Error).message)}${secretAsText(x.predicate!, q.secretColumn)}`, 'query');
+            throw predicateRejected(e as Error, x.predicate!, q.secretColumn);
           });
     };
     if (!engine.readsAsText) await checkContribution();
@@ -208,6 +208,10 @@ function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, pr
 export function checkSecretGiven(q: { secretColumn?: string; predicates?: Record<string, string> }): void {
   if (!q.secretColumn === !q.predicates) throw new InputError('give --secret-column COL or --secret NAME=PREDICATE (not both)', 'secretColumn');
 }
+
+/** A statistic's predicate the engine rejected, with why a comparison with the secret column may fail. */
+export const predicateRejected = (e: Error, predicate: string, secretColumn: string | undefined) =>
+  new InputError(`the predicate was rejected: ${short(e.message)}${secretAsText(predicate, secretColumn)}`, 'query');
 
 /** Why a predicate on the secret column may fail to compare: the secret is read as text (its values as written). */
 function secretAsText(predicate: string, secretColumn: string | undefined): string {

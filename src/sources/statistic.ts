@@ -82,7 +82,7 @@ export function statisticLabel(s: Statistic): string {
  */
 export const rowsWithoutUnit = (unit: string, rows: number, read: number) =>
   new InputError(
-    `${rows} of the ${read} rows have no value in '${unit}': every row must belong to a unit; give those rows one (their own id where each stands alone) or leave them out of the table`,
+    `${rows} of the ${read} rows ${rows === 1 ? 'has' : 'have'} no value in '${unit}': every row must belong to a unit; give those rows one (their own id where each stands alone) or leave them out of the table`,
     '--unit',
   );
 

@@ -1,7 +1,7 @@
 import { InputError, unknownColumn } from '../errors.js';
 import { secretText } from './csvText.js';
 import { short } from './engines/engine.js';
-import { openEngine } from './histograms.js';
+import { openEngine, predicateRejected } from './histograms.js';
 import {
   checkExact,
   meanWithMissing,
@@ -18,7 +18,7 @@ import type { TableSource } from './table.js';
 export interface StatisticValues {
   /** Per group value ('' without a group column): the total and the units it adds up. */
   groups: Map<string, { total: number; units: number }>;
-  /** Rows read, and rows left out of the statistic (no unit, no group). */
+  /** Rows read, and rows left out of the statistic (no group). */
   rows: number;
   dropped: number;
   /** A sum's rows without a number in its column: each counts 0 (as SQL's sum reads it), in the laws too. */
@@ -27,7 +27,8 @@ export interface StatisticValues {
 
 /**
  * The statistic's totals per group by one aggregate pushed to the engine (no row reaches
- * JavaScript). A sum's missing value counts 0 (counted); a mean with one is refused. `secretColumn`
+ * JavaScript). A sum's missing value counts 0 (counted); a mean with one is refused, and so is a
+ * row without a unit value. `secretColumn`
  * is read as text, as the laws' query reads it.
  * @example (await statisticValues({ kind: 'csv', location: 'examples/heart.csv' }, { kind: 'mean', column: 'oldpeak' })).groups.get('')?.units // 303
  */
@@ -52,7 +53,12 @@ export async function statisticValues(source: TableSource, s: Statistic, group?:
       });
       if (across.length) throw unitAcrossGroups(secretText(across[0].u)!, group);
     }
-    const rows = await engine.rows(statisticValueSql(engine.relation, s, engine.tryCast, group)).catch((e) => {
+    const rows = await engine.rows(statisticValueSql(engine.relation, s, engine.tryCast, group)).catch(async (e) => {
+      // A predicate the engine rejects is named as the laws' query names it (a unit's statistic runs this first).
+      if (s.predicate !== undefined)
+        await engine.check(s.predicate).catch((p) => {
+          throw predicateRejected(p as Error, s.predicate!, secretColumn);
+        });
       throw new InputError(`the statistic's aggregate failed: ${short((e as Error).message)}`, 'query');
     });
     const groups = new Map<string, { total: number; units: number }>();
