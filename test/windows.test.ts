@@ -468,6 +468,48 @@ describe('the path-coupled bound on window counts', () => {
   });
 });
 
+describe('a window past the series', () => {
+  it('the scale a window after the last would need fits the series extended by it, and 1% less does not', async () => {
+    const { scaleBeyondSeries } = await import('../src/account/budget.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const { account } = await import('../src/account/account.js');
+    const chain = (length: number) =>
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.9, 0.1],
+              [0.2, 0.8],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length,
+        query: { count: 'b' },
+      });
+    const budget = { alphas: [2], epsilon: 2 };
+    const fit = scaleBeyondSeries(
+      windowScenario(chain(4), [2, 2], 'toy'),
+      [{ mechanism: 'laplace', scale: 4, count: 2 }],
+      { mechanism: 'laplace', count: 1 },
+      budget,
+      2,
+    )!;
+    expect(fit).toBeGreaterThan(0);
+    const longer = windowScenario(chain(6), [2, 2, 2], 'toy');
+    const level = (b: number) =>
+      account(
+        longer,
+        [4, 4, b].map((scale) => ({ mechanism: 'laplace' as const, scale })),
+        { alphas: [2] },
+      ).rows[0].divergence;
+    expect(level(fit)).toBeLessThanOrEqual(2);
+    expect(level(fit * 0.99)).toBeGreaterThan(2);
+  });
+});
+
 describe('CLI: --window', () => {
   const base = ['calibrate', '--data', 'test/fixtures/weather/seattle-weather.csv.gz', '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain'];
   it('a fixed window length and a list; MQM for the vector equals MQM for the whole count', async () => {
@@ -677,6 +719,17 @@ describe('CLI: --window', () => {
     const third = await inProcess('release', ...series, '--ledger', ledger);
     expect(third.status).toBe(2);
     expect(third.stderr).toMatch(/--ledger: all 2 windows of the series are recorded/);
+    // The window past the series' last: the budget is spent (window 2 took the smallest scale that
+    // fits), and the account of the series extended by it says no further release fits either.
+    expect(third.stderr).toMatch(/no laplace scale would let a window 3 of 30 steps fit this budget/);
+    const longer = await inProcess(
+      'account',
+      ...base.slice(1),
+      ...['--length', '90', '--window', '30', '--alpha', '2', '--epsilon', '1'],
+      ...['--release', `mechanism=laplace,scale=${one.scale}`, '--release', `mechanism=laplace,scale=${fit}`, '--next', 'laplace'],
+    );
+    expect(longer.status).toBe(2);
+    expect(longer.stderr).toMatch(/^error: --next: no scale of laplace noise/);
     // A release bound to window 2 while the ledger has moved on is refused, never misfiled.
     const { ledgerStore } = await import('../src/ledger/store.js');
     const { recordRelease } = await import('../src/ledger/ledger.js');
@@ -703,7 +756,9 @@ describe('CLI: --window', () => {
     expect(JSON.parse(acc.stdout).rows[0].divergence).toBeCloseTo(joint, 12);
     const next = await inProcess('account', '--ledger', ledger, ...series, '--next', FAMILY_OF.default);
     expect(next.status).toBe(2);
-    expect(next.stderr).toMatch(/^error: --ledger: all 2 windows of the series are recorded in this ledger: there is no next window/);
+    expect(next.stderr).toMatch(
+      /^error: --ledger: all 2 windows of the series are recorded in this ledger: no laplace scale would let a window 3 of 30 steps fit/,
+    );
     // Another series (another window layout) is not this ledger's.
     const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
     expect(other.status).toBe(2);

@@ -15,6 +15,7 @@ import { rdpToDpSharp } from '../audit/conversion.js';
 import { account, type Accounting } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
 
 /**
  * A privacy budget for every release of one quantity together: (α, ε)-Rényi Pufferfish at every
@@ -213,6 +214,24 @@ export function budgetLevel(scenario: AnyScenario, groups: readonly ReleaseGroup
 
 /** Smallest relative step the search below resolves: the scale returned is within it of the least that fits. */
 const SCALE_RTOL = 1e-6;
+
+/**
+ * Every window of a series released, one more window of `length` steps: the smallest scale it
+ * would need within the budget on the series extended by it (the chain's class unchanged, every
+ * released window as recorded), or null. That window is another series' (a longer one), whose
+ * ledger would have to hold the windows released already.
+ * @example scaleBeyondSeries(windowScenario(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 4, query: { count: 'b' } }), [2, 2], 'toy'), [{ mechanism: 'laplace', scale: 4, count: 2 }], { mechanism: 'laplace', count: 1 }, { alphas: [2], epsilon: 2 }, 2)! > 0 // true
+ */
+export function scaleBeyondSeries(
+  s: WindowScenario,
+  past: readonly ReleaseGroup[],
+  next: Omit<ReleaseGroup, 'scale'>,
+  b: Budget,
+  length: number,
+): number | null {
+  const longer = windowScenario({ ...s.model, length: s.model.length + length }, [...s.lengths, length], s.name);
+  return smallestFittingScale(longer, past, next, b, Math.max(1, ...past.map((g) => g.scale)));
+}
 
 /**
  * The smallest scale (to a relative 10⁻⁶, rounded up) at which `next` — `count` more releases

@@ -26,6 +26,7 @@ import type { Budget, ReleaseGroup } from '../account/budget.js';
 
 interface AccountOptions extends CalibrateOptions {
   ledger?: string;
+  window?: string;
   release?: string[];
   delta?: string;
   next?: string;
@@ -201,7 +202,7 @@ async function runLedgerNext(
     .map((r) => ({ mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}), ...weights }));
   const past = [...groups.map((g) => ({ ...g, ...weights })), ...typedPast];
   if ('lengths' in scenario && past.length >= scenario.lengths.length)
-    throw new InputError(`all ${scenario.lengths.length} windows of the series are recorded in this ledger: there is no next window`, '--ledger');
+    throw await (await import('./windowCommand.js')).pastLastWindow(scenario, past, mechanism, budget, o.window);
   const next = { mechanism, count: 1, ...weights };
   const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale))));
   if (scale === null) throw new InputError(`no further ${mechanism} release fits the ledger's budget: the recorded releases have spent it`, '--next');

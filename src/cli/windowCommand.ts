@@ -2,7 +2,9 @@
 // the noise per window of a series' window counts (docs/math.md §19). Parse, call, format.
 import { InputError } from '../errors.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
-import { FAMILY_OF } from '../mechanisms/registry.js';
+import { FAMILY_OF, mechanismDef } from '../mechanisms/registry.js';
+import type { Budget, ReleaseGroup } from '../account/budget.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
@@ -182,6 +184,31 @@ export async function releaseWindowsCli(
 }
 
 /**
+ * The refusal of a window past a series' last (a ledger made for its windows, all recorded): the
+ * scale one more window would need within the budget on the series extended by it, and how to plan it.
+ */
+export async function pastLastWindow(
+  s: WindowScenario,
+  past: readonly ReleaseGroup[],
+  mechanism: Mechanism,
+  budget: Budget,
+  window: string | undefined,
+): Promise<InputError> {
+  const [{ scaleBeyondSeries }, { nextWindowLength }] = await Promise.all([import('../account/budget.js'), import('../markov/calendar.js')]);
+  const m = s.lengths.length;
+  const L = nextWindowLength(window ?? '', s.lengths, s.labels);
+  const fit = scaleBeyondSeries(s, past, { mechanism, count: 1 }, budget, L);
+  const more =
+    fit === null
+      ? `no ${mechanism} scale would let a window ${m + 1} of ${L} steps fit this budget`
+      : `a window ${m + 1} of ${L} steps would need ${mechanismDef(mechanism).symbol} ≥ ${numUp(fit)} within this budget, every released window as recorded`;
+  return new InputError(
+    `all ${m} windows of the series are recorded in this ledger: ${more}. That window belongs to a longer series (--length ${s.model.length + L}): plan it with account --length ${s.model.length + L} --window … --release (one per released window) --next ${mechanism}`,
+    '--ledger',
+  );
+}
+
+/**
  * `release … --window … --ledger L`: the next window not yet recorded in the series' ledger, at
  * `--scale` or at the largest scale at which every window of the series fits the ledger's budget
  * (the plan for the whole series); the ledger records it — as exactly that window: a release
@@ -206,10 +233,10 @@ async function releaseNextWindow(
   const table = w.table ?? noTable();
   const scenario = windowScenarioOf(o, w);
   const { ledgerPast, ledgerEntry } = await import('./ledgerCommand.js');
-  const { rows, budget } = await ledgerPast(o.ledger, scenario);
+  const { rows, budget, groups } = await ledgerPast(o.ledger, scenario);
   const next = rows.length;
   const m = w.lengths.length;
-  if (next >= m) throw new InputError(`all ${m} windows of the series are recorded in this ledger`, '--ledger');
+  if (next >= m) throw await pastLastWindow(scenario, groups, mechanism, budget, o.window);
   let scale: number;
   if (o.scale !== undefined) {
     scale = decimalValue(o.scale);

@@ -62,6 +62,22 @@ export function windowLabels(text: string, lengths: readonly number[], dates: re
   });
 }
 
+/**
+ * The length of the window after a series' last (`--window` as typed): the month after the last
+ * month's, a week, or windows of one length that length; otherwise the longest window's.
+ * @example nextWindowLength('month', [31, 28], ['2015-01', '2015-02']) // 31
+ */
+export function nextWindowLength(text: string, lengths: readonly number[], labels: readonly string[]): number {
+  const unit = calendarUnit(text);
+  const last = labels[labels.length - 1] ?? '';
+  if (unit === 'week') return 7;
+  if (unit === 'month' && /^\d{4}-\d{2}/.test(last)) {
+    const [y, m] = [Number(last.slice(0, 4)), Number(last.slice(5, 7))];
+    return daysInMonth(`${m === 12 ? y + 1 : y}-${String((m % 12) + 1).padStart(2, '0')}`);
+  }
+  return Math.max(...lengths);
+}
+
 /** The days of the month of a date YYYY-MM-DD (day 0 of the next month is its last). */
 const daysInMonth = (date: string): number => new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)), 0)).getUTCDate();
 
