@@ -468,6 +468,36 @@ describe('the path-coupled bound on window counts', () => {
   });
 });
 
+describe('independent steps and long windows', () => {
+  it("the path-coupled bound of a chain with independent steps is one step's shift whatever the windows' length: no rounding charge grows with them", () => {
+    const chain = (length: number) =>
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.7, 0.3],
+              [0.7, 0.3],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length,
+        query: { count: 'b' },
+      });
+    const s = { mechanism: 'laplace' as const, method: 'path-coupled' as const, alpha: 2, epsilon: 1 };
+    const scales = [5, 10, 30].map((L) => calibrateWindows(chain(2 * L), [L, L], s).scale as number);
+    // The conditioned chains meet at once: only the secret's own step moves a count, by 1.
+    const shift = (b: number) => mechanismDef('laplace').pointDivergence(1, b, 2, noiseOptions({}));
+    for (const b of scales) {
+      expect(b / scales[0]).toBeCloseTo(1, 6);
+      expect(shift(b).value).toBeLessThanOrEqual(1);
+      expect(shift(b * 0.999).value).toBeGreaterThan(1);
+    }
+  });
+});
+
 describe('a window past the series', () => {
   it('the scale a window after the last would need fits the series extended by it, and 1% less does not', async () => {
     const { scaleBeyondSeries } = await import('../src/account/budget.js');

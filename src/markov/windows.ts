@@ -348,9 +348,18 @@ function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t:
   const eta = (n * EPS) / (1 - n * EPS);
   const keep = new Float64Array(k * k).fill(1),
     lost = new Float64Array(k * k);
+  // A state whose column of P is constant is entered whatever the last state: its reversed row is
+  // μ_{t−1} normalised, exactly. Two such states' rows are equal, and the true maximal coupling meets
+  // with all of its mass (the row sums to 1: μ_t(v) is Σ μ_{t−1}(x)P(x, v) by definition) — nothing
+  // lost to the marginals' rounding, which would otherwise be charged at the window's largest factor.
+  const constant = Array.from({ length: k }, (_, v) => P.every((r) => r[v] === P[0][v]));
   for (let u = 0; u < k; u++)
     for (let v = 0; v < k; v++) {
       if (steps[u][v].length === 0) continue;
+      if (constant[u] && constant[v]) {
+        steps[u][v] = [{ u: -1, v: -1, p: 1 }];
+        continue;
+      }
       const r = robustShare(rows[u], rows[v], steps[u][v], eta);
       keep[u * k + v] = r.keep;
       lost[u * k + v] = r.lost;
