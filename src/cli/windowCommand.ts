@@ -91,7 +91,7 @@ function windowText(
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
   const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
-  const head = `${what} (T = ${w.length}; ${w.lengths.length} window${w.lengths.length === 1 ? '' : 's'} of ${[...new Set(w.lengths)].join('/')} step${w.lengths.length === 1 && w.lengths[0] === 1 ? '' : 's'}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
+  const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
@@ -181,6 +181,14 @@ export async function releaseWindowsCli(
   process.stdout.write(
     `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): (α=${c.alpha === Infinity ? '∞' : c.alpha}, ε=${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
   );
+}
+
+/** The windows' lengths in words: one length for all, each of up to 12, or their range. */
+function windowsText(lengths: readonly number[]): string {
+  const m = lengths.length;
+  const [lo, hi] = [Math.min(...lengths), Math.max(...lengths)];
+  if (lo === hi) return `${m} window${m === 1 ? '' : 's'} of ${lo} step${lo === 1 ? '' : 's'}`;
+  return m <= 12 ? `${m} windows of ${lengths.join(', ')} steps` : `${m} windows of ${lo}–${hi} steps`;
 }
 
 /**
