@@ -67,6 +67,12 @@ async function year(kind: 'file' | 'postgres') {
     }
     const fit = named[1];
     fitted++;
+    // Refused at another too-small scale, or planned by account --next: the same scale is named.
+    const again = await monthly(month, '--scale', String(Number(fit) / 10));
+    expect(/still fits is ([\d.e+]+)/.exec(again.stderr)?.[1]).toBe(fit);
+    const plan = await inProcess('account', '--scenario', 'heart', '--ledger', L, '--next', 'gaussian', '--json');
+    expect(plan.status, plan.stderr).toBe(0);
+    expect(json(plan).next.scale).toBe(Number(fit));
     const ok = await monthly(month, '--scale', fit);
     expect(ok.status, ok.stderr).toBe(0);
     expect(json(ok).scale).toBe(Number(fit));

@@ -326,8 +326,9 @@ function refusal(
   const past = groupsOf(rows, source);
   const [next] = batchGroups([{ ...r, scale: 1 }], rows.length, source);
   const { scale: _s, ...shape } = next;
-  // The search starts at the largest scale in play (at least 1): tiny scales are slow to account, and it only steps down as far as it must.
-  const fit = smallestFittingScale(scenario, past, shape, budget, Math.max(1, r.scale, ...past.map((g) => g.scale)));
+  // The search starts where `account --next` starts it (the largest recorded scale, at least 1; tiny
+  // scales are slow to account): the scale named is then the same, whatever the scale refused.
+  const fit = smallestFittingScale(scenario, past, shape, budget, Math.max(1, ...past.map((g) => g.scale)));
   return new LedgerRefusal(
     `${head}; ${
       fit === null
