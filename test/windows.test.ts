@@ -12,6 +12,7 @@ import { mechanismDef, noiseOptions, FAMILY_OF, type Mechanism } from '../src/me
 import { transitionCounts } from '../src/sources/sequence.js';
 import { sequenceChain } from '../src/sources/chainCounts.js';
 import { vectorRenyi2d } from './quadrature2d.js';
+import { twoStateChain } from './chains.js';
 import { runInProcess as inProcess } from './inProcess.js';
 
 const model = (transition: number[][], T: number, counted: string): MarkovModel => {
@@ -471,21 +472,10 @@ describe('the path-coupled bound on window counts', () => {
 describe('independent steps and long windows', () => {
   it("the path-coupled bound of a chain with independent steps is one step's shift whatever the windows' length: no rounding charge grows with them", () => {
     const chain = (length: number) =>
-      validateSpec({
-        states: ['a', 'b'],
-        chains: [
-          {
-            name: 'c',
-            transition: [
-              [0.7, 0.3],
-              [0.7, 0.3],
-            ],
-            initial: 'stationary',
-          },
-        ],
-        length,
-        query: { count: 'b' },
-      });
+      twoStateChain(length, { count: 'b' }, [
+        [0.7, 0.3],
+        [0.7, 0.3],
+      ]);
     const s = { mechanism: 'laplace' as const, method: 'path-coupled' as const, alpha: 2, epsilon: 1 };
     const scales = [5, 10, 30].map((L) => calibrateWindows(chain(2 * L), [L, L], s).scale as number);
     // The conditioned chains meet at once: only the secret's own step moves a count, by 1.
@@ -504,21 +494,10 @@ describe('a window past the series', () => {
     const { windowScenario } = await import('../src/markov/windowScenario.js');
     const { account } = await import('../src/account/account.js');
     const chain = (length: number) =>
-      validateSpec({
-        states: ['a', 'b'],
-        chains: [
-          {
-            name: 'c',
-            transition: [
-              [0.9, 0.1],
-              [0.2, 0.8],
-            ],
-            initial: 'stationary',
-          },
-        ],
-        length,
-        query: { count: 'b' },
-      });
+      twoStateChain(length, { count: 'b' }, [
+        [0.9, 0.1],
+        [0.2, 0.8],
+      ]);
     const budget = { alphas: [2], epsilon: 2 };
     const fit = scaleBeyondSeries(
       windowScenario(chain(4), [2, 2], 'toy'),
