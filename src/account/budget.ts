@@ -229,7 +229,9 @@ export function scaleBeyondSeries(
   b: Budget,
   length: number,
 ): number | null {
-  const longer = windowScenario({ ...s.model, length: s.model.length + length }, [...s.lengths, length], s.name);
+  const lengths = [...s.lengths, length];
+  const model = { ...s.model, length: s.model.length + length, ...(s.model.windows ? { windows: lengths } : {}) };
+  const longer = windowScenario(model, lengths, s.name);
   return smallestFittingScale(longer, past, next, b, Math.max(1, ...past.map((g) => g.scale)));
 }
 

@@ -309,14 +309,17 @@ async function recordReleased(
   released: readonly { g: StatisticGroup; r: ReleaseResult; cost?: Cost; scale: number }[],
 ): Promise<StatisticEntry | null> {
   if (ledger) {
-    const groups = released.map((x) => ({
-      group: x.g.group,
-      mechanism: x.r.mechanism,
-      scale: x.r.scale,
-      ...(x.cost ? { cost: x.cost } : {}),
-      fromScale: toStatistic(x.g).fromScale,
-      toScale: toStatistic(x.g).givenFor,
-    }));
+    const groups = released.map((x) => {
+      const to = toStatistic(x.g);
+      return {
+        group: x.g.group,
+        mechanism: x.r.mechanism,
+        scale: x.r.scale,
+        ...(x.cost ? { cost: x.cost } : {}),
+        fromScale: to.fromScale,
+        toScale: to.givenFor,
+      };
+    });
     return recordInLedger(ledger, o.query!.trim(), groupBy, groups);
   }
   return o.ledger !== undefined && spec ? recordSpecStatistic(o.ledger, spec.t, released[0], ledgerLaws(released[0].g.scenario, spec.d)) : null;

@@ -183,7 +183,8 @@ export function pathCoupledBound(
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
   const h = futureValues(k, T, D, Fs, L, spread, flatten(forward, f));
   // The reversed chain's couplings from each time t to t − 1 (none at t = 0).
-  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t, f) : null));
+  const constant = constantColumns(chain.transition);
+  const rev = Array.from({ length: T }, (_, t) => (t > 0 ? reversedCouplings(chain.transition, mu, t, f, constant) : null));
   const q = pastValues(k, T, D, Fs, L, spread, rev, below);
   // Every value is a sum of positive terms (no cancellation). Along the T + 1 steps of either side a
   // term meets one coupling mass (at most 4 roundings: a min, a difference, a product, a quotient),
@@ -337,7 +338,13 @@ function marginals(chain: WindowChain, T: number): number[][] {
 }
 
 /** The reversed kernel's maximal couplings from time t to t − 1: rows μ_{t−1}(u)P(u, v)/μ_t(v). */
-function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t: number, f: readonly number[]): FlatSteps {
+/**
+ * Per state, whether its column of P is constant (it is entered whatever the last state): its
+ * reversed row at every time is then μ_{t−1} normalised, exactly (`reversedCouplings`).
+ */
+const constantColumns = (P: readonly (readonly number[])[]): boolean[] => P.map((_, v) => P.every((r) => r[v] === P[0][v]));
+
+function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t: number, f: readonly number[], constant: readonly boolean[]): FlatSteps {
   const k = P.length;
   const row = (v: number) => Array.from({ length: k }, (_, u) => (mu[t][v] > 0 ? (mu[t - 1][u] * P[u][v]) / mu[t][v] : 0));
   const rows = Array.from({ length: k }, (_, v) => row(v));
@@ -348,11 +355,9 @@ function reversedCouplings(P: readonly (readonly number[])[], mu: number[][], t:
   const eta = (n * EPS) / (1 - n * EPS);
   const keep = new Float64Array(k * k).fill(1),
     lost = new Float64Array(k * k);
-  // A state whose column of P is constant is entered whatever the last state: its reversed row is
-  // μ_{t−1} normalised, exactly. Two such states' rows are equal, and the true maximal coupling meets
+  // Two states of constant columns have equal reversed rows, and the true maximal coupling meets
   // with all of its mass (the row sums to 1: μ_t(v) is Σ μ_{t−1}(x)P(x, v) by definition) — nothing
   // lost to the marginals' rounding, which would otherwise be charged at the window's largest factor.
-  const constant = Array.from({ length: k }, (_, v) => P.every((r) => r[v] === P[0][v]));
   for (let u = 0; u < k; u++)
     for (let v = 0; v < k; v++) {
       if (steps[u][v].length === 0) continue;
