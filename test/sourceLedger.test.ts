@@ -431,6 +431,37 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(check.stdout).toMatch(/verdict: pass/);
   });
 
+  it('private groups calibrated at the whole budget are recorded: the ledger accounts them within ε (Laplace and Gaussian, α = 1.5 and 2)', async () => {
+    for (const [mechanism, alpha] of [
+      ['laplace', '2'],
+      ['laplace', '1.5'],
+      ['gaussian', '2'],
+    ]) {
+      const ledger = join(dir, `whole-${mechanism}-${alpha}.ledger`);
+      expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', alpha, '--epsilon', '1')).status).toBe(0);
+      const r = await inProcess(
+        'release',
+        ...flags,
+        '--query',
+        'sum:oldpeak',
+        '--group-by',
+        'sex',
+        '--group-private',
+        '--mechanism',
+        mechanism,
+        '--alpha',
+        alpha,
+        '--epsilon',
+        '1',
+        '--ledger',
+        ledger,
+        '--json',
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).ledger.level).toBeLessThanOrEqual(1);
+    }
+  });
+
   it("a refused mean names the scale that fits in the mean's own units (÷ n): released at it, it fits; 1% less is refused", async () => {
     const ledger = join(dir, 'mean.ledger');
     expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);

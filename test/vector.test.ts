@@ -113,6 +113,51 @@ describe('vector queries (docs/math.md §12)', () => {
     );
   });
 
+  it('the account of a calibrated vector release fits its ε, whole or coordinate by coordinate (what a ledger checks)', () => {
+    const law = (d: number) =>
+      fc
+        .array(fc.tuple(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: d, maxLength: d }), fc.integer({ min: 1, max: 6 })), {
+          minLength: 1,
+          maxLength: 6,
+        })
+        .map((xs) =>
+          pointLaw(
+            xs.map((x) => x[0]),
+            { counts: xs.map((x) => x[1]) },
+          ),
+        );
+    const cases = fc
+      .integer({ min: 2, max: 3 })
+      .chain((d) =>
+        fc.tuple(
+          law(d),
+          law(d),
+          fc.constantFrom('laplace', 'gaussian'),
+          fc.constantFrom(1.5, 2, 5, Infinity),
+          fc.constantFrom('best', 'coupled', 'theorem'),
+          fc.constantFrom(0.3, 1, 2),
+        ),
+      );
+    fc.assert(
+      fc.property(cases, ([a, b, mechanism, alpha, method, epsilon]) => {
+        if (mechanism === 'gaussian' && alpha === Infinity) return;
+        const s = scenario(a, b);
+        const r = calibrate(s, { mechanism, method, alpha, epsilon });
+        if (!(r.scale > 0)) return;
+        const whole = account(s, [{ mechanism, scale: r.scale }], { alphas: [alpha] });
+        expect(whole.rows[0].divergence).toBeLessThanOrEqual(epsilon);
+        const byCoordinate = a.d === 2 ? [[1], [0]] : [[2], [0, 1]];
+        const parts = account(
+          s,
+          byCoordinate.map((coordinates) => ({ mechanism, scale: r.scale, coordinates })),
+          { alphas: [alpha] },
+        );
+        expect(parts.rows[0].divergence).toBe(whole.rows[0].divergence);
+      }),
+      { numRuns: 120, seed: 11 },
+    );
+  });
+
   it('N Gaussian releases of a vector: the single-release scale times √N; Laplace N releases need more than one', () => {
     const one = calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
     const four = calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1, releases: 4 }).scale;

@@ -8,13 +8,24 @@ import { priorPairs } from '../distribution/scenario.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
 
 import { EPS } from '../numerics/float.js';
-import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
-import { boxDivergence, contaminationBox } from '../calibrate/points.js';
+import type { Bounded } from '../numerics/logExpectation.js';
+import {
+  allL1,
+  boxDivergence,
+  contaminationBox,
+  coordsOf,
+  coupledBound,
+  mergedReleases,
+  pairExponent,
+  productOf,
+  type PointRelease,
+} from '../calibrate/points.js';
+
+export type { PointRelease } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
@@ -29,68 +40,7 @@ import {
   type PairDiffs,
   type PointCoupling,
 } from '../coupling/points.js';
-import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
-
-/** One release of the vector: independent noise per coordinate, coordinate i at wᵢ·scale. */
-export interface PointRelease {
-  mechanism: Mechanism;
-  scale: number;
-  /**
-   * The coordinates this release publishes (0-based; default all): releases of different columns
-   * of the same people are accounted jointly too (docs/math.md §12).
-   */
-  coordinates?: readonly number[];
-}
-
-/** 0, 1, …, d − 1, made once per d (read in the pair loops, which must not allocate). */
-const everyCoordinate: number[][] = [];
-
-/** The coordinates a release publishes. */
-function coordsOf(r: PointRelease, d: number): readonly number[] {
-  if (r.coordinates) return r.coordinates;
-  if (!everyCoordinate[d]) everyCoordinate[d] = Array.from({ length: d }, (_, c) => c);
-  return everyCoordinate[d];
-}
-
-/**
- * (α − 1)·D_α of the releases' product noise around two points (atom i of P, atom j of Q), as a
- * bounded number: per release the family's product exponent (Laplace Σ_c (α−1)·R_α(|Δ_c|/(w_c·b)),
- * Gaussian α(α−1)·Σ_c (Δ_c/w_c)²/(2σ²)); summed over the releases (their noises are independent).
- */
-function pairExponent(P: PointLaw, Q: PointLaw, i: number, j: number, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
-  let value = 0,
-    error = 0;
-  for (const r of releases) {
-    const e = productOf(r.mechanism, 'release').exponent(alpha, (c: number) => Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale, coordsOf(r, P.d));
-    value += e.value;
-    error += e.error + 4 * EPS * Math.abs(value);
-  }
-  return { value, error };
-}
-
-/** The family's product noise on ℝ^d, or its reason for having none (naming `path`). */
-function productOf(mechanism: Mechanism, path: string): ProductNoise {
-  const p = mechanismDef(mechanism).product;
-  if (isNotApplicable(p)) throw new InputError(p.notApplicable, path);
-  return p;
-}
-
-/** Whether every release's product noise is a function of the ℓ₁ norm (then W₁ couples, and D∞ is finite). */
-const allL1 = (releases: readonly { mechanism: Mechanism }[]) => releases.every((r) => productOf(r.mechanism, 'release').norm === 'l1');
-
-/** D_α ≤ (1/(α−1))·log E_π exp((α−1)·D_α(pair)) over the coupling π (joint convexity, α > 1), with its error. */
-function coupledBound(c: PointCoupling, t: (i: number, j: number) => Bounded, alpha: number): Bounded {
-  const values = new Float64Array(c.mass.length);
-  let inner = 0;
-  for (let k = 0; k < values.length; k++) {
-    const e = t(c.p[k], c.q[k]);
-    values[k] = e.value;
-    inner = Math.max(inner, e.error);
-  }
-  const outer = logExpectationExp(c.mass, values);
-  const value = outer.value / (alpha - 1);
-  return { value, error: (outer.error + inner) / (alpha - 1) + 2 * EPS * Math.abs(value) };
-}
+import { asIdLaws, atomsOf, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** A coupled bound found for one direction of a pair, kept for the other (`P`: the law it coupled first). */
 interface SharedBound extends Bounded {
@@ -226,7 +176,8 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Costs): PointC
  * (Laplace only): the W∞ coupling's largest weighted ℓ₁ move times Σ 1/b. Infinity where no bound
  * applies (Gaussian at α = ∞).
  */
-function releaseBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
+function releaseBound(m: DirectionMemo, asked: readonly PointRelease[], w: readonly number[], alpha: number): Bounded & { coupling?: PointCoupling } {
+  const releases = mergedReleases(asked, m.P.d);
   const key = `${alpha}‖${releases.map(releaseKey).join('‖')}`;
   const seen = m.bounds.get(key);
   if (seen) {
@@ -270,8 +221,10 @@ function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: rea
   for (let round = 0; round < 6; round++) {
     const next = resolved(m, coupling, cost);
     const nb = coupledBound(next, t, alpha);
-    if (!(nb.value + nb.error < (bound.value + bound.error) * (1 - 1e-9))) break;
-    [coupling, bound] = [next, nb];
+    const was = bound.value + bound.error;
+    // Any coupling is valid: keep the smallest bound met, stop once the re-solve no longer pays.
+    if (nb.value + nb.error < was) [coupling, bound] = [next, nb];
+    if (!(nb.value + nb.error < was * (1 - 1e-9))) break;
   }
   return { ...bound, coupling };
 }
@@ -555,7 +508,7 @@ export function nextUnitsPoints(
   checked(scenario, [{ mechanism, scale: 1, ...part }], opts.coordinateScales, 'next');
   const unbounded = [...past, { mechanism }].find((r) => !productOf(r.mechanism, 'release').dInfRate);
   if (alpha === Infinity && unbounded) throw noDInfLevel(mechanismDef(unbounded.mechanism).title, ': give a finite α');
-  const all = (s: number): PointRelease[] => [...past, { mechanism, scale: s, ...part }];
+  const all = (s: number) => mergedReleases([...past, { mechanism, scale: s, ...part }], dimensionOf(scenario));
   // The coupled search of one direction (m), from the coupling that bounded the past releases.
   const coupledNext = (m: DirectionMemo, where: string): ScaleProblem => {
     const coupling0 = past.length ? releaseBound(m, past, w, alpha).coupling : undefined;

@@ -192,8 +192,10 @@ export interface ProductNoise {
   exponent(alpha: number, t: (c: number) => number, coords: readonly number[]): { value: number; error: number };
   /** One coordinate's term of `exponent` in plain floating point: a transport cost, not a certificate. */
   cost(alpha: number, t: number): number;
-  /** Whether the coupled bound sums exact per-coordinate terms (tighter than the norm form: Laplace) rather than the norm form (Gaussian, where they agree). */
-  readonly coupledBySum: boolean;
+  /** One coordinate's term of the coupled bound, as its rule names it (the bound sums them over coordinates: docs/math.md §12). */
+  readonly term: string;
+  /** A scale at which every coupled pair within `dist` in the norm meets ε through the summed exponent, N releases: the coupled search's upper end. */
+  feasibleScale(alpha: number, releases: number, dist: number, epsilon: number): number;
   /** The log-moment exponent of the family's Theorem (1 or 2) for a coupled pair at distance `dist` in the norm, scale `s`, N releases. */
   normExponent(alpha: number, releases: number, dist: number, s: number): number;
   /** D∞ per unit of displacement in the norm at scale `s` (absent: D∞ is infinite). */

@@ -79,7 +79,9 @@ export const gaussian: MechanismDef = {
       return { value: k * sum, error: k * err };
     },
     cost: (alpha, t) => ((alpha * (alpha - 1)) / 2) * t * t,
-    coupledBySum: false,
+    term: 'αΔ_c²/(2σ²)',
+    // N·α·W²/(2σ²) ≤ ε (the search nudges it up past rounding).
+    feasibleScale: (alpha, n, dist, epsilon) => dist * Math.sqrt((alpha * n) / (2 * epsilon)),
     normExponent: (alpha, n, dist, sigma) => (alpha * (alpha - 1) * n * dist * dist) / (2 * sigma * sigma),
   },
   // h(Y) ≤ ½ log 2πe(Var X + σ²) and h(Y|X) = h(N) (docs/math.md §7).

@@ -190,7 +190,9 @@ export const laplace: MechanismDef = {
       return { value: sum, error: err };
     },
     cost: (alpha, t) => laplaceRdpScaled(alpha, t),
-    coupledBySum: true,
+    term: 'R_α',
+    // Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c ((α−1)R_α is convex with R_α(0) = 0, so superadditive): N·W/ε (the search nudges it up past rounding).
+    feasibleScale: (_alpha, n, dist, epsilon) => (n * dist) / epsilon,
     normExponent: (alpha, n, dist, b) => (alpha * n * dist) / b,
     dInfRate: (b) => 1 / b,
   },
