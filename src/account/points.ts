@@ -40,6 +40,7 @@ import {
   type PairDiffs,
   type PointCoupling,
 } from '../coupling/points.js';
+import { conditionalCoupling } from '../coupling/knothe.js';
 import { asIdLaws, atomsOf, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 /** A coupled bound found for one direction of a pair, kept for the other (`P`: the law it coupled first). */
@@ -70,6 +71,8 @@ interface DirectionMemo {
   scratch?: Float64Array;
   /** The pairs' coordinate-difference combinations (null: too many; undefined: not looked for yet). */
   diffs?: PairDiffs | null;
+  /** The Knothe–Rosenblatt couplings of the cheap account (coordinates first to last, last to first). */
+  conditional?: PointCoupling[];
 }
 
 const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>): DirectionMemo => ({
@@ -361,21 +364,121 @@ function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w
   const own = releases.map((r) => ownMemo(m, r, w));
   return alphas.map((alpha) => {
     const b = directionBound(m, releases, w, alpha);
-    const naive = releases.reduce((a, r, k) => {
-      const one = own[k] ? directionBound(own[k].memo, [{ mechanism: r.mechanism, scale: r.scale }], own[k].w, alpha) : directionBound(m, [r], w, alpha);
-      if (own[k]) clearScratch(own[k].memo);
-      return a + one.value + one.error;
-    }, 0);
+    const naive = naiveOf(m, own, releases, w, alpha);
     clearScratch(m);
     return { value: b.value + b.error, how: b.how, naive };
   });
 }
 
-/** A release of some coordinates seen on their laws alone (null: it publishes every coordinate). */
+/** Σ of each release's own bound at one order (the naive sum beside a joint level), each on the laws of the coordinates it publishes. */
+function naiveOf(
+  m: DirectionMemo,
+  own: readonly ({ memo: DirectionMemo; w: number[] } | null)[],
+  releases: readonly PointRelease[],
+  w: readonly number[],
+  alpha: number,
+): number {
+  return releases.reduce((a, r, k) => {
+    const o = own[k];
+    const one = o ? directionBound(o.memo, [{ mechanism: r.mechanism, scale: r.scale }], o.w, alpha) : directionBound(m, [r], w, alpha);
+    if (o) clearScratch(o.memo);
+    return a + one.value + one.error;
+  }, 0);
+}
+
+/**
+ * A direction's account from couplings that cost a sort (docs/math.md §12, "Pairs that cannot
+ * bind"): per order the coupled bound over the Knothe–Rosenblatt couplings (coordinates first to
+ * last, and last to first), or the data's own D_α where smaller; α = ∞ reads W∞ as the full
+ * account does. Each is a certified upper bound, usually a little above the transport's.
+ */
+function cheapAccount(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alphas: readonly number[]): Omit<DirectionAccount, 'naive'>[] {
+  const merged = mergedReleases(releases, m.P.d);
+  return alphas.map((alpha) => {
+    const data = directionBound(m, [], w, alpha);
+    const b = alpha === Infinity ? releaseBound(m, releases, w, alpha) : conditionalBound(m, merged, w, alpha);
+    const coupled = b.value + b.error < data.value + data.error;
+    return { value: coupled ? b.value + b.error : data.value + data.error, how: coupled ? 'coupled' : 'data-processing' };
+  });
+}
+
+/** A pair left out of the transports: its directions' cheap bounds, with the naive sums beside them (computed once the waves are done, so a solved pair's memos see what one thread's and a worker's do). */
+function leftOut(
+  dirs: readonly { memo: DirectionMemo }[],
+  pair: readonly number[],
+  cheap: readonly Omit<DirectionAccount, 'naive'>[][],
+  releases: readonly PointRelease[],
+  w: readonly number[],
+  alphas: readonly number[],
+): DirectionAccount[][] {
+  return pair.map((d, i) => {
+    const m = dirs[d].memo;
+    const own = releases.map((r) => ownMemo(m, r, w));
+    return cheap[i].map((c, k) => ({ ...c, naive: naiveOf(m, own, releases, w, alphas[k]) }));
+  });
+}
+
+/**
+ * The smaller coupled bound over the two Knothe–Rosenblatt couplings (coordinates first to last,
+ * last to first), kept for the pair's other direction: the bound over a coupling reads the same
+ * either way (docs/math.md §12, "Both directions of a pair").
+ */
+function conditionalBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
+  const key = `knothe‖${alpha}‖${releases.map(releaseKey).join('‖')}`;
+  let b = m.bounds.get(key);
+  if (!b) {
+    const forward = Array.from({ length: m.P.d }, (_, c) => c);
+    m.conditional ??= [forward, [...forward].reverse()].map((order) => conditionalCoupling(m.P, m.Q, order));
+    const [x, y] = m.conditional.map((c) => coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, releases, w, alpha), alpha));
+    b = { ...(y.value + y.error < x.value + x.error ? y : x), P: m.P };
+    m.bounds.set(key, b);
+  }
+  return b;
+}
+
+/**
+ * The pairs a vector account solves transports for, one wave at a time (docs/math.md §12, "Pairs
+ * that cannot bind"). `cheap[j][k]`: pair j's cheap bound at order k (the larger of its
+ * directions'); `solved`: the pairs' transport accounts so far. The first wave is each order's
+ * largest cheap bound; each next one, every pair not yet solved whose cheap bound reaches the
+ * largest solved bound at some order. A pair left out never binds: its cheap bound, below a solved
+ * one, stands in its place. The waves depend on the numbers alone, so every thread count solves
+ * the same pairs.
+ */
+function nextWave(cheap: readonly (readonly number[])[], solved: ReadonlyMap<number, readonly (readonly DirectionAccount[])[]>): number[] {
+  const wave = new Set<number>();
+  cheap[0]?.forEach((_, k) => {
+    if (solved.size === 0) {
+      // The first largest at each order.
+      wave.add(cheap.reduce((top, c, j) => (c[k] > cheap[top][k] ? j : top), 0));
+      return;
+    }
+    let top = -Infinity;
+    for (const dirs of solved.values()) for (const d of dirs) top = Math.max(top, d[k].value);
+    cheap.forEach((c, j) => {
+      if (!solved.has(j) && c[k] >= top) wave.add(j);
+    });
+  });
+  return [...wave].sort((a, b) => a - b);
+}
+
+/** The memos of a pair's releases of some coordinates (by the coordinates), shared by the pair's two directions. */
+const ownPairs = new WeakMap<Map<string, SharedBound>, Map<string, [DirectionMemo, DirectionMemo]>>();
+
+/**
+ * A release of some coordinates seen on their laws alone (null: it publishes every coordinate):
+ * the pair's two directions share its memos, so the reverse reads the forward's bound as the joint
+ * bound's directions do.
+ */
 function ownMemo(m: DirectionMemo, r: PointRelease, w: readonly number[]): { memo: DirectionMemo; w: number[] } | null {
   const cs = r.coordinates;
   if (!cs || cs.length === m.P.d) return null;
-  return { memo: pairMemos(projectedLaw(m.P, cs), projectedLaw(m.Q, cs))[0], w: cs.map((c) => w[c]) };
+  const byCoords = ownPairs.get(m.bounds) ?? new Map<string, [DirectionMemo, DirectionMemo]>();
+  ownPairs.set(m.bounds, byCoords);
+  const [P, Q] = [projectedLaw(m.P, cs), projectedLaw(m.Q, cs)];
+  const pair = byCoords.get(cs.join(',')) ?? pairMemos(P, Q);
+  byCoords.set(cs.join(','), pair);
+  return { memo: pair[0].P === P ? pair[0] : pair[1], w: cs.map((c) => w[c]) };
 }
 
 /** What an account of vector releases takes: the orders, δ, the coordinate weights and a progress callback. */
@@ -408,13 +511,37 @@ const sharesOf = (parts: DirectionAccount[][]): AccountShare[][] =>
  */
 export function pointShares(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
-  const dirs = directions(scenario);
-  const parts = dirs.map((dir, k) => {
-    opts.onProgress?.(k, dirs.length);
-    return directionAccount(dir.memo, releases, w, opts.alphas);
-  });
-  return { units: dirs, shares: sharesOf(parts) };
+  const { dirs, pairs, cheap } = cheapPairs(scenario, releases, w, opts);
+  const solved = new Map<number, DirectionAccount[][]>();
+  for (let wave = nextWave(values(cheap), solved); wave.length; wave = nextWave(values(cheap), solved))
+    for (const j of wave) {
+      solved.set(
+        j,
+        pairs[j].map((d) => directionAccount(dirs[d].memo, releases, w, opts.alphas)),
+      );
+      opts.onProgress?.(solved.size, pairs.length);
+    }
+  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, opts.alphas))) };
 }
+
+/**
+ * Every pair's cheap account (`cheapAccount`, each direction), computed on this thread before any
+ * transport: the pairs as lists of their directions' indices.
+ */
+function cheapPairs(scenario: PointScenario, releases: readonly PointRelease[], w: readonly number[], opts: AccountOptions) {
+  const dirs = directions(scenario);
+  const pairs: number[][] = [];
+  dirs.forEach((dir, d) => {
+    if (dir.first) pairs.push([d]);
+    else pairs[pairs.length - 1].push(d);
+  });
+  const cheap = pairs.map((ds) => ds.map((d) => cheapAccount(dirs[d].memo, releases, w, opts.alphas)));
+  return { dirs, pairs, cheap };
+}
+
+/** A pair's values per order (the larger of its directions'), from its directions' accounts. */
+const values = (parts: readonly (readonly Omit<DirectionAccount, 'naive'>[][])[]): number[][] =>
+  parts.map((dirs) => dirs[0].map((_, k) => Math.max(...dirs.map((d) => d[k].value))));
 
 /** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
 export interface DirectionTask {
@@ -451,33 +578,31 @@ export async function accountPointsOnPool(
 /** `pointShares` with each pair's directions on a pool's thread. */
 async function pooledShares(pool: DirectionRunner, scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
-  const dirs = directions(scenario);
-  let done = 0;
-  // A pair's directions are consecutive in `dirs`, its first direction first: one task per pair.
-  const firsts = dirs.filter((dir) => dir.first);
-  // Queued largest first (a pair's work grows with its K·L transport arcs), so the last task to
-  // finish is a small one and no thread waits long on another; the rows keep the pairs' order.
-  const arcs = (k: number) => atomsOf(firsts[k].memo.P) * atomsOf(firsts[k].memo.Q);
-  const order = firsts.map((_, k) => k).sort((x, y) => arcs(y) - arcs(x) || x - y);
-  const parts: DirectionAccount[][][] = [];
-  await Promise.all(
-    order.map(async (k) => {
-      const dir = firsts[k];
-      const r = await pool.runTask({
-        kind: 'vector-account',
-        P: dir.memo.P,
-        Q: dir.memo.Q,
-        releases: [...releases],
-        w,
-        alphas: [...opts.alphas],
-        ordered: !dir.both,
-      });
-      done += r.vector!.length;
-      opts.onProgress?.(done, dirs.length);
-      parts[k] = r.vector!;
-    }),
-  );
-  return { units: dirs, shares: sharesOf(parts.flat()) };
+  const { dirs, pairs, cheap } = cheapPairs(scenario, releases, w, opts);
+  const solved = new Map<number, DirectionAccount[][]>();
+  // A wave's pairs queued largest first (a pair's work grows with its K·L transport arcs), so the
+  // last task to finish is a small one and no thread waits long on another.
+  const arcs = (j: number) => atomsOf(dirs[pairs[j][0]].memo.P) * atomsOf(dirs[pairs[j][0]].memo.Q);
+  for (let wave = nextWave(values(cheap), solved); wave.length; wave = nextWave(values(cheap), solved))
+    await Promise.all(
+      wave
+        .sort((x, y) => arcs(y) - arcs(x) || x - y)
+        .map(async (j) => {
+          const dir = dirs[pairs[j][0]];
+          const r = await pool.runTask({
+            kind: 'vector-account',
+            P: dir.memo.P,
+            Q: dir.memo.Q,
+            releases: [...releases],
+            w,
+            alphas: [...opts.alphas],
+            ordered: !dir.both,
+          });
+          solved.set(j, r.vector!);
+          opts.onProgress?.(solved.size, pairs.length);
+        }),
+    );
+  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, opts.alphas))) };
 }
 
 /**
