@@ -1255,9 +1255,20 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
     expect([await page.inputValue('#domain-lo'), await page.inputValue('#domain-hi')]).toEqual(['0', '60']);
     await page.uncheck('input[name=method][value=exact]'); // the rest of the defaults: α = 2, ε = 1, both families
+    // Every label the run shows, kept as it changes: a quick run replaces "computing …" before a read.
+    await page.evaluate(() => {
+      const el = document.getElementById('results-for')!;
+      const seen: string[] = [];
+      (window as unknown as { labels: string[] }).labels = seen;
+      new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+    });
     await page.click('#run');
-    expect(await page.textContent('#results-for')).toMatch(/over weather ordered by date/);
     await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 120_000 });
+    const labels = await page.evaluate(() => (window as unknown as { labels: string[] }).labels);
+    expect(
+      labels.some((l) => /^computing: .* over weather ordered by date/.test(l)),
+      labels.join(' | '),
+    ).toBe(true);
     expect(await page.textContent('#message')).toBe('');
     expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(2);
     await page.close();

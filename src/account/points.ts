@@ -25,7 +25,6 @@ import {
   type PointRelease,
 } from '../calibrate/points.js';
 
-export type { PointRelease } from '../calibrate/points.js';
 import { robustnessFrom, type RobustnessReport } from '../audit/robustness.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import type { TransportBasis } from '../coupling/transport.js';
@@ -42,6 +41,8 @@ import {
 } from '../coupling/points.js';
 import { conditionalCoupling } from '../coupling/knothe.js';
 import { asIdLaws, atomsOf, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
+
+export type { PointRelease } from '../calibrate/points.js';
 
 /** A coupled bound found for one direction of a pair, kept for the other (`P`: the law it coupled first). */
 interface SharedBound extends Bounded {

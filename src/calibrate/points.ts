@@ -315,8 +315,7 @@ function pairProblem(
 function checked(scenario: PointScenario, s: PointSettings) {
   const w = coordinateWeights(scenario, s.coordinateScales);
   checkSettings(s);
-  const product = mechanismDef(s.mechanism).product;
-  if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
+  const product = productOf(s.mechanism, 'mechanism');
   const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
   return { w, product, box, norm: { kind: product.norm, weights: w } as Norm };
 }
@@ -351,12 +350,10 @@ export const POINTS: CalibrationKind<PointScenario, PairInput> = {
     const rule = calibrationRule({ ...s, epsilon });
     const n = s.releases ?? 1;
     const bySum = method === 'coupled' && alpha > 1 && alpha < Infinity;
-    // The log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b; Theorem 2
-    // and Gaussian coupled: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve.
-    const exponent =
-      alpha > 1 && alpha < Infinity && (method === 'theorem' || method === 'coupled') && !bySum
-        ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc)
-        : null;
+    // Theorem's log-moment exponent of a coupled pair at a trial scale (Theorem 1: α·N·‖Δ‖₁/b;
+    // Theorem 2: α(α−1)·N·‖Δ‖₂²/(2σ²)), for the transport cost; null: no re-solve (coupled re-solves
+    // for its summed exponent).
+    const exponent = alpha > 1 && alpha < Infinity && method === 'theorem' ? (dist: number, sc: number) => product.normExponent(alpha, n, dist, sc) : null;
     const ctx: PairContext = { method, mechanism: s.mechanism, rule, alpha, epsilon, asked: s.epsilon, n, norm, w, product, bySum, exponent };
     const point = (scale: number): Bounded => boxDivergence(s, box!, w, scale, alpha, n);
     return priorPairs(scenario).units.map(({ prior: p, pair: [a, b] }) => {

@@ -31,8 +31,8 @@ export interface TransportBasis {
   flow: Float64Array;
 }
 
-/** A bound on a solve's pivots (see the loop). */
-const MAX_PIVOTS = 20_000_000;
+/** Polish pivots allowed per round beyond 4·(K + L + 1): a guard, never reached in the tests. */
+const POLISH_PIVOTS = 100_000;
 
 function price(c: Float64Array, pi: Float64Array, piSink: Float64Array, K: number, L: number, block: number, tol: number, state: Int32Array): number {
   let enter = -1,
@@ -210,6 +210,42 @@ class SpanningTree {
     }
   }
 
+  /**
+   * Where the root has one child, through an artificial arc with no flow: sets the root's
+   * potential so that child's is 0 (exactly: ∓M ± M) and re-hangs the tree, so every other potential
+   * is a sum of real costs. Real arcs' reduced costs are differences of potentials, unchanged by the
+   * shift; pivots on real arcs keep the root's one child (their cycles never reach the root).
+   */
+  rebase(): boolean {
+    const { headH, nextH, root, slotTail, slotHead, slotFlow } = this;
+    const h = headH[root];
+    if (h === -1 || nextH[h] !== -1) return false;
+    const k = h >> 1;
+    if (slotFlow[k] !== 0) return false;
+    const child = slotTail[k] === root ? slotHead[k] : slotTail[k];
+    // child → root (a source's arc): π_child = π_root + M; root → child: π_child = π_root − M.
+    this.pi[root] = slotTail[k] === child ? -this.M : this.M;
+    this.hang(root);
+    return true;
+  }
+
+  /**
+   * A bound on the rounding of any real arc's computed reduced cost whose true value is near zero
+   * (after `rebase`): each potential is a sum along its path of at most depth terms, each step
+   * rounded within EPS of |π| ≤ P; the arc's cost is within 2P of the potentials' difference.
+   */
+  roundingBound(): number {
+    const { pi, depth, root } = this;
+    let P = 0,
+      D = 0;
+    for (let v = 0; v < pi.length; v++) {
+      if (v === root) continue;
+      P = Math.max(P, Math.abs(pi[v]));
+      D = Math.max(D, depth[v]);
+    }
+    return 8 * Number.EPSILON * (P + Number.MIN_VALUE) * (D + 4);
+  }
+
   /** One pivot on the entering arc: push the blocking flow round its cycle and swap it into the tree. */
   pivot(enter: number): void {
     const { parent, depth, up, pred, slotFlow, pathU, pathV, pi, slotTail, slotCost } = this;
@@ -309,20 +345,31 @@ export function transportPlan(
       slotFlow[v] = v < K ? a[v] : b[v - K];
     }
   const tree = new SpanningTree(K, L, c, (maxCost + 1) * N, treeArcs, slotFlow);
-  // Reduced costs below −tol enter: above the potentials' rounding (each a sum of at most N costs),
-  // small enough that the optimum's bound matches another solve's to ~10⁻¹² (docs/math.md §12).
-  const tol = 1e-14 * (maxCost + 1) * N;
+  // Phase 1: reduced costs below −tol enter. Every potential carries the big-M of the root's arcs,
+  // so this tolerance stays well above their rounding.
   const block = Math.max(64, Math.ceil(Math.sqrt(arcsReal)));
   let pivots = 0;
   const cursor = new Int32Array(2);
   const piSink = tree.pi.subarray(K, K + L);
-  for (;;) {
-    const enter = price(c, tree.pi, piSink, K, L, block, tol, cursor);
-    // The flows stay exact whatever the pivots, so any basis is a valid coupling: a run that float
-    // noise kept pivoting would stop here with one (never seen: the largest solves take ~10⁵ pivots).
-    if (enter < 0 || pivots >= MAX_PIVOTS) break;
-    pivots++;
-    tree.pivot(enter);
+  const run = (tol: number, cap: number) => {
+    for (let n = 0; n < cap; n++) {
+      const enter = price(c, tree.pi, piSink, K, L, block, tol, cursor);
+      if (enter < 0) return true;
+      pivots++;
+      tree.pivot(enter);
+    }
+    return false;
+  };
+  run(1e-12 * (maxCost + 1) * N, Infinity);
+  // Phase 2 (polish): once one artificial arc holds the rest of the tree, potentials measured from
+  // its node are sums of real costs, free of big-M, and a tolerance set by their own rounding
+  // settles the optimum to the costs' precision (docs/math.md §12, "Couplings").
+  if (tree.rebase()) {
+    for (let round = 0; round < 4; round++) {
+      const tol = tree.roundingBound();
+      // The basis stays feasible, with exact flows: a polish cut short still returns a valid coupling.
+      if (run(tol, POLISH_PIVOTS + 4 * N) && !(tree.roundingBound() > tol)) break;
+    }
   }
   const is: number[] = [],
     js: number[] = [],
