@@ -281,7 +281,9 @@ function pathCoupled(
   const largest = 1e15 * Math.max(...lengths);
   const found = geometricBisection(fits, hi, largest);
   if (found === null) throw new InputError(`(α−1)ε = ${target} is below what the bound can certify at any scale; give a larger ε`, 'epsilon');
-  hi = found;
+  // The bracket's fitting end, where it was evaluated below the bisection's answer, is a smaller
+  // certified scale (its own bound met the budget) and needs no re-check.
+  hi = tried.has(bracket.fit) && bracket.fit < found ? bracket.fit : found;
   const at = boundOf(hi);
   // The answer is the feasible end, re-checked (a shortcut above `upper` never stands in for it).
   if (!(alpha > 1 ? at.exponent <= target : at.exponent >= target))
