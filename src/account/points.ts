@@ -456,8 +456,9 @@ function nextWave(cheap: readonly (readonly number[])[], solved: ReadonlyMap<num
     }
     let top = -Infinity;
     for (const dirs of solved.values()) for (const d of dirs) top = Math.max(top, d[k].value);
+    // Solved unless its cheap bound is provably below (a bound that is not a number is solved too).
     cheap.forEach((c, j) => {
-      if (!solved.has(j) && c[k] >= top) wave.add(j);
+      if (!solved.has(j) && !(c[k] < top)) wave.add(j);
     });
   });
   return [...wave].sort((a, b) => a - b);
