@@ -520,9 +520,9 @@ const sharesOf = (parts: DirectionAccount[][]): AccountShare[][] =>
  */
 export function pointShares(scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
-  const { dirs, pairs, cheap } = cheapPairs(scenario, releases, w, opts);
+  const { dirs, pairs, cheap, top } = cheapPairs(scenario, releases, w, opts);
   const solved = new Map<number, DirectionAccount[][]>();
-  for (let wave = nextWave(values(cheap), solved); wave.length; wave = nextWave(values(cheap), solved))
+  for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved))
     for (const j of wave) {
       solved.set(
         j,
@@ -530,12 +530,12 @@ export function pointShares(scenario: PointScenario, releases: readonly PointRel
       );
       opts.onProgress?.(solved.size, pairs.length);
     }
-  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, opts.alphas))) };
+  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas);
 }
 
 /**
  * Every pair's cheap account (`cheapAccount`, each direction), computed on this thread before any
- * transport: the pairs as lists of their directions' indices.
+ * transport: the pairs as lists of their directions' indices, and each pair's largest per order.
  */
 function cheapPairs(scenario: PointScenario, releases: readonly PointRelease[], w: readonly number[], opts: AccountOptions) {
   const dirs = directions(scenario);
@@ -545,12 +545,23 @@ function cheapPairs(scenario: PointScenario, releases: readonly PointRelease[], 
     else pairs[pairs.length - 1].push(d);
   });
   const cheap = pairs.map((ds) => ds.map((d) => cheapAccount(dirs[d].memo, releases, w, opts.alphas)));
-  return { dirs, pairs, cheap };
+  // Per pair and order the larger of its directions' cheap bounds: what the waves compare.
+  const top = cheap.map((ds) => ds[0].map((_, k) => Math.max(...ds.map((d) => d[k].value))));
+  return { dirs, pairs, cheap, top };
 }
 
-/** A pair's values per order (the larger of its directions'), from its directions' accounts. */
-const values = (parts: readonly (readonly Omit<DirectionAccount, 'naive'>[][])[]): number[][] =>
-  parts.map((dirs) => dirs[0].map((_, k) => Math.max(...dirs.map((d) => d[k].value))));
+/** The account's units and shares once the waves are done: a solved pair's transport accounts, a left-out pair's cheap ones. */
+function sharesWith(
+  dirs: readonly ReturnType<typeof directions>[number][],
+  pairs: readonly number[][],
+  cheap: readonly Omit<DirectionAccount, 'naive'>[][][],
+  solved: ReadonlyMap<number, DirectionAccount[][]>,
+  releases: readonly PointRelease[],
+  w: readonly number[],
+  alphas: readonly number[],
+) {
+  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, alphas))) };
+}
 
 /** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
 export interface DirectionTask {
@@ -587,12 +598,12 @@ export async function accountPointsOnPool(
 /** `pointShares` with each pair's directions on a pool's thread. */
 async function pooledShares(pool: DirectionRunner, scenario: PointScenario, releases: readonly PointRelease[], opts: AccountOptions) {
   const w = accountChecks(scenario, releases, opts);
-  const { dirs, pairs, cheap } = cheapPairs(scenario, releases, w, opts);
+  const { dirs, pairs, cheap, top } = cheapPairs(scenario, releases, w, opts);
   const solved = new Map<number, DirectionAccount[][]>();
   // A wave's pairs queued largest first (a pair's work grows with its K·L transport arcs), so the
   // last task to finish is a small one and no thread waits long on another.
   const arcs = (j: number) => atomsOf(dirs[pairs[j][0]].memo.P) * atomsOf(dirs[pairs[j][0]].memo.Q);
-  for (let wave = nextWave(values(cheap), solved); wave.length; wave = nextWave(values(cheap), solved))
+  for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved))
     await Promise.all(
       wave
         .sort((x, y) => arcs(y) - arcs(x) || x - y)
@@ -611,7 +622,7 @@ async function pooledShares(pool: DirectionRunner, scenario: PointScenario, rele
           opts.onProgress?.(solved.size, pairs.length);
         }),
     );
-  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, opts.alphas))) };
+  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas);
 }
 
 /**
