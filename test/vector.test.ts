@@ -12,6 +12,9 @@ import { laplaceRdp } from '../src/conditions/pierquin.js';
 import { calibrateEpsDelta, renyiBudgetFor } from '../src/calibrate/epsDelta.js';
 import { accountPointsOnPool, pairAccount, robustnessPoints, type DirectionTask } from '../src/account/points.js';
 import { account, nextReleaseScale } from '../src/account/account.js';
+import { budgetLevel } from '../src/account/budget.js';
+import { coupledBound, pairExponent } from '../src/calibrate/points.js';
+import { conditionalCoupling } from '../src/coupling/knothe.js';
 import { release } from '../src/release/release.js';
 import { miBoundsPoints } from '../src/mi/points.js';
 import { calibrateMI } from '../src/mi/calibrate.js';
@@ -341,6 +344,84 @@ describe('vector queries (docs/math.md §12)', () => {
       }),
       { numRuns: 40, seed: 5 },
     );
+  });
+
+  it('a search that only asks whether releases fit (budgetLevel fitsOnly) answers as the full account does, and a solved pair is never above its cheap bound', () => {
+    const law = fc
+      .array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 6 })
+      .map((xs) =>
+        pointLaw(
+          xs.map(([a, b]) => [a, b]),
+          { counts: xs.map((x) => x[2]) },
+        ),
+      );
+    let [fitting, refused, tighter] = [0, 0, 0];
+    fc.assert(
+      fc.property(
+        fc.array(law, { minLength: 2, maxLength: 4 }),
+        fc.constantFrom('laplace', 'gaussian'),
+        fc.boolean(),
+        fc.double({ min: 0.8, max: 1.25, noNaN: true }),
+        (laws, mechanism, coordinates, near) => {
+          const conditionals = Object.fromEntries(laws.map((l, i) => [`s${i}`, l]));
+          const sc: PointScenario = { name: 's', priors: [{ name: 'p', conditionals }] };
+          // Two releases of the whole vector, or (a source ledger's) one release per coordinate.
+          const groups = coordinates
+            ? [
+                { mechanism, scale: 2, count: 1, coordinates: [0] },
+                { mechanism, scale: 3, count: 1, coordinates: [1] },
+              ]
+            : [
+                { mechanism, scale: 2, count: 1 },
+                { mechanism, scale: 3, count: 1 },
+              ];
+          const alphas = mechanism === 'laplace' ? [2, 5, Infinity] : [2, 5];
+          const full = budgetLevel(sc, groups, { alphas, epsilon: 1e9 });
+          // A budget at the full level's neighbourhood (and at it exactly), where the answers could part.
+          for (const epsilon of [full.level * near, full.level]) {
+            if (!(epsilon > 0) || !Number.isFinite(epsilon)) continue;
+            const b = { alphas, epsilon };
+            const want = budgetLevel(sc, groups, b).fits;
+            expect(budgetLevel(sc, groups, b, true).fits).toBe(want);
+            if (want) fitting++;
+            else refused++;
+          }
+          // Per pair, the account is never above the Knothe–Rosenblatt couplings' bound (the cheap one).
+          if (!coordinates) {
+            const names = Object.keys(conditionals);
+            const releases = groups.map(({ count: _c, ...r }) => r);
+            for (const [i, a] of names.entries())
+              for (const bName of names.slice(i + 1)) {
+                const [P, Q] = [conditionals[a], conditionals[bName]];
+                const pair: PointScenario = { name: 'p', priors: [{ name: 'p', conditionals: { [a]: P, [bName]: Q } }] };
+                const got = account(pair, releases, { alphas });
+                alphas.forEach((alpha, k) => {
+                  if (alpha === Infinity) return;
+                  const knothe = (X: PointLaw, Y: PointLaw) =>
+                    Math.min(
+                      ...[
+                        [0, 1],
+                        [1, 0],
+                      ].map((order) => {
+                        const c = coupledBound(conditionalCoupling(X, Y, order), (p, q) => pairExponent(X, Y, p, q, releases, [1, 1], alpha), alpha);
+                        return c.value + c.error;
+                      }),
+                    );
+                  const transport = Math.max(...pairAccount(P, Q, releases, [1, 1], [alpha], false).map((d) => d[0].value));
+                  if (Math.max(knothe(P, Q), knothe(Q, P)) < transport) tighter++;
+                  expect(got.rows[k].divergence).toBeLessThanOrEqual(Math.max(knothe(P, Q), knothe(Q, P)));
+                });
+              }
+          }
+        },
+      ),
+      { numRuns: 60, seed: 9 },
+    );
+    // Both answers were met.
+    expect(fitting).toBeGreaterThan(10);
+    expect(refused).toBeGreaterThan(10);
+    // Some pair's Knothe–Rosenblatt bound was below its transport's: the account read the smaller.
+    expect(tighter).toBeGreaterThan(0);
   });
 
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {

@@ -5,14 +5,14 @@ import { byLaw, lawDimension, type AnyScenario } from '../distribution/lawKind.j
 import { coord, reducedPriors, type PointLaw, type PointScenario } from '../distribution/points.js';
 import type { Discrete } from '../distribution/discrete.js';
 import type { Scenario } from '../distribution/scenario.js';
-import { bestEpsilonDelta, type Release } from './rows.js';
+import { bestEpsilonDelta, type AccountRow, type Release } from './rows.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { EPS } from '../numerics/float.js';
 import { precisionUp } from '../numerics/decimal.js';
-import { smallestFitting } from '../numerics/smallestScale.js';
+import { smallestFittingByRatio } from '../numerics/smallestScale.js';
 import { rdpToDpSharp } from '../audit/conversion.js';
-import { account, type Accounting } from './account.js';
+import { account, type Accounting, type AnyRelease } from './account.js';
 import type { Cost } from '../conditions/costs.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
@@ -77,7 +77,7 @@ export function checkBudget(b: Budget): Budget {
 
 /** The joint accountant on every release of the list (the releases of one ledger share their coordinate weights). */
 function jointAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget, fitsOnly = false): Accounting {
-  if (groups.some((g) => g.coordinates)) return statisticsAccount(scenario, groups, b);
+  if (groups.some((g) => g.coordinates)) return statisticsAccount(scenario, groups, b, fitsOnly);
   const weights = groups[0]?.coordinateScales;
   if (groups.some((g) => JSON.stringify(g.coordinateScales) !== JSON.stringify(weights)))
     throw new InputError('every release of a vector in one account must use the same coordinate scales', 'coordinateScales');
@@ -104,7 +104,7 @@ const drawsOf = (g: ReleaseGroup, coordinates?: readonly number[]) =>
  * one statistic alone gets the exact accountant on ℝ; the level is the largest over the priors
  * (each prior's guarantee is its own: per order the largest D_α, with δ the largest ε′).
  */
-function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget): Accounting {
+function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[], b: Budget, fitsOnly: boolean): Accounting {
   if (groups.some((g) => !g.coordinates || g.coordinateScales))
     throw new InputError('releases of a source ledger each publish their own coordinates, without coordinate weights', 'coordinates');
   const keep = [...new Set(groups.flatMap((g) => g.coordinates!))].sort((x, y) => x - y);
@@ -119,8 +119,10 @@ function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[
     });
     if (!releases.length) return null;
     const plain = releases.map(({ coordinates: _c, ...r }) => r);
+    const chain = chainBounds(s, releases as ChainRelease[], alphas);
+    if (fitsOnly && b.delta === undefined) return fitsByChain(s, d === 1 ? plain : releases, chain, b.epsilon, alphas);
     const coupled = account(s, d === 1 ? plain : releases, { alphas, ...(b.delta !== undefined ? { delta: b.delta } : {}) });
-    return tighterByChain(s, releases as ChainRelease[], coupled, b.delta);
+    return tighterByChain(coupled, chain, b.delta);
   });
   const accounts = parts.filter((a): a is Accounting => a !== null);
   const releases = groups.reduce((n, g) => n + g.count, 0);
@@ -139,17 +141,21 @@ function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[
 /** A release of one coordinate of a source's vector. */
 type ChainRelease = Release & { coordinates: readonly number[] };
 
+/** Per order, the chain bound of a prior's releases (see `chainBounds`) and the release it read exactly. */
+type ChainBound = { divergence: number; binding: AccountRow['binding'] };
+
 /**
- * Per order, the smaller of the joint bound and the chain bound (docs/math.md §20): for any set H of
- * the releases of one coordinate c, D_α(joint) ≤ D_α(releases H) + sup over their values of the
- * conditional divergence of the other releases, and those conditional laws are mixtures of the
- * noise centred on the atoms, so (joint quasi-convexity) their divergence is at most the noise's own
- * at each released coordinate's widest spread, summed over the other releases. H is every release
- * of c, or one of them; its term is their own account on c's law. At α = ∞ the same holds for D∞
- * (the supremum of a sum of log-ratios), the shift's D∞ being the noise's rate times the spread.
+ * Per order, the chain bound (docs/math.md §20), null where it does not apply (a release of several
+ * coordinates): for any set H of the releases of one coordinate c, D_α(joint) ≤ D_α(releases H) +
+ * sup over their values of the conditional divergence of the other releases, and those conditional
+ * laws are mixtures of the noise centred on the atoms, so (joint quasi-convexity) their divergence
+ * is at most the noise's own at each released coordinate's widest spread, summed over the other
+ * releases. H is every release of c, or one of them; its term is their own account on c's law. At
+ * α = ∞ the same holds for D∞ (the supremum of a sum of log-ratios), the shift's D∞ being the
+ * noise's rate times the spread. The smallest over the choices of H.
  */
-function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRelease[], joint: Accounting, delta: number | undefined): Accounting {
-  if (releases.some((r) => r.coordinates.length !== 1)) return joint;
+function chainBounds(s: Scenario | PointScenario, releases: readonly ChainRelease[], alphas: readonly number[]): ChainBound[] | null {
+  if (releases.some((r) => r.coordinates.length !== 1)) return null;
   const d = lawDimension(s);
   const laws = s.priors.flatMap((p) => Object.values(p.conditionals)) as (Discrete | PointLaw)[];
   const at = (m: Discrete | PointLaw, k: number, c: number) => ('points' in m ? coord(m, k, c) : m.values[k]);
@@ -157,7 +163,6 @@ function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRel
     const xs = laws.flatMap((m) => Array.from({ length: m.masses.length }, (_, k) => at(m, k, c)));
     return Math.max(...xs) - Math.min(...xs);
   });
-  const alphas = joint.rows.map((r) => r.alpha);
   // A release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
   const widest = (r: ChainRelease, alpha: number) => {
     const product = mechanismDef(r.mechanism).product;
@@ -167,7 +172,7 @@ function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRel
     const e = product.exponent(alpha, () => spread[r.coordinates[0]] / r.scale, [0]);
     return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
   };
-  let rows = joint.rows;
+  let rows: ChainBound[] = alphas.map(() => ({ divergence: Infinity, binding: null }));
   for (let c = 0; c < d; c++) {
     const own = releases.filter((r) => r.coordinates[0] === c);
     if (own.length === 0) continue;
@@ -178,16 +183,49 @@ function tighterByChain(s: Scenario | PointScenario, releases: readonly ChainRel
         ? account(
             marginal,
             head.map(({ coordinates: _c, ...r }) => r),
-            { alphas },
+            { alphas: [...alphas] },
           ).rows
         : null;
       rows = rows.map((row, i) => {
-        const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, row.alpha), 0)) * (1 + 4 * EPS);
-        return bound < row.divergence ? { ...row, divergence: bound, method: 'chained', binding: exact?.[i].binding ?? null, understated: null } : row;
+        const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, alphas[i]), 0)) * (1 + 4 * EPS);
+        return bound < row.divergence ? { divergence: bound, binding: exact?.[i].binding ?? null } : row;
       });
     }
   }
-  return rows === joint.rows ? joint : { ...joint, rows, epsilonDelta: bestEpsilonDelta(rows, delta) };
+  return rows;
+}
+
+/** Per order, the smaller of the joint bound and the chain bound (`chainBounds`). */
+function tighterByChain(joint: Accounting, chain: readonly ChainBound[] | null, delta: number | undefined): Accounting {
+  if (!chain) return joint;
+  let rows = joint.rows;
+  rows = rows.map((row, i) =>
+    chain[i].divergence < row.divergence ? { ...row, divergence: chain[i].divergence, method: 'chained', binding: chain[i].binding, understated: null } : row,
+  );
+  return rows.every((r, i) => r === joint.rows[i]) ? joint : { ...joint, rows, epsilonDelta: bestEpsilonDelta(rows, delta) };
+}
+
+/**
+ * `tighterByChain` of the joint account where only whether every order fits within ε matters: the
+ * orders the chain bound already fits skip the joint account, and the others take the account that
+ * stops early (`fitsWithin`). Within ε at every order exactly when the full account is.
+ */
+function fitsByChain(
+  s: Scenario | PointScenario,
+  releases: readonly AnyRelease[],
+  chain: readonly ChainBound[] | null,
+  epsilon: number,
+  alphas: readonly number[],
+): Accounting {
+  const open = alphas.filter((_, i) => !(chain && chain[i].divergence <= epsilon));
+  const joint = open.length ? account(s, releases, { alphas: open, fitsWithin: epsilon }) : null;
+  const rows = alphas.map((alpha, i): AccountRow => {
+    const row = joint?.rows[open.indexOf(alpha)];
+    const c = chain?.[i];
+    if (row && !(c && c.divergence < row.divergence)) return row;
+    return { alpha, divergence: c!.divergence, method: 'chained', binding: c!.binding, naiveSum: Number.NaN, understated: null };
+  });
+  return { releases: releases.length, rows, epsilonDelta: null };
 }
 
 /**
@@ -239,7 +277,9 @@ export function scaleBeyondSeries(
  * The smallest scale (to a relative 10⁻⁶, rounded up) at which `next` — `count` more releases
  * of its family — joins `past` within the budget; null when none does (the past alone, or the
  * releases however noisy, already exceed it). The joint bound only falls as the new noise grows,
- * so bisection on log-scale keeps a scale that fits, and the answer is one that was checked.
+ * so bisection on log-scale keeps a scale that fits, and the answer is one that was checked; the
+ * bisection reads most steps off a bracket narrowed on the levels (`smallestFittingByRatio`), and
+ * each check asks only whether the releases fit (`budgetLevel`'s `fitsOnly`).
  * @example smallestFittingScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
  */
 export function smallestFittingScale(
@@ -252,5 +292,14 @@ export function smallestFittingScale(
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
   checkShape(OBJECT, b, 'budget');
-  return smallestFitting((s) => budgetLevel(scenario, [...past, { ...next, scale: s }], b, true).fits, start, SCALE_RTOL);
+  return smallestFittingByRatio((s) => fitsRatio(budgetLevel(scenario, [...past, { ...next, scale: s }], b, true), b), start, SCALE_RTOL);
+}
+
+/**
+ * A level over its budget, as a search reads it (≤ 1 exactly when the releases fit; a level that
+ * is not a number does not).
+ * @example fitsRatio(budgetLevel(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 1 }], { alphas: [2], epsilon: 1 }, true), { alphas: [2], epsilon: 1 }) <= 1
+ */
+export function fitsRatio(l: BudgetLevel, b: Budget): number {
+  return l.fits ? Math.min(1, l.level / b.epsilon) : Math.max(l.level / b.epsilon, 1 + 1e-12) || Infinity;
 }

@@ -3,7 +3,7 @@ import { coordinateWeights, dimensionOf } from '../distribution/points.js';
 import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type NextUnit } from './rows.js';
 import type { AuditSettings } from '../audit/rows.js';
 import type { AuditDirection, CertifiedBound } from '../audit/directions.js';
-import { priorPairs } from '../distribution/scenario.js';
+import { massErrorCharge, priorPairs } from '../distribution/scenario.js';
 
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
@@ -361,11 +361,18 @@ export function pairAccount(
  * the laws of the coordinates it publishes: its output depends on those alone (data processing), and
  * their supports are far smaller than the joint one.
  */
-function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alphas: readonly number[]): DirectionAccount[] {
+function directionAccount(
+  m: DirectionMemo,
+  releases: readonly PointRelease[],
+  w: readonly number[],
+  alphas: readonly number[],
+  withNaive = true,
+): DirectionAccount[] {
   const own = releases.map((r) => ownMemo(m, r, w));
   return alphas.map((alpha) => {
     const b = directionBound(m, releases, w, alpha);
-    const naive = naiveOf(m, own, releases, w, alpha);
+    // A search for a scale that fits reads the levels alone: no naive sums (NaN).
+    const naive = withNaive ? naiveOf(m, own, releases, w, alpha) : Number.NaN;
     clearScratch(m);
     return { value: b.value + b.error, how: b.how, naive };
   });
@@ -411,13 +418,23 @@ function leftOut(
   releases: readonly PointRelease[],
   w: readonly number[],
   alphas: readonly number[],
+  withNaive: boolean,
 ): DirectionAccount[][] {
   return pair.map((d, i) => {
     const m = dirs[d].memo;
     const own = releases.map((r) => ownMemo(m, r, w));
-    return cheap[i].map((c, k) => ({ ...c, naive: naiveOf(m, own, releases, w, alphas[k]) }));
+    return cheap[i].map((c, k) => ({ ...c, naive: withNaive ? naiveOf(m, own, releases, w, alphas[k]) : Number.NaN }));
   });
 }
+
+/**
+ * A solved pair's accounts, each direction at each order the smaller of its transport bound and its
+ * cheap one: both are certified upper bounds on the same divergence, and a pair's level then never
+ * exceeds what it would be left out at (so a search that only asks whether the releases fit, and
+ * solves only the pairs whose cheap bound misses, reads the same yes or no as the full account).
+ */
+const withCheap = (solvedPair: DirectionAccount[][], cheap: readonly Omit<DirectionAccount, 'naive'>[][]): DirectionAccount[][] =>
+  solvedPair.map((dir, i) => dir.map((t, k) => (cheap[i][k].value < t.value ? { ...t, ...cheap[i][k] } : t)));
 
 /** The most coordinates a cheap bound couples by Knothe–Rosenblatt (see `conditionalBound`). */
 const KNOTHE_MAX_D = 3;
@@ -497,6 +514,13 @@ export type AccountOptions = {
   coordinateScales?: readonly number[];
   /** Called after each (prior, pair) direction. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Only whether every order's level is within this ε matters (a search for a scale that fits):
+   * transports are solved only for the pairs whose cheap bound misses, largest first, until one
+   * misses too; the level is then an upper bound within ε exactly when the releases fit, and no
+   * naive sums are computed.
+   */
+  fitsWithin?: number;
 };
 
 /** What a vector account takes beyond `checkAccount` (the caller's): its releases' coordinates, orders above 1; the coordinate weights. */
@@ -522,15 +546,37 @@ export function pointShares(scenario: PointScenario, releases: readonly PointRel
   const w = accountChecks(scenario, releases, opts);
   const { dirs, pairs, cheap, top } = cheapPairs(scenario, releases, w, opts);
   const solved = new Map<number, DirectionAccount[][]>();
-  for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved))
-    for (const j of wave) {
-      solved.set(
-        j,
-        pairs[j].map((d) => directionAccount(dirs[d].memo, releases, w, opts.alphas)),
-      );
-      opts.onProgress?.(solved.size, pairs.length);
+  const fitsOnly = opts.fitsWithin !== undefined;
+  const solve = (j: number) => {
+    solved.set(
+      j,
+      withCheap(
+        pairs[j].map((d) => directionAccount(dirs[d].memo, releases, w, opts.alphas, !fitsOnly)),
+        cheap[j],
+      ),
+    );
+    opts.onProgress?.(solved.size, pairs.length);
+  };
+  if (opts.fitsWithin !== undefined) {
+    // Per order the level allowed a pair once the laws' mass error is charged (as `accountOf` adds it).
+    const within = opts.alphas.map((a) => opts.fitsWithin! - massErrorCharge(scenario.massError ?? 0, a));
+    const misses = (values: readonly number[]) => values.some((v, k) => !(v <= within[k]));
+    for (const j of missingPairs(top, within)) {
+      solve(j);
+      if (solved.get(j)!.some((dir) => misses(dir.map((x) => x.value)))) break;
     }
-  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas);
+  } else for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved)) for (const j of wave) solve(j);
+  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas, !fitsOnly);
+}
+
+/** The pairs whose cheap bound misses `within` at some order, the furthest above it first (the likeliest to miss after their transports too). */
+function missingPairs(top: readonly (readonly number[])[], within: readonly number[]): number[] {
+  const over = top.map((t) => Math.max(...t.map((v, k) => (v <= within[k] ? -Infinity : Number.isNaN(v) ? Infinity : v - within[k]))));
+  return over
+    .map((o, j) => [o, j] as const)
+    .filter(([o]) => o > -Infinity)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .map(([, j]) => j);
 }
 
 /**
@@ -559,8 +605,9 @@ function sharesWith(
   releases: readonly PointRelease[],
   w: readonly number[],
   alphas: readonly number[],
+  withNaive = true,
 ) {
-  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, alphas))) };
+  return { units: dirs, shares: sharesOf(pairs.flatMap((pair, j) => solved.get(j) ?? leftOut(dirs, pair, cheap[j], releases, w, alphas, withNaive))) };
 }
 
 /** One pair's account to run elsewhere (a worker thread runs `pairAccount` on it). */
@@ -618,7 +665,7 @@ async function pooledShares(pool: DirectionRunner, scenario: PointScenario, rele
             alphas: [...opts.alphas],
             ordered: !dir.both,
           });
-          solved.set(j, r.vector!);
+          solved.set(j, withCheap(r.vector!, cheap[j]));
           opts.onProgress?.(solved.size, pairs.length);
         }),
     );

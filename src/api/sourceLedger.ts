@@ -10,12 +10,12 @@ import { InputError, NumericalError } from '../errors.js';
 import { short } from '../sources/engines/engine.js';
 import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
-import { budgetLevel, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
+import { budgetLevel, fitsRatio, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
-import { smallestFitting } from '../numerics/smallestScale.js';
+import { smallestFittingByRatio } from '../numerics/smallestScale.js';
 import { refuseCountOfUnits, statisticsScenario, type RecordedStatistic, type StatisticsSource } from './jointStatistics.js';
 import { isSourceBound, ledgerFor, recordReleases, type LedgerRelease, type Recorded } from '../ledger/ledger.js';
 import type { LedgerRow, LedgerStore } from '../ledger/store.js';
@@ -236,7 +236,8 @@ export async function nextStatisticScale(
  * The smallest common scale S, in the statistic's units, at which one release per public group of
  * `query` by `groupBy` — group g at `fromScale(S)` on one unit's contribution, as `release … --scale S
  * --ledger L` draws it — keeps every recorded statistic and these within the source ledger's budget:
- * a geometric bisection whose answer is the feasible end (relative width 10⁻⁶). Null when no scale fits.
+ * a geometric bisection whose answer is the feasible end (relative width 10⁻⁶), most of its steps read
+ * off a bracket narrowed on the levels (`smallestFittingByRatio`). Null when no scale fits.
  * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
  * const store = ledgerStore(`${scratch}/heart.ledger`); // scratch: a folder of yours
  * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
@@ -258,7 +259,7 @@ export async function groupsFittingScale(
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
   if (recorded.length !== past.length) throw plannedMeanwhile();
   const releases = (S: number) => groups.map((g, k) => ({ mechanism, count: 1, coordinates: [past.length + k], scale: g.fromScale(S) }));
-  const hi = smallestFitting((S) => budgetLevel(scenario, [...recorded, ...releases(S)], budget, true).fits);
+  const hi = smallestFittingByRatio((S) => fitsRatio(budgetLevel(scenario, [...recorded, ...releases(S)], budget, true), budget));
   if (hi === null) return null;
   const level = budgetLevel(scenario, [...recorded, ...releases(hi)], budget);
   if (!level.fits) throw new NumericalError(`the common scale ${hi} does not keep the ledger's budget on re-check`);

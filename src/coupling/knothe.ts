@@ -1,5 +1,5 @@
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
-import type { PointCoupling } from './points.js';
+import { perPair, type PairMemo, type PointCoupling } from './points.js';
 
 /** An atom's index and its weight in the current units (whole numbers: the masses stay exact). */
 interface Item {
@@ -57,6 +57,14 @@ function ratio(x: bigint, den: bigint): number {
  * @example conditionalCoupling(pointLaw([[0, 0], [1, 1]], { counts: [1, 1] }), pointLaw([[0, 1], [1, 2]], { counts: [1, 1] }), [0, 1]).mass // Float64Array [0.5, 0.5]
  */
 export function conditionalCoupling(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling {
+  // Kept per pair of laws and order: a search over scales couples the same laws at every scale.
+  return perPair(knotheCache, P, Q, order.join(','), () => knothe(P, Q, order));
+}
+
+const knotheCache: PairMemo<PointCoupling> = new WeakMap();
+
+/** `conditionalCoupling` computed. */
+function knothe(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling {
   const p: number[] = [],
     q: number[] = [],
     mass: number[] = [];

@@ -175,10 +175,10 @@ export function comboCosts(pd: PairDiffs, coords: readonly number[], f: (c: numb
 const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
 /** Values found per pair of laws and key (laws never change once made). */
-type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
+export type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
 
 /** `f()`, computed once per (P, Q, key) in `memo`. */
-function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: string, f: () => T): T {
+export function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: string, f: () => T): T {
   let byQ = memo.get(P);
   if (!byQ) {
     byQ = new WeakMap();

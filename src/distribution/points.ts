@@ -227,6 +227,23 @@ export interface ReducedPrior {
  * @example reducedPriors(s, [0, 1])[0].to // [0, -1] when coordinate 1 is constant under the first prior
  */
 export function reducedPriors(s: PointScenario, keep: readonly number[]): ReducedPrior[] {
+  // Kept per scenario and coordinates: a search over scales accounts the same laws many times, and
+  // the couplings found for them are kept per pair of law objects (coupling/points.ts).
+  const byKeep = reducedCache.get(s) ?? new Map<string, ReducedPrior[]>();
+  reducedCache.set(s, byKeep);
+  const key = keep.join(',');
+  let out = byKeep.get(key);
+  if (!out) {
+    out = reduce(s, keep);
+    byKeep.set(key, out);
+  }
+  return out;
+}
+
+const reducedCache = new WeakMap<PointScenario, Map<string, ReducedPrior[]>>();
+
+/** `reducedPriors` computed. */
+function reduce(s: PointScenario, keep: readonly number[]): ReducedPrior[] {
   const out: ReducedPrior[] = [];
   for (const p of s.priors) {
     const laws = Object.values(p.conditionals);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { geometricBisection, narrowBracket, smallestFitting, withinBracket } from './smallestScale.js';
+import fc from 'fast-check';
+import { geometricBisection, narrowBracket, smallestFitting, smallestFittingByRatio, withinBracket } from './smallestScale.js';
 
 const bisect = (fits: (s: number) => boolean, start: number) => geometricBisection(fits, start, 1e15)!;
 
@@ -48,5 +49,44 @@ describe('a bisection read off a narrowed bracket', () => {
     expect(fits(0.5)).toBe(false);
     expect(fits(3)).toBe(true);
     expect(smallestFitting((s) => s >= 3, 1)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('smallestFittingByRatio: the answer of smallestFitting alone, for a level with a floor (earlier releases) and fitting ratios that are loose bounds; fewer evaluations over all', () => {
+    let [total, totalAlone] = [0, 0];
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1e-4, max: 1e4, noNaN: true }),
+        fc.double({ min: 0, max: 0.9, noNaN: true }),
+        fc.double({ min: 0.5, max: 4, noNaN: true }),
+        fc.double({ min: 1, max: 3, noNaN: true }),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        (root, floor, power, loose, start) => {
+          // ratio = floor + (1 − floor)(root/s)^p: 1 at the root; a fitting scale reports up to `loose`× its value, capped at 1.
+          const exact = (s: number) => floor + (1 - floor) * (root / s) ** power;
+          let alone = 0;
+          const want = smallestFitting((s) => {
+            alone++;
+            return exact(s) <= 1;
+          }, start);
+          let calls = 0;
+          const got = smallestFittingByRatio((s) => {
+            calls++;
+            const r = exact(s);
+            return r <= 1 ? Math.min(1, r * loose) : r;
+          }, start);
+          expect(got).toBe(want);
+          // The narrowing's 30 evaluations at most; the bisection then evaluates only steps it would take alone.
+          expect(calls).toBeLessThanOrEqual(alone + 30);
+          total += calls;
+          totalAlone += alone;
+        },
+      ),
+      { numRuns: 200, seed: 11 },
+    );
+    expect(total).toBeLessThan(0.6 * totalAlone);
+  });
+
+  it('smallestFittingByRatio: null where no scale fits', () => {
+    expect(smallestFittingByRatio(() => 2)).toBeNull();
   });
 });

@@ -135,6 +135,20 @@ export function smallestFitting(fits: (scale: number) => boolean, start = 1, rto
   return hi;
 }
 
+/**
+ * `smallestFitting` of a check that reports how far it is from fitting — `ratio(s)`, its level over
+ * the budget (fits ⇔ ≤ 1) — with the same answer in fewer evaluations: the bracket is first narrowed
+ * on the ratios (`narrowBracket`, at most `maxEvaluations`), then the bisection reads every step
+ * outside it from the bracket (`withinBracket`) and evaluates only inside it.
+ * @example smallestFittingByRatio((s) => (3 / s) ** 2) // within 10⁻⁶ above 3, as smallestFitting((s) => s >= 3)
+ */
+export function smallestFittingByRatio(ratio: (scale: number) => number, start = 1, rtol = 1e-6, maxEvaluations = 30): number | null {
+  const fits = (s: number) => ratio(s) <= 1;
+  // A fitting scale's ratio may be a loose bound (a check that stops once it knows the answer): only the failing ones are read.
+  const bracket = narrowBracket(ratio, start, rtol / 10, maxEvaluations, { fitValues: false });
+  return smallestFitting(withinBracket(fits, bracket), start, rtol);
+}
+
 /** A known failing and a known fitting scale of a monotone check (0 and ∞ where none is known). */
 export interface ScaleBracket {
   fail: number;
