@@ -15,6 +15,7 @@ import { markovScenario } from '../src/markov/source.js';
 import { isFeasible } from '../src/numerics/smallestScale.js';
 import { precisionUp } from '../src/numerics/decimal.js';
 import { specFromRaw } from '../src/spec/load.js';
+import type { PointLaw } from '../src/distribution/points.js';
 import { SYNTHETIC } from './fixtures/markov/songReference.js';
 
 /*
@@ -837,6 +838,41 @@ describe('histogram queries (vector laws): the mass-error charge in audit, accou
     const bare = account(lawsOnly(scenario), [{ mechanism: 'laplace', scale: 3 }], { alphas: [2] });
     expect(Math.abs(acc.rows[0].divergence - bare.rows[0].divergence - charge)).toBeLessThan(1e-3 * charge);
     expect(acc.rows[0].divergence).toBeGreaterThan(bare.rows[0].divergence);
+  });
+});
+
+describe('histograms whose masses have no common denominator for the transport solve', () => {
+  it('the Knothe–Rosenblatt couplings certify the calibration (the smallest coupled bound found), and the account of its release is within ε', async () => {
+    const { account } = await import('../src/account/account.js');
+    const { coupledBound, pairExponent } = await import('../src/calibrate/points.js');
+    const { knotheCouplings } = await import('../src/coupling/knothe.js');
+    const { priorPairs } = await import('../src/distribution/scenario.js');
+    const raw = JSON.parse(readFileSync(fileURLToPath(new URL('./corpus/specs/markov-histogram.json', import.meta.url)), 'utf8'));
+    const scenario = specFromRaw(raw).scenario as import('../src/distribution/points.js').PointScenario;
+    const r = calibrate(scenario, { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 });
+    expect(r.explanation).toMatch(/Knothe–Rosenblatt coupling/);
+    const target = r.check!.target;
+    // Independently: per pair the smallest b (bisection) at which a Knothe–Rosenblatt coupling's bound meets the target.
+    const pairScale = (P: PointLaw, Q: PointLaw) =>
+      Math.min(
+        ...knotheCouplings(P, Q).map((k) => {
+          const fits = (b: number) => {
+            const x = coupledBound(k, (i, j) => pairExponent(P, Q, i, j, [{ mechanism: 'laplace', scale: b }], [1, 1, 1], 2), 2);
+            return x.value + x.error <= target;
+          };
+          let [lo, hi] = [1e-3, 1e3];
+          while (hi / lo > 1 + 1e-9) {
+            const mid = Math.sqrt(lo * hi);
+            if (fits(mid)) hi = mid;
+            else lo = mid;
+          }
+          return hi;
+        }),
+      );
+    const knothe = Math.max(...priorPairs(scenario).units.map(({ prior, pair }) => pairScale(prior.conditionals[pair[0]], prior.conditionals[pair[1]])));
+    expect(r.scale).toBeLessThanOrEqual(knothe * (1 + 1e-8));
+    const acc = account(scenario, [{ mechanism: 'laplace', scale: r.scale }], { alphas: [2] });
+    expect(acc.rows[0].divergence).toBeLessThanOrEqual(1);
   });
 });
 

@@ -9,7 +9,7 @@ import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { discreteRenyi } from '../divergence/exactRenyi.js';
-import { InputError } from '../errors.js';
+import { InputError, NumericalError } from '../errors.js';
 
 import { EPS } from '../numerics/float.js';
 import type { Bounded } from '../numerics/logExpectation.js';
@@ -39,7 +39,7 @@ import {
   type PairDiffs,
   type PointCoupling,
 } from '../coupling/points.js';
-import { conditionalCoupling } from '../coupling/knothe.js';
+import { KNOTHE_MAX_D, knotheCouplings } from '../coupling/knothe.js';
 import { asIdLaws, atomsOf, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
 export type { PointRelease } from '../calibrate/points.js';
@@ -388,9 +388,12 @@ function naiveOf(
 ): number {
   return releases.reduce((a, r, k) => {
     const o = own[k];
-    const one = o ? directionBound(o.memo, [{ mechanism: r.mechanism, scale: r.scale }], o.w, alpha) : directionBound(m, [r], w, alpha);
+    const [memo, rs, ws] = o ? [o.memo, [{ mechanism: r.mechanism, scale: r.scale }], o.w] : [m, [r], w];
+    const one = directionBound(memo, rs, ws, alpha);
     if (o) clearScratch(o.memo);
-    return a + one.value + one.error;
+    // Read as the joint bound is: the smaller of the transport's and the Knothe–Rosenblatt couplings' (α = ∞: W∞ alone).
+    const cheap = alpha === Infinity ? one : conditionalBound(memo, mergedReleases(rs, memo.P.d), ws, alpha);
+    return a + Math.min(one.value + one.error, cheap.value + cheap.error);
   }, 0);
 }
 
@@ -436,24 +439,18 @@ function leftOut(
 const withCheap = (solvedPair: DirectionAccount[][], cheap: readonly Omit<DirectionAccount, 'naive'>[][]): DirectionAccount[][] =>
   solvedPair.map((dir, i) => dir.map((t, k) => (cheap[i][k].value < t.value ? { ...t, ...cheap[i][k] } : t)));
 
-/** The most coordinates a cheap bound couples by Knothe–Rosenblatt (see `conditionalBound`). */
-const KNOTHE_MAX_D = 3;
-
 /**
  * The smaller coupled bound over the two Knothe–Rosenblatt couplings (coordinates first to last,
  * last to first), kept for the pair's other direction: the bound over a coupling reads the same
- * either way (docs/math.md §12, "Both directions of a pair").
+ * either way (docs/math.md §12, "Both directions of a pair"). Past `KNOTHE_MAX_D` coordinates
+ * there is none (∞), and the pair is solved.
  */
 function conditionalBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
-  // The coupling's exact masses grow by two group totals' bits per coordinate (never reduced): past
-  // KNOTHE_MAX_D coordinates it costs more than the transports it would spare (a private-group
-  // ledger of 8 groups: 97 s against 5.7 s), and the pair is solved.
   if (m.P.d > KNOTHE_MAX_D) return { value: Infinity, error: 0 };
   const key = `knothe‖${alpha}‖${releases.map(releaseKey).join('‖')}`;
   let b = m.bounds.get(key);
   if (!b) {
-    const forward = Array.from({ length: m.P.d }, (_, c) => c);
-    m.conditional ??= [forward, [...forward].reverse()].map((order) => conditionalCoupling(m.P, m.Q, order));
+    m.conditional ??= knotheCouplings(m.P, m.Q);
     const [x, y] = m.conditional.map((c) => coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, releases, w, alpha), alpha));
     b = { ...(y.value + y.error < x.value + x.error ? y : x), P: m.P };
     m.bounds.set(key, b);
@@ -729,7 +726,26 @@ export function nextUnitsPoints(
       [coupling, problem, scale] = [next, np, ns];
     }
     clearScratch(m);
-    return { ...problem, note: `Coupling: ${coupling.how}, re-solved at the trial scale.` };
+    let how = `${coupling.how}, re-solved at the trial scale`;
+    // The Knothe–Rosenblatt couplings, as the account reads them (the smaller bound stands).
+    m.conditional ??= knotheCouplings(m.P, m.Q);
+    const pastOn = (k: PointCoupling) => {
+      const b = coupledBound(k, (i, j) => pairExponent(m.P, m.Q, i, j, mergedReleases(past, m.P.d), w, alpha), alpha);
+      return b.value + b.error;
+    };
+    for (const k of m.conditional) {
+      // A coupling on which the past releases alone reach ε leaves the next one no scale.
+      if (past.length && !(pastOn(k) < epsilon)) continue;
+      try {
+        const kp = on(k);
+        const ks = smallestFeasibleScale(kp).scale;
+        if (ks < scale) [problem, scale, how] = [kp, ks, k.how];
+      } catch (e) {
+        // Past releases just under ε on it: no scale up to 2⁶⁰ fits, and the transport's stands.
+        if (!(e instanceof NumericalError)) throw e;
+      }
+    }
+    return { ...problem, note: `Coupling: ${how}.` };
   };
   const solved = new Map<Map<string, SharedBound>, ScaleProblem>();
   const units = directions(scenario).map((dir): NextUnit => {
@@ -746,7 +762,8 @@ export function nextUnitsPoints(
       past: () => {
         if (!past.length) return null;
         const already = releaseBound(m, past, w, alpha);
-        return already.value + already.error;
+        const cheap = alpha === Infinity ? already : conditionalBound(m, mergedReleases(past, m.P.d), w, alpha);
+        return Math.min(already.value + already.error, cheap.value + cheap.error);
       },
       problem: () => {
         let problem = solved.get(m.bounds);
