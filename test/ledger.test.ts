@@ -183,6 +183,19 @@ describe('release ledger (a DuckDB file)', () => {
     expect(lawsDigest(heart)).toBe(json(await inProcess('ledger', 'show', '--ledger', L, '--json')).laws);
   });
 
+  it('no scale fits: account --next says so (exit 2) at once, for an order ∞ Gaussian noise cannot meet and for a past over the budget', async () => {
+    const L = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2,inf', '--epsilon', '3')).status).toBe(0);
+    const g = await inProcess('account', '--ledger', L, '--scenario', 'heart', '--next', 'gaussian');
+    expect(g.status).toBe(2);
+    expect(g.stderr).toMatch(/^error: --next: no further gaussian release fits the ledger's budget: .*no finite level at one of the budget's orders/);
+    const L2 = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', L2, '--scenario', 'heart', '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const over = await inProcess('account', '--ledger', L2, '--scenario', 'heart', '--release', 'mechanism=laplace,scale=0.001', '--next', 'laplace');
+    expect(over.status).toBe(2);
+    expect(over.stderr).toMatch(/^error: --next: no further laplace release fits the ledger's budget: the certified joint level stays over it/);
+  });
+
   it('a corrupted ledger is reported and left as it is, never reset', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
     const junk = join(dir, 'junk.ledger');

@@ -362,9 +362,11 @@ describe('vector queries (docs/math.md §12)', () => {
         fc.constantFrom('laplace', 'gaussian'),
         fc.boolean(),
         fc.double({ min: 0.8, max: 1.25, noNaN: true }),
-        (laws, mechanism, coordinates, near) => {
+        fc.boolean(),
+        fc.constantFrom(0, 1e-9, 1e-4),
+        (laws, mechanism, coordinates, near, ordered, massError) => {
           const conditionals = Object.fromEntries(laws.map((l, i) => [`s${i}`, l]));
-          const sc: PointScenario = { name: 's', priors: [{ name: 'p', conditionals }] };
+          const sc: PointScenario = { name: 's', priors: [{ name: 'p', conditionals }], ...(ordered ? { ordered } : {}), ...(massError ? { massError } : {}) };
           // Two releases of the whole vector, or (a source ledger's) one release per coordinate.
           const groups = coordinates
             ? [
@@ -375,10 +377,10 @@ describe('vector queries (docs/math.md §12)', () => {
                 { mechanism, scale: 2, count: 1 },
                 { mechanism, scale: 3, count: 1 },
               ];
-          const alphas = mechanism === 'laplace' ? [2, 5, Infinity] : [2, 5];
+          const alphas = mechanism === 'laplace' ? [2, 5, Infinity] : [1.5, 10];
           const full = budgetLevel(sc, groups, { alphas, epsilon: 1e9 });
-          // A budget at the full level's neighbourhood (and at it exactly), where the answers could part.
-          for (const epsilon of [full.level * near, full.level]) {
+          // A budget at the full level's neighbourhood, and at each order's level exactly, where the answers could part by a bit.
+          for (const epsilon of [full.level * near, ...full.accounting.rows.map((r) => r.divergence)]) {
             if (!(epsilon > 0) || !Number.isFinite(epsilon)) continue;
             const b = { alphas, epsilon };
             const want = budgetLevel(sc, groups, b).fits;
@@ -422,6 +424,35 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(refused).toBeGreaterThan(10);
     // Some pair's Knothe–Rosenblatt bound was below its transport's: the account read the smaller.
     expect(tighter).toBeGreaterThan(0);
+  });
+
+  it('a scale so small that every coupled pair costs ∞ (a search down to 10⁻³⁰⁰ where the data itself fits): the account reads the data’s own D_α, no NaN cost', () => {
+    const sc: PointScenario = {
+      name: 's',
+      ordered: true,
+      priors: [
+        {
+          name: 'p',
+          conditionals: {
+            s0: pointLaw([[1, 5]], { counts: [1] }),
+            s1: pointLaw(
+              [
+                [4, 3],
+                [1, 5],
+              ],
+              { counts: [2, 2] },
+            ),
+          },
+        },
+      ],
+    };
+    const groups = [
+      { mechanism: 'laplace' as const, scale: 8, count: 1 },
+      { mechanism: 'gaussian' as const, scale: 7e-301, count: 1 },
+    ];
+    const l = budgetLevel(sc, groups, { alphas: [2], epsilon: 1 });
+    expect(l.level).toBeCloseTo(Math.log(2), 12);
+    expect(l.accounting.rows[0].method).toBe('data-processing');
   });
 
   it('account: two Gaussian releases are one at σ_eff = (σ₁⁻² + σ₂⁻²)^{−1/2}, bounded above the 2-D quadrature', () => {

@@ -330,6 +330,8 @@ export type AnyAccountOptions = {
    * within ε exactly when the releases fit.
    */
   fitsWithin?: number;
+  /** With `fitsWithin`: orders whose fit another bound already settles (vector laws: no pair needs a transport for them). */
+  settled?: readonly number[];
 };
 
 /** A release of any law source's value: on ℝ^d it may publish some coordinates only (0-based). */

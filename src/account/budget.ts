@@ -195,6 +195,16 @@ function chainBounds(s: Scenario | PointScenario, releases: readonly ChainReleas
   return rows;
 }
 
+/** An account's row read off the chain bound alone. */
+const chainRow = (alpha: number, c: ChainBound): AccountRow => ({
+  alpha,
+  divergence: c.divergence,
+  method: 'chained',
+  binding: c.binding,
+  naiveSum: Number.NaN,
+  understated: null,
+});
+
 /** Per order, the smaller of the joint bound and the chain bound (`chainBounds`). */
 function tighterByChain(joint: Accounting, chain: readonly ChainBound[] | null, delta: number | undefined): Accounting {
   if (!chain) return joint;
@@ -217,15 +227,12 @@ function fitsByChain(
   epsilon: number,
   alphas: readonly number[],
 ): Accounting {
-  const open = alphas.filter((_, i) => !(chain && chain[i].divergence <= epsilon));
-  const joint = open.length ? account(s, releases, { alphas: open, fitsWithin: epsilon }) : null;
-  const rows = alphas.map((alpha, i): AccountRow => {
-    const row = joint?.rows[open.indexOf(alpha)];
-    const c = chain?.[i];
-    if (row && !(c && c.divergence < row.divergence)) return row;
-    return { alpha, divergence: c!.divergence, method: 'chained', binding: c!.binding, naiveSum: Number.NaN, understated: null };
-  });
-  return { releases: releases.length, rows, epsilonDelta: null };
+  const settled = alphas.filter((_, i) => !!chain && chain[i].divergence <= epsilon);
+  // Every order is accounted (a pair's transports warm-start from one order to the next: the same
+  // bits as the full account), but no pair is solved for the orders the chain bound settles.
+  const joint = settled.length === alphas.length ? null : account(s, releases, { alphas: [...alphas], fitsWithin: epsilon, settled });
+  if (!joint) return { releases: releases.length, rows: alphas.map((alpha, i) => chainRow(alpha, chain![i])), epsilonDelta: null };
+  return tighterByChain(joint, chain, undefined);
 }
 
 /**

@@ -163,7 +163,9 @@ function resolved(m: DirectionMemo, current: PointCoupling, cost: Costs): PointC
   for (let k = 0; k < current.mass.length; k++) ref = Math.max(ref, costAt(cost, current.p[k] * L + current.q[k]));
   m.scratch ??= new Float64Array(atomsOf(m.P) * L);
   const e = m.scratch;
-  const relative = (x: number) => Math.exp(Math.min(x - ref, 10));
+  // At scales so small that every coupled pair's cost is ∞ (a search down to 10⁻³⁰⁰ where the data
+  // itself fits), ∞ − ∞ is read as 0: the costs stay finite and the bound is ∞ (data processing stands).
+  const relative = (x: number) => Math.exp(Math.min(x === ref ? 0 : x - ref, 10));
   if (cost.arc) {
     const byCombo = cost.values.map(relative);
     for (let k = 0; k < e.length; k++) e[k] = byCombo[cost.arc[k]];
@@ -318,14 +320,18 @@ export function pointDirections(scenario: PointScenario, s: AuditSettings & { co
         const own = directionBound(dir.memo, releases, w, alpha);
         // D_α ≤ D_∞ at every order: the α = ∞ bound (Laplace-shaped noise), charged at ∞.
         const inf = alpha < Infinity && product.dInfRate ? directionBound(dir.memo, releases, w, Infinity) : null;
+        // The Knothe–Rosenblatt couplings' bound, as an account reads it beside the transport's.
+        const knothe =
+          alpha < Infinity && releases.length ? { ...conditionalBound(dir.memo, mergedReleases(releases, dir.memo.P.d), w, alpha), how: 'coupled' } : null;
         clearScratch(dir.memo);
-        const certified = (b: typeof own, order: number): CertifiedBound => ({
+        const certified = (b: { value: number; error: number; how: string }, order: number): CertifiedBound => ({
           value: b.value,
           error: b.error,
-          certificate: b.how === 'coupled' ? 'coupled-bound' : b.how,
+          certificate: b.how === 'coupled' ? 'coupled-bound' : (b.how as CertifiedBound['certificate']),
           order,
         });
-        return [certified(own, alpha), ...(inf ? [{ ...certified(inf, Infinity), certificate: 'order-monotone' as const }] : [])];
+        const at = knothe && knothe.value + knothe.error < own.value + own.error ? knothe : own;
+        return [certified(at, alpha), ...(inf ? [{ ...certified(inf, Infinity), certificate: 'order-monotone' as const }] : [])];
       },
     }),
   );
@@ -361,18 +367,11 @@ export function pairAccount(
  * the laws of the coordinates it publishes: its output depends on those alone (data processing), and
  * their supports are far smaller than the joint one.
  */
-function directionAccount(
-  m: DirectionMemo,
-  releases: readonly PointRelease[],
-  w: readonly number[],
-  alphas: readonly number[],
-  withNaive = true,
-): DirectionAccount[] {
+function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alphas: readonly number[]): DirectionAccount[] {
   const own = releases.map((r) => ownMemo(m, r, w));
   return alphas.map((alpha) => {
     const b = directionBound(m, releases, w, alpha);
-    // A search for a scale that fits reads the levels alone: no naive sums (NaN).
-    const naive = withNaive ? naiveOf(m, own, releases, w, alpha) : Number.NaN;
+    const naive = naiveOf(m, own, releases, w, alpha);
     clearScratch(m);
     return { value: b.value + b.error, how: b.how, naive };
   });
@@ -514,10 +513,12 @@ export type AccountOptions = {
   /**
    * Only whether every order's level is within this ε matters (a search for a scale that fits):
    * transports are solved only for the pairs whose cheap bound misses, largest first, until one
-   * misses too; the level is then an upper bound within ε exactly when the releases fit, and no
-   * naive sums are computed.
+   * misses too; the level is then an upper bound within ε exactly when the releases fit (a solved
+   * pair's bits are the full account's), and a pair left out has no naive sum (NaN).
    */
   fitsWithin?: number;
+  /** With `fitsWithin`: orders whose fit another bound already settles (a source ledger's chain bound), where no pair needs a transport. */
+  settled?: readonly number[];
 };
 
 /** What a vector account takes beyond `checkAccount` (the caller's): its releases' coordinates, orders above 1; the coordinate weights. */
@@ -543,34 +544,38 @@ export function pointShares(scenario: PointScenario, releases: readonly PointRel
   const w = accountChecks(scenario, releases, opts);
   const { dirs, pairs, cheap, top } = cheapPairs(scenario, releases, w, opts);
   const solved = new Map<number, DirectionAccount[][]>();
-  const fitsOnly = opts.fitsWithin !== undefined;
+  // A solved pair is computed whole, naive sums included, in fits-only searches too: its transports
+  // warm-start from one another, so the same calls give the same bits.
   const solve = (j: number) => {
     solved.set(
       j,
       withCheap(
-        pairs[j].map((d) => directionAccount(dirs[d].memo, releases, w, opts.alphas, !fitsOnly)),
+        pairs[j].map((d) => directionAccount(dirs[d].memo, releases, w, opts.alphas)),
         cheap[j],
       ),
     );
     opts.onProgress?.(solved.size, pairs.length);
   };
-  if (opts.fitsWithin !== undefined) {
-    // Per order the level allowed a pair once the laws' mass error is charged (as `accountOf` adds it).
-    const within = opts.alphas.map((a) => opts.fitsWithin! - massErrorCharge(scenario.massError ?? 0, a));
-    const misses = (values: readonly number[]) => values.some((v, k) => !(v <= within[k]));
-    for (const j of missingPairs(top, within)) {
+  const fitsWithin = opts.fitsWithin;
+  if (fitsWithin !== undefined) {
+    // A pair's value at order k fits as `accountOf` and the budget read it: value + the laws' mass charge ≤ ε.
+    const charge = opts.alphas.map((a) => massErrorCharge(scenario.massError ?? 0, a));
+    const free = opts.alphas.map((a) => opts.settled?.includes(a) ?? false);
+    const over = (v: number, k: number) => (free[k] || v + charge[k] <= fitsWithin ? -Infinity : Number.isNaN(v) ? Infinity : v + charge[k] - fitsWithin);
+    for (const j of missingPairs(top, over)) {
       solve(j);
-      if (solved.get(j)!.some((dir) => misses(dir.map((x) => x.value)))) break;
+      if (solved.get(j)!.some((dir) => dir.some((x, k) => over(x.value, k) > -Infinity))) break;
     }
-  } else for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved)) for (const j of wave) solve(j);
-  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas, !fitsOnly);
+    return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas, false);
+  }
+  for (let wave = nextWave(top, solved); wave.length; wave = nextWave(top, solved)) for (const j of wave) solve(j);
+  return sharesWith(dirs, pairs, cheap, solved, releases, w, opts.alphas);
 }
 
-/** The pairs whose cheap bound misses `within` at some order, the furthest above it first (the likeliest to miss after their transports too). */
-function missingPairs(top: readonly (readonly number[])[], within: readonly number[]): number[] {
-  const over = top.map((t) => Math.max(...t.map((v, k) => (v <= within[k] ? -Infinity : Number.isNaN(v) ? Infinity : v - within[k]))));
-  return over
-    .map((o, j) => [o, j] as const)
+/** The pairs whose cheap bound misses at some order (`over` > −∞: by how much), the furthest first (the likeliest to miss after their transports too). */
+function missingPairs(top: readonly (readonly number[])[], over: (v: number, k: number) => number): number[] {
+  return top
+    .map((t, j) => [Math.max(...t.map(over)), j] as const)
     .filter(([o]) => o > -Infinity)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1])
     .map(([, j]) => j);

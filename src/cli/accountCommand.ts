@@ -205,7 +205,11 @@ async function runLedgerNext(
     throw await (await import('./windowCommand.js')).pastLastWindow(scenario, past, mechanism, budget, o.window);
   const next = { mechanism, count: 1, ...weights };
   const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale))));
-  if (scale === null) throw new InputError(`no further ${mechanism} release fits the ledger's budget: the recorded releases have spent it`, '--next');
+  if (scale === null)
+    throw new InputError(
+      `no further ${mechanism} release fits the ledger's budget: the certified joint level stays over it however large the scale (the recorded releases' own level, or the bound that joins them with this noise), or ${mechanism} noise has no finite level at one of the budget's orders (Gaussian noise at α = ∞)`,
+      '--next',
+    );
   const at = budgetLevel(scenario, [...past, { ...next, scale }], budget);
   const acc = past.length ? budgetLevel(scenario, past, budget).accounting : null;
   printAccount(o, scenario.name, releases, acc, { mechanism, alpha: at.alpha, epsilon: budget.epsilon, scale, method: "the ledger's budget", binding: null });

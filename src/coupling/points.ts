@@ -1,6 +1,7 @@
 import { comonotoneCoupling } from '../coupling/comonotone.js';
 import { bottleneck } from '../coupling/bottleneck.js';
-import { transportPlan, type TransportBasis } from '../coupling/transport.js';
+import { transportPlan, treeFlows, type TransportBasis } from '../coupling/transport.js';
+import { bitLength, ratioToNumber } from '../numerics/float.js';
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
 
 /** A coupling of two vector laws: pair k couples atom p[k] of P with atom q[k] of Q, with mass[k]. */
@@ -197,6 +198,40 @@ export function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: str
   return v;
 }
 
+/** The scale masses are rounded to where they have no common denominator below 2⁵³ (`roundedTransport`). */
+const ROUNDED = 2 ** 40;
+
+/**
+ * The optimal coupling of laws whose masses have no common denominator below 2⁵³ (a chain's laws,
+ * computed in floating point): the transport solved on the masses rounded to whole multiples of
+ * 2⁻⁴⁰ (each at least one), then its optimal tree's flows recomputed exactly for the true masses
+ * (`treeFlows`): where they are all ≥ 0 that tree is optimal for the true masses as well, and its
+ * plan has their marginals exactly (docs/math.md §12, "Couplings"). Null where a flow would fall below 0.
+ */
+function roundedTransport(P: PointLaw, Q: PointLaw, cost: ((i: number, j: number) => number) | Float64Array, warm?: TransportBasis): PointCoupling | null {
+  const rounded = (m: PointLaw) => Array.from(m.masses, (x) => Math.max(1, Math.round(x * ROUNDED)));
+  const [a, b] = [rounded(P), rounded(Q)];
+  // Equal totals: the difference (a few units) goes to the largest sink.
+  const top = b.indexOf(Math.max(...b));
+  b[top] += a.reduce((s, x) => s + x, 0) - b.reduce((s, x) => s + x, 0);
+  if (!(b[top] > 0)) return null;
+  const plan = transportPlan(a, b, cost, warm);
+  const D = (P.denominator / gcd(P.denominator, Q.denominator)) * Q.denominator;
+  const [fp, fq] = [D / P.denominator, D / Q.denominator];
+  const supply = [...P.numerators.map((n) => n * fp), ...Q.numerators.map((n) => -n * fq), 0n];
+  const exact = treeFlows(plan.basis, a.length, b.length, supply);
+  if (!exact) return null;
+  const bits = bitLength(D);
+  return {
+    p: exact.i,
+    q: exact.j,
+    // Each mass one rounding of its exact rational.
+    mass: Float64Array.from(exact.flow, (f) => ratioToNumber(f, D, bits)),
+    how: 'optimal transport (network simplex on the masses rounded to 2⁻⁴⁰, then the flows of its optimal tree exact for the true masses)',
+    basis: plan.basis,
+  };
+}
+
 /** A norm as a memo key. */
 const normKey = (n: Norm) => `${n.kind}|${n.weights.join(',')}`;
 
@@ -249,10 +284,12 @@ export function lexicographicCoupling(P: PointLaw, Q: PointLaw): PointCoupling {
 export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: number) => number) | Float64Array, warm?: TransportBasis): PointCoupling {
   const ints = integerMasses(P, Q);
   if (!ints)
-    return {
-      ...lexicographicCoupling(P, Q),
-      how: 'lexicographic comonotone coupling (the masses have no common denominator below 2⁵³ for the exact transport solve)',
-    };
+    return (
+      roundedTransport(P, Q, cost, warm) ?? {
+        ...lexicographicCoupling(P, Q),
+        how: 'lexicographic comonotone coupling (the masses have no common denominator below 2⁵³ for the exact transport solve, and the solve on them rounded left a flow below 0)',
+      }
+    );
   const plan = transportPlan(ints.a, ints.b, cost, warm);
   const total = Number(ints.total);
   return {

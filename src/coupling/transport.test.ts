@@ -14,7 +14,7 @@ import {
 } from '../coupling/points.js';
 import { pointLaw } from '../distribution/points.js';
 import { bottleneck } from './bottleneck.js';
-import { transportPlan } from './transport.js';
+import { transportPlan, treeFlows } from './transport.js';
 
 /** All permutations of 0..n−1 (brute force for equal masses: optimal plans are permutations, Birkhoff). */
 function permutations(n: number): number[][] {
@@ -219,5 +219,79 @@ describe('transport costs as a matrix, and separable costs from per-coordinate t
     expect([Array.from(b.p), Array.from(b.q), Array.from(b.mass)]).toEqual([Array.from(a.p), Array.from(a.q), Array.from(a.mass)]);
     expect(m).toEqual(copy);
     expect(() => transportPlan([1, 1], [2], new Float64Array(3))).toThrow(/3 costs for 2·1 arcs/);
+  });
+});
+
+describe('laws whose masses have no common denominator below 2⁵³: the rounded solve, its tree made exact', () => {
+  it('treeFlows recomputes a solved tree’s flows exactly: on the masses it was solved for, the plan’s own', () => {
+    const masses = fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(masses, masses, fc.integer({ min: 0, max: 1000 }), (a0, b0, seed) => {
+        // Equal totals: the difference goes to the last sink (kept positive by padding a source).
+        const [a, b] = [[...a0], [...b0]];
+        const d = a.reduce((s, x) => s + x, 0) - b.reduce((s, x) => s + x, 0);
+        if (d >= 0) b.push(d + 1);
+        else a.push(-d);
+        if (d >= 0) a[0] += 1;
+        let s = seed;
+        const cost = () => {
+          s = (s * 1103515245 + 12345) % 2 ** 31;
+          return s / 2 ** 31;
+        };
+        const c = Array.from({ length: a.length }, () => Array.from({ length: b.length }, cost));
+        const plan = transportPlan(a, b, (i, j) => c[i][j]);
+        const exact = treeFlows(plan.basis, a.length, b.length, [...a.map(BigInt), ...b.map((x) => -BigInt(x)), 0n]);
+        expect(exact).not.toBeNull();
+        const byArc = (i: Int32Array, j: Int32Array, f: readonly (number | bigint)[]) => new Map(Array.from(i, (x, k) => [`${x},${j[k]}`, Number(f[k])]));
+        expect(byArc(exact!.i, exact!.j, exact!.flow)).toEqual(byArc(plan.i, plan.j, Array.from(plan.flow)));
+      }),
+      { numRuns: 100, seed: 3 },
+    );
+  });
+
+  it('treeFlows refuses a tree whose flows for the new masses would fall below 0', () => {
+    // Optimal for a = (2, 1), b = (1, 2): 0→0, 0→1, 1→1; for a = (1, 2), b = (2, 1) that tree would send −1 on 0→1.
+    const c = [
+      [0, 1],
+      [5, 0],
+    ];
+    const plan = transportPlan([2, 1], [1, 2], (i, j) => c[i][j]);
+    expect(treeFlows(plan.basis, 2, 2, [2n, 1n, -1n, -2n, 0n])).not.toBeNull();
+    expect(treeFlows(plan.basis, 2, 2, [1n, 2n, -2n, -1n, 0n])).toBeNull();
+  });
+
+  it('optimalCoupling of laws with floating-point masses: exact marginals (to one rounding per mass), never costlier than the lexicographic coupling', () => {
+    const law = fc
+      .array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 9 }), fc.double({ min: 0.01, max: 1, noNaN: true })), {
+        minLength: 2,
+        maxLength: 7,
+      })
+      .map((xs) =>
+        pointLaw(
+          xs.map(([x, y]) => [x, y]),
+          { weights: xs.map((t) => t[2]) },
+        ),
+      );
+    let solved = 0;
+    fc.assert(
+      fc.property(law, law, (P, Q) => {
+        const cost = distances(P, Q, { kind: 'l1', weights: [1, 1] });
+        const c = optimalCoupling(P, Q, cost);
+        if (!c.how.startsWith('optimal transport (network simplex on the masses rounded')) return;
+        solved++;
+        const [rows, cols] = [new Float64Array(P.masses.length), new Float64Array(Q.masses.length)];
+        c.mass.forEach((m, k) => {
+          expect(m).toBeGreaterThan(0);
+          rows[c.p[k]] += m;
+          cols[c.q[k]] += m;
+        });
+        for (const [i, r] of rows.entries()) expect(Math.abs(r - P.masses[i])).toBeLessThanOrEqual(16 * Number.EPSILON * P.masses[i]);
+        for (const [j, r] of cols.entries()) expect(Math.abs(r - Q.masses[j])).toBeLessThanOrEqual(16 * Number.EPSILON * Q.masses[j]);
+        const at = (i: number, j: number) => cost[i * Q.masses.length + j];
+        expect(couplingCost(c, at)).toBeLessThanOrEqual(couplingCost(lexicographicCoupling(P, Q), at) * (1 + 1e-12) + 1e-15);
+      }),
+      { numRuns: 100, seed: 4 },
+    );
+    expect(solved).toBeGreaterThan(50);
   });
 });

@@ -390,3 +390,62 @@ export function transportPlan(
   }
   return { i: Int32Array.from(is), j: Int32Array.from(js), flow: Float64Array.from(fs), cost: planCost, pivots, basis: { treeArcs, flow: slotFlow } };
 }
+
+/**
+ * The flows a basis of the network simplex carries for other masses, exactly: `supply` per node
+ * (sources positive, sinks negative, the root 0; whole numbers of any size), solved leaf by leaf
+ * (a tree's flows are fixed by its nodes' balances). Null unless every real arc's flow is ≥ 0 and
+ * every artificial arc's is 0. Then the tree, optimal for the masses it was solved on, is an optimal
+ * plan for these too: its reduced costs depend on the costs alone, and its flows are feasible.
+ * @example treeFlows({ treeArcs: Int32Array.of(0, 3, 5), flow: new Float64Array(3) }, 2, 2, [3n, 0n, -3n, 0n, 0n])?.flow // [3n]
+ */
+export function treeFlows(basis: TransportBasis, K: number, L: number, supply: readonly bigint[]): { i: Int32Array; j: Int32Array; flow: bigint[] } | null {
+  const N = K + L + 1,
+    root = K + L,
+    arcsReal = K * L;
+  const arcs = basis.treeArcs;
+  // Each slot's tail and head (an artificial arc runs source → root, or root → sink).
+  const ends = (e: number): [number, number] => {
+    if (e < arcsReal) return [Math.floor(e / L), K + (e % L)];
+    const v = e - arcsReal;
+    return v < K ? [v, root] : [root, v];
+  };
+  const slots: number[][] = Array.from({ length: N }, () => []);
+  arcs.forEach((e, k) => {
+    const [t, h] = ends(e);
+    slots[t].push(k);
+    slots[h].push(k);
+  });
+  const degree = slots.map((s) => s.length);
+  const left = [...supply];
+  const flow: (bigint | null)[] = Array.from(arcs, () => null);
+  const leaves = degree.flatMap((d, v) => (d === 1 ? [v] : []));
+  while (leaves.length) {
+    const v = leaves.pop()!;
+    if (degree[v] !== 1) continue;
+    const k = slots[v].find((s) => flow[s] === null)!;
+    const [t, h] = ends(arcs[k]);
+    // The leaf's whole balance crosses its one arc: out of it as the tail, into it as the head.
+    const f = v === t ? left[v] : -left[v];
+    flow[k] = f;
+    left[t] -= f;
+    left[h] += f;
+    const other = v === t ? h : t;
+    degree[v]--;
+    if (--degree[other] === 1) leaves.push(other);
+  }
+  const i: number[] = [],
+    j: number[] = [],
+    out: bigint[] = [];
+  for (const [k, f] of flow.entries()) {
+    if (f === null) return null;
+    const e = arcs[k];
+    if (e >= arcsReal ? f !== 0n : f < 0n) return null;
+    if (e < arcsReal && f > 0n) {
+      i.push(Math.floor(e / L));
+      j.push(e % L);
+      out.push(f);
+    }
+  }
+  return { i: Int32Array.from(i), j: Int32Array.from(j), flow: out };
+}

@@ -86,7 +86,28 @@ describe('a bisection read off a narrowed bracket', () => {
     expect(total).toBeLessThan(0.6 * totalAlone);
   });
 
-  it('smallestFittingByRatio: null where no scale fits', () => {
-    expect(smallestFittingByRatio(() => 2)).toBeNull();
+  it('smallestFittingByRatio: null where no scale fits, after one evaluation, however flat or unbounded the ratio', () => {
+    for (const r of [1.01, 2, 800, 1e300, Infinity, Number.NaN]) {
+      let calls = 0;
+      expect(
+        smallestFittingByRatio(() => {
+          calls++;
+          return r;
+        }),
+      ).toBeNull();
+      expect(calls).toBe(1);
+    }
+  });
+
+  it('smallestFittingByRatio: a flat, unbounded failing ratio never leads the search past 10³⁰⁰', () => {
+    // Fits only above 10²⁹⁰, failing far below with a ratio of ∞: the secant would step beyond every double.
+    let largest = 0;
+    const got = smallestFittingByRatio((s) => {
+      largest = Math.max(largest, s);
+      return s >= 1e290 ? 0.5 : Infinity;
+    });
+    expect(got).toBeGreaterThanOrEqual(1e290);
+    expect(got).toBeLessThan(1e290 * (1 + 1e-6));
+    expect(largest).toBeLessThanOrEqual(1e300);
   });
 });

@@ -102,6 +102,12 @@ export function smallestFeasibleScale(problem: ScaleProblem): ScaleSolution {
   return { scale, check, iterations };
 }
 
+/** √(lo·hi), also where the product would overflow or underflow (scales near 10^±300). */
+const geometricMean = (lo: number, hi: number) => {
+  const p = lo * hi;
+  return p > 0 && p < Infinity ? Math.sqrt(p) : Math.sqrt(lo) * Math.sqrt(hi);
+};
+
 /**
  * The smallest scale at which a monotone yes/no check `fits` holds (false below some s*, true
  * above), to a relative `rtol`: null when even 10³⁰⁰ does not fit. From `start` it walks down by
@@ -127,7 +133,7 @@ export function smallestFitting(fits: (scale: number) => boolean, start = 1, rto
     }
   }
   while (hi - lo > rtol * hi) {
-    const mid = Math.sqrt(lo * hi);
+    const mid = geometricMean(lo, hi);
     if (mid <= lo || mid >= hi) break;
     if (fits(mid)) hi = mid;
     else lo = mid;
@@ -144,8 +150,11 @@ export function smallestFitting(fits: (scale: number) => boolean, start = 1, rto
  */
 export function smallestFittingByRatio(ratio: (scale: number) => number, start = 1, rtol = 1e-6, maxEvaluations = 30): number | null {
   const fits = (s: number) => ratio(s) <= 1;
+  // Nothing fits (the past alone over the budget, or no finite level): one evaluation says so.
+  if (!fits(1e300)) return null;
   // A fitting scale's ratio may be a loose bound (a check that stops once it knows the answer): only the failing ones are read.
   const bracket = narrowBracket(ratio, start, rtol / 10, maxEvaluations, { fitValues: false });
+  bracket.fit = Math.min(bracket.fit, 1e300);
   return smallestFitting(withinBracket(fits, bracket), start, rtol);
 }
 
@@ -166,6 +175,9 @@ export interface NarrowOptions {
    */
   fitValues?: boolean;
 }
+
+/** log 10³⁰⁰: the widest scale a bracket tries either way. */
+const LOG_1E300 = Math.log(1e300);
 
 /** log r clamped finite (NaN and ∞ fail). */
 const logRatio = (r: number) => (Number.isNaN(r) ? 50 : Math.max(-50, Math.min(50, Math.log(r))));
@@ -229,6 +241,9 @@ export function narrowBracket(ratio: (scale: number) => number, start: number, r
     if (Number.isFinite(w)) next = Number.isFinite(next) ? Math.min(xb - w * 1e-3, Math.max(xa + w * 1e-3, next)) : xa + w / 2;
     else if (xa === -Infinity) next = Math.min(next, xb + Math.log1p(-rtol / 2));
     else next = Math.max(next, xa + Math.log1p(rtol / 2));
+    // Scales stay within 10^±300 (a flat or unbounded ratio's secant would step past every double).
+    next = Math.min(LOG_1E300, Math.max(-LOG_1E300, next));
+    if (next === x) break;
     prev = [x, y];
     x = next;
     y = at(x);
@@ -270,7 +285,7 @@ export function geometricBisection(fits: (scale: number) => boolean, start: numb
     lo /= 2;
   }
   while (hi / lo > 1 + 1e-6) {
-    const mid = Math.sqrt(lo * hi);
+    const mid = geometricMean(lo, hi);
     if (fits(mid)) hi = mid;
     else lo = mid;
   }
