@@ -426,6 +426,51 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(tighter).toBeGreaterThan(0);
   });
 
+  it('the next release where only a Knothe–Rosenblatt coupling keeps the past within ε (the transport fell back to the lexicographic one): a scale, checked by the joint account', () => {
+    // Float weights with masses near 10⁻¹⁴: the rounded transport leaves a flow below 0 and the lexicographic coupling stands.
+    const P = pointLaw(
+      [
+        [3, 0],
+        [2, 2],
+        [1, 1],
+        [1, 0],
+        [1, 3],
+        [2, 0],
+        [1, 3],
+        [0, 2],
+        [1, 0],
+      ],
+      {
+        weights: [
+          2.85584029275924e-14, 6.979894340038299e-14, 6.351348161697388e-14, 2.4966061115264893e-14, 0.9648104906082153, 0.249395489692688, 0.7348242998123169,
+          3.752595484256745e-14, 0.6942911148071289,
+        ],
+      },
+    );
+    const Q = pointLaw(
+      [
+        [0, 2],
+        [1, 3],
+        [0, 3],
+        [0, 2],
+        [3, 0],
+        [0, 3],
+        [2, 1],
+      ],
+      {
+        weights: [
+          0.5089194774627686, 0.03666186332702637, 3.027498126029968e-14, 0.6606671810150146, 3.466356098651886e-14, 0.6717487573623657, 0.624642014503479,
+        ],
+      },
+    );
+    const sc: PointScenario = { name: 'f', priors: [{ name: 'p', conditionals: { s0: P, s1: Q } }] };
+    const past = [{ mechanism: 'laplace' as const, scale: 1 }];
+    const next = nextReleaseScale(sc, past, { mechanism: 'laplace' }, 2, 1.5);
+    expect(next.scale).toBeGreaterThan(0);
+    const joint = account(sc, [...past, { mechanism: 'laplace', scale: next.scale }], { alphas: [2] });
+    expect(joint.rows[0].divergence).toBeLessThanOrEqual(1.5);
+  });
+
   it('a scale so small that every coupled pair costs ∞ (a search down to 10⁻³⁰⁰ where the data itself fits): the account reads the data’s own D_α, no NaN cost', () => {
     const sc: PointScenario = {
       name: 's',

@@ -720,37 +720,43 @@ export function nextUnitsPoints(
       return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     };
     if (alpha === Infinity) return on(undefined);
-    let coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
-    let problem = on(coupling);
-    let scale = smallestFeasibleScale(problem).scale;
-    for (let round = 0; round < 3; round++) {
-      const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
-      const np = on(next);
-      const ns = smallestFeasibleScale(np).scale;
-      if (!(ns < scale * (1 - 1e-9))) break;
-      [coupling, problem, scale] = [next, np, ns];
-    }
+    // A coupling on which the past releases alone reach ε leaves the next one no scale (bracketAbove
+    // fails): that candidate is passed over, and another stands (the past's bound is the smallest).
+    const tried = <T>(f: () => T): T | null => {
+      try {
+        return f();
+      } catch (e) {
+        if (e instanceof NumericalError) return null;
+        throw e;
+      }
+    };
+    let best: { problem: ScaleProblem; scale: number; how: string } | null = null;
+    const transport = tried(() => {
+      let coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
+      let problem = on(coupling);
+      let scale = smallestFeasibleScale(problem).scale;
+      for (let round = 0; round < 3; round++) {
+        const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
+        const np = on(next);
+        const ns = smallestFeasibleScale(np).scale;
+        if (!(ns < scale * (1 - 1e-9))) break;
+        [coupling, problem, scale] = [next, np, ns];
+      }
+      return { problem, scale, how: `${coupling.how}, re-solved at the trial scale` };
+    });
     clearScratch(m);
-    let how = `${coupling.how}, re-solved at the trial scale`;
+    if (transport) best = transport;
     // The Knothe–Rosenblatt couplings, as the account reads them (the smaller bound stands).
     m.conditional ??= knotheCouplings(m.P, m.Q);
-    const pastOn = (k: PointCoupling) => {
-      const b = coupledBound(k, (i, j) => pairExponent(m.P, m.Q, i, j, mergedReleases(past, m.P.d), w, alpha), alpha);
-      return b.value + b.error;
-    };
     for (const k of m.conditional) {
-      // A coupling on which the past releases alone reach ε leaves the next one no scale.
-      if (past.length && !(pastOn(k) < epsilon)) continue;
-      try {
-        const kp = on(k);
-        const ks = smallestFeasibleScale(kp).scale;
-        if (ks < scale) [problem, scale, how] = [kp, ks, k.how];
-      } catch (e) {
-        // Past releases just under ε on it: no scale up to 2⁶⁰ fits, and the transport's stands.
-        if (!(e instanceof NumericalError)) throw e;
-      }
+      const kp = tried(() => {
+        const problem = on(k);
+        return { problem, scale: smallestFeasibleScale(problem).scale, how: k.how };
+      });
+      if (kp && (!best || kp.scale < best.scale)) best = kp;
     }
-    return { ...problem, note: `Coupling: ${how}.` };
+    if (!best) throw new NumericalError(`next release for ${where}: no scale meets ε on any coupling tried`);
+    return { ...best.problem, note: `Coupling: ${best.how}.` };
   };
   const solved = new Map<Map<string, SharedBound>, ScaleProblem>();
   const units = directions(scenario).map((dir): NextUnit => {

@@ -162,7 +162,7 @@ export type AnySettings = AuditSettings & { coordinateScales?: readonly number[]
  * Audits a noise scale: for every α, prior, pair and direction the certified D_α of the released
  * outputs with its slack to ε and the (ε′, δ) it implies. Finite laws on ℝ get the exact
  * divergence (and for Laplace-shaped noise the exact ε-Pufferfish level); laws on ℝ^d a certified
- * upper bound by joint convexity over a transport coupling (docs/math.md §12), of `releases`
+ * upper bound by joint convexity over a coupling (the transport's or a Knothe–Rosenblatt one, docs/math.md §12), of `releases`
  * releases together. N releases of a value on ℝ are accounted by `account`.
  * @example audit(builtinScenario('heart'), { mechanism: 'laplace', scale: 1, alphas: [2], epsilon: 1, delta: 1e-6 })[0].divergence
  */

@@ -201,7 +201,8 @@ const CERT = {
   'sup-at-atoms': 'α = ∞: exact supremum at the atoms (docs/math.md §4)',
   'data-processing': "the data's own divergence, an upper bound on any release of it (data processing, docs/math.md §4)",
   'order-monotone': 'the exact ε-Pufferfish level: D_α ≤ D∞ at every order α (used where the quadrature cannot certify, e.g. α = 10¹²)',
-  'coupled-bound': "coupled bound over a transport coupling (an upper bound, docs/math.md §12): a pass is certified, a fail may be the bound's looseness",
+  'coupled-bound':
+    "coupled bound over a coupling of the two laws — the optimal transport's or a Knothe–Rosenblatt one, the smaller (an upper bound, docs/math.md §12): a pass is certified, a fail may be the bound's looseness",
 } as const;
 
 /** The report as text: the rows, how they are certified, the optional parts and the verdict. */

@@ -1,5 +1,6 @@
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
 import { perPair, type PairMemo, type PointCoupling } from './points.js';
+import { bitLength } from '../numerics/float.js';
 
 /** An atom's index and its weight in the current units (whole numbers: the masses stay exact). */
 interface Item {
@@ -38,7 +39,8 @@ function walk(a: readonly bigint[], b: readonly bigint[], emit: (i: number, j: n
   }
 }
 
-const bits = (x: bigint) => x.toString(2).length;
+/** Binary digits of a positive whole number (`bitLength`: the same count as its base-2 text, without the text). */
+const bits = bitLength;
 
 /** x/den as a double within one rounding: 64 significant bits by integer division, then one conversion. */
 function ratio(x: bigint, den: bigint): number {

@@ -202,6 +202,13 @@ export function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: str
 const ROUNDED = 2 ** 40;
 
 /**
+ * The most arcs (K·L) a rounded transport is solved on: above, the lexicographic coupling stands, as
+ * before such laws had transports (a chain histogram of 40 steps, 861 atoms per law and 120 pairs,
+ * took 139 s against 8 s for 1.5% less noise; 6 days of Seattle's 5 states, 210 atoms, 14% less).
+ */
+const ROUNDED_MAX_ARCS = 100_000;
+
+/**
  * The optimal coupling of laws whose masses have no common denominator below 2⁵³ (a chain's laws,
  * computed in floating point): the transport solved on the masses rounded to whole multiples of
  * 2⁻⁴⁰ (each at least one), then its optimal tree's flows recomputed exactly for the true masses
@@ -209,6 +216,7 @@ const ROUNDED = 2 ** 40;
  * plan has their marginals exactly (docs/math.md §12, "Couplings"). Null where a flow would fall below 0.
  */
 function roundedTransport(P: PointLaw, Q: PointLaw, cost: ((i: number, j: number) => number) | Float64Array, warm?: TransportBasis): PointCoupling | null {
+  if (atomsOf(P) * atomsOf(Q) > ROUNDED_MAX_ARCS) return null;
   const rounded = (m: PointLaw) => Array.from(m.masses, (x) => Math.max(1, Math.round(x * ROUNDED)));
   const [a, b] = [rounded(P), rounded(Q)];
   // Equal totals: the difference (a few units) goes to the largest sink.
@@ -287,7 +295,7 @@ export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: 
     return (
       roundedTransport(P, Q, cost, warm) ?? {
         ...lexicographicCoupling(P, Q),
-        how: 'lexicographic comonotone coupling (the masses have no common denominator below 2⁵³ for the exact transport solve, and the solve on them rounded left a flow below 0)',
+        how: `lexicographic comonotone coupling (the masses have no common denominator below 2⁵³ for the exact transport solve, and ${atomsOf(P) * atomsOf(Q) > ROUNDED_MAX_ARCS ? `the solve on them rounded is left out above ${ROUNDED_MAX_ARCS} atom pairs` : 'the solve on them rounded left a flow below 0'})`,
       }
     );
   const plan = transportPlan(ints.a, ints.b, cost, warm);

@@ -260,6 +260,12 @@ describe('laws whose masses have no common denominator below 2⁵³: the rounded
     expect(treeFlows(plan.basis, 2, 2, [1n, 2n, -2n, -1n, 0n])).toBeNull();
   });
 
+  it('treeFlows refuses what is not a spanning tree with balanced supplies (else its flows would miss a marginal)', () => {
+    // Too few arcs (a forest), and balances that do not sum to 0.
+    expect(treeFlows({ treeArcs: Int32Array.of(0, 3, 5), flow: new Float64Array(3) }, 2, 2, [3n, 2n, -1n, -4n, 0n])).toBeNull();
+    expect(treeFlows({ treeArcs: Int32Array.of(0, 1, 3, 4), flow: new Float64Array(4) }, 2, 2, [3n, 2n, -1n, -3n, 0n])).toBeNull();
+  });
+
   it('optimalCoupling of laws with floating-point masses: exact marginals (to one rounding per mass), never costlier than the lexicographic coupling', () => {
     const law = fc
       .array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 9 }), fc.double({ min: 0.01, max: 1, noNaN: true })), {

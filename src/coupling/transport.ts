@@ -404,6 +404,8 @@ export function treeFlows(basis: TransportBasis, K: number, L: number, supply: r
     root = K + L,
     arcsReal = K * L;
   const arcs = basis.treeArcs;
+  // A spanning tree has N − 1 arcs, and balances that sum to 0 (else no flows meet them).
+  if (arcs.length !== N - 1 || supply.length !== N || supply.reduce((t, x) => t + x, 0n) !== 0n) return null;
   // Each slot's tail and head (an artificial arc runs source → root, or root → sink).
   const ends = (e: number): [number, number] => {
     if (e < arcsReal) return [Math.floor(e / L), K + (e % L)];
@@ -437,6 +439,8 @@ export function treeFlows(basis: TransportBasis, K: number, L: number, supply: r
   const i: number[] = [],
     j: number[] = [],
     out: bigint[] = [];
+  // Every node balanced (a forest would leave one unmet), every arc's flow found.
+  if (left.some((x) => x !== 0n)) return null;
   for (const [k, f] of flow.entries()) {
     if (f === null) return null;
     const e = arcs[k];
