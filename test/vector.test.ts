@@ -51,6 +51,15 @@ const err = (f: () => unknown) => {
   return 'no error';
 };
 
+/** Random 2-D laws on a small integer grid (coordinates 0…max, up to `atoms` atoms, counts 1–5). */
+const smallLaw = (max: number, atoms: number) =>
+  fc.array(fc.tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: atoms }).map((xs) =>
+    pointLaw(
+      xs.map(([a, b]) => [a, b]),
+      { counts: xs.map((x) => x[2]) },
+    ),
+  );
+
 describe('vector queries (docs/math.md §12)', () => {
   it('the 2-D oracle matches closed forms for point masses (Gaussian αΔ²/2σ², Laplace Σ R_α)', () => {
     const a = pointLaw([[0, 0]], { counts: [1] }),
@@ -92,14 +101,7 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('random small 2-D laws: coupled ≤ theorem, and the coupled scale holds by quadrature', () => {
-    const law = fc
-      .array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 4 })
-      .map((xs) =>
-        pointLaw(
-          xs.map(([a, b]) => [a, b]),
-          { counts: xs.map((x) => x[2]) },
-        ),
-      );
+    const law = smallLaw(6, 4);
     fc.assert(
       fc.property(law, law, fc.constantFrom('laplace', 'gaussian'), (a, b, mechanism) => {
         const s = scenario(a, b);
@@ -314,14 +316,7 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('an account solves transports only for pairs that can bind: its rows are the largest transport bound over every pair, or below it, and the naive sums are the same', () => {
-    const law = fc
-      .array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 6 })
-      .map((xs) =>
-        pointLaw(
-          xs.map(([a, b]) => [a, b]),
-          { counts: xs.map((x) => x[2]) },
-        ),
-      );
+    const law = smallLaw(8, 6);
     fc.assert(
       fc.property(fc.array(law, { minLength: 3, maxLength: 5 }), fc.constantFrom('laplace', 'gaussian'), (laws, mechanism) => {
         const conditionals = Object.fromEntries(laws.map((l, i) => [`s${i}`, l]));
@@ -347,14 +342,7 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('a search that only asks whether releases fit (budgetLevel fitsOnly) answers as the full account does, and a solved pair is never above its cheap bound', () => {
-    const law = fc
-      .array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 6 })
-      .map((xs) =>
-        pointLaw(
-          xs.map(([a, b]) => [a, b]),
-          { counts: xs.map((x) => x[2]) },
-        ),
-      );
+    const law = smallLaw(8, 6);
     let [fitting, refused, tighter] = [0, 0, 0];
     fc.assert(
       fc.property(
