@@ -217,8 +217,8 @@ function tighterByChain(joint: Accounting, chain: readonly ChainBound[] | null, 
 
 /**
  * `tighterByChain` of the joint account where only whether every order fits within ε matters: the
- * orders the chain bound already fits skip the joint account, and the others take the account that
- * stops early (`fitsWithin`). Within ε at every order exactly when the full account is.
+ * account that stops early (`fitsWithin`), with the orders the chain bound already fits `settled`
+ * (no pair is solved for them). Within ε at every order exactly when the full account is.
  */
 function fitsByChain(
   s: Scenario | PointScenario,
