@@ -54,8 +54,26 @@ function supPoints(p: Law, q: Law, extra: number[], keep: (y: number) => boolean
     mixtures: [P, Q],
     shift,
   } = centred([p, q], extra.length ? [minOf(extra), maxOf(extra)] : undefined);
-  const pts = Float64Array.from(new Set([...p.values, ...q.values, ...extra].filter(keep)), (y) => y - shift).sort();
+  const atoms = (!extra.length && sortedUnion(p.values, q.values)) || new Set([...p.values, ...q.values, ...extra].filter(keep));
+  const pts = Float64Array.from(atoms, (y) => y - shift).sort();
   return { P, Q, pts };
+}
+
+/**
+ * The distinct values of two ascending arrays, ascending, merged in one pass (a Set of 2·10⁶
+ * doubles and its sort took seconds on a 10⁶-atom pair); null where either is not ascending.
+ */
+function sortedUnion(a: Float64Array, b: Float64Array): Float64Array | null {
+  const out = new Float64Array(a.length + b.length);
+  let i = 0,
+    j = 0,
+    n = 0;
+  while (i < a.length || j < b.length) {
+    const y = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+    if (n > 0 && y < out[n - 1]) return null;
+    if (n === 0 || out[n - 1] !== y) out[n++] = y;
+  }
+  return out.subarray(0, n);
 }
 
 /**
