@@ -181,6 +181,12 @@ export const SETTINGS = {
     help: 'with --sequence and count:STATE: release one count per window (calendar months or Monday-to-Sunday weeks of the order column, N steps each, or the lengths listed)',
   },
   windowsReleased: { flag: '--windows-released', arg: '<k>', help: 'with --window: only the first K windows are released so far' },
+  start: {
+    table: true,
+    flag: '--start',
+    arg: '<value>',
+    help: "with --window: the order value of the series' first step (a date for calendar windows; default: the table's first); the series is the --length steps from it",
+  },
   unit: {
     table: true,
     flag: '--unit',

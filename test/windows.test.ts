@@ -557,6 +557,34 @@ describe('CLI: --window', () => {
     expect(() => monthWindows(['2015-01-01', '2015-01-01'], 2)).toThrow(/a gap or a repeated date/);
     expect(monthWindows(['2015-01-31', '2015-02-01', '2015-02-02'], 3)).toEqual([1, 2]);
   });
+  it('a series starts at --start: its calendar is known before its rows are in the table, the rows present must be its days', async () => {
+    const { calendarDays, seriesWindows } = await import('../src/markov/calendar.js');
+    expect(calendarDays('2016-02-28', 3)).toEqual(['2016-02-28', '2016-02-29', '2016-03-01']);
+    expect(() => calendarDays('2015-02-29', 3)).toThrow(/need dates YYYY-MM-DD in the order column; got '2015-02-29'/);
+    // No row yet: the calendar from --start alone.
+    expect(await seriesWindows('month', 59, () => [], '2015-01-01')).toEqual({ lengths: [31, 28], labels: ['2015-01', '2015-02'], firstDay: '2015-01-01' });
+    expect(await seriesWindows('month', 40, () => ['2015-01-30'])).toMatchObject({ labels: ['2015-01 (2 of 31 days)', '2015-02', '2015-03 (10 of 31 days)'] });
+    await expect(seriesWindows('month', 59, () => ['2015-01-02'], '2015-01-01')).rejects.toThrow(
+      /the series starts on 2015-01-01 but its first row is 2015-01-02/,
+    );
+    await expect(seriesWindows('week', 14, () => [])).rejects.toThrow(/week windows need dates YYYY-MM-DD in the order column; it has none/);
+    // The CLI: a series of 2015 in a table of four years; flags that would change nothing, and values the column cannot hold, exit 2.
+    const r = await inProcess(...base, '--length', '59', '--window', 'month', '--start', '2015-01-01', '--method', 'mqm-exact', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).windows.lengths).toEqual([31, 28]);
+    const rel = await inProcess('release', ...base.slice(1), '--length', '59', '--window', 'month', '--start', '2015-01-01', '--method', 'mqm-exact', '--json');
+    expect(rel.status, rel.stderr).toBe(0);
+    expect(JSON.parse(rel.stdout).releases.map((x: { window: string }) => x.window)).toEqual(['2015-01', '2015-02']);
+    for (const [args, message] of [
+      [['--length', '59', '--start', '2015-01-01'], /^error: --start: goes with window counts of a sequence table \(--window\)/],
+      [['--length', '62', '--window', '31', '--start', 'soon'], /^error: --start: 'soon' is not a value of the order column 'date'/],
+      [['--length', '59', '--window', 'month', '--start', '2015-13-01'], /^error: --start: '2015-13-01' is not a value of the order column 'date'/],
+    ] as [string[], RegExp][]) {
+      const bad = await inProcess(...base, ...args);
+      expect(bad.status, bad.stderr).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
+  });
   it('week windows run Monday to Sunday (ISO 8601), the first and last partial; each is labelled by its first date', async () => {
     // Seattle's series starts on Sunday 2012-01-01: a first week of one day, then 52 full weeks.
     const r = await inProcess(...base, '--length', '365', '--window', 'week', '--method', 'mqm-exact', '--json');
@@ -768,10 +796,76 @@ describe('CLI: --window', () => {
     expect(next.stderr).toMatch(
       /^error: --ledger: all 2 windows of the series are recorded in this ledger: no laplace scale would let a window 3 of 30 steps fit/,
     );
-    // Another series (another window layout) is not this ledger's.
+    // Another series (another window layout) is not this ledger's: the series it recorded names the windows.
     const other = await inProcess('release', ...base.slice(1), '--length', '60', '--window', '20', '--ledger', ledger);
     expect(other.status).toBe(2);
-    expect(other.stderr).toMatch(/--ledger: was opened for other secret-conditional laws/);
+    expect(other.stderr).toMatch(/^error: --window: is "20", but this ledger's series was opened with "30"/);
+  });
+  it("released as they happen: a series' ledger opened on a table keeps its chain; each window is read from the rows that arrive later, checked against its calendar", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+    const { gunzipSync } = await import('node:zlib');
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-grow-'));
+    const lines = gunzipSync(readFileSync('test/fixtures/weather/seattle-weather.csv.gz')).toString('utf8').trim().split('\n');
+    const [head, rows] = [lines[0], lines.slice(1)];
+    const upTo = (day: string) => rows.filter((r) => r.slice(0, 10) < day);
+    const table = join(dir, 'seattle.csv');
+    const write = (rs: string[]) => writeFileSync(table, `${head}\n${rs.join('\n')}\n`);
+    // The history (2012–2014) is in the table; the series is January and February 2015, not yet.
+    write(upTo('2015-01-01'));
+    const series = ['--data', table, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '59', '--window', 'month'];
+    const at = [...series, '--start', '2015-01-01'];
+    const ledger = join(dir, 'months.ledger');
+    const init = await inProcess('ledger', 'init', '--ledger', ledger, ...at, '--alpha', '2', '--epsilon', '1');
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toMatch(
+      /series: the chain estimated from the table's 1096 rows when the ledger was opened, 2 windows \(2015-01 … 2015-02\) and the series' start \(2015-01-01\)/,
+    );
+    // Nothing of January yet: refused at once, the ledger as it was.
+    const before = readFileSync(ledger);
+    const early = await inProcess('release', ...at, '--ledger', ledger);
+    expect(early.status).toBe(2);
+    expect(early.stderr).toMatch(
+      /^error: --ledger: window 1 \(2015-01\) has 0 of its 31 steps in the table: it is not closed; release it once all its rows are in the table/,
+    );
+    expect(readFileSync(ledger).equals(before)).toBe(true);
+    // January arrives (and changes the table's chain): released under the chain recorded at init.
+    write(upTo('2015-02-01'));
+    const jan = await inProcess('release', ...at, '--ledger', ledger, '--json');
+    expect(jan.status, jan.stderr).toBe(0);
+    const one = JSON.parse(jan.stdout);
+    expect(one.release).toMatchObject({ window: '2015-01', index: 1 });
+    expect(one.ledger.chain).toBe('recorded');
+    const source = { kind: 'csv' as const, location: table };
+    const q = { sequence: 'weather', orderBy: 'date' };
+    writeFileSync(join(dir, 'then.csv'), `${head}\n${upTo('2015-01-01').join('\n')}\n`);
+    const then = sequenceChain(await transitionCounts({ kind: 'csv', location: join(dir, 'then.csv') }, q), { query: { count: 'rain' }, length: 59 }).model;
+    const now = sequenceChain(await transitionCounts(source, q), { query: { count: 'rain' }, length: 59 }).model;
+    expect(now.chains[0].transition).not.toEqual(then.chains[0].transition);
+    const { windowsExponent } = await import('../src/calibrate/windows.js');
+    const level = (m: MarkovModel) => windowsExponent(m, [31, 28], 2, [{ mechanism: FAMILY_OF.default, scale: one.scale }], {}).exponent;
+    expect(one.ledger.level).toBeCloseTo(level(then), 12);
+    expect(Math.abs(one.ledger.level - level(now))).toBeGreaterThan(1e-9);
+    // The count is January 2015's, read from the rows at --start.
+    const { windowCounts } = await import('../src/sources/sequence.js');
+    const rainy = rows.filter((r) => r.startsWith('2015-01') && r.endsWith(',rain')).length;
+    expect((await windowCounts(source, q, 'rain', [31], '2015-01-01')).counts).toEqual([rainy]);
+    // Another start, window or query than the recorded series': refused by name.
+    const moved = await inProcess('release', ...series, '--start', '2015-02-01', '--ledger', ledger);
+    expect(moved.status).toBe(2);
+    expect(moved.stderr).toMatch(/^error: --start: is "2015-02-01", but this ledger's series was opened with "2015-01-01"/);
+    // February with a day missing: the calendar is checked, nothing recorded.
+    write([...upTo('2015-02-10'), ...rows.filter((r) => r.slice(0, 10) > '2015-02-10' && r.slice(0, 10) < '2015-03-01')]);
+    const gap = await inProcess('release', ...series, '--ledger', ledger);
+    expect(gap.status).toBe(2);
+    expect(gap.stderr).toMatch(/^error: --window: month windows need one row per day: 2015-02-09 is followed by 2015-02-11/);
+    write(upTo('2015-03-01'));
+    const feb = await inProcess('release', ...series, '--ledger', ledger, '--json');
+    expect(feb.status, feb.stderr).toBe(0);
+    expect(JSON.parse(feb.stdout).release).toMatchObject({ window: '2015-02', index: 2 });
+    // show and check read the recorded chain: the levels recompute on the grown table.
+    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    expect((await inProcess('ledger', 'show', '--ledger', ledger)).stdout).toMatch(/^series: the chain estimated from the table's 1096 rows/m);
   });
   it('a spec gives windows in its chain query: calibrate and audit take it, a loader of one value refuses it', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');

@@ -31,7 +31,7 @@ import { isDecimal } from '../src/numerics/float.js';
 import { release } from '../src/release/release.js';
 import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
-import { calendarUnit, parseWindows, windowLabels } from '../src/markov/calendar.js';
+import { calendarUnit, seriesWindows } from '../src/markov/calendar.js';
 import { releaseWindows } from '../src/release/windows.js';
 import { calibrateWindows, WINDOW_METHODS } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
@@ -388,7 +388,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   const s = p.sequence!;
   if (calendarUnit(s.window!) && s.groupBy)
     throw new InputError('calendar windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
-  const lengths = await parseWindows(s.window!, length, async () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
+  const { lengths, labels } = await seriesWindows(s.window!, length, () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
   if (model.query.kind !== 'count') throw new InputError('window counts count one state: release the number of steps in one state', 'window');
   const methods = WINDOW_METHODS.filter((m) => m !== 'best');
   const progress = progressOf(post, mechanisms.length * methods.length);
@@ -421,8 +421,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   state.windows = lengths;
   state.windowModel = model;
   const q = { sequence: s.state, orderBy: s.orderBy };
-  const dates = calendarUnit(s.window!) ? textOrderValues(state.table!, q, length) : [];
-  state.windowSeries = { q, state: model.states[model.query.state], labels: windowLabels(s.window!, lengths, dates), groups: !!s.groupBy };
+  state.windowSeries = { q, state: model.states[model.query.state], labels, groups: !!s.groupBy };
   return rows;
 }
 

@@ -245,7 +245,16 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
   if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
-  const { scenario: loaded, d, statistic } = await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined && o.ledger === undefined });
+  const {
+    scenario: loaded,
+    d,
+    statistic,
+  } = await loadScenario(o, {
+    vector: true,
+    windows: true,
+    statistic: o.spec !== undefined && o.ledger === undefined,
+    ...(o.ledger !== undefined ? { ledger: o.ledger } : {}),
+  });
   const ledger = o.ledger === undefined ? null : await (await import('./ledgerCommand.js')).ledgerPast(o.ledger, loaded);
   // A ledger's recorded releases come first (each draw one release), then any typed with --release.
   const typed = [...(ledger ? ledgerReleases(ledger.groups) : []), ...(o.release ?? []).map(parseRelease)];
@@ -456,6 +465,7 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('spec'))
     .addOption(settingOption('scenario').choices(BUILTIN_IDS))
     .addOption(settingOption('window', "with --sequence: the series' window counts, released in order (one --release per window)"))
+    .addOption(settingOption('start'))
     .addOption(settingOption('release').argParser(collect))
     .addOption(
       settingOption('alpha', `Rényi order(s) > 1, or inf (default ${ACCOUNT_ORDERS.map((a) => (a === Infinity ? 'inf' : a)).join(',')}; with --next: one)`),

@@ -320,6 +320,7 @@ export function auditCommand(program: Command): void {
     .addOption(settingOption('scale', 'noise scale to audit: Laplace b, Gaussian σ, exponential θ (required)'))
     .addOption(settingOption('window', "with --sequence: audit the series' window counts, every window at --scale (the bound per secret time)"))
     .addOption(settingOption('windowsReleased'))
+    .addOption(settingOption('start'))
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × the scale (default all 1)'))
     .addOption(settingOption('mechanism', `noise: ${MECHANISMS.join(' | ')} (default: spec, else laplace)`))
     .addOption(settingOption('alpha', 'Rényi order(s): A | A,B,… | FROM:TO:STEP | inf (Laplace) (default: spec, else 2)'))

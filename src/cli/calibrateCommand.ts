@@ -191,6 +191,7 @@ export function calibrateCommand(program: Command): void {
     .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
+    .addOption(settingOption('start'))
     .addOption(settingOption('target-mse', 'with --query mean:COL: the rows a private mean needs for this expected squared error'))
     .addOption(
       settingOption('projection', 'ε-MI projection mechanism A·f(X) + N(0, σ²I_k): a k×d matrix (JSON rows or CSV), or random:K (Gaussian sketch, --seed)'),

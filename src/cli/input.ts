@@ -33,8 +33,8 @@ import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
-import { calendarUnit, parseWindows, windowLabels } from '../markov/calendar.js';
-import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
+import { calendarDays, calendarUnit, checkDays, seriesWindows } from '../markov/calendar.js';
+import { windowScenario, type SeriesOrigin, type WindowScenario } from '../markov/windowScenario.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
 export interface SourceOptions {
@@ -412,26 +412,68 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
   };
 }
 
-/** A series' window counts as a law source (its ledger's identity). */
-async function windowsOf(o: WindowOptions): Promise<WindowScenario> {
-  return windowScenarioOf(o, await tableWindows(o));
+/** A series' window counts as a law source (its ledger's identity; with `ledger`, the series it recorded). */
+async function windowsOf(o: WindowOptions, ledger?: string): Promise<WindowScenario> {
+  return (await tableWindows(o, ledger)).scenario;
 }
 
-/** The law source of windows already loaded, named as its ledger lists it. */
-export function windowScenarioOf(o: WindowOptions, w: { model: MarkovModel; lengths: number[]; labels: string[] }): WindowScenario {
-  // The windows are in the name: a ledger refused for other windows says which.
-  return windowScenario(
-    w.model,
-    w.lengths,
-    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length}, --window ${o.window!.trim()})`,
-    w.labels,
-  );
+/** The first order value of a series at `start` must be it (a date: its day): else the series would begin elsewhere. */
+function startsAt(first: readonly string[], start: string): void {
+  if (first.length > 0 && first[0] !== start && first[0].slice(0, 10) !== start.slice(0, 10))
+    throw new InputError(`the series starts at '${start}' but the first row from there is '${first[0]}'`, '--start');
+}
+
+/** The series a ledger recorded when it was opened, or null (none: another kind of ledger, or an older one). */
+async function recordedSeriesOf(location: string): Promise<WindowScenario | null> {
+  const [{ ledgerStore }, { ledgerSeries }] = await Promise.all([import('../ledger/store.js'), import('../ledger/ledger.js')]);
+  try {
+    return await ledgerSeries(ledgerStore(location));
+  } catch (e) {
+    throw e instanceof InputError && e.path === 'ledger' ? new InputError(e.reason, '--ledger') : e;
+  }
+}
+
+/**
+ * A series a ledger recorded: its chain and windows as they were when it was opened, the table read
+ * only for the windows' counts (from the recorded start), and its days so far checked against the
+ * recorded calendar. A flag that would shape another series (its query, windows, start, length, chain
+ * class, columns) must be the recorded one.
+ */
+async function pinnedWindows(
+  o: WindowOptions,
+  s: WindowScenario,
+): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded: true }> {
+  const r = s.origin!;
+  const given: [string, string | undefined, string | null][] = [
+    ['--sequence', o.sequence, r.sequence],
+    ['--order-by', o.orderBy, r.orderBy],
+    ['--query', o.query?.trim(), r.query],
+    ['--window', o.window?.trim(), r.window],
+    ['--start', o.start, r.start],
+    ['--length', o.length, String(s.model.length)],
+    ['--prior', o.prior, r.prior],
+    ['--seed', o.seed, r.seed],
+  ];
+  for (const [flag, v, recorded] of given)
+    if (v !== undefined && v !== recorded && !(flag === '--length' && Number(v) === s.model.length))
+      throw new InputError(
+        `is ${JSON.stringify(v)}, but this ledger's series was opened with ${recorded === null ? 'none' : JSON.stringify(recorded)}: its releases are that series' windows`,
+        flag,
+      );
+  const [{ orderValues }] = await Promise.all([import('../sources/sequence.js')]);
+  const source = tableSourceOf(o);
+  const q: SequenceQuery = { sequence: r.sequence, orderBy: r.orderBy };
+  const unit = calendarUnit(r.window);
+  if (unit && r.start !== null) checkDays(await orderValues(source, q, s.model.length, r.start), calendarDays(r.start, s.model.length, unit), unit);
+  else if (r.start !== null) startsAt(await orderValues(source, q, 1, r.start), r.start);
+  return { scenario: s, source, q, state: s.model.states[(s.model.query as { state: number }).state], start: r.start, recorded: true };
 }
 
 /** Options of a window calibration, release or ledger. */
 export interface WindowOptions extends CalibrateOptions {
   window?: string;
   windowsReleased?: string;
+  start?: string;
 }
 
 /** A spec whose chain query gives windows (docs/math.md §19), or null for any other spec. */
@@ -465,45 +507,79 @@ type LoadedWindows = {
   lengths: number[];
   labels: string[];
   d: SpecDefaults;
-  table?: { source: TableSource; q: SequenceQuery; state: string };
+  /** The series as a law source (a table's carries where it lies: a series' ledger records it). */
+  scenario: WindowScenario;
+  /** Where a table's series is read: its rows from `start` on (the table's first row where null). */
+  table?: { source: TableSource; q: SequenceQuery; state: string; start: string | null };
+  /** The chain and windows are those a series' ledger recorded when it was opened (not the table's estimate now). */
+  recorded?: boolean;
 };
 
-/** The chain class and windows of `--spec` (its query's windows) or of a sequence table with `--window`. */
-export async function loadWindows(o: WindowOptions): Promise<LoadedWindows> {
+/**
+ * The chain class and windows of `--spec` (its query's windows) or of a sequence table with
+ * `--window`; with `ledger`, a series' ledger that recorded its series when it was opened gives the
+ * chain and windows, and the table only the counts (`tableWindows`).
+ */
+export async function loadWindows(o: WindowOptions, ledger?: string): Promise<LoadedWindows> {
   if (o.spec !== undefined) {
     if (o.window !== undefined) throw new InputError("is not taken with --spec: the spec's query gives the windows", '--window');
     const w = await specWindows(o.spec);
     if (!w) throw new InputError('gives no windows: its markov query needs "windows" or "windowLength"', 'spec');
     refuseBesideWindowSpec(o);
-    return { model: w.scenario.model, lengths: [...w.scenario.lengths], labels: [...w.scenario.labels], d: w.d };
+    refuseUnused([['--start', o.start]], "with a spec's windows: the spec gives the windows");
+    return { model: w.scenario.model, lengths: [...w.scenario.lengths], labels: [...w.scenario.labels], d: w.d, scenario: w.scenario };
   }
-  const t = await tableWindows(o);
-  return { model: t.model, lengths: t.lengths, labels: t.labels, d: {}, table: { source: t.source, q: t.q, state: t.state } };
+  const t = await tableWindows(o, ledger);
+  const s = t.scenario;
+  return {
+    model: s.model,
+    lengths: [...s.lengths],
+    labels: [...s.labels],
+    d: {},
+    scenario: s,
+    table: { source: t.source, q: t.q, state: t.state, start: t.start },
+    ...(t.recorded ? { recorded: true } : {}),
+  };
 }
 
-/** The chain class of a sequence table and its window lengths. */
-async function tableWindows(o: WindowOptions): Promise<{
-  model: MarkovModel;
-  lengths: number[];
-  labels: string[];
-  source: TableSource;
-  q: SequenceQuery;
-  state: string;
-}> {
+/**
+ * The chain class of a sequence table and its windows, as a law source that knows where the series
+ * lies. With a series' ledger that recorded its series, that record instead (`pinnedWindows`).
+ */
+async function tableWindows(
+  o: WindowOptions,
+  ledger?: string,
+): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded?: true }> {
   if (o.sequence === undefined || o.data === undefined)
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
   if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for calendar windows)', '--order-by');
   if (!o.query) throw new InputError('is required with --window: count:STATE', '--query');
-  const [{ query, source, q, length, model }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
+  if (calendarUnit(o.window!) && o.groupBy)
+    throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
+  const recorded = ledger === undefined ? null : await recordedSeriesOf(ledger);
+  if (recorded) return pinnedWindows(o, recorded);
+  const [{ query, source, q, length, model, markov, t }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
   // A window counts one state: a sum or histogram per window would be released as counts of nothing.
   if (!('count' in query))
     throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', '--query');
-  const state = query.count;
-  if (calendarUnit(o.window!) && o.groupBy)
-    throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
-  let dates: string[] = [];
-  const lengths = await parseWindows(o.window!, length, async () => (dates = await orderValues(source, q, length)));
-  return { model, lengths, labels: windowLabels(o.window!, lengths, dates), source, q, state };
+  const { lengths, labels, firstDay } = await seriesWindows(o.window!, length, () => orderValues(source, q, length, o.start), o.start);
+  // A series at --start must begin there: its first row from there on is that value.
+  if (o.start !== undefined && firstDay === null) startsAt(await orderValues(source, q, 1, o.start), o.start);
+  // Calendar windows start on a day (--start, or the first present); other windows at --start or the table's first row.
+  const start = o.start ?? firstDay;
+  const origin: SeriesOrigin = {
+    sequence: o.sequence,
+    orderBy: o.orderBy,
+    query: o.query.trim(),
+    window: o.window!.trim(),
+    start,
+    prior: o.prior ?? null,
+    seed: o.seed ?? null,
+    rows: t.rows,
+    markov,
+  };
+  const name = `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${model.length}, --window ${o.window!.trim()})`;
+  return { scenario: windowScenario(model, lengths, name, labels, origin), source, q, state: query.count, start };
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */
@@ -527,13 +603,17 @@ export function secretPredicates(texts: readonly string[] | undefined): Record<s
 export async function loadScenario(o: CalibrateOptions): Promise<Loaded<Scenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { gaussian: true }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(o: CalibrateOptions, opts: { vector: true; statistic?: boolean }): Promise<Loaded<Scenario | PointScenario>>;
-export async function loadScenario(o: CalibrateOptions, opts: { vector: true; windows: true; statistic?: boolean }): Promise<Loaded<AnyScenario>>;
 export async function loadScenario(
   o: CalibrateOptions,
-  opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean; windows?: boolean } = {},
+  opts: { vector: true; windows: true; statistic?: boolean; ledger?: string },
+): Promise<Loaded<AnyScenario>>;
+export async function loadScenario(
+  o: CalibrateOptions,
+  opts: { gaussian?: boolean; vector?: boolean; statistic?: boolean; windows?: boolean; ledger?: string } = {},
 ): Promise<Loaded<AnyScenario>> {
   if (o.fit !== undefined && !opts.gaussian) throw new InputError('is taken by calibrate and release only', '--fit');
-  if (opts.windows && (o as WindowOptions).window !== undefined) return { scenario: await windowsOf(o), d: {} };
+  // With a series' ledger, the series it recorded (its chain as it was when opened).
+  if (opts.windows && (o as WindowOptions).window !== undefined) return { scenario: await windowsOf(o, opts.ledger), d: {} };
   if (opts.windows && o.spec !== undefined) {
     const w = await specWindows(o.spec).catch(() => null);
     if (w) {
@@ -543,6 +623,7 @@ export async function loadScenario(
   }
   // Window counts' paths return above (or before this loader): here the flag would change nothing.
   if ((o as WindowOptions).windowsReleased !== undefined) throw new InputError("goes with window counts (--window, or a spec's windows)", '--windows-released');
+  if ((o as WindowOptions).start !== undefined) throw new InputError('goes with window counts of a sequence table (--window)', '--start');
   const statistic = o.data && o.sequence === undefined && o.query ? parseStatisticFlag(o.query) : null;
   if (statistic) return loadStatisticLaws(o, statistic, opts.statistic ?? false);
   const loaded = await loadFinite(o, opts.gaussian ?? false, opts.vector ?? false, opts.statistic ?? false);

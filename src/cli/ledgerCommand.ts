@@ -14,6 +14,7 @@ import { isSourceBound } from '../ledger/ledger.js';
 import type { Budget } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 
 interface LedgerOptions extends CalibrateOptions {
   ledger?: string;
@@ -108,11 +109,32 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
     throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
+  const series = (scenario as WindowScenario).lawKind === 'windows' ? seriesWords(scenario as WindowScenario) : null;
   process.stdout.write(
     o.json
-      ? `${jsonText({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created })}\n`
-      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${assumes(meta.scenario)}\n`,
+      ? `${jsonText({ ledger: store.label, scenario: meta.scenario, laws: meta.laws, budget: JSON.parse(meta.budget), created: meta.created, ...(series ? { series } : {}) })}\n`
+      : `opened ledger ${store.label} for '${meta.scenario}' (laws ${meta.laws.slice(0, 19)}…)\nbudget: ${budgetLine(JSON.parse(meta.budget))}, for every release recorded here together\nassumes: ${assumes(meta.scenario)}\n${series ? `series: ${series}\n` : ''}`,
   );
+}
+
+/**
+ * What a series' ledger opened on a table keeps, in words: the chain as estimated now, the windows
+ * and where the series starts, so that windows whose rows arrive later are read under that chain.
+ */
+function seriesWords(s: Pick<WindowScenario, 'origin' | 'lengths' | 'labels'>): string | null {
+  const r = s.origin;
+  if (!r) return null;
+  const from = r.start === null ? "the table's first row" : r.start;
+  return `the chain estimated from the table's ${r.rows} rows when the ledger was opened, ${s.lengths.length} windows (${s.labels[0]} … ${s.labels[s.labels.length - 1]}) and the series' start (${from}) are recorded in the ledger: each release reads its window's count from the table as its rows arrive, under that chain (rows added later do not change it)`;
+}
+
+/** `seriesWords` of a ledger's series record, or what it is where it does not read. */
+function recordWords(record: string): string {
+  try {
+    return seriesWords(JSON.parse(record)) ?? 'recorded';
+  } catch {
+    return 'its record does not read as JSON';
+  }
 }
 
 /** A ledger opened on a table without a query is a source ledger: it takes any statistic of the table afterwards. */
@@ -166,7 +188,7 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
     // Nothing recorded yet: the ledger is shown as it stands (it is its source's: checked above).
     return flagged(() => checkLedger(store, laws));
   }
-  const loaded = hasSource(o) ? await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined }) : undefined;
+  const loaded = hasSource(o) ? await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined, ledger: o.ledger }) : undefined;
   const scenario = loaded && ledgerLaws(loaded.scenario, loaded.d);
   return flagged(() => checkLedger(store, scenario));
 }
@@ -222,7 +244,9 @@ function scaleNote(r: LedgerReport): string {
 }
 
 function reportText(r: LedgerReport): string {
-  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario, r.meta.laws)}\n`;
+  // A series' record for people; a damaged one is among the report's problems (the digest covers it).
+  const series = r.meta.series === undefined ? null : recordWords(r.meta.series);
+  const head = `ledger ${r.label} for '${r.meta.scenario}'\nbudget: ${budgetLine(JSON.parse(r.meta.budget))}\nassumes: ${assumes(r.meta.scenario, r.meta.laws)}\n${series ? `series: ${series}\n` : ''}`;
   const rows = r.rows.map((x) => [
     String(x.seq),
     x.at,
@@ -287,6 +311,7 @@ export function ledgerCommand(program: Command): void {
     .addOption(settingOption('epsilon', 'the total budget of every release together', { noDefault: true }))
     .addOption(settingOption('delta', 'an (ε, δ) budget instead of Rényi', { noDefault: true }))
     .addOption(settingOption('window', "with --sequence: a ledger for the series' window counts, released one window at a time"))
+    .addOption(settingOption('start'))
     .addOption(settingOption('json', 'print the ledger opened as JSON'))
     .action((o) => runInit(o));
   // show and check read the same options: the ledger, and optionally its source to recompute the levels.
@@ -297,6 +322,7 @@ export function ledgerCommand(program: Command): void {
       .addOption(settingOption('spec', 'scenario spec (JSON), to recompute the levels'))
       .addOption(settingOption('scenario', 'built-in scenario, to recompute the levels'))
       .addOption(settingOption('window', "with --sequence: the series' windows, to recompute the levels"))
+      .addOption(settingOption('start'))
       .addOption(settingOption('json', json));
   reader('show', 'List the recorded releases, and (with the source) the joint level per α beside the naive sum.', 'print the ledger as JSON').action((o) =>
     runShow(o),

@@ -463,6 +463,7 @@ export function releaseCommand(program: Command): void {
     .addOption(settingOption('perRelease'))
     .addOption(settingOption('window'))
     .addOption(settingOption('windowsReleased'))
+    .addOption(settingOption('start'))
     .addOption(settingOption('groupPrivate'))
     .addOption(settingOption('leaveOutGroups'))
     .addOption(settingOption('truncate', 'redraw until the output lies in [LO, HI]; calibrated on the truncated outputs (exact accountant)'))

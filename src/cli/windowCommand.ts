@@ -12,7 +12,7 @@ import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } f
 import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { parseNames } from './grid.js';
-import { loadWindows, windowScenarioOf, type WindowOptions } from './input.js';
+import { loadWindows, type WindowOptions } from './input.js';
 import { decimalValue } from '../numerics/float.js';
 import { checkSetting, settingDefault } from '../settings.js';
 import type { Mechanism } from '../mechanisms/registry.js';
@@ -145,7 +145,8 @@ export async function releaseWindowsCli(
       '--group-by',
     );
   const confidence = parseConfidence(o.confidence);
-  const w = await loadWindows(o);
+  // With a ledger, the series it recorded when it was opened: the table gives only the windows' counts.
+  const w = await loadWindows(o, o.ledger);
   const table = w.table ?? noTable();
   const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
   const s = {
@@ -158,7 +159,11 @@ export async function releaseWindowsCli(
   if (o.scale !== undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = closedWindows(await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released)), w.lengths, w.labels);
+  const counts = closedWindows(
+    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released), table.start ?? undefined),
+    w.lengths,
+    w.labels,
+  );
   let r: ReturnType<typeof releaseWindows>;
   try {
     r = releaseWindows(w.model, w.lengths, counts, s, { confidence, allowNoNoise: o.allowNoNoise ?? false });
@@ -239,12 +244,21 @@ async function releaseNextWindow(
     "with --ledger: the ledger's budget applies, and it records which windows are out",
   );
   const table = w.table ?? noTable();
-  const scenario = windowScenarioOf(o, w);
+  const scenario = w.scenario;
   const { ledgerPast, ledgerEntry } = await import('./ledgerCommand.js');
   const { rows, budget, groups } = await ledgerPast(o.ledger, scenario);
   const next = rows.length;
   const m = w.lengths.length;
   if (next >= m) throw await pastLastWindow(scenario, groups, mechanism, budget, o.window);
+  // The window must be closed before anything is recorded (a refused release leaves the ledger as it
+  // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
+  const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
+  const counts = closedWindows(
+    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1), table.start ?? undefined),
+    w.lengths,
+    w.labels,
+    '--ledger',
+  );
   let scale: number;
   if (o.scale !== undefined) {
     scale = decimalValue(o.scale);
@@ -256,9 +270,6 @@ async function releaseNextWindow(
     if (plan === null) throw new InputError(`no scale of ${mechanism} noise lets all ${m} windows fit the ledger's budget`, '--ledger');
     scale = plan;
   }
-  // The window must be closed before anything is recorded: a refused release leaves the ledger as it was.
-  const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
-  const counts = closedWindows(await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1)), w.lengths, w.labels, '--ledger');
   const entry = await ledgerEntry(o.ledger, scenario as never, {
     mechanism,
     scale,
@@ -270,13 +281,13 @@ async function releaseNextWindow(
   if (o.json) {
     const release = { window: w.labels[next], index: next + 1, value: r.values[0], interval: r.intervals[0].map(jsonNumber) };
     process.stdout.write(
-      `${jsonText({ query: o.query, scale: jsonNumber(scale), confidence, halfWidth: jsonNumber(r.halfWidth), release, ledger: { release: entry.seq, level: jsonNumber(entry.level), alpha: entry.alpha } })}\n`,
+      `${jsonText({ query: o.query, scale: jsonNumber(scale), confidence, halfWidth: jsonNumber(r.halfWidth), release, ledger: { release: entry.seq, level: jsonNumber(entry.level), alpha: entry.alpha, chain: w.recorded ? 'recorded' : 'estimated' } })}\n`,
     );
   } else {
     const up = (x: number) => String(Number(decimalUp(x, 4)));
     const digits = barDigits(r.halfWidth);
     process.stdout.write(
-      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), ${exactWindowApplies(mechanism) ? 'boundary' : 'path'}-coupled bound\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
+      `${scenario.name}\nwindow ${next + 1} of ${m} (${w.labels[next]}): ${mechanism} noise, scale ${up(scale)}; ±${up(r.halfWidth)} with probability ${confidence}\nledger: recorded as release ${entry.seq}; the joint level of the ${next + 1} window(s) released is ${Number(decimalUp(entry.level, 6))} (α = ${entry.alpha}), ${exactWindowApplies(mechanism) ? 'boundary' : 'path'}-coupled bound${w.recorded ? ', under the chain the ledger recorded when it was opened' : ''}\n\nwindow\tvalue\tinterval\n${w.labels[next]}\t${digits.value(r.values[0])}\t${digits.interval(r.intervals[0])}\n`,
     );
   }
   await entry.shown();

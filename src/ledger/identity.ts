@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError } from '../errors.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import type { WindowScenario } from '../markov/windowScenario.js';
+import { windowScenario, type SeriesOrigin, type WindowScenario } from '../markov/windowScenario.js';
+import { validateSpec } from '../markov/chain.js';
 
 /** A law's atoms and exact masses, whatever its dimension: what the accountant reads of it. */
 function lawText(law: unknown): unknown {
@@ -69,4 +70,37 @@ function digestOf(scenario: Scenario<unknown>): string {
     }));
   const text = JSON.stringify({ priors, pairs: scenario.pairs ?? null, ordered: scenario.ordered ?? false, massError: scenario.massError ?? 0 });
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/**
+ * What a series' ledger records of a table's series when it is opened (JSON text): the chain spec it
+ * was estimated as, the windows, their labels and where the series lies; null for any other source.
+ */
+export function seriesRecord(scenario: AnyScenario): string | null {
+  const s = scenario as Partial<WindowScenario>;
+  if (s.lawKind !== 'windows' || !s.origin) return null;
+  return JSON.stringify({ name: s.name, lengths: s.lengths, labels: s.labels, origin: s.origin });
+}
+
+/**
+ * The series a ledger recorded (`seriesRecord`), rebuilt: its chain validated from the spec it was
+ * estimated as, which must give the ledger's own identity `laws` again (else the record is refused
+ * as damaged: a chain that is not the one accounted is never used).
+ */
+export function recordedSeries(record: string, laws: string): WindowScenario {
+  const damaged = (why: string) => new InputError(`its series record ${why}; it was left as it is`, 'ledger');
+  let r: { name: string; lengths: number[]; labels: string[]; origin: SeriesOrigin };
+  try {
+    r = JSON.parse(record);
+  } catch {
+    throw damaged('is not JSON');
+  }
+  let s: WindowScenario;
+  try {
+    s = windowScenario(validateSpec(r.origin.markov, 'markov'), r.lengths, r.name, r.labels, r.origin);
+  } catch (e) {
+    throw damaged(`does not give a chain (${(e as Error).message})`);
+  }
+  if (lawsDigest(s) !== laws) throw damaged('does not give the chain the ledger was opened for (its identity differs)');
+  return s;
 }

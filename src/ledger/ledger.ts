@@ -6,7 +6,8 @@ import { costs } from '../conditions/costs.js';
 import { MECHANISMS, mechanismDef, type Mechanism } from '../mechanisms/registry.js';
 import { InputError, noRelease, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
-import { lawsDigest } from './identity.js';
+import { lawsDigest, recordedSeries, seriesRecord } from './identity.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
 import { precisionUp } from '../numerics/decimal.js';
 
@@ -31,7 +32,9 @@ function budgetOf(meta: LedgerMeta, where: string): Budget {
   }
 }
 
-const metaDigest = (m: Omit<LedgerMeta, 'digest'>) => sha(JSON.stringify([m.format, m.created, m.budget, m.laws, m.scenario]));
+// A series' record joins the list only where there is one: the digests of ledgers without one stay as they were.
+const metaDigest = (m: Omit<LedgerMeta, 'digest'>) =>
+  sha(JSON.stringify([m.format, m.created, m.budget, m.laws, m.scenario, ...(m.series !== undefined ? [m.series] : [])]));
 
 /** The chain link of a row: its fields (not its status, which changes once) after the previous link. */
 const rowDigest = (prev: string, r: Omit<LedgerRow, 'digest' | 'status'>) =>
@@ -104,7 +107,9 @@ export async function initLedger(store: LedgerStore, scenario: LedgerBinding, bu
   checkShape(OBJECT, budget, 'budget');
   checkBudget(budget);
   const laws = source ? source.identity : lawsDigest(scenario as LedgerScenario);
-  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws, scenario: scenario.name };
+  // A table's series keeps its chain: the windows of rows that arrive later are read under it.
+  const series = source ? null : seriesRecord(scenario as LedgerScenario);
+  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws, scenario: scenario.name, ...(series ? { series } : {}) };
   const meta = { ...base, digest: metaDigest(base) };
   await store.create(meta);
   return meta;
@@ -142,6 +147,18 @@ function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget
       'ledger',
     );
   return budgetOf(s.meta, label);
+}
+
+/**
+ * The series a series' ledger recorded when it was opened on a table (its chain, windows and where
+ * the series lies), or null for a ledger without one (any other ledger, or one opened before
+ * ledgers kept it): what every later release of its windows is read under.
+ */
+export async function ledgerSeries(store: LedgerStore): Promise<WindowScenario | null> {
+  const s = await store.read();
+  const problems = chainProblems(s);
+  if (problems.length) throw corrupted(store.label, problems[0]);
+  return s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws);
 }
 
 /**

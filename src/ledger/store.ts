@@ -16,6 +16,11 @@ export interface LedgerMeta {
   laws: string;
   /** The scenario's name, for people. */
   scenario: string;
+  /**
+   * A series' ledger opened on a table: its chain spec, windows and where the series lies in the
+   * table (JSON text), read instead of the table's later estimate. Absent otherwise.
+   */
+  series?: string;
   /** SHA-256 of the fields above: the first link of the rows' chain. */
   digest: string;
 }
@@ -75,6 +80,12 @@ export interface LedgerStore {
 
 const META_FIELDS = ['format', 'created', 'budget', 'laws', 'scenario', 'digest'] as const;
 
+/** The meta table's entries: every field, and the series where there is one. */
+const metaEntries = (meta: LedgerMeta): [string, string][] => [
+  ...META_FIELDS.map((k): [string, string] => [k, String(meta[k])]),
+  ...(meta.series !== undefined ? [['series', meta.series] as [string, string]] : []),
+];
+
 const CREATE = (t: { meta: string; rows: string }, real: string) => [
   `CREATE TABLE ${t.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE ${t.rows} (seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, mechanism TEXT NOT NULL, scale ${real} NOT NULL, cost TEXT, count INTEGER NOT NULL, coordinate_scales TEXT, query TEXT NOT NULL, level ${real} NOT NULL, alpha TEXT NOT NULL, status TEXT NOT NULL, digest TEXT NOT NULL)`,
@@ -115,6 +126,7 @@ function metaOf(pairs: { key: unknown; value: unknown }[], where: string): Ledge
     budget: m.get('budget')!,
     laws: m.get('laws')!,
     scenario: m.get('scenario')!,
+    ...(m.has('series') ? { series: m.get('series')! } : {}),
     digest: m.get('digest')!,
   };
 }
@@ -242,7 +254,7 @@ function duckdbStore(path: string): LedgerStore {
       try {
         await open(async (con) => {
           for (const sql of CREATE(tables, 'DOUBLE')) await con.run(sql);
-          for (const k of META_FIELDS) await con.run(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+          for (const [k, v] of metaEntries(meta)) await con.run(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, v]);
           await con.run(`INSERT INTO ${tables.meta} VALUES ('head', $1)`, [headOf(0, meta.digest)]);
         }, tmp);
         await readBack(tmp);
@@ -355,7 +367,7 @@ function postgresStore(url: string): LedgerStore {
           if ((e as { code?: string }).code === '42P07') throw new InputError(`a ledger already exists in ${label}; name another with #NAME`, 'ledger');
           throw e;
         }
-        for (const k of META_FIELDS) await c.query(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, String(meta[k])]);
+        for (const [k, v] of metaEntries(meta)) await c.query(`INSERT INTO ${tables.meta} VALUES ($1, $2)`, [k, v]);
         await c.query(`INSERT INTO ${tables.meta} VALUES ('head', $1)`, [headOf(0, meta.digest)]);
       });
     },

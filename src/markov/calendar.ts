@@ -42,6 +42,38 @@ export function calendarWindows(dates: readonly string[], length: number, unit: 
 }
 
 /**
+ * The `length` consecutive days from `first` (YYYY-MM-DD, optionally with a time), as YYYY-MM-DD:
+ * a daily series' calendar, known before its rows are in the table.
+ * @example calendarDays('2015-02-27', 3) // ['2015-02-27', '2015-02-28', '2015-03-01']
+ */
+export function calendarDays(first: string, length: number, unit: CalendarUnit = 'month', flag = '--window'): string[] {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(first);
+  const t = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
+  // Date.UTC rolls 2015-02-30 over to March: a date that does not round-trip is not one.
+  if (!m || new Date(t).toISOString().slice(0, 10) !== first.slice(0, 10))
+    throw new InputError(`${unit} windows need dates YYYY-MM-DD in the order column; got '${first}'`, flag);
+  return Array.from({ length }, (_, i) => new Date(t + i * DAY).toISOString().slice(0, 10));
+}
+
+/**
+ * Checks a daily series' rows present so far (their order values, in order) against its calendar:
+ * row i must fall on day i. A gap or a repeated date is refused, naming the flag.
+ * @example checkDays(['2015-01-01', '2015-01-02'], calendarDays('2015-01-01', 31)) // undefined
+ */
+export function checkDays(present: readonly string[], days: readonly string[], unit: CalendarUnit = 'month', flag = '--window'): void {
+  const n = Math.min(present.length, days.length);
+  for (let i = 0; i < n; i++) {
+    if (present[i].slice(0, 10) === days[i]) continue;
+    throw new InputError(
+      i === 0
+        ? `the series starts on ${days[0]} but its first row is ${present[0]}`
+        : `${unit} windows need one row per day: ${present[i - 1]} is followed by ${present[i]} (a gap or a repeated date)`,
+      i === 0 ? '--start' : flag,
+    );
+  }
+}
+
+/**
  * Each window's label: its month (YYYY-MM) or its first date for week windows, else its steps. A
  * calendar window the series covers only in part (its first or last) says how much of it it holds:
  * its count is not the whole month's or week's.
@@ -82,17 +114,40 @@ export function nextWindowLength(text: string, lengths: readonly number[], label
 const daysInMonth = (date: string): number => new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)), 0)).getUTCDate();
 
 /**
- * `--window month | week | N | L1,L2,…` as window lengths tiling `length` steps (`dates` read for a calendar unit).
- * @example parseWindows('3', 6) // [3, 3]
+ * `--window month | week | N | L1,L2,…` as window lengths tiling `length` steps, with their labels.
+ * A calendar unit reads the dates present so far (`dates`: the order values from the series' first
+ * row on) and lays the windows on the calendar from `start` (default: the first date present), so
+ * a series whose later days are not in the table yet has its windows all the same; the days present
+ * must be the calendar's, one row per day.
+ * @example (await seriesWindows('3', 6)).lengths // [3, 3]
+ * @example (await seriesWindows('month', 40, () => ['2015-01-30'])).labels // ['2015-01 (2 of 31 days)', '2015-02', '2015-03 (10 of 31 days)']
  */
-export function parseWindows(text: string, length: number, dates?: () => Promise<string[]>): Promise<number[]> | number[] {
-  const t = text.trim();
-  const unit = calendarUnit(t);
-  if (unit) {
-    if (!dates) throw new InputError(`${unit} windows read the order column of a sequence table (--data … --sequence … --order-by DATE)`, '--window');
-    return dates().then((d) => calendarWindows(d, length, unit));
+export async function seriesWindows(
+  text: string,
+  length: number,
+  dates?: () => Promise<string[]> | string[],
+  start?: string,
+): Promise<{ lengths: number[]; labels: string[]; firstDay: string | null }> {
+  const unit = calendarUnit(text);
+  if (!unit) {
+    const lengths = parseLengths(text, length);
+    return { lengths, labels: windowLabels(text, lengths, []), firstDay: null };
   }
-  const parts = t.split(',').map((x) => x.trim());
+  if (!dates) throw new InputError(`${unit} windows read the order column of a sequence table (--data … --sequence … --order-by DATE)`, '--window');
+  const present = await dates();
+  if (start === undefined && present.length === 0) throw new InputError(`${unit} windows need dates YYYY-MM-DD in the order column; it has none`, '--window');
+  const days = calendarDays(start ?? present[0], length, unit, start === undefined ? '--window' : '--start');
+  checkDays(present.slice(0, length), days, unit);
+  const lengths = calendarWindows(days, length, unit);
+  return { lengths, labels: windowLabels(text, lengths, days), firstDay: days[0] };
+}
+
+/** Window lengths `N` or `L1,L2,…` tiling `length` steps. */
+function parseLengths(text: string, length: number): number[] {
+  const parts = text
+    .trim()
+    .split(',')
+    .map((x) => x.trim());
   if (!parts.every((x) => /^\d+$/.test(x) && Number(x) >= 1))
     throw new InputError(`must be month, week, a window length N, or lengths L1,L2,… (whole numbers ≥ 1); got '${text}'`, '--window');
   const ns = parts.map(Number);

@@ -317,16 +317,21 @@ export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, 
  */
 export function closedWindows(w: WindowCounts, lengths: readonly number[], labels: readonly string[], flag = '--windows-released'): number[] {
   const open = w.steps.findIndex((n, k) => n < lengths[k]);
+  // A ledger releases the next window only: it waits for that window's rows.
+  const instead =
+    flag === '--ledger'
+      ? 'release it once all its rows are in the table'
+      : `release the ${open} closed window(s) (--windows-released ${open}) or a shorter series`;
   if (open >= 0)
     throw new InputError(
-      `window ${open + 1} (${labels[open]}) has ${w.steps[open]} of its ${lengths[open]} steps in the table: it is not closed; release the ${open} closed window(s) (--windows-released ${open}) or a shorter series`,
+      `window ${open + 1} (${labels[open]}) has ${w.steps[open]} of its ${lengths[open]} steps in the table: it is not closed; ${instead}`,
       flag,
     );
   // A step without a state leaves its window's count unknown: what it would publish is not the window's count.
   const blind = w.unknown.findIndex((n) => n > 0);
   if (blind >= 0)
     throw new InputError(
-      `window ${blind + 1} (${labels[blind]}) has ${w.unknown[blind]} step(s) without a state in the table: its count is not known; fill them in, or release the ${blind} window(s) before it (--windows-released ${blind})`,
+      `window ${blind + 1} (${labels[blind]}) has ${w.unknown[blind]} step(s) without a state in the table: its count is not known; fill them in${flag === '--ledger' ? '' : `, or release the ${blind} window(s) before it (--windows-released ${blind})`}`,
       flag,
     );
   return w.counts;

@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import type { MarkovQuery } from '../markov/chain.js';
 import { countsFromRecords, sequenceColumns, type SequenceQuery, type TransitionCounts, type WindowCounts } from './chainCounts.js';
-import { short } from './engines/engine.js';
+import { short, type Engine } from './engines/engine.js';
 import { ident, type TableSource } from './table.js';
 
 /**
@@ -66,19 +66,18 @@ export async function sequenceValues(source: TableSource, q: SequenceQuery, quer
     source.kind === 'postgres'
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
       : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence, ...(q.groupBy ? [q.groupBy] : [])], false);
-  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   try {
     const g = q.groupBy ? `CAST(${ident(q.groupBy)} AS VARCHAR)` : `'all'`;
     const kept = `SELECT ${g} AS g, CAST(${ident(q.sequence)} AS VARCHAR) AS x FROM ${engine.relation} WHERE ${ident(q.orderBy)} IS NOT NULL AND ${ident(q.sequence)} IS NOT NULL`;
     // The states as the chain has them (sorted, as `transitionCounts` sorts them), so histogram coordinates line up.
     const states = (await engine.rows(`SELECT DISTINCT x FROM (${kept}) AS k WHERE g IS NOT NULL`)).map((r) => String(r.x)).sort();
-    const per = 'histogram' in query ? states.map((s, i) => `count(*) FILTER (WHERE x = ${lit(s)}) AS h${i}`) : [];
+    const per = 'histogram' in query ? states.map((s, i) => `count(*) FILTER (WHERE x = ${literal(s)}) AS h${i}`) : [];
     const value =
       'count' in query
-        ? `count(*) FILTER (WHERE x = ${lit(query.count)})`
+        ? `count(*) FILTER (WHERE x = ${literal(query.count)})`
         : 'sum' in query
           ? `sum(CASE ${Object.entries(query.sum)
-              .map(([s, v]) => `WHEN x = ${lit(s)} THEN ${v}`)
+              .map(([s, v]) => `WHEN x = ${literal(s)} THEN ${v}`)
               .join(' ')} ELSE 0 END)`
           : '0';
     const sql = `WITH kept AS (${kept})
@@ -98,22 +97,52 @@ export async function sequenceValues(source: TableSource, q: SequenceQuery, quer
 }
 
 /**
- * The first `length` values of the order column (sorted, as the chain's steps are), as text: the
- * dates calendar windows are read from. One sequence only (no groups).
+ * The first `length` values of the order column (sorted, as the chain's steps are), as text, from
+ * the row whose order value is `start` on (the whole column without): the dates calendar windows
+ * are checked against. One sequence only (no groups).
  */
-export async function orderValues(source: TableSource, q: SequenceQuery, length: number): Promise<string[]> {
+export async function orderValues(source: TableSource, q: SequenceQuery, length: number, start?: string): Promise<string[]> {
+  return onSeries(source, q, start, async (engine, o) => {
+    const rows = await engine.rows(`SELECT CAST(${o} AS VARCHAR) AS d FROM ${engine.relation} WHERE ${fromStart(o, start)} ORDER BY ${o} LIMIT ${length + 1}`);
+    return rows.map((r) => String(r.d));
+  });
+}
+
+/**
+ * Runs `read` on one series' table (its columns checked first, as the transition count checks
+ * them): an engine's error is the flag's — `--start` where its value is not one of the order
+ * column's type, the table otherwise — never an internal error.
+ */
+async function onSeries<T>(source: TableSource, q: SequenceQuery, start: string | undefined, read: (engine: Engine, o: string) => Promise<T>): Promise<T> {
   const engine =
     source.kind === 'postgres'
       ? await (await import('./engines/postgres.js')).postgresEngine(source)
       : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence], false);
   try {
-    const o = ident(q.orderBy);
-    const rows = await engine.rows(`SELECT CAST(${o} AS VARCHAR) AS d FROM ${engine.relation} WHERE ${o} IS NOT NULL ORDER BY ${o} LIMIT ${length + 1}`);
-    return rows.map((r) => String(r.d));
+    sequenceColumns(
+      (await engine.columns()).map((c) => c.name),
+      q,
+    );
+    try {
+      return await read(engine, ident(q.orderBy));
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      const why = short((e as Error).message);
+      if (start !== undefined && /conver|invalid|pars|out of range|format/i.test(why))
+        throw new InputError(`'${start}' is not a value of the order column '${q.orderBy}': ${why}`, '--start');
+      throw new InputError(`reading the series failed: ${why}`, 'data');
+    }
   } finally {
     await engine.close();
   }
 }
+
+/**
+ * The rows of a series that starts at order value `start` (all rows with an order value without
+ * one). The text is a literal the engine reads in the order column's own type (a date, a number).
+ */
+const fromStart = (o: string, start: string | undefined) => `${o} IS NOT NULL${start === undefined ? '' : ` AND ${o} >= ${literal(start)}`}`;
+const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * Each window's count of `state` and its steps seen (rows with an order value, in order), one
@@ -121,20 +150,14 @@ export async function orderValues(source: TableSource, q: SequenceQuery, length:
  * (`closedWindows` refuses its release).
  * @example (await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31])).counts.length // 1
  */
-export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[]): Promise<WindowCounts> {
-  const engine =
-    source.kind === 'postgres'
-      ? await (await import('./engines/postgres.js')).postgresEngine(source)
-      : await (await import('./engines/duckdb.js')).duckEngine(source, [q.sequence], false);
-  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-  try {
-    const o = ident(q.orderBy);
+export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[], start?: string): Promise<WindowCounts> {
+  return onSeries(source, q, start, async (engine, o) => {
     // Window w holds the steps up to the sum of the first w + 1 lengths.
     const ends = lengths.map((_, w) => lengths.slice(0, w + 1).reduce((a, b) => a + b, 0));
     const end = ends[ends.length - 1];
     const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
-    const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${o} IS NOT NULL`;
-    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${lit(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${fromStart(o, start)}`;
+    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${literal(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
     const seen = new Array<number>(lengths.length).fill(0);
     const unknown = new Array<number>(lengths.length).fill(0);
@@ -144,7 +167,5 @@ export async function windowCounts(source: TableSource, q: SequenceQuery, state:
       unknown[Number(r.w)] = Number(r.u);
     }
     return { counts, steps: seen, unknown };
-  } finally {
-    await engine.close();
-  }
+  });
 }
