@@ -196,6 +196,32 @@ describe('release ledger (a DuckDB file)', () => {
     expect(over.stderr).toMatch(/^error: --next: no further laplace release fits the ledger's budget: the certified joint level stays over it/);
   });
 
+  it('the data itself within the budget: account --next says no noise is needed (data processing), typed or from a ledger', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
+    // Two laws on one support: D_2 = log(0.25/0.6 + 0.25/0.4) ≈ 0.041, under ε = 1; at ε = 0.01 noise is needed.
+    const spec = join(dir, 'near.json');
+    const laws = { a: { values: [0, 1], weights: [0.5, 0.5] }, b: { values: [0, 1], weights: [0.6, 0.4] } };
+    writeFileSync(spec, JSON.stringify({ name: 'near', priors: [{ name: 'p', conditionals: laws }] }));
+    const L = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', L, '--spec', spec, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const typed = await inProcess('account', '--spec', spec, '--next', 'laplace', '--alpha', '2', '--epsilon', '1');
+    const ledger = await inProcess('account', '--ledger', L, '--spec', spec, '--next', 'laplace');
+    for (const r of [typed, ledger]) {
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /next laplace release: no noise needed: the value itself \(scale 0, and any scale\) keeps all 1 releases within \(α = 2, ε = 1\) \(data processing/,
+      );
+    }
+    expect(json(await inProcess('account', '--ledger', L, '--spec', spec, '--next', 'laplace', '--json')).next).toMatchObject({
+      scale: 0,
+      method: 'data-processing',
+    });
+    const tight = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', tight, '--spec', spec, '--alpha', '2', '--epsilon', '0.01')).status).toBe(0);
+    const needed = json(await inProcess('account', '--ledger', tight, '--spec', spec, '--next', 'laplace', '--json')).next;
+    expect(needed.scale).toBeGreaterThan(0.01);
+  });
+
   it('a corrupted ledger is reported and left as it is, never reset', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
     const junk = join(dir, 'junk.ledger');

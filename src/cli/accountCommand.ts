@@ -212,7 +212,17 @@ async function runLedgerNext(
     );
   const at = budgetLevel(scenario, [...past, { ...next, scale }], budget);
   const acc = past.length ? budgetLevel(scenario, past, budget).accounting : null;
-  printAccount(o, scenario.name, releases, acc, { mechanism, alpha: at.alpha, epsilon: budget.epsilon, scale, method: "the ledger's budget", binding: null });
+  // Fitting at the search's floor on the data's own divergence alone: no noise is needed (data
+  // processing: the noise-free value and every past release are functions of the data).
+  const data = scale < 1e-290 && at.accounting.rows.every((r) => r.method === 'data-processing');
+  printAccount(o, scenario.name, releases, acc, {
+    mechanism,
+    alpha: at.alpha,
+    epsilon: budget.epsilon,
+    scale: data ? 0 : scale,
+    method: data ? 'data-processing' : "the ledger's budget",
+    binding: null,
+  });
 }
 
 async function flaggedAccount<T>(f: () => T): Promise<T> {
@@ -453,7 +463,7 @@ function printAccount(
   }
   if (next) {
     process.stdout.write(
-      `\nnext ${next.mechanism} release${next.columns ? ` of ${next.columns.join('+')}` : ''}: scale ≥ ${numUp(next.scale)} keeps all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
+      `\nnext ${next.mechanism} release${next.columns ? ` of ${next.columns.join('+')}` : ''}: ${next.scale === 0 ? 'no noise needed: the value itself (scale 0, and any scale) keeps' : `scale ≥ ${numUp(next.scale)} keeps`} all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
     );
   }
 }

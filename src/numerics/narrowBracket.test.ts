@@ -99,6 +99,21 @@ describe('a bisection read off a narrowed bracket', () => {
     }
   });
 
+  it('smallestFittingByRatio: where every scale fits (the data within the budget), the floor 10⁻³⁰⁰ in a few evaluations', () => {
+    for (const fit of [0, 0.5, 1]) {
+      let calls = 0;
+      const got = smallestFittingByRatio(() => {
+        calls++;
+        return fit;
+      });
+      expect(got).toBeLessThanOrEqual(1e-300);
+      expect(got).toBeGreaterThan(0);
+      expect(calls).toBeLessThanOrEqual(16);
+      // The answer of the bisection alone, which evaluates about a thousand halvings.
+      expect(got).toBe(smallestFitting(() => true));
+    }
+  });
+
   it('smallestFittingByRatio: a flat, unbounded failing ratio never leads the search past 10³⁰⁰', () => {
     // Fits only above 10²⁹⁰, failing far below with a ratio of ∞: the secant would step beyond every double.
     let largest = 0;
