@@ -565,8 +565,9 @@ async function tableWindows(
   const { lengths, labels, firstDay } = await seriesWindows(o.window!, length, () => orderValues(source, q, length, o.start), o.start);
   // A series at --start must begin there: its first row from there on is that value.
   if (o.start !== undefined && firstDay === null) startsAt(await orderValues(source, q, 1, o.start), o.start);
-  // Calendar windows start on a day (--start, or the first present); other windows at --start or the table's first row.
-  const start = o.start ?? firstDay;
+  // Calendar windows start on a day (--start, or the first present); other windows at --start or the
+  // table's first row, named by its value (a ledger reads the same rows if earlier ones are added).
+  const start = o.start ?? firstDay ?? (await orderValues(source, q, 1))[0] ?? null;
   const origin: SeriesOrigin = {
     sequence: o.sequence,
     orderBy: o.orderBy,
