@@ -867,6 +867,77 @@ describe('CLI: --window', () => {
     expect(check.status, check.stdout + check.stderr).toBe(0);
     expect((await inProcess('ledger', 'show', '--ledger', ledger)).stdout).toMatch(/^series: the chain estimated from the table's 1096 rows/m);
   });
+  it("a series' ledger of window lengths: rows added inside windows already out are refused; an older ledger takes no --start; a record whose windows do not follow from its start is refused", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-days-'));
+    const table = join(dir, 'days.csv');
+    const state = (d: number) => ((d * 7) % 5 < 2 ? 'rain' : 'sun');
+    const write = (days: number[]) => writeFileSync(table, `day,w\n${days.map((d) => `${d},${state(d)}`).join('\n')}\n`);
+    const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, k) => a + k);
+    write(range(1, 100));
+    const series = ['--data', table, '--sequence', 'w', '--order-by', 'day', '--query', 'count:rain', '--window', '10'];
+    const noLength = await inProcess('calibrate', ...series, '--start', '101');
+    expect(noLength.status).toBe(2);
+    expect(noLength.stderr).toMatch(/^error: --length: is required with --start/);
+    const ledger = join(dir, 'days.ledger');
+    expect(
+      (await inProcess('ledger', 'init', '--ledger', ledger, ...series, '--length', '30', '--start', '101', '--alpha', '2', '--epsilon', '30')).status,
+    ).toBe(0);
+    // Day 106 is missing when the first window is released: it holds days 101–105 and 107–111.
+    write([...range(1, 105), ...range(107, 121)]);
+    const first = await inProcess('release', ...series, '--ledger', ledger, '--json');
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse((await inProcess('ledger', 'show', '--ledger', ledger, '--json')).stdout).releases[0].query).toBe('window 1 of 3 (1–10; 101 … 111)');
+    // Day 106 arrives late: window 2 would start at 111, released already; refused, the ledger as it was.
+    write(range(1, 121));
+    const before = readFileSync(ledger);
+    const late = await inProcess('release', ...series, '--ledger', ledger);
+    expect(late.status).toBe(2);
+    expect(late.stderr).toMatch(/^error: --data: window 1 was released as the rows 101 … 111, but the table now has 101 … 110 there/);
+    expect(readFileSync(ledger).equals(before)).toBe(true);
+    // A ledger from before series were recorded (its laws only): --start would move its windows.
+    const { ledgerStore } = await import('../src/ledger/store.js');
+    const { initLedger } = await import('../src/ledger/ledger.js');
+    const { windowScenario } = await import('../src/markov/windowScenario.js');
+    const t = await transitionCounts({ kind: 'csv', location: table }, { sequence: 'w', orderBy: 'day' });
+    const { model: m } = sequenceChain(t, { query: { count: 'rain' }, length: 30 });
+    const old = join(dir, 'old.ledger');
+    await initLedger(ledgerStore(old), windowScenario(m, [10, 10, 10], 'days.csv: count:rain per window over w (T = 30, --window 10)'), {
+      alphas: [2],
+      epsilon: 30,
+    });
+    const moved = await inProcess('release', ...series, '--length', '30', '--start', '51', '--ledger', old);
+    expect(moved.status).toBe(2);
+    expect(moved.stderr).toMatch(/^error: --start: is not taken by this ledger: it was opened before ledgers recorded a series' start/);
+    // A record whose calendar does not follow from its start is not the one written.
+    const { recordedSeries, seriesRecord, lawsDigest } = await import('../src/ledger/identity.js');
+    const y = sequenceChain(
+      await transitionCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }),
+      {
+        query: { count: 'rain' },
+        length: 59,
+      },
+    );
+    const origin = {
+      sequence: 'weather',
+      orderBy: 'date',
+      query: 'count:rain',
+      window: 'month',
+      start: '2015-01-01',
+      prior: null,
+      seed: null,
+      rows: 1461,
+      markov: y.markov,
+    };
+    const s = windowScenario(y.model, [31, 28], 'months', ['2015-01', '2015-02'], origin);
+    const record = seriesRecord(s)!;
+    expect(recordedSeries(record, lawsDigest(s)).labels).toEqual(['2015-01', '2015-02']);
+    const shifted = JSON.parse(record);
+    shifted.origin.start = '2014-01-01';
+    expect(() => recordedSeries(JSON.stringify(shifted), lawsDigest(s))).toThrow(/does not give its month windows from its start \(2014-01-01\)/);
+    shifted.origin.start = null;
+    expect(() => recordedSeries(JSON.stringify(shifted), lawsDigest(s))).toThrow(/does not give its month windows from its start \(none\)/);
+  });
   it('a spec gives windows in its chain query: calibrate and audit take it, a loader of one value refuses it', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -423,8 +423,8 @@ function startsAt(first: readonly string[], start: string): void {
     throw new InputError(`the series starts at '${start}' but the first row from there is '${first[0]}'`, '--start');
 }
 
-/** The series a ledger recorded when it was opened, or null (none: another kind of ledger, or an older one). */
-async function recordedSeriesOf(location: string): Promise<WindowScenario | null> {
+/** The series a ledger recorded when it was opened (null: another kind of ledger, or an older one), and its releases so far. */
+async function recordedSeriesOf(location: string): Promise<{ series: WindowScenario | null; released: number }> {
   const [{ ledgerStore }, { ledgerSeries }] = await Promise.all([import('../ledger/store.js'), import('../ledger/ledger.js')]);
   try {
     return await ledgerSeries(ledgerStore(location));
@@ -442,6 +442,7 @@ async function recordedSeriesOf(location: string): Promise<WindowScenario | null
 async function pinnedWindows(
   o: WindowOptions,
   s: WindowScenario,
+  released: number,
 ): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded: true }> {
   const r = s.origin!;
   const given: [string, string | undefined, string | null][] = [
@@ -454,8 +455,11 @@ async function pinnedWindows(
     ['--prior', o.prior, r.prior],
     ['--seed', o.seed, r.seed],
   ];
+  // Numbers as numbers (--length 365.0), and a seed given as its default where none was recorded.
+  const same = (flag: string, v: string, recorded: string | null) =>
+    v === recorded || (flag === '--length' && Number(v) === s.model.length) || (flag === '--seed' && Number(v) === Number(recorded ?? 0));
   for (const [flag, v, recorded] of given)
-    if (v !== undefined && v !== recorded && !(flag === '--length' && Number(v) === s.model.length))
+    if (v !== undefined && !same(flag, v, recorded))
       throw new InputError(
         `is ${JSON.stringify(v)}, but this ledger's series was opened with ${recorded === null ? 'none' : JSON.stringify(recorded)}: its releases are that series' windows`,
         flag,
@@ -463,8 +467,10 @@ async function pinnedWindows(
   const [{ orderValues }] = await Promise.all([import('../sources/sequence.js')]);
   const source = tableSourceOf(o);
   const q: SequenceQuery = { sequence: r.sequence, orderBy: r.orderBy };
+  // The days of the windows recorded and the next one must be the calendar's (a gap further on waits for its window).
   const unit = calendarUnit(r.window);
-  if (unit && r.start !== null) checkDays(await orderValues(source, q, s.model.length, r.start), calendarDays(r.start, s.model.length, unit), unit);
+  const through = s.lengths.slice(0, released + 1).reduce((a, b) => a + b, 0);
+  if (unit && r.start !== null) checkDays(await orderValues(source, q, through, r.start), calendarDays(r.start, through, unit), unit);
   else if (r.start !== null) startsAt(await orderValues(source, q, 1, r.start), r.start);
   return { scenario: s, source, q, state: s.model.states[(s.model.query as { state: number }).state], start: r.start, recorded: true };
 }
@@ -557,7 +563,15 @@ async function tableWindows(
   if (calendarUnit(o.window!) && o.groupBy)
     throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
   const recorded = ledger === undefined ? null : await recordedSeriesOf(ledger);
-  if (recorded) return pinnedWindows(o, recorded);
+  if (recorded?.series) return pinnedWindows(o, recorded.series, recorded.released);
+  // A ledger opened before series were recorded reads the table's first rows: another start would move its windows.
+  if (recorded && o.start !== undefined)
+    throw new InputError(
+      "is not taken by this ledger: it was opened before ledgers recorded a series' start, and reads the series from the table's first row",
+      '--start',
+    );
+  if (o.start !== undefined && o.length === undefined)
+    throw new InputError("is required with --start: the series' length (its rows may not all be in the table yet)", '--length');
   const [{ query, source, q, length, model, markov, t }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
   // A window counts one state: a sum or histogram per window would be released as counts of nothing.
   if (!('count' in query))

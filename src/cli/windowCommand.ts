@@ -259,6 +259,17 @@ async function releaseNextWindow(
     w.labels,
     '--ledger',
   );
+  // Each window is recorded with the order values of its first and last rows: rows added inside
+  // windows already out (a gap filled late) would move every later window's rows, and are refused.
+  const span = await windowSpans(table, w.lengths.slice(0, next + 1));
+  rows.forEach((row, k) => {
+    const was = /; (.*) … (.*)\)$/.exec(row.query);
+    if (was && (was[1] !== span[k][0] || was[2] !== span[k][1]))
+      throw new InputError(
+        `window ${k + 1} was released as the rows ${was[1]} … ${was[2]}, but the table now has ${span[k][0]} … ${span[k][1]} there: rows were added or removed inside the windows released, and the series cannot go on from this table`,
+        '--data',
+      );
+  });
   let scale: number;
   if (o.scale !== undefined) {
     scale = decimalValue(o.scale);
@@ -275,7 +286,7 @@ async function releaseNextWindow(
     scale,
     count: 1,
     position: next + 1,
-    query: `window ${next + 1} of ${m} (${w.labels[next]})`,
+    query: `window ${next + 1} of ${m} (${w.labels[next]}; ${span[next][0]} … ${span[next][1]})`,
   });
   const r = drawWindows([counts[next]], mechanism, scale, { confidence });
   if (o.json) {
@@ -291,6 +302,19 @@ async function releaseNextWindow(
     );
   }
   await entry.shown();
+}
+
+/** The order values of each window's first and last rows (the windows closed: each has its rows). */
+async function windowSpans(table: NonNullable<Awaited<ReturnType<typeof loadWindows>>['table']>, lengths: readonly number[]): Promise<[string, string][]> {
+  const { orderValues } = await import('../sources/sequence.js');
+  const total = lengths.reduce((a, b) => a + b, 0);
+  const values = await orderValues(table.source, table.q, total, table.start ?? undefined);
+  let at = 0;
+  return lengths.map((L) => {
+    const span: [string, string] = [values[at], values[at + L - 1]];
+    at += L;
+    return span;
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { windowScenario, type SeriesOrigin, type WindowScenario } from '../markov/windowScenario.js';
 import { validateSpec } from '../markov/chain.js';
+import { calendarDays, calendarUnit, calendarWindows, windowLabels } from '../markov/calendar.js';
 
 /** A law's atoms and exact masses, whatever its dimension: what the accountant reads of it. */
 function lawText(law: unknown): unknown {
@@ -102,5 +103,13 @@ export function recordedSeries(record: string, laws: string): WindowScenario {
     throw damaged(`does not give a chain (${(e as Error).message})`);
   }
   if (lawsDigest(s) !== laws) throw damaged('does not give the chain the ledger was opened for (its identity differs)');
+  // Calendar windows follow from the start: a record whose windows or labels do not is not the one written.
+  const unit = calendarUnit(r.origin.window);
+  if (unit) {
+    const days = r.origin.start === null ? null : calendarDays(r.origin.start, s.model.length, unit, 'ledger');
+    const lengths = days && calendarWindows(days, s.model.length, unit, 'ledger');
+    if (!days || JSON.stringify(lengths) !== JSON.stringify(s.lengths) || JSON.stringify(windowLabels(unit, lengths!, days)) !== JSON.stringify(s.labels))
+      throw damaged(`does not give its ${unit} windows from its start (${r.origin.start ?? 'none'})`);
+  }
   return s;
 }

@@ -46,7 +46,7 @@ const rowDigest = (prev: string, r: Omit<LedgerRow, 'digest' | 'status'>) =>
 function chainProblems(s: LedgerState): string[] {
   const problems: string[] = [];
   const { digest, ...rest } = s.meta;
-  if (metaDigest(rest) !== digest) problems.push('the budget or laws entry was changed after the ledger was opened (digest mismatch)');
+  if (metaDigest(rest) !== digest) problems.push('the budget, laws or series entry was changed after the ledger was opened (digest mismatch)');
   let prev = digest;
   s.rows.forEach((r, i) => {
     if (r.seq !== i + 1) problems.push(`release ${i + 1} is numbered ${r.seq} (a release was removed or inserted)`);
@@ -152,13 +152,14 @@ function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget
 /**
  * The series a series' ledger recorded when it was opened on a table (its chain, windows and where
  * the series lies), or null for a ledger without one (any other ledger, or one opened before
- * ledgers kept it): what every later release of its windows is read under.
+ * ledgers kept it): what every later release of its windows is read under; and how many releases
+ * it holds.
  */
-export async function ledgerSeries(store: LedgerStore): Promise<WindowScenario | null> {
+export async function ledgerSeries(store: LedgerStore): Promise<{ series: WindowScenario | null; released: number }> {
   const s = await store.read();
   const problems = chainProblems(s);
   if (problems.length) throw corrupted(store.label, problems[0]);
-  return s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws);
+  return { series: s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws), released: s.rows.length };
 }
 
 /**

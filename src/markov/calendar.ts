@@ -48,11 +48,15 @@ export function calendarWindows(dates: readonly string[], length: number, unit: 
  */
 export function calendarDays(first: string, length: number, unit: CalendarUnit = 'month', flag = '--window'): string[] {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(first);
-  const t = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
-  // Date.UTC rolls 2015-02-30 over to March: a date that does not round-trip is not one.
+  // setUTCFullYear takes years below 100 as they are (Date.UTC would read 0001 as 1901).
+  const t = m ? new Date(0).setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
+  // A day that rolls over (2015-02-30 to March) does not round-trip: it is not a date.
   if (!m || new Date(t).toISOString().slice(0, 10) !== first.slice(0, 10))
     throw new InputError(`${unit} windows need dates YYYY-MM-DD in the order column; got '${first}'`, flag);
-  return Array.from({ length }, (_, i) => new Date(t + i * DAY).toISOString().slice(0, 10));
+  const days = Array.from({ length }, (_, i) => new Date(t + i * DAY).toISOString().slice(0, 10));
+  if (!/^\d{4}-/.test(days[days.length - 1] ?? ''))
+    throw new InputError(`a series of ${length} days from ${first.slice(0, 10)} runs past the year 9999`, flag === '--window' ? '--length' : flag);
+  return days;
 }
 
 /**
