@@ -1103,6 +1103,29 @@ describe('CLI: --window', () => {
     expect(steps[0]).toMatch(/^calibrate: 0\/1 units \(0%\), \d+\.\d s/);
   });
 
+  it("a ledger's plan reports each scale it tries on a pipe (account --next, a window's release), never with --json", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const { mkdtempSync } = await import('node:fs');
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const ledger = join(mkdtempSync(join(tmpdir(), 'pufferfish-plan-')), 'months.ledger');
+    const series = [...base.slice(1), '--length', '60', '--window', '30'];
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...series, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const env = { ...process.env, PUFFERFISH_PROGRESS_EVERY_MS: '0' };
+    for (const args of [
+      ['account', '--ledger', ledger, ...series, '--next', 'laplace'],
+      ['release', '--ledger', ledger, ...series],
+    ]) {
+      const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
+      expect(run.status, run.stderr).toBe(0);
+      const trials = run.stderr.split('\n').filter((l) => /^plan: \d+ trial\(s\), \d+\.\d s — trial scale \S+$/.test(l));
+      expect(trials.length).toBeGreaterThan(2);
+      expect(run.stderr).toMatch(/^plan: done in \d+\.\d s$/m);
+      const quiet = spawnSync(process.execPath, [BIN, ...args.slice(0, 1), '--json', ...args.slice(1)], { encoding: 'utf8', env });
+      expect(quiet.stderr).not.toMatch(/plan:/);
+    }
+  });
+
   it('a series the window bounds refuse (size, tiny probabilities) is still accounted by group DP where its level is finite, saying why', async () => {
     const { accountWindows, nextWindowScale } = await import('../src/account/windows.js');
     const { windowScenario } = await import('../src/markov/windowScenario.js');

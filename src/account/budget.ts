@@ -273,11 +273,12 @@ export function scaleBeyondSeries(
   next: Omit<ReleaseGroup, 'scale'>,
   b: Budget,
   length: number,
+  onTrial?: (trial: number, scale: number) => void,
 ): number | null {
   const lengths = [...s.lengths, length];
   const model = { ...s.model, length: s.model.length + length, ...(s.model.windows ? { windows: lengths } : {}) };
   const longer = windowScenario(model, lengths, s.name);
-  return smallestFittingScale(longer, past, next, b, Math.max(1, ...past.map((g) => g.scale)));
+  return smallestFittingScale(longer, past, next, b, Math.max(1, ...past.map((g) => g.scale)), onTrial);
 }
 
 /**
@@ -295,11 +296,26 @@ export function smallestFittingScale(
   next: Omit<ReleaseGroup, 'scale'>,
   b: Budget,
   start = 1,
+  onTrial?: (trial: number, scale: number) => void,
 ): number | null {
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
   checkShape(OBJECT, b, 'budget');
-  return smallestFittingByRatio((s) => fitsRatio(budgetLevel(scenario, [...past, { ...next, scale: s }], b, true), b), start, SCALE_RTOL);
+  return smallestFittingByRatio(
+    counted((s) => fitsRatio(budgetLevel(scenario, [...past, { ...next, scale: s }], b, true), b), onTrial),
+    start,
+    SCALE_RTOL,
+  );
+}
+
+/** A search's check that reports each trial (its number and scale) before it is made: a long plan is never silent. */
+export function counted<T>(check: (scale: number) => T, onTrial?: (trial: number, scale: number) => void): (scale: number) => T {
+  if (!onTrial) return check;
+  let trials = 0;
+  return (s) => {
+    onTrial(++trials, s);
+    return check(s);
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { InputError, NumericalError } from '../errors.js';
 import { short } from '../sources/engines/engine.js';
 import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
-import { budgetLevel, fitsRatio, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
+import { budgetLevel, counted, fitsRatio, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
 import type { Mechanism } from '../calibrate/rules.js';
 import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
@@ -213,6 +213,7 @@ export async function nextStatisticScale(
   s: StatisticsSource,
   statistic: RecordedStatistic,
   mechanism: Mechanism,
+  onTrial?: (trial: number, scale: number) => void,
 ): Promise<{ scale: number; inUnits: number; units: number; level: BudgetLevel } | null> {
   if (statistic.groupBy !== undefined)
     throw new InputError('plans one statistic of the whole table: a per-group release is planned by releasing it (its refusal names the level)', '--group-by');
@@ -223,7 +224,7 @@ export async function nextStatisticScale(
   // Read twice (the statistics, then the budget): a release recorded between would misplace coordinates.
   if (groups.length !== past.length) throw plannedMeanwhile();
   const next = { mechanism, count: 1, coordinates: [past.length] };
-  const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)));
+  const scale = smallestFittingScale(scenario, groups, next, budget, Math.max(1, ...groups.map((g) => g.scale)), onTrial);
   if (scale === null) return null;
   const st = parseStatistic(statistic.query)!;
   const values = await statisticValues(s.source, { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) }, undefined, s.secretColumn);
@@ -251,6 +252,7 @@ export async function groupsFittingScale(
   groups: readonly { group: string; fromScale(scale: number): number }[],
   mechanism: Mechanism,
   groupPrivate = false,
+  onTrial?: (trial: number, scale: number) => void,
 ): Promise<{ scale: number; level: BudgetLevel } | null> {
   const batch = groups.map((g) => ({ query, groupBy, group: g.group, ...(groupPrivate ? { private: true as const } : {}) }));
   if (batch.length) refuseCountOfUnits(batch[0], s.unit);
@@ -259,7 +261,7 @@ export async function groupsFittingScale(
   const { budget, groups: recorded } = await ledgerFor(store, scenario);
   if (recorded.length !== past.length) throw plannedMeanwhile();
   const releases = (S: number) => groups.map((g, k) => ({ mechanism, count: 1, coordinates: [past.length + k], scale: g.fromScale(S) }));
-  const hi = smallestFittingByRatio((S) => fitsRatio(budgetLevel(scenario, [...recorded, ...releases(S)], budget, true), budget));
+  const hi = smallestFittingByRatio(counted((S) => fitsRatio(budgetLevel(scenario, [...recorded, ...releases(S)], budget, true), budget), onTrial));
   if (hi === null) return null;
   const level = budgetLevel(scenario, [...recorded, ...releases(hi)], budget);
   if (!level.fits) throw new NumericalError(`the common scale ${hi} does not keep the ledger's budget on re-check`);

@@ -21,7 +21,7 @@ import {
   type CalibrateOptions,
 } from './input.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
-import { progressBar } from './progress.js';
+import { progressBar, withTrials } from './progress.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 
 interface AccountOptions extends CalibrateOptions {
@@ -95,7 +95,9 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   const groups = t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale }));
   let r: Awaited<ReturnType<typeof groupsFittingScale>>;
   try {
-    r = await groupsFittingScale(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, mechanism);
+    r = await withTrials('plan', !o.json, (onTrial) =>
+      groupsFittingScale(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, mechanism, false, onTrial),
+    );
   } catch (e) {
     throw asFlagError(e);
   }
@@ -133,11 +135,14 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   if ((o.groupBy ?? o.given) !== undefined) return accountNextGroups(o, query, mechanism);
   const r = await (async () => {
     try {
-      return await nextStatisticScale(
-        ledgerStore(o.ledger!),
-        statisticsSourceOf(o),
-        { query, ...(o.groupBy !== undefined ? { groupBy: o.groupBy, group: '' } : {}) },
-        mechanism,
+      return await withTrials('plan', !o.json, (onTrial) =>
+        nextStatisticScale(
+          ledgerStore(o.ledger!),
+          statisticsSourceOf(o),
+          { query, ...(o.groupBy !== undefined ? { groupBy: o.groupBy, group: '' } : {}) },
+          mechanism,
+          onTrial,
+        ),
       );
     } catch (e) {
       throw asFlagError(e);
@@ -202,9 +207,11 @@ async function runLedgerNext(
     .map((r) => ({ mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}), ...weights }));
   const past = [...groups.map((g) => ({ ...g, ...weights })), ...typedPast];
   if ('lengths' in scenario && past.length >= scenario.lengths.length)
-    throw await (await import('./windowCommand.js')).pastLastWindow(scenario, past, mechanism, budget, o.window);
+    throw await (await import('./windowCommand.js')).pastLastWindow(scenario, past, mechanism, budget, o.window, o.json);
   const next = { mechanism, count: 1, ...weights };
-  const scale = await flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale))));
+  const scale = await withTrials('plan', !o.json, (onTrial) =>
+    flaggedAccount(() => smallestFittingScale(scenario, past, next, budget, Math.max(1, ...past.map((g) => g.scale)), onTrial)),
+  );
   if (scale === null)
     throw new InputError(
       `no further ${mechanism} release fits the ledger's budget: the certified joint level stays over it however large the scale (the recorded releases' own level, or the bound that joins them with this noise), or ${mechanism} noise has no finite level at one of the budget's orders (Gaussian noise at α = ∞)`,

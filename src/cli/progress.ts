@@ -22,25 +22,55 @@ export async function progressBar(label: string, enabled: boolean): Promise<Prog
   return process.stderr.isTTY ? terminalBar(label) : progressLines(label);
 }
 
+/**
+ * `progressBar` for a search whose number of steps is not known ahead (a ledger's plan: the scales
+ * it tries): the trials so far and the last one, in place of a bar's share.
+ */
+export async function progressTrials(label: string, enabled: boolean): Promise<TrialProgress> {
+  const p = await progressBar(label, enabled);
+  return { trial: (k, scale) => p.update(k, 0, `trial scale ${scale.toPrecision(6)}`), stop: () => p.stop() };
+}
+
+/**
+ * Runs a search with its trials shown on stderr (`progressTrials`; nothing with --json), stopped
+ * however it ends.
+ */
+export async function withTrials<T>(label: string, enabled: boolean, search: (onTrial: (trial: number, scale: number) => void) => T | Promise<T>): Promise<T> {
+  const p = await progressTrials(label, enabled);
+  try {
+    return await search((k, scale) => p.trial(k, scale));
+  } finally {
+    p.stop();
+  }
+}
+
+/** A search's progress: each trial as it is made, and the end. */
+export interface TrialProgress {
+  trial(trial: number, scale: number): void;
+  stop(): void;
+}
+
 async function terminalBar(label: string): Promise<Progress> {
   const { Presets, SingleBar } = await import('cli-progress');
   const after = msFrom('PUFFERFISH_PROGRESS_AFTER_MS', 1000);
   const t0 = performance.now();
+  // No total (0): a search's trials counted, not a share of the work.
   const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} {step}`, hideCursor: true, stream: process.stderr }, Presets.shades_classic);
-  let shown = false;
+  const trials = new SingleBar({ format: `${label}: {value} trial(s) {step}`, hideCursor: true, stream: process.stderr }, Presets.shades_classic);
+  let shown: typeof bar | null = null;
   return {
     update(done, total, step = '') {
       if (!shown && performance.now() - t0 < after) return;
       if (!shown) {
-        bar.start(total, done, { step });
-        shown = true;
+        shown = total === 0 ? trials : bar;
+        shown.start(total, done, { step });
       }
-      bar.setTotal(total);
-      bar.update(done, { step });
+      if (shown === bar) bar.setTotal(total);
+      shown.update(done, { step });
     },
     stop() {
       if (!shown) return;
-      bar.stop();
+      shown.stop();
       process.stderr.write(`${label}: done in ${seconds(t0)} s\n`);
     },
   };
@@ -61,7 +91,8 @@ function progressLines(label: string): Progress {
       last = now;
       printed = true;
       const share = total > 0 ? ` (${Math.floor((100 * done) / total)}%)` : '';
-      process.stderr.write(`${label}: ${done}/${total} units${share}, ${seconds(t0)} s${step ? ` — ${step}` : ''}\n`);
+      const count = total > 0 ? `${done}/${total} units${share}` : `${done} trial(s)`;
+      process.stderr.write(`${label}: ${count}, ${seconds(t0)} s${step ? ` — ${step}` : ''}\n`);
     },
     stop() {
       if (printed) process.stderr.write(`${label}: done in ${seconds(t0)} s\n`);

@@ -18,7 +18,7 @@ import { checkSetting, settingDefault } from '../settings.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { wholeNumber } from './numbers.js';
 import { closedWindows } from '../sources/chainCounts.js';
-import { progressBar } from './progress.js';
+import { progressBar, withTrials } from './progress.js';
 import { halfWidthAt } from './calibration.js';
 
 /** `calibrate … --sequence … --window …`: each method × α × ε, the noise each window gets. */
@@ -206,11 +206,12 @@ export async function pastLastWindow(
   mechanism: Mechanism,
   budget: Budget,
   window: string | undefined,
+  json?: boolean,
 ): Promise<InputError> {
   const [{ scaleBeyondSeries }, { nextWindowLength }] = await Promise.all([import('../account/budget.js'), import('../markov/calendar.js')]);
   const m = s.lengths.length;
   const L = nextWindowLength(window ?? '', s.lengths, s.labels);
-  const fit = scaleBeyondSeries(s, past, { mechanism, count: 1 }, budget, L);
+  const fit = await withTrials('plan', json !== true, (onTrial) => scaleBeyondSeries(s, past, { mechanism, count: 1 }, budget, L, onTrial));
   const more =
     fit === null
       ? `no ${mechanism} scale would let a window ${m + 1} of ${L} steps fit this budget`
@@ -249,7 +250,7 @@ async function releaseNextWindow(
   const { rows, budget, groups } = await ledgerPast(o.ledger, scenario);
   const next = rows.length;
   const m = w.lengths.length;
-  if (next >= m) throw await pastLastWindow(scenario, groups, mechanism, budget, o.window);
+  if (next >= m) throw await pastLastWindow(scenario, groups, mechanism, budget, o.window, o.json);
   // The window must be closed before anything is recorded (a refused release leaves the ledger as it
   // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
@@ -277,7 +278,7 @@ async function releaseNextWindow(
   } else {
     // The plan: one scale at which all m windows fit the ledger's budget together.
     const { smallestFittingScale } = await import('../account/budget.js');
-    const plan = smallestFittingScale(scenario, [], { mechanism, count: m }, budget, 1);
+    const plan = await withTrials('plan', !o.json, (onTrial) => smallestFittingScale(scenario, [], { mechanism, count: m }, budget, 1, onTrial));
     if (plan === null) throw new InputError(`no scale of ${mechanism} noise lets all ${m} windows fit the ledger's budget`, '--ledger');
     scale = plan;
   }
