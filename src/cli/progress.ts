@@ -26,7 +26,7 @@ export async function progressBar(label: string, enabled: boolean): Promise<Prog
  * `progressBar` for a search whose number of steps is not known ahead (a ledger's plan: the scales
  * it tries): the trials so far and the last one, in place of a bar's share.
  */
-export async function progressTrials(label: string, enabled: boolean): Promise<TrialProgress> {
+async function progressTrials(label: string, enabled: boolean): Promise<TrialProgress> {
   const p = await progressBar(label, enabled);
   return { trial: (k, scale) => p.update(k, 0, `trial scale ${scale.toPrecision(6)}`), stop: () => p.stop() };
 }
@@ -45,7 +45,7 @@ export async function withTrials<T>(label: string, enabled: boolean, search: (on
 }
 
 /** A search's progress: each trial as it is made, and the end. */
-export interface TrialProgress {
+interface TrialProgress {
   trial(trial: number, scale: number): void;
   stop(): void;
 }
