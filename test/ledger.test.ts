@@ -220,6 +220,20 @@ describe('release ledger (a DuckDB file)', () => {
     expect((await inProcess('ledger', 'init', '--ledger', tight, '--spec', spec, '--alpha', '2', '--epsilon', '0.01')).status).toBe(0);
     const needed = json(await inProcess('account', '--ledger', tight, '--spec', spec, '--next', 'laplace', '--json')).next;
     expect(needed.scale).toBeGreaterThan(0.01);
+    // A source ledger's statistic that every row counts alike (equal contribution laws): no noise either.
+    const heart = locations('file');
+    const src = ['--data', 'examples/heart.csv', '--secret-column', 'fbs'];
+    expect((await inProcess('ledger', 'init', '--ledger', heart, ...src, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    const all = await inProcess('account', '--ledger', heart, ...src, '--query', 'count:age >= 0', '--next', 'laplace');
+    expect(all.status, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/^the next release of count:age >= 0 needs no noise: the data's own divergence keeps the ledger's budget/);
+    expect(json(await inProcess('account', '--ledger', heart, ...src, '--query', 'count:age >= 0', '--next', 'laplace', '--json'))).toMatchObject({
+      scale: 0,
+      noNoise: true,
+    });
+    // A mean's laws differ in support (D_α = ∞ without noise): noise is needed.
+    const some = await inProcess('account', '--ledger', heart, ...src, '--query', 'mean:oldpeak', '--next', 'laplace');
+    expect(some.stdout).toMatch(/keeps the ledger's budget at laplace scale \S+ or more/);
   });
 
   it('a corrupted ledger is reported and left as it is, never reset', async () => {

@@ -895,6 +895,36 @@ describe('CLI: --window', () => {
     expect(late.status).toBe(2);
     expect(late.stderr).toMatch(/^error: --data: window 1 was released as the rows 101 … 111, but the table now has 101 … 110 there/);
     expect(readFileSync(ledger).equals(before)).toBe(true);
+    // A repeated day at a window's end would put it in two windows: refused, whatever the spans show.
+    write([...range(1, 105), ...range(107, 111), 111, ...range(112, 125)]);
+    const tie = await inProcess('release', ...series, '--ledger', ledger);
+    expect(tie.status).toBe(2);
+    expect(tie.stderr).toMatch(/^error: --data: the order column repeats '111' within the series/);
+    expect(readFileSync(ledger).equals(before)).toBe(true);
+    write(range(1, 121));
+    // A row changed behind the ledger's back: check lists the problem (exit 1), with the series' flags too.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const inst = await DuckDBInstance.create(ledger);
+    const con = await inst.connect();
+    await con.run('UPDATE ledger_releases SET scale = 100');
+    con.closeSync();
+    inst.closeSync();
+    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
+    expect(check.status, check.stderr).toBe(1);
+    expect(check.stdout).toMatch(/release 1 differs from what was recorded \(digest mismatch\)/);
+    // --start is matched exactly on a column of numbers (a date matches its day): epoch milliseconds.
+    const ms = join(dir, 'ms.csv');
+    writeFileSync(
+      ms,
+      `t,w\n${range(0, 59)
+        .map((k) => `${1420070400000 + 5 * k},${state(k)}`)
+        .join('\n')}\n`,
+    );
+    const byMs = ['--data', ms, '--sequence', 'w', '--order-by', 't', '--query', 'count:rain', '--window', '10', '--length', '20', '--method', 'group-dp'];
+    const off = await inProcess('calibrate', ...byMs, '--start', '1420070400001');
+    expect(off.status).toBe(2);
+    expect(off.stderr).toMatch(/^error: --start: the series starts at '1420070400001' but the first row from there is '1420070400005'/);
+    expect((await inProcess('calibrate', ...byMs, '--start', '1420070400005')).status).toBe(0);
     // A ledger from before series were recorded (its laws only): --start would move its windows.
     const { ledgerStore } = await import('../src/ledger/store.js');
     const { initLedger } = await import('../src/ledger/ledger.js');
@@ -908,7 +938,9 @@ describe('CLI: --window', () => {
     });
     const moved = await inProcess('release', ...series, '--length', '30', '--start', '51', '--ledger', old);
     expect(moved.status).toBe(2);
-    expect(moved.stderr).toMatch(/^error: --start: is not taken by this ledger: it was opened before ledgers recorded a series' start/);
+    expect(moved.stderr).toMatch(
+      /^error: --start: is not taken by this ledger: it records no series start \(opened before ledgers kept one, or not on a table\)/,
+    );
     // A record whose calendar does not follow from its start is not the one written.
     const { recordedSeries, seriesRecord, lawsDigest } = await import('../src/ledger/identity.js');
     const y = sequenceChain(

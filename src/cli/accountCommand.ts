@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { mechanismDef } from '../mechanisms/registry.js';
-import { InputError, unknownName } from '../errors.js';
+import { InputError, NumericalError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
@@ -22,7 +22,7 @@ import {
 } from './input.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import { progressBar, withTrials } from './progress.js';
-import type { Budget, ReleaseGroup } from '../account/budget.js';
+import type { Budget, BudgetLevel, ReleaseGroup } from '../account/budget.js';
 
 interface AccountOptions extends CalibrateOptions {
   ledger?: string;
@@ -83,6 +83,15 @@ function ledgerReleases(groups: readonly ReleaseGroup[]): ParsedRelease[] {
 }
 
 /**
+ * Whether a plan fitted at the search's floor on the data's own divergence alone: then no noise is
+ * needed (data processing: the noise-free value and every past release are functions of the data).
+ */
+const dataAlone = (scale: number, level: BudgetLevel) => scale < 1e-290 && level.fits && level.accounting.rows.every((r) => r.method === 'data-processing');
+
+const NO_NOISE =
+  "needs no noise: the data's own divergence keeps the ledger's budget with every recorded release (data processing), so the value itself, or any noise, fits";
+
+/**
  * `account --ledger L … --query STAT --group-by G --next M`: the smallest common scale, in the
  * statistic's units, at which one release per public group keeps the source ledger's budget (what
  * `release … --group-by G --scale S --ledger L` takes).
@@ -106,11 +115,12 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   const skipped = t.skipped.length ? ` (left out, as a release leaves them: ${t.skipped.map((x) => x.group).join(', ')})` : '';
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: jsonNumber(r.scale), level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
+      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: dataAlone(r.scale, r.level) ? 0 : jsonNumber(r.scale), noNoise: dataAlone(r.scale, r.level), level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
 `,
     );
     return;
   }
+  if (dataAlone(r.scale, r.level)) return void process.stdout.write(`the next release of ${query} per ${groupBy} ${NO_NOISE}\n`);
   process.stdout.write(
     `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
   );
@@ -151,10 +161,11 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   if (r === null) throw new InputError(`no ${mechanism} release of ${query} fits the ledger's budget: the recorded statistics have spent it`, '--next');
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, mechanism, scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
+      `${jsonText({ statistic: query, mechanism, ...(dataAlone(r.scale, r.level) ? { scale: 0, statisticScale: 0, noNoise: true } : { scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), noNoise: false }), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
     );
     return;
   }
+  if (dataAlone(r.scale, r.level)) return void process.stdout.write(`the next release of ${query} ${NO_NOISE}\n`);
   process.stdout.write(
     `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
   );
@@ -218,10 +229,9 @@ async function runLedgerNext(
       '--next',
     );
   const at = budgetLevel(scenario, [...past, { ...next, scale }], budget);
+  if (!at.fits) throw new NumericalError(`the scale ${scale} found does not keep the ledger's budget on re-check`);
   const acc = past.length ? budgetLevel(scenario, past, budget).accounting : null;
-  // Fitting at the search's floor on the data's own divergence alone: no noise is needed (data
-  // processing: the noise-free value and every past release are functions of the data).
-  const data = scale < 1e-290 && at.accounting.rows.every((r) => r.method === 'data-processing');
+  const data = dataAlone(scale, at);
   printAccount(o, scenario.name, releases, acc, {
     mechanism,
     alpha: at.alpha,

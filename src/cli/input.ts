@@ -419,7 +419,9 @@ async function windowsOf(o: WindowOptions, ledger?: string): Promise<WindowScena
 
 /** The first order value of a series at `start` must be it (a date: its day): else the series would begin elsewhere. */
 function startsAt(first: readonly string[], start: string): void {
-  if (first.length > 0 && first[0] !== start && first[0].slice(0, 10) !== start.slice(0, 10))
+  // A date matches its day (a DATE column reads '2015-01-01 12:00' as that day); anything else exactly.
+  const day = (v: string) => (/^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : v);
+  if (first.length > 0 && first[0] !== start && day(first[0]) !== day(start))
     throw new InputError(`the series starts at '${start}' but the first row from there is '${first[0]}'`, '--start');
 }
 
@@ -567,9 +569,11 @@ async function tableWindows(
   // A ledger opened before series were recorded reads the table's first rows: another start would move its windows.
   if (recorded && o.start !== undefined)
     throw new InputError(
-      "is not taken by this ledger: it was opened before ledgers recorded a series' start, and reads the series from the table's first row",
+      "is not taken by this ledger: it records no series start (opened before ledgers kept one, or not on a table), and reads the series from the table's first row",
       '--start',
     );
+  // The start is a literal of the engine's SQL: no backslash (an escape where a server reads them).
+  if (o.start?.includes('\\')) throw new InputError('must not contain a backslash', '--start');
   if (o.start !== undefined && o.length === undefined)
     throw new InputError("is required with --start: the series' length (its rows may not all be in the table yet)", '--length');
   const [{ query, source, q, length, model, markov, t }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);

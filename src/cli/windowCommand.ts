@@ -310,6 +310,10 @@ async function windowSpans(table: NonNullable<Awaited<ReturnType<typeof loadWind
   const { orderValues } = await import('../sources/sequence.js');
   const total = lengths.reduce((a, b) => a + b, 0);
   const values = await orderValues(table.source, table.q, total, table.start ?? undefined);
+  // A repeated order value has no one place among the steps (a tie at a window's end would put the
+  // same day in two windows): refused, as the chain's estimate refuses it.
+  const twice = values.findIndex((v, i) => i > 0 && i <= total && v === values[i - 1]);
+  if (twice > 0) throw new InputError(`the order column repeats '${values[twice]}' within the series: its rows cannot be placed in windows`, '--data');
   let at = 0;
   return lengths.map((L) => {
     const span: [string, string] = [values[at], values[at + L - 1]];
