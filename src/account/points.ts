@@ -22,6 +22,9 @@ import {
   mergedReleases,
   pairExponent,
   productOf,
+  resolvedWhileFalling,
+  smallestCandidate,
+  type CoupledCandidate,
   type PointRelease,
 } from '../calibrate/points.js';
 
@@ -730,31 +733,20 @@ export function nextUnitsPoints(
         throw e;
       }
     };
-    let best: { problem: ScaleProblem; scale: number; how: string } | null = null;
     const transport = tried(() => {
-      let coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
-      let problem = on(coupling);
-      let scale = smallestFeasibleScale(problem).scale;
-      for (let round = 0; round < 3; round++) {
-        const next = resolved(m, coupling, exponentCosts(m, all(scale), w, alpha));
-        const np = on(next);
-        const ns = smallestFeasibleScale(np).scale;
-        if (!(ns < scale * (1 - 1e-9))) break;
-        [coupling, problem, scale] = [next, np, ns];
-      }
-      return { problem, scale, how: `${coupling.how}, re-solved at the trial scale` };
+      const coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
+      // `on` never needs no noise here (the data's own case is the search's, `nextReleaseScale`).
+      return resolvedWhileFalling(coupling, on(coupling), on, (c, scale) => resolved(m, c, exponentCosts(m, all(scale), w, alpha))) as CoupledCandidate;
     });
     clearScratch(m);
-    if (transport) best = transport;
     // The Knothe–Rosenblatt couplings, as the account reads them (the smaller bound stands).
     m.conditional ??= knotheCouplings(m.P, m.Q);
-    for (const k of m.conditional) {
-      const kp = tried(() => {
+    const best = smallestCandidate(transport, m.conditional, (k) =>
+      tried(() => {
         const problem = on(k);
         return { problem, scale: smallestFeasibleScale(problem).scale, how: k.how };
-      });
-      if (kp && (!best || kp.scale < best.scale)) best = kp;
-    }
+      }),
+    );
     if (!best) throw new NumericalError(`next release for ${where}: no scale meets ε on any coupling tried`);
     return { ...best.problem, note: `Coupling: ${best.how}.` };
   };

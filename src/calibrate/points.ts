@@ -284,41 +284,76 @@ function pairProblem(
   // Every pair's distance in the norm, once (the same doubles as `distance`).
   const dist = distances(P, Q, norm);
   // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
-  let coupling = baseCoupling(P, Q, norm, dist);
-  let problem = build(coupling);
+  const coupling = baseCoupling(P, Q, norm, dist);
+  const problem = build(coupling);
   if ('zero' in problem || !(bySum || exponent !== null)) return problem;
-  let scale = smallestFeasibleScale(problem).scale;
   // Re-solve the transport for the condition's own cost at the scale found: its value there can
   // only drop, so the next scale is no larger; stop when it no longer moves.
   const L = atomsOf(Q);
   const all = Array.from({ length: P.d }, (_, c) => c);
-  for (let round = 0; round < 3; round++) {
+  const resolve = (c: PointCoupling, at: number) => {
     // The condition's exponent per pair at this scale (the transport cost needs no certificate:
     // any coupling gives a valid bound, and the scale is certified on the true condition).
-    const at = scale;
-    const t = bySum ? separableCosts(P, Q, all, (c, diff) => product.cost(alpha, diff / w[c] / at)).map((x) => n * x) : dist.map((x) => exponent!(x, at));
+    const t = bySum ? separableCosts(P, Q, all, (k, diff) => product.cost(alpha, diff / w[k] / at)).map((x) => n * x) : dist.map((x) => exponent!(x, at));
     // Costs relative to the current coupling's worst pair, capped at e^10 (pairs that costly are
     // never worth using), so the solve's tolerance sees the pairs that matter.
     let ref = -Infinity;
-    for (let k = 0; k < coupling.mass.length; k++) ref = Math.max(ref, t[coupling.p[k] * L + coupling.q[k]]);
+    for (let k = 0; k < c.mass.length; k++) ref = Math.max(ref, t[c.p[k] * L + c.q[k]]);
     for (let k = 0; k < t.length; k++) t[k] = Math.exp(Math.min(t[k] - ref, 10));
-    const next = optimalCoupling(P, Q, t, coupling.basis);
-    const np = build(next);
+    return optimalCoupling(P, Q, t, c.basis);
+  };
+  const transport = resolvedWhileFalling(coupling, problem, build, resolve);
+  if ('zero' in transport) return transport;
+  // Any coupling gives a valid bound, and the re-solved plan is a heuristic for the condition's
+  // cost: the Knothe–Rosenblatt couplings (a sort each) sometimes beat it, as in an account.
+  const best = smallestCandidate(transport, knotheCouplings(P, Q), (k) => {
+    const kp = build(k);
+    return 'zero' in kp ? null : { problem: kp, scale: smallestFeasibleScale(kp).scale, how: k.how };
+  })!;
+  return { ...best.problem, note: `Coupling: ${best.how}.` };
+}
+
+/** A condition on one coupling and the smallest scale certified on it (`how`: the coupling, for the note). */
+export interface CoupledCandidate {
+  problem: ScaleProblem;
+  scale: number;
+  how: string;
+}
+
+/**
+ * The transport re-solved for the condition's own cost at the scale found, while that scale falls
+ * (at most three times; any coupling gives a valid bound, so the smallest met stands), from
+ * `coupling` and its condition `problem`. A condition that needs no noise ends the search with it.
+ */
+export function resolvedWhileFalling<C extends { how: string }>(
+  coupling: C,
+  problem: ScaleProblem,
+  problemOf: (c: C) => ScaleProblem | NoNoise,
+  resolve: (c: C, scale: number) => C,
+): CoupledCandidate | NoNoise {
+  let scale = smallestFeasibleScale(problem).scale;
+  for (let round = 0; round < 3; round++) {
+    const next = resolve(coupling, scale);
+    const np = problemOf(next);
     if ('zero' in np) return np;
     const ns = smallestFeasibleScale(np).scale;
     if (!(ns < scale * (1 - 1e-9))) break;
     [coupling, problem, scale] = [next, np, ns];
   }
-  let how = `${coupling.how}, re-solved at the trial scale`;
-  // Any coupling gives a valid bound, and the re-solved plan is a heuristic for the condition's
-  // cost: the Knothe–Rosenblatt couplings (a sort each) sometimes beat it, as in an account.
-  for (const k of knotheCouplings(P, Q)) {
-    const kp = build(k);
-    if ('zero' in kp) continue;
-    const ks = smallestFeasibleScale(kp).scale;
-    if (ks < scale) [problem, scale, how] = [kp, ks, k.how];
+  return { problem, scale, how: `${coupling.how}, re-solved at the trial scale` };
+}
+
+/** The smallest-scale candidate of `best` and each of `others` (`candidate`: null where one gives no condition). */
+export function smallestCandidate<C>(
+  best: CoupledCandidate | null,
+  others: Iterable<C>,
+  candidate: (c: C) => CoupledCandidate | null,
+): CoupledCandidate | null {
+  for (const c of others) {
+    const k = candidate(c);
+    if (k && (!best || k.scale < best.scale)) best = k;
   }
-  return { ...problem, note: `Coupling: ${how}.` };
+  return best;
 }
 
 /** The settings checked against a vector scenario: its weights, the family's product noise, the contamination box. */
