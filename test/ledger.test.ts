@@ -220,6 +220,11 @@ describe('release ledger (a DuckDB file)', () => {
     expect((await inProcess('ledger', 'init', '--ledger', tight, '--spec', spec, '--alpha', '2', '--epsilon', '0.01')).status).toBe(0);
     const needed = json(await inProcess('account', '--ledger', tight, '--spec', spec, '--next', 'laplace', '--json')).next;
     expect(needed.scale).toBeGreaterThan(0.01);
+    // An (ε, δ) budget is named as one (its ε is not a Rényi level at the order it goes through).
+    const dl = locations('file');
+    expect((await inProcess('ledger', 'init', '--ledger', dl, '--scenario', 'heart', '--alpha', '2,8,32', '--epsilon', '1', '--delta', '1e-6')).status).toBe(0);
+    const d = await inProcess('account', '--ledger', dl, '--scenario', 'heart', '--next', 'laplace');
+    expect(d.stdout).toMatch(/next laplace release: scale ≥ \S+ keeps all 1 releases within \(ε = 1, δ = 0\.000001\) through α = \d+ \(the ledger's budget\)/);
     // A source ledger's statistic that every row counts alike (equal contribution laws): no noise either.
     const heart = locations('file');
     const src = ['--data', 'examples/heart.csv', '--secret-column', 'fbs'];

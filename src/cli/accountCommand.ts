@@ -239,6 +239,7 @@ async function runLedgerNext(
     scale: data ? 0 : scale,
     method: data ? 'data-processing' : "the ledger's budget",
     binding: null,
+    ...(budget.delta !== undefined ? { delta: budget.delta } : {}),
   });
 }
 
@@ -413,6 +414,8 @@ interface NextRelease {
   binding: { prior: string; pair: [string, string] } | null;
   /** A vector query's next release of some columns only. */
   columns?: string[];
+  /** An (ε, δ) budget's δ (a ledger's): ε is then that target's, met through the order α. */
+  delta?: number;
 }
 
 /**
@@ -480,7 +483,7 @@ function printAccount(
   }
   if (next) {
     process.stdout.write(
-      `\nnext ${next.mechanism} release${next.columns ? ` of ${next.columns.join('+')}` : ''}: ${next.scale === 0 ? 'no noise needed: the value itself (scale 0, and any scale) keeps' : `scale ≥ ${numUp(next.scale)} keeps`} all ${releases.length + 1} releases within (α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon}) (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
+      `\nnext ${next.mechanism} release${next.columns ? ` of ${next.columns.join('+')}` : ''}: ${next.scale === 0 ? 'no noise needed: the value itself (scale 0, and any scale) keeps' : `scale ≥ ${numUp(next.scale)} keeps`} all ${releases.length + 1} releases within ${next.delta !== undefined ? `(ε = ${next.epsilon}, δ = ${next.delta}) through α = ${next.alpha === Infinity ? '∞' : next.alpha}` : `(α = ${next.alpha === Infinity ? '∞' : next.alpha}, ε = ${next.epsilon})`} (${HOW[next.method as keyof typeof HOW] ?? next.method}${next.binding ? `; bound by prior '${next.binding.prior}', pair ${next.binding.pair.join(' vs ')}` : ''})\n`,
     );
   }
 }
