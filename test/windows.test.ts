@@ -866,6 +866,15 @@ describe('CLI: --window', () => {
     const check = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
     expect(check.status, check.stdout + check.stderr).toBe(0);
     expect((await inProcess('ledger', 'show', '--ledger', ledger)).stdout).toMatch(/^series: the chain estimated from the table's 1096 rows/m);
+    expect(JSON.parse((await inProcess('ledger', 'show', '--ledger', ledger, '--json')).stdout).series).toEqual({
+      sequence: 'weather',
+      orderBy: 'date',
+      query: 'count:rain',
+      window: 'month',
+      start: '2015-01-01',
+      rows: 1096,
+      windows: ['2015-01', '2015-02'],
+    });
   });
   it("a series' ledger of window lengths: rows added inside windows already out are refused; an older ledger takes no --start; a record whose windows do not follow from its start is refused", async () => {
     const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');

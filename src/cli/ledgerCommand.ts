@@ -193,11 +193,33 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
   return flagged(() => checkLedger(store, scenario));
 }
 
+/** A series' record for JSON readers: where the series lies and its windows (the chain's spec stays in the ledger). */
+function seriesJson(record: string | undefined) {
+  if (record === undefined) return {};
+  try {
+    const { origin, labels } = JSON.parse(record);
+    return {
+      series: {
+        sequence: origin.sequence,
+        orderBy: origin.orderBy,
+        query: origin.query,
+        window: origin.window,
+        start: origin.start,
+        rows: origin.rows,
+        windows: labels,
+      },
+    };
+  } catch {
+    return { series: null };
+  }
+}
+
 function reportJson(r: LedgerReport) {
   return {
     ledger: r.label,
     scenario: r.meta.scenario,
     laws: r.meta.laws,
+    ...seriesJson(r.meta.series),
     budget: JSON.parse(r.meta.budget),
     releases: r.rows.map((x) => {
       const statistic = recordedStatistic(x.query);
