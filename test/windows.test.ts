@@ -921,6 +921,31 @@ describe('CLI: --window', () => {
     const check = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
     expect(check.status, check.stderr).toBe(1);
     expect(check.stdout).toMatch(/release 1 differs from what was recorded \(digest mismatch\)/);
+    // A state the recorded chain does not have is outside the model: refused. A series record
+    // changed behind the ledger's back: check lists the problem (exit 1), not a flag's mismatch.
+    const fresh = join(dir, 'fresh.ledger');
+    write(range(1, 100));
+    expect(
+      (await inProcess('ledger', 'init', '--ledger', fresh, ...series, '--length', '30', '--start', '101', '--alpha', '2', '--epsilon', '30')).status,
+    ).toBe(0);
+    writeFileSync(
+      table,
+      `day,w\n${range(1, 110)
+        .map((d) => `${d},${d === 105 ? 'hail' : state(d)}`)
+        .join('\n')}\n`,
+    );
+    const hail = await inProcess('release', ...series, '--ledger', fresh);
+    expect(hail.status).toBe(2);
+    expect(hail.stderr).toMatch(/^error: --data: window 1 \(1–10\) has 1 step\(s\) in a state the chain does not have \('hail'\)/);
+    const inst2 = await DuckDBInstance.create(fresh);
+    const con2 = await inst2.connect();
+    await con2.run(`UPDATE ledger_meta SET value = replace(value, '"window":"10"', '"window":"20"') WHERE key = 'series'`);
+    con2.closeSync();
+    inst2.closeSync();
+    write(range(1, 110));
+    const damaged = await inProcess('ledger', 'check', '--ledger', fresh, ...series);
+    expect(damaged.status, damaged.stderr).toBe(1);
+    expect(damaged.stdout).toMatch(/the budget, laws or series entry was changed after the ledger was opened \(digest mismatch\)/);
     // --start is matched exactly on a column of numbers (a date matches its day): epoch milliseconds.
     const ms = join(dir, 'ms.csv');
     writeFileSync(

@@ -426,7 +426,7 @@ function startsAt(first: readonly string[], start: string): void {
 }
 
 /** The series a ledger recorded when it was opened (null: another kind of ledger, or an older one), and its releases so far. */
-async function recordedSeriesOf(location: string): Promise<{ series: WindowScenario | null; released: number }> {
+async function recordedSeriesOf(location: string): Promise<{ series: WindowScenario | null; released: number; damaged: boolean }> {
   const [{ ledgerStore }, { ledgerSeries }] = await Promise.all([import('../ledger/store.js'), import('../ledger/ledger.js')]);
   try {
     return await ledgerSeries(ledgerStore(location));
@@ -445,6 +445,7 @@ async function pinnedWindows(
   o: WindowOptions,
   s: WindowScenario,
   released: number,
+  damaged: boolean,
 ): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded: true }> {
   const r = s.origin!;
   const given: [string, string | undefined, string | null][] = [
@@ -461,7 +462,7 @@ async function pinnedWindows(
   const same = (flag: string, v: string, recorded: string | null) =>
     v === recorded || (flag === '--length' && Number(v) === s.model.length) || (flag === '--seed' && Number(v) === Number(recorded ?? 0));
   for (const [flag, v, recorded] of given)
-    if (v !== undefined && !same(flag, v, recorded))
+    if (!damaged && v !== undefined && !same(flag, v, recorded))
       throw new InputError(
         `is ${JSON.stringify(v)}, but this ledger's series was opened with ${recorded === null ? 'none' : JSON.stringify(recorded)}: its releases are that series' windows`,
         flag,
@@ -565,7 +566,10 @@ async function tableWindows(
   if (calendarUnit(o.window!) && o.groupBy)
     throw new InputError('calendar windows read the dates of one series; give no --group-by, or window lengths', '--window');
   const recorded = ledger === undefined ? null : await recordedSeriesOf(ledger);
-  if (recorded?.series) return pinnedWindows(o, recorded.series, recorded.released);
+  // A damaged ledger's record, where it still reads, is taken as it is (its flags not held against
+  // it: the ledger's use refuses it, or lists its problems); where it does not, the table's series.
+  if (recorded?.series) return pinnedWindows(o, recorded.series, recorded.released, recorded.damaged);
+  if (recorded?.damaged) return tableWindows(o);
   // A ledger opened before series were recorded reads the table's first rows: another start would move its windows.
   if (recorded && o.start !== undefined)
     throw new InputError(

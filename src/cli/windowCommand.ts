@@ -160,7 +160,7 @@ export async function releaseWindowsCli(
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released), table.start ?? undefined),
+    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released), table.start ?? undefined, w.model.states),
     w.lengths,
     w.labels,
   );
@@ -255,7 +255,7 @@ async function releaseNextWindow(
   // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1), table.start ?? undefined),
+    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1), table.start ?? undefined, w.model.states),
     w.lengths,
     w.labels,
     '--ledger',

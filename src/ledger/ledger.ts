@@ -155,11 +155,20 @@ function usable(s: LedgerState, scenario: LedgerScenario, label: string): Budget
  * ledgers kept it): what every later release of its windows is read under; and how many releases
  * it holds.
  */
-export async function ledgerSeries(store: LedgerStore): Promise<{ series: WindowScenario | null; released: number }> {
-  // The chain of digests is checked where the ledger is used (a release refuses, `check` lists the
-  // problems): the record itself must give the ledger's identity again, or it is not read.
+export async function ledgerSeries(store: LedgerStore): Promise<{ series: WindowScenario | null; released: number; damaged: boolean }> {
+  // A record must give the ledger's identity again, or it is refused. In a ledger whose chain of
+  // digests is broken the record is read where it still does (else none): where the ledger is used,
+  // a release refuses it and `check` lists its problems.
   const s = await store.read();
-  return { series: s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws), released: s.rows.length };
+  const damaged = chainProblems(s).length > 0;
+  const read = () => (s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws));
+  let series: WindowScenario | null = null;
+  try {
+    series = read();
+  } catch (e) {
+    if (!damaged) throw e;
+  }
+  return { series, released: s.rows.length, damaged };
 }
 
 /**

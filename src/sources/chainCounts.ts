@@ -278,6 +278,8 @@ export interface WindowCounts {
   steps: number[];
   /** Steps without a state: the window's count is not known. */
   unknown: number[];
+  /** Steps in a state the chain does not have (a recorded chain's states given), each window's first such state. */
+  foreign?: { steps: number[]; first: (string | null)[] };
 }
 
 /**
@@ -333,6 +335,13 @@ export function closedWindows(w: WindowCounts, lengths: readonly number[], label
     throw new InputError(
       `window ${blind + 1} (${labels[blind]}) has ${w.unknown[blind]} step(s) without a state in the table: its count is not known; fill them in${flag === '--ledger' ? '' : `, or release the ${blind} window(s) before it (--windows-released ${blind})`}`,
       flag,
+    );
+  // A state the chain does not have is outside the model the guarantee is for (a recorded chain's).
+  const odd = w.foreign?.steps.findIndex((n) => n > 0) ?? -1;
+  if (odd >= 0)
+    throw new InputError(
+      `window ${odd + 1} (${labels[odd]}) has ${w.foreign!.steps[odd]} step(s) in a state the chain does not have ('${w.foreign!.first[odd]}'): the guarantee is for the chain's states`,
+      '--data',
     );
   return w.counts;
 }

@@ -150,22 +150,34 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
  * (`closedWindows` refuses its release).
  * @example (await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31])).counts.length // 1
  */
-export async function windowCounts(source: TableSource, q: SequenceQuery, state: string, lengths: readonly number[], start?: string): Promise<WindowCounts> {
+export async function windowCounts(
+  source: TableSource,
+  q: SequenceQuery,
+  state: string,
+  lengths: readonly number[],
+  start?: string,
+  states?: readonly string[],
+): Promise<WindowCounts> {
   return onSeries(source, q, start, async (engine, o) => {
     // Window w holds the steps up to the sum of the first w + 1 lengths.
     const ends = lengths.map((_, w) => lengths.slice(0, w + 1).reduce((a, b) => a + b, 0));
     const end = ends[ends.length - 1];
     const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
     const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${fromStart(o, start)}`;
-    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${literal(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    // With the chain's states: the steps in any other state, and the first of them, per window.
+    const other = states ? `x IS NOT NULL AND x NOT IN (${states.map(literal).join(', ')})` : 'false';
+    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${literal(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u, count(*) FILTER (WHERE ${other}) AS f, min(x) FILTER (WHERE ${other}) AS fx FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
     const seen = new Array<number>(lengths.length).fill(0);
     const unknown = new Array<number>(lengths.length).fill(0);
+    const foreign = { steps: new Array<number>(lengths.length).fill(0), first: new Array<string | null>(lengths.length).fill(null) };
     for (const r of await engine.rows(sql)) {
       counts[Number(r.w)] = Number(r.c);
       seen[Number(r.w)] = Number(r.n);
       unknown[Number(r.w)] = Number(r.u);
+      foreign.steps[Number(r.w)] = Number(r.f);
+      foreign.first[Number(r.w)] = r.fx === null || r.fx === undefined ? null : String(r.fx);
     }
-    return { counts, steps: seen, unknown };
+    return { counts, steps: seen, unknown, ...(states ? { foreign } : {}) };
   });
 }
