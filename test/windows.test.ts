@@ -904,6 +904,10 @@ describe('CLI: --window', () => {
     expect(late.status).toBe(2);
     expect(late.stderr).toMatch(/^error: --data: window 1 was released as the rows 101 … 111, but the table now has 101 … 110 there/);
     expect(readFileSync(ledger).equals(before)).toBe(true);
+    // ledger check with the table says so too.
+    const checkMoved = await inProcess('ledger', 'check', '--ledger', ledger, ...series);
+    expect(checkMoved.status).toBe(1);
+    expect(checkMoved.stdout).toMatch(/window 1 was released as the rows 101 … 111, but the table now has 101 … 110 there: rows were added or removed/);
     // A repeated day at a window's end would put it in two windows: refused, whatever the spans show.
     write([...range(1, 105), ...range(107, 111), 111, ...range(112, 125)]);
     const tie = await inProcess('release', ...series, '--ledger', ledger);

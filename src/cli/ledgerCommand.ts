@@ -190,7 +190,13 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
   }
   const loaded = hasSource(o) ? await loadScenario(o, { vector: true, windows: true, statistic: o.spec !== undefined, ledger: o.ledger }) : undefined;
   const scenario = loaded && ledgerLaws(loaded.scenario, loaded.d);
-  return flagged(() => checkLedger(store, scenario));
+  const r = await flagged(() => checkLedger(store, scenario));
+  // A series' windows released from a table: their rows must still be where they were.
+  if ((o as { window?: string }).window !== undefined && o.data !== undefined && o.ledger !== undefined) {
+    const { releasedSpanProblems } = await import('./windowCommand.js');
+    r.problems.push(...(await flagged(() => releasedSpanProblems(o, o.ledger!, r.rows))));
+  }
+  return r;
 }
 
 /** A series' record for JSON readers: where the series lies and its windows (the chain's spec stays in the ledger). */

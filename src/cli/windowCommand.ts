@@ -263,14 +263,8 @@ async function releaseNextWindow(
   // Each window is recorded with the order values of its first and last rows: rows added inside
   // windows already out (a gap filled late) would move every later window's rows, and are refused.
   const span = await windowSpans(table, w.lengths.slice(0, next + 1));
-  rows.forEach((row, k) => {
-    const was = /; (.*) … (.*)\)$/.exec(row.query);
-    if (was && (was[1] !== span[k][0] || was[2] !== span[k][1]))
-      throw new InputError(
-        `window ${k + 1} was released as the rows ${was[1]} … ${was[2]}, but the table now has ${span[k][0]} … ${span[k][1]} there: rows were added or removed inside the windows released, and the series cannot go on from this table`,
-        '--data',
-      );
-  });
+  const moved = spanProblems(rows, span)[0];
+  if (moved) throw new InputError(`${moved}, and the series cannot go on from this table`, '--data');
   let scale: number;
   if (o.scale !== undefined) {
     scale = decimalValue(o.scale);
@@ -303,6 +297,35 @@ async function releaseNextWindow(
     );
   }
   await entry.shown();
+}
+
+/**
+ * The windows recorded with order values (`window k of m (label; first … last)`) whose rows the
+ * table no longer has there, in words: rows added or removed inside windows already released.
+ */
+function spanProblems(rows: readonly { query: string }[], span: readonly [string, string][]): string[] {
+  return rows.flatMap((row, k) => {
+    const was = /; (.*) … (.*)\)$/.exec(row.query);
+    if (!was || (was[1] === span[k]?.[0] && was[2] === span[k]?.[1])) return [];
+    const now = span[k]?.[1] === undefined ? 'no longer has all its rows' : `now has ${span[k][0]} … ${span[k][1]} there`;
+    return [`window ${k + 1} was released as the rows ${was[1]} … ${was[2]}, but the table ${now}: rows were added or removed inside the windows released`];
+  });
+}
+
+/**
+ * `ledger check|show` of a series' ledger with its table: the windows released whose rows the table
+ * no longer holds as they were (or why they cannot be placed), as problems.
+ */
+export async function releasedSpanProblems(o: WindowOptions, ledger: string, rows: readonly { query: string }[]): Promise<string[]> {
+  if (!rows.length || o.data === undefined) return [];
+  const w = await loadWindows(o, ledger);
+  if (!w.table) return [];
+  try {
+    return spanProblems(rows, await windowSpans(w.table, w.lengths.slice(0, rows.length)));
+  } catch (e) {
+    if (e instanceof InputError) return [e.reason];
+    throw e;
+  }
 }
 
 /** The order values of each window's first and last rows (the windows closed: each has its rows). */
