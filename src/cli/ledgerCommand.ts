@@ -193,7 +193,7 @@ async function report(o: LedgerOptions): Promise<LedgerReport> {
   const r = await flagged(() => checkLedger(store, scenario));
   // A series' windows released from a table: their rows must still be where they were.
   if ((o as { window?: string }).window !== undefined && o.data !== undefined && o.ledger !== undefined) {
-    const { releasedSpanProblems } = await import('./windowCommand.js');
+    const { releasedSpanProblems } = await import('./windowSpans.js');
     r.problems.push(...(await flagged(() => releasedSpanProblems(o, o.ledger!, r.rows))));
   }
   return r;
