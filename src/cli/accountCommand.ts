@@ -112,15 +112,16 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   }
   if (r === null)
     throw new InputError(`no ${mechanism} release of ${query} per ${groupBy} fits the ledger's budget: the recorded statistics have spent it`, '--next');
+  const none = dataAlone(r.scale, r.level);
   const skipped = t.skipped.length ? ` (left out, as a release leaves them: ${t.skipped.map((x) => x.group).join(', ')})` : '';
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: dataAlone(r.scale, r.level) ? 0 : jsonNumber(r.scale), noNoise: dataAlone(r.scale, r.level), level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
+      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: none ? 0 : jsonNumber(r.scale), noNoise: none, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
 `,
     );
     return;
   }
-  if (dataAlone(r.scale, r.level)) return void process.stdout.write(`the next release of ${query} per ${groupBy} ${NO_NOISE}\n`);
+  if (none) return void process.stdout.write(`the next release of ${query} per ${groupBy} ${NO_NOISE}\n`);
   process.stdout.write(
     `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
   );
@@ -159,13 +160,14 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
     }
   })();
   if (r === null) throw new InputError(`no ${mechanism} release of ${query} fits the ledger's budget: the recorded statistics have spent it`, '--next');
+  const none = dataAlone(r.scale, r.level);
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, mechanism, ...(dataAlone(r.scale, r.level) ? { scale: 0, statisticScale: 0, noNoise: true } : { scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), noNoise: false }), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
+      `${jsonText({ statistic: query, mechanism, ...(none ? { scale: 0, statisticScale: 0, noNoise: true } : { scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), noNoise: false }), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
     );
     return;
   }
-  if (dataAlone(r.scale, r.level)) return void process.stdout.write(`the next release of ${query} ${NO_NOISE}\n`);
+  if (none) return void process.stdout.write(`the next release of ${query} ${NO_NOISE}\n`);
   process.stdout.write(
     `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
   );

@@ -467,7 +467,7 @@ async function pinnedWindows(
         `is ${JSON.stringify(v)}, but this ledger's series was opened with ${recorded === null ? 'none' : JSON.stringify(recorded)}: its releases are that series' windows`,
         flag,
       );
-  const [{ orderValues }] = await Promise.all([import('../sources/sequence.js')]);
+  const { orderValues } = await import('../sources/sequence.js');
   const source = tableSourceOf(o);
   const q: SequenceQuery = { sequence: r.sequence, orderBy: r.orderBy };
   // The days of the windows recorded and the next one must be the calendar's (a gap further on waits for its window).

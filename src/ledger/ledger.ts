@@ -161,10 +161,9 @@ export async function ledgerSeries(store: LedgerStore): Promise<{ series: Window
   // a release refuses it and `check` lists its problems.
   const s = await store.read();
   const damaged = chainProblems(s).length > 0;
-  const read = () => (s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws));
   let series: WindowScenario | null = null;
   try {
-    series = read();
+    series = s.meta.series === undefined ? null : recordedSeries(s.meta.series, s.meta.laws);
   } catch (e) {
     if (!damaged) throw e;
   }
