@@ -1111,8 +1111,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     for (const [, method, scale, y, lo, hi] of released) {
       expect(method).toBe(cliRelease.calibration.winner);
       expect(Number(scale)).toBe(cliRelease.calibration.scale);
-      // Each interval is the value ± the CLI's half-width, rounded outward.
-      expect(Math.abs(Number(hi) - Number(y) - cliRelease.halfWidth)).toBeLessThan(1e-9 * cliRelease.halfWidth);
+      // Each interval is the value ± the CLI's half-width, rounded outward: the upper end printed to ten
+      // significant digits, up (so above by less than one unit of its tenth digit: 10⁻⁷ from 100 on).
+      const tenth = 10 ** (Math.floor(Math.log10(Math.abs(Number(hi)))) - 9);
+      expect(Math.abs(Number(hi) - Number(y) - cliRelease.halfWidth)).toBeLessThan(1e-9 * cliRelease.halfWidth + tenth);
       expect(Number(lo)).toBeLessThan(Number(y));
     }
     // Another scenario on the page: its audit is of its own laws, never the windows last calibrated.
