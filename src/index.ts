@@ -29,7 +29,8 @@ export { scenarioFromSpec, parseSpecText, type SpecDefaults, type SpecStatistic 
 export { comonotoneCoupling, type Coupling } from './coupling/comonotone.js';
 export { wassersteinP, w1, wInf } from './coupling/wasserstein.js';
 export { exactRenyi, discreteRenyi, type ExactOptions, type ExactDivergence } from './divergence/exactRenyi.js';
-export type { Noise } from './divergence/kernel.js';
+export type { Noise, OnePassIntegral } from './divergence/kernel.js';
+export type { Mixture2 } from './divergence/mixture.js';
 export { noiseOf, type NoiseFamily } from './mechanisms/kernels.js';
 export { mechanismDef } from './mechanisms/registry.js';
 export type { MechanismDef, NoiseOptions, ProductNoise } from './mechanisms/mechanism.js';

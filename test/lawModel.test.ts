@@ -258,12 +258,15 @@ describe('one law model: every operation takes every kind of law through one dis
     expect(r.explanation).toMatch(/per-pair methods: /);
   });
 
-  it('audit and account on ℝ^d are the coupled bounds; on ℝ the exact accountant; both above what the calibration certified', () => {
+  it('audit and account on ℝ² are exact for one Laplace release, the coupled bounds beyond; on ℝ the exact accountant; both above what the calibration certified', () => {
     const a = { mechanism: 'laplace' as const, scale: 2, alphas: [2], epsilon: 1, delta: 1e-6 };
-    expect(audit(points, a).every((r) => r.certificate === 'coupled-bound' || r.certificate === 'data-processing')).toBe(true);
+    expect(audit(points, a).every((r) => r.certificate === 'bernstein-ellipse' || r.certificate === 'data-processing')).toBe(true);
+    expect(audit(points, { ...a, releases: 2 }).every((r) => r.certificate === 'coupled-bound' || r.certificate === 'data-processing')).toBe(true);
     expect(audit(finite, a).every((r) => r.certificate === 'bernstein-ellipse')).toBe(true);
     const rs = [{ mechanism: 'laplace' as const, scale: 2 }];
-    expect(account(points, rs, { alphas: [2] }).rows[0].method).toBe('coupled');
+    expect(account(points, rs, { alphas: [2] }).rows[0].method).toBe('exact');
+    expect(account(points, [...rs, ...rs], { alphas: [2] }).rows[0].method).toBe('coupled');
+    expect(account(points, [{ mechanism: 'gaussian' as const, scale: 2 }], { alphas: [2] }).rows[0].method).toBe('coupled');
     const b = calibrate(finite, { mechanism: 'laplace', method: 'theorem', ...renyi }).scale;
     expect(b).toBeGreaterThan(0);
     expect(account(finite, [{ mechanism: 'laplace', scale: b }], { alphas: [2] }).rows[0].divergence).toBeLessThanOrEqual(1 + 1e-9);

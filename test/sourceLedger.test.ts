@@ -8,12 +8,13 @@ import { recordStatistics, sourceIdentity, sourceLedgerLaws, type StatisticsSour
 import { statisticsScenario } from '../src/api/jointStatistics.js';
 import { privateGroupsStatistic, statisticFromTable } from '../src/api/statistic.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
-import { coord, atomsOf, pointLaw, type PointLaw } from '../src/distribution/points.js';
+import { coord, atomsOf, pointLaw } from '../src/distribution/points.js';
 import { checkLedger, initLedger } from '../src/ledger/ledger.js';
 import { ledgerStore } from '../src/ledger/store.js';
 import { parseStatistic } from '../src/sources/statistic.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import { runInProcess as inProcess } from './inProcess.js';
+import { vectorRenyi2d } from './quadrature2d.js';
 import { decimalUp } from '../src/cli/format.js';
 
 const HEART_PATH = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
@@ -49,38 +50,6 @@ function smallTable(): StatisticsSource {
   return { source: { kind: 'csv', location: p }, secretColumn: 's' };
 }
 
-/** D_α of two Laplace-noised 2-D laws by quadrature on a fine grid (independent of the accountant). */
-function quadratureD2(P: PointLaw, Q: PointLaw, b: [number, number], alpha: number): number {
-  const lap = (y: number, x: number, s: number) => Math.exp(-Math.abs(y - x) / s) / (2 * s);
-  const axis = (c: number) => {
-    const xs = [P, Q].flatMap((m) => Array.from({ length: atomsOf(m) }, (_, k) => coord(m, k, c)));
-    const lo = Math.min(...xs) - 60 * b[c],
-      hi = Math.max(...xs) + 60 * b[c];
-    const m = 1500;
-    const h = (hi - lo) / m;
-    return { ys: Array.from({ length: m }, (_, i) => lo + (i + 0.5) * h), h };
-  };
-  const [a0, a1] = [axis(0), axis(1)];
-  // Each law's density is Σ_k w_k f0(y0 − x0k) f1(y1 − x1k): tabulate the factors once.
-  const table = (m: PointLaw) =>
-    Array.from({ length: atomsOf(m) }, (_, k) => ({
-      w: m.masses[k],
-      f0: a0.ys.map((y) => lap(y, coord(m, k, 0), b[0])),
-      f1: a1.ys.map((y) => lap(y, coord(m, k, 1), b[1])),
-    }));
-  const [tp, tq] = [table(P), table(Q)];
-  let total = 0;
-  for (let i = 0; i < a0.ys.length; i++)
-    for (let j = 0; j < a1.ys.length; j++) {
-      let p = 0,
-        q = 0;
-      for (const t of tp) p += t.w * t.f0[i] * t.f1[j];
-      for (const t of tq) q += t.w * t.f0[i] * t.f1[j];
-      total += p ** alpha * q ** (1 - alpha) * a0.h * a1.h;
-    }
-  return Math.log(total) / (alpha - 1);
-}
-
 describe('a source ledger: statistics of one table accounted together', () => {
   it('one statistic alone is accounted exactly: the level is the exact accountant on its contribution laws, to the last bit', async () => {
     const store = await opened(HEART, 5);
@@ -114,10 +83,14 @@ describe('a source ledger: statistics of one table accounted together', () => {
     const laws = scenario.priors[0].conditionals;
     // The quadrature itself, on a known answer: one Laplace shift by 1 at scale 1, R₂(1) = log(2e/3 + e⁻²/3).
     const point = (x: number) => pointLaw([[x, 0]], { counts: [1] });
-    expect(quadratureD2(point(0), point(1), [1, 1], 2)).toBeCloseTo(Math.log((2 * Math.E) / 3 + Math.exp(-2) / 3), 2);
-    const truth = Math.max(quadratureD2(laws.a, laws.b, [1.5, 0.8], 2), quadratureD2(laws.b, laws.a, [1.5, 0.8], 2));
+    const lap = (s: number) => ({ family: 'laplace', scale: s });
+    expect(vectorRenyi2d(point(0), point(1), lap(1), lap(1), 2)).toBeCloseTo(Math.log((2 * Math.E) / 3 + Math.exp(-2) / 3), 8);
+    const truth = Math.max(vectorRenyi2d(laws.a, laws.b, lap(1.5), lap(0.8), 2), vectorRenyi2d(laws.b, laws.a, lap(1.5), lap(0.8), 2));
     expect(truth).toBeGreaterThan(0.05);
-    expect(r.level.level).toBeGreaterThanOrEqual(truth * (1 - 1e-6));
+    expect(r.level.level).toBeGreaterThanOrEqual(truth * (1 - 1e-8));
+    // Two statistics released once each are accounted exactly (docs/math.md §12, "Exact in two dimensions").
+    expect(r.level.level).toBeLessThanOrEqual(truth * (1 + 1e-8));
+    expect(r.level.accounting.rows[0].method).toBe('exact');
     // And it is more than either statistic's level alone: the two are accounted as one vector.
     const alone = (await recordStatistics(await opened(src, 100), src, [{ statistic: { query: 'count:f = 1' }, release: laplace(0.8) }]))[0];
     expect(r.level.level).toBeGreaterThan(alone.level.level);
@@ -142,7 +115,7 @@ describe('a source ledger: statistics of one table accounted together', () => {
     const store = await opened(HEART, 0.5);
     const [first] = await recordStatistics(store, HEART, [{ statistic: { query: 'mean:chol' }, release: laplace(25) }]);
     expect(first.level.fits).toBe(true);
-    await expect(recordStatistics(store, HEART, [{ statistic: { query: 'count:age > 60' }, release: laplace(0.5) }])).rejects.toThrow(
+    await expect(recordStatistics(store, HEART, [{ statistic: { query: 'mean:chol' }, release: laplace(1) }])).rejects.toThrow(
       /refused: .*the smallest scale that still fits is/,
     );
     expect((await store.read()).rows).toHaveLength(1);
@@ -173,8 +146,12 @@ describe('private groups (--group-private): one scale for the vector of group va
     expect(Array.from({ length: atomsOf(b) }, (_, k) => [coord(b, k, 0), coord(b, k, 1)])).toContainEqual([0, 6]);
     const r = calibrate(t.scenario, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 });
     const laws = t.scenario.priors[0].conditionals;
-    const truth = Math.max(quadratureD2(laws.a, laws.b, [r.scale, r.scale], 2), quadratureD2(laws.b, laws.a, [r.scale, r.scale], 2));
+    const k = { family: 'laplace', scale: r.scale };
+    const truth = Math.max(vectorRenyi2d(laws.a, laws.b, k, k, 2), vectorRenyi2d(laws.b, laws.a, k, k, 2));
+    // Two groups: the exact accountant on ℝ² wins, so the scale is tight (within the oracle's 10⁻⁸).
+    expect(r.winner).toBe('exact');
     expect(truth).toBeLessThanOrEqual(1);
+    expect(truth).toBeGreaterThan(1 - 1e-6);
     expect(truth).toBeGreaterThan(0.2);
   });
 
@@ -367,9 +344,10 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const show = await inProcess('ledger', 'show', '--ledger', ledger, ...flags);
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/mean:chol \| sex = 0\.0/);
-    // Means are recorded at one unit's scale (n times the statistic's), and coupled levels are bounds: both said.
+    // Means are recorded at one unit's scale (n times the statistic's); two statistics per group are accounted exactly (on ℝ²).
     expect(show.stdout).toMatch(/\(scale: on one unit's contribution, as accounted; a mean's or share's own scale is it divided by its n\)/);
-    expect(show.stdout).toMatch(/^2 .* chained\n\(where 'how' is not exact, the joint level is an upper bound/m);
+    expect(show.stdout).toMatch(/^2 +[\d.]+ +[\d.]+ +exact$/m);
+    expect(show.stdout).not.toMatch(/where 'how' is not exact/);
     // account on the source ledger without a statistic gives the joint level of what is recorded, as show does.
     const joint = await inProcess('account', '--ledger', ledger, ...flags, '--json');
     expect(joint.status, joint.stderr).toBe(0);
@@ -421,7 +399,7 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
       { statistic: 'sum:chol', groupBy: 'sex', group: '0.0', private: true },
       { statistic: 'sum:chol', groupBy: 'sex', group: '1.0', private: true },
     ]);
-    const refused = await inProcess('release', ...args, '--epsilon', '1.5');
+    const refused = await inProcess('release', ...args, '--epsilon', '3');
     expect(refused.status).toBe(2);
     const named = /--scale ([\d.e+-]+) --ledger/.exec(refused.stderr)![1];
     const at = await inProcess('release', ...args, '--scale', named, '--json');

@@ -200,20 +200,30 @@ describe('vector queries (docs/math.md §12)', () => {
     expect(last[0]).toBe(last[1]);
   });
 
-  it('audit: the coupled upper bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature)', () => {
+  it('audit: the certified bound passes the calibrated scale, fails below it, and is never below the true D_α (2-D quadrature); Laplace on ℝ² is exact', () => {
+    // Laplace noise on two coordinates has the exact accountant on ℝ² (docs/math.md §12); Gaussian the coupled bound.
+    const methods = { laplace: 'exact', gaussian: 'coupled' } as const;
     for (const mechanism of ['laplace', 'gaussian'] as const) {
+      const method = methods[mechanism];
       const at = (scale: number, alphas = [2]) => audit(scenario(P, Q), { mechanism, scale, alphas, epsilon: 1, delta: 1e-6 });
       for (const alpha of [5, 2]) {
-        const c = calibrate(scenario(P, Q), { mechanism, method: 'coupled', alpha, epsilon: 1 }).scale;
+        const c = calibrate(scenario(P, Q), { mechanism, method, alpha, epsilon: 1 }).scale;
         for (const r of at(c * (1 + 1e-9), [alpha])) expect(r.slack, `${mechanism} α=${alpha}`).toBeGreaterThanOrEqual(0);
       }
-      const cal = calibrate(scenario(P, Q), { mechanism, method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+      const cal = calibrate(scenario(P, Q), { mechanism, method, alpha: 2, epsilon: 1 }).scale;
       expect(at(cal * 0.9).some((r) => r.slack < 0)).toBe(true);
       for (const f of [0.5, 1, 3]) {
         const k = noiseOf(mechanism, cal * f);
         const [ab, ba] = at(cal * f, [2, 5]).filter((r) => r.alpha === 5);
-        expect(ab.divergence + ab.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(P, Q, k, k, 5) * (1 - 1e-7));
-        expect(ba.divergence + ba.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(vectorRenyi2d(Q, P, k, k, 5) * (1 - 1e-7));
+        const truth = [vectorRenyi2d(P, Q, k, k, 5), vectorRenyi2d(Q, P, k, k, 5)];
+        expect(ab.divergence + ab.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(truth[0] * (1 - 1e-7));
+        expect(ba.divergence + ba.error, `${mechanism} ×${f}`).toBeGreaterThanOrEqual(truth[1] * (1 - 1e-7));
+        if (mechanism === 'laplace') {
+          // Exact: the audited value is the quadrature's, to the oracle's accuracy.
+          expect(ab.divergence / truth[0], `×${f}`).toBeCloseTo(1, 7);
+          expect(ba.divergence / truth[1], `×${f}`).toBeCloseTo(1, 7);
+          expect(ab.certificate).toBe('bernstein-ellipse');
+        }
       }
     }
     // Laplace α = ∞: the W∞ coupling's largest ℓ₁ displacement over b, never below the true sup log-ratio.
@@ -547,14 +557,15 @@ describe('vector queries (docs/math.md §12)', () => {
     }
   });
 
-  it('next release: no past is the coupled calibration; after Gaussian σ₁ it is the σ₂ with σ₁⁻² + σ₂⁻² = σ⁻²; within ε by quadrature', () => {
+  it('next release: no past is the calibration (Laplace: exact on ℝ²); after Gaussian σ₁ it is the σ₂ with σ₁⁻² + σ₂⁻² = σ⁻²; within ε by quadrature', () => {
     const sc = scenario(P, Q);
     for (const alpha of [2, 5]) {
-      // Laplace with nothing released yet: the same condition as the coupled calibration.
+      // Laplace with nothing released yet: the same exact condition on ℝ² as the exact calibration.
       const lap = nextReleaseScale(sc, [], { mechanism: 'laplace' }, alpha, 1);
-      const cal = calibrate(sc, { mechanism: 'laplace', method: 'coupled', alpha, epsilon: 1 });
+      const cal = calibrate(sc, { mechanism: 'laplace', method: 'exact', alpha, epsilon: 1 });
       expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
       expect(lap.binding).not.toBeNull();
+      expect(lap.method).toBe('exact');
       // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
       const one = nextReleaseScale(sc, [], { mechanism: 'gaussian' }, alpha, 1).scale;
       const s1 = 2 * one;
@@ -608,7 +619,8 @@ describe('vector queries (docs/math.md §12)', () => {
       [box[0][1], box[1][0]],
     ];
     for (const mechanism of ['laplace', 'gaussian'] as const) {
-      const s = { mechanism, method: 'coupled' as const, alpha: 2, epsilon: 1 };
+      // Each family's tightest method on ℝ², as the robustness report reads it: Laplace exact, Gaussian coupled.
+      const s = { mechanism, method: mechanism === 'laplace' ? ('exact' as const) : ('coupled' as const), alpha: 2, epsilon: 1 };
       const plain = calibrate(sc, s).scale;
       const robust = calibrate(sc, { ...s, contamination: { lambda: 0.05, domain: box[0], box } });
       expect(robust.scale).toBeGreaterThan(plain);
@@ -809,9 +821,22 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('refuses what it cannot certify, naming the field', () => {
-    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
-      /^method: .*tightest certified method here is coupled/,
+    // Exact accounting is certified on ℝ² for one Laplace release at a finite order: elsewhere refused by name.
+    const three = (m: PointLaw) =>
+      pointLaw(
+        Array.from({ length: atomsOf(m) }, (_, k) => [m.points[2 * k], m.points[2 * k + 1], 1]),
+        { counts: Array.from(m.numerators, Number) },
+      );
+    expect(err(() => calibrate(scenario(three(P), three(Q)), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
+      /^method: exact accounting of a 3-dimensional release would need a 3-dimensional integral; .*tightest certified method here is coupled/,
     );
+    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 2 }))).toMatch(
+      /^method: exact accounting of 2 releases of a 2-dimensional vector would need a 4-dimensional integral/,
+    );
+    expect(err(() => calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 }))).toMatch(
+      /^method: exact accounting on ℝ² is written for Laplace noise, not gaussian/,
+    );
+    expect(calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1 }).scale).toBeGreaterThan(0);
     expect(err(() => calibrate(scenario(P, Q), { mechanism: 'exponential', method: 'theorem', alpha: 2, epsilon: 1 }))).toMatch(/^mechanism:/);
     expect(err(() => calibrate(scenario(P, Q), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1, coordinateScales: [1] }))).toMatch(
       /^coordinateScales: has 1 entries/,

@@ -322,7 +322,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   }, 300_000);
 
-  it('releases several columns together (a vector query): CLI scales, exact skipped, bound audit, vector release and spec', async () => {
+  it('releases several columns together (a vector query): CLI scales, exact on ℝ² for Laplace, exact and bound audits, vector release and spec', async () => {
     const { page } = await openTable(data, 'education-num', 'relationship');
     await page.waitForSelector('input[name=secret-value][value="Husband"]', { state: 'attached' });
     await page.check('input[name=secret-value][value="Husband"]');
@@ -344,7 +344,16 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       })),
     );
     expect(rows.map((r) => `${r.mechanism} ${r.method}`).sort()).toEqual(
-      ['gaussian coupled', 'gaussian pierquin', 'gaussian theorem', 'laplace coupled', 'laplace pierquin', 'laplace theorem', 'laplace wasserstein-inf'].sort(),
+      [
+        'gaussian coupled',
+        'gaussian pierquin',
+        'gaussian theorem',
+        'laplace coupled',
+        'laplace exact',
+        'laplace pierquin',
+        'laplace theorem',
+        'laplace wasserstein-inf',
+      ].sort(),
     );
     const base = [
       'calibrate',
@@ -358,7 +367,8 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       'Husband,Not-in-family',
     ];
     for (const mechanism of ['laplace', 'gaussian']) {
-      const cli = spawnSync(process.execPath, [BIN, ...base, '--mechanism', mechanism, '--method', 'theorem,pierquin,coupled', '--alpha', '2', '--json'], {
+      const methods = mechanism === 'laplace' ? 'theorem,pierquin,coupled,exact' : 'theorem,pierquin,coupled';
+      const cli = spawnSync(process.execPath, [BIN, ...base, '--mechanism', mechanism, '--method', methods, '--alpha', '2', '--json'], {
         encoding: 'utf8',
       });
       for (const c of JSON.parse(cli.stdout).results) {
@@ -368,15 +378,27 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
         expect(Math.abs(shown.scale / c.scale - 1), `${mechanism} ${c.method}`).toBeLessThan(1e-7);
       }
     }
-    expect(await page.textContent('#skipped')).toMatch(/exact \(exact accounting of a 2-dimensional release would need a 2-dimensional integral/);
+    // Two columns: exact on ℝ² for Laplace; Gaussian noise has no exact accountant there.
+    expect(await page.textContent('#skipped')).toMatch(/gaussian exact \(exact accounting on ℝ² is written for Laplace noise, not gaussian/);
     expect(await page.textContent('#plot-note')).toMatch(/^No plots for a vector query yet/);
     expect(await page.textContent('#recommendation')).toMatch(/95% of each column's releases land within ±/);
-    // Audit: certified upper bounds, passing at the coupled scale.
-    const coupled = rows.find((r) => r.mechanism === 'laplace' && r.method === 'coupled')!.scale;
-    await page.fill('#audit-scale', String(coupled * (1 + 1e-9)));
-    await page.click('#audit');
-    await page.waitForFunction(() => (document.getElementById('audit-caption')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
-    expect(await page.textContent('#audit-caption')).toMatch(/: pass\. A vector query: each D_α is a certified upper bound/);
+    // Audit: exact on ℝ² for Laplace (passing at the exact scale, failing 1% below it); Gaussian's rows are the coupled bound's.
+    const exact = rows.find((r) => r.mechanism === 'laplace' && r.method === 'exact')!.scale;
+    const audited = async (mechanism: string, scale: number) => {
+      await page.selectOption('#audit-mechanism', mechanism);
+      await page.fill('#audit-scale', String(scale));
+      await page.evaluate(() => {
+        document.getElementById('audit-caption')!.textContent = '';
+      });
+      await page.click('#audit');
+      await page.waitForFunction(() => (document.getElementById('audit-caption')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+      return (await page.textContent('#audit-caption')) ?? '';
+    };
+    expect(await audited('laplace', exact * (1 + 1e-9))).toMatch(/: pass$/);
+    expect(await audited('laplace', exact * 0.99)).toMatch(/: fail/);
+    expect(await page.textContent('#audit-table tbody tr')).not.toContain('D_α ≤');
+    const gaussianCoupled = rows.find((r) => r.mechanism === 'gaussian' && r.method === 'coupled')!.scale;
+    expect(await audited('gaussian', gaussianCoupled * (1 + 1e-9))).toMatch(/: pass\. A vector query: each D_α is a certified upper bound/);
     expect(await page.textContent('#audit-table tbody tr')).toContain('D_α ≤');
     // Release: one value per column, read exactly; bad coordinates refused by position.
     expect(await page.isHidden('#value')).toBe(true);
@@ -403,6 +425,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     writeFileSync(join(dir, 's.json'), readFileSync((await file.path())!, 'utf8'));
     const viaSpec = spawnSync(process.execPath, [BIN, 'calibrate', '--spec', join(dir, 's.json'), '--method', 'coupled', '--json'], { encoding: 'utf8' });
     expect(viaSpec.status, viaSpec.stderr).toBe(0);
+    const coupled = rows.find((r) => r.mechanism === 'laplace' && r.method === 'coupled')!.scale;
     expect(Math.abs(JSON.parse(viaSpec.stdout).results[0].scale / coupled - 1)).toBeLessThan(1e-9);
     await page.close();
   }, 300_000);

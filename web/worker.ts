@@ -849,8 +849,9 @@ const handlers: { [T in Request['type']]: (m: Extract<Request, { type: T }>, pos
     const rows = groups
       ? groups.flatMap((g) => audit(g.scenario, { ...s, scale: toStatistic(g).fromScale(m.scale) }).map((r) => (byGroup ? { ...r, group: g.group } : r)))
       : audit(state.scenario!, { ...s, scale: m.scale });
-    // A vector query's rows are certified upper bounds (the exact divergence would need a d-dimensional integral).
-    const bound = rows.some((r) => r.certificate === 'coupled-bound') || state.columns.length > 1;
+    // Rows read off a coupled bound are certified upper bounds (a vector of more than two columns, Gaussian noise on two):
+    // said so; two columns under Laplace noise are exact on ℝ² (docs/math.md §12).
+    const bound = rows.some((r) => r.certificate === 'coupled-bound');
     post({ type: 'audit', rows, mechanism: m.mechanism, scale: m.scale, alpha: m.alpha, epsilon: m.epsilon, target: m.target ?? null, bound });
   },
   release: onRelease,

@@ -145,17 +145,19 @@ type ChainRelease = Release & { coordinates: readonly number[] };
 type ChainBound = { divergence: number; binding: AccountRow['binding'] };
 
 /**
- * Per order, the chain bound (docs/math.md §20), null where it does not apply (a release of several
- * coordinates): for any set H of the releases of one coordinate c, D_α(joint) ≤ D_α(releases H) +
- * sup over their values of the conditional divergence of the other releases, and those conditional
- * laws are mixtures of the noise centred on the atoms, so (joint quasi-convexity) their divergence
- * is at most the noise's own at each released coordinate's widest spread, summed over the other
- * releases. H is every release of c, or one of them; its term is their own account on c's law. At
+ * Per order, the chain bound (docs/math.md §20), null where it does not apply (a release of more
+ * than two coordinates): for any set H of the releases, D_α(joint) ≤ D_α(releases H) + sup over
+ * their values of the conditional divergence of the other releases, and those conditional laws are
+ * mixtures of the noise centred on the atoms, so (joint quasi-convexity) their divergence is at most
+ * the noise's own at each released coordinate's widest spread, summed over the other releases and
+ * their coordinates. H is every release of one coordinate c, or one of them (their own account on
+ * c's law), or one release of two coordinates, or the releases of two coordinates (their own account
+ * on those two coordinates' law: exact on ℝ² where each is released once, §12). At
  * α = ∞ the same holds for D∞ (the supremum of a sum of log-ratios), the shift's D∞ being the
  * noise's rate times the spread. The smallest over the choices of H.
  */
 function chainBounds(s: Scenario | PointScenario, releases: readonly ChainRelease[], alphas: readonly number[]): ChainBound[] | null {
-  if (releases.some((r) => r.coordinates.length !== 1)) return null;
+  if (releases.some((r) => r.coordinates.length > 2)) return null;
   const d = lawDimension(s);
   const laws = s.priors.flatMap((p) => Object.values(p.conditionals)) as (Discrete | PointLaw)[];
   const at = (m: Discrete | PointLaw, k: number, c: number) => ('points' in m ? coord(m, k, c) : m.values[k]);
@@ -163,37 +165,60 @@ function chainBounds(s: Scenario | PointScenario, releases: readonly ChainReleas
     const xs = laws.flatMap((m) => Array.from({ length: m.masses.length }, (_, k) => at(m, k, c)));
     return Math.max(...xs) - Math.min(...xs);
   });
-  // A release's divergence at its coordinate's widest shift, per order (an upper bound, rounding included).
+  // A release's divergence at its coordinates' widest shifts, per order (an upper bound, rounding included).
   const widest = (r: ChainRelease, alpha: number) => {
     const product = mechanismDef(r.mechanism).product;
     if (isNotApplicable(product)) return Infinity;
-    // α = ∞: the chain rule holds for D∞ too, and the shift's D∞ is its rate times the spread (Gaussian: none).
-    if (alpha === Infinity) return product.dInfRate ? product.dInfRate(r.scale) * spread[r.coordinates[0]] * (1 + 4 * EPS) : Infinity;
-    const e = product.exponent(alpha, () => spread[r.coordinates[0]] / r.scale, [0]);
+    const span = r.coordinates.reduce((t, c) => t + spread[c], 0);
+    // α = ∞: the chain rule holds for D∞ too, and the shift's D∞ is its rate times the ℓ₁ spread (Gaussian: none).
+    if (alpha === Infinity) return product.dInfRate ? product.dInfRate(r.scale) * span * (1 + 8 * EPS) : Infinity;
+    const e = product.exponent(alpha, (c) => spread[c] / r.scale, r.coordinates);
     return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
   };
   let rows: ChainBound[] = alphas.map(() => ({ divergence: Infinity, binding: null }));
+  const tryHead = (head: readonly ChainRelease[], coords: number[]) => {
+    const reduced = d === 1 ? { scenario: s, to: [0] } : reducedPriors(s as PointScenario, coords)[0];
+    const rest = releases.filter((r) => !head.includes(r));
+    // The head's releases on the marginal's own coordinates (a coordinate constant there moves nothing).
+    const own = head.flatMap(({ coordinates, ...r }) => {
+      const cs = coordinates.map((c) => reduced?.to[coords.indexOf(c)] ?? -1).filter((c) => c >= 0);
+      return cs.length ? [lawDimension(reduced!.scenario) === 1 ? r : { ...r, coordinates: cs }] : [];
+    });
+    const exact = reduced && own.length ? account(reduced.scenario, own, { alphas: [...alphas] }).rows : null;
+    rows = rows.map((row, i) => {
+      const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, alphas[i]), 0)) * (1 + 4 * EPS);
+      return bound < row.divergence ? { divergence: bound, binding: exact?.[i].binding ?? null } : row;
+    });
+  };
   for (let c = 0; c < d; c++) {
-    const own = releases.filter((r) => r.coordinates[0] === c);
+    const own = releases.filter((r) => r.coordinates.length === 1 && r.coordinates[0] === c);
     if (own.length === 0) continue;
-    const marginal = d === 1 ? s : reducedPriors(s as PointScenario, [c])[0]?.scenario;
-    for (const head of own.length > 1 ? [own, ...own.map((r) => [r])] : [own]) {
-      const rest = releases.filter((r) => !head.includes(r));
-      const exact = marginal
-        ? account(
-            marginal,
-            head.map(({ coordinates: _c, ...r }) => r),
-            { alphas: [...alphas] },
-          ).rows
-        : null;
-      rows = rows.map((row, i) => {
-        const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, alphas[i]), 0)) * (1 + 4 * EPS);
-        return bound < row.divergence ? { divergence: bound, binding: exact?.[i].binding ?? null } : row;
-      });
-    }
+    for (const head of own.length > 1 ? [own, ...own.map((r) => [r])] : [own]) tryHead(head, [c]);
   }
+  for (const r of releases)
+    if (r.coordinates.length === 2)
+      tryHead(
+        [r],
+        [...r.coordinates].sort((x, y) => x - y),
+      );
+  // Two coordinates' releases together (per-group values, two statistics) where few coordinates are
+  // released: each pair's own account is one more exact integral on ℝ² (or coupled bound).
+  const single = [...new Set(releases.filter((r) => r.coordinates.length === 1).map((r) => r.coordinates[0]))].sort((x, y) => x - y);
+  if (single.length <= PAIR_HEADS_UP_TO)
+    for (let i = 0; i < single.length; i++)
+      for (let j = i + 1; j < single.length; j++) {
+        const pair = [single[i], single[j]];
+        const [a, b] = pair.map((c) => releases.filter((r) => r.coordinates.length === 1 && r.coordinates[0] === c));
+        tryHead([...a, ...b], pair);
+        // One release of each (exact on ℝ²), the others charged at their widest shift.
+        if (a.length * b.length > 1 && a.length * b.length <= PAIR_HEADS_UP_TO * PAIR_HEADS_UP_TO)
+          for (const ra of a) for (const rb of b) tryHead([ra, rb], pair);
+      }
   return rows;
 }
+
+/** The most coordinates released one at a time for which every pair of them is tried as the chain bound's head (15 pairs). */
+const PAIR_HEADS_UP_TO = 6;
 
 /** An account's row read off the chain bound alone. */
 const chainRow = (alpha: number, c: ChainBound): AccountRow => ({

@@ -21,6 +21,8 @@ import {
   coupledBound,
   mergedReleases,
   pairExponent,
+  exactApplies,
+  exactLevels,
   productOf,
   resolvedWhileFalling,
   smallestCandidate,
@@ -77,22 +79,26 @@ interface DirectionMemo {
   diffs?: PairDiffs | null;
   /** The Knothe–Rosenblatt couplings of the cheap account (coordinates first to last, last to first). */
   conditional?: PointCoupling[];
+  /** Exact joint levels on ℝ² by order and releases, both directions at once (null: the rule declined), shared with the reverse direction. */
+  exact: Map<string, { P: PointLaw; both: [Bounded, Bounded] } | null>;
 }
 
-const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>): DirectionMemo => ({
+const directionMemo = (P: PointLaw, Q: PointLaw, wInf: { value?: number }, bounds: Map<string, SharedBound>, exact: DirectionMemo['exact']): DirectionMemo => ({
   P,
   Q,
   wInf,
   bounds,
   data: new Map(),
   costs: new Map(),
+  exact,
 });
 
 /** The memos of a pair's two directions, (P, Q) and (Q, P), sharing W∞ and the coupled bounds. */
 function pairMemos(P: PointLaw, Q: PointLaw): [DirectionMemo, DirectionMemo] {
   const wInf = {},
-    bounds = new Map<string, SharedBound>();
-  return [directionMemo(P, Q, wInf, bounds), directionMemo(Q, P, wInf, bounds)];
+    bounds = new Map<string, SharedBound>(),
+    exact = new Map();
+  return [directionMemo(P, Q, wInf, bounds, exact), directionMemo(Q, P, wInf, bounds, exact)];
 }
 
 /** A release's identity in a memo's keys. */
@@ -275,7 +281,23 @@ function directions(scenario: PointScenario) {
   });
 }
 
-/** The bound that holds for one direction: the releases' coupled bound, or the data's own D_α where smaller (data processing). */
+/** `exactLevels` for a direction, computed once per order and releases for both directions of its pair. */
+function exactBoth(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): [Bounded, Bounded] | null {
+  const key = `${alpha}‖${mergedReleases(releases, m.P.d).map(releaseKey).join('‖')}`;
+  let hit = m.exact.get(key);
+  if (hit === undefined) {
+    const both = exactLevels(m.P, m.Q, releases, w, alpha);
+    hit = both && { P: m.P, both };
+    m.exact.set(key, hit);
+  }
+  if (!hit) return null;
+  return hit.P === m.P ? hit.both : [hit.both[1], hit.both[0]];
+}
+
+/**
+ * The bound that holds for one direction: the releases' exact joint D_α where it applies (`exactBoth`),
+ * else their coupled bound; or the data's own D_α where smaller (data processing).
+ */
 function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number) {
   let own = m.data.get(alpha);
   if (!own) {
@@ -285,8 +307,9 @@ function directionBound(m: DirectionMemo, releases: readonly PointRelease[], w: 
   }
   const data = { value: own.value, error: own.error, how: 'data-processing' as const };
   if (!releases.length) return data;
-  const b = releaseBound(m, releases, w, alpha);
-  return b.value + b.error < data.value + data.error ? { ...b, how: 'coupled' as const } : data;
+  const exact = exactBoth(m, releases, w, alpha)?.[0];
+  const b = exact ? { ...exact, how: 'exact' as const } : { ...releaseBound(m, releases, w, alpha), how: 'coupled' as const };
+  return b.value + b.error < data.value + data.error ? b : data;
 }
 
 /** N releases of a vector audited together: a whole number ≥ 1, and more than one only with noise. */
@@ -330,7 +353,7 @@ export function pointDirections(scenario: PointScenario, s: AuditSettings & { co
         const certified = (b: { value: number; error: number; how: string }, order: number): CertifiedBound => ({
           value: b.value,
           error: b.error,
-          certificate: b.how === 'coupled' ? 'coupled-bound' : (b.how as CertifiedBound['certificate']),
+          certificate: b.how === 'coupled' ? 'coupled-bound' : b.how === 'exact' ? 'bernstein-ellipse' : (b.how as CertifiedBound['certificate']),
           order,
         });
         const at = knothe && knothe.value + knothe.error < own.value + own.error ? knothe : own;
@@ -343,7 +366,7 @@ export function pointDirections(scenario: PointScenario, s: AuditSettings & { co
 /** One direction's share of a vector account, per α: its joint bound and how, and the sum of each release's own bound. */
 export interface DirectionAccount {
   value: number;
-  how: 'coupled' | 'data-processing';
+  how: 'exact' | 'coupled' | 'data-processing';
   naive: number;
 }
 
@@ -723,6 +746,17 @@ export function nextUnitsPoints(
       return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10 };
     };
     if (alpha === Infinity) return on(undefined);
+    // Two output coordinates with an exact accountant on ℝ²: the exact level, both directions (the
+    // pair's one search), below every coupled bound.
+    if (exactApplies(m.P, m.Q, all(1), w, alpha)) {
+      const evaluate = (s: number) => {
+        const both = exactBoth(m, all(s), w, alpha);
+        const worst = !both ? { value: Infinity, error: 0 } : both[0].value + both[0].error >= both[1].value + both[1].error ? both[0] : both[1];
+        return { ...worst, target: epsilon, sense: 'le' as const };
+      };
+      const up = bracketAbove(evaluate, 1, `next release for ${where}`);
+      return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10, logLog: true, note: 'Exact on ℝ².' };
+    }
     // A coupling on which the past releases alone reach ε leaves the next one no scale (bracketAbove
     // fails): that candidate is passed over, and another stands (the past's bound is the smallest).
     const tried = <T>(f: () => T): T | null => {
@@ -776,7 +810,7 @@ export function nextUnitsPoints(
         }
         return problem;
       },
-      method: () => 'coupled',
+      method: () => (exactApplies(m.P, m.Q, all(1), w, alpha) ? 'exact' : 'coupled'),
     };
   });
   return { units, epsilon };

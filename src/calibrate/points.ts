@@ -9,19 +9,21 @@ import type { PairCoupling } from '../coupling/pairs.js';
 import type { Coupling } from '../coupling/comonotone.js';
 import { wInf } from '../coupling/wasserstein.js';
 import type { Discrete } from '../distribution/discrete.js';
-import { discreteRenyi } from '../divergence/exactRenyi.js';
+import { discreteRenyi, exactRenyi, type ExactDivergence } from '../divergence/exactRenyi.js';
+import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
 import { isNotApplicable, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
-import { bracketBelow } from '../numerics/bracket.js';
+import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { baseCoupling, distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
-import { asIdLaws, atomsOf, coord, type PointLaw, type PointScenario } from '../distribution/points.js';
+import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { knotheCouplings } from '../coupling/knothe.js';
 import { precisionUp } from '../numerics/decimal.js';
+import type { Mixture2 } from '../divergence/mixture.js';
 
 export { oneCoordinate, type BoxContamination, type PointSettings } from './kind.js';
 
@@ -81,8 +83,26 @@ export function contaminationBox(c: BoxContamination, scenario: PointScenario): 
  */
 const ACCOUNT_MARGIN = 1e-9;
 
-/** The methods certified for d > 1 (exact is not: it needs a d-dimensional integral). */
-const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled'] as const satisfies readonly SingleMethod[];
+/** The methods certified for d > 1 (exact too where `exactApplies`: two coordinates). */
+const POINT_METHODS = ['theorem', 'pierquin', 'wasserstein-inf', 'coupled', 'exact'] as const satisfies readonly SingleMethod[];
+
+/**
+ * Why exact accounting does not apply to this vector calibration, or null where it does (docs/math.md
+ * §12, "Exact in two dimensions"): two coordinates, one release, a finite order above 1, a family
+ * with an exact accountant on ℝ² (Laplace). Elsewhere it would need a higher-dimensional integral.
+ */
+function noExact(scenario: PointScenario, s: PointSettings): string | null {
+  const d = dimensionOf(scenario);
+  if (d !== 2) return `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; it is certified for one or two coordinates`;
+  if ((s.releases ?? 1) !== 1)
+    return `exact accounting of ${s.releases} releases of a 2-dimensional vector would need a ${2 * s.releases!}-dimensional integral`;
+  if (!(s.alpha > 1 && s.alpha < Infinity)) return 'exact accounting of a vector is certified at finite orders α > 1';
+  if (!productOf(s.mechanism, 'mechanism').exact2d) return `exact accounting on ℝ² is written for Laplace noise, not ${s.mechanism}`;
+  const cells = Math.max(...priorPairs(scenario).units.map(({ prior, pair: [a, b] }) => planeCells(prior.conditionals[a], prior.conditionals[b], 0, 1)));
+  if (cells > EXACT_2D_CELLS)
+    return `exact accounting on ℝ² takes up to ${EXACT_2D_CELLS} distinct value pairs of the two columns; a pair of laws here has ${cells}`;
+  return null;
+}
 
 /** A one-coordinate vector scenario as a scalar one (values are the coordinates themselves, unchanged). */
 export function asScalar(s: PointScenario): Scenario {
@@ -253,6 +273,18 @@ interface PairContext {
   exponent: ((dist: number, scale: number) => number) | null;
 }
 
+/** Equal laws, or laws whose own D_α meets ε (data processing: no release of them can exceed it, docs/math.md §4): no noise. */
+function noNoise(P: PointLaw, Q: PointLaw, alpha: number, asked: number): NoNoise | null {
+  const [ip, iq] = asIdLaws(P, Q);
+  if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
+  const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
+  if (data <= asked)
+    return {
+      zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
+    };
+  return null;
+}
+
 /**
  * One pair's condition under the class (the contamination is folded in by the caller): no noise
  * where the laws agree or the data alone meets ε, the W∞ problem for the W∞ rules, else the
@@ -263,14 +295,9 @@ function pairProblem(
   { method, mechanism, rule, alpha, epsilon, asked, n, norm, w, product, bySum, exponent }: PairContext,
 ): ScaleProblem | NoNoise {
   const { P, Q } = pc;
+  const none = noNoise(P, Q, alpha, asked);
+  if (none) return none;
   const [ip, iq] = asIdLaws(P, Q);
-  if (ip.values.length === iq.values.length && ip.values.every((v, k) => v === iq.values[k] && ip.masses[k] === iq.masses[k])) return { zero: IDENTICAL };
-  // Data processing certifies "no noise" for any method and any number of releases (docs/math.md §4).
-  const data = Math.max(...[discreteRenyi(ip, iq, alpha), discreteRenyi(iq, ip, alpha)].map((r) => r.value + r.error));
-  if (data <= asked)
-    return {
-      zero: `data processing: D_α(P_X‖Q_X) = ${precisionUp(data, 6)} ≤ ε for the data itself, so any number of releases of it already meets the budget`,
-    };
   const pseudo = (c: Coupling): PairCoupling => {
     const w = wInf(c);
     return { prior: pc.prior, pair: pc.pair, p: ip, q: iq, coupling: c, wInf: w, exactWInf: w };
@@ -311,6 +338,141 @@ function pairProblem(
     return 'zero' in kp ? null : { problem: kp, scale: smallestFeasibleScale(kp).scale, how: k.how };
   })!;
   return { ...best.problem, note: `Coupling: ${best.how}.` };
+}
+
+/**
+ * Both directions' exact joint D_α, (P, Q) then (Q, P), where the releases' output is one coordinate
+ * (the family's exact accountant on ℝ, §4) or two coordinates of one family with an exact accountant
+ * on ℝ² (docs/math.md §12, "Exact in two dimensions": a vector of two columns, two statistics
+ * released once each, one value released twice). Null elsewhere (α = ∞ or ≤ 1 included), and where
+ * the rule declines. The output depends on the released coordinates alone, so the laws are read on
+ * them (data processing, with equality).
+ * @example exactLevels(pointLaw([[0, 0]]), pointLaw([[1, 2]]), [{ mechanism: 'laplace', scale: 1 }], [1, 1], 2)![0].value // R₂(1) + R₂(2)
+ */
+export function exactLevels(P: PointLaw, Q: PointLaw, asked: readonly PointRelease[], w: readonly number[], alpha: number): [Bounded, Bounded] | null {
+  const dims = exactDims(asked, P.d, w, alpha);
+  if (!dims) return null;
+  if (dims.length === 1) {
+    const noise = lineNoise(dims[0].mechanism, dims[0].scale)!;
+    const [p, q] = [onLine(P, dims[0].c), onLine(Q, dims[0].c)];
+    const one = (x: ExactDivergence): Bounded => ({ value: x.value, error: x.error });
+    return [one(exactRenyi(p, q, noise, alpha)), one(exactRenyi(q, p, noise, alpha))];
+  }
+  if (!exactApplies(P, Q, asked, w, alpha)) return null;
+  const [P2, Q2] = plane(P, Q, dims[0].c, dims[1].c);
+  const r = productOf(dims[0].mechanism, 'release').exact2d!(P2, Q2, alpha, [dims[0].scale, dims[1].scale], true);
+  if (!r) return null;
+  const level = (x: { value: number; error: number }): Bounded => {
+    const value = x.value / (alpha - 1);
+    return { value, error: x.error / (alpha - 1) + 2 * EPS * Math.abs(value) };
+  };
+  return [level(r[0]), level(r[1])];
+}
+
+/**
+ * The most distinct first × second coordinate values (over both laws) the exact accountant on ℝ²
+ * takes: its work grows with that product (a slice rule over the first coordinate's values at each
+ * node of the second's; about 7 µs per cell for both directions on the heart table's laws, so 300 000
+ * cells is about two seconds per evaluation). Beyond it the coupled bound stands.
+ */
+const EXACT_2D_CELLS = 300_000;
+
+/** Whether `exactLevels` takes these releases of these laws (it may still decline at a scale: atoms hundreds of scales apart). */
+export function exactApplies(P: PointLaw, Q: PointLaw, asked: readonly PointRelease[], w: readonly number[], alpha: number): boolean {
+  const dims = exactDims(asked, P.d, w, alpha);
+  return !!dims && (dims.length === 1 || planeCells(P, Q, dims[0].c, dims[1].c) <= EXACT_2D_CELLS);
+}
+
+/** The distinct values of coordinate i times those of coordinate j over both laws. */
+function planeCells(P: PointLaw, Q: PointLaw, i: number, j: number): number {
+  const count = (c: number) => new Set([P, Q].flatMap((L) => Array.from({ length: atomsOf(L) }, (_, k) => coord(L, k, c)))).size;
+  return count(i) * count(j);
+}
+
+/** The family's exact accountant's noise at a scale, or null where it has none. */
+function lineNoise(mechanism: Mechanism, scale: number): Noise | null {
+  const acc = mechanismDef(mechanism).accountant(noiseOptions({}));
+  return isNotApplicable(acc) ? null : acc(scale);
+}
+
+/** One coordinate of a vector law as a law on ℝ (values ascending; equal ones merged, masses exact). */
+function onLine(m: PointLaw, c: number): Discrete {
+  const p = projectedLaw(m, [c]);
+  const order = Array.from({ length: atomsOf(p) }, (_, i) => i).sort((a, b) => p.points[a] - p.points[b]);
+  return {
+    values: Float64Array.from(order, (i) => p.points[i]),
+    masses: Float64Array.from(order, (i) => p.masses[i]),
+    numerators: order.map((i) => p.numerators[i]),
+    denominator: p.denominator,
+  };
+}
+
+/** The output coordinates of releases that `exactLevels` takes (their coordinate, noise scale and family), or null. */
+function exactDims(asked: readonly PointRelease[], d: number, w: readonly number[], alpha: number) {
+  if (!(alpha > 1 && alpha < Infinity)) return null;
+  const dims = mergedReleases(asked, d).flatMap((r) => coordsOf(r, d).map((c) => ({ c, scale: w[c] * r.scale, mechanism: r.mechanism })));
+  if (!dims.every((x) => x.scale > 0 && x.mechanism === dims[0].mechanism)) return null;
+  if (dims.length === 1) return lineNoise(dims[0].mechanism, 1) ? dims : null;
+  return dims.length === 2 && productOf(dims[0].mechanism, 'release').exact2d ? dims : null;
+}
+
+/**
+ * Two laws on ℝ^d read on coordinates (i, j) as laws on ℝ² (i = j: a value released twice), each
+ * coordinate shifted by a common c where that is exact (every value within a factor 2 of c, Sterbenz),
+ * so the quadrature works near 0 (D_α is invariant under a common shift).
+ */
+function plane(P: PointLaw, Q: PointLaw, i: number, j: number): [Mixture2, Mixture2] {
+  const shift = (c: number) => {
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const L of [P, Q])
+      for (let k = 0; k < atomsOf(L); k++) {
+        lo = Math.min(lo, coord(L, k, c));
+        hi = Math.max(hi, coord(L, k, c));
+      }
+    return lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
+  };
+  const si = shift(i),
+    sj = shift(j);
+  const of = (L: PointLaw): Mixture2 => ({
+    a: Float64Array.from({ length: atomsOf(L) }, (_, k) => coord(L, k, i) - si),
+    c: Float64Array.from({ length: atomsOf(L) }, (_, k) => coord(L, k, j) - sj),
+    logw: L.masses.map(Math.log),
+  });
+  return [of(P), of(Q)];
+}
+
+/**
+ * One pair's exact condition on ℝ² (`planeLevels`, both directions; `noNoise` first): its feasible
+ * end is the coupled bound's at the laws' widest move (every coupling moves mass at most that far in
+ * the norm, and the exact D_α is below any coupled bound), bracketed by the power-law predictor.
+ */
+function exactPairProblem(pc: PairInput, { mechanism, alpha, epsilon, asked, n, norm, w, product }: PairContext): ScaleProblem | NoNoise {
+  const none = noNoise(pc.P, pc.Q, alpha, asked);
+  if (none) return none;
+  const evaluate = (scale: number) => {
+    const both = exactLevels(pc.P, pc.Q, [{ mechanism, scale }], w, alpha);
+    // Where the rule declines (atoms hundreds of scales apart), the scale is not certified here.
+    const worst = !both ? { value: Infinity, error: 0 } : both[0].value + both[0].error >= both[1].value + both[1].error ? both[0] : both[1];
+    return { ...worst, target: epsilon, sense: 'le' as const };
+  };
+  const widest = boxSpan(pc.P, pc.Q, norm);
+  return { evaluate, ...bracketPredict(evaluate, product.feasibleScale(alpha, n, widest, epsilon)), logLog: true, rtol: 1e-10 };
+}
+
+/** The diagonal of the two laws' bounding box in the norm: no atom of one lies further than that from an atom of the other. */
+function boxSpan(P: PointLaw, Q: PointLaw, norm: Norm): number {
+  const spans = Array.from({ length: P.d }, (_, c) => {
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const L of [P, Q])
+      for (let k = 0; k < atomsOf(L); k++) {
+        lo = Math.min(lo, coord(L, k, c));
+        hi = Math.max(hi, coord(L, k, c));
+      }
+    return nextUp(nextUp((hi - lo) / norm.weights[c]));
+  });
+  return nextUp(norm.kind === 'l1' ? spans.reduce((a, b) => a + b, 0) * (1 + 4 * EPS) : Math.hypot(...spans) * (1 + 4 * EPS));
 }
 
 /** A condition on one coupling and the smallest scale certified on it (`how`: the coupling, for the note). */
@@ -379,17 +541,14 @@ export const POINTS: CalibrationKind<PointScenario, PairInput> = {
   bestMethods(scenario, s) {
     checked(scenario, s);
     const ok = applicableMethods(s);
-    return { methods: POINT_METHODS.filter((m) => ok.includes(m)), note: ` (exact needs a ${dimensionOf(scenario)}-dimensional integral)` };
+    const why = noExact(scenario, s);
+    return { methods: POINT_METHODS.filter((m) => ok.includes(m) && (m !== 'exact' || !why)), note: why ? ` (${why})` : '' };
   },
   units(scenario, s) {
-    const d = dimensionOf(scenario);
     const { w, product, box, norm } = checked(scenario, s);
     const cont = s.contamination && s.contamination.lambda > 0 ? s.contamination : null;
-    if (s.method === 'exact')
-      throw new InputError(
-        `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; the tightest certified method here is coupled`,
-        'method',
-      );
+    const why = s.method === 'exact' ? noExact(scenario, s) : null;
+    if (why) throw new InputError(`${why}; the tightest certified method here is coupled`, 'method');
     const { method, alpha } = s;
     const epsilon = s.epsilon * (1 - ACCOUNT_MARGIN);
     const rule = calibrationRule({ ...s, epsilon });
@@ -406,7 +565,7 @@ export const POINTS: CalibrationKind<PointScenario, PairInput> = {
       return {
         label: pc,
         problem: (): ScaleProblem | NoNoise => {
-          const base = pairProblem(pc, ctx);
+          const base = method === 'exact' ? exactPairProblem(pc, ctx) : pairProblem(pc, ctx);
           if (!cont) return base;
           const [ip, iq] = asIdLaws(pc.P, pc.Q);
           const none = { x: new Float64Array(0), y: new Float64Array(0), mass: new Float64Array(0) };
@@ -432,7 +591,11 @@ export const POINTS: CalibrationKind<PointScenario, PairInput> = {
       settings: s,
       parameter: def.parameter,
       variance: noiseVariance(s, sol.scale),
-      rule: bySum ? `coupled RDP bound, Σ over coordinates of ${product.term} (docs/math.md §12)` : calibrationRule(s).rule,
+      rule: bySum
+        ? `coupled RDP bound, Σ over coordinates of ${product.term} (docs/math.md §12)`
+        : s.method === 'exact'
+          ? 'exact Rényi accountant on ℝ² (docs/math.md §12)'
+          : calibrationRule(s).rule,
       meets: 'meeting the condition',
       symbol: def.symbol,
       before: `${d}-dimensional query, independent ${def.title} noise per coordinate (scale wᵢ·${def.symbol}), displacement in the ${normText}. `,

@@ -9,6 +9,16 @@ export interface Mixture {
   readonly logw: Float64Array;
 }
 
+/**
+ * A finite law on ℝ² under independent noise per coordinate: atom k at (a[k], c[k]) with log weight
+ * logw[k], in any order, repeats allowed (the two-dimensional exact accountant, docs/math.md §12).
+ */
+export interface Mixture2 {
+  readonly a: Float64Array;
+  readonly c: Float64Array;
+  readonly logw: Float64Array;
+}
+
 /** The noise kernels the exact accountant knows (`kernels.ts`). */
 
 export const mixtureOf = (d: Law): Mixture => ({ x: d.values, logw: d.masses.map(Math.log) });

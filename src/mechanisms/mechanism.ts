@@ -1,6 +1,7 @@
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Cost, Eta } from '../conditions/costs.js';
-import type { Noise } from '../divergence/kernel.js';
+import type { Noise, OnePassIntegral } from '../divergence/kernel.js';
+import type { Mixture2 } from '../divergence/mixture.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import type { ExactNoise } from '../sampling/samplers.js';
 
@@ -200,4 +201,11 @@ export interface ProductNoise {
   normExponent(alpha: number, releases: number, dist: number, s: number): number;
   /** D∞ per unit of displacement in the norm at scale `s` (absent: D∞ is infinite). */
   dInfRate?(s: number): number;
+  /**
+   * The family's exact accountant on ℝ² (docs/math.md §12, "Exact in two dimensions"): log ∫ p^α q^{1−α}
+   * and, with `both`, log ∫ q^α p^{1−α}, each with its certified error, for two laws on ℝ² under
+   * independent noise of scales (s₁, s₂) per coordinate; null where its rule declines. Absent: the
+   * coupled bound stands alone.
+   */
+  exact2d?(P: Mixture2, Q: Mixture2, alpha: number, scales: readonly [number, number], both: boolean): OnePassIntegral[] | null;
 }

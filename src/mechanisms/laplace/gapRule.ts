@@ -7,7 +7,7 @@ import { scaledSums } from '../../numerics/scaledSums.js';
 
 /** Highest Gauss–Legendre order tried on a panel, and the most panels one gap may take. */
 const MAX_ORDER = 12;
-const MAX_PANELS_PER_GAP = 512;
+export const MAX_PANELS_PER_GAP = 512;
 /** The same for a quick check (`quick`): a gap's middle is bounded from this many panels on. */
 const QUICK_PANELS_PER_GAP = 64;
 /** Ellipse heights tried (in units of b; below π/2, where a Laplace mixture's gap form can vanish). */
@@ -43,7 +43,7 @@ function logPanelCoefficient(n: number, r: number, S: number, N: number): number
  * `rtol`/4 of the panel's integral (which is ≥ 2r·f(t*)·e^{−S(1+d)r}: |d log f/dy| ≤ S/b), and the
  * coefficient at that width (a valid bound for every narrower panel).
  */
-function orderTable(S: number, N: number, rtol: number): { rmax: Float64Array; logCoef: Float64Array } {
+export function orderTable(S: number, N: number, rtol: number): { rmax: Float64Array; logCoef: Float64Array } {
   const key = `${S}|${N}|${rtol}`;
   const hit = tables.get(key);
   if (hit) return hit;
@@ -75,6 +75,30 @@ function orderTable(S: number, N: number, rtol: number): { rmax: Float64Array; l
   return t;
 }
 const tables = new Map<string, { rmax: Float64Array; logCoef: Float64Array }>();
+
+/**
+ * The order with the fewest nodes for a span of `sb` noise scales: a single panel of the lowest
+ * order that covers it when that is at most 2 nodes (nothing cheaper exists), else the best
+ * order × panel count (`perWidth[k]` = 1/(2·rmax[k])); null when no order certifies.
+ */
+export function panelsFor(rmax: Float64Array, perWidth: ArrayLike<number>, sb: number): { n: number; m: number } | null {
+  let n = 1,
+    m = 1;
+  while (n <= 2 && !(sb <= 2 * rmax[n])) n++;
+  if (n <= 2) return { n, m };
+  let cost = Infinity;
+  // Order k costs at least k nodes: stop once that is no better.
+  for (let k = 1; k <= MAX_ORDER && k < cost; k++) {
+    if (!(rmax[k] > 0)) continue;
+    const mk = Math.max(1, Math.ceil(sb * perWidth[k]));
+    if (mk * k < cost) {
+      cost = mk * k;
+      n = k;
+      m = mk;
+    }
+  }
+  return cost < Infinity ? { n, m } : null;
+}
 
 /**
  * log ∫ p^α q^{1−α} (and, with `both`, log ∫ q^α p^{1−α}) over the whole line for Laplace
@@ -164,27 +188,6 @@ export function laplaceGapRule(
     if (D === 2) add(1, alpha * lq + (1 - alpha) * lp - nb, v, 0, v * (Math.expm1(delta) + 16 * U));
   };
 
-  // The order with the fewest nodes for a span of `sb` noise scales: a single panel of the lowest
-  // order that covers it when that is at most 2 nodes (nothing cheaper exists), else the best
-  // order × panel count; null when no order certifies.
-  const panelsFor = (sb: number): { n: number; m: number } | null => {
-    let n = 1,
-      m = 1;
-    while (n <= 2 && !(sb <= 2 * rmax[n])) n++;
-    if (n <= 2) return { n, m };
-    let cost = Infinity;
-    // Order k costs at least k nodes: stop once that is no better.
-    for (let k = 1; k <= MAX_ORDER && k < cost; k++) {
-      if (!(rmax[k] > 0)) continue;
-      const mk = Math.max(1, Math.ceil(sb * perWidth[k]));
-      if (mk * k < cost) {
-        cost = mk * k;
-        n = k;
-        m = mk;
-      }
-    }
-    return cost < Infinity ? { n, m } : null;
-  };
   // m equal panels of the n-point rule over `span` (units of y) starting `off` noise scales past the
   // current atom z, added to the sums; δ bounds the node values' relative rounding.
   const integrate = (off: number, span: number, n: number, m: number, delta: number) => {
@@ -278,7 +281,7 @@ export function laplaceGapRule(
     // The part of the gap in [LO, HI]: none, a clipped piece, or all of it.
     const [s0, s1] = [Math.max(z, LO), Math.min(zn, HI)];
     const clipped = s0 > z || s1 < zn;
-    const whole = panelsFor(clipped ? (s1 - s0) / b : hb);
+    const whole = panelsFor(rmax, perWidth, clipped ? (s1 - s0) / b : hb);
     // A negligible gap's bound covers any piece of it (the integrand is positive).
     const skipped = negligible === null || !(s1 > s0) ? null : negligibleGap(alpha, hv, hb, D, b, negligible);
     if (!(s1 > s0)) {
@@ -296,7 +299,7 @@ export function laplaceGapRule(
     } else {
       // Atoms hundreds of scales apart: panels near both ends, the middle bounded (docs/math.md §8).
       const w = wideGap(alpha, hv, hb, D, rtol);
-      const ends = w === null ? null : panelsFor(w.W);
+      const ends = w === null ? null : panelsFor(rmax, perWidth, w.W);
       const wide = !!w && !!ends && ends.m <= MAX_PANELS_PER_GAP && (!quick || !whole || 2 * ends.n * ends.m < whole.n * whole.m);
       if (!(delta < 0.5)) return null;
       if (wide) {
@@ -421,7 +424,7 @@ function wideGap(alpha: number, hv: Float64Array, hb: number, D: number, rtol: n
   return null;
 }
 
-const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math.max(1, n)));
+export const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math.max(1, n)));
 
 /** Scratch: e^{u} and e^{−u} at one gap's node offsets. */
 const ex = new Float64Array(MAX_ORDER),
