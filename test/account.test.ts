@@ -64,6 +64,51 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     }
   });
 
+  it('two Laplace releases of one value: exact on ℝ² (the diagonal), equal to an independent 2-D quadrature', () => {
+    const s = pairScenario(fromCounts([0, 1, 3], [1, 1, 2]), fromCounts([0, 2, 3], [1, 4, 1]));
+    const [p, q] = [s.priors[0].conditionals.P, s.priors[0].conditionals.Q];
+    for (const [b1, b2] of [
+      [1, 1.5],
+      [0.4, 3],
+    ]) {
+      const a = account(
+        s,
+        [
+          { mechanism: 'laplace', scale: b1 },
+          { mechanism: 'laplace', scale: b2 },
+        ],
+        { alphas: [1.5, 2, 4] },
+      );
+      const oracle = twoReleaseRenyiAt(p, q, noiseOf('laplace', b1), noiseOf('laplace', b2), [1.5, 2, 4]);
+      for (const [k, r] of a.rows.entries()) {
+        const truth = Math.max(oracle.pq[k], oracle.qp[k]);
+        expect(r.method, `α=${r.alpha}`).toBe('exact');
+        expect(r.divergence, `b=${b1},${b2} α=${r.alpha}`).toBeGreaterThanOrEqual(truth * (1 - 1e-8));
+        expect(r.divergence, `b=${b1},${b2} α=${r.alpha}`).toBeLessThanOrEqual(truth * (1 + 1e-7));
+        // Exact: whether adding the two levels understates the joint one is decided.
+        expect(r.understated).not.toBeNull();
+      }
+    }
+  });
+
+  it('three Laplace releases of one value: two exactly, the third at its widest shift (chain rule), never below the two alone', () => {
+    const s = pairScenario(fromCounts([0, 1, 3], [1, 1, 2]), fromCounts([0, 2, 3], [1, 4, 1]));
+    const two = [
+      { mechanism: 'laplace' as const, scale: 1 },
+      { mechanism: 'laplace' as const, scale: 1.5 },
+    ];
+    const pair = account(s, two, { alphas: [2, 8] }).rows;
+    for (const b3 of [30, 1e3, 1e6]) {
+      const rows = account(s, [...two, { mechanism: 'laplace', scale: b3 }], { alphas: [2, 8] }).rows;
+      for (const [k, r] of rows.entries()) {
+        expect(r.method, `b₃=${b3}`).toBe('chained');
+        expect(r.divergence).toBeGreaterThanOrEqual(pair[k].divergence);
+      }
+      // A third release of huge noise adds almost nothing: the level tends to the two's exact one.
+      if (b3 === 1e6) rows.forEach((r, k) => expect(r.divergence / pair[k].divergence).toBeLessThan(1 + 1e-4));
+    }
+  });
+
   it('one Laplace release: the accountant is the exact accountant, and α = ∞ is the sup at the atoms', () => {
     const a = account(collapse, [{ mechanism: 'laplace', scale: 2 }], { alphas: [2, Infinity], delta: 1e-6 });
     const truth = Math.max(exactRenyi(P, Q, noiseOf('laplace', 2), 2).value, exactRenyi(Q, P, noiseOf('laplace', 2), 2).value);

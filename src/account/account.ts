@@ -1,7 +1,8 @@
 import { checkSetting, checkJointOrder, checkReleaseScale } from '../settings.js';
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
-import { isNotApplicable } from '../mechanisms/mechanism.js';
+import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
+import { centred } from '../divergence/exactRenyi.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
 import { accountWindows, nextWindowScale } from './windows.js';
@@ -23,7 +24,7 @@ import { InputError } from '../errors.js';
 import { divideDown } from '../conditions/repeated.js';
 import { checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { bracketAbove, bracketBelow } from '../numerics/bracket.js';
-import { EPS } from '../numerics/float.js';
+import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp } from '../numerics/logExpectation.js';
 import type { Evaluation, ScaleProblem } from '../numerics/smallestScale.js';
 import { precisionUp } from '../numerics/decimal.js';
@@ -34,7 +35,7 @@ import { precisionUp } from '../numerics/decimal.js';
  * with the exact accountant's noise.
  */
 type Part =
-  | { kind: 'rate'; b: number; noise: Noise }
+  | { kind: 'rate'; b: number; noise: Noise; plane?: ProductNoise['exact2d'] }
   | { kind: 'lattice'; b: number; noise: Noise }
   | { kind: 'precision'; sigma: number; noiseAt: (sigma: number) => Noise }
   | { kind: 'ratio'; eta: number; cost: Cost };
@@ -45,7 +46,8 @@ function partOf(r: Release): Part {
   const o = noiseOptions(r);
   const acc = def.accountant(o);
   if (def.composes === 'precision' && !isNotApplicable(acc)) return { kind: 'precision', sigma: r.scale, noiseAt: acc };
-  if (def.composes === 'rate' && !isNotApplicable(acc)) return { kind: 'rate', b: r.scale, noise: acc(r.scale) };
+  if (def.composes === 'rate' && !isNotApplicable(acc))
+    return { kind: 'rate', b: r.scale, noise: acc(r.scale), plane: isNotApplicable(def.product) ? undefined : def.product.exact2d };
   if (def.composes === 'lattice' && !isNotApplicable(acc)) return { kind: 'lattice', b: r.scale, noise: acc(r.scale) };
   const eta = o.eta.at(r.scale);
   // c = |z| is Laplace noise with b = 1/η; other costs are bounded only through the density ratio e^{η·c}.
@@ -122,7 +124,50 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
     if (Number.isFinite(e.error) && !(c.value + c.error < e.value + e.error)) return { ...e, method: gauss.length > 1 ? 'exact (Gaussian mean)' : 'exact' };
     return c;
   }
-  return coupledEvaluation(pc, alpha, epsilon, lap, gauss, ratio);
+  const c = coupledEvaluation(pc, alpha, epsilon, lap, gauss, ratio);
+  // Two releases of one family with an exact accountant on ℝ²: (Y₁, Y₂) is a law on the diagonal's
+  // noisy image, exact there (docs/math.md §12). With more releases, the chain rule (α > 1, §20):
+  // those two exactly, each other one at its noise's divergence across the pair's widest spread.
+  // The smallest certified upper bound stands.
+  const head = alpha > 1 ? [...lap].sort((x, y) => x.b - y.b).slice(0, 2) : [];
+  const plane = head.length === 2 && head[0].plane && head[0].plane === head[1].plane ? head[0].plane : null;
+  const e = plane && diagonalEvaluation(plane, pc, [head[0].b, head[1].b], alpha, epsilon, ordered);
+  if (!e) return c;
+  if (parts.length === 2) return !(c.value + c.error < e.value + e.error) ? { ...e, method: 'exact' } : c;
+  const rest = lap.filter((x) => !head.includes(x));
+  const widest: PairCoupling = { ...pc, coupling: { x: Float64Array.of(0), y: Float64Array.of(spreadOf(pc)), mass: Float64Array.of(1) } };
+  const r = coupledEvaluation(widest, alpha, epsilon, rest, gauss, ratio);
+  const chain = { value: e.value + r.value, error: e.error + r.error + 2 * EPS * Math.abs(e.value + r.value) };
+  return chain.value + chain.error < c.value + c.error ? { ...chain, target: epsilon, sense: 'le', method: 'chained' } : c;
+}
+
+/** The widest distance between an atom of the pair's one law and one of the other's. */
+function spreadOf(pc: PairCoupling): number {
+  const lo = Math.min(pc.p.values[0], pc.q.values[0]),
+    hi = Math.max(pc.p.values[pc.p.values.length - 1], pc.q.values[pc.q.values.length - 1]);
+  return nextUp(hi - lo);
+}
+
+/** Two releases of one value as one law on ℝ² (atoms (x, x)), both directions unless `ordered`; null where the rule declines. */
+function diagonalEvaluation(
+  plane: NonNullable<ProductNoise['exact2d']>,
+  pc: PairCoupling,
+  b: [number, number],
+  alpha: number,
+  epsilon: number,
+  ordered: boolean,
+): Evaluation | null {
+  const [P, Q] = centred([pc.p, pc.q]).mixtures.map((m) => ({ a: m.x, c: m.x, logw: m.logw }));
+  const r = plane(P, Q, alpha, b, !ordered);
+  if (!r) return null;
+  let value = -Infinity,
+    error = 0;
+  for (const x of r) {
+    const v = x.value / (alpha - 1);
+    const err = x.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(v);
+    if (v + err > value + error) [value, error] = [v, err];
+  }
+  return { value, error, target: epsilon, sense: 'le' };
 }
 
 /** The coupled bound of several releases over the pair's coupling (docs/math.md §9). */

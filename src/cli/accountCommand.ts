@@ -257,7 +257,7 @@ const HOW = {
   exact: 'exact accountant',
   'exact (Gaussian mean)': 'exact, Gaussian releases as one at σ_eff (sufficient mean)',
   coupled: 'coupled bound, inner divergences summed over releases',
-  chained: 'exact on one statistic, the others at their widest shift (chain rule, docs/math.md §20)',
+  chained: 'exact on one statistic or two releases, the others at their widest shift (chain rule, docs/math.md §20)',
   'path-coupled': 'path-coupled bound over the windows (docs/math.md §19)',
   'boundary-coupled': "boundary-coupled bound over the windows (the secret's window exactly, the others path-coupled; docs/math.md §19)",
   'group-dp': 'group DP: the whole series as one group (an α = ∞ level, so at every order)',
