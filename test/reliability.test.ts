@@ -505,8 +505,9 @@ describe('smaller: what the numbers and messages say', () => {
         'laplace',
         '--alpha',
         alpha,
+        // Below the past release's own exact level (0.0539 at α = 2): no further release can fit.
         '--epsilon',
-        '0.1',
+        '0.05',
       );
       expect(r.status, `${alpha}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/^error: --epsilon: .*no further release fits/);

@@ -259,14 +259,20 @@ describe('a source ledger never accounts less than it did: the attacks of its re
     await expect(recordStatistics(store, src, [{ statistic: { query: 'mean:y' }, release: laplace(3) }])).rejects.toThrow(/was opened for another source/);
   });
 
-  it('one statistic released again: the chain bound tends to its first release’s exact level, so a scale always fits', async () => {
+  it('one statistic released again: accounted exactly (on ℝ²), tending to its first release’s exact level, so a scale always fits', async () => {
     const src = correlated();
     const store = await opened(src, 1.2);
     const [first] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(7) }]);
     expect(first.level.level).toBeLessThan(1.2);
     const [second] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(1e4) }]);
     expect(second.level.level).toBeLessThan(first.level.level * 1.01);
-    expect(second.level.accounting.rows[0].method).toBe('chained');
+    expect(second.level.level).toBeGreaterThanOrEqual(first.level.level);
+    expect(second.level.accounting.rows[0].method).toBe('exact');
+    // A third release of it: two exactly, the third at its widest shift (the chain rule on ℝ).
+    const [third] = await recordStatistics(store, src, [{ statistic: { query: 'mean:x' }, release: laplace(1e4) }]);
+    expect(third.level.level).toBeGreaterThanOrEqual(second.level.level);
+    expect(third.level.level).toBeLessThan(first.level.level * 1.02);
+    expect(third.level.accounting.rows[0].method).toBe('chained');
   });
 
   it('at α = ∞ the chain bound holds too: a second statistic costs at most its own widest shift', async () => {
