@@ -301,8 +301,33 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     theoremOfAge,
     threeRuns,
   );
-  // The same query calibrated by `best` (theorem, coupled, pierquin, wasserstein-inf: one W∞ and one
-  // base transport per pair, shared by the methods), against Theorem 1 on age alone.
+  // The speed issue's case: age and hours-per-week released separately (one Laplace draw per column:
+  // exact on ℝ², docs/math.md §12), over all six relationship values.
+  await pair(
+    'vector queries (d = 2), whole processes',
+    'account: adult age + hours-per-week released separately (b = 20, 30), all 6 relationship values, α 2,5 (exact on ℝ²)',
+    'calibrate --method theorem of age on the same table',
+    run([
+      'account',
+      '--data',
+      adult,
+      '--query',
+      'age,hours-per-week',
+      '--secret-column',
+      'relationship',
+      '--release',
+      'mechanism=laplace,scale=20,columns=age',
+      '--release',
+      'mechanism=laplace,scale=30,columns=hours-per-week',
+      '--alpha',
+      '2,5',
+      '--json',
+    ]),
+    theoremOfAge,
+    threeRuns,
+  );
+  // The same query calibrated by `best` (theorem, coupled, pierquin, wasserstein-inf, exact: one W∞
+  // and one base transport per pair, shared by the methods), against Theorem 1 on age alone.
   await pair(
     'vector queries (d = 2), whole processes',
     'calibrate --method best: adult age,education-num, all 6 relationship values, Laplace',
