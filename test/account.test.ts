@@ -10,6 +10,7 @@ import { exactRenyi } from '../src/divergence/exactRenyi.js';
 import { InputError } from '../src/errors.js';
 import { rdpToDpSharp } from '../src/audit/conversion.js';
 import { twoReleaseRenyiAt } from './quadrature2d.js';
+import { builtinScenario } from '../src/scenarios/builtin.js';
 
 const pairScenario = (p: Discrete, q: Discrete): Scenario => ({ name: 'pair', priors: [{ name: 'p', conditionals: { P: p, Q: q } }] });
 const collapse = pairScenario(fromCounts([0], [1]), fromWeights([0, 5], [0.99, 0.01]));
@@ -89,6 +90,26 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
         expect(r.understated).not.toBeNull();
       }
     }
+  });
+
+  it('calibrating two Laplace releases exactly (on ℝ²): the account of both at that scale meets ε, 1% less does not', () => {
+    const heart = builtinScenario('heart');
+    const r = calibrate(heart, { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1, releases: 2 });
+    expect(r.winner).toBe('exact');
+    const level = (b: number) =>
+      account(
+        heart,
+        [
+          { mechanism: 'laplace', scale: b },
+          { mechanism: 'laplace', scale: b },
+        ],
+        { alphas: [2] },
+      ).rows[0];
+    expect(level(r.scale).method).toBe('exact');
+    expect(level(r.scale).divergence).toBeLessThanOrEqual(1);
+    expect(level(0.99 * r.scale).divergence).toBeGreaterThan(1);
+    // Below the N-fold coupled condition's scale: less noise for the same guarantee.
+    expect(r.scale).toBeLessThan(r.candidates!.find((c) => c.method === 'coupled')!.scale);
   });
 
   it('three Laplace releases of one value: two exactly, the third at its widest shift (chain rule), never below the two alone', () => {

@@ -2,7 +2,7 @@ import { checkSetting, checkJointOrder, checkReleaseScale } from '../settings.js
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
 import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
-import { centred } from '../divergence/exactRenyi.js';
+import { diagonalEvaluation } from '../mechanisms/exactRule.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
 import { accountWindows, nextWindowScale } from './windows.js';
@@ -131,7 +131,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   // The smallest certified upper bound stands.
   const head = alpha > 1 ? [...lap].sort((x, y) => x.b - y.b).slice(0, 2) : [];
   const plane = head.length === 2 && head[0].plane && head[0].plane === head[1].plane ? head[0].plane : null;
-  const e = plane && diagonalEvaluation(plane, pc, [head[0].b, head[1].b], alpha, epsilon, ordered);
+  const e = plane && diagonalEvaluation(plane, pc.p, pc.q, [head[0].b, head[1].b], alpha, epsilon, ordered);
   if (!e) return c;
   if (parts.length === 2) return !(c.value + c.error < e.value + e.error) ? { ...e, method: 'exact' } : c;
   const rest = lap.filter((x) => !head.includes(x));
@@ -146,28 +146,6 @@ function spreadOf(pc: PairCoupling): number {
   const lo = Math.min(pc.p.values[0], pc.q.values[0]),
     hi = Math.max(pc.p.values[pc.p.values.length - 1], pc.q.values[pc.q.values.length - 1]);
   return nextUp(hi - lo);
-}
-
-/** Two releases of one value as one law on ℝ² (atoms (x, x)), both directions unless `ordered`; null where the rule declines. */
-function diagonalEvaluation(
-  plane: NonNullable<ProductNoise['exact2d']>,
-  pc: PairCoupling,
-  b: [number, number],
-  alpha: number,
-  epsilon: number,
-  ordered: boolean,
-): Evaluation | null {
-  const [P, Q] = centred([pc.p, pc.q]).mixtures.map((m) => ({ a: m.x, c: m.x, logw: m.logw }));
-  const r = plane(P, Q, alpha, b, !ordered);
-  if (!r) return null;
-  let value = -Infinity,
-    error = 0;
-  for (const x of r) {
-    const v = x.value / (alpha - 1);
-    const err = x.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(v);
-    if (v + err > value + error) [value, error] = [v, err];
-  }
-  return { value, error, target: epsilon, sense: 'le' };
 }
 
 /** The coupled bound of several releases over the pair's coupling (docs/math.md §9). */

@@ -1,7 +1,10 @@
 import { dataZero, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type RuleContext } from './mechanism.js';
+import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type ProductNoise, type RuleContext } from './mechanism.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
+import { centred } from '../divergence/exactRenyi.js';
+import { bracketPredict } from '../numerics/bracket.js';
+import { EPS } from '../numerics/float.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
 
@@ -83,9 +86,10 @@ export function nearPairs(alpha: number, epsilon: number) {
  * certifies (`exactProblem`), falling back on the tightest certified bound of the pair (the other
  * rules that apply: coupled for α > 1, else Proposition 1 / the W∞ mechanism), docs/math.md §4.
  */
-export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
+export function exactRule(ctx: RuleContext, plane?: Plane): CalibrationRule | NotApplicable {
   const noise = ctx.accountant;
   if (isNotApplicable(noise)) return noise;
+  if (ctx.releases === 2 && plane && ctx.alpha > 1 && ctx.alpha < Infinity) return diagonalRule(ctx, plane);
   if (ctx.releases > 1)
     return notApplicable(
       `exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`,
@@ -122,5 +126,65 @@ export function exactRule(ctx: RuleContext): CalibrationRule | NotApplicable {
       }
       return false;
     },
+  };
+}
+
+/** A family's exact accountant on ℝ² (`ProductNoise.exact2d`). */
+type Plane = NonNullable<ProductNoise['exact2d']>;
+
+/**
+ * D_α of two releases of one value, at scales b = (b₁, b₂), as a condition ≤ ε: the law of (x, x)
+ * under independent noise is a law on the diagonal of ℝ², exact there (docs/math.md §9, §12); both
+ * directions unless `ordered`, the worse one; null where the rule declines.
+ */
+export function diagonalEvaluation(
+  plane: Plane,
+  p: Discrete,
+  q: Discrete,
+  b: [number, number],
+  alpha: number,
+  epsilon: number,
+  ordered: boolean,
+): Evaluation | null {
+  const [P, Q] = centred([p, q]).mixtures.map((m) => ({ a: m.x, c: m.x, logw: m.logw }));
+  const r = plane(P, Q, alpha, b, !ordered);
+  if (!r) return null;
+  let value = -Infinity,
+    error = 0;
+  for (const x of r) {
+    const v = x.value / (alpha - 1);
+    const err = x.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(v);
+    if (v + err > value + error) [value, error] = [v, err];
+  }
+  return { value, error, target: epsilon, sense: 'le' };
+}
+
+/**
+ * `exact` for two releases of one value (α > 1 finite, a family with an exact accountant on ℝ²): the
+ * diagonal's exact divergence at (b, b), searched below the tightest other bound's scale (any
+ * certified bound is at least the exact divergence, so its scale meets this condition).
+ */
+function diagonalRule(ctx: RuleContext, plane: Plane): CalibrationRule {
+  const bounds = ctx.bounds();
+  const at =
+    (pc: Pick<PairCoupling, 'p' | 'q'>, ordered: boolean) =>
+    (s: number): Evaluation =>
+      diagonalEvaluation(plane, pc.p, pc.q, [s, s], ctx.alpha, ctx.epsilon, ordered) ?? { value: Infinity, error: 0, target: ctx.epsilon, sense: 'le' };
+  return {
+    rule: 'exact Rényi accountant on ℝ², two releases (docs/math.md §9, §12)',
+    condition: 'exact D_α(P_{Y₁Y₂}‖Q_{Y₁Y₂}) + error ≤ ε',
+    problem(pc, ordered) {
+      let upper = Infinity;
+      for (const b of bounds) {
+        const pr = b.problem(pc, ordered);
+        if ('zero' in pr) return pr;
+        upper = Math.min(upper, smallestFeasibleScale(pr).scale);
+      }
+      if (!Number.isFinite(upper)) throw new InputError('no certified bound applies', 'method');
+      const evaluate = at(pc, ordered);
+      return { evaluate, ...bracketPredict(evaluate, upper), logLog: true, rtol: 1e-10 };
+    },
+    noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
+    holdsAt: (pc, ordered, scale) => isFeasible(at(pc, ordered)(scale)),
   };
 }

@@ -11,8 +11,11 @@ import { EPS, nextUp } from '../../numerics/float.js';
 import type { ScaleProblem } from '../../numerics/smallestScale.js';
 import { laplaceNoise } from '../../sampling/samplers.js';
 import { laplaceGapRule2d } from './gapRule2d.js';
-import { beyondFiniteOrders, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { beyondFiniteOrders, notApplicable, type MechanismDef, type ProductNoise, type RuleTable } from '../mechanism.js';
 import type { PairCoupling } from '../../coupling/pairs.js';
+
+/** The exact accountant on ℝ² (docs/math.md §12): a relative 10⁻⁹ per slice and panel, far below any budget's digits. */
+const plane: NonNullable<ProductNoise['exact2d']> = (P, Q, alpha, scales, both) => laplaceGapRule2d(P, Q, alpha, scales, 1e-9, both);
 
 /** (α−1)·R_α(t) in plain floating point (a transport cost, not a certificate): log of Mironov's two-term mixture. */
 function laplaceRdpScaled(alpha: number, t: number): number {
@@ -121,7 +124,7 @@ const rules: RuleTable = {
         : {}),
     };
   },
-  exact: exactRule,
+  exact: (ctx) => exactRule(ctx, plane),
 };
 
 /**
@@ -192,8 +195,7 @@ export const laplace: MechanismDef = {
     },
     cost: (alpha, t) => laplaceRdpScaled(alpha, t),
     term: 'R_α',
-    // A relative 10⁻⁹ per slice and panel: far below any budget's digits, at a few hundred thousand nodes on a table's laws.
-    exact2d: (P, Q, alpha, scales, both) => laplaceGapRule2d(P, Q, alpha, scales, 1e-9, both),
+    exact2d: plane,
     // Σ_c R_α(t_c) ≤ R_α(Σ_c t_c) ≤ Σ_c t_c ((α−1)R_α is convex with R_α(0) = 0, so superadditive): N·W/ε (the search nudges it up past rounding).
     feasibleScale: (_alpha, n, dist, epsilon) => (n * dist) / epsilon,
     normExponent: (alpha, n, dist, b) => (alpha * n * dist) / b,
