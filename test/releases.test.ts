@@ -81,7 +81,9 @@ describe('repeated releases are accounted together (docs/math.md §9)', () => {
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).message).toMatch(why);
     };
-    refuse({ mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 2 }, /2-dimensional integral; coupled is the tightest/);
+    // Two Laplace releases are exact on ℝ² (docs/math.md §9); three would need a 3-dimensional integral.
+    refuse({ mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 3 }, /3-dimensional integral; coupled is the tightest/);
+    expect(calibrate(collapse, { mechanism: 'laplace', method: 'exact', alpha: 2, epsilon: 1, releases: 2 }).scale).toBeGreaterThan(0);
     refuse(
       { mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 },
       /Proposition 1 covers one release; for several use wasserstein-inf/,

@@ -1,6 +1,6 @@
 import { dataZero, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, notApplicable, type CalibrationRule, type NotApplicable, type ProductNoise, type RuleContext } from './mechanism.js';
+import { isNotApplicable, notApplicable, type CalibrationRule, type NoNoise, type NotApplicable, type ProductNoise, type RuleContext } from './mechanism.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { centred } from '../divergence/exactRenyi.js';
 import { bracketPredict } from '../numerics/bracket.js';
@@ -81,6 +81,19 @@ export function nearPairs(alpha: number, epsilon: number) {
   };
 }
 
+/** The tightest of the other rules' conditions for a pair, solved (its problem and certified scale), or no noise. */
+function tightest(bounds: readonly CalibrationRule[], pc: PairCoupling, ordered: boolean): NoNoise | { problem: ScaleProblem; scale: number } {
+  let best: { problem: ScaleProblem; scale: number } | null = null;
+  for (const b of bounds) {
+    const pr = b.problem(pc, ordered);
+    if ('zero' in pr) return pr;
+    const scale = smallestFeasibleScale(pr).scale;
+    if (!best || scale < best.scale) best = { problem: pr, scale };
+  }
+  if (!best) throw new InputError('no certified bound applies', 'method');
+  return best;
+}
+
 /**
  * `exact` for any family with an exact accountant: the exact divergence searched below a scale it
  * certifies (`exactProblem`), falling back on the tightest certified bound of the pair (the other
@@ -101,17 +114,7 @@ export function exactRule(ctx: RuleContext, plane?: Plane): CalibrationRule | No
     condition: `exact ${ctx.alpha === Infinity ? 'sup log p/q' : 'D_α(P_Y‖Q_Y)'} + error ≤ ε`,
     problem(pc, ordered) {
       // The tightest certified bound: solved only if the exact search needs it.
-      const bound = () => {
-        let best: { problem: ScaleProblem; scale: number } | null = null;
-        for (const b of bounds) {
-          const pr = b.problem(pc, ordered);
-          if ('zero' in pr) return pr;
-          const scale = smallestFeasibleScale(pr).scale;
-          if (!best || scale < best.scale) best = { problem: pr, scale };
-        }
-        if (!best) throw new InputError('no certified bound applies', 'method');
-        return best;
-      };
+      const bound = () => tightest(bounds, pc, ordered);
       return exactProblem({ p: pc.p, q: pc.q, noise, alpha: ctx.alpha, epsilon: ctx.epsilon, ordered, bound });
     },
     // The data's own divergence certifies the pair at every scale (data processing: no noise needed);
@@ -174,15 +177,10 @@ function diagonalRule(ctx: RuleContext, plane: Plane): CalibrationRule {
     rule: 'exact Rényi accountant on ℝ², two releases (docs/math.md §9, §12)',
     condition: 'exact D_α(P_{Y₁Y₂}‖Q_{Y₁Y₂}) + error ≤ ε',
     problem(pc, ordered) {
-      let upper = Infinity;
-      for (const b of bounds) {
-        const pr = b.problem(pc, ordered);
-        if ('zero' in pr) return pr;
-        upper = Math.min(upper, smallestFeasibleScale(pr).scale);
-      }
-      if (!Number.isFinite(upper)) throw new InputError('no certified bound applies', 'method');
+      const t = tightest(bounds, pc, ordered);
+      if ('zero' in t) return t;
       const evaluate = at(pc, ordered);
-      return { evaluate, ...bracketPredict(evaluate, upper), logLog: true, rtol: 1e-10 };
+      return { evaluate, ...bracketPredict(evaluate, t.scale), logLog: true, rtol: 1e-10 };
     },
     noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
     holdsAt: (pc, ordered, scale) => isFeasible(at(pc, ordered)(scale)),
