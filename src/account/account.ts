@@ -1,7 +1,7 @@
 import { checkSetting, checkJointOrder, checkReleaseScale } from '../settings.js';
 import { ARRAY, checkShape, NUMBER, OBJECT } from '../shapes.js';
 import type { Noise } from '../divergence/kernel.js';
-import { isNotApplicable, type ProductNoise } from '../mechanisms/mechanism.js';
+import { isNotApplicable, planeOrder, type ProductNoise } from '../mechanisms/mechanism.js';
 import { diagonalEvaluation } from '../mechanisms/exactRule.js';
 import { solveUnits, type Progress } from '../calibrate/driver.js';
 import { accountOf, budgetLeft, checkAccount, type Accounting, type AccountShare, type JointMethod, type NextUnit, type Release } from './rows.js';
@@ -129,7 +129,7 @@ function jointEvaluation(pc: PairCoupling, parts: Part[], alpha: number, epsilon
   // noisy image, exact there (docs/math.md §12). With more releases, the chain rule (α > 1, §20):
   // those two exactly, each other one at its noise's divergence across the pair's widest spread.
   // The smallest certified upper bound stands.
-  const head = alpha > 1 ? [...lap].sort((x, y) => x.b - y.b).slice(0, 2) : [];
+  const head = planeOrder(alpha) ? [...lap].sort((x, y) => x.b - y.b).slice(0, 2) : [];
   const plane = head.length === 2 && head[0].plane && head[0].plane === head[1].plane ? head[0].plane : null;
   const e = plane && diagonalEvaluation(plane, pc.p, pc.q, [head[0].b, head[1].b], alpha, epsilon, ordered);
   if (!e) return c;

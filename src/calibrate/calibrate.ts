@@ -3,7 +3,7 @@ import { checkShape, OBJECT } from '../shapes.js';
 import { MIXTURE, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism, type SingleMethod } from './rules.js';
 import { certainlyTooSmall, FINITE, type Certification } from './finite.js';
-import { asScalar, oneCoordinate, POINTS, scalarSettings } from './points.js';
+import { asScalar, certainlyTooSmallPoints, oneCoordinate, POINTS, scalarSettings } from './points.js';
 import { solveUnits } from './driver.js';
 import {
   bestResult,
@@ -203,7 +203,7 @@ function certifiedAtOrder<S, L extends PairLabel>(kind: CalibrationKind<S, L>, s
 /**
  * Whether `scale` is certainly below every scale `calibrate` could certify for these settings,
  * by the exact divergence of the (prior, pair) `label` (`certainlyTooSmall`: finite laws on ℝ;
- * other law sources claim nothing).
+ * `certainlyTooSmallPoints`: two coordinates under Laplace noise; other law sources claim nothing).
  * @example tooSmall(builtinScenario('heart'), { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 }, 0.01, { prior: 'empirical', pair: ['0', '1'] }) // true
  */
 export function tooSmall(scenario: AnyScenario, settings: PointSettings, scale: number, label: { prior: string; pair: readonly string[] }): boolean {
@@ -211,7 +211,7 @@ export function tooSmall(scenario: AnyScenario, settings: PointSettings, scale: 
     scenario,
     {
       finite: (s) => certainlyTooSmall(s, oneCoordinate(settings), scale, { prior: label.prior, pair: [label.pair[0], label.pair[1]] }),
-      points: () => false,
+      points: (s) => certainlyTooSmallPoints(s, settings, scale, label),
       mixture: () => false,
     },
     'calibration',

@@ -12,7 +12,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi, type ExactDivergence } from '../divergence/exactRenyi.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
+import { isNotApplicable, planeOrder, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
@@ -96,7 +96,7 @@ function noExact(scenario: PointScenario, s: PointSettings): string | null {
   if (d !== 2) return `exact accounting of a ${d}-dimensional release would need a ${d}-dimensional integral; it is certified for one or two coordinates`;
   if ((s.releases ?? 1) !== 1)
     return `exact accounting of ${s.releases} releases of a 2-dimensional vector would need a ${2 * s.releases!}-dimensional integral`;
-  if (!(s.alpha > 1 && s.alpha < Infinity)) return 'exact accounting of a vector is certified at finite orders α > 1';
+  if (!planeOrder(s.alpha)) return 'exact accounting of a vector runs at orders 1 < α ≤ 64 (its work grows with α²)';
   if (!productOf(s.mechanism, 'mechanism').exact2d) return `exact accounting on ℝ² is written for Laplace noise, not ${s.mechanism}`;
   const cells = Math.max(...priorPairs(scenario).units.map(({ prior, pair: [a, b] }) => planeCells(prior.conditionals[a], prior.conditionals[b], 0, 1)));
   if (cells > EXACT_2D_CELLS)
@@ -389,6 +389,22 @@ function planeCells(P: PointLaw, Q: PointLaw, i: number, j: number): number {
   return count(i) * count(j);
 }
 
+/**
+ * Whether `scale` is certainly below every scale a calibration could certify for these settings, by
+ * the exact D_α on ℝ² of the (prior, pair) `label` (two coordinates, one Laplace release): every
+ * certified method's scale has the true D_α within ε, and the true D_α falls as the scale grows
+ * (Laplace noise at a larger scale is the smaller one plus independent noise), so a scale whose exact
+ * D_α, less its error, exceeds ε lies below all of them (docs/math.md §3, §12). False where exact does not apply.
+ */
+export function certainlyTooSmallPoints(scenario: PointScenario, s: PointSettings, scale: number, label: { prior: string; pair: readonly string[] }): boolean {
+  if (s.contamination || noExact(scenario, s)) return false;
+  const prior = scenario.priors.find((p) => p.name === label.prior);
+  const [P, Q] = [prior?.conditionals[label.pair[0]], prior?.conditionals[label.pair[1]]];
+  if (!P || !Q) return false;
+  const both = exactLevels(P, Q, [{ mechanism: s.mechanism, scale }], coordinateWeights(scenario, s.coordinateScales), s.alpha);
+  return !!both && (scenario.ordered ? [both[0]] : both).some((x) => x.value - x.error > s.epsilon);
+}
+
 /** The family's exact accountant's noise at a scale, or null where it has none. */
 function lineNoise(mechanism: Mechanism, scale: number): Noise | null {
   const acc = mechanismDef(mechanism).accountant(noiseOptions({}));
@@ -413,7 +429,7 @@ function exactDims(asked: readonly PointRelease[], d: number, w: readonly number
   const dims = mergedReleases(asked, d).flatMap((r) => coordsOf(r, d).map((c) => ({ c, scale: w[c] * r.scale, mechanism: r.mechanism })));
   if (!dims.every((x) => x.scale > 0 && x.mechanism === dims[0].mechanism)) return null;
   if (dims.length === 1) return lineNoise(dims[0].mechanism, 1) ? dims : null;
-  return dims.length === 2 && productOf(dims[0].mechanism, 'release').exact2d ? dims : null;
+  return dims.length === 2 && planeOrder(alpha) && productOf(dims[0].mechanism, 'release').exact2d ? dims : null;
 }
 
 /**

@@ -1,6 +1,15 @@
 import { dataZero, exactEvaluation, exactProblem } from '../conditions/exact.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, notApplicable, type CalibrationRule, type NoNoise, type NotApplicable, type ProductNoise, type RuleContext } from './mechanism.js';
+import {
+  isNotApplicable,
+  notApplicable,
+  planeOrder,
+  type CalibrationRule,
+  type NoNoise,
+  type NotApplicable,
+  type ProductNoise,
+  type RuleContext,
+} from './mechanism.js';
 import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem } from '../numerics/smallestScale.js';
 import { centred } from '../divergence/exactRenyi.js';
 import { bracketPredict } from '../numerics/bracket.js';
@@ -102,7 +111,7 @@ function tightest(bounds: readonly CalibrationRule[], pc: PairCoupling, ordered:
 export function exactRule(ctx: RuleContext, plane?: Plane): CalibrationRule | NotApplicable {
   const noise = ctx.accountant;
   if (isNotApplicable(noise)) return noise;
-  if (ctx.releases === 2 && plane && ctx.alpha > 1 && ctx.alpha < Infinity) return diagonalRule(ctx, plane);
+  if (ctx.releases === 2 && plane && planeOrder(ctx.alpha)) return diagonalRule(ctx, plane);
   if (ctx.releases > 1)
     return notApplicable(
       `exact accounting of ${ctx.releases} releases of this noise would need a ${ctx.releases}-dimensional integral; coupled is the tightest certified bound here`,
