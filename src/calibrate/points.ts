@@ -432,6 +432,18 @@ function exactDims(asked: readonly PointRelease[], d: number, w: readonly number
   return dims.length === 2 && planeOrder(alpha) && productOf(dims[0].mechanism, 'release').exact2d ? dims : null;
 }
 
+/** The smallest and largest value of coordinate c over both laws' atoms. */
+function coordRange(P: PointLaw, Q: PointLaw, c: number): [number, number] {
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const L of [P, Q])
+    for (let k = 0; k < atomsOf(L); k++) {
+      lo = Math.min(lo, coord(L, k, c));
+      hi = Math.max(hi, coord(L, k, c));
+    }
+  return [lo, hi];
+}
+
 /**
  * Two laws on ℝ^d read on coordinates (i, j) as laws on ℝ² (i = j: a value released twice), each
  * coordinate shifted by a common c where that is exact (every value within a factor 2 of c, Sterbenz),
@@ -439,13 +451,7 @@ function exactDims(asked: readonly PointRelease[], d: number, w: readonly number
  */
 function plane(P: PointLaw, Q: PointLaw, i: number, j: number): [Mixture2, Mixture2] {
   const shift = (c: number) => {
-    let lo = Infinity,
-      hi = -Infinity;
-    for (const L of [P, Q])
-      for (let k = 0; k < atomsOf(L); k++) {
-        lo = Math.min(lo, coord(L, k, c));
-        hi = Math.max(hi, coord(L, k, c));
-      }
+    const [lo, hi] = coordRange(P, Q, c);
     return lo > 0 && hi <= 2 * lo ? lo : hi < 0 && lo >= 2 * hi ? hi : 0;
   };
   const si = shift(i),
@@ -459,7 +465,7 @@ function plane(P: PointLaw, Q: PointLaw, i: number, j: number): [Mixture2, Mixtu
 }
 
 /**
- * One pair's exact condition on ℝ² (`planeLevels`, both directions; `noNoise` first): its feasible
+ * One pair's exact condition on ℝ² (`exactLevels`, both directions; `noNoise` first): its feasible
  * end is the coupled bound's at the laws' widest move (every coupling moves mass at most that far in
  * the norm, and the exact D_α is below any coupled bound), bracketed by the power-law predictor.
  */
@@ -479,13 +485,7 @@ function exactPairProblem(pc: PairInput, { mechanism, alpha, epsilon, asked, n, 
 /** The diagonal of the two laws' bounding box in the norm: no atom of one lies further than that from an atom of the other. */
 function boxSpan(P: PointLaw, Q: PointLaw, norm: Norm): number {
   const spans = Array.from({ length: P.d }, (_, c) => {
-    let lo = Infinity,
-      hi = -Infinity;
-    for (const L of [P, Q])
-      for (let k = 0; k < atomsOf(L); k++) {
-        lo = Math.min(lo, coord(L, k, c));
-        hi = Math.max(hi, coord(L, k, c));
-      }
+    const [lo, hi] = coordRange(P, Q, c);
     return nextUp(nextUp((hi - lo) / norm.weights[c]));
   });
   return nextUp(norm.kind === 'l1' ? spans.reduce((a, b) => a + b, 0) * (1 + 4 * EPS) : Math.hypot(...spans) * (1 + 4 * EPS));
