@@ -820,6 +820,42 @@ describe('vector queries (docs/math.md §12)', () => {
     );
   });
 
+  it('a source release of two coordinates equal under the prior is two draws of one, never one (budgetLevel)', () => {
+    const twin = (xs: number[][], counts: number[]) =>
+      pointLaw(
+        xs.map(([a, b]) => [a, a, b]),
+        { counts },
+      );
+    const sc = scenario(
+      twin(
+        [
+          [1, 5],
+          [2, 3],
+          [4, 4],
+        ],
+        [2, 1, 1],
+      ),
+      twin(
+        [
+          [1, 5],
+          [3, 3],
+          [4, 1],
+        ],
+        [1, 2, 2],
+      ),
+    );
+    const at = (groups: { count: number; coordinates: number[] }[]) =>
+      budgetLevel(
+        sc,
+        groups.map((g) => ({ mechanism: 'laplace' as const, scale: 0.8, ...g })),
+        { alphas: [2], epsilon: 100 },
+      ).level;
+    const one = at([{ count: 1, coordinates: [0] }]);
+    const twice = at([{ count: 2, coordinates: [0] }]);
+    expect(twice).toBeGreaterThan(one * 1.5);
+    expect(at([{ count: 1, coordinates: [0, 1] }])).toBe(twice);
+  });
+
   it('refuses what it cannot certify, naming the field', () => {
     // Exact accounting is certified on ℝ² for one Laplace release at a finite order: elsewhere refused by name.
     const three = (m: PointLaw) =>

@@ -99,6 +99,22 @@ const drawsOf = (g: ReleaseGroup, coordinates?: readonly number[]) =>
   }));
 
 /**
+ * Coordinates with repeats as releases of distinct ones: [0, 0, 1] is a release of [0, 1] and one of [0].
+ * @example rounds([0, 0, 1]) // [[0, 1], [0]]
+ */
+function rounds(cs: readonly number[]): number[][] {
+  const left = new Map<number, number>();
+  for (const c of cs) left.set(c, (left.get(c) ?? 0) + 1);
+  const out: number[][] = [];
+  while (left.size) {
+    const round = [...left.keys()].sort((x, y) => x - y);
+    out.push(round);
+    for (const c of round) if (left.set(c, left.get(c)! - 1).get(c) === 0) left.delete(c);
+  }
+  return out;
+}
+
+/**
  * Releases that each publish some coordinates of a source's vector (different statistics of one
  * table, docs/math.md §20): per prior, on the coordinates that vary under it (`reducedPriors`), so
  * one statistic alone gets the exact accountant on ℝ; the level is the largest over the priors
@@ -113,10 +129,9 @@ function statisticsAccount(scenario: AnyScenario, groups: readonly ReleaseGroup[
   const alphas = [...b.alphas];
   const parts = reducedPriors(points, keep).map(({ scenario: s, to }) => {
     const d = lawDimension(s);
-    const releases = groups.flatMap((g) => {
-      const cs = [...new Set(g.coordinates!.map((c) => to[keep.indexOf(c)]).filter((c) => c >= 0))];
-      return cs.length === 0 ? [] : drawsOf(g, cs);
-    });
+    // Coordinates equal under this prior merge into one: a release publishing two of them is two
+    // draws of that one (independent noise on each), never one.
+    const releases = groups.flatMap((g) => rounds(g.coordinates!.map((c) => to[keep.indexOf(c)]).filter((c) => c >= 0)).flatMap((cs) => drawsOf(g, cs)));
     if (!releases.length) return null;
     const plain = releases.map(({ coordinates: _c, ...r }) => r);
     const chain = chainBounds(s, releases as ChainRelease[], alphas);
@@ -184,7 +199,7 @@ function chainBounds(s: Scenario | PointScenario, releases: readonly ChainReleas
       const cs = coordinates.map((c) => reduced?.to[coords.indexOf(c)] ?? -1).filter((c) => c >= 0);
       return cs.length ? [lawDimension(reduced!.scenario) === 1 ? r : { ...r, coordinates: cs }] : [];
     });
-    const exact = reduced && own.length ? account(reduced.scenario, own, { alphas: [...alphas] }).rows : null;
+    const exact = reduced && own.length ? headRows(reduced.scenario, own, alphas) : null;
     rows = rows.map((row, i) => {
       const bound = ((exact ? exact[i].divergence : 0) + rest.reduce((t, r) => t + widest(r, alphas[i]), 0)) * (1 + 4 * EPS);
       return bound < row.divergence ? { divergence: bound, binding: exact?.[i].binding ?? null } : row;
@@ -216,6 +231,24 @@ function chainBounds(s: Scenario | PointScenario, releases: readonly ChainReleas
       }
   return rows;
 }
+
+/**
+ * A chain head's own account (the same laws and releases give the same rows): kept per law source,
+ * since a plan's search accounts the recorded heads again at every trial scale.
+ */
+function headRows(s: Scenario | PointScenario, releases: readonly AnyRelease[], alphas: readonly number[]): AccountRow[] {
+  const kept = headCache.get(s) ?? new Map<string, AccountRow[]>();
+  headCache.set(s, kept);
+  const key = JSON.stringify([releases, alphas]);
+  let rows = kept.get(key);
+  if (!rows) {
+    rows = account(s, releases, { alphas: [...alphas] }).rows;
+    if (kept.size >= 256) kept.clear();
+    kept.set(key, rows);
+  }
+  return rows;
+}
+const headCache = new WeakMap<object, Map<string, AccountRow[]>>();
 
 /** The most coordinates released one at a time for which every pair of them is tried as the chain bound's head (15 pairs). */
 const PAIR_HEADS_UP_TO = 6;

@@ -12,7 +12,7 @@ import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi, type ExactDivergence } from '../divergence/exactRenyi.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, planeOrder, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
+import { isNotApplicable, planeOrder, planeWithin, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
@@ -99,8 +99,8 @@ function noExact(scenario: PointScenario, s: PointSettings): string | null {
   if (!planeOrder(s.alpha)) return 'exact accounting of a vector runs at orders 1 < α ≤ 64 (its work grows with α²)';
   if (!productOf(s.mechanism, 'mechanism').exact2d) return `exact accounting on ℝ² is written for Laplace noise, not ${s.mechanism}`;
   const cells = Math.max(...priorPairs(scenario).units.map(({ prior, pair: [a, b] }) => planeCells(prior.conditionals[a], prior.conditionals[b], 0, 1)));
-  if (cells > EXACT_2D_CELLS)
-    return `exact accounting on ℝ² takes up to ${EXACT_2D_CELLS} distinct value pairs of the two columns; a pair of laws here has ${cells}`;
+  if (!planeWithin(cells, s.alpha))
+    return `exact accounting on ℝ² takes distinct value pairs × (2α − 1)² up to 2.7·10⁶ (its work); here ${cells} pairs at α = ${s.alpha}`;
   return null;
 }
 
@@ -369,18 +369,10 @@ export function exactLevels(P: PointLaw, Q: PointLaw, asked: readonly PointRelea
   return [level(r[0]), level(r[1])];
 }
 
-/**
- * The most distinct first × second coordinate values (over both laws) the exact accountant on ℝ²
- * takes: its work grows with that product (a slice rule over the first coordinate's values at each
- * node of the second's; about 7 µs per cell for both directions on the heart table's laws, so 300 000
- * cells is about two seconds per evaluation). Beyond it the coupled bound stands.
- */
-const EXACT_2D_CELLS = 300_000;
-
 /** Whether `exactLevels` takes these releases of these laws (it may still decline at a scale: atoms hundreds of scales apart). */
 export function exactApplies(P: PointLaw, Q: PointLaw, asked: readonly PointRelease[], w: readonly number[], alpha: number): boolean {
   const dims = exactDims(asked, P.d, w, alpha);
-  return !!dims && (dims.length === 1 || planeCells(P, Q, dims[0].c, dims[1].c) <= EXACT_2D_CELLS);
+  return !!dims && (dims.length === 1 || planeWithin(planeCells(P, Q, dims[0].c, dims[1].c), alpha));
 }
 
 /** The distinct values of coordinate i times those of coordinate j over both laws. */

@@ -4,6 +4,7 @@ import {
   isNotApplicable,
   notApplicable,
   planeOrder,
+  planeWithin,
   type CalibrationRule,
   type NoNoise,
   type NotApplicable,
@@ -158,6 +159,7 @@ export function diagonalEvaluation(
   epsilon: number,
   ordered: boolean,
 ): Evaluation | null {
+  if (!diagonalWithin(p, q, alpha)) return null;
   const [P, Q] = centred([p, q]).mixtures.map((m) => ({ a: m.x, c: m.x, logw: m.logw }));
   const r = plane(P, Q, alpha, b, !ordered);
   if (!r) return null;
@@ -170,6 +172,9 @@ export function diagonalEvaluation(
   }
   return { value, error, target: epsilon, sense: 'le' };
 }
+
+/** Whether the exact rule on ℝ² takes two releases of these laws (their distinct values on each axis). */
+const diagonalWithin = (p: Discrete, q: Discrete, alpha: number): boolean => planeWithin(new Set([...p.values, ...q.values]).size ** 2, alpha);
 
 /**
  * `exact` for two releases of one value (α > 1 finite, a family with an exact accountant on ℝ²): the
@@ -188,6 +193,8 @@ function diagonalRule(ctx: RuleContext, plane: Plane): CalibrationRule {
     problem(pc, ordered) {
       const t = tightest(bounds, pc, ordered);
       if ('zero' in t) return t;
+      if (!diagonalWithin(pc.p, pc.q, ctx.alpha))
+        return { ...t.problem, note: 'Exact on ℝ² left out here (distinct values² × (2α − 1)² above 2.7·10⁶): the tightest other bound.' };
       const evaluate = at(pc, ordered);
       return { evaluate, ...bracketPredict(evaluate, t.scale), logLog: true, rtol: 1e-10 };
     },

@@ -217,3 +217,11 @@ export interface ProductNoise {
  * @example planeOrder(64) // true
  */
 export const planeOrder = (alpha: number): boolean => alpha > 1 && alpha <= 64;
+
+/**
+ * Whether the exact accountant on ℝ² takes laws with `cells` distinct value pairs at order α: its
+ * slices' and panels' nodes each grow with S = 2α − 1 where atoms are sparse, so its work is bounded
+ * by cells·S², kept within 2.7·10⁶ (300 000 pairs at α = 2; a second or so per evaluation).
+ * @example planeWithin(13_832, 2) // true
+ */
+export const planeWithin = (cells: number, alpha: number): boolean => planeOrder(alpha) && cells * (2 * alpha - 1) ** 2 <= 2.7e6;
