@@ -243,6 +243,7 @@ function reportJson(r: LedgerReport) {
       ...(r.current.accounting.epsilonDelta ? { epsilonDelta: r.current.accounting.epsilonDelta } : {}),
     },
     problems: r.problems,
+    notes: r.notes,
   };
 }
 
@@ -301,8 +302,11 @@ function reportText(r: LedgerReport): string {
       : r.rows.length
         ? '\n\n(give the ledger’s source — --spec, --scenario or --data … — to recompute the joint level per α and the naive sum)'
         : '';
-  return `${head}\n${releases}${scales}${current}\n`;
+  return `${head}\n${releases}${scales}${current}${notesText(r)}\n`;
 }
+
+/** The report's notes (recorded levels a tighter accountant now computes lower), one per line. */
+const notesText = (r: LedgerReport) => (r.notes.length ? `\n${r.notes.map((n) => `note: ${n}`).join('\n')}` : '');
 
 /** `ledger show` (and `account --ledger L --data T` on a source ledger): the recorded releases, and with the source the joint level per α. */
 export async function runShow(o: LedgerOptions & { json?: boolean }): Promise<void> {
@@ -320,7 +324,7 @@ async function runCheck(o: LedgerOptions & { json?: boolean }): Promise<void> {
   }
   process.stdout.write(
     ok
-      ? `ledger ${r.label}: ${r.rows.length} release(s), chain of digests intact, every recorded level within the budget${r.current ? ` (recomputed with the laws: now ${numUp(r.current.level)} at α = ${alphaText(r.current.alpha)})` : hasSource(o) ? ' (the laws are the ledger’s)' : ' (give the source to recompute the levels)'}\nverdict: pass\n`
+      ? `ledger ${r.label}: ${r.rows.length} release(s), chain of digests intact, every recorded level within the budget${r.current ? ` (recomputed with the laws: now ${numUp(r.current.level)} at α = ${alphaText(r.current.alpha)})` : hasSource(o) ? ' (the laws are the ledger’s)' : ' (give the source to recompute the levels)'}${notesText(r)}\nverdict: pass\n`
       : `ledger ${r.label}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\nverdict: fail (${r.problems.length} problem(s))\n`,
   );
 }

@@ -410,6 +410,8 @@ export interface LedgerReport {
   /** Recomputed with the laws when they were given: the joint level per α and the naive sum. */
   current: BudgetLevel | null;
   problems: string[];
+  /** Recorded levels the accountant now computes lower (a tighter accountant since): safe, said. */
+  notes: string[];
 }
 
 /**
@@ -424,6 +426,7 @@ export interface LedgerReport {
 export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((released: number) => LedgerScenario)): Promise<LedgerReport> {
   const s = await store.read();
   const problems = chainProblems(s);
+  const notes: string[] = [];
   const budget = budgetOf(s.meta, store.label);
   let current: BudgetLevel | null = null;
   // A source ledger's laws are those of the prior class as it stood after each release (a per-group
@@ -437,9 +440,12 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
       s.rows.forEach((r, i) => {
         const l = budgetLevel(at(i + 1), groups.slice(0, i + 1), budget);
         if (!l.fits) problems.push(`after release ${r.seq} the joint level ${l.level} exceeds the budget`);
-        // The recorded level must be the accountant's, up to the last bits of a recomputation.
-        if (!(Math.abs(l.level - r.level) <= 1e-9 * Math.max(1, Math.abs(r.level))))
-          problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
+        const drift = levelDrift(r.level, l.level);
+        if (drift === 'higher') problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
+        else if (drift === 'lower')
+          notes.push(
+            `release ${r.seq} was recorded at level ${r.level}; the accountant now certifies ${l.level} (a tighter bound than when it was recorded: the recorded level still holds as an upper bound)`,
+          );
       });
       current = budgetLevel(scenario, groups, budget);
     }
@@ -447,5 +453,15 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
     s.rows.forEach((r) => {
       if (!(r.level <= budget.epsilon)) problems.push(`release ${r.seq} was recorded at level ${r.level}, over the budget ε = ${budget.epsilon}`);
     });
-  return { label: store.label, meta: s.meta, budget, rows: s.rows, current, problems };
+  return { label: store.label, meta: s.meta, budget, rows: s.rows, current, problems, notes };
+}
+
+/**
+ * A recomputed level against the recorded one. Equal up to the last bits of a recomputation is the
+ * same level; lower is a tighter accountant than the one that recorded it (the recorded level, an
+ * upper bound, still holds); higher means the record understated its level — a problem.
+ */
+function levelDrift(recorded: number, recomputed: number): 'same' | 'lower' | 'higher' {
+  if (Math.abs(recomputed - recorded) <= 1e-9 * Math.max(1, Math.abs(recorded))) return 'same';
+  return recomputed < recorded ? 'lower' : 'higher';
 }
