@@ -3,6 +3,7 @@ import { calibrate, certifiedAt } from '../src/calibrate/calibrate.js';
 import { pointLaw } from '../src/distribution/points.js';
 import { markovScenario } from '../src/markov/source.js';
 import { validateSpec } from '../src/markov/chain.js';
+import { worseOf } from '../src/numerics/logExpectation.js';
 
 const P = pointLaw(
   [
@@ -92,5 +93,36 @@ describe('certifiedAt: one check over every kind, pair by pair as calibrate woul
     const best = calibrate(histogram, { ...settings, method: 'best' });
     expect(best.winner).not.toMatch(/mqm|group-dp|gk16/);
     expect(best.scale * 0.01).toBeGreaterThan(mqm / 100);
+  });
+});
+
+describe('worseOf: the worse of two directions, never certified on what is not bounded', () => {
+  it('takes the largest upper end, the first on a tie; a declined rule, nothing or a NaN is unbounded', () => {
+    expect(
+      worseOf([
+        { value: 1, error: 0.5 },
+        { value: 1.2, error: 0 },
+      ]),
+    ).toEqual({ value: 1, error: 0.5 });
+    expect(
+      worseOf([
+        { value: 1, error: 0 },
+        { value: 0.5, error: 0.5 },
+      ]),
+    ).toEqual({ value: 1, error: 0 });
+    expect(worseOf(null).value).toBe(Infinity);
+    expect(worseOf([]).value).toBe(Infinity);
+    expect(
+      worseOf([
+        { value: 0, error: 0 },
+        { value: Number.NaN, error: 0 },
+      ]).value,
+    ).toBe(Infinity);
+    expect(
+      worseOf([
+        { value: Number.NaN, error: 0 },
+        { value: 0, error: 0 },
+      ]).value,
+    ).toBe(Infinity);
   });
 });

@@ -12,7 +12,7 @@ import { discreteRenyi } from '../divergence/exactRenyi.js';
 import { InputError, NumericalError } from '../errors.js';
 
 import { EPS } from '../numerics/float.js';
-import type { Bounded } from '../numerics/logExpectation.js';
+import { type Bounded, worseOf } from '../numerics/logExpectation.js';
 import {
   allL1,
   boxDivergence,
@@ -367,6 +367,8 @@ export function pointDirections(scenario: PointScenario, s: AuditSettings & { co
 export interface DirectionAccount {
   value: number;
   how: 'exact' | 'coupled' | 'data-processing';
+  /** A certified lower end of the direction's joint D_α where the exact accountant computed it (null elsewhere). */
+  lower: number | null;
   naive: number;
 }
 
@@ -399,7 +401,7 @@ function directionAccount(m: DirectionMemo, releases: readonly PointRelease[], w
     const b = directionBound(m, releases, w, alpha);
     const naive = naiveOf(m, own, releases, w, alpha);
     clearScratch(m);
-    return { value: b.value + b.error, how: b.how, naive };
+    return { value: b.value + b.error, how: b.how, lower: b.how === 'exact' ? b.value - b.error : null, naive };
   });
 }
 
@@ -434,7 +436,7 @@ function cheapAccount(m: DirectionMemo, releases: readonly PointRelease[], w: re
     const data = directionBound(m, [], w, alpha);
     const b = alpha === Infinity ? releaseBound(m, releases, w, alpha) : conditionalBound(m, merged, w, alpha);
     const coupled = b.value + b.error < data.value + data.error;
-    return { value: coupled ? b.value + b.error : data.value + data.error, how: coupled ? 'coupled' : 'data-processing' };
+    return { value: coupled ? b.value + b.error : data.value + data.error, how: coupled ? 'coupled' : 'data-processing', lower: null };
   });
 }
 
@@ -462,7 +464,8 @@ function leftOut(
  * solves only the pairs whose cheap bound misses, reads the same yes or no as the full account).
  */
 const withCheap = (solvedPair: DirectionAccount[][], cheap: readonly Omit<DirectionAccount, 'naive'>[][]): DirectionAccount[][] =>
-  solvedPair.map((dir, i) => dir.map((t, k) => (cheap[i][k].value < t.value ? { ...t, ...cheap[i][k] } : t)));
+  // An exact lower end stays: it bounds the same divergence from below whichever upper bound is read.
+  solvedPair.map((dir, i) => dir.map((t, k) => (cheap[i][k].value < t.value ? { ...t, ...cheap[i][k], lower: t.lower } : t)));
 
 /**
  * The smaller coupled bound over the two Knothe–Rosenblatt couplings (coordinates first to last,
@@ -556,13 +559,14 @@ function accountChecks(scenario: PointScenario, releases: readonly PointRelease[
 
 /** Every direction's share per order (`accountOf`'s; a bound that is not finite is unbounded). */
 const sharesOf = (parts: DirectionAccount[][]): AccountShare[][] =>
-  parts.map((part) => part.map((b) => ({ value: b.value, lower: null, method: Number.isFinite(b.value) ? b.how : 'unbounded', naive: b.naive })));
+  parts.map((part) => part.map((b) => ({ value: b.value, lower: b.lower, method: Number.isFinite(b.value) ? b.how : 'unbounded', naive: b.naive })));
 
 /**
  * Each direction's share of the joint level of several releases of the same vector (docs/math.md
  * §9, §12): per α > 1 a certified upper bound (`releaseBound` with the releases' exponents summed,
- * or the data's own D_α where smaller), next to the naive sum of each release's own bound. Only
- * bounds are known, so whether the sum understates the joint level is left open. α = ∞ is bounded
+ * or the data's own D_α where smaller), next to the naive sum of each release's own bound. Where the
+ * exact accountant computed a direction its lower end is known, and whether the sum understates the
+ * joint level is decided; elsewhere only bounds are known and it is left open. α = ∞ is bounded
  * for Laplace releases only (otherwise the share is unbounded).
  * @example pointShares({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }, { mechanism: 'gaussian', scale: 3 }], { alphas: [2] }).shares[0][0].value
  */
@@ -750,9 +754,7 @@ export function nextUnitsPoints(
     // pair's one search), below every coupled bound.
     if (exactApplies(m.P, m.Q, all(1), w, alpha)) {
       const evaluate = (s: number) => {
-        const both = exactBoth(m, all(s), w, alpha);
-        const worst = !both ? { value: Infinity, error: 0 } : both[0].value + both[0].error >= both[1].value + both[1].error ? both[0] : both[1];
-        return { ...worst, target: epsilon, sense: 'le' as const };
+        return { ...worseOf(exactBoth(m, all(s), w, alpha)), target: epsilon, sense: 'le' as const };
       };
       const up = bracketAbove(evaluate, 1, `next release for ${where}`);
       return { evaluate, ...bracketBelow(evaluate, up, { halvings: 200 }), rtol: 1e-10, logLog: true, note: 'Exact on ℝ².' };

@@ -17,7 +17,7 @@ import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
-import { logExpectationExp, type Bounded } from '../numerics/logExpectation.js';
+import { logExpectationExp, type Bounded, worseOf } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
 import { baseCoupling, distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
 import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
@@ -465,10 +465,8 @@ function exactPairProblem(pc: PairInput, { mechanism, alpha, epsilon, asked, n, 
   const none = noNoise(pc.P, pc.Q, alpha, asked);
   if (none) return none;
   const evaluate = (scale: number) => {
-    const both = exactLevels(pc.P, pc.Q, [{ mechanism, scale }], w, alpha);
     // Where the rule declines (atoms hundreds of scales apart), the scale is not certified here.
-    const worst = !both ? { value: Infinity, error: 0 } : both[0].value + both[0].error >= both[1].value + both[1].error ? both[0] : both[1];
-    return { ...worst, target: epsilon, sense: 'le' as const };
+    return { ...worseOf(exactLevels(pc.P, pc.Q, [{ mechanism, scale }], w, alpha)), target: epsilon, sense: 'le' as const };
   };
   const widest = boxSpan(pc.P, pc.Q, norm);
   return { evaluate, ...bracketPredict(evaluate, product.feasibleScale(alpha, n, widest, epsilon)), logLog: true, rtol: 1e-10 };

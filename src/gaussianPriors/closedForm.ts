@@ -2,10 +2,9 @@ import { EPS } from '../numerics/float.js';
 
 import type { Component } from '../distribution/mixture.js';
 
-export interface Bounded {
-  value: number;
-  error: number;
-}
+import type { Bounded } from '../numerics/logExpectation.js';
+
+export type { Bounded };
 
 /** Unit roundoff 2^-53; the bounds below are first-order multiples of it (docs/math.md §11). */
 const U = EPS / 2;

@@ -15,6 +15,7 @@ import { isFeasible, smallestFeasibleScale, type Evaluation, type ScaleProblem }
 import { centred } from '../divergence/exactRenyi.js';
 import { bracketPredict } from '../numerics/bracket.js';
 import { EPS } from '../numerics/float.js';
+import { worseOf } from '../numerics/logExpectation.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Discrete } from '../distribution/discrete.js';
 
@@ -163,14 +164,11 @@ export function diagonalEvaluation(
   const [P, Q] = centred([p, q]).mixtures.map((m) => ({ a: m.x, c: m.x, logw: m.logw }));
   const r = plane(P, Q, alpha, b, !ordered);
   if (!r) return null;
-  let value = -Infinity,
-    error = 0;
-  for (const x of r) {
-    const v = x.value / (alpha - 1);
-    const err = x.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(v);
-    if (v + err > value + error) [value, error] = [v, err];
-  }
-  return { value, error, target: epsilon, sense: 'le' };
+  const levels = r.map((x) => {
+    const value = x.value / (alpha - 1);
+    return { value, error: x.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value) };
+  });
+  return { ...worseOf(levels), target: epsilon, sense: 'le' };
 }
 
 /** Whether the exact rule on ℝ² takes two releases of these laws (their distinct values on each axis). */

@@ -7,6 +7,23 @@ export interface Bounded {
 }
 
 /**
+ * The worse of certified quantities: the one whose upper end (value + error) is largest (the first
+ * on a tie). Null (a rule that declined), none, or a NaN among them is unbounded: Infinity, so
+ * nothing is ever certified on it.
+ * @example worseOf([{ value: 1, error: 0.5 }, { value: 1.2, error: 0 }]) // { value: 1, error: 0.5 }
+ */
+export function worseOf(xs: readonly Bounded[] | null): Bounded {
+  const unbounded = { value: Infinity, error: 0 };
+  if (!xs?.length) return unbounded;
+  let worst = xs[0];
+  for (const x of xs) {
+    if (Number.isNaN(x.value + x.error)) return unbounded;
+    if (x.value + x.error > worst.value + worst.error) worst = x;
+  }
+  return worst;
+}
+
+/**
  * `log Σ_k m_k · e^{t_k}` for probability masses `m` (Σ m = 1 in exact arithmetic, each m_k
  * within a relative 2·2^-53 of its true value) and exponents `t`, with an absolute error bound.
  *
