@@ -12,6 +12,8 @@ export {
   recordedLabel,
   checkStatisticsSource,
   nextStatisticScale,
+  statisticLevelWith,
+  type TypedStatisticRelease,
   type StatisticsSource,
   type RecordedStatistic,
 } from './api/sourceLedger.js';

@@ -330,6 +330,59 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(JSON.parse(next.stdout).ledger.level).toBeLessThanOrEqual(3);
   });
 
+  it('account --query STAT --release …: the level a release would bring, the one the ledger then records; nothing recorded', async () => {
+    const ledger = join(dir, 'what-if.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2,8', '--epsilon', '3')).status).toBe(0);
+    expect((await inProcess('release', ...flags, '--query', 'mean:age', '--epsilon', '0.5', '--ledger', ledger)).status).toBe(0);
+    let [recorded, fitted] = [1, 0];
+    for (const [query, groupBy, scale] of [
+      ['count:chol > 240', 'sex', '6'],
+      ['mean:chol', undefined, '0.3'],
+      ['mean:chol', undefined, '0.5'],
+    ] as const) {
+      const by = groupBy ? ['--group-by', groupBy] : [];
+      const whatIf = await inProcess(
+        'account',
+        '--ledger',
+        ledger,
+        ...flags,
+        '--query',
+        query,
+        ...by,
+        '--release',
+        `mechanism=laplace,scale=${scale}`,
+        '--json',
+      );
+      expect(whatIf.status, whatIf.stderr).toBe(0);
+      const w = JSON.parse(whatIf.stdout);
+      expect(w.recorded).toBe(false);
+      expect(w.fits).toBe(w.level <= 3);
+      // Nothing was recorded: still one release.
+      const before = JSON.parse((await inProcess('ledger', 'show', '--ledger', ledger, '--json')).stdout);
+      expect(before.releases).toHaveLength(recorded);
+      if (!w.fits) continue;
+      fitted++;
+      recorded += groupBy ? 2 : 1;
+      const rel = await inProcess('release', ...flags, '--query', query, ...by, '--scale', scale, '--ledger', ledger, '--json');
+      expect(rel.status, rel.stderr).toBe(0);
+      // The ledger records the joint level the what-if said (the same accountant, the same scales).
+      expect(JSON.parse(rel.stdout).ledger.level).toBe(w.level);
+    }
+    expect(fitted).toBe(2);
+    expect(recorded).toBe(4);
+    const text = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:trestbps', '--release', 'mechanism=laplace,scale=0.001');
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(
+      /the joint level would be [\d.]+ \(α = \d\): over the ledger's budget: a release at these scales would be refused .* Nothing was recorded\./,
+    );
+    const bad = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--release', 'mechanism=laplace,scale=1,columns=chol');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --release: takes mechanism=M,scale=S\[,cost=C\] for a statistic/);
+    const budget = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--release', 'mechanism=laplace,scale=1', '--epsilon', '1');
+    expect(budget.status).toBe(2);
+    expect(budget.stderr).toMatch(/^error: --epsilon: .*with a source ledger/);
+  });
+
   it('opens a source ledger, records a per-group mean and refuses a hand-typed value', async () => {
     const ledger = join(dir, 'cli.ledger');
     const misspelt = await inProcess(

@@ -12,6 +12,7 @@ import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
 import { budgetLevel, counted, fitsRatio, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
 import type { Mechanism } from '../calibrate/rules.js';
+import type { Cost } from '../conditions/costs.js';
 import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
@@ -266,4 +267,51 @@ export async function groupsFittingScale(
   const level = budgetLevel(scenario, [...recorded, ...releases(hi)], budget);
   if (!level.fits) throw new NumericalError(`the common scale ${hi} does not keep the ledger's budget on re-check`);
   return { scale: hi, level };
+}
+
+/** A hypothetical release of a statistic: `count` draws at `scale` in the statistic's own units (what `release … --scale` takes). */
+export interface TypedStatisticRelease {
+  mechanism: Mechanism;
+  scale: number;
+  count: number;
+  cost?: Cost;
+}
+
+/**
+ * The joint level a source ledger would reach with typed releases of one more statistic — of the
+ * whole table (`groupBy` undefined, one group '') or one per public group — on top of the statistics
+ * it records: a what-if, nothing is recorded. Each typed release draws every group's value `count`
+ * times at its scale in the statistic's units, group g's noise on one unit's contribution being
+ * `fromScale(scale)` (as `release … --scale S --ledger L` draws it; rounded down, so the level is
+ * never understated). The level is the same joint accountant's as a recorded release's.
+ * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
+ * const store = ledgerStore(`${scratch}/what-if.ledger`); // scratch: a folder of yours
+ * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
+ * (await statisticLevelWith(store, src, 'sum:oldpeak', undefined, [{ group: '', fromScale: (s) => s }], [{ mechanism: 'laplace', scale: 10, count: 1 }])).fits // true
+ */
+export async function statisticLevelWith(
+  store: LedgerStore,
+  s: StatisticsSource,
+  query: string,
+  groupBy: string | undefined,
+  groups: readonly { group: string; fromScale(scale: number): number }[],
+  typed: readonly TypedStatisticRelease[],
+): Promise<BudgetLevel> {
+  if (typed.length === 0) throw new InputError('needs at least one release to account', '--release');
+  const batch: RecordedStatistic[] = groupBy === undefined ? [{ query }] : groups.map((g) => ({ query, groupBy, group: g.group }));
+  refuseCountOfUnits(batch[0], s.unit);
+  const { identity, past } = await boundTo(store, s);
+  const scenario = await statisticsScenario(s, [...past, ...batch], identity);
+  const { budget, groups: recorded } = await ledgerFor(store, scenario);
+  if (recorded.length !== past.length) throw plannedMeanwhile();
+  const releases = typed.flatMap((r) =>
+    groups.map((g, k) => ({
+      mechanism: r.mechanism,
+      count: r.count,
+      coordinates: [past.length + k],
+      scale: g.fromScale(r.scale),
+      ...(r.cost ? { cost: r.cost } : {}),
+    })),
+  );
+  return budgetLevel(scenario, [...recorded, ...releases], budget);
 }

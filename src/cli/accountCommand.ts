@@ -133,9 +133,10 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
  * in the statistic's own units (what `release … --scale S --ledger L` takes).
  */
 async function accountNextStatistic(o: AccountOptions): Promise<void> {
+  if (o.next === undefined && o.release?.length) return accountStatisticWhatIf(o);
   if (o.next === undefined)
     throw new InputError(
-      "with a source ledger, account plans the next statistic's scale: give --next laplace|gaussian (without --query, account gives the joint level of what is recorded)",
+      "with a source ledger and --query, account plans the next statistic's scale (--next laplace|gaussian) or gives the level typed releases of it would bring (--release mechanism=M,scale=S); without --query, the joint level of what is recorded",
       '--next',
     );
   refuseBesideSourceLedger(o);
@@ -170,6 +171,79 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   if (none) return void process.stdout.write(`the next release of ${query} ${NO_NOISE}\n`);
   process.stdout.write(
     `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
+  );
+}
+
+/**
+ * `account --ledger L --data T --secret-column S --query STAT [--group-by G] --release M,scale=S …`:
+ * the joint level the source ledger would reach with these releases of the statistic (each
+ * `--release` one draw, its scale in the statistic's units as `release --scale` takes it; with
+ * `--group-by`, every group's value at it), next to its budget. Nothing is recorded.
+ */
+async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
+  refuseUnused(
+    [
+      ['--alpha', o.alpha],
+      ['--epsilon', o.epsilon],
+      ['--delta', o.delta],
+    ],
+    'with a source ledger (its budget and recorded releases apply)',
+  );
+  const typed = (o.release ?? []).map(parseRelease).map((r) => {
+    if (r.columns || r.coordinates)
+      throw new InputError(
+        "takes mechanism=M,scale=S[,cost=C] for a statistic: its scale is in the statistic's units (columns and coordinates are a vector query's)",
+        '--release',
+      );
+    return { mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}) };
+  });
+  const query = o.query!.trim();
+  const groupBy = o.groupBy ?? o.given;
+  const t = await loadStatistic({ ...o, groupBy, given: undefined }, parseStatisticFlag(query)!);
+  const groups = t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale, units: g.units }));
+  const { ledgerStore } = await import('../ledger/store.js');
+  const { statisticLevelWith } = await import('../api/sourceLedger.js');
+  let level: BudgetLevel;
+  try {
+    level = await statisticLevelWith(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, typed);
+  } catch (e) {
+    throw asFlagError(e);
+  }
+  const { accounting } = level;
+  if (o.json) {
+    process.stdout.write(
+      `${jsonText({
+        statistic: query,
+        ...(groupBy !== undefined ? { groupBy } : {}),
+        groups: groups.map((g) => ({ group: g.group, units: g.units })),
+        releases: typed.map((r) => ({ ...r, perUnit: groups.map((g) => jsonNumber(g.fromScale(r.scale))) })),
+        level: jsonNumber(level.level),
+        alpha: jsonAlpha(level.alpha),
+        fits: level.fits,
+        rows: accounting.rows.map((row) => ({
+          alpha: jsonAlpha(row.alpha),
+          joint: jsonNumber(row.divergence),
+          naiveSum: jsonNumber(row.naiveSum),
+          method: row.method,
+        })),
+        ...(accounting.epsilonDelta ? { epsilonDelta: accounting.epsilonDelta } : {}),
+        recorded: false,
+      })}\n`,
+    );
+    return;
+  }
+  // The scales as typed (not computed: nothing to round up).
+  const what = typed.map((r) => `${r.mechanism} scale ${r.scale}`).join(', then ');
+  const per = groupBy !== undefined ? ` per ${groupBy} (${groups.length} groups, every group at it)` : '';
+  const verdict = level.fits
+    ? "within the ledger's budget"
+    : "over the ledger's budget: a release at these scales would be refused (account --next names the scale that fits)";
+  process.stdout.write(
+    `with the statistics recorded and ${query}${per} released at ${what} in the statistic's units, the joint level would be ${numUp(level.level)} (${level.alpha === Infinity ? 'α = ∞' : `α = ${level.alpha}`}): ${verdict}. Nothing was recorded.\n${table(
+      ['α', 'joint D_α ≤', 'naive Σ', 'how'],
+      accounting.rows.map((row) => [row.alpha === Infinity ? '∞' : String(row.alpha), numUp(row.divergence), naiveText(row.naiveSum), row.method]),
+      [0, 1, 2],
+    )}\n`,
   );
 }
 
