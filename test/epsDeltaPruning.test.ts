@@ -140,3 +140,33 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
     expect(seen[seen.length - 1][0]).toBe(total);
   });
 });
+
+describe("(ε, δ) targets with a chain's own methods", () => {
+  it('group DP and the MQM alone: ε-Pufferfish at ε meets (ε, δ), so their α = ∞ scale (they were skipped at every order)', () => {
+    const chain = markovScenario(
+      validateSpec({
+        states: ['a', 'b'],
+        chains: [
+          {
+            name: 'c',
+            transition: [
+              [0.9, 0.1],
+              [0.2, 0.8],
+            ],
+            initial: 'stationary',
+          },
+        ],
+        length: 12,
+        query: { count: 'b' },
+      }),
+      'c',
+    ).scenario as Scenario;
+    for (const method of ['group-dp', 'mqm-exact', 'mqm-approx'] as const) {
+      const pure = calibrate(chain, { mechanism: 'laplace', method: method as never, alpha: Infinity, epsilon: 1 }).scale;
+      const r = calibrateEpsDelta(chain, { mechanism: 'laplace', method }, 1, 1e-6);
+      // Each order's Rényi budget is below ε (δ = 10⁻⁶): α = ∞, at ε itself, gives the smallest scale.
+      expect(r.scale, method).toBe(pure);
+      expect(r.alpha, method).toBe(Infinity);
+    }
+  });
+});

@@ -1152,6 +1152,76 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   });
 
+  it('an (ε, δ) target for a time series: the whole count and the month windows, each method at the scale calibrate --delta gives', async () => {
+    // Seattle's first 60 days: January and February 2012.
+    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-chain-delta-')), 'seattle-60.csv');
+    writeFileSync(csv, `${lines.slice(0, 61).join('\n')}\n`);
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.setInputFiles('#file', csv);
+    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
+    await page.check('#read-sequence');
+    await page.selectOption('#seq-state', 'weather');
+    await page.selectOption('#seq-order', 'date');
+    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+    await page.selectOption('#seq-query', 'count:rain');
+    await page.fill('#seq-length', '60');
+    await page.fill('#epsilon', '1');
+    await page.check('#target-delta');
+    await page.fill('#delta', '1e-6');
+    await page.uncheck('input[name=mechanism][value=gaussian]');
+    const cli = (...extra: string[]) =>
+      JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            BIN,
+            'calibrate',
+            '--data',
+            csv,
+            '--sequence',
+            'weather',
+            '--order-by',
+            'date',
+            '--query',
+            'count:rain',
+            '--length',
+            '60',
+            '--epsilon',
+            '1',
+            '--delta',
+            '1e-6',
+            '--mechanism',
+            'laplace',
+            ...extra,
+            '--json',
+          ],
+          { encoding: 'utf8' },
+        ).stdout,
+      ).results as { method: string; scale: number | null }[];
+    const shownScale = (method: string) => page.getAttribute(`#table tbody tr[data-method=${method}][data-mechanism=laplace]`, 'data-scale');
+    // The whole count: the chain's methods through the best order, as the CLI's (ε, δ) search.
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method=exact]', { timeout: 120_000 });
+    const whole = cli('--method', 'exact,mqm-exact,group-dp');
+    for (const r of whole) expect(Number(await shownScale(r.method)), r.method).toBe(r.scale);
+    expect(await page.textContent('#results-for')).toMatch(/\(ε = 1, δ = 0\.000001\)/);
+    expect(await page.textContent('#table tbody')).toMatch(/via α = (\d+|∞)/);
+    // The month windows: the vector's methods, the bounds through the best order of their grid.
+    await page.fill('#seq-window', 'month');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method="group-dp"]', { timeout: 120_000 });
+    const windows = cli('--window', 'month', '--method', 'boundary-coupled,path-coupled,mqm-exact,group-dp');
+    for (const r of windows.filter((x) => x.scale !== null)) expect(Number(await shownScale(r.method)), r.method).toBe(r.scale);
+    expect(await page.textContent('#table tbody')).toContain('(2 windows)');
+    expect(await page.textContent('#message')).toBe('');
+    await page.close();
+  }, 300_000);
+
   it("reads a time series as a Markov chain: the CLI's scales per method, the transition matrix as a heat map and as text, a release and the chain spec", async () => {
     // Seattle's first 90 days (NOAA, public domain; test/fixtures/weather), written as a plain CSV.
     const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))

@@ -398,7 +398,8 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
     for (const method of methods) {
       const at = k++;
       progress.step(at, `${mechanism} ${method}: ${lengths.length} windows`);
-      const r = calibrateWindows(model, lengths, { mechanism, method, alpha, epsilon: p.epsilon }, (step) =>
+      const target = p.delta !== undefined ? { delta: p.delta } : {};
+      const r = calibrateWindows(model, lengths, { mechanism, method, alpha, epsilon: p.epsilon, ...target }, (step) =>
         progress.step(at, `${mechanism} ${step}: ${lengths.length} windows`),
       );
       if (r.scale === null) {
@@ -416,6 +417,8 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
         variance: def.variance(r.scale, noiseOptions({})),
         binding: r.binding ? { prior: `X[${r.binding.time}]`, pair: r.binding.pair } : null,
         explanation: r.explanation,
+        // With an (ε, δ) target: the order it went through and its Rényi budget (α = ∞: ε itself).
+        ...(r.target ? { alpha: r.alpha, renyiEpsilon: r.epsilon } : {}),
       });
     }
   state.windows = lengths;
@@ -430,8 +433,6 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
  * the chain, which the pool's tasks do not carry — then the transition matrix and the noise per method.
  */
 async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], alpha: number, cont: ReturnType<typeof contaminationOf>): Promise<void> {
-  if (p.delta !== undefined)
-    throw new InputError('an (ε, δ) target for a chain is not on this page: give the Rényi order (α = ∞ for the chain methods), or use the CLI', 'delta');
   const { scenario, t, markov, model, data } = chainLaws(state.table!, p);
   const skipped: Skipped[] = [];
   // The chain's laws and its own methods, through the page's grid (each run on this thread, its units as progress).
@@ -442,6 +443,7 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
     type: 'results',
     alpha: p.alpha,
     epsilon: p.epsilon,
+    ...(p.delta !== undefined ? { delta: p.delta } : {}),
     scenario: scenario.name,
     data,
     skipped,
@@ -463,7 +465,7 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
     bars: await svg(
       methodScaleBars(
         rows.map((r) => ({ method: r.label, mechanism: r.mechanism, scale: r.scale })),
-        `Noise scale per method (α = ${p.alpha === 'inf' ? '∞' : p.alpha}, ε = ${p.epsilon})`,
+        `Noise scale per method (${p.delta !== undefined ? `ε = ${p.epsilon}, δ = ${p.delta}` : `α = ${p.alpha === 'inf' ? '∞' : p.alpha}, ε = ${p.epsilon}`})`,
       ),
     ),
   });

@@ -219,19 +219,22 @@ async function epsDeltaGrid(
   progress?: (total: number) => GridProgress,
 ): Promise<GridRow[]> {
   const cont = contaminated(req.contamination);
-  const groups: { mechanism: Mechanism; method: SingleMethod; trials: ReturnType<typeof epsDeltaTrials>; from: number; direct: boolean }[] = [];
+  const groups: {
+    mechanism: Mechanism;
+    method: SingleMethod | SourceMethodName;
+    trials: ReturnType<typeof epsDeltaTrials>;
+    from: number;
+    direct: boolean;
+  }[] = [];
   const jobs: GridJob[] = [];
   for (const mechanism of req.mechanisms)
     for (const method of req.methods) {
-      if (isSourceMethod(method)) {
-        skipped.push({ mechanism, method, reason: 'an (ε, δ) target is met through the Rényi orders of the per-pair methods' });
-        continue;
-      }
       // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
       const trials = epsDeltaTrials({ mechanism, method, ...cont }, req.epsilon, delta);
       // The exact accountant's orders run here, one after another: most are passed over once the
-      // best is known (calibrateEpsDelta), which beats running them all on the pool.
-      const direct = method === 'exact';
+      // best is known (calibrateEpsDelta), which beats running them all on the pool. A law source's
+      // own methods (group DP, the MQM) need its chain, which the pool's tasks do not carry.
+      const direct = method === 'exact' || isSourceMethod(method);
       groups.push({ mechanism, method, trials, from: jobs.length, direct });
       if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
     }
@@ -240,17 +243,17 @@ async function epsDeltaGrid(
   const direct = groups.filter((g) => g.direct);
   const steps = direct.length ? progress?.(direct.length) : undefined;
   for (const g of groups) {
-    if (g.direct) steps?.step(direct.indexOf(g), `${g.mechanism} ${METHOD_LABEL[g.method]}: searching the orders`);
+    if (g.direct) steps?.step(direct.indexOf(g), `${g.mechanism} ${labelOf(g.method)}: searching the orders`);
     try {
       const r = g.direct
         ? calibrateEpsDelta(scenario, { mechanism: g.mechanism, method: g.method, ...cont }, req.epsilon, delta, undefined, (s) =>
             calibrateOrReason(scenario, s),
           )
         : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), req.epsilon, delta, g.method);
-      rows.push({ ...r, label: METHOD_LABEL[g.method] });
+      rows.push({ ...r, label: labelOf(g.method) });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
-      skipped.push({ mechanism: g.mechanism, method: METHOD_LABEL[g.method], reason: err.reason });
+      skipped.push({ mechanism: g.mechanism, method: labelOf(g.method), reason: err.reason });
     }
   }
   return rows;

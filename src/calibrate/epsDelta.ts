@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { EPS } from '../numerics/float.js';
 import { calibrate, tooSmall, type CalibrationResult } from './calibrate.js';
+import { isSourceMethod, type SourceMethodName } from './result.js';
 import { applicableMethods, type CalibrationSettings } from './rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { PointSettings } from './points.js';
@@ -45,6 +46,9 @@ export interface EpsDeltaResult extends CalibrationResult {
   renyiEpsilon: number;
 }
 
+/** The settings an (ε, δ) target is searched for: a method of the families' rules, `best`, or a law source's own (group DP, the MQM). */
+export type EpsDeltaSettings = Omit<PointSettings, 'alpha' | 'epsilon' | 'method'> & { method: PointSettings['method'] | SourceMethodName };
+
 /** One Rényi calibration an (ε, δ) target tries: the order, and the settings at the budget it leaves. */
 export interface EpsDeltaTrial {
   alpha: number;
@@ -57,12 +61,7 @@ export interface EpsDeltaTrial {
  * worker pool): each order α > 1 of the grid whose budget `renyiBudgetFor` is positive and where
  * the method applies.
  */
-export function epsDeltaTrials(
-  settings: Omit<CalibrationSettings, 'alpha' | 'epsilon'>,
-  epsilon: number,
-  delta: number,
-  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
-): EpsDeltaTrial[] {
+export function epsDeltaTrials(settings: EpsDeltaSettings, epsilon: number, delta: number, alphas: readonly number[] = DEFAULT_DELTA_ALPHAS): EpsDeltaTrial[] {
   checkSetting('epsilon', epsilon);
   checkSetting('delta', delta);
   const out: EpsDeltaTrial[] = [];
@@ -72,7 +71,8 @@ export function epsDeltaTrials(
     const renyiEpsilon = alpha === Infinity ? epsilon : renyiBudgetFor(epsilon, delta, alpha);
     if (!(renyiEpsilon > 0)) continue;
     const st = { ...settings, alpha, epsilon: renyiEpsilon } as CalibrationSettings;
-    if (settings.method !== 'best' && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
+    // A law source's own methods (group DP, the MQM) are tried at every order: the source says where they apply.
+    if (settings.method !== 'best' && !isSourceMethod(settings.method) && !applicableMethods({ ...st, method: 'best' }).includes(settings.method)) continue;
     out.push({ alpha, renyiEpsilon, settings: st });
   }
   return out;
@@ -141,7 +141,7 @@ interface OrderAsk {
  */
 function* epsDeltaSearch(
   scenario: AnyScenario,
-  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
+  settings: EpsDeltaSettings,
   epsilon: number,
   delta: number,
   alphas: readonly number[],
@@ -199,7 +199,7 @@ function* epsDeltaSearch(
  */
 export function calibrateEpsDelta(
   scenario: AnyScenario,
-  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
+  settings: EpsDeltaSettings,
   epsilon: number,
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
@@ -232,7 +232,7 @@ export function calibrateEpsDelta(
  */
 export async function calibrateEpsDeltaAsync(
   scenario: AnyScenario,
-  settings: Omit<PointSettings, 'alpha' | 'epsilon'>,
+  settings: EpsDeltaSettings,
   epsilon: number,
   delta: number,
   alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
