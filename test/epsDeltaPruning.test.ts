@@ -6,6 +6,7 @@ import { release } from '../src/release/release.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { validateSpec } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
+import { twoStateChain } from './chains.js';
 import type { Scenario } from '../src/distribution/scenario.js';
 
 describe('(ε, δ) targets: orders that cannot win are passed over, with the same result', () => {
@@ -144,21 +145,10 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
 describe("(ε, δ) targets with a chain's own methods", () => {
   it('group DP and the MQM alone: ε-Pufferfish at ε meets (ε, δ), so their α = ∞ scale (they were skipped at every order)', () => {
     const chain = markovScenario(
-      validateSpec({
-        states: ['a', 'b'],
-        chains: [
-          {
-            name: 'c',
-            transition: [
-              [0.9, 0.1],
-              [0.2, 0.8],
-            ],
-            initial: 'stationary',
-          },
-        ],
-        length: 12,
-        query: { count: 'b' },
-      }),
+      twoStateChain(12, { count: 'b' }, [
+        [0.9, 0.1],
+        [0.2, 0.8],
+      ]),
       'c',
     ).scenario as Scenario;
     for (const method of ['group-dp', 'mqm-exact', 'mqm-approx'] as const) {

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApp } from '../src/cli/serve.js';
 import { UCI_DIR } from './uci.js';
@@ -44,6 +44,28 @@ afterAll(async () => {
   await browser?.close();
   server?.close();
 });
+
+/** Seattle's first `days` days (the fixture's header and rows) as a CSV of their own, in a fresh folder named by `prefix`. */
+function seattleDays(days: number, prefix: string): string {
+  const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
+    .toString('utf8')
+    .trim()
+    .split('\n');
+  const csv = join(mkdtempSync(join(tmpdir(), prefix)), `seattle-${days}.csv`);
+  writeFileSync(csv, `${lines.slice(0, days + 1).join('\n')}\n`);
+  return csv;
+}
+
+/** `page` with `csv` read as a time series: the weather as its state, ordered by date, counting rain. */
+async function openSeries(page: Page, csv: string): Promise<void> {
+  await page.setInputFiles('#file', csv);
+  await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
+  await page.check('#read-sequence');
+  await page.selectOption('#seq-state', 'weather');
+  await page.selectOption('#seq-order', 'date');
+  await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
+  await page.selectOption('#seq-query', 'count:rain');
+}
 
 /** A fresh page with `file` loaded and the query and secret columns chosen; every request recorded. */
 async function openTable(file: string, query: string, secret: string, opts: Parameters<Browser['newPage']>[0] = {}, search = '') {
@@ -989,21 +1011,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
 
   it("calibrates and audits a time series' month window counts like calibrate and audit --window month: each method's scale, the reasons of those that do not apply, the windows in the spec", async () => {
     // Seattle's first 90 days: three calendar months.
-    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
-      .toString('utf8')
-      .trim()
-      .split('\n');
-    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-windows-')), 'seattle-90.csv');
-    writeFileSync(csv, `${lines.slice(0, 91).join('\n')}\n`);
+    const csv = seattleDays(90, 'pufferfish-web-windows-');
     const page = await browser.newPage();
     await page.goto(url);
-    await page.setInputFiles('#file', csv);
-    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
-    await page.check('#read-sequence');
-    await page.selectOption('#seq-state', 'weather');
-    await page.selectOption('#seq-order', 'date');
-    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
-    await page.selectOption('#seq-query', 'count:rain');
+    await openSeries(page, csv);
     await page.fill('#seq-length', '90');
     await page.fill('#seq-window', 'month');
     await page.fill('#alpha', '2');
@@ -1154,21 +1165,10 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
 
   it('an (ε, δ) target for a time series: the whole count and the month windows, each method at the scale calibrate --delta gives', async () => {
     // Seattle's first 60 days: January and February 2012.
-    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
-      .toString('utf8')
-      .trim()
-      .split('\n');
-    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-chain-delta-')), 'seattle-60.csv');
-    writeFileSync(csv, `${lines.slice(0, 61).join('\n')}\n`);
+    const csv = seattleDays(60, 'pufferfish-web-chain-delta-');
     const page = await browser.newPage();
     await page.goto(url);
-    await page.setInputFiles('#file', csv);
-    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
-    await page.check('#read-sequence');
-    await page.selectOption('#seq-state', 'weather');
-    await page.selectOption('#seq-order', 'date');
-    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
-    await page.selectOption('#seq-query', 'count:rain');
+    await openSeries(page, csv);
     await page.fill('#seq-length', '60');
     await page.fill('#epsilon', '1');
     await page.check('#target-delta');
@@ -1224,22 +1224,11 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
 
   it("reads a time series as a Markov chain: the CLI's scales per method, the transition matrix as a heat map and as text, a release and the chain spec", async () => {
     // Seattle's first 90 days (NOAA, public domain; test/fixtures/weather), written as a plain CSV.
-    const lines = gunzipSync(readFileSync(join(FIXTURES, 'weather/seattle-weather.csv.gz')))
-      .toString('utf8')
-      .trim()
-      .split('\n');
-    const csv = join(mkdtempSync(join(tmpdir(), 'pufferfish-web-chain-')), 'seattle-90.csv');
-    writeFileSync(csv, `${lines.slice(0, 91).join('\n')}\n`);
+    const csv = seattleDays(90, 'pufferfish-web-chain-');
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await ctx.newPage();
     await page.goto(url);
-    await page.setInputFiles('#file', csv);
-    await page.waitForSelector('#seq-state option:text-is("weather")', { state: 'attached' });
-    await page.check('#read-sequence');
-    await page.selectOption('#seq-state', 'weather');
-    await page.selectOption('#seq-order', 'date');
-    await page.waitForSelector('#seq-query option[value="count:rain"]', { state: 'attached' });
-    await page.selectOption('#seq-query', 'count:rain');
+    await openSeries(page, csv);
     await page.fill('#seq-length', '30');
     await page.check('#alpha-inf');
     await page.fill('#epsilon', '1');
