@@ -1,6 +1,7 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -27,6 +28,7 @@ const locations = (kind: 'file' | 'postgres') =>
   kind === 'file' ? join(mkdtempSync(join(tmpdir(), 'pf-ledger-')), 'year.ledger') : `${pgUrl}#t${process.pid}_${Date.now() % 1e6}_${names++}`;
 
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
+const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 
 /**
  * (In-process runs: the commands' work is the subject; processes racing and killed are below.)
@@ -239,6 +241,45 @@ describe('release ledger (a DuckDB file)', () => {
     // A mean's laws differ in support (D_α = ∞ without noise): noise is needed.
     const some = await inProcess('account', '--ledger', heart, ...src, '--query', 'mean:oldpeak', '--next', 'laplace');
     expect(some.stdout).toMatch(/keeps the ledger's budget at laplace scale \S+ or more/);
+  });
+
+  it('a ledger an earlier accountant recorded passes its check with a note where the level is now lower; in a ledger this accountant opened, lower is a problem', async () => {
+    // Recorded by an earlier version (test/fixtures/ledgers/README.md): two releases, coupled bound 0.114584.
+    const dir = mkdtempSync(join(tmpdir(), 'pf-ledger-'));
+    const old = join(dir, 'before-exact-2d.ledger');
+    writeFileSync(old, gunzipSync(readFileSync(join(FIXTURES, 'ledgers/heart-two-releases-before-exact-2d.ledger.gz'))));
+    const check = await inProcess('ledger', 'check', '--ledger', old, '--scenario', 'heart', '--json');
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    const c = json(check);
+    expect([c.verdict, c.problems]).toEqual(['pass', []]);
+    expect(c.releases[1].level).toBe(0.11458368343367);
+    expect(c.current.level).toBeLessThan(0.11458368343367 / 5);
+    expect(c.notes).toHaveLength(1);
+    expect(c.notes[0]).toMatch(
+      /^release 2 was recorded at level 0\.114584 \(α = 2\) by an earlier accountant \(version 1\); this one certifies 0\.018214\d* \(α = 2\): a tighter bound/,
+    );
+    expect((await inProcess('ledger', 'check', '--ledger', old, '--scenario', 'heart')).stdout).toMatch(
+      /\nnote: release 2 was recorded [^\n]*\nverdict: pass\n$/,
+    );
+    // It takes further releases, accounted by this accountant.
+    const more = await inProcess('release', '--scenario', 'heart', '--value', '1', '--scale', '2', '--ledger', old, '--json');
+    expect(more.status, more.stderr).toBe(0);
+    expect(json(more).ledger.level).toBeGreaterThan(c.current.level);
+    // A ledger this version opened: a row whose scale was raised behind its back recomputes lower, a problem (no note).
+    const L = join(dir, 'new.ledger');
+    await inProcess('ledger', 'init', '--ledger', L, '--scenario', 'heart', '--alpha', '2', '--epsilon', '3');
+    expect((await inProcess('release', '--scenario', 'heart', '--value', '1', '--scale', '1', '--ledger', L)).status).toBe(0);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const inst = await DuckDBInstance.create(L);
+    const con = await inst.connect();
+    expect((await (await con.run("SELECT value FROM ledger_meta WHERE key = 'accountant'")).getRows())[0][0]).toBe('2');
+    await con.run('UPDATE ledger_releases SET scale = 100');
+    con.closeSync();
+    inst.closeSync();
+    const t = json(await inProcess('ledger', 'check', '--ledger', L, '--scenario', 'heart', '--json'));
+    expect(t.verdict).toBe('fail');
+    expect(t.notes).toEqual([]);
+    expect(t.problems).toContainEqual(expect.stringMatching(/^release 1 recorded level [\d.e-]+, recomputed [\d.e-]+$/));
   });
 
   it('a corrupted ledger is reported and left as it is, never reset', async () => {

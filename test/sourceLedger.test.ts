@@ -1,6 +1,5 @@
 // One ledger per data source (docs/math.md §20): statistics of one table accounted together.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -305,31 +304,6 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect((await inProcess('ledger', 'show', '--ledger', ledger)).stdout).toMatch(/no release recorded yet/);
   });
 
-  it('a ledger recorded before the exact accountant on ℝ² passes its check: the lower level now certified is a note, not a problem', async () => {
-    // Recorded by an earlier version (test/fixtures/ledgers/README.md): two means, coupled bound 2.4608.
-    const ledger = join(dir, 'before-exact-2d.ledger');
-    writeFileSync(ledger, gunzipSync(readFileSync('test/fixtures/ledgers/heart-two-means-before-exact-2d.ledger.gz')));
-    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...flags, '--json');
-    expect(check.status, check.stdout + check.stderr).toBe(0);
-    const c = JSON.parse(check.stdout);
-    expect(c.verdict).toBe('pass');
-    expect(c.problems).toEqual([]);
-    expect(c.releases.map((r: { level: number }) => r.level)[1]).toBe(2.4608152660743117);
-    expect(c.current.level).toBeLessThan(2.4608152660743117 / 2);
-    expect(c.notes).toHaveLength(1);
-    expect(c.notes[0]).toMatch(/^release 2 was recorded at level 2\.46081526\d+; the accountant now certifies 1\.10\d+ \(a tighter bound/);
-    const text = await inProcess('ledger', 'check', '--ledger', ledger, ...flags);
-    expect(text.stdout).toMatch(/\nnote: release 2 was recorded at level [\s\S]*\nverdict: pass\n$/);
-    // And it takes the next statistic, accounted by the accountant as it is now, at the scale its refusal names.
-    const refused = await inProcess('release', ...flags, '--query', 'mean:trestbps', '--epsilon', '0.5', '--ledger', ledger);
-    expect(refused.status).toBe(2);
-    const fits = /In the statistic's units: --scale ([\d.e+-]+)/.exec(refused.stderr)?.[1];
-    expect(fits, refused.stderr).toBeDefined();
-    const next = await inProcess('release', ...flags, '--query', 'mean:trestbps', '--scale', fits!, '--ledger', ledger, '--json');
-    expect(next.status, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout).ledger.level).toBeLessThanOrEqual(3);
-  });
-
   it('account --query STAT --release …: the level a release would bring, the one the ledger then records; nothing recorded', async () => {
     const ledger = join(dir, 'what-if.ledger');
     expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2,8', '--epsilon', '3')).status).toBe(0);
@@ -370,6 +344,29 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     }
     expect(fitted).toBe(2);
     expect(recorded).toBe(4);
+    // Over the budget: the release is refused naming the level the whole batch (both groups) brings, the what-if's.
+    const over = JSON.parse(
+      (
+        await inProcess(
+          'account',
+          '--ledger',
+          ledger,
+          ...flags,
+          '--query',
+          'count:age > 60',
+          '--group-by',
+          'sex',
+          '--release',
+          'mechanism=laplace,scale=0.5',
+          '--json',
+        )
+      ).stdout,
+    );
+    expect(over.fits).toBe(false);
+    const refused = await inProcess('release', ...flags, '--query', 'count:age > 60', '--group-by', 'sex', '--scale', '0.5', '--ledger', ledger);
+    expect(refused.status).toBe(2);
+    const named = Number(/would bring the joint level to ([\d.]+)/.exec(refused.stderr)?.[1]);
+    expect(Math.abs(named / over.level - 1), refused.stderr).toBeLessThan(1e-5);
     const text = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:trestbps', '--release', 'mechanism=laplace,scale=0.001');
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(

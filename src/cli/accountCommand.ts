@@ -134,6 +134,8 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
  */
 async function accountNextStatistic(o: AccountOptions): Promise<void> {
   if (o.next === undefined && o.release?.length) return accountStatisticWhatIf(o);
+  if (o.next !== undefined && o.release?.length)
+    throw new InputError('is a what-if of typed releases; --next plans the next one: give one of them, not both', '--release');
   if (o.next === undefined)
     throw new InputError(
       "with a source ledger and --query, account plans the next statistic's scale (--next laplace|gaussian) or gives the level typed releases of it would bring (--release mechanism=M,scale=S); without --query, the joint level of what is recorded",
@@ -189,12 +191,22 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
     ],
     'with a source ledger (its budget and recorded releases apply)',
   );
+  refuseUnused(
+    [
+      ['--window', o.window],
+      ['--next-columns', o.nextColumns],
+      ['--spec-out', o.specOut],
+    ],
+    'with typed releases of a statistic on a source ledger (a what-if: nothing is written)',
+  );
   const typed = (o.release ?? []).map(parseRelease).map((r) => {
     if (r.columns || r.coordinates)
       throw new InputError(
         "takes mechanism=M,scale=S[,cost=C] for a statistic: its scale is in the statistic's units (columns and coordinates are a vector query's)",
         '--release',
       );
+    if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
+      throw new InputError(`a source ledger accounts laplace and gaussian releases of statistics, got mechanism=${r.mechanism}`, '--release');
     return { mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}) };
   });
   const query = o.query!.trim();
@@ -209,42 +221,60 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
   } catch (e) {
     throw asFlagError(e);
   }
+  // Groups of one secret value are left out, as a release with --leave-out-groups leaves them (without it, it refuses).
+  const leftOut = t.skipped.map((x) => x.group);
   const { accounting } = level;
-  if (o.json) {
-    process.stdout.write(
-      `${jsonText({
-        statistic: query,
-        ...(groupBy !== undefined ? { groupBy } : {}),
-        groups: groups.map((g) => ({ group: g.group, units: g.units })),
-        releases: typed.map((r) => ({ ...r, perUnit: groups.map((g) => jsonNumber(g.fromScale(r.scale))) })),
-        level: jsonNumber(level.level),
-        alpha: jsonAlpha(level.alpha),
-        fits: level.fits,
-        rows: accounting.rows.map((row) => ({
-          alpha: jsonAlpha(row.alpha),
-          joint: jsonNumber(row.divergence),
-          naiveSum: jsonNumber(row.naiveSum),
-          method: row.method,
-        })),
-        ...(accounting.epsilonDelta ? { epsilonDelta: accounting.epsilonDelta } : {}),
-        recorded: false,
-      })}\n`,
-    );
-    return;
-  }
+  if (!o.json) return void process.stdout.write(whatIfText(query, groupBy, groups.length, leftOut, typed, level));
+  process.stdout.write(
+    `${jsonText({
+      statistic: query,
+      ...(groupBy !== undefined ? { groupBy } : {}),
+      groups: groups.map((g) => ({ group: g.group, units: g.units })),
+      ...(leftOut.length ? { leftOut } : {}),
+      releases: typed.map((r) => ({ ...r, perUnit: groups.map((g) => jsonNumber(g.fromScale(r.scale))) })),
+      level: jsonNumber(level.level),
+      alpha: jsonAlpha(level.alpha),
+      fits: level.fits,
+      rows: accounting.rows.map((row) => ({
+        alpha: jsonAlpha(row.alpha),
+        joint: jsonNumber(row.divergence),
+        naiveSum: jsonNumber(row.naiveSum),
+        method: row.method,
+      })),
+      ...(accounting.epsilonDelta ? { epsilonDelta: accounting.epsilonDelta } : {}),
+      recorded: false,
+    })}\n`,
+  );
+}
+
+/** The what-if for people: what was typed, the level it would bring (ε′ for an (ε, δ) budget) and whether it keeps the budget, then the levels per α. */
+function whatIfText(
+  query: string,
+  groupBy: string | undefined,
+  groups: number,
+  leftOut: readonly string[],
+  typed: readonly { mechanism: string; scale: number }[],
+  level: BudgetLevel,
+): string {
   // The scales as typed (not computed: nothing to round up).
   const what = typed.map((r) => `${r.mechanism} scale ${r.scale}`).join(', then ');
-  const per = groupBy !== undefined ? ` per ${groupBy} (${groups.length} groups, every group at it)` : '';
+  const skipped = leftOut.length ? `; left out: ${leftOut.join(', ')}, rows of one secret value, which release refuses without --leave-out-groups` : '';
+  const per = groupBy !== undefined ? ` per ${groupBy} (${groups} groups, every group at it${skipped})` : '';
+  const order = level.alpha === Infinity ? 'α = ∞' : `α = ${level.alpha}`;
+  const e = level.accounting.epsilonDelta;
+  const where = e
+    ? `the (ε, δ) level would be ε′ = ${numUp(level.level)} at δ = ${e.delta} (through ${order})`
+    : `the joint level would be ${numUp(level.level)} (${order})`;
   const verdict = level.fits
     ? "within the ledger's budget"
-    : "over the ledger's budget: a release at these scales would be refused (account --next names the scale that fits)";
-  process.stdout.write(
-    `with the statistics recorded and ${query}${per} released at ${what} in the statistic's units, the joint level would be ${numUp(level.level)} (${level.alpha === Infinity ? 'α = ∞' : `α = ${level.alpha}`}): ${verdict}. Nothing was recorded.\n${table(
-      ['α', 'joint D_α ≤', 'naive Σ', 'how'],
-      accounting.rows.map((row) => [row.alpha === Infinity ? '∞' : String(row.alpha), numUp(row.divergence), naiveText(row.naiveSum), row.method]),
-      [0, 1, 2],
-    )}\n`,
-  );
+    : "over the ledger's budget: a release at these scales would be refused (account --next names the scale that fits, where one does)";
+  const rows = level.accounting.rows.map((row) => [
+    row.alpha === Infinity ? '∞' : String(row.alpha),
+    numUp(row.divergence),
+    naiveText(row.naiveSum),
+    row.method,
+  ]);
+  return `with the statistics recorded and ${query}${per} released at ${what} in the statistic's units, ${where}: ${verdict}. Nothing was recorded.\n${table(['α', 'joint D_α ≤', 'naive Σ', 'how'], rows, [0, 1, 2])}\n`;
 }
 
 /** A source ledger's budget and recorded releases apply: a budget or a typed release beside it is refused. */
@@ -262,6 +292,11 @@ function refuseBesideSourceLedger(o: AccountOptions): void {
 
 /** `account --ledger L --data T --secret-column S` on a source ledger: the recorded statistics' joint level per α. */
 async function accountSourceLedger(o: AccountOptions): Promise<void> {
+  if (o.release?.length)
+    throw new InputError(
+      'needs --query STAT on a source ledger: the statistic the typed releases are of (sum:COL, mean:COL, count:PREDICATE, share:PREDICATE)',
+      '--release',
+    );
   if (o.next !== undefined)
     throw new InputError('is required with --next on a source ledger: the statistic to plan (sum:COL, mean:COL, count[:PRED], share[:PRED])', '--query');
   refuseBesideSourceLedger(o);

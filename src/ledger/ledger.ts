@@ -34,7 +34,23 @@ function budgetOf(meta: LedgerMeta, where: string): Budget {
 
 // A series' record joins the list only where there is one: the digests of ledgers without one stay as they were.
 const metaDigest = (m: Omit<LedgerMeta, 'digest'>) =>
-  sha(JSON.stringify([m.format, m.created, m.budget, m.laws, m.scenario, ...(m.series !== undefined ? [m.series] : [])]));
+  sha(
+    JSON.stringify([
+      m.format,
+      m.created,
+      m.budget,
+      m.laws,
+      m.scenario,
+      ...(m.series !== undefined ? [m.series] : []),
+      ...(m.accountant !== undefined ? [`accountant ${m.accountant}`] : []),
+    ]),
+  );
+
+/**
+ * The joint accountant's version, kept in the ledgers it opens: 2 since exact accounting on ℝ²
+ * (docs/math.md §12), whose levels can be below what version 1 recorded.
+ */
+const ACCOUNTANT = 2;
 
 /** The chain link of a row: its fields (not its status, which changes once) after the previous link. */
 const rowDigest = (prev: string, r: Omit<LedgerRow, 'digest' | 'status'>) =>
@@ -109,7 +125,15 @@ export async function initLedger(store: LedgerStore, scenario: LedgerBinding, bu
   const laws = source ? source.identity : lawsDigest(scenario as LedgerScenario);
   // A table's series keeps its chain: the windows of rows that arrive later are read under it.
   const series = source ? null : seriesRecord(scenario as LedgerScenario);
-  const base = { format: 1 as const, created: now.toISOString(), budget: budgetText(budget), laws, scenario: scenario.name, ...(series ? { series } : {}) };
+  const base = {
+    format: 1 as const,
+    created: now.toISOString(),
+    budget: budgetText(budget),
+    laws,
+    scenario: scenario.name,
+    ...(series ? { series } : {}),
+    accountant: String(ACCOUNTANT),
+  };
   const meta = { ...base, digest: metaDigest(base) };
   await store.create(meta);
   return meta;
@@ -230,7 +254,9 @@ export async function recordReleases(store: LedgerStore, scenario: LedgerScenari
   placed(scenario, rs, snapshot.rows.length, source);
   const before = levelsAfter(scenario, snapshot.rows, rs, budget, source);
   const over = before.find((l) => !l.fits);
-  if (over) throw refusal(scenario, snapshot.rows, rs, over, budget, source);
+  // The refusal names the level the whole batch would bring (its last), not the first over budget.
+  const all = before[before.length - 1];
+  if (over) throw refusal(scenario, snapshot.rows, rs, all.fits ? over : all, budget, source);
   return store.exclusive((s) => {
     usable(s, scenario, store.label);
     placed(scenario, rs, s.rows.length, source);
@@ -437,15 +463,17 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
     if (s.meta.laws !== lawsDigest(scenario)) problems.push(`the laws given are not the ledger's (it was opened for scenario '${s.meta.scenario}')`);
     else if (s.rows.length) {
       const groups = groupsOf(s.rows, ofSource(s.meta));
+      const older = accountantOf(s.meta) < ACCOUNTANT;
       s.rows.forEach((r, i) => {
         const l = budgetLevel(at(i + 1), groups.slice(0, i + 1), budget);
         if (!l.fits) problems.push(`after release ${r.seq} the joint level ${l.level} exceeds the budget`);
         const drift = levelDrift(r.level, l.level);
-        if (drift === 'higher') problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
-        else if (drift === 'lower')
+        // Lower is a tighter accountant's only in a ledger an older one opened; elsewhere the record is not the accountant's.
+        if (drift === 'lower' && older)
           notes.push(
-            `release ${r.seq} was recorded at level ${r.level}; the accountant now certifies ${l.level} (a tighter bound than when it was recorded: the recorded level still holds as an upper bound)`,
+            `release ${r.seq} was recorded at level ${precisionUp(r.level, 6)} (α = ${alphaWords(r.alpha)}) by an earlier accountant (version ${accountantOf(s.meta)}); this one certifies ${precisionUp(l.level, 6)} (α = ${alphaWords(l.alpha)}): a tighter bound, the recorded level still an upper bound`,
           );
+        else if (drift !== 'same') problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
       });
       current = budgetLevel(scenario, groups, budget);
     }
@@ -455,6 +483,11 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
     });
   return { label: store.label, meta: s.meta, budget, rows: s.rows, current, problems, notes };
 }
+
+/** The accountant version that opened a ledger (1: before the version was kept). */
+const accountantOf = (m: LedgerMeta): number => (m.accountant === undefined ? 1 : Number(m.accountant));
+
+const alphaWords = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /**
  * A recomputed level against the recorded one. Equal up to the last bits of a recomputation is the

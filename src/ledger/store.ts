@@ -21,6 +21,12 @@ export interface LedgerMeta {
    * table (JSON text), read instead of the table's later estimate. Absent otherwise.
    */
   series?: string;
+  /**
+   * The version of the joint accountant that opened the ledger (`ACCOUNTANT` in ledger.ts): a
+   * recomputed level below a recorded one is a tighter accountant's only where the ledger is older
+   * than it. Absent: opened before the version was kept (before exact accounting on ℝ², version 1).
+   */
+  accountant?: string;
   /** SHA-256 of the fields above: the first link of the rows' chain. */
   digest: string;
 }
@@ -80,10 +86,11 @@ export interface LedgerStore {
 
 const META_FIELDS = ['format', 'created', 'budget', 'laws', 'scenario', 'digest'] as const;
 
-/** The meta table's entries: every field, and the series where there is one. */
+/** The meta table's entries: every field, and the series and accountant where there are. */
 const metaEntries = (meta: LedgerMeta): [string, string][] => [
   ...META_FIELDS.map((k): [string, string] => [k, String(meta[k])]),
   ...(meta.series !== undefined ? [['series', meta.series] as [string, string]] : []),
+  ...(meta.accountant !== undefined ? [['accountant', meta.accountant] as [string, string]] : []),
 ];
 
 const CREATE = (t: { meta: string; rows: string }, real: string) => [
@@ -127,6 +134,7 @@ function metaOf(pairs: { key: unknown; value: unknown }[], where: string): Ledge
     laws: m.get('laws')!,
     scenario: m.get('scenario')!,
     ...(m.has('series') ? { series: m.get('series')! } : {}),
+    ...(m.has('accountant') ? { accountant: m.get('accountant')! } : {}),
     digest: m.get('digest')!,
   };
 }
