@@ -1,7 +1,7 @@
 import { exactLaplaceDInf } from '../src/mechanisms/laplace/dInf.js';
 import { noiseOf } from '../src/mechanisms/kernels.js';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -236,6 +236,34 @@ describe('pufferfish release (CLI)', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: spec\.delta: must be in \(0, 1\)/);
   });
+  it("a truncated table release (--out) writes each row's exact interval beside its value; they hold the true values at the confidence", async () => {
+    const { UCI_DIR } = await import('./uci.js');
+    const data = join(UCI_DIR, 'heart-disease', 'processed.cleveland.data');
+    const out = join(mkdtempSync(join(tmpdir(), 'pufferfish-truncated-out-')), 'o.csv');
+    const r = await inProcess('release', '--data', data, '--query', 'chol', '--secret-column', 'fbs', '--truncate', '100,600', '--out', out, '--json');
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).columns).toEqual(['chol', 'chol_lo', 'chol_hi']);
+    const truth = readFileSync(data, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => Number(line.split(',')[4]));
+    const rows = readFileSync(out, 'utf8').trim().split('\n');
+    expect(rows[0]).toBe('chol,chol_lo,chol_hi');
+    const written = rows.slice(1).map((line) => line.split(',').map(Number));
+    expect(written).toHaveLength(truth.length);
+    // Each interval is the truncated law's: within the truncation, around its released value; 95% of them hold the true value.
+    let held = 0;
+    written.forEach(([y, lo, hi], i) => {
+      expect(100 <= lo && lo <= hi && hi <= 600, `row ${i + 1}`).toBe(true);
+      if (lo <= truth[i] && truth[i] <= hi) held++;
+    });
+    // Binomial(303, 0.95): 288 expected, standard deviation 3.8; fewer than 270 is over 4.7 deviations below.
+    expect(held).toBeGreaterThanOrEqual(270);
+    // An untruncated release's error bar is one number (printed), and no interval columns are written.
+    const plain = await inProcess('release', '--data', data, '--query', 'chol', '--secret-column', 'fbs', '--out', out.replace('o.csv', 'p.csv'), '--json');
+    expect(JSON.parse(plain.stdout).columns).toEqual(['chol']);
+  });
+
   it.each([
     [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be in \(0, 1\), got '0'/],
     [['--scenario', 'heart', '--value', '1', '--delta', '1e-6', '--truncate', '0,inf'], /^error: --delta: truncated releases take a Rényi target/],

@@ -389,7 +389,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
     out: o.out,
     rows: r.rows,
     missing: r.missing,
-    columns: [...o.query.split(',').map((c) => c.trim()), ...r.kept],
+    columns: [...o.query.split(',').map((c) => c.trim()), ...(r.intervalColumns ?? []), ...r.kept],
     mechanism: r.mechanism,
     method: r.method,
     parameter: r.parameter,
@@ -404,12 +404,12 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   const h = [info.halfWidth].flat();
   const bars =
     info.halfWidth === null
-      ? `error bars: each row's exact ${confidence} interval of the truncated law depends on its released value (library: releaseColumn(…).interval(y)); not written to the file`
+      ? `error bars: each row's exact ${confidence} interval of the truncated law depends on its released value, written beside it as ${r.intervalColumns?.join(' and ')} (missing where the value is); ${barsMeaning(confidence)}`
       : `error bars: each released value ±${h.map((x) => scaleText(x as number)).join(', ')}; ${barsMeaning(confidence)}`;
   if (o.json) process.stdout.write(jsonText({ ...info, truncate: truncate?.map((x) => (Number.isFinite(x) ? x : x > 0 ? 'inf' : '-inf')) ?? null }) + '\n');
   else
     process.stdout.write(
-      `wrote ${o.out}: noise added to ${o.query.includes(',') ? `columns ${o.query} together` : `column '${o.query}'`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${scaleText(r.scale)} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\n${protectsOnly(o, r.kept, h)}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,
+      `wrote ${o.out}: noise added to ${o.query.includes(',') ? `columns ${o.query} together` : `column '${o.query}'`} in ${r.rows} rows (${r.missing} missing left missing)${r.kept.length ? `, with public column(s) ${r.kept.join(', ')}` : r.intervalColumns ? ' (no other data column written)' : ' (no other column written)'}; ${r.mechanism} ${r.parameter} = ${scaleText(r.scale)} (method ${r.method})${truncate ? `, truncated to [${truncate.join(', ')}]` : ''}\n${protectsOnly(o, r.kept, h)}\nguarantee: ${r.guarantee}\n${bars}\n${ledgerLine(entry)}`,
     );
   await (entry as Entry | null)?.shown();
 }

@@ -83,11 +83,15 @@ export async function privatizeTable(
     const num = (v: unknown) => (v === null ? null : Number(v));
     // One column: the scalar release; several: one vector release per row (calibrated jointly).
     const r = releaseColumn(scenario, settings, queries.length > 1 ? read.map((row) => row.map(num)) : read.map((row) => num(row[0])), opts);
-    await con.run(`CREATE TABLE noisy (__rid BIGINT, ${queries.map((_, i) => `v${i} DOUBLE`).join(', ')})`);
+    // A truncated release's interval is not symmetric and depends on the row's released value: written beside it.
+    const bounds = 'interval' in r && r.halfWidth === null ? intervalColumns(queries[0], [...queries, ...keep]) : null;
+    const extra = bounds ? ', lo DOUBLE, hi DOUBLE' : '';
+    await con.run(`CREATE TABLE noisy (__rid BIGINT, ${queries.map((_, i) => `v${i} DOUBLE`).join(', ')}${extra})`);
     const app = await con.createAppender('noisy');
     r.values.forEach((v, i) => {
       app.appendBigInt(BigInt(i + 1));
-      const cells = v === null ? queries.map(() => null) : Array.isArray(v) ? v : [v];
+      const cells: (number | null)[] = v === null ? queries.map(() => null) : Array.isArray(v) ? [...v] : [v];
+      if (bounds) cells.push(...(v === null ? [null, null] : (r as { interval(y: number): [number, number] }).interval(v as number)));
       for (const x of cells) {
         if (x === null) app.appendNull();
         else app.appendDouble(x);
@@ -99,15 +103,23 @@ export async function privatizeTable(
     await writeAtomically(out, 'out', (tmp) =>
       con
         .run(
-          `COPY (SELECT ${queries.map((q, i) => `noisy.v${i} AS ${ident(q)}`).join(', ')}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
+          `COPY (SELECT ${queries.map((q, i) => `noisy.v${i} AS ${ident(q)}`).join(', ')}${bounds ? `, noisy.lo AS ${ident(bounds[0])}, noisy.hi AS ${ident(bounds[1])}` : ''}${keep.length ? `, ${keep.map((k) => `src.${ident(k)}`).join(', ')}` : ''} FROM src JOIN noisy USING (__rid) ORDER BY __rid) TO ${literal(tmp)} ${format}`,
         )
         .then(() => undefined),
     );
-    return { ...r, rows: read.length, kept: keep, values: undefined };
+    return { ...r, rows: read.length, kept: keep, values: undefined, ...(bounds ? { intervalColumns: bounds } : {}) };
   } finally {
     con.closeSync();
     inst.closeSync();
   }
+}
+
+/** The names of a truncated column's interval ends (`chol_lo`, `chol_hi`), refused where a written column has one. */
+function intervalColumns(query: string, written: readonly string[]): [string, string] {
+  const names: [string, string] = [`${query}_lo`, `${query}_hi`];
+  const taken = names.find((n) => written.includes(n));
+  if (taken) throw new InputError(`'${taken}' is where the truncated release's interval is written; keep another column, or rename it`, 'keep');
+  return names;
 }
 
 /**
