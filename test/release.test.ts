@@ -251,9 +251,9 @@ describe('pufferfish release (CLI)', () => {
     expect(rows[0]).toBe('chol,chol_lo,chol_hi');
     const written = rows.slice(1).map((line) => line.split(',').map(Number));
     expect(written).toHaveLength(truth.length);
-    // Each interval is the truncated law's: within the truncation, around its released value; 95% of them hold the true value.
+    // Each interval is the truncated law's, within the truncation; 95% of them hold the true value.
     let held = 0;
-    written.forEach(([y, lo, hi], i) => {
+    written.forEach(([, lo, hi], i) => {
       expect(100 <= lo && lo <= hi && hi <= 600, `row ${i + 1}`).toBe(true);
       if (lo <= truth[i] && truth[i] <= hi) held++;
     });

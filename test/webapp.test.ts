@@ -1218,6 +1218,12 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const windows = cli('--window', 'month', '--method', 'boundary-coupled,path-coupled,mqm-exact,group-dp');
     for (const r of windows.filter((x) => x.scale !== null)) expect(Number(await shownScale(r.method)), r.method).toBe(r.scale);
     expect(await page.textContent('#table tbody')).toContain('(2 windows)');
+    // Released together at the target, as release --window --delta.
+    await page.click('#release');
+    await page.waitForFunction(() => /CSPRNG/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 120_000 });
+    expect(await page.textContent('#released')).toMatch(
+      /\(ε=1, δ=0\.000001\)-Pufferfish through α = (\d+|∞) \(Rényi budget [\d.]+\) for every X_i = a, the 2 windows together/,
+    );
     expect(await page.textContent('#message')).toBe('');
     await page.close();
   }, 300_000);

@@ -1,5 +1,6 @@
 // Window counts of a Markov chain (docs/math.md §19): the path-coupled bound against the true
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -374,7 +375,7 @@ describe('the path-coupled bound on window counts', () => {
     const tight = calibrateWindows(model(P, 12, 'b'), [4, 4, 4], { mechanism: FAMILY_OF.default, method: 'best', alpha: 0.5, epsilon: truth * 0.99 });
     expect(tight.scale).toBeGreaterThan(0);
     // The CLI publishes counts without noise only on request, as any release.
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const series = join(mkdtempSync(join(tmpdir(), 'pufferfish-zero-')), 'seq.csv');
@@ -549,6 +550,39 @@ describe('CLI: --window', () => {
       expect(r.stderr).toMatch(/^error: --query: takes count:STATE with --window/);
     }
   });
+  it('release --window at an (ε, δ) target: the scale calibrate --window --delta gives, the guarantee says so; a ledger keeps its own budget', async () => {
+    const args = [...base.slice(1), '--length', '60', '--window', 'month', '--epsilon', '1', '--delta', '1e-6', '--method', 'path-coupled'];
+    const cal = await inProcess('calibrate', ...args, '--json');
+    expect(cal.status, cal.stderr).toBe(0);
+    const rel = await inProcess('release', ...args, '--json');
+    expect(rel.status, rel.stderr).toBe(0);
+    const c = JSON.parse(rel.stdout).calibration;
+    expect(c.scale).toBe(JSON.parse(cal.stdout).results[0].scale);
+    expect(c.target).toEqual({ epsilon: 1, delta: 1e-6 });
+    expect(c.epsilon).toBeLessThan(1);
+    const text = await inProcess('release', ...args);
+    expect(text.stdout).toMatch(
+      /\(ε=1, δ=0\.000001\)-Pufferfish through α = \d+ \(Rényi budget 0\.\d+\) for every X_i = a, the 2 released window\(s\) together/,
+    );
+    const L = join(mkdtempSync(join(tmpdir(), 'pf-w-delta-')), 'series.ledger');
+    expect(
+      (await inProcess('ledger', 'init', '--ledger', L, ...base.slice(1), '--length', '60', '--window', 'month', '--alpha', '2', '--epsilon', '1')).status,
+    ).toBe(0);
+    // MQM and group DP are ε-Pufferfish of the whole vector: with a large δ a finite order's Rényi budget
+    // (above ε) gives less noise, as for the whole count (the same scale: the vector moves as the count does).
+    for (const method of ['mqm-exact', 'group-dp']) {
+      const large = ['--epsilon', '0.05', '--delta', '0.1', '--method', method, '--json'];
+      const vector = JSON.parse((await inProcess('calibrate', ...base.slice(1), '--length', '60', '--window', 'month', ...large)).stdout).results[0];
+      const whole = JSON.parse((await inProcess('calibrate', ...base.slice(1), '--length', '60', ...large)).stdout).results[0];
+      expect(vector.scale, method).toBe(whole.scale);
+      expect(vector.alpha, method).toBe(whole.alpha);
+      expect(vector.alpha, method).not.toBe('inf');
+    }
+    const withLedger = await inProcess('release', ...args, '--ledger', L);
+    expect(withLedger.status).toBe(2);
+    expect(withLedger.stderr).toMatch(/^error: --delta: is not taken with --ledger: the ledger's budget applies/);
+  });
+
   it('month windows are the calendar months of the order column; a gap in the dates is refused', async () => {
     const r = await inProcess(...base, '--length', '365', '--window', 'month', '--method', 'mqm-exact', '--json');
     expect(r.status).toBe(0);
@@ -1009,7 +1043,7 @@ describe('CLI: --window', () => {
     expect(() => recordedSeries(JSON.stringify(shifted), lawsDigest(s))).toThrow(/does not give its month windows from its start \(none\)/);
   });
   it('a spec gives windows in its chain query: calibrate and audit take it, a loader of one value refuses it', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const markov = {
@@ -1061,7 +1095,7 @@ describe('CLI: --window', () => {
   });
 
   it('what windows do not take is refused, not dropped: spec keys, --group-by in a release, a day without a state, --windows-released alone', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'pufferfish-win-refuse-'));

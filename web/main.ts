@@ -419,8 +419,10 @@ $('audit').addEventListener('click', () => {
   // which give (ε, δ) by the conversion.
   let [alpha, epsilon]: [FormAlpha | number | undefined, number] = [p.alpha, p.epsilon];
   if (p.delta !== undefined) {
+    // Window counts are audited at finite orders only (their MQM and group DP hold at α = ∞ by construction).
+    const windows = p.sequence?.window !== undefined;
     const via = page.lastResults?.rows
-      .filter((r) => r.mechanism === mechanism && r.alpha !== undefined)
+      .filter((r) => r.mechanism === mechanism && r.alpha !== undefined && !(windows && r.alpha === Infinity))
       .reduce<ResultRow | null>((a, b) => (!a || b.scale < a.scale ? b : a), null);
     if (!via) {
       $('audit-message').textContent = `error: calibrate ${mechanism} noise for this (ε, δ) first: the audit checks the Rényi order it goes through`;
@@ -844,11 +846,13 @@ const showReleased: Shown<'released'> = (m) => {
     )
     .join('\n');
   const meaning = `Each interval holds the true value with probability ${m.confidence} over the noise${m.values.some(Array.isArray) ? ' (each coordinate alone)' : ''}.`;
-  $('released').textContent = m.labels
-    ? `${lines}\n(each group with its own noise, as listed; CSPRNG, exact sampler)\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`
-    : m.scale === 0
-      ? `${lines}\n(no noise needed: ${m.guarantee})`
-      : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`;
+  $('released').textContent = m.windows
+    ? `${lines}\n(${m.guarantee}; CSPRNG, exact sampler)\n${meaning}`
+    : m.labels
+      ? `${lines}\n(each group with its own noise, as listed; CSPRNG, exact sampler)\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`
+      : m.scale === 0
+        ? `${lines}\n(no noise needed: ${m.guarantee})`
+        : `${lines}\n(${m.method}${m.alpha !== undefined ? ` via α = ${m.alpha === Infinity ? '∞' : m.alpha}` : ''}, scale ${fmt(m.scale)}; CSPRNG, exact sampler)${m.values.length > 1 && m.together === m.values.length ? `\nThe ${m.values.length} draws are accounted together: publishing all of them keeps the guarantee.` : ''}\n${meaning}${m.note ? `\nNote: ${m.note}` : ''}`;
 };
 
 /** A chain: what it was estimated from, its transition matrix (a heat map and, as text, a table) and the noise per method. */

@@ -200,8 +200,10 @@ export type Response =
       note?: string;
       /** With an (ε, δ) target: the Rényi order used. */
       alpha?: number;
-      /** A statistic: each value's group and n, line by line. */
+      /** A statistic: each value's group and n, line by line; window counts: each window. */
       labels?: string[];
+      /** Window counts of one series: one calibration for all, the guarantee theirs together. */
+      windows?: true;
     }
   | {
       type: 'chain';

@@ -32,7 +32,7 @@ import { release } from '../src/release/release.js';
 import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, type Row } from '../src/reproduce/charts.js';
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, seriesWindows } from '../src/markov/calendar.js';
-import { releaseWindows } from '../src/release/windows.js';
+import { releaseWindows, windowGuarantee } from '../src/release/windows.js';
 import { calibrateWindows, WINDOW_METHODS } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
@@ -324,6 +324,11 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
  * bound, so a pass is certified and a fail may be the bound's looseness.
  */
 function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, { type: 'audit' }>): Response {
+  if (alphaOf(m.alpha) === Infinity)
+    throw new InputError(
+      'window counts are audited at a finite order (the path- and boundary-coupled bounds); at α = ∞ the MQM and group DP hold by construction, with nothing to audit: give a finite α',
+      'alpha',
+    );
   const rows = auditWindows(model, lengths, { mechanism: m.mechanism as Mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)] }).map(
     (r): AuditRow => ({
       alpha: r.alpha,
@@ -349,16 +354,21 @@ function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, 
  * A series released as it happens, a window at a time under one budget, is the CLI's ledger.
  */
 function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNullable<typeof state.windowSeries>, m: ReleaseRequest, post: Post): void {
-  if (m.delta !== undefined) throw new InputError('window counts are released at a Rényi order on this page: untick the (ε, δ) target', 'delta');
   if (m.count !== 1) throw new InputError('draws one release per window (each further draw would cost budget): set Draws to 1', 'count');
   if (series.groups) throw new InputError('releases the windows of one series: choose no independent sequences', 'form');
-  checkedSettings({ mechanism: m.mechanism, alpha: m.alpha, epsilon: m.epsilon, methods: m.methods });
+  checkedSettings({ mechanism: m.mechanism, epsilon: m.epsilon, methods: m.methods, ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }) });
   const counts = closedWindows(textWindowCounts(state.table!, series.q, series.state, lengths), lengths, series.labels, 'form');
   const r = releaseWindows(
     model,
     lengths,
     counts,
-    { mechanism: m.mechanism as Mechanism, method: 'best', alpha: alphaOf(m.alpha), epsilon: m.epsilon },
+    // With an (ε, δ) target the orders come from the windows' grid; α = 2 stands in, unread.
+    {
+      mechanism: m.mechanism as Mechanism,
+      method: 'best',
+      epsilon: m.epsilon,
+      ...(m.delta !== undefined ? { alpha: 2, delta: m.delta } : { alpha: alphaOf(m.alpha) }),
+    },
     { allowNoNoise: m.allowNoNoise },
   );
   const c = r.calibration;
@@ -369,8 +379,9 @@ function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNull
     labels: series.labels.map((l) => `window ${l} (${c.winner ?? c.method}, scale ${r.scale})`),
     scale: r.scale,
     method: c.winner ?? c.method,
-    guarantee: `(α = ${c.alpha === Infinity ? '∞' : c.alpha}, ε = ${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${lengths.length} windows together`,
+    guarantee: `${windowGuarantee(c)} for every X_i = a, the ${lengths.length} windows together`,
     together: lengths.length,
+    windows: true,
     confidence: r.confidence,
   });
 }

@@ -96,11 +96,16 @@ export function epsDeltaBest(
     if (r instanceof Error) return;
     if (!best || r.scale < best.scale) best = { ...r, target: { epsilon, delta }, renyiEpsilon: trials[k].renyiEpsilon };
   });
-  if (!best)
+  if (!best) {
+    // One reason shared by every order tried (the method does not apply to these laws or this noise) is that reason.
+    const reasons = new Set(results.map((r) => (r instanceof InputError ? r.reason : '')));
+    const [only] = reasons;
+    if (results.length && reasons.size === 1 && only) throw new InputError(only, 'method');
     throw new InputError(
       `no Rényi order (${ordersText(alphas)}) gives (ε = ${epsilon}, δ = ${delta}) with method ${method}: the orders leave no positive budget or the method does not apply; raise ε or δ, or choose other orders`,
       'epsilon',
     );
+  }
   const b: EpsDeltaResult = best;
   return {
     ...b,

@@ -11,6 +11,7 @@ import { precisionDown, precisionUp } from '../numerics/decimal.js';
 import { geometricBisection, narrowBracket, withinBracket } from '../numerics/smallestScale.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
+import { DEFAULT_DELTA_ALPHAS, renyiBudgetFor } from './epsDelta.js';
 
 /**
  * The methods a vector of window counts takes (docs/math.md §19).
@@ -297,6 +298,8 @@ function pathCoupled(
   };
 }
 
+const orderText = (a: number) => (a === Infinity ? '∞' : String(a));
+
 /** Orders searched for an (ε, δ) target of window counts (each is a whole calibration: a coarse grid). */
 const WINDOW_DELTA_ALPHAS: readonly number[] = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64];
 
@@ -320,7 +323,14 @@ function pathCoupledDelta(
     if (!(alpha > 1 && Number.isFinite(alpha))) continue;
     const budget = (target.epsilon - Math.log((alpha - 1) / alpha) + (Math.log(target.delta) + Math.log(alpha)) / (alpha - 1)) * (1 - 1e-12);
     if (!(budget > 0)) continue;
-    const r = pathCoupled(model, lengths, mechanism, alpha, budget, released, method, undefined, onStep);
+    let r: WindowResult;
+    try {
+      r = pathCoupled(model, lengths, mechanism, alpha, budget, released, method, undefined, onStep);
+    } catch (e) {
+      // An order whose budget the bound cannot certify (below its rounding charge) is passed over: others may.
+      if (e instanceof InputError) continue;
+      throw e;
+    }
     if (r.scale === null && best === null) return { ...r, alpha: Infinity, epsilon: target.epsilon, target };
     if (r.scale !== null && (best === null || r.scale < best.scale!)) best = r;
   }
@@ -332,7 +342,9 @@ function pathCoupledDelta(
       epsilon: target.epsilon,
       scale: null,
       target,
-      explanation: `no order in {${alphas.join(', ')}} leaves a positive Rényi budget for (ε = ${target.epsilon}, δ = ${target.delta})`,
+      explanation: alphas.some((a) => a > 1 && Number.isFinite(a))
+        ? `no order in {${alphas.map(orderText).join(', ')}} leaves a Rényi budget the ${method} bound certifies for (ε = ${target.epsilon}, δ = ${target.delta})`
+        : `the ${method} bound goes through finite orders α > 1, and the orders given ({${alphas.map(orderText).join(', ')}}) have none`,
     };
   return {
     ...best,
@@ -375,17 +387,7 @@ export function calibrateWindows(
         : pathCoupledDelta(model, lengths, s.mechanism, { epsilon: s.epsilon, delta: s.delta }, released, s.alphas ?? WINDOW_DELTA_ALPHAS, method, onStep);
     const why = laplaceOnly(method);
     if (why) return { ...base, method, scale: null, explanation: why };
-    const L = model.lipschitz;
-    // Group DP needs only the steps of the released windows: the others move nothing released.
-    const steps = lengths.slice(0, released).reduce((a, b) => a + b, 0);
-    const scale = method === 'group-dp' ? groupDp(steps, s.epsilon, L) : mqmExact(quiltChains(model), model.length, s.epsilon, { lipschitz: L }).scale;
-    const span = method === 'group-dp' && steps < model.length ? ` (the ${released} released window(s) span ${steps} of the ${model.length} steps)` : '';
-    return {
-      ...base,
-      method,
-      scale,
-      explanation: `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count)${span}, so for every α`,
-    };
+    return wholeVector(model, lengths, released, method, s, base);
   };
   if (s.method !== 'best') return one(s.method);
   // In `best` a method that cannot certify this budget (a refusal) is n/a, and the others answer.
@@ -406,6 +408,46 @@ export function calibrateWindows(
     ...won,
     winner: won.method,
     explanation: `best of ${all.map((r) => `${r.method} ${r.scale === null ? 'n/a' : precisionUp(r.scale, 6)}`).join(', ')}: ${won.method} wins. ${won.explanation}${naReasons(all)}`,
+  };
+}
+
+/**
+ * The MQM or group DP for the vector of window counts: ε-Pufferfish of the whole vector, so for every
+ * α; with an (ε, δ) target each order's Rényi budget is a budget for it (D_α ≤ D∞), and the order with
+ * the smallest scale wins (α = ∞ at ε unless δ is large).
+ */
+function wholeVector(
+  model: MarkovModel,
+  lengths: readonly number[],
+  released: number,
+  method: 'mqm-exact' | 'group-dp',
+  s: { epsilon: number; delta?: number; alphas?: readonly number[] },
+  base: Omit<WindowResult, 'method' | 'scale' | 'explanation'>,
+): WindowResult {
+  const L = model.lipschitz;
+  // Group DP needs only the steps of the released windows: the others move nothing released.
+  const steps = lengths.slice(0, released).reduce((a, b) => a + b, 0);
+  const at = (epsilon: number) =>
+    method === 'group-dp' ? groupDp(steps, epsilon, L) : mqmExact(quiltChains(model), model.length, epsilon, { lipschitz: L }).scale;
+  const span = method === 'group-dp' && steps < model.length ? ` (the ${released} released window(s) span ${steps} of the ${model.length} steps)` : '';
+  const why = `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count)${span}`;
+  if (s.delta === undefined) return { ...base, method, scale: at(s.epsilon), explanation: `${why}, so for every α` };
+  // An (ε, δ) target: ε′-Pufferfish gives D_α ≤ ε′ at every α, so each order's Rényi budget is a
+  // budget for it; the order with the smallest scale wins (α = ∞ at ε unless δ is large).
+  const orders = (s.alphas ?? DEFAULT_DELTA_ALPHAS).map((alpha) => ({
+    alpha,
+    epsilon: alpha === Infinity ? s.epsilon : renyiBudgetFor(s.epsilon, s.delta!, alpha),
+  }));
+  const tried = orders.filter((o) => o.alpha > 1 && o.epsilon > 0).map((o) => ({ ...o, scale: at(o.epsilon) }));
+  if (!tried.length) return { ...base, method, scale: null, explanation: `no order leaves a positive Rényi budget for (ε = ${s.epsilon}, δ = ${s.delta})` };
+  const won = tried.reduce((a, b) => (b.scale < a.scale ? b : a));
+  return {
+    ...base,
+    method,
+    alpha: won.alpha,
+    epsilon: won.epsilon,
+    scale: won.scale,
+    explanation: `${why}, so D_α ≤ ε′ at every α: calibrated at ε′ = ${precisionDown(won.epsilon, 6)}, the Rényi budget at α = ${won.alpha === Infinity ? '∞' : won.alpha} for (ε = ${s.epsilon}, δ = ${s.delta}), the smallest scale over ${tried.length} orders`,
   };
 }
 

@@ -6,6 +6,7 @@ import { FAMILY_OF, mechanismDef } from '../mechanisms/registry.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { windowGuarantee } from '../release/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
@@ -132,7 +133,6 @@ export async function releaseWindowsCli(
     [
       ['--truncate', o.truncate],
       ['--count', o.count],
-      ['--delta', o.delta],
       ['--releases', o.releases],
       ['--contamination', o.contamination],
       ['--cost', o.cost],
@@ -156,7 +156,11 @@ export async function releaseWindowsCli(
     alpha: one(gridSetting('alpha', o.alpha, w.d.alpha), '--alpha'),
     epsilon: one(gridSetting('epsilon', o.epsilon, w.d.epsilon), '--epsilon'),
   };
-  if (o.ledger !== undefined) return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
+  if (o.ledger !== undefined) {
+    refuseUnused([['--delta', o.delta]], "with --ledger: the ledger's budget applies");
+    return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
+  }
+  const delta = parseDelta(o.delta, w.d.delta);
   if (o.scale !== undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
@@ -167,7 +171,7 @@ export async function releaseWindowsCli(
   );
   let r: ReturnType<typeof releaseWindows>;
   try {
-    r = releaseWindows(w.model, w.lengths, counts, s, { confidence, allowNoNoise: o.allowNoNoise ?? false });
+    r = releaseWindows(w.model, w.lengths, counts, { ...s, ...(delta !== undefined ? { delta } : {}) }, { confidence, allowNoNoise: o.allowNoNoise ?? false });
   } catch (e) {
     throw asFlagError(e);
   }
@@ -185,7 +189,7 @@ export async function releaseWindowsCli(
   const lines = r.values.map((v, i) => `${w.labels[i]}\t${digits.value(v)}\t${digits.interval(r.intervals[i])}`);
   const method = c.winner ? `best→${c.winner}` : c.method;
   process.stdout.write(
-    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): (α=${c.alpha === Infinity ? '∞' : c.alpha}, ε=${c.epsilon})-Rényi Pufferfish for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
+    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): ${windowGuarantee(c)} for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
   );
 }
 

@@ -5,6 +5,18 @@ import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { InputError, NumericalError } from '../errors.js';
 import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
+import { precisionDown } from '../numerics/decimal.js';
+
+/**
+ * A window calibration's guarantee in words: Rényi at its order, or an (ε, δ) target through the order that met it.
+ * @example windowGuarantee({ method: 'group-dp', mechanism: 'laplace', alpha: 2, epsilon: 1, scale: 6, explanation: '' }) // '(α=2, ε=1)-Rényi Pufferfish'
+ */
+export function windowGuarantee(c: WindowResult): string {
+  const alpha = c.alpha === Infinity ? '∞' : String(c.alpha);
+  return c.target
+    ? `(ε=${c.target.epsilon}, δ=${c.target.delta})-Pufferfish through α = ${alpha} (Rényi budget ${precisionDown(c.epsilon, 6)})`
+    : `(α=${alpha}, ε=${c.epsilon})-Rényi Pufferfish`;
+}
 
 /** Released window counts: each window's noisy count and its interval, at the calibrated scale. */
 export interface WindowRelease {
@@ -26,7 +38,7 @@ export function releaseWindows(
   model: MarkovModel,
   lengths: readonly number[],
   counts: readonly number[],
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number },
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; delta?: number },
   opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): WindowRelease {
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
