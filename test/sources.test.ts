@@ -259,14 +259,15 @@ describe('release --out: the privatized column, and only the public columns aske
     const r = await inProcess(...base, '--out', out, '--truncate', '0,inf');
     expect(r.status).toBe(0);
     expect(readFileSync(join(dir, 'tmp_o.csv'), 'utf8')).toBe('keep me');
-    const xs = readFileSync(out, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .filter((l) => l !== '')
-      .map(Number);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    // Each row's interval of the truncated law beside it (empty where the value is missing).
+    const [column] = lines[0].split(',');
+    expect(lines[0]).toBe(`${column},${column}_lo,${column}_hi`);
+    const rows = lines.slice(1).map((l) => l.split(','));
+    const xs = rows.filter((r) => r[0] !== '').map((r) => Number(r[0]));
     expect(xs).toHaveLength(61);
     for (const x of xs) expect(x).toBeGreaterThanOrEqual(0);
+    for (const [x, lo, hi] of rows) expect(x === '' ? lo === '' && hi === '' : Number(lo) >= 0 && Number(lo) <= Number(hi)).toBe(true);
   });
 });
 

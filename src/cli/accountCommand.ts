@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
 import { mechanismDef } from '../mechanisms/registry.js';
+import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { InputError, NumericalError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
@@ -205,8 +206,9 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
         "takes mechanism=M,scale=S[,cost=C] for a statistic: its scale is in the statistic's units (columns and coordinates are a vector query's)",
         '--release',
       );
-    if (r.mechanism !== 'laplace' && r.mechanism !== 'gaussian')
-      throw new InputError(`a source ledger accounts laplace and gaussian releases of statistics, got mechanism=${r.mechanism}`, '--release');
+    // A source ledger accounts the vector of statistics: a family without product noise has no joint level there.
+    const product = mechanismDef(r.mechanism).product;
+    if (isNotApplicable(product)) throw new InputError(`mechanism=${r.mechanism} is not accounted in a source ledger: ${product.notApplicable}`, '--release');
     return { mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}) };
   });
   const query = o.query!.trim();
