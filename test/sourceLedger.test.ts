@@ -367,6 +367,10 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(refused.status).toBe(2);
     const named = Number(/would bring the joint level to ([\d.]+)/.exec(refused.stderr)?.[1]);
     expect(Math.abs(named / over.level - 1), refused.stderr).toBeLessThan(1e-5);
+    // The plan says the error bar its scale gives (Laplace: b·log 20 at 95%).
+    const plan = JSON.parse((await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:trestbps', '--next', 'laplace', '--json')).stdout);
+    expect(plan.confidence).toBe(0.95);
+    expect(Math.abs(plan.halfWidth / (plan.statisticScale * Math.log(20)) - 1)).toBeLessThan(1e-12);
     const text = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:trestbps', '--release', 'mechanism=laplace,scale=0.001');
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Accounting, Release } from '../account/rows.js';
 import { MECHANISMS, type Mechanism } from '../calibrate/calibrate.js';
-import { mechanismDef } from '../mechanisms/registry.js';
+import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { InputError, NumericalError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
@@ -117,14 +117,14 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   const skipped = t.skipped.length ? ` (left out, as a release leaves them: ${t.skipped.map((x) => x.group).join(', ')})` : '';
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: none ? 0 : jsonNumber(r.scale), noNoise: none, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
+      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: none ? 0 : jsonNumber(r.scale), ...(none ? {} : errorBar(mechanism, r.scale)), noNoise: none, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
 `,
     );
     return;
   }
   if (none) return void process.stdout.write(`the next release of ${query} per ${groupBy} ${NO_NOISE}\n`);
   process.stdout.write(
-    `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
+    `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n${errorBarText(mechanism, r.scale)}`,
   );
 }
 
@@ -167,15 +167,25 @@ async function accountNextStatistic(o: AccountOptions): Promise<void> {
   const none = dataAlone(r.scale, r.level);
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, mechanism, ...(none ? { scale: 0, statisticScale: 0, noNoise: true } : { scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), noNoise: false }), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
+      `${jsonText({ statistic: query, mechanism, ...(none ? { scale: 0, statisticScale: 0, noNoise: true } : { scale: jsonNumber(r.scale), statisticScale: jsonNumber(r.inUnits), noNoise: false, ...errorBar(mechanism, r.inUnits) }), units: r.units, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}\n`,
     );
     return;
   }
   if (none) return void process.stdout.write(`the next release of ${query} ${NO_NOISE}\n`);
   process.stdout.write(
-    `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n`,
+    `the next release of ${query} keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more on one unit's contribution, ${numUp(r.inUnits)} in the statistic's units (n = ${r.units}): release it with --scale ${numUp(r.inUnits)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n${errorBarText(mechanism, r.inUnits)}`,
   );
 }
+
+/** The half-width of a release's error bar at a planned scale (the statistic's units), at the default confidence. */
+const halfWidthAt = (mechanism: Mechanism, scale: number) => mechanismDef(mechanism).halfWidth(scale, settingDefault('confidence'), noiseOptions({}));
+
+/** The planned release's error bar for JSON readers. */
+const errorBar = (mechanism: Mechanism, scale: number) => ({ halfWidth: jsonNumber(halfWidthAt(mechanism, scale)), confidence: settingDefault('confidence') });
+
+/** The planned release's error bar for people, rounded up. */
+const errorBarText = (mechanism: Mechanism, scale: number) =>
+  `(at that scale each released value lies within ±${numUp(halfWidthAt(mechanism, scale))} of its true value with probability ${settingDefault('confidence')})\n`;
 
 /**
  * `account --ledger L --data T --secret-column S --query STAT [--group-by G] --release M,scale=S …`:
