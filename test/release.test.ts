@@ -259,6 +259,26 @@ describe('pufferfish release (CLI)', () => {
     });
     // Binomial(303, 0.95): 288 expected, standard deviation 3.8; fewer than 270 is over 4.7 deviations below.
     expect(held).toBeGreaterThanOrEqual(270);
+    // The engine's column names ignore case: a kept column that would clash with an interval column is refused.
+    const clash = join(mkdtempSync(join(tmpdir(), 'pufferfish-truncated-clash-')), 't.csv');
+    writeFileSync(clash, 'x,X_lo,s\n1,5,a\n2,6,b\n3,7,a\n4,8,b\n');
+    const refused = await inProcess(
+      'release',
+      '--data',
+      clash,
+      '--query',
+      'x',
+      '--secret-column',
+      's',
+      '--truncate',
+      '0,10',
+      '--keep',
+      'X_lo',
+      '--out',
+      join(tmpdir(), `pf-clash-${process.pid}.csv`),
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^error: --keep: 'x_lo' is where the truncated release's interval is written/);
     // An untruncated release's error bar is one number (printed), and no interval columns are written.
     const plain = await inProcess('release', '--data', data, '--query', 'chol', '--secret-column', 'fbs', '--out', out.replace('o.csv', 'p.csv'), '--json');
     expect(JSON.parse(plain.stdout).columns).toEqual(['chol']);

@@ -378,7 +378,7 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     );
     const bad = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--release', 'mechanism=laplace,scale=1,columns=chol');
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/^error: --release: takes mechanism=M,scale=S\[,cost=C\] for a statistic/);
+    expect(bad.stderr).toMatch(/^error: --release: takes mechanism=M,scale=S for a statistic/);
     const budget = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--release', 'mechanism=laplace,scale=1', '--epsilon', '1');
     expect(budget.status).toBe(2);
     expect(budget.stderr).toMatch(/^error: --epsilon: .*with a source ledger/);

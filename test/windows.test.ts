@@ -560,6 +560,15 @@ describe('CLI: --window', () => {
     expect(c.scale).toBe(JSON.parse(cal.stdout).results[0].scale);
     expect(c.target).toEqual({ epsilon: 1, delta: 1e-6 });
     expect(c.epsilon).toBeLessThan(1);
+    // --alpha lists the orders searched, in the release as in the calibration.
+    const orders = ['--alpha', '16,32'];
+    const listed = JSON.parse((await inProcess('release', ...args, ...orders, '--json')).stdout).calibration;
+    expect(listed.scale).toBe(JSON.parse((await inProcess('calibrate', ...args, ...orders, '--json')).stdout).results[0].scale);
+    expect([16, 32]).toContain(listed.alpha);
+    // Orders that leave no budget: the method does not apply, said by name (exit 2), as in the calibration.
+    const none = await inProcess('release', ...args, '--alpha', '2,4');
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/^error: --method: path-coupled does not apply: no order in \{2, 4\} leaves a Rényi budget/);
     const text = await inProcess('release', ...args);
     expect(text.stdout).toMatch(
       /\(ε=1, δ=0\.000001\)-Pufferfish through α = \d+ \(Rényi budget 0\.\d+\) for every X_i = a, the 2 released window\(s\) together/,

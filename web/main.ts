@@ -419,7 +419,7 @@ $('audit').addEventListener('click', () => {
   // which give (ε, δ) by the conversion.
   let [alpha, epsilon]: [FormAlpha | number | undefined, number] = [p.alpha, p.epsilon];
   if (p.delta !== undefined) {
-    // Window counts are audited at finite orders only (their MQM and group DP hold at α = ∞ by construction).
+    // The window bounds have no α = ∞: window counts are audited at the best row's finite order.
     const windows = p.sequence?.window !== undefined;
     const via = page.lastResults?.rows
       .filter((r) => r.mechanism === mechanism && r.alpha !== undefined && !(windows && r.alpha === Infinity))

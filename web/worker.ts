@@ -326,7 +326,7 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
 function windowAudit(model: MarkovModel, lengths: number[], m: Extract<Request, { type: 'audit' }>): Response {
   if (alphaOf(m.alpha) === Infinity)
     throw new InputError(
-      'window counts are audited at a finite order (the path- and boundary-coupled bounds); at α = ∞ the MQM and group DP hold by construction, with nothing to audit: give a finite α',
+      'the window bounds hold at finite orders α > 0 but 1 (at α = ∞ the MQM and group DP are ε-Pufferfish by construction, with nothing to audit): give a finite α',
       'alpha',
     );
   const rows = auditWindows(model, lengths, { mechanism: m.mechanism as Mechanism, scale: m.scale, alphas: [alphaOf(m.alpha)] }).map(

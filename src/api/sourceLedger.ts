@@ -12,7 +12,6 @@ import { openEngine } from '../sources/histograms.js';
 import { sourceLabel } from '../sources/table.js';
 import { budgetLevel, counted, fitsRatio, smallestFittingScale, type BudgetLevel } from '../account/budget.js';
 import type { Mechanism } from '../calibrate/rules.js';
-import type { Cost } from '../conditions/costs.js';
 import { parseStatistic, perUnit } from '../sources/statistic.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { divideUp } from '../numerics/float.js';
@@ -274,7 +273,6 @@ export interface TypedStatisticRelease {
   mechanism: Mechanism;
   scale: number;
   count: number;
-  cost?: Cost;
 }
 
 /**
@@ -310,7 +308,6 @@ export async function statisticLevelWith(
       count: r.count,
       coordinates: [past.length + k],
       scale: g.fromScale(r.scale),
-      ...(r.cost ? { cost: r.cost } : {}),
     })),
   );
   return budgetLevel(scenario, [...recorded, ...releases], budget);

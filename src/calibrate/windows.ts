@@ -305,8 +305,7 @@ const WINDOW_DELTA_ALPHAS: readonly number[] = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 
 
 /**
  * An (ε, δ) target through the best order: at each α, the Rényi budget whose sharper conversion
- * (Canonne, Kamath, Steinke 2020) gives ε at δ, ε_α = ε − log((α−1)/α) + (log δ + log α)/(α−1)
- * (lowered by a relative 10⁻¹² for its own rounding); the smallest path-coupled scale over α.
+ * gives ε at δ (`renyiBudgetFor`, its rounding charged); the smallest path-coupled scale over α.
  */
 function pathCoupledDelta(
   model: MarkovModel,
@@ -321,7 +320,7 @@ function pathCoupledDelta(
   let best: WindowResult | null = null;
   for (const alpha of alphas) {
     if (!(alpha > 1 && Number.isFinite(alpha))) continue;
-    const budget = (target.epsilon - Math.log((alpha - 1) / alpha) + (Math.log(target.delta) + Math.log(alpha)) / (alpha - 1)) * (1 - 1e-12);
+    const budget = renyiBudgetFor(target.epsilon, target.delta, alpha);
     if (!(budget > 0)) continue;
     let r: WindowResult;
     try {

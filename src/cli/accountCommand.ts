@@ -207,19 +207,22 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
       ['--window', o.window],
       ['--next-columns', o.nextColumns],
       ['--spec-out', o.specOut],
+      ['--spec', o.spec],
+      ['--scenario', o.scenario],
+      ['--start', (o as { start?: string }).start],
     ],
-    'with typed releases of a statistic on a source ledger (a what-if: nothing is written)',
+    'with typed releases of a statistic on a source ledger (a what-if on its table: nothing is written)',
   );
   const typed = (o.release ?? []).map(parseRelease).map((r) => {
     if (r.columns || r.coordinates)
       throw new InputError(
-        "takes mechanism=M,scale=S[,cost=C] for a statistic: its scale is in the statistic's units (columns and coordinates are a vector query's)",
+        "takes mechanism=M,scale=S for a statistic: its scale is in the statistic's units (columns and coordinates are a vector query's)",
         '--release',
       );
     // A source ledger accounts the vector of statistics: a family without product noise has no joint level there.
     const product = mechanismDef(r.mechanism).product;
     if (isNotApplicable(product)) throw new InputError(`mechanism=${r.mechanism} is not accounted in a source ledger: ${product.notApplicable}`, '--release');
-    return { mechanism: r.mechanism, scale: r.scale, count: 1, ...(r.cost ? { cost: r.cost } : {}) };
+    return { mechanism: r.mechanism, scale: r.scale, count: 1 };
   });
   const query = o.query!.trim();
   const groupBy = o.groupBy ?? o.given;

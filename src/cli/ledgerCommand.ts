@@ -325,7 +325,7 @@ async function runCheck(o: LedgerOptions & { json?: boolean }): Promise<void> {
   process.stdout.write(
     ok
       ? `ledger ${r.label}: ${r.rows.length} release(s), chain of digests intact, every recorded level within the budget${r.current ? ` (recomputed with the laws: now ${numUp(r.current.level)} at α = ${alphaText(r.current.alpha)})` : hasSource(o) ? ' (the laws are the ledger’s)' : ' (give the source to recompute the levels)'}${notesText(r)}\nverdict: pass\n`
-      : `ledger ${r.label}:\n${r.problems.map((p) => `  ${p}`).join('\n')}\nverdict: fail (${r.problems.length} problem(s))\n`,
+      : `ledger ${r.label}:\n${r.problems.map((p) => `  ${p}`).join('\n')}${notesText(r)}\nverdict: fail (${r.problems.length} problem(s))\n`,
   );
 }
 

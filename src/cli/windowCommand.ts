@@ -150,17 +150,19 @@ export async function releaseWindowsCli(
   const w = await loadWindows(o, o.ledger);
   const table = w.table ?? noTable();
   const released = o.windowsReleased === undefined ? w.lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, w.lengths.length);
+  // An (ε, δ) target searches the orders itself (--alpha lists them), as calibrate --window does.
+  const targetDelta = o.ledger === undefined ? parseDelta(o.delta, w.d.delta) : undefined;
   const s = {
     mechanism: one(o.mechanism ? parseNames(o.mechanism, 'mechanism', MECHANISMS) : [w.d.mechanism ?? FAMILY_OF.default], '--mechanism'),
     method: one(parseNames(o.method ?? w.d.method ?? settingDefault('method'), o.method ? 'method' : 'spec.method', WINDOW_METHODS), '--method'),
-    alpha: one(gridSetting('alpha', o.alpha, w.d.alpha), '--alpha'),
+    alpha: targetDelta === undefined ? one(gridSetting('alpha', o.alpha, w.d.alpha), '--alpha') : Infinity,
     epsilon: one(gridSetting('epsilon', o.epsilon, w.d.epsilon), '--epsilon'),
+    ...(targetDelta !== undefined ? { delta: targetDelta, ...(o.alpha ? { alphas: gridSetting('alpha', o.alpha, w.d.alpha) } : {}) } : {}),
   };
   if (o.ledger !== undefined) {
     refuseUnused([['--delta', o.delta]], "with --ledger: the ledger's budget applies");
     return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
   }
-  const delta = parseDelta(o.delta, w.d.delta);
   if (o.scale !== undefined)
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
@@ -171,7 +173,7 @@ export async function releaseWindowsCli(
   );
   let r: ReturnType<typeof releaseWindows>;
   try {
-    r = releaseWindows(w.model, w.lengths, counts, { ...s, ...(delta !== undefined ? { delta } : {}) }, { confidence, allowNoNoise: o.allowNoNoise ?? false });
+    r = releaseWindows(w.model, w.lengths, counts, s, { confidence, allowNoNoise: o.allowNoNoise ?? false });
   } catch (e) {
     throw asFlagError(e);
   }

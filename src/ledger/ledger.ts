@@ -126,7 +126,7 @@ export async function initLedger(store: LedgerStore, scenario: LedgerBinding, bu
   // A table's series keeps its chain: the windows of rows that arrive later are read under it.
   const series = source ? null : seriesRecord(scenario as LedgerScenario);
   const base = {
-    format: 1 as const,
+    format: 2 as const,
     created: now.toISOString(),
     budget: budgetText(budget),
     laws,

@@ -7,8 +7,11 @@ import { sourceLabel } from '../sources/table.js';
 
 /** What a ledger fixes when it is opened: the budget and the laws it protects. */
 export interface LedgerMeta {
-  /** Format of the ledger (the layout below). */
-  format: 1;
+  /**
+   * Format of the ledger (the layout below): 2 keeps the accountant's version in the meta digest,
+   * so a build that reads format 1 only refuses it by its format rather than reading a changed digest.
+   */
+  format: 1 | 2;
   created: string;
   /** The budget as JSON text (`Budget`, ∞ written "inf"). */
   budget: string;
@@ -126,9 +129,12 @@ function rowOf(r: Record<string, unknown>, where: string): LedgerRow {
 function metaOf(pairs: { key: unknown; value: unknown }[], where: string): LedgerMeta {
   const m = new Map(pairs.map((p) => [String(p.key), String(p.value)]));
   for (const k of META_FIELDS) if (!m.has(k)) throw corrupted(where, `its '${k}' entry is missing`);
-  if (m.get('format') !== '1') throw corrupted(where, `format ${m.get('format')} (this version reads format 1)`);
+  const format = m.get('format');
+  if (format !== '1' && format !== '2') throw corrupted(where, `format ${format} (this version reads formats 1 and 2)`);
+  // Format 2 names the accountant that opened it; format 1 predates the entry.
+  if ((format === '2') !== m.has('accountant')) throw corrupted(where, `format ${format} ${format === '2' ? 'without' : 'with'} an 'accountant' entry`);
   return {
-    format: 1,
+    format: format === '2' ? 2 : 1,
     created: m.get('created')!,
     budget: m.get('budget')!,
     laws: m.get('laws')!,

@@ -2,7 +2,7 @@ import type { MarkovModel } from '../markov/chain.js';
 import { calibrateWindows, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
-import { InputError, NumericalError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
 import { precisionDown } from '../numerics/decimal.js';
@@ -14,7 +14,7 @@ import { precisionDown } from '../numerics/decimal.js';
 export function windowGuarantee(c: WindowResult): string {
   const alpha = c.alpha === Infinity ? '∞' : String(c.alpha);
   return c.target
-    ? `(ε=${c.target.epsilon}, δ=${c.target.delta})-Pufferfish through α = ${alpha} (Rényi budget ${precisionDown(c.epsilon, 6)})`
+    ? `(ε=${c.target.epsilon}, δ=${c.target.delta})-Pufferfish through α = ${alpha} (Rényi budget ${Number(precisionDown(c.epsilon, 6))})`
     : `(α=${alpha}, ε=${c.epsilon})-Rényi Pufferfish`;
 }
 
@@ -38,11 +38,12 @@ export function releaseWindows(
   model: MarkovModel,
   lengths: readonly number[],
   counts: readonly number[],
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; delta?: number },
+  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; delta?: number; alphas?: readonly number[] },
   opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): WindowRelease {
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
-  if (calibration.scale === null) throw new NumericalError(`${calibration.method} does not apply: ${calibration.explanation}`);
+  // A method that does not apply to these settings is the user's choice to change, not a numerical failure.
+  if (calibration.scale === null) throw new InputError(`${calibration.method} does not apply: ${calibration.explanation}`, 'method');
   // Counts published exactly hold only if the adversary's belief is exactly the chain class: opt in, as for any release.
   if (calibration.scale === 0 && !opts.allowNoNoise)
     throw new InputError(

@@ -117,7 +117,8 @@ export async function privatizeTable(
 /** The names of a truncated column's interval ends (`chol_lo`, `chol_hi`), refused where a written column has one. */
 function intervalColumns(query: string, written: readonly string[]): [string, string] {
   const names: [string, string] = [`${query}_lo`, `${query}_hi`];
-  const taken = names.find((n) => written.includes(n));
+  // The engine's column names are case-insensitive: a kept 'X_lo' would clash with 'x_lo'.
+  const taken = names.find((n) => written.some((w) => w.toLowerCase() === n.toLowerCase()));
   if (taken) throw new InputError(`'${taken}' is where the truncated release's interval is written; keep another column, or rename it`, 'keep');
   return names;
 }
