@@ -58,7 +58,7 @@ export type { Contamination } from './calibrate/contamination.js';
 export { statisticFromText } from './api/statisticLaws.js';
 export type { TextTable } from './sources/csvText.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
-export { calibrateEpsDelta, type EpsDeltaResult } from './calibrate/epsDelta.js';
+export { calibrateEpsDelta, type EpsDeltaResult, type EpsDeltaSettings } from './calibrate/epsDelta.js';
 export type { PointSettings, BoxContamination } from './calibrate/points.js';
 export type { CalibrationKind, PairLabel, SingleSettings } from './calibrate/kind.js';
 export type { Solution, SolvedUnit, Unit } from './calibrate/driver.js';
