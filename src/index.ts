@@ -18,6 +18,7 @@ export {
   type Scenario,
   type Prior,
   type SecretVariable,
+  SOURCE_METHOD_NAMES,
   type SourceMethod,
   type SourceSettings,
 } from './distribution/scenario.js';
@@ -64,7 +65,7 @@ export type { CalibrationKind, PairLabel, SingleSettings } from './calibrate/kin
 export type { Solution, SolvedUnit, Unit } from './calibrate/driver.js';
 export type { ScaleProblem } from './numerics/smallestScale.js';
 export type { NoNoise } from './mechanisms/mechanism.js';
-export type { ResultText } from './calibrate/result.js';
+export type { ResultText, SourceMethodName } from './calibrate/result.js';
 export { calibrationGrid, thisThread, type GridRequest, type GridRow, type GridRunner, type GridProgress, type Skipped } from './api/grid.js';
 export type { MiSettings, MiMethod, MiSingleMethod, MiCalibrationResult } from './mi/calibrateMI.js';
 export { calibrateMI } from './mi/calibrate.js';

@@ -188,6 +188,7 @@ export function bestResult(results: CalibrationResult[], note = ''): Calibration
   };
 }
 
+/** A law source's own method by name (`SOURCE_METHOD_NAMES`): group DP and the Markov Quilt Mechanisms of a chain. */
 export type SourceMethodName = (typeof SOURCE_METHOD_NAMES)[number];
 
 /** Whether `method` names one of the law sources' own methods. */

@@ -142,7 +142,10 @@ export interface SourceMethod {
   scale(settings: SourceSettings): { scale: number; explanation: string } | { notApplicable: string };
 }
 
-/** The source methods there are (a law source offers some of them). */
+/**
+ * The source methods there are (a law source offers some of them: a Markov chain all four).
+ * @example SOURCE_METHOD_NAMES // ['group-dp', 'gk16', 'mqm-approx', 'mqm-exact']
+ */
 export const SOURCE_METHOD_NAMES = ['group-dp', 'gk16', 'mqm-approx', 'mqm-exact'] as const;
 
 /**
