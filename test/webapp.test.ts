@@ -1224,6 +1224,19 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#released')).toMatch(
       /\(ε=1, δ=0\.000001\)-Pufferfish through α = (\d+|∞) \(Rényi budget [\d.]+\) for every X_i = a, the 2 windows together/,
     );
+    // The method picked from the windows' rows is the one released (it was always the smallest).
+    await page.selectOption('#release-method', 'laplace:group-dp');
+    await page.click('#release');
+    await page.waitForFunction(() => /\(group-dp, scale 60\)/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    // The MQM's scale holds by its construction at α = ∞: the audit says so rather than failing the window bound there.
+    const mqm = windows.find((r) => r.method === 'mqm-exact')!.scale!;
+    await page.fill('#audit-scale', String(mqm));
+    await page.selectOption('#audit-mechanism', 'laplace');
+    await page.click('#audit');
+    await page.waitForFunction(() => (document.getElementById('audit-message')?.textContent ?? '') !== '');
+    expect(await page.textContent('#audit-message')).toMatch(
+      /^mqm-exact at scale [\d.]+ is ε-Pufferfish of all windows together by its construction \(α = ∞\)/,
+    );
     expect(await page.textContent('#message')).toBe('');
     await page.close();
   }, 300_000);

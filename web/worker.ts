@@ -33,7 +33,7 @@ import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, t
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, seriesWindows } from '../src/markov/calendar.js';
 import { releaseWindows, windowGuarantee } from '../src/release/windows.js';
-import { calibrateWindows, WINDOW_METHODS } from '../src/calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, type WindowMethod } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { MarkovModel } from '../src/markov/chain.js';
@@ -121,6 +121,9 @@ const rowOf = (r: CalibrationResult & { label: string; renyiEpsilon?: number }):
 
 /** A message's settings through the same schema as spec files; the first problem, by field. */
 function checkedSettings(settings: Record<string, unknown>): void {
+  // An empty or unreadable field reaches the worker as NaN: said as such, not as a type error.
+  const blank = Object.entries(settings).find(([, v]) => typeof v === 'number' && Number.isNaN(v));
+  if (blank) throw new InputError('is empty or not a number: give a value', blank[0]);
   const r = validate(workerSettingsSchema, settings);
   if (!r.ok) throw new InputError(r.message, r.path.length ? formatPath(r.path) : 'form');
 }
@@ -365,7 +368,8 @@ function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNull
     // With an (ε, δ) target the orders come from the windows' grid; α = 2 stands in, unread.
     {
       mechanism: m.mechanism as Mechanism,
-      method: 'best',
+      // The method the curator picked from the windows' rows, else the smallest scale of them all.
+      method: (WINDOW_METHODS as readonly string[]).includes(m.method) ? (m.method as WindowMethod) : 'best',
       epsilon: m.epsilon,
       ...(m.delta !== undefined ? { alpha: 2, delta: m.delta } : { alpha: alphaOf(m.alpha) }),
     },

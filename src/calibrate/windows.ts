@@ -429,8 +429,9 @@ function wholeVector(
   const at = (epsilon: number) =>
     method === 'group-dp' ? groupDp(steps, epsilon, L) : mqmExact(quiltChains(model), model.length, epsilon, { lipschitz: L }).scale;
   const span = method === 'group-dp' && steps < model.length ? ` (the ${released} released window(s) span ${steps} of the ${model.length} steps)` : '';
-  const why = `${method} for the whole vector at α = ∞ (one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count)${span}`;
-  if (s.delta === undefined) return { ...base, method, scale: at(s.epsilon), explanation: `${why}, so for every α` };
+  const moves = `one X_t moves the vector by at most ${L} in ℓ₁, as it moves the whole count`;
+  if (s.delta === undefined)
+    return { ...base, method, scale: at(s.epsilon), explanation: `${method} for the whole vector at α = ∞ (${moves})${span}, so for every α` };
   // An (ε, δ) target: ε′-Pufferfish gives D_α ≤ ε′ at every α, so each order's Rényi budget is a
   // budget for it; the order with the smallest scale wins (α = ∞ at ε unless δ is large).
   const orders = (s.alphas ?? DEFAULT_DELTA_ALPHAS).map((alpha) => ({
@@ -446,7 +447,7 @@ function wholeVector(
     alpha: won.alpha,
     epsilon: won.epsilon,
     scale: won.scale,
-    explanation: `${why}, so D_α ≤ ε′ at every α: calibrated at ε′ = ${precisionDown(won.epsilon, 6)}, the Rényi budget at α = ${won.alpha === Infinity ? '∞' : won.alpha} for (ε = ${s.epsilon}, δ = ${s.delta}), the smallest scale over ${tried.length} orders`,
+    explanation: `${method} makes the whole vector ε′-Pufferfish (${moves})${span}, so D_α ≤ ε′ at every α: calibrated at ε′ = ${precisionDown(won.epsilon, 6)}, the Rényi budget at α = ${won.alpha === Infinity ? '∞' : won.alpha} for (ε = ${s.epsilon}, δ = ${s.delta}), the smallest scale over ${tried.length} orders`,
   };
 }
 
