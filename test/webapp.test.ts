@@ -56,6 +56,20 @@ function seattleDays(days: number, prefix: string): string {
   return csv;
 }
 
+/** The CLI's flags for `csv` read as the page reads a series: the weather as its state, ordered by date, counting rain over `days`. */
+const seriesFlags = (csv: string, days: number) => [
+  '--data',
+  csv,
+  '--sequence',
+  'weather',
+  '--order-by',
+  'date',
+  '--query',
+  'count:rain',
+  '--length',
+  String(days),
+];
+
 /** `page` with `csv` read as a time series: the weather as its state, ordered by date, counting rain. */
 async function openSeries(page: Page, csv: string): Promise<void> {
   await page.setInputFiles('#file', csv);
@@ -1029,16 +1043,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
         [
           BIN,
           'calibrate',
-          '--data',
-          csv,
-          '--sequence',
-          'weather',
-          '--order-by',
-          'date',
-          '--query',
-          'count:rain',
-          '--length',
-          '90',
+          ...seriesFlags(csv, 90),
           '--window',
           'month',
           '--alpha',
@@ -1074,30 +1079,9 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await auditAt(b)).toMatch(/: pass/);
     expect(await page.textContent('#audit-table')).toMatch(/X\[\d+\] of 3 windows/);
     expect(await auditAt(0.98 * b)).toMatch(/: fail/);
-    const cliAudit = spawnSync(
-      process.execPath,
-      [
-        BIN,
-        'audit',
-        '--data',
-        csv,
-        '--sequence',
-        'weather',
-        '--order-by',
-        'date',
-        '--query',
-        'count:rain',
-        '--length',
-        '90',
-        '--window',
-        'month',
-        '--alpha',
-        '2',
-        '--scale',
-        String(0.98 * b),
-      ],
-      { encoding: 'utf8' },
-    );
+    const cliAudit = spawnSync(process.execPath, [BIN, 'audit', ...seriesFlags(csv, 90), '--window', 'month', '--alpha', '2', '--scale', String(0.98 * b)], {
+      encoding: 'utf8',
+    });
     expect(cliAudit.status).toBe(1);
     // α = ∞: the path-coupled bound does not apply (said), the MQM and group DP do.
     await page.check('#alpha-inf');
@@ -1110,29 +1094,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     const cliRelease = JSON.parse(
       spawnSync(
         process.execPath,
-        [
-          BIN,
-          'release',
-          '--data',
-          csv,
-          '--sequence',
-          'weather',
-          '--order-by',
-          'date',
-          '--query',
-          'count:rain',
-          '--length',
-          '90',
-          '--window',
-          'month',
-          '--alpha',
-          'inf',
-          '--method',
-          'best',
-          '--mechanism',
-          'laplace',
-          '--json',
-        ],
+        [BIN, 'release', ...seriesFlags(csv, 90), '--window', 'month', '--alpha', 'inf', '--method', 'best', '--mechanism', 'laplace', '--json'],
         { encoding: 'utf8' },
       ).stdout,
     );
@@ -1178,28 +1140,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
       JSON.parse(
         spawnSync(
           process.execPath,
-          [
-            BIN,
-            'calibrate',
-            '--data',
-            csv,
-            '--sequence',
-            'weather',
-            '--order-by',
-            'date',
-            '--query',
-            'count:rain',
-            '--length',
-            '60',
-            '--epsilon',
-            '1',
-            '--delta',
-            '1e-6',
-            '--mechanism',
-            'laplace',
-            ...extra,
-            '--json',
-          ],
+          [BIN, 'calibrate', ...seriesFlags(csv, 60), '--epsilon', '1', '--delta', '1e-6', '--mechanism', 'laplace', ...extra, '--json'],
           { encoding: 'utf8' },
         ).stdout,
       ).results as { method: string; scale: number | null }[];
@@ -1260,16 +1201,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
         [
           BIN,
           'calibrate',
-          '--data',
-          csv,
-          '--sequence',
-          'weather',
-          '--order-by',
-          'date',
-          '--query',
-          'count:rain',
-          '--length',
-          '30',
+          ...seriesFlags(csv, 30),
           '--alpha',
           'inf',
           '--mechanism',

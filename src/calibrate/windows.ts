@@ -7,7 +7,7 @@ import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
-import { precisionDown, precisionUp } from '../numerics/decimal.js';
+import { numberText, precisionDown, precisionUp } from '../numerics/decimal.js';
 import { geometricBisection, narrowBracket, withinBracket } from '../numerics/smallestScale.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
@@ -298,8 +298,6 @@ function pathCoupled(
   };
 }
 
-const orderText = (a: number) => (a === Infinity ? '∞' : String(a));
-
 /** Orders searched for an (ε, δ) target of window counts (each is a whole calibration: a coarse grid). */
 const WINDOW_DELTA_ALPHAS: readonly number[] = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64];
 
@@ -342,8 +340,8 @@ function pathCoupledDelta(
       scale: null,
       target,
       explanation: alphas.some((a) => a > 1 && Number.isFinite(a))
-        ? `no order in {${alphas.map(orderText).join(', ')}} leaves a Rényi budget the ${method} bound certifies for (ε = ${target.epsilon}, δ = ${target.delta})`
-        : `the ${method} bound goes through finite orders α > 1, and the orders given ({${alphas.map(orderText).join(', ')}}) have none`,
+        ? `no order in {${alphas.map(numberText).join(', ')}} leaves a Rényi budget the ${method} bound certifies for (ε = ${target.epsilon}, δ = ${target.delta})`
+        : `the ${method} bound goes through finite orders α > 1, and the orders given ({${alphas.map(numberText).join(', ')}}) have none`,
     };
   return {
     ...best,
@@ -447,7 +445,7 @@ function wholeVector(
     alpha: won.alpha,
     epsilon: won.epsilon,
     scale: won.scale,
-    explanation: `${method} makes the whole vector ε′-Pufferfish (${moves})${span}, so D_α ≤ ε′ at every α: calibrated at ε′ = ${precisionDown(won.epsilon, 6)}, the Rényi budget at α = ${won.alpha === Infinity ? '∞' : won.alpha} for (ε = ${s.epsilon}, δ = ${s.delta}), the smallest scale over ${tried.length} orders`,
+    explanation: `${method} makes the whole vector ε′-Pufferfish (${moves})${span}, so D_α ≤ ε′ at every α: calibrated at ε′ = ${precisionDown(won.epsilon, 6)}, the Rényi budget at α = ${numberText(won.alpha)} for (ε = ${s.epsilon}, δ = ${s.delta}), the smallest scale over ${tried.length} orders`,
   };
 }
 

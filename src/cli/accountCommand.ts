@@ -5,6 +5,7 @@ import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { InputError, NumericalError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
+import { numberText } from '../numerics/decimal.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
 import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
 import { toStatistic } from '../api/statisticLaws.js';
@@ -32,6 +33,7 @@ interface AccountOptions extends CalibrateOptions {
   delta?: string;
   next?: string;
   nextColumns?: string;
+  start?: string;
 }
 
 /** A past release as typed: a vector query's release may name the columns (or 1-based coordinates) it published. */
@@ -209,7 +211,7 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
       ['--spec-out', o.specOut],
       ['--spec', o.spec],
       ['--scenario', o.scenario],
-      ['--start', (o as { start?: string }).start],
+      ['--start', o.start],
     ],
     'with typed releases of a statistic on a source ledger (a what-if on its table: nothing is written)',
   );
@@ -275,7 +277,7 @@ function whatIfText(
   const what = typed.map((r) => `${r.mechanism} scale ${r.scale}`).join(', then ');
   const skipped = leftOut.length ? `; left out: ${leftOut.join(', ')}, rows of one secret value, which release refuses without --leave-out-groups` : '';
   const per = groupBy !== undefined ? ` per ${groupBy} (${groups} groups, every group at it${skipped})` : '';
-  const order = level.alpha === Infinity ? 'α = ∞' : `α = ${level.alpha}`;
+  const order = `α = ${numberText(level.alpha)}`;
   const e = level.accounting.epsilonDelta;
   const where = e
     ? `the (ε, δ) level would be ε′ = ${numUp(level.level)} at δ = ${e.delta} (through ${order})`
@@ -283,12 +285,7 @@ function whatIfText(
   const verdict = level.fits
     ? "within the ledger's budget"
     : "over the ledger's budget: a release at these scales would be refused (account --next names the scale that fits, where one does)";
-  const rows = level.accounting.rows.map((row) => [
-    row.alpha === Infinity ? '∞' : String(row.alpha),
-    numUp(row.divergence),
-    naiveText(row.naiveSum),
-    row.method,
-  ]);
+  const rows = level.accounting.rows.map((row) => [numberText(row.alpha), numUp(row.divergence), naiveText(row.naiveSum), row.method]);
   return `with the statistics recorded and ${query}${per} released at ${what} in the statistic's units, ${where}: ${verdict}. Nothing was recorded.\n${table(['α', 'joint D_α ≤', 'naive Σ', 'how'], rows, [0, 1, 2])}\n`;
 }
 

@@ -9,7 +9,7 @@ import { checkSetting } from '../settings.js';
 import { lawsDigest, recordedSeries, seriesRecord } from './identity.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
 import { corrupted, headOf, type LedgerMeta, type LedgerRow, type LedgerState, type LedgerStore } from './store.js';
-import { precisionUp } from '../numerics/decimal.js';
+import { numberText, precisionUp } from '../numerics/decimal.js';
 
 /** The laws a ledger can account: finite scalar or vector laws. */
 export type LedgerScenario = AnyScenario;
@@ -471,7 +471,7 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
         // Lower is a tighter accountant's only in a ledger an older one opened; elsewhere the record is not the accountant's.
         if (drift === 'lower' && older)
           notes.push(
-            `release ${r.seq} was recorded at level ${precisionUp(r.level, 6)} (α = ${alphaWords(r.alpha)}) by an earlier accountant (version ${accountantOf(s.meta)}); this one certifies ${precisionUp(l.level, 6)} (α = ${alphaWords(l.alpha)}): a tighter bound, the recorded level still an upper bound`,
+            `release ${r.seq} was recorded at level ${precisionUp(r.level, 6)} (α = ${numberText(r.alpha)}) by an earlier accountant (version ${accountantOf(s.meta)}); this one certifies ${precisionUp(l.level, 6)} (α = ${numberText(l.alpha)}): a tighter bound, the recorded level still an upper bound`,
           );
         else if (drift !== 'same') problems.push(`release ${r.seq} recorded level ${r.level}, recomputed ${l.level}`);
       });
@@ -486,8 +486,6 @@ export async function checkLedger(store: LedgerStore, laws?: LedgerScenario | ((
 
 /** The accountant version that opened a ledger (1: before the version was kept). */
 const accountantOf = (m: LedgerMeta): number => (m.accountant === undefined ? 1 : Number(m.accountant));
-
-const alphaWords = (a: number) => (a === Infinity ? '∞' : String(a));
 
 /**
  * A recomputed level against the recorded one. Equal up to the last bits of a recomputation is the

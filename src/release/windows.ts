@@ -5,14 +5,14 @@ import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { InputError } from '../errors.js';
 import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
-import { precisionDown } from '../numerics/decimal.js';
+import { numberText, precisionDown } from '../numerics/decimal.js';
 
 /**
  * A window calibration's guarantee in words: Rényi at its order, or an (ε, δ) target through the order that met it.
  * @example windowGuarantee({ method: 'group-dp', mechanism: 'laplace', alpha: 2, epsilon: 1, scale: 6, explanation: '' }) // '(α=2, ε=1)-Rényi Pufferfish'
  */
 export function windowGuarantee(c: WindowResult): string {
-  const alpha = c.alpha === Infinity ? '∞' : String(c.alpha);
+  const alpha = numberText(c.alpha);
   return c.target
     ? `(ε=${c.target.epsilon}, δ=${c.target.delta})-Pufferfish through α = ${alpha} (Rényi budget ${Number(precisionDown(c.epsilon, 6))})`
     : `(α=${alpha}, ε=${c.epsilon})-Rényi Pufferfish`;

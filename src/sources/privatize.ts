@@ -84,14 +84,15 @@ export async function privatizeTable(
     // One column: the scalar release; several: one vector release per row (calibrated jointly).
     const r = releaseColumn(scenario, settings, queries.length > 1 ? read.map((row) => row.map(num)) : read.map((row) => num(row[0])), opts);
     // A truncated release's interval is not symmetric and depends on the row's released value: written beside it.
-    const bounds = 'interval' in r && r.halfWidth === null ? intervalColumns(queries[0], [...queries, ...keep]) : null;
+    const interval = 'interval' in r && r.halfWidth === null ? r.interval : null;
+    const bounds = interval ? intervalColumns(queries[0], [...queries, ...keep]) : null;
     const extra = bounds ? ', lo DOUBLE, hi DOUBLE' : '';
     await con.run(`CREATE TABLE noisy (__rid BIGINT, ${queries.map((_, i) => `v${i} DOUBLE`).join(', ')}${extra})`);
     const app = await con.createAppender('noisy');
     r.values.forEach((v, i) => {
       app.appendBigInt(BigInt(i + 1));
       const cells: (number | null)[] = v === null ? queries.map(() => null) : Array.isArray(v) ? [...v] : [v];
-      if (bounds) cells.push(...(v === null ? [null, null] : (r as { interval(y: number): [number, number] }).interval(v as number)));
+      if (interval) cells.push(...(v === null ? [null, null] : interval(v as number)));
       for (const x of cells) {
         if (x === null) app.appendNull();
         else app.appendDouble(x);
