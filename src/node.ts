@@ -31,7 +31,7 @@ export { smallestEpsilon } from './api/accuracy.js';
 export { parseStatistic, type Statistic, type StatisticKind } from './sources/statistic.js';
 export { statisticValues, type StatisticValues } from './sources/statisticValues.js';
 export { tableHistograms } from './sources/histograms.js';
-export type { SecretQuery, TableHistograms, Histogram } from './sources/histogramTypes.js';
+export type { SecretQuery, TableHistograms, Histogram, UnitBootstrap } from './sources/histogramTypes.js';
 export type { TableSource } from './sources/table.js';
 export { uciScenario } from './uci/files.js';
 export { randomSketch, parseProjection } from './sources/projection.js';

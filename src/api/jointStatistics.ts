@@ -5,6 +5,7 @@ import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { InputError } from '../errors.js';
 import { PointAtoms } from '../sources/csvText.js';
 import { jointKey, tableHistograms } from '../sources/histograms.js';
+import type { TableHistograms, UnitBootstrap } from '../sources/histogramTypes.js';
 import { predicateColumns } from '../sources/predicate.js';
 import { tableScenario } from '../sources/priors.js';
 import { statisticValues } from '../sources/statisticValues.js';
@@ -20,6 +21,8 @@ export interface StatisticsSource {
   pairs?: [string, string][];
   /** Rows with one value of this column are one unit (a household); its contribution is their total. */
   unit?: string;
+  /** A bootstrap class (`--prior bootstrap:N`): N draws reweighting the units, the same for every statistic. */
+  prior?: UnitBootstrap;
 }
 
 /** One recorded release's statistic: the query (`mean:chol`), and for a per-group figure its public group column and group. */
@@ -100,31 +103,18 @@ export async function statisticsScenario(
     ...(s.secretColumn !== undefined ? { secretColumn: s.secretColumn } : {}),
     ...(s.values ? { values: s.values } : {}),
     ...(s.predicates ? { predicates: s.predicates } : {}),
+    ...(s.prior ? { bootstrap: s.prior } : {}),
   });
   // Each unit's contribution vector laid out on the recorded releases' coordinates (its groups read
   // off its full key), then tallied under each part of the class by the group values it knows.
   const atoms = new PointAtoms();
   const priors = known.flatMap((known) => {
-    const groups = new Map<string, Map<string, { values: number[]; counts: number[] }>>();
-    for (const [key, bySecret] of h.groups) {
-      const values = h.givenValues!.get(key)!;
-      const inGroup = recorded.map((r) => r.groupBy === undefined || values[givens.indexOf(r.groupBy)] === r.group);
-      const embed = (id: number) => atoms.id(recorded.map((r, k) => (inGroup[k] ? h.vectors![id][queries.indexOf(r.query)] : 0)));
-      const part = jointKey(
-        known,
-        known.map((g) => values[givens.indexOf(g)]),
-      );
-      const into = groups.get(part) ?? new Map();
-      groups.set(part, into);
-      for (const [secret, hist] of bySecret) {
-        const at = into.get(secret) ?? { values: [], counts: [] };
-        into.set(secret, at);
-        at.values.push(...hist.values.map(embed));
-        at.counts.push(...hist.counts);
-      }
-    }
+    const regroup = (from: TableHistograms['groups']) => partGroups(from, h, { recorded, queries, givens, known, atoms });
+    const groups = regroup(h.groups);
+    const draws = h.draws?.map(regroup);
     try {
-      return tableScenario({ ...h, groups }, { name: identity, given: '', ...(s.pairs ? { pairs: s.pairs } : {}) }).scenario.priors;
+      return tableScenario({ ...h, groups, ...(draws ? { draws } : {}) }, { name: identity, given: '', ...(s.pairs ? { pairs: s.pairs } : {}) }).scenario
+        .priors;
     } catch (e) {
       // No group of this part holds two secrets: an adversary knowing these groups has no pair to protect.
       if (e instanceof InputError && known.length > 0) return [];
@@ -132,6 +122,42 @@ export async function statisticsScenario(
     }
   });
   return { ...pointScenarioOf({ name: identity, priors, ...(s.pairs ? { pairs: s.pairs } : {}) }, atoms.vectors), identity };
+}
+
+/**
+ * One part of the class's histograms: each unit's contribution vector laid out on the recorded
+ * releases' coordinates (its groups read off its full key), tallied by the group values the part knows.
+ */
+function partGroups(
+  from: TableHistograms['groups'],
+  h: TableHistograms,
+  {
+    recorded,
+    queries,
+    givens,
+    known,
+    atoms,
+  }: { recorded: readonly RecordedStatistic[]; queries: string[]; givens: string[]; known: readonly string[]; atoms: PointAtoms },
+): TableHistograms['groups'] {
+  const groups = new Map<string, Map<string, { values: number[]; counts: number[] }>>();
+  for (const [key, bySecret] of from) {
+    const values = h.givenValues!.get(key)!;
+    const inGroup = recorded.map((r) => r.groupBy === undefined || values[givens.indexOf(r.groupBy)] === r.group);
+    const embed = (id: number) => atoms.id(recorded.map((r, k) => (inGroup[k] ? h.vectors![id][queries.indexOf(r.query)] : 0)));
+    const part = jointKey(
+      known,
+      known.map((g) => values[givens.indexOf(g)]),
+    );
+    const into = groups.get(part) ?? new Map();
+    groups.set(part, into);
+    for (const [secret, hist] of bySecret) {
+      const at = into.get(secret) ?? { values: [], counts: [] };
+      into.set(secret, at);
+      at.values.push(...hist.values.map(embed));
+      at.counts.push(...hist.counts);
+    }
+  }
+  return groups;
 }
 
 /**

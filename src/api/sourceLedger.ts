@@ -43,6 +43,8 @@ export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: s
     // The columns' names and types too: a row hash does not see a renamed or retyped column.
     columns = (await engine.columns()).map(({ name, type }) => ({ name, type }));
     [fp] = await engine.rows(engine.fingerprint);
+    // A bootstrap class keys rows without a unit by their position: then the rows' order is bound too.
+    if (s.prior && s.unit === undefined && engine.orderFingerprint) [{ h: fp.order }] = await engine.rows(engine.orderFingerprint);
   } catch (e) {
     throw new InputError(`cannot read the table's rows: ${short((e as Error).message)}`, 'data');
   } finally {
@@ -59,13 +61,15 @@ export async function sourceIdentity(s: StatisticsSource): Promise<{ identity: s
     predicates: s.predicates ? Object.entries(s.predicates) : null,
     pairs: s.pairs ?? null,
     unit: s.unit ?? null,
+    // (Only when given: the identities of ledgers opened before classes stay what they were.)
+    ...(s.prior ? { prior: `bootstrap:${s.prior.draws}`, seed: s.prior.seed, ...(fp.order !== undefined ? { order: String(fp.order) } : {}) } : {}),
     rows: String(fp.n),
     hash: String(fp.h),
   });
   const secret = s.secretColumn ?? Object.keys(s.predicates ?? {}).join(', ');
   return {
     identity: `${SOURCE}${createHash('sha256').update(text).digest('hex')}`,
-    name: `${sourceLabel(location).split(/[\\/]/).pop()}: statistics hiding ${secret}${s.unit ? ` (units: ${s.unit})` : ''}`,
+    name: `${sourceLabel(location).split(/[\\/]/).pop()}: statistics hiding ${secret}${s.unit ? ` (units: ${s.unit})` : ''}${s.prior ? `, prior class bootstrap:${s.prior.draws} (seed ${s.prior.seed})` : ''}`,
     rows: Number(fp.n),
   };
 }
@@ -79,7 +83,7 @@ async function boundTo(store: LedgerStore, s: StatisticsSource): Promise<{ ident
   if (state.meta.laws !== identity)
     throw new InputError(
       isSourceBound(state.meta.laws)
-        ? `was opened for another source ('${state.meta.scenario}'): it binds the table's file (or database and table), its reading options, the secret (column, --values, --pairs or --secret predicates), --unit, and the table's columns and rows; one of them differs, or the rows have changed since it was opened (the recorded statistics were of the rows as they were)`
+        ? `was opened for another source ('${state.meta.scenario}'): it binds the table's file (or database and table), its reading options, the secret (column, --values, --pairs or --secret predicates), --unit, the prior class (--prior, --seed), and the table's columns and rows; one of them differs, or the rows have changed since it was opened (the recorded statistics were of the rows as they were)`
         : `was opened for the laws of '${state.meta.scenario}' (a laws ledger); a statistic computed from a table is recorded in a source ledger (ledger init --data … without --query)`,
       'ledger',
     );

@@ -1,6 +1,7 @@
 import { InputError, unknownName } from '../errors.js';
 import { checkShape, OBJECT } from '../shapes.js';
 import { tableHistograms } from '../sources/histograms.js';
+import { unitBootstrap } from '../sources/priors.js';
 import { checkStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import type { PointScenario } from '../distribution/points.js';
 import { statisticsScenario } from './jointStatistics.js';
@@ -45,6 +46,7 @@ export async function statisticFromTable(
   // which leave those out, would say something vaguer: "one secret").
   const early = s.kind === 'mean' || s.unit !== undefined ? await statisticValues(source, s, o.groupBy, o.secretColumn) : null;
   // Otherwise the laws first: their query names the column or predicate at fault before the value's runs.
+  const bootstrap = unitBootstrap(o.prior, o.seed);
   const h = await tableHistograms(source, {
     query: s.column ?? '',
     contribution: s,
@@ -52,6 +54,7 @@ export async function statisticFromTable(
     values: o.values,
     predicates: o.predicates,
     ...(o.groupBy ? { given: o.groupBy, givenFlag: '--group-by' } : {}),
+    ...(bootstrap ? { bootstrap } : {}),
   });
   if (o.pairs) parsePairsOf(o.pairs, h.secrets);
   const v = early ?? (await statisticValues(source, s, o.groupBy, o.secretColumn));
@@ -111,6 +114,9 @@ export async function privateGroupsStatistic(
     predicates?: Record<string, string>;
     pairs?: [string, string][];
     groupBy: string;
+    /** `bootstrap:N` (with `seed`): the draws weigh each unit alike in every group's coordinate. */
+    prior?: string;
+    seed?: number;
     name?: string;
   },
 ): Promise<PrivateGroups> {
@@ -120,6 +126,8 @@ export async function privateGroupsStatistic(
       `a ${s.kind} per private group divides by the group's number of units, which would tell an adversary who knows the other units which group this one is in: release sum:/count per group (their ratio is post-processing), or make the group public (no --group-private)`,
       '--group-private',
     );
+  const bootstrap = unitBootstrap(o.prior, o.seed);
+  if (o.prior !== undefined && !bootstrap) throw new InputError('private groups take empirical or bootstrap:N (draws shared by every group)', 'prior');
   const v = await statisticValues(source, s, o.groupBy, o.secretColumn);
   if (v.groups.size === 0) throw noUnits(s);
   const names = [...v.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -132,6 +140,7 @@ export async function privateGroupsStatistic(
       ...(o.predicates ? { predicates: o.predicates } : {}),
       ...(o.pairs ? { pairs: o.pairs } : {}),
       ...(s.unit !== undefined ? { unit: s.unit } : {}),
+      ...(bootstrap ? { prior: bootstrap } : {}),
     },
     names.map((group) => ({ query: statisticText(s), groupBy: o.groupBy, group })),
     o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${label} per private group of ${o.groupBy}`,

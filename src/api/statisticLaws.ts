@@ -7,8 +7,9 @@ import { InputError, unknownColumn } from '../errors.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
 import { cellNumber, isMissing, missingNumber, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
 import { textPredicate } from '../sources/textPredicate.js';
-import type { TableHistograms } from '../sources/histogramTypes.js';
-import { parsePriorClass, tableScenario } from '../sources/priors.js';
+import type { TableHistograms, UnitBootstrap } from '../sources/histogramTypes.js';
+import { unitWeights } from '../sources/unitWeights.js';
+import { parsePriorClass, tableScenario, unitBootstrap } from '../sources/priors.js';
 import {
   checkExact,
   checkStatistic,
@@ -73,7 +74,9 @@ export function statisticOf(
   if (v.groups.size === 0) throw noUnits(s);
   const label = statisticLabel(s);
   const base = o.name;
-  const prior = o.prior ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
+  // A bootstrap class's draws reweight the units in the tally (h.draws); a Dirichlet class resamples here.
+  const prior = o.prior && !unitBootstrap(o.prior, o.seed) ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
+  if (unitBootstrap(o.prior, o.seed) && !h.draws) throw new Error('a bootstrap class of a statistic needs its draws tallied (unitBootstrap)');
   const groups: StatisticGroup[] = [];
   const skipped: TableStatistic['skipped'] = [];
   for (const [group, { total, units }] of [...v.groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -250,7 +253,7 @@ export function refuseLeftOutGroups(t: Pick<TableStatistic, 'skipped' | 'groups'
  */
 export function statisticFromText(
   table: TextTable,
-  o: { statistic: Statistic; secretColumn: string; values?: string[]; groupBy?: string; prior?: string; name: string },
+  o: { statistic: Statistic; secretColumn: string; values?: string[]; groupBy?: string; prior?: string; seed?: number; name: string },
 ): TableStatistic {
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
@@ -266,8 +269,24 @@ export function statisticFromText(
       rows: table.rows.map((r, k) => [...atWidth(r, table.columns.length), Number.isNaN(x.perRow[k]) ? '' : String(x.perRow[k])]),
     },
     { query: at, secretColumn: o.secretColumn, ...(o.values ? { values: o.values } : {}), ...(o.groupBy ? { given: o.groupBy } : {}) },
+    textWeights(table, s, unitBootstrap(o.prior, o.seed)),
   );
-  return statisticOf(h, x, s, { name: o.name, ...(o.groupBy ? { groupBy: o.groupBy } : {}), ...(o.prior ? { prior: o.prior } : {}) });
+  return statisticOf(h, x, s, {
+    name: o.name,
+    ...(o.groupBy ? { groupBy: o.groupBy } : {}),
+    ...(o.prior ? { prior: o.prior } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+  });
+}
+
+/**
+ * A text table's rows' weights in a statistic's bootstrap draws, as the engines compute them: the
+ * unit is the `--unit` cell's text, or the row's position (1 for the first row after the header).
+ */
+function textWeights(t: TextTable, s: Statistic, b: UnitBootstrap | undefined): Parameters<typeof textHistograms>[2] {
+  if (!b) return undefined;
+  const ui = s.unit === undefined ? -1 : t.columns.indexOf(s.unit);
+  return { draws: b.draws, of: (k) => unitWeights(ui < 0 ? String(k + 1) : t.rows[k][ui], b) };
 }
 
 /** A row cut or padded (missing cells) to `n` cells. */

@@ -29,6 +29,8 @@ import type { AnyScenario } from '../distribution/lawKind.js';
 import { parseNames } from './grid.js';
 import { divisorOf, parseStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import { checkSecretGiven } from '../sources/histograms.js';
+import { parsePriorClass as parseClass, unitBootstrap } from '../sources/priors.js';
+import type { UnitBootstrap } from '../sources/histogramTypes.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
@@ -328,17 +330,18 @@ export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStat
 
 /** The table's statistic per private group (`--group-private`): one vector law for the groups. */
 export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Promise<PrivateGroups> {
-  refuseUnused(
-    [
-      ['--prior', o.prior],
-      ['--spec-out', o.specOut],
-    ],
-    'with --group-private yet: its vector law is the empirical one',
-  );
+  refuseUnused([['--spec-out', o.specOut]], 'with --group-private yet');
+  // The vector of private groups is a joint law: its class is a source ledger's (bootstrap draws shared by every coordinate).
+  sourceClass(o);
   const args = statisticArgs(o, s);
   const { privateGroupsStatistic } = await import('../api/statistic.js');
   try {
-    return await privateGroupsStatistic(tableSourceOf(o), { ...args, groupBy: o.groupBy!, name: `${args.name} per private group of ${o.groupBy}` });
+    return await privateGroupsStatistic(tableSourceOf(o), {
+      ...args,
+      ...(o.prior !== undefined ? { prior: o.prior } : {}),
+      groupBy: o.groupBy!,
+      name: `${args.name} per private group of ${o.groupBy}`,
+    });
   } catch (e) {
     throw fromSetting(e, o, false);
   }
@@ -384,8 +387,6 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
 export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
   refuseUnused(
     [
-      ['--prior', o.prior],
-      ['--seed', o.seed],
       ['--given', o.given],
       ['--fit', o.fit],
       ['--order-by', o.orderBy],
@@ -393,8 +394,9 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
       ['--contamination', o.contamination],
       ['--domain', o.domain],
     ],
-    'with a source ledger yet: its statistics are accounted under the empirical laws of the table, groups given by --group-by',
+    'with a source ledger yet: its statistics are accounted under the empirical laws of the table (or a --prior bootstrap:N class), groups given by --group-by',
   );
+  const prior = sourceClass(o);
   if (o.data === undefined) throw new InputError('is required: the table whose statistics the ledger accounts', '--data');
   // Without its secret the source is another one: say which flag is missing, not that the ledger differs.
   try {
@@ -409,7 +411,25 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
     ...(o.secret?.length ? { predicates: secretPredicates(o.secret) } : {}),
     ...(o.pairs !== undefined ? { pairs: parsePairs(o.pairs) } : {}),
     ...(o.unit !== undefined ? { unit: o.unit } : {}),
+    ...(prior ? { prior } : {}),
   };
+}
+
+/**
+ * A source ledger's prior class: the empirical prior, or a bootstrap class whose draws weigh each
+ * unit the same for every statistic (a Dirichlet class draws per histogram, which two statistics do not share).
+ */
+function sourceClass(o: CalibrateOptions): UnitBootstrap | undefined {
+  if (o.seed !== undefined && o.prior === undefined)
+    throw new InputError('seeds the draws of --prior bootstrap:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
+  if (o.prior === undefined) return undefined;
+  const seed = o.seed === undefined ? 0 : numberSetting('seed', o.seed);
+  if (parseClass(o.prior, seed).kind === 'dirichlet')
+    throw new InputError(
+      "a source ledger takes empirical or bootstrap:N: a bootstrap draw weighs each unit the same for every statistic, so the class is one set of priors for all of them; a Dirichlet draw is made per statistic's histogram, which two statistics do not share",
+      '--prior',
+    );
+  return unitBootstrap(o.prior, seed);
 }
 
 /** A series' window counts as a law source (its ledger's identity; with `ledger`, the series it recorded). */

@@ -226,6 +226,8 @@ export class PointAtoms {
 export function textHistograms(
   t: TextTable,
   q: { query: string; queries?: string[]; secretColumn: string; values?: string[]; given?: string },
+  /** A statistic's bootstrap draws: row k's weight in draw i is `weights(k)[i − 1]` (the engines' `TableHistograms.draws`). */
+  weights?: { draws: number; of: (row: number) => number[] },
 ): TableHistograms {
   const need = (c: string, flag: string) => {
     const j = t.columns.indexOf(c);
@@ -243,9 +245,10 @@ export function textHistograms(
   const si = need(q.secretColumn, 'secretColumn'),
     gi = q.given ? need(q.given, 'given') : -1;
   const tally = new Tally();
+  const draws = Array.from({ length: weights?.draws ?? 0 }, () => new Tally());
   const atoms = queries.length > 1 ? new PointAtoms() : null;
   let dropped = 0;
-  for (const r of t.rows) {
+  for (const [k, r] of t.rows.entries()) {
     const xs = qis.map((qi) => (missingNumber(r[qi]) ? NaN : cellNumber(r[qi])));
     const s = secretText(r[si] === '?' ? null : r[si]);
     const g = gi < 0 ? '' : secretText(r[gi] === '?' ? null : r[gi]);
@@ -253,10 +256,20 @@ export function textHistograms(
       dropped++;
       continue;
     }
-    tally.add(g, s, atoms ? atoms.id(xs) : xs[0], 1);
+    const x = atoms ? atoms.id(xs) : xs[0];
+    tally.add(g, s, x, 1);
+    if (weights) for (const [i, w] of weights.of(k).entries()) if (w > 0) draws[i].add(g, s, x, w);
   }
   const secrets = tally.secrets(q.values, { column: q.secretColumn });
-  return { groups: tally.histograms(secrets), rows: t.rows.length, dropped, secrets, notes: tally.notes, ...(atoms ? { vectors: atoms.vectors } : {}) };
+  return {
+    groups: tally.histograms(secrets),
+    rows: t.rows.length,
+    dropped,
+    secrets,
+    notes: tally.notes,
+    ...(atoms ? { vectors: atoms.vectors } : {}),
+    ...(weights ? { draws: draws.map((d) => d.histograms(secrets, tally)) } : {}),
+  };
 }
 
 /**
@@ -323,13 +336,13 @@ export class Tally {
     return secrets;
   }
 
-  /** Per public value (sorted), per secret, the histogram with sorted values. */
-  histograms(secrets: string[]): Map<string, Map<string, Histogram>> {
+  /** Per public value (sorted), per secret, the histogram with sorted values (secret names matched as `names` matched them). */
+  histograms(secrets: string[], names: Tally = this): Map<string, Map<string, Histogram>> {
     const out = new Map<string, Map<string, Histogram>>();
     for (const [g, gm] of [...this.groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const m = new Map<string, Histogram>();
       for (const s of secrets) {
-        const h = gm.get(this.resolved.get(s) ?? s);
+        const h = gm.get(names.resolved.get(s) ?? s);
         if (!h) continue;
         const values = [...h.keys()].sort((a, b) => a - b);
         m.set(s, { values, counts: values.map((v) => h.get(v)!) });

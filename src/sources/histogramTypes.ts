@@ -26,6 +26,17 @@ export interface SecretQuery {
   contributions?: Statistic[];
   /** Several public columns (a source ledger's group columns): every pair is split by their values together. */
   givens?: string[];
+  /**
+   * A statistic's bootstrap class (`unitWeights.ts`): the histograms of draws 1…`draws` too, each
+   * unit weighted by its Poisson(1) weight (the unit: the `unit` column's text, else the row's position in the file).
+   */
+  bootstrap?: UnitBootstrap;
+}
+
+/** N draws of the units' Poisson(1) weights, keyed by the seed. */
+export interface UnitBootstrap {
+  draws: number;
+  seed: number;
 }
 
 /** Distinct values with their counts. */
@@ -45,4 +56,6 @@ export interface TableHistograms {
   givenValues?: Map<string, (string | null)[]>;
   /** Vector queries: histogram values are indices into this list of atoms (one per distinct row vector). */
   vectors?: number[][];
+  /** With `bootstrap`: draw i's groups at index i − 1, counts being the units' weights (a weight 0 leaves a unit out). */
+  draws?: Map<string, Map<string, Histogram>>[];
 }

@@ -1,10 +1,11 @@
 import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import { secretText, Tally, PointAtoms } from './csvText.js';
-import { ident, type TableSource } from './table.js';
+import { ident, literal, type TableSource } from './table.js';
 import { short } from './engines/engine.js';
-import type { SecretQuery, TableHistograms } from './histogramTypes.js';
+import type { SecretQuery, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 import { checkPredicate, predicateColumns } from './predicate.js';
 import { rowContribution, unitTotal, withUnitTotals } from './statistic.js';
+import { unitWeightSql } from './unitWeights.js';
 import type { Engine } from './engines/engine.js';
 
 export type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -52,6 +53,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   const typedValue = (name: string) => read.some((r) => r === 'any' || r.has(name.toLowerCase()));
   const textColumns = [...queries.filter((x) => !typedValue(x)), q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
   const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
+  if (q.bootstrap && c?.unit === undefined && source.kind === 'postgres')
+    throw new InputError(
+      "a bootstrap class weighs each unit by its identity, and a database table's rows have no fixed order to identify them by: name a column that identifies each row (a key) with --unit",
+      '--unit',
+    );
   const engine = await openEngine(source, textColumns, !!q.predicates || predicates);
   try {
     checkSecretGiven(q);
@@ -85,7 +91,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const dims = cs ? cs.map((_, i) => i) : queries.map((_, i) => i);
     const ng = Math.max(givens.length, 1);
     const groupX = dims.map((i) => i + ng + 2).join(', ');
-    const relation = c?.unit ? withUnitTotals(engine.relation, cs!, engine.tryCast, givens) : engine.relation;
+    const units = c?.unit ? withUnitTotals(engine.relation, cs!, engine.tryCast, givens) : engine.relation;
+    const relation = q.bootstrap ? weighted(engine, units, c?.unit, q.bootstrap) : units;
+    const n = q.bootstrap ? `sum(${WEIGHT})` : 'count(*)';
+    const byDraw = q.bootstrap ? ', pufferfish_draw AS draw' : '';
+    const groupDraw = q.bootstrap ? `, pufferfish_draw HAVING ${n} > 0` : '';
     // A statistic's predicate is checked before the aggregation where the engine types its columns.
     const checkContribution = async () => {
       for (const x of cs ?? [])
@@ -109,13 +119,13 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       }
     };
     if (q.secretColumn) {
-      sql = `SELECT ${g}, ${ident(q.secretColumn)} AS s, ${xs}, count(*) AS n FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}`;
+      sql = `SELECT ${g}, ${ident(q.secretColumn)} AS s, ${xs}, ${n} AS n${byDraw} FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}${groupDraw}`;
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
-      const filters = predicateNames.map((n, i) => `count(*) FILTER (WHERE (${q.predicates![n]})) AS p${i}`).join(', ');
-      sql = `SELECT ${g}, ${xs}, count(*) AS n, ${filters} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}`;
+      const filters = predicateNames.map((name, i) => `${n} FILTER (WHERE (${q.predicates![name]})) AS p${i}`).join(', ');
+      sql = `SELECT ${g}, ${xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}${groupDraw}`;
     }
     const described = engine.readsAsText ? checkColumns() : null;
     const [names, result] = await Promise.allSettled([described, engine.rows(sql)]);
@@ -125,7 +135,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       await checkContribution();
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
     }
-    const { tally, total, dropped, numeric, atoms, givenValues } = tallyRows(result.value, { q, dims, givens, joint, predicateNames });
+    const { tally, draws, total, dropped, numeric, atoms, givenValues } = tallyRows(result.value, { q, dims, givens, joint, predicateNames });
     // A statistic's column is checked with its value (`statisticValues`: a unit's total may be missing where its rows are not).
     if (!cs)
       queries.forEach((name, i) => {
@@ -140,10 +150,27 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
       notes: tally.notes,
       ...(queries.length > 1 || joint ? { vectors: atoms.vectors } : {}),
       ...(joint ? { givenValues } : {}),
+      ...(q.bootstrap ? { draws: draws.map((d) => d.histograms(secrets, tally)) } : {}),
     };
   } finally {
     await engine.close();
   }
+}
+
+/** A row's weight in its draw: 1 in draw 0 (the table itself), else its unit's Poisson(1) weight. */
+const WEIGHT = `CASE WHEN pufferfish_draw = 0 THEN 1 ELSE ${unitWeightSql('pufferfish_h')} END`;
+
+/**
+ * The relation once per draw 0…N of a bootstrap class: each row with its draw and the md5 bits its
+ * unit's weight is read from (`unitWeights.ts`), the unit being the `unit` column's text or the
+ * row's position in the file.
+ */
+function weighted(engine: Engine, relation: string, unit: string | undefined, b: UnitBootstrap): string {
+  const id = unit !== undefined ? `CAST(${ident(unit)} AS VARCHAR)` : engine.rowPosition!;
+  // weightKey's text: seed, draw and unit joined by colons.
+  const key = `${literal(`${b.seed}:`)} || CAST(pufferfish_integers.i AS VARCHAR) || ':' || pufferfish_ided.pufferfish_id`;
+  const ided = `(SELECT *, ${id} AS pufferfish_id FROM ${relation}) AS pufferfish_ided`;
+  return `(SELECT pufferfish_ided.*, pufferfish_integers.i AS pufferfish_draw, CASE WHEN pufferfish_integers.i = 0 THEN 0 ELSE ${engine.md5Bits(key)} END AS pufferfish_h FROM ${ided} CROSS JOIN ${engine.integers(b.draws)}) AS pufferfish_drawn`;
 }
 
 /** What `tallyRows` reads an aggregate's rows by. */
@@ -165,6 +192,8 @@ interface TallyPlan {
  */
 function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, predicateNames }: TallyPlan) {
   const tally = new Tally();
+  // A bootstrap's draws 1…N: the same rows reweighted, so rows read and dropped are draw 0's.
+  const draws = Array.from({ length: q.bootstrap?.draws ?? 0 }, () => new Tally());
   let total = 0,
     dropped = 0;
   const numeric = dims.map(() => 0);
@@ -173,6 +202,11 @@ function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, pr
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   for (const r of rows) {
     const n = Number(r.n);
+    const draw = Number(r.draw ?? 0);
+    if (draw > 0) {
+      addDrawn(draws[draw - 1], r, { q, dims, givens, joint, predicateNames }, atoms);
+      continue;
+    }
     total += n;
     let coords = dims.map((i) => num(r[`x${i}`]));
     coords.forEach((c, i) => {
@@ -198,7 +232,25 @@ function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, pr
       });
     }
   }
-  return { tally, total, dropped, numeric, atoms, givenValues };
+  return { tally, draws, total, dropped, numeric, atoms, givenValues };
+}
+
+/** A bootstrap draw's row, tallied as draw 0's rows are (its rows left out are counted there). */
+function addDrawn(tally: Tally, r: Record<string, unknown>, { q, dims, givens, joint, predicateNames }: TallyPlan, atoms: PointAtoms): void {
+  const coords = dims.map((i) => (r[`x${i}`] === null || r[`x${i}`] === undefined ? (joint ? 0 : null) : Number(r[`x${i}`])));
+  const gv = joint
+    ? jointKey(
+        givens,
+        givens.map((_, i) => secretText(r[`g${i}`])),
+      )
+    : q.given
+      ? secretText(r.g0)
+      : '';
+  const s = q.secretColumn ? secretText(r.s) : '';
+  if (gv === null || s === null || !coords.every((c) => c !== null && Number.isFinite(c))) return;
+  const xv = dims.length > 1 || joint ? atoms.id(coords as number[]) : coords[0]!;
+  if (q.secretColumn) tally.add(gv, s, xv, Number(r.n));
+  else for (const [i, name] of predicateNames.entries()) if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
 }
 
 /**

@@ -4,7 +4,7 @@ import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
 import { logGamma } from '../numerics/float.js';
-import type { Histogram, TableHistograms } from './histogramTypes.js';
+import type { Histogram, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 
 /**
  * Seeded generator for *prior classes* (bootstrap, Dirichlet): reproducible by design, never
@@ -100,6 +100,16 @@ export function parsePriorClass(text: string, seed = 0): PriorClass {
   return { kind: 'dirichlet', draws, concentration, seed };
 }
 
+/**
+ * A statistic's bootstrap class, whose draws the engine (or a text table's tally) weighs unit by
+ * unit (`unitWeights.ts`); undefined for the empirical prior or a Dirichlet class.
+ * @example unitBootstrap('bootstrap:20', 3) // { draws: 20, seed: 3 }
+ */
+export function unitBootstrap(prior: string | undefined, seed = 0): UnitBootstrap | undefined {
+  const cls = prior === undefined ? undefined : parsePriorClass(prior, seed);
+  return cls?.kind === 'bootstrap' ? { draws: cls.draws!, seed } : undefined;
+}
+
 function resample(h: Histogram, cls: PriorClass, u: () => number): { values: number[]; weights?: number[]; counts?: number[] } {
   if (cls.kind === 'bootstrap') {
     // Multinomial(n, p̂) as sequential binomials: the conditional of n resampled rows.
@@ -140,11 +150,13 @@ const MAX_PRIORS = 20_000;
  */
 export function tableScenario(h: TableHistograms, opts: { name: string; prior?: PriorClass; pairs?: [string, string][]; given?: string }): TableScenario {
   const cls = opts.prior ?? { kind: 'empirical' };
+  if (h.draws && cls.kind !== 'empirical') throw new Error('a statistic bootstrap draws its priors in the engine: no prior class beside it');
+  const drawn = h.draws?.length ?? cls.draws ?? 0;
   // Bound the work before doing it: every prior is calibrated for every pair.
-  const total = h.groups.size * (1 + (cls.draws ?? 0));
+  const total = h.groups.size * (1 + drawn);
   if (total > MAX_PRIORS) {
     throw new InputError(
-      `would build ${total} priors (${h.groups.size} public value(s) × ${1 + (cls.draws ?? 0)}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`,
+      `would build ${total} priors (${h.groups.size} public value(s) × ${1 + drawn}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`,
       'prior',
     );
   }
@@ -168,7 +180,21 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
     const probabilities = userRecord(present.map((s) => [s, m.get(s)!.counts.reduce((a, b) => a + b, 0)]));
     const none = absent.length ? { absent } : {};
     priors.push({ name: `empirical${suffix}`, conditionals: conds((x, s) => fromCounts(x.values, x.counts, `${s}${suffix}`)), probabilities, ...none });
-    for (let i = 1; i <= (cls.draws ?? 0); i++) {
+    // A statistic's bootstrap: draw i is the same units reweighted (`unitWeights.ts`); a secret whose
+    // units all drew weight 0 is absent from that prior, and a prior with fewer than two is none.
+    h.draws?.forEach((d, i) => {
+      const md = d.get(gv) ?? new Map<string, Histogram>();
+      const has = h.secrets.filter((s) => md.has(s));
+      if (has.length < 2) return;
+      const left = h.secrets.filter((s) => !md.has(s));
+      priors.push({
+        name: `bootstrap#${i + 1}${suffix}`,
+        conditionals: userRecord(has.map((s) => [s, fromCounts(md.get(s)!.values, md.get(s)!.counts, `${s}${suffix}`)])),
+        probabilities: userRecord(has.map((s) => [s, md.get(s)!.counts.reduce((a, b) => a + b, 0)])),
+        ...(left.length ? { absent: left } : {}),
+      });
+    });
+    for (let i = 1; i <= (h.draws ? 0 : (cls.draws ?? 0)); i++) {
       priors.push({
         name: `${cls.kind}#${i}${suffix}`,
         probabilities,

@@ -29,6 +29,11 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
     readsAsText: true,
     tryCast: (e) => `TRY_CAST(${e} AS DOUBLE)`,
     fingerprint: `SELECT count(*) AS n, CAST(sum(hash(pufferfish_rows)) AS VARCHAR) AS h FROM (SELECT * FROM ${relation}) AS pufferfish_rows`,
+    md5Bits: (text) => `CAST('0x' || substr(md5(${text}), 1, 13) AS BIGINT)`,
+    integers: (n) => `range(0, ${n + 1}) AS pufferfish_integers(i)`,
+    // DuckDB scans a file in its order (insertion order is preserved), so a row's number is its line's.
+    rowPosition: 'CAST(row_number() OVER () AS VARCHAR)',
+    orderFingerprint: `SELECT CAST(sum(hash(pufferfish_rows)) AS VARCHAR) AS h FROM (SELECT *, row_number() OVER () AS pufferfish_position FROM ${relation}) AS pufferfish_rows`,
     async columns() {
       // The names of the very relation aggregated; when a text column is missing it cannot be
       // described, and the file read without types lists the names there are.

@@ -16,6 +16,14 @@ export interface Engine {
    * ledger bound to a table notices when its rows change.
    */
   fingerprint: string;
+  /** SQL: the integer of the first 52 bits (13 hex digits) of a text expression's md5, as both engines compute it. */
+  md5Bits: (text: string) => string;
+  /** SQL: a relation of the integers 0…n in one column `i`. */
+  integers: (n: number) => string;
+  /** SQL: a row's position in the file as text (files only: a database's rows have no fixed order). */
+  rowPosition?: string;
+  /** With `rowPosition`: an order-free sum of hashes of each row with its position (`h`), which binds the rows' order. */
+  orderFingerprint?: string;
   close(): Promise<void>;
 }
 

@@ -30,6 +30,8 @@ export async function postgresEngine(s: TableSource): Promise<Engine> {
     relation,
     tryCast: (e) => `CAST(${e} AS double precision)`,
     fingerprint: `SELECT count(*) AS n, CAST(sum(('x' || substr(md5(CAST(pufferfish_rows AS text)), 1, 15))::bit(60)::bigint) AS text) AS h FROM (SELECT * FROM ${relation}) AS pufferfish_rows`,
+    md5Bits: (text) => `('x' || lpad(substr(md5(${text}), 1, 13), 16, '0'))::bit(64)::bigint`,
+    integers: (n) => `generate_series(0, ${n}) AS pufferfish_integers(i)`,
     async columns() {
       try {
         const r = await one(`SELECT * FROM ${relation} LIMIT 0`);

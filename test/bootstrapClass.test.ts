@@ -1,0 +1,195 @@
+// A statistic's bootstrap class (`--prior bootstrap:N`, docs/math.md §20): draw i reweights every
+// unit by a Poisson(1) weight keyed by (seed, i, unit), in the engine's SQL and in a text table's
+// tally alike, so every statistic of a table — and a source ledger's vector of them — sees one class.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { statisticsScenario } from '../src/api/jointStatistics.js';
+import { recordStatistics, sourceIdentity, type StatisticsSource } from '../src/api/sourceLedger.js';
+import { statisticFromTable } from '../src/api/statistic.js';
+import { statisticFromText } from '../src/api/statisticLaws.js';
+import type { Discrete } from '../src/distribution/discrete.js';
+import { atomsOf, coord } from '../src/distribution/points.js';
+import { initLedger } from '../src/ledger/ledger.js';
+import { ledgerStore } from '../src/ledger/store.js';
+import { parseStatistic, type Statistic } from '../src/sources/statistic.js';
+import { md5Hex, unitWeights } from '../src/sources/unitWeights.js';
+import { uciQuirks } from '../src/uci/formats.js';
+import { runInProcess as inProcess } from './inProcess.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pufferfish-bootstrap-'));
+const HEART_PATH = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+const HEART: StatisticsSource = { source: { kind: 'csv', location: HEART_PATH, ...uciQuirks(HEART_PATH) }, secretColumn: 'fbs' };
+
+/** Households (hh) of one to three members, each with a secret s, a value x and a flag f. */
+const ROWS: [string, string, number, number][] = [
+  ['1', 'a', 3, 0],
+  ['1', 'b', 5, 1],
+  ['2', 'a', 1, 0],
+  ['3', 'b', 7, 1],
+  ['3', 'b', 2, 0],
+  ['3', 'a', 4, 1],
+  ['4', 'a', 2, 0],
+  ['5', 'b', 6, 1],
+  ['6', 'a', 1, 1],
+  ['7', 'b', 8, 0],
+  ['7', 'a', 2, 0],
+  ['8', 'b', 5, 1],
+];
+const TEXT = { columns: ['hh', 's', 'x', 'f'], rows: ROWS.map((r) => r.map(String)) };
+const CSV = join(dir, 'households.csv');
+writeFileSync(CSV, `hh,s,x,f\n${ROWS.map((r) => r.join(',')).join('\n')}\n`);
+
+const lawOf = (d: Discrete) => Array.from(d.values).map((v, i) => [v, Number(d.numerators[i]) / Number(d.denominator)]);
+const lawsOf = (t: Awaited<ReturnType<typeof statisticFromTable>>) =>
+  t.groups[0].scenario.priors.map((p) => [p.name, Object.entries(p.conditionals).map(([s, d]) => [s, lawOf(d as Discrete)])]);
+
+/** Draw i's law of one unit's contribution per secret, computed here from the rows and `unitWeights` alone. */
+function expectedDraw(unit: boolean, draws: number, seed: number, draw: number, contribution: (rows: typeof ROWS) => number) {
+  const bySecret = new Map<string, Map<number, number>>();
+  ROWS.forEach((r, k) => {
+    const members = unit ? ROWS.filter((x) => x[0] === r[0]) : [r];
+    const w = unitWeights(unit ? r[0] : String(k + 1), { draws, seed })[draw - 1];
+    if (w === 0) return;
+    const m = bySecret.get(r[1]) ?? new Map<number, number>();
+    bySecret.set(r[1], m);
+    const c = contribution(members);
+    m.set(c, (m.get(c) ?? 0) + w);
+  });
+  return [...bySecret]
+    .filter(([, m]) => m.size > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([s, m]) => {
+      const total = [...m.values()].reduce((a, b) => a + b, 0);
+      return [s, [...m].sort(([a], [b]) => a - b).map(([v, c]) => [v, c / total])];
+    });
+}
+
+describe('the units’ Poisson weights', () => {
+  it('md5 agrees with node:crypto on texts across block boundaries and beyond ASCII', () => {
+    for (const t of ['', 'a', '7:12:household 3', 'é漢字🙂', 'x'.repeat(55), 'x'.repeat(56), 'x'.repeat(64), 'y'.repeat(1000)])
+      expect(md5Hex(t)).toBe(createHash('md5').update(t).digest('hex'));
+  });
+
+  it('weights follow Poisson(1): the frequency of each of 0…5 within 5 standard errors over 40,000 units', () => {
+    const n = 40_000;
+    const freq = new Array(18).fill(0);
+    for (let u = 0; u < n; u++) freq[unitWeights(`unit ${u}`, { draws: 1, seed: 11 })[0]]++;
+    let fact = 1;
+    for (let k = 0; k <= 5; k++) {
+      if (k > 0) fact *= k;
+      const p = Math.exp(-1) / fact;
+      expect(Math.abs(freq[k] - n * p)).toBeLessThan(5 * Math.sqrt(n * p * (1 - p)));
+    }
+  });
+});
+
+describe('a statistic’s bootstrap class', () => {
+  for (const unit of [true, false]) {
+    it(`the engine's draws are the units reweighted as computed independently, and the text table's are the same${unit ? ' (--unit hh)' : ' (rows as units)'}`, async () => {
+      const st: Statistic = { ...parseStatistic('sum:x')!, ...(unit ? { unit: 'hh' } : {}) };
+      const o = { statistic: st, secretColumn: 's', prior: 'bootstrap:6', seed: 4 };
+      const engine = await statisticFromTable(CSV, o);
+      const text = statisticFromText(TEXT, { ...o, name: engine.groups[0].scenario.name });
+      expect(lawsOf(text)).toEqual(lawsOf(engine));
+      const priors = engine.groups[0].scenario.priors;
+      expect(priors[0].name).toBe('empirical');
+      const sumX = (rows: typeof ROWS) => rows.reduce((a, r) => a + r[2], 0);
+      for (const p of priors.slice(1)) {
+        const draw = Number(/^bootstrap#(\d+)$/.exec(p.name)![1]);
+        expect(Object.entries(p.conditionals).map(([s, d]) => [s, lawOf(d as Discrete)])).toEqual(expectedDraw(unit, 6, 4, draw, sumX));
+      }
+      // Draws differ from the table and from each other (the seed is used).
+      expect(new Set(lawsOf(engine).map(([, laws]) => JSON.stringify(laws))).size).toBeGreaterThan(3);
+    });
+  }
+
+  it('a source ledger’s joint law under draw i projects onto each statistic’s own law under draw i', async () => {
+    const src: StatisticsSource = { source: { kind: 'csv', location: CSV }, secretColumn: 's', unit: 'hh', prior: { draws: 5, seed: 9 } };
+    const { identity } = await sourceIdentity(src);
+    const joint = await statisticsScenario(src, [{ query: 'sum:x' }, { query: 'count:f = 1' }], identity);
+    for (const [k, query] of ['sum:x', 'count:f = 1'].entries()) {
+      const own = await statisticFromTable(CSV, { statistic: { ...parseStatistic(query)!, unit: 'hh' }, secretColumn: 's', prior: 'bootstrap:5', seed: 9 });
+      const ownPriors = own.groups[0].scenario.priors;
+      expect(joint.priors.map((p) => p.name)).toEqual(ownPriors.map((p) => p.name));
+      joint.priors.forEach((p, i) => {
+        for (const [s, m] of Object.entries(p.conditionals)) {
+          const marginal = new Map<number, number>();
+          for (let a = 0; a < atomsOf(m); a++) marginal.set(coord(m, a, k), (marginal.get(coord(m, a, k)) ?? 0) + m.masses[a]);
+          const mine = lawOf(ownPriors[i].conditionals[s] as Discrete);
+          expect(mine.map(([v]) => v)).toEqual([...marginal.keys()].sort((x, y) => x - y));
+          for (const [v, q] of mine) expect(marginal.get(v)!).toBeCloseTo(q, 14);
+        }
+      });
+    }
+  });
+
+  it('without a unit the draws key rows by position: a source ledger under the class binds the rows’ order (the empirical one does not)', async () => {
+    const body = ROWS.map((r) => r.join(','));
+    const [p1, p2] = [join(dir, 'order1.csv'), join(dir, 'order2.csv')];
+    writeFileSync(p1, `hh,s,x,f\n${body.join('\n')}\n`);
+    writeFileSync(p2, `hh,s,x,f\n${[...body].reverse().join('\n')}\n`);
+    const id = async (location: string, prior?: { draws: number; seed: number }, unit?: string) =>
+      (await sourceIdentity({ source: { kind: 'csv', location }, secretColumn: 's', ...(prior ? { prior } : {}), ...(unit ? { unit } : {}) })).identity;
+    const cls = { draws: 3, seed: 1 };
+    // The same path rewritten: an identity is of the rows there.
+    const copy = join(dir, 'order.csv');
+    writeFileSync(copy, `hh,s,x,f\n${body.join('\n')}\n`);
+    const [empirical, ordered, unitKeyed] = [await id(copy), await id(copy, cls), await id(copy, cls, 'hh')];
+    writeFileSync(copy, `hh,s,x,f\n${[...body].reverse().join('\n')}\n`);
+    expect(await id(copy)).toBe(empirical);
+    expect(await id(copy, cls)).not.toBe(ordered);
+    expect(await id(copy, cls, 'hh')).toBe(unitKeyed);
+    // And the draws themselves differ between the two orders (the reason it is bound).
+    const laws = async (location: string) =>
+      lawsOf(await statisticFromTable(location, { statistic: parseStatistic('sum:x')!, secretColumn: 's', prior: 'bootstrap:3', seed: 1 }));
+    expect(await laws(p1)).not.toEqual(await laws(p2));
+  });
+
+  it('a database table without --unit is refused naming --unit (its rows have no order to key weights by), before connecting', async () => {
+    await expect(
+      statisticFromTable(
+        { kind: 'postgres', location: 'postgres://nobody@127.0.0.1:1/none', table: 't' },
+        { statistic: parseStatistic('sum:x')!, secretColumn: 's', prior: 'bootstrap:3' },
+      ),
+    ).rejects.toMatchObject({ path: '--unit' });
+  });
+});
+
+describe('a source ledger under a bootstrap class', () => {
+  it('records at the class’s level (never below the empirical one), binds the class, and refuses a Dirichlet class', async () => {
+    const withClass: StatisticsSource = { ...HEART, prior: { draws: 8, seed: 2 } };
+    const level = async (src: StatisticsSource) => {
+      const store = ledgerStore(join(dir, `${Math.random().toString(36).slice(2)}.ledger`));
+      const { identity, name } = await sourceIdentity(src);
+      await initLedger(store, { identity, name }, { alphas: [2], epsilon: 50 });
+      const rec = await recordStatistics(store, src, [
+        { statistic: { query: 'mean:chol' }, release: { mechanism: 'laplace', scale: 40, count: 1 } },
+        { statistic: { query: 'count:age > 60' }, release: { mechanism: 'laplace', scale: 4, count: 1 } },
+      ]);
+      return rec[1].level.level;
+    };
+    const [empirical, bootstrap] = [await level(HEART), await level(withClass)];
+    expect(bootstrap).toBeGreaterThanOrEqual(empirical);
+    expect((await sourceIdentity(withClass)).identity).not.toBe((await sourceIdentity(HEART)).identity);
+    expect((await sourceIdentity(withClass)).name).toMatch(/prior class bootstrap:8 \(seed 2\)/);
+
+    const ledger = join(dir, 'class.ledger');
+    const base = ['--data', HEART_PATH, '--secret-column', 'fbs'];
+    const init = await inProcess('ledger', 'init', '--ledger', ledger, ...base, '--alpha', '2', '--epsilon', '1', '--prior', 'bootstrap:8', '--seed', '2');
+    expect(init.status).toBe(0);
+    const released = await inProcess('release', ...base, '--query', 'mean:chol', '--ledger', ledger, '--prior', 'bootstrap:8', '--seed', '2', '--json');
+    expect(released.status).toBe(0);
+    expect(JSON.parse(released.stdout).ledger.releases).toEqual([1]);
+    const other = await inProcess('release', ...base, '--query', 'mean:chol', '--scale', '1', '--ledger', ledger);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(/--ledger: was opened for another source.*the prior class \(--prior, --seed\)/);
+    const check = await inProcess('ledger', 'check', '--ledger', ledger, ...base, '--prior', 'bootstrap:8', '--seed', '2');
+    expect(check.status).toBe(0);
+    const dirichlet = await inProcess('ledger', 'init', '--ledger', `${ledger}.d`, ...base, '--alpha', '2', '--epsilon', '1', '--prior', 'dirichlet:8');
+    expect(dirichlet.status).toBe(2);
+    expect(dirichlet.stderr).toMatch(/^error: --prior: a source ledger takes empirical or bootstrap:N/);
+  });
+});
