@@ -295,6 +295,47 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(await page.textContent('#results-for')).toMatch(/adult/);
   }, 240_000);
 
+  it('releases on one click after ε changed: the recalibration moves the button, the draw follows at the new scale; released away from it, nothing is drawn', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.selectOption('#builtin', 'heart');
+    await page.waitForFunction(() => (document.getElementById('data-status')?.textContent ?? '') !== '');
+    const settled = () =>
+      page.waitForFunction(
+        () => document.querySelectorAll('#table tbody tr').length > 0 && !document.getElementById('run')?.hasAttribute('aria-busy'),
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
+    await page.click('#run');
+    await settled();
+    await page.fill('#value', '1.4');
+    const before = await page.getAttribute('#table tr.recommended', 'data-scale');
+    // Pressed away: the change of ε recalibrates, but a pointer released off the button draws nothing.
+    await page.fill('#epsilon', '0.7');
+    const box = (await page.locator('#release').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height + 400);
+    await page.mouse.up();
+    await settled();
+    await page.waitForTimeout(500);
+    expect(await page.textContent('#released')).toBe('');
+    // One click on Release after changing ε: recalibrated, then drawn at the new recommended scale.
+    await page.fill('#epsilon', '0.5');
+    await page.click('#release');
+    await page.waitForFunction(() => /scale [\d.]+/.test(document.getElementById('released')?.textContent ?? ''), undefined, { timeout: 120_000 });
+    const after = await page.getAttribute('#table tr.recommended', 'data-scale');
+    expect(after).not.toBe(before);
+    expect(await page.textContent('#results-for')).toMatch(/ε = 0\.5/);
+    const drawn = /scale ([\d.]+)/.exec((await page.textContent('#released')) ?? '')![1];
+    expect(Number(drawn)).toBeGreaterThanOrEqual(Number(after));
+    expect(Number(drawn) / Number(after) - 1).toBeLessThan(1e-9);
+    expect(await page.textContent('#release-message')).toBe('');
+    await page.close();
+  }, 240_000);
+
   it('meets an (ε, δ) target like calibrate --delta: the order per method, audit at that order, release and spec', async () => {
     const page = await browser.newPage();
     await page.goto(url);

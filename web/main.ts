@@ -33,6 +33,10 @@ const page = {
   rows: 0,
   /** When the running calibration started (for its elapsed time). */
   started: 0,
+  /** Where Release was while the pointer is down on it (a change of α, ε or δ may recalibrate before the click). */
+  releasePressed: null as DOMRect | null,
+  /** A Release asked for while its calibration runs: drawn when the results arrive. */
+  pendingRelease: false,
 };
 
 /** The form's starting values and bounds, read off the settings' declarations: the CLI's defaults. */
@@ -114,6 +118,7 @@ const holdResults = (on: boolean) => {
 function invalidate(): void {
   holdResults(true);
   page.lastRun = '';
+  page.pendingRelease = false;
   for (const k of ['calibrate', 'audit', 'release', 'spec'] as Kind[]) page.latest[k] = ++page.nextId;
   busy(false);
   $('table').querySelector('tbody')!.replaceChildren();
@@ -398,8 +403,12 @@ for (const id of ['alpha', 'epsilon', 'delta'])
   $(id).addEventListener('change', () => {
     // A change event can fire again on blur with the value already calibrated: nothing new to do.
     if (JSON.stringify(params()) === page.lastRun && !$('message').textContent) return;
-    if ($('table').querySelector('tbody tr') || $('message').textContent) run();
-    else invalidate();
+    if ($('table').querySelector('tbody tr') || $('message').textContent) {
+      run();
+      // Pressing Release committed this field: the recalibration empties the results above the
+      // button, which moves before the mouseup (its click lost), so it is drawn when they arrive.
+      if (page.releasePressed) page.pendingRelease = true;
+    } else invalidate();
   });
 $('cancel').addEventListener('click', () => {
   // The worker may be deep in a calibration: stop it, start a fresh one and give it the data again.
@@ -483,10 +492,23 @@ const requestRelease = () => {
     leaveOutGroups,
   });
 };
+$('release').addEventListener('pointerdown', () => (page.releasePressed = $('release').getBoundingClientRect()));
+document.addEventListener(
+  'pointerup',
+  (e) => {
+    // Released away from where the button was: the press is cancelled, as a click would be.
+    const r = page.releasePressed;
+    if (r && !(e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom)) page.pendingRelease = false;
+    setTimeout(() => (page.releasePressed = null));
+  },
+  true,
+);
 $('release').addEventListener('click', () => {
   // A new release asks again for every confirmation.
   Object.assign(confirmed, { allowNoNoise: false, leaveOutGroups: false });
-  requestRelease();
+  // The current inputs are being calibrated: release when their results arrive.
+  if (!page.lastResults && page.lastRun) page.pendingRelease = true;
+  else requestRelease();
 });
 $('copy-spec').addEventListener('click', () => void navigator.clipboard?.writeText(JSON.stringify(page.lastSpec, null, 2)));
 $('download-spec').addEventListener('click', () => download('pufferfish-spec.json', 'application/json', JSON.stringify(page.lastSpec, null, 2)));
@@ -770,6 +792,11 @@ const showResults: Shown<'results'> = (m) => {
   if (smallest.size && (field.value === '' || field.value === page.autoScale)) {
     page.autoScale = String(Math.max(...smallest.values()));
     field.value = page.autoScale;
+  }
+  if (page.pendingRelease) {
+    page.pendingRelease = false;
+    Object.assign(confirmed, { allowNoNoise: false, leaveOutGroups: false });
+    requestRelease();
   }
 };
 
