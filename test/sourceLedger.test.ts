@@ -384,6 +384,40 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     expect(budget.stderr).toMatch(/^error: --epsilon: .*with a source ledger/);
   });
 
+  it('private groups: account --group-private plans the common scale and gives the what-if level the ledger then records', async () => {
+    const ledger = join(dir, 'private-plan.ledger');
+    const flags = ['--data', HEART_PATH, '--secret-column', 'fbs'];
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...flags, '--alpha', '2', '--epsilon', '1')).status).toBe(0);
+    expect((await inProcess('release', ...flags, '--query', 'mean:oldpeak', '--scale', '0.01', '--ledger', ledger)).status).toBe(0);
+    const per = ['--query', 'sum:oldpeak', '--group-by', 'sex', '--group-private'];
+    const plan = await inProcess('account', '--ledger', ledger, ...flags, ...per, '--next', 'laplace', '--json');
+    expect(plan.status, plan.stderr).toBe(0);
+    const p = JSON.parse(plan.stdout);
+    expect(p.groupPrivate).toBe(true);
+    expect(p.groups.map((g: { group: string }) => g.group)).toEqual(['0.0', '1.0']);
+    // Public groups keep the adversaries of the earlier release, who do not know the group (private
+    // groups' only ones) beside those who do: their plan is never below the private one.
+    const publicPlan = JSON.parse((await inProcess('account', '--ledger', ledger, ...flags, ...per.slice(0, 4), '--next', 'laplace', '--json')).stdout);
+    expect(p.statisticScale).toBeLessThanOrEqual(publicPlan.statisticScale);
+    // At the planned scale the what-if fits and 1% below it does not; the release at it records the what-if's level.
+    const whatIf = async (scale: number) =>
+      JSON.parse((await inProcess('account', '--ledger', ledger, ...flags, ...per, '--release', `mechanism=laplace,scale=${scale}`, '--json')).stdout);
+    const at = await whatIf(p.statisticScale);
+    expect(at.fits).toBe(true);
+    expect(at.groupPrivate).toBe(true);
+    expect((await whatIf(p.statisticScale * 0.99)).fits).toBe(false);
+    const rel = await inProcess('release', ...flags, ...per, '--scale', String(p.statisticScale), '--ledger', ledger, '--json');
+    expect(rel.status, rel.stderr).toBe(0);
+    expect(JSON.parse(rel.stdout).ledger.level).toBe(at.level);
+    // Without --group-by, or without a source ledger's statistic, the flag is refused by name.
+    const alone = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'sum:oldpeak', '--group-private', '--next', 'laplace');
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/^error: --group-private: goes with a statistic of a table/);
+    const laws = await inProcess('account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--group-private');
+    expect(laws.status).toBe(2);
+    expect(laws.stderr).toMatch(/^error: --group-private: goes with a source ledger's plan or what-if/);
+  });
+
   it('opens a source ledger, records a per-group mean and refuses a hand-typed value', async () => {
     const ledger = join(dir, 'cli.ledger');
     const misspelt = await inProcess(

@@ -285,7 +285,8 @@ export interface TypedStatisticRelease {
  * it records: a what-if, nothing is recorded. Each typed release draws every group's value `count`
  * times at its scale in the statistic's units, group g's noise on one unit's contribution being
  * `fromScale(scale)` (as `release … --scale S --ledger L` draws it; rounded down, so the level is
- * never understated). The level is the same joint accountant's as a recorded release's.
+ * never understated); `groupPrivate`: the groups as `--group-private` records them (the column not
+ * known to the adversary). The level is the same joint accountant's as a recorded release's.
  * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
  * const store = ledgerStore(`${scratch}/what-if.ledger`); // scratch: a folder of yours
  * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
@@ -298,9 +299,11 @@ export async function statisticLevelWith(
   groupBy: string | undefined,
   groups: readonly { group: string; fromScale(scale: number): number }[],
   typed: readonly TypedStatisticRelease[],
+  groupPrivate = false,
 ): Promise<BudgetLevel> {
   if (typed.length === 0) throw new InputError('needs at least one release to account', '--release');
-  const batch: RecordedStatistic[] = groupBy === undefined ? [{ query }] : groups.map((g) => ({ query, groupBy, group: g.group }));
+  const batch: RecordedStatistic[] =
+    groupBy === undefined ? [{ query }] : groups.map((g) => ({ query, groupBy, group: g.group, ...(groupPrivate ? { private: true as const } : {}) }));
   refuseCountOfUnits(batch[0], s.unit);
   const { identity, past } = await boundTo(store, s);
   const scenario = await statisticsScenario(s, [...past, ...batch], identity);

@@ -15,6 +15,8 @@ import { parseGrid, parseNames } from './grid.js';
 import {
   loadScenario,
   loadStatistic,
+  loadPrivateGroups,
+  checkGroupPrivate,
   parseCoordinateScales,
   parseStatisticFlag,
   parseThreads,
@@ -95,6 +97,26 @@ const NO_NOISE =
   "needs no noise: the data's own divergence keeps the ledger's budget with every recorded release (data processing), so the value itself, or any noise, fits";
 
 /**
+ * The groups a per-group plan or what-if releases, each with how a scale in the statistic's units
+ * maps onto one unit's contribution: public groups each by its n (a mean's), private groups as they
+ * are (sums and counts only: a private group's n is not released), with the groups a public release
+ * leaves out.
+ */
+async function plannedGroups(o: AccountOptions, query: string, groupBy: string | undefined) {
+  const st = parseStatisticFlag(query)!;
+  if (o.groupPrivate) {
+    checkGroupPrivate({ ...o, groupBy });
+    const t = await loadPrivateGroups({ ...o, groupBy, given: undefined }, st);
+    return { groups: t.groups.map((g) => ({ group: g.group, fromScale: (scale: number) => scale })), leftOut: [] as string[] };
+  }
+  const t = await loadStatistic({ ...o, groupBy, given: undefined }, st);
+  return {
+    groups: t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale, units: g.units })),
+    leftOut: t.skipped.map((x) => x.group),
+  };
+}
+
+/**
  * `account --ledger L … --query STAT --group-by G --next M`: the smallest common scale, in the
  * statistic's units, at which one release per public group keeps the source ledger's budget (what
  * `release … --group-by G --scale S --ledger L` takes).
@@ -103,12 +125,11 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   const groupBy = (o.groupBy ?? o.given)!;
   const { ledgerStore } = await import('../ledger/store.js');
   const { groupsFittingScale } = await import('../api/sourceLedger.js');
-  const t = await loadStatistic({ ...o, groupBy, given: undefined }, parseStatisticFlag(query)!);
-  const groups = t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale }));
+  const { groups, leftOut } = await plannedGroups(o, query, groupBy);
   let r: Awaited<ReturnType<typeof groupsFittingScale>>;
   try {
     r = await withTrials('plan', !o.json, (onTrial) =>
-      groupsFittingScale(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, mechanism, false, onTrial),
+      groupsFittingScale(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, mechanism, !!o.groupPrivate, onTrial),
     );
   } catch (e) {
     throw asFlagError(e);
@@ -116,17 +137,18 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
   if (r === null)
     throw new InputError(`no ${mechanism} release of ${query} per ${groupBy} fits the ledger's budget: the recorded statistics have spent it`, '--next');
   const none = dataAlone(r.scale, r.level);
-  const skipped = t.skipped.length ? ` (left out, as a release leaves them: ${t.skipped.map((x) => x.group).join(', ')})` : '';
+  const skipped = leftOut.length ? ` (left out, as a release leaves them: ${leftOut.join(', ')})` : '';
+  const kind = o.groupPrivate ? ' private group of' : '';
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ statistic: query, groupBy, groups: t.groups.map((g) => ({ group: g.group, units: g.units })), mechanism, statisticScale: none ? 0 : jsonNumber(r.scale), ...(none ? {} : errorBar(mechanism, r.scale)), noNoise: none, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
+      `${jsonText({ statistic: query, groupBy, ...(o.groupPrivate ? { groupPrivate: true } : {}), groups: groups.map((g) => ({ group: g.group, ...('units' in g ? { units: g.units } : {}) })), mechanism, statisticScale: none ? 0 : jsonNumber(r.scale), ...(none ? {} : errorBar(mechanism, r.scale)), noNoise: none, level: jsonNumber(r.level.level), alpha: jsonAlpha(r.level.alpha) })}
 `,
     );
     return;
   }
-  if (none) return void process.stdout.write(`the next release of ${query} per ${groupBy} ${NO_NOISE}\n`);
+  if (none) return void process.stdout.write(`the next release of ${query} per${kind} ${groupBy} ${NO_NOISE}\n`);
   process.stdout.write(
-    `the next release of ${query} per ${groupBy} (${t.groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n${errorBarText(mechanism, r.scale)}`,
+    `the next release of ${query} per${kind} ${groupBy} (${groups.length} groups${skipped}) keeps the ledger's budget at ${mechanism} scale ${numUp(r.scale)} or more in the statistic's units, every group at it: release it with --group-by ${groupBy}${o.groupPrivate ? ' --group-private' : ''} --scale ${numUp(r.scale)} --ledger ${o.ledger}; the joint level would then be ${numUp(r.level.level)} (α = ${r.level.alpha === Infinity ? '∞' : r.level.alpha})\n${errorBarText(mechanism, r.scale)}`,
   );
 }
 
@@ -136,6 +158,7 @@ async function accountNextGroups(o: AccountOptions, query: string, mechanism: Me
  * in the statistic's own units (what `release … --scale S --ledger L` takes).
  */
 async function accountNextStatistic(o: AccountOptions): Promise<void> {
+  if (o.groupPrivate) checkGroupPrivate({ ...o, groupBy: o.groupBy ?? o.given, given: undefined });
   if (o.next === undefined && o.release?.length) return accountStatisticWhatIf(o);
   if (o.next !== undefined && o.release?.length)
     throw new InputError('is a what-if of typed releases; --next plans the next one: give one of them, not both', '--release');
@@ -228,25 +251,24 @@ async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
   });
   const query = o.query!.trim();
   const groupBy = o.groupBy ?? o.given;
-  const t = await loadStatistic({ ...o, groupBy, given: undefined }, parseStatisticFlag(query)!);
-  const groups = t.groups.map((g) => ({ group: g.group, fromScale: toStatistic(g).fromScale, units: g.units }));
+  // Groups of one secret value are left out, as a release with --leave-out-groups leaves them (without it, it refuses).
+  const { groups, leftOut } = await plannedGroups(o, query, groupBy);
   const { ledgerStore } = await import('../ledger/store.js');
   const { statisticLevelWith } = await import('../api/sourceLedger.js');
   let level: BudgetLevel;
   try {
-    level = await statisticLevelWith(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, typed);
+    level = await statisticLevelWith(ledgerStore(o.ledger!), statisticsSourceOf(o), query, groupBy, groups, typed, !!o.groupPrivate);
   } catch (e) {
     throw asFlagError(e);
   }
-  // Groups of one secret value are left out, as a release with --leave-out-groups leaves them (without it, it refuses).
-  const leftOut = t.skipped.map((x) => x.group);
   const { accounting } = level;
-  if (!o.json) return void process.stdout.write(whatIfText(query, groupBy, groups.length, leftOut, typed, level));
+  if (!o.json) return void process.stdout.write(whatIfText(query, groupBy, groups.length, leftOut, typed, level, !!o.groupPrivate));
   process.stdout.write(
     `${jsonText({
       statistic: query,
       ...(groupBy !== undefined ? { groupBy } : {}),
-      groups: groups.map((g) => ({ group: g.group, units: g.units })),
+      ...(o.groupPrivate ? { groupPrivate: true } : {}),
+      groups: groups.map((g) => ({ group: g.group, ...('units' in g ? { units: g.units } : {}) })),
       ...(leftOut.length ? { leftOut } : {}),
       releases: typed.map((r) => ({ ...r, perUnit: groups.map((g) => jsonNumber(g.fromScale(r.scale))) })),
       level: jsonNumber(level.level),
@@ -272,11 +294,12 @@ function whatIfText(
   leftOut: readonly string[],
   typed: readonly { mechanism: string; scale: number }[],
   level: BudgetLevel,
+  groupPrivate: boolean,
 ): string {
   // The scales as typed (not computed: nothing to round up).
   const what = typed.map((r) => `${r.mechanism} scale ${r.scale}`).join(', then ');
   const skipped = leftOut.length ? `; left out: ${leftOut.join(', ')}, rows of one secret value, which release refuses without --leave-out-groups` : '';
-  const per = groupBy !== undefined ? ` per ${groupBy} (${groups} groups, every group at it${skipped})` : '';
+  const per = groupBy !== undefined ? ` per${groupPrivate ? ' private group of' : ''} ${groupBy} (${groups} groups, every group at it${skipped})` : '';
   const order = `α = ${numberText(level.alpha)}`;
   const e = level.accounting.epsilonDelta;
   const where = e
@@ -388,6 +411,12 @@ const HOW = {
 } as const;
 
 async function runAccount(o: AccountOptions): Promise<void> {
+  const sourcePlan = o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query);
+  if (o.groupPrivate && !sourcePlan)
+    throw new InputError(
+      "goes with a source ledger's plan or what-if of a statistic per group (account --ledger L --data T --query STAT --group-by G --next M | --release …)",
+      '--group-private',
+    );
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
   if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query))
     return accountNextStatistic(o);
@@ -626,6 +655,12 @@ export function accountCommand(program: Command): void {
     .addOption(settingOption('coordinateScales', 'vector queries: coordinate i has noise wᵢ × each release scale (default all 1)'))
     .addOption(settingOption('delta', `δ for the (ε′, δ) conversion (default: the ledger's, else the spec's, else ${settingText(settingDefault('delta'))})`))
     .addOption(settingOption('next'))
+    .addOption(
+      settingOption(
+        'groupPrivate',
+        "with a source ledger, --query STAT and --group-by: plan or what-if the groups' release as private groups (one scale for their vector)",
+      ),
+    )
     .addOption(settingOption('epsilon', 'with --next: the total budget (default: spec, else 1)', { one: true }))
     .addOption(settingOption('nextColumns'))
     .addOption(
