@@ -382,7 +382,7 @@ describe('the CLI: ledger init --data, release --query … --ledger, show and ch
     const budget = await inProcess('account', '--ledger', ledger, ...flags, '--query', 'mean:chol', '--release', 'mechanism=laplace,scale=1', '--epsilon', '1');
     expect(budget.status).toBe(2);
     expect(budget.stderr).toMatch(/^error: --epsilon: .*with a source ledger/);
-  });
+  }, 180_000);
 
   it('private groups: account --group-private plans the common scale and gives the what-if level the ledger then records', async () => {
     const ledger = join(dir, 'private-plan.ledger');
