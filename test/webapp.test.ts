@@ -738,6 +738,20 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     );
     expect(viaSpec.groups[0].results[0].scale).toBe(whole.find((r: { method: string }) => r.method === 'exact').scale);
 
+    // A bootstrap class: the page's own md5 weighs the units as the engine's SQL does, so the scales are the CLI's --prior bootstrap:20.
+    await page.selectOption('#prior', 'bootstrap:20');
+    await page.click('#run');
+    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 180_000 });
+    const drawn = cli('--method', 'theorem,pierquin,wasserstein-inf,coupled,exact', '--prior', 'bootstrap:20').groups[0].results;
+    // (Within the last bits: the page solves the 21 priors' pairs on its pool, the CLI on one thread.)
+    const onPage = (await scales()).map((r) => r.scale);
+    expect(onPage).toHaveLength(drawn.length);
+    drawn.forEach((r: { scale: number }, i: number) => expect(Math.abs(onPage[i] / r.scale - 1)).toBeLessThan(1e-13));
+    expect(drawn.find((r: { method: string }) => r.method === 'exact').scale).toBeGreaterThan(
+      whole.find((r: { method: string }) => r.method === 'exact').scale,
+    );
+    await page.selectOption('#prior', 'empirical');
+
     // An (ε, δ) target: each method through its order, in the mean's units, as calibrate --delta (within V8's last bits).
     await page.check('#target-delta');
     await page.fill('#delta', '1e-6');
