@@ -106,6 +106,22 @@ describe('a statistic’s bootstrap class', () => {
     });
   }
 
+  it('a table with columns named like the query’s own (pufferfish_id, pufferfish_draw, pufferfish_h) gets the same draws', async () => {
+    const clash = join(dir, 'clash.csv');
+    writeFileSync(clash, `hh,s,x,f,pufferfish_id,pufferfish_draw,pufferfish_h\n${ROWS.map((r) => [...r, 7, 0, 0].join(',')).join('\n')}\n`);
+    for (const unit of [true, false]) {
+      const st: Statistic = { ...parseStatistic('sum:x')!, ...(unit ? { unit: 'hh' } : {}) };
+      const [plain, clashing] = [
+        await statisticFromTable(CSV, { statistic: st, secretColumn: 's', prior: 'bootstrap:6', seed: 4 }),
+        await statisticFromTable(clash, { statistic: st, secretColumn: 's', prior: 'bootstrap:6', seed: 4 }),
+      ];
+      expect(lawsOf(clashing)).toEqual(lawsOf(plain));
+    }
+    const id = async (location: string) =>
+      (await sourceIdentity({ source: { kind: 'csv', location }, secretColumn: 's', prior: { draws: 3, seed: 1 } })).identity;
+    expect(await id(clash)).toMatch(/^source:sha256:/);
+  });
+
   it('a source ledger’s joint law under draw i projects onto each statistic’s own law under draw i', async () => {
     const src: StatisticsSource = { source: { kind: 'csv', location: CSV }, secretColumn: 's', unit: 'hh', prior: { draws: 5, seed: 9 } };
     const { identity } = await sourceIdentity(src);

@@ -5,7 +5,7 @@ import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 import { checkPredicate, predicateColumns } from './predicate.js';
 import { rowContribution, unitTotal, withUnitTotals } from './statistic.js';
-import { unitWeightSql } from './unitWeights.js';
+import { md5Hex, unitWeightSql } from './unitWeights.js';
 import type { Engine } from './engines/engine.js';
 
 export type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -92,10 +92,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const ng = Math.max(givens.length, 1);
     const groupX = dims.map((i) => i + ng + 2).join(', ');
     const units = c?.unit ? withUnitTotals(engine.relation, cs!, engine.tryCast, givens) : engine.relation;
-    const relation = q.bootstrap ? weighted(engine, units, c?.unit, q.bootstrap) : units;
-    const n = q.bootstrap ? `sum(${WEIGHT})` : 'count(*)';
-    const byDraw = q.bootstrap ? ', pufferfish_draw AS draw' : '';
-    const groupDraw = q.bootstrap ? `, pufferfish_draw HAVING ${n} > 0` : '';
+    const drawn = q.bootstrap ? weighted(engine, units, c?.unit, q.bootstrap) : null;
+    const relation = drawn ? drawn.relation : units;
+    const n = drawn ? `sum(${drawn.weight})` : 'count(*)';
+    const byDraw = drawn ? `, ${drawn.draw} AS draw` : '';
+    const groupDraw = drawn ? `, ${drawn.draw} HAVING ${n} > 0` : '';
     // A statistic's predicate is checked before the aggregation where the engine types its columns.
     const checkContribution = async () => {
       for (const x of cs ?? [])
@@ -157,20 +158,25 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   }
 }
 
-/** A row's weight in its draw: 1 in draw 0 (the table itself), else its unit's Poisson(1) weight. */
-const WEIGHT = `CASE WHEN pufferfish_draw = 0 THEN 1 ELSE ${unitWeightSql('pufferfish_h')} END`;
-
 /**
  * The relation once per draw 0…N of a bootstrap class: each row with its draw and the md5 bits its
  * unit's weight is read from (`unitWeights.ts`), the unit being the `unit` column's text or the
- * row's position in the file.
+ * row's position in the file; and the row's weight in its draw (1 in draw 0, the table itself). The
+ * added columns' names carry a tag of the relation's text, so a table's own column of the same
+ * name is never read in their place.
  */
-function weighted(engine: Engine, relation: string, unit: string | undefined, b: UnitBootstrap): string {
-  const id = unit !== undefined ? `CAST(${ident(unit)} AS VARCHAR)` : engine.rowPosition!;
+function weighted(engine: Engine, relation: string, unit: string | undefined, b: UnitBootstrap): { relation: string; draw: string; weight: string } {
+  const tag = md5Hex(`${relation}|${unit ?? ''}`).slice(0, 12);
+  const [id, draw, h] = ['id', 'draw', 'h'].map((x) => `pufferfish_${x}_${tag}`);
+  const unitText = unit !== undefined ? `CAST(${ident(unit)} AS VARCHAR)` : engine.rowPosition!;
   // weightKey's text: seed, draw and unit joined by colons.
-  const key = `${literal(`${b.seed}:`)} || CAST(pufferfish_integers.i AS VARCHAR) || ':' || pufferfish_ided.pufferfish_id`;
-  const ided = `(SELECT *, ${id} AS pufferfish_id FROM ${relation}) AS pufferfish_ided`;
-  return `(SELECT pufferfish_ided.*, pufferfish_integers.i AS pufferfish_draw, CASE WHEN pufferfish_integers.i = 0 THEN 0 ELSE ${engine.md5Bits(key)} END AS pufferfish_h FROM ${ided} CROSS JOIN ${engine.integers(b.draws)}) AS pufferfish_drawn`;
+  const key = `${literal(`${b.seed}:`)} || CAST(pufferfish_integers.i AS VARCHAR) || ':' || pufferfish_ided.${id}`;
+  const ided = `(SELECT *, ${unitText} AS ${id} FROM ${relation}) AS pufferfish_ided`;
+  return {
+    relation: `(SELECT pufferfish_ided.*, pufferfish_integers.i AS ${draw}, CASE WHEN pufferfish_integers.i = 0 THEN 0 ELSE ${engine.md5Bits(key)} END AS ${h} FROM ${ided} CROSS JOIN ${engine.integers(b.draws)}) AS pufferfish_drawn`,
+    draw,
+    weight: `CASE WHEN ${draw} = 0 THEN 1 ELSE ${unitWeightSql(h)} END`,
+  };
 }
 
 /** What `tallyRows` reads an aggregate's rows by. */

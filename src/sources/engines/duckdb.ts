@@ -33,7 +33,8 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
     integers: (n) => `range(0, ${n + 1}) AS pufferfish_integers(i)`,
     // DuckDB scans a file in its order (insertion order is preserved), so a row's number is its line's.
     rowPosition: 'CAST(row_number() OVER () AS VARCHAR)',
-    orderFingerprint: `SELECT CAST(sum(hash(pufferfish_rows)) AS VARCHAR) AS h FROM (SELECT *, row_number() OVER () AS pufferfish_position FROM ${relation}) AS pufferfish_rows`,
+    // (The position and the row struct under names of the middle query's own: no column of the table stands in for them.)
+    orderFingerprint: `SELECT CAST(sum(hash(p, r)) AS VARCHAR) AS h FROM (SELECT row_number() OVER () AS p, pufferfish_rows AS r FROM (SELECT * FROM ${relation}) AS pufferfish_rows) AS pufferfish_positions`,
     async columns() {
       // The names of the very relation aggregated; when a text column is missing it cannot be
       // described, and the file read without types lists the names there are.
