@@ -746,7 +746,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     // (Within the last bits: the page solves the 21 priors' pairs on its pool, the CLI on one thread.)
     const onPage = (await scales()).map((r) => r.scale);
     expect(onPage).toHaveLength(drawn.length);
-    drawn.forEach((r: { scale: number }, i: number) => expect(Math.abs(onPage[i] / r.scale - 1)).toBeLessThan(1e-13));
+    for (const [i, r] of (drawn as { scale: number }[]).entries()) expect(Math.abs(onPage[i] / r.scale - 1)).toBeLessThan(1e-13);
     expect(drawn.find((r: { method: string }) => r.method === 'exact').scale).toBeGreaterThan(
       whole.find((r: { method: string }) => r.method === 'exact').scale,
     );
