@@ -164,6 +164,21 @@ describe('a statistic’s bootstrap class', () => {
     expect(await laws(p1)).not.toEqual(await laws(p2));
   });
 
+  it('a class too large to build for the adversaries who know a group is refused, never dropped (their level would fall)', async () => {
+    // Two groups with both secrets and 250 groups of one row: 252 public values × 81 priors pass the cap.
+    const rows = ['g,s,x'];
+    for (let k = 0; k < 20; k++) rows.push(`0,a,${k % 11}`, `0,b,${5 + (k % 11)}`, `1,a,${k % 7}`, `1,b,${k % 9}`);
+    for (let k = 0; k < 250; k++) rows.push(`${k + 2},${k % 2 ? 'a' : 'b'},${k % 13}`);
+    const location = join(dir, 'many-groups.csv');
+    writeFileSync(location, `${rows.join('\n')}\n`);
+    const recorded = [{ query: 'sum:x' }, { query: 'sum:x', groupBy: 'g', group: '0' }];
+    const src = (draws: number): StatisticsSource => ({ source: { kind: 'csv', location }, secretColumn: 's', prior: { draws, seed: 0 } });
+    // Below the cap both parts of the class are there (adversaries who know g and who do not).
+    const small = await statisticsScenario(src(5), recorded, (await sourceIdentity(src(5))).identity);
+    expect(small.priors.some((p) => p.name.includes('g="0"'))).toBe(true);
+    await expect(statisticsScenario(src(80), recorded, (await sourceIdentity(src(80))).identity)).rejects.toThrow(/would build \d+ priors/);
+  });
+
   it('a database table without --unit is refused naming --unit (its rows have no order to key weights by), before connecting', async () => {
     await expect(
       statisticFromTable(

@@ -7,7 +7,7 @@ import { PointAtoms } from '../sources/csvText.js';
 import { jointKey, tableHistograms } from '../sources/histograms.js';
 import type { TableHistograms, UnitBootstrap } from '../sources/histogramTypes.js';
 import { predicateColumns } from '../sources/predicate.js';
-import { tableScenario } from '../sources/priors.js';
+import { isNoPair, tableScenario } from '../sources/priors.js';
 import { statisticValues } from '../sources/statisticValues.js';
 import { parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableSource } from '../sources/table.js';
@@ -117,7 +117,8 @@ export async function statisticsScenario(
         .priors;
     } catch (e) {
       // No group of this part holds two secrets: an adversary knowing these groups has no pair to protect.
-      if (e instanceof InputError && known.length > 0) return [];
+      // Anything else (the class too large to build) is refused: dropping the part would drop its adversaries.
+      if (isNoPair(e) && known.length > 0) return [];
       throw e;
     }
   });

@@ -140,6 +140,15 @@ export interface TableScenario {
   absentGiven: { value: string; absent: string[] }[];
 }
 
+const NO_PAIR = 'no public value has rows of two secrets';
+
+/**
+ * Whether `tableScenario` refused for want of a pair (no public value holds two secrets), and for
+ * nothing else: a caller may read that as "nothing to protect", never a refusal of its size.
+ * @example isNoPair(new InputError('no public value has rows of two secrets', 'given')) // true
+ */
+export const isNoPair = (e: unknown): boolean => e instanceof InputError && e.path === 'given' && e.reason === NO_PAIR;
+
 /** Most priors a table scenario may build (draws × public values). */
 const MAX_PRIORS = 20_000;
 
@@ -156,7 +165,7 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
   const total = h.groups.size * (1 + drawn);
   if (total > MAX_PRIORS) {
     throw new InputError(
-      `would build ${total} priors (${h.groups.size} public value(s) × ${1 + drawn}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given column`,
+      `would build ${total} priors (${h.groups.size} public value(s) × ${1 + drawn}), each calibrated for every secret pair; at most ${MAX_PRIORS}: use fewer draws or a coarser --given (or --group-by) column`,
       'prior',
     );
   }
@@ -206,7 +215,7 @@ export function tableScenario(h: TableHistograms, opts: { name: string; prior?: 
       });
     }
   }
-  if (priors.length === 0) throw new InputError('no public value has rows of two secrets', 'given');
+  if (priors.length === 0) throw new InputError(NO_PAIR, 'given');
   return { scenario: { name: opts.name, priors, pairs: opts.pairs }, skippedGiven, absentGiven };
 }
 
