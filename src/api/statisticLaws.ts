@@ -75,8 +75,9 @@ export function statisticOf(
   const label = statisticLabel(s);
   const base = o.name;
   // A bootstrap class's draws reweight the units in the tally (h.draws); a Dirichlet class resamples here.
-  const prior = o.prior && !unitBootstrap(o.prior, o.seed) ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
-  if (unitBootstrap(o.prior, o.seed) && !h.draws) throw new Error('a bootstrap class of a statistic needs its draws tallied (unitBootstrap)');
+  const boot = unitBootstrap(o.prior, o.seed);
+  const prior = o.prior && !boot ? parsePriorClass(o.prior, o.seed ?? 0) : undefined;
+  if (boot && !h.draws) throw new Error('a bootstrap class of a statistic needs its draws tallied (unitBootstrap)');
   const groups: StatisticGroup[] = [];
   const skipped: TableStatistic['skipped'] = [];
   for (const [group, { total, units }] of [...v.groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -286,7 +287,18 @@ export function statisticFromText(
 function textWeights(t: TextTable, s: Statistic, b: UnitBootstrap | undefined): Parameters<typeof textHistograms>[2] {
   if (!b) return undefined;
   const ui = s.unit === undefined ? -1 : t.columns.indexOf(s.unit);
-  return { draws: b.draws, of: (k) => unitWeights(ui < 0 ? String(k + 1) : t.rows[k][ui], b) };
+  if (ui < 0) return { draws: b.draws, of: (k) => unitWeights(String(k + 1), b) };
+  // A unit's rows share its weights: drawn once per unit.
+  const byUnit = new Map<string, number[]>();
+  return {
+    draws: b.draws,
+    of: (k) => {
+      const u = t.rows[k][ui];
+      const w = byUnit.get(u) ?? unitWeights(u, b);
+      byUnit.set(u, w);
+      return w;
+    },
+  };
 }
 
 /** A row cut or padded (missing cells) to `n` cells. */

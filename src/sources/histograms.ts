@@ -196,7 +196,8 @@ interface TallyPlan {
  * rows with a missing or non-numeric value, a missing secret or public value are dropped and
  * counted; a vector query tallies each distinct row vector by its number.
  */
-function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, predicateNames }: TallyPlan) {
+function tallyRows(rows: Record<string, unknown>[], plan: TallyPlan) {
+  const { q, dims } = plan;
   const tally = new Tally();
   // A bootstrap's draws 1…N: the same rows reweighted, so rows read and dropped are draw 0's.
   const draws = Array.from({ length: q.bootstrap?.draws ?? 0 }, () => new Tally());
@@ -205,56 +206,56 @@ function tallyRows(rows: Record<string, unknown>[], { q, dims, givens, joint, pr
   const numeric = dims.map(() => 0);
   const atoms = new PointAtoms();
   const givenValues = new Map<string, (string | null)[]>();
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   for (const r of rows) {
     const n = Number(r.n);
     const draw = Number(r.draw ?? 0);
+    const row = readRow(r, plan, atoms, draw > 0);
     if (draw > 0) {
-      addDrawn(draws[draw - 1], r, { q, dims, givens, joint, predicateNames }, atoms);
+      if (kept(row)) addRow(draws[draw - 1], r, row, plan);
       continue;
     }
     total += n;
-    let coords = dims.map((i) => num(r[`x${i}`]));
-    coords.forEach((c, i) => {
+    row.coords.forEach((c, i) => {
       if (c !== null && Number.isFinite(c)) numeric[i] += n;
     });
-    // Jointly, a unit without a value of a statistic contributes 0 to it (as to its total), and every
-    // unit with a secret is in the law: so a law over more statistics projects onto one over fewer.
-    if (joint) coords = coords.map((x) => x ?? 0);
-    const texts = joint ? givens.map((_, i) => secretText(r[`g${i}`])) : [];
-    const gv = joint ? jointKey(givens, texts) : q.given ? secretText(r.g0) : '';
-    if (joint && !givenValues.has(gv!)) givenValues.set(gv!, texts);
-    let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
-    if (xv !== null && (dims.length > 1 || joint)) xv = atoms.id(coords as number[]);
-    const s = q.secretColumn ? secretText(r.s) : '';
-    if (gv === null || xv === null || !Number.isFinite(xv) || s === null) {
-      dropped += n;
-      continue;
-    }
-    if (q.secretColumn) tally.add(gv, s, xv, n);
-    else {
-      predicateNames.forEach((name, i) => {
-        if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
-      });
-    }
+    if (plan.joint && !givenValues.has(row.gv!)) givenValues.set(row.gv!, row.texts);
+    if (kept(row)) addRow(tally, r, row, plan);
+    else dropped += n;
   }
   return { tally, draws, total, dropped, numeric, atoms, givenValues };
 }
 
-/** A bootstrap draw's row, tallied as draw 0's rows are (its rows left out are counted there). */
-function addDrawn(tally: Tally, r: Record<string, unknown>, { q, dims, givens, joint, predicateNames }: TallyPlan, atoms: PointAtoms): void {
-  const coords = dims.map((i) => (r[`x${i}`] === null || r[`x${i}`] === undefined ? (joint ? 0 : null) : Number(r[`x${i}`])));
-  const gv = joint
-    ? jointKey(
-        givens,
-        givens.map((_, i) => secretText(r[`g${i}`])),
-      )
-    : q.given
-      ? secretText(r.g0)
-      : '';
+/**
+ * One aggregate row read: its coordinates, public group (key and texts), atom and secret. Jointly, a
+ * unit without a value of a statistic contributes 0 to it (as to its total), and every unit with a
+ * secret is in the law: so a law over more statistics projects onto one over fewer.
+ */
+function readRow(r: Record<string, unknown>, { q, dims, givens, joint }: TallyPlan, atoms: PointAtoms, drawn: boolean) {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  let coords = dims.map((i) => num(r[`x${i}`]));
+  if (joint) coords = coords.map((x) => x ?? 0);
+  const texts = joint ? givens.map((_, i) => secretText(r[`g${i}`])) : [];
+  const gv = joint ? jointKey(givens, texts) : q.given ? secretText(r.g0) : '';
   const s = q.secretColumn ? secretText(r.s) : '';
-  if (gv === null || s === null || !coords.every((c) => c !== null && Number.isFinite(c))) return;
-  const xv = dims.length > 1 || joint ? atoms.id(coords as number[]) : coords[0]!;
+  let xv: number | null = coords.every((c) => c !== null && Number.isFinite(c)) ? coords[0] : null;
+  // Atoms are numbered as met; a bootstrap draw's row numbers one only if it is kept (draw 0's rows always).
+  if (xv !== null && (dims.length > 1 || joint) && (!drawn || (gv !== null && s !== null))) xv = atoms.id(coords as number[]);
+  return { coords, texts, gv, xv, s };
+}
+
+type ReadRow = ReturnType<typeof readRow>;
+
+/** A row with a public group, a finite value and a secret (others are dropped and counted). */
+const kept = (row: ReadRow): row is ReadRow & { gv: string; xv: number; s: string } =>
+  row.gv !== null && row.xv !== null && Number.isFinite(row.xv) && row.s !== null;
+
+/** A kept row into a tally: its count under its secret, or each predicate's count under the predicate's name. */
+function addRow(
+  tally: Tally,
+  r: Record<string, unknown>,
+  { gv, xv, s }: ReadRow & { gv: string; xv: number; s: string },
+  { q, predicateNames }: TallyPlan,
+): void {
   if (q.secretColumn) tally.add(gv, s, xv, Number(r.n));
   else for (const [i, name] of predicateNames.entries()) if (Number(r[`p${i}`]) > 0) tally.add(gv, name, xv, Number(r[`p${i}`]));
 }
