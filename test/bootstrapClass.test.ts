@@ -15,7 +15,7 @@ import { atomsOf, coord } from '../src/distribution/points.js';
 import { initLedger } from '../src/ledger/ledger.js';
 import { ledgerStore } from '../src/ledger/store.js';
 import { parseStatistic, type Statistic } from '../src/sources/statistic.js';
-import { md5Hex, unitWeights } from '../src/sources/unitWeights.js';
+import { checkDrawnSize, MAX_DRAWN_ROWS, md5Hex, unitWeights } from '../src/sources/unitWeights.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import { runInProcess as inProcess } from './inProcess.js';
 
@@ -177,6 +177,60 @@ describe('a statistic’s bootstrap class', () => {
     const small = await statisticsScenario(src(5), recorded, (await sourceIdentity(src(5))).identity);
     expect(small.priors.some((p) => p.name.includes('g="0"'))).toBe(true);
     await expect(statisticsScenario(src(80), recorded, (await sourceIdentity(src(80))).identity)).rejects.toThrow(/would build \d+ priors/);
+  });
+
+  it('a class whose draws would hold more rows than fit in memory is refused, naming the most draws that fit, before the draws are read (CLI and page)', async () => {
+    // 2 secrets × 5 000 distinct values: 10 000 rows of draw 0, so MAX_DRAWN_ROWS / 10 000 draws fit.
+    const rows = ['s,x'];
+    for (let k = 0; k < 5000; k++) rows.push(`a,${k}`, `b,${k + 0.5}`);
+    const location = join(dir, 'many-values.csv');
+    writeFileSync(location, `${rows.join('\n')}\n`);
+    const fit = Math.floor(MAX_DRAWN_ROWS / 10_000);
+    const o = (draws: number) => ({ statistic: parseStatistic('sum:x')!, secretColumn: 's', prior: `bootstrap:${draws}` });
+    const refusal = { path: 'prior', message: expect.stringContaining(`at most bootstrap:${fit},`) };
+    await expect(statisticFromTable(location, o(fit + 1))).rejects.toMatchObject(refusal);
+    const text = { columns: ['s', 'x'], rows: rows.slice(1).map((r) => r.split(',')) };
+    expect(() => statisticFromText(text, { ...o(fit + 1), name: 't' })).toThrow(expect.objectContaining(refusal));
+    // The named count fits exactly: the bound is on draws × distinct rows.
+    expect(() => checkDrawnSize(10_000, fit)).not.toThrow();
+    const cli = await inProcess('calibrate', '--data', location, '--secret-column', 's', '--query', 'sum:x', '--prior', `bootstrap:${fit + 1}`);
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toMatch(new RegExp(`--prior: .*take at most bootstrap:${fit},`));
+  });
+
+  it('a seed where nothing is drawn is refused (never taken and ignored), and a Dirichlet class is refused for private groups by their name', async () => {
+    const heart = ['--data', HEART_PATH, '--secret-column', 'fbs', '--alpha', '2', '--epsilon', '1'];
+    const seattle = [
+      '--data',
+      'test/fixtures/weather/seattle-weather.csv.gz',
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--query',
+      'count:rain',
+      '--length',
+      '30',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+    ];
+    for (const args of [
+      ['calibrate', ...heart, '--query', 'chol'],
+      ['calibrate', ...heart, '--query', 'mean:chol'],
+      ['calibrate', ...heart, '--query', 'sum:chol', '--group-by', 'sex', '--group-private'],
+      ['calibrate', ...seattle],
+      ['calibrate', ...seattle, '--window', '10'],
+      ['ledger', 'init', '--ledger', join(dir, 'seeded.ledger'), ...heart],
+    ]) {
+      const r = await inProcess(...args, '--prior', 'empirical', '--seed', '3');
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^error: --seed: .*--prior empirical draws nothing/);
+    }
+    const groups = await inProcess('calibrate', ...heart, '--query', 'sum:chol', '--group-by', 'sex', '--group-private', '--prior', 'dirichlet:3');
+    expect(groups.status).toBe(2);
+    expect(groups.stderr).toMatch(/^error: --prior: --group-private takes empirical or bootstrap:N: .* every group/);
   });
 
   it('a database table without --unit is refused naming --unit (its rows have no order to key weights by), before connecting', async () => {

@@ -153,6 +153,7 @@ async function sequenceModel(o: SourceOptions) {
       throw asFlagError(e);
     }
   })();
+  refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
   const seed = numberSetting('seed', o.seed, 0);
   const prior = o.prior ? parsePriorClass(o.prior, seed) : undefined;
   const source = tableSourceOf(o);
@@ -332,7 +333,7 @@ export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStat
 export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Promise<PrivateGroups> {
   refuseUnused([['--spec-out', o.specOut]], 'with --group-private yet');
   // The vector of private groups is a joint law: its class is a source ledger's (bootstrap draws shared by every coordinate).
-  sourceClass(o);
+  sourceClass(o, '--group-private');
   const args = statisticArgs(o, s);
   const { privateGroupsStatistic } = await import('../api/statistic.js');
   try {
@@ -360,8 +361,7 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
     ],
     'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
   );
-  if (o.seed !== undefined && o.prior === undefined)
-    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
+  refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
   const lattice = (o.mechanism ?? '').split(',').find((m) => Object.hasOwn(REGISTRY, m.trim()) && mechanismDef(m.trim()).composes === 'lattice');
   if (lattice && perUnit(s))
     throw new InputError(
@@ -416,17 +416,27 @@ export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
 }
 
 /**
+ * `--seed` seeds a drawn prior class (or a random projection): refused where nothing is drawn, so a
+ * seed is never taken and silently ignored.
+ */
+function refuseIdleSeed(o: Pick<CalibrateOptions, 'seed' | 'prior'>, drawnBy: string): void {
+  if (o.seed === undefined || (o.prior !== undefined && parseClass(o.prior).kind !== 'empirical')) return;
+  const why = o.prior === undefined ? 'no --prior is given' : `--prior ${o.prior} draws nothing`;
+  throw new InputError(`seeds the draws of ${drawnBy}; ${why} (releases always draw from the CSPRNG)`, '--seed');
+}
+
+/**
  * A source ledger's prior class: the empirical prior, or a bootstrap class whose draws weigh each
  * unit the same for every statistic (a Dirichlet class draws per histogram, which two statistics do not share).
  */
-function sourceClass(o: CalibrateOptions): UnitBootstrap | undefined {
-  if (o.seed !== undefined && o.prior === undefined)
-    throw new InputError('seeds the draws of --prior bootstrap:N; no --prior is given (releases always draw from the CSPRNG)', '--seed');
+function sourceClass(o: CalibrateOptions, who = 'a source ledger'): UnitBootstrap | undefined {
+  refuseIdleSeed(o, '--prior bootstrap:N');
   if (o.prior === undefined) return undefined;
   const seed = o.seed === undefined ? 0 : numberSetting('seed', o.seed);
+  const shared = who === 'a source ledger' ? ['statistic', 'statistics'] : ['group', 'groups'];
   if (parseClass(o.prior, seed).kind === 'dirichlet')
     throw new InputError(
-      "a source ledger takes empirical or bootstrap:N: a bootstrap draw weighs each unit the same for every statistic, so the class is one set of priors for all of them; a Dirichlet draw is made per statistic's histogram, which two statistics do not share",
+      `${who} takes empirical or bootstrap:N: a bootstrap draw weighs each unit the same for every ${shared[0]}, so the class is one set of priors for all of them; a Dirichlet draw is made per ${shared[0]}'s histogram, which two ${shared[1]} do not share`,
       '--prior',
     );
   return unitBootstrap(o.prior, seed);
@@ -700,8 +710,7 @@ const SPEC_STATISTIC_TAKEN =
   'is calibrated (calibrate), audited (audit), accounted (account --release, in its units) and released with its value typed (release --value) from a spec, and kept in a ledger opened on it (ledger init --spec: its releases typed, taken as one and the same value); a ledger of every statistic of a table is opened on the table (--data …)';
 
 async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false, statistic = false): Promise<Loaded<AnyScenario>> {
-  if (o.seed !== undefined && o.prior === undefined && o.projection === undefined)
-    throw new InputError('seeds the draws of --prior bootstrap:N | dirichlet:N or --projection random:K; neither is given', '--seed');
+  if (o.projection === undefined) refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N or --projection random:K');
   const given = [o.spec && '--spec', o.scenario && '--scenario', o.data && '--data'].filter(Boolean);
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');

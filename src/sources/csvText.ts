@@ -5,6 +5,7 @@
 import { dsvFormat } from 'd3-dsv';
 import { InputError, unknownColumn, columnTwice } from '../errors.js';
 import type { Histogram, TableHistograms } from './histogramTypes.js';
+import { checkDrawnSize } from './unitWeights.js';
 
 /**
  * A secret or public value as its text: strings exactly as in the table (`01` and `1` stay two
@@ -248,6 +249,8 @@ export function textHistograms(
   const draws = Array.from({ length: weights?.draws ?? 0 }, () => new Tally());
   const atoms = queries.length > 1 ? new PointAtoms() : null;
   let dropped = 0;
+  // Kept rows (index, group, secret, value), reweighted by the draws once their number is bounded.
+  const kept: [number, string, string, number][] = [];
   for (const [k, r] of t.rows.entries()) {
     const xs = qis.map((qi) => (missingNumber(r[qi]) ? NaN : cellNumber(r[qi])));
     const s = secretText(r[si] === '?' ? null : r[si]);
@@ -258,7 +261,11 @@ export function textHistograms(
     }
     const x = atoms ? atoms.id(xs) : xs[0];
     tally.add(g, s, x, 1);
-    if (weights) for (const [i, w] of weights.of(k).entries()) if (w > 0) draws[i].add(g, s, x, w);
+    if (weights) kept.push([k, g, s, x]);
+  }
+  if (weights) {
+    checkDrawnSize(tally.size, weights.draws);
+    for (const [k, g, s, x] of kept) for (const [i, w] of weights.of(k).entries()) if (w > 0) draws[i].add(g, s, x, w);
   }
   const secrets = tally.secrets(q.values, { column: q.secretColumn });
   return {
@@ -282,6 +289,13 @@ export class Tally {
   private readonly resolved = new Map<string, string>();
   /** How given names were matched to the table's texts, said in the output. */
   readonly notes: string[] = [];
+
+  /** The number of distinct (group, secret, value) rows tallied. */
+  get size(): number {
+    let n = 0;
+    for (const gm of this.groups.values()) for (const sm of gm.values()) n += sm.size;
+    return n;
+  }
 
   add(g: string, s: string, x: number, n: number): void {
     let gm = this.groups.get(g);

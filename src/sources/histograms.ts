@@ -5,7 +5,7 @@ import { short } from './engines/engine.js';
 import type { SecretQuery, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 import { checkPredicate, predicateColumns } from './predicate.js';
 import { rowContribution, unitTotal, withUnitTotals } from './statistic.js';
-import { md5Hex, unitWeightSql } from './unitWeights.js';
+import { checkDrawnSize, md5Hex, unitWeightSql } from './unitWeights.js';
 import type { Engine } from './engines/engine.js';
 
 export type { SecretQuery, TableHistograms } from './histogramTypes.js';
@@ -93,10 +93,6 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const groupX = dims.map((i) => i + ng + 2).join(', ');
     const units = c?.unit ? withUnitTotals(engine.relation, cs!, engine.tryCast, givens) : engine.relation;
     const drawn = q.bootstrap ? weighted(engine, units, c?.unit, q.bootstrap) : null;
-    const relation = drawn ? drawn.relation : units;
-    const n = drawn ? `sum(${drawn.weight})` : 'count(*)';
-    const byDraw = drawn ? `, ${drawn.draw} AS draw` : '';
-    const groupDraw = drawn ? `, ${drawn.draw} HAVING ${n} > 0` : '';
     // A statistic's predicate is checked before the aggregation where the engine types its columns.
     const checkContribution = async () => {
       for (const x of cs ?? [])
@@ -108,7 +104,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     if (!engine.readsAsText) await checkContribution();
     const g = givens.length ? givens.map((x, i) => `${ident(x)} AS g${i}`).join(', ') : 'NULL AS g0';
     const gs = Array.from({ length: ng }, (_, i) => i + 1).join(', ');
-    let sql: string;
+    let aggregate: (weighted: typeof drawn) => string;
     let predicateNames: string[] = [];
     const checkPredicates = async () => {
       for (const [name, pred] of Object.entries(q.predicates!)) {
@@ -119,19 +115,32 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         }
       }
     };
-    if (q.secretColumn) {
-      sql = `SELECT ${g}, ${ident(q.secretColumn)} AS s, ${xs}, ${n} AS n${byDraw} FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}${groupDraw}`;
+    // The aggregate over the units, or over their bootstrap draws (a row per draw, group, secret and value).
+    const parts = (d: typeof drawn) => {
+      const n = d ? `sum(${d.weight})` : 'count(*)';
+      return { relation: d ? d.relation : units, n, byDraw: d ? `, ${d.draw} AS draw` : '', groupDraw: d ? `, ${d.draw} HAVING ${n} > 0` : '' };
+    };
+    const secretColumn = q.secretColumn;
+    if (secretColumn) {
+      aggregate = (d) => {
+        const { relation, n, byDraw, groupDraw } = parts(d);
+        return `SELECT ${g}, ${ident(secretColumn)} AS s, ${xs}, ${n} AS n${byDraw} FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}${groupDraw}`;
+      };
     } else {
       predicateNames = Object.keys(q.predicates!);
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
-      const filters = predicateNames.map((name, i) => `${n} FILTER (WHERE (${q.predicates![name]})) AS p${i}`).join(', ');
-      sql = `SELECT ${g}, ${xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}${groupDraw}`;
+      aggregate = (d) => {
+        const { relation, n, byDraw, groupDraw } = parts(d);
+        const filters = predicateNames.map((name, i) => `${n} FILTER (WHERE (${q.predicates![name]})) AS p${i}`).join(', ');
+        return `SELECT ${g}, ${xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}${groupDraw}`;
+      };
     }
     const described = engine.readsAsText ? checkColumns() : null;
-    const [names, result] = await Promise.allSettled([described, engine.rows(sql)]);
+    const [names, result] = await Promise.allSettled([described, drawnRows(engine, aggregate, drawn, q.bootstrap)]);
     if (names.status === 'rejected') throw names.reason;
     if (result.status === 'rejected') {
+      if (result.reason instanceof InputError) throw result.reason;
       if (described && q.predicates) await checkPredicates(); // names the predicate at fault
       await checkContribution();
       throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
@@ -156,6 +165,22 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * The aggregate's rows; with a bootstrap class, the table's and every draw's. A draw's rows are at
+ * most the table's (the same units reweighted), so the draws' rows are bounded before they are read.
+ */
+async function drawnRows<D>(
+  engine: Engine,
+  aggregate: (d: D | null) => string,
+  drawn: D | null,
+  b: UnitBootstrap | undefined,
+): Promise<Record<string, unknown>[]> {
+  if (!drawn || !b) return engine.rows(aggregate(null));
+  const [{ n }] = await engine.rows(`SELECT count(*) AS n FROM (${aggregate(null)}) AS pufferfish_distinct`);
+  checkDrawnSize(Number(n), b.draws);
+  return engine.rows(aggregate(drawn));
 }
 
 /**
