@@ -154,12 +154,12 @@ for (const id of BUILTIN_IDS) {
   const { calibrateEpsDelta } = await import('../src/calibrate/epsDelta.js');
   const heart = builtinScenario('heart');
   for (const mechanism of ['laplace', 'gaussian'] as Mechanism[]) {
-    const r = calibrateEpsDelta(heart, { mechanism, method: 'best' }, 1, 1e-6);
+    const r = calibrateEpsDelta(heart, { mechanism, method: 'best', epsilon: 1, delta: 1e-6 });
     await pair(
       '(ε, δ) target',
       `heart ${mechanism}, ε = 1, δ = 1e-6, best (found α = ${r.alpha})`,
       'best at that α alone',
-      () => calibrateEpsDelta(heart, { mechanism, method: 'best' }, 1, 1e-6),
+      () => calibrateEpsDelta(heart, { mechanism, method: 'best', epsilon: 1, delta: 1e-6 }),
       () => calibrate(heart, { mechanism, method: 'best', alpha: r.alpha, epsilon: r.renyiEpsilon }),
       heavy,
     );

@@ -59,7 +59,7 @@ export type { Contamination } from './calibrate/contamination.js';
 export { statisticFromText } from './api/statisticLaws.js';
 export type { TextTable } from './sources/csvText.js';
 export { calibrateFor, type Guarantee, type GuaranteeResult, type NoiseChoice } from './api/guarantee.js';
-export { calibrateEpsDelta, type EpsDeltaResult, type EpsDeltaSettings } from './calibrate/epsDelta.js';
+export { calibrateEpsDelta, type EpsDeltaResult, type EpsDeltaSettings, type EpsDeltaTarget } from './calibrate/epsDelta.js';
 export type { PointSettings, BoxContamination } from './calibrate/points.js';
 export type { CalibrationKind, PairLabel, SingleSettings } from './calibrate/kind.js';
 export type { Solution, SolvedUnit, Unit } from './calibrate/driver.js';
@@ -122,6 +122,7 @@ export {
   account,
   accountKind,
   nextReleaseScale,
+  type NextReleaseSettings,
   nextScaleKind,
   type AccountKind,
   type AnyAccountOptions,

@@ -155,10 +155,10 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
 
   it('the next release: alone it is the exact single calibration; after a release at 2σ* it needs σ*·2/√3; after a full budget none fits', () => {
     const star = calibrate(collapse, { mechanism: 'gaussian', method: 'exact', alpha: 2, epsilon: 1 }).scale;
-    const alone = nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, 2, 1);
+    const alone = nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, { alpha: 2, epsilon: 1 });
     expect(alone.scale / star).toBeGreaterThan(1 - 1e-9);
     expect(alone.scale / star).toBeLessThan(1 + 1e-9);
-    const after = nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: 2 * star }], { mechanism: 'gaussian' }, 2, 1);
+    const after = nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: 2 * star }], { mechanism: 'gaussian' }, { alpha: 2, epsilon: 1 });
     expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeGreaterThan(1 - 1e-9);
     expect(after.scale / ((2 * star) / Math.sqrt(3))).toBeLessThan(1 + 1e-9);
     // The answer keeps all releases within ε (re-checked by the accountant itself).
@@ -172,7 +172,7 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
         { alphas: [2] },
       ).rows[0].divergence,
     ).toBeLessThanOrEqual(1);
-    const lapNext = nextReleaseScale(collapse, [{ mechanism: 'laplace', scale: 8 }], { mechanism: 'laplace' }, 2, 1);
+    const lapNext = nextReleaseScale(collapse, [{ mechanism: 'laplace', scale: 8 }], { mechanism: 'laplace' }, { alpha: 2, epsilon: 1 });
     expect(
       account(
         collapse,
@@ -185,13 +185,13 @@ describe('accountant of several releases of the same value (docs/math.md §9)', 
     ).toBeLessThanOrEqual(1);
     let err: unknown;
     try {
-      nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: star / 2 }], { mechanism: 'gaussian' }, 2, 1);
+      nextReleaseScale(collapse, [{ mechanism: 'gaussian', scale: star / 2 }], { mechanism: 'gaussian' }, { alpha: 2, epsilon: 1 });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).message).toMatch(/^epsilon: the past releases' certified bound already reaches D_α ≤ .* no further release fits/);
-    expect(() => nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, Infinity, 1)).toThrow(/alpha: Gaussian noise cannot give α = ∞/);
+    expect(() => nextReleaseScale(collapse, [], { mechanism: 'gaussian' }, { alpha: Infinity, epsilon: 1 })).toThrow(/alpha: Gaussian noise cannot give α = ∞/);
   });
 
   it('CLI: pufferfish account prints the joint curve, flags the understated sum, and refuses bad releases', () => {

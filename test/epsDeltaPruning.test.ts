@@ -18,11 +18,11 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
       const scenario = builtinScenario(id);
       const settings = { mechanism, method: 'best' as const };
       const asked: number[][] = [[], []];
-      const sync = calibrateEpsDelta(scenario, settings, 1, 1e-6, undefined, (s) => {
+      const sync = calibrateEpsDelta(scenario, { ...settings, epsilon: 1, delta: 1e-6 }, (s) => {
         asked[0].push(s.alpha);
         return calibrate(scenario, s);
       });
-      const onPool = await calibrateEpsDeltaAsync(scenario, settings, 1, 1e-6, undefined, async (s) => {
+      const onPool = await calibrateEpsDeltaAsync(scenario, { ...settings, epsilon: 1, delta: 1e-6 }, async (s) => {
         asked[1].push(s.alpha);
         return calibrate(scenario, s);
       });
@@ -34,8 +34,10 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
       throw new Error('boom');
     };
     const heart = builtinScenario('heart');
-    expect(() => calibrateEpsDelta(heart, { mechanism: 'laplace', method: 'best' }, 1, 1e-6, [16, 32], boom)).toThrow('boom');
-    await expect(calibrateEpsDeltaAsync(heart, { mechanism: 'laplace', method: 'best' }, 1, 1e-6, [16, 32], async () => boom())).rejects.toThrow('boom');
+    expect(() => calibrateEpsDelta(heart, { mechanism: 'laplace', method: 'best', epsilon: 1, delta: 1e-6, alphas: [16, 32] }, boom)).toThrow('boom');
+    await expect(
+      calibrateEpsDeltaAsync(heart, { mechanism: 'laplace', method: 'best', epsilon: 1, delta: 1e-6, alphas: [16, 32] }, async () => boom()),
+    ).rejects.toThrow('boom');
   });
 
   it('equals trying every order, and passes over most of them', () => {
@@ -56,7 +58,7 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
         'best',
       );
       let calls = 0;
-      const pruned = calibrateEpsDelta(scenario, settings, epsilon, delta, undefined, (s: CalibrationSettings) => {
+      const pruned = calibrateEpsDelta(scenario, { ...settings, epsilon, delta }, (s: CalibrationSettings) => {
         calls++;
         return calibrate(scenario, s);
       });
@@ -99,7 +101,7 @@ describe('(ε, δ) targets: orders that cannot win are passed over, with the sam
         method,
       );
       let calls = 0;
-      const pruned = calibrateEpsDelta(sc, settings, 1, 1e-6, undefined, (s: CalibrationSettings) => {
+      const pruned = calibrateEpsDelta(sc, { ...settings, epsilon: 1, delta: 1e-6 }, (s: CalibrationSettings) => {
         calls++;
         return calibrate(sc, s);
       });
@@ -153,7 +155,7 @@ describe("(ε, δ) targets with a chain's own methods", () => {
     ).scenario as Scenario;
     for (const method of ['group-dp', 'mqm-exact', 'mqm-approx'] as const) {
       const pure = calibrate(chain, { mechanism: 'laplace', method: method as never, alpha: Infinity, epsilon: 1 }).scale;
-      const r = calibrateEpsDelta(chain, { mechanism: 'laplace', method }, 1, 1e-6);
+      const r = calibrateEpsDelta(chain, { mechanism: 'laplace', method, epsilon: 1, delta: 1e-6 });
       // Each order's Rényi budget is below ε (δ = 10⁻⁶): α = ∞, at ε itself, gives the smallest scale.
       expect(r.scale, method).toBe(pure);
       expect(r.alpha, method).toBe(Infinity);

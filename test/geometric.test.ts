@@ -210,7 +210,9 @@ describe('geometric noise: refusals where integer outputs would not hold (a revi
       expect(() => calibrate(scenario as Scenario, { mechanism: 'geometric', method: method as Method, alpha: Infinity, epsilon: 1 })).toThrow(
         /must be integer-valued/,
       );
-    expect(() => nextReleaseScale(heart, [{ mechanism: 'laplace', scale: 1 }], { mechanism: 'geometric' }, Infinity, 50)).toThrow(/must be integer-valued/);
+    expect(() => nextReleaseScale(heart, [{ mechanism: 'laplace', scale: 1 }], { mechanism: 'geometric' }, { alpha: Infinity, epsilon: 50 })).toThrow(
+      /must be integer-valued/,
+    );
     const ints = builtinScenario('student-mat');
     expect(() => release(ints, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 }, 12.5)).toThrow(/whole number below 2⁵³/);
     expect(Number.isInteger(release(ints, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 }, 12, { random: seededSource(3n) }).values[0])).toBe(

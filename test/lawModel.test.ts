@@ -287,7 +287,7 @@ describe('one law model: every operation takes every kind of law through one dis
       /^coordinateScales: apply to vector queries/,
     );
     expect(() => account(finite, [{ mechanism: 'laplace', scale: 1, coordinates: [0] }], { alphas: [2] })).toThrow(/^release: columns and coordinates/);
-    expect(() => nextReleaseScale(finite, [], { mechanism: 'laplace', coordinates: [0] }, 2, 1)).toThrow(/^next-columns: /);
+    expect(() => nextReleaseScale(finite, [], { mechanism: 'laplace', coordinates: [0] }, { alpha: 2, epsilon: 1 })).toThrow(/^next-columns: /);
     // Releases are a whole number ≥ 1 for every kind (2.5 would have audited two).
     for (const releases of [2.5, 0, Number.NaN]) {
       expect(() => audit(finite, { ...s, releases })).toThrow(/^releases: must be a whole number ≥ 1/);

@@ -156,7 +156,7 @@ describe('mutual information per time on a Markov chain', () => {
     const A = projection([[1]]);
     let err: unknown;
     try {
-      calibrateProjection(scenario, A, 0.1);
+      calibrateProjection(scenario, { projection: A, epsilon: 0.1 });
     } catch (e) {
       err = e;
     }

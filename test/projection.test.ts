@@ -75,7 +75,7 @@ const asLaws = (s: Scenario<PointLaw>) =>
 describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () => {
   it('k = 1 on a scalar query: the calibrated σ keeps the integrated I(M; S) within ε, and A = [1] is the scalar variance bound', () => {
     for (const eps of [0.01, 0.1, 0.5]) {
-      const c = calibrateProjection(scalar, projection([[1]]), eps);
+      const c = calibrateProjection(scalar, { projection: projection([[1]]), epsilon: eps });
       const laws = [
         { p: 0.3, atoms: [[0], [1], [4]], masses: [0.5, 0.3, 0.2] },
         { p: 0.7, atoms: [[0], [2], [5]], masses: [0.1, 0.3, 0.6] },
@@ -95,7 +95,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       [0, 1, -1],
     ]);
     for (const eps of [0.05, 0.3]) {
-      const c = calibrateProjection(vector, A, eps);
+      const c = calibrateProjection(vector, { projection: A, epsilon: eps });
       expect(c.k).toBe(2);
       const I = integratedMI(asLaws(vector), A, c.scale);
       expect(I).toBeLessThanOrEqual(eps);
@@ -104,7 +104,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       expect(level).toBeLessThanOrEqual(eps * (1 + 1e-9));
       expect(level).toBeGreaterThan(eps * (1 - 1e-9));
       // N releases together are one at σ/√N: the calibrated σ grows by √N.
-      expect(calibrateProjection(vector, A, eps, 4).scale / c.scale).toBeCloseTo(2, 9);
+      expect(calibrateProjection(vector, { projection: A, epsilon: eps, releases: 4 }).scale / c.scale).toBeCloseTo(2, 9);
     }
   });
 
@@ -114,7 +114,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       [0, 1, 0],
       [0, 0, 1],
     ]);
-    const c = calibrateProjection(vector, I3, 0.1);
+    const c = calibrateProjection(vector, { projection: I3, epsilon: 0.1 });
     const per = calibrateMI(vector, { mechanism: 'gaussian', method: 'mi-variance', epsilon: 0.1 });
     expect(c.scale / per.scale).toBeGreaterThan(0.2);
     expect(c.scale / per.scale).toBeLessThan(5);
@@ -128,9 +128,9 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
     expect(a.k).toBe(2);
     expect(() => projection([[1, 2], [3]])).toThrow(/row 2 has 1 entries/);
     expect(() => projection([[0, 0]])).toThrow(/all zeros/);
-    expect(() => calibrateProjection(vector, projection([[1, 1]]), 0.1)).toThrow(/has 2 columns, the query has 3/);
+    expect(() => calibrateProjection(vector, { projection: projection([[1, 1]]), epsilon: 0.1 })).toThrow(/has 2 columns, the query has 3/);
     // A·f(X) overflowing to ∞ is refused, never read as "nothing to hide".
-    expect(() => calibrateProjection(vector, projection([[1e308, 1e308, 1e308]]), 0.1)).toThrow(/overflow/);
+    expect(() => calibrateProjection(vector, { projection: projection([[1e308, 1e308, 1e308]]), epsilon: 0.1 })).toThrow(/overflow/);
     expect(() => projectionMI(vector, projection([[1e308, 1e308, 1e308]]), 1)).toThrow(/overflow/);
     // Subnormal spreads are charged absolutely: σ² stays above the bound.
     const s = 1.94e-163;
@@ -138,7 +138,7 @@ describe('the projection mechanism (ε-MI Pufferfish, docs/math.md §15)', () =>
       name: 't',
       priors: [{ name: 'p', conditionals: { a: fromCounts([6 * s, 12 * s], [2, 2]), b: fromCounts([36 * s, 42 * s], [5, 2]) } }],
     };
-    expect(calibrateProjection(tiny, projection([[1]]), 0.1).variance).toBeGreaterThanOrEqual(8 * 2 ** -1074); // the bound is about 3.7e-323
+    expect(calibrateProjection(tiny, { projection: projection([[1]]), epsilon: 0.1 }).variance).toBeGreaterThanOrEqual(8 * 2 ** -1074); // the bound is about 3.7e-323
   });
 
   it('CLI: calibrate, release and audit take --projection; pca and Rényi flags are refused by name', async () => {
@@ -219,7 +219,7 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
       [0.1, 303],
       [1, 50],
     ]) {
-      const c = calibrateMean(heart, eps, n);
+      const c = calibrateMean(heart, { epsilon: eps, rows: n });
       let se = 0;
       const draws = 10_000;
       for (let t = 0; t < draws; t++) {
@@ -229,9 +229,9 @@ describe('private means under ε-MI Pufferfish (docs/math.md §16)', () => {
       }
       expect(Math.abs(se / draws / c.mse - 1)).toBeLessThan(0.05);
     }
-    const n = meanSampleSize(heart, 0.1, 0.01);
-    expect(calibrateMean(heart, 0.1, n).mse).toBeLessThanOrEqual(0.01);
-    expect(calibrateMean(heart, 0.1, n - 1).mse).toBeGreaterThan(0.01);
+    const n = meanSampleSize(heart, { epsilon: 0.1, targetMse: 0.01 });
+    expect(calibrateMean(heart, { epsilon: 0.1, rows: n }).mse).toBeLessThanOrEqual(0.01);
+    expect(calibrateMean(heart, { epsilon: 0.1, rows: n - 1 }).mse).toBeGreaterThan(0.01);
   });
 
   it('CLI: calibrate --query mean:COL reports σ, the MSE and the rows a target needs', async () => {

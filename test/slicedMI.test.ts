@@ -82,7 +82,7 @@ function rejectionRate(sigma: number, n: number, runs: number, seed: bigint): nu
 }
 
 describe('the sliced-MI audit (docs/math.md §17)', () => {
-  const needed = calibrateProjection(scenario, projection([[1]]), epsilon).scale;
+  const needed = calibrateProjection(scenario, { projection: projection([[1]]), epsilon }).scale;
   const half = needed / 2;
   const leak = integratedMI(laws, half);
   const n = slicedMiSamples(0.9 * leak, epsilon, 2);

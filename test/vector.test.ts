@@ -175,7 +175,7 @@ describe('vector queries (docs/math.md §12)', () => {
   });
 
   it('(ε, δ) targets through the best Rényi order, certified at that order by the 2-D quadrature', () => {
-    const r = calibrateEpsDelta(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled' }, 2, 1e-6, [2, 4, 8]);
+    const r = calibrateEpsDelta(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', epsilon: 2, delta: 1e-6, alphas: [2, 4, 8] });
     expect([2, 4, 8]).toContain(r.alpha);
     const k = noiseOf('gaussian' as const, r.scale);
     expect(vectorRenyi2d(P, Q, k, k, r.alpha)).toBeLessThanOrEqual(r.renyiEpsilon * (1 + 1e-7));
@@ -194,7 +194,14 @@ describe('vector queries (docs/math.md §12)', () => {
         last = [done, total];
       },
     });
-    const c = calibrateEpsDelta(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', coordinateScales: [1, 2] }, 2, 1e-6, [2, 4, 8]);
+    const c = calibrateEpsDelta(scenario(P, Q), {
+      mechanism: 'gaussian',
+      method: 'coupled',
+      coordinateScales: [1, 2],
+      epsilon: 2,
+      delta: 1e-6,
+      alphas: [2, 4, 8],
+    });
     expect(r.scale).toBe(c.scale);
     expect(last[1]).toBeGreaterThan(0);
     expect(last[0]).toBe(last[1]);
@@ -463,7 +470,7 @@ describe('vector queries (docs/math.md §12)', () => {
     );
     const sc: PointScenario = { name: 'f', priors: [{ name: 'p', conditionals: { s0: P, s1: Q } }] };
     const past = [{ mechanism: 'laplace' as const, scale: 1 }];
-    const next = nextReleaseScale(sc, past, { mechanism: 'laplace' }, 2, 1.5);
+    const next = nextReleaseScale(sc, past, { mechanism: 'laplace' }, { alpha: 2, epsilon: 1.5 });
     expect(next.scale).toBeGreaterThan(0);
     const joint = account(sc, [...past, { mechanism: 'laplace', scale: next.scale }], { alphas: [2] });
     expect(joint.rows[0].divergence).toBeLessThanOrEqual(1.5);
@@ -561,22 +568,22 @@ describe('vector queries (docs/math.md §12)', () => {
     const sc = scenario(P, Q);
     for (const alpha of [2, 5]) {
       // Laplace with nothing released yet: the same exact condition on ℝ² as the exact calibration.
-      const lap = nextReleaseScale(sc, [], { mechanism: 'laplace' }, alpha, 1);
+      const lap = nextReleaseScale(sc, [], { mechanism: 'laplace' }, { alpha, epsilon: 1 });
       const cal = calibrate(sc, { mechanism: 'laplace', method: 'exact', alpha, epsilon: 1 });
       expect(Math.abs(lap.scale / cal.scale - 1), `α=${alpha}`).toBeLessThan(1e-6);
       expect(lap.binding).not.toBeNull();
       expect(lap.method).toBe('exact');
       // Gaussian: two releases are one at σ_eff, so the second's σ₂ completes the first's precision.
-      const one = nextReleaseScale(sc, [], { mechanism: 'gaussian' }, alpha, 1).scale;
+      const one = nextReleaseScale(sc, [], { mechanism: 'gaussian' }, { alpha, epsilon: 1 }).scale;
       const s1 = 2 * one;
-      const s2 = nextReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], { mechanism: 'gaussian' }, alpha, 1).scale;
+      const s2 = nextReleaseScale(sc, [{ mechanism: 'gaussian', scale: s1 }], { mechanism: 'gaussian' }, { alpha, epsilon: 1 }).scale;
       expect(Math.abs(1 / s1 ** 2 + 1 / s2 ** 2 - 1 / one ** 2) * one ** 2, `α=${alpha}`).toBeLessThan(1e-6);
       const k = noiseOf('gaussian' as const, 1 / Math.sqrt(1 / s1 ** 2 + 1 / s2 ** 2));
       expect(Math.max(vectorRenyi2d(P, Q, k, k, alpha), vectorRenyi2d(Q, P, k, k, alpha))).toBeLessThanOrEqual(1);
     }
     // Mixed: after a Laplace release the Gaussian one keeps the joint account within ε, and 1% less noise would not.
     const past = [{ mechanism: 'laplace' as const, scale: 20 }];
-    const g = nextReleaseScale(sc, past, { mechanism: 'gaussian' }, 3, 1).scale;
+    const g = nextReleaseScale(sc, past, { mechanism: 'gaussian' }, { alpha: 3, epsilon: 1 }).scale;
     const at = (s: number) => account(sc, [...past, { mechanism: 'gaussian', scale: s }], { alphas: [3] }).rows[0].divergence;
     expect(at(g)).toBeLessThanOrEqual(1 + 1e-9);
     expect(at(0.99 * g)).toBeGreaterThan(1);
@@ -591,13 +598,19 @@ describe('vector queries (docs/math.md §12)', () => {
     );
     const close = scenario(P, same);
     const dataLevel = Math.max(...audit(close, { mechanism: 'laplace', scale: 0, alphas: [2], epsilon: 1, delta: 1e-6 }).map((r) => r.divergence + r.error));
-    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 1.001)).toEqual({ scale: 0, binding: null, method: 'data-processing' });
-    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, 2, dataLevel * 0.999).scale).toBeGreaterThan(0);
-    expect(err(() => nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], { mechanism: 'laplace' }, 2, 0.5))).toMatch(/^epsilon: /);
-    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'gaussian' }, Infinity, 1))).toMatch(/^alpha: /);
+    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, { alpha: 2, epsilon: dataLevel * 1.001 })).toEqual({
+      scale: 0,
+      binding: null,
+      method: 'data-processing',
+    });
+    expect(nextReleaseScale(close, [], { mechanism: 'laplace' }, { alpha: 2, epsilon: dataLevel * 0.999 }).scale).toBeGreaterThan(0);
+    expect(err(() => nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 0.01 }], { mechanism: 'laplace' }, { alpha: 2, epsilon: 0.5 }))).toMatch(
+      /^epsilon: /,
+    );
+    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'gaussian' }, { alpha: Infinity, epsilon: 1 }))).toMatch(/^alpha: /);
     // α = ∞ (Laplace): W∞·(Σ 1/b) ≤ ε, so 1/b_next = ε/W∞ − 1/b_past.
-    const inf1 = nextReleaseScale(sc, [], { mechanism: 'laplace' }, Infinity, 1).scale;
-    const inf2 = nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], { mechanism: 'laplace' }, Infinity, 1).scale;
+    const inf1 = nextReleaseScale(sc, [], { mechanism: 'laplace' }, { alpha: Infinity, epsilon: 1 }).scale;
+    const inf2 = nextReleaseScale(sc, [{ mechanism: 'laplace', scale: 2 * inf1 }], { mechanism: 'laplace' }, { alpha: Infinity, epsilon: 1 }).scale;
     expect(inf2 / (2 * inf1)).toBeCloseTo(1, 8);
   });
 
@@ -816,11 +829,13 @@ describe('vector queries (docs/math.md §12)', () => {
     for (const r of first.rows)
       expect(r.divergence).toBeGreaterThanOrEqual(Math.max(...exact.filter((x) => x.alpha === r.alpha).map((x) => x.divergence - x.error)));
     // The next release of the second column only, after the first: the joint level at its scale is ε.
-    const next = nextReleaseScale(sc, [parts[0]], { mechanism: 'laplace', coordinates: [1] }, 2, 1).scale;
+    const next = nextReleaseScale(sc, [parts[0]], { mechanism: 'laplace', coordinates: [1] }, { alpha: 2, epsilon: 1 }).scale;
     const level = (b: number) => account(sc, [parts[0], { mechanism: 'laplace', scale: b, coordinates: [1] }], { alphas: [2] }).rows[0].divergence;
     expect(level(next)).toBeLessThanOrEqual(1 + 1e-9);
     expect(level(0.99 * next)).toBeGreaterThan(1);
-    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'laplace', coordinates: [0, 0] }, 2, 1))).toMatch(/^next: a release's coordinates must be distinct/);
+    expect(err(() => nextReleaseScale(sc, [], { mechanism: 'laplace', coordinates: [0, 0] }, { alpha: 2, epsilon: 1 }))).toMatch(
+      /^next: a release's coordinates must be distinct/,
+    );
     expect(err(() => account(sc, [{ mechanism: 'laplace', scale: 1, coordinates: [2] }], { alphas: [2] }))).toMatch(
       /^release: a release's coordinates must be distinct whole numbers from 1 to 2, got 3/,
     );
@@ -1022,7 +1037,12 @@ describe('vector queries: specs, tables and the CLI', () => {
     ).next;
     expect(nextCol).toMatchObject({ mechanism: 'gaussian', columns: ['2'] });
     expect(nextCol.scale).toBe(
-      nextReleaseScale(scenario(P, Q), [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }], { mechanism: 'gaussian', coordinates: [1] }, 2, 1).scale,
+      nextReleaseScale(
+        scenario(P, Q),
+        [{ mechanism: 'gaussian', scale: 3, coordinates: [0] }],
+        { mechanism: 'gaussian', coordinates: [1] },
+        { alpha: 2, epsilon: 1 },
+      ).scale,
     );
     expect((await inProcess('account', '--spec', spec, '--release', 'mechanism=gaussian,scale=3,columns=age')).stderr).toMatch(
       /^error: --release: columns=age: a spec's coordinates have no names/,

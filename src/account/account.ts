@@ -505,23 +505,31 @@ export async function accountOnPool(
   return accountPointsOnPool(pool, scenario as PointScenario, releases, opts);
 }
 
+/** The Rényi order and budget the next release must keep, with the search's progress and a vector's coordinate weights. */
+export interface NextReleaseSettings {
+  alpha: number;
+  epsilon: number;
+  onProgress?: Progress;
+  coordinateScales?: readonly number[];
+}
+
 /**
  * The smallest scale of one more release (`next`) that keeps the joint level of all releases —
  * `past` and the new one — within (α, ε) for every prior and pair: the joint bound falls as the
  * new scale grows, so the driver's bracketed search applies. InputError when the past releases
  * alone already exceed ε (no amount of noise on a new release can undo them).
- * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
+ * @example nextReleaseScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, { alpha: 2, epsilon: 1 }).scale
  */
 export function nextReleaseScale(
   scenario: AnyScenario,
   past: readonly AnyRelease[],
   next: Omit<AnyRelease, 'scale'>,
-  alpha: number,
-  epsilon: number,
-  opts: { onProgress?: Progress; coordinateScales?: readonly number[] } = {},
+  settings: NextReleaseSettings,
 ): { scale: number; binding: { prior: string; pair: [string, string] } | null; method: JointMethod } {
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
+  checkShape(OBJECT, settings, 'settings');
+  const { alpha, epsilon, ...opts } = settings;
   checkShape(NUMBER, alpha, 'alpha');
   checkShape(NUMBER, epsilon, 'epsilon');
   const kinded = <S extends { massError?: number }>(kind: AccountKind<S>, s: S) => nextScaleKind(kind, s, past, next, alpha, epsilon, opts);

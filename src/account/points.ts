@@ -711,7 +711,7 @@ async function pooledShares(pool: DirectionRunner, scenario: PointScenario, rele
  * the new scale grows, so the driver's bracketed search applies; the coupling starts at the one that
  * bounded the past releases (so the search always has a feasible end) and is re-solved at the scale
  * found while the scale falls. A pair's two directions share one search (docs/math.md §12).
- * @example nextReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, 2, 1).scale
+ * @example nextReleaseScale({ name: 'v', priors: [{ name: 'p', conditionals: { a: pointLaw([[0, 0], [1, 1]], { counts: [3, 1] }), b: pointLaw([[0, 0], [1, 2]], { counts: [1, 3] }) } }] }, [{ mechanism: 'gaussian', scale: 2 }], { mechanism: 'gaussian' }, { alpha: 2, epsilon: 1 }).scale
  */
 export function nextUnitsPoints(
   scenario: PointScenario,

@@ -246,9 +246,7 @@ async function epsDeltaGrid(
     if (g.direct) steps?.step(direct.indexOf(g), `${g.mechanism} ${labelOf(g.method)}: searching the orders`);
     try {
       const r = g.direct
-        ? calibrateEpsDelta(scenario, { mechanism: g.mechanism, method: g.method, ...cont }, req.epsilon, delta, undefined, (s) =>
-            calibrateOrReason(scenario, s),
-          )
+        ? calibrateEpsDelta(scenario, { mechanism: g.mechanism, method: g.method, ...cont, epsilon: req.epsilon, delta }, (s) => calibrateOrReason(scenario, s))
         : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), req.epsilon, delta, g.method);
       rows.push({ ...r, label: labelOf(g.method) });
     } catch (err) {

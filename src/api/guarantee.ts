@@ -99,10 +99,18 @@ export function calibrateFor(
       const progress = ordersProgress(opts.onProgress, (g.alphas ?? DEFAULT_DELTA_ALPHAS).length);
       const r = calibrateEpsDelta(
         scenario,
-        { mechanism, method: methodFor(noise.method, RENYI_METHODS, 'best'), cost, eta, ...many(g.releases), ...adversary(g.contamination), ...weights },
-        g.epsilon,
-        g.delta,
-        g.alphas,
+        {
+          mechanism,
+          method: methodFor(noise.method, RENYI_METHODS, 'best'),
+          cost,
+          eta,
+          ...many(g.releases),
+          ...adversary(g.contamination),
+          ...weights,
+          epsilon: g.epsilon,
+          delta: g.delta,
+          alphas: g.alphas,
+        },
         (st, tried) => calibrate(scenario, st, { onProgress: progress.at(tried) }),
       );
       progress.finish();

@@ -201,7 +201,7 @@ describe('(ε, δ) targets through the best Rényi order', () => {
     const { rdpToDpSharp } = await import('../audit/conversion.js');
     const alphas = [1.5, 2, 4, 8, 16, 32];
     for (const mechanism of ['laplace', 'gaussian'] as const) {
-      const r = calibrateEpsDelta(heart, { mechanism, method: 'coupled' }, 1, 1e-6, alphas);
+      const r = calibrateEpsDelta(heart, { mechanism, method: 'coupled', epsilon: 1, delta: 1e-6, alphas });
       expect(alphas).toContain(r.alpha);
       // Calibrated (certified) for a Rényi budget that converts to ≤ ε at δ; the exact D_α there is within it.
       expect(isFeasible(r.check!)).toBe(true);
@@ -218,11 +218,11 @@ describe('(ε, δ) targets through the best Rényi order', () => {
       }
       expect(r.explanation.startsWith(`(ε = 1, δ = 0.000001)-Pufferfish via α = ${r.alpha === Infinity ? '∞' : r.alpha} `)).toBe(true);
     }
-    expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best' }, 1e-3, 1e-12, [1.5, 2])).toThrow(
+    expect(() => calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'best', epsilon: 1e-3, delta: 1e-12, alphas: [1.5, 2] })).toThrow(
       /no Rényi order \(α in \[1\.5, 2\]\) gives \(ε = 0\.001, δ = 1e-12\) with method best: the orders leave no positive budget/,
     );
     expect(calibrateFor(heart, { kind: 'epsilon-delta', epsilon: 1, delta: 1e-6, alphas }, { mechanism: 'gaussian', method: 'coupled' }).alpha).toBe(
-      calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled' }, 1, 1e-6, alphas).alpha,
+      calibrateEpsDelta(heart, { mechanism: 'gaussian', method: 'coupled', epsilon: 1, delta: 1e-6, alphas }).alpha,
     );
   });
 });

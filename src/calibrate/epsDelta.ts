@@ -49,6 +49,9 @@ export interface EpsDeltaResult extends CalibrationResult {
 /** The settings an (ε, δ) target is searched for: a method of the families' rules, `best`, or a law source's own (group DP, the MQM). */
 export type EpsDeltaSettings = Omit<PointSettings, 'alpha' | 'epsilon' | 'method'> & { method: PointSettings['method'] | SourceMethodName };
 
+/** An (ε, δ) target's settings: the method's, the target, and the Rényi orders searched (default `DEFAULT_DELTA_ALPHAS`). */
+export type EpsDeltaTarget = EpsDeltaSettings & { epsilon: number; delta: number; alphas?: readonly number[] | undefined };
+
 /** One Rényi calibration an (ε, δ) target tries: the order, and the settings at the budget it leaves. */
 export interface EpsDeltaTrial {
   alpha: number;
@@ -144,14 +147,10 @@ interface OrderAsk {
  * pool): it yields each order's settings and is sent that order's result (an Error marks an order
  * passed over; a thrown error is thrown into it), and returns the (ε, δ) result.
  */
-function* epsDeltaSearch(
-  scenario: AnyScenario,
-  settings: EpsDeltaSettings,
-  epsilon: number,
-  delta: number,
-  alphas: readonly number[],
-): Generator<OrderAsk, EpsDeltaResult, CalibrationResult | Error> {
-  checkShape(OBJECT, settings, 'settings');
+function* epsDeltaSearch(scenario: AnyScenario, target: EpsDeltaTarget): Generator<OrderAsk, EpsDeltaResult, CalibrationResult | Error> {
+  checkShape(OBJECT, target, 'settings');
+  // The target's own fields are not calibration settings: each order's settings are the rest.
+  const { epsilon, delta, alphas = DEFAULT_DELTA_ALPHAS, ...settings } = target;
   checkShape(NUMBER, epsilon, 'epsilon');
   checkShape(NUMBER, delta, 'delta');
   const trials = epsDeltaTrials(settings, epsilon, delta, alphas);
@@ -200,14 +199,11 @@ function* epsDeltaSearch(
  * grid, the Rényi budget the sharper conversion leaves (`renyiBudgetFor`), calibrated with the
  * settings' method (certified as always); the smallest scale wins and its α is reported.
  * Works for every law source, method, mechanism and number of releases `calibrate` supports.
- * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best' }, 1, 1e-6).alpha
+ * @example calibrateEpsDelta(builtinScenario('heart'), { mechanism: 'gaussian', method: 'best', epsilon: 1, delta: 1e-6 }).alpha
  */
 export function calibrateEpsDelta(
   scenario: AnyScenario,
-  settings: EpsDeltaSettings,
-  epsilon: number,
-  delta: number,
-  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  settings: EpsDeltaTarget,
   /**
    * The calibration at each order (default `calibrate` on `scenario`; a caller may add progress
    * reports: `tried` orders, calibrated or passed over, come before this one). An Error it returns
@@ -215,7 +211,7 @@ export function calibrateEpsDelta(
    */
   calibrateWith: (s: CalibrationSettings, tried: number) => CalibrationResult | Error = (s) => calibrate(scenario, s),
 ): EpsDeltaResult {
-  const search = epsDeltaSearch(scenario, settings, epsilon, delta, alphas);
+  const search = epsDeltaSearch(scenario, settings);
   let step = search.next();
   while (!step.done) {
     let r: CalibrationResult | Error;
@@ -233,17 +229,14 @@ export function calibrateEpsDelta(
 /**
  * `calibrateEpsDelta` with each order calibrated asynchronously (on a thread pool: its units at
  * once); the same orders, passed over alike, and the same result.
- * @example await calibrateEpsDeltaAsync(builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem' }, 1, 1e-6, undefined, async (s) => calibrate(builtinScenario('heart'), s))
+ * @example await calibrateEpsDeltaAsync(builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem', epsilon: 1, delta: 1e-6 }, async (s) => calibrate(builtinScenario('heart'), s))
  */
 export async function calibrateEpsDeltaAsync(
   scenario: AnyScenario,
-  settings: EpsDeltaSettings,
-  epsilon: number,
-  delta: number,
-  alphas: readonly number[] = DEFAULT_DELTA_ALPHAS,
+  settings: EpsDeltaTarget,
   calibrateWith: (s: CalibrationSettings, tried: number) => Promise<CalibrationResult | Error>,
 ): Promise<EpsDeltaResult> {
-  const search = epsDeltaSearch(scenario, settings, epsilon, delta, alphas);
+  const search = epsDeltaSearch(scenario, settings);
   let step = search.next();
   while (!step.done) {
     let r: CalibrationResult | Error;

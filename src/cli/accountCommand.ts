@@ -471,10 +471,17 @@ async function runAccount(o: AccountOptions): Promise<void> {
   try {
     const n = nextSettings(o, alphas, d);
     if (n) {
-      const r = nextReleaseScale(loaded, past, { mechanism: n.mechanism, ...(nextCoordinates ? { coordinates: nextCoordinates } : {}) }, n.alpha, n.epsilon, {
-        ...(coordinateScales ? { coordinateScales } : {}),
-        onProgress: (done, total) => bar.update(done, total, 'next release'),
-      });
+      const r = nextReleaseScale(
+        loaded,
+        past,
+        { mechanism: n.mechanism, ...(nextCoordinates ? { coordinates: nextCoordinates } : {}) },
+        {
+          alpha: n.alpha,
+          epsilon: n.epsilon,
+          ...(coordinateScales ? { coordinateScales } : {}),
+          onProgress: (done, total) => bar.update(done, total, 'next release'),
+        },
+      );
       next = { ...n, ...r, ...(nextParts ? { columns: nextParts } : {}) };
     }
     if (releases.length === 0 && !next)

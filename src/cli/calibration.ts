@@ -158,7 +158,7 @@ async function epsDeltaOnPool(
     const { alpha: _a, epsilon, ...rest } = s;
     // Setting k's share of the bar, its orders within it.
     const progress = ordersProgress((done, total) => onProgress(k * total + done, settings.length * total), alphas.length);
-    out.push(await calibrateEpsDeltaAsync(scenario, rest, epsilon, delta, alphas, (st, tried) => pool.calibrate(scenario, st, progress.at(tried))));
+    out.push(await calibrateEpsDeltaAsync(scenario, { ...rest, epsilon, delta, alphas }, (st, tried) => pool.calibrate(scenario, st, progress.at(tried))));
     progress.finish();
   }
   return out;

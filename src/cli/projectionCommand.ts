@@ -62,7 +62,7 @@ export async function calibrateProjectionCli(o: ProjectionOptions): Promise<void
   const rows = await Promise.all(
     epsilons.map(async (epsilon) => {
       try {
-        const c = calibrateProjection(scenario, A, epsilon, releases);
+        const c = calibrateProjection(scenario, { projection: A, epsilon, releases });
         const per = await perCoordinate(scenario, epsilon, releases);
         return { c, per, smaller: c.variance <= per * per ? 'projection' : 'mi-variance' };
       } catch (e) {
@@ -99,7 +99,7 @@ export async function releaseProjectionCli(o: ProjectionOptions): Promise<void> 
   const { cryptoSource } = await import('../sampling/random.js');
   let c: ProjectionCalibration;
   try {
-    c = calibrateProjection(scenario, A, epsilon[0], count);
+    c = calibrateProjection(scenario, { projection: A, epsilon: epsilon[0], releases: count });
   } catch (e) {
     throw asFlagError(e);
   }
@@ -188,7 +188,10 @@ export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: stri
   if (target !== undefined) checkSetting('target-mse', target, '--target-mse', `'${o.targetMse}'`);
   const rows = epsilons.map((epsilon) => {
     try {
-      return { c: calibrateMean(scenario as Laws, epsilon, n), needed: target === undefined ? null : meanSampleSize(scenario as Laws, epsilon, target) };
+      return {
+        c: calibrateMean(scenario as Laws, { epsilon, rows: n }),
+        needed: target === undefined ? null : meanSampleSize(scenario as Laws, { epsilon, targetMse: target }),
+      };
     } catch (e) {
       throw asFlagError(e);
     }

@@ -1,3 +1,4 @@
+import { checkShape, OBJECT } from '../shapes.js';
 import { checkSetting } from '../settings.js';
 import { checkMiApplicable, type Scenario } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
@@ -36,9 +37,11 @@ function rowSpread(prior: Scenario<Discrete | PointLaw>['priors'][number]): { sp
  * the mean has tr Cov = tr Cov(row)/n, so the bound of §15 with A = I gives
  * σ² = tr Cov(row) / (n·d·(e^{2ε/d} − 1)), and the released mean's squared error about the
  * population mean is, in expectation, tr Cov(row)/n + d·σ² = (tr Cov(row)/n)·e^{2ε/d}/(e^{2ε/d} − 1).
- * @example calibrateMean(builtinScenario('heart'), 0.1, 303).mse
+ * @example calibrateMean(builtinScenario('heart'), { epsilon: 0.1, rows: 303 }).mse
  */
-export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: number, n: number): MeanCalibration {
+export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, settings: { epsilon: number; rows: number }): MeanCalibration {
+  checkShape(OBJECT, settings, 'settings');
+  const { epsilon, rows: n } = settings;
   checkMiApplicable(scenario);
   checkSetting('epsilon', epsilon);
   checkSetting('rows', n);
@@ -71,16 +74,18 @@ export function calibrateMean(scenario: Scenario<Discrete | PointLaw>, epsilon: 
 /**
  * The fewest rows whose private mean (at ε) has expected squared error at most `targetMse`:
  * n ≥ tr Cov(row)·e^{2ε/d} / ((e^{2ε/d} − 1)·targetMse), checked against `calibrateMean`.
- * @example meanSampleSize(builtinScenario('heart'), 0.1, 0.01)
+ * @example meanSampleSize(builtinScenario('heart'), { epsilon: 0.1, targetMse: 0.01 })
  */
-export function meanSampleSize(scenario: Scenario<Discrete | PointLaw>, epsilon: number, targetMse: number): number {
+export function meanSampleSize(scenario: Scenario<Discrete | PointLaw>, settings: { epsilon: number; targetMse: number }): number {
+  checkShape(OBJECT, settings, 'settings');
+  const { epsilon, targetMse } = settings;
   checkSetting('target-mse', targetMse);
-  const probe = calibrateMean(scenario, epsilon, 1);
+  const probe = calibrateMean(scenario, { epsilon, rows: 1 });
   const e = Math.expm1((2 * epsilon) / probe.d);
   let n = Math.max(1, Math.ceil((probe.rowSpread * (1 + e)) / (e * targetMse)));
   if (!Number.isSafeInteger(n)) throw new InputError(`would need more than 2⁵³ rows (${n.toPrecision(3)})`, 'target-mse');
   // The closed form, then the calibration itself: the smallest n it says meets the target.
-  while (calibrateMean(scenario, epsilon, n).mse > targetMse) n++;
-  while (n > 1 && calibrateMean(scenario, epsilon, n - 1).mse <= targetMse) n--;
+  while (calibrateMean(scenario, { epsilon, rows: n }).mse > targetMse) n++;
+  while (n > 1 && calibrateMean(scenario, { epsilon, rows: n - 1 }).mse <= targetMse) n--;
   return n;
 }

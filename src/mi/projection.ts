@@ -1,5 +1,5 @@
 import { checkSetting } from '../settings.js';
-import { ARRAY, checkShape, PROJECTION } from '../shapes.js';
+import { ARRAY, checkShape, OBJECT, PROJECTION } from '../shapes.js';
 import { secretProbabilities, type Scenario, checkMiApplicable } from '../distribution/scenario.js';
 import type { Discrete } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
@@ -119,9 +119,14 @@ export interface ProjectionCalibration {
  * (k/2)·log(1 + tr(A Cov(f) Aᵀ)/(kσ²)), so σ² = max over priors of tr/(k·(e^{2ε/k} − 1))
  * suffices; the noise grows with k, not with d. `releases` of the same value at one σ are one
  * release at σ/√N (their mean is sufficient).
- * @example calibrateProjection(builtinScenario('heart'), projection([[1]]), 0.05).scale
+ * @example calibrateProjection(builtinScenario('heart'), { projection: projection([[1]]), epsilon: 0.05 }).scale
  */
-export function calibrateProjection(scenario: Scenario<Discrete | PointLaw>, A: Projection, epsilon: number, releases = 1): ProjectionCalibration {
+export function calibrateProjection(
+  scenario: Scenario<Discrete | PointLaw>,
+  settings: { projection: Projection; epsilon: number; releases?: number },
+): ProjectionCalibration {
+  checkShape(OBJECT, settings, 'settings');
+  const { projection: A, epsilon, releases = 1 } = settings;
   checkShape(PROJECTION, A, 'projection');
   checkMiApplicable(scenario);
   checkSetting('epsilon', epsilon);

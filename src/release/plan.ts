@@ -118,7 +118,9 @@ function releaseCalibration(
   const progress = ordersProgress(onProgress, alphas.length);
   const { alpha: _ignored, ...rest } = settings;
   // The trial settings carry the rest of `settings` (a vector's coordinate weights too).
-  const c = calibrateEpsDelta(scenario, rest, settings.epsilon, opts.delta, alphas, (st, tried) => calibrateWith(st, { onProgress: progress.at(tried) }));
+  const c = calibrateEpsDelta(scenario, { ...rest, epsilon: settings.epsilon, delta: opts.delta, alphas }, (st, tried) =>
+    calibrateWith(st, { onProgress: progress.at(tried) }),
+  );
   progress.finish();
   return c;
 }
