@@ -96,6 +96,7 @@ export {
   type WindowMethod,
   type WindowNoise,
   type WindowResult,
+  type WindowSettings,
 } from './calibrate/windows.js';
 export { auditWindows, type WindowAuditRow } from './audit/windows.js';
 export { releaseWindows, drawWindows, type WindowRelease } from './release/windows.js';

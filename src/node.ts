@@ -34,6 +34,7 @@ export { tableHistograms } from './sources/histograms.js';
 export type { SecretQuery, TableHistograms, Histogram, UnitBootstrap } from './sources/histogramTypes.js';
 export type { TableSource } from './sources/table.js';
 export { uciScenario } from './uci/files.js';
+export { uciQuirks } from './uci/formats.js';
 export { randomSketch, parseProjection } from './sources/projection.js';
 export { privatizeTable, type PrivatizeOptions } from './sources/privatize.js';
 export { reproduce, type ReproduceOptions, type ReproduceResult } from './reproduce/reproduce.js';

@@ -48,6 +48,17 @@ export function checkShape<T>(schema: v.GenericSchema<unknown, T>, value: unknow
 }
 
 /**
+ * An options object's fields are all ones it takes: a misspelt or foreign field (`relases`, a
+ * `delta` where no δ is read) is refused by name, never ignored. Fields set to `undefined` count
+ * as absent.
+ * @example checkKeys({ alpha: 2, relases: 4 }, ['alpha', 'releases'], 'settings') // throws "settings.relases: …"
+ */
+export function checkKeys(value: object, known: readonly string[], field: string): void {
+  for (const [k, x] of Object.entries(value))
+    if (x !== undefined && !known.includes(k)) throw new InputError(`is not a field it takes (${known.join(', ')})`, `${field}.${k}`);
+}
+
+/**
  * A scenario's shape: an object whose `priors` is a list of {name, conditionals} (checked when
  * given as data; a law source computing its laws on first use is not made to compute them here).
  */

@@ -284,6 +284,26 @@ describe('pufferfish release (CLI)', () => {
     expect(JSON.parse(plain.stdout).columns).toEqual(['chol']);
   });
 
+  it('the library never writes the secret column: a kept column needs the secret named, the secret is neither kept nor privatized', async () => {
+    const { privatizeTable } = await import('../src/sources/privatize.js');
+    const src = { kind: 'csv', location: 'examples/heart.csv' } as const;
+    const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } as const;
+    const out = join(mkdtempSync(join(tmpdir(), 'pufferfish-privatize-')), 'o.csv');
+    const heart = builtinScenario('heart');
+    // It wrote oldpeak, fbs, age before: the library had no name for the secret unless told.
+    await expect(privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['fbs', 'age'] })).rejects.toMatchObject({
+      path: 'keep',
+      reason: expect.stringMatching(/names no secret/),
+    });
+    await expect(privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['fbs', 'age'], secretColumn: 'fbs' })).rejects.toThrow(
+      /^keep: 'fbs' is the secret column/,
+    );
+    await expect(privatizeTable(src, 'fbs', heart, settings, out, { secretColumn: 'fbs' })).rejects.toThrow(/^query: 'fbs' is the secret column/);
+    const r = await privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['age'], secretColumn: 'fbs' });
+    expect(r.rows).toBe(303);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('oldpeak,age');
+  });
+
   it.each([
     [['--scenario', 'heart', '--value', '1', '--delta', '0'], /^error: --delta: must be in \(0, 1\), got '0'/],
     [['--scenario', 'heart', '--value', '1', '--delta', '1e-6', '--truncate', '0,inf'], /^error: --delta: truncated releases take a Rényi target/],

@@ -18,6 +18,9 @@ const calls: [string, () => unknown, RegExp][] = [
   ['calibrate: a prior without conditionals', () => core.calibrate({ name: 'x', priors: [{ name: 'p' }] } as never, ok), /^scenario\.priors\.0\.conditionals$/],
   ['calibrate: no settings', () => core.calibrate(heart, undefined as never), /^settings$/],
   ['calibrate: settings a number', () => core.calibrate(heart, 5 as never), /^settings$/],
+  // A misspelt or foreign field was ignored: `relases: 4` gave one release's scale, `delta: 2` a Rényi scale.
+  ['calibrate: a misspelt field', () => core.calibrate(heart, { ...ok, method: 'coupled', relases: 4 } as never), /^settings\.relases$/],
+  ['calibrate: a δ it does not read', () => core.calibrate(heart, { ...ok, delta: 2 } as never), /^settings\.delta$/],
   ['calibrate: options a string', () => core.calibrate(heart, ok, 'x' as never), /^options$/],
   ['calibrateFor: no guarantee', () => core.calibrateFor(heart, null as never, { mechanism: 'laplace', method: 'theorem' }), /^guarantee$/],
   ['calibrateFor: no noise', () => core.calibrateFor(heart, { kind: 'renyi', alpha: 2, epsilon: 1 }, undefined as never), /^noise$/],
@@ -65,6 +68,52 @@ const asyncCalls: [string, () => Promise<unknown>, RegExp][] = [
     'chainFromTable: order a number',
     () => node.chainFromTable('test/fixtures/weather/seattle-weather.csv.gz', { sequence: 'weather', orderBy: 3 as never, query: 'count:rain' }),
     /^options\.orderBy$/,
+  ],
+  [
+    'statisticFromTable: a statistic as text',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: 'mean:oldpeak' as never, secretColumn: 'fbs' }),
+    /^statistic$/,
+  ],
+  [
+    'statisticFromTable: a misspelt option (calibrated the whole table)',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: { kind: 'mean', column: 'oldpeak' }, secretColumn: 'fbs', groupby: 'sex' } as never),
+    /^options\.groupby$/,
+  ],
+  [
+    'chainFromTable: window counts asked of the whole-series source (gave the yearly count’s laws)',
+    () =>
+      node.chainFromTable('test/fixtures/weather/seattle-weather.csv.gz', {
+        sequence: 'weather',
+        orderBy: 'date',
+        query: 'count:rain',
+        window: 'month',
+      } as never),
+    /^options\.window$/,
+  ],
+  ['statisticFromTable: no statistic', () => node.statisticFromTable('examples/heart.csv', { secretColumn: 'fbs' } as never), /^statistic$/],
+  [
+    'statisticFromTable: an unknown kind (was computed as a sum)',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: { kind: 'median' as never, column: 'oldpeak' }, secretColumn: 'fbs' }),
+    /^statistic\.kind$/,
+  ],
+  [
+    'statisticFromTable: a count of a column (was a sum)',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: { kind: 'count', column: 'oldpeak' }, secretColumn: 'fbs' }),
+    /^statistic$/,
+  ],
+  [
+    'statisticFromTable: a misspelt field',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: { kind: 'mean', column: 'oldpeak', units: 'age' } as never, secretColumn: 'fbs' }),
+    /^statistic\.units$/,
+  ],
+  [
+    'statisticFromTable: a predicate reading other rows (the CLI refuses it too)',
+    () =>
+      node.statisticFromTable('examples/heart.csv', {
+        statistic: { kind: 'count', predicate: "oldpeak > (SELECT avg(oldpeak) FROM read_csv('examples/heart.csv'))" },
+        secretColumn: 'fbs',
+      }),
+    /^statistic\.predicate$/,
   ],
   [
     'privatizeTable: no settings',

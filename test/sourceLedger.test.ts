@@ -74,6 +74,27 @@ describe('a source ledger: statistics of one table accounted together', () => {
     expect(recorded[1].level.level).toBe(Math.max(...own));
   });
 
+  it('a group the table does not have, or a group by the secret, is refused: it was recorded at level 0 (a release that tells nothing)', async () => {
+    const store = await opened(HEART, 1);
+    const tiny = laplace(0.01);
+    // Heart's sex reads '0.0' and '1.0': '1' is no row's group.
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ query: 'sum:chol', groupBy: 'sex', group: '1' }, /^group: no row has sex = '1' \(its values: '0\.0', '1\.0'\)/],
+      [{ query: 'sum:chol', groupBy: 'sex', group: 1 }, /^recorded\.0\.group: must be the group's value as the table's text/],
+      [{ query: 'sum:chol', groupBy: 'sex' }, /^recorded\.0: a group release names both/],
+      [{ query: 'sum:chol', groupBy: 'fbs', group: '1.0' }, /^recorded\.0\.groupBy: groups by the secret column 'fbs'/],
+      [{ query: 'mean:fbs' }, /releases the secret column 'fbs' itself/],
+      [{ query: 'sum:chol', group_by: 'sex' }, /^recorded\.0\.group_by: has a field/],
+    ];
+    for (const [statistic, refusal] of cases)
+      await expect(recordStatistics(store, HEART, [{ statistic: statistic as never, release: tiny }])).rejects.toThrow(refusal);
+    // The ledger holds none of them, and the group as the table writes it is refused by the budget.
+    expect((await checkLedger(store, await sourceLedgerLaws(store, HEART))).problems).toEqual([]);
+    await expect(recordStatistics(store, HEART, [{ statistic: { query: 'sum:chol', groupBy: 'sex', group: '1.0' }, release: tiny }])).rejects.toThrow(
+      /refused/,
+    );
+  });
+
   it('a mean and a count: the joint level is never below an independent 2-D quadrature of the joint contribution law', async () => {
     const src = smallTable();
     const store = await opened(src, 100);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
+import { drawWindows, releaseWindows } from '../src/release/windows.js';
 import { checkWindows } from '../src/markov/calendar.js';
 import { calendarWindows as monthWindows, windowLabels } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
@@ -408,7 +409,7 @@ describe('the path-coupled bound on window counts', () => {
     const zero = { mechanism: FAMILY_OF.default, method: 'best' as const, alpha: 0.5, epsilon: 20 };
     expect(() => releaseWindows(model(P, 12, 'b'), [4, 4, 4], [1, 2, 1], zero)).toThrow(expect.objectContaining({ path: 'allow-no-noise' }));
     expect(releaseWindows(model(P, 12, 'b'), [4, 4, 4], [1, 2, 1], zero, { allowNoNoise: true }).values).toEqual([1, 2, 1]);
-    const d = drawWindows([3, 1], FAMILY_OF.default, 0);
+    const d = drawWindows([3, 1], FAMILY_OF.default, 0, { allowNoNoise: true });
     expect(d.values).toEqual([3, 1]);
     expect(d.intervals).toEqual([
       [3, 3],
@@ -1379,5 +1380,44 @@ describe('reproduce --markov: window counts', () => {
         expect(at(here, 'mqm-exact')).toBeLessThanOrEqual(at(here, 'group-dp'));
         expect(at(here, 'group-dp')).toBe(100);
       }
+  });
+});
+
+describe('window counts at the library’s edge: every setting checked by name', () => {
+  const m = validateSpec({
+    states: ['a', 'b'],
+    chains: [
+      {
+        name: 'c',
+        transition: [
+          [0.9, 0.1],
+          [0.2, 0.8],
+        ],
+        initial: 'stationary',
+      },
+    ],
+    length: 6,
+    query: { count: 'b', windows: [3, 3] },
+  });
+  const ok = { mechanism: 'laplace', method: 'path-coupled', alpha: 2, epsilon: 1 } as const;
+  it.each([
+    // Each was answered before: δ = 2 with a scale, an unknown method with group DP's scale under its name, other windows than the chain's.
+    ['δ outside (0, 1)', () => calibrateWindows(m, [3, 3], { ...ok, delta: 2 }), /^delta: must be in \(0, 1\)/],
+    ['an unknown method', () => calibrateWindows(m, [3, 3], { ...ok, method: 'exact' as never }), /^method: unknown method 'exact'/],
+    ['windows other than the chain’s', () => calibrateWindows(m, [1, 5], ok), /^lengths: are \[1, 5\], but the chain's query gives its windows: \[3, 3\]/],
+    ['ε < 0 (was a numerical error)', () => calibrateWindows(m, [3, 3], { ...ok, epsilon: -1 }), /^epsilon: must be a finite number > 0/],
+    ['α = 1', () => calibrateWindows(m, [3, 3], { ...ok, alpha: 1 }), /^alpha: must be a Rényi order > 0 other than 1/],
+    ['no lengths (was a TypeError)', () => calibrateWindows(m, undefined as never, ok), /^lengths: must be an array/],
+    ['a count above its window’s length', () => releaseWindows(m, [3, 3], [10], ok), /^counts: window 1 has 3 steps/],
+    ['a count not a number (was a RangeError)', () => releaseWindows(m, [3, 3], [Number.NaN, 1], ok), /^counts: window 1 has 3 steps/],
+    ['more counts than windows', () => releaseWindows(m, [3, 3], [1, 1, 1], ok), /^counts: gives 3 counts for 2 windows/],
+    ['a draw at scale 0 (published the counts)', () => drawWindows([1, 2], 'laplace', 0), /^scale: must be a finite number > 0/],
+    ['a draw of counts that are not whole (geometric gave non-integers)', () => drawWindows([3.5, 5], 'geometric', 1), /^counts: are window counts/],
+  ])('%s is refused', (_name, call, refusal) => {
+    expect(call).toThrow(refusal);
+  });
+  it('the checked settings still answer, and scale 0 is drawn only when asked', () => {
+    expect(calibrateWindows(m, [3, 3], ok).scale).toBeGreaterThan(0);
+    expect(drawWindows([1, 2], 'laplace', 0, { allowNoNoise: true }).values).toEqual([1, 2]);
   });
 });

@@ -2,14 +2,16 @@
 // what a source ledger accounts, and a statistic's private groups (--group-private). Engine-free
 // here (the aggregate runs in the engines of sources/), so the page can build it too.
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
+import * as v from 'valibot';
 import { InputError } from '../errors.js';
+import { checkShape } from '../shapes.js';
 import { PointAtoms } from '../sources/csvText.js';
 import { jointKey, tableHistograms } from '../sources/histograms.js';
 import type { TableHistograms, UnitBootstrap } from '../sources/histogramTypes.js';
 import { predicateColumns } from '../sources/predicate.js';
 import { isNoPair, tableScenario } from '../sources/priors.js';
 import { statisticValues } from '../sources/statisticValues.js';
-import { parseStatistic, type Statistic } from '../sources/statistic.js';
+import { checkStatistic, parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableSource } from '../sources/table.js';
 
 /** What every statistic of one source shares: the table, the secret, the unit. */
@@ -85,13 +87,16 @@ export async function statisticsScenario(
   known: readonly (readonly string[])[] = knowledgeSets(recorded),
 ): Promise<PointScenario> {
   if (recorded.length === 0) throw new InputError('names no statistic', 'ledger');
+  recorded.forEach((r, k) => checkRecorded(r, s, `recorded.${k}`));
   const queries = [...new Set(recorded.map((r) => r.query))];
   const givens = [...new Set(recorded.flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))];
   const statistics: Statistic[] = queries.map((q) => {
     const st = parseStatistic(q);
     if (!st) throw new InputError(`'${q}' is not a statistic (sum:COL, mean:COL, count[:PREDICATE], share[:PREDICATE])`, 'query');
+    const unit = { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
+    checkStatistic(unit, s.secretColumn);
     checkPredicateReads(st, s, givens);
-    return { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
+    return unit;
   });
   // The joint laws leave rows without a unit out: such rows are refused first (`rowsWithoutUnit`).
   if (s.unit !== undefined) await statisticValues(s.source, { kind: 'count', unit: s.unit }, undefined, s.secretColumn);
@@ -105,6 +110,7 @@ export async function statisticsScenario(
     ...(s.predicates ? { predicates: s.predicates } : {}),
     ...(s.prior ? { bootstrap: s.prior } : {}),
   });
+  checkGroupsPresent(recorded, h, givens);
   // Each unit's contribution vector laid out on the recorded releases' coordinates (its groups read
   // off its full key), then tallied under each part of the class by the group values it knows.
   const atoms = new PointAtoms();
@@ -123,6 +129,52 @@ export async function statisticsScenario(
     }
   });
   return { ...pointScenarioOf({ name: identity, priors, ...(s.pairs ? { pairs: s.pairs } : {}) }, atoms.vectors), identity };
+}
+
+const RECORDED = v.strictObject(
+  {
+    query: v.string((i) => `must be a statistic's text (sum:COL, mean:COL, count[:PREDICATE], share[:PREDICATE]), got ${typeof i.input}`),
+    groupBy: v.optional(v.string((i) => `must be a column's name, got ${typeof i.input}`)),
+    group: v.optional(v.string((i) => `must be the group's value as the table's text, got ${typeof i.input} ${String(i.input)}`)),
+    private: v.optional(v.literal(true, 'must be true or absent')),
+  },
+  (i) =>
+    i.expected === 'never'
+      ? 'has a field a recorded statistic does not take (query, groupBy, group, private)'
+      : `must be an object { query, groupBy?, group? }, got ${typeof i.input}`,
+);
+
+/** A recorded statistic's shape: a group release names its column and its group, which is neither the secret nor the unit. */
+function checkRecorded(r: RecordedStatistic, s: StatisticsSource, field: string): void {
+  checkShape(RECORDED, r, field);
+  if ((r.groupBy === undefined) !== (r.group === undefined)) throw new InputError('a group release names both its column (groupBy) and its group', field);
+  if (r.groupBy !== undefined && (r.groupBy === s.secretColumn || r.groupBy === s.unit))
+    throw new InputError(
+      `groups by the ${r.groupBy === s.secretColumn ? 'secret' : 'unit'} column '${r.groupBy}'; a group is a public column's value`,
+      `${field}.groupBy`,
+    );
+}
+
+/**
+ * Every recorded group is one the table has: a group no row is in would be accounted as a release
+ * that tells nothing (level 0), whatever was published under its name.
+ */
+function checkGroupsPresent(recorded: readonly RecordedStatistic[], h: TableHistograms, givens: readonly string[]): void {
+  for (const r of recorded) {
+    if (r.groupBy === undefined) continue;
+    const i = givens.indexOf(r.groupBy);
+    const seen = new Set([...(h.givenValues?.values() ?? [])].map((texts) => texts[i]));
+    if (!seen.has(r.group!))
+      throw new InputError(
+        `no row has ${r.groupBy} = '${r.group}' (its values: ${[...seen]
+          .filter((x) => x !== null)
+          .sort()
+          .slice(0, 12)
+          .map((x) => `'${x}'`)
+          .join(', ')}${seen.size > 12 ? ', …' : ''}): a group is named by the table's own text`,
+        'group',
+      );
+  }
 }
 
 /**

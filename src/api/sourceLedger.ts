@@ -246,7 +246,7 @@ export async function nextStatisticScale(
  * @example const src = { source: { kind: 'csv', location: 'examples/heart.csv' }, secretColumn: 'fbs' };
  * const store = ledgerStore(`${scratch}/heart.ledger`); // scratch: a folder of yours
  * await initLedger(store, await sourceIdentity(src).then((x) => ({ identity: x.identity, name: x.name })), { alphas: [2], epsilon: 1 });
- * (await groupsFittingScale(store, src, 'sum:oldpeak', 'sex', [{ group: '0', fromScale: (s) => s }, { group: '1', fromScale: (s) => s }], 'laplace'))!.scale > 0 // true
+ * (await groupsFittingScale(store, src, 'sum:oldpeak', 'sex', [{ group: '0.0', fromScale: (s) => s }, { group: '1.0', fromScale: (s) => s }], 'laplace'))!.scale > 0.3 // true (groups named as the table writes them)
  */
 export async function groupsFittingScale(
   store: LedgerStore,

@@ -1,8 +1,8 @@
 import { InputError, unknownName } from '../errors.js';
-import { checkShape, OBJECT } from '../shapes.js';
+import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { tableHistograms } from '../sources/histograms.js';
 import { unitBootstrap } from '../sources/priors.js';
-import { checkStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
+import { checkSqlPredicate, checkStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
 import type { PointScenario } from '../distribution/points.js';
 import { statisticsScenario } from './jointStatistics.js';
 import { statisticValues } from '../sources/statisticValues.js';
@@ -71,8 +71,10 @@ function parsePairsOf(pairs: [string, string][], secrets: string[]): void {
 function statisticInput(location: string | TableSource, o: { statistic: Statistic; secretColumn?: string; groupBy?: string }) {
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
   checkShape(OBJECT, o, 'options');
+  checkKeys(o, ['statistic', 'secretColumn', 'values', 'predicates', 'groupBy', 'pairs', 'prior', 'seed', 'name'], 'options');
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
+  if (s.predicate !== undefined) checkSqlPredicate(s.kind, s.predicate, 'statistic.predicate');
   checkGroupBy(s, o);
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   return { s, source };

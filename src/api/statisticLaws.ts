@@ -4,6 +4,7 @@ import type { CalibrationResult } from '../calibrate/result.js';
 import type { Discrete } from '../distribution/discrete.js';
 import type { Scenario } from '../distribution/scenario.js';
 import { InputError, unknownColumn } from '../errors.js';
+import { checkShape, OBJECT } from '../shapes.js';
 import { divideDown, divideUp, nextUp } from '../numerics/float.js';
 import { cellNumber, isMissing, missingNumber, notNumeric, numericColumns, textHistograms, type TextTable } from '../sources/csvText.js';
 import { textPredicate } from '../sources/textPredicate.js';
@@ -148,7 +149,10 @@ export interface StatisticUnits {
  * @example toStatistic({ divisor: 3 }).scale(1) > 1 / 3 // true
  */
 export function toStatistic(g: Pick<StatisticGroup, 'divisor'>): StatisticUnits {
+  checkShape(OBJECT, g, 'group');
   const n = g.divisor;
+  // n is a count of units (or 1): a rounding direction is only kept dividing by n ≥ 1.
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new InputError(`must be the number of units (a whole number ≥ 1) or 1, got ${String(n)}`, 'divisor');
   const fromScale = (x: number) => (n === 1 ? x : -nextUp(-(x * n)));
   return {
     scale: (x) => (n === 1 ? x : divideUp(x, n)),

@@ -1,5 +1,5 @@
 import type { Scenario } from '../distribution/scenario.js';
-import { checkShape, OBJECT } from '../shapes.js';
+import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
@@ -21,6 +21,8 @@ export async function scenarioFromTable(
 ): Promise<Scenario | PointScenario> {
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
   checkShape(OBJECT, query, 'query');
+  checkShape(OBJECT, opts, 'options');
+  checkKeys(opts, ['prior', 'seed', 'pairs', 'name'], 'options');
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const h = await tableHistograms(source, query);
   if (h.secrets.length < 2) throw new InputError(`needs at least two secrets with rows, got ${h.secrets.length}`, 'secretColumn');
@@ -47,6 +49,7 @@ export async function chainFromTable(
 ): Promise<{ scenario: Scenario; states: string[]; length: number }> {
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
   checkShape(OBJECT, o, 'options');
+  checkKeys(o, ['sequence', 'orderBy', 'groupBy', 'query', 'length', 'prior', 'seed', 'name'], 'options');
   for (const k of ['sequence', 'orderBy', 'query'] as const)
     if (typeof o[k] !== 'string') throw new InputError('must be a column name (a string)', `options.${k}`);
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;

@@ -1,5 +1,5 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
-import { checkShape, OBJECT } from '../shapes.js';
+import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { MIXTURE, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
 import { MECHANISMS, type Mechanism, type SingleMethod } from './rules.js';
 import { certainlyTooSmall, FINITE, type Certification } from './finite.js';
@@ -51,6 +51,19 @@ function byKind<R>(
   );
 }
 
+/** Every field a calibration's settings may hold. */
+const SETTINGS_KEYS = [
+  'mechanism',
+  'method',
+  'alpha',
+  'epsilon',
+  'cost',
+  'eta',
+  'releases',
+  'contamination',
+  'coordinateScales',
+] as const satisfies readonly (keyof PointSettings)[];
+
 /**
  * Calibrates one mechanism on any law source: the smallest certified scale for every prior and
  * pair, maximised over them (the guarantee must hold for every prior in the class and every
@@ -63,6 +76,7 @@ function byKind<R>(
  */
 export function calibrate(scenario: AnyScenario, settings: PointSettings, opts: CalibrateOptions = {}): CalibrationResult {
   checkShape(OBJECT, settings, 'settings');
+  checkKeys(settings, SETTINGS_KEYS, 'settings');
   checkShape(OBJECT, opts, 'options');
   return byKind(scenario, settings, (kind, s, st) => calibrateKind(kind, s, st, opts));
 }

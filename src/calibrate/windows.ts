@@ -1,6 +1,8 @@
 // Calibrating the noise of a chain's window counts (docs/math.md §19): the path-coupled bound at
 // finite α > 1, the Markov Quilt Mechanism and group DP for the whole vector at every α.
-import { InputError, NumericalError } from '../errors.js';
+import { InputError, NumericalError, unknownName } from '../errors.js';
+import { checkSetting } from '../settings.js';
+import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
 import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
@@ -20,6 +22,17 @@ import { DEFAULT_DELTA_ALPHAS, renyiBudgetFor } from './epsDelta.js';
 export const WINDOW_METHODS = ['boundary-coupled', 'path-coupled', 'mqm-exact', 'group-dp', 'best'] as const;
 /** A method for window counts. */
 export type WindowMethod = (typeof WINDOW_METHODS)[number];
+
+/** A calibration of window counts: family, method, the Rényi target (or ε with δ over `alphas`), and how many windows are released. */
+export interface WindowSettings {
+  mechanism: Mechanism;
+  method: WindowMethod;
+  alpha: number;
+  epsilon: number;
+  released?: number;
+  delta?: number;
+  alphas?: readonly number[];
+}
 
 /** One window calibration: the per-window noise scale, or why the method does not apply. */
 export interface WindowResult {
@@ -351,6 +364,27 @@ function pathCoupledDelta(
 }
 
 /**
+ * The library's edge of `calibrateWindows`: shapes, the windows (the chain's own where its query
+ * gives them), the family, the method and the target's numbers, each refused by name.
+ */
+function checkWindowSettings(model: MarkovModel, lengths: readonly number[], s: WindowSettings): void {
+  checkShape(OBJECT, model, 'model');
+  checkShape(ARRAY, lengths, 'lengths');
+  checkShape(OBJECT, s, 'settings');
+  checkWindows(lengths, model.length);
+  const own = model.windows;
+  if (own && (own.length !== lengths.length || own.some((L, i) => L !== lengths[i])))
+    throw new InputError(`are [${lengths.join(', ')}], but the chain's query gives its windows: [${own.join(', ')}]`, 'lengths');
+  mechanismDef(s.mechanism);
+  if (!(WINDOW_METHODS as readonly string[]).includes(s.method)) throw unknownName('method', String(s.method), WINDOW_METHODS, 'method', 'one of ');
+  checkSetting('epsilon', s.epsilon);
+  if (s.delta === undefined) {
+    if (typeof s.alpha !== 'number' || !(s.alpha > 0) || s.alpha === 1)
+      throw new InputError(`must be a Rényi order > 0 other than 1, or Infinity, got ${String(s.alpha)}`, 'alpha');
+  } else checkSetting('delta', s.delta);
+}
+
+/**
  * The noise per window of the vector of window counts of a chain class: `path-coupled` (α > 1),
  * `mqm-exact` and `group-dp` (ε-Pufferfish of the whole vector, so every α; the vector is
  * ℓ₁-Lipschitz like the whole count), or `best`, the smallest that applies. With `released` = K,
@@ -358,13 +392,8 @@ function pathCoupledDelta(
  * target through the best of `alphas` (default `WINDOW_DELTA_ALPHAS`).
  * @example calibrateWindows(validateSpec({ states: ['a', 'b'], chains: [{ name: 'c', transition: [[0.9, 0.1], [0.2, 0.8]], initial: 'stationary' }], length: 6, query: { count: 'b' } }), [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale // 6
  */
-export function calibrateWindows(
-  model: MarkovModel,
-  lengths: readonly number[],
-  s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; released?: number; delta?: number; alphas?: readonly number[] },
-  onStep?: (step: string) => void,
-): WindowResult {
-  checkWindows(lengths, model.length);
+export function calibrateWindows(model: MarkovModel, lengths: readonly number[], s: WindowSettings, onStep?: (step: string) => void): WindowResult {
+  checkWindowSettings(model, lengths, s);
   const released = s.released ?? lengths.length;
   if (!(Number.isSafeInteger(released) && released >= 1 && released <= lengths.length))
     throw new InputError(`must be a whole number from 1 to the ${lengths.length} windows`, '--windows-released');

@@ -367,7 +367,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
       truncate,
       keep,
       allowNoNoise: o.allowNoNoise,
-      forbidden: [o.secretColumn].filter((c): c is string => !!c),
+      ...(o.secretColumn ? { secretColumn: o.secretColumn } : {}),
       predicates: secretPredicates(o.secret),
       onProgress: (done, total) => bar.update(done, total, 'calibrating'),
       beforeWrite: async (drawn) => {

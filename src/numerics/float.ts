@@ -164,6 +164,8 @@ function productError(a: number, b: number, p: number): number {
  * @example divideUp(1, 3) > 1 / 3 // true
  */
 export function divideUp(x: number, n: number): number {
+  // The step below moves q up, toward x/n, only for n > 0 (a negative n would step away forever).
+  if (!(n > 0 && Number.isFinite(n))) throw new RangeError(`divideUp: n must be finite and > 0, got ${n}`);
   let q = x / n;
   if (!Number.isFinite(q) || q === 0) return q === 0 && x > 0 ? Number.MIN_VALUE : q;
   // q·n = p + e exactly; step up while that is still below x.

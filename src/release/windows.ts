@@ -3,6 +3,7 @@ import { calibrateWindows, type WindowMethod, type WindowResult } from '../calib
 import type { Mechanism } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { InputError } from '../errors.js';
+import { ARRAY, checkShape } from '../shapes.js';
 import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
 import { numberText, precisionDown } from '../numerics/decimal.js';
@@ -41,6 +42,14 @@ export function releaseWindows(
   s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; delta?: number; alphas?: readonly number[] },
   opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): WindowRelease {
+  checkShape(ARRAY, counts, 'counts');
+  checkShape(ARRAY, lengths, 'lengths');
+  if (counts.length < 1 || counts.length > lengths.length)
+    throw new InputError(`gives ${counts.length} counts for ${lengths.length} windows: give the first 1 to ${lengths.length}`, 'counts');
+  counts.forEach((c, i) => {
+    if (!(Number.isSafeInteger(c) && c >= 0 && c <= lengths[i]))
+      throw new InputError(`window ${i + 1} has ${lengths[i]} steps, so its count is a whole number from 0 to ${lengths[i]}, got ${String(c)}`, 'counts');
+  });
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
   // A method that does not apply to these settings is the user's choice to change, not a numerical failure.
   if (calibration.scale === null) throw new InputError(`${calibration.method} does not apply: ${calibration.explanation}`, 'method');
@@ -50,7 +59,7 @@ export function releaseWindows(
       `the calibrated scale is 0, so the window counts would be published exactly (${calibration.explanation}) — this holds only if the adversary's belief is exactly in the chain class; pass --allow-no-noise to release them anyway`,
       'allow-no-noise',
     );
-  return { calibration, ...drawWindows(counts, s.mechanism, calibration.scale, opts) };
+  return { calibration, ...drawWindows(counts, s.mechanism, calibration.scale, { ...opts, allowNoNoise: true }) };
 }
 
 /**
@@ -62,8 +71,13 @@ export function drawWindows(
   counts: readonly number[],
   mechanism: Mechanism,
   scale: number,
-  opts: { confidence?: number; random?: RandomSource } = {},
+  opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): Omit<WindowRelease, 'calibration'> {
+  checkShape(ARRAY, counts, 'counts');
+  if (!counts.every((c) => Number.isSafeInteger(c) && c >= 0)) throw new InputError('are window counts: whole numbers ≥ 0', 'counts');
+  // Scale 0 publishes the counts themselves: only where a calibration said so and the caller opted in.
+  if (!(Number.isFinite(scale) && (scale > 0 || (scale === 0 && opts.allowNoNoise))))
+    throw new InputError(`must be a finite number > 0 (0 publishes the counts exactly: allowNoNoise), got ${String(scale)}`, 'scale');
   const confidence = opts.confidence ?? DEFAULT_CONFIDENCE;
   // One coordinate per window, each at the common scale (a release of the vector of counts).
   // At least one coordinate, so the half-width is the family's even with no window yet.

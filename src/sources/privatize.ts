@@ -25,8 +25,8 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
   keep?: string[];
   /** Secret predicates by name: every column they read is as secret as a secret column. */
   predicates?: Readonly<Record<string, string>>;
-  /** Columns that must never be written (the secret column, public `--given` is allowed). */
-  forbidden?: string[];
+  /** The secret column: never written, nor privatized as a query. A kept column needs the secret named (this or `predicates`). */
+  secretColumn?: string;
   /** Runs after the draws and before the file appears (a ledger records the release here, or refuses it). */
   beforeWrite?: (r: { scale: number }) => Promise<void>;
 }
@@ -36,7 +36,7 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
  * on the scenario — the columns' joint law for several — and independent noise per row; missing
  * values stay missing), plus only the
  * columns named in `keep`: every other column may be correlated with the secret, so none is
- * published unless asked for, and the secret column never is. The file is written to a unique
+ * published unless asked for, and the secret column (`opts.secretColumn`, which a kept column needs named) never is. The file is written to a unique
  * temporary name beside `out` and renamed into place; `out` must not be the input.
  * @example (await privatizeTable({ kind: 'csv', location: 'examples/heart.csv' }, 'oldpeak', builtinScenario('heart'), { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 }, `${scratch}/heart-private.csv`)).rows // 303 (scratch: a folder of yours)
  */
@@ -57,9 +57,15 @@ export async function privatizeTable(
   if (!format) throw new InputError(`unknown output format '${extname(out) || '(no extension)'}': use ${Object.keys(FORMATS).join(', ')}`, 'out');
   checkOutput(out, 'out', [{ path: source.location, flag: '--data' }]);
   const keep = opts.keep ?? [];
+  const secret = opts.secretColumn;
+  if (secret !== undefined && queries.includes(secret))
+    throw new InputError(`'${secret}' is the secret column: its values are what the release hides`, 'query');
+  // Without the secret's name a kept column could be the secret itself, published as it is.
+  if (keep.length && secret === undefined && Object.keys(opts.predicates ?? {}).length === 0)
+    throw new InputError('keeps columns but names no secret (secretColumn or predicates): a kept column could be the secret itself', 'keep');
   for (const k of keep) {
     if (queries.includes(k)) throw new InputError(`'${k}' is a privatized column; --keep names other, public columns`, 'keep');
-    if (opts.forbidden?.includes(k)) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
+    if (k === secret) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
     for (const [name, text] of Object.entries(opts.predicates ?? {})) {
       const read = predicateColumns(text);
       if (read === 'any') throw new InputError(`the predicate of secret '${name}' may read any column, so no column is kept`, 'keep');

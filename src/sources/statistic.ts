@@ -1,6 +1,8 @@
 // Statistics of a table (docs/math.md §18): a sum, mean, count or share of one unit's
 // contributions. Engine-free (browser-safe): the SQL is text, run by the engines of engines/.
+import * as v from 'valibot';
 import { InputError } from '../errors.js';
+import { checkShape } from '../shapes.js';
 import { checkPredicate, predicateColumns } from './predicate.js';
 import { ident } from './sqlText.js';
 
@@ -36,16 +38,23 @@ export function parseStatistic(text: string): Statistic | null {
     return { kind, column: rest };
   }
   if (rest === undefined) return { kind };
-  try {
-    checkPredicate(kind, rest);
-  } catch (e) {
-    throw new InputError((e as InputError).reason, 'query');
-  }
-  // A contribution must be a function of its own row (docs/math.md §18): a subquery or a table
-  // function could read other rows, and one unit's secret would flow into the count.
-  if (predicateColumns(rest) === 'any')
-    throw new InputError(`${kind}: the predicate may read only the row's own columns by name (no subquery, table function, * or quoted path)`, 'query');
+  checkSqlPredicate(kind, rest, 'query');
   return { kind, predicate: rest };
+}
+
+/**
+ * A count's or share's SQL predicate: one condition on its own row. A contribution must be a
+ * function of its own row (docs/math.md §18): a subquery or a table function could read other rows,
+ * and one unit's secret would flow into the count.
+ */
+export function checkSqlPredicate(kind: StatisticKind, predicate: string, field: string): void {
+  try {
+    checkPredicate(kind, predicate);
+  } catch (e) {
+    throw new InputError((e as InputError).reason, field);
+  }
+  if (predicateColumns(predicate) === 'any')
+    throw new InputError(`${kind}: the predicate may read only the row's own columns by name (no subquery, table function, * or quoted path)`, field);
 }
 
 /**
@@ -86,8 +95,31 @@ export const rowsWithoutUnit = (unit: string, rows: number, read: number) =>
     '--unit',
   );
 
-/** Names a statistic must not share: its unit is not its column. */
+const KINDS: readonly StatisticKind[] = ['sum', 'mean', 'count', 'share'];
+const text = (what: string) => v.optional(v.string((i) => `must be a string (${what}), got ${typeof i.input}`));
+/** A statistic given to the library: its kind and names as `parseStatistic` makes them, nothing else. */
+const STATISTIC = v.strictObject(
+  {
+    kind: v.picklist(KINDS, (i) => `must be one of ${KINDS.join(', ')}, got ${JSON.stringify(i.input)}`),
+    column: text('the numeric column'),
+    predicate: text('the predicate'),
+    unit: text('the unit column'),
+  },
+  (i) =>
+    i.expected === 'never'
+      ? `has a field the statistic does not take (kind, column, predicate, unit)`
+      : `must be an object { kind, column | predicate, unit }, got ${typeof i.input}`,
+);
+
+/**
+ * A statistic's shape and names: a sum or mean of a column, a count or share of rows (a predicate or
+ * none); its unit is not its column, and it does not release the secret column.
+ */
 export function checkStatistic(s: Statistic, secretColumn?: string): void {
+  checkShape(STATISTIC, s, 'statistic');
+  if (s.kind === 'sum' || s.kind === 'mean') {
+    if (s.column === undefined || s.predicate !== undefined) throw new InputError(`a ${s.kind} names a column and no predicate`, 'statistic');
+  } else if (s.column !== undefined) throw new InputError(`a ${s.kind} names a predicate (or none), not a column: sum:${s.column} adds a column`, 'statistic');
   if (s.unit !== undefined && s.unit === s.column)
     throw new InputError(`names the query column '${s.unit}'; --unit names the column whose value groups rows into one unit (a household, a person)`, '--unit');
   if (secretColumn !== undefined && s.column === secretColumn)

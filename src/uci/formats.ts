@@ -9,7 +9,9 @@ const HEART = columnsOf('heart');
 /**
  * The quirks of the UCI files as shipped, by file name: adult's ", " separator, no header and
  * `?` for missing; heart's headerless float-coded columns; student's `;` with a quoted header.
- * Options the user gives explicitly win.
+ * Options the user gives explicitly win (the CLI applies these by file name; the library on request).
+ * @example const location = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+ * (await statisticFromTable({ kind: 'csv', location, ...uciQuirks(location) }, { statistic: { kind: 'mean', column: 'chol' }, secretColumn: 'fbs' })).groups[0].units // 303
  */
 export function uciQuirks(path: string): Partial<TableSource> {
   // A gzip copy (the repository's vendored files) is the same table: DuckDB reads it directly.
