@@ -3,7 +3,8 @@
 // ledger, Vega and resvg with `reproduce`).
 export * from './index.js';
 export { loadSpecFile } from './spec/loadFile.js';
-export { chainFromTable, scenarioFromTable } from './api/table.js';
+export { chainFromTable, scenarioFromTable, windowsFromTable, type TableWindows } from './api/table.js';
+export type { SequenceQuery } from './sources/chainCounts.js';
 export {
   sourceIdentity,
   recordStatistics,

@@ -180,22 +180,48 @@ describe('a statistic’s bootstrap class', () => {
   });
 
   it('a class whose draws would hold more rows than fit in memory is refused, naming the most draws that fit, before the draws are read (CLI and page)', async () => {
-    // 2 secrets × 5 000 distinct values: 10 000 rows of draw 0, so MAX_DRAWN_ROWS / 10 000 draws fit.
+    // 2 secrets × 5 000 distinct values: 10 000 rows of draw 0, so MAX_DRAWN_ROWS / 10 000 draws fit;
+    // rows without a secret are left out of the laws, and of the count (the engine counted them before).
     const rows = ['s,x'];
-    for (let k = 0; k < 5000; k++) rows.push(`a,${k}`, `b,${k + 0.5}`);
+    for (let k = 0; k < 5000; k++) rows.push(`a,${k}`, `b,${k + 0.5}`, `,${k + 0.25}`);
     const location = join(dir, 'many-values.csv');
     writeFileSync(location, `${rows.join('\n')}\n`);
     const fit = Math.floor(MAX_DRAWN_ROWS / 10_000);
     const o = (draws: number) => ({ statistic: parseStatistic('sum:x')!, secretColumn: 's', prior: `bootstrap:${draws}` });
-    const refusal = { path: 'prior', message: expect.stringContaining(`at most bootstrap:${fit},`) };
+    const refusal = { path: 'prior', message: expect.stringMatching(new RegExp(`the table's 10000 distinct .*at most bootstrap:${fit},`)) };
     await expect(statisticFromTable(location, o(fit + 1))).rejects.toMatchObject(refusal);
     const text = { columns: ['s', 'x'], rows: rows.slice(1).map((r) => r.split(',')) };
+    expect(text.rows.filter((r) => r[0] === '')).toHaveLength(5000);
     expect(() => statisticFromText(text, { ...o(fit + 1), name: 't' })).toThrow(expect.objectContaining(refusal));
     // The named count fits exactly: the bound is on draws × distinct rows.
     expect(() => checkDrawnSize(10_000, fit)).not.toThrow();
     const cli = await inProcess('calibrate', '--data', location, '--secret-column', 's', '--query', 'sum:x', '--prior', `bootstrap:${fit + 1}`);
     expect(cli.status).toBe(2);
     expect(cli.stderr).toMatch(new RegExp(`--prior: .*take at most bootstrap:${fit},`));
+  });
+
+  it('a source ledger whose class cannot hold a statistic says its class is fixed, and says so at init', async () => {
+    const rows = ['s,x'];
+    for (let k = 0; k < 1000; k++) rows.push(`a,${k}`, `b,${k + 0.5}`);
+    const location = join(dir, 'ledger-values.csv');
+    writeFileSync(location, `${rows.join('\n')}\n`);
+    const draws = Math.floor(MAX_DRAWN_ROWS / 2000) + 1;
+    const ledger = join(dir, 'fixed-class.ledger');
+    const base = ['--data', location, '--secret-column', 's', '--prior', `bootstrap:${draws}`];
+    const init = await inProcess('ledger', 'init', '--ledger', ledger, ...base, '--alpha', '2', '--epsilon', '1');
+    expect(init.status).toBe(0);
+    expect(init.stderr).toMatch(
+      new RegExp(
+        `note: bootstrap:${draws} holds statistics whose joint values take at most ${Math.floor(MAX_DRAWN_ROWS / draws)} distinct rows .* cannot be lowered later`,
+      ),
+    );
+    const r = await inProcess('release', ...base, '--query', 'sum:x', '--scale', '1000', '--ledger', ledger);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: --prior: this ledger's class \\(bootstrap:${draws}\\) cannot hold .* 2000 distinct .* the class is fixed when a ledger is opened \\(one opened with at most bootstrap:${draws - 1} would hold them\\)`,
+      ),
+    );
   });
 
   it('a seed where nothing is drawn is refused (never taken and ignored), and a Dirichlet class is refused for private groups by their name', async () => {

@@ -284,7 +284,7 @@ describe('pufferfish release (CLI)', () => {
     expect(JSON.parse(plain.stdout).columns).toEqual(['chol']);
   });
 
-  it('the library never writes the secret column: a kept column needs the secret named, the secret is neither kept nor privatized', async () => {
+  it('the library never writes the secret column: a kept column needs the secret named (one of the table’s columns), and the secret is never kept', async () => {
     const { privatizeTable } = await import('../src/sources/privatize.js');
     const src = { kind: 'csv', location: 'examples/heart.csv' } as const;
     const settings = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } as const;
@@ -298,7 +298,11 @@ describe('pufferfish release (CLI)', () => {
     await expect(privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['fbs', 'age'], secretColumn: 'fbs' })).rejects.toThrow(
       /^keep: 'fbs' is the secret column/,
     );
-    await expect(privatizeTable(src, 'fbs', heart, settings, out, { secretColumn: 'fbs' })).rejects.toThrow(/^query: 'fbs' is the secret column/);
+    // A secret named otherwise than the table's column, or an option it does not read (the former `forbidden`), guards nothing: refused.
+    await expect(privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['fbs'], secretColumn: 'FBS' })).rejects.toMatchObject({ path: 'secretColumn' });
+    await expect(privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['fbs'], forbidden: ['fbs'] } as never)).rejects.toMatchObject({
+      path: 'options.forbidden',
+    });
     const r = await privatizeTable(src, 'oldpeak', heart, settings, out, { keep: ['age'], secretColumn: 'fbs' });
     expect(r.rows).toBe(303);
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('oldpeak,age');

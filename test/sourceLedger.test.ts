@@ -79,7 +79,7 @@ describe('a source ledger: statistics of one table accounted together', () => {
     const tiny = laplace(0.01);
     // Heart's sex reads '0.0' and '1.0': '1' is no row's group.
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ query: 'sum:chol', groupBy: 'sex', group: '1' }, /^group: no row has sex = '1' \(its values: '0\.0', '1\.0'\)/],
+      [{ query: 'sum:chol', groupBy: 'sex', group: '1' }, /^group: no unit of a protected secret has sex = '1' \(the groups with some: '0\.0', '1\.0'\)/],
       [{ query: 'sum:chol', groupBy: 'sex', group: 1 }, /^recorded\.0\.group: must be the group's value as the table's text/],
       [{ query: 'sum:chol', groupBy: 'sex' }, /^recorded\.0: a group release names both/],
       [{ query: 'sum:chol', groupBy: 'fbs', group: '1.0' }, /^recorded\.0\.groupBy: groups by the secret column 'fbs'/],
@@ -88,6 +88,15 @@ describe('a source ledger: statistics of one table accounted together', () => {
     ];
     for (const [statistic, refusal] of cases)
       await expect(recordStatistics(store, HEART, [{ statistic: statistic as never, release: tiny }])).rejects.toThrow(refusal);
+    // A group whose rows are all left out of the laws (no secret, or a secret not protected) tells nothing either.
+    const left = join(dir, 'left-out.csv');
+    writeFileSync(left, 's,x,g\na,1,u\nb,2,u\na,3,v\nb,4,v\n,5,z\n,6,z\nc,7,w\n');
+    const src: StatisticsSource = { source: { kind: 'csv', location: left }, secretColumn: 's', values: ['a', 'b'] };
+    const leftStore = await opened(src, 1);
+    for (const group of ['z', 'w'])
+      await expect(recordStatistics(leftStore, src, [{ statistic: { query: 'sum:x', groupBy: 'g', group }, release: tiny }])).rejects.toThrow(
+        new RegExp(`^group: no unit of a protected secret has g = '${group}' \\(the groups with some: 'u', 'v'\\)`),
+      );
     // The ledger holds none of them, and the group as the table writes it is refused by the budget.
     expect((await checkLedger(store, await sourceLedgerLaws(store, HEART))).problems).toEqual([]);
     await expect(recordStatistics(store, HEART, [{ statistic: { query: 'sum:chol', groupBy: 'sex', group: '1.0' }, release: tiny }])).rejects.toThrow(

@@ -1,6 +1,7 @@
 // Window counts of a Markov chain (docs/math.md §19): the path-coupled bound against the true
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -1419,5 +1420,41 @@ describe('window counts at the library’s edge: every setting checked by name',
   it('the checked settings still answer, and scale 0 is drawn only when asked', () => {
     expect(calibrateWindows(m, [3, 3], ok).scale).toBeGreaterThan(0);
     expect(drawWindows([1, 2], 'laplace', 0, { allowNoNoise: true }).values).toEqual([1, 2]);
+  });
+});
+
+describe('window counts of a table through the library (windowsFromTable)', () => {
+  const location = 'test/fixtures/weather/seattle-weather.csv.gz';
+  const cli = ['--data', location, '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain', '--length', '60', '--window', 'month'];
+  it('gives the CLI’s windows, scale and counts: one path from the table to a monthly release', async () => {
+    const { windowsFromTable } = await import('../src/api/table.js');
+    const w = await windowsFromTable(location, { sequence: 'weather', orderBy: 'date', query: 'count:rain', window: 'month', length: 60 });
+    expect(w.lengths).toEqual([31, 29]);
+    expect(w.labels).toEqual(['2012-01', '2012-02']);
+    expect(w.start).toBe('2012-01-01');
+    const s = { mechanism: 'laplace', method: 'path-coupled', alpha: 2, epsilon: 1 } as const;
+    const lib = calibrateWindows(w.model, w.lengths, s).scale;
+    const cal = await inProcess('calibrate', ...cli, '--method', 'path-coupled', '--json');
+    expect(lib).toBe(JSON.parse(cal.stdout).results[0].scale);
+    // The counts are the table's: rain days per month, counted here from the rows.
+    const rows = gunzipSync(readFileSync(location))
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
+    const rain = (month: string) => rows.filter((r) => r[0].startsWith(month) && r[5] === 'rain').length;
+    expect(await w.counts()).toEqual([rain('2012-01'), rain('2012-02')]);
+    const released = JSON.parse((await inProcess('release', ...cli, '--method', 'path-coupled', '--json')).stdout);
+    expect(released.calibration.scale).toBe(lib);
+  });
+  it('refuses by name what the CLI refuses by flag', async () => {
+    const { windowsFromTable } = await import('../src/api/table.js');
+    const o = { sequence: 'weather', orderBy: 'date', query: 'count:rain', window: 'month', length: 60 };
+    await expect(windowsFromTable(location, { ...o, query: 'histogram' })).rejects.toMatchObject({ path: 'query' });
+    await expect(windowsFromTable(location, { ...o, start: '2013-01-01', length: undefined as never })).rejects.toMatchObject({ path: 'length' });
+    await expect(windowsFromTable(location, { ...o, windows: 'month' } as never)).rejects.toMatchObject({ path: 'options.windows' });
+    const w = await windowsFromTable(location, { ...o, length: 365 * 4 + 1, window: '700,761' });
+    await expect(w.counts()).resolves.toHaveLength(2);
   });
 });

@@ -11,6 +11,7 @@ import type { TableHistograms, UnitBootstrap } from '../sources/histogramTypes.j
 import { predicateColumns } from '../sources/predicate.js';
 import { isNoPair, tableScenario } from '../sources/priors.js';
 import { statisticValues } from '../sources/statisticValues.js';
+import { drawnSizeOf, MAX_DRAWN_ROWS } from '../sources/unitWeights.js';
 import { checkStatistic, parseStatistic, type Statistic } from '../sources/statistic.js';
 import type { TableSource } from '../sources/table.js';
 
@@ -109,6 +110,8 @@ export async function statisticsScenario(
     ...(s.values ? { values: s.values } : {}),
     ...(s.predicates ? { predicates: s.predicates } : {}),
     ...(s.prior ? { bootstrap: s.prior } : {}),
+  }).catch((e) => {
+    throw asLedgerClass(e);
   });
   checkGroupsPresent(recorded, h, givens);
   // Each unit's contribution vector laid out on the recorded releases' coordinates (its groups read
@@ -156,17 +159,19 @@ function checkRecorded(r: RecordedStatistic, s: StatisticsSource, field: string)
 }
 
 /**
- * Every recorded group is one the table has: a group no row is in would be accounted as a release
- * that tells nothing (level 0), whatever was published under its name.
+ * Every recorded group is one the laws have units of: a group no unit of a protected secret is in
+ * (no row, or only rows left out: a missing secret, another secret value) would be accounted as a
+ * release that tells nothing (level 0), whatever was published under its name.
  */
 function checkGroupsPresent(recorded: readonly RecordedStatistic[], h: TableHistograms, givens: readonly string[]): void {
+  const inLaws = [...h.groups].filter(([, bySecret]) => [...bySecret.values()].some((hist) => hist.counts.some((c) => c > 0))).map(([key]) => key);
   for (const r of recorded) {
     if (r.groupBy === undefined) continue;
     const i = givens.indexOf(r.groupBy);
-    const seen = new Set([...(h.givenValues?.values() ?? [])].map((texts) => texts[i]));
+    const seen = new Set(inLaws.map((key) => h.givenValues!.get(key)![i]));
     if (!seen.has(r.group!))
       throw new InputError(
-        `no row has ${r.groupBy} = '${r.group}' (its values: ${[...seen]
+        `no unit of a protected secret has ${r.groupBy} = '${r.group}' (the groups with some: ${[...seen]
           .filter((x) => x !== null)
           .sort()
           .slice(0, 12)
@@ -175,6 +180,19 @@ function checkGroupsPresent(recorded: readonly RecordedStatistic[], h: TableHist
         'group',
       );
   }
+}
+
+/**
+ * A bootstrap class too large for a source ledger's statistics, worded for the ledger: its class is
+ * bound when it is opened, so taking fewer draws is another ledger. Other errors pass unchanged.
+ */
+export function asLedgerClass(e: unknown): unknown {
+  const d = drawnSizeOf(e);
+  if (!d) return e;
+  return new InputError(
+    `this ledger's class (bootstrap:${d.draws}) cannot hold the statistics recorded with this one: their joint values take ${d.distinctRows} distinct (group, secret, contributions) rows, and ${d.draws} draws of them exceed the ${MAX_DRAWN_ROWS} rows this tool holds at once; the class is fixed when a ledger is opened (one opened with ${d.fit >= 1 ? `at most bootstrap:${d.fit}` : 'the empirical prior'} would hold them)`,
+    'prior',
+  );
 }
 
 /**

@@ -35,8 +35,8 @@ import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
-import { calendarDays, calendarUnit, checkDays, seriesWindows } from '../markov/calendar.js';
-import { windowScenario, type SeriesOrigin, type WindowScenario } from '../markov/windowScenario.js';
+import { calendarDays, calendarUnit, checkDays, startsAt } from '../markov/calendar.js';
+import type { WindowScenario } from '../markov/windowScenario.js';
 
 // Scenario inputs shared by calibrate, audit and release: --spec, --scenario or a table.
 export interface SourceOptions {
@@ -166,12 +166,16 @@ async function sequenceModel(o: SourceOptions) {
     try {
       return sequenceChain(t, { query, length, ...(prior ? { prior } : {}) });
     } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      // The chain class's own fields are flags (--prior, --sequence); the spec it makes keeps its path, but its query is --query.
-      throw e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e.path?.startsWith('markov') ? e : asFlagError(e);
+      throw chainFlagError(e);
     }
   })();
   return { query, source, q, t, length, markov, model };
+}
+
+/** A chain's error as the CLI names it: the chain class's fields are flags (--prior, --sequence); the spec it makes keeps its path, but its query is --query. */
+function chainFlagError(e: unknown): unknown {
+  if (!(e instanceof InputError)) return e;
+  return e.path?.startsWith('markov.query') ? new InputError(e.reason, '--query') : e.path?.startsWith('markov') ? e : asFlagError(e);
 }
 
 /**
@@ -280,7 +284,7 @@ export async function loadStatistic(o: CalibrateOptions, s: Statistic): Promise<
       ...(o.prior !== undefined ? { prior: o.prior } : {}),
     });
   } catch (e) {
-    throw fromSetting(e, o, false);
+    throw fromSetting(await inLedger(o, e), o, false);
   }
   if (o.specOut) await writeStatisticSpec(o, t);
   return t;
@@ -344,8 +348,15 @@ export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Prom
       name: `${args.name} per private group of ${o.groupBy}`,
     });
   } catch (e) {
-    throw fromSetting(e, o, false);
+    throw fromSetting(await inLedger(o, e), o, false);
   }
+}
+
+/** A statistic released into a source ledger: a class too large is the ledger's, whose class is fixed. */
+async function inLedger(o: CalibrateOptions, e: unknown): Promise<unknown> {
+  if ((o as { ledger?: string }).ledger === undefined) return e;
+  const { asLedgerClass } = await import('../api/jointStatistics.js');
+  return asLedgerClass(e);
 }
 
 /** What every statistic's law source reads from the options, after refusing what a statistic does not take. */
@@ -445,14 +456,6 @@ function sourceClass(o: CalibrateOptions, who = 'a source ledger'): UnitBootstra
 /** A series' window counts as a law source (its ledger's identity; with `ledger`, the series it recorded). */
 async function windowsOf(o: WindowOptions, ledger?: string): Promise<WindowScenario> {
   return (await tableWindows(o, ledger)).scenario;
-}
-
-/** The first order value of a series at `start` must be it (a date: its day): else the series would begin elsewhere. */
-function startsAt(first: readonly string[], start: string): void {
-  // A date matches its day (a DATE column reads '2015-01-01 12:00' as that day); anything else exactly.
-  const day = (v: string) => (/^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : v);
-  if (first.length > 0 && first[0] !== start && day(first[0]) !== day(start))
-    throw new InputError(`the series starts at '${start}' but the first row from there is '${first[0]}'`, '--start');
 }
 
 /** The series a ledger recorded when it was opened (null: another kind of ledger, or an older one), and its releases so far. */
@@ -606,33 +609,34 @@ async function tableWindows(
       "is not taken by this ledger: it records no series start (opened before ledgers kept one, or not on a table), and reads the series from the table's first row",
       '--start',
     );
-  // The start is a literal of the engine's SQL: no backslash (an escape where a server reads them).
-  if (o.start?.includes('\\')) throw new InputError('must not contain a backslash', '--start');
+  // The flags' own refusals, named as flags (the api checks these again, by its field names).
   if (o.start !== undefined && o.length === undefined)
     throw new InputError("is required with --start: the series' length (its rows may not all be in the table yet)", '--length');
-  const [{ query, source, q, length, model, markov, t }, { orderValues }] = await Promise.all([sequenceModel(o), import('../sources/sequence.js')]);
-  // A window counts one state: a sum or histogram per window would be released as counts of nothing.
+  const [{ windowsFromTable }, { parseSequenceQuery }] = await Promise.all([import('../api/table.js'), import('../sources/chainCounts.js')]);
+  let query: ReturnType<typeof parseSequenceQuery>;
+  try {
+    query = parseSequenceQuery(o.query);
+  } catch (e) {
+    throw asFlagError(e);
+  }
   if (!('count' in query))
     throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', '--query');
-  const { lengths, labels, firstDay } = await seriesWindows(o.window!, length, () => orderValues(source, q, length, o.start), o.start);
-  // A series at --start must begin there: its first row from there on is that value.
-  if (o.start !== undefined && firstDay === null) startsAt(await orderValues(source, q, 1, o.start), o.start);
-  // Calendar windows start on a day (--start, or the first present); other windows at --start or the
-  // table's first row, named by its value (a ledger reads the same rows if earlier ones are added).
-  const start = o.start ?? firstDay ?? (await orderValues(source, q, 1))[0] ?? null;
-  const origin: SeriesOrigin = {
+  refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
+  const w = await windowsFromTable(tableSourceOf(o), {
     sequence: o.sequence,
     orderBy: o.orderBy,
-    query: o.query.trim(),
-    window: o.window!.trim(),
-    start,
-    prior: o.prior ?? null,
-    seed: o.seed ?? null,
-    rows: t.rows,
-    markov,
-  };
-  const name = `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${model.length}, --window ${o.window!.trim()})`;
-  return { scenario: windowScenario(model, lengths, name, labels, origin), source, q, state: query.count, start };
+    ...(o.groupBy ? { groupBy: o.groupBy } : {}),
+    query: o.query,
+    window: o.window!,
+    ...(o.length !== undefined ? { length: numberSetting('length', o.length) } : {}),
+    ...(o.start !== undefined ? { start: o.start } : {}),
+    ...(o.prior !== undefined ? { prior: o.prior } : {}),
+    ...(o.seed !== undefined ? { seed: numberSetting('seed', o.seed) } : {}),
+  }).catch((e) => {
+    throw chainFlagError(e);
+  });
+  const name = `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length}, --window ${o.window!.trim()})`;
+  return { scenario: { ...w.scenario, name }, source: w.source, q: w.q, state: w.state, start: w.start };
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */

@@ -149,6 +149,12 @@ async function initSource(o: LedgerOptions & { json?: boolean }, store: Awaited<
   const { identity, name, rows } = await flagged(() => sourceIdentity(src));
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, { identity, name }, budget));
+  // The draws are held in memory with the statistics' joint values: past this many, a release is refused (the class is fixed here).
+  const { MAX_DRAWN_ROWS } = await import('../sources/unitWeights.js');
+  if (src.prior && rows * src.prior.draws > MAX_DRAWN_ROWS)
+    process.stderr.write(
+      `note: bootstrap:${src.prior.draws} holds statistics whose joint values take at most ${Math.floor(MAX_DRAWN_ROWS / src.prior.draws)} distinct rows (this table has ${rows} rows); a release past that is refused, and this ledger's class cannot be lowered later\n`,
+    );
   process.stdout.write(
     o.json
       ? `${jsonText({ ledger: store.label, scenario: meta.scenario, source: meta.laws, rows, budget: JSON.parse(meta.budget), created: meta.created })}\n`

@@ -172,3 +172,11 @@ export function checkWindows(lengths: readonly number[], T: number, flag = '--wi
   const total = lengths.reduce((a, b) => a + b, 0);
   if (total !== T) throw new InputError(`the windows cover ${total} steps but the series has ${T}: they must tile it exactly`, flag);
 }
+
+/** A series given a start begins there: its first row from there on has that order value (a date matches its day). */
+export function startsAt(first: readonly string[], start: string): void {
+  // A date matches its day (a DATE column reads '2015-01-01 12:00' as that day); anything else exactly.
+  const day = (v: string) => (/^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : v);
+  if (first.length > 0 && first[0] !== start && day(first[0]) !== day(start))
+    throw new InputError(`the series starts at '${start}' but the first row from there is '${first[0]}'`, '--start');
+}

@@ -104,8 +104,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     if (!engine.readsAsText) await checkContribution();
     const g = givens.length ? givens.map((x, i) => `${ident(x)} AS g${i}`).join(', ') : 'NULL AS g0';
     const gs = Array.from({ length: ng }, (_, i) => i + 1).join(', ');
-    let aggregate: (weighted: typeof drawn) => string;
-    let predicateNames: string[] = [];
+    const predicateNames = q.secretColumn ? [] : Object.keys(q.predicates!);
     const checkPredicates = async () => {
       for (const [name, pred] of Object.entries(q.predicates!)) {
         try {
@@ -115,29 +114,18 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         }
       }
     };
-    // The aggregate over the units, or over their bootstrap draws (a row per draw, group, secret and value).
-    const parts = (d: typeof drawn) => {
-      const n = d ? `sum(${d.weight})` : 'count(*)';
-      return { relation: d ? d.relation : units, n, byDraw: d ? `, ${d.draw} AS draw` : '', groupDraw: d ? `, ${d.draw} HAVING ${n} > 0` : '' };
-    };
-    const secretColumn = q.secretColumn;
-    if (secretColumn) {
-      aggregate = (d) => {
-        const { relation, n, byDraw, groupDraw } = parts(d);
-        return `SELECT ${g}, ${ident(secretColumn)} AS s, ${xs}, ${n} AS n${byDraw} FROM ${relation} GROUP BY ${gs}, ${ng + 1}, ${groupX}${groupDraw}`;
-      };
-    } else {
-      predicateNames = Object.keys(q.predicates!);
+    if (!q.secretColumn) {
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
-      aggregate = (d) => {
-        const { relation, n, byDraw, groupDraw } = parts(d);
-        const filters = predicateNames.map((name, i) => `${n} FILTER (WHERE (${q.predicates![name]})) AS p${i}`).join(', ');
-        return `SELECT ${g}, ${xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${gs}, ${dims.map((i) => i + ng + 1).join(', ')}${groupDraw}`;
-      };
     }
+    const shape = { g, gs, ng, xs, groupX, dims, secretColumn: q.secretColumn, predicates: q.predicates };
+    const aggregate = (d: Drawn | null) => aggregateSql(d, units, shape);
     const described = engine.readsAsText ? checkColumns() : null;
-    const [names, result] = await Promise.allSettled([described, drawnRows(engine, aggregate, drawn, q.bootstrap)]);
+    // The draws' rows are bounded by the kept rows of draw 0 (as the text path counts them): a missing
+    // secret, group or value is left out; each secret predicate tallies a row once more.
+    const kept = [...(q.secretColumn ? ['s'] : []), ...givens.map((_, i) => `g${i}`), ...(joint ? [] : dims.map((i) => `x${i}`))];
+    const bound = { where: kept.map((c) => `pufferfish_distinct.${c} IS NOT NULL`).join(' AND ') || 'true', perRow: Math.max(1, predicateNames.length) };
+    const [names, result] = await Promise.allSettled([described, drawnRows(engine, aggregate, drawn, q.bootstrap, bound)]);
     if (names.status === 'rejected') throw names.reason;
     if (result.status === 'rejected') {
       if (result.reason instanceof InputError) throw result.reason;
@@ -167,6 +155,38 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   }
 }
 
+type Drawn = ReturnType<typeof weighted>;
+
+/**
+ * The aggregate over the units, or over their bootstrap draws (a row per draw, group, secret and
+ * value): each group's count under its secret, or under each secret predicate.
+ */
+function aggregateSql(
+  d: Drawn | null,
+  units: string,
+  o: {
+    g: string;
+    gs: string;
+    ng: number;
+    xs: string;
+    groupX: string;
+    dims: number[];
+    secretColumn?: string | undefined;
+    predicates?: Readonly<Record<string, string>> | undefined;
+  },
+): string {
+  const n = d ? `sum(${d.weight})` : 'count(*)';
+  const relation = d ? d.relation : units;
+  const byDraw = d ? `, ${d.draw} AS draw` : '';
+  const groupDraw = d ? `, ${d.draw} HAVING ${n} > 0` : '';
+  if (o.secretColumn)
+    return `SELECT ${o.g}, ${ident(o.secretColumn)} AS s, ${o.xs}, ${n} AS n${byDraw} FROM ${relation} GROUP BY ${o.gs}, ${o.ng + 1}, ${o.groupX}${groupDraw}`;
+  const filters = Object.values(o.predicates!)
+    .map((pred, i) => `${n} FILTER (WHERE (${pred})) AS p${i}`)
+    .join(', ');
+  return `SELECT ${o.g}, ${o.xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${o.gs}, ${o.dims.map((i) => i + o.ng + 1).join(', ')}${groupDraw}`;
+}
+
 /**
  * The aggregate's rows; with a bootstrap class, the table's and every draw's. A draw's rows are at
  * most the table's (the same units reweighted), so the draws' rows are bounded before they are read.
@@ -176,10 +196,11 @@ async function drawnRows<D>(
   aggregate: (d: D | null) => string,
   drawn: D | null,
   b: UnitBootstrap | undefined,
+  bound: { where: string; perRow: number },
 ): Promise<Record<string, unknown>[]> {
   if (!drawn || !b) return engine.rows(aggregate(null));
-  const [{ n }] = await engine.rows(`SELECT count(*) AS n FROM (${aggregate(null)}) AS pufferfish_distinct`);
-  checkDrawnSize(Number(n), b.draws);
+  const [{ n }] = await engine.rows(`SELECT count(*) AS n FROM (${aggregate(null)}) AS pufferfish_distinct WHERE ${bound.where}`);
+  checkDrawnSize(Number(n) * bound.perRow, b.draws);
   return engine.rows(aggregate(drawn));
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
+import { checkKeys, checkScenarioShape, checkShape, OBJECT } from '../shapes.js';
 import { extname } from 'node:path';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -31,6 +31,23 @@ export interface PrivatizeOptions extends Omit<ReleaseOptions, 'count'> {
   beforeWrite?: (r: { scale: number }) => Promise<void>;
 }
 
+/** Every option `privatizeTable` reads. */
+const PRIVATIZE_KEYS = [
+  'truncate',
+  'random',
+  'perRelease',
+  'allowNoNoise',
+  'onProgress',
+  'delta',
+  'alphas',
+  'confidence',
+  'scale',
+  'keep',
+  'predicates',
+  'secretColumn',
+  'beforeWrite',
+] as const satisfies readonly (keyof PrivatizeOptions)[];
+
 /**
  * Writes the privatized `query` column(s) of a table, row by row (`releaseColumn`: one calibration
  * on the scenario — the columns' joint law for several — and independent noise per row; missing
@@ -51,6 +68,9 @@ export async function privatizeTable(
   checkShape(OBJECT, source, 'source');
   checkScenarioShape(scenario);
   checkShape(OBJECT, settings, 'settings');
+  checkShape(OBJECT, opts, 'options');
+  // A field it does not read (an older `forbidden`) would leave a column unguarded: refused by name.
+  checkKeys(opts, PRIVATIZE_KEYS, 'options');
   const queries = typeof query === 'string' ? [query] : [...query];
   if (source.kind === 'postgres') throw new InputError('--out writes a privatized copy of a file source; export the table to a file first', 'out');
   const format = FORMATS[extname(out).toLowerCase()];
@@ -58,11 +78,12 @@ export async function privatizeTable(
   checkOutput(out, 'out', [{ path: source.location, flag: '--data' }]);
   const keep = opts.keep ?? [];
   const secret = opts.secretColumn;
-  if (secret !== undefined && queries.includes(secret))
-    throw new InputError(`'${secret}' is the secret column: its values are what the release hides`, 'query');
   // Without the secret's name a kept column could be the secret itself, published as it is.
   if (keep.length && secret === undefined && Object.keys(opts.predicates ?? {}).length === 0)
-    throw new InputError('keeps columns but names no secret (secretColumn or predicates): a kept column could be the secret itself', 'keep');
+    throw new InputError(
+      'keeps columns but names no secret (--secret-column or --secret; in the library secretColumn or predicates): a kept column could be the secret itself',
+      'keep',
+    );
   for (const k of keep) {
     if (queries.includes(k)) throw new InputError(`'${k}' is a privatized column; --keep names other, public columns`, 'keep');
     if (k === secret) throw new InputError(`'${k}' is the secret column and is never written`, 'keep');
@@ -80,6 +101,8 @@ export async function privatizeTable(
     // Names are checked against the file's own columns before any is used in a query.
     const cols = (await con.runAndReadAll(`DESCRIBE SELECT * FROM ${duckRelation(source)}`)).getRowObjects().map((r) => String(r.column_name));
     for (const k of [...queries, ...keep]) if (!cols.includes(k)) throw unknownColumn(k, cols, queries.includes(k) ? 'query' : 'keep');
+    // The secret is one of the table's columns, named exactly: another name would guard nothing.
+    if (secret !== undefined && !cols.includes(secret)) throw unknownColumn(secret, cols, 'secretColumn');
     if (keep.length) await refuseKeptReads(con, source, cols, keep, opts.predicates ?? {});
     const rel = duckRelation(source, [...queries, ...keep]);
     const kept = keep.map(ident).join(', ');

@@ -56,11 +56,18 @@ export const MAX_DRAWN_ROWS = 4_000_000;
 export function checkDrawnSize(distinctRows: number, draws: number): void {
   if (distinctRows * draws <= MAX_DRAWN_ROWS) return;
   const fit = Math.floor(MAX_DRAWN_ROWS / distinctRows);
-  throw new InputError(
-    `bootstrap:${draws} would reweigh the table's ${distinctRows} distinct (group, secret, value) rows ${draws} times, above the ${MAX_DRAWN_ROWS} rows this tool holds at once: take ${fit >= 1 ? `at most bootstrap:${fit}` : 'the empirical prior'}, or a statistic of fewer distinct values`,
-    'prior',
+  throw Object.assign(
+    new InputError(
+      `bootstrap:${draws} would reweigh the table's ${distinctRows} distinct (group, secret, value) rows ${draws} times, above the ${MAX_DRAWN_ROWS} rows this tool holds at once: take ${fit >= 1 ? `at most bootstrap:${fit}` : 'the empirical prior'}, or a statistic of fewer distinct values`,
+      'prior',
+    ),
+    { drawnSize: { distinctRows, draws, fit } },
   );
 }
+
+/** The refusal of `checkDrawnSize`, with its numbers (a source ledger words it for its fixed class). */
+export const drawnSizeOf = (e: unknown): { distinctRows: number; draws: number; fit: number } | undefined =>
+  e instanceof InputError ? (e as InputError & { drawnSize?: { distinctRows: number; draws: number; fit: number } }).drawnSize : undefined;
 
 /**
  * The weights of one unit in draws 1…`draws` (draw 0, the table itself, weighs every unit 1).

@@ -269,6 +269,9 @@ function finiteOnly(s: AnySpec): { scenario: Scenario; defaults: SpecDefaults } 
 
 /**
  * A validated spec with finite conditionals as a scenario plus its calibration defaults. Errors name the bad field.
+ * With a `"statistic"` (`defaults.statistic`), the laws are one unit's contribution: a calibration of
+ * them is in the sum's units, and a mean's or share's scale is that divided by `units`, rounded up
+ * (`toStatistic({ divisor: units }).scale`, as the CLI prints it).
  * @example scenarioFromSpec({ name: 'toy', priors: [{ name: 'p', conditionals: { a: { values: [0, 1], counts: [3, 1] }, b: { values: [0, 1], counts: [1, 3] } } }], alpha: 2, epsilon: 1 }).defaults.epsilon // 1
  */
 export function scenarioFromSpec(raw: unknown, prefix = 'spec'): { scenario: Scenario; defaults: SpecDefaults } {
