@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { validateSpec, type MarkovModel } from '../src/markov/chain.js';
 import { calibrateWindows } from '../src/calibrate/windows.js';
 import { drawWindows, releaseWindows } from '../src/release/windows.js';
+import { auditWindows } from '../src/audit/windows.js';
 import { checkWindows } from '../src/markov/calendar.js';
 import { calendarWindows as monthWindows, windowLabels } from '../src/markov/calendar.js';
 import { pathCoupledBound } from '../src/markov/windows.js';
@@ -1414,6 +1415,13 @@ describe('window counts at the library’s edge: every setting checked by name',
     ['more counts than windows', () => releaseWindows(m, [3, 3], [1, 1, 1], ok), /^counts: gives 3 counts for 2 windows/],
     ['a draw at scale 0 (published the counts)', () => drawWindows([1, 2], 'laplace', 0), /^scale: must be a finite number > 0/],
     ['a draw of counts that are not whole (geometric gave non-integers)', () => drawWindows([3.5, 5], 'geometric', 1), /^counts: are window counts/],
+    ['an audit without orders (was a TypeError)', () => auditWindows(m, [3, 3], { mechanism: 'laplace', scale: 3 } as never), /^alphas: must be an array/],
+    [
+      'an audit with `alpha` for `alphas`',
+      () => auditWindows(m, [3, 3], { mechanism: 'laplace', scale: 3, alpha: 2 } as never),
+      /^settings\.alpha: is not a field/,
+    ],
+    ['an audit at a negative scale', () => auditWindows(m, [3, 3], { mechanism: 'laplace', scale: -1, alphas: [2] }), /^scale: must be a finite number > 0/],
   ])('%s is refused', (_name, call, refusal) => {
     expect(call).toThrow(refusal);
   });

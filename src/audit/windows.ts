@@ -1,4 +1,8 @@
-import { windowsExponent, exactWindowApplies } from '../calibrate/windows.js';
+import { windowsExponent, exactWindowApplies, releasedWindows } from '../calibrate/windows.js';
+import { checkWindows } from '../markov/calendar.js';
+import { mechanismDef } from '../mechanisms/registry.js';
+import { checkSetting } from '../settings.js';
+import { ARRAY, checkKeys, checkShape, OBJECT } from '../shapes.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 
@@ -25,7 +29,15 @@ export function auditWindows(
   lengths: readonly number[],
   s: { mechanism: Mechanism; scale: number; alphas: readonly number[]; released?: number },
 ): WindowAuditRow[] {
-  const released = s.released ?? lengths.length;
+  checkShape(OBJECT, model, 'model');
+  checkShape(ARRAY, lengths, 'lengths');
+  checkShape(OBJECT, s, 'settings');
+  checkKeys(s, ['mechanism', 'scale', 'alphas', 'released'], 'settings');
+  checkWindows(lengths, model.length);
+  mechanismDef(s.mechanism);
+  checkSetting('scale', s.scale);
+  checkShape(ARRAY, s.alphas, 'alphas');
+  const released = releasedWindows(s.released, lengths.length, 'released');
   const noises = lengths.map((_, k) => (k < released ? { mechanism: s.mechanism, scale: s.scale } : null));
   // The smaller of the path- and boundary-coupled bounds per pair (what `best` calibrates by), where the noise has an exact accountant.
   const exact = exactWindowApplies(s.mechanism) ? {} : undefined;

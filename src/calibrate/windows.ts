@@ -364,6 +364,16 @@ function pathCoupledDelta(
 }
 
 /**
+ * How many of `n` windows are released (default all): a whole number from 1 to n.
+ * @example releasedWindows(undefined, 12) // 12
+ */
+export function releasedWindows(released: number | undefined, n: number, field = '--windows-released'): number {
+  const k = released ?? n;
+  if (!(Number.isSafeInteger(k) && k >= 1 && k <= n)) throw new InputError(`must be a whole number from 1 to the ${n} windows`, field);
+  return k;
+}
+
+/**
  * The library's edge of `calibrateWindows`: shapes, the windows (the chain's own where its query
  * gives them), the family, the method and the target's numbers, each refused by name.
  */
@@ -394,9 +404,7 @@ function checkWindowSettings(model: MarkovModel, lengths: readonly number[], s: 
  */
 export function calibrateWindows(model: MarkovModel, lengths: readonly number[], s: WindowSettings, onStep?: (step: string) => void): WindowResult {
   checkWindowSettings(model, lengths, s);
-  const released = s.released ?? lengths.length;
-  if (!(Number.isSafeInteger(released) && released >= 1 && released <= lengths.length))
-    throw new InputError(`must be a whole number from 1 to the ${lengths.length} windows`, '--windows-released');
+  const released = releasedWindows(s.released, lengths.length);
   // ε-Pufferfish (the MQM, group DP) is (ε, δ) for every δ: their scale at ε meets the target.
   const base = {
     mechanism: s.mechanism,
