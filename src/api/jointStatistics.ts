@@ -88,7 +88,7 @@ export async function statisticsScenario(
   known: readonly (readonly string[])[] = knowledgeSets(recorded),
 ): Promise<PointScenario> {
   if (recorded.length === 0) throw new InputError('names no statistic', 'ledger');
-  recorded.forEach((r, k) => checkRecorded(r, s, `recorded.${k}`));
+  for (const [k, r] of recorded.entries()) checkRecorded(r, s, `recorded.${k}`);
   const queries = [...new Set(recorded.map((r) => r.query))];
   const givens = [...new Set(recorded.flatMap((r) => (r.groupBy === undefined ? [] : [r.groupBy])))];
   const statistics: Statistic[] = queries.map((q) => {
