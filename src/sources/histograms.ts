@@ -125,15 +125,16 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     // secret, group or value is left out; each secret predicate tallies a row once more.
     const kept = [...(q.secretColumn ? ['s'] : []), ...givens.map((_, i) => `g${i}`), ...(joint ? [] : dims.map((i) => `x${i}`))];
     const bound = { where: kept.map((c) => `pufferfish_distinct.${c} IS NOT NULL`).join(' AND ') || 'true', perRow: Math.max(1, predicateNames.length) };
-    const [names, result] = await Promise.allSettled([described, drawnRows(engine, aggregate, drawn, q.bootstrap, bound)]);
+    const plan = { q, dims, givens, joint, predicateNames };
+    const [names, result] = await Promise.allSettled([described, tallyRows(aggregateRows(engine, aggregate, drawn, q.bootstrap, bound), plan)]);
     if (names.status === 'rejected') throw names.reason;
     if (result.status === 'rejected') {
-      if (result.reason instanceof InputError) throw result.reason;
+      if (!(result.reason instanceof EngineFailure)) throw result.reason;
       if (described && q.predicates) await checkPredicates(); // names the predicate at fault
       await checkContribution();
-      throw new InputError(`the aggregation failed: ${short((result.reason as Error).message)}`, 'data');
+      throw new InputError(`the aggregation failed: ${short(result.reason.cause.message)}`, 'data');
     }
-    const { tally, draws, total, dropped, numeric, atoms, givenValues } = tallyRows(result.value, { q, dims, givens, joint, predicateNames });
+    const { tally, draws, total, dropped, numeric, atoms, givenValues } = result.value;
     // A statistic's column is checked with its value (`statisticValues`: a unit's total may be missing where its rows are not).
     if (!cs)
       queries.forEach((name, i) => {
@@ -187,21 +188,53 @@ function aggregateSql(
   return `SELECT ${o.g}, ${o.xs}, ${n} AS n, ${filters}${byDraw} FROM ${relation} GROUP BY ${o.gs}, ${o.dims.map((i) => i + o.ng + 1).join(', ')}${groupDraw}`;
 }
 
+/** The engine's own failure (a query it refused or could not run), told apart from the tally's errors. */
+class EngineFailure extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
+
 /**
- * The aggregate's rows; with a bootstrap class, the table's and every draw's. A draw's rows are at
- * most the table's (the same units reweighted), so the draws' rows are bounded before they are read.
+ * The aggregate's rows, a chunk at a time where the engine streams; with a bootstrap class, the
+ * table's and every draw's. A draw's rows are at most the table's (the same units reweighted), so
+ * the draws' rows are bounded before they are read.
  */
-async function drawnRows<D>(
+async function* aggregateRows<D>(
   engine: Engine,
   aggregate: (d: D | null) => string,
   drawn: D | null,
   b: UnitBootstrap | undefined,
   bound: { where: string; perRow: number },
-): Promise<Record<string, unknown>[]> {
-  if (!drawn || !b) return engine.rows(aggregate(null));
-  const [{ n }] = await engine.rows(`SELECT count(*) AS n FROM (${aggregate(null)}) AS pufferfish_distinct WHERE ${bound.where}`);
-  checkDrawnSize(Number(n) * bound.perRow, b.draws);
-  return engine.rows(aggregate(drawn));
+): AsyncGenerator<Record<string, unknown>[]> {
+  let sql = aggregate(null);
+  let rows: AsyncIterable<Record<string, unknown>[]>;
+  try {
+    if (drawn && b) {
+      const [{ n }] = await engine.rows(`SELECT count(*) AS n FROM (${sql}) AS pufferfish_distinct WHERE ${bound.where}`);
+      checkDrawnSize(Number(n) * bound.perRow, b.draws);
+      sql = aggregate(drawn);
+    }
+    rows = engine.batches
+      ? engine.batches(sql)
+      : (async function* () {
+          yield await engine.rows(sql);
+        })();
+  } catch (e) {
+    throw e instanceof InputError ? e : new EngineFailure(e as Error);
+  }
+  // Only the engine's errors are caught here: an error of the tally, which consumes these, ends it as itself.
+  const it = rows[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Record<string, unknown>[]>;
+    try {
+      next = await it.next();
+    } catch (e) {
+      throw new EngineFailure(e as Error);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
 }
 
 /**
@@ -242,7 +275,7 @@ interface TallyPlan {
  * rows with a missing or non-numeric value, a missing secret or public value are dropped and
  * counted; a vector query tallies each distinct row vector by its number.
  */
-function tallyRows(rows: Record<string, unknown>[], plan: TallyPlan) {
+async function tallyRows(batches: AsyncIterable<Record<string, unknown>[]>, plan: TallyPlan) {
   const { q, dims } = plan;
   const tally = new Tally();
   // A bootstrap's draws 1…N: the same rows reweighted, so rows read and dropped are draw 0's.
@@ -252,22 +285,23 @@ function tallyRows(rows: Record<string, unknown>[], plan: TallyPlan) {
   const numeric = dims.map(() => 0);
   const atoms = new PointAtoms();
   const givenValues = new Map<string, (string | null)[]>();
-  for (const r of rows) {
-    const n = Number(r.n);
-    const draw = Number(r.draw ?? 0);
-    const row = readRow(r, plan, atoms, draw > 0);
-    if (draw > 0) {
-      if (kept(row)) addRow(draws[draw - 1], r, row, plan);
-      continue;
+  for await (const rows of batches)
+    for (const r of rows) {
+      const n = Number(r.n);
+      const draw = Number(r.draw ?? 0);
+      const row = readRow(r, plan, atoms, draw > 0);
+      if (draw > 0) {
+        if (kept(row)) addRow(draws[draw - 1], r, row, plan);
+        continue;
+      }
+      total += n;
+      row.coords.forEach((c, i) => {
+        if (c !== null && Number.isFinite(c)) numeric[i] += n;
+      });
+      if (plan.joint && !givenValues.has(row.gv!)) givenValues.set(row.gv!, row.texts);
+      if (kept(row)) addRow(tally, r, row, plan);
+      else dropped += n;
     }
-    total += n;
-    row.coords.forEach((c, i) => {
-      if (c !== null && Number.isFinite(c)) numeric[i] += n;
-    });
-    if (plan.joint && !givenValues.has(row.gv!)) givenValues.set(row.gv!, row.texts);
-    if (kept(row)) addRow(tally, r, row, plan);
-    else dropped += n;
-  }
   return { tally, draws, total, dropped, numeric, atoms, givenValues };
 }
 

@@ -42,12 +42,12 @@ export const unitWeightSql = (h: string): string =>
   `CASE ${POISSON_THRESHOLDS.map((t, k) => `WHEN ${h} < ${t} THEN ${k}`).join(' ')} ELSE ${POISSON_THRESHOLDS.length} END`;
 
 /**
- * The most rows a bootstrap class's draws may hold together: a draw keeps about 63% of the table's
- * distinct (group, secret, value) rows, each read, tallied and made into a law, about 400 bytes
- * per row of draw 0 and draw in all (adult's 22 019 distinct weights by sex: 0.93 GB at 100 draws,
- * 2.6 GB at 300, out of memory at 4 000). Kept well inside a JavaScript heap's 4 GB.
+ * The most rows a bootstrap class's draws may hold together (draws × the table's distinct (group,
+ * secret, value) rows): streamed from the engine and tallied, about 150 bytes per row in all (adult's
+ * 22 019 distinct weights by sex: 0.56 GB at 181 draws, 1.6 GB and 31 s at 454 for Theorem 1; the
+ * page's text path 0.9 GB and 95 s there, most of it the units' md5). Kept inside a JavaScript heap.
  */
-export const MAX_DRAWN_ROWS = 4_000_000;
+export const MAX_DRAWN_ROWS = 10_000_000;
 
 /**
  * Refuses a class whose draws would exceed `MAX_DRAWN_ROWS`, naming the most draws that fit.

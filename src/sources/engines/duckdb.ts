@@ -49,6 +49,12 @@ export async function duckEngine(s: TableSource, textColumns: string[], typedCol
       await run(`EXPLAIN SELECT 1 FROM ${relation} WHERE (${predicate})`);
     },
     rows: run,
+    // A large aggregate (a bootstrap class's draws) read a chunk at a time: its rows are tallied as
+    // they come, never all held as objects at once.
+    async *batches(sql) {
+      const result = await con.stream(sql);
+      for await (const rows of result.yieldRowObjects()) yield rows as Record<string, unknown>[];
+    },
     async close() {
       side.closeSync();
       con.closeSync();

@@ -3,6 +3,8 @@ export interface Engine {
   columns(): Promise<{ name: string; numeric: boolean; type: string }[]>;
   check(predicate: string): Promise<void>;
   rows(sql: string): Promise<Record<string, unknown>[]>;
+  /** The rows in chunks, where the engine can stream them (else `rows` in one). */
+  batches?(sql: string): AsyncIterable<Record<string, unknown>[]>;
   relation: string;
   /**
    * The relation reads the query, secret and public columns as text (DuckDB files): their types need
