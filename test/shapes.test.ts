@@ -90,6 +90,11 @@ const asyncCalls: [string, () => Promise<unknown>, RegExp][] = [
       } as never),
     /^options\.window$/,
   ],
+  [
+    'statisticFromTable: secret values as numbers (was "s.trim is not a function")',
+    () => node.statisticFromTable('examples/heart.csv', { statistic: { kind: 'mean', column: 'oldpeak' }, secretColumn: 'fbs', values: [0, 1] as never }),
+    /^options\.values\.0$/,
+  ],
   ['statisticFromTable: no statistic', () => node.statisticFromTable('examples/heart.csv', { secretColumn: 'fbs' } as never), /^statistic$/],
   [
     'statisticFromTable: an unknown kind (was computed as a sum)',

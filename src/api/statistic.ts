@@ -1,5 +1,6 @@
 import { InputError, unknownName } from '../errors.js';
-import { checkKeys, checkShape, OBJECT } from '../shapes.js';
+import * as v from 'valibot';
+import { checkShape, OBJECT } from '../shapes.js';
 import { tableHistograms } from '../sources/histograms.js';
 import { unitBootstrap } from '../sources/priors.js';
 import { checkSqlPredicate, checkStatistic, perUnit, statisticLabel, statisticText, type Statistic } from '../sources/statistic.js';
@@ -67,11 +68,31 @@ function parsePairsOf(pairs: [string, string][], secrets: string[]): void {
   for (const pair of pairs) for (const x of pair) if (!secrets.includes(x)) throw unknownName('secret', x, secrets, '--pairs');
 }
 
+const text = (what: string) =>
+  v.string((i) => `must be ${what}, got ${i.input === undefined ? 'nothing' : `${typeof i.input} ${String(i.input).slice(0, 40)}`}`);
+/** A statistic's options as the library takes them: each field's shape, and no other field. */
+const STATISTIC_OPTIONS = v.strictObject(
+  {
+    statistic: v.optional(v.unknown()), // its own check (checkStatistic) names what it lacks
+    secretColumn: v.optional(text('a column name')),
+    values: v.optional(v.array(text('a secret value as the table writes it'), 'must be a list of secret values (texts)')),
+    predicates: v.optional(v.record(v.string(), text('an SQL predicate'), 'must be an object of named predicates')),
+    groupBy: v.optional(text('a column name')),
+    pairs: v.optional(v.array(v.tuple([text('a secret value'), text('a secret value')]), 'must be a list of [secret, secret] pairs')),
+    prior: v.optional(text('empirical, bootstrap:N or dirichlet:N')),
+    seed: v.optional(v.number('must be a number')),
+    name: v.optional(text('a name')),
+  },
+  (i) =>
+    i.expected === 'never'
+      ? 'is not a field it takes (statistic, secretColumn, values, predicates, groupBy, pairs, prior, seed, name)'
+      : `must be an object of options, got ${typeof i.input}`,
+);
+
 /** A statistic's law source's input checked at the library's edge: its shapes, its columns, its table. */
 function statisticInput(location: string | TableSource, o: { statistic: Statistic; secretColumn?: string; groupBy?: string }) {
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
-  checkShape(OBJECT, o, 'options');
-  checkKeys(o, ['statistic', 'secretColumn', 'values', 'predicates', 'groupBy', 'pairs', 'prior', 'seed', 'name'], 'options');
+  checkShape(STATISTIC_OPTIONS, o, 'options');
   const s = o.statistic;
   checkStatistic(s, o.secretColumn);
   if (s.predicate !== undefined) checkSqlPredicate(s.kind, s.predicate, 'statistic.predicate');
