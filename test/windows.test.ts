@@ -1464,5 +1464,13 @@ describe('window counts of a table through the library (windowsFromTable)', () =
     await expect(windowsFromTable(location, { ...o, windows: 'month' } as never)).rejects.toMatchObject({ path: 'options.windows' });
     const w = await windowsFromTable(location, { ...o, length: 365 * 4 + 1, window: '700,761' });
     await expect(w.counts()).resolves.toHaveLength(2);
+    await expect(w.counts(1)).resolves.toHaveLength(1);
+    // A count of windows outside 1…2 gave a shorter list (−1) or an SQL error (0).
+    for (const k of [-1, 0, 3, 1.5]) await expect(w.counts(k)).rejects.toMatchObject({ path: 'released' });
+    await expect(windowsFromTable(location, { ...o, length: 1e9 })).rejects.toMatchObject({ path: 'length' });
+    await expect(windowsFromTable(location, { ...o, seed: 3 })).rejects.toMatchObject({ path: 'seed' });
+    // Several sequences pool their transitions; their counts interleaved were returned as one series'.
+    const pooled = await windowsFromTable('test/fixtures/weather/weather.csv.gz', { ...o, groupBy: 'location', window: '10', length: 30 });
+    await expect(pooled.counts()).rejects.toMatchObject({ path: 'groupBy' });
   });
 });

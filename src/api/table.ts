@@ -1,6 +1,8 @@
 import type { Scenario } from '../distribution/scenario.js';
 import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
+import { releasedWindows } from '../calibrate/windows.js';
+import { SETTINGS } from '../settings.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableLaws } from '../sources/priors.js';
@@ -68,6 +70,13 @@ async function tableChain(
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
   for (const k of ['sequence', 'orderBy', 'query'] as const)
     if (typeof o[k] !== 'string') throw new InputError('must be a column name (a string)', `options.${k}`);
+  if (o.length !== undefined) checkDeclaredWhole('length', o.length);
+  if (o.seed !== undefined) {
+    checkDeclaredWhole('seed', o.seed);
+    // A seed only seeds a drawn class: taken without one, it would be ignored.
+    if (o.prior === undefined || o.prior.trim() === 'empirical')
+      throw new InputError('seeds a drawn prior class (bootstrap:N, dirichlet:N): give one, or no seed', 'seed');
+  }
   const source: TableSource = typeof location === 'string' ? { kind: sourceKind(location), location } : location;
   const [{ transitionCounts }, { sequenceChain, parseSequenceQuery }] = await Promise.all([
     import('../sources/sequence.js'),
@@ -167,7 +176,19 @@ export async function windowsFromTable(
     state,
     source,
     q,
-    counts: async (released = lengths.length) =>
-      closedWindows(await windowCounts(source, q, state, lengths.slice(0, released), start ?? undefined, model.states), lengths, labels, 'released'),
+    counts: async (released?: number) => {
+      // Windows are of one series: several sequences (a group column) pool their transitions, not their counts.
+      if (o.groupBy)
+        throw new InputError('window counts are read from one series; a table of several sequences (groupBy) is calibrated, not released', 'groupBy');
+      const k = releasedWindows(released, lengths.length, 'released');
+      return closedWindows(await windowCounts(source, q, state, lengths.slice(0, k), start ?? undefined, model.states), lengths, labels, 'released');
+    },
   };
+}
+
+/** A whole-number setting as its declaration bounds it (the CLI's flag reads the same range). */
+function checkDeclaredWhole(name: 'length' | 'seed', x: unknown): void {
+  const d = SETTINGS[name];
+  if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= d.min && x <= d.max))
+    throw new InputError(`must be a whole number in [${d.min}, ${d.max}], got ${String(x)}`, name);
 }
