@@ -94,10 +94,10 @@ export async function statisticsScenario(
   const statistics: Statistic[] = queries.map((q) => {
     const st = parseStatistic(q);
     if (!st) throw new InputError(`'${q}' is not a statistic (sum:COL, mean:COL, count[:PREDICATE], share[:PREDICATE])`, 'query');
-    const unit = { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
-    checkStatistic(unit, s.secretColumn);
+    const withUnit = { ...st, ...(s.unit !== undefined ? { unit: s.unit } : {}) };
+    checkStatistic(withUnit, s.secretColumn);
     checkPredicateReads(st, s, givens);
-    return unit;
+    return withUnit;
   });
   // The joint laws leave rows without a unit out: such rows are refused first (`rowsWithoutUnit`).
   if (s.unit !== undefined) await statisticValues(s.source, { kind: 'count', unit: s.unit }, undefined, s.secretColumn);

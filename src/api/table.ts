@@ -145,7 +145,7 @@ export async function windowsFromTable(
   const { source, q, query, t, markov, model, length } = await tableChain(location, o);
   // A window counts one state: a sum or histogram per window would be released as counts of nothing.
   if (!('count' in query))
-    throw new InputError('takes count:STATE with windows (one count per window); sums and histograms per window are not available', 'query');
+    throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', 'query');
   const [{ orderValues, windowCounts }, { closedWindows }] = await Promise.all([import('../sources/sequence.js'), import('../sources/chainCounts.js')]);
   const { lengths, labels, firstDay } = await seriesWindows(o.window, length, () => orderValues(source, q, length, o.start), o.start);
   // A series at its start must begin there: its first row from there on is that value.

@@ -1,8 +1,6 @@
-import { windowsExponent, exactWindowApplies, releasedWindows } from '../calibrate/windows.js';
-import { checkWindows } from '../markov/calendar.js';
-import { mechanismDef } from '../mechanisms/registry.js';
+import { checkWindowInputs, windowsExponent, exactWindowApplies, releasedWindows } from '../calibrate/windows.js';
 import { checkSetting } from '../settings.js';
-import { ARRAY, checkKeys, checkShape, OBJECT } from '../shapes.js';
+import { ARRAY, checkKeys, checkShape } from '../shapes.js';
 import type { MarkovModel } from '../markov/chain.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 
@@ -29,12 +27,8 @@ export function auditWindows(
   lengths: readonly number[],
   s: { mechanism: Mechanism; scale: number; alphas: readonly number[]; released?: number },
 ): WindowAuditRow[] {
-  checkShape(OBJECT, model, 'model');
-  checkShape(ARRAY, lengths, 'lengths');
-  checkShape(OBJECT, s, 'settings');
+  checkWindowInputs(model, lengths, s);
   checkKeys(s, ['mechanism', 'scale', 'alphas', 'released'], 'settings');
-  checkWindows(lengths, model.length);
-  mechanismDef(s.mechanism);
   checkSetting('scale', s.scale);
   checkShape(ARRAY, s.alphas, 'alphas');
   const released = releasedWindows(s.released, lengths.length, 'released');

@@ -612,15 +612,7 @@ async function tableWindows(
   // The flags' own refusals, named as flags (the api checks these again, by its field names).
   if (o.start !== undefined && o.length === undefined)
     throw new InputError("is required with --start: the series' length (its rows may not all be in the table yet)", '--length');
-  const [{ windowsFromTable }, { parseSequenceQuery }] = await Promise.all([import('../api/table.js'), import('../sources/chainCounts.js')]);
-  let query: ReturnType<typeof parseSequenceQuery>;
-  try {
-    query = parseSequenceQuery(o.query);
-  } catch (e) {
-    throw asFlagError(e);
-  }
-  if (!('count' in query))
-    throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', '--query');
+  const { windowsFromTable } = await import('../api/table.js');
   refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
   const w = await windowsFromTable(tableSourceOf(o), {
     sequence: o.sequence,

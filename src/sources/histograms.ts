@@ -123,8 +123,8 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const described = engine.readsAsText ? checkColumns() : null;
     // The draws' rows are bounded by the kept rows of draw 0 (as the text path counts them): a missing
     // secret, group or value is left out; each secret predicate tallies a row once more.
-    const kept = [...(q.secretColumn ? ['s'] : []), ...givens.map((_, i) => `g${i}`), ...(joint ? [] : dims.map((i) => `x${i}`))];
-    const bound = { where: kept.map((c) => `pufferfish_distinct.${c} IS NOT NULL`).join(' AND ') || 'true', perRow: Math.max(1, predicateNames.length) };
+    const keptColumns = [...(q.secretColumn ? ['s'] : []), ...givens.map((_, i) => `g${i}`), ...(joint ? [] : dims.map((i) => `x${i}`))];
+    const bound = { where: keptColumns.map((c) => `pufferfish_distinct.${c} IS NOT NULL`).join(' AND ') || 'true', perRow: Math.max(1, predicateNames.length) };
     const plan = { q, dims, givens, joint, predicateNames };
     const [names, result] = await Promise.allSettled([described, tallyRows(aggregateRows(engine, aggregate, drawn, q.bootstrap, bound), plan)]);
     if (names.status === 'rejected') throw names.reason;
