@@ -98,14 +98,14 @@ export function shiftDivergence(noise: Noise, shift: number, alpha: number): num
 
 /**
  * How far exact accounting goes, by the accountant's noise family (atoms in a pair): Laplace (also
- * the exponential mechanism's |z| cost) runs the one-pass gap rule, Gaussian the grid rule, whose
+ * the exponential mechanism's |z| cost) runs the one-pass gap rule, Gaussian the trapezoidal or grid rule, whose
  * cost per atom is measured in docs/benchmarks.md ("Measurements behind design choices"). `best`
  * includes exact up to `best` atoms (under half a minute); `--method exact` is refused above `max`
  * (a few minutes or more), with the estimate from `msPerAtom`.
  */
 const EXACT_LIMITS = {
   laplace: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
-  gaussian: { best: 100_000, max: 600_000, msPerAtom: 0.3 },
+  gaussian: { best: 200_000, max: 600_000, msPerAtom: 0.15 },
   // A sum over the integers between the outer atoms (capped in the kernel), not a quadrature.
   geometric: { best: 2_000_000, max: 40_000_000, msPerAtom: 0.015 },
 } as const satisfies Record<NoiseFamily, { best: number; max: number; msPerAtom: number }>;

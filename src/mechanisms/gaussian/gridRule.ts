@@ -73,8 +73,10 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
   // Grid indices reach 2N·2^MAX_LEVEL + 4 at the finest level: they must stay exact integers.
   if (N * 2 ** (MAX_LEVEL + 2) + 8 > 2 ** 53) return null;
-  // The middles of wide gaps (atoms many σ apart) are bounded in closed form and take no panel.
-  const quiet = quietStretches(P, Q, powersPQ, sigma, rtol, 16 * h0, lo, hi);
+  // The middles of wide gaps (atoms many σ apart) are bounded in closed form and take no panel. That
+  // pass evaluates both mixtures at every atom: where the atoms outnumber the level-0 panels (dense
+  // atoms, or σ wide against the support) it would cost more than every panel it could skip.
+  const quiet = P.x.length + Q.x.length <= N ? quietStretches(P, Q, powersPQ, sigma, rtol, 16 * h0, lo, hi) : [];
   const skip = quiet.map(({ s, t }) => skippedPanels(s, t, lo, h0));
   let active = N;
   for (const [first, last] of skip) active -= Math.max(0, last - first + 1);

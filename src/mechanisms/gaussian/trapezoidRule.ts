@@ -147,25 +147,24 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
   if (!(best.tau >= MIN_STEP * unit)) return null;
   const { a, tau, logM } = best;
 
-  // Nodes lo + jτ over [lo, hiG]; those beyond are bounded through the tails.
+  // Nodes lo + jτ over [lo, hiG]; those beyond are bounded through the tails. Evaluated in blocks,
+  // keeping per node only each integrand's log value and the densities' error (`nodeLogs`).
   const J = Math.ceil((hiG - lo) / tau);
-  const ny = new Float64Array(J + 1),
-    ndy = new Float64Array(J + 1);
-  for (let j = 0; j <= J; j++) {
-    ny[j] = lo + j * tau;
-    ndy[j] = pointErr(ny[j], j, tau);
-  }
-  const ev = [gaussianMoments(P, sigma, ny, 'mean', ndy), gaussianMoments(Q, sigma, ny, 'mean', ndy)];
+  const { lf: lfs, eMax } = nodeLogs(
+    P,
+    Q,
+    powersPQ,
+    sigma,
+    J + 1,
+    (j) => lo + j * tau,
+    (y, j) => pointErr(y, j, tau),
+  );
   const out: OnePassIntegral[] = [];
-  const lf = new Float64Array(J + 1);
   for (let k = 0; k < F; k++) {
-    const [a0, a1] = powersPQ[k];
     const Sk = fs[k].sensitivity;
+    const lf = lfs[k];
     let mx = -Infinity;
-    for (let j = 0; j <= J; j++) {
-      lf[j] = a0 * ev[0].ld[j] + a1 * ev[1].ld[j];
-      if (lf[j] > mx) mx = lf[j];
-    }
+    for (let j = 0; j <= J; j++) if (lf[j] > mx) mx = lf[j];
     if (!(mx > -Infinity)) return null;
     let sum = 0,
       round = 0;
@@ -173,7 +172,7 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
       if (lf[j] === -Infinity) continue;
       const v = expNonPositive(lf[j] - mx);
       // Node value exact to e^{±δ}: the densities' rounding, the node's position through each Lipschitz bound, the combination.
-      const delta = Sk * Math.max(ev[0].err[j] + ev[0].lip[j] * ndy[j], ev[1].err[j] + ev[1].lip[j] * ndy[j]) + 4 * U * (Math.abs(lf[j]) + Math.abs(mx) + 1);
+      const delta = Sk * eMax[j] + 4 * U * (Math.abs(lf[j]) + Math.abs(mx) + 1);
       if (!(delta < 0.5)) return null;
       sum += v;
       round += v * (delta * (1 + delta) + (EXP_NON_POSITIVE_ULPS + 2) * U);
@@ -190,4 +189,33 @@ export function gaussianTrapezoidRule(P: Mixture, Q: Mixture, alpha: number, sig
     out.push({ value, error: rel / (1 - rel) + 2 * U * Math.abs(value), nodes: S + J + 1, tailShare: omitted / T });
   }
   return out;
+}
+
+/** Nodes evaluated per block: the mixtures' moments of a block are dropped once its logs are kept. */
+const NODE_BLOCK = 1 << 16;
+
+/**
+ * At the nodes y(0), …, y(n − 1) (ascending): each integrand's log value a₀·log p + a₁·log q, and
+ * the larger of the two mixtures' certified log-density errors there (own error plus the node's
+ * position error `dy(y, j)` through the Lipschitz bound). The same numbers as evaluating every node
+ * at once, in memory for two arrays per node instead of ten.
+ */
+function nodeLogs(P: Mixture, Q: Mixture, powers: Float64Array[], sigma: number, n: number, y: (j: number) => number, dy: (y: number, j: number) => number) {
+  const lf = powers.map(() => new Float64Array(n));
+  const eMax = new Float64Array(n);
+  for (let from = 0; from < n; from += NODE_BLOCK) {
+    const m = Math.min(NODE_BLOCK, n - from);
+    const ny = new Float64Array(m),
+      ndy = new Float64Array(m);
+    for (let t = 0; t < m; t++) {
+      ny[t] = y(from + t);
+      ndy[t] = dy(ny[t], from + t);
+    }
+    const [p, q] = [gaussianMoments(P, sigma, ny, 'mean', ndy), gaussianMoments(Q, sigma, ny, 'mean', ndy)];
+    for (let t = 0; t < m; t++) {
+      eMax[from + t] = Math.max(p.err[t] + p.lip[t] * ndy[t], q.err[t] + q.lip[t] * ndy[t]);
+      for (let k = 0; k < powers.length; k++) lf[k][from + t] = powers[k][0] * p.ld[t] + powers[k][1] * q.ld[t];
+    }
+  }
+  return { lf, eMax };
 }
