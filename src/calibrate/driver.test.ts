@@ -158,6 +158,21 @@ describe('calibration driver', () => {
     expect(bracketPredict(always, 8).lower).toBeLessThan(1e-15);
   });
 
+  it('bracketPredict steps at most a factor 16 below a flat secant (the data’s own divergence showing before a steep rise)', () => {
+    // Flat near 0.012 from 2 down to about 0.1, then steep: the power law through the flat part predicts
+    // σ ≈ 10⁻⁹; a factor 1024 lands where a chain's atoms are thousands of σ apart (the costliest quadratures).
+    const f = (s: number) => Math.max(0.012 * (1 + 1e-3 / s), (0.1 / s) ** 8);
+    const asked: number[] = [];
+    const ev = (s: number): Evaluation => {
+      asked.push(s);
+      return { value: f(s), error: 1e-12, target: 1, sense: 'le' };
+    };
+    const { lower, upper } = bracketPredict(ev, 2);
+    expect(lower < 0.1 && 0.1 <= upper).toBe(true);
+    for (let k = 1; k < asked.length; k++) expect(asked[k]).toBeGreaterThanOrEqual(Math.min(...asked.slice(0, k)) / 16);
+    expect(Math.min(...asked)).toBeGreaterThan(0.1 / 16);
+  });
+
   it('best is the first smallest', () => {
     expect(
       bestOf([

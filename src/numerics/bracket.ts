@@ -24,6 +24,8 @@ export function bracketBelow(
 
 /** The most a predicted step may divide the scale by. */
 const MAX_STEP = 1024;
+/** … and where the last two values are flat (a slope below ¼: the data's own divergence shows), by this. */
+const FLAT_STEP = 16;
 
 /**
  * A bracket below a feasible scale for a condition `value ≤ target` that falls with the scale
@@ -54,8 +56,10 @@ export function bracketPredict(
     if (!(hi.v > 0) || !(target > 0) || !Number.isFinite(slope)) break;
     const guess = hi.s * (hi.v / target) ** (1 / Math.min(8, Math.max(0.25, slope)));
     // At most a factor MAX_STEP per step: where the values flatten before a steep rise (the laws'
-    // own divergence met at small scales) the power law predicts orders of magnitude too far.
-    const t = Math.max(Math.min(guess * (1 - margin), hi.s / (1 + margin)), hi.s / MAX_STEP);
+    // own divergence met at small scales) the power law predicts orders of magnitude too far, and
+    // a flat secant says so (FLAT_STEP): far below, atoms thousands of scales apart cost the
+    // costliest quadratures, only to be infeasible.
+    const t = Math.max(Math.min(guess * (1 - margin), hi.s / (1 + margin)), hi.s / (slope < 0.25 ? FLAT_STEP : MAX_STEP));
     if (!(t > 0)) break;
     const e = evaluate(t);
     if (!isFeasible(e)) return { lower: t, upper: hi.s };

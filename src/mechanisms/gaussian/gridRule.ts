@@ -267,16 +267,10 @@ function acceptedPanels(F: number) {
   const list = { count: 0, L: new Uint8Array(256), i: new Float64Array(256), n: new Uint8Array(256), cert: new Float64Array(256 * F), push };
   function push(L: number, i: number, n: number): number {
     if (list.count === list.L.length) {
-      const bytes = (a: Uint8Array) => Uint8Array.from({ length: a.length * 2 }, (_, j) => a[j] ?? 0);
-      const doubles = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      list.L = bytes(list.L);
-      list.i = doubles(list.i);
-      list.n = bytes(list.n);
-      list.cert = doubles(list.cert);
+      list.L = doubled(list.L);
+      list.i = doubled(list.i);
+      list.n = doubled(list.n);
+      list.cert = doubled(list.cert);
     }
     list.L[list.count] = L;
     list.i[list.count] = i;
@@ -284,6 +278,13 @@ function acceptedPanels(F: number) {
     return list.count++;
   }
   return list;
+}
+
+/** A typed array twice as long, starting with `a` (the rest zeros). */
+function doubled<T extends Uint8Array | Float64Array>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /**
