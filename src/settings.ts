@@ -342,6 +342,24 @@ export function inRange(range: RangeName, value: unknown, field: string, shown: 
 }
 
 /**
+ * `value` when it is a whole number from `min` to `max`, else an InputError naming `field`
+ * (`shown`: the value as the user gave it).
+ * @example wholeIn(12, 'count', 1, 1000) // 12
+ */
+export function wholeIn(value: unknown, field: string, min: number, max: number, shown: string = String(value)): number {
+  const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+  if (typeof value !== 'number' || !Number.isInteger(value) || !(value >= min && value <= max))
+    throw new InputError(`must be a whole number ${range}, got '${shown}'`, field);
+  return value;
+}
+
+/**
+ * The seed of a prior class's draws, checked against its declaration (a whole number ≥ 0).
+ * @example checkSeed(7) // 7
+ */
+export const checkSeed = (value: unknown, field = 'seed'): number => wholeIn(value, field, SETTINGS.seed.min, SETTINGS.seed.max);
+
+/**
  * A setting checked against its declared range, named by its field.
  * @example checkSetting('epsilon', 1) // 1
  */

@@ -259,6 +259,16 @@ describe('a statistic’s bootstrap class', () => {
     expect(groups.stderr).toMatch(/^error: --prior: --group-private takes empirical or bootstrap:N: .* every group/);
   });
 
+  it('the library refuses a seed the CLI refuses (a fraction, a negative number), naming seed, on tables and text tables alike', async () => {
+    for (const seed of [1.5, -1]) {
+      const o = { statistic: parseStatistic('sum:x')!, secretColumn: 's', prior: 'bootstrap:3', seed };
+      await expect(statisticFromTable(CSV, o)).rejects.toMatchObject({ path: 'seed', reason: expect.stringMatching(/^must be a whole number ≥ 0, got/) });
+      expect(() => statisticFromText(TEXT, { ...o, name: 't' })).toThrow(/must be a whole number ≥ 0/);
+    }
+    const cli = await inProcess('calibrate', '--data', HEART_PATH, '--secret-column', 'fbs', '--query', 'mean:chol', '--prior', 'bootstrap:3', '--seed', '1.5');
+    expect(cli.stderr).toMatch(/^error: --seed: must be a whole number ≥ 0, got '1\.5'/);
+  });
+
   it('a database table without --unit is refused naming --unit (its rows have no order to key weights by), before connecting', async () => {
     await expect(
       statisticFromTable(

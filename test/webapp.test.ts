@@ -738,19 +738,36 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     );
     expect(viaSpec.groups[0].results[0].scale).toBe(whole.find((r: { method: string }) => r.method === 'exact').scale);
 
-    // A bootstrap class: the page's own md5 weighs the units as the engine's SQL does, so the scales are the CLI's --prior bootstrap:20.
-    await page.selectOption('#prior', 'bootstrap:20');
+    // A bootstrap class: the page's own md5 weighs the units as the engine's SQL does, so the scales are the CLI's
+    // --prior bootstrap:N --seed S for the page's draws and seed.
+    await page.selectOption('#prior', 'bootstrap');
+    expect(await page.inputValue('#prior-draws')).toBe('20');
+    expect(await page.inputValue('#seed')).toBe('0');
+    const runDrawn = async (draws: string, seed: string) => {
+      await page.fill('#prior-draws', draws);
+      await page.fill('#seed', seed);
+      await page.click('#run');
+      await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 180_000 });
+      expect(await page.textContent('#message')).toBe('');
+      const drawn = cli('--method', 'theorem,pierquin,wasserstein-inf,coupled,exact', '--prior', `bootstrap:${draws}`, '--seed', seed).groups[0].results;
+      // (Within the last bits: the page solves the priors' pairs on its pool, the CLI on one thread.)
+      const onPage = (await scales()).map((r) => r.scale);
+      expect(onPage).toHaveLength(drawn.length);
+      for (const [i, r] of (drawn as { scale: number }[]).entries()) expect(Math.abs(onPage[i] / r.scale - 1)).toBeLessThan(1e-13);
+      return drawn.find((r: { method: string }) => r.method === 'exact').scale as number;
+    };
+    const seed0 = await runDrawn('20', '0');
+    expect(seed0).toBeGreaterThan(whole.find((r: { method: string }) => r.method === 'exact').scale);
+    // Another seed is another class (the CLI's with that seed), not seed 0's.
+    expect(await runDrawn('12', '7')).not.toBe(seed0);
+    // A seed the CLI refuses is refused by name.
+    await page.fill('#seed', '1.5');
     await page.click('#run');
-    await page.waitForFunction(() => !document.getElementById('run')?.hasAttribute('aria-busy'), undefined, { timeout: 180_000 });
-    const drawn = cli('--method', 'theorem,pierquin,wasserstein-inf,coupled,exact', '--prior', 'bootstrap:20').groups[0].results;
-    // (Within the last bits: the page solves the 21 priors' pairs on its pool, the CLI on one thread.)
-    const onPage = (await scales()).map((r) => r.scale);
-    expect(onPage).toHaveLength(drawn.length);
-    for (const [i, r] of (drawn as { scale: number }[]).entries()) expect(Math.abs(onPage[i] / r.scale - 1)).toBeLessThan(1e-13);
-    expect(drawn.find((r: { method: string }) => r.method === 'exact').scale).toBeGreaterThan(
-      whole.find((r: { method: string }) => r.method === 'exact').scale,
-    );
+    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    expect(await page.textContent('#message')).toMatch(/seed.*must be a whole number ≥ 0, got '1\.5'/);
+    await page.fill('#seed', '0');
     await page.selectOption('#prior', 'empirical');
+    expect(await page.isHidden('#prior-draws-row')).toBe(true);
 
     // An (ε, δ) target: each method through its order, in the mean's units, as calibrate --delta (within V8's last bits).
     await page.check('#target-delta');

@@ -42,6 +42,9 @@ const page = {
 /** The form's starting values and bounds, read off the settings' declarations: the CLI's defaults. */
 function declaredDefaults(): void {
   for (const name of ['alpha', 'epsilon', 'delta', 'count', 'contamination'] as const) $<HTMLInputElement>(name).value = String(settingDefault(name));
+  $<HTMLInputElement>('prior-draws').value = '20';
+  $<HTMLInputElement>('seed').value = '0';
+  $<HTMLInputElement>('seed').min = String(SETTINGS.seed.min);
   $<HTMLInputElement>('count').max = String(SETTINGS.count.pageMax);
   $('confidence-share').textContent = `${100 * settingDefault('confidence')}%`;
 }
@@ -223,7 +226,23 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
   send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
 });
-for (const id of ['query', 'given', 'prior', 'contamination', 'domain-lo', 'domain-hi', 'publish', 'predicate', 'unit', 'target-halfwidth'])
+$('prior').addEventListener('change', () => {
+  $('prior-draws-row').hidden = $<HTMLSelectElement>('prior').value === 'empirical';
+});
+for (const id of [
+  'query',
+  'given',
+  'prior',
+  'prior-draws',
+  'seed',
+  'contamination',
+  'domain-lo',
+  'domain-hi',
+  'publish',
+  'predicate',
+  'unit',
+  'target-halfwidth',
+])
   $(id).addEventListener('change', invalidate);
 $('query').addEventListener('change', fillDomain);
 $('query').addEventListener('change', markQueryBox);
@@ -348,12 +367,20 @@ const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   mechanisms: checked('mechanism'),
   methods: checked('method'),
   ...statisticParams(),
-  prior: $<HTMLSelectElement>('prior').value,
+  ...priorParams(),
   contamination: {
     lambda: Number($<HTMLInputElement>('contamination').value),
     domain: [Number($<HTMLInputElement>('domain-lo').value || Number.NaN), Number($<HTMLInputElement>('domain-hi').value || Number.NaN)] as [number, number],
   },
 });
+
+/** The prior class as the CLI's `--prior` and `--seed` (an empty field is NaN: refused by the worker by name). */
+function priorParams(): { prior: string; seed?: number } {
+  const kind = $<HTMLSelectElement>('prior').value;
+  if (kind === 'empirical') return { prior: kind };
+  const field = (id: string) => ($<HTMLInputElement>(id).value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>(id).value));
+  return { prior: `${kind}:${$<HTMLInputElement>('prior-draws').value.trim()}`, seed: field('seed') };
+}
 
 function run() {
   const p = params();
@@ -652,6 +679,7 @@ const showBuiltin: Shown<'loaded-builtin'> = (m) => {
   // A built-in scenario is its one prior (no table to resample).
   $<HTMLSelectElement>('prior').value = 'empirical';
   $<HTMLSelectElement>('prior').disabled = true;
+  $('prior-draws-row').hidden = true;
   $('data-status').textContent = `${m.name} (secrets ${m.secrets.join(' vs ')})`;
   $('preview').hidden = true;
   page.summaries = [];

@@ -48,7 +48,10 @@ export interface CalibrateParams {
   delta?: number;
   mechanisms: string[];
   methods: string[];
+  /** `empirical`, `bootstrap:N` or `dirichlet:N` (the CLI's `--prior`). */
   prior: string;
+  /** The drawn class's seed (the CLI's `--seed`); absent: 0, as the CLI's default. */
+  seed?: number;
   contamination: FormContamination;
   /** Publish a statistic of the table (per public group with `given`), not each row's value (docs/math.md §18): the query column's sum or mean, or the count or share of rows meeting `predicate`. */
   statistic?: 'sum' | 'mean' | 'count' | 'share';

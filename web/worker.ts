@@ -157,6 +157,9 @@ function progressOf(post: Post, total: number) {
   };
 }
 
+/** The form's prior class and its seed (the CLI's `--prior`, `--seed`). */
+const priorClassOf = (p: CalibrateParams) => parsePriorClass(p.prior ?? settingDefault('prior'), p.seed ?? 0);
+
 /** The form's table scenario (several query columns: a vector query), with the rows behind it. */
 function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | PointScenario; data: DataUsed } {
   if (!p.query || !p.secretColumn) throw new InputError('choose the query column and the secret column', 'form');
@@ -171,7 +174,7 @@ function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | 
   const t = tableLaws(h, {
     name: `${p.fileName}: ${queries.join(',')} by ${p.secretColumn}${p.given ? ` given ${p.given}` : ''}`,
     given: p.given || undefined,
-    prior: parsePriorClass(p.prior ?? settingDefault('prior')),
+    prior: priorClassOf(p),
   });
   state.columns = queries;
   return { scenario: t.scenario, data: { rows: h.rows, used: t.used, dropped: h.dropped, skippedGiven: t.skippedGiven } };
@@ -305,7 +308,7 @@ function chainLaws(table: TextTable, p: CalibrateParams) {
   const s = p.sequence!;
   if (!s.state || !s.orderBy || !s.query) throw new InputError('choose the state column, the order column and what to release', 'form');
   const t = textTransitionCounts(table, { sequence: s.state, orderBy: s.orderBy, ...(s.groupBy ? { groupBy: s.groupBy } : {}) });
-  const prior = parsePriorClass(p.prior ?? settingDefault('prior'));
+  const prior = priorClassOf(p);
   const { markov, model } = sequenceChain(t, { query: parseSequenceQuery(s.query), ...(s.length !== undefined ? { length: s.length } : {}), prior });
   const name = `${p.fileName}: ${s.query} over ${s.state}${s.groupBy ? ` by ${s.groupBy}` : ''} (T = ${markov.length})`;
   const scenario = markovScenario(model, name).scenario;
@@ -578,6 +581,7 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
       ...(p.values?.length ? { values: p.values } : {}),
       ...(p.given ? { groupBy: p.given } : {}),
       prior: p.prior ?? settingDefault('prior'),
+      ...(p.seed !== undefined ? { seed: p.seed } : {}),
       name: `${p.fileName}: ${statisticText(statistic)} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}${p.unit ? ` (units: ${p.unit})` : ''}`,
     });
   } catch (err) {

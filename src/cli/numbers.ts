@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import { decimalValue, isDecimal } from '../numerics/float.js';
+import { wholeIn } from '../settings.js';
 
 /**
  * Reads a decimal number typed on the command line; anything `Number()` would also accept
@@ -21,8 +22,5 @@ export const beyondDouble = (text: string, flag: string) =>
  * @example wholeNumber('12', '--count', 1, 1_000_000) // 12
  */
 export function wholeNumber(text: string, flag: string, min: number, max: number): number {
-  const n = Number(text);
-  const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-  if (!/^\s*\d+\s*$/.test(text) || !(n >= min && n <= max)) throw new InputError(`must be a whole number ${range}, got '${text}'`, flag);
-  return n;
+  return wholeIn(/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN, flag, min, max, text);
 }
