@@ -97,6 +97,15 @@ describe('a source ledger: statistics of one table accounted together', () => {
       await expect(recordStatistics(leftStore, src, [{ statistic: { query: 'sum:x', groupBy: 'g', group }, release: tiny }])).rejects.toThrow(
         new RegExp(`^group: no unit of a protected secret has g = '${group}' \\(the groups with some: 'u', 'v'\\)`),
       );
+    // Twelve named groups and a NULL one: all twelve listed, no '…' for the NULL group (no name to give).
+    const twelve = join(dir, 'twelve.csv');
+    const names = Array.from({ length: 12 }, (_, k) => `g${String(k + 1).padStart(2, '0')}`);
+    writeFileSync(twelve, `s,x,g\n${[...names, ''].flatMap((g, k) => [`a,${k},${g}`, `b,${k + 1},${g}`]).join('\n')}\n`);
+    const twelveSrc: StatisticsSource = { source: { kind: 'csv', location: twelve }, secretColumn: 's', values: ['a', 'b'] };
+    const twelveStore = await opened(twelveSrc, 1);
+    await expect(recordStatistics(twelveStore, twelveSrc, [{ statistic: { query: 'sum:x', groupBy: 'g', group: 'g13' }, release: tiny }])).rejects.toThrow(
+      new RegExp(`\\(the groups with some: ${names.map((n) => `'${n}'`).join(', ')}\\): a group`),
+    );
     // The ledger holds none of them, and the group as the table writes it is refused by the budget.
     expect((await checkLedger(store, await sourceLedgerLaws(store, HEART))).problems).toEqual([]);
     await expect(recordStatistics(store, HEART, [{ statistic: { query: 'sum:chol', groupBy: 'sex', group: '1.0' }, release: tiny }])).rejects.toThrow(

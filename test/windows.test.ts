@@ -933,7 +933,7 @@ describe('CLI: --window', () => {
     const series = ['--data', table, '--sequence', 'w', '--order-by', 'day', '--query', 'count:rain', '--window', '10'];
     const noLength = await inProcess('calibrate', ...series, '--start', '101');
     expect(noLength.status).toBe(2);
-    expect(noLength.stderr).toMatch(/^error: --length: is required with --start/);
+    expect(noLength.stderr).toMatch(/^error: --length: is required with a start \(--start\)/);
     const ledger = join(dir, 'days.ledger');
     expect(
       (await inProcess('ledger', 'init', '--ledger', ledger, ...series, '--length', '30', '--start', '101', '--alpha', '2', '--epsilon', '30')).status,
@@ -1422,6 +1422,11 @@ describe('window counts at the library’s edge: every setting checked by name',
       /^settings\.alpha: is not a field/,
     ],
     ['an audit at a negative scale', () => auditWindows(m, [3, 3], { mechanism: 'laplace', scale: -1, alphas: [2] }), /^scale: must be a finite number > 0/],
+    [
+      'an audit of windows other than the chain’s (audited windows that were never calibrated)',
+      () => auditWindows(m, [2, 4], { mechanism: 'laplace', scale: 3, alphas: [2] }),
+      /^lengths: are \[2, 4\], but the chain's query gives its windows: \[3, 3\]/,
+    ],
   ])('%s is refused', (_name, call, refusal) => {
     expect(call).toThrow(refusal);
   });

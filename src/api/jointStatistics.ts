@@ -169,16 +169,18 @@ function checkGroupsPresent(recorded: readonly RecordedStatistic[], h: TableHist
     if (r.groupBy === undefined) continue;
     const i = givens.indexOf(r.groupBy);
     const seen = new Set(inLaws.map((key) => h.givenValues!.get(key)![i]));
-    if (!seen.has(r.group!))
+    if (!seen.has(r.group!)) {
+      // A NULL group is no name a caller could give: neither listed nor counted.
+      const named = [...seen].filter((x) => x !== null).sort();
+      const shown = named
+        .slice(0, 12)
+        .map((x) => `'${x}'`)
+        .join(', ');
       throw new InputError(
-        `no unit of a protected secret has ${r.groupBy} = '${r.group}' (the groups with some: ${[...seen]
-          .filter((x) => x !== null)
-          .sort()
-          .slice(0, 12)
-          .map((x) => `'${x}'`)
-          .join(', ')}${seen.size > 12 ? ', …' : ''}): a group is named by the table's own text`,
+        `no unit of a protected secret has ${r.groupBy} = '${r.group}' (the groups with some: ${shown}${named.length > 12 ? ', …' : ''}): a group is named by the table's own text`,
         'group',
       );
+    }
   }
 }
 

@@ -141,7 +141,7 @@ export async function windowsFromTable(
   // The start is a literal of the engine's SQL: no backslash (an escape where a server reads them).
   if (o.start?.includes('\\')) throw new InputError('must not contain a backslash', 'start');
   if (o.start !== undefined && o.length === undefined)
-    throw new InputError("is required with a start: the series' length (its rows may not all be in the table yet)", 'length');
+    throw new InputError("is required with a start (--start): the series' length (its rows may not all be in the table yet)", 'length');
   const { source, q, query, t, markov, model, length } = await tableChain(location, o);
   // A window counts one state: a sum or histogram per window would be released as counts of nothing.
   if (!('count' in query))

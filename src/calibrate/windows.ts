@@ -379,18 +379,17 @@ export function checkWindowInputs(model: MarkovModel, lengths: readonly number[]
   checkShape(ARRAY, lengths, 'lengths');
   checkShape(OBJECT, s, 'settings');
   checkWindows(lengths, model.length);
+  const own = model.windows;
+  if (own && (own.length !== lengths.length || own.some((L, i) => L !== lengths[i])))
+    throw new InputError(`are [${lengths.join(', ')}], but the chain's query gives its windows: [${own.join(', ')}]`, 'lengths');
   mechanismDef(s.mechanism);
 }
 
 /**
- * The library's edge of `calibrateWindows`: shapes, the windows (the chain's own where its query
- * gives them), the family, the method and the target's numbers, each refused by name.
+ * The library's edge of `calibrateWindows`: shapes, the windows, the family, the method and the target's numbers, each refused by name.
  */
 function checkWindowSettings(model: MarkovModel, lengths: readonly number[], s: WindowSettings): void {
   checkWindowInputs(model, lengths, s);
-  const own = model.windows;
-  if (own && (own.length !== lengths.length || own.some((L, i) => L !== lengths[i])))
-    throw new InputError(`are [${lengths.join(', ')}], but the chain's query gives its windows: [${own.join(', ')}]`, 'lengths');
   if (!(WINDOW_METHODS as readonly string[]).includes(s.method)) throw unknownName('method', String(s.method), WINDOW_METHODS, 'method', 'one of ');
   checkSetting('epsilon', s.epsilon);
   if (s.delta === undefined) {

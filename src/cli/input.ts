@@ -609,9 +609,6 @@ async function tableWindows(
       "is not taken by this ledger: it records no series start (opened before ledgers kept one, or not on a table), and reads the series from the table's first row",
       '--start',
     );
-  // The flags' own refusals, named as flags (the api checks these again, by its field names).
-  if (o.start !== undefined && o.length === undefined)
-    throw new InputError("is required with --start: the series' length (its rows may not all be in the table yet)", '--length');
   const { windowsFromTable } = await import('../api/table.js');
   refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
   const w = await windowsFromTable(tableSourceOf(o), {
