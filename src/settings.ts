@@ -344,14 +344,25 @@ export function inRange(range: RangeName, value: unknown, field: string, shown: 
 /**
  * `value` when it is a whole number from `min` to `max`, else an InputError naming `field`
  * (`shown`: the value as the user gave it).
- * @example wholeIn(12, 'count', 1, 1000) // 12
  */
-export function wholeIn(value: unknown, field: string, min: number, max: number, shown: string = String(value)): number {
+function wholeIn(value: unknown, field: string, min: number, max: number, shown: string = String(value)): number {
   const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
   if (typeof value !== 'number' || !Number.isInteger(value) || !(value >= min && value <= max))
     throw new InputError(`must be a whole number ${range}, got '${shown}'`, field);
   return value;
 }
+
+/**
+ * Reads a whole number as typed (a flag, a page field): decimal digits only (`1e3`, `0x10`, `1.0`
+ * are refused), from `min` to `max`.
+ * @example wholeNumber('12', '--count', 1, 1_000_000) // 12
+ */
+export function wholeNumber(text: string, field: string, min: number, max: number): number {
+  return wholeIn(/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN, field, min, max, text);
+}
+
+/** How many draws a prior class takes (`bootstrap:N`, `dirichlet:N`). */
+export const PRIOR_DRAWS = { min: 1, max: 10_000 } as const;
 
 /**
  * The seed of a prior class's draws, checked against its declaration (a whole number ≥ 0).

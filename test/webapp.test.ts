@@ -760,12 +760,20 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     expect(seed0).toBeGreaterThan(whole.find((r: { method: string }) => r.method === 'exact').scale);
     // Another seed is another class (the CLI's with that seed), not seed 0's.
     expect(await runDrawn('12', '7')).not.toBe(seed0);
-    // A seed the CLI refuses is refused by name.
-    await page.fill('#seed', '1.5');
-    await page.click('#run');
-    await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
-    expect(await page.textContent('#message')).toMatch(/seed.*must be a whole number ≥ 0, got '1\.5'/);
-    await page.fill('#seed', '0');
+    // Draws and a seed the CLI refuses are refused by their fields, in the CLI's words.
+    for (const [field, text, refusal] of [
+      ['#seed', '1.5', /^error: seed: must be a whole number ≥ 0, got '1\.5'/],
+      ['#seed', '1e3', /^error: seed: must be a whole number ≥ 0, got '1e3'/],
+      ['#seed', '', /^error: seed: must be a whole number ≥ 0, got ''/],
+      ['#prior-draws', '0', /^error: prior-draws: must be a whole number from 1 to 10000, got '0'/],
+    ] as const) {
+      await page.fill(field, text);
+      await page.click('#run');
+      await page.waitForFunction(() => (document.getElementById('message')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+      expect(await page.textContent('#message')).toMatch(refusal);
+      await page.fill('#seed', '0');
+      await page.fill('#prior-draws', '20');
+    }
     await page.selectOption('#prior', 'empirical');
     expect(await page.isHidden('#prior-draws-row')).toBe(true);
 

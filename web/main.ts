@@ -6,7 +6,7 @@ import { decimalUp, numDown, numUp } from '../src/cli/format.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import type { ColumnSummary } from '../src/sources/csvText.js';
 import { guessColumns } from '../src/sources/columnGuess.js';
-import { SETTINGS, settingDefault } from '../src/settings.js';
+import { PRIOR_DRAWS, SETTINGS, settingDefault } from '../src/settings.js';
 import type { CalibrateParams, Envelope, FormAlpha, Kind, Request, Response, ResultRow } from './protocol.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -45,6 +45,10 @@ function declaredDefaults(): void {
   $<HTMLInputElement>('prior-draws').value = '20';
   $<HTMLInputElement>('seed').value = '0';
   $<HTMLInputElement>('seed').min = String(SETTINGS.seed.min);
+  $<HTMLInputElement>('prior-draws').min = String(PRIOR_DRAWS.min);
+  $<HTMLInputElement>('prior-draws').max = String(PRIOR_DRAWS.max);
+  // A form the browser restored may hold a drawn class: its row shows from the start.
+  showPriorDraws();
   $<HTMLInputElement>('count').max = String(SETTINGS.count.pageMax);
   $('confidence-share').textContent = `${100 * settingDefault('confidence')}%`;
 }
@@ -226,9 +230,7 @@ $<HTMLSelectElement>('secret').addEventListener('change', (e) => {
   invalidate();
   send('values', { type: 'values', column: (e.target as HTMLSelectElement).value });
 });
-$('prior').addEventListener('change', () => {
-  $('prior-draws-row').hidden = $<HTMLSelectElement>('prior').value === 'empirical';
-});
+$('prior').addEventListener('change', showPriorDraws);
 for (const id of [
   'query',
   'given',
@@ -374,12 +376,16 @@ const params = (): Omit<CalibrateParams, 'threads' | 'helpers'> => ({
   },
 });
 
-/** The prior class as the CLI's `--prior` and `--seed` (an empty field is NaN: refused by the worker by name). */
-function priorParams(): { prior: string; seed?: number } {
+/** The prior class, its draws and seed as typed (the worker reads them as the CLI reads --prior and --seed). */
+function priorParams(): { prior: string; priorDraws?: string; seed?: string } {
   const kind = $<HTMLSelectElement>('prior').value;
   if (kind === 'empirical') return { prior: kind };
-  const field = (id: string) => ($<HTMLInputElement>(id).value.trim() === '' ? Number.NaN : Number($<HTMLInputElement>(id).value));
-  return { prior: `${kind}:${$<HTMLInputElement>('prior-draws').value.trim()}`, seed: field('seed') };
+  return { prior: kind, priorDraws: $<HTMLInputElement>('prior-draws').value, seed: $<HTMLInputElement>('seed').value };
+}
+
+/** The draws and seed show for a drawn class only. */
+function showPriorDraws(): void {
+  $('prior-draws-row').hidden = $<HTMLSelectElement>('prior').value === 'empirical';
 }
 
 function run() {

@@ -48,10 +48,12 @@ export interface CalibrateParams {
   delta?: number;
   mechanisms: string[];
   methods: string[];
-  /** `empirical`, `bootstrap:N` or `dirichlet:N` (the CLI's `--prior`). */
+  /** `empirical`, `bootstrap` or `dirichlet` (with `priorDraws`), or the CLI's `--prior` text. */
   prior: string;
-  /** The drawn class's seed (the CLI's `--seed`); absent: 0, as the CLI's default. */
-  seed?: number;
+  /** A drawn class's number of draws, as typed (the N of `--prior bootstrap:N`). */
+  priorDraws?: string;
+  /** A drawn class's seed as typed (the CLI's `--seed`); absent: 0, as the CLI's default. */
+  seed?: string;
   contamination: FormContamination;
   /** Publish a statistic of the table (per public group with `given`), not each row's value (docs/math.md §18): the query column's sum or mean, or the count or share of rows meeting `predicate`. */
   statistic?: 'sum' | 'mean' | 'count' | 'share';

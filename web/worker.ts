@@ -1,5 +1,5 @@
 // The library runs here, off the page's thread: one handler per request of the protocol (protocol.ts).
-import { settingDefault } from '../src/settings.js';
+import { PRIOR_DRAWS, SETTINGS, settingDefault, wholeNumber } from '../src/settings.js';
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
@@ -157,8 +157,17 @@ function progressOf(post: Post, total: number) {
   };
 }
 
+/** The form's prior class as the CLI's `--prior` text, its draws read as the CLI reads N. */
+function priorText(p: CalibrateParams): string {
+  if (p.priorDraws === undefined) return p.prior ?? settingDefault('prior');
+  return `${p.prior}:${wholeNumber(p.priorDraws, 'prior-draws', PRIOR_DRAWS.min, PRIOR_DRAWS.max)}`;
+}
+
+/** The form's seed, read as the CLI reads --seed; absent: 0, the CLI's default. */
+const seedOf = (p: CalibrateParams): number => (p.seed === undefined ? 0 : wholeNumber(p.seed, 'seed', SETTINGS.seed.min, SETTINGS.seed.max));
+
 /** The form's prior class and its seed (the CLI's `--prior`, `--seed`). */
-const priorClassOf = (p: CalibrateParams) => parsePriorClass(p.prior ?? settingDefault('prior'), p.seed ?? 0);
+const priorClassOf = (p: CalibrateParams) => parsePriorClass(priorText(p), seedOf(p));
 
 /** The form's table scenario (several query columns: a vector query), with the rows behind it. */
 function formLaws(table: TextTable, p: CalibrateParams): { scenario: Scenario | PointScenario; data: DataUsed } {
@@ -580,8 +589,8 @@ async function onStatistic(p: CalibrateParams, post: Post, alpha: number): Promi
       secretColumn: p.secretColumn,
       ...(p.values?.length ? { values: p.values } : {}),
       ...(p.given ? { groupBy: p.given } : {}),
-      prior: p.prior ?? settingDefault('prior'),
-      ...(p.seed !== undefined ? { seed: p.seed } : {}),
+      prior: priorText(p),
+      ...(p.seed !== undefined ? { seed: seedOf(p) } : {}),
       name: `${p.fileName}: ${statisticText(statistic)} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}${p.unit ? ` (units: ${p.unit})` : ''}`,
     });
   } catch (err) {

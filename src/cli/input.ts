@@ -14,7 +14,8 @@ import { checkSetting, SETTINGS, settingDefault, TABLE_SETTINGS } from '../setti
 import { statisticBound } from '../ledger/identity.js';
 import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
-import { decimal, wholeNumber } from './numbers.js';
+import { decimal } from './numbers.js';
+import { wholeNumber } from '../settings.js';
 import { decimalValue } from '../numerics/float.js';
 import { asFlagError, collect, gridSetting, numberSetting, parseCost, refuseUnused, checkColumnNames, settingOption, fromSetting } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';

@@ -1,6 +1,5 @@
 import { InputError } from '../errors.js';
 import { decimalValue, isDecimal } from '../numerics/float.js';
-import { wholeIn } from '../settings.js';
 
 /**
  * Reads a decimal number typed on the command line; anything `Number()` would also accept
@@ -16,11 +15,3 @@ export function decimal(text: string, flag: string): number {
 /** A decimal text whose value is not a double (`1e400` → ∞, `1e-400` → 0), refused by flag. */
 export const beyondDouble = (text: string, flag: string) =>
   new InputError(`'${text}' is beyond the range of a double (it would be read as ${Number(text)})`, flag);
-
-/**
- * Reads a count: decimal digits only (`1e3`, `0x10`, `1.0` are refused), from `min` to `max`.
- * @example wholeNumber('12', '--count', 1, 1_000_000) // 12
- */
-export function wholeNumber(text: string, flag: string, min: number, max: number): number {
-  return wholeIn(/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN, flag, min, max, text);
-}

@@ -17,7 +17,7 @@ import { loadWindows, type WindowOptions } from './input.js';
 import { decimalValue } from '../numerics/float.js';
 import { checkSetting, settingDefault } from '../settings.js';
 import type { Mechanism } from '../mechanisms/registry.js';
-import { wholeNumber } from './numbers.js';
+import { wholeNumber } from '../settings.js';
 import { closedWindows } from '../sources/chainCounts.js';
 import { progressBar, withTrials } from './progress.js';
 import { spanProblems, windowSpans } from './windowSpans.js';

@@ -3,7 +3,7 @@ import type { Prior, Scenario } from '../distribution/scenario.js';
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { checkSeed } from '../settings.js';
+import { checkSeed, PRIOR_DRAWS } from '../settings.js';
 import { logGamma } from '../numerics/float.js';
 import type { Histogram, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 
@@ -94,7 +94,8 @@ export function parsePriorClass(text: string, seed = 0): PriorClass {
   if (!m) throw new InputError(`must be empirical, bootstrap:N or dirichlet:N[:CONCENTRATION], got '${text}'`, 'prior');
   if (m[1] === 'empirical') return { kind: 'empirical' };
   const draws = Number(m[2] ?? m[3]);
-  if (!(draws >= 1 && draws <= 10000)) throw new InputError(`N must be from 1 to 10000, got ${draws}`, 'prior');
+  if (!(draws >= PRIOR_DRAWS.min && draws <= PRIOR_DRAWS.max))
+    throw new InputError(`N must be from ${PRIOR_DRAWS.min} to ${PRIOR_DRAWS.max}, got ${draws}`, 'prior');
   checkSeed(seed);
   if (m[2]) return { kind: 'bootstrap', draws, seed };
   const concentration = m[4] === undefined ? 1 : Number(m[4]);
