@@ -312,6 +312,17 @@ describe('statistics: bad input', () => {
     }
   });
 
+  it('release of a sequence without --value names the two ways to give its count (it said the chain query was not a statistic)', async () => {
+    const seattle = ['--data', 'test/fixtures/weather/seattle-weather.csv.gz', '--sequence', 'weather', '--order-by', 'date', '--query', 'count:rain'];
+    const r = await inProcess('release', ...seattle, '--length', '60');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: --value: is required with --sequence: the series' count:rain as you counted it; .*--window 60 for the whole series/);
+    // The way it names works: one window of the whole series, counted from the table.
+    const whole = await inProcess('release', ...seattle, '--length', '60', '--window', '60', '--json');
+    expect(whole.status).toBe(0);
+    expect(JSON.parse(whole.stdout).windows.lengths).toEqual([60]);
+  });
+
   it("audit takes public groups by --group-by or --given alike (one scale for every group, in the statistic's units)", async () => {
     const run = (flag: string) =>
       inProcess('audit', '--data', HEART.location, '--secret-column', 'fbs', '--query', 'sum:chol', '--scale', '20', flag, 'cp', '--json');

@@ -158,6 +158,11 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   const fromSpec = o.spec !== undefined ? await specStatistic(o) : null;
   if (fromSpec) return (await import('./statisticCommand.js')).releaseStatisticCli(o, fromSpec.t.statistic, fromSpec);
   if (o.out) return runReleaseTable(o);
+  if (o.value === undefined && o.sequence !== undefined)
+    throw new InputError(
+      `is required with --sequence: the series' ${o.query ?? 'query'} as you counted it; or let the tool count it from --data by windows (--window month|week|N; --window ${o.length ?? 'T'} for the whole series)`,
+      '--value',
+    );
   if (o.value === undefined && o.data !== undefined && o.query !== undefined && /^\s*[A-Za-z_]\w*\s*:/.test(o.query))
     throw new InputError(`'${o.query}' is not a statistic: ${STATISTICS} (a column is released with --out FILE)`, '--query');
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
