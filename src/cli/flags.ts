@@ -10,11 +10,11 @@ import {
   type SettingDecl,
   type SettingName,
   type SettingValue,
+  wholeNumber,
 } from '../settings.js';
 import { InputError } from '../errors.js';
 import { decimalValue, isDecimal } from '../numerics/float.js';
 import { decimal } from './numbers.js';
-import { wholeNumber } from '../settings.js';
 import { parseGrid } from './grid.js';
 import { costs, type Cost } from '../conditions/costs.js';
 import { mechanismDef } from '../mechanisms/registry.js';
