@@ -54,18 +54,20 @@ export function refuseCountOfUnits(r: RecordedStatistic, unit: string | undefine
 }
 
 /**
- * The group columns an adversary may know after each release: a release's `--group-by` column is
- * public from that release on, so the sets grow. Each distinct set is one part of the prior class.
+ * The group columns an adversary may know after each release: none at first (an adversary who knows
+ * no unit's group sees every release, the first one per group included), and a release's
+ * `--group-by` column public from that release on, so the sets grow. Each distinct set is one part
+ * of the prior class.
  */
 function knowledgeSets(recorded: readonly RecordedStatistic[]): string[][] {
-  const sets: string[][] = [];
+  const sets: string[][] = [[]];
   const known: string[] = [];
-  recorded.forEach((r, k) => {
+  for (const r of recorded) {
     // A private group's release tells no one a unit's group: the column stays unknown.
-    const grew = r.groupBy !== undefined && !r.private && !known.includes(r.groupBy);
-    if (grew) known.push(r.groupBy!);
-    if (k === 0 || grew) sets.push([...known]);
-  });
+    if (r.groupBy === undefined || r.private || known.includes(r.groupBy)) continue;
+    known.push(r.groupBy);
+    sets.push([...known]);
+  }
   return sets;
 }
 
