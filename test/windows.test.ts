@@ -1423,6 +1423,30 @@ describe('window counts at the library’s edge: every setting checked by name',
     ],
     ['an audit at a negative scale', () => auditWindows(m, [3, 3], { mechanism: 'laplace', scale: -1, alphas: [2] }), /^scale: must be a finite number > 0/],
     [
+      'a chain under which no time has two possible states (was "no noise is needed", −∞ ≤ ε; the whole count refused it)',
+      () =>
+        calibrateWindows(
+          validateSpec({
+            states: ['a', 'b'],
+            chains: [
+              {
+                name: 'c',
+                transition: [
+                  [0.5, 0.5],
+                  [0, 1],
+                ],
+                initial: 'stationary',
+              },
+            ],
+            length: 6,
+            query: { count: 'a' },
+          }),
+          [3, 3],
+          ok,
+        ),
+      /^markov: no time has two possible states under any chain/,
+    ],
+    [
       'an audit of windows other than the chain’s (audited windows that were never calibrated)',
       () => auditWindows(m, [2, 4], { mechanism: 'laplace', scale: 3, alphas: [2] }),
       /^lengths: are \[2, 4\], but the chain's query gives its windows: \[3, 3\]/,

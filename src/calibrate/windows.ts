@@ -8,6 +8,7 @@ import type { MarkovModel } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
+import { noSecretPair } from '../markov/source.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { numberText, precisionDown, precisionUp } from '../numerics/decimal.js';
 import { geometricBisection, narrowBracket, withinBracket } from '../numerics/smallestScale.js';
@@ -373,6 +374,25 @@ export function releasedWindows(released: number | undefined, n: number, field =
   return k;
 }
 
+/**
+ * Whether some time has two states of positive probability under some chain (a secret pair to
+ * protect): the marginals q·Pⁱ stepped forward, exact zeros staying zero (a zero lost to underflow
+ * only refuses more). A chain whose initial law is 'any' may start anywhere.
+ */
+function hasSecretPair(model: MarkovModel): boolean {
+  return model.chains.some((c) => {
+    if (c.initial === 'any') return model.states.length > 1;
+    let p = Float64Array.from(c.initial.law);
+    for (let i = 0; i < model.length; i++) {
+      if (p.filter((x) => x > 0).length >= 2) return true;
+      const next = new Float64Array(p.length);
+      for (let a = 0; a < p.length; a++) if (p[a] > 0) for (let b = 0; b < p.length; b++) next[b] += p[a] * c.transition[a][b];
+      p = next;
+    }
+    return false;
+  });
+}
+
 /** What every window operation takes, checked at the library's edge: a chain, windows tiling it, settings naming a noise family. */
 export function checkWindowInputs(model: MarkovModel, lengths: readonly number[], s: { mechanism: Mechanism }): void {
   checkShape(OBJECT, model, 'model');
@@ -408,6 +428,8 @@ function checkWindowSettings(model: MarkovModel, lengths: readonly number[], s: 
  */
 export function calibrateWindows(model: MarkovModel, lengths: readonly number[], s: WindowSettings, onStep?: (step: string) => void): WindowResult {
   checkWindowSettings(model, lengths, s);
+  // As the whole count's law source does: a class with no secret pair is refused, not answered "no noise".
+  if (!hasSecretPair(model)) throw noSecretPair();
   const released = releasedWindows(s.released, lengths.length);
   // ε-Pufferfish (the MQM, group DP) is (ε, δ) for every δ: their scale at ε meets the target.
   const base = {

@@ -8,6 +8,9 @@ import { forEachChainLaws, TABLE_REFUSAL, type SecretLaw } from './laws.js';
 import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
 import { precisionDown } from '../numerics/decimal.js';
 
+/** A chain class under which no time has two states of positive probability: nothing to protect. */
+export const noSecretPair = (): InputError => new InputError('no time has two possible states under any chain: there is no secret pair to protect', 'markov');
+
 /** The secret "X_i = a" (1-based i, as people count days). */
 const secretName = (time: number, state: string): string => `X[${time + 1}]=${state}`;
 
@@ -227,7 +230,7 @@ function chainLaws(model: MarkovModel) {
         const [sa, sb] = [secretName(i, model.states[a]), secretName(i, model.states[b])];
         if (priors.some((p) => sa in p.conditionals && sb in p.conditionals)) pairs.push([sa, sb]);
       }
-  if (!pairs.length) throw new InputError('no time has two possible states under any chain: there is no secret pair to protect', 'markov');
+  if (!pairs.length) throw noSecretPair();
   // Normalising the computed masses doubles their relative error (docs/math.md §13).
   return { priors: priors as Prior<Discrete>[], pairs, massError: (2 * eta) / (1 - eta), eta, underflow };
 }
