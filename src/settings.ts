@@ -365,10 +365,11 @@ export function wholeNumber(text: string, field: string, min: number, max: numbe
 export const PRIOR_DRAWS = { min: 1, max: 10_000 } as const;
 
 /**
- * The seed of a prior class's draws, checked against its declaration (a whole number ≥ 0).
- * @example checkSeed(7) // 7
+ * A whole-number setting given as a number (the library's option), checked against its declared range.
+ * @example checkWhole('seed', 7) // 7
  */
-export const checkSeed = (value: unknown, field = 'seed'): number => wholeIn(value, field, SETTINGS.seed.min, SETTINGS.seed.max);
+export const checkWhole = (name: 'seed' | 'length', value: unknown, field: string = name): number =>
+  wholeIn(value, field, SETTINGS[name].min, SETTINGS[name].max);
 
 /**
  * A setting checked against its declared range, named by its field.

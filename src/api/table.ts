@@ -2,7 +2,7 @@ import type { Scenario } from '../distribution/scenario.js';
 import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
 import { releasedWindows } from '../calibrate/windows.js';
-import { SETTINGS } from '../settings.js';
+import { checkWhole } from '../settings.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
 import { parsePriorClass, tableLaws } from '../sources/priors.js';
@@ -70,9 +70,9 @@ async function tableChain(
   if (typeof location !== 'string') checkShape(OBJECT, location, 'location');
   for (const k of ['sequence', 'orderBy', 'query'] as const)
     if (typeof o[k] !== 'string') throw new InputError('must be a column name (a string)', `options.${k}`);
-  if (o.length !== undefined) checkDeclaredWhole('length', o.length);
+  if (o.length !== undefined) checkWhole('length', o.length);
   if (o.seed !== undefined) {
-    checkDeclaredWhole('seed', o.seed);
+    checkWhole('seed', o.seed);
     // A seed only seeds a drawn class: taken without one, it would be ignored.
     if (o.prior === undefined || o.prior.trim() === 'empirical')
       throw new InputError('seeds a drawn prior class (bootstrap:N, dirichlet:N): give one, or no seed', 'seed');
@@ -184,11 +184,4 @@ export async function windowsFromTable(
       return closedWindows(await windowCounts(source, q, state, lengths.slice(0, k), start ?? undefined, model.states), lengths, labels, 'released');
     },
   };
-}
-
-/** A whole-number setting as its declaration bounds it (the CLI's flag reads the same range). */
-function checkDeclaredWhole(name: 'length' | 'seed', x: unknown): void {
-  const d = SETTINGS[name];
-  if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= d.min && x <= d.max))
-    throw new InputError(`must be a whole number in [${d.min}, ${d.max}], got ${String(x)}`, name);
 }

@@ -3,7 +3,7 @@ import type { Prior, Scenario } from '../distribution/scenario.js';
 import { pointScenarioOf, type PointScenario } from '../distribution/points.js';
 import { fromCounts, fromWeights } from '../distribution/discrete.js';
 import { InputError } from '../errors.js';
-import { checkSeed, PRIOR_DRAWS } from '../settings.js';
+import { checkWhole, PRIOR_DRAWS } from '../settings.js';
 import { logGamma } from '../numerics/float.js';
 import type { Histogram, TableHistograms, UnitBootstrap } from './histogramTypes.js';
 
@@ -96,7 +96,7 @@ export function parsePriorClass(text: string, seed = 0): PriorClass {
   const draws = Number(m[2] ?? m[3]);
   if (!(draws >= PRIOR_DRAWS.min && draws <= PRIOR_DRAWS.max))
     throw new InputError(`N must be from ${PRIOR_DRAWS.min} to ${PRIOR_DRAWS.max}, got ${draws}`, 'prior');
-  checkSeed(seed);
+  checkWhole('seed', seed);
   if (m[2]) return { kind: 'bootstrap', draws, seed };
   const concentration = m[4] === undefined ? 1 : Number(m[4]);
   if (!(concentration > 0) || !Number.isFinite(concentration)) throw new InputError(`concentration must be > 0, got '${m[4]}'`, 'prior');
