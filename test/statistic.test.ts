@@ -284,6 +284,26 @@ describe('statistics as law sources', () => {
   });
 });
 
+describe('secret predicates on the queried column', () => {
+  const secrets = (old: string) => ['--secret', `old=${old}`, '--secret', `young=NOT (${old})`];
+  it("a predicate comparing the statistic's column with a number reads it as a number (the same laws as an explicit cast)", async () => {
+    const run = (old: string) => inProcess('calibrate', '--data', 'examples/heart.csv', ...secrets(old), '--query', 'sum:age', '--method', 'theorem', '--json');
+    const plain = await run('age >= 55');
+    expect(plain.status).toBe(0);
+    const cast = await run('CAST(age AS DOUBLE) >= 55');
+    const scale = (r: { stdout: string }) => JSON.parse(r.stdout).groups[0].results.map((x: { scale: number }) => x.scale);
+    expect(scale(plain)).toEqual(scale(cast));
+    expect(scale(plain)[0]).toBeGreaterThan(0);
+  });
+  it('a predicate ordering a public group column (read as text) is refused naming the column and the way out', async () => {
+    const r = await inProcess('calibrate', '--data', 'examples/heart.csv', ...secrets('age >= 55 AND sex >= 1'), '--query', 'sum:oldpeak', '--group-by', 'sex');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --secret: the predicate of 'old' was rejected: .*; 'sex' is read as text \(values as written\): compare with a quoted value \(sex = '…'\) or cast/,
+    );
+  });
+});
+
 describe('statistics: bad input', () => {
   const run = (...args: string[]) => inProcess('calibrate', '--data', HEART.location, '--secret-column', 'fbs', ...args);
   it.each([

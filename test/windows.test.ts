@@ -531,6 +531,24 @@ describe('CLI: --window', () => {
     const whole = await inProcess(...base, '--length', '60', '--alpha', 'inf', '--method', 'mqm-exact', '--json');
     expect(JSON.parse(r.stdout).results[0].scale).toBe(JSON.parse(whole.stdout).results[0].scale);
   });
+  it("says which states no secret names (seen only at the series' start), and that a window's steps are rows, not days", async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const series = join(mkdtempSync(join(tmpdir(), 'pufferfish-start-')), 'seq.csv');
+    // 'x' opens the series and never returns: the fitted chain's stationary start gives it 0 at every time.
+    writeFileSync(series, `t,w\n${['x', 'a', 'b', 'b', 'a', 'a', 'b', 'a', 'b'].map((w, i) => `${i + 1},${w}`).join('\n')}\n`);
+    const run = (...extra: string[]) => inProcess('calibrate', '--data', series, '--sequence', 'w', '--order-by', 't', '--query', 'count:a', ...extra);
+    const whole = await run('--method', 'exact');
+    expect(whole.status).toBe(0);
+    expect(whole.stdout).toMatch(/state 'x' has probability 0 at every time under the chain .*: no secret X_i = x is protected/);
+    const windows = await run('--window', '3', '--method', 'path-coupled');
+    expect(windows.status).toBe(0);
+    expect(windows.stdout).toMatch(/state 'x' has probability 0 at every time/);
+    expect(windows.stdout).toMatch(/a window's steps are rows taken in the order of 't'/);
+    // Every state possible: no such sentence.
+    expect((await inProcess(...base, '--length', '60', '--window', '30', '--method', 'path-coupled')).stdout).not.toMatch(/probability 0 at every time/);
+  });
   it.each([
     [['--length', '60', '--window', '7'], /--window: windows of 7 steps do not tile the series of 60/],
     [['--length', '60', '--window', '20,20'], /--window: the windows cover 40 steps but the series has 60/],

@@ -931,7 +931,8 @@ const showChain: Shown<'chain'> = (m) => {
   $('chain-block').hidden = false;
   $('chain-summary').textContent =
     `The chain: ${m.states.length} states (${m.states.join(', ')}), estimated from ${m.sequences} sequence(s), the longest ${m.longest} steps; released over T = ${m.length} steps` +
-    (m.draws ? `, with ${m.draws} more chains drawn for the prior class.` : '.');
+    (m.draws ? `, with ${m.draws} more chains drawn for the prior class.` : '.') +
+    (m.note ? ` Note: ${m.note}.` : '');
   $('chain-heatmap').replaceChildren(safeSvg(m.heatmap));
   $('chain-bars').replaceChildren(safeSvg(m.bars));
   $('chain-matrix')

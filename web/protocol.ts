@@ -221,6 +221,8 @@ export type Response =
       length: number;
       /** Other chains of the prior class (dirichlet or bootstrap draws). */
       draws: number;
+      /** The states no secret names (none can occur under the chain), in words; '' when every state may. */
+      note: string;
       heatmap: string;
       bars: string;
     }

@@ -36,7 +36,7 @@ import { releaseWindows, windowGuarantee } from '../src/release/windows.js';
 import { calibrateWindows, WINDOW_METHODS, type WindowMethod } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
-import type { MarkovModel } from '../src/markov/chain.js';
+import { type MarkovModel, neverPossibleNote } from '../src/markov/chain.js';
 import { markovScenario } from '../src/markov/source.js';
 import { uciQuirks } from '../src/uci/formats.js';
 import type { Scenario } from '../src/distribution/scenario.js';
@@ -488,6 +488,7 @@ async function onChain(p: CalibrateParams, post: Post, mechanisms: Mechanism[], 
     longest: t.longest,
     length: markov.length,
     draws: markov.chains.length - 1,
+    note: neverPossibleNote(model),
     heatmap: await svg(transitionHeatmap(t.states, transition)),
     bars: await svg(
       methodScaleBars(

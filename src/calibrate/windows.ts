@@ -4,7 +4,7 @@ import { InputError, NumericalError, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
-import type { MarkovModel } from '../markov/chain.js';
+import { type MarkovModel, walkPossibleStates } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
@@ -374,22 +374,12 @@ export function releasedWindows(released: number | undefined, n: number, field =
   return k;
 }
 
-/**
- * Whether some time has two states of positive probability under some chain (a secret pair to
- * protect): the marginals q·Pⁱ stepped forward, exact zeros staying zero (a zero lost to underflow
- * only refuses more). A chain whose initial law is 'any' may start anywhere.
- */
+/** Whether some time has two states of positive probability under some chain (a secret pair to protect). */
 function hasSecretPair(model: MarkovModel): boolean {
   return model.chains.some((c) => {
-    if (c.initial === 'any') return model.states.length > 1;
-    let p = Float64Array.from(c.initial.law);
-    for (let i = 0; i < model.length; i++) {
-      if (p.filter((x) => x > 0).length >= 2) return true;
-      const next = new Float64Array(p.length);
-      for (let a = 0; a < p.length; a++) if (p[a] > 0) for (let b = 0; b < p.length; b++) next[b] += p[a] * c.transition[a][b];
-      p = next;
-    }
-    return false;
+    let found = false;
+    walkPossibleStates(c, model.length, (possible) => (found = possible.length >= 2));
+    return found;
   });
 }
 

@@ -8,7 +8,8 @@ import type { WindowScenario } from '../markov/windowScenario.js';
 import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
 import { windowGuarantee } from '../release/windows.js';
 import { auditWindows } from '../audit/windows.js';
-import type { MarkovModel } from '../markov/chain.js';
+import { type MarkovModel, neverPossibleNote } from '../markov/chain.js';
+import { calendarUnit } from '../markov/calendar.js';
 import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
 import { EXIT, setCommandExit } from './exitCode.js';
@@ -92,7 +93,7 @@ function windowText(
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
   const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
-  const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a`;
+  const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a${o.data ? stepsNote(o) : ''}${lineOf(neverPossibleNote(model))}`;
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
@@ -191,6 +192,20 @@ export async function releaseWindowsCli(
   const method = c.winner ? `best→${c.winner}` : c.method;
   process.stdout.write(
     `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): ${windowGuarantee(c)} for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
+  );
+}
+
+/** A note on a line of its own, or nothing. */
+const lineOf = (note: string) => (note ? `\n${note}` : '');
+
+/**
+ * Windows given as lengths count rows in the order column's order, whatever it holds (trading
+ * days, a step index): a missing day is not a step. Calendar windows check the days.
+ */
+function stepsNote(o: WindowOptions): string {
+  if (calendarUnit(o.window ?? '')) return '';
+  return lineOf(
+    `a window's steps are rows taken in the order of '${o.orderBy}', whatever values it holds: a missing day is no step (--window month|week reads dates and refuses gaps)`,
   );
 }
 

@@ -8,6 +8,7 @@
 import { InputError, NumericalError, unknownName } from '../errors.js';
 import { ratioToNumber } from '../numerics/float.js';
 import { dyadic } from './extended.js';
+import { checkShape, OBJECT } from '../shapes.js';
 
 /** The spec's shape errors, one wording each. */
 const notObject = (path: string, shape = '') => new InputError(`is not an object${shape}`, path);
@@ -202,6 +203,49 @@ export function lipschitzOf(query: StepQuery): number {
   if (query.kind === 'count') return 1;
   if (query.kind === 'histogram') return 2; // one count down, another up: ℓ₁ distance 2
   return Math.max(...query.values) - Math.min(...query.values);
+}
+
+/**
+ * Which states each time may hold under one chain: the marginals q·Pⁱ stepped forward with exact
+ * zeros staying zero (a zero lost to underflow only keeps a state possible). `visit` sees each
+ * time's possible states; returning true stops the walk. A chain whose initial law is 'any' may
+ * start anywhere, so every state is possible at every time.
+ */
+export function walkPossibleStates(chain: ValidChain, length: number, visit: (possible: readonly number[]) => boolean | undefined): void {
+  const k = chain.transition.length;
+  let p = chain.initial === 'any' ? new Float64Array(k).fill(1) : Float64Array.from(chain.initial.law);
+  for (let i = 0; i < length; i++) {
+    const possible = [...p.keys()].filter((a) => p[a] > 0);
+    if (visit(possible)) return;
+    const next = new Float64Array(k);
+    for (const a of possible) for (let b = 0; b < k; b++) next[b] += p[a] * chain.transition[a][b];
+    p = next;
+  }
+}
+
+/**
+ * The states no chain of the class gives positive probability at any time (a state of a fitted
+ * chain seen only at the series' start: the stationary start gives it 0): no secret names them.
+ * @example neverPossible(validateSpec({ states: ['a', 'b', 'x'], chains: [{ name: 'p', transition: [[0.5, 0.5, 0], [0.5, 0.5, 0], [0.5, 0.5, 0]], initial: [0.5, 0.5, 0] }], length: 3, query: { count: 'a' } })) // ['x']
+ */
+export function neverPossible(model: MarkovModel): string[] {
+  checkShape(OBJECT, model, 'model');
+  if (model.eigengap) return [];
+  const seen = new Set<number>();
+  for (const c of model.chains)
+    walkPossibleStates(c, model.length, (possible) => {
+      for (const a of possible) seen.add(a);
+      return false;
+    });
+  return model.states.filter((_, a) => !seen.has(a));
+}
+
+/** The sentence saying which states no secret names (see `neverPossible`), or '' when every state may occur. */
+export function neverPossibleNote(model: MarkovModel): string {
+  const none = neverPossible(model);
+  if (!none.length) return '';
+  const list = none.map((x) => `'${x}'`).join(', ');
+  return `${none.length > 1 ? 'states' : 'state'} ${list} ${none.length > 1 ? 'have' : 'has'} probability 0 at every time under the chain${model.chains.length > 1 ? 's' : ''} (a fitted chain's stationary start never reaches a state seen only at the series' start): no secret X_i = ${none[0]} is protected, as none can occur`;
 }
 
 /**

@@ -47,9 +47,11 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   const queries = cs ? [...new Set(cs.flatMap((x) => (x.column === undefined ? [] : [x.column])))] : (q.queries ?? [q.query]);
   if (!cs && new Set(queries).size !== queries.length) throw columnTwice('query');
   const givens = q.givens ?? (q.given ? [q.given] : []);
-  // A value column that a statistic's predicate also reads keeps the engine's type: the predicate
-  // compares it as a number (the file's numbers are parsed exactly either way).
-  const read = (cs ?? []).map((x) => (x.predicate === undefined ? new Set<string>() : predicateColumns(x.predicate)));
+  // A value column that a statistic's or a secret's predicate also reads keeps the engine's type:
+  // the predicate compares it as a number (the file's numbers are parsed exactly either way, the
+  // types then coming from the whole file).
+  const predicateTexts = [...(cs ?? []).flatMap((x) => (x.predicate === undefined ? [] : [x.predicate])), ...Object.values(q.predicates ?? {})];
+  const read = predicateTexts.map(predicateColumns);
   const typedValue = (name: string) => read.some((r) => r === 'any' || r.has(name.toLowerCase()));
   const textColumns = [...queries.filter((x) => !typedValue(x)), q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
   const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
@@ -110,7 +112,7 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
         try {
           await engine.check(pred);
         } catch (e) {
-          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}`, 'secret');
+          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}${readAsText(pred, textColumns)}`, 'secret');
         }
       }
     };
@@ -351,6 +353,15 @@ export function checkSecretGiven(q: { secretColumn?: string; predicates?: Record
 /** A statistic's predicate the engine rejected, with why a comparison with the secret column may fail. */
 export const predicateRejected = (e: Error, predicate: string, secretColumn: string | undefined) =>
   new InputError(`the predicate was rejected: ${short(e.message)}${secretAsText(predicate, secretColumn)}`, 'query');
+
+/** Why a secret predicate may fail to compare: the group and unit columns it reads are read as text (their values as written). */
+function readAsText(predicate: string, textColumns: string[]): string {
+  const read = predicateColumns(predicate);
+  const text = textColumns.filter((c) => read === 'any' || read.has(c.toLowerCase()));
+  if (!text.length) return '';
+  const c = text[0];
+  return `; ${text.map((x) => `'${x}'`).join(', ')} ${text.length > 1 ? 'are' : 'is'} read as text (values as written): compare with a quoted value (${c} = '…') or cast (CAST(${c} AS DOUBLE) >= …)`;
+}
 
 /** Why a predicate on the secret column may fail to compare: the secret is read as text (its values as written). */
 function secretAsText(predicate: string, secretColumn: string | undefined): string {
