@@ -6,13 +6,12 @@ const LAYERS = [
   ['base', ['^src/(errors|records|settings|shapes)\\.ts$', '^src/(numerics|io|sampling)/']],
   ['laws', ['^src/distribution/', '^src/markov/']],
   ['couplings', ['^src/coupling/']],
-  ['divergences', ['^src/divergence/']],
+  ['divergences', ['^src/divergence/', '^src/gaussianPriors/']],
   ['mechanisms', ['^src/mechanisms/', '^src/conditions/']],
   [
     'calibration',
     [
       '^src/calibrate/(?!pool|parallel|parallelWorker|threadWorker|wire)',
-      '^src/gaussianPriors/',
       '^src/mi/',
     ],
   ],

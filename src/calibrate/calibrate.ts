@@ -1,6 +1,6 @@
 import { byLaw, type AnyScenario } from '../distribution/lawKind.js';
 import { checkKeys, checkShape, OBJECT } from '../shapes.js';
-import { MIXTURE, PRIOR_NOISE } from '../gaussianPriors/calibrate.js';
+import { MIXTURE, MIXTURE_NOISE } from './mixture.js';
 import { MECHANISMS, type Mechanism, type SingleMethod } from './rules.js';
 import { certainlyTooSmall, FINITE, type Certification } from './finite.js';
 import { asScalar, certainlyTooSmallPoints, oneCoordinate, POINTS, scalarSettings } from './points.js';
@@ -234,5 +234,5 @@ export function tooSmall(scenario: AnyScenario, settings: PointSettings, scale: 
 
 /** The noise a law source is calibrated with when none is named: Gaussian priors' own family, else the registry's first. */
 export function defaultMechanism(scenario: AnyScenario): Mechanism {
-  return byLaw(scenario, { finite: () => MECHANISMS[0], points: () => MECHANISMS[0], mixture: () => PRIOR_NOISE }, 'calibration');
+  return byLaw(scenario, { finite: () => MECHANISMS[0], points: () => MECHANISMS[0], mixture: () => MIXTURE_NOISE }, 'calibration');
 }

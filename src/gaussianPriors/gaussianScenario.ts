@@ -1,6 +1,7 @@
 import { comonotoneCoupling } from '../coupling/comonotone.js';
 import { fromWeights } from '../distribution/discrete.js';
 import type { Component, GaussianMixture, WeightedComponent } from '../distribution/mixture.js';
+import { infiniteBelow } from './closedForm.js';
 
 /** The positive-weight components in (mean, sd) order, equal components merged by the caller's ranks. */
 function ordered(m: GaussianMixture): WeightedComponent[] {
@@ -39,4 +40,23 @@ export function componentCoupling(P: GaussianMixture, Q: GaussianMixture): Compo
 export function commonSd(P: GaussianMixture, Q: GaussianMixture): number | null {
   const all = [...P, ...Q].filter((c) => c.weight > 0);
   return all.every((c) => c.sd === all[0].sd) ? all[0].sd : null;
+}
+
+/** σ below which some coupled component pair has an infinite divergence (either required direction). */
+export function couplingThreshold(c: ComponentCoupling, alpha: number, ordered: boolean): number {
+  let t = 0;
+  for (let k = 0; k < c.p.length; k++) {
+    t = Math.max(t, infiniteBelow(c.p[k], c.q[k], alpha), ordered ? 0 : infiniteBelow(c.q[k], c.p[k], alpha));
+  }
+  return Math.sqrt(t);
+}
+
+/**
+ * σ at or below which D_α(P_Y‖Q_Y) itself is infinite: the widest components decide the tails,
+ * so the mixture's threshold is that of its widest components (docs/math.md §11).
+ */
+export function trueThreshold(P: GaussianMixture, Q: GaussianMixture, alpha: number, ordered: boolean): number {
+  const widest = (m: GaussianMixture) => m.reduce((a, c) => (c.weight > 0 && c.sd > a.sd ? c : a), { mean: 0, sd: 0 });
+  const [p, q] = [widest(P), widest(Q)];
+  return Math.sqrt(Math.max(infiniteBelow(p, q, alpha), ordered ? 0 : infiniteBelow(q, p, alpha)));
 }

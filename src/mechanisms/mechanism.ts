@@ -4,6 +4,8 @@ import type { Noise, OnePassIntegral } from '../divergence/kernel.js';
 import type { Mixture2 } from '../divergence/mixture.js';
 import type { ScaleProblem } from '../numerics/smallestScale.js';
 import type { ExactNoise } from '../sampling/samplers.js';
+import type { GaussianMixture } from '../distribution/mixture.js';
+import type { ComponentCoupling } from '../gaussianPriors/gaussianScenario.js';
 
 /**
  * What a noise family must provide to be calibrated, accounted, sampled and shown. One module
@@ -91,6 +93,34 @@ export type RuleEntry = (ctx: RuleContext) => CalibrationRule | NotApplicable;
 /** Every family declares every method: a rule or a stated reason it does not apply. */
 export type RuleTable = { readonly [M in SingleMethod]: RuleEntry };
 
+/** A (prior, pair) of Gaussian-mixture conditionals with their component coupling (docs/math.md §11). */
+export interface MixturePair {
+  prior: string;
+  pair: [string, string];
+  P: GaussianMixture;
+  Q: GaussianMixture;
+  c: ComponentCoupling;
+}
+
+/** A method's condition on a pair of Gaussian-mixture conditionals, as a certified scale problem. */
+export interface MixtureRule {
+  rule: string;
+  condition: string;
+  /** Why `best` leaves this method out for the pair (found without building its problem), or null. */
+  leftOut?(pair: MixturePair): string | null;
+  problem(pair: MixturePair, ordered: boolean): ScaleProblem | NoNoise | NotApplicable;
+}
+
+/**
+ * A family's rules for Gaussian and mixture priors (closed forms of its noise on Gaussian
+ * components, docs/math.md §11): every method declared, a rule or why it does not apply.
+ */
+export interface MixtureRules {
+  /** The methods that apply, in `best`'s order of preference on ties. */
+  readonly order: readonly SingleMethod[];
+  readonly rules: { readonly [M in SingleMethod]: (ctx: { alpha: number; epsilon: number }) => MixtureRule | NotApplicable };
+}
+
 /** Moments of X under a prior, for the mutual-information bounds. */
 export interface PriorMoments {
   variance: number;
@@ -157,6 +187,8 @@ export interface MechanismDef {
   /** The family options this noise reads (others given are refused, never ignored). */
   readonly options: readonly (keyof NoiseOptions)[];
   readonly rules: RuleTable;
+  /** Its rules on Gaussian and mixture priors, where its divergences between Gaussian components have closed forms. */
+  readonly mixture?: MixtureRules;
   /** The mutual-information guarantee's closed-form bound, or why the family has none. */
   readonly mi: MiBound | NotApplicable;
   /** Independent noise on each coordinate of a vector-valued query (docs/math.md §12), or why the family has none. */

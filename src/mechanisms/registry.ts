@@ -62,12 +62,11 @@ export function noiseOptions(s: { cost?: Cost; eta?: Eta }): NoiseOptions {
 
 /**
  * The family each family-specific construction is built on, so that code outside this folder
- * never names a family: the default noise; Gaussian priors' closed forms (Gaussian noise on
- * Gaussian components, docs/math.md §11); the projection mechanism and private means (a Gaussian
- * N(0, σ²I_k), docs/math.md §15–§16).
+ * never names a family: the default noise; the projection mechanism and private means (a Gaussian
+ * N(0, σ²I_k), docs/math.md §15–§16). (Gaussian priors take the families with rules for them,
+ * `MechanismDef.mixture`.)
  */
 export const FAMILY_OF = {
   default: 'laplace',
-  gaussianPriors: 'gaussian',
   projection: 'gaussian',
 } as const satisfies Record<string, Mechanism>;

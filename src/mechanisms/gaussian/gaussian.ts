@@ -7,6 +7,7 @@ import { EPS } from '../../numerics/float.js';
 import { normalQuantile } from '../../numerics/normalQuantile.js';
 import { gaussianNoise } from '../../sampling/samplers.js';
 import { notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { mixtureRules } from './mixture.js';
 
 /** Gaussian noise N(0, σ²) (paper §2.2, Theorem 2): finite α > 1 only. */
 const rules: RuleTable = {
@@ -63,6 +64,7 @@ export const gaussian: MechanismDef = {
   options: [],
   describe: () => ({}),
   rules,
+  mixture: mixtureRules,
   coupledIsTheorem: 'For Gaussian noise the coupled bound equals Theorem 2, so their lines coincide (two point shapes on one line).',
   product: {
     norm: 'l2',
