@@ -345,7 +345,8 @@ export function scaleBeyondSeries(
  * releases however noisy, already exceed it). The joint bound only falls as the new noise grows,
  * so bisection on log-scale keeps a scale that fits, and the answer is one that was checked; the
  * bisection reads most steps off a bracket narrowed on the levels (`smallestFittingByRatio`), and
- * each check asks only whether the releases fit (`budgetLevel`'s `fitsOnly`).
+ * each check asks only whether the releases fit (`budgetLevel`'s `fitsOnly`). A `guess` (the
+ * answer of the same search before) is taken where two checks prove it the search's answer.
  * @example smallestFittingScale(builtinScenario('heart'), [{ mechanism: 'gaussian', scale: 1, count: 3 }], { mechanism: 'gaussian', count: 1 }, { alphas: [2], epsilon: 1 })
  */
 export function smallestFittingScale(
@@ -355,6 +356,7 @@ export function smallestFittingScale(
   b: Budget,
   start = 1,
   onTrial?: (trial: number, scale: number) => void,
+  guess?: number,
 ): number | null {
   checkShape(ARRAY, past, 'past');
   checkShape(OBJECT, next, 'next');
@@ -363,6 +365,8 @@ export function smallestFittingScale(
     counted((s) => fitsRatio(budgetLevel(scenario, [...past, { ...next, scale: s }], b, true), b), onTrial),
     start,
     SCALE_RTOL,
+    undefined,
+    guess,
   );
 }
 

@@ -291,9 +291,11 @@ async function releaseNextWindow(
     scale = decimalValue(o.scale);
     checkSetting('scale', scale, '--scale', `'${o.scale}'`);
   } else {
-    // The plan: one scale at which all m windows fit the ledger's budget together.
+    // The plan: one scale at which all m windows fit the ledger's budget together. It is the same
+    // search at every release: the last planned scale is proved its answer in two checks.
     const { smallestFittingScale } = await import('../account/budget.js');
-    const plan = await withTrials('plan', !o.json, (onTrial) => smallestFittingScale(scenario, [], { mechanism, count: m }, budget, 1, onTrial));
+    const guess = rows.filter((r) => r.mechanism === mechanism).pop()?.scale;
+    const plan = await withTrials('plan', !o.json, (onTrial) => smallestFittingScale(scenario, [], { mechanism, count: m }, budget, 1, onTrial, guess));
     if (plan === null) throw new InputError(`no scale of ${mechanism} noise lets all ${m} windows fit the ledger's budget`, '--ledger');
     scale = plan;
   }

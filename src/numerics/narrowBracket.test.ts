@@ -86,6 +86,32 @@ describe('a bisection read off a narrowed bracket', () => {
     expect(total).toBeLessThan(0.6 * totalAlone);
   });
 
+  it('smallestFittingByRatio with a guess: the same answer, in three evaluations where the guess is it; a wrong guess changes nothing', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1e-4, max: 1e4, noNaN: true }),
+        fc.double({ min: 0.5, max: 4, noNaN: true }),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        fc.double({ min: -1e-5, max: 1e-5, noNaN: true }),
+        (root, power, start, off) => {
+          const ratio = (s: number) => (root / s) ** power;
+          const want = smallestFittingByRatio(ratio, start)!;
+          let calls = 0;
+          const counted = (s: number) => {
+            calls++;
+            return ratio(s);
+          };
+          expect(smallestFittingByRatio(counted, start, 1e-6, 30, want)).toBe(want);
+          expect(calls).toBe(3); // 10³⁰⁰, the guess, the bisection's last failing end
+          // Any other guess (a scale a little off, the root itself, a search from elsewhere) leaves the answer as it was.
+          for (const g of [want * (1 + off), root, want * 2, smallestFittingByRatio(ratio, start * 3)!])
+            expect(smallestFittingByRatio(ratio, start, 1e-6, 30, g)).toBe(want);
+        },
+      ),
+      { numRuns: 200, seed: 12 },
+    );
+  });
+
   it('smallestFittingByRatio: null where no scale fits, after one evaluation, however flat or unbounded the ratio', () => {
     for (const r of [1.01, 2, 800, 1e300, Infinity, Number.NaN]) {
       let calls = 0;

@@ -148,14 +148,34 @@ export function smallestFitting(fits: (scale: number) => boolean, start = 1, rto
  * outside it from the bracket (`withinBracket`) and evaluates only inside it.
  * @example smallestFittingByRatio((s) => (3 / s) ** 2) // within 10⁻⁶ above 3, as smallestFitting((s) => s >= 3)
  */
-export function smallestFittingByRatio(ratio: (scale: number) => number, start = 1, rtol = 1e-6, maxEvaluations = 30): number | null {
+export function smallestFittingByRatio(ratio: (scale: number) => number, start = 1, rtol = 1e-6, maxEvaluations = 30, guess?: number): number | null {
   const fits = (s: number) => ratio(s) <= 1;
   // Nothing fits (the past alone over the budget, or no finite level): one evaluation says so.
   if (!fits(1e300)) return null;
+  if (guess !== undefined && isAnswer(fits, start, rtol, guess)) return guess;
   // A fitting scale's ratio may be a loose bound (a check that stops once it knows the answer): only the failing ones are read.
   const bracket = narrowBracket(ratio, start, rtol / 10, maxEvaluations, { fitValues: false });
   bracket.fit = Math.min(bracket.fit, 1e300);
   return smallestFitting(withinBracket(fits, bracket), start, rtol);
+}
+
+/**
+ * Whether `guess` is the answer `smallestFitting(fits, start, rtol)` gives, in two evaluations: the
+ * bisection's path to it is the path of the check "at least `guess`" (a real run that answered
+ * `guess` found every scale it tried below it failing, and the others fitting), which ends on
+ * [lo, guess]; where `guess` fits and `lo` fails, a monotone check takes that same path step by
+ * step. A search repeated on the same check (a series' plan at each release) is then two checks.
+ */
+function isAnswer(fits: (scale: number) => boolean, start: number, rtol: number, guess: number): boolean {
+  if (!(guess > 0 && guess < Infinity)) return false;
+  let lo = Number.NaN;
+  const probe = (s: number) => {
+    const yes = s >= guess;
+    if (!yes) lo = Math.max(Number.isNaN(lo) ? 0 : lo, s);
+    return yes;
+  };
+  if (smallestFitting(probe, start, rtol) !== guess || Number.isNaN(lo)) return false;
+  return fits(guess) && !fits(lo);
 }
 
 /** A known failing and a known fitting scale of a monotone check (0 and ∞ where none is known). */
