@@ -295,6 +295,18 @@ describe('secret predicates on the queried column', () => {
     expect(scale(plain)).toEqual(scale(cast));
     expect(scale(plain)[0]).toBeGreaterThan(0);
   });
+  it('a predicate reads the very numbers the laws read: a text that is no number (0x96, n/a) is missing for both', async () => {
+    // As the secret column `grp` says: x ≥ 100 is hi; 99.5, and texts with no number, lo. Were the
+    // predicate to read 0x96 as 150 (a sniffed type), that row would be hi and the laws would change.
+    const f = csv('typed-predicate.csv', 'x,grp\n150,hi\n200,hi\n0x96,lo\n99.5,lo\nn/a,lo\n120,hi\n3,lo\n');
+    const scale = async (...secret: string[]) => {
+      const r = await inProcess('calibrate', '--data', f, ...secret, '--query', 'sum:x', '--method', 'theorem', '--json');
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout).groups[0].results[0].scale as number;
+    };
+    const byPredicate = await scale('--secret', 'hi=x >= 100', '--secret', 'lo=x < 100 OR x IS NULL');
+    expect(byPredicate).toBe(await scale('--secret-column', 'grp'));
+  });
   it('a predicate ordering a public group column (read as text) is refused naming the column and the way out', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', ...secrets('age >= 55 AND sex >= 1'), '--query', 'sum:oldpeak', '--group-by', 'sex');
     expect(r.status).toBe(2);

@@ -19,10 +19,18 @@ import { vectorRenyi2d } from './quadrature2d.js';
 import { twoStateChain } from './chains.js';
 import { runInProcess as inProcess } from './inProcess.js';
 
-const model = (transition: number[][], T: number, counted: string): MarkovModel => {
+/** A chain's query: the count of one state, or a sum of whole-number values per state. */
+type Counted = string | Record<string, number>;
+
+const model = (transition: number[][], T: number, counted: Counted): MarkovModel => {
   const states = transition.map((_, i) => String.fromCharCode(97 + i));
-  return validateSpec({ states, chains: [{ name: 'c', transition, initial: 'stationary' }], length: T, query: { count: counted } });
+  const query = typeof counted === 'string' ? { count: counted } : { sum: counted };
+  return validateSpec({ states, chains: [{ name: 'c', transition, initial: 'stationary' }], length: T, query });
 };
+
+/** Each state's step value, read off the model's query independently of the library: 1 for the counted state, or the sum's value. */
+const stepValues = (m: MarkovModel): number[] =>
+  m.query.kind === 'count' ? m.states.map((_, x) => (x === (m.query as { state: number }).state ? 1 : 0)) : m.query.kind === 'sum' ? m.query.values : [];
 
 /** The joint law of the two window counts given X_i = a, by enumerating every path. */
 function windowLaw(m: MarkovModel, lengths: [number, number], i: number, a: number) {
@@ -30,7 +38,7 @@ function windowLaw(m: MarkovModel, lengths: [number, number], i: number, a: numb
   const init = (m.chains[0].initial as { law: number[] }).law;
   const k = P.length;
   const T = m.length;
-  const counted = m.query.kind === 'count' ? m.query.state : -1;
+  const f = stepValues(m);
   const mass = new Map<string, number>();
   const path = new Array<number>(T);
   const walk = (t: number, p: number) => {
@@ -39,7 +47,10 @@ function windowLaw(m: MarkovModel, lengths: [number, number], i: number, a: numb
       if (path[i] !== a) return;
       let c1 = 0,
         c2 = 0;
-      for (let s = 0; s < T; s++) if (path[s] === counted) s < lengths[0] ? c1++ : c2++;
+      for (let s = 0; s < T; s++) {
+        if (s < lengths[0]) c1 += f[path[s]];
+        else c2 += f[path[s]];
+      }
       const key = `${c1},${c2}`;
       mass.set(key, (mass.get(key) ?? 0) + p);
       return;
@@ -56,7 +67,7 @@ function windowLaw(m: MarkovModel, lengths: [number, number], i: number, a: numb
 }
 
 /** Small chains, each with the noise families and orders checked (the 2-D oracle is slow: a few of each). */
-const CASES: { name: string; P: number[][]; lengths: [number, number]; counted: string; runs: [string, number][] }[] = [
+const CASES: { name: string; P: number[][]; lengths: [number, number]; counted: Counted; runs: [string, number][] }[] = [
   {
     name: 'sticky binary',
     P: [
@@ -84,6 +95,20 @@ const CASES: { name: string; P: number[][]; lengths: [number, number]; counted: 
       [FAMILY_OF.default, 2],
       [FAMILY_OF.projection, 2],
       [FAMILY_OF.projection, 0.7],
+    ],
+  },
+  {
+    name: 'a window sum (values −1, 2)',
+    P: [
+      [0.7, 0.3],
+      [0.4, 0.6],
+    ],
+    lengths: [2, 3],
+    counted: { a: -1, b: 2 },
+    runs: [
+      [FAMILY_OF.default, 2],
+      [FAMILY_OF.projection, 3],
+      [FAMILY_OF.default, 0.5],
     ],
   },
 ];
@@ -258,7 +283,7 @@ describe('the path-coupled bound on window counts', () => {
         const b = r.scale!;
         expect(trueWorst(m, lengths, mechanism, b, alpha)).toBeLessThanOrEqual(epsilon + 1e-6);
         const def = mechanismDef(mechanism);
-        const f = m.states.map((_, x) => (x === (m.query as { state: number }).state ? 1 : 0));
+        const f = stepValues(m);
         const chain = { transition: P, initial: (m.chains[0].initial as { law: number[] }).law, contribution: f };
         const factorAt = (s: number) => (d: number) => (d === 0 ? 1 : Math.exp((alpha - 1) * def.pointDivergence(d, s, alpha, noiseOptions({})).value));
         // 2% less noise: the bound on D_α (exponent/(α−1)) exceeds ε (α < 1: a lower bound on the exponent, below (α−1)ε).
@@ -531,6 +556,34 @@ describe('CLI: --window', () => {
     const whole = await inProcess(...base, '--length', '60', '--alpha', 'inf', '--method', 'mqm-exact', '--json');
     expect(JSON.parse(r.stdout).results[0].scale).toBe(JSON.parse(whole.stdout).results[0].scale);
   });
+  it('states possible at some time are read off the zeros of the chain, never off underflowed marginals', async () => {
+    const { neverPossible } = await import('../src/markov/chain.js');
+    // c is reached only through two steps of 1e-200 (P(X_3 = c) ≈ 5e-401, below the doubles): still possible; d, never entered, is not.
+    const spec = (initial: number[]) =>
+      validateSpec({
+        states: ['a', 'b', 'c', 'd'],
+        chains: [
+          {
+            name: 'u',
+            transition: [
+              [0.5, 1e-200, 0, 0.5],
+              [1, 0, 1e-200, 0],
+              [1, 0, 0, 0],
+              [0.5, 0, 0, 0.5],
+            ],
+            initial,
+          },
+        ],
+        length: 3,
+        query: { count: 'a' },
+      });
+    expect(neverPossible(spec([1, 0, 0, 0]))).toEqual([]);
+    expect(neverPossible({ ...spec([1, 0, 0, 0]), length: 2 })).toEqual(['c']);
+  });
+  it('an eigengap class with windows has secret pairs (its chains may be any): group DP calibrates it', () => {
+    const m = validateSpec({ states: ['a', 'b'], eigengap: { gap: 0.5, piMin: 0.2 }, length: 6, query: { count: 'b', windowLength: 3 } });
+    expect(calibrateWindows(m, [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale).toBe(6);
+  });
   it("says which states no secret names (seen only at the series' start), and that a window's steps are rows, not days", async () => {
     const { writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -541,7 +594,7 @@ describe('CLI: --window', () => {
     const run = (...extra: string[]) => inProcess('calibrate', '--data', series, '--sequence', 'w', '--order-by', 't', '--query', 'count:a', ...extra);
     const whole = await run('--method', 'exact');
     expect(whole.status).toBe(0);
-    expect(whole.stdout).toMatch(/state 'x' has probability 0 at every time under the chain .*: no secret X_i = x is protected/);
+    expect(whole.stdout).toMatch(/state 'x' has probability 0 at every time under the chain: no secret X_i = x is protected/);
     const windows = await run('--window', '3', '--method', 'path-coupled');
     expect(windows.status).toBe(0);
     expect(windows.stdout).toMatch(/state 'x' has probability 0 at every time/);
@@ -564,12 +617,25 @@ describe('CLI: --window', () => {
     ['release'],
     ['audit', '--scale', '2'],
     ['ledger', 'init', '--ledger', join(tmpdir(), `pf-w-${process.pid}.ledger`), '--epsilon', '1', '--alpha', '2'],
-  ])('%s: a sum or histogram with --window exits 2 naming --query (it would count nothing per window)', async (...command) => {
-    for (const query of ['sum:rain=1,sun=2', 'histogram']) {
-      const r = await inProcess(...command, ...base.slice(1, 7), '--query', query, '--length', '60', '--window', 'month');
-      expect(r.status, `${command.join(' ')} ${query}: ${r.stderr}`).toBe(2);
-      expect(r.stderr).toMatch(/^error: --query: takes count:STATE with --window/);
-    }
+  ])('%s: a histogram with --window exits 2 naming --query (one value per window); a sum is taken', async (...command) => {
+    const r = await inProcess(...command, ...base.slice(1, 7), '--query', 'histogram', '--length', '60', '--window', 'month');
+    expect(r.status, `${command.join(' ')}: ${r.stderr}`).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --query: takes count:STATE or sum:STATE=V,… with --window \(one value per window\); histograms per window are not available/,
+    );
+    const sum = await inProcess(
+      ...command.map((x) => x.replace('.ledger', '-sum.ledger')),
+      ...base.slice(1, 7),
+      '--query',
+      'sum:rain=1,sun=2',
+      '--length',
+      '60',
+      '--window',
+      'month',
+      ...(command[0] === 'audit' || command[0] === 'ledger' ? [] : ['--method', 'path-coupled']),
+    );
+    // (An audit exits 1 where its scale is over ε: an answer, not a refusal.)
+    expect(sum.status, `${command.join(' ')}: ${sum.stderr}`).toBe(command[0] === 'audit' ? 1 : 0);
   });
   it('release --window at an (ε, δ) target: the scale calibrate --window --delta gives, the guarantee says so; a ledger keeps its own budget', async () => {
     const args = [...base.slice(1), '--length', '60', '--window', 'month', '--epsilon', '1', '--delta', '1e-6', '--method', 'path-coupled'];
@@ -678,6 +744,60 @@ describe('CLI: --window', () => {
     ).results[0].scale;
     expect(first).toBeLessThanOrEqual(all);
   });
+  it("a sum of whole-number values per state, per window: the engine's sums, the laws' bounds, and a spec alike; decimals and histograms refused", async () => {
+    const { windowsFromTable } = await import('../src/api/table.js');
+    const values: Record<string, number> = { rain: 2, drizzle: 1, snow: 3 };
+    const w = await windowsFromTable('test/fixtures/weather/seattle-weather.csv.gz', {
+      sequence: 'weather',
+      orderBy: 'date',
+      query: 'sum:rain=2,drizzle=1,snow=3',
+      window: 'month',
+      length: 90,
+    });
+    // Each month's sum from the file itself, row by row.
+    const rows = gunzipSync(readFileSync('test/fixtures/weather/seattle-weather.csv.gz'))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','))
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .slice(0, 90);
+    const months = new Map<string, number>();
+    for (const r of rows) months.set(r[0].slice(0, 7), (months.get(r[0].slice(0, 7)) ?? 0) + (values[r[5]] ?? 0));
+    expect(await w.counts()).toEqual([...months.values()]);
+    // The calibration of the sums: never below the laws' own need, and more than the counts' (values up to 3).
+    const s = { mechanism: 'laplace' as Mechanism, method: 'path-coupled' as const, alpha: 2, epsilon: 1 };
+    const sums = calibrateWindows(w.model, w.lengths, s).scale!;
+    const count = await windowsFromTable('test/fixtures/weather/seattle-weather.csv.gz', {
+      sequence: 'weather',
+      orderBy: 'date',
+      query: 'count:rain',
+      window: 'month',
+      length: 90,
+    });
+    expect(sums).toBeGreaterThan(calibrateWindows(count.model, count.lengths, s).scale!);
+    // The same chain and query as a spec: the same scale.
+    const spec = validateSpec({
+      ...JSON.parse(
+        JSON.stringify({
+          states: w.model.states,
+          chains: w.model.chains.map((c) => ({ name: c.name, transition: c.transition, initial: (c.initial as { law: number[] }).law })),
+        }),
+      ),
+      length: 90,
+      query: { sum: values, windows: w.lengths },
+    });
+    expect(calibrateWindows(spec, w.lengths, s).scale).toBe(sums);
+    for (const [query, message] of [
+      ['sum:rain=2.5', /--query: a window sum takes whole-number values per state .*'rain' has 2.5/],
+      ['histogram', /--query: .*histograms per window are not available/],
+    ] as [string, RegExp][]) {
+      const bad = await inProcess(...base.slice(0, 7), '--length', '60', '--window', '30', '--query', query);
+      expect(bad.status, bad.stderr).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
+  });
   it("release computes each window's count in the engine and adds noise around it", async () => {
     const { gunzipSync } = await import('node:zlib');
     const { readFileSync } = await import('node:fs');
@@ -694,10 +814,11 @@ describe('CLI: --window', () => {
     const seen = await windowCounts(
       { kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' },
       { sequence: 'weather', orderBy: 'date' },
-      'rain',
+      ['drizzle', 'fog', 'rain', 'snow', 'sun'],
+      [0, 0, 1, 0, 0],
       [31, 29, 30],
     );
-    expect(seen).toEqual({ counts: [...months.values()], steps: [31, 29, 30], unknown: [0, 0, 0] });
+    expect(seen).toEqual({ counts: [...months.values()], steps: [31, 29, 30], unknown: [0, 0, 0], foreign: { steps: [0, 0, 0], first: [null, null, null] } });
     const counts = seen.counts;
     const r = await inProcess(
       'release',
@@ -912,7 +1033,7 @@ describe('CLI: --window', () => {
     // The count is January 2015's, read from the rows at --start.
     const { windowCounts } = await import('../src/sources/sequence.js');
     const rainy = rows.filter((r) => r.startsWith('2015-01') && r.endsWith(',rain')).length;
-    expect((await windowCounts(source, q, 'rain', [31], '2015-01-01')).counts).toEqual([rainy]);
+    expect((await windowCounts(source, q, ['rain', 'sun', 'drizzle', 'snow', 'fog'], [1, 0, 0, 0, 0], [31], '2015-01-01')).counts).toEqual([rainy]);
     // Another start, window or query than the recorded series': refused by name.
     const moved = await inProcess('release', ...series, '--start', '2015-02-01', '--ledger', ledger);
     expect(moved.status).toBe(2);
@@ -1104,7 +1225,7 @@ describe('CLI: --window', () => {
     const { loadSpecFile } = await import('../src/spec/loadFile.js');
     expect(() => loadSpecFile(file)).toThrow(/gives windows/);
     expect(() => validateSpec({ ...markov, query: { count: 'wet', windows: [5, 6] } })).toThrow(/cover 11 steps but the chain has 12/);
-    expect(() => validateSpec({ ...markov, query: { histogram: true, windowLength: 6 } })).toThrow(/windows count one state/);
+    expect(() => validateSpec({ ...markov, query: { histogram: true, windowLength: 6 } })).toThrow(/windows take a count or a sum per window/);
   });
   it('audit gives the bound per secret time: passes at the calibrated scale, fails 2% below it, binding where calibrate said', async () => {
     const series = [...base.slice(1), '--length', '60', '--window', '30'];

@@ -1,7 +1,7 @@
 import type { Scenario } from '../distribution/scenario.js';
 import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
-import { releasedWindows } from '../calibrate/windows.js';
+import { releasedWindows, windowContribution } from '../calibrate/windows.js';
 import { checkWhole } from '../settings.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
@@ -99,12 +99,10 @@ export interface TableWindows {
   labels: string[];
   /** The series' first step: `start`, else the first calendar day or order value. */
   start: string | null;
-  /** The state counted. */
-  state: string;
   /** Where the counts are read: the table and its sequence. */
   source: TableSource;
   q: SequenceQuery;
-  /** The counts of the first `released` windows (default all), read in the engine; refused where one is not closed yet. */
+  /** The values (counts or sums) of the first `released` windows (default all), read in the engine; refused where one is not closed yet. */
   counts(released?: number): Promise<number[]>;
 }
 
@@ -143,9 +141,9 @@ export async function windowsFromTable(
   if (o.start !== undefined && o.length === undefined)
     throw new InputError("is required with a start (--start): the series' length (its rows may not all be in the table yet)", 'length');
   const { source, q, query, t, markov, model, length } = await tableChain(location, o);
-  // A window counts one state: a sum or histogram per window would be released as counts of nothing.
-  if (!('count' in query))
-    throw new InputError('takes count:STATE with --window (one count per window); sums and histograms per window are not available', 'query');
+  // A window counts one state or sums whole-number values of its states; a histogram per window is refused.
+  if ('histogram' in query)
+    throw new InputError('takes count:STATE or sum:STATE=V,… with --window (one value per window); histograms per window are not available', 'query');
   const [{ orderValues, windowCounts }, { closedWindows }] = await Promise.all([import('../sources/sequence.js'), import('../sources/chainCounts.js')]);
   const { lengths, labels, firstDay } = await seriesWindows(o.window, length, () => orderValues(source, q, length, o.start), o.start);
   // A series at its start must begin there: its first row from there on is that value.
@@ -166,14 +164,12 @@ export async function windowsFromTable(
   };
   const name =
     o.name ?? `${sourceLabel(source.location).split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${model.length}, window ${o.window.trim()})`;
-  const state = query.count;
   return {
     scenario: windowScenario(model, lengths, name, labels, origin),
     model,
     lengths,
     labels,
     start,
-    state,
     source,
     q,
     counts: async (released?: number) => {
@@ -181,7 +177,12 @@ export async function windowsFromTable(
       if (o.groupBy)
         throw new InputError('window counts are read from one series; a table of several sequences (groupBy) is calibrated, not released', 'groupBy');
       const k = releasedWindows(released, lengths.length, 'released');
-      return closedWindows(await windowCounts(source, q, state, lengths.slice(0, k), start ?? undefined, model.states), lengths, labels, 'released');
+      return closedWindows(
+        await windowCounts(source, q, model.states, windowContribution(model), lengths.slice(0, k), start ?? undefined),
+        lengths,
+        labels,
+        'released',
+      );
     },
   };
 }

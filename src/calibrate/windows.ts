@@ -52,12 +52,27 @@ export interface WindowResult {
   explanation: string;
 }
 
-/** The per-step contribution of a count query: 1 for the counted state, else 0. */
-function contribution(model: MarkovModel): number[] {
+/**
+ * The per-step contribution of a window query: 1 for the counted state, else 0; a sum's value of
+ * each state, a whole number (the bounds walk the windows' whole-number differences, docs/math.md §19).
+ */
+export function windowContribution(model: MarkovModel): number[] {
   const q = model.query;
-  if (q.kind !== 'count') throw new InputError('window queries count one state: count:STATE', '--query');
-  return model.states.map((_, x) => (x === q.state ? 1 : 0));
+  if (q.kind === 'count') return model.states.map((_, x) => (x === q.state ? 1 : 0));
+  if (q.kind === 'sum') {
+    const bad = q.values.findIndex((v) => !Number.isSafeInteger(v) || Math.abs(v) > MAX_STEP_VALUE);
+    if (bad >= 0)
+      throw new InputError(
+        `a window sum takes whole-number values per state (|V| ≤ ${MAX_STEP_VALUE}); '${model.states[bad]}' has ${q.values[bad]}: express the values in whole units (tenths, cents)`,
+        '--query',
+      );
+    return [...q.values];
+  }
+  throw new InputError('a window query is count:STATE or sum:STATE=V,…: a histogram per window is not available', '--query');
 }
+
+/** The largest |value| of a state in a window sum: the bounds' tables grow with the values' range times a window's length. */
+const MAX_STEP_VALUE = 1000;
 
 /** One window's noise; null for a window not released. */
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;
@@ -124,7 +139,7 @@ export function windowsExponent(
     const r = mechanismDef(n.mechanism).pointDivergence(d, n.scale, alpha, o);
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
-  const f = contribution(model);
+  const f = windowContribution(model);
   // Compared as bounds on D_α (exponent/(α−1)); NaN is never below the worst so far: it is taken
   // as the worst (D_α ≤ ∞, which fails every target).
   const nowhere = below ? Infinity : -Infinity;
@@ -374,8 +389,9 @@ export function releasedWindows(released: number | undefined, n: number, field =
   return k;
 }
 
-/** Whether some time has two states of positive probability under some chain (a secret pair to protect). */
+/** Whether some time has two states of positive probability under some chain (a secret pair to protect); an eigengap class's chains may be any. */
 function hasSecretPair(model: MarkovModel): boolean {
+  if (model.eigengap) return model.states.length > 1;
   return model.chains.some((c) => {
     let found = false;
     walkPossibleStates(c, model.length, (possible) => (found = possible.length >= 2));
@@ -392,6 +408,7 @@ export function checkWindowInputs(model: MarkovModel, lengths: readonly number[]
   const own = model.windows;
   if (own && (own.length !== lengths.length || own.some((L, i) => L !== lengths[i])))
     throw new InputError(`are [${lengths.join(', ')}], but the chain's query gives its windows: [${own.join(', ')}]`, 'lengths');
+  windowContribution(model);
   mechanismDef(s.mechanism);
 }
 

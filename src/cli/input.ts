@@ -482,7 +482,7 @@ async function pinnedWindows(
   s: WindowScenario,
   released: number,
   damaged: boolean,
-): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded: true }> {
+): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; start: string | null; recorded: true }> {
   const r = s.origin!;
   const given: [string, string | undefined, string | null][] = [
     ['--sequence', o.sequence, r.sequence],
@@ -511,7 +511,7 @@ async function pinnedWindows(
   const through = s.lengths.slice(0, released + 1).reduce((a, b) => a + b, 0);
   if (unit && r.start !== null) checkDays(await orderValues(source, q, through, r.start), calendarDays(r.start, through, unit), unit);
   else if (r.start !== null) startsAt(await orderValues(source, q, 1, r.start), r.start);
-  return { scenario: s, source, q, state: s.model.states[(s.model.query as { state: number }).state], start: r.start, recorded: true };
+  return { scenario: s, source, q, start: r.start, recorded: true };
 }
 
 /** Options of a window calibration, release or ledger. */
@@ -555,7 +555,7 @@ type LoadedWindows = {
   /** The series as a law source (a table's carries where it lies: a series' ledger records it). */
   scenario: WindowScenario;
   /** Where a table's series is read: its rows from `start` on (the table's first row where null). */
-  table?: { source: TableSource; q: SequenceQuery; state: string; start: string | null };
+  table?: { source: TableSource; q: SequenceQuery; start: string | null };
   /** The chain and windows are those a series' ledger recorded when it was opened (not the table's estimate now). */
   recorded?: boolean;
 };
@@ -582,7 +582,7 @@ export async function loadWindows(o: WindowOptions, ledger?: string): Promise<Lo
     labels: [...s.labels],
     d: {},
     scenario: s,
-    table: { source: t.source, q: t.q, state: t.state, start: t.start },
+    table: { source: t.source, q: t.q, start: t.start },
     ...(t.recorded ? { recorded: true } : {}),
   };
 }
@@ -594,7 +594,7 @@ export async function loadWindows(o: WindowOptions, ledger?: string): Promise<Lo
 async function tableWindows(
   o: WindowOptions,
   ledger?: string,
-): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; state: string; start: string | null; recorded?: true }> {
+): Promise<{ scenario: WindowScenario; source: TableSource; q: SequenceQuery; start: string | null; recorded?: true }> {
   if (o.sequence === undefined || o.data === undefined)
     throw new InputError('is taken with --data … --sequence COL --order-by COL (windows of one time series)', '--window');
   if (!o.orderBy) throw new InputError('is required with --window (the order of the steps, and their dates for calendar windows)', '--order-by');
@@ -628,7 +628,7 @@ async function tableWindows(
     throw chainFlagError(e);
   });
   const name = `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence} (T = ${w.model.length}, --window ${o.window!.trim()})`;
-  return { scenario: { ...w.scenario, name }, source: w.source, q: w.q, state: w.state, start: w.start };
+  return { scenario: { ...w.scenario, name }, source: w.source, q: w.q, start: w.start };
 }
 
 /** `--secret NAME=PREDICATE …` by name (undefined without any). */

@@ -5,7 +5,7 @@ import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF, mechanismDef } from '../mechanisms/registry.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
-import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, windowContribution, type WindowResult } from '../calibrate/windows.js';
 import { windowGuarantee } from '../release/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import { type MarkovModel, neverPossibleNote } from '../markov/chain.js';
@@ -75,7 +75,7 @@ export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
   const windows = { lengths, released, length: model.length };
   if (o.json) {
     process.stdout.write(
-      `${jsonText({ query: o.query, windows, confidence, results: results.map((r, i) => ({ ...r, scale: r.scale === null ? null : jsonNumber(r.scale), halfWidth: bars[i] === null ? null : jsonNumber(bars[i]!) })) })}\n`,
+      `${jsonText({ query: o.query, windows, notes: windowNotes(o, model), confidence, results: results.map((r, i) => ({ ...r, scale: r.scale === null ? null : jsonNumber(r.scale), halfWidth: bars[i] === null ? null : jsonNumber(bars[i]!) })) })}\n`,
     );
     return;
   }
@@ -93,14 +93,19 @@ function windowText(
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
   const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
-  const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a${o.data ? stepsNote(o) : ''}${lineOf(neverPossibleNote(model))}`;
+  const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a${windowNotes(
+    o,
+    model,
+  )
+    .map((x) => `\n${x}`)
+    .join('')}`;
   const rows = results.map((r, i) => {
     const name = r.winner ? `best→${r.winner}` : r.method;
     const a = r.alpha === Infinity ? '∞' : String(r.alpha);
     return `${name}\t${a}\t${r.target ? `${r.target.epsilon}, δ=${r.target.delta}` : r.epsilon}\t${r.scale === null ? 'n/a' : up(r.scale)}\t${bars[i] === null ? '' : `±${up(bars[i]!)}`}\t${r.binding ? `X[${r.binding.time}]: ${r.binding.pair.join(' vs ')}` : ''}`;
   });
   const notes = results.map((r) => `${r.winner ? `best→${r.winner}` : r.method} (α=${r.alpha === Infinity ? '∞' : r.alpha}, ε=${r.epsilon}): ${r.explanation}`);
-  return `${head}\neach window's count gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
+  return `${head}\neach window's ${model.query.kind} gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
 }
 
 /** A release computes the windows' counts from a table: a spec has none. */
@@ -167,7 +172,7 @@ export async function releaseWindowsCli(
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, released), table.start ?? undefined, w.model.states),
+    await windowCounts(table.source, table.q, w.model.states, windowContribution(w.model), w.lengths.slice(0, released), table.start ?? undefined),
     w.lengths,
     w.labels,
   );
@@ -191,22 +196,21 @@ export async function releaseWindowsCli(
   const lines = r.values.map((v, i) => `${w.labels[i]}\t${digits.value(v)}\t${digits.interval(r.intervals[i])}`);
   const method = c.winner ? `best→${c.winner}` : c.method;
   process.stdout.write(
-    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): ${windowGuarantee(c)} for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true count with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
+    `${o.data!.split(/[\\/]/).pop()}: ${o.query} per window, ${released} of ${w.lengths.length} window(s) released\n${c.mechanism} noise, scale ${up(r.scale)} per window (${method}): ${windowGuarantee(c)} for every X_i = a, the ${released} released window(s) together\neach interval holds its window's true ${w.model.query.kind} with probability ${confidence} over the noise (±${up(r.halfWidth)})\n\nwindow\tvalue\tinterval\n${lines.join('\n')}\n(values to a tenth of their error bar, intervals rounded outward; --json has every digit)\n`,
   );
 }
 
-/** A note on a line of its own, or nothing. */
-const lineOf = (note: string) => (note ? `\n${note}` : '');
-
 /**
- * Windows given as lengths count rows in the order column's order, whatever it holds (trading
- * days, a step index): a missing day is not a step. Calendar windows check the days.
+ * What the windows' output says beside the scales: windows given as lengths count rows in the
+ * order column's order, whatever it holds (trading days, a step index: a missing day is not a
+ * step; calendar windows check the days), and the states no secret names.
  */
-function stepsNote(o: WindowOptions): string {
-  if (calendarUnit(o.window ?? '')) return '';
-  return lineOf(
-    `a window's steps are rows taken in the order of '${o.orderBy}', whatever values it holds: a missing day is no step (--window month|week reads dates and refuses gaps)`,
-  );
+function windowNotes(o: WindowOptions, model: MarkovModel): string[] {
+  const rows =
+    o.data && !calendarUnit(o.window ?? '')
+      ? `a window's steps are rows taken in the order of '${o.orderBy}', whatever values it holds: a missing day is no step (--window month|week reads dates and refuses gaps)`
+      : '';
+  return [rows, neverPossibleNote(model)].filter(Boolean);
 }
 
 /** The windows' lengths in words: one length for all, each of up to 12, or their range. */
@@ -276,7 +280,7 @@ async function releaseNextWindow(
   // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, table.state, w.lengths.slice(0, next + 1), table.start ?? undefined, w.model.states),
+    await windowCounts(table.source, table.q, w.model.states, windowContribution(w.model), w.lengths.slice(0, next + 1), table.start ?? undefined),
     w.lengths,
     w.labels,
     '--ledger',

@@ -66,7 +66,7 @@ export interface MarkovModel {
    * read no transition matrix apply.
    */
   eigengap?: { gap: number; piMin: number };
-  /** A count released per window (docs/math.md §19): the windows' lengths, tiling `length`. */
+  /** A count (or a sum of whole-number values) released per window (docs/math.md §19): the windows' lengths, tiling `length`. */
   windows?: number[];
 }
 
@@ -184,8 +184,8 @@ const WINDOW_KEYS = ['windows', 'windowLength'];
 function checkQuery(raw: unknown, stateIndex: Map<string, number>, path: string): StepQuery {
   if (!isRecord(raw)) throw notObject(path);
   const keys = Object.keys(raw).filter((k) => !WINDOW_KEYS.includes(k));
-  if (keys.length < Object.keys(raw).length && keys[0] !== 'count')
-    throw new InputError('windows count one state: give "count" with "windows" or "windowLength"', path);
+  if (keys.length < Object.keys(raw).length && keys[0] !== 'count' && keys[0] !== 'sum')
+    throw new InputError('windows take a count or a sum per window: give "count" or "sum" with "windows" or "windowLength"', path);
   if (keys.length !== 1) throw new InputError('needs exactly one of "count", "sum", "histogram"', path);
   const [kind] = keys;
   if (kind === 'count') return { kind: 'count', state: stateOf(raw.count, stateIndex, `${path}.count`) };
@@ -206,20 +206,19 @@ export function lipschitzOf(query: StepQuery): number {
 }
 
 /**
- * Which states each time may hold under one chain: the marginals q·Pⁱ stepped forward with exact
- * zeros staying zero (a zero lost to underflow only keeps a state possible). `visit` sees each
+ * Which states each time may hold under one chain, read off the zeros of its initial law and
+ * kernel (no marginal is multiplied out, so none underflows to a false 0). `visit` sees each
  * time's possible states; returning true stops the walk. A chain whose initial law is 'any' may
- * start anywhere, so every state is possible at every time.
+ * start anywhere.
  */
 export function walkPossibleStates(chain: ValidChain, length: number, visit: (possible: readonly number[]) => boolean | undefined): void {
   const k = chain.transition.length;
-  let p = chain.initial === 'any' ? new Float64Array(k).fill(1) : Float64Array.from(chain.initial.law);
+  let possible = [...Array(k).keys()].filter((a) => chain.initial === 'any' || chain.initial.law[a] > 0);
   for (let i = 0; i < length; i++) {
-    const possible = [...p.keys()].filter((a) => p[a] > 0);
     if (visit(possible)) return;
-    const next = new Float64Array(k);
-    for (const a of possible) for (let b = 0; b < k; b++) next[b] += p[a] * chain.transition[a][b];
-    p = next;
+    const next = new Set<number>();
+    for (const a of possible) for (let b = 0; b < k; b++) if (chain.transition[a][b] > 0) next.add(b);
+    possible = [...next].sort((x, y) => x - y);
   }
 }
 
@@ -245,7 +244,7 @@ export function neverPossibleNote(model: MarkovModel): string {
   const none = neverPossible(model);
   if (!none.length) return '';
   const list = none.map((x) => `'${x}'`).join(', ');
-  return `${none.length > 1 ? 'states' : 'state'} ${list} ${none.length > 1 ? 'have' : 'has'} probability 0 at every time under the chain${model.chains.length > 1 ? 's' : ''} (a fitted chain's stationary start never reaches a state seen only at the series' start): no secret X_i = ${none[0]} is protected, as none can occur`;
+  return `${none.length > 1 ? 'states' : 'state'} ${list} ${none.length > 1 ? 'have' : 'has'} probability 0 at every time under the chain${model.chains.length > 1 ? 's' : ''}: no secret X_i = ${none[0]} is protected, as none can occur`;
 }
 
 /**
@@ -289,7 +288,7 @@ export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query), ...(eigengap ? { eigengap } : {}), ...(windows ? { windows } : {}) };
 }
 
-/** A count query's windows: `"windows": [L1, L2, …]` tiling the length, or `"windowLength": N` dividing it. */
+/** A count or sum query's windows: `"windows": [L1, L2, …]` tiling the length, or `"windowLength": N` dividing it. */
 function windowsOfQuery(q: Record<string, unknown>, length: number, path: string): number[] | undefined {
   const has = (k: string) => Object.hasOwn(q, k);
   if (has('windows') && has('windowLength')) throw new InputError('gives both "windows" and "windowLength": give one', path);

@@ -1,9 +1,9 @@
 import type { MarkovModel } from '../markov/chain.js';
-import { calibrateWindows, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, windowContribution, type WindowMethod, type WindowResult } from '../calibrate/windows.js';
 import type { Mechanism } from '../mechanisms/registry.js';
 import { cryptoSource, type RandomSource } from '../sampling/random.js';
 import { InputError } from '../errors.js';
-import { ARRAY, checkShape } from '../shapes.js';
+import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { coordinateNoise } from './noise.js';
 import { DEFAULT_CONFIDENCE } from './interval.js';
 import { numberText, precisionDown } from '../numerics/decimal.js';
@@ -42,13 +42,20 @@ export function releaseWindows(
   s: { mechanism: Mechanism; method: WindowMethod; alpha: number; epsilon: number; delta?: number; alphas?: readonly number[] },
   opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): WindowRelease {
+  checkShape(OBJECT, model, 'model');
   checkShape(ARRAY, counts, 'counts');
   checkShape(ARRAY, lengths, 'lengths');
   if (counts.length < 1 || counts.length > lengths.length)
     throw new InputError(`gives ${counts.length} counts for ${lengths.length} windows: give the first 1 to ${lengths.length}`, 'counts');
+  // A window's value is a whole number its steps' contributions can add up to (a count: 0 to its length).
+  const f = windowContribution(model);
+  const [lo, hi] = [Math.min(...f), Math.max(...f)];
   counts.forEach((c, i) => {
-    if (!(Number.isSafeInteger(c) && c >= 0 && c <= lengths[i]))
-      throw new InputError(`window ${i + 1} has ${lengths[i]} steps, so its count is a whole number from 0 to ${lengths[i]}, got ${String(c)}`, 'counts');
+    if (!(Number.isSafeInteger(c) && c >= lo * lengths[i] && c <= hi * lengths[i]))
+      throw new InputError(
+        `window ${i + 1} has ${lengths[i]} steps, so its ${model.query.kind} is a whole number from ${lo * lengths[i]} to ${hi * lengths[i]}, got ${String(c)}`,
+        'counts',
+      );
   });
   const calibration = calibrateWindows(model, lengths, { ...s, released: counts.length });
   // A method that does not apply to these settings is the user's choice to change, not a numerical failure.
@@ -74,7 +81,7 @@ export function drawWindows(
   opts: { confidence?: number; random?: RandomSource; allowNoNoise?: boolean } = {},
 ): Omit<WindowRelease, 'calibration'> {
   checkShape(ARRAY, counts, 'counts');
-  if (!counts.every((c) => Number.isSafeInteger(c) && c >= 0)) throw new InputError('are window counts: whole numbers ≥ 0', 'counts');
+  if (!counts.every((c) => Number.isSafeInteger(c))) throw new InputError('are window counts or sums: whole numbers', 'counts');
   // Scale 0 publishes the counts themselves: only where a calibration said so and the caller opted in.
   if (!(Number.isFinite(scale) && (scale > 0 || (scale === 0 && opts.allowNoNoise))))
     throw new InputError(`must be a finite number > 0 (0 publishes the counts exactly: allowNoNoise), got ${String(scale)}`, 'scale');

@@ -12,13 +12,14 @@ export type { SecretQuery, TableHistograms } from './histogramTypes.js';
 
 /**
  * The engine of a source: DuckDB for files (`textColumns` read as text, `typed` when SQL
- * predicates need the other columns' types), PostgreSQL for databases. Each driver is loaded
+ * predicates need the other columns' types; `numericColumns`, text columns a predicate compares
+ * as numbers, seen as their text's number), PostgreSQL for databases. Each driver is loaded
  * when a source needs it.
  */
-export async function openEngine(source: TableSource, textColumns: string[], typed: boolean): Promise<Engine> {
+export async function openEngine(source: TableSource, textColumns: string[], typed: boolean, numericColumns: string[] = []): Promise<Engine> {
   return source.kind === 'postgres'
     ? (await import('./engines/postgres.js')).postgresEngine(source)
-    : (await import('./engines/duckdb.js')).duckEngine(source, textColumns, typed);
+    : (await import('./engines/duckdb.js')).duckEngine(source, textColumns, typed, numericColumns);
 }
 
 /**
@@ -47,20 +48,18 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
   const queries = cs ? [...new Set(cs.flatMap((x) => (x.column === undefined ? [] : [x.column])))] : (q.queries ?? [q.query]);
   if (!cs && new Set(queries).size !== queries.length) throw columnTwice('query');
   const givens = q.givens ?? (q.given ? [q.given] : []);
-  // A value column that a statistic's or a secret's predicate also reads keeps the engine's type:
-  // the predicate compares it as a number (the file's numbers are parsed exactly either way, the
-  // types then coming from the whole file).
-  const predicateTexts = [...(cs ?? []).flatMap((x) => (x.predicate === undefined ? [] : [x.predicate])), ...Object.values(q.predicates ?? {})];
-  const read = predicateTexts.map(predicateColumns);
-  const typedValue = (name: string) => read.some((r) => r === 'any' || r.has(name.toLowerCase()));
-  const textColumns = [...queries.filter((x) => !typedValue(x)), q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
+  const numericColumns = readByPredicates(queries, [
+    ...(cs ?? []).flatMap((x) => (x.predicate === undefined ? [] : [x.predicate])),
+    ...Object.values(q.predicates ?? {}),
+  ]);
+  const textColumns = [...queries, q.secretColumn, ...givens, c?.unit].filter((x): x is string => !!x);
   const predicates = cs?.some((x) => x.predicate !== undefined) ?? false;
   if (q.bootstrap && c?.unit === undefined && source.kind === 'postgres')
     throw new InputError(
       "a bootstrap class weighs each unit by its identity, and a database table's rows have no fixed order to identify them by: name a column that identifies each row (a key) with --unit",
       '--unit',
     );
-  const engine = await openEngine(source, textColumns, !!q.predicates || predicates);
+  const engine = await openEngine(source, textColumns, !!q.predicates || predicates, numericColumns);
   try {
     checkSecretGiven(q);
     // Where the engine reads the columns as text (DuckDB), they are described alongside the
@@ -107,15 +106,12 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const g = givens.length ? givens.map((x, i) => `${ident(x)} AS g${i}`).join(', ') : 'NULL AS g0';
     const gs = Array.from({ length: ng }, (_, i) => i + 1).join(', ');
     const predicateNames = q.secretColumn ? [] : Object.keys(q.predicates!);
-    const checkPredicates = async () => {
-      for (const [name, pred] of Object.entries(q.predicates!)) {
-        try {
-          await engine.check(pred);
-        } catch (e) {
-          throw new InputError(`the predicate of '${name}' was rejected: ${short((e as Error).message)}${readAsText(pred, textColumns)}`, 'secret');
-        }
-      }
-    };
+    const checkPredicates = () =>
+      checkSecretPredicates(
+        engine,
+        q.predicates!,
+        textColumns.filter((x) => !numericColumns.includes(x)),
+      );
     if (!q.secretColumn) {
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
@@ -354,13 +350,37 @@ export function checkSecretGiven(q: { secretColumn?: string; predicates?: Record
 export const predicateRejected = (e: Error, predicate: string, secretColumn: string | undefined) =>
   new InputError(`the predicate was rejected: ${short(e.message)}${secretAsText(predicate, secretColumn)}`, 'query');
 
+/**
+ * The value columns a statistic's or a secret's predicate also reads: every query sees them as
+ * their text's number (the value read exactly as the text path reads it, TRY_CAST), so the
+ * predicate compares numbers and the laws, the released value and a privatized table read the same ones.
+ */
+function readByPredicates(queries: readonly string[], predicates: readonly string[]): string[] {
+  const read = predicates.map(predicateColumns);
+  return queries.filter((name) => read.some((r) => r === 'any' || r.has(name.toLowerCase())));
+}
+
+/** Each secret predicate checked by the engine; a rejection names the secret, with the text columns' hint. */
+async function checkSecretPredicates(engine: Engine, predicates: Readonly<Record<string, string>>, textColumns: string[]): Promise<void> {
+  for (const [name, pred] of Object.entries(predicates)) {
+    try {
+      await engine.check(pred);
+    } catch (e) {
+      const why = (e as Error).message;
+      throw new InputError(`the predicate of '${name}' was rejected: ${short(why)}${readAsText(pred, textColumns, why)}`, 'secret');
+    }
+  }
+}
+
 /** Why a secret predicate may fail to compare: the group and unit columns it reads are read as text (their values as written). */
-function readAsText(predicate: string, textColumns: string[]): string {
+function readAsText(predicate: string, textColumns: string[], why: string): string {
+  // Only a comparison of text with a number is helped by the hint.
+  if (!/VARCHAR|STRING_LITERAL/.test(why)) return '';
   const read = predicateColumns(predicate);
   const text = textColumns.filter((c) => read === 'any' || read.has(c.toLowerCase()));
   if (!text.length) return '';
   const c = text[0];
-  return `; ${text.map((x) => `'${x}'`).join(', ')} ${text.length > 1 ? 'are' : 'is'} read as text (values as written): compare with a quoted value (${c} = '…') or cast (CAST(${c} AS DOUBLE) >= …)`;
+  return `; ${text.map((x) => `'${x}'`).join(', ')} ${text.length > 1 ? 'are' : 'is'} read as text (values as written): compare with a quoted value (${c} = '…') or cast (TRY_CAST(${c} AS DOUBLE) >= …)`;
 }
 
 /** Why a predicate on the secret column may fail to compare: the secret is read as text (its values as written). */

@@ -144,19 +144,27 @@ async function onSeries<T>(source: TableSource, q: SequenceQuery, start: string 
 const fromStart = (o: string, start: string | undefined) => `${o} IS NOT NULL${start === undefined ? '' : ` AND ${o} >= ${literal(start)}`}`;
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
+/** A whole number as an SQL literal (the values are checked whole before a query is built). */
+function wholeLiteral(v: number): string {
+  if (!Number.isSafeInteger(v)) throw new Error(`a window value must be a whole number, got ${v}`);
+  return String(v);
+}
+
 /**
- * Each window's count of `state` and its steps seen (rows with an order value, in order), one
- * aggregate in the engine (one sequence: no groups); a window whose steps are fewer than its length is not closed
- * (`closedWindows` refuses its release).
- * @example (await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, 'rain', [31])).counts.length // 1
+ * Each window's value — the count of one state, or the sum of each step's state's value (`values`,
+ * in the order of `states`) — and its steps seen (rows with an order value, in order), one
+ * aggregate in the engine (one sequence: no groups); a window whose steps are fewer than its
+ * length is not closed (`closedWindows` refuses its release). Steps in a state not among `states`
+ * are counted apart.
+ * @example (await windowCounts({ kind: 'csv', location: 'test/fixtures/weather/seattle-weather.csv.gz' }, { sequence: 'weather', orderBy: 'date' }, ['rain', 'sun'], [1, 0], [31])).counts.length // 1
  */
 export async function windowCounts(
   source: TableSource,
   q: SequenceQuery,
-  state: string,
+  states: readonly string[],
+  values: readonly number[],
   lengths: readonly number[],
   start?: string,
-  states?: readonly string[],
 ): Promise<WindowCounts> {
   return onSeries(source, q, start, async (engine, o) => {
     // Window w holds the steps up to the sum of the first w + 1 lengths.
@@ -164,9 +172,14 @@ export async function windowCounts(
     const end = ends[ends.length - 1];
     const cases = ends.map((e, w) => `WHEN rn <= ${e} THEN ${w}`).join(' ');
     const steps = `SELECT CAST(${ident(q.sequence)} AS VARCHAR) AS x, row_number() OVER (ORDER BY ${o}) AS rn FROM ${engine.relation} WHERE ${fromStart(o, start)}`;
-    // With the chain's states: the steps in any other state, and the first of them, per window.
-    const other = states ? `x IS NOT NULL AND x NOT IN (${states.map(literal).join(', ')})` : 'false';
-    const sql = `SELECT CASE ${cases} END AS w, count(*) FILTER (WHERE x = ${literal(state)}) AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u, count(*) FILTER (WHERE ${other}) AS f, min(x) FILTER (WHERE ${other}) AS fx FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
+    // The steps in any other state than the chain's, and the first of them, per window.
+    const other = `x IS NOT NULL AND x NOT IN (${states.map(literal).join(', ')})`;
+    // Each state's whole-number value (a count: 1 for its state), summed exactly in the engine's integers.
+    const valued = states.map((x, i) => [x, values[i]] as const).filter(([, v]) => v !== 0);
+    const value = valued.length
+      ? `CAST(sum(CASE ${valued.map(([x, v]) => `WHEN x = ${literal(x)} THEN ${wholeLiteral(v)}`).join(' ')} ELSE 0 END) AS BIGINT)`
+      : '0';
+    const sql = `SELECT CASE ${cases} END AS w, ${value} AS c, count(*) AS n, count(*) FILTER (WHERE x IS NULL) AS u, count(*) FILTER (WHERE ${other}) AS f, min(x) FILTER (WHERE ${other}) AS fx FROM (${steps}) AS s WHERE rn <= ${end} GROUP BY 1 ORDER BY 1`;
     const counts = new Array<number>(lengths.length).fill(0);
     const seen = new Array<number>(lengths.length).fill(0);
     const unknown = new Array<number>(lengths.length).fill(0);
@@ -178,6 +191,6 @@ export async function windowCounts(
       foreign.steps[Number(r.w)] = Number(r.f);
       foreign.first[Number(r.w)] = r.fx === null || r.fx === undefined ? null : String(r.fx);
     }
-    return { counts, steps: seen, unknown, ...(states ? { foreign } : {}) };
+    return { counts, steps: seen, unknown, foreign };
   });
 }

@@ -173,7 +173,7 @@ function markovSpec(raw: object, prefix: string): AnySpec {
       scenario: windowScenario(
         model,
         model.windows,
-        `${checked.value.name ?? 'markov chain'}: the count per window over ${model.length} steps (windows ${windowList(model.windows)})`,
+        `${checked.value.name ?? 'markov chain'}: the ${model.query.kind} per window over ${model.length} steps (windows ${windowList(model.windows)})`,
       ),
       at: `${prefix}.markov.query`,
       defaults,

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
 import { resolve } from 'node:path';
-import { duckRelation, literal, literalPath, type TableSource } from '../table.js';
+import { duckRelation, ident, literal, literalPath, type TableSource } from '../table.js';
 import { duckdb } from './drivers.js';
 import { short, type Engine } from './engine.js';
 
@@ -10,13 +10,13 @@ import { short, type Engine } from './engine.js';
  * the whole file for predicates), so `columns()` runs on a connection of its own, at the same
  * time as the aggregation, not before it.
  */
-export async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean): Promise<Engine> {
+export async function duckEngine(s: TableSource, textColumns: string[], typedColumnsMatter: boolean, numericColumns: string[] = []): Promise<Engine> {
   const inst = await duckdb().DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   await lockToFile(con, s);
   const side = await inst.connect();
   const run = async (sql: string, c = con) => (await c.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
-  const relation = duckRelation(s, textColumns, typedColumnsMatter);
+  const relation = asNumbers(duckRelation(s, textColumns, typedColumnsMatter), numericColumns);
   const describe = async (rel: string) => {
     try {
       return await run(`DESCRIBE SELECT * FROM ${rel}`, side);
@@ -72,4 +72,15 @@ export async function lockToFile(con: import('@duckdb/node-api').DuckDBConnectio
   const paths = [...new Set([literalPath(s.location), resolve(s.location)])];
   await con.run(`SET allowed_paths = [${paths.map(literal).join(', ')}]`);
   await con.run('SET enable_external_access = false');
+}
+
+/**
+ * The relation with `columns` (read as text) seen as their text's number, as the text path casts
+ * each value (TRY_CAST: a text that is no number is missing), so a predicate compares them as
+ * numbers and reads the very values the laws and the released statistic read.
+ */
+function asNumbers(relation: string, columns: readonly string[]): string {
+  if (!columns.length) return relation;
+  const cast = [...new Set(columns)].map((c) => `TRY_CAST(${ident(c)} AS DOUBLE) AS ${ident(c)}`).join(', ');
+  return `(SELECT * REPLACE (${cast}) FROM ${relation})`;
 }
