@@ -307,6 +307,13 @@ describe('secret predicates on the queried column', () => {
     const byPredicate = await scale('--secret', 'hi=x >= 100', '--secret', 'lo=x < 100 OR x IS NULL');
     expect(byPredicate).toBe(await scale('--secret-column', 'grp'));
   });
+  it('a text function on the queried column (read as a number) is refused naming the cast that reads it as text', async () => {
+    const r = await inProcess('calibrate', '--data', 'examples/heart.csv', ...secrets("age LIKE '6%'"), '--query', 'sum:age');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --secret: the predicate of 'old' was rejected: .*; 'age' is read as a number \(the query's column\): text functions need a cast \(CAST\(age AS VARCHAR\)/,
+    );
+  });
   it('a predicate ordering a public group column (read as text) is refused naming the column and the way out', async () => {
     const r = await inProcess('calibrate', '--data', 'examples/heart.csv', ...secrets('age >= 55 AND sex >= 1'), '--query', 'sum:oldpeak', '--group-by', 'sex');
     expect(r.status).toBe(2);

@@ -107,11 +107,10 @@ export async function tableHistograms(source: TableSource, q: SecretQuery): Prom
     const gs = Array.from({ length: ng }, (_, i) => i + 1).join(', ');
     const predicateNames = q.secretColumn ? [] : Object.keys(q.predicates!);
     const checkPredicates = () =>
-      checkSecretPredicates(
-        engine,
-        q.predicates!,
-        textColumns.filter((x) => !numericColumns.includes(x)),
-      );
+      checkSecretPredicates(engine, q.predicates!, {
+        text: textColumns.filter((x) => !numericColumns.includes(x)),
+        numeric: numericColumns,
+      });
     if (!q.secretColumn) {
       for (const [name, pred] of Object.entries(q.predicates!)) checkPredicate(name, pred);
       if (!engine.readsAsText) await checkPredicates();
@@ -361,26 +360,38 @@ function readByPredicates(queries: readonly string[], predicates: readonly strin
 }
 
 /** Each secret predicate checked by the engine; a rejection names the secret, with the text columns' hint. */
-async function checkSecretPredicates(engine: Engine, predicates: Readonly<Record<string, string>>, textColumns: string[]): Promise<void> {
+async function checkSecretPredicates(
+  engine: Engine,
+  predicates: Readonly<Record<string, string>>,
+  columns: { text: string[]; numeric: string[] },
+): Promise<void> {
   for (const [name, pred] of Object.entries(predicates)) {
     try {
       await engine.check(pred);
     } catch (e) {
       const why = (e as Error).message;
-      throw new InputError(`the predicate of '${name}' was rejected: ${short(why)}${readAsText(pred, textColumns, why)}`, 'secret');
+      throw new InputError(`the predicate of '${name}' was rejected: ${short(why)}${howRead(pred, columns, why)}`, 'secret');
     }
   }
 }
 
-/** Why a secret predicate may fail to compare: the group and unit columns it reads are read as text (their values as written). */
-function readAsText(predicate: string, textColumns: string[], why: string): string {
+/**
+ * Why a secret predicate may fail to compare: the group and unit columns it reads are read as text
+ * (their values as written), the queried column as a number (its text's).
+ */
+function howRead(predicate: string, columns: { text: string[]; numeric: string[] }, why: string): string {
   // Only a comparison of text with a number is helped by the hint.
-  if (!/VARCHAR|STRING_LITERAL/.test(why)) return '';
+  if (!/VARCHAR|STRING_LITERAL|DOUBLE/.test(why)) return '';
   const read = predicateColumns(predicate);
-  const text = textColumns.filter((c) => read === 'any' || read.has(c.toLowerCase()));
-  if (!text.length) return '';
-  const c = text[0];
-  return `; ${text.map((x) => `'${x}'`).join(', ')} ${text.length > 1 ? 'are' : 'is'} read as text (values as written): compare with a quoted value (${c} = '…') or cast (TRY_CAST(${c} AS DOUBLE) >= …)`;
+  const reads = (c: string) => read === 'any' || read.has(c.toLowerCase());
+  const text = columns.text.filter(reads);
+  const numeric = columns.numeric.filter(reads);
+  const list = (xs: string[]) => `${xs.map((x) => `'${x}'`).join(', ')} ${xs.length > 1 ? 'are' : 'is'}`;
+  if (text.length && /VARCHAR|STRING_LITERAL/.test(why))
+    return `; ${list(text)} read as text (values as written): compare with a quoted value (${text[0]} = '…') or cast (TRY_CAST(${text[0]} AS DOUBLE) >= …)`;
+  if (numeric.length && /DOUBLE/.test(why))
+    return `; ${list(numeric)} read as a number (the query's column): text functions need a cast (CAST(${numeric[0]} AS VARCHAR), which reads the number back)`;
+  return '';
 }
 
 /** Why a predicate on the secret column may fail to compare: the secret is read as text (its values as written). */
