@@ -178,7 +178,7 @@ export const SETTINGS = {
   window: {
     flag: '--window',
     arg: '<month|week|N|L1,L2,…>',
-    help: 'with --sequence and count:STATE: release one count per window (calendar months or Monday-to-Sunday weeks of the order column, N steps each, or the lengths listed)',
+    help: 'with --sequence and count:STATE or sum:STATE=V,…: release one count or sum per window (calendar months or Monday-to-Sunday weeks of the order column, N rows each, or the lengths listed)',
   },
   windowsReleased: { flag: '--windows-released', arg: '<k>', help: 'with --window: only the first K windows are released so far' },
   start: {
