@@ -1205,6 +1205,35 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   });
 
+  it("a sum per window (each step's state's value): the page's path-coupled scale is calibrate --window month's", async () => {
+    const csv = seattleDays(90, 'pufferfish-web-window-sums-');
+    const page = await browser.newPage();
+    await page.goto(url);
+    await openSeries(page, csv);
+    await page.selectOption('#seq-query', 'sum');
+    await page.fill('#seq-sum', 'rain=2,snow=3');
+    await page.fill('#seq-length', '90');
+    await page.fill('#seq-window', 'month');
+    await page.fill('#alpha', '2');
+    await page.fill('#epsilon', '1');
+    await page.uncheck('input[name=mechanism][value=gaussian]');
+    await page.click('#run');
+    await page.waitForSelector('#table tbody tr[data-method="path-coupled"]', { timeout: 120_000 });
+    const shown = Number(await page.getAttribute('#table tbody tr[data-method="path-coupled"]', 'data-scale'));
+    const flags = seriesFlags(csv, 90).map((x) => (x === 'count:rain' ? 'sum:rain=2,snow=3' : x));
+    const cli = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [BIN, 'calibrate', ...flags, '--window', 'month', '--alpha', '2', '--method', 'path-coupled', '--mechanism', 'laplace', '--json'],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    );
+    expect(shown).toBe(cli.results[0].scale);
+    await page.close();
+  });
+
   it('an (ε, δ) target for a time series: the whole count and the month windows, each method at the scale calibrate --delta gives', async () => {
     // Seattle's first 60 days: January and February 2012.
     const csv = seattleDays(60, 'pufferfish-web-chain-delta-');

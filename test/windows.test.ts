@@ -789,6 +789,11 @@ describe('CLI: --window', () => {
       query: { sum: values, windows: w.lengths },
     });
     expect(calibrateWindows(spec, w.lengths, s).scale).toBe(sums);
+    // The page reads the same sums from the table in memory.
+    const { textWindowCounts } = await import('../src/sources/chainCounts.js');
+    const text = { columns: ['date', 'precipitation', 'temp_max', 'temp_min', 'wind', 'weather'], rows: rows.map((r) => r.map(String)) };
+    const f = w.model.states.map((x) => values[x] ?? 0);
+    expect(textWindowCounts(text, { sequence: 'weather', orderBy: 'date' }, w.model.states, f, w.lengths).counts).toEqual(await w.counts());
     for (const [query, message] of [
       ['sum:rain=2.5', /--query: a window sum takes whole-number values per state .*'rain' has 2.5/],
       ['histogram', /--query: .*histograms per window are not available/],

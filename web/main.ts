@@ -315,7 +315,11 @@ $('seq-state').addEventListener('change', () => {
   invalidate();
   send('values', { type: 'values', column: $<HTMLSelectElement>('seq-state').value });
 });
-for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-length', 'seq-window']) $(id).addEventListener('change', invalidate);
+for (const id of ['seq-order', 'seq-group', 'seq-query', 'seq-sum', 'seq-length', 'seq-window']) $(id).addEventListener('change', invalidate);
+// A sum per step takes each state's value.
+$('seq-query').addEventListener('change', () => {
+  $('seq-sum-row').hidden = $<HTMLSelectElement>('seq-query').value !== 'sum';
+});
 $('seq-length').addEventListener('change', fillDomain);
 /** The sequence fields as the worker reads them (an empty length: the longest sequence). */
 const sequenceParams = () => {
@@ -324,7 +328,7 @@ const sequenceParams = () => {
     state: $<HTMLSelectElement>('seq-state').value,
     orderBy: $<HTMLSelectElement>('seq-order').value,
     groupBy: $<HTMLSelectElement>('seq-group').value,
-    query: $<HTMLSelectElement>('seq-query').value,
+    query: $<HTMLSelectElement>('seq-query').value === 'sum' ? `sum:${$<HTMLInputElement>('seq-sum').value.trim()}` : $<HTMLSelectElement>('seq-query').value,
     ...(length !== '' ? { length: Number(length) } : {}),
     ...($<HTMLInputElement>('seq-window').value.trim() !== '' ? { window: $<HTMLInputElement>('seq-window').value.trim() } : {}),
   };
@@ -408,7 +412,7 @@ function run() {
 /** What is calibrated, as the page prints it: the chain's release, or the query columns by the secret. */
 function whatText(p: ReturnType<typeof params>): string {
   if (p.sequence)
-    return `, ${p.sequence.query.replace(/^count:/, 'steps in state ')}${p.sequence.window ? ` per window (${p.sequence.window})` : ''} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
+    return `, ${p.sequence.query.replace(/^count:/, 'steps in state ').replace(/^sum:/, 'the sum of values ')}${p.sequence.window ? ` per window (${p.sequence.window})` : ''} over ${p.sequence.state} ordered by ${p.sequence.orderBy}`;
   if (p.statistic) {
     const of = p.statistic === 'sum' || p.statistic === 'mean' ? p.query : p.predicate ? `rows with ${p.predicate}` : 'rows';
     return `, the ${p.statistic} of ${of}${p.unit ? ` (units: ${p.unit})` : ''} by ${p.secretColumn}${p.given ? ` per ${p.given}` : ''}`;
@@ -696,12 +700,14 @@ const showBuiltin: Shown<'loaded-builtin'> = (m) => {
 
 const showValues: Shown<'values'> = (m) => {
   if (sequenceMode()) {
-    // The states of the chosen column: count one of them, or the histogram of all.
+    // The states of the chosen column: count one of them, sum values given to them, or the histogram of all.
     const sel = $<HTMLSelectElement>('seq-query');
     sel.replaceChildren(
       ...m.values.map((v) => el('option', `the number of steps in state ${v}`, { value: `count:${v}` })),
+      el('option', "the sum of each step's state's value", { value: 'sum' }),
       el('option', 'the histogram of states', { value: 'histogram' }),
     );
+    $('seq-sum-row').hidden = true;
     return;
   }
   $('values').replaceChildren(

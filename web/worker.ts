@@ -33,7 +33,7 @@ import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, t
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, seriesWindows } from '../src/markov/calendar.js';
 import { releaseWindows, windowGuarantee } from '../src/release/windows.js';
-import { calibrateWindows, WINDOW_METHODS, type WindowMethod } from '../src/calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, windowContribution, type WindowMethod } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import { type MarkovModel, neverPossibleNote } from '../src/markov/chain.js';
@@ -62,7 +62,8 @@ const state: {
   /** The chain those windows were calibrated on (what their audit reads). */
   windowModel: MarkovModel | null;
   /** What a release of those windows reads from the table: the series' columns, the counted state, each window's label; `groups`: several sequences. */
-  windowSeries: { q: { sequence: string; orderBy: string }; state: string; labels: string[]; groups: boolean } | null;
+  /** The series whose windows were calibrated last: each state's value per step (a count: 1 for its state). */
+  windowSeries: { q: { sequence: string; orderBy: string }; states: string[]; values: number[]; labels: string[]; groups: boolean } | null;
 } = {
   windowSeries: null,
   statistic: null,
@@ -372,7 +373,7 @@ function onWindowsRelease(model: MarkovModel, lengths: number[], series: NonNull
   if (m.count !== 1) throw new InputError('draws one release per window (each further draw would cost budget): set Draws to 1', 'count');
   if (series.groups) throw new InputError('releases the windows of one series: choose no independent sequences', 'form');
   checkedSettings({ mechanism: m.mechanism, epsilon: m.epsilon, methods: m.methods, ...(m.delta !== undefined ? { delta: m.delta } : { alpha: m.alpha }) });
-  const counts = closedWindows(textWindowCounts(state.table!, series.q, series.state, lengths), lengths, series.labels, 'form');
+  const counts = closedWindows(textWindowCounts(state.table!, series.q, series.states, series.values, lengths), lengths, series.labels, 'form');
   const r = releaseWindows(
     model,
     lengths,
@@ -416,7 +417,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   if (calendarUnit(s.window!) && s.groupBy)
     throw new InputError('calendar windows read the dates of one series: choose no independent sequences, or give window lengths', 'window');
   const { lengths, labels } = await seriesWindows(s.window!, length, () => textOrderValues(state.table!, { sequence: s.state, orderBy: s.orderBy }, length));
-  if (model.query.kind !== 'count') throw new InputError('window counts count one state: release the number of steps in one state', 'window');
+  windowContribution(model);
   const methods = WINDOW_METHODS.filter((m) => m !== 'best');
   const progress = progressOf(post, mechanisms.length * methods.length);
   const rows: ResultRow[] = [];
@@ -451,7 +452,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   state.windows = lengths;
   state.windowModel = model;
   const q = { sequence: s.state, orderBy: s.orderBy };
-  state.windowSeries = { q, state: model.states[model.query.state], labels, groups: !!s.groupBy };
+  state.windowSeries = { q, states: model.states, values: windowContribution(model), labels, groups: !!s.groupBy };
   return rows;
 }
 

@@ -283,12 +283,20 @@ export interface WindowCounts {
 }
 
 /**
- * Each window's count of `state` in a table in memory (the engines' `windowCounts`, for the web
- * page): the rows with an order value, in order, the first Σ lengths of them cut into windows of
- * the given lengths; a row without a state takes its step and is counted as unknown.
- * @example textWindowCounts({ columns: ['t', 's'], rows: [['2', 'a'], ['1', 'a'], ['3', 'b'], ['4', 'a']] }, { sequence: 's', orderBy: 't' }, 'a', [2, 2]).counts // [2, 1]
+ * Each window's value in a table in memory (the engines' `windowCounts`, for the web page): the
+ * sum of each step's state's value (`values`, in the order of `states`; a count: 1 for its state)
+ * over the rows with an order value, in order, the first Σ lengths of them cut into windows of the
+ * given lengths; a row without a state takes its step and is counted as unknown.
+ * @example textWindowCounts({ columns: ['t', 's'], rows: [['2', 'a'], ['1', 'a'], ['3', 'b'], ['4', 'a']] }, { sequence: 's', orderBy: 't' }, ['a', 'b'], [1, 0], [2, 2]).counts // [2, 1]
  */
-export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, lengths: readonly number[]): WindowCounts {
+export function textWindowCounts(
+  t: TextTable,
+  q: SequenceQuery,
+  states: readonly string[],
+  values: readonly number[],
+  lengths: readonly number[],
+): WindowCounts {
+  const stepValue = new Map(states.map((x, i) => [x, values[i]]));
   const [xs, os] = [q.sequence, q.orderBy].map((name, k) => {
     const j = t.columns.indexOf(name);
     if (j < 0) throw unknownColumn(name, t.columns, k === 0 ? '--sequence' : '--order-by');
@@ -305,7 +313,7 @@ export function textWindowCounts(t: TextTable, q: SequenceQuery, state: string, 
     for (let k = 0; k < L && at < placed.length; k++, at++) {
       steps[w]++;
       if (isMissing(placed[at][xs])) unknown[w]++;
-      else if (placed[at][xs] === state) counts[w]++;
+      else counts[w] += stepValue.get(placed[at][xs]!) ?? 0;
     }
   });
   return { counts, steps, unknown };
