@@ -583,6 +583,10 @@ describe('CLI: --window', () => {
   it('an eigengap class with windows has secret pairs (its chains may be any): group DP calibrates it', () => {
     const m = validateSpec({ states: ['a', 'b'], eigengap: { gap: 0.5, piMin: 0.2 }, length: 6, query: { count: 'b', windowLength: 3 } });
     expect(calibrateWindows(m, [3, 3], { mechanism: 'laplace', method: 'group-dp', alpha: 2, epsilon: 1 }).scale).toBe(6);
+    // The bounds read each chain's kernel: over no chain they would pass any budget (scale 0); they do not apply.
+    expect(() => calibrateWindows(m, [3, 3], { mechanism: 'laplace', method: 'path-coupled', alpha: 2, epsilon: 1 })).toThrow(/an eigengap class gives none/);
+    const best = calibrateWindows(m, [3, 3], { mechanism: 'laplace', method: 'best', alpha: 2, epsilon: 1 });
+    expect([best.winner, best.scale]).toEqual(['group-dp', 6]);
   });
   it("says which states no secret names (seen only at the series' start), and that a window's steps are rows, not days", async () => {
     const { writeFileSync } = await import('node:fs');
@@ -599,6 +603,26 @@ describe('CLI: --window', () => {
     expect(windows.status).toBe(0);
     expect(windows.stdout).toMatch(/state 'x' has probability 0 at every time/);
     expect(windows.stdout).toMatch(/a window's steps are rows taken in the order of 't'/);
+    // The data's own first step is in that state: its window is outside every chain of the class, and is not released.
+    const released = await inProcess(
+      'release',
+      '--data',
+      series,
+      '--sequence',
+      'w',
+      '--order-by',
+      't',
+      '--query',
+      'count:a',
+      '--window',
+      '3',
+      '--method',
+      'path-coupled',
+    );
+    expect(released.status).toBe(2);
+    expect(released.stderr).toMatch(
+      /^error: --data: window 1 \(1–3\) has 1 step\(s\) in a state the chain does not have or gives probability 0 at every time \('x'\)/,
+    );
     // Every state possible: no such sentence.
     expect((await inProcess(...base, '--length', '60', '--window', '30', '--method', 'path-coupled')).stdout).not.toMatch(/probability 0 at every time/);
   });
@@ -794,6 +818,25 @@ describe('CLI: --window', () => {
     const text = { columns: ['date', 'precipitation', 'temp_max', 'temp_min', 'wind', 'weather'], rows: rows.map((r) => r.map(String)) };
     const f = w.model.states.map((x) => values[x] ?? 0);
     expect(textWindowCounts(text, { sequence: 'weather', orderBy: 'date' }, w.model.states, f, w.lengths).counts).toEqual(await w.counts());
+    const ledger = join(mkdtempSync(join(tmpdir(), 'pf-w-sum-')), 'series.ledger');
+    const init = await inProcess(
+      'ledger',
+      'init',
+      '--ledger',
+      ledger,
+      ...base.slice(1, 7),
+      '--query',
+      'sum:rain=2.5',
+      '--window',
+      '30',
+      '--length',
+      '60',
+      '--alpha',
+      '2',
+      '--epsilon',
+      '1',
+    );
+    expect(init.stderr).toMatch(/^error: --query: a window sum takes whole-number values/);
     for (const [query, message] of [
       ['sum:rain=2.5', /--query: a window sum takes whole-number values per state .*'rain' has 2.5/],
       ['histogram', /--query: .*histograms per window are not available/],
@@ -1130,7 +1173,9 @@ describe('CLI: --window', () => {
     );
     const hail = await inProcess('release', ...series, '--ledger', fresh);
     expect(hail.status).toBe(2);
-    expect(hail.stderr).toMatch(/^error: --data: window 1 \(1–10\) has 1 step\(s\) in a state the chain does not have \('hail'\)/);
+    expect(hail.stderr).toMatch(
+      /^error: --data: window 1 \(1–10\) has 1 step\(s\) in a state the chain does not have or gives probability 0 at every time \('hail'\)/,
+    );
     const inst2 = await DuckDBInstance.create(fresh);
     const con2 = await inst2.connect();
     await con2.run(`UPDATE ledger_meta SET value = replace(value, '"window":"10"', '"window":"20"') WHERE key = 'series'`);

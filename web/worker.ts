@@ -33,7 +33,7 @@ import { methodScaleBars, scaleVsAlphaChart, transitionHeatmap, varianceChart, t
 import { closedWindows, parseSequenceQuery, sequenceChain, textOrderValues, textTransitionCounts, textWindowCounts } from '../src/sources/chainCounts.js';
 import { calendarUnit, seriesWindows } from '../src/markov/calendar.js';
 import { releaseWindows, windowGuarantee } from '../src/release/windows.js';
-import { calibrateWindows, WINDOW_METHODS, windowContribution, type WindowMethod } from '../src/calibrate/windows.js';
+import { calibrateWindows, WINDOW_METHODS, windowContribution, windowSteps, type WindowMethod } from '../src/calibrate/windows.js';
 import { auditWindows } from '../src/audit/windows.js';
 import type { AuditRow } from '../src/audit/rows.js';
 import { type MarkovModel, neverPossibleNote } from '../src/markov/chain.js';
@@ -452,7 +452,7 @@ async function windowRows(p: CalibrateParams, model: MarkovModel, length: number
   state.windows = lengths;
   state.windowModel = model;
   const q = { sequence: s.state, orderBy: s.orderBy };
-  state.windowSeries = { q, states: model.states, values: windowContribution(model), labels, groups: !!s.groupBy };
+  state.windowSeries = { q, ...windowSteps(model), labels, groups: !!s.groupBy };
   return rows;
 }
 

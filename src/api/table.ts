@@ -1,7 +1,7 @@
 import type { Scenario } from '../distribution/scenario.js';
 import { checkKeys, checkShape, OBJECT } from '../shapes.js';
 import { InputError } from '../errors.js';
-import { releasedWindows, windowContribution } from '../calibrate/windows.js';
+import { releasedWindows, windowSteps } from '../calibrate/windows.js';
 import { checkWhole } from '../settings.js';
 import { tableHistograms } from '../sources/histograms.js';
 import type { SecretQuery } from '../sources/histogramTypes.js';
@@ -177,12 +177,8 @@ export async function windowsFromTable(
       if (o.groupBy)
         throw new InputError('window counts are read from one series; a table of several sequences (groupBy) is calibrated, not released', 'groupBy');
       const k = releasedWindows(released, lengths.length, 'released');
-      return closedWindows(
-        await windowCounts(source, q, model.states, windowContribution(model), lengths.slice(0, k), start ?? undefined),
-        lengths,
-        labels,
-        'released',
-      );
+      const { states, values } = windowSteps(model);
+      return closedWindows(await windowCounts(source, q, states, values, lengths.slice(0, k), start ?? undefined), lengths, labels, 'released');
     },
   };
 }

@@ -4,7 +4,7 @@ import { InputError, NumericalError, unknownName } from '../errors.js';
 import { checkSetting } from '../settings.js';
 import { ARRAY, checkShape, OBJECT } from '../shapes.js';
 import { FAMILY_OF, mechanismDef, noiseOptions, type Mechanism } from '../mechanisms/registry.js';
-import { type MarkovModel, walkPossibleStates } from '../markov/chain.js';
+import { type MarkovModel, neverPossible, walkPossibleStates } from '../markov/chain.js';
 import { groupDp, mqmExact, quiltChains } from '../markov/mqm.js';
 import { checkProbabilityRange, pathCoupledBound, type WindowBound, type WindowExact } from '../markov/windows.js';
 import type { BoundaryCache } from '../markov/boundary.js';
@@ -71,6 +71,18 @@ export function windowContribution(model: MarkovModel): number[] {
   throw new InputError('a window query is count:STATE or sum:STATE=V,…: a histogram per window is not available', '--query');
 }
 
+/**
+ * The states a window's step may be in — those some time gives positive probability — each with its
+ * value: a step of the data in any other state is outside every chain of the class (a state the
+ * fitted chain's stationary start never reaches), so its window is not released under the class.
+ */
+export function windowSteps(model: MarkovModel): { states: string[]; values: number[] } {
+  const f = windowContribution(model);
+  const never = new Set(neverPossible(model));
+  const kept = model.states.map((x, i) => [x, f[i]] as const).filter(([x]) => !never.has(x));
+  return { states: kept.map(([x]) => x), values: kept.map(([, v]) => v) };
+}
+
 /** The largest |value| of a state in a window sum: the bounds' tables grow with the values' range times a window's length. */
 const MAX_STEP_VALUE = 1000;
 
@@ -127,6 +139,13 @@ export function windowsExponent(
         ? 'the path- and boundary-coupled bounds hold at finite orders α > 0 but 1; at α = ∞ the MQM and group DP are ε-Pufferfish by construction (calibrate --method mqm-exact,group-dp)'
         : `the path-coupled bound holds at finite orders α > 0 but 1; got ${alpha}`,
       '--alpha',
+    );
+  // The bounds read each chain's kernel: a class given by its eigengap alone has none, and the worst
+  // over no chain would pass any budget.
+  if (!model.chains.length)
+    throw new InputError(
+      "the path- and boundary-coupled bounds read each chain's transition matrix; an eigengap class gives none (group-dp applies)",
+      'method',
     );
   const o = noiseOptions({});
   // ρ ≥ the shifted noise's D_α (value + error): e^{(α−1)ρ} is then above the true factor for α > 1, below it for α < 1.

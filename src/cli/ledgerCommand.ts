@@ -15,6 +15,7 @@ import type { Budget } from '../account/budget.js';
 import type { Scenario } from '../distribution/scenario.js';
 import type { PointScenario } from '../distribution/points.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
+import { windowContribution } from '../calibrate/windows.js';
 
 interface LedgerOptions extends CalibrateOptions {
   ledger?: string;
@@ -107,6 +108,8 @@ async function runInit(o: LedgerOptions & { json?: boolean }): Promise<void> {
     );
   if (alphas.includes(Infinity) && windows)
     throw new InputError("a series' window ledger holds at finite orders α > 1 (the path-coupled bound has no finite level at α = ∞)", '--alpha');
+  // A window query the bounds cannot take (a decimal value of a sum) is refused now, not at every release.
+  if (windows) windowContribution((scenario as WindowScenario).model);
   const { initLedger } = await import('../ledger/ledger.js');
   const meta = await flagged(() => initLedger(store, scenario, { alphas, epsilon: epsilons[0], ...(delta !== undefined ? { delta } : {}) }));
   const series = (scenario as WindowScenario).lawKind === 'windows' ? seriesWords(scenario as WindowScenario) : null;

@@ -5,7 +5,7 @@ import { MECHANISMS } from '../calibrate/calibrate.js';
 import { FAMILY_OF, mechanismDef } from '../mechanisms/registry.js';
 import type { Budget, ReleaseGroup } from '../account/budget.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
-import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, windowContribution, type WindowResult } from '../calibrate/windows.js';
+import { calibrateWindows, exactWindowApplies, WINDOW_METHODS, windowSteps, type WindowResult } from '../calibrate/windows.js';
 import { windowGuarantee } from '../release/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import { type MarkovModel, neverPossibleNote } from '../markov/chain.js';
@@ -92,7 +92,7 @@ function windowText(
   confidence: number,
 ): string {
   const up = (x: number) => String(Number(decimalUp(x, 4)));
-  const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the count per window`;
+  const what = o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window over ${o.sequence}` : `${o.spec}: the ${model.query.kind} per window`;
   const head = `${what} (T = ${w.length}; ${windowsText(w.lengths)}${w.released < w.lengths.length ? `, the first ${w.released} released` : ''}); ${model.chains.length} chain(s); secrets X_i = a for every time i and state a${windowNotes(
     o,
     model,
@@ -172,7 +172,7 @@ export async function releaseWindowsCli(
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, w.model.states, windowContribution(w.model), w.lengths.slice(0, released), table.start ?? undefined),
+    await windowCounts(table.source, table.q, windowSteps(w.model).states, windowSteps(w.model).values, w.lengths.slice(0, released), table.start ?? undefined),
     w.lengths,
     w.labels,
   );
@@ -280,7 +280,7 @@ async function releaseNextWindow(
   // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, w.model.states, windowContribution(w.model), w.lengths.slice(0, next + 1), table.start ?? undefined),
+    await windowCounts(table.source, table.q, windowSteps(w.model).states, windowSteps(w.model).values, w.lengths.slice(0, next + 1), table.start ?? undefined),
     w.lengths,
     w.labels,
     '--ledger',
@@ -365,6 +365,6 @@ export async function auditWindowsCli(o: WindowOptions & { scale?: string; empir
       `α = ${r.alpha}: D_α ≤ ${numUp(r.bound)}${r.binding ? ` (binding X[${r.binding.time}]: ${r.binding.pair.join(' vs ')})` : ''}; the times needing most: ${r.top.map((x) => `${x.time} (${numUp(x.bound)})`).join(', ')}`,
   );
   process.stdout.write(
-    `${o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window` : `${o.spec}: the count per window`} (${released} of ${w.lengths.length} windows at ${mechanism} scale ${scale})\n${exactWindowApplies(mechanism) ? 'boundary-coupled (per pair the smaller of it and the path-coupled)' : 'path-coupled'} bound per secret time (docs/math.md §19), ε = ${epsilon}\n\n${lines.join('\n')}\n\nverdict: ${verdict}\n`,
+    `${o.data ? `${o.data.split(/[\\/]/).pop()}: ${o.query} per window` : `${o.spec}: the ${w.model.query.kind} per window`} (${released} of ${w.lengths.length} windows at ${mechanism} scale ${scale})\n${exactWindowApplies(mechanism) ? 'boundary-coupled (per pair the smaller of it and the path-coupled)' : 'path-coupled'} bound per secret time (docs/math.md §19), ε = ${epsilon}\n\n${lines.join('\n')}\n\nverdict: ${verdict}\n`,
   );
 }

@@ -286,7 +286,8 @@ export interface WindowCounts {
  * Each window's value in a table in memory (the engines' `windowCounts`, for the web page): the
  * sum of each step's state's value (`values`, in the order of `states`; a count: 1 for its state)
  * over the rows with an order value, in order, the first Σ lengths of them cut into windows of the
- * given lengths; a row without a state takes its step and is counted as unknown.
+ * given lengths; a row without a state takes its step and is counted as unknown, one in a state not
+ * among `states` as foreign.
  * @example textWindowCounts({ columns: ['t', 's'], rows: [['2', 'a'], ['1', 'a'], ['3', 'b'], ['4', 'a']] }, { sequence: 's', orderBy: 't' }, ['a', 'b'], [1, 0], [2, 2]).counts // [2, 1]
  */
 export function textWindowCounts(
@@ -308,15 +309,21 @@ export function textWindowCounts(
   const counts = new Array<number>(lengths.length).fill(0);
   const steps = new Array<number>(lengths.length).fill(0);
   const unknown = new Array<number>(lengths.length).fill(0);
+  const foreign = { steps: new Array<number>(lengths.length).fill(0), first: new Array<string | null>(lengths.length).fill(null) };
   let at = 0;
   lengths.forEach((L, w) => {
     for (let k = 0; k < L && at < placed.length; k++, at++) {
       steps[w]++;
-      if (isMissing(placed[at][xs])) unknown[w]++;
-      else counts[w] += stepValue.get(placed[at][xs]!) ?? 0;
+      const x = placed[at][xs];
+      if (isMissing(x)) unknown[w]++;
+      else if (stepValue.has(x!)) counts[w] += stepValue.get(x!)!;
+      else {
+        foreign.steps[w]++;
+        foreign.first[w] ??= x!;
+      }
     }
   });
-  return { counts, steps, unknown };
+  return { counts, steps, unknown, foreign };
 }
 
 /**
@@ -348,7 +355,7 @@ export function closedWindows(w: WindowCounts, lengths: readonly number[], label
   const odd = w.foreign?.steps.findIndex((n) => n > 0) ?? -1;
   if (odd >= 0)
     throw new InputError(
-      `window ${odd + 1} (${labels[odd]}) has ${w.foreign!.steps[odd]} step(s) in a state the chain does not have ('${w.foreign!.first[odd]}'): the guarantee is for the chain's states`,
+      `window ${odd + 1} (${labels[odd]}) has ${w.foreign!.steps[odd]} step(s) in a state the chain does not have or gives probability 0 at every time ('${w.foreign!.first[odd]}'): the guarantee is for the chain's possible states`,
       '--data',
     );
   return w.counts;
