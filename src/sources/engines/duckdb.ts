@@ -82,5 +82,7 @@ export async function lockToFile(con: import('@duckdb/node-api').DuckDBConnectio
 function asNumbers(relation: string, columns: readonly string[]): string {
   if (!columns.length) return relation;
   const cast = [...new Set(columns)].map((c) => `TRY_CAST(${ident(c)} AS DOUBLE) AS ${ident(c)}`).join(', ');
-  return `(SELECT * REPLACE (${cast}) FROM ${relation})`;
+  // Named as the table function it wraps (read_csv, …): a predicate naming the row reads this one.
+  const name = /^(\w+)\(/.exec(relation)?.[1] ?? 'pufferfish_numbers';
+  return `(SELECT * REPLACE (${cast}) FROM ${relation}) AS ${name}`;
 }
