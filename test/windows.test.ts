@@ -1,6 +1,6 @@
 // Window counts of a Markov chain (docs/math.md §19): the path-coupled bound against the true
 // joint divergence of small chains (enumerated joint laws, 2-D quadrature), and Seattle's months.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -589,9 +589,6 @@ describe('CLI: --window', () => {
     expect([best.winner, best.scale]).toEqual(['group-dp', 6]);
   });
   it("says which states no secret names (seen only at the series' start), and that a window's steps are rows, not days", async () => {
-    const { writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const series = join(mkdtempSync(join(tmpdir(), 'pufferfish-start-')), 'seq.csv');
     // 'x' opens the series and never returns: the fitted chain's stationary start gives it 0 at every time.
     writeFileSync(series, `t,w\n${['x', 'a', 'b', 'b', 'a', 'a', 'b', 'a', 'b'].map((w, i) => `${i + 1},${w}`).join('\n')}\n`);

@@ -108,6 +108,12 @@ function windowText(
   return `${head}\neach window's ${model.query.kind} gets independent ${results[0].mechanism} noise at the scale shown; the guarantee covers all ${w.released < w.lengths.length ? 'released ' : ''}windows together\n\nmethod\tα\tε\tscale\t± (${confidence})\tbinding\n${rows.join('\n')}\n\n${notes.join('\n')}`;
 }
 
+/** The states a window's step may be in and their values, as `windowCounts` takes them (one walk of the chain). */
+const stepsOf = (model: MarkovModel): [string[], number[]] => {
+  const { states, values } = windowSteps(model);
+  return [states, values];
+};
+
 /** A release computes the windows' counts from a table: a spec has none. */
 function noTable(): never {
   throw new InputError("a release computes each window's count from --data … --sequence …; a spec gives the chain, not the data", 'spec');
@@ -172,7 +178,7 @@ export async function releaseWindowsCli(
     throw new InputError("goes with --ledger: a scale that is not calibrated here needs the ledger's joint check as its guarantee", '--scale');
   const [{ windowCounts }, { releaseWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, windowSteps(w.model).states, windowSteps(w.model).values, w.lengths.slice(0, released), table.start ?? undefined),
+    await windowCounts(table.source, table.q, ...stepsOf(w.model), w.lengths.slice(0, released), table.start ?? undefined),
     w.lengths,
     w.labels,
   );
@@ -280,7 +286,7 @@ async function releaseNextWindow(
   // was), and before the plan's search: a window whose rows are not all in yet is refused at once.
   const [{ windowCounts }, { drawWindows }] = await Promise.all([import('../sources/sequence.js'), import('../release/windows.js')]);
   const counts = closedWindows(
-    await windowCounts(table.source, table.q, windowSteps(w.model).states, windowSteps(w.model).values, w.lengths.slice(0, next + 1), table.start ?? undefined),
+    await windowCounts(table.source, table.q, ...stepsOf(w.model), w.lengths.slice(0, next + 1), table.start ?? undefined),
     w.lengths,
     w.labels,
     '--ledger',
