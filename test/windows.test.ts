@@ -111,6 +111,18 @@ const CASES: { name: string; P: number[][]; lengths: [number, number]; counted: 
       [FAMILY_OF.default, 0.5],
     ],
   },
+  {
+    // Sums differ by multiples of 2: the bounds walk the values (0, 1, 2) at half the scale.
+    name: 'a window sum whose values share a factor (0, 2, 4)',
+    P: [
+      [0.5, 0.3, 0.2],
+      [0.3, 0.4, 0.3],
+      [0.2, 0.2, 0.6],
+    ],
+    lengths: [2, 2],
+    counted: { a: 0, b: 2, c: 4 },
+    runs: [[FAMILY_OF.default, 2]],
+  },
 ];
 
 /** The largest true D_α over every time and ordered pair, by 2-D quadrature on the enumerated laws. */
@@ -247,6 +259,27 @@ describe('the path-coupled bound on window counts', () => {
     const best = calibrateWindows(m, lengths, { ...s, method: 'best' });
     expect(best.method).toBe('mqm-exact');
     expect(best.explanation).toMatch(/path-coupled n\/a: the window bounds need/);
+  });
+  it('a sum whose values share a factor g is bounded as the values / g with the scales / g: g times the scale, where the wide table was refused', async () => {
+    const { windowsExponent } = await import('../src/calibrate/windows.js');
+    const P = [
+      [0.9, 0.1],
+      [0.2, 0.8],
+    ];
+    const lengths = Array.from({ length: 20 }, () => 30);
+    const s = { mechanism: FAMILY_OF.default, alpha: 2, epsilon: 1, method: 'path-coupled' as const };
+    const counted = calibrateWindows(model(P, 600, 'b'), lengths, s).scale!;
+    // A step of 1000: its unreduced table (2·600·4·(2·30·1000 + 1) values) is past the limit.
+    const thousands = model(P, 600, { a: 0, b: 1000 });
+    const r = calibrateWindows(thousands, lengths, s);
+    expect(r.scale! / 1000).toBeCloseTo(counted, 5);
+    // The same bound at g times the scale, as the reduction reads it (scale rounded down: never smaller).
+    const noise = (b: number) => lengths.map(() => ({ mechanism: s.mechanism, scale: b }));
+    const at1000 = windowsExponent(thousands, lengths, 2, noise(1000 * counted)).exponent;
+    expect(at1000).toBeGreaterThanOrEqual(windowsExponent(model(P, 600, 'b'), lengths, 2, noise(counted)).exponent);
+    expect(at1000).toBeLessThanOrEqual(1);
+    // Integer noise keeps the values: its lattice does not scale, so the wide table is refused by name.
+    expect(() => calibrateWindows(thousands, lengths, { ...s, mechanism: 'geometric' })).toThrow(/the window bounds need .* more than the limit/);
   });
   for (const { name, P, lengths, counted, runs } of CASES)
     for (const [mechanism, alpha] of runs) {
@@ -842,6 +875,33 @@ describe('CLI: --window', () => {
       expect(bad.status, bad.stderr).toBe(2);
       expect(bad.stderr).toMatch(message);
     }
+    // A spec's window sum is refused naming its own field.
+    const file = join(mkdtempSync(join(tmpdir(), 'pf-w-sum-')), 'spec.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        epsilon: 1,
+        alpha: 2,
+        markov: {
+          chains: [
+            {
+              name: 'c',
+              transition: [
+                [0.9, 0.1],
+                [0.2, 0.8],
+              ],
+              initial: 'stationary',
+            },
+          ],
+          states: ['a', 'b'],
+          length: 4,
+          query: { sum: { a: 0, b: 2.5 }, windowLength: 2 },
+        },
+      }),
+    );
+    const fromSpec = await inProcess('calibrate', '--spec', file);
+    expect(fromSpec.status, fromSpec.stderr).toBe(2);
+    expect(fromSpec.stderr).toMatch(/^error: spec\.markov\.query\.sum: a window sum takes whole-number values per state .*'b' has 2\.5/);
   });
   it("release computes each window's count in the engine and adds noise around it", async () => {
     const { gunzipSync } = await import('node:zlib');

@@ -11,6 +11,7 @@ import type { BoundaryCache } from '../markov/boundary.js';
 import { noSecretPair } from '../markov/source.js';
 import { discreteRenyi, exactRenyi } from '../divergence/exactRenyi.js';
 import { numberText, precisionDown, precisionUp } from '../numerics/decimal.js';
+import { divideDown, gcd } from '../numerics/float.js';
 import { geometricBisection, narrowBracket, withinBracket } from '../numerics/smallestScale.js';
 import { isNotApplicable } from '../mechanisms/mechanism.js';
 import { checkWindows } from '../markov/calendar.js';
@@ -55,8 +56,9 @@ export interface WindowResult {
 /**
  * The per-step contribution of a window query: 1 for the counted state, else 0; a sum's value of
  * each state, a whole number (the bounds walk the windows' whole-number differences, docs/math.md §19).
+ * Refused naming `field`: the flag, or the spec's field that gave the query.
  */
-export function windowContribution(model: MarkovModel): number[] {
+export function windowContribution(model: MarkovModel, field = '--query'): number[] {
   const q = model.query;
   if (q.kind === 'count') return model.states.map((_, x) => (x === q.state ? 1 : 0));
   if (q.kind === 'sum') {
@@ -64,11 +66,11 @@ export function windowContribution(model: MarkovModel): number[] {
     if (bad >= 0)
       throw new InputError(
         `a window sum takes whole-number values per state (|V| ≤ ${MAX_STEP_VALUE}); '${model.states[bad]}' has ${q.values[bad]}: express the values in whole units (tenths, cents)`,
-        '--query',
+        field,
       );
     return [...q.values];
   }
-  throw new InputError('a window query is count:STATE or sum:STATE=V,…: a histogram per window is not available', '--query');
+  throw new InputError('a window query is count:STATE or sum:STATE=V,…: a histogram per window is not available', field);
 }
 
 /**
@@ -130,7 +132,7 @@ export function windowsExponent(
   model: MarkovModel,
   lengths: readonly number[],
   alpha: number,
-  noises: readonly WindowNoise[],
+  given: readonly WindowNoise[],
   exact?: WindowExactOptions,
 ): WindowBound {
   if (!(alpha > 0 && alpha !== 1 && Number.isFinite(alpha)))
@@ -148,17 +150,17 @@ export function windowsExponent(
       'method',
     );
   const o = noiseOptions({});
+  const { f, noises: scaled } = onValueGrid(windowContribution(model), given);
   // ρ ≥ the shifted noise's D_α (value + error): e^{(α−1)ρ} is then above the true factor for α > 1, below it for α < 1.
   const below = alpha < 1;
   const factor = (d: number, w: number) => {
-    const n = noises[w];
+    const n = scaled[w];
     if (!n) return 1;
     // Released without noise: a shift is told apart for sure (D_α = ∞; its factor e^{(α−1)∞}).
     if (n.scale === 0) return d === 0 ? 1 : below ? 0 : Infinity;
     const r = mechanismDef(n.mechanism).pointDivergence(d, n.scale, alpha, o);
     return Math.exp((alpha - 1) * (r.value + r.error));
   };
-  const f = windowContribution(model);
   // Compared as bounds on D_α (exponent/(α−1)); NaN is never below the worst so far: it is taken
   // as the worst (D_α ≤ ∞, which fails every target).
   const nowhere = below ? Infinity : -Infinity;
@@ -170,7 +172,7 @@ export function windowsExponent(
     const initial = c.initial.law;
     checkedRange(c, model.length, () => checkProbabilityRange({ transition: c.transition, initial, contribution: f }, model.length, c.name, model.states));
     const hook = exact
-      ? exactWindow(noises, alpha, {
+      ? exactWindow(scaled, alpha, {
           target: exact.target,
           stopAtFailure: exact.stopAtFailure,
           firstWindow: exact.firstWindow,
@@ -186,6 +188,21 @@ export function windowsExponent(
     });
   });
   return { ...worst, perTime };
+}
+
+/**
+ * A window query's step values on their own grid. Window sums differ by multiples of g, the gcd of
+ * the values' differences (a sum over two states is a count in disguise; `sum:rain=1000` steps by
+ * 1000), and under a scale family's noise (Laplace, Gaussian) every divergence between sums at scale
+ * b is that between (S − c)/g at scale b/g (docs/math.md §19). So the bounds walk the values
+ * (f − min f)/g with each scale b/g rounded down (a smaller scale only raises a bound): tables g
+ * times narrower, the same guarantee. Integer noise keeps the values as they are.
+ */
+function onValueGrid(f: readonly number[], noises: readonly WindowNoise[]): { f: number[]; noises: WindowNoise[] } {
+  const lo = Math.min(...f);
+  const g = f.reduce((acc, v) => gcd(acc, v - lo), 0);
+  if (g <= 1 || noises.some((n) => n && !mechanismDef(n.mechanism).scaleFamily)) return { f: [...f], noises: [...noises] };
+  return { f: f.map((v) => (v - lo) / g), noises: noises.map((n) => n && { ...n, scale: divideDown(n.scale, g) }) };
 }
 
 /** A caller's per-chain cache object, made a BoundaryCache in place (its kept maps added where missing). */

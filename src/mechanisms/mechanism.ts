@@ -155,6 +155,12 @@ export interface MechanismDef {
    * (a bounded density ratio e^{η·c}), `lattice` (integer outputs, each bounded by its D∞ rate 1/b).
    */
   readonly composes: 'rate' | 'precision' | 'ratio' | 'lattice';
+  /**
+   * Set for noise b·Z with one fixed law Z on ℝ (Laplace, Gaussian): every divergence between shifts
+   * Δ apart at scale b is that of shifts Δ/g apart at scale b/g, so values sharing a factor g may be
+   * bounded divided by it (docs/math.md §19). Integer noise on ℤ is not: its lattice does not scale.
+   */
+  readonly scaleFamily?: true;
   /** Why this family cannot give Rényi order α at all, or null when it can. */
   alphaRange(alpha: number): string | null;
   /** Variance of the noise at `scale`. */

@@ -185,6 +185,17 @@ export function divideDown(x: number, n: number): number {
 }
 
 /**
+ * The greatest common divisor of two safe integers, ≥ 0 (gcd(0, 0) = 0).
+ * @example gcd(-4, 6) // 2
+ */
+export function gcd(a: number, b: number): number {
+  a = Math.abs(a);
+  b = Math.abs(b);
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
  * log(2x) for x > 0 without overflow: 2x is exact below the largest double's half (the same bits as
  * `Math.log(2 * x)` there), and log 2 + log x above it, where 2x would be ∞.
  * @example log2x(1e308) // 709.889…, not ∞

@@ -11,6 +11,7 @@ import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
 import { markovScenario } from '../markov/source.js';
 import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
+import { windowContribution } from '../calibrate/windows.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
 import { pointLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
@@ -167,6 +168,7 @@ function markovSpec(raw: object, prefix: string): AnySpec {
   const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
   if (model.windows) {
     refuseWindowKeys(checked.value as Record<string, unknown>, prefix);
+    windowContribution(model, `${prefix}.markov.query.${model.query.kind}`);
     return {
       kind: 'windows',
       // " per window over " names a series' windows (a ledger of them says what it assumes by it).

@@ -39,6 +39,7 @@ export const gaussian: MechanismDef = {
   theoremLabel: 'Theorem 2',
   varianceFormula: 'σ²',
   composes: 'precision',
+  scaleFamily: true,
   alphaRange: (alpha) =>
     alpha === Infinity
       ? 'Gaussian noise cannot give α = ∞ (its log-likelihood ratio is unbounded); use a finite α or the Laplace mechanism'

@@ -169,6 +169,7 @@ export const laplace: MechanismDef = {
   theoremLabel: 'Theorem 1',
   varianceFormula: '2b²',
   composes: 'rate',
+  scaleFamily: true,
   alphaRange: (alpha) => beyondFiniteOrders('Laplace', alpha),
   variance: (b) => 2 * b * b,
   // P(|Z| > x) = e^{−x/b}.
