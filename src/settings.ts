@@ -56,7 +56,60 @@ export interface SettingDecl {
   readonly table?: true;
   /** The guarantees that take it (absent: every one); the others refuse it by name (`notTakenBy`). */
   readonly guarantees?: readonly Guarantee[];
+  /** The modes that do not read it: a command in one refuses it by name, with the mode's reason (`refuseIn`). */
+  readonly notIn?: readonly Mode[];
 }
+
+const WITH_STATISTIC = 'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups';
+const BESIDE_SOURCE_LEDGER = 'with a source ledger (its budget and recorded releases apply)';
+
+/**
+ * The situations in which a command does not read some settings, each with the reason its refusal
+ * gives ("--flag is not taken REASON"). Each setting lists the modes it is refused in (`notIn`), so
+ * a flag is never silently ignored and where it applies is declared with it.
+ */
+export const MODES = {
+  sequence: 'with --sequence (the secrets are X_i = a for every time i and state a)',
+  column: 'without --sequence',
+  fileTable: 'with a file: it names a table or query of a postgres:// database',
+  statistic: WITH_STATISTIC,
+  /** A statistic per public group: --group-by names the groups (the given-like column is not taken beside it). */
+  statisticGroups: WITH_STATISTIC,
+  statisticOneScale: 'here: per-group statistics are calibrated and released by calibrate and release',
+  statisticRelease: 'with a statistic query: the tool computes the statistic from --data and releases it',
+  specStatisticRelease: "with a spec's statistic: --value is the statistic, computed by you",
+  statisticReleaseYet: 'with a statistic query yet',
+  groupPrivate: 'with --group-private: the groups are given by --group-by',
+  groupPrivateYet: 'with --group-private yet',
+  sourceLedger:
+    'with a source ledger yet: its statistics are accounted under the empirical laws of the table (or a --prior bootstrap:N class), groups given by --group-by',
+  sourceLedgerBudget: BESIDE_SOURCE_LEDGER,
+  /** A source ledger's own releases are accounted (typed ones go with a statistic: a what-if). */
+  sourceLedgerRecorded: BESIDE_SOURCE_LEDGER,
+  sourceWhatIf: 'with typed releases of a statistic on a source ledger (a what-if on its table: nothing is written)',
+  noNext: 'without --next (account reports the joint level; ε is the budget --next must keep)',
+  ledgerNext: "with --ledger and --next (the ledger's budget applies)",
+  noEmpirical: 'without --empirical (the sampling test they set)',
+  window: 'with --window yet (window counts are calibrated, released and audited for Rényi and ε-Pufferfish targets, with the default cost)',
+  windowAudit: 'with --window yet (the audit bounds the window counts at Rényi orders)',
+  windowSpecOut: 'with --window yet: write the chain\'s spec without --window, then give its query "windows" (lengths) or "windowLength"',
+  windowRelease: "with --window: the tool computes each window's count from --data",
+  windowLedger: "with --ledger: the ledger's budget applies",
+  windowLedgerRecords: "with --ledger: the ledger's budget applies, and it records which windows are out",
+  windowSpec: "with a spec's windows: the spec gives the windows",
+  windowSpecFile: "with a spec's windows: the spec gives the chain class, the secret pairs and the windows",
+  spec: 'with --spec: it reads a table (--data)',
+  scenario: 'with --scenario: it reads a table (--data)',
+  typedValue: 'with --value: it names columns the privatized table (--out) carries',
+  tableOut: 'with --out: each row gets one release',
+  ledgerInit: 'at ledger init: each release names its own groups (release … --group-by G --ledger L)',
+  projection: 'with --projection (a Gaussian projection for ε-MI Pufferfish: no Rényi order, method, δ, contamination or coordinate scales)',
+  miMean: 'with a mean query (Gaussian noise for ε-MI Pufferfish on the mean of i.i.d. rows)',
+  miEmpirical: 'with --guarantee mi --empirical (it tests one release against an MI budget)',
+} as const;
+
+/** A situation in which a command does not read some settings (`MODES`). */
+export type Mode = keyof typeof MODES;
 
 /** A setting's value as declared: a number or a name. */
 export type SettingValue = number | string;
@@ -85,6 +138,7 @@ export const SETTINGS = {
     default: 2,
     guarantees: ['renyi'],
     help: 'Rényi order(s): A | A,B,… | FROM:TO:STEP, or inf',
+    notIn: ['sourceLedgerBudget', 'ledgerNext', 'windowLedgerRecords'],
   },
   epsilon: {
     flag: '--epsilon',
@@ -95,6 +149,7 @@ export const SETTINGS = {
     kind: 'grid',
     default: 1,
     help: 'budget(s): E | E,F,… | FROM:TO:STEP',
+    notIn: ['sourceLedgerBudget', 'noNext', 'ledgerNext', 'windowLedgerRecords'],
   },
   delta: {
     flag: '--delta',
@@ -105,9 +160,18 @@ export const SETTINGS = {
     default: 1e-6,
     guarantees: ['renyi'],
     help: 'δ of an (ε, δ) guarantee, in (0, 1)',
+    notIn: ['sourceLedgerBudget', 'ledgerNext', 'windowAudit', 'windowLedger'],
   },
   mechanism: { flag: '--mechanism', arg: '<m>', spec: true, help: 'the noise family' },
-  method: { flag: '--method', arg: '<list>', one: '<m>', spec: true, default: 'best', help: 'calibration method(s), comma-separated' },
+  method: {
+    flag: '--method',
+    arg: '<list>',
+    one: '<m>',
+    spec: true,
+    default: 'best',
+    help: 'calibration method(s), comma-separated',
+    notIn: ['windowLedgerRecords', 'projection', 'miMean'],
+  },
   releases: {
     flag: '--releases',
     arg: '<n>',
@@ -117,6 +181,7 @@ export const SETTINGS = {
     min: 1,
     default: 1,
     help: 'releases of the same value covered together',
+    notIn: ['statisticReleaseYet', 'window', 'miEmpirical'],
   },
   contamination: {
     flag: '--contamination',
@@ -127,9 +192,16 @@ export const SETTINGS = {
     default: 0,
     guarantees: ['renyi'],
     help: 'the share λ of each conditional an adversary may move',
+    notIn: ['sourceLedger', 'window'],
   },
-  domain: { flag: '--domain', arg: '<lo,hi>', spec: true, guarantees: ['renyi'], help: 'the interval contaminated mass may go to' },
-  coordinateScales: { flag: '--coordinate-scales', arg: '<w1,w2,…>', spec: true, help: 'vector queries: coordinate i gets wᵢ × the scale' },
+  domain: { flag: '--domain', arg: '<lo,hi>', spec: true, guarantees: ['renyi'], help: 'the interval contaminated mass may go to', notIn: ['sourceLedger'] },
+  coordinateScales: {
+    flag: '--coordinate-scales',
+    arg: '<w1,w2,…>',
+    spec: true,
+    help: 'vector queries: coordinate i gets wᵢ × the scale',
+    notIn: ['statistic', 'window', 'projection'],
+  },
   threads: { flag: '--threads', arg: '<n>', kind: 'whole', min: 1, max: 256, help: 'threads: this one plus workers started when the work repays them' },
   confidence: {
     flag: '--confidence',
@@ -146,14 +218,26 @@ export const SETTINGS = {
     kind: 'number',
     default: { renyi: 1e-3, mi: 0.05 },
     help: 'false-alarm level of a statistical test, in (0, 1)',
+    notIn: ['noEmpirical'],
   },
   scale: { flag: '--scale', arg: '<s>', range: 'positive', help: 'a noise scale' },
-  count: { flag: '--count', arg: '<n>', range: 'count', kind: 'whole', default: 1, min: 1, max: 1_000_000, pageMax: 1000, help: 'draws' },
+  count: {
+    flag: '--count',
+    arg: '<n>',
+    range: 'count',
+    kind: 'whole',
+    default: 1,
+    min: 1,
+    max: 1_000_000,
+    pageMax: 1000,
+    help: 'draws',
+    notIn: ['statisticReleaseYet', 'window'],
+  },
   rows: { flag: '--rows', arg: '<n>', range: 'count', help: 'rows of a table' },
   'target-mse': { flag: '--target-mse', arg: '<m>', range: 'positive', help: 'a target expected squared error' },
   json: { flag: '--json', help: 'print JSON' },
-  guarantee: { flag: '--guarantee', arg: '<g>', kind: 'choice', choices: ['renyi', 'mi'], default: 'renyi', help: 'renyi or mi' },
-  cost: { flag: '--cost', arg: '<c>', guarantees: ['renyi'], help: 'exponential mechanism cost c(z)' },
+  guarantee: { flag: '--guarantee', arg: '<g>', kind: 'choice', choices: ['renyi', 'mi'], default: 'renyi', help: 'renyi or mi', notIn: ['window'] },
+  cost: { flag: '--cost', arg: '<c>', guarantees: ['renyi'], help: 'exponential mechanism cost c(z)', notIn: ['window'] },
   samples: {
     flag: '--samples',
     arg: '<n>',
@@ -162,11 +246,12 @@ export const SETTINGS = {
     min: { renyi: 100, mi: 40 },
     max: 10_000_000,
     help: 'empirical audit: draws per secret',
+    notIn: ['noEmpirical'],
   },
-  value: { flag: '--value', arg: '<v>', help: 'the true value to privatize' },
-  truncate: { flag: '--truncate', arg: '<lo,hi>', help: 'redraw until the output lies in [LO, HI]' },
+  value: { flag: '--value', arg: '<v>', help: 'the true value to privatize', notIn: ['statisticRelease', 'windowRelease'] },
+  truncate: { flag: '--truncate', arg: '<lo,hi>', help: 'redraw until the output lies in [LO, HI]', notIn: ['statisticReleaseYet', 'window'] },
   ledger: { flag: '--ledger', arg: '<file|url>', file: 'input', help: 'a release ledger (DuckDB file or postgres://…)' },
-  scenario: { flag: '--scenario', arg: '<name>', help: 'built-in scenario of the paper' },
+  scenario: { flag: '--scenario', arg: '<name>', help: 'built-in scenario of the paper', notIn: ['sourceWhatIf'] },
   data: { flag: '--data', arg: '<file|url>', file: 'input', help: 'table: CSV/TSV, Parquet, JSON lines (DuckDB) or postgres://… (PostgreSQL)' },
   dataDir: { flag: '--data-dir', arg: '<dir>', help: 'UCI files as shipped' },
   query: {
@@ -179,13 +264,20 @@ export const SETTINGS = {
     flag: '--window',
     arg: '<month|week|N|L1,L2,…>',
     help: 'with --sequence and count:STATE or sum:STATE=V,…: release one count or sum per window (calendar months or Monday-to-Sunday weeks of the order column, N rows each, or the lengths listed)',
+    notIn: ['sourceWhatIf'],
   },
-  windowsReleased: { flag: '--windows-released', arg: '<k>', help: 'with --window: only the first K windows are released so far' },
+  windowsReleased: {
+    flag: '--windows-released',
+    arg: '<k>',
+    help: 'with --window: only the first K windows are released so far',
+    notIn: ['windowLedgerRecords'],
+  },
   start: {
     table: true,
     flag: '--start',
     arg: '<value>',
     help: "with --window: the order value of the series' first step (a date for calendar windows; default: the table's first); the series is the --length steps from it",
+    notIn: ['sourceWhatIf', 'windowSpec'],
   },
   unit: {
     table: true,
@@ -207,30 +299,55 @@ export const SETTINGS = {
     range: 'positive',
     help: 'plan by accuracy: the smallest ε at which the release lies within ±H with probability --confidence',
   },
-  secretColumn: { table: true, flag: '--secret-column', arg: '<col>', help: 'with --data: each value of this column is a secret' },
-  values: { table: true, flag: '--values', arg: '<a,b,…>', help: 'with --secret-column: only these values' },
-  secret: { table: true, flag: '--secret', arg: '<name=predicate>', help: 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)' },
+  secretColumn: { table: true, flag: '--secret-column', arg: '<col>', help: 'with --data: each value of this column is a secret', notIn: ['sequence'] },
+  values: { table: true, flag: '--values', arg: '<a,b,…>', help: 'with --secret-column: only these values', notIn: ['sequence'] },
+  secret: {
+    table: true,
+    flag: '--secret',
+    arg: '<name=predicate>',
+    help: 'with --data: a secret as an SQL predicate, e.g. "older=age >= 50" (repeat)',
+    notIn: ['sequence'],
+  },
   pairs: { table: true, flag: '--pairs', arg: '<a:b,…>', help: 'secret pairs to protect (default: every unordered pair)' },
-  given: { table: true, flag: '--given', arg: '<col>', help: 'public column: split every pair by its value, take the maximum, name the binding one' },
+  given: {
+    table: true,
+    flag: '--given',
+    arg: '<col>',
+    help: 'public column: split every pair by its value, take the maximum, name the binding one',
+    notIn: ['sequence', 'statisticGroups', 'statisticOneScale', 'groupPrivate', 'sourceLedger', 'miMean'],
+  },
   prior: { table: true, flag: '--prior', arg: '<class>', default: 'empirical', help: 'empirical | bootstrap:N | dirichlet:N[:CONCENTRATION]' },
   seed: { flag: '--seed', arg: '<n>', kind: 'whole', min: 0, max: Number.MAX_SAFE_INTEGER, help: 'seed of the prior class draws (reproducible)' },
   separator: { table: true, flag: '--separator', arg: '<s>', help: 'CSV separator (\\t for tab)' },
   columns: { table: true, flag: '--columns', arg: '<a,b,…>', help: 'column names for a CSV without header' },
-  table: { table: true, flag: '--table', arg: '<t>', help: 'PostgreSQL table' },
-  sql: { table: true, flag: '--sql', arg: '<select>', help: 'PostgreSQL query instead of --table' },
-  specOut: { flag: '--spec-out', arg: '<file>', file: 'output', help: 'write the derived scenario as a JSON spec (reproducible without the data)' },
+  table: { table: true, flag: '--table', arg: '<t>', help: 'PostgreSQL table', notIn: ['fileTable'] },
+  sql: { table: true, flag: '--sql', arg: '<select>', help: 'PostgreSQL query instead of --table', notIn: ['fileTable'] },
+  specOut: {
+    flag: '--spec-out',
+    arg: '<file>',
+    file: 'output',
+    help: 'write the derived scenario as a JSON spec (reproducible without the data)',
+    notIn: ['groupPrivateYet', 'sourceWhatIf', 'windowSpecOut', 'windowSpecFile', 'spec', 'scenario'],
+  },
   sequence: {
     table: true,
     flag: '--sequence',
     arg: '<col>',
     help: 'with --data: the state column of a time series (a Markov chain; --query count:S | sum:S=V,… | histogram)',
   },
-  orderBy: { table: true, flag: '--order-by', arg: '<col>', help: 'with --sequence: the column giving the order of the steps' },
+  orderBy: {
+    table: true,
+    flag: '--order-by',
+    arg: '<col>',
+    help: 'with --sequence: the column giving the order of the steps',
+    notIn: ['column', 'statistic', 'sourceLedger'],
+  },
   groupBy: {
     table: true,
     flag: '--group-by',
     arg: '<col>',
     help: 'with --sequence: independent sequences (their transitions are pooled); with a statistic: one value per group of this public column',
+    notIn: ['column', 'statisticOneScale', 'ledgerInit'],
   },
   length: {
     table: true,
@@ -240,23 +357,41 @@ export const SETTINGS = {
     min: 1,
     max: 1_000_000,
     help: 'with --sequence: the chain length the release is about (default: the longest sequence)',
+    notIn: ['column', 'statistic'],
   },
-  out: { flag: '--out', arg: '<file>', file: 'output', help: 'the output file' },
-  spec: { flag: '--spec', arg: '<file>', file: 'input', help: 'scenario spec (JSON)' },
-  projection: { flag: '--projection', arg: '<file|random:K>', file: 'input', help: 'a projection matrix file, or random:K' },
-  keep: { flag: '--keep', arg: '<a,b,…>', help: 'columns written beside the privatized one' },
+  out: { flag: '--out', arg: '<file>', file: 'output', help: 'the output file', notIn: ['statisticRelease', 'specStatisticRelease', 'windowRelease'] },
+  spec: { flag: '--spec', arg: '<file>', file: 'input', help: 'scenario spec (JSON)', notIn: ['sourceWhatIf'] },
+  projection: {
+    flag: '--projection',
+    arg: '<file|random:K>',
+    file: 'input',
+    help: 'a projection matrix file, or random:K',
+    notIn: ['statistic', 'sourceLedger', 'miMean'],
+  },
+  keep: {
+    flag: '--keep',
+    arg: '<a,b,…>',
+    help: 'columns written beside the privatized one',
+    notIn: ['statisticRelease', 'specStatisticRelease', 'typedValue'],
+  },
   release: {
     flag: '--release',
     arg: '<fields>',
     help: "a release made: 'mechanism=gaussian,scale=1.2[,cost=abs]' (repeat); a vector query's release of some columns adds columns=A+B (or coordinates=1+2)",
+    notIn: ['sourceLedgerRecorded'],
   },
   next: { flag: '--next', arg: '<mechanism>', help: 'also: the smallest scale of one more release of this mechanism within the total (α, ε)' },
   nextColumns: {
     flag: '--next-columns',
     arg: '<A+B>',
     help: "with --next on a vector query: the next release publishes only these columns (a spec: 1-based coordinates, '1+2')",
+    notIn: ['sourceWhatIf'],
   },
-  empirical: { flag: '--empirical', help: 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)' },
+  empirical: {
+    flag: '--empirical',
+    help: 'also test the claimed (α, ε) by sampling the real release path (Clopper–Pearson, threshold sets)',
+    notIn: ['windowAudit'],
+  },
   robustness: {
     flag: '--robustness',
     help: 'also: the guarantee at this scale for contamination λ = 0, 0.001, 0.01, 0.1, 1, and the largest λ within ε (needs --domain)',
@@ -266,8 +401,13 @@ export const SETTINGS = {
     arg: '<kind>',
     guarantees: ['renyi'],
     help: 'calibrate for Gaussian priors fitted to each conditional: gaussian | mixture:K (reported)',
+    notIn: ['statistic', 'sourceLedger', 'window'],
   },
-  perRelease: { flag: '--per-release', help: 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)' },
+  perRelease: {
+    flag: '--per-release',
+    help: 'with --count: calibrate each release alone (the guarantee then holds for each alone, not together)',
+    notIn: ['statisticReleaseYet', 'tableOut'],
+  },
   allowNoNoise: {
     flag: '--allow-no-noise',
     help: 'release the raw value when the calibrated scale is 0 (refused by default: it holds only for adversaries exactly in the prior class)',

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/run.js';
-import { defaultHelp, parseSetting } from '../src/cli/flags.js';
-import { perGuarantee, SETTINGS, type SettingDecl, settingDefault, settingText } from '../src/settings.js';
+import { defaultHelp, parseSetting, refuseIn } from '../src/cli/flags.js';
+import { MODES, type Mode, perGuarantee, SETTINGS, type SettingDecl, settingDefault, settingText } from '../src/settings.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { runInProcess } from './inProcess.js';
 
@@ -73,6 +73,53 @@ describe('one declaration per setting', () => {
     const max = SETTINGS.count.pageMax;
     expect(validate(workerSettingsSchema, { count: max }).ok).toBe(true);
     expect(validate(workerSettingsSchema, { count: max + 1 }).ok).toBe(false);
+  });
+});
+
+describe('where a setting is not read is declared with it', () => {
+  it('every mode refuses each setting that names it, by flag and with its reason, and nothing else; each is used by a command', () => {
+    const src = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? src(join(dir, e.name)) : e.name.endsWith('.ts') ? [readFileSync(join(dir, e.name), 'utf8')] : [],
+      );
+    const code = src('src/cli').join('\n');
+    for (const mode of Object.keys(MODES) as Mode[]) {
+      const named = DECLS.filter(([, d]) => d.notIn?.includes(mode));
+      expect(named.length, `mode ${mode} names no setting`).toBeGreaterThan(0);
+      expect(code, `mode ${mode} is used by no command`).toMatch(new RegExp(`'${mode}'`));
+      for (const [k, d] of named) expect(() => refuseIn(mode, { [k]: 'x' })).toThrow(`${d.flag}: is not taken ${MODES[mode]}`);
+      // A setting the mode reads, or one not given (an unset switch, an empty list), passes.
+      const read = DECLS.filter(([, d]) => !d.notIn?.includes(mode)).map(([k]) => [k, 'x']);
+      expect(() => refuseIn(mode, Object.fromEntries(read))).not.toThrow();
+      expect(() => refuseIn(mode, Object.fromEntries(named.map(([k]) => [k, k === 'secret' || k === 'release' ? [] : false])))).not.toThrow();
+    }
+    // The commands list no flags by hand: every refusal of a flag not read is a mode's or a guarantee's.
+    expect(code.match(/refuseUnused\(\s*\[\s*\[/g) ?? []).toEqual([]);
+  });
+
+  it('a flag a mode does not read exits 2 naming it and the reason, never ignored', async () => {
+    const seattle = [
+      '--data',
+      'test/fixtures/weather/seattle-weather.csv.gz',
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--window',
+      'month',
+      '--query',
+      'count:rain',
+    ];
+    for (const [args, flag, mode] of [
+      [['calibrate', ...seattle, '--fit', 'gaussian'], '--fit', 'window'],
+      [['audit', ...seattle, '--scale', '2', '--guarantee', 'renyi'], '--guarantee', 'window'],
+      [['calibrate', '--spec', 'examples/spec.json', '--given', 'sex'], '--given', 'spec'],
+      [['calibrate', '--scenario', 'heart', '--spec-out', join(tmpdir(), 'never.json')], '--spec-out', 'scenario'],
+    ] as [string[], string, Mode][]) {
+      const r = await runInProcess(...args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`error: ${flag}: is not taken ${MODES[mode]}\n`);
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { InputError, NumericalError, unknownName } from '../errors.js';
 import { decimalValue } from '../numerics/float.js';
 import { numberText } from '../numerics/decimal.js';
 import { BUILTIN_IDS } from '../scenarios/builtin.js';
-import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseUnused, checkColumnNames, settingOption } from './flags.js';
+import { asFlagError, collect, fromSetting, gridSetting, parseCost, parseDelta, refuseIn, checkColumnNames, settingOption } from './flags.js';
 import { toStatistic } from '../api/statisticLaws.js';
 import { ACCOUNT_ORDERS, settingDefault, settingText } from '../settings.js';
 import { jsonAlpha, jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
@@ -219,25 +219,8 @@ const errorBarText = (mechanism: Mechanism, scale: number) =>
  * `--group-by`, every group's value at it), next to its budget. Nothing is recorded.
  */
 async function accountStatisticWhatIf(o: AccountOptions): Promise<void> {
-  refuseUnused(
-    [
-      ['--alpha', o.alpha],
-      ['--epsilon', o.epsilon],
-      ['--delta', o.delta],
-    ],
-    'with a source ledger (its budget and recorded releases apply)',
-  );
-  refuseUnused(
-    [
-      ['--window', o.window],
-      ['--next-columns', o.nextColumns],
-      ['--spec-out', o.specOut],
-      ['--spec', o.spec],
-      ['--scenario', o.scenario],
-      ['--start', o.start],
-    ],
-    'with typed releases of a statistic on a source ledger (a what-if on its table: nothing is written)',
-  );
+  refuseIn('sourceLedgerBudget', o);
+  refuseIn('sourceWhatIf', o);
   const typed = (o.release ?? []).map(parseRelease).map((r) => {
     if (r.columns || r.coordinates)
       throw new InputError(
@@ -314,15 +297,8 @@ function whatIfText(
 
 /** A source ledger's budget and recorded releases apply: a budget or a typed release beside it is refused. */
 function refuseBesideSourceLedger(o: AccountOptions): void {
-  refuseUnused(
-    [
-      ['--alpha', o.alpha],
-      ['--epsilon', o.epsilon],
-      ['--delta', o.delta],
-      ['--release', o.release?.length ? o.release : undefined],
-    ],
-    'with a source ledger (its budget and recorded releases apply)',
-  );
+  refuseIn('sourceLedgerBudget', o);
+  refuseIn('sourceLedgerRecorded', o);
 }
 
 /** `account --ledger L --data T --secret-column S` on a source ledger: the recorded statistics' joint level per α. */
@@ -424,7 +400,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query === undefined) return accountSourceLedger(o);
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');
   // ε is the budget of the next release; the joint level of past releases needs none.
-  if (o.next === undefined) refuseUnused([['--epsilon', o.epsilon]], 'without --next (account reports the joint level; ε is the budget --next must keep)');
+  if (o.next === undefined) refuseIn('noNext', o);
   const {
     scenario: loaded,
     d,
@@ -446,14 +422,7 @@ async function runAccount(o: AccountOptions): Promise<void> {
   const alphas = o.alpha ? parseGrid(o.alpha, 'alpha', true) : ledger ? [...ledger.budget.alphas] : [...ACCOUNT_ORDERS];
   if (ledger && o.next !== undefined) {
     // The ledger's budget is the one a next release must keep: its orders, ε and δ are not re-typed.
-    refuseUnused(
-      [
-        ['--alpha', o.alpha],
-        ['--epsilon', o.epsilon],
-        ['--delta', o.delta],
-      ],
-      "with --ledger and --next (the ledger's budget applies)",
-    );
+    refuseIn('ledgerNext', o);
     return runLedgerNext(o, loaded, ledger.groups, releases, ledger.budget);
   }
   const recordedWeights = ledger?.groups.find((g) => g.coordinateScales)?.coordinateScales;

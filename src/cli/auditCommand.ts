@@ -1,6 +1,6 @@
 import { inRange, settingDefault } from '../settings.js';
 import type { Command } from 'commander';
-import { asFlagError, gridSetting, numberSetting, parseCost, parseDelta, parseGuarantee, refuseUnused, settingOption } from './flags.js';
+import { asFlagError, gridSetting, numberSetting, parseCost, parseDelta, parseGuarantee, refuseIn, settingOption } from './flags.js';
 import { defaultMechanism, MECHANISMS } from '../calibrate/calibrate.js';
 import { InputError } from '../errors.js';
 import { decimal } from './numbers.js';
@@ -44,14 +44,7 @@ interface AuditOptions extends CalibrateOptions {
 async function runAudit(o: AuditOptions): Promise<void> {
   parseGuarantee(o.guarantee);
   if (await givesWindows(o)) return (await import('./windowCommand.js')).auditWindowsCli(o);
-  if (!o.empirical)
-    refuseUnused(
-      [
-        ['--samples', o.samples],
-        ['--level', o.level],
-      ],
-      'without --empirical (the sampling test they set)',
-    );
+  if (!o.empirical) refuseIn('noEmpirical', o);
   if (o.guarantee === 'mi') {
     if (!o.empirical) throw new InputError('takes --empirical here (the sliced-MI test); the certified MI rows are printed with every audit', '--guarantee');
     return (await import('./projectionCommand.js')).auditSlicedCli(o);

@@ -4,6 +4,8 @@ import {
   settingText,
   type Guarantee,
   inRange,
+  MODES,
+  type Mode,
   perGuarantee,
   settingDefault,
   SETTINGS,
@@ -125,10 +127,26 @@ export function asFlagError(e: unknown): unknown {
 /**
  * Refuses options a command or guarantee does not take, never ignoring them: each entry is a
  * flag with its given value (undefined = absent) and `why` says what does take it.
- * @example refuseUnused([['--alpha', o.alpha]], 'with --guarantee mi (the guarantee has no Rényi order)')
+ * @example refuseUnused(notTakenBy('mi', o), 'with --guarantee mi (the guarantee has no Rényi order)')
  */
 export function refuseUnused(given: readonly (readonly [string, unknown])[], why: string): void {
   for (const [flag, value] of given) if (value !== undefined && value !== false) throw new InputError(`is not taken ${why}`, flag);
+}
+
+/** A value given on the command line: an absent flag is undefined, an unset switch false, an uncollected list empty. */
+const isGiven = (v: unknown) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+
+/**
+ * Refuses every flag the settings' declarations say `mode` does not read (`notIn`), with the mode's
+ * reason; `also` adds flags refused for that same reason (a guarantee's, `notTakenBy`).
+ * @example refuseIn('sequence', { given: 'sex' }) // throws: --given is not taken with --sequence (…)
+ */
+export function refuseIn(mode: Mode, o: object, also: readonly (readonly [string, unknown])[] = []): void {
+  const options = o as Record<string, unknown>;
+  const own = (Object.keys(SETTINGS) as SettingName[])
+    .filter((k) => (SETTINGS[k] as SettingDecl).notIn?.includes(mode))
+    .map((k) => [SETTINGS[k].flag, isGiven(options[k]) ? options[k] : undefined] as const);
+  refuseUnused([...also, ...own], MODES[mode]);
 }
 
 /** The settings `guarantee` does not take (their declarations' `guarantees`). */

@@ -16,7 +16,7 @@ import { InputError, unknownName } from '../errors.js';
 import { SOURCE_METHOD_NAMES } from '../distribution/scenario.js';
 import { decimal } from './numbers.js';
 import { decimalValue } from '../numerics/float.js';
-import { asFlagError, collect, gridSetting, numberSetting, parseCost, refuseUnused, checkColumnNames, settingOption, fromSetting } from './flags.js';
+import { asFlagError, collect, gridSetting, numberSetting, parseCost, refuseIn, checkColumnNames, settingOption, fromSetting } from './flags.js';
 import { defaultThreads } from '../calibrate/pool.js';
 import { BUILTIN_IDS, builtinScenario } from '../scenarios/builtin.js';
 import { uciScenario } from '../uci/files.js';
@@ -185,15 +185,7 @@ function chainFlagError(e: unknown): unknown {
 async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
   if (!o.orderBy) throw new InputError('is required with --sequence (the column giving the order of the steps)', '--order-by');
   if (!o.query) throw new InputError('is required with --sequence: count:STATE, sum:STATE=V,… or histogram', '--query');
-  refuseUnused(
-    [
-      ['--secret-column', o.secretColumn],
-      ['--secret', o.secret?.length ? o.secret : undefined],
-      ['--given', o.given],
-      ['--values', o.values],
-    ],
-    'with --sequence (the secrets are X_i = a for every time i and state a)',
-  );
+  refuseIn('sequence', o);
   if (o.specOut) checkOutput(o.specOut, '--spec-out', [{ path: o.data!, flag: '--data' }], [{ path: o.out, flag: '--out' }]);
   const [{ t, length, markov, model }, { markovScenario }] = await Promise.all([sequenceModel(o), import('../markov/source.js')]);
   const chains = markov.chains;
@@ -229,7 +221,7 @@ export function checkGroupPrivate(o: CalibrateOptions & { leaveOutGroups?: boole
   if (!o.groupPrivate) return;
   if (!statistic || o.groupBy === undefined)
     throw new InputError('goes with a statistic of a table (--query sum:|mean:|count|share:) and its --group-by column', '--group-private');
-  refuseUnused([['--given', o.given]], 'with --group-private: the groups are given by --group-by');
+  refuseIn('groupPrivate', o);
 }
 
 /** `--query` as a statistic of the table (`sum:COL`, `mean:COL`, `count[:P]`, `share[:P]`), or null for a column. */
@@ -262,13 +254,7 @@ async function loadStatisticLaws(o: CalibrateOptions, s: Statistic, taken: boole
       "a statistic (sum:, mean:, count, share:) is taken by calibrate, release, audit and a source ledger's account --next; a source ledger is opened on the table and secret alone (ledger init --data … --secret-column …, no --query) and takes each statistic as it is released (release … --ledger L)",
       '--query',
     );
-  refuseUnused(
-    [
-      ['--group-by', o.groupBy],
-      ['--given', o.given],
-    ],
-    'here: per-group statistics are calibrated and released by calibrate and release',
-  );
+  refuseIn('statisticOneScale', o);
   const t = await loadStatistic(o, s);
   const g = t.groups[0];
   return { scenario: g.scenario, d: {}, statistic: { label: t.label, units: g.units, divisor: g.divisor } };
@@ -316,7 +302,7 @@ export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStat
   // A statistic's laws are finite (the spec loader checks it).
   if (!defaults.statistic || spec.kind !== 'finite') return null;
   const scenario = spec.scenario;
-  refuseUnused([...tableOnly(o), ['--spec-out', o.specOut]], 'with --spec: it reads a table (--data)');
+  refuseIn('spec', o, tableOnly(o));
   const { units, ...statistic } = defaults.statistic;
   layoutNames(scenario);
   const group = { group: '', scenario, total: Number.NaN, units, divisor: divisorOf(statistic, units) };
@@ -338,7 +324,7 @@ export async function specStatistic(o: CalibrateOptions): Promise<{ t: TableStat
 
 /** The table's statistic per private group (`--group-private`): one vector law for the groups. */
 export async function loadPrivateGroups(o: CalibrateOptions, s: Statistic): Promise<PrivateGroups> {
-  refuseUnused([['--spec-out', o.specOut]], 'with --group-private yet');
+  refuseIn('groupPrivateYet', o);
   // The vector of private groups is a joint law: its class is a source ledger's (bootstrap draws shared by every coordinate).
   sourceClass(o, '--group-private');
   const args = statisticArgs(o, s);
@@ -364,17 +350,8 @@ async function inLedger(o: CalibrateOptions, e: unknown): Promise<unknown> {
 
 /** What every statistic's law source reads from the options, after refusing what a statistic does not take. */
 function statisticArgs(o: CalibrateOptions, s: Statistic) {
-  refuseUnused(
-    [
-      ['--given', o.groupBy !== undefined ? o.given : undefined],
-      ['--fit', o.fit],
-      ['--coordinate-scales', o.coordinateScales],
-      ['--order-by', o.orderBy],
-      ['--length', o.length],
-      ['--projection', o.projection],
-    ],
-    'with a statistic query (sum:, mean:, count, share:); --group-by names its public groups',
-  );
+  if (o.groupBy !== undefined) refuseIn('statisticGroups', o);
+  refuseIn('statistic', o);
   refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
   const lattice = (o.mechanism ?? '').split(',').find((m) => Object.hasOwn(REGISTRY, m.trim()) && mechanismDef(m.trim()).composes === 'lattice');
   if (lattice && perUnit(s))
@@ -399,17 +376,7 @@ function statisticArgs(o: CalibrateOptions, s: Statistic) {
  * and every release of a statistic into it): the table, the secret, the unit.
  */
 export function statisticsSourceOf(o: CalibrateOptions): StatisticsSource {
-  refuseUnused(
-    [
-      ['--given', o.given],
-      ['--fit', o.fit],
-      ['--order-by', o.orderBy],
-      ['--projection', o.projection],
-      ['--contamination', o.contamination],
-      ['--domain', o.domain],
-    ],
-    'with a source ledger yet: its statistics are accounted under the empirical laws of the table (or a --prior bootstrap:N class), groups given by --group-by',
-  );
+  refuseIn('sourceLedger', o);
   const prior = sourceClass(o);
   if (o.data === undefined) throw new InputError('is required: the table whose statistics the ledger accounts', '--data');
   // Without its secret the source is another one: say which flag is missing, not that the ledger differs.
@@ -535,7 +502,7 @@ function refuseBesideWindowSpec(o: WindowOptions): void {
       `give one of --spec, --scenario, --data (got --spec and ${o.data !== undefined ? '--data' : '--scenario'})`,
       o.data !== undefined ? '--data' : '--scenario',
     );
-  refuseUnused([...tableOnly(o), ['--spec-out', o.specOut]], "with a spec's windows: the spec gives the chain class, the secret pairs and the windows");
+  refuseIn('windowSpecFile', o, tableOnly(o));
 }
 
 /** Whether `--spec` names a spec with windows (an unreadable one is not: its own path reports it). */
@@ -571,7 +538,7 @@ export async function loadWindows(o: WindowOptions, ledger?: string): Promise<Lo
     const w = await specWindows(o.spec);
     if (!w) throw new InputError('gives no windows: its markov query needs "windows" or "windowLength"', 'spec');
     refuseBesideWindowSpec(o);
-    refuseUnused([['--start', o.start]], "with a spec's windows: the spec gives the windows");
+    refuseIn('windowSpec', o);
     return { model: w.scenario.model, lengths: [...w.scenario.lengths], labels: [...w.scenario.labels], d: w.d, scenario: w.scenario };
   }
   const t = await tableWindows(o, ledger);
@@ -711,9 +678,8 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
   if (given.length > 1) throw new InputError(`give one of --spec, --scenario, --data (got ${given.join(' and ')})`, String(given[1]));
   if (given.length === 0) throw new InputError(`give --spec FILE, --scenario NAME (${BUILTIN_IDS.join(', ')}) or --data FILE --query COL`, '--spec');
   if (!o.data) {
-    refuseUnused([['--spec-out', o.specOut]], `with ${given[0]}: a spec is written from a table (--data)`);
     // A table's options would silently change nothing (a prior class asked for and not applied: less noise than meant).
-    refuseUnused(tableOnly(o), `with ${given[0]}: it reads a table (--data)`);
+    refuseIn(o.spec ? 'spec' : 'scenario', o, tableOnly(o));
   }
   if (o.spec) {
     // The spec loader (with the chain models a spec may hold) is read only when a spec is given.
@@ -731,14 +697,7 @@ async function loadFinite(o: CalibrateOptions, gaussian: boolean, vector = false
     return { scenario: uciScenario(o.scenario, dir ?? undefined), d: {} };
   }
   if (o.sequence !== undefined) return loadSequence(o);
-  refuseUnused(
-    [
-      ['--order-by', o.orderBy],
-      ['--group-by', o.groupBy],
-      ['--length', o.length],
-    ],
-    'without --sequence',
-  );
+  refuseIn('column', o);
   if (!o.query) throw new InputError('is required with --data (the numeric column to release)', '--query');
   if (o.given !== undefined && o.given === o.secretColumn)
     throw new InputError(`names the secret column '${o.given}'; --given names a public column whose value the adversary knows`, '--given');
@@ -801,14 +760,7 @@ const tableOnly = (o: SourceOptions): [string, unknown][] =>
 export function tableSourceOf(o: SourceOptions): TableSource {
   const kind = sourceKind(o.data!);
   // A file is one table: a table name or a query belongs to a database.
-  if (kind !== 'postgres')
-    refuseUnused(
-      [
-        ['--table', o.table],
-        ['--sql', o.sql],
-      ],
-      'with a file: it names a table or query of a postgres:// database',
-    );
+  if (kind !== 'postgres') refuseIn('fileTable', o);
   return {
     kind,
     location: o.data!,

@@ -4,7 +4,7 @@ import type { ReleaseGroup } from '../account/budget.js';
 import { InputError } from '../errors.js';
 import type { LedgerRefusal, LedgerReport } from '../ledger/ledger.js';
 import { setCommandExit, EXIT } from './exitCode.js';
-import { asFlagError, parseDelta, refuseUnused, settingOption } from './flags.js';
+import { asFlagError, parseDelta, refuseIn, settingOption } from './flags.js';
 import { jsonNumber, naiveText, numUp, table, jsonText } from './format.js';
 import { parseGrid } from './grid.js';
 import { byLaw } from '../distribution/lawKind.js';
@@ -146,7 +146,7 @@ const opensSource = (o: LedgerOptions) => o.data !== undefined && o.query === un
 /** `ledger init --data T --secret-column S [--unit U]`: a source ledger, bound to the table's rows, the secret and the unit. */
 async function initSource(o: LedgerOptions & { json?: boolean }, store: Awaited<ReturnType<typeof storeOf>>, budget: Budget): Promise<void> {
   const { sourceIdentity, checkStatisticsSource } = await import('../api/sourceLedger.js');
-  refuseUnused([['--group-by', o.groupBy]], 'at ledger init: each release names its own groups (release … --group-by G --ledger L)');
+  refuseIn('ledgerInit', o);
   const src = statisticsSourceOf(o);
   await flagged(() => checkStatisticsSource(src));
   const { identity, name, rows } = await flagged(() => sourceIdentity(src));

@@ -10,7 +10,7 @@ const PROJECTION = FAMILY_OF.projection;
 import type { Projection, ProjectionCalibration } from '../mi/projection.js';
 import type { PointLaw } from '../distribution/points.js';
 import { lawDimension, type AnyScenario } from '../distribution/lawKind.js';
-import { asFlagError, gridSetting, notTakenBy, numberSetting, parseConfidence, refuseUnused } from './flags.js';
+import { asFlagError, gridSetting, notTakenBy, numberSetting, parseConfidence, refuseIn } from './flags.js';
 import { jsonNumber, numDown, numUp, jsonText } from './format.js';
 import { loadScenario, parseCoordinateScales, type CalibrateOptions } from './input.js';
 import { checkMiApplicable } from '../distribution/scenario.js';
@@ -29,8 +29,7 @@ type Laws = Scenario<Discrete | PointLaw>;
 
 /** The scenario, its dimension and the projection, with every flag the mechanism does not take refused. */
 async function load(o: ProjectionOptions): Promise<{ scenario: Laws; A: Projection; d: number; defaults: { epsilon?: number; releases?: number } }> {
-  const not = 'with --projection (a Gaussian projection for ε-MI Pufferfish: no Rényi order, method, δ, contamination or coordinate scales)';
-  refuseUnused([...notTakenBy('mi', o), ['--method', o.method], ['--coordinate-scales', o.coordinateScales]], not);
+  refuseIn('projection', o, notTakenBy('mi', o));
   if (o.mechanism !== undefined && o.mechanism !== PROJECTION) throw new InputError('the projection mechanism adds Gaussian noise N(0, σ²I_k)', '--mechanism');
   const { scenario, d } = await loadScenario(o, { vector: true });
   const dim = lawDimension(scenario);
@@ -172,10 +171,7 @@ export async function auditProjectionCli(o: ProjectionOptions): Promise<void> {
  */
 export async function calibrateMeanCli(o: ProjectionOptions & { targetMse?: string }): Promise<void> {
   if (!o.data) throw new InputError('mean:COL is a query of a table: give --data', '--query');
-  refuseUnused(
-    [...notTakenBy('mi', o), ['--method', o.method], ['--given', o.given], ['--projection', o.projection]],
-    'with a mean query (Gaussian noise for ε-MI Pufferfish on the mean of i.i.d. rows)',
-  );
+  refuseIn('miMean', o, notTakenBy('mi', o));
   if (o.mechanism !== undefined && o.mechanism !== PROJECTION) throw new InputError('a private mean adds Gaussian noise', '--mechanism');
   const columns = o.query!.slice('mean:'.length);
   if (columns.trim() === '') throw new InputError('names no column: mean:COL[,COL…]', '--query');
@@ -220,7 +216,7 @@ export async function auditSlicedCli(o: ProjectionOptions & { samples?: string; 
   if (o.scale === undefined) throw new InputError('is required (the noise scale of the releases to test)', '--scale');
   const scale = decimal(o.scale, '--scale');
   checkSetting('scale', scale, '--scale', `'${o.scale}'`);
-  refuseUnused([...notTakenBy('mi', o), ['--releases', o.releases]], 'with --guarantee mi --empirical (it tests one release against an MI budget)');
+  refuseIn('miEmpirical', o, notTakenBy('mi', o));
   const samples = numberSetting('samples', o.samples, undefined, 'mi');
   const level = numberSetting('level', o.level, undefined, 'mi');
   const { scenario, d: defaults } = await loadScenario(o, { vector: true });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { fromSetting, ledgerScale, numberSetting, parseConfidence, parseDelta, refuseUnused, settingOption } from './flags.js';
+import { fromSetting, ledgerScale, numberSetting, parseConfidence, parseDelta, refuseIn, settingOption } from './flags.js';
 import { settingDefault } from '../settings.js';
 import { MECHANISMS } from '../calibrate/calibrate.js';
 import { costs } from '../conditions/costs.js';
@@ -166,7 +166,7 @@ async function runRelease(o: ReleaseOptions): Promise<void> {
   if (o.value === undefined && o.data !== undefined && o.query !== undefined && /^\s*[A-Za-z_]\w*\s*:/.test(o.query))
     throw new InputError(`'${o.query}' is not a statistic: ${STATISTICS} (a column is released with --out FILE)`, '--query');
   if (o.value === undefined) throw new InputError('is required (the true value to privatize), or --data … --out FILE for a whole column', '--value');
-  refuseUnused([['--keep', o.keep]], 'with --value: it names columns the privatized table (--out) carries');
+  refuseIn('typedValue', o);
   if (o.perRelease && o.count === undefined) throw new InputError('goes with --count N (N releases, each calibrated alone)', '--per-release');
   const asked = o.count === undefined ? undefined : numberSetting('count', o.count);
   const truncate = parseTruncate(o.truncate);
@@ -343,7 +343,7 @@ async function runReleaseTable(o: ReleaseOptions): Promise<void> {
   if (o.sequence !== undefined) return runReleaseSequences(o);
   if (!o.data || !o.query) throw new InputError('needs --data FILE --query COL (the column to privatize)', '--out');
   if (o.value !== undefined) throw new InputError('give --value or --out, not both', '--out');
-  refuseUnused([['--per-release', o.perRelease]], 'with --out: each row gets one release');
+  refuseIn('tableOut', o);
   await ledgerRefusals(o);
   const { scenario, grid, d } = await plan(o, { gaussian: true });
   await checkLedgerFirst(o, scenario);

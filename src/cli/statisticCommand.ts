@@ -15,7 +15,7 @@ import {
 } from '../api/statistic.js';
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
-import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseIn } from './flags.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
 import { ledgerLaws, loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { LedgerRefusal } from '../ledger/ledger.js';
@@ -283,21 +283,8 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
 
 /** What a statistic's release does not take (a spec's statistic takes its value typed). */
 function refuseForStatistic(o: StatisticOptions, fromSpec: boolean): void {
-  refuseUnused(
-    [...(fromSpec ? [] : ([['--value', o.value]] as const)), ['--out', o.out], ['--keep', o.keep]],
-    fromSpec
-      ? "with a spec's statistic: --value is the statistic, computed by you"
-      : 'with a statistic query: the tool computes the statistic from --data and releases it',
-  );
-  refuseUnused(
-    [
-      ['--truncate', o.truncate],
-      ['--count', o.count],
-      ['--per-release', o.perRelease],
-      ['--releases', o.releases],
-    ],
-    'with a statistic query yet',
-  );
+  refuseIn(fromSpec ? 'specStatisticRelease' : 'statisticRelease', o);
+  refuseIn('statisticReleaseYet', o);
 }
 
 /** The ledger entry of a statistic's release: a source ledger's (every group), a spec's laws ledger's, or none. */

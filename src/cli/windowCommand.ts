@@ -10,7 +10,7 @@ import { windowGuarantee } from '../release/windows.js';
 import { auditWindows } from '../audit/windows.js';
 import { type MarkovModel, neverPossibleNote } from '../markov/chain.js';
 import { calendarUnit } from '../markov/calendar.js';
-import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseUnused } from './flags.js';
+import { asFlagError, gridSetting, parseConfidence, parseDelta, refuseIn } from './flags.js';
 import { barDigits, decimalUp, jsonNumber, jsonText, numUp } from './format.js';
 import { EXIT, setCommandExit } from './exitCode.js';
 import { parseNames } from './grid.js';
@@ -25,21 +25,8 @@ import { halfWidthAt } from './calibration.js';
 
 /** `calibrate … --sequence … --window …`: each method × α × ε, the noise each window gets. */
 export async function calibrateWindowsCli(o: WindowOptions): Promise<void> {
-  refuseUnused(
-    [
-      ['--releases', o.releases],
-      ['--contamination', o.contamination],
-      ['--fit', o.fit],
-      ['--coordinate-scales', o.coordinateScales],
-      ['--guarantee', o.guarantee],
-      ['--cost', o.cost],
-    ],
-    'with --window yet (window counts are calibrated for Rényi and ε-Pufferfish targets, with the default cost)',
-  );
-  refuseUnused(
-    [['--spec-out', o.specOut]],
-    'with --window yet: write the chain\'s spec without --window, then give its query "windows" (lengths) or "windowLength"',
-  );
+  refuseIn('window', o);
+  refuseIn('windowSpecOut', o);
   const confidence = parseConfidence(o.confidence);
   const { model, lengths, d } = await loadWindows(o);
   const released = o.windowsReleased === undefined ? lengths.length : wholeNumber(o.windowsReleased, '--windows-released', 1, lengths.length);
@@ -133,23 +120,8 @@ function one<T>(values: readonly T[], flag: string): T {
 export async function releaseWindowsCli(
   o: WindowOptions & { value?: string; out?: string; ledger?: string; truncate?: string; count?: string; scale?: string; allowNoNoise?: boolean },
 ): Promise<void> {
-  refuseUnused(
-    [
-      ['--value', o.value],
-      ['--out', o.out],
-    ],
-    "with --window: the tool computes each window's count from --data",
-  );
-  refuseUnused(
-    [
-      ['--truncate', o.truncate],
-      ['--count', o.count],
-      ['--releases', o.releases],
-      ['--contamination', o.contamination],
-      ['--cost', o.cost],
-    ],
-    'with --window yet',
-  );
+  refuseIn('windowRelease', o);
+  refuseIn('window', o);
   // A release reads one series' counts: the table's independent sequences would be pooled.
   if (o.groupBy !== undefined)
     throw new InputError(
@@ -171,7 +143,7 @@ export async function releaseWindowsCli(
     ...(targetDelta !== undefined ? { delta: targetDelta, ...(o.alpha ? { alphas: gridSetting('alpha', o.alpha, w.d.alpha) } : {}) } : {}),
   };
   if (o.ledger !== undefined) {
-    refuseUnused([['--delta', o.delta]], "with --ledger: the ledger's budget applies");
+    refuseIn('windowLedger', o);
     return releaseNextWindow(o as WindowOptions & { ledger: string; scale?: string }, w, s.mechanism, confidence);
   }
   if (o.scale !== undefined)
@@ -266,15 +238,7 @@ async function releaseNextWindow(
   mechanism: Mechanism,
   confidence: number,
 ): Promise<void> {
-  refuseUnused(
-    [
-      ['--windows-released', o.windowsReleased],
-      ['--alpha', o.alpha],
-      ['--epsilon', o.epsilon],
-      ['--method', o.method],
-    ],
-    "with --ledger: the ledger's budget applies, and it records which windows are out",
-  );
+  refuseIn('windowLedgerRecords', o);
   const table = w.table ?? noTable();
   const scenario = w.scenario;
   const { ledgerPast, ledgerEntry } = await import('./ledgerCommand.js');
@@ -338,16 +302,8 @@ async function releaseNextWindow(
  * most (docs/math.md §19). Exit 1 where an order is over ε.
  */
 export async function auditWindowsCli(o: WindowOptions & { scale?: string; empirical?: boolean }): Promise<void> {
-  refuseUnused(
-    [
-      ['--empirical', o.empirical ? true : undefined],
-      ['--delta', o.delta],
-      ['--releases', o.releases],
-      ['--contamination', o.contamination],
-      ['--cost', o.cost],
-    ],
-    'with --window yet (the audit bounds the window counts at Rényi orders)',
-  );
+  refuseIn('windowAudit', o);
+  refuseIn('window', o);
   if (o.scale === undefined) throw new InputError('is required (the noise scale of every window)', '--scale');
   const scale = decimalValue(o.scale);
   checkSetting('scale', scale, '--scale', `'${o.scale}'`);
