@@ -17,6 +17,10 @@ const HALF_WIDTH = 0.45;
 const MULTIPLES = [2, 3] as const;
 /** Times a panel may be halved. */
 const MAX_LEVEL = 8;
+/** Over an interval, the most times a panel is halved before the adaptive quadrature is cheaper. */
+const INTERVAL_MAX_LEVEL = 2;
+/** Over an interval, the most level-0 panels per atom before the adaptive quadrature is cheaper. */
+const INTERVAL_PANELS_PER_ATOM = 64;
 /** The most level-0 panels the rule lays in all (and no more than `gaussianWholeLine` allows). */
 const MAX_PANELS = 4_000_000;
 
@@ -50,14 +54,28 @@ const RULES = Array.from({ length: MAX_ORDER + 1 }, (_, n) => gaussLegendre(Math
  * halved, up to 8 times. Returns null when that is not enough, the certified quadrature error
  * misses rtol/2, the tail bound stays above rtol/2, or the domain would take more than 64 panels
  * per atom (atoms hundreds of σ apart): the adaptive quadrature handles those.
+ *
+ * With `interval` [LO, HI] (a truncated release, docs/math.md §5; α = 1: a mixture's mass in it) the
+ * domain is the whole line's cut to it, the tails bounded only where a cut-off, not an interval end,
+ * ends it. The panels then tile the domain exactly: their half-width is its length over 2N, and the
+ * panels' end, lo + 2N·h0 within 3u(hi − lo) of hi (h0 is rounded), is charged that length times
+ * a certified bound on the integrand within 2h of the panel's centre (it may lie past HI or short of it).
  */
-export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: number, rtol: number, both: boolean): OnePassIntegral[] | null {
+export function gaussianGridRule(
+  P: Mixture,
+  Q: Mixture,
+  alpha: number,
+  sigma: number,
+  rtol: number,
+  both: boolean,
+  interval?: readonly [number, number],
+): OnePassIntegral[] | null {
   const fs = both ? [renyiIntegrand(P, Q, alpha, sigma), renyiIntegrand(Q, P, alpha, sigma)] : [renyiIntegrand(P, Q, alpha, sigma)];
-  const first = grid(fs, P, Q, sigma, rtol, 0);
+  const first = grid(fs, P, Q, sigma, rtol, 0, interval);
   if (!first) return null;
   // When the tail bound is not negligible (small integrals, α < 1), cut off further out once.
   const share = Math.max(...first.map((r) => r.tailShare));
-  const out = share > rtol / 4 ? grid(fs, P, Q, sigma, rtol, Math.log(share / rtol) + 5) : first;
+  const out = share > rtol / 4 ? grid(fs, P, Q, sigma, rtol, Math.log(share / rtol) + 5, interval) : first;
   return out?.every((r) => r.tailShare <= rtol / 2) ? out : null;
 }
 
@@ -66,11 +84,29 @@ export function gaussianGridRule(P: Mixture, Q: Mixture, alpha: number, sigma: n
  * Kept whole (over 120 lines): a certified quadrature kernel, whose error bound is one argument over
  * the loop it bounds; split, the pieces would pass the partial sums and their bounds between them.
  */
-function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol: number, extraNats: number): OnePassIntegral[] | null {
+function grid(
+  fs: PowerIntegrand[],
+  P: Mixture,
+  Q: Mixture,
+  sigma: number,
+  rtol: number,
+  extraNats: number,
+  interval?: readonly [number, number],
+): OnePassIntegral[] | null {
   const F = fs.length;
-  const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats);
-  const h0 = HALF_WIDTH * unit;
-  const N = Math.max(1, Math.ceil((hi - lo) / (2 * h0)));
+  const { doms, lo, hi, unit, powers: powersPQ, maxPanels, pointErr } = gaussianWholeLine(fs, P, Q, sigma, extraNats, interval);
+  if (!(hi > lo)) return null;
+  const N = Math.max(1, Math.ceil((hi - lo) / (2 * HALF_WIDTH * unit)));
+  // Over an interval, atoms many σ apart (a truncated release's search halves the scale far down)
+  // are the adaptive quadrature's: it places its panels at the atoms, where these would tile the gaps.
+  if (interval && N > INTERVAL_PANELS_PER_ATOM * (P.x.length + Q.x.length)) return null;
+  // Over the whole line the last panel may reach past the cut-off (the tail bound covers it); over an
+  // interval it must end at the domain's end: narrower panels, at most the rule's own width.
+  const h0 = interval ? (hi - lo) / (2 * N) : HALF_WIDTH * unit;
+  // Log of the length by which the panels' end lo + 2N·h0 (exact) may miss hi: h0 is (hi − lo)/2N
+  // with two roundings, so 2N·h0 is within (2u + u²)(hi − lo) of hi − lo (interval only).
+  const logEndSlack = interval ? Math.log(3 * U * (hi - lo)) : -Infinity;
+  const lastSup = new Float64Array(F).fill(-Infinity);
   // Grid indices reach 2N·2^MAX_LEVEL + 4 at the finest level: they must stay exact integers.
   if (N * 2 ** (MAX_LEVEL + 2) + 8 > 2 ** 53) return null;
   // The middles of wide gaps (atoms many σ apart) are bounded in closed form and take no panel. That
@@ -93,7 +129,9 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   let samples = 0;
   for (let L = 0; level.length > 0; L++) {
     // Halving past the budget of level-0 panels (a few unresolved panels near distant atoms) is the adaptive quadrature's work.
-    if (L > MAX_LEVEL || samples > 4 * Math.min(MAX_PANELS, maxPanels)) return null;
+    // Over an interval a few halvings: where more are needed (the redrawn law's far atoms, weighted up
+    // by their tiny chances of landing in it, dominate its ends) the adaptive quadrature is cheaper.
+    if (L > (interval ? INTERVAL_MAX_LEVEL : MAX_LEVEL) || samples > 4 * Math.min(MAX_PANELS, maxPanels)) return null;
     const h = h0 / 2 ** L;
     // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
     const idx: number[] = [];
@@ -116,12 +154,14 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     }
     if (L === 0) {
       // A rough estimate of each integral (trapezoid on the level-0 grid) sets the panels' error budgets.
+      // Over an interval only the grid points inside it: the integrand may be largest just outside.
+      const inside = (p: number) => !interval || (idx[p] >= 0 && idx[p] <= 2 * N);
       for (let k = 0; k < F; k++) {
         const v = lf[k];
-        const mx = maxOf(v);
+        const mx = interval ? maxOf(v.filter((_, p) => inside(p))) : maxOf(v);
         if (mx === -Infinity) return null;
         let sum = 0;
-        for (let p = 0; p < v.length; p++) sum += Math.exp(v[p] - mx);
+        for (let p = 0; p < v.length; p++) if (inside(p)) sum += Math.exp(v[p] - mx);
         logMean[k] = mx + Math.log((sum * h) / active); // ≈ Î/N
       }
     }
@@ -142,6 +182,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
     for (const i of level) {
       while (idx[c] !== 2 * i + 1) c++; // the centre's position in idx (both increase)
       const e = Math.max(err[c - 3], err[c - 2], err[c - 1], err[c], err[c + 1], err[c + 2], err[c + 3]);
+      // log sup f within 2h of the last level-0 panel's centre (its end's slack lies there), over an interval.
+      if (interval && L === 0 && i === N - 1) for (let k = 0; k < F; k++) lastSup[k] = gaussianBoxBound(powersPQ[k], sigma, 2 * h, 0, at, c - 2, c, c + 2, e);
       let need = 0;
       for (let k = 0; k < F && need <= MAX_ORDER; k++) {
         const v = lf[k];
@@ -183,6 +225,8 @@ function grid(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, rtol:
   quiet.forEach((q, j) => {
     if (skip[j][1] >= skip[j][0]) for (let k = 0; k < F; k++) add(k, q.logBound[k], 0, 1, 0);
   });
+  // The end's slack: its length times sup f around the last panel.
+  if (interval) for (let k = 0; k < F; k++) add(k, lastSup[k] + logEndSlack, 0, 1, 0);
   // Nodes level by level (each level's panels are in increasing order, so its nodes are sorted).
   let count = 0,
     panels = 0;

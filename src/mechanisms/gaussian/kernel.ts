@@ -87,8 +87,12 @@ export const gaussianKernel: NoiseKernel = {
   // The trapezoidal rule where a strip free of zeros is tall enough, else the grid rule. On small
   // supports the grid rule alone: there both are fast, and the trapezoid often declines (atoms
   // further apart than σ; on the Figure 1 grid a quarter of the calls), costing its samples.
-  renyiOnePass: (P, Q, alpha, s, rtol, both) =>
-    (trapezoidMayCertify(P, Q, alpha, s) ? gaussianTrapezoidRule(P, Q, alpha, s, rtol, both) : null) ?? gaussianGridRule(P, Q, alpha, s, rtol, both),
+  // Over an interval (a truncated release) the grid rule alone: the trapezoid's error bound is the whole line's.
+  renyiOnePass: (P, Q, alpha, s, rtol, both, _quick, interval) =>
+    interval
+      ? gaussianGridRule(P, Q, alpha, s, rtol, both, interval)
+      : ((trapezoidMayCertify(P, Q, alpha, s) ? gaussianTrapezoidRule(P, Q, alpha, s, rtol, both) : null) ?? gaussianGridRule(P, Q, alpha, s, rtol, both)),
+  onePassIntervals: true,
   // The integrand has no kinks: breakpoints are thinned to at least 4σ apart (dense atoms share panels).
   panelEnds: (pts, s) => {
     if (pts.length === 0) return pts;

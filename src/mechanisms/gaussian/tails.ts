@@ -43,13 +43,13 @@ export function gaussianDomain(f: Integrand, { z0, zN, LO, HI, scale: s, extraNa
 const PANELS_PER_ATOM = 64;
 
 /**
- * What the whole-line Gaussian rules share: each integrand's domain (with its own tails), the union
+ * What the whole-line Gaussian rules share (or, with `interval`, the rules over it): each integrand's domain (with its own tails), the union
  * [lo, hi] they cover, its natural unit σ/√α′ (α′ = max(1, α − ½): the width of the integrand's
  * peak), each integrand's powers in the order [P, Q] (typed, so integer and fractional α compile to
  * one shape), the most panels a rule may lay, and how far a computed grid point lo + j·h may sit
  * from the real one (4u(|y| + |lo| + |j|·h)).
  */
-export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number) {
+export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, sigma: number, extraNats: number, interval?: readonly [number, number]) {
   const z0 = Math.min(P.x[0], Q.x[0]),
     zN = Math.max(P.x[P.x.length - 1], Q.x[Q.x.length - 1]);
   // Built by push, not map: an array from map may come out packed or holey by how map ran, and the
@@ -57,7 +57,7 @@ export function gaussianWholeLine(fs: PowerIntegrand[], P: Mixture, Q: Mixture, 
   const doms: ReturnType<typeof gaussianDomain>[] = [];
   const powers: Float64Array[] = [];
   for (const f of fs) {
-    doms.push(gaussianDomain(f, { z0, zN, LO: -Infinity, HI: Infinity, scale: sigma, extraNats }));
+    doms.push(gaussianDomain(f, { z0, zN, LO: interval?.[0] ?? -Infinity, HI: interval?.[1] ?? Infinity, scale: sigma, extraNats }));
     powers.push(f.mixtures[0] === P ? Float64Array.of(f.powers[0], f.powers[1]) : Float64Array.of(f.powers[1], f.powers[0]));
   }
   let lo = Infinity,
