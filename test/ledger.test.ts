@@ -272,7 +272,7 @@ describe('release ledger (a DuckDB file)', () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const inst = await DuckDBInstance.create(L);
     const con = await inst.connect();
-    expect((await (await con.run("SELECT value FROM ledger_meta WHERE key = 'accountant'")).getRows())[0][0]).toBe('2');
+    expect((await (await con.run("SELECT value FROM ledger_meta WHERE key = 'accountant'")).getRows())[0][0]).toBe('3');
     // Format 2: a build that reads format 1 only refuses it by its format, not as a changed digest.
     expect((await (await con.run("SELECT value FROM ledger_meta WHERE key = 'format'")).getRows())[0][0]).toBe('2');
     await con.run('UPDATE ledger_releases SET scale = 100');

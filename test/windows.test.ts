@@ -902,6 +902,10 @@ describe('CLI: --window', () => {
     const fromSpec = await inProcess('calibrate', '--spec', file);
     expect(fromSpec.status, fromSpec.stderr).toBe(2);
     expect(fromSpec.stderr).toMatch(/^error: spec\.markov\.query\.sum: a window sum takes whole-number values per state .*'b' has 2\.5/);
+    // Group DP's account at α = ∞ reads no table of the values: the spec is taken there, as the table's query is.
+    const dp = await inProcess('account', '--spec', file, '--release', 'mechanism=laplace,scale=3', '--alpha', 'inf');
+    expect(dp.status, dp.stderr).toBe(0);
+    expect(dp.stdout).toMatch(/group DP/);
   });
   it("release computes each window's count in the engine and adds noise around it", async () => {
     const { gunzipSync } = await import('node:zlib');

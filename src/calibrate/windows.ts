@@ -56,9 +56,9 @@ export interface WindowResult {
 /**
  * The per-step contribution of a window query: 1 for the counted state, else 0; a sum's value of
  * each state, a whole number (the bounds walk the windows' whole-number differences, docs/math.md §19).
- * Refused naming `field`: the flag, or the spec's field that gave the query.
+ * Refused naming `field`: the spec's field that gave the query, else the flag.
  */
-export function windowContribution(model: MarkovModel, field = '--query'): number[] {
+export function windowContribution(model: MarkovModel, field = model.queryAt ? `${model.queryAt}.${model.query.kind}` : '--query'): number[] {
   const q = model.query;
   if (q.kind === 'count') return model.states.map((_, x) => (x === q.state ? 1 : 0));
   if (q.kind === 'sum') {

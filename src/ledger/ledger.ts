@@ -48,9 +48,10 @@ const metaDigest = (m: Omit<LedgerMeta, 'digest'>) =>
 
 /**
  * The joint accountant's version, kept in the ledgers it opens: 2 since exact accounting on ℝ²
- * (docs/math.md §12), whose levels can be below what version 1 recorded.
+ * (docs/math.md §12), whose levels can be below what version 1 recorded; 3 since window sums on
+ * their own grid (§19), whose boundary bounds' rounding allowance is smaller than version 2's.
  */
-const ACCOUNTANT = 2;
+const ACCOUNTANT = 3;
 
 /** The chain link of a row: its fields (not its status, which changes once) after the previous link. */
 const rowDigest = (prev: string, r: Omit<LedgerRow, 'digest' | 'status'>) =>

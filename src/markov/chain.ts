@@ -68,6 +68,8 @@ export interface MarkovModel {
   eigengap?: { gap: number; piMin: number };
   /** A count (or a sum of whole-number values) released per window (docs/math.md §19): the windows' lengths, tiling `length`. */
   windows?: number[];
+  /** Where a spec gave the query (`spec.markov.query`): a refusal of it names that field, not a flag. */
+  queryAt?: string;
 }
 
 /** Rows must sum to 1 within this (the spec is typed by people and rounded by machines). */
@@ -285,7 +287,16 @@ export function validateSpec(raw: unknown, path = 'markov'): MarkovModel {
   const length = checkLength(field(raw, 'length', path), `${path}.length`);
   const query = checkQuery(field(raw, 'query', path), stateIndex, `${path}.query`);
   const windows = windowsOfQuery(raw.query as Record<string, unknown>, length, `${path}.query`);
-  return { states, stateIndex, chains, length, query, lipschitz: lipschitzOf(query), ...(eigengap ? { eigengap } : {}), ...(windows ? { windows } : {}) };
+  return {
+    states,
+    stateIndex,
+    chains,
+    length,
+    query,
+    lipschitz: lipschitzOf(query),
+    ...(eigengap ? { eigengap } : {}),
+    ...(windows ? { windows } : {}),
+  };
 }
 
 /** A count or sum query's windows: `"windows": [L1, L2, …]` tiling the length, or `"windowLength": N` dividing it. */

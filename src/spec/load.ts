@@ -11,7 +11,6 @@ import { markovSpecSchema, specSchema, validate, type Spec } from './schema.js';
 import { validateSpec } from '../markov/chain.js';
 import { markovScenario } from '../markov/source.js';
 import { windowScenario, type WindowScenario } from '../markov/windowScenario.js';
-import { windowContribution } from '../calibrate/windows.js';
 import { checkMixture, type GaussianMixture, type GaussianScenario } from '../distribution/mixture.js';
 import { pointLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
@@ -164,11 +163,11 @@ function windowList(lengths: readonly number[]): string {
 function markovSpec(raw: object, prefix: string): AnySpec {
   const checked = validate(markovSpecSchema, raw);
   if (!checked.ok) throw schemaError(checked, prefix);
-  const model = validateSpec(checked.value.markov, `${prefix}.markov`);
+  // A refusal of its query (a window sum's values) names the spec's field.
+  const model = { ...validateSpec(checked.value.markov, `${prefix}.markov`), queryAt: `${prefix}.markov.query` };
   const defaults = defaultsOf(checked.value as unknown as Spec, prefix);
   if (model.windows) {
     refuseWindowKeys(checked.value as Record<string, unknown>, prefix);
-    windowContribution(model, `${prefix}.markov.query.${model.query.kind}`);
     return {
       kind: 'windows',
       // " per window over " names a series' windows (a ledger of them says what it assumes by it).
