@@ -114,78 +114,134 @@ export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: Ex
   const {
     mixtures: [P, Q],
     interval,
+    shift,
   } = centred([p, q], opts.interval);
   opts = { ...opts, interval };
   const certificate = 'bernstein-ellipse' as const;
   if (!opts.interval) {
     const logI = logIntegralRetry(P, Q, noise, alpha, opts);
     const value = logI.value / (alpha - 1);
-    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate };
+    return { ...bracketed(value, logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value)), nodes: logI.nodes, certificate };
   }
   // Truncated outputs p·1_I/P(I), q·1_I/Q(I) (Fu et al., docs/math.md §5):
   //   ∫_I (p/P_I)^α (q/Q_I)^{1−α} = P_I^{−α} Q_I^{α−1} ∫_I p^α q^{1−α}.
-  const mp = massIn(P, noise, opts.interval),
-    mq = massIn(Q, noise, opts.interval);
+  const mp = massIn(P, noise, opts.interval, shift, opts),
+    mq = massIn(Q, noise, opts.interval, shift, opts);
   // At α > 1 the truncated laws' D_α ≥ 0, so ∫_I p^α q^{1−α} ≥ P_I^α Q_I^{1−α}: a quick check's
   // negligible gaps are measured against that floor.
   const logFloor = alpha > 1 ? alpha * (mp.value - mp.error) + (1 - alpha) * (mq.value + mq.error) : undefined;
   const logI = logIntegralRetry(P, Q, noise, alpha, { ...opts, logFloor });
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
   const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
-  return { value, error, nodes: logI.nodes + ((mp as { nodes?: number }).nodes ?? 0) + ((mq as { nodes?: number }).nodes ?? 0), certificate };
+  return { ...bracketed(value, error), nodes: logI.nodes + ((mp as { nodes?: number }).nodes ?? 0) + ((mq as { nodes?: number }).nodes ?? 0), certificate };
 }
+
+/**
+ * A divergence without a certificate (infinite error) whose estimate is not finite either (the
+ * integral underflowed: log 0) is stated as 0 ± ∞, every D_α being ≥ 0: value ± error then brackets
+ * nothing, where −∞ + ∞ would be NaN and fail every comparison, an upper bound's included.
+ */
+const bracketed = (value: number, error: number): Bounded => (error < Infinity || Number.isFinite(value) ? { value, error } : { value: 0, error: Infinity });
 
 /** log of the probability a mixture's output lands in [lo, hi], with its error bound. */
 export function logMassIn(p: Law, noise: Noise, interval: [number, number]): Bounded {
+  if (!(noise.scale > 0)) throw new RangeError(`logMassIn: noise scale must be > 0, got ${noise.scale}`);
   const {
     mixtures: [P],
     interval: I,
+    shift,
   } = centred([p], interval);
-  return massIn(P, noise, I!);
+  return massIn(P, noise, I!, shift);
 }
 
 /**
  * A mixture's log mass in an interval: the family's closed form where it has one, else its atoms'
- * masses, each integrated alone and weighted. One atom is one peak, which a one-pass rule certifies in
+ * masses, each found alone and weighted. One atom is one peak, which a one-pass rule certifies in
  * a few panels at any scale, where the whole mixture's integrand over atoms many scales apart needs
- * the adaptive quadrature. A sum of positive terms is within the largest relative error of its
- * terms; the weighted sum's roundings (n + 4 of them per term) are charged beside.
+ * the adaptive quadrature. Atoms are taken in order of a certified upper bound on their weighted
+ * mass (the weight times the noise's tail beyond the distance to the interval); those whose bounds
+ * together are below 10⁻¹⁵ of what is found are left out and charged. Each term's error counts in
+ * proportion to its share, never beyond its bound (an atom's mass is at most its weight), so one
+ * far atom the quadrature cannot resolve costs its share, not the certificate. `shift` is the
+ * centring's (the atoms' masses are kept by their own coordinates); the plain evaluator and the
+ * adaptive option integrate the mixture whole, as an independent oracle.
  */
-function massIn(P: Mixture, noise: Noise, interval: readonly [number, number]): Bounded {
+function massIn(P: Mixture, noise: Noise, interval: readonly [number, number], shift: number, opts: ExactOptions = {}): Bounded {
   if (noise.kernel.logMassIn) return noise.kernel.logMassIn(P, noise.scale, interval);
-  if (P.x.length === 1 && P.logw[0] === 0) return atomMassIn(P.x[0], noise, interval);
-  const terms = Array.from(P.x, (x, i) => shiftedBy(atomMassIn(x, noise, interval), P.logw[i]));
-  const top = maxOf(terms.map((t) => t.value));
+  if (opts.evaluator === 'plain' || opts.adaptive)
+    return integrateRetry(renyiIntegrand(P, P, 1, noise.scale), noise, { ...opts, interval: [interval[0], interval[1]] });
+  const bounds = Array.from(P.x, (x, i) => P.logw[i] + atomReach(x, noise, interval));
+  const order = Array.from(bounds.keys()).sort((i, j) => bounds[j] - bounds[i]);
+  const top = bounds[order[0]];
   if (top === -Infinity) return { value: -Infinity, error: 0 };
-  let sum = 0,
-    error = 0;
-  for (const t of terms) {
+  // rest[k]: the bounds of atoms order[k..] together, relative to the top.
+  const rest = new Float64Array(order.length + 1);
+  for (let k = order.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + Math.exp(bounds[order[k]] - top);
+  let sum = 0, // the estimate, and certified brackets below and above, all relative to e^top
+    below = 0,
+    above = 0,
+    k = 0;
+  for (; k < order.length && !(rest[k] <= 1e-15 * below); k++) {
+    const i = order[k];
+    const t = shiftedBy(atomMassIn(P.x[i], noise, interval, shift), P.logw[i]);
     sum += Math.exp(t.value - top);
-    error = Math.max(error, t.error);
+    below += Math.exp(t.value - t.error - top);
+    above += Math.min(Math.exp(t.value + t.error - top), Math.exp(bounds[i] - top));
   }
+  above += rest[k];
+  if (!(sum > 0)) return above > 0 ? { value: top, error: Infinity } : { value: -Infinity, error: 0 };
   const value = top + Math.log(sum);
-  return { value, error: error + (terms.length + 4) * EPS + 2 * EPS * Math.abs(value) };
+  const spread = Math.max(Math.log(above / sum), Math.log(sum / below));
+  return { value, error: spread + (order.length + 8) * EPS * (1 + spread) + 2 * EPS * Math.abs(value) };
+}
+
+/**
+ * log of a certified upper bound on an atom's chance of reaching the interval: the noise's tail
+ * beyond the distance to it (the family's `logTailAbove`), or 0 inside it or without that hook.
+ */
+function atomReach(x: number, noise: Noise, [lo, hi]: readonly [number, number]): number {
+  const tail = noise.kernel.logTailAbove;
+  if (!tail || (x >= lo && x <= hi)) return 0;
+  return tail(x < lo ? lo - x : x - hi, noise.scale);
 }
 
 /**
  * The last scale's atom masses: a calibration checks many pairs of laws on the same atoms at one
- * scale and interval (a truncated chain's hundreds of pairs), each needing every atom's mass.
+ * scale and interval (a truncated chain's hundreds of pairs), each needing every atom's mass. Kept
+ * by the atoms' own coordinates (x + shift is exact: see `centred`), as each pair is centred apart.
  */
 let atomMasses: { kernel: NoiseKernel; scale: number; lo: number; hi: number; mass: Map<number, Bounded> } | null = null;
 
 /** log of the chance that x plus the noise lands in the interval, certified (kept for the scale). */
-function atomMassIn(x: number, noise: Noise, interval: readonly [number, number]): Bounded {
+function atomMassIn(x: number, noise: Noise, interval: readonly [number, number], shift: number): Bounded {
+  const [lo, hi] = [interval[0] + shift, interval[1] + shift];
   const c = atomMasses;
-  if (!(c && c.kernel === noise.kernel && c.scale === noise.scale && c.lo === interval[0] && c.hi === interval[1]))
-    atomMasses = { kernel: noise.kernel, scale: noise.scale, lo: interval[0], hi: interval[1], mass: new Map() };
+  if (!(c && c.kernel === noise.kernel && c.scale === noise.scale && c.lo === lo && c.hi === hi))
+    atomMasses = { kernel: noise.kernel, scale: noise.scale, lo, hi, mass: new Map() };
   const cache = atomMasses!.mass;
-  let m = cache.get(x);
+  let m = cache.get(x + shift);
   if (!m) {
-    const one: Mixture = { x: Float64Array.of(x), logw: Float64Array.of(0) };
-    m = logIntegralRetry(one, one, noise, 1, { interval: [interval[0], interval[1]] });
-    cache.set(x, m);
+    m = deepInside(x, noise, interval) ?? atomMassByRule(x, noise, interval);
+    cache.set(x + shift, m);
   }
   return m;
+}
+
+/**
+ * An atom whose noise reaches either end of the interval with chance below 10⁻¹⁴ has mass in
+ * [1 − that chance, 1]: log 0, the bracket its error (a tiny scale, where a quadrature would need
+ * panels finer than the doubles near the atom, answers at once).
+ */
+function deepInside(x: number, noise: Noise, [lo, hi]: readonly [number, number]): Bounded | null {
+  const tail = noise.kernel.logTailAbove;
+  if (!tail || !(x > lo && x < hi)) return null;
+  const out = Math.exp(tail(x - lo, noise.scale)) + Math.exp(tail(hi - x, noise.scale));
+  return out <= 1e-14 ? { value: 0, error: -Math.log1p(-out) * (1 + 4 * EPS) + EPS } : null;
+}
+
+function atomMassByRule(x: number, noise: Noise, interval: readonly [number, number]): Bounded {
+  const one: Mixture = { x: Float64Array.of(x), logw: Float64Array.of(0) };
+  return logIntegralRetry(one, one, noise, 1, { interval: [interval[0], interval[1]] });
 }
 
 /** A bounded log value plus a log weight (the weight's own rounding charged). */
@@ -243,7 +299,7 @@ export function exactRenyiBoth(
     integrateRetryAll([renyiIntegrand(P, Q, alpha, noise.scale), renyiIntegrand(Q, P, alpha, noise.scale)], noise, opts);
   const one = (logI: Integral): ExactDivergence => {
     const value = logI.value / (alpha - 1);
-    return { value, error: logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value), nodes: logI.nodes, certificate: 'bernstein-ellipse' };
+    return { ...bracketed(value, logI.error / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value)), nodes: logI.nodes, certificate: 'bernstein-ellipse' };
   };
   return [one(pq), one(qp)];
 }
@@ -452,7 +508,9 @@ function logIntegrals(fs: Integrand[], noise: Noise, opts: ExactOptions, extraNa
       for (const m of Mx) if (m > M) M = m;
       for (const l of Le) if (l > M && l < Infinity) M = l;
       if (M === -Infinity) {
-        done[f] = { value: -Infinity, error: 0, nodes, tailShare: 0 }; // nothing in the domain: ∫ = 0
+        // Nothing computed in the domain: ∫ = 0 only if the tails' bound is 0 too; else it is at most that bound.
+        const b = tails[f].logBound;
+        done[f] = b === -Infinity ? { value: -Infinity, error: 0, nodes, tailShare: 0 } : { value: b, error: Infinity, nodes, tailShare: 1 };
         continue;
       }
       let T = 0,

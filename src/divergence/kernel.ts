@@ -127,6 +127,11 @@ export interface NoiseKernel {
   readonly onePassIntervals?: boolean;
   /** Optional closed form of log P(Y ∈ [lo, hi]) for Y the mixture at scale s, with its error bound. */
   logMassIn?(m: Mixture, s: number, interval: readonly [number, number]): Bounded;
+  /**
+   * Optional certified upper bound on log P(N > d) for the noise N at scale s and a distance d ≥ 0
+   * computed by one rounded subtraction (its rounding allowed for): how far an atom's noise reaches.
+   */
+  logTailAbove?(d: number, s: number): number;
 }
 
 /** log ∫ f with a certified bound on its error, the density evaluations it took, and the tail bound's share. */

@@ -105,17 +105,32 @@ describe('gaussianGridRule (docs/math.md §8, grid rule)', () => {
   }, 120_000);
 });
 
-/** Φ(z) by its Taylor series, good to about 10⁻¹⁰ for |z| ≤ 6; 0 or 1 beyond 9 (within 10⁻¹⁸). */
-function normalCdf(z: number): number {
-  if (Math.abs(z) > 9) return z > 0 ? 1 : 0;
-  const t = z / Math.SQRT2;
-  let term = t,
-    sum = t;
-  for (let n = 1; n < 200; n++) {
-    term *= (-t * t) / n;
-    sum += term / (2 * n + 1);
+/**
+ * The upper tail Φ(−z) for z ≥ 0: erf's Taylor series below 1 (terms at most e^{1/2}, so about 10⁻¹⁶
+ * absolute), the continued fraction φ(z)/(z + 1/(z + 2/(z + …))) beyond (relative 10⁻¹⁵).
+ */
+function upperTail(z: number): number {
+  if (z < 1) {
+    const t = z / Math.SQRT2;
+    let term = t,
+      sum = t;
+    for (let n = 1; n < 60; n++) {
+      term *= (-t * t) / n;
+      sum += term / (2 * n + 1);
+    }
+    return 0.5 - sum / Math.sqrt(Math.PI);
   }
-  return 0.5 + sum / Math.sqrt(Math.PI);
+  let f = z;
+  for (let k = 4000; k >= 1; k--) f = z + k / f;
+  return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) / f;
+}
+
+/** log P(x + N(0, σ²) ∈ [lo, hi]) from the tails, never subtracting numbers near 1. */
+function logAtomMass(x: number, lo: number, hi: number, sigma: number): number {
+  const [a, b] = [(lo - x) / sigma, (hi - x) / sigma];
+  if (a >= 0) return Math.log(upperTail(a) - upperTail(b));
+  if (b <= 0) return Math.log(upperTail(-b) - upperTail(-a));
+  return Math.log1p(-upperTail(-a) - upperTail(b));
 }
 
 describe('gaussianGridRule over an interval (a truncated release, docs/math.md §5)', () => {
@@ -129,11 +144,43 @@ describe('gaussianGridRule over an interval (a truncated release, docs/math.md �
       [5, 4.9, 5.05, 0.01],
     ]) {
       const m = logMassIn(fromCounts([x], [1]), noiseOf('gaussian', sigma), [lo, hi]);
-      const truth = Math.log(normalCdf((hi - x) / sigma) - normalCdf((lo - x) / sigma));
-      expect(Math.abs(m.value - truth), `${x} in [${lo}, ${hi}] at σ = ${sigma}`).toBeLessThanOrEqual(m.error + 1e-10);
+      const truth = logAtomMass(x, lo, hi, sigma);
+      expect(Math.abs(m.value - truth), `${x} in [${lo}, ${hi}] at σ = ${sigma}`).toBeLessThanOrEqual(m.error + 1e-14);
       const r = gaussianGridRule(mixtureOf(fromCounts([x], [1])), mixtureOf(fromCounts([x], [1])), 1, sigma, 1e-12, false, [lo, hi]);
       expect(r, 'the grid rule certifies one atom').not.toBeNull();
     }
+  });
+
+  it('a mixture with an atom a million σ away: its share, not its quadrature, decides the error', () => {
+    const m = logMassIn(fromCounts([0, 1e6], [1, 1]), noiseOf('gaussian', 1), [-5, 5]);
+    expect(Math.abs(m.value - (Math.log(0.5) + logAtomMass(0, -5, 5, 1)))).toBeLessThanOrEqual(m.error + 1e-14);
+    expect(m.error).toBeLessThan(1e-11);
+    // Many atoms spread over 10⁴σ, weights 1 to 10⁻³⁰⁰: the sum of the terms, each within its error.
+    const xs = Array.from({ length: 40 }, (_, i) => -5000 + 250 * i + (i % 3) * 0.37);
+    const ws = xs.map((_, i) => 10 ** -(i * 7.5));
+    const t = logMassIn(fromWeights(xs, ws), noiseOf('gaussian', 3), [-40, 60]);
+    const terms = xs.map((x, i) => Math.log(ws[i] / ws.reduce((a, w) => a + w, 0)) + logAtomMass(x, -40, 60, 3));
+    const top = Math.max(...terms);
+    const truth = top + Math.log(terms.reduce((a, l) => a + Math.exp(l - top), 0));
+    expect(Math.abs(t.value - truth)).toBeLessThanOrEqual(t.error + 1e-13);
+    expect(t.error).toBeLessThan(1e-11);
+  });
+
+  it("noise far below the atoms' spacing: masses certified, divergences bracket the truth or say they cannot (never NaN, never a false zero)", () => {
+    const p = fromCounts([0, 1], [1, 1]),
+      q = fromCounts([0, 1], [1, 2]);
+    const truth = Math.log(0.5 ** 2 / (1 / 3) + 0.5 ** 2 / (2 / 3)); // D₂ of the atoms: the noise is negligible
+    for (const sigma of [1e-10, 1e-20, 1e-100, 1e-300]) {
+      const g = noiseOf('gaussian', sigma);
+      const m = logMassIn(p, g, [-5, 5]);
+      expect(Math.abs(m.value), `mass at σ = ${sigma}`).toBeLessThanOrEqual(m.error);
+      expect(m.error).toBeLessThan(1e-13);
+      for (const opts of [{}, { interval: [-5, 5] as [number, number] }, { interval: [-5, 5] as [number, number], adaptive: true }, { adaptive: true }]) {
+        const d = exactRenyi(p, q, g, 2, opts);
+        expect(Math.abs(d.value - truth), `σ = ${sigma}, ${JSON.stringify(opts)}`).toBeLessThanOrEqual(d.error + 1e-12);
+      }
+    }
+    expect(() => logMassIn(p, noiseOf('gaussian', 0), [-5, 5])).toThrow(/scale must be > 0/);
   });
 
   it('two mixtures over an interval: within the stated errors of the plain evaluator, the rule certifying most cases', () => {
