@@ -5,6 +5,7 @@ import { EPS, maxOf, minOf } from '../numerics/float.js';
 import { gk21Points, gk21Sums } from '../numerics/gaussKronrod.js';
 import type { Bounded } from '../numerics/logExpectation.js';
 import { renyiIntegrand, type Integrand, type Noise, type NoiseKernel, type OnePassIntegral } from './kernel.js';
+import { isolatedAtoms } from './isolatedAtoms.js';
 import { plainLogDensityBounded } from './plainDensity.js';
 import { mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
 
@@ -130,7 +131,8 @@ export function exactRenyi(p: Law, q: Law, noise: Noise, alpha: number, opts: Ex
   // At α > 1 the truncated laws' D_α ≥ 0, so ∫_I p^α q^{1−α} ≥ P_I^α Q_I^{1−α}: a quick check's
   // negligible gaps are measured against that floor.
   const logFloor = alpha > 1 ? alpha * (mp.value - mp.error) + (1 - alpha) * (mq.value + mq.error) : undefined;
-  const logI = logIntegralRetry(P, Q, noise, alpha, { ...opts, logFloor });
+  const I = opts.interval;
+  const logI = logIntegralRetry(P, Q, noise, alpha, { ...opts, logFloor }, (x) => atomMassIn(x, noise, I, shift));
   const value = (logI.value - alpha * mp.value + (alpha - 1) * mq.value) / (alpha - 1);
   const error = (logI.error + alpha * mp.error + Math.abs(alpha - 1) * mq.error) / Math.abs(alpha - 1) + 2 * EPS * Math.abs(value);
   return { ...bracketed(value, error), nodes: logI.nodes + ((mp as { nodes?: number }).nodes ?? 0) + ((mq as { nodes?: number }).nodes ?? 0), certificate };
@@ -251,19 +253,26 @@ const shiftedBy = (b: Bounded, logw: number): Bounded => ({ value: b.value + log
  * log ∫ p^α q^{1−α}: the family's one-pass rule where it applies, else the adaptive quadrature,
  * moving the Gaussian cut-offs out when the integral is so small (α < 1) that the tail bound matters.
  */
-function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions) {
+function logIntegralRetry(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, mass?: (x: number) => Bounded) {
   if (noise.kernel.lattice && opts.interval) throw new InputError(`takes no interval with ${noise.family} noise (its outputs are integers)`, 'truncate');
   // α = 1 is a mixture's mass in an interval: a one-pass rule that takes intervals gives it too.
-  const one = alpha !== 1 || (opts.interval && noise.kernel.onePassIntervals) ? onePass(P, Q, noise, alpha, opts, false)?.[0] : null;
+  const one = alpha !== 1 || (opts.interval && noise.kernel.onePassIntervals) ? onePass(P, Q, noise, alpha, opts, false, mass)?.[0] : null;
   return one || integrateRetry(renyiIntegrand(P, Q, alpha, noise.scale), noise, opts);
 }
 
-/** The family's one-pass rule for the Rényi integrand(s) over the whole line, if it has one and applies. */
-function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean) {
+/**
+ * A one-pass rule for the Rényi integrand(s), if one applies: atoms many scales apart are bracketed
+ * in closed form (over an interval, given the atoms' masses `mass`), else the family's own rule.
+ */
+function onePass(P: Mixture, Q: Mixture, noise: Noise, alpha: number, opts: ExactOptions, both: boolean, mass?: (x: number) => Bounded) {
   const rule = noise.kernel.renyiOnePass;
-  if (noise.kernel.lattice) return rule!(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both);
-  if (!rule || (opts.interval && !noise.kernel.onePassIntervals) || opts.evaluator === 'plain' || opts.adaptive) return null;
-  return rule(P, Q, alpha, noise.scale, opts.rtol ?? 1e-12, both, opts.quick, opts.interval, opts.logFloor);
+  const rtol = opts.rtol ?? 1e-12;
+  if (noise.kernel.lattice) return rule!(P, Q, alpha, noise.scale, rtol, both);
+  if (opts.evaluator === 'plain' || opts.adaptive) return null;
+  const isolated = !opts.interval || mass ? isolatedAtoms(P, Q, alpha, noise, rtol, both, mass) : null;
+  if (isolated) return isolated;
+  if (!rule || (opts.interval && !noise.kernel.onePassIntervals)) return null;
+  return rule(P, Q, alpha, noise.scale, rtol, both, opts.quick, opts.interval, opts.logFloor);
 }
 
 /** Retries with the Gaussian cut-offs further out when the tail bound is not negligible (small integrals). */

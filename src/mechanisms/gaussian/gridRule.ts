@@ -18,7 +18,7 @@ const MULTIPLES = [2, 3] as const;
 /** Times a panel may be halved. */
 const MAX_LEVEL = 8;
 /** Over an interval, the most times a panel is halved before the adaptive quadrature is cheaper. */
-const INTERVAL_MAX_LEVEL = 2;
+const INTERVAL_MAX_LEVEL = 8;
 /** Over an interval, the most level-0 panels per atom before the adaptive quadrature is cheaper. */
 const INTERVAL_PANELS_PER_ATOM = 64;
 /** The most level-0 panels the rule lays in all (and no more than `gaussianWholeLine` allows). */
@@ -131,7 +131,7 @@ function grid(
     // Halving past the budget of level-0 panels (a few unresolved panels near distant atoms) is the adaptive quadrature's work.
     // Over an interval a few halvings: where more are needed (the redrawn law's far atoms, weighted up
     // by their tiny chances of landing in it, dominate its ends) the adaptive quadrature is cheaper.
-    if (L > (interval ? INTERVAL_MAX_LEVEL : MAX_LEVEL) || samples > 4 * Math.min(MAX_PANELS, maxPanels)) return null;
+    if (L > (interval ? INTERVAL_MAX_LEVEL : MAX_LEVEL) || samples > 4 * Math.min(MAX_PANELS, maxPanels) || (interval && samples > 4 * N)) return null;
     const h = h0 / 2 ** L;
     // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
     const idx: number[] = [];
@@ -298,7 +298,10 @@ function grid(
     // Summation over panels plus a margin; terms that underflowed against e^M (each below 2^−1022·2h0).
     const Rk = R[k] + (panels + 16) * U * T[k] + 2 * panels * h0 * 2 ** -1022;
     // The quadrature must meet the tolerance (rounding is the same for any rule); the tail bound decides a retry further out.
-    if (!(E[k] / T[k] <= rtol / 2)) return null;
+    // Over an interval, the adaptive quadrature's own target rtol: the level-0 estimate that sets the
+    // panels' budgets can run several times the integral there (the redrawn law's weights put narrow
+    // spikes between atoms), leaving the sum just past rtol/2, where the adaptive run would cost 20×.
+    if (!(E[k] / T[k] <= (interval ? rtol : rtol / 2))) return null;
     const rel = (E[k] + tail + Rk) / T[k];
     const value = M[k] + Math.log(T[k]);
     out.push({ value, error: rel / (1 - rel) + 2 * U * Math.abs(value), nodes: count + samples, tailShare: tail / T[k] });
