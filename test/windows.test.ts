@@ -280,6 +280,20 @@ describe('the path-coupled bound on window counts', () => {
     expect(at1000).toBeLessThanOrEqual(1);
     // Integer noise keeps the values: its lattice does not scale, so the wide table is refused by name.
     expect(() => calibrateWindows(thousands, lengths, { ...s, mechanism: 'geometric' })).toThrow(/the window bounds need .* more than the limit/);
+    // Values past a thousand are taken: only their spread on their own grid sizes the tables.
+    const millions = model(P, 600, { a: -3_000_000, b: 2_000_000 });
+    expect(calibrateWindows(millions, lengths, s).scale! / 5e6).toBeCloseTo(counted, 5);
+    // Three states spanning 10⁵ steps of their common factor 1: refused by the tables' size, naming
+    // the spread (before any table is laid), where the MQM still answers.
+    const Q = [
+      [0.8, 0.1, 0.1],
+      [0.2, 0.7, 0.1],
+      [0.3, 0.3, 0.4],
+    ];
+    const wide = model(Q, 600, { a: 0, b: 1, c: 100_000 });
+    expect(() => calibrateWindows(wide, lengths, s)).toThrow(/values span 100000 steps of their common factor.*values with a larger common factor/);
+    expect(calibrateWindows(wide, lengths, { ...s, method: 'mqm-exact' }).scale).toBeGreaterThan(0);
+    expect(() => calibrateWindows(model(P, 600, { a: 0, b: 1e9 + 1 }), lengths, s)).toThrow(/\|V\| ≤ 1e\+9/);
   });
   for (const { name, P, lengths, counted, runs } of CASES)
     for (const [mechanism, alpha] of runs) {

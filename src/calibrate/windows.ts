@@ -65,7 +65,7 @@ export function windowContribution(model: MarkovModel, field = model.queryAt ? `
     const bad = q.values.findIndex((v) => !Number.isSafeInteger(v) || Math.abs(v) > MAX_STEP_VALUE);
     if (bad >= 0)
       throw new InputError(
-        `a window sum takes whole-number values per state (|V| ≤ ${MAX_STEP_VALUE}); '${model.states[bad]}' has ${q.values[bad]}: express the values in whole units (tenths, cents)`,
+        `a window sum takes whole-number values per state (|V| ≤ ${MAX_STEP_VALUE.toExponential()}); '${model.states[bad]}' has ${q.values[bad]}: express the values in whole units (tenths, cents)`,
         field,
       );
     return [...q.values];
@@ -85,8 +85,12 @@ export function windowSteps(model: MarkovModel): { states: string[]; values: num
   return { states: kept.map(([x]) => x), values: kept.map(([, v]) => v) };
 }
 
-/** The largest |value| of a state in a window sum: the bounds' tables grow with the values' range times a window's length. */
-const MAX_STEP_VALUE = 1000;
+/**
+ * The largest |value| of a state in a window sum: a window's sum stays an exact integer in a double
+ * (10⁹ per step over series of up to 10⁶ steps). The bounds' tables grow with the values' spread on
+ * their own grid (`onValueGrid`), and are refused by their size, not here.
+ */
+const MAX_STEP_VALUE = 1e9;
 
 /** One window's noise; null for a window not released. */
 export type WindowNoise = { mechanism: Mechanism; scale: number } | null;

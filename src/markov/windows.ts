@@ -172,12 +172,13 @@ export function pathCoupledBound(
   const spread = Math.max(...f) - Math.min(...f);
   const D = Math.max(...lengths) * spread;
   const width = 2 * D + 1;
+  // Checked before any table is laid: a sum's spread makes them as wide as it is.
+  checkWindowSize(k, T, width, spread);
   const Fs = lengths.map((_, w) => {
     const F = new Float64Array(width);
     for (let d = -D; d <= D; d++) F[d + D] = d === 0 ? 1 : factor(Math.abs(d), w);
     return F;
   });
-  checkWindowSize(k, T, width);
   const L = layout(lengths);
   const mu = marginals(chain, T);
   const forward = chain.transition.map((_, u) => chain.transition.map((__, v) => (u === v ? [] : maximalCoupling(chain.transition[u], chain.transition[v]))));
@@ -280,11 +281,12 @@ const MAX_WINDOW_ENTRIES = 4e7;
  * (a long series at a fine window would otherwise run for minutes and exhaust memory); the MQM and
  * group DP, which keep none, still answer in `best`.
  */
-function checkWindowSize(k: number, T: number, width: number): void {
+function checkWindowSize(k: number, T: number, width: number, spread: number): void {
   const entries = 2 * T * k * k * width;
+  const sums = spread > 1 ? `, a window sum whose values span ${spread} steps of their common factor` : '';
   if (entries > MAX_WINDOW_ENTRIES)
     throw new WindowBoundsRefused(
-      `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length), or use mqm-exact or group-dp`,
+      `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time${sums}), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length)${spread > 1 ? ', values with a larger common factor' : ''}, or use mqm-exact or group-dp`,
       'markov.length',
       `the series needs ${entries.toExponential(2)} values, past their limit of ${MAX_WINDOW_ENTRIES.toExponential(0)}`,
     );
