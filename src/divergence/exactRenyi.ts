@@ -7,7 +7,7 @@ import type { Bounded } from '../numerics/logExpectation.js';
 import { renyiIntegrand, type Integrand, type Noise, type NoiseKernel, type OnePassIntegral } from './kernel.js';
 import { isolatedAtoms } from './isolatedAtoms.js';
 import { plainLogDensityBounded } from './plainDensity.js';
-import { mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
+import { logAddExp, mixtureOf, type BoundedLogDensity, type Mixture } from './mixture.js';
 
 /** Options of the exact accountant: a truncation interval, the tolerance, the evaluator. */
 export interface ExactOptions {
@@ -174,28 +174,32 @@ function massIn(P: Mixture, noise: Noise, interval: readonly [number, number], s
     return integrateRetry(renyiIntegrand(P, P, 1, noise.scale), noise, { ...opts, interval: [interval[0], interval[1]] });
   const bounds = Array.from(P.x, (x, i) => P.logw[i] + atomReach(x, noise, interval));
   const order = Array.from(bounds.keys()).sort((i, j) => bounds[j] - bounds[i]);
-  const top = bounds[order[0]];
-  if (top === -Infinity) return { value: -Infinity, error: 0 };
-  // rest[k]: the bounds of atoms order[k..] together, relative to the top.
-  const rest = new Float64Array(order.length + 1);
-  for (let k = order.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + Math.exp(bounds[order[k]] - top);
-  let sum = 0, // the estimate, and certified brackets below and above, all relative to e^top
-    below = 0,
-    above = 0,
+  if (bounds[order[0]] === -Infinity) return { value: -Infinity, error: 0 };
+  // All in logs: a mass far below its atom's bound (an interval a few ulps wide) is no subnormal.
+  // rest[k]: the bounds of atoms order[k..] together.
+  const rest = new Float64Array(order.length + 1).fill(-Infinity);
+  for (let k = order.length - 1; k >= 0; k--) rest[k] = logAddExp(rest[k + 1], bounds[order[k]]);
+  // The estimate and certified brackets below and above it.
+  let sum = -Infinity,
+    below = -Infinity,
+    above = -Infinity,
     k = 0;
-  for (; k < order.length && !(rest[k] <= 1e-15 * below); k++) {
+  for (; k < order.length && !(rest[k] <= below + LOG_NEGLIGIBLE); k++) {
     const i = order[k];
     const t = shiftedBy(atomMassIn(P.x[i], noise, interval, shift), P.logw[i]);
-    sum += Math.exp(t.value - top);
-    below += Math.exp(t.value - t.error - top);
-    above += Math.min(Math.exp(t.value + t.error - top), Math.exp(bounds[i] - top));
+    sum = logAddExp(sum, t.value);
+    below = logAddExp(below, t.value - t.error);
+    above = logAddExp(above, Math.min(t.value + t.error, bounds[i]));
   }
-  above += rest[k];
-  if (!(sum > 0)) return above > 0 ? { value: top, error: Infinity } : { value: -Infinity, error: 0 };
-  const value = top + Math.log(sum);
-  const spread = Math.max(Math.log(above / sum), Math.log(sum / below));
-  return { value, error: spread + (order.length + 8) * EPS * (1 + spread) + 2 * EPS * Math.abs(value) };
+  above = logAddExp(above, rest[k]);
+  if (sum === -Infinity) return above > -Infinity ? { value: bounds[order[0]], error: Infinity } : { value: -Infinity, error: 0 };
+  const spread = Math.max(above - sum, sum - below);
+  // Each log-sum of n terms is within (n + 4)u of its magnitude (and the spread's own ends alike).
+  return { value: sum, error: spread + (order.length + 8) * EPS * (2 + Math.abs(sum) + spread) };
 }
+
+/** Atoms whose bounds together are below 10⁻¹⁵ of the certified part are charged, not computed. */
+const LOG_NEGLIGIBLE = Math.log(1e-15);
 
 /**
  * log of a certified upper bound on an atom's chance of reaching the interval: the noise's tail
@@ -224,7 +228,9 @@ function atomMassIn(x: number, noise: Noise, interval: readonly [number, number]
   let m = cache.get(x + shift);
   if (!m) {
     m = deepInside(x, noise, interval) ?? atomMassByRule(x, noise, interval);
-    cache.set(x + shift, m);
+    // Only a certified mass is kept: an atom far from the centring (an atom at 10¹² beside one at −1)
+    // may not certify here, and would stand in for a later call that centres it and can.
+    if (m.error < Infinity) cache.set(x + shift, m);
   }
   return m;
 }

@@ -39,6 +39,23 @@ describe('isolatedAtoms (docs/math.md §8, "Isolated atoms")', () => {
     expect(certified).toBeGreaterThanOrEqual(30);
   });
 
+  it('an atom about 38σ outside the interval, its mass below e^{−708}: the bracket in logs covers the truth (helper-59)', () => {
+    const g = noiseOf('gaussian', 1);
+    const d = fromWeights([0], [1]);
+    for (const lo of [37.5, 37.9, 38, 38.2, 38.35, 38.5])
+      for (const alpha of [2, 8]) {
+        const r = exactRenyi(d, d, g, alpha, { interval: [lo, 60] });
+        expect(r.error, `[${lo}, 60], α = ${alpha}`).toBeGreaterThanOrEqual(0);
+        expect(Math.abs(r.value), `[${lo}, 60], α = ${alpha}`).toBeLessThanOrEqual(r.error);
+      }
+    const p = fromWeights([0, 200], [1, 1]),
+      q = fromWeights([0, 200], [1, 4]);
+    for (const lo of [37.9, 38.2, 38.6]) {
+      const r = exactRenyi(p, q, g, 2, { interval: [lo, 200 - lo] });
+      expect(Math.abs(r.value - Math.log(1.5625)), `[${lo}, ${200 - lo}]`).toBeLessThanOrEqual(r.error);
+    }
+  });
+
   it('declines where it cannot bracket: an atom the other law lacks, atoms a few σ apart, α ≤ 1', () => {
     const g = noiseOf('gaussian', 0.01);
     const P = mixtureOf(fromWeights([0, 1, 2], [1, 1, 1])),

@@ -93,16 +93,21 @@ function bracket(
     if (den[j] === -Infinity) return null; // the data's own divergence is infinite: this bracket says nothing
     const logA = alpha * num[j] + (1 - alpha) * den[j];
     const eta = logShare(x, den, sums, j, radius[j], noise);
-    const core = Math.exp(F[j].value - F[j].error) - 2 * Math.exp(tail(radius[j], noise.scale));
+    // log(F_j − P(|N| > r_j))⁺ in logs: a mass below e^{−708} (an atom far outside the interval) is no subnormal.
+    const least = F[j].value - F[j].error;
+    const share = 2 * Math.exp(tail(radius[j], noise.scale) - least);
+    const core = share < 1 ? least + Math.log1p(-share) : -Infinity;
     const term = logA + F[j].value + F[j].error;
     upper = logAddExp(upper, term);
-    if (core > 0) lower = logAddExp(lower, logA + (1 - alpha) * Math.log1p(Math.exp(eta)) + Math.log(core));
+    if (core > -Infinity) lower = logAddExp(lower, logA + (1 - alpha) * Math.log1p(Math.exp(eta)) + core);
     // An exponent is within 8u of its magnitude (products, sums, log1p): a relative error of the term.
     const magnitude = Math.abs(alpha * num[j]) + Math.abs((1 - alpha) * den[j]) + Math.abs(F[j].value) + F[j].error + 1;
     rounded = logAddExp(rounded, term + Math.log(8 * EPS * magnitude));
   }
   if (upper === -Infinity) return { value: -Infinity, error: 0, nodes: 0, tailShare: 0 };
-  if (lower === -Infinity) return null;
+  // The ends' roundings may cross where the bracket is tight: its certificate then is the rounding
+  // allowance alone, which is not shown to cover them; the other rules run.
+  if (lower === -Infinity || lower > upper) return null;
   // The terms' own roundings by their shares (doubled: the lower sum's terms are at most the upper's);
   // each log-sum adds (n + 4)u.
   const rounding = 2 * Math.exp(rounded - upper) + (2 * n + 8) * EPS;

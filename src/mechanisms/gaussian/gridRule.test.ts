@@ -166,6 +166,16 @@ describe('gaussianGridRule over an interval (a truncated release, docs/math.md �
     expect(t.error).toBeLessThan(1e-11);
   });
 
+  it('an interval a few hundred ulps wide at a huge σ: the mass (below e^{−708} of its bound) is summed in logs (helper-59)', () => {
+    for (const sigma of [1e15, 1e18, 1e20])
+      for (const w of [1e-290, 1e-305]) {
+        const m = logMassIn(fromCounts([0], [1]), noiseOf('gaussian', sigma), [-w, w]);
+        // φ is flat across the interval to a relative (w/σ)²: the mass is its width times φ(0)/σ.
+        const truth = Math.log(2 * w) - Math.log(sigma) - 0.5 * Math.log(2 * Math.PI);
+        expect(Math.abs(m.value - truth), `σ = ${sigma}, ±${w}`).toBeLessThanOrEqual(m.error + 1e-13);
+      }
+  });
+
   it("noise far below the atoms' spacing: masses certified, divergences bracket the truth or say they cannot (never NaN, never a false zero)", () => {
     const p = fromCounts([0, 1], [1, 1]),
       q = fromCounts([0, 1], [1, 2]);
