@@ -187,6 +187,11 @@ function massIn(P: Mixture, noise: Noise, interval: readonly [number, number], s
   for (; k < order.length && !(rest[k] <= below + LOG_NEGLIGIBLE); k++) {
     const i = order[k];
     const t = shiftedBy(atomMassIn(P.x[i], noise, interval, shift), P.logw[i]);
+    // An uncertified mass says nothing: only its bound counts, above.
+    if (!(t.error < Infinity)) {
+      above = logAddExp(above, bounds[i]);
+      continue;
+    }
     sum = logAddExp(sum, t.value);
     below = logAddExp(below, t.value - t.error);
     above = logAddExp(above, Math.min(t.value + t.error, bounds[i]));
@@ -247,7 +252,11 @@ function deepInside(x: number, noise: Noise, [lo, hi]: readonly [number, number]
   return out <= 1e-14 ? { value: 0, error: -Math.log1p(-out) * (1 + 4 * EPS) + EPS } : null;
 }
 
+/** Below this scale σ² underflows and the rules' integrands lose their meaning: a mass there is not certified. */
+const SMALLEST_RULE_SCALE = 1e-150;
+
 function atomMassByRule(x: number, noise: Noise, interval: readonly [number, number]): Bounded {
+  if (!(noise.scale >= SMALLEST_RULE_SCALE)) return { value: 0, error: Infinity };
   const one: Mixture = { x: Float64Array.of(x), logw: Float64Array.of(0) };
   return logIntegralRetry(one, one, noise, 1, { interval: [interval[0], interval[1]] });
 }

@@ -283,10 +283,10 @@ const MAX_WINDOW_ENTRIES = 4e7;
  */
 function checkWindowSize(k: number, T: number, width: number, spread: number): void {
   const entries = 2 * T * k * k * width;
-  const sums = spread > 1 ? `, a window sum whose values span ${spread} steps of their common factor` : '';
+  const sums = spread > 1 ? `, a window sum whose values span ${spread}` : '';
   if (entries > MAX_WINDOW_ENTRIES)
     throw new WindowBoundsRefused(
-      `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time${sums}), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length)${spread > 1 ? ', values with a larger common factor' : ''}, or use mqm-exact or group-dp`,
+      `the window bounds need ${entries.toExponential(2)} values (T = ${T}, ${k} states, ${width} differences per time${sums}), more than the limit ${MAX_WINDOW_ENTRIES}: release a shorter series (--length, or the spec's markov.length)${spread > 1 ? ', smaller values (under Laplace or Gaussian noise, values sharing a larger common factor)' : ''}, or use mqm-exact or group-dp`,
       'markov.length',
       `the series needs ${entries.toExponential(2)} values, past their limit of ${MAX_WINDOW_ENTRIES.toExponential(0)}`,
     );

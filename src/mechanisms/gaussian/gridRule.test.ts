@@ -176,6 +176,20 @@ describe('gaussianGridRule over an interval (a truncated release, docs/math.md �
       }
   });
 
+  it('an atom whose mass no rule certifies (σ = 10⁻²⁰ at 10¹², σ below 10⁻¹⁵⁰) counts by its bound alone: never NaN, never a false certificate (helper-60)', () => {
+    const cases: [number[], number[], number, [number, number], number][] = [
+      [[0, 1e12], [1, 2], 1e-20, [1e12, 1e12 + 64], Math.log(2 / 3)],
+      [[-1, 1e12], [1, 2], 1e-20, [-1, 1e12], Math.log(0.5)],
+      [[0], [1], 1e-140, [-1e-140, 1e-140], Math.log(0.6826894921370859)],
+      [[0], [1], 1e-160, [-1e-160, 1e-160], Math.log(0.6826894921370859)],
+    ];
+    for (const [xs, ws, sigma, interval, truth] of cases) {
+      const m = logMassIn(fromWeights(xs, ws), noiseOf('gaussian', sigma), interval);
+      expect(Number.isNaN(m.value) || Number.isNaN(m.error), `${xs} at σ = ${sigma}`).toBe(false);
+      expect(Math.abs(m.value - truth), `${xs} at σ = ${sigma}`).toBeLessThanOrEqual(m.error + 1e-13);
+    }
+  });
+
   it("noise far below the atoms' spacing: masses certified, divergences bracket the truth or say they cannot (never NaN, never a false zero)", () => {
     const p = fromCounts([0, 1], [1, 1]),
       q = fromCounts([0, 1], [1, 2]);
