@@ -17,8 +17,6 @@ const HALF_WIDTH = 0.45;
 const MULTIPLES = [2, 3] as const;
 /** Times a panel may be halved. */
 const MAX_LEVEL = 8;
-/** Over an interval, the most times a panel is halved before the adaptive quadrature is cheaper. */
-const INTERVAL_MAX_LEVEL = 8;
 /** Over an interval, the most level-0 panels per atom before the adaptive quadrature is cheaper. */
 const INTERVAL_PANELS_PER_ATOM = 64;
 /** The most level-0 panels the rule lays in all (and no more than `gaussianWholeLine` allows). */
@@ -129,9 +127,10 @@ function grid(
   let samples = 0;
   for (let L = 0; level.length > 0; L++) {
     // Halving past the budget of level-0 panels (a few unresolved panels near distant atoms) is the adaptive quadrature's work.
-    // Over an interval a few halvings: where more are needed (the redrawn law's far atoms, weighted up
-    // by their tiny chances of landing in it, dominate its ends) the adaptive quadrature is cheaper.
-    if (L > (interval ? INTERVAL_MAX_LEVEL : MAX_LEVEL) || samples > 4 * Math.min(MAX_PANELS, maxPanels) || (interval && samples > 4 * N)) return null;
+    // Over an interval, samples within four times the level-0 panels: where more are needed (the redrawn
+    // law's far atoms, weighted up by their tiny chances of landing in it, dominate its ends) the
+    // adaptive quadrature is cheaper.
+    if (L > MAX_LEVEL || samples > 4 * Math.min(MAX_PANELS, maxPanels) || (interval && samples > 4 * N)) return null;
     const h = h0 / 2 ** L;
     // Grid indices the certificates need: each centre 2i+1 and 1, 2, 3 half-widths either side.
     const idx: number[] = [];

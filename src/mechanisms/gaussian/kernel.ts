@@ -5,7 +5,7 @@ import { gaussianOffsets, gaussianPanelError } from './certificate.js';
 import { gaussianGridRule } from './gridRule.js';
 import { gaussianTrapezoidRule } from './trapezoidRule.js';
 import { gaussianMoments } from './moments.js';
-import { gaussianDomain } from './tails.js';
+import { gaussianDomain, logMills } from './tails.js';
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
@@ -114,6 +114,6 @@ export const gaussianKernel: NoiseKernel = {
 function gaussianLogTail(d: number, s: number): number {
   const z = (d / s) * (1 - 4 * U);
   if (!(z > 0)) return 0;
-  const b = Math.min(-Math.LN2 - 0.5 * z * z, -0.5 * z * z - Math.log(z) - LOG_SQRT_2PI);
+  const b = Math.min(-Math.LN2 - 0.5 * z * z, logMills(z));
   return b === -Infinity ? b : Math.min(0, b + 1e-9 * Math.abs(b) + 1e-15);
 }

@@ -2,7 +2,7 @@ import type { Domain, DomainInput, Integrand, PowerIntegrand } from '../../diver
 import { logAddExp, U, type Mixture } from '../../divergence/mixture.js';
 
 /** log of the Mills-ratio bound Φ(−z) ≤ φ(z)/z, z > 0. */
-const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
+export const logMills = (z: number) => -0.5 * z * z - Math.log(z * Math.sqrt(2 * Math.PI));
 
 /**
  * Integration stops at cut-offs at least 8.8σ beyond the atoms and beyond the centres
