@@ -203,7 +203,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     'figure 1 grid (640 calibrations)',
     `exact, ${cores} threads: this one and workers (pool start included)`,
     'exact, one thread',
-    () => withPool(cores, (pool) => pool.calibrateAll(jobs)),
+    () => withPool(cores, (pool) => pool.calibrateSettled(jobs)),
     () => {
       for (const j of jobs) calibrateDist(j.scenario, j.settings);
     },
@@ -362,7 +362,7 @@ await pair('figure 1 grid (640 calibrations)', 'exact', 'theorem', grid('exact')
     const { scenario } = await loadScenario(${JSON.stringify(o)});
     const settings = { mechanism: '${mechanism}', method: 'best', alpha: 2, epsilon: 1 };
     const t = performance.now();
-    const r = ${threads} > 1 ? (await withPool(${threads}, (pool) => pool.calibrateAll([{ scenario, settings }])))[0] : calibrate(scenario, settings);
+    const r = ${threads} > 1 ? await withPool(${threads}, (pool) => pool.calibrate(scenario, settings)) : calibrate(scenario, settings);
     console.log(JSON.stringify({ ms: performance.now() - t, scale: r.scale }));`;
   const run = (o: Record<string, string>, mechanism: string, threads: number) => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script(o, mechanism, threads)], { encoding: 'utf8' });

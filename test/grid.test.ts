@@ -5,6 +5,8 @@ import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { markovScenario } from '../src/markov/source.js';
 import { stickyChain } from './chains.js';
+import { runInProcess } from './inProcess.js';
+import { InputError } from '../src/errors.js';
 
 const heart = builtinScenario('heart');
 
@@ -93,5 +95,31 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
     expect(rows).toEqual([]);
     expect(skipped.map((s) => s.method)).toEqual(['Theorem 1/2', 'coupled', 'W∞ (Song)']);
     for (const s of skipped) expect(s.reason).toMatch(/^vector queries take laplace or gaussian noise/);
+  });
+
+  it('the command line calibrates through this grid: its rows, in the order method × α × ε, are the grid’s to the last bit (Rényi and (ε, δ))', async () => {
+    for (const [flags, req] of [
+      [['--alpha', '2,4', '--epsilon', '0.5,1'], { alpha: [2, 4], epsilon: [0.5, 1] }],
+      [['--alpha', '32,64', '--epsilon', '1,2', '--delta', '1e-6'], { alpha: [32, 64], epsilon: [1, 2], delta: 1e-6, orders: [32, 64] }],
+    ] as const) {
+      const cli = await runInProcess('calibrate', '--scenario', 'heart', '--mechanism', 'gaussian', '--method', 'theorem,exact', '--json', ...flags);
+      expect(cli.status, cli.stderr).toBe(0);
+      const printed = JSON.parse(cli.stdout).results as { method: string; alpha: number; epsilon: number; scale: number }[];
+      const rows = await calibrationGrid(heart, { mechanisms: ['gaussian'], methods: ['theorem', 'exact'], ...req }, thisThread, 'throw');
+      expect(printed.map((r) => [r.method, r.alpha, r.epsilon, r.scale])).toEqual(rows.map((r) => [r.method, r.alpha, r.epsilon, r.scale]));
+      expect(rows).toHaveLength('delta' in req ? 4 : 8);
+    }
+  });
+
+  it('asked to throw, a refusal stops the grid as the InputError the calibration raises; asked to list, the same reason is listed', async () => {
+    const req = { mechanisms: ['laplace'], methods: ['wasserstein-inf', 'theorem'], alpha: 0.5, epsilon: 1, releases: 2 } as const;
+    const listed: Skipped[] = [];
+    const rows = await calibrationGrid(heart, req, thisThread, listed);
+    expect(rows.map((r) => r.method)).toEqual(['wasserstein-inf']);
+    expect(listed).toHaveLength(1);
+    const thrown = await calibrationGrid(heart, req, thisThread, 'throw').catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(InputError);
+    expect((thrown as InputError).reason).toBe(listed[0].reason);
+    expect(() => calibrate(heart, { mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 })).toThrow(listed[0].reason);
   });
 });

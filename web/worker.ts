@@ -238,7 +238,7 @@ async function plots(
           curve.push({ mechanism, method, alpha: a, epsilon: p.epsilon });
       if (shown(mechanism, method)) for (const e of epsilons) curve.push({ mechanism, method, alpha, epsilon: e });
     }
-  const results = await settledJobs(poolOf(p.threads, p.helpers), sc, curve, cont.contamination);
+  const results = await settledJobs(poolOf(p.threads, p.helpers), sc, curve, cont);
   const at = (j: GridJob) => {
     const k = curve.findIndex((c) => c.mechanism === j.mechanism && c.method === j.method && c.alpha === j.alpha && c.epsilon === j.epsilon);
     return k >= 0 ? results[k] : undefined;

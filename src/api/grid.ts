@@ -1,10 +1,11 @@
 import { applicableMethods, calibrate, calibrationRule, METHOD_LABEL } from '../calibrate/calibrate.js';
 import { hasSource, isSourceMethod, type SourceMethodName } from '../calibrate/result.js';
 import type { Scenario } from '../distribution/scenario.js';
-import type { CalibrationResult, CalibrationSettings, Mechanism, SingleMethod } from '../calibrate/calibrate.js';
-import type { PointSettings } from '../calibrate/points.js';
-import type { Contamination } from '../calibrate/contamination.js';
-import { calibrateEpsDelta, epsDeltaBest, epsDeltaTrials } from '../calibrate/epsDelta.js';
+import type { CalibrationResult, CalibrationSettings, Mechanism, Method, SingleMethod } from '../calibrate/calibrate.js';
+import type { BoxContamination, PointSettings } from '../calibrate/points.js';
+import type { Cost, Eta } from '../conditions/costs.js';
+import type { Progress } from '../calibrate/driver.js';
+import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, ordersProgress } from '../calibrate/epsDelta.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
@@ -20,34 +21,62 @@ export interface Skipped {
 export type GridRow = CalibrationResult & { label: string; renyiEpsilon?: number };
 
 /**
- * What a grid asks: families × methods at one Rényi order and budget, or an (ε, δ) target met
- * through each one's best order. A law source's own methods (a chain's MQM, group DP) are asked of
+ * What a grid asks: families × methods × orders × budgets, or an (ε, δ) target met through each
+ * one's best order. A law source's own methods (a chain's MQM, group DP) and `best` are asked of
  * the calibration itself, which says why where one does not apply.
  */
 export interface GridRequest {
   mechanisms: readonly Mechanism[];
-  methods: readonly (SingleMethod | SourceMethodName)[];
-  alpha: number;
-  epsilon: number;
-  /** An (ε, δ) target: each (family, method) through its best order (α is then not read). */
+  methods: readonly (Method | SourceMethodName)[];
+  /** The Rényi order, or several (each a row); not read with `delta` (`orders` is). */
+  alpha: number | readonly number[];
+  /** The budget, or several (each a row; with `delta`, the ε of each target). */
+  epsilon: number | readonly number[];
+  /** An (ε, δ) target: each (family, method, ε) through its best order. */
   delta?: number;
-  contamination?: Contamination;
+  /** The orders an (ε, δ) target searches (default `DEFAULT_DELTA_ALPHAS`). */
+  orders?: readonly number[];
+  /** What every calibration of the grid also takes: N releases, a contamination class, the exponential's options, coordinate weights. */
+  releases?: number;
+  contamination?: BoxContamination;
+  cost?: Cost;
+  eta?: Eta;
+  coordinateScales?: readonly number[];
 }
 
+/** The settings every calibration of a grid shares, beyond its family, method, order and budget. */
+type Shared = Pick<PointSettings, 'releases' | 'contamination' | 'cost' | 'eta' | 'coordinateScales'>;
+
+/** A request's shared settings, only those given (a key present but undefined would reach the wire). */
+function sharedOf(req: GridRequest): Shared {
+  const out: Shared = {};
+  for (const key of ['releases', 'contamination', 'cost', 'eta', 'coordinateScales'] as const)
+    if (req[key] !== undefined) (out as Record<string, unknown>)[key] = req[key];
+  return out;
+}
+
+/**
+ * Where a grid's refusals go: listed with their reasons (the page shows them beside the rows), or
+ * thrown, the first in the grid's order (a command line asked for each one).
+ */
+export type Refusals = Skipped[] | 'throw';
+
 /** One calibration of a grid. */
-export type GridJob = { mechanism: Mechanism; method: SingleMethod | SourceMethodName; alpha: number; epsilon: number };
+export type GridJob = { mechanism: Mechanism; method: Method | SourceMethodName; alpha: number; epsilon: number };
 
 /** A method's name in a grid's rows (a law source's own methods by their names). */
-const labelOf = (method: SingleMethod | SourceMethodName): string => (isSourceMethod(method) ? method : METHOD_LABEL[method]);
+const labelOf = (method: Method | SourceMethodName): string => (isSourceMethod(method) ? method : method === 'best' ? 'best' : METHOD_LABEL[method]);
 
 /** What a grid needs of a thread pool (`CalibrationPool` has it): calibrations settled, an error returned in its place rather than thrown. */
 export interface GridRunner {
-  /** Every job's result, or its error in its place; `onDone` as each settles, `onUnits` a job's units where it runs on this thread. */
+  /** Every job's result, or its error in its place; `onDone` as each settles, `onUnits` a job's units where they are reported. */
   calibrateSettled(
     jobs: { scenario: AnyScenario; settings: PointSettings }[],
     onDone?: (done: number) => void,
     onUnits?: (job: number, done: number, total: number) => void,
   ): Promise<(CalibrationResult | Error)[]>;
+  /** One calibration (its units at once where the runner has threads); its error thrown. */
+  calibrate(scenario: AnyScenario, settings: PointSettings, onProgress?: Progress): Promise<CalibrationResult>;
 }
 
 /**
@@ -66,6 +95,7 @@ export const thisThread: GridRunner = {
         onDone?.(k + 1);
       }
     }),
+  calibrate: async (scenario, settings, onProgress) => calibrate(scenario, settings, onProgress ? { onProgress } : {}),
 };
 
 /**
@@ -116,8 +146,6 @@ function whyNot(mechanism: Mechanism, method: SingleMethod, alpha: number, epsil
   return `does not apply at α = ${alpha === Infinity ? '∞' : alpha}`;
 }
 
-const contaminated = (c: Contamination | undefined) => (c && c.lambda > 0 ? { contamination: c } : {});
-
 /**
  * Calibrations on the runner, each settled: an InputError is returned (the caller lists it as
  * skipped); any other error stops the grid.
@@ -126,7 +154,7 @@ export async function settledJobs(
   runner: GridRunner,
   scenario: AnyScenario,
   jobs: readonly GridJob[],
-  contamination?: Contamination,
+  shared: Shared = {},
   progress?: GridProgress,
 ): Promise<(CalibrationResult | InputError)[]> {
   progress?.step(0, `${jobs.length} calibration${jobs.length === 1 ? '' : 's'}`);
@@ -140,7 +168,7 @@ export async function settledJobs(
       progress.within!(k)(done, total);
     });
   const out = await runner.calibrateSettled(
-    jobs.map((j) => ({ scenario, settings: { ...j, ...contaminated(contamination) } as PointSettings })),
+    jobs.map((j) => ({ scenario, settings: { ...j, ...shared } as PointSettings })),
     progress ? (done) => progress.done(done) : undefined,
     onUnits || undefined,
   );
@@ -148,63 +176,74 @@ export async function settledJobs(
   return out as (CalibrationResult | InputError)[];
 }
 
-/** One calibration on this thread: an InputError is returned (its order is passed over), anything else thrown. */
-function calibrateOrReason(scenario: AnyScenario, s: CalibrationSettings): CalibrationResult | InputError {
-  try {
-    return calibrate(scenario, s);
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
+/** A refusal listed, or thrown where the caller asked for each calibration. */
+function refuse(refusals: Refusals, s: Skipped, error: InputError): void {
+  if (refusals === 'throw') throw error;
+  refusals.push(s);
 }
 
+const many = (x: number | readonly number[]): readonly number[] => (typeof x === 'number' ? [x] : x);
+
 /**
- * A grid of calibrations of one law source, as the page's form asks them: every (family, method)
- * of the request that applies, on the runner's threads at once; what does not apply, or is refused,
- * is pushed to `skipped` with its reason. With `delta`, each (family, method) meets (ε, δ) through
- * its best Rényi order (exact accounting's orders in turn on this thread, where most are passed
- * over once the best is known; the others' orders on the runner at once).
+ * A grid of calibrations of one law source: every (family, method, order, budget) of the request,
+ * on the runner's threads at once, in that order. What does not apply, or is refused, goes to
+ * `refusals`: listed with its reason (the rule table's where it says one, else the calibration's),
+ * or thrown. With `delta`, each (family, method, ε) meets (ε, δ) through its best Rényi order, the
+ * orders searched in turn with each one's units at once, most passed over once the best is known.
  * @example (await calibrationGrid(builtinScenario('heart'), { mechanisms: ['laplace'], methods: ['theorem'], alpha: 2, epsilon: 1 }, thisThread, [])).length // 1
  */
 export async function calibrationGrid(
   scenario: AnyScenario,
   req: GridRequest,
   runner: GridRunner,
-  skipped: Skipped[],
+  refusals: Refusals,
   progress?: (total: number) => GridProgress,
 ): Promise<GridRow[]> {
-  return req.delta === undefined ? renyiGrid(scenario, req, runner, skipped, progress) : epsDeltaGrid(scenario, req, req.delta, runner, skipped, progress);
+  return req.delta === undefined ? renyiGrid(scenario, req, runner, refusals, progress) : epsDeltaGrid(scenario, req, req.delta, runner, refusals, progress);
+}
+
+/**
+ * The jobs of a Rényi grid, in order; where refusals are listed, those the rule table refuses
+ * (or the family's orders exclude) are listed before any work. A law source, `best` and a source's
+ * own methods are asked of the calibration (its laws may take no family the rule table would offer).
+ */
+function renyiJobs(scenario: AnyScenario, req: GridRequest, refusals: Refusals): GridJob[] {
+  const ask = refusals === 'throw' || hasSource(scenario as Scenario<unknown>);
+  const jobs: GridJob[] = [];
+  const families = new Map<number, Mechanism[]>();
+  for (const alpha of many(req.alpha))
+    if (!families.has(alpha)) families.set(alpha, ask ? [...req.mechanisms] : gridFamilies(req.mechanisms, alpha, refusals as Skipped[]));
+  for (const mechanism of req.mechanisms)
+    for (const method of req.methods)
+      for (const alpha of many(req.alpha)) {
+        if (!families.get(alpha)!.includes(mechanism)) continue;
+        for (const epsilon of many(req.epsilon)) {
+          const rule = ask || isSourceMethod(method) || method === 'best' ? null : ruleRefusal(mechanism, method, alpha, epsilon);
+          if (rule) (refusals as Skipped[]).push({ mechanism, method: METHOD_LABEL[method as SingleMethod], reason: rule });
+          else jobs.push({ mechanism, method, alpha, epsilon });
+        }
+      }
+  return jobs;
+}
+
+/** The family's rule table's reason the method does not apply at α, or null where it does. */
+function ruleRefusal(mechanism: Mechanism, method: SingleMethod, alpha: number, epsilon: number): string | null {
+  return applyingMethods([method], mechanism, alpha, epsilon).length ? null : whyNot(mechanism, method, alpha, epsilon);
 }
 
 async function renyiGrid(
   scenario: AnyScenario,
   req: GridRequest,
   runner: GridRunner,
-  skipped: Skipped[],
+  refusals: Refusals,
   progress?: (total: number) => GridProgress,
 ): Promise<GridRow[]> {
-  const { alpha, epsilon } = req;
-  const asked: GridJob[] = [];
-  // A law source (a chain) is asked directly: its own refusal says why where a method does not apply
-  // (its laws may take no family the rule table would offer), in (family, method) order.
-  const ask = hasSource(scenario as Scenario<unknown>);
-  for (const mechanism of gridFamilies(req.mechanisms, alpha, skipped)) {
-    const ok = applyingMethods(
-      req.methods.filter((m): m is SingleMethod => !isSourceMethod(m)),
-      mechanism,
-      alpha,
-      epsilon,
-    );
-    for (const method of req.methods) {
-      if (ask || isSourceMethod(method) || ok.includes(method)) asked.push({ mechanism, method, alpha, epsilon });
-      else skipped.push({ mechanism, method: METHOD_LABEL[method], reason: whyNot(mechanism, method, alpha, epsilon) });
-    }
-  }
+  const asked = renyiJobs(scenario, req, refusals);
   const rows: GridRow[] = [];
-  const out = await settledJobs(runner, scenario, asked, req.contamination, asked.length ? progress?.(asked.length) : undefined);
+  const out = await settledJobs(runner, scenario, asked, sharedOf(req), asked.length ? progress?.(asked.length) : undefined);
   for (const [k, r] of out.entries()) {
     const { mechanism, method } = asked[k];
-    if (r instanceof InputError) skipped.push({ mechanism, method: labelOf(method), reason: r.reason });
+    if (r instanceof InputError) refuse(refusals, { mechanism, method: labelOf(method), reason: r.reason }, r);
     else rows.push({ ...r, label: labelOf(method) });
   }
   return rows;
@@ -215,44 +254,37 @@ async function epsDeltaGrid(
   req: GridRequest,
   delta: number,
   runner: GridRunner,
-  skipped: Skipped[],
+  refusals: Refusals,
   progress?: (total: number) => GridProgress,
 ): Promise<GridRow[]> {
-  const cont = contaminated(req.contamination);
-  const groups: {
-    mechanism: Mechanism;
-    method: SingleMethod | SourceMethodName;
-    trials: ReturnType<typeof epsDeltaTrials>;
-    from: number;
-    direct: boolean;
-  }[] = [];
-  const jobs: GridJob[] = [];
-  for (const mechanism of req.mechanisms)
-    for (const method of req.methods) {
-      // No order with a positive budget: epsDeltaBest says so below, and the row is listed as skipped.
-      const trials = epsDeltaTrials({ mechanism, method, ...cont }, req.epsilon, delta);
-      // The exact accountant's orders run here, one after another: most are passed over once the
-      // best is known (calibrateEpsDelta), which beats running them all on the pool. A law source's
-      // own methods (group DP, the MQM) need its chain, which the pool's tasks do not carry.
-      const direct = method === 'exact' || isSourceMethod(method);
-      groups.push({ mechanism, method, trials, from: jobs.length, direct });
-      if (!direct) for (const t of trials) jobs.push({ mechanism, method, alpha: t.alpha, epsilon: t.renyiEpsilon });
-    }
-  const out = await settledJobs(runner, scenario, jobs, req.contamination, jobs.length ? progress?.(jobs.length) : undefined);
+  const targets = req.mechanisms.flatMap((mechanism) =>
+    req.methods.flatMap((method) => [...new Set(many(req.epsilon))].map((epsilon) => ({ mechanism, method, epsilon }))),
+  );
+  const steps = targets.length ? progress?.(targets.length) : undefined;
+  const shared = sharedOf(req);
   const rows: GridRow[] = [];
-  const direct = groups.filter((g) => g.direct);
-  const steps = direct.length ? progress?.(direct.length) : undefined;
-  for (const g of groups) {
-    if (g.direct) steps?.step(direct.indexOf(g), `${g.mechanism} ${labelOf(g.method)}: searching the orders`);
+  for (const [k, { mechanism, method, epsilon }] of targets.entries()) {
+    steps?.step(k, `${mechanism} ${labelOf(method)}: searching the orders`);
+    const orders = ordersProgress(steps?.within?.(k), (req.orders ?? DEFAULT_DELTA_ALPHAS).length);
+    // Listed refusals pass an order over (returned); thrown ones stop the search, as the library's calibration does.
+    const at = async (s: CalibrationSettings, tried: number): Promise<CalibrationResult | Error> => {
+      try {
+        return await runner.calibrate(scenario, s as PointSettings, orders.at(tried));
+      } catch (e) {
+        if (refusals !== 'throw' && e instanceof InputError) return e;
+        throw e;
+      }
+    };
     try {
-      const r = g.direct
-        ? calibrateEpsDelta(scenario, { mechanism: g.mechanism, method: g.method, ...cont, epsilon: req.epsilon, delta }, (s) => calibrateOrReason(scenario, s))
-        : epsDeltaBest(g.trials, out.slice(g.from, g.from + g.trials.length), req.epsilon, delta, g.method);
-      rows.push({ ...r, label: labelOf(g.method) });
+      const target = { mechanism, method, ...shared, epsilon, delta, ...(req.orders ? { alphas: req.orders } : {}) };
+      const r = await calibrateEpsDeltaAsync(scenario, target as Parameters<typeof calibrateEpsDeltaAsync>[1], at);
+      orders.finish();
+      rows.push({ ...r, label: labelOf(method) });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
-      skipped.push({ mechanism: g.mechanism, method: labelOf(g.method), reason: err.reason });
+      refuse(refusals, { mechanism, method: labelOf(method), reason: err.reason }, err);
     }
+    steps?.done(k + 1);
   }
   return rows;
 }

@@ -35,7 +35,7 @@ describe('CalibrationPool', () => {
   it('whole calibrations on the workers give the numbers of one thread; settled ones keep their errors in place', async () => {
     const { seen, start } = localRunner(2);
     const pool = new CalibrationPool(2, start);
-    expect(await pool.calibrateAll(jobs)).toEqual(alone);
+    expect(await pool.calibrateSettled(jobs)).toEqual(alone);
     expect(seen.started).toBe(1);
     expect(seen.tasks).toHaveLength(jobs.length);
     expect(new Set(seen.tasks.map((t) => t.worker))).toEqual(new Set([0, 1]));
@@ -81,13 +81,25 @@ describe('CalibrationPool', () => {
     const { seen, start } = localRunner(2);
     const pool = new CalibrationPool(2, start);
     const jobs = [2, 6].map((alpha) => ({ scenario: many, settings: { mechanism: 'laplace' as const, method: 'coupled' as const, alpha, epsilon: 1 } }));
-    const progress: [number, number][] = [];
+    const units: [number, number, number][] = [];
+    const settled: number[] = [];
     const all = [...jobs, { scenario: heart, settings: jobs[0].settings }];
-    expect(await pool.calibrateAll(all, (d, t) => progress.push([d, t]))).toEqual(all.map((j) => calibrate(j.scenario, j.settings)));
+    const out = await pool.calibrateSettled(
+      all,
+      (d) => settled.push(d),
+      (k, d, t) => units.push([k, d, t]),
+    );
+    expect(out).toEqual(all.map((j) => calibrate(j.scenario, j.settings)));
     expect(seen.tasks.filter((t) => t.kind === 'solve')).toHaveLength(2 * 15); // 30 units in chunks of ⌈30 / (2·8)⌉ = 2
     expect(seen.tasks.filter((t) => t.kind === 'whole')).toHaveLength(1);
-    expect(progress.at(-1)).toEqual([61, 61]);
-    expect(progress.every(([d], i) => i === 0 || d >= progress[i - 1][0])).toBe(true);
+    expect(settled).toEqual([1, 2, 3]);
+    // Each spread job's units rise to its 30; the whole one reports none.
+    for (const k of [0, 1]) {
+      const mine = units.filter((u) => u[0] === k).map((u) => u[1]);
+      expect(mine.at(-1)).toBe(30);
+      expect(mine.every((d, i) => i === 0 || d >= mine[i - 1])).toBe(true);
+    }
+    expect(units.some((u) => u[0] === 2)).toBe(false);
   });
 
   it('a setting error is raised before any worker starts, naming its field', async () => {

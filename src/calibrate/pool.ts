@@ -295,71 +295,48 @@ export class CalibrationPool {
   }
 
   /**
-   * Many calibrations, results in the order given: whole calibrations on the workers when there
-   * are plenty (at least four per thread, so the last ones even out), else every calibration's
-   * units spread over the workers at once (a few heavy calibrations keep every worker busy).
-   */
-  async calibrateAll(jobs: { scenario: AnyScenario; settings: PointSettings }[], onProgress?: Progress): Promise<CalibrationResult[]> {
-    const wires = jobs.map((j) => toWire(j.settings));
-    // A law source's calibrations go one by one, each spreading its laws' pairs where a method reads
-    // them (counting its pairs up front would compute laws its methods may never read).
-    if (!this.pool || wires.some((w) => w === null) || jobs.some((j) => hasSource(j.scenario as Scenario))) {
-      const out: CalibrationResult[] = [];
-      for (const [k, j] of jobs.entries())
-        out.push(await this.calibrate(j.scenario, j.settings, onProgress && ((d, t) => onProgress(k * t + d, jobs.length * t))));
-      return out;
-    }
-    // Progress in units over all the calibrations (each reports its own count of units done).
-    const pairs = jobs.map((j) => pairCount(j.scenario));
-    const units = jobs.map((j, k) => pairs[k] * methodsOf(j.scenario, j.settings).length);
-    const total = units.reduce((a, b) => a + b, 0);
-    const seen = jobs.map(() => 0);
-    let done = 0;
-    const report = (k: number, d: number) => {
-      done += d - seen[k];
-      seen[k] = d;
-      onProgress?.(done, total);
-    };
-    const whole = jobs.length >= 4 * this.threads;
-    return Promise.all(
-      jobs.map(async (j, k) => {
-        // A calibration of one unit (one prior, one pair) has nothing to spread: it goes whole.
-        if (!whole && pairs[k] > 1) return this.calibrate(j.scenario, j.settings, (d) => report(k, d));
-        const { result } = await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings });
-        report(k, units[k]);
-        return result.result!;
-      }),
-    );
-  }
-
-  /**
-   * Whole calibrations, each on a worker (in this thread with one thread), each settled on its
-   * own: a calibration that fails gives its error in place, the others their results. One run on
-   * this thread (a law source's, whose chain a worker's task does not carry) reports its units as
-   * it goes (`onUnits`: the job, units done, their total).
+   * Many calibrations, results in the order given, each settled on its own: a calibration that
+   * fails gives its error in place, the others their results. Whole calibrations go to the
+   * workers when there are plenty (at least four per thread, so the last ones even out), else each
+   * calibration's units are spread over the workers at once (a few heavy calibrations keep every
+   * worker busy). `onDone` counts the settled; `onUnits` reports a job's units (done, total) where
+   * its units are spread or it runs on this thread.
    */
   async calibrateSettled(
     jobs: { scenario: AnyScenario; settings: PointSettings }[],
     onDone?: (done: number) => void,
     onUnits?: (job: number, done: number, total: number) => void,
   ): Promise<(CalibrationResult | Error)[]> {
-    let done = 0;
-    // Each job reports as it settles (on this thread, before the next one starts).
-    const settled = <T>(r: T): T => {
-      onDone?.(++done);
+    let settled = 0;
+    const settle = async (run: () => Promise<CalibrationResult>): Promise<CalibrationResult | Error> => {
+      let r: CalibrationResult | Error;
+      try {
+        r = await run();
+      } catch (e) {
+        r = e instanceof Error ? e : new Error(String(e));
+      }
+      onDone?.(++settled);
       return r;
     };
+    const units = (k: number): Progress | undefined => onUnits && ((d, t) => onUnits(k, d, t));
+    const wires = jobs.map((j) => toWire(j.settings));
+    // A law source's calibrations go one by one, each spreading its laws' pairs where a method reads
+    // them (counting its pairs up front would compute laws its methods may never read).
+    if (!this.pool || wires.some((w) => w === null) || jobs.some((j) => hasSource(j.scenario as Scenario))) {
+      const out: (CalibrationResult | Error)[] = [];
+      for (const [k, j] of jobs.entries()) out.push(await settle(() => this.calibrate(j.scenario, j.settings, units(k))));
+      return out;
+    }
+    const whole = jobs.length >= 4 * this.threads;
     return Promise.all(
-      jobs.map(async (j, k) => {
-        const wire = toWire(j.settings);
-        try {
-          if (!this.pool || !wire || hasSource(j.scenario as Scenario))
-            return settled(calibrate(j.scenario, j.settings, onUnits ? { onProgress: (d, t) => onUnits(k, d, t) } : {}));
-          return settled((await this.run({ kind: 'whole', scenario: j.scenario, settings: wire })).result.result!);
-        } catch (e) {
-          return settled(e instanceof Error ? e : new Error(String(e)));
-        }
-      }),
+      jobs.map((j, k) =>
+        settle(async () =>
+          // A calibration of one unit (one prior, one pair) has nothing to spread: it goes whole.
+          !whole && pairCount(j.scenario) > 1
+            ? this.calibrate(j.scenario, j.settings, units(k))
+            : (await this.run({ kind: 'whole', scenario: j.scenario, settings: wires[k] as WireSettings })).result.result!,
+        ),
+      ),
     );
   }
 

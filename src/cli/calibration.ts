@@ -2,9 +2,7 @@
 // the statistics of a table (statisticCommand.ts), which calibrate each group the same way.
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { heavyCalibration, type CalibrationResult, type CalibrationSettings } from '../calibrate/calibrate.js';
-import { calibrateFor } from '../api/guarantee.js';
-import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, ordersProgress, type EpsDeltaResult } from '../calibrate/epsDelta.js';
-import type { CalibrationPool } from '../calibrate/parallel.js';
+import { calibrationGrid, thisThread, type GridProgress, type GridRequest, type GridRunner } from '../api/grid.js';
 import { decimalUp, jsonNumber, resultJson, resultsTable } from './format.js';
 import { progressBar } from './progress.js';
 import { fromSetting, parseDelta } from './flags.js';
@@ -87,8 +85,9 @@ export function calibrationText(results: CalibrationResult[], scenario: AnyScena
 }
 
 /**
- * Every setting of the grid calibrated: a Rényi target, or with `--delta` an (ε, δ) target met
- * through the best order; on worker threads where the work repays them (the same numbers).
+ * Every setting of the grid calibrated through the api's grid (the page's): a Rényi target, or
+ * with `--delta` an (ε, δ) target met through the best order; on worker threads where the work
+ * repays them (the same numbers). A setting that does not apply is an error naming its flag.
  */
 export async function calibrateGrid(
   o: CalibrateOptions,
@@ -99,67 +98,62 @@ export async function calibrateGrid(
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = parseDelta(o.delta, d.delta);
-  const alphas = o.alpha ? [...new Set(grid.map((s) => s.alpha))] : DEFAULT_DELTA_ALPHAS;
   const settings = delta !== undefined ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   // Every core by default where exact accounting reads many atoms (seconds a unit).
   const threads = parseThreads(o.threads, o.threads === undefined && settings.some((s) => heavyCalibration(scenario, s)));
   const bar = await progressBar('calibrate', !o.json);
-  const settingError = (e: unknown) => fromSetting(e, o, o.spec !== undefined);
-  const withScales = (st: CalibrationSettings) => (coordinateScales ? { ...st, coordinateScales } : st);
+  const req = {
+    ...gridRequest(grid, coordinateScales),
+    ...(delta !== undefined ? { delta, ...(o.alpha ? { orders: unique(grid.map((s) => s.alpha)) } : {}) } : {}),
+  };
+  const run = (runner: GridRunner) => calibrationGrid(scenario, req, runner, 'throw', barProgress(bar));
   try {
-    if (threads > 1) {
-      // Independent units (or whole calibrations of a grid) on worker threads: the same numbers.
-      const { withPool } = await import('../calibrate/parallel.js');
-      const results = await withPool(threads, (pool) =>
-        delta === undefined
-          ? pool.calibrateAll(
-              settings.map((s) => ({ scenario, settings: withScales(s) })),
-              (done, total) => bar.update(done, total),
-            )
-          : epsDeltaOnPool(pool, scenario, settings.map(withScales), delta, alphas, (done, total) => bar.update(done, total)),
-      ).catch((e) => {
-        throw settingError(e);
-      });
-      return { results, settings };
-    }
-    const results = settings.map((s, k) => {
-      try {
-        // The guarantee as data, through the one entry the library and the page share.
-        const noise = { mechanism: s.mechanism, method: s.method, cost: s.cost, eta: s.eta, ...(coordinateScales ? { coordinateScales } : {}) };
-        const held = { ...(s.releases !== undefined ? { releases: s.releases } : {}), ...(s.contamination ? { contamination: s.contamination } : {}) };
-        const onProgress = (done: number, total: number) => bar.update(k * total + done, settings.length * total);
-        if (delta !== undefined) return calibrateFor(scenario, { kind: 'epsilon-delta', epsilon: s.epsilon, delta, alphas, ...held }, noise, { onProgress });
-        return calibrateFor(scenario, { kind: 'renyi', alpha: s.alpha, epsilon: s.epsilon, ...held }, noise, { onProgress });
-      } catch (e) {
-        throw settingError(e);
-      }
-    });
-    return { results, settings };
+    const rows = threads > 1 ? await (await import('../calibrate/parallel.js')).withPool(threads, run) : await run(thisThread);
+    return { results: rows.map(({ label: _l, ...r }) => r), settings };
+  } catch (e) {
+    throw fromSetting(e, o, o.spec !== undefined);
   } finally {
     bar.stop(); // also on an error: the terminal gets its cursor back
   }
 }
 
+const unique = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
+
+/** The grid method × α × ε (one family, its shared settings) as the api's request. */
+function gridRequest(grid: CalibrationSettings[], coordinateScales: readonly number[] | undefined): GridRequest {
+  const { mechanism, cost, eta, releases, contamination } = grid[0];
+  return {
+    mechanisms: [mechanism],
+    methods: unique(grid.map((s) => s.method)),
+    alpha: unique(grid.map((s) => s.alpha)),
+    epsilon: unique(grid.map((s) => s.epsilon)),
+    ...(cost !== undefined ? { cost } : {}),
+    ...(eta !== undefined ? { eta } : {}),
+    ...(releases !== undefined ? { releases } : {}),
+    ...(contamination ? { contamination } : {}),
+    ...(coordinateScales ? { coordinateScales } : {}),
+  };
+}
+
 /**
- * Each setting's (ε, δ) target on the pool: the orders searched in turn as on one thread (most
- * passed over once the best is known), each order's units at once; the progress counts every
- * setting's orders, those passed over included.
+ * A grid's progress on the bar, in units (a job's own, job k's share the k-th): never moving back
+ * while several jobs run at once; jobs that report no units count whole as they settle.
  */
-async function epsDeltaOnPool(
-  pool: CalibrationPool,
-  scenario: AnyScenario,
-  settings: CalibrationSettings[],
-  delta: number,
-  alphas: readonly number[],
-  onProgress: (done: number, total: number) => void,
-): Promise<EpsDeltaResult[]> {
-  const out: EpsDeltaResult[] = [];
-  for (const [k, s] of settings.entries()) {
-    const { alpha: _a, epsilon, ...rest } = s;
-    // Setting k's share of the bar, its orders within it.
-    const progress = ordersProgress((done, total) => onProgress(k * total + done, settings.length * total), alphas.length);
-    out.push(await calibrateEpsDeltaAsync(scenario, { ...rest, epsilon, delta, alphas }, (st, tried) => pool.calibrate(scenario, st, progress.at(tried))));
-    progress.finish();
-  }
-  return out;
+function barProgress(bar: { update(done: number, total: number): void }): (total: number) => GridProgress {
+  return (jobs) => {
+    let per = 0;
+    let shown = 0;
+    const show = (done: number) => {
+      shown = Math.max(shown, done);
+      bar.update(shown, jobs * (per || 1));
+    };
+    return {
+      step: () => {},
+      done: (k) => show(k * (per || 1)),
+      within: (k) => (d, t) => {
+        per = t;
+        show(k * t + d);
+      },
+    };
+  };
 }
