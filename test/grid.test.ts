@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calibrationGrid, gridFamilies, thisThread, type Skipped } from '../src/api/grid.js';
+import { calibrationCurves } from '../src/api/curves.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
@@ -121,5 +122,27 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
     expect(thrown).toBeInstanceOf(InputError);
     expect((thrown as InputError).reason).toBe(listed[0].reason);
     expect(() => calibrate(heart, { mechanism: 'laplace', method: 'theorem', alpha: 0.5, epsilon: 1, releases: 2 })).toThrow(listed[0].reason);
+  });
+
+  it("the page's curves: every point is calibrate's at its order or budget, exact only at the chosen order, refused orders left out", async () => {
+    const req = { mechanisms: ['laplace', 'gaussian'], methods: ['theorem', 'wasserstein-inf', 'exact'], alpha: 2, epsilon: 1 } as const;
+    const shown = await calibrationGrid(heart, req, thisThread, []);
+    const c = await calibrationCurves(heart, req, shown, thisThread);
+    const label = { theorem: 'Theorem 1/2', 'wasserstein-inf': 'W∞ (Song)', exact: 'exact' } as const;
+    for (const p of c.byAlpha) {
+      const method = (Object.keys(label) as (keyof typeof label)[]).find((k) => label[k] === p.method)!;
+      expect(p.scale, `${p.mechanism} ${p.method} α=${p.alpha}`).toBe(calibrate(heart, { mechanism: p.mechanism, method, alpha: p.alpha, epsilon: 1 }).scale);
+    }
+    // Theorem's curve has all 17 orders for each family; exact one point, at α = 2.
+    expect(c.byAlpha.filter((p) => p.mechanism === 'laplace' && p.method === 'Theorem 1/2')).toHaveLength(17);
+    expect(c.byAlpha.filter((p) => p.method === 'exact').map((p) => p.alpha)).toEqual([2, 2]);
+    // The W∞ mechanism is Laplace's (and the exponential's): Gaussian's rule table refuses it at every order, so no Gaussian point.
+    expect(c.byAlpha.some((p) => p.mechanism === 'gaussian' && p.method === label['wasserstein-inf'])).toBe(false);
+    expect(c.byAlpha.filter((p) => p.mechanism === 'laplace' && p.method === label['wasserstein-inf']).length).toBeGreaterThan(0);
+    for (const v of c.byEpsilon.filter((x) => x.method !== 'exact')) {
+      const method = (Object.keys(label) as (keyof typeof label)[]).find((k) => label[k] === v.method)!;
+      expect(v.variance).toBe(calibrate(heart, { mechanism: v.mechanism, method, alpha: 2, epsilon: v.epsilon }).variance);
+    }
+    expect(c.byEpsilon.filter((x) => x.mechanism === 'laplace' && x.method === 'Theorem 1/2')).toHaveLength(10);
   });
 });

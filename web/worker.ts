@@ -3,15 +3,7 @@ import { PRIOR_DRAWS, SETTINGS, settingDefault, wholeNumber } from '../src/setti
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { expressionInterpreter } from 'vega-interpreter';
-import {
-  applicableMethods,
-  calibrate,
-  checkSettings,
-  METHOD_LABEL,
-  type CalibrationResult,
-  type Mechanism,
-  type SingleMethod,
-} from '../src/calibrate/calibrate.js';
+import { applicableMethods, calibrate, checkSettings, type CalibrationResult, type Mechanism, type SingleMethod } from '../src/calibrate/calibrate.js';
 import { audit } from '../src/audit/audit.js';
 import { builtinScenario } from '../src/scenarios/builtin.js';
 import { checkContamination } from '../src/calibrate/contamination.js';
@@ -23,7 +15,8 @@ import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { DEFAULT_DELTA_ALPHAS } from '../src/calibrate/epsDelta.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { smallestEpsilon } from '../src/api/accuracy.js';
-import { applyingMethods, calibrationGrid, gridFamilies, settledJobs, type GridJob, type GridRequest, type Skipped } from '../src/api/grid.js';
+import { calibrationGrid, gridFamilies, type GridRequest, type Skipped } from '../src/api/grid.js';
+import { calibrationCurves } from '../src/api/curves.js';
 import { refuseLeftOutGroups, resultInUnits, statisticAssumptions, statisticFromText, toStatistic, type TableStatistic } from '../src/api/statisticLaws.js';
 import { statisticText, type Statistic } from '../src/sources/statistic.js';
 import { InputError } from '../src/errors.js';
@@ -224,53 +217,22 @@ async function plots(
   rows: (CalibrationResult & { label: string })[],
   cont: ReturnType<typeof contaminationOf>,
 ): Promise<Extract<Response, { type: 'plots' }>> {
-  const top = Number.isFinite(alpha) ? Math.max(5.25, alpha * 1.2) : 5.25;
-  const alphas = Array.from({ length: 17 }, (_, i) => Number((1.25 + ((top - 1.25) * i) / 16).toPrecision(4)));
-  const epsilons = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5];
-  const shown = (mechanism: string, method: string) => rows.find((r) => r.mechanism === mechanism && r.method === method);
-  // Every plotted calibration at once, on the pool; assembled in the order asked.
-  const curve: GridJob[] = [];
-  for (const mechanism of mechanisms)
-    for (const method of p.methods as SingleMethod[]) {
-      if (method === 'exact') continue;
-      for (const a of alphas)
-        if (applyingMethods(p.methods as SingleMethod[], mechanism, a, p.epsilon).includes(method))
-          curve.push({ mechanism, method, alpha: a, epsilon: p.epsilon });
-      if (shown(mechanism, method)) for (const e of epsilons) curve.push({ mechanism, method, alpha, epsilon: e });
-    }
-  const results = await settledJobs(poolOf(p.threads, p.helpers), sc, curve, cont);
-  const at = (j: GridJob) => {
-    const k = curve.findIndex((c) => c.mechanism === j.mechanism && c.method === j.method && c.alpha === j.alpha && c.epsilon === j.epsilon);
-    return k >= 0 ? results[k] : undefined;
-  };
-  const byAlpha: Row[] = [];
-  const byEps: Row[] = [];
-  const notPlotted: string[] = [];
-  for (const mechanism of mechanisms)
-    for (const method of p.methods as SingleMethod[]) {
-      const here = shown(mechanism, method);
-      const label = METHOD_LABEL[method];
-      const point = (a: number) => ({ dataset: sc.name, mechanism, method: label, alpha: a, epsilon: p.epsilon });
-      if (method === 'exact') {
-        if (here && Number.isFinite(alpha)) byAlpha.push({ ...point(alpha), scale: here.scale });
-      } else
-        for (const a of alphas) {
-          const r = at({ mechanism, method, alpha: a, epsilon: p.epsilon });
-          if (r && !(r instanceof InputError)) byAlpha.push({ ...point(a), scale: r.scale });
-        }
-      if (!here) continue;
-      const vs =
-        method === 'exact'
-          ? [{ epsilon: p.epsilon, variance: here.variance }]
-          : epsilons.map((e) => {
-              const r = at({ mechanism, method, alpha, epsilon: e });
-              if (r instanceof InputError) throw r;
-              return { epsilon: e, variance: (r as CalibrationResult).variance };
-            });
-      const kept = vs.filter((x) => x.variance > 0);
-      if (kept.length < vs.length) notPlotted.push(`${mechanism} ${label}`);
-      for (const x of kept) byEps.push({ dataset: sc.name, mechanism, method: label, epsilon: x.epsilon, variance: x.variance });
-    }
+  const c = await calibrationCurves(
+    sc,
+    { mechanisms, methods: p.methods as SingleMethod[], alpha, epsilon: p.epsilon, ...cont },
+    rows,
+    poolOf(p.threads, p.helpers),
+  );
+  const byAlpha: Row[] = c.byAlpha.map((x) => ({
+    dataset: sc.name,
+    mechanism: x.mechanism,
+    method: x.method,
+    alpha: x.alpha,
+    epsilon: p.epsilon,
+    scale: x.scale,
+  }));
+  const byEps: Row[] = c.byEpsilon.map((x) => ({ dataset: sc.name, mechanism: x.mechanism, method: x.method, epsilon: x.epsilon, variance: x.variance }));
+  const notPlotted = c.notPlotted;
   const numbers: PlotNumber[] = [
     ...byAlpha.map((r) => ({
       mechanism: String(r.mechanism),

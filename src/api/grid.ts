@@ -62,7 +62,7 @@ function sharedOf(req: GridRequest): Shared {
 export type Refusals = Skipped[] | 'throw';
 
 /** One calibration of a grid. */
-export type GridJob = { mechanism: Mechanism; method: Method | SourceMethodName; alpha: number; epsilon: number };
+type GridJob = { mechanism: Mechanism; method: Method | SourceMethodName; alpha: number; epsilon: number };
 
 /** A method's name in a grid's rows (a law source's own methods by their names). */
 const labelOf = (method: Method | SourceMethodName): string => (isSourceMethod(method) ? method : method === 'best' ? 'best' : METHOD_LABEL[method]);
@@ -130,7 +130,7 @@ export function gridFamilies(mechanisms: readonly Mechanism[], alpha: number, sk
 }
 
 /** The methods among `methods` the family's rule table has at α. */
-export function applyingMethods(methods: readonly SingleMethod[], mechanism: Mechanism, alpha: number, epsilon: number): SingleMethod[] {
+function applyingMethods(methods: readonly SingleMethod[], mechanism: Mechanism, alpha: number, epsilon: number): SingleMethod[] {
   const ok = applicableMethods({ mechanism, method: 'best', alpha, epsilon });
   return methods.filter((k) => ok.includes(k));
 }
@@ -150,7 +150,7 @@ function whyNot(mechanism: Mechanism, method: SingleMethod, alpha: number, epsil
  * Calibrations on the runner, each settled: an InputError is returned (the caller lists it as
  * skipped); any other error stops the grid.
  */
-export async function settledJobs(
+async function settledJobs(
   runner: GridRunner,
   scenario: AnyScenario,
   jobs: readonly GridJob[],
