@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calibrationGrid, gridFamilies, thisThread, type Skipped } from '../src/api/grid.js';
+import { calibrationGrid, gridFamilies, thisThread, type GridRunner, type Skipped } from '../src/api/grid.js';
 import { calibrationCurves } from '../src/api/curves.js';
 import { calibrateFor } from '../src/api/guarantee.js';
 import { calibrate } from '../src/calibrate/calibrate.js';
@@ -144,5 +144,71 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
       expect(v.variance).toBe(calibrate(heart, { mechanism: v.mechanism, method, alpha: 2, epsilon: v.epsilon }).variance);
     }
     expect(c.byEpsilon.filter((x) => x.mechanism === 'laplace' && x.method === 'Theorem 1/2')).toHaveLength(10);
+  });
+
+  it('progress positions never move back though jobs report out of order (a pool), and the command line’s units end at their total', async () => {
+    // A runner whose second job reports before the first, as two workers may.
+    const shuffled: GridRunner = {
+      ...thisThread,
+      calibrateSettled: async (jobs, onDone, onUnits) => {
+        const out = await thisThread.calibrateSettled(jobs);
+        onUnits?.(1, 1, 2);
+        onUnits?.(0, 1, 2);
+        onDone?.(1);
+        onUnits?.(1, 2, 2);
+        onDone?.(2);
+        return out;
+      },
+    };
+    const seen: number[] = [];
+    await calibrationGrid(heart, { mechanisms: ['laplace'], methods: ['theorem', 'coupled'], alpha: 2, epsilon: 1 }, shuffled, [], () => ({
+      step: (k) => seen.push(k),
+      done: (k) => seen.push(k),
+      within: (k) => (d, t) => seen.push(k + d / t),
+    }));
+    expect(seen).toEqual([0, 1, 1.5, 2, 2]); // job 0 at 0.5 and one job done (1) come after 1.5: not shown
+    const before = process.env.PUFFERFISH_PROGRESS_EVERY_MS;
+    process.env.PUFFERFISH_PROGRESS_EVERY_MS = '0';
+    try {
+      const cli = await runInProcess('calibrate', '--scenario', 'heart', '--method', 'best,theorem', '--threads', '1');
+      const lines = [...cli.stderr.matchAll(/calibrate: (\d+)\/(\d+) units/g)].map((m) => [Number(m[1]), Number(m[2])]);
+      expect(lines.length).toBeGreaterThan(2);
+      for (const [k, [d, t]] of lines.entries()) {
+        expect(d).toBeLessThanOrEqual(t);
+        expect(t).toBe(lines[0][1]);
+        if (k > 0) expect(d).toBeGreaterThanOrEqual(lines[k - 1][0]);
+      }
+      expect(lines.at(-1)![0]).toBe(lines.at(-1)![1]);
+    } finally {
+      if (before === undefined) delete process.env.PUFFERFISH_PROGRESS_EVERY_MS;
+      else process.env.PUFFERFISH_PROGRESS_EVERY_MS = before;
+    }
+  });
+
+  it('asked to throw, no calibration starts after a refusal on this thread; an (ε, δ) grid’s bad ε or δ is the request’s error, not a skipped row', async () => {
+    const heard: number[] = [];
+    const good = { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } as const;
+    const out = await thisThread.calibrateSettled(
+      [
+        { scenario: heart, settings: { ...good, alpha: -1 } },
+        { scenario: heart, settings: good },
+      ],
+      undefined,
+      (k) => heard.push(k),
+      true,
+    );
+    expect(out[0]).toBeInstanceOf(InputError);
+    expect(out[1]).toBe(out[0]);
+    expect(heard).not.toContain(1);
+    for (const bad of [
+      { epsilon: 0, delta: 1e-6 },
+      { epsilon: 1, delta: 0 },
+    ]) {
+      const skipped: Skipped[] = [];
+      const e = await calibrationGrid(heart, { mechanisms: ['laplace'], methods: ['theorem'], alpha: 2, ...bad }, thisThread, skipped).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(InputError);
+      expect((e as InputError).path).toBe(bad.epsilon === 0 ? 'epsilon' : 'delta');
+      expect(skipped).toEqual([]);
+    }
   });
 });

@@ -8,6 +8,7 @@ import type { Progress } from '../calibrate/driver.js';
 import { calibrateEpsDeltaAsync, DEFAULT_DELTA_ALPHAS, ordersProgress } from '../calibrate/epsDelta.js';
 import { mechanismDef } from '../mechanisms/registry.js';
 import { InputError } from '../errors.js';
+import { checkSetting } from '../settings.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 
 /** A (family, method) a grid passes over, and why: the family's rule table's reason, or the calibration's refusal. */
@@ -36,7 +37,10 @@ export interface GridRequest {
   delta?: number;
   /** The orders an (ε, δ) target searches (default `DEFAULT_DELTA_ALPHAS`). */
   orders?: readonly number[];
-  /** What every calibration of the grid also takes: N releases, a contamination class, the exponential's options, coordinate weights. */
+  /**
+   * What every calibration of the grid also takes: N releases, a contamination class (as given: at
+   * λ = 0 its domain is still checked), the exponential's options, coordinate weights.
+   */
   releases?: number;
   contamination?: BoxContamination;
   cost?: Cost;
@@ -69,11 +73,16 @@ const labelOf = (method: Method | SourceMethodName): string => (isSourceMethod(m
 
 /** What a grid needs of a thread pool (`CalibrationPool` has it): calibrations settled, an error returned in its place rather than thrown. */
 export interface GridRunner {
-  /** Every job's result, or its error in its place; `onDone` as each settles, `onUnits` a job's units where they are reported. */
+  /**
+   * Every job's result, or its error in its place; `onDone` as each settles, `onUnits` a job's
+   * units where they are reported. With `firstError`, jobs run one after another start no more
+   * after an error (each later one is given that error).
+   */
   calibrateSettled(
     jobs: { scenario: AnyScenario; settings: PointSettings }[],
     onDone?: (done: number) => void,
     onUnits?: (job: number, done: number, total: number) => void,
+    firstError?: boolean,
   ): Promise<(CalibrationResult | Error)[]>;
   /** One calibration (its units at once where the runner has threads); its error thrown. */
   calibrate(scenario: AnyScenario, settings: PointSettings, onProgress?: Progress): Promise<CalibrationResult>;
@@ -85,16 +94,21 @@ export interface GridRunner {
  * @example (await thisThread.calibrateSettled([{ scenario: builtinScenario('heart'), settings: { mechanism: 'laplace', method: 'theorem', alpha: 2, epsilon: 1 } }]))[0].scale
  */
 export const thisThread: GridRunner = {
-  calibrateSettled: async (jobs, onDone, onUnits) =>
-    jobs.map((j, k) => {
-      try {
-        return calibrate(j.scenario, j.settings, onUnits ? { onProgress: (d, t) => onUnits(k, d, t) } : {});
-      } catch (e) {
-        return e instanceof Error ? e : new Error(String(e));
-      } finally {
-        onDone?.(k + 1);
-      }
-    }),
+  calibrateSettled: async (jobs, onDone, onUnits, firstError) => {
+    const out: (CalibrationResult | Error)[] = [];
+    for (const [k, j] of jobs.entries()) {
+      const failed = firstError ? out.find((r) => r instanceof Error) : undefined;
+      if (failed) out.push(failed);
+      else
+        try {
+          out.push(calibrate(j.scenario, j.settings, onUnits ? { onProgress: (d, t) => onUnits(k, d, t) } : {}));
+        } catch (e) {
+          out.push(e instanceof Error ? e : new Error(String(e)));
+        }
+      onDone?.(k + 1);
+    }
+    return out;
+  },
   calibrate: async (scenario, settings, onProgress) => calibrate(scenario, settings, onProgress ? { onProgress } : {}),
 };
 
@@ -147,8 +161,9 @@ function whyNot(mechanism: Mechanism, method: SingleMethod, alpha: number, epsil
 }
 
 /**
- * Calibrations on the runner, each settled: an InputError is returned (the caller lists it as
- * skipped); any other error stops the grid.
+ * Calibrations on the runner, each settled in its place (an error too), with `shared` settings;
+ * with `firstError`, where the runner takes them one after another (this thread), none is started
+ * after the first error.
  */
 async function settledJobs(
   runner: GridRunner,
@@ -156,24 +171,46 @@ async function settledJobs(
   jobs: readonly GridJob[],
   shared: Shared = {},
   progress?: GridProgress,
-): Promise<(CalibrationResult | InputError)[]> {
+  firstError = false,
+): Promise<(CalibrationResult | Error)[]> {
   progress?.step(0, `${jobs.length} calibration${jobs.length === 1 ? '' : 's'}`);
-  // A job run on this thread reports its units: the step names it, its units move the bar.
+  // A job that reports its units names the step as it is first heard of; its units move the bar.
   let heard = -1;
   const onUnits =
     progress?.within &&
     ((k: number, done: number, total: number) => {
-      if (k !== heard) progress.step(k, `${jobs[k].mechanism} ${labelOf(jobs[k].method)}`);
-      heard = k;
+      if (k > heard) progress.step(k, `${jobs[k].mechanism} ${labelOf(jobs[k].method)}`);
+      heard = Math.max(heard, k);
       progress.within!(k)(done, total);
     });
-  const out = await runner.calibrateSettled(
+  return runner.calibrateSettled(
     jobs.map((j) => ({ scenario, settings: { ...j, ...shared } as PointSettings })),
     progress ? (done) => progress.done(done) : undefined,
     onUnits || undefined,
+    firstError,
   );
-  for (const r of out) if (r instanceof Error && !(r instanceof InputError)) throw r;
-  return out as (CalibrationResult | InputError)[];
+}
+
+/**
+ * A grid's progress as its consumer sees it: positions (job k, and k + its share done) that never
+ * move back, though several jobs run at once on a pool and report in any order.
+ */
+function forward(p: GridProgress): GridProgress {
+  let at = 0;
+  const ahead = (pos: number) => {
+    if (pos < at) return false;
+    at = pos;
+    return true;
+  };
+  return {
+    step: (k, what) => {
+      if (ahead(k)) p.step(k, what);
+    },
+    done: (k) => {
+      if (ahead(k)) p.done(k);
+    },
+    ...(p.within ? { within: (k: number) => (d: number, t: number) => (ahead(k + (t > 0 ? d / t : 0)) ? p.within!(k)(d, t) : undefined) } : {}),
+  };
 }
 
 /** A refusal listed, or thrown where the caller asked for each calibration. */
@@ -199,7 +236,8 @@ export async function calibrationGrid(
   refusals: Refusals,
   progress?: (total: number) => GridProgress,
 ): Promise<GridRow[]> {
-  return req.delta === undefined ? renyiGrid(scenario, req, runner, refusals, progress) : epsDeltaGrid(scenario, req, req.delta, runner, refusals, progress);
+  const monotone = progress && ((n: number) => forward(progress(n)));
+  return req.delta === undefined ? renyiGrid(scenario, req, runner, refusals, monotone) : epsDeltaGrid(scenario, req, req.delta, runner, refusals, monotone);
 }
 
 /**
@@ -208,11 +246,12 @@ export async function calibrationGrid(
  * own methods are asked of the calibration (its laws may take no family the rule table would offer).
  */
 function renyiJobs(scenario: AnyScenario, req: GridRequest, refusals: Refusals): GridJob[] {
-  const ask = refusals === 'throw' || hasSource(scenario as Scenario<unknown>);
+  const strict = refusals === 'throw';
+  const ask = strict || hasSource(scenario as Scenario<unknown>);
   const jobs: GridJob[] = [];
   const families = new Map<number, Mechanism[]>();
   for (const alpha of many(req.alpha))
-    if (!families.has(alpha)) families.set(alpha, ask ? [...req.mechanisms] : gridFamilies(req.mechanisms, alpha, refusals as Skipped[]));
+    if (!families.has(alpha)) families.set(alpha, strict ? [...req.mechanisms] : gridFamilies(req.mechanisms, alpha, refusals));
   for (const mechanism of req.mechanisms)
     for (const method of req.methods)
       for (const alpha of many(req.alpha)) {
@@ -240,10 +279,12 @@ async function renyiGrid(
 ): Promise<GridRow[]> {
   const asked = renyiJobs(scenario, req, refusals);
   const rows: GridRow[] = [];
-  const out = await settledJobs(runner, scenario, asked, sharedOf(req), asked.length ? progress?.(asked.length) : undefined);
+  const out = await settledJobs(runner, scenario, asked, sharedOf(req), asked.length ? progress?.(asked.length) : undefined, refusals === 'throw');
+  // In the grid's order: a refusal is listed (or thrown); any other error stops the grid.
   for (const [k, r] of out.entries()) {
     const { mechanism, method } = asked[k];
     if (r instanceof InputError) refuse(refusals, { mechanism, method: labelOf(method), reason: r.reason }, r);
+    else if (r instanceof Error) throw r;
     else rows.push({ ...r, label: labelOf(method) });
   }
   return rows;
@@ -260,6 +301,9 @@ async function epsDeltaGrid(
   const targets = req.mechanisms.flatMap((mechanism) =>
     req.methods.flatMap((method) => [...new Set(many(req.epsilon))].map((epsilon) => ({ mechanism, method, epsilon }))),
   );
+  // The target itself is checked first: a bad ε or δ is the request's error, not a method's refusal.
+  for (const epsilon of many(req.epsilon)) checkSetting('epsilon', epsilon);
+  checkSetting('delta', delta);
   const steps = targets.length ? progress?.(targets.length) : undefined;
   const shared = sharedOf(req);
   const rows: GridRow[] = [];

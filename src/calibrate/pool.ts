@@ -300,12 +300,14 @@ export class CalibrationPool {
    * workers when there are plenty (at least four per thread, so the last ones even out), else each
    * calibration's units are spread over the workers at once (a few heavy calibrations keep every
    * worker busy). `onDone` counts the settled; `onUnits` reports a job's units (done, total) where
-   * its units are spread or it runs on this thread.
+   * its units are spread or it runs on this thread. With `firstError`, jobs taken one after another
+   * (a law source's, or without helpers) start no more after an error: each later one is given it.
    */
   async calibrateSettled(
     jobs: { scenario: AnyScenario; settings: PointSettings }[],
     onDone?: (done: number) => void,
     onUnits?: (job: number, done: number, total: number) => void,
+    firstError = false,
   ): Promise<(CalibrationResult | Error)[]> {
     let settled = 0;
     const settle = async (run: () => Promise<CalibrationResult>): Promise<CalibrationResult | Error> => {
@@ -324,7 +326,10 @@ export class CalibrationPool {
     // them (counting its pairs up front would compute laws its methods may never read).
     if (!this.pool || wires.some((w) => w === null) || jobs.some((j) => hasSource(j.scenario as Scenario))) {
       const out: (CalibrationResult | Error)[] = [];
-      for (const [k, j] of jobs.entries()) out.push(await settle(() => this.calibrate(j.scenario, j.settings, units(k))));
+      for (const [k, j] of jobs.entries()) {
+        const failed = firstError ? out.find((r) => r instanceof Error) : undefined;
+        out.push(await settle(failed ? () => Promise.reject(failed) : () => this.calibrate(j.scenario, j.settings, units(k))));
+      }
       return out;
     }
     const whole = jobs.length >= 4 * this.threads;

@@ -98,9 +98,8 @@ export async function calibrateGrid(
   const coordinateScales = parseCoordinateScales(o.coordinateScales) ?? d.coordinateScales;
   // --delta D: an (ε, δ) target, met through the best Rényi order (α from --alpha, else a built-in grid).
   const delta = parseDelta(o.delta, d.delta);
-  const settings = delta !== undefined ? [...new Map(grid.map((s) => [`${s.method}\u0000${s.epsilon}`, s])).values()] : grid;
   // Every core by default where exact accounting reads many atoms (seconds a unit).
-  const threads = parseThreads(o.threads, o.threads === undefined && settings.some((s) => heavyCalibration(scenario, s)));
+  const threads = parseThreads(o.threads, o.threads === undefined && grid.some((s) => heavyCalibration(scenario, s)));
   const bar = await progressBar('calibrate', !o.json);
   const req = {
     ...gridRequest(grid, coordinateScales),
@@ -109,7 +108,9 @@ export async function calibrateGrid(
   const run = (runner: GridRunner) => calibrationGrid(scenario, req, runner, 'throw', barProgress(bar));
   try {
     const rows = threads > 1 ? await (await import('../calibrate/parallel.js')).withPool(threads, run) : await run(thisThread);
-    return { results: rows.map(({ label: _l, ...r }) => r), settings };
+    const results = rows.map(({ label: _l, ...r }) => r);
+    // Each result's own setting (the grid's repeated values are calibrated once).
+    return { results, settings: results.map((r) => ({ ...grid[0], method: r.method as CalibrationSettings['method'], alpha: r.alpha, epsilon: r.epsilon })) };
   } catch (e) {
     throw fromSetting(e, o, o.spec !== undefined);
   } finally {
@@ -136,23 +137,21 @@ function gridRequest(grid: CalibrationSettings[], coordinateScales: readonly num
 }
 
 /**
- * A grid's progress on the bar, in units (a job's own, job k's share the k-th): never moving back
- * while several jobs run at once; jobs that report no units count whole as they settle.
+ * A grid's progress on the bar (its positions never move back: `calibrationGrid`): one job in its
+ * own units; several in units of the first job heard of (each job's share scaled to it), so the
+ * total stays put while jobs of different sizes report.
  */
 function barProgress(bar: { update(done: number, total: number): void }): (total: number) => GridProgress {
   return (jobs) => {
     let per = 0;
-    let shown = 0;
-    const show = (done: number) => {
-      shown = Math.max(shown, done);
-      bar.update(shown, jobs * (per || 1));
-    };
+    const at = (pos: number) => bar.update(Math.floor(pos * (per || 1)), jobs * (per || 1));
     return {
       step: () => {},
-      done: (k) => show(k * (per || 1)),
+      done: (k) => at(k),
       within: (k) => (d, t) => {
-        per = t;
-        show(k * t + d);
+        if (jobs === 1) return bar.update(d, t);
+        per ||= t;
+        at(k + (t > 0 ? d / t : 0));
       },
     };
   };
