@@ -19,6 +19,9 @@ import { calibrateTruncated } from '../src/release/truncated.js';
 import { drawRelease, geometricNoise } from '../src/sampling/samplers.js';
 import { runInProcess as inProcess } from './inProcess.js';
 import { seededSource } from './seeded.js';
+import { geometricShiftExponent } from '../src/mechanisms/geometric/shift.js';
+import { pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
+import { coordinateScale } from '../src/mechanisms/mechanism.js';
 
 const logSumExp = (xs: number[]) => {
   const m = Math.max(...xs);
@@ -232,5 +235,119 @@ describe('geometric noise: refusals where integer outputs would not hold (a revi
   it('gives an error bar at huge scales without stepping through the integers', () => {
     const k = mechanismDef('geometric').halfWidth(1e16, 0.95, noiseOptions({}));
     expect(k).toBeGreaterThanOrEqual(-1e16 * Math.log(0.05));
+  });
+});
+
+describe('geometric noise: the shift’s divergence in closed form, the coupled bound, vectors (docs/math.md §21)', () => {
+  const point = (x: number) => fromCounts([x], [1]);
+
+  it('the shift’s (α−1)·D_α is the brute-force sum over ℤ within its bound, below D∞ and rising in the shift; ∞ off the integers', () => {
+    for (const alpha of [1.5, 2, 8])
+      for (const b of [0.2, 1, 4.5])
+        for (const k of [1, 2, 5, 13]) {
+          const g = geometricShiftExponent(alpha, k, b);
+          const brute = (alpha - 1) * bruteRenyi(point(0), point(k), b, alpha);
+          expect(Math.abs(g.value - brute), `α=${alpha} b=${b} k=${k}`).toBeLessThanOrEqual(g.error + 1e-12 * Math.max(1, Math.abs(brute)));
+          expect(g.value).toBeLessThan(((alpha - 1) * k) / b);
+          expect(geometricShiftExponent(alpha, k + 1, b).value).toBeGreaterThan(g.value);
+          expect(geometricShiftExponent(alpha, -k, b)).toEqual(g);
+        }
+    expect(geometricShiftExponent(2, 0, 1)).toEqual({ value: 0, error: 0 });
+    expect(geometricShiftExponent(2, 0.5, 1).value).toBe(Infinity);
+  });
+
+  const p = fromCounts([0, 1, 3], [3, 2, 1]),
+    q = fromCounts([0, 2, 3], [1, 2, 3]);
+  const s: Scenario = { name: 'toy', priors: [{ name: 'p', conditionals: { a: p, b: q } }] };
+
+  it('coupled on a scalar: the brute-force D_α at its scale is ≤ ε; never below exact nor above the W∞ mechanism; at α = ∞ it is W∞', () => {
+    for (const alpha of [2, 5]) {
+      const c = calibrate(s, { mechanism: 'geometric', method: 'coupled', alpha, epsilon: 0.3 });
+      const worst = (b: number) => Math.max(bruteRenyi(p, q, b, alpha), bruteRenyi(q, p, b, alpha));
+      expect(worst(c.scale)).toBeLessThanOrEqual(0.3);
+      expect(c.scale).toBeGreaterThanOrEqual(calibrate(s, { mechanism: 'geometric', method: 'exact', alpha, epsilon: 0.3 }).scale);
+      expect(c.scale).toBeLessThan(calibrate(s, { mechanism: 'geometric', method: 'wasserstein-inf', alpha, epsilon: 0.3 }).scale);
+    }
+    const inf = (method: 'coupled' | 'wasserstein-inf') => calibrate(s, { mechanism: 'geometric', method, alpha: Infinity, epsilon: 0.5 }).scale;
+    expect(inf('coupled')).toBe(inf('wasserstein-inf'));
+  });
+
+  // Two secrets' laws of a 2-vector of counts (one unit's contribution to two group counts, say).
+  const P = pointLaw(
+    [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [2, 1],
+    ],
+    { counts: [5, 3, 2, 1] },
+  );
+  const Q = pointLaw(
+    [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [1, 2],
+    ],
+    { counts: [2, 2, 4, 3] },
+  );
+  const vec: PointScenario = { name: 'v', priors: [{ name: 'p', conditionals: { a: P, b: Q } }] };
+  /** log P(Y = y) on ℤ² under independent geometric noise of scales (b₁, b₂), by the definition. */
+  const logMass2 = (L: PointLaw, b: [number, number], y: [number, number]) =>
+    logSumExp(Array.from(L.masses, (m, k) => Math.log(m) + logMass(point(L.points[2 * k]), b[0], y[0]) + logMass(point(L.points[2 * k + 1]), b[1], y[1])));
+  const brute2 = (A: PointLaw, B: PointLaw, b: [number, number], alpha: number) => {
+    const t: number[] = [];
+    const r = (s: number) => Math.ceil(60 * s) + 20;
+    for (let y1 = -r(b[0]); y1 <= r(b[0]) + 2; y1++)
+      for (let y2 = -r(b[1]); y2 <= r(b[1]) + 2; y2++) t.push(alpha * logMass2(A, b, [y1, y2]) + (1 - alpha) * logMass2(B, b, [y1, y2]));
+    return logSumExp(t) / (alpha - 1);
+  };
+
+  it('vectors: the coupled scale’s true D_α (a brute-force sum over ℤ²) is ≤ ε, coordinate weights included; best picks coupled over W∞', () => {
+    for (const [w, alpha] of [
+      [[1, 1], 2],
+      [[1, 2], 3],
+    ] as const) {
+      const settings = { mechanism: 'geometric' as const, method: 'coupled' as const, alpha, epsilon: 0.4, coordinateScales: [...w] };
+      const c = calibrate(vec, settings);
+      // Each coordinate's noise as the release draws it (w·b rounded up).
+      const at: [number, number] = [coordinateScale(c.scale, w[0]), coordinateScale(c.scale, w[1])];
+      expect(Math.max(brute2(P, Q, at, alpha), brute2(Q, P, at, alpha))).toBeLessThanOrEqual(0.4);
+      const best = calibrate(vec, { ...settings, method: 'best' });
+      expect(best.scale).toBe(c.scale);
+      expect(best.candidates!.map((x) => x.method)).toEqual(['wasserstein-inf', 'coupled']);
+    }
+  });
+
+  it('vectors: laws off the integers and contamination are refused naming the setting; a release is integers; an account is ≥ the truth over ℤ²', () => {
+    const half: PointScenario = {
+      name: 'h',
+      priors: [
+        {
+          name: 'p',
+          conditionals: {
+            a: P,
+            b: pointLaw(
+              [
+                [0, 0.5],
+                [1, 0],
+              ],
+              { counts: [1, 1] },
+            ),
+          },
+        },
+      ],
+    };
+    for (const method of ['coupled', 'wasserstein-inf', 'best'] as const)
+      expect(() => calibrate(half, { mechanism: 'geometric', method, alpha: 2, epsilon: 1 })).toThrow(/must be integer-valued.*0\.5/);
+    expect(() => calibrate(vec, { mechanism: 'geometric', method: 'coupled', alpha: 2, epsilon: 1, contamination: { lambda: 0.1, domain: [0, 3] } })).toThrow(
+      /contaminating mass may sit between the integers/,
+    );
+    expect(() => account(half, [{ mechanism: 'geometric', scale: 2 }], { alphas: [2] })).toThrow(/must be integer-valued/);
+    const r = release(vec, { mechanism: 'geometric', method: 'best', alpha: 2, epsilon: 1 }, [3, 7], { random: seededSource(5n) });
+    expect((r.values[0] as number[]).every((v) => Number.isInteger(v))).toBe(true);
+    const level = account(vec, [{ mechanism: 'geometric', scale: 1.5 }], { alphas: [2] }).rows[0].divergence;
+    expect(level).toBeGreaterThanOrEqual(Math.max(brute2(P, Q, [1.5, 1.5], 2), brute2(Q, P, [1.5, 1.5], 2)));
+    expect(level).toBeLessThan((2 * 2) / 1.5); // well below the D∞ charge of the widest shift
   });
 });

@@ -84,18 +84,22 @@ describe("the page's calibration grid (src/api/grid.ts): one function, the libra
     expect(steps).toContain('laplace Theorem 1/2');
   });
 
-  it("on a chain each method is asked of the calibration: a histogram's refusal of integer noise is the reason, not a method the rule table would suggest", async () => {
+  it("on a chain each method is asked of the calibration: a histogram's own refusal is the reason, not a method the rule table would suggest", async () => {
     const scenario = twoStateChain(6, { histogram: true });
     const skipped: Skipped[] = [];
     const rows = await calibrationGrid(
       scenario,
-      { mechanisms: ['geometric'], methods: ['theorem', 'coupled', 'wasserstein-inf'], alpha: 2, epsilon: 1 },
+      { mechanisms: ['exponential', 'geometric'], methods: ['theorem', 'coupled', 'wasserstein-inf'], alpha: 2, epsilon: 1 },
       thisThread,
       skipped,
     );
-    expect(rows).toEqual([]);
-    expect(skipped.map((s) => s.method)).toEqual(['Theorem 1/2', 'coupled', 'W∞ (Song)']);
-    for (const s of skipped) expect(s.reason).toMatch(/^vector queries take laplace or gaussian noise/);
+    // The exponential mechanism has no product noise: each method refused with that reason.
+    expect(skipped.filter((s) => s.mechanism === 'exponential').map((s) => s.method)).toEqual(['Theorem 1/2', 'coupled', 'W∞ (Song)']);
+    for (const s of skipped.filter((x) => x.mechanism === 'exponential')) expect(s.reason).toMatch(/^vector queries take laplace, gaussian or geometric noise/);
+    // Integer counts per state take geometric noise (docs/math.md §21): coupled and W∞, each as calibrate gives it.
+    expect(rows.map((r) => `${r.mechanism} ${r.method}`)).toEqual(['geometric coupled', 'geometric wasserstein-inf']);
+    for (const r of rows) expect(r.scale).toBe(calibrate(scenario, { mechanism: 'geometric', method: r.method as 'coupled', alpha: 2, epsilon: 1 }).scale);
+    expect(skipped.find((s) => s.mechanism === 'geometric')?.reason).toMatch(/continuous Laplace/);
   });
 
   it('the command line calibrates through this grid: its rows, in the order method × α × ε, are the grid’s to the last bit (Rényi and (ε, δ))', async () => {

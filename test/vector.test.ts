@@ -970,7 +970,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     expect(JSON.parse(account.stdout).rows.map((r: { method: string }) => r.method)).toContain('coupled');
     const expo = await inProcess('account', '--spec', spec, '--release', 'mechanism=exponential,scale=1');
     expect(expo.status).toBe(2);
-    expect(expo.stderr).toMatch(/^error: --release: vector queries take laplace or gaussian noise/);
+    expect(expo.stderr).toMatch(/^error: --release: vector queries take laplace, gaussian or geometric noise/);
     const weights = await inProcess('audit', '--spec', spec, '--scale', '1', '--coordinate-scales', '1');
     expect(weights.status).toBe(2);
     expect(weights.stderr).toMatch(/^error: --coordinate-scales: has 1 entries for vectors of length 2/);
@@ -1052,7 +1052,7 @@ describe('vector queries: specs, tables and the CLI', () => {
     );
     const nextExpo = await inProcess('account', '--spec', spec, '--next', 'exponential', '--alpha', '2');
     expect(nextExpo.status).toBe(2);
-    expect(nextExpo.stderr).toMatch(/^error: --next: vector queries take laplace or gaussian noise/);
+    expect(nextExpo.stderr).toMatch(/^error: --next: vector queries take laplace, gaussian or geometric noise/);
     const full = await inProcess(
       'account',
       '--spec',

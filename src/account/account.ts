@@ -409,12 +409,17 @@ const FINITE_ACCOUNT: AccountKind<Scenario> = {
 
 /** Laws on ℝ^d: per direction, the coupled bounds (docs/math.md §12). */
 const POINTS_ACCOUNT: AccountKind<PointScenario> = {
-  shares: pointShares,
-  nextUnits: (s, past, next, alpha, epsilon, opts) =>
-    nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
+  shares: (s, releases, opts) => {
+    for (const r of releases) checkLawsFor(r.mechanism, s);
+    return pointShares(s, releases, opts);
+  },
+  nextUnits: (s, past, next, alpha, epsilon, opts) => {
+    for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
+    return nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
       ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
       ...(next.coordinates ? { coordinates: next.coordinates } : {}),
-    }),
+    });
+  },
 };
 
 /**

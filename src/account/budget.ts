@@ -187,7 +187,12 @@ function chainBounds(s: Scenario | PointScenario, releases: readonly ChainReleas
     const span = r.coordinates.reduce((t, c) => t + spread[c], 0);
     // α = ∞: the chain rule holds for D∞ too, and the shift's D∞ is its rate times the ℓ₁ spread (Gaussian: none).
     if (alpha === Infinity) return product.dInfRate ? product.dInfRate(r.scale) * span * (1 + 8 * EPS) : Infinity;
-    const e = product.exponent(alpha, (c) => spread[c] / r.scale, r.coordinates);
+    const e = product.exponent(
+      alpha,
+      (c) => spread[c] / r.scale,
+      r.coordinates,
+      (c) => [spread[c], r.scale],
+    );
     return ((e.value + e.error) / (alpha - 1)) * (1 + 4 * EPS);
   };
   let rows: ChainBound[] = alphas.map(() => ({ divergence: Infinity, binding: null }));

@@ -12,8 +12,8 @@ import type { Discrete } from '../distribution/discrete.js';
 import { discreteRenyi, exactRenyi, type ExactDivergence } from '../divergence/exactRenyi.js';
 import type { Noise } from '../divergence/kernel.js';
 import { InputError } from '../errors.js';
-import { isNotApplicable, planeOrder, planeWithin, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
-import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
+import { coordinateScale, isNotApplicable, planeOrder, planeWithin, type NoNoise, type ProductNoise } from '../mechanisms/mechanism.js';
+import { checkContaminationFor, checkLawsFor, mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import { contaminatedProblem, robustNote, type ContaminatedProblem } from './contamination.js';
 import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
@@ -158,7 +158,13 @@ export function pairExponent(P: PointLaw, Q: PointLaw, i: number, j: number, rel
   let value = 0,
     error = 0;
   for (const r of releases) {
-    const e = productOf(r.mechanism, 'release').exponent(alpha, (c: number) => Math.abs(coord(P, i, c) - coord(Q, j, c)) / w[c] / r.scale, coordsOf(r, P.d));
+    const shift = (c: number) => Math.abs(coord(P, i, c) - coord(Q, j, c));
+    const e = productOf(r.mechanism, 'release').exponent(
+      alpha,
+      (c) => shift(c) / w[c] / r.scale,
+      coordsOf(r, P.d),
+      (c) => [shift(c), coordinateScale(r.scale, w[c])],
+    );
     value += e.value;
     error += e.error + 4 * EPS * Math.abs(value);
   }
@@ -529,6 +535,8 @@ function checked(scenario: PointScenario, s: PointSettings) {
   const w = coordinateWeights(scenario, s.coordinateScales);
   checkSettings(s);
   const product = productOf(s.mechanism, 'mechanism');
+  checkLawsFor(s.mechanism, scenario);
+  if (s.contamination) checkContaminationFor(s.mechanism);
   const box = s.contamination ? contaminationBox(s.contamination, scenario) : null;
   return { w, product, box, norm: { kind: product.norm, weights: w } as Norm };
 }

@@ -25,6 +25,36 @@ import { scaledLaplaceRdp } from './pierquin.js';
  * value the inner term is N·R_α and ε becomes ε/N in both ends (docs/math.md §9).
  */
 export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: number, eta: Intensity, releases = 1): ScaleProblem {
+  return coupledShiftProblem(
+    c,
+    alpha,
+    epsilon,
+    (s) => {
+      const rate = eta.at(s);
+      return (d) => scaledLaplaceRdp(alpha, d * rate);
+    },
+    {
+      lower: eta.inverse((epsilon / releases + Math.log((2 * alpha - 1) / alpha) / (alpha - 1)) / w1(c)),
+      upper: eta.inverse(epsilon / releases / wInf(c)),
+    },
+    releases,
+  );
+}
+
+/**
+ * The coupled bound for any noise whose shift divergence depends on the shift alone: log E_π
+ * exp(N·(α−1)·D_α(N+x ‖ N+x′)) ≤ (α−1)ε, with `shift(s)(d)` the noise's (α−1)·D_α at scale s
+ * for a shift d, certified (value and rounding bound); `bracket` its scales' infeasible and
+ * feasible ends.
+ */
+export function coupledShiftProblem(
+  c: Coupling,
+  alpha: number,
+  epsilon: number,
+  shift: (s: number) => (d: number) => { value: number; error: number },
+  bracket: { lower: number; upper: number },
+  releases = 1,
+): ScaleProblem {
   const d = distances(c);
   const t = new Float64Array(d.length);
   // Four ulps inside (α−1)ε: the level an account reports, value/(α−1), then stays ≤ ε after its
@@ -32,10 +62,10 @@ export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: numbe
   const target = (alpha - 1) * epsilon * (1 - 4 * EPS);
   return {
     evaluate(s) {
-      const rate = eta.at(s);
+      const at = shift(s);
       let inner = 0;
       for (let k = 0; k < d.length; k++) {
-        const r = scaledLaplaceRdp(alpha, d[k] * rate);
+        const r = at(d[k]);
         // N independent releases: the inner divergence is N·R_α (docs/math.md §9); N·value rounds by ≤ u.
         t[k] = releases * r.value;
         inner = Math.max(inner, releases === 1 ? r.error : releases * r.error * (1 + EPS) + EPS * Math.abs(t[k]));
@@ -43,7 +73,6 @@ export function coupledLaplaceProblem(c: Coupling, alpha: number, epsilon: numbe
       const outer = logExpectationExp(c.mass, t);
       return { value: outer.value, error: outer.error + inner, target, sense: 'le' };
     },
-    lower: eta.inverse((epsilon / releases + Math.log((2 * alpha - 1) / alpha) / (alpha - 1)) / w1(c)),
-    upper: eta.inverse(epsilon / releases / wInf(c)),
+    ...bracket,
   };
 }

@@ -1,3 +1,4 @@
+import { nextUp } from '../numerics/float.js';
 import type { PairCoupling } from '../coupling/pairs.js';
 import type { Cost, Eta } from '../conditions/costs.js';
 import type { Noise, OnePassIntegral } from '../divergence/kernel.js';
@@ -226,9 +227,16 @@ export interface ProductNoise {
   readonly norm: 'l1' | 'l2';
   /**
    * (α−1)·D_α between one release's product noise and its shift by t(c) (in units of the scale) on
-   * the coordinates `coords`, with its rounding error: what the coupled bound sums.
+   * the coordinates `coords`, with its rounding error: what the coupled bound sums. A family on the
+   * integers reads `lattice(c)`, the shift itself and the coordinate's noise scale (its divergence
+   * depends on both, not on their ratio alone); without it, it certifies nothing (∞).
    */
-  exponent(alpha: number, t: (c: number) => number, coords: readonly number[]): { value: number; error: number };
+  exponent(
+    alpha: number,
+    t: (c: number) => number,
+    coords: readonly number[],
+    lattice?: (c: number) => readonly [shift: number, scale: number],
+  ): { value: number; error: number };
   /** One coordinate's term of `exponent` in plain floating point: a transport cost, not a certificate. */
   cost(alpha: number, t: number): number;
   /** One coordinate's term of the coupled bound, as its rule names it (the bound sums them over coordinates: docs/math.md §12). */
@@ -263,3 +271,13 @@ export const planeOrder = (alpha: number): boolean => alpha > 1 && alpha <= 64;
  * @example planeWithin(13_832, 2) // true
  */
 export const planeWithin = (cells: number, alpha: number): boolean => planeOrder(alpha) && cells * (2 * alpha - 1) ** 2 <= 2.7e6;
+
+/**
+ * The noise scale of a coordinate of weight w under a common scale: w·scale rounded up (never less
+ * noise than the weight asks), the scale itself at weight 1. The release draws at it, and a family
+ * whose divergence depends on the scale itself (the geometric's) is certified at it.
+ * @example coordinateScale(2, 1) // 2
+ */
+export function coordinateScale(scale: number, weight: number): number {
+  return weight === 1 ? scale : nextUp(weight * scale);
+}

@@ -1,6 +1,8 @@
 import { absCost, etaPower, type Cost, type Eta } from '../conditions/costs.js';
 import { InputError, unknownName } from '../errors.js';
 import type { Scenario } from '../distribution/scenario.js';
+import type { PointLaw, PointScenario } from '../distribution/points.js';
+import type { Discrete } from '../distribution/discrete.js';
 import { checkIntegerAtoms } from './geometric/kernel.js';
 import { exponential } from './exponential/exponential.js';
 import { gaussian } from './gaussian/gaussian.js';
@@ -33,13 +35,13 @@ export function mechanismDef(name: string): MechanismDef {
 
 /**
  * What a family requires of the laws it is calibrated, accounted or released on: a family on the
- * integers (`composes: 'lattice'`, geometric) needs integer atoms, else the two outputs live on
+ * integers (`composes: 'lattice'`, geometric) needs integer atoms (every coordinate of a vector's), else the two outputs live on
  * different lattices (docs/math.md §21). InputError naming `mechanism`.
  * @example checkLawsFor('geometric', builtinScenario('student-mat')) // undefined
  */
-export function checkLawsFor(mechanism: string, s: Scenario): void {
+export function checkLawsFor(mechanism: string, s: Scenario | PointScenario): void {
   if (mechanismDef(mechanism).composes !== 'lattice') return;
-  for (const p of s.priors) for (const d of Object.values(p.conditionals)) checkIntegerAtoms(d.values);
+  for (const p of s.priors) for (const d of Object.values(p.conditionals) as (Discrete | PointLaw)[]) checkIntegerAtoms('points' in d ? d.points : d.values);
 }
 
 /**

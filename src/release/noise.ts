@@ -1,4 +1,4 @@
-import { nextUp } from '../numerics/float.js';
+import { coordinateScale } from '../mechanisms/mechanism.js';
 import type { CalibrationSettings } from '../calibrate/rules.js';
 import { mechanismDef, noiseOptions } from '../mechanisms/registry.js';
 import type { RandomSource } from '../sampling/random.js';
@@ -16,15 +16,6 @@ export type NoiseSettings = Pick<CalibrationSettings, 'mechanism' | 'cost' | 'et
  */
 export function samplerFor(s: NoiseSettings, scale: number): ExactNoise {
   return mechanismDef(s.mechanism).sampler(scale, noiseOptions(s));
-}
-
-/**
- * Coordinate i's noise scale for a common scale s and weight wᵢ: wᵢ·s rounded up, so it never
- * falls below the certified one (docs/math.md §12).
- * @example coordinateScale(2, 1) // 2
- */
-function coordinateScale(scale: number, weight: number): number {
-  return weight === 1 ? scale : nextUp(weight * scale);
 }
 
 /** Independent noise on each coordinate of a released vector (a number being a vector of length 1). */

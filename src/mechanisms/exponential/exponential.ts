@@ -108,5 +108,5 @@ export const exponential: MechanismDef = {
   describe: ({ cost, eta }) => ({ cost: cost.name, eta: eta.name }),
   rules,
   mi: notApplicable('the MI guarantee covers Laplace and Gaussian noise'),
-  product: notApplicable('vector queries take laplace or gaussian noise (independent per coordinate)'),
+  product: notApplicable('vector queries take laplace, gaussian or geometric noise (independent per coordinate)'),
 };
