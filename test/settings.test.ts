@@ -8,6 +8,7 @@ import { defaultHelp, parseSetting, refuseIn } from '../src/cli/flags.js';
 import { MODES, type Mode, perGuarantee, SETTINGS, type SettingDecl, settingDefault, settingText } from '../src/settings.js';
 import { validate, workerSettingsSchema } from '../src/spec/schema.js';
 import { runInProcess } from './inProcess.js';
+import { whereNotTaken } from '../src/cli/flagsCommand.js';
 
 // One declaration per setting (src/settings.ts): the CLI's flags, their help and defaults, the
 // spec schema's fields and the page's starting values are all read off it.
@@ -164,4 +165,40 @@ describe('the CLI and a spec file accept and refuse the same values', () => {
       expect(accepted).toBeGreaterThan(0);
       expect(accepted).toBeLessThan(texts.length);
     });
+});
+
+describe('`pufferfish flags`: where each flag is not taken, from the declarations the refusals read', () => {
+  it('lists every declared situation of every setting, and the commands refuse there in those words', async () => {
+    const out = await runInProcess('flags');
+    expect(out.status).toBe(0);
+    const rows = whereNotTaken();
+    for (const d of Object.values(SETTINGS) as SettingDecl[])
+      for (const m of d.notIn ?? []) {
+        expect(rows.find((r) => r.flag === d.flag)?.where, d.flag).toContain(MODES[m]);
+        expect(out.stdout).toContain(`${d.flag}\n`);
+      }
+    for (const { where } of rows) for (const w of where) expect(out.stdout).toContain(`  not taken ${w}\n`);
+    const seattle = [
+      '--data',
+      'test/fixtures/weather/seattle-weather.csv.gz',
+      '--sequence',
+      'weather',
+      '--order-by',
+      'date',
+      '--query',
+      'count:rain',
+      '--length',
+      '30',
+    ];
+    for (const [args, flag, where] of [
+      [['calibrate', '--scenario', 'heart', '--guarantee', 'mi', '--alpha', '2'], '--alpha', 'with --guarantee mi'],
+      [['calibrate', ...seattle, '--given', 'wind'], '--given', MODES.sequence],
+      [['account', '--scenario', 'heart', '--release', 'mechanism=laplace,scale=1', '--epsilon', '1'], '--epsilon', MODES.noNext],
+    ] as const) {
+      expect(rows.find((r) => r.flag === flag)?.where).toContain(where);
+      const r = await runInProcess(...args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${flag}: is not taken ${where}`);
+    }
+  });
 });

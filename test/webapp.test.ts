@@ -1045,7 +1045,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
     await page.close();
   }, 120_000);
 
-  it("offers geometric noise: integer columns get W∞ and exact like the CLI, the paper's theorems are listed as not applying, releases are integers", async () => {
+  it("offers geometric noise: integer columns get W∞, coupled and exact like the CLI, the paper's theorems are listed as not applying, releases are integers", async () => {
     const heart = fileURLToPath(new URL('../examples/heart.csv', import.meta.url));
     const { page } = await openTable(heart, 'age', 'fbs');
     await page.check('input[name=mechanism][value=geometric]');
@@ -1070,7 +1070,7 @@ describe.skipIf(!!noBrowser)(`web calibrator (headless Chromium)${noBrowser ? ` 
           '--mechanism',
           'geometric',
           '--method',
-          'wasserstein-inf,exact',
+          'wasserstein-inf,coupled,exact',
           '--json',
         ],
         {

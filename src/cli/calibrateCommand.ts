@@ -206,7 +206,8 @@ Methods (docs/math.md §3):
   pierquin         Pierquin et al. 2024 Cor. 3.1: Laplace R_α(W∞/b) ≤ ε; Gaussian σ = W∞·√(α/(2ε))
   wasserstein-inf  Song et al. 2017: b = W∞/ε (valid for every α); exponential θ = η⁻¹(ε / sup c)
   coupled          joint-convexity bound (docs/math.md §4): log E_π* exp((α−1)·D_α(N+x‖N+x′)) ≤ (α−1)ε;
-                   Laplace: Mironov's R_α per coupled pair; Gaussian: equals Theorem 2
+                   Laplace: Mironov's R_α per coupled pair; geometric: its shift's closed form (§21);
+                   Gaussian: equals Theorem 2
   exact            smallest scale whose exact D_α of the released outputs (+ its error bound) ≤ ε,
                    every prior, pair and direction; 0 when the data alone meets ε (data processing)
   best             the smallest of every method that applies, naming the winner (default); includes

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   datasets: async () => (await import('./datasetsCommand.js')).datasetsCommand,
   serve: async () => (await import('./serve.js')).serveCommand,
   ledger: async () => (await import('./ledgerCommand.js')).ledgerCommand,
+  flags: async () => (await import('./flagsCommand.js')).flagsCommand,
 };
 /** Commands registered by another command's module. */
 const HOME: Record<string, string> = { scenarios: 'datasets' };
