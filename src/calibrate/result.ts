@@ -266,6 +266,16 @@ export function calibrateWithSource(
   settings: CalibrationSettings,
   perPair: (s: CalibrationSettings) => CalibrationResult,
 ): CalibrationResult {
+  const r = calibrateSourceMethods(scenario, settings, perPair);
+  // The source's own notes (a chain's states no secret names) go with every method's answer.
+  return scenario.notes?.length ? { ...r, explanation: `${r.explanation} ${scenario.notes.join(' ')}` } : r;
+}
+
+function calibrateSourceMethods(
+  scenario: Scenario<unknown>,
+  settings: CalibrationSettings,
+  perPair: (s: CalibrationSettings) => CalibrationResult,
+): CalibrationResult {
   const named = scenario.sourceMethods ?? [];
   if (isSourceMethod(settings.method)) {
     const m = named.find((x) => x.name === settings.method);

@@ -33,7 +33,7 @@ import { parsePriorClass as parseClass, unitBootstrap } from '../sources/priors.
 import type { UnitBootstrap } from '../sources/histogramTypes.js';
 import type { PrivateGroups, TableStatistic } from '../api/statistic.js';
 import type { StatisticsSource } from '../api/sourceLedger.js';
-import { type MarkovModel, neverPossibleNote } from '../markov/chain.js';
+import type { MarkovModel } from '../markov/chain.js';
 import type { SequenceQuery } from '../sources/chainCounts.js';
 import { calendarDays, calendarUnit, checkDays, startsAt } from '../markov/calendar.js';
 import type { WindowScenario } from '../markov/windowScenario.js';
@@ -205,10 +205,8 @@ async function loadSequence(o: CalibrateOptions): Promise<Loaded<AnyScenario>> {
       priors: chains.length,
       skippedGiven: [],
       absentGiven: [],
-      notes: [
-        `${t.sequences} sequence(s), the longest ${t.longest} steps; states ${t.states.join(', ')}; chain length ${length}`,
-        neverPossibleNote(model),
-      ].filter(Boolean),
+      // A state of probability 0 is said by the chain's calibration itself (its notes).
+      notes: [`${t.sequences} sequence(s), the longest ${t.longest} steps; states ${t.states.join(', ')}; chain length ${length}`],
     },
   };
 }

@@ -54,6 +54,8 @@ export interface Scenario<C = Discrete> {
   readonly sourceMethods?: readonly SourceMethod[];
   /** Why the per-pair methods do not apply to these laws (then only `sourceMethods` do). */
   readonly lawsNotApplicable?: string;
+  /** What a law source says of its secrets whatever the method (a chain's states of probability 0, which no secret names): told with every calibration. */
+  readonly notes?: readonly string[];
   /**
    * The secrets are the values of several variables (a chain's X_i, one per time), each prior's
    * `probabilities` giving P(S = s) within each: I(Y; S) is then bounded for every variable, under

@@ -3,7 +3,7 @@ import type { Prior, Scenario, SourceMethod, SourceSettings } from '../distribut
 import { InputError } from '../errors.js';
 import { userRecord } from '../records.js';
 import { pointLaw, type PointLaw } from '../distribution/points.js';
-import type { MarkovModel } from './chain.js';
+import { neverPossibleNote, type MarkovModel } from './chain.js';
 import { forEachChainLaws, TABLE_REFUSAL, type SecretLaw } from './laws.js';
 import { eigengapOf, gk16, groupDp, mqmApprox, mqmExact, quiltChains, type EigengapClass } from './mqm.js';
 import { precisionDown } from '../numerics/decimal.js';
@@ -189,6 +189,7 @@ export function markovScenario(model: MarkovModel, name: string, lengthField = '
         : undefined;
     },
     sourceMethods: methods,
+    notes: [neverPossibleNote(model)].filter(Boolean).map((n) => `${n[0].toUpperCase()}${n.slice(1)}.`),
     variables: chainVariables(model),
     lawKind: model.query.kind === 'histogram' ? ('points' as const) : ('finite' as const),
   };
