@@ -1,5 +1,8 @@
 // Two-sided geometric (discrete Laplace) noise (docs/math.md §21): integer outputs, exact accounting
 // by a sum over ℤ, checked against independent brute-force sums.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { account, nextReleaseScale } from '../src/account/account.js';
@@ -349,5 +352,69 @@ describe('geometric noise: the shift’s divergence in closed form, the coupled 
     const level = account(vec, [{ mechanism: 'geometric', scale: 1.5 }], { alphas: [2] }).rows[0].divergence;
     expect(level).toBeGreaterThanOrEqual(Math.max(brute2(P, Q, [1.5, 1.5], 2), brute2(Q, P, [1.5, 1.5], 2)));
     expect(level).toBeLessThan((2 * 2) / 1.5); // well below the D∞ charge of the widest shift
+  });
+});
+
+describe('geometric noise beside other statistics, near α = 1, and its refusals’ fields (a review)', () => {
+  const HEART = 'test/fixtures/uci/heart-disease/processed.cleveland.data.gz';
+  const src = ['--data', HEART, '--secret-column', 'fbs'];
+
+  it('near α = 1 the shift’s divergence has no error floor: (α−1)·D_α → (α−1)·KL, KL = λ·tanh(λ/2) for a shift of 1', () => {
+    for (const b of [0.3, 5, 400]) {
+      const lambda = 1 / b;
+      const alpha = 1 + 1e-12;
+      const g = geometricShiftExponent(alpha, 1, b);
+      expect(g.error).toBeLessThan(1e-9 * g.value);
+      expect(Math.abs(g.value / (alpha - 1) / (lambda * Math.tanh(lambda / 2)) - 1)).toBeLessThan(1e-9);
+    }
+  });
+
+  it('a source ledger takes a geometric sum beside a Laplace mean of a non-integer column, in either order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-geo-ledger-'));
+    for (const [k, first, second] of [
+      [0, ['--query', 'sum:age', '--mechanism', 'geometric'], ['--query', 'mean:oldpeak', '--mechanism', 'laplace']],
+      [1, ['--query', 'sum:oldpeak', '--mechanism', 'laplace'], ['--query', 'sum:age', '--mechanism', 'geometric']],
+    ] as const) {
+      const ledger = join(dir, `l${k}.ledger`);
+      expect((await inProcess('ledger', 'init', '--ledger', ledger, ...src, '--alpha', '2', '--epsilon', '5')).status).toBe(0);
+      for (const q of [first, second]) {
+        const r = await inProcess('release', ...src, ...q, '--epsilon', '0.5', '--ledger', ledger);
+        expect(r.status, r.stderr).toBe(0);
+      }
+    }
+  });
+
+  it('refusals name the flag that asked: --next for a planned mean, --mechanism for a given scale’s non-integer sum, --release for an account', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pufferfish-geo-fields-'));
+    const ledger = join(dir, 'h.ledger');
+    expect((await inProcess('ledger', 'init', '--ledger', ledger, ...src, '--alpha', '2', '--epsilon', '5')).status).toBe(0);
+    const next = await inProcess('account', '--ledger', ledger, ...src, '--query', 'share:chol > 250', '--next', 'geometric');
+    expect([next.status, next.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^error: --next: geometric noise adds an integer to a count or a sum; a share divides by n/),
+    ]);
+    const given = await inProcess(
+      'release',
+      ...src,
+      '--query',
+      'sum:oldpeak',
+      '--group-by',
+      'sex',
+      '--group-private',
+      '--mechanism',
+      'geometric',
+      '--scale',
+      '5',
+      '--ledger',
+      ledger,
+    );
+    expect([given.status, given.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^error: --mechanism: geometric noise releases integers, so the laws must be integer-valued/),
+    ]);
+    const acct = await inProcess('account', ...src, '--query', 'age,trestbps', '--release', 'mechanism=geometric,scale=3');
+    expect(acct.status, acct.stderr).toBe(0); // integer columns
+    const bad = await inProcess('account', ...src, '--query', 'age,oldpeak', '--release', 'mechanism=geometric,scale=3');
+    expect([bad.status, bad.stderr]).toEqual([2, expect.stringMatching(/^error: --release: geometric noise releases integers/)]);
   });
 });

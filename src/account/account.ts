@@ -398,11 +398,12 @@ function oneValue<R extends { coordinates?: readonly number[] }>(
 /** Finite laws on ℝ: per pair, both directions in its bound; the exact accountant where it applies. */
 const FINITE_ACCOUNT: AccountKind<Scenario> = {
   shares: (s, releases, opts) => {
-    for (const r of releases) checkLawsFor(r.mechanism, s);
+    for (const r of releases) checkLawsFor(r.mechanism, s, undefined, 'release');
     return finiteShares(s, oneValue(releases, opts), opts);
   },
   nextUnits: (s, past, next, alpha, epsilon, opts) => {
-    for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
+    for (const r of past) checkLawsFor(r.mechanism, s, undefined, 'release');
+    checkLawsFor(next.mechanism, s, undefined, 'next');
     return nextUnitsFinite(s, oneValue(past, opts), oneValue([next], {}, 'next-columns')[0], alpha, epsilon);
   },
 };
@@ -410,11 +411,13 @@ const FINITE_ACCOUNT: AccountKind<Scenario> = {
 /** Laws on ℝ^d: per direction, the coupled bounds (docs/math.md §12). */
 const POINTS_ACCOUNT: AccountKind<PointScenario> = {
   shares: (s, releases, opts) => {
-    for (const r of releases) checkLawsFor(r.mechanism, s);
+    // Only what a release publishes must lie on its lattice (a ledger's other statistics need not).
+    for (const r of releases) checkLawsFor(r.mechanism, s, r.coordinates, 'release');
     return pointShares(s, releases, opts);
   },
   nextUnits: (s, past, next, alpha, epsilon, opts) => {
-    for (const r of [...past, next]) checkLawsFor(r.mechanism, s);
+    for (const r of past) checkLawsFor(r.mechanism, s, r.coordinates, 'release');
+    checkLawsFor(next.mechanism, s, next.coordinates, 'next');
     return nextUnitsPoints(s, past, next.mechanism, alpha, epsilon, {
       ...(opts.coordinateScales ? { coordinateScales: opts.coordinateScales } : {}),
       ...(next.coordinates ? { coordinates: next.coordinates } : {}),

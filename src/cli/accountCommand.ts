@@ -19,6 +19,7 @@ import {
   checkGroupPrivate,
   parseCoordinateScales,
   parseStatisticFlag,
+  refuseLatticeMean,
   parseThreads,
   statisticsSourceOf,
   withSourceOptions,
@@ -394,8 +395,10 @@ async function runAccount(o: AccountOptions): Promise<void> {
       '--group-private',
     );
   if (o.projection !== undefined) return (await import('./projectionCommand.js')).accountProjectionCli(o, (o.release ?? []).map(parseRelease));
-  if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query !== undefined && parseStatisticFlag(o.query))
+  if (sourcePlan) {
+    refuseLatticeMean(o, sourcePlan);
     return accountNextStatistic(o);
+  }
   // A ledger on a table without a query is a source ledger: its joint level now, as ledger show gives it.
   if (o.ledger !== undefined && o.data !== undefined && o.sequence === undefined && o.query === undefined) return accountSourceLedger(o);
   const { account, accountOnPool, accountThreads, nextReleaseScale } = await import('../account/account.js');

@@ -346,17 +346,31 @@ async function inLedger(o: CalibrateOptions, e: unknown): Promise<unknown> {
   return asLedgerClass(e);
 }
 
+/**
+ * The noise asked for (calibrate, release: --mechanism) or planned (account: --next) on a mean or
+ * share: a family on the integers adds an integer to a count or a sum, so it is refused, naming the
+ * flag and the sum or count to release instead.
+ */
+export function refuseLatticeMean(o: { mechanism?: string; next?: string }, s: Statistic): void {
+  for (const [flag, text] of [
+    ['--mechanism', o.mechanism],
+    ['--next', o.next],
+  ] as const) {
+    const lattice = (text ?? '').split(',').find((m) => Object.hasOwn(REGISTRY, m.trim()) && mechanismDef(m.trim()).composes === 'lattice');
+    if (lattice && perUnit(s))
+      throw new InputError(
+        `${lattice.trim()} noise adds an integer to a count or a sum; a ${s.kind} divides by n: release ${statisticText({ ...s, kind: s.kind === 'mean' ? 'sum' : 'count' })} (dividing by n afterwards is post-processing)`,
+        flag,
+      );
+  }
+}
+
 /** What every statistic's law source reads from the options, after refusing what a statistic does not take. */
 function statisticArgs(o: CalibrateOptions, s: Statistic) {
   if (o.groupBy !== undefined) refuseIn('statisticGroups', o);
   refuseIn('statistic', o);
   refuseIdleSeed(o, '--prior bootstrap:N | dirichlet:N');
-  const lattice = (o.mechanism ?? '').split(',').find((m) => Object.hasOwn(REGISTRY, m.trim()) && mechanismDef(m.trim()).composes === 'lattice');
-  if (lattice && perUnit(s))
-    throw new InputError(
-      `${lattice.trim()} noise adds an integer to a count or a sum; a ${s.kind} divides by n: release ${statisticText({ ...s, kind: s.kind === 'mean' ? 'sum' : 'count' })} (dividing by n afterwards is post-processing)`,
-      '--mechanism',
-    );
+  refuseLatticeMean(o, s);
   const seed = o.seed === undefined ? undefined : numberSetting('seed', o.seed);
   return {
     statistic: { ...s, ...(o.unit !== undefined ? { unit: o.unit } : {}) },

@@ -35,13 +35,29 @@ export function mechanismDef(name: string): MechanismDef {
 
 /**
  * What a family requires of the laws it is calibrated, accounted or released on: a family on the
- * integers (`composes: 'lattice'`, geometric) needs integer atoms (every coordinate of a vector's), else the two outputs live on
- * different lattices (docs/math.md §21). InputError naming `mechanism`.
+ * integers (`composes: 'lattice'`, geometric) needs integer atoms (of a vector, the coordinates it
+ * releases: `coordinates`, default all), else the two outputs live on
+ * different lattices (docs/math.md §21). InputError naming `field` (default `mechanism`).
  * @example checkLawsFor('geometric', builtinScenario('student-mat')) // undefined
  */
-export function checkLawsFor(mechanism: string, s: Scenario | PointScenario): void {
+export function checkLawsFor(mechanism: string, s: Scenario | PointScenario, coordinates?: readonly number[], field = 'mechanism'): void {
   if (mechanismDef(mechanism).composes !== 'lattice') return;
-  for (const p of s.priors) for (const d of Object.values(p.conditionals) as (Discrete | PointLaw)[]) checkIntegerAtoms('points' in d ? d.points : d.values);
+  try {
+    for (const p of s.priors)
+      for (const d of Object.values(p.conditionals) as (Discrete | PointLaw)[]) {
+        if ('points' in d) checkIntegerAtoms(coordinates ? atomCoordinates(d, coordinates) : d.points);
+        else if (d.values) checkIntegerAtoms(d.values);
+      }
+  } catch (e) {
+    throw e instanceof InputError && field !== 'mechanism' ? new InputError(e.reason, field) : e;
+  }
+}
+
+/** The values of the given coordinates of every atom of a vector law (the ones a release publishes). */
+function atomCoordinates(d: PointLaw, coordinates: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < d.masses.length; k++) for (const c of coordinates) out.push(d.points[k * d.d + c]);
+  return out;
 }
 
 /**

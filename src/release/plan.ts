@@ -6,11 +6,12 @@ import type { PointSettings } from '../calibrate/kind.js';
 import type { CalibrationSettings, Mechanism } from '../calibrate/rules.js';
 import type { AnyScenario } from '../distribution/lawKind.js';
 import type { Scenario } from '../distribution/scenario.js';
+import type { PointScenario } from '../distribution/points.js';
 import type { GaussianScenario } from '../distribution/mixture.js';
 import { pointMass } from '../distribution/discrete.js';
 import { logMassIn } from '../divergence/exactRenyi.js';
 import { InputError } from '../errors.js';
-import { mechanismDef } from '../mechanisms/registry.js';
+import { checkLawsFor, mechanismDef } from '../mechanisms/registry.js';
 import type { RandomSource } from '../sampling/random.js';
 import { drawRelease } from '../sampling/samplers.js';
 import { calibrateTruncated, NEGLIGIBLE_MASS, checkTruncation } from './truncated.js';
@@ -151,6 +152,8 @@ export function planRelease(
   if (opts.truncate) return planTruncated(scenario as Scenario | GaussianScenario, settings, opts.truncate, confidence);
   const c = releaseCalibration(scenario, settings, opts, calibrateWith);
   const def = mechanismDef(settings.mechanism);
+  // At a given scale nothing calibrated checked the laws: a family on the integers needs integer laws (else two lattices).
+  if (!c && def.composes === 'lattice' && !(scenario as Scenario).lawsNotApplicable) checkLawsFor(settings.mechanism, scenario as Scenario | PointScenario);
   const scale = c?.scale ?? (opts.scale as number);
   const weights = c ? (c.coordinateScales ?? Array<number>(d).fill(1)) : givenWeights();
   const noise = coordinateNoise(settings, scale, weights, confidence);
