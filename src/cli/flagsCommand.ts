@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { MODES, SETTINGS, type Guarantee, type SettingDecl, type SettingName } from '../settings.js';
 
-/** The guarantees a setting may depend on, in the order `--guarantee` lists them. */
-const GUARANTEES: readonly Guarantee[] = ['renyi', 'mi'];
+/** The guarantees, as `--guarantee` declares them. */
+const GUARANTEES = SETTINGS.guarantee.choices as readonly Guarantee[];
 
 /**
  * Where each flag is not taken, read off the settings' declarations (the refusals' own source):

@@ -8,7 +8,7 @@ import { geometricShiftExponent } from './shift.js';
 import type { PairCoupling } from '../../coupling/pairs.js';
 import { EPS, nextUp } from '../../numerics/float.js';
 import { geometricNoise } from '../../sampling/samplers.js';
-import { beyondFiniteOrders, isNotApplicable, notApplicable, type MechanismDef, type RuleTable } from '../mechanism.js';
+import { beyondFiniteOrders, isNotApplicable, notApplicable, type CalibrationRule, type MechanismDef, type RuleContext, type RuleTable } from '../mechanism.js';
 import { checkIntegerAtoms } from './kernel.js';
 
 /** b ↦ 1/b: D∞ of an integer shift k is k/b, as for Laplace. */
@@ -32,6 +32,21 @@ function coupledBracket(pc: PairCoupling, alpha: number, epsilon: number, n: num
 }
 
 /**
+ * The W∞ mechanism under the name a rule gives it: |log f(y − x) − log f(y − x′)| ≤ |x − x′|/b at
+ * every integer y, so the product ratio of N releases is at most e^{N·W∞/b}.
+ */
+function wInfRule({ epsilon, releases: n }: RuleContext, rule: string): CalibrationRule {
+  return {
+    rule,
+    condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
+    problem: (pc) => {
+      onIntegers(pc);
+      return songProblem(n === 1 ? pc.wInf : nextUp(n * pc.wInf), epsilon, rate);
+    },
+  };
+}
+
+/**
  * Two-sided geometric (discrete Laplace) noise, P(Z = z) = (1 − r)/(1 + r)·r^{|z|}, r = e^{−1/b},
  * on the integers (docs/math.md §21): integer outputs for counts and sums of integer columns. Its
  * log-mass is (1/b)-Lipschitz in the shift like Laplace's density, so the W∞ mechanism holds as is;
@@ -40,26 +55,11 @@ function coupledBracket(pc: PairCoupling, alpha: number, epsilon: number, n: num
 const rules: RuleTable = {
   theorem: () => notApplicable(`Theorem 1 ${CONTINUOUS_ONLY}`),
   pierquin: () => notApplicable(`Cor. 3.1 (Mironov’s Laplace RDP) ${CONTINUOUS_ONLY}`),
-  'wasserstein-inf': ({ epsilon, releases: n }) => ({
-    rule: `Song et al. 2017 (W∞ mechanism)${n > 1 ? `, ${n} releases (docs/math.md §9)` : ''}`,
-    condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
-    // |log f(y − x) − log f(y − x′)| ≤ |x − x′|/b at every integer y: the product ratio of N releases is at most e^{N·W∞/b}.
-    problem: (pc) => {
-      onIntegers(pc);
-      return songProblem(n === 1 ? pc.wInf : nextUp(n * pc.wInf), epsilon, rate);
-    },
-  }),
-  coupled: ({ alpha, epsilon, releases: n }) => {
+  'wasserstein-inf': (ctx) => wInfRule(ctx, `Song et al. 2017 (W∞ mechanism)${ctx.releases > 1 ? `, ${ctx.releases} releases (docs/math.md §9)` : ''}`),
+  coupled: (ctx) => {
+    const { alpha, epsilon, releases: n } = ctx;
     if (alpha < 1) return notApplicable('the coupled bound is for α > 1');
-    if (alpha === Infinity)
-      return {
-        rule: `coupled bound at α = ∞ (= the W∞ mechanism)${n > 1 ? `, ${n} releases` : ''}`,
-        condition: n > 1 ? `b ≥ ${n}·W∞/ε` : 'b ≥ W∞/ε',
-        problem: (pc) => {
-          onIntegers(pc);
-          return songProblem(n === 1 ? pc.wInf : nextUp(n * pc.wInf), epsilon, rate);
-        },
-      };
+    if (alpha === Infinity) return wInfRule(ctx, `coupled bound at α = ∞ (= the W∞ mechanism)${n > 1 ? `, ${n} releases` : ''}`);
     return {
       rule: `coupled RDP bound with the geometric shift's divergence (docs/math.md §4, §21)${n > 1 ? `, ${n} releases (§9)` : ''}`,
       condition: `log E_π* exp((α−1)${n > 1 ? `·${n}` : ''}·G_α(|x−x′|, b)) ≤ (α−1)ε`,
