@@ -39,11 +39,13 @@ import {
   optimalCoupling,
   pairDiffs,
   separableCosts,
+  sortedCouplings,
+  transportable,
   wInfOnce,
   wInfPoints,
   type PairDiffs,
-  type PointCoupling,
 } from '../coupling/points.js';
+import type { PointCoupling } from '../coupling/pointCoupling.js';
 import { KNOTHE_MAX_D, knotheCouplings } from '../coupling/knothe.js';
 import { asIdLaws, atomsOf, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 
@@ -230,6 +232,7 @@ function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: rea
     return { value: v, error: (releases.length + m.P.d + 8) * EPS * v };
   }
   const t = (i: number, j: number) => pairExponent(m.P, m.Q, i, j, releases, w, alpha);
+  if (!transportable(m.P, m.Q)) return sortedBound(m, t, alpha);
   let coupling = directionBase(m, l1, w);
   let bound = coupledBound(coupling, t, alpha);
   const cost = exponentCosts(m, releases, w, alpha);
@@ -242,6 +245,12 @@ function directBound(m: DirectionMemo, releases: readonly PointRelease[], w: rea
     if (!(nb.value + nb.error < was * (1 - 1e-9))) break;
   }
   return { ...bound, coupling };
+}
+
+/** A pair too large for a transport: the smallest coupled bound over its sorted couplings, with the coupling. */
+function sortedBound(m: DirectionMemo, t: (i: number, j: number) => Bounded, alpha: number): Bounded & { coupling: PointCoupling } {
+  const found = sortedCouplings(m.P, m.Q).map((coupling) => ({ ...coupledBound(coupling, t, alpha), coupling }));
+  return found.reduce((a, b) => (b.value + b.error < a.value + a.error ? b : a));
 }
 
 /** Checks a vector scenario's coordinate weights and the releases (`path`: the setting naming them); the weights (default all 1). */
@@ -769,15 +778,22 @@ export function nextUnitsPoints(
         throw e;
       }
     };
+    const large = !transportable(m.P, m.Q);
+    let first: PointCoupling | undefined;
     const transport = tried(() => {
       const coupling = coupling0 ?? directionBase(m, allL1([...past, { mechanism }]), w);
+      first = coupling;
       // `on` never needs no noise here (the data's own case is the search's, `nextReleaseScale`).
-      return resolvedWhileFalling(coupling, on(coupling), on, (c, scale) => resolved(m, c, exponentCosts(m, all(scale), w, alpha))) as CoupledCandidate;
+      const problem = on(coupling);
+      // A pair too large for a transport is not re-solved: its sorted couplings follow.
+      if (large) return { problem, scale: smallestFeasibleScale(problem).scale, how: coupling.how };
+      return resolvedWhileFalling(coupling, problem, on, (c, scale) => resolved(m, c, exponentCosts(m, all(scale), w, alpha))) as CoupledCandidate;
     });
     clearScratch(m);
     // The Knothe–Rosenblatt couplings, as the account reads them (the smaller bound stands).
     m.conditional ??= knotheCouplings(m.P, m.Q);
-    const best = smallestCandidate(transport, m.conditional, (k) =>
+    const others = large ? sortedCouplings(m.P, m.Q).filter((c) => c !== first) : m.conditional;
+    const best = smallestCandidate(transport, others, (k) =>
       tried(() => {
         const problem = on(k);
         return { problem, scale: smallestFeasibleScale(problem).scale, how: k.how };

@@ -19,7 +19,18 @@ import { bracketBelow, bracketPredict } from '../numerics/bracket.js';
 import { EPS, nextUp } from '../numerics/float.js';
 import { logExpectationExp, type Bounded, worseOf } from '../numerics/logExpectation.js';
 import { smallestFeasibleScale, type ScaleProblem } from '../numerics/smallestScale.js';
-import { baseCoupling, distance, distances, optimalCoupling, separableCosts, wInfPoints, type Norm, type PointCoupling } from '../coupling/points.js';
+import {
+  baseCoupling,
+  distance,
+  distances,
+  optimalCoupling,
+  separableCosts,
+  sortedCouplings,
+  transportable,
+  wInfPoints,
+  type Norm,
+} from '../coupling/points.js';
+import type { PointCoupling } from '../coupling/pointCoupling.js';
 import { asIdLaws, atomsOf, coord, projectedLaw, type PointLaw, type PointScenario } from '../distribution/points.js';
 import { knotheCouplings } from '../coupling/knothe.js';
 import { precisionUp } from '../numerics/decimal.js';
@@ -314,12 +325,14 @@ function pairProblem(
   }
   const build = (c: PointCoupling): ScaleProblem | NoNoise =>
     bySum ? coupledSumProblem(mechanism, P, Q, c, norm, alpha, epsilon, n) : rule.problem(pseudo(displacements(P, Q, c, norm)), false);
-  // Every pair's distance in the norm, once (the same doubles as `distance`).
-  const dist = distances(P, Q, norm);
+  // Every pair's distance in the norm, once (the same doubles as `distance`); none for a pair too large for a transport.
+  const dist = transportable(P, Q) ? distances(P, Q, norm) : null;
   // Round 0: the W₁ (Laplace) or W₂ (Gaussian) optimal coupling, shared by the methods of `best`.
-  const coupling = baseCoupling(P, Q, norm, dist);
+  const coupling = baseCoupling(P, Q, norm, dist ?? undefined);
   const problem = build(coupling);
-  if ('zero' in problem || !(bySum || exponent !== null)) return problem;
+  if ('zero' in problem) return problem;
+  if (!dist) return withSorted(P, Q, problem, coupling, build);
+  if (!(bySum || exponent !== null)) return problem;
   // Re-solve the transport for the condition's own cost at the scale found: its value there can
   // only drop, so the next scale is no larger; stop when it no longer moves.
   const L = atomsOf(Q);
@@ -339,11 +352,30 @@ function pairProblem(
   if ('zero' in transport) return transport;
   // Any coupling gives a valid bound, and the re-solved plan is a heuristic for the condition's
   // cost: the Knothe–Rosenblatt couplings (a sort each) sometimes beat it, as in an account.
-  const best = smallestCandidate(transport, knotheCouplings(P, Q), (k) => {
+  return smallestOf(transport, knotheCouplings(P, Q), build);
+}
+
+/** The problem of the coupling with the smallest feasible scale, `first` (already built) or one of `others`, its coupling named. */
+function smallestOf(
+  first: { problem: ScaleProblem; scale: number; how: string },
+  others: readonly PointCoupling[],
+  build: (c: PointCoupling) => ScaleProblem | NoNoise,
+): ScaleProblem {
+  const best = smallestCandidate(first, others, (k) => {
     const kp = build(k);
     return 'zero' in kp ? null : { problem: kp, scale: smallestFeasibleScale(kp).scale, how: k.how };
   })!;
   return { ...best.problem, note: `Coupling: ${best.how}.` };
+}
+
+/** A pair too large for a transport: the condition over the smallest of its sorted couplings (`base` among them, built). */
+function withSorted(P: PointLaw, Q: PointLaw, problem: ScaleProblem, base: PointCoupling, build: (c: PointCoupling) => ScaleProblem | NoNoise): ScaleProblem {
+  const first = { problem, scale: smallestFeasibleScale(problem).scale, how: base.how };
+  return smallestOf(
+    first,
+    sortedCouplings(P, Q).filter((c) => c !== base),
+    build,
+  );
 }
 
 /**

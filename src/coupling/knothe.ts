@@ -1,5 +1,5 @@
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
-import { perPair, type PairMemo, type PointCoupling } from './points.js';
+import { perPair, type PairMemo, type PointCoupling } from './pointCoupling.js';
 import { bitLength } from '../numerics/float.js';
 
 /** An atom's index and its weight in the current units (whole numbers: the masses stay exact). */

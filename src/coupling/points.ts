@@ -3,17 +3,8 @@ import { bottleneck } from '../coupling/bottleneck.js';
 import { transportPlan, treeFlows, type TransportBasis } from '../coupling/transport.js';
 import { bitLength, ratioToNumber } from '../numerics/float.js';
 import { atomsOf, coord, type PointLaw } from '../distribution/points.js';
-
-/** A coupling of two vector laws: pair k couples atom p[k] of P with atom q[k] of Q, with mass[k]. */
-export interface PointCoupling {
-  p: Int32Array;
-  q: Int32Array;
-  mass: Float64Array;
-  /** How it was found (said in explanations). */
-  how: string;
-  /** The transport solve's final basis (a warm start for the next solve on the same laws). */
-  basis?: TransportBasis;
-}
+import { perPair, type PairMemo, type PointCoupling } from './pointCoupling.js';
+import { knotheCouplings } from './knothe.js';
 
 /** The norm a noise family measures displacement in, coordinate i divided by its noise weight wᵢ. */
 export type Norm = { kind: 'l1' | 'l2'; weights: readonly number[] };
@@ -175,29 +166,6 @@ export function comboCosts(pd: PairDiffs, coords: readonly number[], f: (c: numb
 
 const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
 
-/** Values found per pair of laws and key (laws never change once made). */
-export type PairMemo<T> = WeakMap<PointLaw, WeakMap<PointLaw, Map<string, T>>>;
-
-/** `f()`, computed once per (P, Q, key) in `memo`. */
-export function perPair<T>(memo: PairMemo<T>, P: PointLaw, Q: PointLaw, key: string, f: () => T): T {
-  let byQ = memo.get(P);
-  if (!byQ) {
-    byQ = new WeakMap();
-    memo.set(P, byQ);
-  }
-  let byKey = byQ.get(Q);
-  if (!byKey) {
-    byKey = new Map();
-    byQ.set(Q, byKey);
-  }
-  let v = byKey.get(key);
-  if (v === undefined) {
-    v = f();
-    byKey.set(key, v);
-  }
-  return v;
-}
-
 /** The scale masses are rounded to where they have no common denominator below 2⁵³ (`roundedTransport`). */
 const ROUNDED = 2 ** 40;
 
@@ -287,9 +255,14 @@ export function lexicographicCoupling(P: PointLaw, Q: PointLaw): PointCoupling {
 /**
  * The coupling minimising Σ π·cost (`cost` a function of the atoms' indices or their K·L costs row-major; network simplex, exact integer flows: exact marginals,
  * docs/math.md §12). Falls back to the lexicographic coupling (also exact, and valid for every
- * bound, only looser) when the masses have no common denominator below 2⁵³.
+ * bound, only looser) when the masses have no common denominator below 2⁵³, and to the cheapest
+ * sorted coupling where the pair is too large for a transport (`transportable`).
  */
 export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: number) => number) | Float64Array, warm?: TransportBasis): PointCoupling {
+  if (!transportable(P, Q)) {
+    const L = atomsOf(Q);
+    return smallestBy(sortedCouplings(P, Q), (c) => couplingCost(c, typeof cost === 'function' ? cost : (i, j) => cost[i * L + j])).coupling;
+  }
   const ints = integerMasses(P, Q);
   if (!ints)
     return (
@@ -310,6 +283,50 @@ export function optimalCoupling(P: PointLaw, Q: PointLaw, cost: ((i: number, j: 
   };
 }
 
+/**
+ * The most atom pairs (K·L) a pair's transport or bottleneck is solved on: both read every pair's
+ * cost (K·L doubles, and the solver's own arrays several times that), so two of adult's columns of
+ * many values (age and fnlwgt: 11 947 × 7 993 atoms) asked for 10⁸ of them and gigabytes. Above it
+ * the couplings found by sorting stand in (`sortedCouplings`): any coupling gives a valid bound.
+ */
+export const TRANSPORT_MAX_ARCS = 4_000_000;
+
+/** Whether a pair's transports and bottleneck are solved (K·L within `TRANSPORT_MAX_ARCS`). */
+export const transportable = (P: PointLaw, Q: PointLaw) => atomsOf(P) * atomsOf(Q) <= TRANSPORT_MAX_ARCS;
+
+/** Couplings of pairs too large for a transport, per pair of laws. */
+const sortedCache: PairMemo<PointCoupling[]> = new WeakMap();
+
+/**
+ * The couplings a pair too large for a transport is bounded over: the Knothe–Rosenblatt couplings
+ * (both coordinate orders, up to `KNOTHE_MAX_D` coordinates) or else the lexicographic one, each a
+ * sort, each saying why no transport was solved.
+ */
+export function sortedCouplings(P: PointLaw, Q: PointLaw): PointCoupling[] {
+  return perPair(sortedCache, P, Q, '', () => {
+    const knothe = knotheCouplings(P, Q);
+    const why = `${atomsOf(P)} × ${atomsOf(Q)} atom pairs exceed the ${TRANSPORT_MAX_ARCS} a transport is solved on`;
+    return (knothe.length ? knothe : [lexicographicCoupling(P, Q)]).map((c) => ({ ...c, how: `${c.how}; ${why}` }));
+  });
+}
+
+/** The coupling among `cs` with the smallest `score` (the first on ties). */
+function smallestBy(cs: readonly PointCoupling[], score: (c: PointCoupling) => number): { coupling: PointCoupling; score: number } {
+  let best = { coupling: cs[0], score: score(cs[0]) };
+  for (const c of cs.slice(1)) {
+    const v = score(c);
+    if (v < best.score) best = { coupling: c, score: v };
+  }
+  return best;
+}
+
+/** The coupling's largest move in the norm. */
+function largestMove(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm): number {
+  let w = 0;
+  for (let k = 0; k < c.mass.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
+  return w;
+}
+
 /** Base couplings found: `best`'s theorem and coupled start from the same one. */
 const baseCache: PairMemo<PointCoupling> = new WeakMap();
 
@@ -317,9 +334,12 @@ const baseCache: PairMemo<PointCoupling> = new WeakMap();
  * The W₁ (ℓ₁ norm) or W₂ (ℓ₂ norm, cost its square) optimal coupling: the transport every bound
  * on a pair starts from, solved once per pair of laws and norm (its basis is only ever read: a
  * warm start copies it). `dist`: the K·L distances `distances` gives, where the caller has them.
+ * A pair too large for a transport (`transportable`) gets the cheapest of its sorted couplings.
  */
 export function baseCoupling(P: PointLaw, Q: PointLaw, n: Norm, dist?: Float64Array): PointCoupling {
   return perPair(baseCache, P, Q, normKey(n), () => {
+    if (!transportable(P, Q))
+      return smallestBy(sortedCouplings(P, Q), (c) => couplingCost(c, (i, j) => distance(P, Q, i, j, n) ** (n.kind === 'l1' ? 1 : 2))).coupling;
     // Every pair's distance at once (the same doubles as `distance`), unless the caller has them.
     const d = dist ?? distances(P, Q, n);
     return optimalCoupling(P, Q, n.kind === 'l1' ? d : d.map((x) => x ** 2));
@@ -338,19 +358,22 @@ const wInfCache: PairMemo<number> = new WeakMap();
 
 /**
  * W∞ in the norm: exact bottleneck (max-flow) with integer masses; else the lexicographic coupling's
- * largest move (an upper bound). Computed once per pair of laws and norm.
+ * largest move, or where the pair is too large for the bottleneck the smallest of its sorted
+ * couplings' (upper bounds). Computed once per pair of laws and norm.
  */
 export function wInfPoints(P: PointLaw, Q: PointLaw, n: Norm): number {
   return perPair(wInfCache, P, Q, normKey(n), () => wInfOnce(P, Q, n));
 }
 
-/** `wInfPoints` solved afresh, keeping nothing: for norms asked once (a search's trial weights). */
+/**
+ * `wInfPoints` solved afresh, keeping nothing: for norms asked once (a search's trial weights). A
+ * pair too large for the bottleneck (`transportable`) reads the smallest largest move of its sorted
+ * couplings: an upper bound on W∞.
+ */
 export function wInfOnce(P: PointLaw, Q: PointLaw, n: Norm): number {
+  if (!transportable(P, Q)) return smallestBy(sortedCouplings(P, Q), (c) => largestMove(P, Q, c, n)).score;
   const ints = integerMasses(P, Q);
   // Every pair's distance at once (the same doubles as `distance`).
   if (ints) return bottleneck(ints.a, ints.b, distances(P, Q, n));
-  const c = lexicographicCoupling(P, Q);
-  let w = 0;
-  for (let k = 0; k < c.mass.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
-  return w;
+  return largestMove(P, Q, lexicographicCoupling(P, Q), n);
 }

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { calibrate } from '../src/calibrate/calibrate.js';
+import { account } from '../src/account/account.js';
+import { baseCoupling, TRANSPORT_MAX_ARCS, transportable, wInfPoints } from '../src/coupling/points.js';
+import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
+
+// Pairs of laws too large for a transport (K·L above `TRANSPORT_MAX_ARCS`) are bounded over
+// couplings found by sorting: valid, never a dense K·L array. Here Q is P moved by (100, 200), so
+// the sorted coupling is that move and every bound must equal the one of two points that far apart.
+const side = 2100;
+const shift = [100, 200] as const;
+const atoms = Array.from({ length: side }, (_, k) => [k % 50, Math.floor(k / 50)]);
+const counts = atoms.map((_, k) => 1 + (k % 3));
+const P = pointLaw(atoms, { counts });
+const Q = pointLaw(
+  atoms.map(([x, y]) => [x + shift[0], y + shift[1]]),
+  { counts },
+);
+const scenario = (a: PointLaw, b: PointLaw): PointScenario => ({ name: 'large', priors: [{ name: 'p', conditionals: { a, b } }] });
+/** `large` is `small` up to the rounding charged over the coupling's 2 100 pieces, never below it. */
+const near = (large: number, small: number) => {
+  expect(large).toBeGreaterThanOrEqual(small);
+  expect(large / small - 1).toBeLessThan(1e-9);
+};
+const points = scenario(pointLaw([[0, 0]], { counts: [1] }), pointLaw([[shift[0], shift[1]]], { counts: [1] }));
+
+describe('pairs too large for a transport', () => {
+  it('are recognised by their atom pairs', () => {
+    expect(atomsOf(P) * atomsOf(Q)).toBeGreaterThan(TRANSPORT_MAX_ARCS);
+    expect(transportable(P, Q)).toBe(false);
+  });
+
+  it('are coupled by sorting, with exact marginals, saying why', () => {
+    const c = baseCoupling(P, Q, { kind: 'l1', weights: [1, 1] });
+    expect(c.how).toMatch(/exceed the 4000000 a transport is solved on/);
+    const fromP = new Float64Array(atomsOf(P)),
+      fromQ = new Float64Array(atomsOf(Q));
+    for (let k = 0; k < c.mass.length; k++) {
+      fromP[c.p[k]] += c.mass[k];
+      fromQ[c.q[k]] += c.mass[k];
+    }
+    for (let i = 0; i < fromP.length; i++) {
+      expect(fromP[i]).toBeCloseTo(P.masses[i], 14);
+      expect(fromQ[i]).toBeCloseTo(Q.masses[i], 14);
+    }
+    expect(wInfPoints(P, Q, { kind: 'l1', weights: [1, 1] })).toBe(shift[0] + shift[1]);
+  });
+
+  it('calibrate and account as the two points the move makes them', () => {
+    for (const method of ['coupled', 'wasserstein-inf'] as const) {
+      const large = calibrate(scenario(P, Q), { mechanism: 'laplace', method, alpha: 2, epsilon: 1 });
+      const small = calibrate(points, { mechanism: 'laplace', method, alpha: 2, epsilon: 1 });
+      near(large.scale, small.scale);
+    }
+    const b = calibrate(scenario(P, Q), { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale;
+    near(b, calibrate(points, { mechanism: 'gaussian', method: 'coupled', alpha: 2, epsilon: 1 }).scale);
+    // Two releases of both coordinates: coupled bounds (exact accounting on ℝ² takes one).
+    const releases = [
+      { mechanism: 'laplace' as const, scale: 150 },
+      { mechanism: 'laplace' as const, scale: 200 },
+    ];
+    const large = account(scenario(P, Q), releases, { alphas: [2, 5] }).rows;
+    const small = account(points, releases, { alphas: [2, 5] }).rows;
+    large.forEach((r, k) => {
+      expect(r.method).toBe('coupled');
+      near(r.divergence, small[k].divergence);
+    });
+  });
+});
