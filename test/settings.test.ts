@@ -168,6 +168,17 @@ describe('the CLI and a spec file accept and refuse the same values', () => {
 });
 
 describe('`pufferfish flags`: where each flag is not taken, from the declarations the refusals read', () => {
+  it('is named in the help of every command with such a flag, and only there', async () => {
+    for (const [args, named] of [
+      [['calibrate', '--help'], true],
+      [['ledger', 'init', '--help'], true],
+      [['scenarios', '--help'], false],
+    ] as const) {
+      const r = await runInProcess(...args);
+      expect(r.stdout.includes('`pufferfish flags` lists every such flag'), args.join(' ')).toBe(named);
+    }
+  });
+
   it('lists every declared situation of every setting, and the commands refuse there in those words', async () => {
     const out = await runInProcess('flags');
     expect(out.status).toBe(0);

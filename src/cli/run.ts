@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { commandExit, EXIT, setCommandExit } from './exitCode.js';
+import { whereNotTaken } from './flagsCommand.js';
 import { InputError } from '../errors.js';
 import { FIELD_FLAGS, refuseRepeats } from './flags.js';
 import { refuseOverwrite } from '../io/atomicWrite.js';
@@ -46,9 +47,16 @@ export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv[2]);
   program.exitOverride();
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  const refusable = new Set(whereNotTaken().map((r) => r.flag));
   for (const c of all(program)) {
     c.exitOverride();
     refuseRepeats(c);
+    // The situations are many and span commands: one list, read off the declarations.
+    if (c.options.some((o) => o.long && refusable.has(o.long)))
+      c.addHelpText(
+        'after',
+        '\nSome flags are not taken in some situations (given there, each is refused by name, exit 2):\n`pufferfish flags` lists every such flag with where and why.',
+      );
   }
   program.hook('preAction', (_root, action) => {
     refuseEmptyValues(action);
