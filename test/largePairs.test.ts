@@ -3,6 +3,7 @@ import { calibrate } from '../src/calibrate/calibrate.js';
 import { account } from '../src/account/account.js';
 import { baseCoupling, TRANSPORT_MAX_ARCS, transportable, wInfPoints } from '../src/coupling/points.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
+import { conditionalCoupling, knotheCouplings } from '../src/coupling/knothe.js';
 
 // Pairs of laws too large for a transport (K·L above `TRANSPORT_MAX_ARCS`) are bounded over
 // couplings found by sorting: valid, never a dense K·L array. Here Q is P moved by (100, 200), so
@@ -65,5 +66,30 @@ describe('pairs too large for a transport', () => {
       expect(r.method).toBe('coupled');
       near(r.divergence, small[k].divergence);
     });
+  });
+});
+
+describe('Knothe–Rosenblatt couplings too large to build', () => {
+  // A private group's shape: P's units at (0, v), Q's at (v, 0). Each order couples one law's whole
+  // conditional to each of the other's many values: 2 500 × 2 500 items, past `KNOTHE_MAX_ITEMS`.
+  const n = 2500;
+  const A = pointLaw(
+    Array.from({ length: n }, (_, v) => [0, v + 1]),
+    { counts: Array.from({ length: n }, (_, v) => 1 + (v % 2)) },
+  );
+  const B = pointLaw(
+    Array.from({ length: n }, (_, v) => [v + 1, 0]),
+    { counts: Array.from({ length: n }, (_, v) => 1 + (v % 3)) },
+  );
+
+  it('are left out, and the pair is bounded over the lexicographic coupling', () => {
+    expect(conditionalCoupling(A, B, [0, 1])).toBeNull();
+    expect(conditionalCoupling(A, B, [1, 0])).toBeNull();
+    expect(knotheCouplings(A, B)).toEqual([]);
+    const r = calibrate(scenario(A, B), { mechanism: 'laplace', method: 'coupled', alpha: 2, epsilon: 1 });
+    expect(r.explanation).toMatch(/lexicographic comonotone coupling; 2500 × 2500 atom pairs exceed/);
+    // The account of that release reads the same coupling: within the budget the calibration certified.
+    const level = account(scenario(A, B), [{ mechanism: 'laplace', scale: r.scale }], { alphas: [2] }).rows[0].divergence;
+    expect(level).toBeLessThanOrEqual(1);
   });
 });

@@ -410,7 +410,7 @@ describe('vector queries (docs/math.md §12)', () => {
                         [0, 1],
                         [1, 0],
                       ].map((order) => {
-                        const c = coupledBound(conditionalCoupling(X, Y, order), (p, q) => pairExponent(X, Y, p, q, releases, [1, 1], alpha), alpha);
+                        const c = coupledBound(conditionalCoupling(X, Y, order)!, (p, q) => pairExponent(X, Y, p, q, releases, [1, 1], alpha), alpha);
                         return c.value + c.error;
                       }),
                     );

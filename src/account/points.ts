@@ -479,8 +479,8 @@ const withCheap = (solvedPair: DirectionAccount[][], cheap: readonly Omit<Direct
 /**
  * The smaller coupled bound over the two Knothe–Rosenblatt couplings (coordinates first to last,
  * last to first), kept for the pair's other direction: the bound over a coupling reads the same
- * either way (docs/math.md §12, "Both directions of a pair"). Past `KNOTHE_MAX_D` coordinates
- * there is none (∞), and the pair is solved.
+ * either way (docs/math.md §12, "Both directions of a pair"). Past `KNOTHE_MAX_D` coordinates,
+ * or where neither coupling is small enough to build, there is none (∞), and the pair is solved.
  */
 function conditionalBound(m: DirectionMemo, releases: readonly PointRelease[], w: readonly number[], alpha: number): Bounded {
   if (m.P.d > KNOTHE_MAX_D) return { value: Infinity, error: 0 };
@@ -488,8 +488,9 @@ function conditionalBound(m: DirectionMemo, releases: readonly PointRelease[], w
   let b = m.bounds.get(key);
   if (!b) {
     m.conditional ??= knotheCouplings(m.P, m.Q);
-    const [x, y] = m.conditional.map((c) => coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, releases, w, alpha), alpha));
-    b = { ...(y.value + y.error < x.value + x.error ? y : x), P: m.P };
+    // None where both couplings are too large to build (`KNOTHE_MAX_ITEMS`): ∞, and the pair is solved.
+    const bounds = m.conditional.map((c) => coupledBound(c, (i, j) => pairExponent(m.P, m.Q, i, j, releases, w, alpha), alpha));
+    b = { ...bounds.reduce((x, y) => (y.value + y.error < x.value + x.error ? y : x), { value: Infinity, error: 0 }), P: m.P };
     m.bounds.set(key, b);
   }
   return b;

@@ -22,7 +22,7 @@ describe('the Knothe–Rosenblatt coupling', () => {
       .chain((d) => fc.tuple(law(d), law(d), fc.shuffledSubarray([0, 1, 2].slice(0, d), { minLength: d, maxLength: d })));
     fc.assert(
       fc.property(cases, ([P, Q, order]) => {
-        const c = conditionalCoupling(P, Q, order);
+        const c = conditionalCoupling(P, Q, order)!;
         const [mp, mq] = [new Float64Array(atomsOf(P)), new Float64Array(atomsOf(Q))];
         c.mass.forEach((m, k) => {
           expect(m).toBeGreaterThan(0);
@@ -55,7 +55,7 @@ describe('the Knothe–Rosenblatt coupling', () => {
       ],
       { counts: [1, 1] },
     );
-    const c = conditionalCoupling(P, Q, [0, 1]);
+    const c = conditionalCoupling(P, Q, [0, 1])!;
     const pairs = Array.from(c.mass, (m, k) => [coord(P, c.p[k], 1), coord(Q, c.q[k], 1), m]);
     expect(pairs).toEqual([
       [0, 1, 0.5],

@@ -56,11 +56,23 @@ function ratio(x: bigint, den: bigint): number {
  */
 export const KNOTHE_MAX_D = 3;
 
-/** Both coordinate orders' Knothe–Rosenblatt couplings (first to last, last to first); none past `KNOTHE_MAX_D` coordinates. */
+/**
+ * The most items a Knothe–Rosenblatt coupling copies (each coupled piece of a level takes both
+ * groups' conditionals to the next): where one law's mass sits on one value of a coordinate against
+ * the other's many — a private group's units at (v, 0) and (0, v) — that value's whole conditional is
+ * coupled to each of the many, and the coupling itself has their product of atoms (10⁸ for adult's
+ * fnlwgt by sex, gigabytes). Past it the coupling is not built: any coupling gives a valid bound.
+ */
+export const KNOTHE_MAX_ITEMS = 2_000_000;
+
+/**
+ * Both coordinate orders' Knothe–Rosenblatt couplings (first to last, last to first), each where it
+ * has at most `KNOTHE_MAX_ITEMS` items; none past `KNOTHE_MAX_D` coordinates.
+ */
 export function knotheCouplings(P: PointLaw, Q: PointLaw): PointCoupling[] {
   if (P.d > KNOTHE_MAX_D) return [];
   const forward = Array.from({ length: P.d }, (_, c) => c);
-  return [forward, [...forward].reverse()].map((order) => conditionalCoupling(P, Q, order));
+  return [forward, [...forward].reverse()].flatMap((order) => conditionalCoupling(P, Q, order) ?? []);
 }
 
 /**
@@ -72,21 +84,37 @@ export function knotheCouplings(P: PointLaw, Q: PointLaw): PointCoupling[] {
  * where a law's coordinates move together this one is often near the transport's.
  * @example conditionalCoupling(pointLaw([[0, 0], [1, 1]], { counts: [1, 1] }), pointLaw([[0, 1], [1, 2]], { counts: [1, 1] }), [0, 1]).mass // Float64Array [0.5, 0.5]
  */
-export function conditionalCoupling(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling {
+export function conditionalCoupling(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling | null {
   // Kept per pair of laws and order: a search over scales couples the same laws at every scale.
   return perPair(knotheCache, P, Q, order.join(','), () => knothe(P, Q, order));
 }
 
-const knotheCache: PairMemo<PointCoupling> = new WeakMap();
+const knotheCache: PairMemo<PointCoupling | null> = new WeakMap();
 
-/** `conditionalCoupling` computed. */
-function knothe(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling {
+/** Thrown inside `knothe` when the coupling passes `KNOTHE_MAX_ITEMS`. */
+const TOO_MANY = Symbol('too many items');
+
+/** `conditionalCoupling` computed, or null past `KNOTHE_MAX_ITEMS`. */
+function knothe(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling | null {
+  try {
+    return knotheWithin(P, Q, order);
+  } catch (e) {
+    if (e === TOO_MANY) return null;
+    throw e;
+  }
+}
+
+function knotheWithin(P: PointLaw, Q: PointLaw, order: readonly number[]): PointCoupling {
   const p: number[] = [],
     q: number[] = [],
     mass: number[] = [];
+  let items = 0;
   // Root units: P's atom k weighs n_k·D_Q, Q's atom l weighs n'_l·D_P, both totalling D_P·D_Q.
   const root = (m: PointLaw, other: bigint): Item[] => Array.from({ length: atomsOf(m) }, (_, k) => ({ k, w: m.numerators[k] * other }));
   const couple = (a: readonly Item[], b: readonly Item[], level: number, den: bigint): void => {
+    // A level's pieces number at most its two lists' lengths, so this bounds the atoms too.
+    items += a.length + b.length;
+    if (items > KNOTHE_MAX_ITEMS) throw TOO_MANY;
     const c = order[level];
     if (level === order.length - 1) {
       const [sa, sb] = [[...a].sort((x, y) => coord(P, x.k, c) - coord(P, y.k, c)), [...b].sort((x, y) => coord(Q, x.k, c) - coord(Q, y.k, c))];
