@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { account } from '../src/account/account.js';
+import { exactLevels } from '../src/calibrate/points.js';
 import { baseCoupling, TRANSPORT_MAX_ARCS, transportable, wInfPoints } from '../src/coupling/points.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
 import { conditionalCoupling, knotheCouplings } from '../src/coupling/knothe.js';
@@ -91,5 +92,25 @@ describe('Knothe–Rosenblatt couplings too large to build', () => {
     // The account of that release reads the same coupling: within the budget the calibration certified.
     const level = account(scenario(A, B), [{ mechanism: 'laplace', scale: r.scale }], { alphas: [2] }).rows[0].divergence;
     expect(level).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('exact accounting on ℝ² where its work would explode', () => {
+  // 900 atoms per law on a grid 10 apart: at b = 0.1 the rule's slices times their cost pass its
+  // bound (the rule took 7 s here, and minutes on adult's age and fnlwgt at b = 1); at b = 1 it runs.
+  const n = 30;
+  const grid = (dx: number) =>
+    pointLaw(
+      Array.from({ length: n * n }, (_, k) => [(k % n) * 10 + dx, Math.floor(k / n) * 10 + dx]),
+      { counts: Array(n * n).fill(1) },
+    );
+  const [A, B] = [grid(0), grid(3)];
+
+  it('declines, and the account keeps its coupled bound', () => {
+    expect(exactLevels(A, B, [{ mechanism: 'laplace', scale: 0.1 }], [1, 1], 2)).toBeNull();
+    expect(exactLevels(A, B, [{ mechanism: 'laplace', scale: 1 }], [1, 1], 2)).not.toBeNull();
+    const at = (scale: number) => account(scenario(A, B), [{ mechanism: 'laplace', scale }], { alphas: [2] }).rows[0].method;
+    expect(at(0.1)).toBe('coupled');
+    expect(at(1)).toBe('exact');
   });
 });

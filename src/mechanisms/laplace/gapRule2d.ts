@@ -64,6 +64,25 @@ function distinct(a: Float64Array, b: Float64Array): Float64Array {
 }
 
 /**
+ * The most work one evaluation on ℝ² takes on: its slices (the outer rule's nodes) times each
+ * slice's cost (both laws' atoms, summed into the slice, and the inner rule's nodes). The work grows
+ * as the scale falls against the atoms' spacing: adult's age and fnlwgt at b = 1 (a ledger plan's
+ * first trial) asked for 6·10¹⁰, minutes of one evaluation; the tests' largest is 1.6·10⁷.
+ */
+const PLANE_MAX_WORK = 5e8;
+
+/** The nodes a gap rule lays over the gaps between consecutive values of `xs` at scale b, with its two tails; ∞ where a gap would need over `MAX_PANELS_PER_GAP` panels. */
+function ruleNodes(xs: Float64Array, b: number, rmax: Float64Array, perWidth: ArrayLike<number>): number {
+  let nodes = 2;
+  for (let j = 0; j + 1 < xs.length; j++) {
+    const plan = panelsFor(rmax, perWidth, (xs[j + 1] - xs[j]) / b);
+    if (!plan || plan.m > MAX_PANELS_PER_GAP) return Infinity;
+    nodes += plan.n * plan.m;
+  }
+  return nodes;
+}
+
+/**
  * log ∫∫ p^α q^{1−α} (and, with `both`, log ∫∫ q^α p^{1−α}) over ℝ² for two finite laws P, Q on
  * ℝ² under independent Laplace noise of scales b = (b₁, b₂) per coordinate, certified (docs/math.md
  * §12, "Exact in two dimensions"). A gap rule in the second coordinate over gap rules in the first:
@@ -73,8 +92,8 @@ function distinct(a: Float64Array, b: Float64Array): Float64Array {
  * the same bound by its value at the panel's middle node. Beyond the outer second coordinates f
  * falls exactly as e^{−|y₂ − z|/b₂}: each tail is b₂·G(z).
  *
- * Null where a gap would need more than 512 panels (atoms hundreds of scales apart) or a slice's
- * rule declines: the caller keeps its other bounds there.
+ * Null where a gap would need more than 512 panels (atoms hundreds of scales apart), where the work
+ * would pass `PLANE_MAX_WORK`, or where a slice's rule declines: the caller keeps its other bounds there.
  */
 export function laplaceGapRule2d(P: Mixture2, Q: Mixture2, alpha: number, b: readonly [number, number], rtol: number, both: boolean): OnePassIntegral[] | null {
   const [b1, b2] = b;
@@ -87,6 +106,8 @@ export function laplaceGapRule2d(P: Mixture2, Q: Mixture2, alpha: number, b: rea
   const { rmax, logCoef } = orderTable(S, N, rtol);
   const coef = logCoef.map(Math.exp);
   const perWidth = rmax.map((r) => 1 / (2 * r));
+  const work = ruleNodes(zs, b2, rmax, perWidth) * (P.c.length + Q.c.length + ruleNodes(distinct(sp.xs, sq.xs), b1, rmax, perWidth));
+  if (!(work <= PLANE_MAX_WORK)) return null;
   const lp = new Float64Array(sp.xs.length),
     lq = new Float64Array(sq.xs.length);
   const { M, T, E, R, add } = scaledSums(2);
