@@ -143,3 +143,29 @@ describe('audit', () => {
     }
   });
 });
+
+describe('progress of an audit', () => {
+  it('reports the empirical test pair by pair, named, after the certified rows', async () => {
+    const three = scenarioFromSpec({
+      name: 'three',
+      priors: [
+        {
+          name: 'p',
+          conditionals: { a: { values: [0, 1], weights: [1, 1] }, b: { values: [0, 2], weights: [1, 2] }, c: { values: [1, 3], weights: [2, 1] } },
+        },
+      ],
+    }).scenario;
+    const steps: [number, number, string | undefined][] = [];
+    const s = { mechanism: 'laplace' as const, scale: 5, alphas: [2], epsilon: 1, delta: 1e-6, empirical: { samples: 2000 } };
+    await auditReport(three, s, { onProgress: (done, total, step) => steps.push([done, total, step]) });
+    const sampled = steps.filter(([, , step]) => step === 'empirical test');
+    expect(sampled).toEqual([
+      [0, 3, 'empirical test'],
+      [1, 3, 'empirical test'],
+      [2, 3, 'empirical test'],
+    ]);
+    // The certified rows come first, unnamed.
+    expect(steps.slice(0, steps.length - 3).every(([, , step]) => step === undefined)).toBe(true);
+    expect(steps.length).toBeGreaterThan(3);
+  });
+});

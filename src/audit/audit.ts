@@ -191,16 +191,20 @@ export async function auditMI(scenario: AnyScenario, s: Pick<AnySettings, 'mecha
  * randomness): X drawn from each secret's conditional, privatized, and the claimed (α, ε) tested
  * with `empiricalAudit` (on ℝ^d through d + 1 one-number statistics, docs/math.md §12).
  */
-export function auditEmpirical(scenario: AnyScenario, s: AnySettings & { alpha: number; samples?: number; level?: number }): EmpiricalRow[] {
+export function auditEmpirical(
+  scenario: AnyScenario,
+  s: AnySettings & { alpha: number; samples?: number; level?: number },
+  opts: { onProgress?: (done: number, total: number) => void } = {},
+): EmpiricalRow[] {
   return byLaw(
     scenario,
     {
-      finite: (sc) => sampledAudit(sc, FINITE_ATOMS, [1], oneCoordinate(s)),
+      finite: (sc) => sampledAudit(sc, FINITE_ATOMS, [1], oneCoordinate(s), opts.onProgress),
       points: (sc) => {
         const product = mechanismDef(s.mechanism).product;
         if (isNotApplicable(product)) throw new InputError(product.notApplicable, 'mechanism');
         dimensionOf(sc);
-        return sampledAudit(sc, POINT_ATOMS, coordinateWeights(sc, s.coordinateScales), s);
+        return sampledAudit(sc, POINT_ATOMS, coordinateWeights(sc, s.coordinateScales), s, opts.onProgress);
       },
     },
     'the empirical audit',

@@ -50,7 +50,7 @@ export interface AuditReport {
 export async function auditReport(
   scenario: AnyScenario,
   s: AuditReportSettings,
-  opts: { onProgress?: (done: number, total: number) => void } = {},
+  opts: { onProgress?: (done: number, total: number, step?: string) => void } = {},
 ): Promise<AuditReport> {
   checkShape(OBJECT, s, 'settings');
   const n = checkSetting('releases', s.releases ?? 1, 'releases', String(s.releases));
@@ -76,7 +76,8 @@ export async function auditReport(
       : null;
   const rows = audit(scenario, joint ? { ...s, releases: 1 } : s, opts);
   const mi = await auditMI(scenario, s);
-  const empirical = s.empirical ? auditEmpirical(scenario, { ...s, alpha: s.alphas[0], ...s.empirical }) : null;
+  const onSampled = opts.onProgress && ((done: number, total: number) => opts.onProgress!(done, total, 'empirical test'));
+  const empirical = s.empirical ? auditEmpirical(scenario, { ...s, alpha: s.alphas[0], ...s.empirical }, { onProgress: onSampled }) : null;
   const robust = s.robustness ? robustness(scenario, { ...s, alpha: s.alphas[0], domain: s.robustness.domain }) : null;
   const failing = joint ? joint.rows.filter((r) => !(r.divergence <= s.epsilon)) : rows.filter((r) => !(r.slack >= 0));
   const certified: CertifiedOrder[] = [];

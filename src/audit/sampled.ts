@@ -31,7 +31,13 @@ export type SampledSettings = NoiseSettings & {
  * one-dimensional audit at level/k and a union bound keeps the whole audit's false-alarm rate at
  * `level`. A row reports the statistic with the largest lower bound.
  */
-export function sampledAudit<C>(scenario: Scenario<C>, law: SampledLaw<C>, weights: readonly number[], s: SampledSettings): EmpiricalRow[] {
+export function sampledAudit<C>(
+  scenario: Scenario<C>,
+  law: SampledLaw<C>,
+  weights: readonly number[],
+  s: SampledSettings,
+  onProgress?: (done: number, total: number) => void,
+): EmpiricalRow[] {
   const level = s.level ?? 1e-3;
   checkSetting('level', level);
   const noise = coordinateNoise(s, s.scale, weights);
@@ -47,7 +53,10 @@ export function sampledAudit<C>(scenario: Scenario<C>, law: SampledLaw<C>, weigh
           ...Array.from({ length: d }, (_, c) => ({ label: `y${c + 1}`, of: (y: number[]) => y[c] })),
           { label: `Σ yᵢ/wᵢ`, of: (y: number[]) => y.reduce((a, x, c) => a + x / weights[c], 0) },
         ];
-  return priorPairs(scenario).units.map(({ prior, pair: [a, b] }) => {
+  const units = priorPairs(scenario).units;
+  return units.map(({ prior, pair: [a, b] }, k) => {
+    // Each pair's samples take seconds on many-valued laws: said as they go.
+    onProgress?.(k, units.length);
     const [P, Q] = [prior.conditionals[a], prior.conditionals[b]];
     for (const [m, name] of [
       [P, a],

@@ -111,7 +111,7 @@ async function auditOne(
         ...(o.empirical ? { empirical: empiricalOptions(o) } : {}),
         ...(o.robustness ? { robustness: { domain: robustnessDomain(o, d.domain) } } : {}),
       },
-      { onProgress: (done, total) => bar.update(done, total) },
+      { onProgress: (done, total, step) => bar.update(done, total, step) },
     );
   } catch (e) {
     throw e instanceof InputError && e.path === 'coordinateScales' && !o.coordinateScales ? new InputError(e.reason, 'spec.coordinateScales') : asFlagError(e);
