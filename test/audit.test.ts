@@ -156,7 +156,7 @@ describe('progress of an audit', () => {
       ],
     }).scenario;
     const steps: [number, number, string | undefined][] = [];
-    const s = { mechanism: 'laplace' as const, scale: 5, alphas: [2], epsilon: 1, delta: 1e-6, empirical: { samples: 2000 } };
+    const s = { mechanism: 'laplace' as const, scale: 5, alphas: [2], epsilon: 1, delta: 1e-6, empirical: { samples: 2000, level: 1e-3 } };
     await auditReport(three, s, { onProgress: (done, total, step) => steps.push([done, total, step]) });
     const sampled = steps.filter(([, , step]) => step === 'empirical test');
     expect(sampled).toEqual([
