@@ -63,7 +63,7 @@ export const KNOTHE_MAX_D = 3;
  * coupled to each of the many, and the coupling itself has their product of atoms (10⁸ for adult's
  * fnlwgt by sex, gigabytes). Past it the coupling is not built: any coupling gives a valid bound.
  */
-export const KNOTHE_MAX_ITEMS = 2_000_000;
+const KNOTHE_MAX_ITEMS = 2_000_000;
 
 /**
  * Both coordinate orders' Knothe–Rosenblatt couplings (first to last, last to first), each where it
