@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { calibrate } from '../src/calibrate/calibrate.js';
 import { account } from '../src/account/account.js';
 import { exactLevels } from '../src/calibrate/points.js';
+import { fromCounts } from '../src/distribution/discrete.js';
 import { baseCoupling, TRANSPORT_MAX_ARCS, transportable, wInfPoints } from '../src/coupling/points.js';
 import { atomsOf, pointLaw, type PointLaw, type PointScenario } from '../src/distribution/points.js';
 import { conditionalCoupling, knotheCouplings } from '../src/coupling/knothe.js';
@@ -112,5 +113,36 @@ describe('exact accounting on ℝ² where its work would explode', () => {
     const at = (scale: number) => account(scenario(A, B), [{ mechanism: 'laplace', scale }], { alphas: [2] }).rows[0].method;
     expect(at(0.1)).toBe('coupled');
     expect(at(1)).toBe('exact');
+  });
+});
+
+describe('two releases of one value where exact accounting on ℝ² would take too long', () => {
+  it('keeps the tightest other bound instead of climbing to a scale where the rule runs', () => {
+    // 800 atoms 20 apart against the same moved by 1, α = 1.01: at the coupled scale the diagonal's
+    // work passes its bound (the search used to climb to b ≈ 4.87 over 20 minutes).
+    const vs = Array.from({ length: 800 }, (_, k) => k * 20);
+    const s = {
+      name: 'diagonal',
+      priors: [
+        {
+          name: 'p',
+          conditionals: {
+            a: fromCounts(
+              vs,
+              vs.map(() => 1),
+            ),
+            b: fromCounts(
+              vs.map((v) => v + 1),
+              vs.map(() => 1),
+            ),
+          },
+        },
+      ],
+    };
+    const settings = { mechanism: 'laplace' as const, alpha: 1.01, epsilon: 1, releases: 2 };
+    const exact = calibrate(s, { ...settings, method: 'exact' });
+    const coupled = calibrate(s, { ...settings, method: 'coupled' });
+    expect(exact.explanation).toMatch(/Exact on ℝ² declined at the tightest other bound’s scale/);
+    expect(exact.scale / coupled.scale - 1).toBeLessThan(1e-9);
   });
 });

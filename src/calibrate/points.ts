@@ -579,7 +579,8 @@ function checked(scenario: PointScenario, s: PointSettings) {
  * displacement in the weighted ℓ₁ norm, Gaussian in the weighted ℓ₂ norm. theorem and coupled use
  * the optimal transport coupling, re-solved at the trial scale until it stops improving (every
  * round's coupling is exactly feasible, so every round's scale is certified); pierquin and
- * wasserstein-inf use W∞ by an exact bottleneck solve. Exact accounting would need a d-dimensional
+ * wasserstein-inf use W∞ by an exact bottleneck solve (an upper bound over sorted couplings where a
+ * pair is too large for one). Exact accounting would need a d-dimensional
  * integral: refused.
  */
 export const POINTS: CalibrationKind<PointScenario, PairInput> = {

@@ -193,7 +193,11 @@ function diagonalRule(ctx: RuleContext, plane: Plane): CalibrationRule {
       if ('zero' in t) return t;
       if (!diagonalWithin(pc.p, pc.q, ctx.alpha))
         return { ...t.problem, note: 'Exact on ℝ² left out here (distinct values² × (2α − 1)² above 2.7·10⁶): the tightest other bound.' };
-      const evaluate = at(pc, ordered);
+      // Where the rule declines at the tightest bound's scale (its work, docs/math.md §12), it would
+      // decline below it too: that bound stands, rather than a search climbing to where it runs.
+      const first = diagonalEvaluation(plane, pc.p, pc.q, [t.scale, t.scale], ctx.alpha, ctx.epsilon, ordered);
+      if (!first) return { ...t.problem, note: 'Exact on ℝ² declined at the tightest other bound’s scale (its work there too large): that bound.' };
+      const evaluate = (s: number) => (s === t.scale ? first : at(pc, ordered)(s));
       return { evaluate, ...bracketPredict(evaluate, t.scale), logLog: true, rtol: 1e-10 };
     },
     noNoise: (pc, ordered) => dataZero(pc.p, pc.q, ctx.alpha, ctx.epsilon, ordered)?.zero ?? null,
