@@ -210,6 +210,28 @@ describe('progress', () => {
     expect(quick.status).toBe(0);
     expect(quick.stdout).not.toMatch(/\[[█░]+\]|done in/);
   });
+
+  it("a statistic's release says each group's calibration on a pipe, and nothing with --json", () => {
+    const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+    const heart = [
+      '--data',
+      'test/fixtures/uci/heart-disease/processed.cleveland.data.gz',
+      '--query',
+      'mean:chol',
+      '--secret-column',
+      'fbs',
+      '--group-by',
+      'sex',
+    ];
+    const env = { ...process.env, PUFFERFISH_PROGRESS_EVERY_MS: '0' };
+    const lines = spawnSync(process.execPath, [BIN, 'release', ...heart], { encoding: 'utf8', env });
+    expect(lines.status).toBe(0);
+    expect(lines.stderr).toMatch(/^release: \d+\/\d+ units \(\d+%\), \d+\.\d s — calibrating group 1 of 2$/m);
+    expect(lines.stderr).toMatch(/— calibrating group 2 of 2\n(.*\n)*release: done in \d+\.\d s\n$/);
+    const json = spawnSync(process.execPath, [BIN, 'release', ...heart, '--json'], { encoding: 'utf8', env });
+    expect(json.status).toBe(0);
+    expect(json.stderr).toBe('');
+  });
 });
 
 describe('mutual information of repeated releases', () => {

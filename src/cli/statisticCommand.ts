@@ -16,6 +16,7 @@ import {
 import { smallestEpsilon } from '../api/accuracy.js';
 import { calibrateGrid, calibrationText, halfWidthAt, resultsJson } from './calibration.js';
 import { asFlagError, fromSetting, ledgerScale, parseConfidence, parseDelta, refuseIn } from './flags.js';
+import { progressBar } from './progress.js';
 import { barDigits, decimalUp, jsonAlpha, jsonNumber, jsonText, numUp } from './format.js';
 import { ledgerLaws, loadPrivateGroups, loadStatistic, settingsGrid, statisticsSourceOf, type CalibrateOptions } from './input.js';
 import type { LedgerRefusal } from '../ledger/ledger.js';
@@ -200,9 +201,12 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
   const t = fromSpec?.t ?? (await loadStatistic(o, s));
   refuseLeftOutGroups(t, !!o.leaveOutGroups);
   const { release } = await import('../release/release.js');
-  const released = t.groups.map((g) => {
+  // Each group's calibration said on stderr as it goes (a table of many values takes minutes).
+  const bar = await progressBar('release', !o.json);
+  const released = t.groups.map((g, k) => {
     const grid = settingsGrid(o, g.scenario, d);
     const settings = releaseSetting(grid, delta);
+    const step = t.groups.length > 1 ? `calibrating group ${k + 1} of ${t.groups.length}` : 'calibrating';
     let r: ReleaseResult;
     try {
       // A typed statistic is not scaled to a total and back: the noise alone is drawn (around 0) and added to it.
@@ -215,8 +219,10 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
         // Into a ledger a statistic that needs no noise alone is refused below with its remedy (--scale).
         allowNoNoise: o.allowNoNoise || o.ledger !== undefined,
         ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
+        onProgress: (done, total) => bar.update(done, total, step),
       });
     } catch (e) {
+      bar.stop();
       throw fromSetting(e, o, false);
     }
     const to = toStatistic(g);
@@ -233,6 +239,7 @@ export async function releaseStatisticCli(o: StatisticOptions, s: Statistic, fro
       halfWidth: r.halfWidth === null ? null : to.scale(r.halfWidth),
     };
   });
+  bar.stop();
   const groupBy = o.groupBy ?? o.given;
   const first = released[0].r;
   const entry = await recordReleased(o, ledger, fromSpec, groupBy, released);
@@ -505,6 +512,7 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
   const settings = releaseSetting(grid, delta);
   const { release } = await import('../release/release.js');
   let r: PointReleaseResult;
+  const bar = await progressBar('release', !o.json);
   try {
     r = release(
       t.scenario,
@@ -517,10 +525,13 @@ async function releasePrivateGroups(o: StatisticOptions, s: Statistic): Promise<
         allowNoNoise: o.allowNoNoise || ledger !== null,
         ...(given !== undefined ? { scale: given } : {}),
         ...(delta !== undefined ? { delta, ...(o.alpha ? { alphas: [...new Set(grid.map((x) => x.alpha))] } : {}) } : {}),
+        onProgress: (done, total) => bar.update(done, total, 'calibrating'),
       },
     ) as PointReleaseResult;
   } catch (e) {
     throw fromSetting(e, o, false);
+  } finally {
+    bar.stop();
   }
   // One scale for every group (coordinate weights 1): each value with its own interval.
   const out = t.groups.map((g, i) => ({ group: g.group, value: r.values[0][i], interval: r.intervals[0][i], scale: r.scale, halfWidth: r.halfWidths[i] }));
