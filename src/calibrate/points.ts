@@ -23,6 +23,7 @@ import {
   baseCoupling,
   distance,
   distances,
+  largestMove,
   optimalCoupling,
   separableCosts,
   sortedCouplings,
@@ -258,9 +259,7 @@ function coupledSumProblem(
     const bound = coupledBound(c, (i, j) => pairExponent(P, Q, i, j, rs, n.weights, alpha), alpha);
     return { ...bound, target: epsilon, sense: 'le' as const };
   };
-  let w = 0;
-  for (let k = 0; k < c.mass.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
-  return { evaluate, ...bracketBelow(evaluate, productOf(mechanism, 'mechanism').feasibleScale(alpha, releases, w, epsilon)) };
+  return { evaluate, ...bracketBelow(evaluate, productOf(mechanism, 'mechanism').feasibleScale(alpha, releases, largestMove(P, Q, c, n), epsilon)) };
 }
 
 interface PairInput {

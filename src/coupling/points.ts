@@ -321,7 +321,7 @@ function smallestBy(cs: readonly PointCoupling[], score: (c: PointCoupling) => n
 }
 
 /** The coupling's largest move in the norm. */
-function largestMove(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm): number {
+export function largestMove(P: PointLaw, Q: PointLaw, c: PointCoupling, n: Norm): number {
   let w = 0;
   for (let k = 0; k < c.mass.length; k++) w = Math.max(w, distance(P, Q, c.p[k], c.q[k], n));
   return w;
